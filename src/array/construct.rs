@@ -1,0 +1,235 @@
+//! Constructors. The plain ones sit on the fully defaulted `Array<T, N>` (defaults do not drive
+//! inference, so `Array::zeros([2, 3])` must name one type); the `_in` forms build any dense layout
+//! and bounds policy on a given backend.
+
+use core::marker::PhantomData;
+
+use super::Array;
+use crate::backend::cpu::CpuBuffer;
+use crate::backend::Cpu;
+use crate::check::BoundsCheck;
+use crate::element::{Numeric, Pod};
+use crate::error::{Error, Result};
+use crate::layout::Dense;
+use crate::shape;
+
+impl<T: Pod, const N: usize, L: Dense, C: BoundsCheck> Array<T, N, Cpu, L, C> {
+    fn from_buffer(buf: CpuBuffer<T>, shape: [usize; N]) -> Self {
+        let len = buf.len();
+        Array { buf, offset: 0, shape, meta: L::dense_meta::<N>(), len, check: PhantomData }
+    }
+
+    fn alloc(op: &'static str, shape: &[usize; N]) -> Result<CpuBuffer<T>> {
+        let len = shape::checked_len(op, shape, core::mem::size_of::<T>())?;
+        CpuBuffer::try_zeroed(op, len)
+    }
+
+    /// A zero-filled array of `shape` with layout `L` and bounds policy `C`.
+    ///
+    /// # Errors
+    ///
+    /// `Error::Overflow` when the byte size does not fit an allocation, `Error::Alloc` when the
+    /// system refuses the memory.
+    pub fn try_zeros_in(_cpu: &Cpu, shape: [usize; N]) -> Result<Self> {
+        Ok(Self::from_buffer(Self::alloc("zeros", &shape)?, shape))
+    }
+
+    /// An array whose element at `index` is `f(index)`; `f` is called in memory order.
+    ///
+    /// # Errors
+    ///
+    /// As for [`Array::try_zeros_in`].
+    pub fn try_from_fn_in(_cpu: &Cpu, shape: [usize; N], mut f: impl FnMut([usize; N]) -> T) -> Result<Self> {
+        let mut buf = Self::alloc("from_fn", &shape)?;
+        let mut index = [0usize; N];
+        for slot in buf.as_mut_slice() {
+            *slot = f(index);
+            advance_in_memory_order::<L, N>(&mut index, &shape);
+        }
+        Ok(Self::from_buffer(buf, shape))
+    }
+
+    /// An array of `shape` holding `data`, given in the layout's memory order (row-major for
+    /// `RowMajor`, column-major for `ColMajor`). The data is copied once into a 64-byte aligned
+    /// buffer.
+    ///
+    /// # Errors
+    ///
+    /// `Error::LengthMismatch` when `data.len()` is not the product of `shape`; as for
+    /// [`Array::try_zeros_in`] otherwise.
+    pub fn try_from_shape_vec_in(_cpu: &Cpu, shape: [usize; N], data: Vec<T>) -> Result<Self> {
+        let len = shape::checked_len("from_shape_vec", &shape, core::mem::size_of::<T>())?;
+        if len != data.len() {
+            return Err(Error::LengthMismatch {
+                op: "from_shape_vec",
+                shape: shape.to_vec(),
+                expected: len,
+                got: data.len(),
+            });
+        }
+        Ok(Self::from_buffer(CpuBuffer::try_from_slice("from_shape_vec", &data)?, shape))
+    }
+
+    /// An array of `shape` filled from `iter` in the layout's memory order.
+    ///
+    /// # Errors
+    ///
+    /// `Error::LengthMismatch` when the iterator yields fewer elements than the shape needs, or more
+    /// (nothing is silently dropped); as for [`Array::try_zeros_in`] otherwise.
+    pub fn try_from_shape_iter_in(_cpu: &Cpu, shape: [usize; N], iter: impl IntoIterator<Item = T>) -> Result<Self> {
+        let op = "from_shape_iter";
+        let mut buf = Self::alloc(op, &shape)?;
+        let len = buf.len();
+        let mut iter = iter.into_iter();
+        let mut got = 0;
+        for (slot, value) in buf.as_mut_slice().iter_mut().zip(&mut iter) {
+            *slot = value;
+            got += 1;
+        }
+        if got < len {
+            return Err(Error::LengthMismatch { op, shape: shape.to_vec(), expected: len, got });
+        }
+        if iter.next().is_some() {
+            // Count the surplus (bounded, so an endless iterator cannot hang us) for the message.
+            let surplus = 1 + iter.take(1 << 20).count();
+            return Err(Error::LengthMismatch { op, shape: shape.to_vec(), expected: len, got: len + surplus });
+        }
+        Ok(Self::from_buffer(buf, shape))
+    }
+}
+
+/// Steps `index` to the next element in the memory order of layout `L`.
+#[inline]
+fn advance_in_memory_order<L: Dense, const N: usize>(index: &mut [usize; N], shape: &[usize; N]) {
+    for k in 0..N {
+        let axis = if L::LAST_AXIS_FASTEST { N - 1 - k } else { k };
+        index[axis] += 1;
+        if index[axis] < shape[axis] {
+            return;
+        }
+        index[axis] = 0;
+    }
+}
+
+#[track_caller]
+fn or_panic<A>(result: Result<A>) -> A {
+    result.unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// Plain constructors: row-major CPU arrays with the default bounds policy.
+impl<T: Pod, const N: usize> Array<T, N> {
+    /// A zero-filled array of `shape`.
+    ///
+    /// # Panics
+    ///
+    /// When the allocation fails or its size overflows; [`Array::try_zeros`] returns the error instead.
+    #[track_caller]
+    pub fn zeros(shape: [usize; N]) -> Self {
+        or_panic(Self::try_zeros(shape))
+    }
+
+    /// A zero-filled array of `shape`.
+    ///
+    /// # Errors
+    ///
+    /// `Error::Overflow` when the byte size does not fit an allocation, `Error::Alloc` when the
+    /// system refuses the memory (a huge request is an error, never an abort).
+    pub fn try_zeros(shape: [usize; N]) -> Result<Self> {
+        Self::try_zeros_in(&Cpu, shape)
+    }
+
+    /// An array of `shape` with every element `value`.
+    ///
+    /// # Panics
+    ///
+    /// As for [`Array::zeros`]; [`Array::try_full`] returns the error instead.
+    #[track_caller]
+    pub fn full(shape: [usize; N], value: T) -> Self {
+        or_panic(Self::try_full(shape, value))
+    }
+
+    /// An array of `shape` with every element `value`.
+    ///
+    /// # Errors
+    ///
+    /// As for [`Array::try_zeros`].
+    pub fn try_full(shape: [usize; N], value: T) -> Result<Self> {
+        let mut a = Self::try_zeros(shape)?;
+        a.as_mut_slice().fill(value);
+        Ok(a)
+    }
+
+    /// The same as [`Array::full`], under ndarray's name.
+    #[track_caller]
+    pub fn from_elem(shape: [usize; N], value: T) -> Self {
+        Self::full(shape, value)
+    }
+
+    /// An array of `shape` holding `data` in row-major order (copied once into an aligned buffer).
+    ///
+    /// # Errors
+    ///
+    /// `Error::LengthMismatch` when `data.len()` is not the product of `shape`, e.g.
+    /// "from_shape_vec: shape [2, 3] needs 6 elements, got 5; pass 6 elements or change the shape".
+    pub fn from_shape_vec(shape: [usize; N], data: Vec<T>) -> Result<Self> {
+        Self::try_from_shape_vec_in(&Cpu, shape, data)
+    }
+
+    /// An array of `shape` filled from `iter` in row-major order.
+    ///
+    /// # Errors
+    ///
+    /// `Error::LengthMismatch` when the iterator yields fewer or more elements than the shape needs.
+    pub fn from_shape_iter(shape: [usize; N], iter: impl IntoIterator<Item = T>) -> Result<Self> {
+        Self::try_from_shape_iter_in(&Cpu, shape, iter)
+    }
+
+    /// An array whose element at `index` is `f(index)`, called in row-major order.
+    ///
+    /// ```
+    /// use cnda::prelude::*;
+    /// let a = Array::from_fn([2, 3], |[i, j]| (10 * i + j) as f64);
+    /// assert_eq!(a[[1, 2]], 12.0);
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// As for [`Array::zeros`]; [`Array::try_from_fn`] returns the error instead.
+    #[track_caller]
+    pub fn from_fn(shape: [usize; N], f: impl FnMut([usize; N]) -> T) -> Self {
+        or_panic(Self::try_from_fn(shape, f))
+    }
+
+    /// An array whose element at `index` is `f(index)`, called in row-major order.
+    ///
+    /// # Errors
+    ///
+    /// As for [`Array::try_zeros`].
+    pub fn try_from_fn(shape: [usize; N], f: impl FnMut([usize; N]) -> T) -> Result<Self> {
+        Self::try_from_fn_in(&Cpu, shape, f)
+    }
+}
+
+impl<T: Numeric, const N: usize> Array<T, N> {
+    /// An array of `shape` with every element one.
+    ///
+    /// # Panics
+    ///
+    /// As for [`Array::zeros`]; `Array::try_full(shape, T::ONE)` returns the error instead.
+    #[track_caller]
+    pub fn ones(shape: [usize; N]) -> Self {
+        Self::full(shape, T::ONE)
+    }
+}
+
+impl<T: Pod> FromIterator<T> for Array<T, 1> {
+    /// Collects into a 1D array.
+    ///
+    /// # Panics
+    ///
+    /// When the allocation fails.
+    fn from_iter<I: IntoIterator<Item = T>>(iter: I) -> Self {
+        let data: Vec<T> = iter.into_iter().collect();
+        or_panic(Self::from_shape_vec([data.len()], data))
+    }
+}

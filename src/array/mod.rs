@@ -1,0 +1,356 @@
+//! [`Array`]: the owned N-dimensional array. It composes a backend buffer, a layout and a bounds
+//! policy; index math lives in the layout, checks in the policy, views in `view/`.
+
+mod construct;
+
+use core::marker::PhantomData;
+
+use crate::backend::{Backend, Cpu, HostAccessible};
+use crate::check::{BoundsCheck, DefaultCheck};
+use crate::element::{DType, Element, Pod};
+use crate::error::Result;
+use crate::iter::{IndexedIter, Iter, IterMut, Rows, RowsMut};
+use crate::layout::{Dense, Layout, RowMajor};
+use crate::rank::{Dec, Inc, IsMatrix, Rank};
+use crate::raw::RawParts;
+use crate::shape;
+use crate::view::{ArrayView, ArrayViewMut};
+
+/// An owned `N`-dimensional array of `T` on backend `B` with layout `L` and bounds policy `C`.
+///
+/// ```
+/// use cnda::prelude::*;
+/// let mut a = Array::<f64, 2>::zeros([3, 4]);
+/// a[[1, 2]] = 5.0;
+/// assert_eq!(a.shape(), [3, 4]);
+/// assert_eq!(a.at([1, 2]), Ok(&5.0));
+/// assert!(a.at([3, 0]).is_err());
+/// ```
+pub struct Array<T: Pod, const N: usize, B: Backend = Cpu, L: Layout = RowMajor, C: BoundsCheck = DefaultCheck> {
+    buf: B::Buffer<T>,
+    /// Element offset, within `buf`, of the element at index `[0; N]`.
+    offset: usize,
+    shape: [usize; N],
+    meta: L::Strides<N>,
+    len: usize,
+    check: PhantomData<C>,
+}
+
+impl<T: Pod, const N: usize, B: Backend, L: Layout, C: BoundsCheck> Clone for Array<T, N, B, L, C>
+where
+    B::Buffer<T>: Clone,
+{
+    fn clone(&self) -> Self {
+        Self {
+            buf: self.buf.clone(),
+            offset: self.offset,
+            shape: self.shape,
+            meta: self.meta,
+            len: self.len,
+            check: PhantomData,
+        }
+    }
+}
+
+/// Metadata and zero-cost conversions: available on every backend.
+impl<T: Pod, const N: usize, B: Backend, L: Layout, C: BoundsCheck> Array<T, N, B, L, C> {
+    /// The length of each axis.
+    #[inline(always)]
+    pub fn shape(&self) -> [usize; N] {
+        self.shape
+    }
+
+    /// The distance between neighbours along each axis, in elements.
+    pub fn strides(&self) -> [isize; N] {
+        L::strides(&self.shape, &self.meta)
+    }
+
+    /// The number of axes, `N`.
+    pub const fn ndim(&self) -> usize {
+        N
+    }
+
+    /// The number of elements.
+    #[inline(always)]
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether some axis has length 0.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The same array with bounds policy `C2`: a zero-cost type change.
+    ///
+    /// ```
+    /// use cnda::prelude::*;
+    /// let a = Array::<f32, 2>::zeros([2, 2]).with_check::<Checked>();
+    /// let caught = std::panic::catch_unwind(|| a[[0, 2]]);
+    /// assert!(caught.is_err()); // axis 1 has size 2
+    /// ```
+    pub fn with_check<C2: BoundsCheck>(self) -> Array<T, N, B, L, C2> {
+        Array {
+            buf: self.buf,
+            offset: self.offset,
+            shape: self.shape,
+            meta: self.meta,
+            len: self.len,
+            check: PhantomData,
+        }
+    }
+
+    /// Removes axis `axis`, which must have length 1; the result rank is inferred.
+    ///
+    /// # Errors
+    ///
+    /// `Error::AxisOutOfRange`, or `Error::Layout` when the axis is not of length 1.
+    pub fn squeeze<const M: usize>(self, axis: usize) -> Result<Array<T, M, B, L, C>>
+    where
+        Rank<N>: Dec<Output = Rank<M>>,
+    {
+        let (shape, strides) = shape::squeeze(&self.shape, &self.strides(), axis)?;
+        Ok(self.with_geometry(shape, strides))
+    }
+
+    /// Inserts an axis of length 1 before `axis` (`axis == N` appends); the result rank is inferred.
+    ///
+    /// # Panics
+    ///
+    /// When `axis > N`.
+    #[track_caller]
+    pub fn unsqueeze<const M: usize>(self, axis: usize) -> Array<T, M, B, L, C>
+    where
+        Rank<N>: Inc<Output = Rank<M>>,
+    {
+        let (shape, strides) = shape::unsqueeze(&self.shape, &self.strides(), axis).unwrap_or_else(|e| panic!("{e}"));
+        self.with_geometry(shape, strides)
+    }
+
+    /// The same buffer under new geometry that covers the same elements (unit axes added/removed).
+    fn with_geometry<const M: usize>(self, shape: [usize; M], strides: [isize; M]) -> Array<T, M, B, L, C> {
+        let meta = L::from_strides(&shape, &strides).expect("unit axes keep the layout");
+        Array { buf: self.buf, offset: self.offset, shape, meta, len: self.len, check: PhantomData }
+    }
+}
+
+impl<T: Element, const N: usize, B: Backend, L: Layout, C: BoundsCheck> Array<T, N, B, L, C> {
+    /// The runtime element type.
+    pub fn dtype(&self) -> DType {
+        T::DTYPE
+    }
+}
+
+impl<T: Pod, const N: usize, B: Backend, L: Layout, C: BoundsCheck> Array<T, N, B, L, C>
+where
+    Rank<N>: IsMatrix,
+{
+    /// Number of rows of a matrix (`shape()[0]`).
+    pub fn nrows(&self) -> usize {
+        self.shape[0]
+    }
+
+    /// Number of columns of a matrix (`shape()[1]`).
+    pub fn ncols(&self) -> usize {
+        self.shape[1]
+    }
+}
+
+/// Element access and views: host-accessible backends only.
+impl<T: Pod, const N: usize, B: HostAccessible, L: Layout, C: BoundsCheck> Array<T, N, B, L, C> {
+    #[inline(always)]
+    pub(crate) fn raw(&self) -> RawParts<T, N, L> {
+        let ptr = B::host_ptr(&self.buf).cast_mut().wrapping_add(self.offset);
+        RawParts { ptr, shape: self.shape, meta: self.meta, len: self.len }
+    }
+
+    #[inline(always)]
+    pub(crate) fn raw_mut(&mut self) -> RawParts<T, N, L> {
+        let ptr = B::host_ptr_mut(&mut self.buf).wrapping_add(self.offset);
+        RawParts { ptr, shape: self.shape, meta: self.meta, len: self.len }
+    }
+
+    /// A shared view of the whole array, with the same layout and bounds policy.
+    #[inline(always)]
+    pub fn view(&self) -> ArrayView<'_, T, N, L, C> {
+        // SAFETY: the array's own metadata over its own buffer, borrowed shared for `&self`.
+        unsafe { ArrayView::from_raw(self.raw()) }
+    }
+
+    /// A mutable view of the whole array, with the same layout and bounds policy.
+    #[inline(always)]
+    pub fn view_mut(&mut self) -> ArrayViewMut<'_, T, N, L, C> {
+        // SAFETY: owned arrays never have zero strides; borrowed uniquely for `&mut self`.
+        unsafe { ArrayViewMut::from_raw(self.raw_mut()) }
+    }
+
+    /// Whether the elements are one dense block in row-major (C) order.
+    pub fn is_contiguous(&self) -> bool {
+        self.raw().is_row_major()
+    }
+
+    /// Whether the elements are one dense block in column-major (Fortran) order.
+    pub fn is_fortran_contiguous(&self) -> bool {
+        self.raw().is_col_major()
+    }
+
+    /// The element at `index`, or `None` when some axis is out of bounds.
+    pub fn get(&self, index: [usize; N]) -> Option<&T> {
+        self.view().get(index)
+    }
+
+    /// The element at `index`, always checked per axis whatever `C` is.
+    ///
+    /// # Errors
+    ///
+    /// `Error::IndexOutOfBounds` naming the first axis whose index is not below its length.
+    pub fn at(&self, index: [usize; N]) -> Result<&T> {
+        self.view().at(index)
+    }
+
+    /// The element at `index`, mutably, or `None` when out of bounds.
+    pub fn get_mut(&mut self, index: [usize; N]) -> Option<&mut T> {
+        // SAFETY: a checked pointer to an element of this uniquely borrowed array.
+        self.raw_mut().try_element_ptr(index).ok().map(|p| unsafe { &mut *p })
+    }
+
+    /// The element at `index`, mutably, always checked per axis.
+    ///
+    /// # Errors
+    ///
+    /// `Error::IndexOutOfBounds` naming the first axis out of bounds.
+    pub fn at_mut(&mut self, index: [usize; N]) -> Result<&mut T> {
+        // SAFETY: as in `get_mut`.
+        self.raw_mut().try_element_ptr(index).map(|p| unsafe { &mut *p })
+    }
+
+    /// The element at `index` with no bounds check (checked per axis under feature `bounds-check`).
+    ///
+    /// # Safety
+    ///
+    /// Every `index[k] < self.shape()[k]`.
+    #[inline(always)]
+    pub unsafe fn get_unchecked(&self, index: [usize; N]) -> &T {
+        // SAFETY: the caller promises an in-bounds index.
+        unsafe { &*self.raw().element_ptr_unchecked(index) }
+    }
+
+    /// The element at `index`, mutably, with no bounds check (checked under `bounds-check`).
+    ///
+    /// # Safety
+    ///
+    /// Every `index[k] < self.shape()[k]`.
+    #[inline(always)]
+    pub unsafe fn get_unchecked_mut(&mut self, index: [usize; N]) -> &mut T {
+        // SAFETY: the caller promises an in-bounds index; `&mut self` makes the access unique.
+        unsafe { &mut *self.raw_mut().element_ptr_unchecked(index) }
+    }
+
+    /// Iterator over the elements in logical row-major order, whatever the layout.
+    pub fn iter(&self) -> Iter<'_, T, N> {
+        self.view().iter()
+    }
+
+    /// Iterator over mutable elements in logical row-major order, whatever the layout.
+    pub fn iter_mut(&mut self) -> IterMut<'_, T, N> {
+        self.view_mut().into_iter_mut()
+    }
+
+    /// Iterator over `(index, &element)` in logical row-major order.
+    pub fn indexed_iter(&self) -> IndexedIter<'_, T, N> {
+        self.view().indexed_iter()
+    }
+
+    /// Sets every element to `value`.
+    pub fn fill(&mut self, value: T) {
+        self.view_mut().fill(value);
+    }
+
+    /// A row-major, owned copy on the CPU.
+    pub fn to_owned(&self) -> Array<T, N, Cpu, RowMajor, C> {
+        self.view().to_owned()
+    }
+}
+
+impl<T: Pod, const N: usize, B: HostAccessible, L: Dense, C: BoundsCheck> Array<T, N, B, L, C> {
+    /// The elements in memory order (logical order for `RowMajor`, Fortran order for `ColMajor`).
+    pub fn as_slice(&self) -> &[T] {
+        self.view().as_slice()
+    }
+
+    /// The elements in memory order, mutably.
+    pub fn as_mut_slice(&mut self) -> &mut [T] {
+        self.view_mut().into_slice()
+    }
+}
+
+impl<T: Pod, const N: usize, B: HostAccessible, C: BoundsCheck> Array<T, N, B, RowMajor, C>
+where
+    Rank<N>: Dec,
+{
+    /// Iterator over the rows (lanes along the last axis) as slices.
+    pub fn rows(&self) -> Rows<'_, T> {
+        self.view().rows()
+    }
+
+    /// Iterator over the rows as mutable slices.
+    ///
+    /// ```
+    /// use cnda::prelude::*;
+    /// let mut a = Array::<i32, 2>::zeros([2, 3]);
+    /// for (i, row) in a.rows_mut().enumerate() {
+    ///     for (j, x) in row.iter_mut().enumerate() {
+    ///         *x = (10 * i + j) as i32;
+    ///     }
+    /// }
+    /// assert_eq!(a.as_slice(), &[0, 1, 2, 10, 11, 12]);
+    /// ```
+    pub fn rows_mut(&mut self) -> RowsMut<'_, T> {
+        self.view_mut().into_rows_mut()
+    }
+}
+
+impl<T, const N: usize, B, L, C, B2, L2, C2> PartialEq<Array<T, N, B2, L2, C2>> for Array<T, N, B, L, C>
+where
+    T: Pod + PartialEq,
+    B: HostAccessible,
+    B2: HostAccessible,
+    L: Layout,
+    L2: Layout,
+    C: BoundsCheck,
+    C2: BoundsCheck,
+{
+    /// Equal shapes and equal elements.
+    fn eq(&self, other: &Array<T, N, B2, L2, C2>) -> bool {
+        self.view() == other.view()
+    }
+}
+
+impl<'b, T, const N: usize, B, L, C, L2, C2> PartialEq<ArrayView<'b, T, N, L2, C2>> for Array<T, N, B, L, C>
+where
+    T: Pod + PartialEq,
+    B: HostAccessible,
+    L: Layout,
+    L2: Layout,
+    C: BoundsCheck,
+    C2: BoundsCheck,
+{
+    /// Equal shapes and equal elements.
+    fn eq(&self, other: &ArrayView<'b, T, N, L2, C2>) -> bool {
+        self.view() == *other
+    }
+}
+
+impl<'a, 'b, T, const N: usize, L, C, L2, C2> PartialEq<ArrayView<'b, T, N, L2, C2>> for ArrayView<'a, T, N, L, C>
+where
+    T: Pod + PartialEq,
+    L: Layout,
+    L2: Layout,
+    C: BoundsCheck,
+    C2: BoundsCheck,
+{
+    /// Equal shapes and equal elements.
+    fn eq(&self, other: &ArrayView<'b, T, N, L2, C2>) -> bool {
+        self.shape() == other.shape() && self.iter().eq(other.iter())
+    }
+}

@@ -1,0 +1,145 @@
+//! An owned, zero-initialized, 64-byte aligned host allocation.
+
+use core::ptr::NonNull;
+use std::alloc::{self, Layout as AllocLayout};
+
+use crate::element::Pod;
+use crate::error::Error;
+
+/// Alignment of every non-empty CPU buffer, in bytes: one cache line, and a full AVX-512 vector.
+pub const CPU_ALIGN: usize = 64;
+
+/// An owned host allocation of `len` elements, aligned to [`CPU_ALIGN`] (or `T`'s alignment if
+/// larger). Always initialized: new buffers are zeroed, which is a valid `Pod` value.
+pub struct CpuBuffer<T: Pod> {
+    ptr: NonNull<T>,
+    len: usize,
+}
+
+// SAFETY: the buffer owns its allocation exclusively, like a `Box<[T]>`.
+unsafe impl<T: Pod + Send> Send for CpuBuffer<T> {}
+// SAFETY: shared access only hands out `&T`, like a `Box<[T]>`.
+unsafe impl<T: Pod + Sync> Sync for CpuBuffer<T> {}
+
+impl<T: Pod> CpuBuffer<T> {
+    fn alloc_layout(len: usize) -> Option<AllocLayout> {
+        let bytes = len.checked_mul(core::mem::size_of::<T>())?;
+        let align = CPU_ALIGN.max(core::mem::align_of::<T>());
+        AllocLayout::from_size_align(bytes, align).ok()
+    }
+
+    /// A zeroed buffer of `len` elements. Fails with `Error::Alloc` (never aborts) when the system
+    /// refuses the memory, and with `Error::Overflow` when the byte count does not fit.
+    pub fn try_zeroed(op: &'static str, len: usize) -> Result<Self, Error> {
+        let layout = Self::alloc_layout(len).ok_or(Error::Overflow {
+            op,
+            shape: vec![len],
+            elem_size: core::mem::size_of::<T>(),
+        })?;
+        if layout.size() == 0 {
+            return Ok(Self { ptr: NonNull::dangling(), len });
+        }
+        // SAFETY: the layout has a non-zero size.
+        let raw = unsafe { alloc::alloc_zeroed(layout) };
+        let ptr = NonNull::new(raw.cast::<T>()).ok_or_else(|| Error::Alloc {
+            op,
+            bytes: layout.size(),
+            reason: "the system allocator refused the request".into(),
+        })?;
+        Ok(Self { ptr, len })
+    }
+
+    /// A buffer holding a copy of `data`.
+    pub fn try_from_slice(op: &'static str, data: &[T]) -> Result<Self, Error> {
+        let mut buf = Self::try_zeroed(op, data.len())?;
+        buf.as_mut_slice().copy_from_slice(data);
+        Ok(buf)
+    }
+
+    /// Number of elements.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether the buffer holds no element.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Pointer to the first element.
+    #[inline(always)]
+    pub fn as_ptr(&self) -> *const T {
+        self.ptr.as_ptr()
+    }
+
+    /// Mutable pointer to the first element.
+    #[inline(always)]
+    pub fn as_mut_ptr(&mut self) -> *mut T {
+        self.ptr.as_ptr()
+    }
+
+    /// The elements as a slice.
+    pub fn as_slice(&self) -> &[T] {
+        // SAFETY: `ptr` is valid for `len` initialized elements (or dangling and aligned for 0).
+        unsafe { core::slice::from_raw_parts(self.ptr.as_ptr(), self.len) }
+    }
+
+    /// The elements as a mutable slice.
+    pub fn as_mut_slice(&mut self) -> &mut [T] {
+        // SAFETY: as in `as_slice`, and `&mut self` makes the access exclusive.
+        unsafe { core::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.len) }
+    }
+}
+
+impl<T: Pod> Clone for CpuBuffer<T> {
+    fn clone(&self) -> Self {
+        Self::try_from_slice("clone", self.as_slice()).unwrap_or_else(|e| panic!("{e}"))
+    }
+}
+
+impl<T: Pod> Drop for CpuBuffer<T> {
+    fn drop(&mut self) {
+        let layout = Self::alloc_layout(self.len).expect("layout was valid at allocation");
+        if layout.size() != 0 {
+            // SAFETY: `ptr` came from `alloc_zeroed` with this same layout and is freed only here.
+            unsafe { alloc::dealloc(self.ptr.as_ptr().cast(), layout) };
+        }
+    }
+}
+
+impl<T: Pod + core::fmt::Debug> core::fmt::Debug for CpuBuffer<T> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("CpuBuffer").field("len", &self.len).finish_non_exhaustive()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn buffers_are_zeroed_and_cache_line_aligned() {
+        for len in [1usize, 3, 1000, 1 << 20] {
+            let buf = CpuBuffer::<f32>::try_zeroed("test", len).unwrap();
+            assert_eq!(buf.as_ptr() as usize % CPU_ALIGN, 0);
+            assert!(buf.as_slice().iter().all(|&x| x == 0.0));
+        }
+    }
+
+    #[test]
+    fn huge_requests_are_errors_not_aborts() {
+        let err = CpuBuffer::<f64>::try_zeroed("test", usize::MAX / 4).unwrap_err();
+        assert!(matches!(err, Error::Overflow { .. }), "{err}");
+        // Fits isize but not any machine's memory: the allocator must refuse, not abort.
+        let err = CpuBuffer::<u8>::try_zeroed("test", 1 << 62).unwrap_err();
+        assert!(matches!(err, Error::Alloc { .. }), "{err}");
+    }
+
+    #[test]
+    fn clones_are_deep() {
+        let mut a = CpuBuffer::try_from_slice("test", &[1u8, 2, 3]).unwrap();
+        let b = a.clone();
+        a.as_mut_slice()[0] = 9;
+        assert_eq!(b.as_slice(), &[1, 2, 3]);
+    }
+}

@@ -1,0 +1,156 @@
+//! Element types: the `Pod` bound, numeric elements, and the runtime [`DType`] tag.
+
+use core::fmt;
+
+pub use bytemuck::{Pod, Zeroable};
+
+/// Runtime tag of an element type, for type-erased code (interop, serialization, error messages).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum DType {
+    /// `i8`
+    I8,
+    /// `i16`
+    I16,
+    /// `i32`
+    I32,
+    /// `i64`
+    I64,
+    /// `isize`
+    Isize,
+    /// `u8`
+    U8,
+    /// `u16`
+    U16,
+    /// `u32`
+    U32,
+    /// `u64`
+    U64,
+    /// `usize`
+    Usize,
+    /// IEEE 754 half precision (`half::f16`)
+    F16,
+    /// bfloat16 (`half::bf16`)
+    BF16,
+    /// `f32`
+    F32,
+    /// `f64`
+    F64,
+}
+
+impl DType {
+    /// Size of one element in bytes.
+    pub const fn size(self) -> usize {
+        match self {
+            DType::I8 | DType::U8 => 1,
+            DType::I16 | DType::U16 | DType::F16 | DType::BF16 => 2,
+            DType::I32 | DType::U32 | DType::F32 => 4,
+            DType::I64 | DType::U64 | DType::F64 => 8,
+            DType::Isize | DType::Usize => core::mem::size_of::<usize>(),
+        }
+    }
+
+    /// The NumPy name of the type (`"float64"`, `"int32"`, ...).
+    pub const fn name(self) -> &'static str {
+        match self {
+            DType::I8 => "int8",
+            DType::I16 => "int16",
+            DType::I32 => "int32",
+            DType::I64 => "int64",
+            DType::Isize => "intp",
+            DType::U8 => "uint8",
+            DType::U16 => "uint16",
+            DType::U32 => "uint32",
+            DType::U64 => "uint64",
+            DType::Usize => "uintp",
+            DType::F16 => "float16",
+            DType::BF16 => "bfloat16",
+            DType::F32 => "float32",
+            DType::F64 => "float64",
+        }
+    }
+
+    /// Whether the type is a floating-point type.
+    pub const fn is_float(self) -> bool {
+        matches!(self, DType::F16 | DType::BF16 | DType::F32 | DType::F64)
+    }
+}
+
+impl fmt::Display for DType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A scalar element with a runtime [`DType`]: the primitive numeric types and `half`'s floats.
+///
+/// Arrays hold any [`Pod`] type (structured elements included); `Element` adds what type-erased
+/// code needs.
+pub trait Element: Pod + Send + Sync + fmt::Debug + fmt::Display + PartialEq + PartialOrd {
+    /// The runtime tag of this type.
+    const DTYPE: DType;
+}
+
+/// A numeric element: has zero, one and the four arithmetic operations.
+pub trait Numeric:
+    Element
+    + core::ops::Add<Output = Self>
+    + core::ops::Sub<Output = Self>
+    + core::ops::Mul<Output = Self>
+    + core::ops::Div<Output = Self>
+{
+    /// Additive identity.
+    const ZERO: Self;
+    /// Multiplicative identity.
+    const ONE: Self;
+}
+
+macro_rules! numeric {
+    ($($t:ty => $tag:ident, $zero:expr, $one:expr;)*) => {$(
+        impl Element for $t {
+            const DTYPE: DType = DType::$tag;
+        }
+        impl Numeric for $t {
+            const ZERO: Self = $zero;
+            const ONE: Self = $one;
+        }
+    )*};
+}
+
+numeric! {
+    i8 => I8, 0, 1;
+    i16 => I16, 0, 1;
+    i32 => I32, 0, 1;
+    i64 => I64, 0, 1;
+    isize => Isize, 0, 1;
+    u8 => U8, 0, 1;
+    u16 => U16, 0, 1;
+    u32 => U32, 0, 1;
+    u64 => U64, 0, 1;
+    usize => Usize, 0, 1;
+    half::f16 => F16, half::f16::ZERO, half::f16::ONE;
+    half::bf16 => BF16, half::bf16::ZERO, half::bf16::ONE;
+    f32 => F32, 0.0, 1.0;
+    f64 => F64, 0.0, 1.0;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dtype_sizes_match_the_rust_types() {
+        assert_eq!(<f64 as Element>::DTYPE.size(), core::mem::size_of::<f64>());
+        assert_eq!(<half::bf16 as Element>::DTYPE.size(), 2);
+        assert_eq!(<usize as Element>::DTYPE.size(), core::mem::size_of::<usize>());
+        assert_eq!(<u8 as Element>::DTYPE.size(), 1);
+    }
+
+    #[test]
+    fn dtype_names_follow_numpy() {
+        assert_eq!(DType::F32.to_string(), "float32");
+        assert_eq!(<i64 as Element>::DTYPE.name(), "int64");
+        assert!(DType::F16.is_float());
+        assert!(!DType::U16.is_float());
+    }
+}

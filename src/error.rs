@@ -1,0 +1,197 @@
+//! The one error type of the crate. Every message says what went wrong, why, and how to fix it.
+
+use crate::element::DType;
+
+/// Result alias used by every fallible operation in cnda.
+pub type Result<T, E = Error> = core::result::Result<T, E>;
+
+/// Everything that can go wrong in cnda. Variants keep the facts (shapes, axes, sizes) so callers
+/// can react programmatically; `Display` turns them into a sentence with a fix.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// A buffer's element count does not match the product of the requested shape.
+    #[error(
+        "{op}: shape {shape:?} needs {expected} elements, got {got}; \
+         pass {expected} elements or change the shape"
+    )]
+    LengthMismatch {
+        /// The operation that failed.
+        op: &'static str,
+        /// The requested shape.
+        shape: Vec<usize>,
+        /// The element count the shape needs.
+        expected: usize,
+        /// The element count that was given.
+        got: usize,
+    },
+
+    /// Two shapes that must be equal differ.
+    #[error(
+        "{op}: expected shape {expected:?}, got {got:?}; \
+         make the shapes equal (slice, reshape or broadcast one operand)"
+    )]
+    ShapeMismatch {
+        /// The operation that failed.
+        op: &'static str,
+        /// The shape the operation needed.
+        expected: Vec<usize>,
+        /// The shape it got.
+        got: Vec<usize>,
+    },
+
+    /// An index is past the end of an axis.
+    #[error(
+        "index {index} is out of bounds for axis {axis} with size {size}; \
+         valid indices on this axis are 0..{size}"
+    )]
+    IndexOutOfBounds {
+        /// The axis whose bound was crossed.
+        axis: usize,
+        /// The offending index.
+        index: usize,
+        /// The length of that axis.
+        size: usize,
+    },
+
+    /// An axis number is not below the rank.
+    #[error("{op}: axis {axis} does not exist in a rank-{rank} array; valid axes are 0..{rank}")]
+    AxisOutOfRange {
+        /// The operation that failed.
+        op: &'static str,
+        /// The offending axis.
+        axis: usize,
+        /// The array's rank.
+        rank: usize,
+    },
+
+    /// An operation needs row-major contiguous memory and the array is not.
+    #[error(
+        "{op}: the array with shape {shape:?} and strides {strides:?} is not row-major contiguous; \
+         call `.contiguous()` first, which copies only when it must"
+    )]
+    NotContiguous {
+        /// The operation that failed.
+        op: &'static str,
+        /// The array's shape.
+        shape: Vec<usize>,
+        /// The array's strides, in elements.
+        strides: Vec<isize>,
+    },
+
+    /// Shapes cannot be broadcast together.
+    #[error(
+        "cannot broadcast shape {from:?} to {to:?}: axis {axis} has size {from_size}, which is \
+         neither 1 nor {to_size}; insert a size-1 axis (`unsqueeze`) or slice to matching sizes"
+    )]
+    Broadcast {
+        /// The source shape.
+        from: Vec<usize>,
+        /// The target shape.
+        to: Vec<usize>,
+        /// The first axis (of the target) that does not fit.
+        axis: usize,
+        /// The source's size on that axis.
+        from_size: usize,
+        /// The target's size on that axis.
+        to_size: usize,
+    },
+
+    /// The memory layout cannot express the requested view without copying.
+    #[error("{op}: {reason}; {fix}")]
+    Layout {
+        /// The operation that failed.
+        op: &'static str,
+        /// Why the layout does not allow it.
+        reason: String,
+        /// What to do instead.
+        fix: &'static str,
+    },
+
+    /// A size computation (shape product or byte count) overflows `usize` or exceeds `isize::MAX`.
+    #[error(
+        "{op}: shape {shape:?} of {elem_size}-byte elements has more bytes than an allocation may \
+         hold (isize::MAX); use a smaller shape or split the data across arrays"
+    )]
+    Overflow {
+        /// The operation that failed.
+        op: &'static str,
+        /// The requested shape.
+        shape: Vec<usize>,
+        /// Size of one element in bytes.
+        elem_size: usize,
+    },
+
+    /// An allocation failed (the system, a pool cap, or a device refused it).
+    #[error(
+        "{op}: could not allocate {bytes} bytes: {reason}; free memory, use a smaller shape, \
+         or raise the limit"
+    )]
+    Alloc {
+        /// The operation that failed.
+        op: &'static str,
+        /// The number of bytes asked for.
+        bytes: usize,
+        /// Who refused and why.
+        reason: String,
+    },
+
+    /// A device backend reported an error.
+    #[error("{backend} backend: {message}")]
+    Device {
+        /// The backend's name.
+        backend: &'static str,
+        /// The backend's own message, with context.
+        message: String,
+    },
+
+    /// The element type differs from the one expected (type-erased data).
+    #[error(
+        "{op}: expected elements of type {expected}, got {got}; \
+         convert the data or read it as {got}"
+    )]
+    DType {
+        /// The operation that failed.
+        op: &'static str,
+        /// The element type the operation needed.
+        expected: DType,
+        /// The element type it got.
+        got: DType,
+    },
+}
+
+impl Error {
+    /// The out-of-bounds error for the first axis of `index` that is not below `shape`, if any.
+    pub(crate) fn first_out_of_bounds(index: &[usize], shape: &[usize]) -> Option<Error> {
+        index
+            .iter()
+            .zip(shape)
+            .enumerate()
+            .find(|(_, (&i, &n))| i >= n)
+            .map(|(axis, (&index, &size))| Error::IndexOutOfBounds { axis, index, size })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn length_mismatch_says_what_why_and_how() {
+        let e = Error::LengthMismatch { op: "from_shape_vec", shape: vec![2, 3], expected: 6, got: 5 };
+        assert_eq!(
+            e.to_string(),
+            "from_shape_vec: shape [2, 3] needs 6 elements, got 5; \
+             pass 6 elements or change the shape"
+        );
+    }
+
+    #[test]
+    fn first_out_of_bounds_names_the_first_bad_axis() {
+        assert_eq!(
+            Error::first_out_of_bounds(&[1, 7, 9], &[2, 5, 3]),
+            Some(Error::IndexOutOfBounds { axis: 1, index: 7, size: 5 })
+        );
+        assert_eq!(Error::first_out_of_bounds(&[1, 4], &[2, 5]), None);
+    }
+}

@@ -1,0 +1,57 @@
+//! # cnda: N-dimensional arrays whose rank, layout, backend and bounds policy are types
+//!
+//! ```
+//! use cnda::prelude::*;
+//!
+//! // A 2D row-major f64 array on the CPU, checked per axis in debug builds.
+//! let mut u = Array::<f64, 2>::zeros([4, 5]);
+//! u[[1, 2]] = 1.0;
+//! let v = u.view();
+//! assert_eq!(v.shape(), [4, 5]);
+//! assert_eq!(v.strides(), [5, 1]);
+//! assert_eq!(u.at([4, 0]).unwrap_err().to_string(),
+//!            "index 4 is out of bounds for axis 0 with size 4; valid indices on this axis are 0..4");
+//! ```
+//!
+//! `Array<T, N, B, L, C>`: `T` a [`Pod`](element::Pod) element, `N` the rank, `B` the
+//! [backend](backend), `L` the [layout](layout), `C` the [bounds-check policy](check). Wrong
+//! index arity, a non-`Pod` element, indexing device memory from the CPU or writing through a
+//! shared view are compile errors. See `docs/ARCHITECTURE.md` for the module map.
+
+#![deny(missing_docs, unsafe_op_in_unsafe_fn, unreachable_pub)]
+#![warn(clippy::undocumented_unsafe_blocks)]
+
+pub mod array;
+pub mod backend;
+pub mod check;
+pub mod element;
+pub mod error;
+mod fmt;
+mod index;
+pub mod iter;
+pub mod layout;
+pub mod rank;
+mod raw;
+mod shape;
+pub mod view;
+
+pub use array::Array;
+pub use backend::{Backend, Cpu, HostAccessible};
+pub use check::{BoundsCheck, Checked, DefaultCheck, Unchecked};
+pub use element::{DType, Element, Numeric, Pod, Zeroable};
+pub use error::{Error, Result};
+pub use layout::{ColMajor, Dense, Layout, RowMajor, Strided};
+pub use rank::{Dec, Inc, IsMatrix, MaxRank, Rank};
+pub use view::{ArrayView, ArrayViewMut};
+
+/// Everything a typical user needs: `use cnda::prelude::*;`.
+pub mod prelude {
+    pub use crate::array::Array;
+    pub use crate::backend::{Backend, Cpu, HostAccessible};
+    pub use crate::check::{BoundsCheck, Checked, DefaultCheck, Unchecked};
+    pub use crate::element::{DType, Element, Numeric, Pod, Zeroable};
+    pub use crate::error::Error;
+    pub use crate::layout::{ColMajor, Dense, Layout, RowMajor, Strided};
+    pub use crate::rank::{Dec, Inc, IsMatrix, MaxRank, Rank};
+    pub use crate::view::{ArrayView, ArrayViewMut};
+}

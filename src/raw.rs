@@ -1,0 +1,108 @@
+//! The metadata every array and view shares, and the one place where an index becomes a pointer.
+
+use core::fmt;
+
+use crate::check::{self, BoundsCheck};
+use crate::error::Error;
+use crate::layout::Layout;
+use crate::shape;
+
+/// Pointer to the element at index `[0; N]`, shape, layout metadata and element count.
+///
+/// Invariant (upheld by every constructor): for every in-bounds index, `ptr + L::offset(index)`
+/// points at an initialized element of one live allocation, and `L::covers(offset)` holds exactly
+/// for offsets inside the memory spanned by the array's elements.
+pub(crate) struct RawParts<T, const N: usize, L: Layout> {
+    pub(crate) ptr: *mut T,
+    pub(crate) shape: [usize; N],
+    pub(crate) meta: L::Strides<N>,
+    pub(crate) len: usize,
+}
+
+impl<T, const N: usize, L: Layout> Clone for RawParts<T, N, L> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T, const N: usize, L: Layout> Copy for RawParts<T, N, L> {}
+
+impl<T, const N: usize, L: Layout> fmt::Debug for RawParts<T, N, L> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RawParts").field("shape", &self.shape).field("meta", &self.meta).finish()
+    }
+}
+
+impl<T, const N: usize, L: Layout> RawParts<T, N, L> {
+    /// Element strides.
+    #[inline]
+    pub(crate) fn strides(&self) -> [isize; N] {
+        L::strides(&self.shape, &self.meta)
+    }
+
+    /// Pointer to `index` under bounds policy `C`: per-axis checks, or one flat check that keeps the
+    /// pointer inside the array's memory. Panics when the check fails.
+    #[inline(always)]
+    #[track_caller]
+    pub(crate) fn element_ptr<C: BoundsCheck>(&self, index: [usize; N]) -> *mut T {
+        if C::PER_AXIS {
+            check::check_axes(&index, &self.shape);
+        }
+        let offset = L::offset(&self.shape, &self.meta, &index);
+        if !C::PER_AXIS && !L::covers(&self.meta, self.len, offset) {
+            check::flat_out_of_bounds(&index, &self.shape);
+        }
+        self.ptr.wrapping_offset(offset)
+    }
+
+    /// Pointer to `index` after a per-axis check that reports failure as an `Error`.
+    #[inline]
+    pub(crate) fn try_element_ptr(&self, index: [usize; N]) -> Result<*mut T, Error> {
+        check::try_check_axes(&index, &self.shape)?;
+        Ok(self.ptr.wrapping_offset(L::offset(&self.shape, &self.meta, &index)))
+    }
+
+    /// Pointer to `index` with no check (per-axis checks under feature `bounds-check`).
+    ///
+    /// # Safety
+    ///
+    /// Every `index[k] < shape[k]`.
+    #[inline(always)]
+    #[track_caller]
+    pub(crate) unsafe fn element_ptr_unchecked(&self, index: [usize; N]) -> *mut T {
+        if check::CHECK_UNCHECKED {
+            check::check_axes(&index, &self.shape);
+        }
+        let offset = L::offset(&self.shape, &self.meta, &index);
+        // SAFETY: the caller promises an in-bounds index, whose offset lies in the allocation.
+        unsafe { self.ptr.offset(offset) }
+    }
+
+    /// Whether the elements are one dense block in C order.
+    pub(crate) fn is_row_major(&self) -> bool {
+        shape::matches_dense(&self.shape, &self.strides(), &shape::row_major_strides(&self.shape))
+    }
+
+    /// Whether the elements are one dense block in Fortran order.
+    pub(crate) fn is_col_major(&self) -> bool {
+        shape::matches_dense(&self.shape, &self.strides(), &shape::col_major_strides(&self.shape))
+    }
+
+    /// The same memory described with layout `L2`, when `L2` can express the strides.
+    pub(crate) fn relayout<L2: Layout>(self) -> Option<RawParts<T, N, L2>> {
+        let meta = L2::from_strides(&self.shape, &self.strides())?;
+        Some(RawParts { ptr: self.ptr, shape: self.shape, meta, len: self.len })
+    }
+
+    /// New metadata for the same first element: `shape` and `strides` must describe a subset of the
+    /// memory already covered (the caller's obligation), expressed in layout `L2`.
+    pub(crate) fn with_geometry<const M: usize, L2: Layout>(
+        self,
+        shape: [usize; M],
+        strides: [isize; M],
+    ) -> Option<RawParts<T, M, L2>> {
+        let meta = L2::from_strides(&shape, &strides)?;
+        let len = shape.iter().product();
+        Some(RawParts { ptr: self.ptr, shape, meta, len })
+    }
+}

@@ -1,0 +1,11 @@
+//! Borrowed views: [`ArrayView`] (shared) and [`ArrayViewMut`] (exclusive).
+//!
+//! A view is a pointer, a shape and layout metadata, borrowed from an owner for `'a`: creating one
+//! never copies elements, and the borrow checker rules out a view outliving its owner or two
+//! mutable views of the same array.
+
+mod shared;
+mod unique;
+
+pub use shared::ArrayView;
+pub use unique::ArrayViewMut;

@@ -1,0 +1,244 @@
+//! [`ArrayView`]: a shared, read-only, zero-copy view.
+
+use core::marker::PhantomData;
+
+use crate::array::Array;
+use crate::backend::Cpu;
+use crate::check::{BoundsCheck, DefaultCheck};
+use crate::element::Pod;
+use crate::error::{Error, Result};
+use crate::iter::{IndexedIter, Iter, Rows};
+use crate::layout::{Dense, Layout, RowMajor, Strided};
+use crate::rank::{Dec, Inc, IsMatrix, Rank};
+use crate::raw::RawParts;
+use crate::shape;
+
+/// A shared view of `N`-dimensional data of `T` with layout `L` and bounds policy `C`.
+///
+/// `Copy`: passing a view around copies only its metadata.
+pub struct ArrayView<'a, T: Pod, const N: usize, L: Layout = Strided, C: BoundsCheck = DefaultCheck> {
+    pub(crate) raw: RawParts<T, N, L>,
+    life: PhantomData<(&'a T, C)>,
+}
+
+impl<T: Pod, const N: usize, L: Layout, C: BoundsCheck> Clone for ArrayView<'_, T, N, L, C> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T: Pod, const N: usize, L: Layout, C: BoundsCheck> Copy for ArrayView<'_, T, N, L, C> {}
+
+// SAFETY: a view hands out only `&T`, so it may cross threads exactly when `&T` may.
+unsafe impl<T: Pod + Sync, const N: usize, L: Layout, C: BoundsCheck> Send for ArrayView<'_, T, N, L, C> {}
+// SAFETY: as above.
+unsafe impl<T: Pod + Sync, const N: usize, L: Layout, C: BoundsCheck> Sync for ArrayView<'_, T, N, L, C> {}
+
+impl<'a, T: Pod, const N: usize> ArrayView<'a, T, N, RowMajor, DefaultCheck> {
+    /// A row-major view of `data` with `shape`, without copying.
+    ///
+    /// # Errors
+    ///
+    /// `Error::LengthMismatch` when `data.len()` is not the product of `shape`.
+    pub fn from_slice(shape: [usize; N], data: &'a [T]) -> Result<Self> {
+        let len = shape::checked_len("ArrayView::from_slice", &shape, core::mem::size_of::<T>())?;
+        if len != data.len() {
+            return Err(Error::LengthMismatch {
+                op: "ArrayView::from_slice",
+                shape: shape.to_vec(),
+                expected: len,
+                got: data.len(),
+            });
+        }
+        let raw = RawParts { ptr: data.as_ptr().cast_mut(), shape, meta: (), len };
+        // SAFETY: `data` holds exactly `len` elements in row-major order and is borrowed for 'a.
+        Ok(unsafe { Self::from_raw(raw) })
+    }
+}
+
+impl<'a, T: Pod, const N: usize, L: Layout, C: BoundsCheck> ArrayView<'a, T, N, L, C> {
+    /// # Safety
+    ///
+    /// `raw` satisfies the `RawParts` invariant for memory that stays valid and unmutated for `'a`.
+    #[inline(always)]
+    pub(crate) unsafe fn from_raw(raw: RawParts<T, N, L>) -> Self {
+        Self { raw, life: PhantomData }
+    }
+
+    /// The length of each axis.
+    #[inline(always)]
+    pub fn shape(&self) -> [usize; N] {
+        self.raw.shape
+    }
+
+    /// The distance between neighbours along each axis, in elements (negative when flipped, zero
+    /// when broadcast).
+    pub fn strides(&self) -> [isize; N] {
+        self.raw.strides()
+    }
+
+    /// The number of axes, `N`.
+    pub const fn ndim(&self) -> usize {
+        N
+    }
+
+    /// The number of elements.
+    #[inline(always)]
+    pub fn len(&self) -> usize {
+        self.raw.len
+    }
+
+    /// Whether some axis has length 0.
+    pub fn is_empty(&self) -> bool {
+        self.raw.len == 0
+    }
+
+    /// Whether the elements are one dense block in row-major (C) order.
+    pub fn is_contiguous(&self) -> bool {
+        self.raw.is_row_major()
+    }
+
+    /// Whether the elements are one dense block in column-major (Fortran) order.
+    pub fn is_fortran_contiguous(&self) -> bool {
+        self.raw.is_col_major()
+    }
+
+    /// The element at `index`, or `None` when some axis is out of bounds.
+    #[inline]
+    pub fn get(&self, index: [usize; N]) -> Option<&'a T> {
+        // SAFETY: a pointer that passed the per-axis check points at an element valid for 'a.
+        self.raw.try_element_ptr(index).ok().map(|p| unsafe { &*p })
+    }
+
+    /// The element at `index`, always checked per axis whatever `C` is.
+    ///
+    /// # Errors
+    ///
+    /// `Error::IndexOutOfBounds` naming the first axis whose index is not below its length.
+    #[inline]
+    pub fn at(&self, index: [usize; N]) -> Result<&'a T> {
+        // SAFETY: as in `get`.
+        self.raw.try_element_ptr(index).map(|p| unsafe { &*p })
+    }
+
+    /// The element at `index` with no bounds check (checked per axis under feature `bounds-check`).
+    ///
+    /// # Safety
+    ///
+    /// Every `index[k] < self.shape()[k]`.
+    #[inline(always)]
+    pub unsafe fn get_unchecked(&self, index: [usize; N]) -> &'a T {
+        // SAFETY: the caller promises an in-bounds index.
+        unsafe { &*self.raw.element_ptr_unchecked(index) }
+    }
+
+    /// The same view with bounds policy `C2`: a zero-cost type change.
+    pub fn with_check<C2: BoundsCheck>(self) -> ArrayView<'a, T, N, L, C2> {
+        // SAFETY: same memory, same borrow.
+        unsafe { ArrayView::from_raw(self.raw) }
+    }
+
+    /// The same view with its layout forgotten (`Strided`), for code that takes any layout.
+    pub fn into_strided(self) -> ArrayView<'a, T, N, Strided, C> {
+        let raw = self.raw.relayout::<Strided>().expect("Strided expresses every layout");
+        // SAFETY: same memory, same borrow; `Strided` recomputes the footprint from the strides.
+        unsafe { ArrayView::from_raw(raw) }
+    }
+
+    /// Iterator over the elements in logical row-major order, whatever the layout.
+    pub fn iter(&self) -> Iter<'a, T, N> {
+        match self.row_major_slice() {
+            Some(slice) => Iter::slice(slice),
+            // SAFETY: the view's invariant covers every in-bounds index for 'a.
+            None => unsafe { Iter::strided(self.raw.ptr, self.raw.shape, self.raw.strides()) },
+        }
+    }
+
+    /// Iterator over `(index, &element)` in logical row-major order.
+    pub fn indexed_iter(&self) -> IndexedIter<'a, T, N> {
+        // SAFETY: as in `iter`.
+        unsafe { IndexedIter::new(self.raw.ptr, self.raw.shape, self.raw.strides()) }
+    }
+
+    /// The elements as a slice in logical order, when the memory is row-major contiguous.
+    pub(crate) fn row_major_slice(&self) -> Option<&'a [T]> {
+        // SAFETY: row-major contiguous memory of `len` elements starts at `ptr` and lives for 'a.
+        self.raw.is_row_major().then(|| unsafe { core::slice::from_raw_parts(self.raw.ptr, self.raw.len) })
+    }
+
+    /// A row-major, owned copy of the elements.
+    pub fn to_owned(&self) -> Array<T, N, Cpu, RowMajor, C> {
+        let mut values = self.iter();
+        Array::try_from_fn_in(&Cpu, self.shape(), |_| *values.next().expect("same element count"))
+            .unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// Removes axis `axis`, which must have length 1. The result rank is inferred.
+    ///
+    /// # Errors
+    ///
+    /// `Error::AxisOutOfRange`, or `Error::Layout` when the axis is not of length 1.
+    pub fn squeeze<const M: usize>(self, axis: usize) -> Result<ArrayView<'a, T, M, L, C>>
+    where
+        Rank<N>: Dec<Output = Rank<M>>,
+    {
+        let (shape, strides) = shape::squeeze(&self.raw.shape, &self.raw.strides(), axis)?;
+        let raw = self.raw.with_geometry::<M, L>(shape, strides).expect("dropping a unit axis keeps the layout");
+        // SAFETY: the same elements, described without the unit axis.
+        Ok(unsafe { ArrayView::from_raw(raw) })
+    }
+
+    /// Inserts an axis of length 1 before `axis` (`axis == N` appends). The result rank is inferred.
+    ///
+    /// # Panics
+    ///
+    /// When `axis > N`.
+    #[track_caller]
+    pub fn unsqueeze<const M: usize>(self, axis: usize) -> ArrayView<'a, T, M, L, C>
+    where
+        Rank<N>: Inc<Output = Rank<M>>,
+    {
+        let (shape, strides) =
+            shape::unsqueeze(&self.raw.shape, &self.raw.strides(), axis).unwrap_or_else(|e| panic!("{e}"));
+        let raw = self.raw.with_geometry::<M, L>(shape, strides).expect("a unit axis keeps the layout");
+        // SAFETY: the same elements, with one more axis of length 1.
+        unsafe { ArrayView::from_raw(raw) }
+    }
+}
+
+impl<'a, T: Pod, const N: usize, L: Dense, C: BoundsCheck> ArrayView<'a, T, N, L, C> {
+    /// The elements in memory order (logical order for `RowMajor`, Fortran order for `ColMajor`).
+    pub fn as_slice(&self) -> &'a [T] {
+        // SAFETY: a dense view's `len` elements are contiguous from `ptr` and live for 'a.
+        unsafe { core::slice::from_raw_parts(self.raw.ptr, self.raw.len) }
+    }
+}
+
+impl<'a, T: Pod, const N: usize, C: BoundsCheck> ArrayView<'a, T, N, RowMajor, C>
+where
+    Rank<N>: Dec,
+{
+    /// Iterator over the rows (lanes along the last axis) as slices: hot loops index the slices
+    /// and pay one bounds check per row instead of one per element.
+    pub fn rows(&self) -> Rows<'a, T> {
+        let row_len = self.raw.shape[N - 1];
+        let rows = self.raw.shape[..N - 1].iter().product();
+        // SAFETY: a row-major view is `rows * row_len` contiguous elements valid for 'a.
+        unsafe { Rows::new(self.raw.ptr, rows, row_len) }
+    }
+}
+
+impl<T: Pod, const N: usize, L: Layout, C: BoundsCheck> ArrayView<'_, T, N, L, C>
+where
+    Rank<N>: IsMatrix,
+{
+    /// Number of rows of a matrix (`shape()[0]`).
+    pub fn nrows(&self) -> usize {
+        self.raw.shape[0]
+    }
+
+    /// Number of columns of a matrix (`shape()[1]`).
+    pub fn ncols(&self) -> usize {
+        self.raw.shape[1]
+    }
+}

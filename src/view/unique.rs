@@ -1,0 +1,255 @@
+//! [`ArrayViewMut`]: an exclusive, writable, zero-copy view.
+
+use core::marker::PhantomData;
+
+use crate::check::{BoundsCheck, DefaultCheck};
+use crate::element::Pod;
+use crate::error::{Error, Result};
+use crate::iter::{IterMut, RowsMut};
+use crate::layout::{Dense, Layout, RowMajor, Strided};
+use crate::rank::{Dec, Rank};
+use crate::raw::RawParts;
+use crate::shape;
+use crate::view::ArrayView;
+
+/// An exclusive view of `N`-dimensional data of `T` with layout `L` and bounds policy `C`.
+///
+/// Holds a unique borrow of its owner for `'a`: while it lives, nothing else reads or writes
+/// the elements it covers.
+pub struct ArrayViewMut<'a, T: Pod, const N: usize, L: Layout = Strided, C: BoundsCheck = DefaultCheck> {
+    pub(crate) raw: RawParts<T, N, L>,
+    life: PhantomData<(&'a mut T, C)>,
+}
+
+// SAFETY: a mutable view behaves like `&mut [T]`: Send when T is Send, Sync when T is Sync.
+unsafe impl<T: Pod + Send, const N: usize, L: Layout, C: BoundsCheck> Send for ArrayViewMut<'_, T, N, L, C> {}
+// SAFETY: as above.
+unsafe impl<T: Pod + Sync, const N: usize, L: Layout, C: BoundsCheck> Sync for ArrayViewMut<'_, T, N, L, C> {}
+
+impl<'a, T: Pod, const N: usize> ArrayViewMut<'a, T, N, RowMajor, DefaultCheck> {
+    /// A row-major mutable view of `data` with `shape`, without copying.
+    ///
+    /// # Errors
+    ///
+    /// `Error::LengthMismatch` when `data.len()` is not the product of `shape`.
+    pub fn from_slice(shape: [usize; N], data: &'a mut [T]) -> Result<Self> {
+        let len = shape::checked_len("ArrayViewMut::from_slice", &shape, core::mem::size_of::<T>())?;
+        if len != data.len() {
+            return Err(Error::LengthMismatch {
+                op: "ArrayViewMut::from_slice",
+                shape: shape.to_vec(),
+                expected: len,
+                got: data.len(),
+            });
+        }
+        let raw = RawParts { ptr: data.as_mut_ptr(), shape, meta: (), len };
+        // SAFETY: `data` holds exactly `len` elements and is uniquely borrowed for 'a.
+        Ok(unsafe { Self::from_raw(raw) })
+    }
+}
+
+impl<'a, T: Pod, const N: usize, L: Layout, C: BoundsCheck> ArrayViewMut<'a, T, N, L, C> {
+    /// # Safety
+    ///
+    /// `raw` satisfies the `RawParts` invariant for memory that nothing else accesses for `'a`,
+    /// and distinct in-bounds indices map to distinct elements (no zero strides).
+    #[inline(always)]
+    pub(crate) unsafe fn from_raw(raw: RawParts<T, N, L>) -> Self {
+        Self { raw, life: PhantomData }
+    }
+
+    /// A shared view of the same elements, borrowing this one.
+    #[inline(always)]
+    pub fn view(&self) -> ArrayView<'_, T, N, L, C> {
+        // SAFETY: shared access for the borrow of `self`, which blocks writes through `self`.
+        unsafe { ArrayView::from_raw(self.raw) }
+    }
+
+    /// A shorter-lived mutable view of the same elements (a reborrow).
+    #[inline(always)]
+    pub fn view_mut(&mut self) -> ArrayViewMut<'_, T, N, L, C> {
+        // SAFETY: exclusive access for the borrow of `self`.
+        unsafe { ArrayViewMut::from_raw(self.raw) }
+    }
+
+    /// Turns this view into a shared view for the whole lifetime `'a`.
+    pub fn into_view(self) -> ArrayView<'a, T, N, L, C> {
+        // SAFETY: giving up the unique borrow leaves shared access for 'a.
+        unsafe { ArrayView::from_raw(self.raw) }
+    }
+
+    /// The length of each axis.
+    #[inline(always)]
+    pub fn shape(&self) -> [usize; N] {
+        self.raw.shape
+    }
+
+    /// The distance between neighbours along each axis, in elements.
+    pub fn strides(&self) -> [isize; N] {
+        self.raw.strides()
+    }
+
+    /// The number of axes, `N`.
+    pub const fn ndim(&self) -> usize {
+        N
+    }
+
+    /// The number of elements.
+    #[inline(always)]
+    pub fn len(&self) -> usize {
+        self.raw.len
+    }
+
+    /// Whether some axis has length 0.
+    pub fn is_empty(&self) -> bool {
+        self.raw.len == 0
+    }
+
+    /// Whether the elements are one dense block in row-major (C) order.
+    pub fn is_contiguous(&self) -> bool {
+        self.raw.is_row_major()
+    }
+
+    /// Whether the elements are one dense block in column-major (Fortran) order.
+    pub fn is_fortran_contiguous(&self) -> bool {
+        self.raw.is_col_major()
+    }
+
+    /// The element at `index`, or `None` when out of bounds.
+    pub fn get(&self, index: [usize; N]) -> Option<&T> {
+        self.view().get(index)
+    }
+
+    /// The element at `index`, always checked per axis.
+    ///
+    /// # Errors
+    ///
+    /// `Error::IndexOutOfBounds` naming the first axis out of bounds.
+    pub fn at(&self, index: [usize; N]) -> Result<&T> {
+        self.view().at(index)
+    }
+
+    /// The element at `index`, mutably, or `None` when out of bounds.
+    pub fn get_mut(&mut self, index: [usize; N]) -> Option<&mut T> {
+        // SAFETY: a checked pointer to an element this view borrows uniquely.
+        self.raw.try_element_ptr(index).ok().map(|p| unsafe { &mut *p })
+    }
+
+    /// The element at `index`, mutably, always checked per axis.
+    ///
+    /// # Errors
+    ///
+    /// `Error::IndexOutOfBounds` naming the first axis out of bounds.
+    pub fn at_mut(&mut self, index: [usize; N]) -> Result<&mut T> {
+        // SAFETY: as in `get_mut`.
+        self.raw.try_element_ptr(index).map(|p| unsafe { &mut *p })
+    }
+
+    /// The element at `index` with no bounds check (checked under feature `bounds-check`).
+    ///
+    /// # Safety
+    ///
+    /// Every `index[k] < self.shape()[k]`.
+    #[inline(always)]
+    pub unsafe fn get_unchecked(&self, index: [usize; N]) -> &T {
+        // SAFETY: the caller promises an in-bounds index.
+        unsafe { &*self.raw.element_ptr_unchecked(index) }
+    }
+
+    /// The element at `index`, mutably, with no bounds check (checked under `bounds-check`).
+    ///
+    /// # Safety
+    ///
+    /// Every `index[k] < self.shape()[k]`.
+    #[inline(always)]
+    pub unsafe fn get_unchecked_mut(&mut self, index: [usize; N]) -> &mut T {
+        // SAFETY: the caller promises an in-bounds index; `&mut self` makes the access unique.
+        unsafe { &mut *self.raw.element_ptr_unchecked(index) }
+    }
+
+    /// The same view with bounds policy `C2`: a zero-cost type change.
+    pub fn with_check<C2: BoundsCheck>(self) -> ArrayViewMut<'a, T, N, L, C2> {
+        // SAFETY: same memory, same unique borrow.
+        unsafe { ArrayViewMut::from_raw(self.raw) }
+    }
+
+    /// Iterator over the elements in logical row-major order, whatever the layout.
+    pub fn iter(&self) -> crate::iter::Iter<'_, T, N> {
+        self.view().iter()
+    }
+
+    /// Iterator over mutable elements in logical row-major order, whatever the layout.
+    pub fn iter_mut(&mut self) -> IterMut<'_, T, N> {
+        self.view_mut().into_iter_mut()
+    }
+
+    /// Turns the view into an iterator over mutable elements for the whole lifetime `'a`.
+    pub fn into_iter_mut(self) -> IterMut<'a, T, N> {
+        if self.raw.is_row_major() {
+            // SAFETY: row-major contiguous memory of `len` elements, uniquely borrowed for 'a.
+            let slice = unsafe { core::slice::from_raw_parts_mut(self.raw.ptr, self.raw.len) };
+            IterMut::slice(slice)
+        } else {
+            // SAFETY: mutable views never have zero strides, so each index is a distinct element.
+            unsafe { IterMut::strided(self.raw.ptr, self.raw.shape, self.raw.strides()) }
+        }
+    }
+
+    /// Iterator over `(index, &element)` in logical row-major order.
+    pub fn indexed_iter(&self) -> crate::iter::IndexedIter<'_, T, N> {
+        self.view().indexed_iter()
+    }
+
+    /// Sets every element to `value`.
+    pub fn fill(&mut self, value: T) {
+        self.iter_mut().for_each(|x| *x = value);
+    }
+
+    /// A row-major, owned copy of the elements.
+    pub fn to_owned(&self) -> crate::Array<T, N, crate::Cpu, RowMajor, C> {
+        self.view().to_owned()
+    }
+}
+
+impl<'a, T: Pod, const N: usize, L: Dense, C: BoundsCheck> ArrayViewMut<'a, T, N, L, C> {
+    /// The elements in memory order.
+    pub fn as_slice(&self) -> &[T] {
+        self.view().as_slice()
+    }
+
+    /// The elements in memory order, mutably.
+    pub fn as_mut_slice(&mut self) -> &mut [T] {
+        // SAFETY: a dense view's `len` elements are contiguous from `ptr`, uniquely borrowed.
+        unsafe { core::slice::from_raw_parts_mut(self.raw.ptr, self.raw.len) }
+    }
+
+    /// Turns the view into a mutable slice in memory order for the whole lifetime `'a`.
+    pub fn into_slice(self) -> &'a mut [T] {
+        // SAFETY: as in `as_mut_slice`, for the view's own lifetime.
+        unsafe { core::slice::from_raw_parts_mut(self.raw.ptr, self.raw.len) }
+    }
+}
+
+impl<'a, T: Pod, const N: usize, C: BoundsCheck> ArrayViewMut<'a, T, N, RowMajor, C>
+where
+    Rank<N>: Dec,
+{
+    /// Iterator over the rows (lanes along the last axis) as slices.
+    pub fn rows(&self) -> crate::iter::Rows<'_, T> {
+        self.view().rows()
+    }
+
+    /// Iterator over the rows as mutable slices: write loops index each row slice and pay one
+    /// bounds check per row, so they vectorize.
+    pub fn rows_mut(&mut self) -> RowsMut<'_, T> {
+        self.view_mut().into_rows_mut()
+    }
+
+    /// Turns the view into an iterator over mutable rows for the whole lifetime `'a`.
+    pub fn into_rows_mut(self) -> RowsMut<'a, T> {
+        let row_len = self.raw.shape[N - 1];
+        let rows = self.raw.shape[..N - 1].iter().product();
+        // SAFETY: `rows * row_len` contiguous elements, uniquely borrowed for 'a.
+        unsafe { RowsMut::new(self.raw.ptr, rows, row_len) }
+    }
+}
