@@ -141,17 +141,20 @@ impl<T: Element, const N: usize, B: Backend, L: Layout, C: BoundsCheck> Array<T,
     }
 }
 
-impl<T: Pod, const N: usize, B: Backend, L: Layout, C: BoundsCheck> Array<T, N, B, L, C>
-where
-    Rank<N>: IsMatrix,
-{
+impl<T: Pod, const N: usize, B: Backend, L: Layout, C: BoundsCheck> Array<T, N, B, L, C> {
     /// Number of rows of a matrix (`shape()[0]`).
-    pub fn nrows(&self) -> usize {
+    pub fn nrows(&self) -> usize
+    where
+        Rank<N>: IsMatrix,
+    {
         self.shape[0]
     }
 
     /// Number of columns of a matrix (`shape()[1]`).
-    pub fn ncols(&self) -> usize {
+    pub fn ncols(&self) -> usize
+    where
+        Rank<N>: IsMatrix,
+    {
         self.shape[1]
     }
 }

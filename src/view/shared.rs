@@ -228,17 +228,20 @@ where
     }
 }
 
-impl<T: Pod, const N: usize, L: Layout, C: BoundsCheck> ArrayView<'_, T, N, L, C>
-where
-    Rank<N>: IsMatrix,
-{
+impl<T: Pod, const N: usize, L: Layout, C: BoundsCheck> ArrayView<'_, T, N, L, C> {
     /// Number of rows of a matrix (`shape()[0]`).
-    pub fn nrows(&self) -> usize {
+    pub fn nrows(&self) -> usize
+    where
+        Rank<N>: IsMatrix,
+    {
         self.raw.shape[0]
     }
 
     /// Number of columns of a matrix (`shape()[1]`).
-    pub fn ncols(&self) -> usize {
+    pub fn ncols(&self) -> usize
+    where
+        Rank<N>: IsMatrix,
+    {
         self.raw.shape[1]
     }
 }
