@@ -113,8 +113,8 @@ fn out_of_bounds(axis: usize, index: usize, size: usize) -> ! {
 #[cold]
 #[inline(never)]
 #[track_caller]
-pub(crate) fn flat_out_of_bounds(index: &[usize], shape: &[usize]) -> ! {
-    match Error::first_out_of_bounds(index, shape) {
+pub(crate) fn flat_out_of_bounds<const N: usize>(index: [usize; N], shape: [usize; N]) -> ! {
+    match Error::first_out_of_bounds(&index, &shape) {
         Some(e) => panic!("{e}"),
         None => panic!("index {index:?} is out of bounds for shape {shape:?}"),
     }

@@ -50,7 +50,7 @@ impl<T, const N: usize, L: Layout> RawParts<T, N, L> {
         }
         let offset = L::offset(&self.shape, &self.meta, &index);
         if !C::PER_AXIS && !L::covers(&self.meta, self.len, offset) {
-            check::flat_out_of_bounds(&index, &self.shape);
+            check::flat_out_of_bounds(index, self.shape);
         }
         self.ptr.wrapping_offset(offset)
     }
