@@ -65,6 +65,42 @@ pub enum Error {
         rank: usize,
     },
 
+    /// A range (slice, narrow, split point) does not fit inside an axis.
+    #[error(
+        "{op}: range {start}..{end} does not fit axis {axis} of size {size}; \
+         use bounds within 0..={size} (negative bounds count from the end) with start <= end"
+    )]
+    Range {
+        /// The operation that failed.
+        op: &'static str,
+        /// The axis being cut.
+        axis: usize,
+        /// Requested start, as given (negative counts from the end).
+        start: isize,
+        /// Requested end, as given (negative counts from the end).
+        end: isize,
+        /// The length of that axis.
+        size: usize,
+    },
+
+    /// A slice step of zero.
+    #[error("slice: step 0 on axis {axis} would repeat one element forever; use a non-zero step (negative walks backwards)")]
+    ZeroStep {
+        /// The axis with the zero step.
+        axis: usize,
+    },
+
+    /// An axis list (for `permute`, `transpose`) is not a valid selection of axes.
+    #[error("{op}: axes {axes:?} are not a permutation of 0..{rank}; name every axis below {rank} exactly once")]
+    InvalidAxes {
+        /// The operation that failed.
+        op: &'static str,
+        /// The axes given.
+        axes: Vec<usize>,
+        /// The array's rank.
+        rank: usize,
+    },
+
     /// An operation needs row-major contiguous memory and the array is not.
     #[error(
         "{op}: the array with shape {shape:?} and strides {strides:?} is not row-major contiguous; \

@@ -27,12 +27,14 @@ pub mod check;
 pub mod element;
 pub mod error;
 mod fmt;
+mod geometry;
 mod index;
 pub mod iter;
 pub mod layout;
 pub mod rank;
 mod raw;
 mod shape;
+pub mod slice;
 pub mod view;
 
 pub use array::Array;
@@ -42,6 +44,7 @@ pub use element::{DType, Element, Numeric, Pod, Zeroable};
 pub use error::{Error, Result};
 pub use layout::{ColMajor, Dense, Layout, RowMajor, Strided};
 pub use rank::{Dec, Inc, IsMatrix, MaxRank, Rank};
+pub use slice::{AxisSlice, SliceSpec};
 pub use view::{ArrayView, ArrayViewMut};
 
 /// Everything a typical user needs: `use cnda::prelude::*;`.
@@ -54,4 +57,5 @@ pub mod prelude {
     pub use crate::layout::{ColMajor, Dense, Layout, RowMajor, Strided};
     pub use crate::rank::{Dec, Inc, IsMatrix, MaxRank, Rank};
     pub use crate::view::{ArrayView, ArrayViewMut};
+    pub use crate::s;
 }

@@ -4,6 +4,7 @@ use core::fmt;
 
 use crate::check::{self, BoundsCheck};
 use crate::error::Error;
+use crate::geometry::Geometry;
 use crate::layout::Layout;
 use crate::shape;
 
@@ -88,21 +89,23 @@ impl<T, const N: usize, L: Layout> RawParts<T, N, L> {
         shape::matches_dense(&self.shape, &self.strides(), &shape::col_major_strides(&self.shape))
     }
 
-    /// The same memory described with layout `L2`, when `L2` can express the strides.
-    pub(crate) fn relayout<L2: Layout>(self) -> Option<RawParts<T, N, L2>> {
-        let meta = L2::from_strides(&self.shape, &self.strides())?;
-        Some(RawParts { ptr: self.ptr, shape: self.shape, meta, len: self.len })
+    /// The view's own geometry, as input to the view algebra.
+    pub(crate) fn geometry(&self) -> Geometry<N> {
+        Geometry::new(self.shape, self.strides())
     }
 
-    /// New metadata for the same first element: `shape` and `strides` must describe a subset of the
-    /// memory already covered (the caller's obligation), expressed in layout `L2`.
-    pub(crate) fn with_geometry<const M: usize, L2: Layout>(
-        self,
-        shape: [usize; M],
-        strides: [isize; M],
-    ) -> Option<RawParts<T, M, L2>> {
-        let meta = L2::from_strides(&shape, &strides)?;
-        let len = shape.iter().product();
-        Some(RawParts { ptr: self.ptr, shape, meta, len })
+    /// The elements `g` selects, described in layout `L2`.
+    ///
+    /// Sound for any `g` that `geometry.rs` derived from `self.geometry()`: those select only
+    /// elements of `self` (possibly repeated, for broadcasts), so the invariant carries over; the
+    /// footprint of a `Strided` result is recomputed from its own strides.
+    ///
+    /// # Errors
+    ///
+    /// `Error::Layout` when `L2` cannot express the strides of `g`.
+    pub(crate) fn remap<const M: usize, L2: Layout>(self, g: Geometry<M>) -> Result<RawParts<T, M, L2>, Error> {
+        let meta = g.meta::<L2>()?;
+        let len = g.shape.iter().product();
+        Ok(RawParts { ptr: self.ptr.wrapping_offset(g.offset), shape: g.shape, meta, len })
     }
 }

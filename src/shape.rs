@@ -61,54 +61,6 @@ pub(crate) fn footprint<const N: usize>(shape: &[usize; N], strides: &[isize; N]
     Some((lo, hi))
 }
 
-/// Shape and strides without `axis`, which must have length 1.
-pub(crate) fn squeeze<const N: usize, const M: usize>(
-    shape: &[usize; N],
-    strides: &[isize; N],
-    axis: usize,
-) -> Result<([usize; M], [isize; M]), Error> {
-    debug_assert_eq!(M + 1, N);
-    if axis >= N {
-        return Err(Error::AxisOutOfRange { op: "squeeze", axis, rank: N });
-    }
-    if shape[axis] != 1 {
-        return Err(Error::Layout {
-            op: "squeeze",
-            reason: format!("axis {axis} of shape {shape:?} has length {}, not 1", shape[axis]),
-            fix: "squeeze only axes of length 1, or select one element with `index_axis`",
-        });
-    }
-    let mut out_shape = [0; M];
-    let mut out_strides = [0; M];
-    for (k, dst) in (0..N).filter(|&k| k != axis).enumerate() {
-        out_shape[k] = shape[dst];
-        out_strides[k] = strides[dst];
-    }
-    Ok((out_shape, out_strides))
-}
-
-/// Shape and strides with a new axis of length 1 inserted before `axis`.
-pub(crate) fn unsqueeze<const N: usize, const M: usize>(
-    shape: &[usize; N],
-    strides: &[isize; N],
-    axis: usize,
-) -> Result<([usize; M], [isize; M]), Error> {
-    debug_assert_eq!(N + 1, M);
-    if axis > N {
-        return Err(Error::AxisOutOfRange { op: "unsqueeze", axis, rank: M });
-    }
-    let mut out_shape = [1; M];
-    let mut out_strides = [0; M];
-    for k in 0..N {
-        let dst = if k < axis { k } else { k + 1 };
-        out_shape[dst] = shape[k];
-        out_strides[dst] = strides[k];
-    }
-    // The new axis steps as far as the axis after it spans, so dense layouts stay dense.
-    out_strides[axis] = if axis < N { strides[axis] * shape[axis] as isize } else { 1 };
-    Ok((out_shape, out_strides))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

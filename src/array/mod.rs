@@ -1,7 +1,9 @@
 //! [`Array`]: the owned N-dimensional array. It composes a backend buffer, a layout and a bounds
 //! policy; index math lives in the layout, checks in the policy, views in `view/`.
 
+mod consume;
 mod construct;
+mod views;
 
 use core::marker::PhantomData;
 
@@ -11,9 +13,8 @@ use crate::element::{DType, Element, Pod};
 use crate::error::Result;
 use crate::iter::{IndexedIter, Iter, IterMut, Rows, RowsMut};
 use crate::layout::{Dense, Layout, RowMajor};
-use crate::rank::{Dec, Inc, IsMatrix, Rank};
+use crate::rank::{Dec, IsMatrix, Rank};
 use crate::raw::RawParts;
-use crate::shape;
 use crate::view::{ArrayView, ArrayViewMut};
 
 /// An owned `N`-dimensional array of `T` on backend `B` with layout `L` and bounds policy `C`.
@@ -28,8 +29,9 @@ use crate::view::{ArrayView, ArrayViewMut};
 /// ```
 pub struct Array<T: Pod, const N: usize, B: Backend = Cpu, L: Layout = RowMajor, C: BoundsCheck = DefaultCheck> {
     buf: B::Buffer<T>,
-    /// Element offset, within `buf`, of the element at index `[0; N]`.
-    offset: usize,
+    /// Element offset, within `buf`, of the element at index `[0; N]` (may point past the
+    /// buffer only when the array is empty).
+    offset: isize,
     shape: [usize; N],
     meta: L::Strides<N>,
     len: usize,
@@ -99,39 +101,6 @@ impl<T: Pod, const N: usize, B: Backend, L: Layout, C: BoundsCheck> Array<T, N, 
             check: PhantomData,
         }
     }
-
-    /// Removes axis `axis`, which must have length 1; the result rank is inferred.
-    ///
-    /// # Errors
-    ///
-    /// `Error::AxisOutOfRange`, or `Error::Layout` when the axis is not of length 1.
-    pub fn squeeze<const M: usize>(self, axis: usize) -> Result<Array<T, M, B, L, C>>
-    where
-        Rank<N>: Dec<Output = Rank<M>>,
-    {
-        let (shape, strides) = shape::squeeze(&self.shape, &self.strides(), axis)?;
-        Ok(self.with_geometry(shape, strides))
-    }
-
-    /// Inserts an axis of length 1 before `axis` (`axis == N` appends); the result rank is inferred.
-    ///
-    /// # Panics
-    ///
-    /// When `axis > N`.
-    #[track_caller]
-    pub fn unsqueeze<const M: usize>(self, axis: usize) -> Array<T, M, B, L, C>
-    where
-        Rank<N>: Inc<Output = Rank<M>>,
-    {
-        let (shape, strides) = shape::unsqueeze(&self.shape, &self.strides(), axis).unwrap_or_else(|e| panic!("{e}"));
-        self.with_geometry(shape, strides)
-    }
-
-    /// The same buffer under new geometry that covers the same elements (unit axes added/removed).
-    fn with_geometry<const M: usize>(self, shape: [usize; M], strides: [isize; M]) -> Array<T, M, B, L, C> {
-        let meta = L::from_strides(&shape, &strides).expect("unit axes keep the layout");
-        Array { buf: self.buf, offset: self.offset, shape, meta, len: self.len, check: PhantomData }
-    }
 }
 
 impl<T: Element, const N: usize, B: Backend, L: Layout, C: BoundsCheck> Array<T, N, B, L, C> {
@@ -163,13 +132,13 @@ impl<T: Pod, const N: usize, B: Backend, L: Layout, C: BoundsCheck> Array<T, N, 
 impl<T: Pod, const N: usize, B: HostAccessible, L: Layout, C: BoundsCheck> Array<T, N, B, L, C> {
     #[inline(always)]
     pub(crate) fn raw(&self) -> RawParts<T, N, L> {
-        let ptr = B::host_ptr(&self.buf).cast_mut().wrapping_add(self.offset);
+        let ptr = B::host_ptr(&self.buf).cast_mut().wrapping_offset(self.offset);
         RawParts { ptr, shape: self.shape, meta: self.meta, len: self.len }
     }
 
     #[inline(always)]
     pub(crate) fn raw_mut(&mut self) -> RawParts<T, N, L> {
-        let ptr = B::host_ptr_mut(&mut self.buf).wrapping_add(self.offset);
+        let ptr = B::host_ptr_mut(&mut self.buf).wrapping_offset(self.offset);
         RawParts { ptr, shape: self.shape, meta: self.meta, len: self.len }
     }
 

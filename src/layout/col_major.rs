@@ -1,6 +1,6 @@
 //! Fortran order: the first axis varies fastest; no strides stored.
 
-use super::{sealed::Sealed, Dense, Layout};
+use super::{sealed::Sealed, Dense, Layout, RowMajor, Strided};
 use crate::shape;
 
 /// Column-major (F order) dense layout: element `[i, j]` of an `m x n` array sits at `i + j * m`.
@@ -12,6 +12,8 @@ impl Sealed for ColMajor {}
 impl Layout for ColMajor {
     type Strides<const N: usize> = ();
     const NAME: &'static str = "ColMajor";
+    type Reversed = RowMajor;
+    type Reshaped = Strided;
 
     #[inline]
     fn strides<const N: usize>(shape: &[usize; N], _: &()) -> [isize; N] {

@@ -29,6 +29,13 @@ pub trait Layout: Copy + Default + Debug + Send + Sync + 'static + sealed::Seale
     /// The layout's name, for `Debug` output and error messages.
     const NAME: &'static str;
 
+    /// The layout after reversing all axes (`t()`): C order becomes F order and back.
+    type Reversed: Layout;
+
+    /// The layout after a no-copy `reshape` (which reads elements in row-major order): only a
+    /// row-major block is guaranteed to stay one.
+    type Reshaped: Layout;
+
     /// Element strides of an array with `shape` and metadata `meta`.
     fn strides<const N: usize>(shape: &[usize; N], meta: &Self::Strides<N>) -> [isize; N];
 

@@ -1,6 +1,6 @@
 //! C order: the last axis varies fastest; no strides stored.
 
-use super::{sealed::Sealed, Dense, Layout};
+use super::{sealed::Sealed, ColMajor, Dense, Layout};
 use crate::shape;
 
 /// Row-major (C order) dense layout: element `[i, j]` of an `m x n` array sits at `i * n + j`.
@@ -12,6 +12,8 @@ impl Sealed for RowMajor {}
 impl Layout for RowMajor {
     type Strides<const N: usize> = ();
     const NAME: &'static str = "RowMajor";
+    type Reversed = ColMajor;
+    type Reshaped = RowMajor;
 
     #[inline]
     fn strides<const N: usize>(shape: &[usize; N], _: &()) -> [isize; N] {

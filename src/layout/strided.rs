@@ -30,6 +30,8 @@ impl Sealed for Strided {}
 impl Layout for Strided {
     type Strides<const N: usize> = StrideMeta<N>;
     const NAME: &'static str = "Strided";
+    type Reversed = Strided;
+    type Reshaped = Strided;
 
     #[inline]
     fn strides<const N: usize>(_: &[usize; N], meta: &StrideMeta<N>) -> [isize; N] {

@@ -9,7 +9,7 @@ use crate::element::Pod;
 use crate::error::{Error, Result};
 use crate::iter::{IndexedIter, Iter, Rows};
 use crate::layout::{Dense, Layout, RowMajor, Strided};
-use crate::rank::{Dec, Inc, IsMatrix, Rank};
+use crate::rank::{Dec, IsMatrix, Rank};
 use crate::raw::RawParts;
 use crate::shape;
 
@@ -138,13 +138,6 @@ impl<'a, T: Pod, const N: usize, L: Layout, C: BoundsCheck> ArrayView<'a, T, N, 
         unsafe { ArrayView::from_raw(self.raw) }
     }
 
-    /// The same view with its layout forgotten (`Strided`), for code that takes any layout.
-    pub fn into_strided(self) -> ArrayView<'a, T, N, Strided, C> {
-        let raw = self.raw.relayout::<Strided>().expect("Strided expresses every layout");
-        // SAFETY: same memory, same borrow; `Strided` recomputes the footprint from the strides.
-        unsafe { ArrayView::from_raw(raw) }
-    }
-
     /// Iterator over the elements in logical row-major order, whatever the layout.
     pub fn iter(&self) -> Iter<'a, T, N> {
         match self.row_major_slice() {
@@ -171,38 +164,6 @@ impl<'a, T: Pod, const N: usize, L: Layout, C: BoundsCheck> ArrayView<'a, T, N, 
         let mut values = self.iter();
         Array::try_from_fn_in(&Cpu, self.shape(), |_| *values.next().expect("same element count"))
             .unwrap_or_else(|e| panic!("{e}"))
-    }
-
-    /// Removes axis `axis`, which must have length 1. The result rank is inferred.
-    ///
-    /// # Errors
-    ///
-    /// `Error::AxisOutOfRange`, or `Error::Layout` when the axis is not of length 1.
-    pub fn squeeze<const M: usize>(self, axis: usize) -> Result<ArrayView<'a, T, M, L, C>>
-    where
-        Rank<N>: Dec<Output = Rank<M>>,
-    {
-        let (shape, strides) = shape::squeeze(&self.raw.shape, &self.raw.strides(), axis)?;
-        let raw = self.raw.with_geometry::<M, L>(shape, strides).expect("dropping a unit axis keeps the layout");
-        // SAFETY: the same elements, described without the unit axis.
-        Ok(unsafe { ArrayView::from_raw(raw) })
-    }
-
-    /// Inserts an axis of length 1 before `axis` (`axis == N` appends). The result rank is inferred.
-    ///
-    /// # Panics
-    ///
-    /// When `axis > N`.
-    #[track_caller]
-    pub fn unsqueeze<const M: usize>(self, axis: usize) -> ArrayView<'a, T, M, L, C>
-    where
-        Rank<N>: Inc<Output = Rank<M>>,
-    {
-        let (shape, strides) =
-            shape::unsqueeze(&self.raw.shape, &self.raw.strides(), axis).unwrap_or_else(|e| panic!("{e}"));
-        let raw = self.raw.with_geometry::<M, L>(shape, strides).expect("a unit axis keeps the layout");
-        // SAFETY: the same elements, with one more axis of length 1.
-        unsafe { ArrayView::from_raw(raw) }
     }
 }
 

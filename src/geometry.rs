@@ -1,0 +1,385 @@
+//! View algebra as metadata math: every view operation maps (offset, shape, strides) to new
+//! (offset, shape, strides), here and nowhere else. No function in this file touches elements, and
+//! nothing here knows about backends, so arrays, views and device arrays all share it.
+
+use crate::error::Error;
+use crate::slice::AxisSlice;
+
+/// Where a view's elements are, relative to the first element of its source.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Geometry<const N: usize> {
+    /// Element offset of the new first element from the old one.
+    pub(crate) offset: isize,
+    pub(crate) shape: [usize; N],
+    pub(crate) strides: [isize; N],
+}
+
+impl<const N: usize> Geometry<N> {
+    pub(crate) fn new(shape: [usize; N], strides: [isize; N]) -> Self {
+        Self { offset: 0, shape, strides }
+    }
+
+    /// The metadata layout `L` stores for this geometry.
+    ///
+    /// # Errors
+    ///
+    /// `Error::Layout` when `L` cannot express the strides.
+    pub(crate) fn meta<L: crate::layout::Layout>(&self) -> Result<L::Strides<N>, Error> {
+        L::from_strides(&self.shape, &self.strides).ok_or_else(|| Error::Layout {
+            op: "view",
+            reason: format!("shape {:?} with strides {:?} is not a {} block", self.shape, self.strides, L::NAME),
+            fix: "keep the view `Strided` (`into_strided`), or copy it with `contiguous()`",
+        })
+    }
+
+    fn check_axis(&self, op: &'static str, axis: usize) -> Result<(), Error> {
+        if axis < N {
+            Ok(())
+        } else {
+            Err(Error::AxisOutOfRange { op, axis, rank: N })
+        }
+    }
+
+    /// All axes in reverse order (`t()`).
+    pub(crate) fn reversed(mut self) -> Self {
+        self.shape.reverse();
+        self.strides.reverse();
+        self
+    }
+
+    /// Axes `a` and `b` swapped.
+    pub(crate) fn transposed(mut self, a: usize, b: usize) -> Result<Self, Error> {
+        self.check_axis("transpose", a)?;
+        self.check_axis("transpose", b)?;
+        self.shape.swap(a, b);
+        self.strides.swap(a, b);
+        Ok(self)
+    }
+
+    /// Axis `k` of the result is axis `axes[k]` of `self`.
+    pub(crate) fn permuted(self, axes: [usize; N]) -> Result<Self, Error> {
+        let mut seen = [false; N];
+        for &axis in &axes {
+            if axis >= N || seen[axis] {
+                return Err(Error::InvalidAxes { op: "permute", axes: axes.to_vec(), rank: N });
+            }
+            seen[axis] = true;
+        }
+        Ok(Self {
+            offset: self.offset,
+            shape: axes.map(|axis| self.shape[axis]),
+            strides: axes.map(|axis| self.strides[axis]),
+        })
+    }
+
+    /// `len` elements of axis `axis` from `start`.
+    pub(crate) fn narrowed(mut self, axis: usize, start: usize, len: usize) -> Result<Self, Error> {
+        self.check_axis("narrow", axis)?;
+        let size = self.shape[axis];
+        match start.checked_add(len) {
+            Some(end) if end <= size => {}
+            _ => {
+                let end = start.saturating_add(len);
+                return Err(Error::Range { op: "narrow", axis, start: start as isize, end: end as isize, size });
+            }
+        }
+        self.offset += start as isize * self.strides[axis];
+        self.shape[axis] = len;
+        Ok(self)
+    }
+
+    /// Axis `axis` walked backwards.
+    pub(crate) fn flipped(mut self, axis: usize) -> Result<Self, Error> {
+        self.check_axis("flip", axis)?;
+        if self.shape[axis] > 0 {
+            self.offset += (self.shape[axis] as isize - 1) * self.strides[axis];
+        }
+        self.strides[axis] = -self.strides[axis];
+        Ok(self)
+    }
+
+    /// The two parts of axis `axis` before and from `index`.
+    pub(crate) fn split(self, axis: usize, index: usize) -> Result<(Self, Self), Error> {
+        self.check_axis("split_at", axis)?;
+        let size = self.shape[axis];
+        if index > size {
+            return Err(Error::Range { op: "split_at", axis, start: index as isize, end: size as isize, size });
+        }
+        let mut first = self;
+        first.shape[axis] = index;
+        let mut second = self;
+        second.shape[axis] = size - index;
+        second.offset += index as isize * self.strides[axis];
+        Ok((first, second))
+    }
+
+    /// The sub-array at position `index` of axis `axis`, one rank lower.
+    pub(crate) fn indexed<const M: usize>(self, axis: usize, index: usize) -> Result<Geometry<M>, Error> {
+        debug_assert_eq!(M + 1, N);
+        self.check_axis("index_axis", axis)?;
+        if index >= self.shape[axis] {
+            return Err(Error::IndexOutOfBounds { axis, index, size: self.shape[axis] });
+        }
+        let (shape, strides) = remove_axis(&self.shape, &self.strides, axis);
+        Ok(Geometry { offset: self.offset + index as isize * self.strides[axis], shape, strides })
+    }
+
+    /// Axis `axis`, of length 1, removed.
+    pub(crate) fn squeezed<const M: usize>(self, axis: usize) -> Result<Geometry<M>, Error> {
+        debug_assert_eq!(M + 1, N);
+        self.check_axis("squeeze", axis)?;
+        if self.shape[axis] != 1 {
+            return Err(Error::Layout {
+                op: "squeeze",
+                reason: format!("axis {axis} of shape {:?} has length {}, not 1", self.shape, self.shape[axis]),
+                fix: "squeeze only axes of length 1, or select one position with `index_axis`",
+            });
+        }
+        let (shape, strides) = remove_axis(&self.shape, &self.strides, axis);
+        Ok(Geometry { offset: self.offset, shape, strides })
+    }
+
+    /// A new axis of length 1 before `axis` (`axis == N` appends).
+    pub(crate) fn unsqueezed<const M: usize>(self, axis: usize) -> Result<Geometry<M>, Error> {
+        debug_assert_eq!(N + 1, M);
+        if axis > N {
+            return Err(Error::AxisOutOfRange { op: "unsqueeze", axis, rank: M });
+        }
+        let mut shape = [1; M];
+        let mut strides = [0; M];
+        for k in 0..N {
+            let dst = if k < axis { k } else { k + 1 };
+            shape[dst] = self.shape[k];
+            strides[dst] = self.strides[k];
+        }
+        // The stride a dense layout would give the new axis, so dense views stay dense.
+        strides[axis] = if axis < N { self.strides[axis] * self.shape[axis] as isize } else { 1 };
+        Ok(Geometry { offset: self.offset, shape, strides })
+    }
+
+    /// Broadcast to `target` (NumPy rules: trailing axes aligned, length-1 axes stretched with
+    /// stride 0, new leading axes of stride 0).
+    pub(crate) fn broadcast<const M: usize>(self, target: [usize; M]) -> Result<Geometry<M>, Error> {
+        debug_assert!(M >= N);
+        let lead = M - N;
+        let mut strides = [0isize; M];
+        for k in 0..N {
+            let (from, to) = (self.shape[k], target[lead + k]);
+            strides[lead + k] = if from == to {
+                self.strides[k]
+            } else if from == 1 {
+                0
+            } else {
+                return Err(Error::Broadcast {
+                    from: self.shape.to_vec(),
+                    to: target.to_vec(),
+                    axis: lead + k,
+                    from_size: from,
+                    to_size: to,
+                });
+            };
+        }
+        Ok(Geometry { offset: self.offset, shape: target, strides })
+    }
+
+    /// The same elements in row-major order under `target`, without copying (NumPy's no-copy
+    /// reshape): fails when the strides cannot express it.
+    pub(crate) fn reshaped<const M: usize>(self, target: [usize; M]) -> Result<Geometry<M>, Error> {
+        let len: usize = self.shape.iter().product();
+        let target_len = target.iter().try_fold(1usize, |acc, &n| acc.checked_mul(n));
+        if target_len != Some(len) {
+            return Err(Error::LengthMismatch {
+                op: "reshape",
+                shape: target.to_vec(),
+                expected: target_len.unwrap_or(usize::MAX),
+                got: len,
+            });
+        }
+        let strides = reshape_strides(&self.shape, &self.strides, &target).ok_or_else(|| Error::Layout {
+            op: "reshape",
+            reason: format!(
+                "shape {:?} with strides {:?} cannot be read as {target:?} in row-major order without copying",
+                self.shape, self.strides
+            ),
+            fix: "call `.contiguous()` first (it copies), then reshape",
+        })?;
+        Ok(Geometry { offset: self.offset, shape: target, strides })
+    }
+
+    /// The region selected by one `AxisSlice` per axis; index items drop their axis.
+    pub(crate) fn sliced<const M: usize>(self, items: &[AxisSlice; N]) -> Result<Geometry<M>, Error> {
+        let mut out = Geometry { offset: self.offset, shape: [0; M], strides: [0; M] };
+        let mut kept = 0;
+        for (axis, item) in items.iter().enumerate() {
+            let (size, stride) = (self.shape[axis], self.strides[axis]);
+            match *item {
+                AxisSlice::Index(index) => {
+                    let i = resolve_index(index, size).ok_or(Error::Range {
+                        op: "slice",
+                        axis,
+                        start: index,
+                        end: index.saturating_add(1),
+                        size,
+                    })?;
+                    out.offset += i as isize * stride;
+                }
+                AxisSlice::Range { start, end, step } => {
+                    let (first, count, new_stride) = resolve_range(axis, start, end, step, size)?;
+                    debug_assert!(kept < M, "s! counts kept axes");
+                    out.offset += first as isize * stride;
+                    out.shape[kept] = count;
+                    out.strides[kept] = stride * new_stride;
+                    kept += 1;
+                }
+            }
+        }
+        debug_assert_eq!(kept, M);
+        Ok(out)
+    }
+}
+
+fn remove_axis<const N: usize, const M: usize>(
+    shape: &[usize; N],
+    strides: &[isize; N],
+    axis: usize,
+) -> ([usize; M], [isize; M]) {
+    let mut out_shape = [0; M];
+    let mut out_strides = [0; M];
+    for (k, src) in (0..N).filter(|&k| k != axis).enumerate() {
+        out_shape[k] = shape[src];
+        out_strides[k] = strides[src];
+    }
+    (out_shape, out_strides)
+}
+
+/// A possibly negative index (from the end) as a position below `size`.
+fn resolve_index(index: isize, size: usize) -> Option<usize> {
+    let size = size as isize;
+    let i = if index < 0 { index + size } else { index };
+    (0..size).contains(&i).then_some(i as usize)
+}
+
+/// First position, element count and step of `start..end;step` on an axis of `size` elements.
+/// A negative step walks the range from its back end.
+fn resolve_range(
+    axis: usize,
+    start: isize,
+    end: Option<isize>,
+    step: isize,
+    size: usize,
+) -> Result<(usize, usize, isize), Error> {
+    if step == 0 {
+        return Err(Error::ZeroStep { axis });
+    }
+    let n = size as isize;
+    let resolve = |b: isize| if b < 0 { b + n } else { b };
+    let (lo, hi) = (resolve(start), end.map_or(n, resolve));
+    if !(0 <= lo && lo <= hi && hi <= n) {
+        return Err(Error::Range { op: "slice", axis, start, end: end.unwrap_or(n), size });
+    }
+    let count = (hi - lo + step.abs() - 1) / step.abs();
+    let first = if step > 0 || count == 0 { lo } else { lo + (count - 1) * step.abs() };
+    Ok((first as usize, count as usize, step))
+}
+
+/// NumPy's no-copy reshape: groups of old axes whose product equals a group of new axes must be
+/// contiguous among themselves; the new strides then follow from the group's innermost stride.
+fn reshape_strides<const N: usize, const M: usize>(
+    shape: &[usize; N],
+    strides: &[isize; N],
+    target: &[usize; M],
+) -> Option<[isize; M]> {
+    let mut out = [0isize; M];
+    if shape.contains(&0) {
+        // No element is ever addressed: any strides do; use row-major ones.
+        return Some(crate::shape::row_major_strides(target));
+    }
+    let old: Vec<(usize, isize)> = shape.iter().copied().zip(strides.iter().copied()).filter(|&(n, _)| n != 1).collect();
+    let (mut oi, mut ni) = (0, 0);
+    while oi < old.len() && ni < M {
+        let (mut oj, mut nj) = (oi + 1, ni + 1);
+        let (mut op, mut np) = (old[oi].0, target[ni]);
+        while op != np {
+            if np < op {
+                np *= target[nj];
+                nj += 1;
+            } else {
+                op *= old[oj].0;
+                oj += 1;
+            }
+        }
+        if (oi..oj - 1).any(|k| old[k].1 != old[k + 1].1 * old[k + 1].0 as isize) {
+            return None;
+        }
+        out[nj - 1] = old[oj - 1].1;
+        for k in (ni + 1..nj).rev() {
+            out[k - 1] = out[k] * target[k] as isize;
+        }
+        oi = oj;
+        ni = nj;
+    }
+    // Trailing axes of length 1 (the only ones left): give them the stride a dense layout would.
+    for k in ni..M {
+        out[k] = if k > 0 { out[k - 1] } else { 1 };
+    }
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::shape::row_major_strides;
+
+    fn g<const N: usize>(shape: [usize; N]) -> Geometry<N> {
+        Geometry::new(shape, row_major_strides(&shape))
+    }
+
+    #[test]
+    fn reshape_of_dense_is_dense() {
+        let r = g([2, 3, 4]).reshaped([6, 4]).unwrap();
+        assert_eq!(r.strides, [4, 1]);
+        let r = g([6]).reshaped([1, 2, 1, 3]).unwrap();
+        assert_eq!((r.shape, r.strides[1], r.strides[3]), ([1, 2, 1, 3], 3, 1));
+    }
+
+    #[test]
+    fn reshape_of_transposed_fails_and_of_split_axis_works() {
+        assert!(matches!(g([3, 4]).reversed().reshaped([12]), Err(Error::Layout { .. })));
+        // A column of every other row: strides [8, 1] on [3, 4] -> [3, 2, 2] keeps stride 8.
+        let v = g([6, 4]).sliced::<2>(&[AxisSlice::Range { start: 0, end: None, step: 2 }, AxisSlice::FULL]).unwrap();
+        let r = v.reshaped([3, 2, 2]).unwrap();
+        assert_eq!(r.strides, [8, 2, 1]);
+        assert!(matches!(g([2, 3]).reshaped([7]), Err(Error::LengthMismatch { .. })));
+    }
+
+    #[test]
+    fn negative_steps_walk_from_the_back_of_the_range() {
+        let s = g([5]).sliced::<1>(&[AxisSlice::Range { start: 0, end: None, step: -2 }]).unwrap();
+        assert_eq!((s.offset, s.shape, s.strides), (4, [3], [-2]));
+        let s = g([6]).sliced::<1>(&[AxisSlice::Range { start: 1, end: Some(-1), step: -1 }]).unwrap();
+        assert_eq!((s.offset, s.shape, s.strides), (4, [4], [-1]));
+    }
+
+    #[test]
+    fn bad_slices_are_errors() {
+        let r = AxisSlice::Range { start: 2, end: Some(9), step: 1 };
+        assert!(matches!(g([4]).sliced::<1>(&[r]), Err(Error::Range { axis: 0, size: 4, .. })));
+        let z = AxisSlice::Range { start: 0, end: None, step: 0 };
+        assert_eq!(g([4]).sliced::<1>(&[z]), Err(Error::ZeroStep { axis: 0 }));
+        assert!(g([4]).sliced::<0>(&[AxisSlice::Index(-5)]).is_err());
+        assert_eq!(g([4]).sliced::<0>(&[AxisSlice::Index(-1)]).unwrap().offset, 3);
+    }
+
+    #[test]
+    fn broadcast_stretches_unit_axes_only() {
+        let b = g([3, 1]).broadcast([2, 3, 4]).unwrap();
+        assert_eq!(b.strides, [0, 1, 0]);
+        assert!(matches!(g([3, 2]).broadcast([3, 4]), Err(Error::Broadcast { axis: 1, from_size: 2, to_size: 4, .. })));
+    }
+
+    #[test]
+    fn permute_rejects_repeats() {
+        assert!(matches!(g([2, 3, 4]).permuted([0, 0, 1]), Err(Error::InvalidAxes { .. })));
+        assert_eq!(g([2, 3, 4]).permuted([2, 0, 1]).unwrap().shape, [4, 2, 3]);
+    }
+}

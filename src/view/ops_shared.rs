@@ -1,0 +1,276 @@
+//! View algebra on [`ArrayView`]: each op runs one function of `geometry.rs` and re-describes the
+//! result in the layout its type promises. Views are `Copy`, so every op takes `self`.
+//!
+//! Ops whose failure depends on indices (like slice indexing in std) panic with the error's
+//! message and have a `try_` twin that returns it; ops whose failure depends on shapes or
+//! layouts (`reshape`, `permute`, `broadcast_to`, `squeeze`, `try_layout`) return `Result`.
+
+use crate::check::BoundsCheck;
+use crate::element::Pod;
+use crate::error::Result;
+use crate::geometry::Geometry;
+use crate::layout::{Layout, Strided};
+use crate::rank::{Dec, Inc, MaxRank, Rank};
+use crate::slice::{SliceLayout, SliceSpec};
+use crate::view::ArrayView;
+
+#[track_caller]
+pub(crate) fn or_panic<A>(result: Result<A>) -> A {
+    result.unwrap_or_else(|e| panic!("{e}"))
+}
+
+impl<'a, T: Pod, const N: usize, L: Layout, C: BoundsCheck> ArrayView<'a, T, N, L, C> {
+    pub(crate) fn geometry(&self) -> Geometry<N> {
+        self.raw.geometry()
+    }
+
+    /// The elements `g` selects, as a view in layout `L2`.
+    fn remap<const M: usize, L2: Layout>(self, g: Geometry<M>) -> Result<ArrayView<'a, T, M, L2, C>> {
+        let raw = self.raw.remap(g)?;
+        // SAFETY: `g` was derived from this view's geometry, so it selects elements this view may
+        // read for 'a (see `RawParts::remap`).
+        Ok(unsafe { ArrayView::from_raw(raw) })
+    }
+
+    fn remap_strided<const M: usize>(self, g: Geometry<M>) -> ArrayView<'a, T, M, Strided, C> {
+        self.remap(g).expect("Strided expresses every geometry")
+    }
+
+    /// The same view with its layout forgotten (`Strided`), for code that takes any layout.
+    pub fn into_strided(self) -> ArrayView<'a, T, N, Strided, C> {
+        let g = self.geometry();
+        self.remap_strided(g)
+    }
+
+    /// The same view in layout `L2`, when its strides are `L2`'s (a run-time check, no copy):
+    /// recovers a dense layout after ops that return `Strided`.
+    ///
+    /// ```
+    /// use cnda::prelude::*;
+    /// let a = Array::<f64, 2>::zeros([4, 3]);
+    /// let rows = a.narrow(0, 1, 2);                       // Strided by type
+    /// let rows: ArrayView<f64, 2, RowMajor> = rows.try_layout().unwrap();
+    /// assert!(a.narrow(1, 1, 2).try_layout::<RowMajor>().is_err());
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// `Error::Layout` when the strides are not `L2`'s.
+    pub fn try_layout<L2: Layout>(self) -> Result<ArrayView<'a, T, N, L2, C>> {
+        let g = self.geometry();
+        self.remap(g)
+    }
+
+    /// All axes reversed (the transpose of a matrix). Row-major becomes column-major and back.
+    pub fn t(self) -> ArrayView<'a, T, N, L::Reversed, C> {
+        let g = self.geometry().reversed();
+        self.remap(g).expect("reversing the axes of a dense block gives the reversed order")
+    }
+
+    /// Axes `a` and `b` swapped.
+    ///
+    /// # Panics
+    ///
+    /// When an axis is not below `N`; [`ArrayView::try_transpose`] returns the error instead.
+    #[track_caller]
+    pub fn transpose(self, a: usize, b: usize) -> ArrayView<'a, T, N, Strided, C> {
+        or_panic(self.try_transpose(a, b))
+    }
+
+    /// Axes `a` and `b` swapped.
+    ///
+    /// # Errors
+    ///
+    /// `Error::AxisOutOfRange` when an axis is not below `N`.
+    pub fn try_transpose(self, a: usize, b: usize) -> Result<ArrayView<'a, T, N, Strided, C>> {
+        let g = self.geometry().transposed(a, b)?;
+        Ok(self.remap_strided(g))
+    }
+
+    /// Axis `k` of the result is axis `axes[k]` of `self`. The arity is checked by the type.
+    ///
+    /// # Errors
+    ///
+    /// `Error::InvalidAxes` when `axes` is not a permutation of `0..N`.
+    pub fn permute(self, axes: [usize; N]) -> Result<ArrayView<'a, T, N, Strided, C>> {
+        let g = self.geometry().permuted(axes)?;
+        Ok(self.remap_strided(g))
+    }
+
+    /// The same elements, read in row-major order, as shape `shape`, without copying.
+    ///
+    /// # Errors
+    ///
+    /// `Error::LengthMismatch` when the element count differs; `Error::Layout` when the strides
+    /// cannot express the new shape (a transposed view, say): `contiguous()` first.
+    pub fn reshape<const M: usize>(self, shape: [usize; M]) -> Result<ArrayView<'a, T, M, L::Reshaped, C>> {
+        let g = self.geometry().reshaped(shape)?;
+        self.remap(g)
+    }
+
+    /// `len` positions of axis `axis` from `start`.
+    ///
+    /// # Panics
+    ///
+    /// When the axis or range is out of bounds; [`ArrayView::try_narrow`] returns the error.
+    #[track_caller]
+    pub fn narrow(self, axis: usize, start: usize, len: usize) -> ArrayView<'a, T, N, Strided, C> {
+        or_panic(self.try_narrow(axis, start, len))
+    }
+
+    /// `len` positions of axis `axis` from `start`.
+    ///
+    /// # Errors
+    ///
+    /// `Error::AxisOutOfRange`, or `Error::Range` when `start + len` passes the end of the axis.
+    pub fn try_narrow(self, axis: usize, start: usize, len: usize) -> Result<ArrayView<'a, T, N, Strided, C>> {
+        let g = self.geometry().narrowed(axis, start, len)?;
+        Ok(self.remap_strided(g))
+    }
+
+    /// The sub-array at position `index` of axis `axis`: rank `N - 1`, inferred.
+    ///
+    /// # Panics
+    ///
+    /// When the axis or index is out of bounds; [`ArrayView::try_index_axis`] returns the error.
+    #[track_caller]
+    pub fn index_axis<const M: usize>(self, axis: usize, index: usize) -> ArrayView<'a, T, M, Strided, C>
+    where
+        Rank<N>: Dec<Output = Rank<M>>,
+    {
+        or_panic(self.try_index_axis(axis, index))
+    }
+
+    /// The sub-array at position `index` of axis `axis`: rank `N - 1`, inferred.
+    ///
+    /// # Errors
+    ///
+    /// `Error::AxisOutOfRange` or `Error::IndexOutOfBounds`.
+    pub fn try_index_axis<const M: usize>(self, axis: usize, index: usize) -> Result<ArrayView<'a, T, M, Strided, C>>
+    where
+        Rank<N>: Dec<Output = Rank<M>>,
+    {
+        let g = self.geometry().indexed(axis, index)?;
+        Ok(self.remap_strided(g))
+    }
+
+    /// Axis `axis` walked backwards (a negative stride; no copy).
+    ///
+    /// # Panics
+    ///
+    /// When `axis >= N`; [`ArrayView::try_flip`] returns the error.
+    #[track_caller]
+    pub fn flip(self, axis: usize) -> ArrayView<'a, T, N, Strided, C> {
+        or_panic(self.try_flip(axis))
+    }
+
+    /// Axis `axis` walked backwards.
+    ///
+    /// # Errors
+    ///
+    /// `Error::AxisOutOfRange`.
+    pub fn try_flip(self, axis: usize) -> Result<ArrayView<'a, T, N, Strided, C>> {
+        let g = self.geometry().flipped(axis)?;
+        Ok(self.remap_strided(g))
+    }
+
+    /// The parts of axis `axis` before and from `index`.
+    ///
+    /// # Panics
+    ///
+    /// When the axis is out of range or `index` past the axis; see [`ArrayView::try_split_at`].
+    #[track_caller]
+    pub fn split_at(self, axis: usize, index: usize) -> (ArrayView<'a, T, N, Strided, C>, ArrayView<'a, T, N, Strided, C>) {
+        or_panic(self.try_split_at(axis, index))
+    }
+
+    /// The parts of axis `axis` before and from `index`.
+    ///
+    /// # Errors
+    ///
+    /// `Error::AxisOutOfRange`, or `Error::Range` when `index` is past the end of the axis.
+    #[allow(clippy::type_complexity)]
+    pub fn try_split_at(
+        self,
+        axis: usize,
+        index: usize,
+    ) -> Result<(ArrayView<'a, T, N, Strided, C>, ArrayView<'a, T, N, Strided, C>)> {
+        let (first, second) = self.geometry().split(axis, index)?;
+        Ok((self.remap_strided(first), self.remap_strided(second)))
+    }
+
+    /// Removes axis `axis`, which must have length 1; the layout is kept and the rank inferred.
+    ///
+    /// # Errors
+    ///
+    /// `Error::AxisOutOfRange`, or `Error::Layout` when the axis is not of length 1.
+    pub fn squeeze<const M: usize>(self, axis: usize) -> Result<ArrayView<'a, T, M, L, C>>
+    where
+        Rank<N>: Dec<Output = Rank<M>>,
+    {
+        let g = self.geometry().squeezed(axis)?;
+        self.remap(g)
+    }
+
+    /// Inserts an axis of length 1 before `axis` (`axis == N` appends); layout kept, rank inferred.
+    ///
+    /// # Panics
+    ///
+    /// When `axis > N`.
+    #[track_caller]
+    pub fn unsqueeze<const M: usize>(self, axis: usize) -> ArrayView<'a, T, M, L, C>
+    where
+        Rank<N>: Inc<Output = Rank<M>>,
+    {
+        let g = or_panic(self.geometry().unsqueezed(axis));
+        self.remap(g).expect("a unit axis keeps the layout")
+    }
+
+    /// A read-only view of shape `shape` that repeats this one along new leading axes and along
+    /// its axes of length 1 (stride 0), following NumPy's rules. `M >= N` is checked by the type;
+    /// the result has no `IndexMut`, so it cannot be written through.
+    ///
+    /// # Errors
+    ///
+    /// `Error::Broadcast` naming the first axis whose length is neither 1 nor the target's.
+    pub fn broadcast_to<const M: usize>(self, shape: [usize; M]) -> Result<ArrayView<'a, T, M, Strided, C>>
+    where
+        Rank<N>: MaxRank<Rank<M>, Output = Rank<M>>,
+    {
+        let g = self.geometry().broadcast(shape)?;
+        Ok(self.remap_strided(g))
+    }
+
+    /// The region `spec` (built with `s![...]`) selects; rank and layout follow from the items.
+    ///
+    /// # Panics
+    ///
+    /// When a bound is out of range or a step is zero; [`ArrayView::try_slice`] returns the error.
+    #[track_caller]
+    pub fn slice<const M: usize, const CO: bool, const FO: bool>(
+        self,
+        spec: SliceSpec<N, M, CO, FO>,
+    ) -> ArrayView<'a, T, M, <L as SliceLayout<CO, FO>>::Out, C>
+    where
+        L: SliceLayout<CO, FO>,
+    {
+        or_panic(self.try_slice(spec))
+    }
+
+    /// The region `spec` selects.
+    ///
+    /// # Errors
+    ///
+    /// `Error::Range` for bounds outside the axis, `Error::ZeroStep`, `Error::Layout` for a
+    /// hand-built `SliceSpec` whose layout flags are wrong.
+    pub fn try_slice<const M: usize, const CO: bool, const FO: bool>(
+        self,
+        spec: SliceSpec<N, M, CO, FO>,
+    ) -> Result<ArrayView<'a, T, M, <L as SliceLayout<CO, FO>>::Out, C>>
+    where
+        L: SliceLayout<CO, FO>,
+    {
+        let g = self.geometry().sliced(spec.items())?;
+        self.remap(g)
+    }
+}
