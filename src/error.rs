@@ -84,7 +84,9 @@ pub enum Error {
     },
 
     /// A slice step of zero.
-    #[error("slice: step 0 on axis {axis} would repeat one element forever; use a non-zero step (negative walks backwards)")]
+    #[error(
+        "slice: step 0 on axis {axis} would repeat one element forever; use a non-zero step (negative walks backwards)"
+    )]
     ZeroStep {
         /// The axis with the zero step.
         axis: usize,

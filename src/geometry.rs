@@ -278,7 +278,7 @@ fn resolve_range(
         return Err(Error::Range { op: "slice", axis, start, end: end.unwrap_or(n), size });
     }
     let count = (hi - lo + step.abs() - 1) / step.abs();
-    let first = if step > 0 || count == 0 { lo } else { lo + (count - 1) * step.abs() };
+    let first = if step > 0 || count == 0 { lo } else { hi - 1 };
     Ok((first as usize, count as usize, step))
 }
 
@@ -294,7 +294,8 @@ fn reshape_strides<const N: usize, const M: usize>(
         // No element is ever addressed: any strides do; use row-major ones.
         return Some(crate::shape::row_major_strides(target));
     }
-    let old: Vec<(usize, isize)> = shape.iter().copied().zip(strides.iter().copied()).filter(|&(n, _)| n != 1).collect();
+    let old: Vec<(usize, isize)> =
+        shape.iter().copied().zip(strides.iter().copied()).filter(|&(n, _)| n != 1).collect();
     let (mut oi, mut ni) = (0, 0);
     while oi < old.len() && ni < M {
         let (mut oj, mut nj) = (oi + 1, ni + 1);

@@ -24,6 +24,7 @@
 pub mod array;
 pub mod backend;
 pub mod check;
+mod copy;
 pub mod element;
 pub mod error;
 mod fmt;
@@ -45,7 +46,7 @@ pub use error::{Error, Result};
 pub use layout::{ColMajor, Dense, Layout, RowMajor, Strided};
 pub use rank::{Dec, Inc, IsMatrix, MaxRank, Rank};
 pub use slice::{AxisSlice, SliceSpec};
-pub use view::{ArrayView, ArrayViewMut};
+pub use view::{ArrayView, ArrayViewMut, AsView, CowArray};
 
 /// Everything a typical user needs: `use cnda::prelude::*;`.
 pub mod prelude {
@@ -56,6 +57,6 @@ pub mod prelude {
     pub use crate::error::Error;
     pub use crate::layout::{ColMajor, Dense, Layout, RowMajor, Strided};
     pub use crate::rank::{Dec, Inc, IsMatrix, MaxRank, Rank};
-    pub use crate::view::{ArrayView, ArrayViewMut};
     pub use crate::s;
+    pub use crate::view::{ArrayView, ArrayViewMut, AsView, CowArray};
 }

@@ -10,7 +10,8 @@ use crate::shape;
 
 /// Pointer to the element at index `[0; N]`, shape, layout metadata and element count.
 ///
-/// Invariant (upheld by every constructor): for every in-bounds index, `ptr + L::offset(index)`
+/// Invariant (upheld by every constructor): `ptr` is non-null and aligned, even when the array is
+/// empty; for every in-bounds index, `ptr + L::offset(index)`
 /// points at an initialized element of one live allocation, and `L::covers(offset)` holds exactly
 /// for offsets inside the memory spanned by the array's elements.
 pub(crate) struct RawParts<T, const N: usize, L: Layout> {
@@ -106,6 +107,9 @@ impl<T, const N: usize, L: Layout> RawParts<T, N, L> {
     pub(crate) fn remap<const M: usize, L2: Layout>(self, g: Geometry<M>) -> Result<RawParts<T, M, L2>, Error> {
         let meta = g.meta::<L2>()?;
         let len = g.shape.iter().product();
-        Ok(RawParts { ptr: self.ptr.wrapping_offset(g.offset), shape: g.shape, meta, len })
+        // An empty view keeps its source's pointer: the offset of an empty selection may point
+        // anywhere (even at null), and slices need a non-null, aligned pointer even when empty.
+        let ptr = if len == 0 { self.ptr } else { self.ptr.wrapping_offset(g.offset) };
+        Ok(RawParts { ptr, shape: g.shape, meta, len })
     }
 }

@@ -232,7 +232,7 @@ macro_rules! __s_classify {
 macro_rules! __s_step {
     ([$($done:tt)*] [$($range:tt)+] [; $($step:tt)+] $($rest:tt)*) => {
         $crate::__s_classify!(
-            [$($done)* (S $crate::slice::range_item($($range)+).step_by($($step)+))] $($rest)*
+            [$($done)* (S $crate::__s_range_expr!($($range)+).step_by($($step)+))] $($rest)*
         )
     };
     ([$($done:tt)*] [$($item:tt)+] [] $($rest:tt)*) => { $crate::__s_range!([$($done)*] [$($item)+] [$($item)+] $($rest)*) };
@@ -246,10 +246,10 @@ macro_rules! __s_step {
 #[macro_export]
 macro_rules! __s_range {
     ([$($done:tt)*] [$($item:tt)+] [.. $($more:tt)*] $($rest:tt)*) => {
-        $crate::__s_classify!([$($done)* (R $crate::slice::range_item($($item)+))] $($rest)*)
+        $crate::__s_classify!([$($done)* (R $crate::__s_range_expr!($($item)+))] $($rest)*)
     };
     ([$($done:tt)*] [$($item:tt)+] [..= $($more:tt)*] $($rest:tt)*) => {
-        $crate::__s_classify!([$($done)* (R $crate::slice::range_item($($item)+))] $($rest)*)
+        $crate::__s_classify!([$($done)* (R $crate::__s_range_expr!($($item)+))] $($rest)*)
     };
     ([$($done:tt)*] [$($item:tt)+] [] $($rest:tt)*) => {
         $crate::__s_classify!([$($done)* (I $crate::slice::index_item($($item)+))] $($rest)*)
@@ -257,6 +257,18 @@ macro_rules! __s_range {
     ([$($done:tt)*] [$($item:tt)+] [$t:tt $($more:tt)*] $($rest:tt)*) => {
         $crate::__s_range!([$($done)*] [$($item)+] [$($more)*] $($rest)*)
     };
+}
+
+/// One range item as an `AxisSlice`. `1..-1` is a valid item though an empty `Range` to clippy,
+/// hence the `allow` on the binding.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __s_range_expr {
+    ($($range:tt)+) => {{
+        #[allow(clippy::reversed_empty_ranges)]
+        let range = $($range)+;
+        $crate::slice::range_item(range)
+    }};
 }
 
 #[doc(hidden)]
@@ -276,9 +288,15 @@ macro_rules! __s_emit {
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __s_count {
-    ($kind:ident I) => { 1 };
-    (I F R S) => { 0 };
-    ($kind:ident F R S) => { 1 };
+    ($kind:ident I) => {
+        1
+    };
+    (I F R S) => {
+        0
+    };
+    ($kind:ident F R S) => {
+        1
+    };
 }
 
 /// Row-major blocks stay dense for: leading indices, then at most one step-less range, then whole axes.

@@ -23,7 +23,9 @@ impl<T: Pod, const N: usize, B: Backend, L: Layout, C: BoundsCheck> Array<T, N, 
     fn regeometry<const M: usize, L2: Layout>(self, g: Geometry<M>) -> Array<T, M, B, L2, C> {
         let meta = or_panic(g.meta::<L2>());
         let len = g.shape.iter().product();
-        Array { buf: self.buf, offset: self.offset + g.offset, shape: g.shape, meta, len, check: self.check }
+        // An empty selection's offset may point anywhere; keep the old one, which is in the buffer.
+        let offset = if len == 0 { self.offset } else { self.offset + g.offset };
+        Array { buf: self.buf, offset, shape: g.shape, meta, len, check: self.check }
     }
 
     /// All axes reversed, keeping the buffer: a row-major array becomes a column-major one.

@@ -1,8 +1,8 @@
 //! [`Array`]: the owned N-dimensional array. It composes a backend buffer, a layout and a bounds
 //! policy; index math lives in the layout, checks in the policy, views in `view/`.
 
-mod consume;
 mod construct;
+mod consume;
 mod views;
 
 use core::marker::PhantomData;

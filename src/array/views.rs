@@ -168,7 +168,11 @@ impl<T: Pod, const N: usize, B: HostAccessible, L: Layout, C: BoundsCheck> Array
     /// Two views split along one axis; see [`ArrayView::split_at`].
     #[track_caller]
     #[allow(clippy::type_complexity)]
-    pub fn split_at(&self, axis: usize, index: usize) -> (ArrayView<'_, T, N, Strided, C>, ArrayView<'_, T, N, Strided, C>) {
+    pub fn split_at(
+        &self,
+        axis: usize,
+        index: usize,
+    ) -> (ArrayView<'_, T, N, Strided, C>, ArrayView<'_, T, N, Strided, C>) {
         self.view().split_at(axis, index)
     }
 

@@ -180,7 +180,11 @@ impl<'a, T: Pod, const N: usize, L: Layout, C: BoundsCheck> ArrayView<'a, T, N, 
     ///
     /// When the axis is out of range or `index` past the axis; see [`ArrayView::try_split_at`].
     #[track_caller]
-    pub fn split_at(self, axis: usize, index: usize) -> (ArrayView<'a, T, N, Strided, C>, ArrayView<'a, T, N, Strided, C>) {
+    pub fn split_at(
+        self,
+        axis: usize,
+        index: usize,
+    ) -> (ArrayView<'a, T, N, Strided, C>, ArrayView<'a, T, N, Strided, C>) {
         or_panic(self.try_split_at(axis, index))
     }
 

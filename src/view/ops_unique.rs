@@ -129,11 +129,7 @@ impl<'a, T: Pod, const N: usize, L: Layout, C: BoundsCheck> ArrayViewMut<'a, T, 
     /// # Errors
     ///
     /// `Error::AxisOutOfRange` or `Error::IndexOutOfBounds`.
-    pub fn try_index_axis<const M: usize>(
-        self,
-        axis: usize,
-        index: usize,
-    ) -> Result<ArrayViewMut<'a, T, M, Strided, C>>
+    pub fn try_index_axis<const M: usize>(self, axis: usize, index: usize) -> Result<ArrayViewMut<'a, T, M, Strided, C>>
     where
         Rank<N>: Dec<Output = Rank<M>>,
     {

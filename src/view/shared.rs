@@ -2,8 +2,6 @@
 
 use core::marker::PhantomData;
 
-use crate::array::Array;
-use crate::backend::Cpu;
 use crate::check::{BoundsCheck, DefaultCheck};
 use crate::element::Pod;
 use crate::error::{Error, Result};
@@ -157,13 +155,6 @@ impl<'a, T: Pod, const N: usize, L: Layout, C: BoundsCheck> ArrayView<'a, T, N, 
     pub(crate) fn row_major_slice(&self) -> Option<&'a [T]> {
         // SAFETY: row-major contiguous memory of `len` elements starts at `ptr` and lives for 'a.
         self.raw.is_row_major().then(|| unsafe { core::slice::from_raw_parts(self.raw.ptr, self.raw.len) })
-    }
-
-    /// A row-major, owned copy of the elements.
-    pub fn to_owned(&self) -> Array<T, N, Cpu, RowMajor, C> {
-        let mut values = self.iter();
-        Array::try_from_fn_in(&Cpu, self.shape(), |_| *values.next().expect("same element count"))
-            .unwrap_or_else(|e| panic!("{e}"))
     }
 }
 

@@ -1,0 +1,215 @@
+//! Copies between layouts: `contiguous()` (the explicit view tax), `to_owned()`, `to_layout()`,
+//! and `assign()` with broadcasting. The element loops live in `copy.rs`.
+
+use crate::array::Array;
+use crate::backend::{Cpu, HostAccessible};
+use crate::check::BoundsCheck;
+use crate::copy;
+use crate::element::Pod;
+use crate::error::Result;
+use crate::layout::{Dense, Layout, RowMajor};
+use crate::rank::{MaxRank, Rank};
+use crate::view::ops_shared::or_panic;
+use crate::view::{ArrayView, ArrayViewMut};
+
+/// Anything that can lend a shared view: arrays on host backends and both view types. Operations
+/// that read a second operand (`assign`, arithmetic) take `&impl AsView`.
+pub trait AsView<T: Pod, const N: usize> {
+    /// Layout of the lent view.
+    type Layout: Layout;
+    /// Bounds policy of the lent view.
+    type Check: BoundsCheck;
+
+    /// A shared view of the whole operand.
+    fn as_view(&self) -> ArrayView<'_, T, N, Self::Layout, Self::Check>;
+}
+
+impl<T: Pod, const N: usize, B: HostAccessible, L: Layout, C: BoundsCheck> AsView<T, N> for Array<T, N, B, L, C> {
+    type Layout = L;
+    type Check = C;
+    fn as_view(&self) -> ArrayView<'_, T, N, L, C> {
+        self.view()
+    }
+}
+
+impl<T: Pod, const N: usize, L: Layout, C: BoundsCheck> AsView<T, N> for ArrayView<'_, T, N, L, C> {
+    type Layout = L;
+    type Check = C;
+    fn as_view(&self) -> ArrayView<'_, T, N, L, C> {
+        *self
+    }
+}
+
+impl<T: Pod, const N: usize, L: Layout, C: BoundsCheck> AsView<T, N> for ArrayViewMut<'_, T, N, L, C> {
+    type Layout = L;
+    type Check = C;
+    fn as_view(&self) -> ArrayView<'_, T, N, L, C> {
+        self.view()
+    }
+}
+
+/// A row-major view that is either borrowed (the source already was row-major contiguous) or
+/// owns a fresh copy: what `contiguous()` returns.
+pub enum CowArray<'a, T: Pod, const N: usize, C: BoundsCheck> {
+    /// The source itself, no copy made.
+    Borrowed(ArrayView<'a, T, N, RowMajor, C>),
+    /// A row-major copy of the source.
+    Owned(Array<T, N, Cpu, RowMajor, C>),
+}
+
+impl<T: Pod, const N: usize, C: BoundsCheck> CowArray<'_, T, N, C> {
+    /// A row-major view of the data.
+    pub fn view(&self) -> ArrayView<'_, T, N, RowMajor, C> {
+        match self {
+            CowArray::Borrowed(v) => *v,
+            CowArray::Owned(a) => a.view(),
+        }
+    }
+
+    /// Whether no copy was made.
+    pub fn is_borrowed(&self) -> bool {
+        matches!(self, CowArray::Borrowed(_))
+    }
+
+    /// The data as an owned array (copying only if borrowed).
+    pub fn into_owned(self) -> Array<T, N, Cpu, RowMajor, C> {
+        match self {
+            CowArray::Borrowed(v) => v.to_owned(),
+            CowArray::Owned(a) => a,
+        }
+    }
+
+    /// The elements in row-major order.
+    pub fn as_slice(&self) -> &[T] {
+        match self {
+            CowArray::Borrowed(v) => v.as_slice(),
+            CowArray::Owned(a) => a.as_slice(),
+        }
+    }
+}
+
+impl<'a, T: Pod, const N: usize, L: Layout, C: BoundsCheck> ArrayView<'a, T, N, L, C> {
+    /// Row-major contiguous data: the view itself when it already is (no copy), otherwise a copy
+    /// made by a cache-blocked kernel. This is the explicit "view tax".
+    ///
+    /// ```
+    /// use cnda::prelude::*;
+    /// let a = Array::from_fn([2, 3], |[i, j]| 10 * i + j);
+    /// assert!(a.view().contiguous().is_borrowed());
+    /// let t = a.t().contiguous();
+    /// assert!(!t.is_borrowed());
+    /// assert_eq!(t.as_slice(), &[0, 10, 1, 11, 2, 12]);
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// When the copy cannot be allocated.
+    pub fn contiguous(self) -> CowArray<'a, T, N, C> {
+        match self.try_layout::<RowMajor>() {
+            Ok(view) => CowArray::Borrowed(view),
+            Err(_) => CowArray::Owned(self.to_layout::<RowMajor>()),
+        }
+    }
+
+    /// An owned copy in dense layout `L2`, made by the cache-blocked kernel.
+    ///
+    /// # Panics
+    ///
+    /// When the copy cannot be allocated.
+    pub fn to_layout<L2: Dense>(&self) -> Array<T, N, Cpu, L2, C> {
+        // A column-major array of shape S is a row-major array of reversed S holding the
+        // axis-reversed view, so one row-major kernel serves both orders.
+        let g = if L2::LAST_AXIS_FASTEST { self.geometry() } else { self.geometry().reversed() };
+        let mut a = or_panic(Array::<T, N, Cpu, L2, C>::try_zeros_in(&Cpu, self.shape()));
+        let dst = a.as_mut_slice().as_mut_ptr();
+        // SAFETY: `g` re-describes this view's own elements; `dst` is a fresh buffer of `len`
+        // elements, disjoint from the source.
+        unsafe { copy::gather_row_major(self.raw.ptr.cast_const(), g.shape, g.strides, dst) };
+        a
+    }
+
+    /// A row-major, owned copy of the elements.
+    ///
+    /// # Panics
+    ///
+    /// When the copy cannot be allocated.
+    pub fn to_owned(&self) -> Array<T, N, Cpu, RowMajor, C> {
+        self.to_layout::<RowMajor>()
+    }
+}
+
+impl<T: Pod, const N: usize, L: Layout, C: BoundsCheck> ArrayViewMut<'_, T, N, L, C> {
+    /// Copies `src` into this view element by element, broadcasting `src` to this view's shape
+    /// (its rank `M` may be lower, checked by the type).
+    ///
+    /// ```
+    /// use cnda::prelude::*;
+    /// let mut grid = Array::<f32, 2>::zeros([2, 3]);
+    /// let row = Array::from_shape_vec([3], vec![1.0, 2.0, 3.0]).unwrap();
+    /// grid.assign(&row);
+    /// assert_eq!(grid.as_slice(), &[1.0, 2.0, 3.0, 1.0, 2.0, 3.0]);
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// When the shapes do not broadcast; [`ArrayViewMut::try_assign`] returns the error.
+    #[track_caller]
+    pub fn assign<const M: usize, S: AsView<T, M>>(&mut self, src: &S)
+    where
+        Rank<M>: MaxRank<Rank<N>, Output = Rank<N>>,
+    {
+        or_panic(self.try_assign(src))
+    }
+
+    /// Copies `src` into this view, broadcasting it to this view's shape.
+    ///
+    /// # Errors
+    ///
+    /// `Error::Broadcast` when `src`'s shape does not broadcast to this view's.
+    pub fn try_assign<const M: usize, S: AsView<T, M>>(&mut self, src: &S) -> Result<()>
+    where
+        Rank<M>: MaxRank<Rank<N>, Output = Rank<N>>,
+    {
+        let src = src.as_view();
+        let from = src.geometry().broadcast(self.shape())?;
+        let to = self.raw.geometry();
+        // SAFETY: `from` re-describes `src`'s elements (repeats allowed: they are only read);
+        // `to` is this view's own geometry, whose indices address distinct elements it borrows
+        // uniquely, so the source (a shared borrow) cannot overlap it.
+        unsafe { copy::copy_strided(self.raw.ptr, to.strides, src.raw.ptr.cast_const(), from.strides, to.shape) };
+        Ok(())
+    }
+}
+
+impl<T: Pod, const N: usize, B: HostAccessible, L: Layout, C: BoundsCheck> Array<T, N, B, L, C> {
+    /// Row-major contiguous data, borrowed when already so; see [`ArrayView::contiguous`].
+    pub fn contiguous(&self) -> CowArray<'_, T, N, C> {
+        self.view().contiguous()
+    }
+
+    /// An owned copy in dense layout `L2`; see [`ArrayView::to_layout`].
+    pub fn to_layout<L2: Dense>(&self) -> Array<T, N, Cpu, L2, C> {
+        self.view().to_layout()
+    }
+
+    /// Copies `src` in, broadcasting it; see [`ArrayViewMut::assign`].
+    #[track_caller]
+    pub fn assign<const M: usize, S: AsView<T, M>>(&mut self, src: &S)
+    where
+        Rank<M>: MaxRank<Rank<N>, Output = Rank<N>>,
+    {
+        self.view_mut().assign(src)
+    }
+
+    /// Copies `src` in, broadcasting it; see [`ArrayViewMut::try_assign`].
+    ///
+    /// # Errors
+    ///
+    /// As for [`ArrayViewMut::try_assign`].
+    pub fn try_assign<const M: usize, S: AsView<T, M>>(&mut self, src: &S) -> Result<()>
+    where
+        Rank<M>: MaxRank<Rank<N>, Output = Rank<N>>,
+    {
+        self.view_mut().try_assign(src)
+    }
+}
