@@ -4,9 +4,12 @@
 
 use crate::iter::Odometer;
 
-/// Tile edge, in elements, of the blocked 2D copy: a 64 x 64 tile of f64 reads 64 source lines
-/// that stay in L1 while the tile is written row by row.
-const TILE: usize = 64;
+/// Edge of the square micro-tile, in elements: one cache line of `T`. Inside a tile every source
+/// line and every destination line is used whole before moving on, so a power-of-two stride
+/// (which maps all lines of a column to one cache set) cannot evict a line before it is used up.
+fn micro_tile<T>() -> usize {
+    (64 / core::mem::size_of::<T>().max(1)).clamp(1, 64)
+}
 
 /// Copies the elements of a strided source into `dst` in row-major order, tiling the last two
 /// axes so that a transposed source is read cache line by cache line.
@@ -64,13 +67,44 @@ unsafe fn copy_block<T: Copy>(src: *const T, rows: usize, cols: usize, rs: isize
         }
         return;
     }
-    for i0 in (0..rows).step_by(TILE) {
-        for j0 in (0..cols).step_by(TILE) {
-            for i in i0..(i0 + TILE).min(rows) {
-                let (s, d) = (i as isize * rs, i * cols);
-                for j in j0..(j0 + TILE).min(cols) {
-                    // SAFETY: i < rows and j < cols.
-                    unsafe { *dst.add(d + j) = *src.offset(s + j as isize * cs) };
+    if rs.unsigned_abs() < cs.unsigned_abs() && core::mem::size_of::<T>() <= 16 {
+        // SAFETY: forwarded contract.
+        unsafe { transpose_tiles(src, rows, cols, rs, cs, dst) };
+        return;
+    }
+    for i in 0..rows {
+        for j in 0..cols {
+            // SAFETY: i < rows and j < cols.
+            unsafe { *dst.add(i * cols + j) = *src.offset(i as isize * rs + j as isize * cs) };
+        }
+    }
+}
+
+/// The block copy for a source that runs down its columns (a transposed view): each `b x b` tile
+/// is read one source line per column into a stack buffer, then written one destination line per
+/// row, so both sides use every cache line whole and no power-of-two stride can make the lines
+/// of one tile evict each other.
+///
+/// # Safety
+///
+/// As for [`copy_block`]; `size_of::<T>() <= 16`.
+unsafe fn transpose_tiles<T: Copy>(src: *const T, rows: usize, cols: usize, rs: isize, cs: isize, dst: *mut T) {
+    let b = 2 * micro_tile::<T>();
+    for j0 in (0..cols).step_by(b) {
+        if j0 + b <= cols {
+            for i in 0..rows {
+                let (s, d) = (i as isize * rs, i * cols + j0);
+                for dj in 0..b {
+                    // SAFETY: i < rows and j0 + dj < cols.
+                    unsafe { *dst.add(d + dj) = *src.offset(s + (j0 + dj) as isize * cs) };
+                }
+            }
+        } else {
+            for i in 0..rows {
+                let (s, d) = (i as isize * rs, i * cols + j0);
+                for dj in 0..cols - j0 {
+                    // SAFETY: i < rows and j0 + dj < cols.
+                    unsafe { *dst.add(d + dj) = *src.offset(s + (j0 + dj) as isize * cs) };
                 }
             }
         }

@@ -2,6 +2,7 @@
 //! and `assign()` with broadcasting. The element loops live in `copy.rs`.
 
 use crate::array::Array;
+use crate::backend::cpu::CpuBuffer;
 use crate::backend::{Cpu, HostAccessible};
 use crate::check::BoundsCheck;
 use crate::copy;
@@ -120,12 +121,13 @@ impl<'a, T: Pod, const N: usize, L: Layout, C: BoundsCheck> ArrayView<'a, T, N, 
         // A column-major array of shape S is a row-major array of reversed S holding the
         // axis-reversed view, so one row-major kernel serves both orders.
         let g = if L2::LAST_AXIS_FASTEST { self.geometry() } else { self.geometry().reversed() };
-        let mut a = or_panic(Array::<T, N, Cpu, L2, C>::try_zeros_in(&Cpu, self.shape()));
-        let dst = a.as_mut_slice().as_mut_ptr();
-        // SAFETY: `g` re-describes this view's own elements; `dst` is a fresh buffer of `len`
-        // elements, disjoint from the source.
-        unsafe { copy::gather_row_major(self.raw.ptr.cast_const(), g.shape, g.strides, dst) };
-        a
+        let src = self.raw.ptr.cast_const();
+        // SAFETY: `g` re-describes this view's own elements, and the gather writes every one of
+        // the `len` elements of the fresh buffer, which cannot overlap the source.
+        let buf = unsafe {
+            CpuBuffer::try_init_with("to_layout", self.len(), |dst| copy::gather_row_major(src, g.shape, g.strides, dst))
+        };
+        Array::from_buffer(or_panic(buf), self.shape())
     }
 
     /// A row-major, owned copy of the elements.
@@ -173,10 +175,18 @@ impl<T: Pod, const N: usize, L: Layout, C: BoundsCheck> ArrayViewMut<'_, T, N, L
         let src = src.as_view();
         let from = src.geometry().broadcast(self.shape())?;
         let to = self.raw.geometry();
+        let src_ptr = src.raw.ptr.cast_const();
         // SAFETY: `from` re-describes `src`'s elements (repeats allowed: they are only read);
         // `to` is this view's own geometry, whose indices address distinct elements it borrows
-        // uniquely, so the source (a shared borrow) cannot overlap it.
-        unsafe { copy::copy_strided(self.raw.ptr, to.strides, src.raw.ptr.cast_const(), from.strides, to.shape) };
+        // uniquely, so the source (a shared borrow) cannot overlap it. A row-major destination is
+        // `len` contiguous elements from `ptr`, which is what the blocked gather writes.
+        unsafe {
+            if self.raw.is_row_major() {
+                copy::gather_row_major(src_ptr, to.shape, from.strides, self.raw.ptr);
+            } else {
+                copy::copy_strided(self.raw.ptr, to.strides, src_ptr, from.strides, to.shape);
+            }
+        }
         Ok(())
     }
 }

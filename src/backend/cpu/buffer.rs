@@ -9,6 +9,12 @@ use crate::error::Error;
 /// Alignment of every non-empty CPU buffer, in bytes: one cache line, and a full AVX-512 vector.
 pub const CPU_ALIGN: usize = 64;
 
+/// Buffers of at least this many bytes are aligned to a 2 MiB huge page and, on Linux, asked to be
+/// backed by transparent huge pages (as NumPy does): a fresh 128 MiB buffer then takes 64 page
+/// faults instead of 32,768, and large strided walks (transposes) stop missing the TLB.
+pub const HUGE_PAGE_THRESHOLD: usize = 4 << 20;
+const HUGE_PAGE: usize = 2 << 20;
+
 /// An owned host allocation of `len` elements, aligned to [`CPU_ALIGN`] (or `T`'s alignment if
 /// larger). Always initialized: new buffers are zeroed, which is a valid `Pod` value.
 pub struct CpuBuffer<T: Pod> {
@@ -24,35 +30,48 @@ unsafe impl<T: Pod + Sync> Sync for CpuBuffer<T> {}
 impl<T: Pod> CpuBuffer<T> {
     fn alloc_layout(len: usize) -> Option<AllocLayout> {
         let bytes = len.checked_mul(core::mem::size_of::<T>())?;
-        let align = CPU_ALIGN.max(core::mem::align_of::<T>());
-        AllocLayout::from_size_align(bytes, align).ok()
+        let align = if bytes >= HUGE_PAGE_THRESHOLD { HUGE_PAGE } else { CPU_ALIGN };
+        AllocLayout::from_size_align(bytes, align.max(core::mem::align_of::<T>())).ok()
     }
 
     /// A zeroed buffer of `len` elements. Fails with `Error::Alloc` (never aborts) when the system
     /// refuses the memory, and with `Error::Overflow` when the byte count does not fit.
     pub fn try_zeroed(op: &'static str, len: usize) -> Result<Self, Error> {
-        let layout = Self::alloc_layout(len).ok_or(Error::Overflow {
-            op,
-            shape: vec![len],
-            elem_size: core::mem::size_of::<T>(),
-        })?;
-        if layout.size() == 0 {
-            return Ok(Self { ptr: NonNull::dangling(), len });
-        }
-        // SAFETY: the layout has a non-zero size.
-        let raw = unsafe { alloc::alloc_zeroed(layout) };
-        let ptr = NonNull::new(raw.cast::<T>()).ok_or_else(|| Error::Alloc {
-            op,
-            bytes: layout.size(),
-            reason: "the system allocator refused the request".into(),
-        })?;
-        Ok(Self { ptr, len })
+        // SAFETY: zero bytes are a valid `Pod` value for every element.
+        unsafe { Self::try_init_with(op, len, |ptr| core::ptr::write_bytes(ptr, 0, len)) }
     }
 
     /// A buffer holding a copy of `data`.
     pub fn try_from_slice(op: &'static str, data: &[T]) -> Result<Self, Error> {
-        let mut buf = Self::try_zeroed(op, data.len())?;
-        buf.as_mut_slice().copy_from_slice(data);
+        // SAFETY: the copy writes all `data.len()` elements from a live slice that cannot overlap
+        // a fresh allocation.
+        unsafe { Self::try_init_with(op, data.len(), |ptr| core::ptr::copy_nonoverlapping(data.as_ptr(), ptr, data.len())) }
+    }
+
+    /// A buffer of `len` elements written by `init`, with no zeroing pass first: copies into a
+    /// fresh buffer touch its memory once.
+    ///
+    /// # Safety
+    ///
+    /// `init` must write all `len` elements through the pointer it gets (and read none before
+    /// writing it). If it panics, the buffer is freed without being read.
+    pub(crate) unsafe fn try_init_with(op: &'static str, len: usize, init: impl FnOnce(*mut T)) -> Result<Self, Error> {
+        let layout = Self::alloc_layout(len)
+            .ok_or(Error::Overflow { op, shape: vec![len], elem_size: core::mem::size_of::<T>() })?;
+        if layout.size() == 0 {
+            return Ok(Self { ptr: NonNull::dangling(), len });
+        }
+        // SAFETY: the layout has a non-zero size.
+        let raw = unsafe { alloc::alloc(layout) };
+        let Some(ptr) = NonNull::new(raw.cast::<T>()) else {
+            return Err(Error::Alloc { op, bytes: layout.size(), reason: "the system allocator refused the request".into() });
+        };
+        if layout.size() >= HUGE_PAGE_THRESHOLD {
+            // Before the first touch, so the kernel can fault the memory in as huge pages.
+            advise_huge_pages(raw, layout.size());
+        }
+        let buf = Self { ptr, len };
+        init(buf.ptr.as_ptr());
         Ok(buf)
     }
 
@@ -91,6 +110,17 @@ impl<T: Pod> CpuBuffer<T> {
     }
 }
 
+/// Asks the kernel to back `[ptr, ptr + bytes)` with transparent huge pages; a hint only.
+#[cfg(target_os = "linux")]
+fn advise_huge_pages(ptr: *mut u8, bytes: usize) {
+    // SAFETY: madvise only reads the range's mapping; the range is one live allocation that we own.
+    // Failure (THP disabled, old kernel) leaves ordinary pages, which is correct, just slower.
+    unsafe { libc::madvise(ptr.cast(), bytes, libc::MADV_HUGEPAGE) };
+}
+
+#[cfg(not(target_os = "linux"))]
+fn advise_huge_pages(_ptr: *mut u8, _bytes: usize) {}
+
 impl<T: Pod> Clone for CpuBuffer<T> {
     fn clone(&self) -> Self {
         Self::try_from_slice("clone", self.as_slice()).unwrap_or_else(|e| panic!("{e}"))
@@ -116,6 +146,13 @@ impl<T: Pod + core::fmt::Debug> core::fmt::Debug for CpuBuffer<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn large_buffers_are_huge_page_aligned() {
+        let buf = CpuBuffer::<f64>::try_zeroed("test", HUGE_PAGE_THRESHOLD / 8).unwrap();
+        assert_eq!(buf.as_ptr() as usize % HUGE_PAGE, 0);
+        assert!(buf.as_slice().iter().all(|&x| x == 0.0));
+    }
 
     #[test]
     fn buffers_are_zeroed_and_cache_line_aligned() {

@@ -2,7 +2,7 @@
 
 mod buffer;
 
-pub use buffer::{CpuBuffer, CPU_ALIGN};
+pub use buffer::{CpuBuffer, CPU_ALIGN, HUGE_PAGE_THRESHOLD};
 
 use super::{Backend, HostAccessible};
 use crate::element::Pod;
