@@ -29,6 +29,8 @@ fn contiguous(c: &mut Criterion) {
     group.bench_function("plain_copy_same_bytes", |b| b.iter(|| dst.copy_from_slice(black_box(&data))));
 
     let a = Array::from_shape_vec([N, N], data.clone()).unwrap();
+    // The same plain copy into a fresh allocation, as `contiguous()` must make one.
+    group.bench_function("plain_copy_into_fresh_array", |b| b.iter(|| black_box(black_box(&a).to_owned())));
     group.bench_function("cnda_t_contiguous", |b| b.iter(|| black_box(a.t().contiguous())));
     // The same kernel into a reused buffer: no page faults of a fresh allocation.
     let mut out = Array::<f64, 2>::zeros([N, N]);
@@ -40,12 +42,16 @@ fn contiguous(c: &mut Criterion) {
     assert_eq!(dst.as_slice(), expected.as_slice());
 
     let nd = ndarray::Array2::from_shape_vec((N, N), data).unwrap();
-    group.bench_function("ndarray_as_standard_layout", |b| b.iter(|| black_box(nd.t().as_standard_layout().into_owned())));
+    group.bench_function("ndarray_as_standard_layout", |b| {
+        b.iter(|| black_box(nd.t().as_standard_layout().into_owned()))
+    });
     group.finish();
 }
 
 fn config() -> Criterion {
-    Criterion::default().warm_up_time(std::time::Duration::from_secs(1)).measurement_time(std::time::Duration::from_secs(5))
+    Criterion::default()
+        .warm_up_time(std::time::Duration::from_secs(1))
+        .measurement_time(std::time::Duration::from_secs(5))
 }
 
 criterion_group! { name = benches; config = config(); targets = contiguous }

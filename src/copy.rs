@@ -94,10 +94,13 @@ unsafe fn transpose_tiles<T: Copy>(src: *const T, rows: usize, cols: usize, rs: 
         if j0 + b <= cols {
             for i in 0..rows {
                 let (s, d) = (i as isize * rs, i * cols + j0);
+                let mut row = [core::mem::MaybeUninit::<T>::uninit(); 128];
                 for dj in 0..b {
                     // SAFETY: i < rows and j0 + dj < cols.
-                    unsafe { *dst.add(d + dj) = *src.offset(s + (j0 + dj) as isize * cs) };
+                    row[dj].write(unsafe { *src.offset(s + (j0 + dj) as isize * cs) });
                 }
+                // SAFETY: the first b slots are written; the destination segment is in the block.
+                unsafe { store_streaming(row.as_ptr().cast::<T>(), dst.add(d), b) };
             }
         } else {
             for i in 0..rows {
@@ -109,6 +112,35 @@ unsafe fn transpose_tiles<T: Copy>(src: *const T, rows: usize, cols: usize, rs: 
             }
         }
     }
+    // Order the non-temporal stores before anything that reads the destination.
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a store fence has no preconditions.
+    unsafe {
+        core::arch::x86_64::_mm_sfence()
+    };
+}
+
+/// Copies `n` elements with non-temporal stores when the destination allows it (x86-64, 16-byte
+/// aligned, whole 16-byte chunks): the written lines are not read into the cache first.
+///
+/// # Safety
+///
+/// `src` readable and `dst` writable for `n` elements, not overlapping.
+#[inline(always)]
+unsafe fn store_streaming<T: Copy>(src: *const T, dst: *mut T, n: usize) {
+    let bytes = n * core::mem::size_of::<T>();
+    #[cfg(target_arch = "x86_64")]
+    if (dst as usize) % 16 == 0 && bytes % 16 == 0 {
+        use core::arch::x86_64::{__m128i, _mm_loadu_si128, _mm_stream_si128};
+        let (s, d) = (src.cast::<__m128i>(), dst.cast::<__m128i>());
+        for k in 0..bytes / 16 {
+            // SAFETY: k * 16 < bytes; `d` is 16-byte aligned; SSE2 is part of x86-64.
+            unsafe { _mm_stream_si128(d.add(k), _mm_loadu_si128(s.add(k))) };
+        }
+        return;
+    }
+    // SAFETY: the caller's contract.
+    unsafe { core::ptr::copy_nonoverlapping(src, dst, n) };
 }
 
 /// `dst[idx] = src[idx]` for every index of `shape`, both strided.

@@ -125,7 +125,9 @@ impl<'a, T: Pod, const N: usize, L: Layout, C: BoundsCheck> ArrayView<'a, T, N, 
         // SAFETY: `g` re-describes this view's own elements, and the gather writes every one of
         // the `len` elements of the fresh buffer, which cannot overlap the source.
         let buf = unsafe {
-            CpuBuffer::try_init_with("to_layout", self.len(), |dst| copy::gather_row_major(src, g.shape, g.strides, dst))
+            CpuBuffer::try_init_with("to_layout", self.len(), |dst| {
+                copy::gather_row_major(src, g.shape, g.strides, dst)
+            })
         };
         Array::from_buffer(or_panic(buf), self.shape())
     }

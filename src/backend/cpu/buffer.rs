@@ -45,7 +45,9 @@ impl<T: Pod> CpuBuffer<T> {
     pub fn try_from_slice(op: &'static str, data: &[T]) -> Result<Self, Error> {
         // SAFETY: the copy writes all `data.len()` elements from a live slice that cannot overlap
         // a fresh allocation.
-        unsafe { Self::try_init_with(op, data.len(), |ptr| core::ptr::copy_nonoverlapping(data.as_ptr(), ptr, data.len())) }
+        unsafe {
+            Self::try_init_with(op, data.len(), |ptr| core::ptr::copy_nonoverlapping(data.as_ptr(), ptr, data.len()))
+        }
     }
 
     /// A buffer of `len` elements written by `init`, with no zeroing pass first: copies into a
@@ -56,15 +58,22 @@ impl<T: Pod> CpuBuffer<T> {
     /// `init` must write all `len` elements through the pointer it gets (and read none before
     /// writing it). If it panics, the buffer is freed without being read.
     pub(crate) unsafe fn try_init_with(op: &'static str, len: usize, init: impl FnOnce(*mut T)) -> Result<Self, Error> {
-        let layout = Self::alloc_layout(len)
-            .ok_or(Error::Overflow { op, shape: vec![len], elem_size: core::mem::size_of::<T>() })?;
+        let layout = Self::alloc_layout(len).ok_or(Error::Overflow {
+            op,
+            shape: vec![len],
+            elem_size: core::mem::size_of::<T>(),
+        })?;
         if layout.size() == 0 {
             return Ok(Self { ptr: NonNull::dangling(), len });
         }
         // SAFETY: the layout has a non-zero size.
         let raw = unsafe { alloc::alloc(layout) };
         let Some(ptr) = NonNull::new(raw.cast::<T>()) else {
-            return Err(Error::Alloc { op, bytes: layout.size(), reason: "the system allocator refused the request".into() });
+            return Err(Error::Alloc {
+                op,
+                bytes: layout.size(),
+                reason: "the system allocator refused the request".into(),
+            });
         };
         if layout.size() >= HUGE_PAGE_THRESHOLD {
             // Before the first touch, so the kernel can fault the memory in as huge pages.
