@@ -95,9 +95,9 @@ unsafe fn transpose_tiles<T: Copy>(src: *const T, rows: usize, cols: usize, rs: 
             for i in 0..rows {
                 let (s, d) = (i as isize * rs, i * cols + j0);
                 let mut row = [core::mem::MaybeUninit::<T>::uninit(); 128];
-                for dj in 0..b {
+                for (dj, slot) in row[..b].iter_mut().enumerate() {
                     // SAFETY: i < rows and j0 + dj < cols.
-                    row[dj].write(unsafe { *src.offset(s + (j0 + dj) as isize * cs) });
+                    slot.write(unsafe { *src.offset(s + (j0 + dj) as isize * cs) });
                 }
                 // SAFETY: the first b slots are written; the destination segment is in the block.
                 unsafe { store_streaming(row.as_ptr().cast::<T>(), dst.add(d), b) };
