@@ -103,35 +103,48 @@ pub trait Numeric:
     const ZERO: Self;
     /// Multiplicative identity.
     const ONE: Self;
+
+    /// `n` converted to this type (rounded for floats, wrapping for narrow integers), for means.
+    fn from_usize(n: usize) -> Self;
+
+    /// Whether the value is a float NaN (always `false` for integers).
+    #[allow(clippy::eq_op)]
+    fn is_nan(self) -> bool {
+        self != self
+    }
 }
 
 macro_rules! numeric {
-    ($($t:ty => $tag:ident, $zero:expr, $one:expr;)*) => {$(
+    ($($t:ty => $tag:ident, $zero:expr, $one:expr, $from:expr;)*) => {$(
         impl Element for $t {
             const DTYPE: DType = DType::$tag;
         }
         impl Numeric for $t {
             const ZERO: Self = $zero;
             const ONE: Self = $one;
+            #[allow(clippy::cast_possible_truncation)]
+            fn from_usize(n: usize) -> Self {
+                $from(n)
+            }
         }
     )*};
 }
 
 numeric! {
-    i8 => I8, 0, 1;
-    i16 => I16, 0, 1;
-    i32 => I32, 0, 1;
-    i64 => I64, 0, 1;
-    isize => Isize, 0, 1;
-    u8 => U8, 0, 1;
-    u16 => U16, 0, 1;
-    u32 => U32, 0, 1;
-    u64 => U64, 0, 1;
-    usize => Usize, 0, 1;
-    half::f16 => F16, half::f16::ZERO, half::f16::ONE;
-    half::bf16 => BF16, half::bf16::ZERO, half::bf16::ONE;
-    f32 => F32, 0.0, 1.0;
-    f64 => F64, 0.0, 1.0;
+    i8 => I8, 0, 1, |n| n as i8;
+    i16 => I16, 0, 1, |n| n as i16;
+    i32 => I32, 0, 1, |n| n as i32;
+    i64 => I64, 0, 1, |n| n as i64;
+    isize => Isize, 0, 1, |n| n as isize;
+    u8 => U8, 0, 1, |n| n as u8;
+    u16 => U16, 0, 1, |n| n as u16;
+    u32 => U32, 0, 1, |n| n as u32;
+    u64 => U64, 0, 1, |n| n as u64;
+    usize => Usize, 0, 1, |n| n;
+    half::f16 => F16, half::f16::ZERO, half::f16::ONE, |n| half::f16::from_f64(n as f64);
+    half::bf16 => BF16, half::bf16::ZERO, half::bf16::ONE, |n| half::bf16::from_f64(n as f64);
+    f32 => F32, 0.0, 1.0, |n| n as f32;
+    f64 => F64, 0.0, 1.0, |n| n as f64;
 }
 
 #[cfg(test)]

@@ -32,6 +32,7 @@ mod geometry;
 mod index;
 pub mod iter;
 pub mod layout;
+pub mod ops;
 pub mod rank;
 mod raw;
 mod shape;
@@ -44,7 +45,8 @@ pub use check::{BoundsCheck, Checked, DefaultCheck, Unchecked};
 pub use element::{DType, Element, Numeric, Pod, Zeroable};
 pub use error::{Error, Result};
 pub use layout::{ColMajor, Dense, Layout, RowMajor, Strided};
-pub use rank::{Dec, Inc, IsMatrix, MaxRank, Rank};
+pub use ops::arith::{AssignOperand, Operand};
+pub use rank::{BroadcastInto, Dec, Inc, IsMatrix, MaxRank, Rank};
 pub use slice::{AxisSlice, SliceSpec};
 pub use view::{ArrayView, ArrayViewMut, AsView, CowArray};
 
@@ -56,7 +58,7 @@ pub mod prelude {
     pub use crate::element::{DType, Element, Numeric, Pod, Zeroable};
     pub use crate::error::Error;
     pub use crate::layout::{ColMajor, Dense, Layout, RowMajor, Strided};
-    pub use crate::rank::{Dec, Inc, IsMatrix, MaxRank, Rank};
+    pub use crate::rank::{BroadcastInto, Dec, Inc, IsMatrix, MaxRank, Rank};
     pub use crate::s;
     pub use crate::view::{ArrayView, ArrayViewMut, AsView, CowArray};
 }

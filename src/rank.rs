@@ -54,6 +54,15 @@ pub trait MaxRank<Rhs> {
     type Output;
 }
 
+/// `Rank<M>: BroadcastInto<Rank<N>>` for `M <= N`: an operand of rank `M` can be broadcast into
+/// an array of rank `N` (broadcasting adds leading axes, never removes them).
+#[diagnostic::on_unimplemented(
+    message = "a `{Self}` operand cannot be broadcast into a `{Target}` array: broadcasting only adds axes",
+    label = "this operand has more axes than the array it is written into",
+    note = "reduce the operand first (`index_axis`, `sum_axis`), or write into an array of higher rank"
+)]
+pub trait BroadcastInto<Target> {}
+
 /// Implemented by `Rank<2>` only: bounds operations that are defined for matrices.
 #[diagnostic::on_unimplemented(
     message = "this operation needs a matrix (`Rank<2>`), but the array is `{Self}`",
@@ -90,6 +99,24 @@ macro_rules! impl_max_rank {
     )*};
 }
 impl_max_rank!(0 1 2 3 4 5 6 7 8);
+
+macro_rules! impl_broadcast_into {
+    ($($from:literal => $($to:literal)*;)*) => {$($(
+        #[diagnostic::do_not_recommend]
+        impl BroadcastInto<Rank<$to>> for Rank<$from> {}
+    )*)*};
+}
+impl_broadcast_into! {
+    0 => 0 1 2 3 4 5 6 7 8;
+    1 => 1 2 3 4 5 6 7 8;
+    2 => 2 3 4 5 6 7 8;
+    3 => 3 4 5 6 7 8;
+    4 => 4 5 6 7 8;
+    5 => 5 6 7 8;
+    6 => 6 7 8;
+    7 => 7 8;
+    8 => 8;
+}
 
 #[cfg(test)]
 mod tests {

@@ -4,7 +4,7 @@
 //! through the same chain of mutable views. 4 x 2,560 = 10,240 chains per run.
 
 use cnda::prelude::*;
-use cnda::{AxisSlice, MaxRank, Rank, SliceSpec};
+use cnda::{AxisSlice, BroadcastInto, Rank, SliceSpec};
 use proptest::prelude::*;
 
 /// The reference: a row-major list of values (original flat positions) and a shape.
@@ -188,7 +188,7 @@ fn slice_spec<const N: usize>(
 
 fn apply_view<'a, const N: usize>(v: ArrayView<'a, u32, N>, op: &Op) -> ArrayView<'a, u32, N>
 where
-    Rank<N>: MaxRank<Rank<N>, Output = Rank<N>>,
+    Rank<N>: BroadcastInto<Rank<N>>,
 {
     match op {
         Op::Reverse => v.t().into_strided(),
@@ -244,7 +244,7 @@ fn check_against<const N: usize>(v: ArrayView<'_, u32, N>, m: &Model) {
 
 fn run_chain<const N: usize>(shape: [usize; N], raw_ops: &[Op])
 where
-    Rank<N>: MaxRank<Rank<N>, Output = Rank<N>>,
+    Rank<N>: BroadcastInto<Rank<N>>,
 {
     let a = Array::from_shape_vec(shape, (0..shape.iter().product::<usize>() as u32).collect()).unwrap();
     let mut model = Model::new(&shape);

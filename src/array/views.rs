@@ -7,7 +7,7 @@ use crate::check::BoundsCheck;
 use crate::element::Pod;
 use crate::error::Result;
 use crate::layout::{Layout, Strided};
-use crate::rank::{Dec, Inc, MaxRank, Rank};
+use crate::rank::{BroadcastInto, Dec, Inc, Rank};
 use crate::slice::{SliceLayout, SliceSpec};
 use crate::view::{ArrayView, ArrayViewMut, SplitMut};
 
@@ -160,7 +160,7 @@ impl<T: Pod, const N: usize, B: HostAccessible, L: Layout, C: BoundsCheck> Array
     /// As for [`ArrayView::broadcast_to`].
     pub fn broadcast_to<const M: usize>(&self, shape: [usize; M]) -> Result<ArrayView<'_, T, M, Strided, C>>
     where
-        Rank<N>: MaxRank<Rank<M>, Output = Rank<M>>,
+        Rank<N>: BroadcastInto<Rank<M>>,
     {
         self.view().broadcast_to(shape)
     }

@@ -9,7 +9,7 @@ use crate::copy;
 use crate::element::Pod;
 use crate::error::Result;
 use crate::layout::{Dense, Layout, RowMajor};
-use crate::rank::{MaxRank, Rank};
+use crate::rank::{BroadcastInto, Rank};
 use crate::view::ops_shared::or_panic;
 use crate::view::{ArrayView, ArrayViewMut};
 
@@ -160,7 +160,7 @@ impl<T: Pod, const N: usize, L: Layout, C: BoundsCheck> ArrayViewMut<'_, T, N, L
     #[track_caller]
     pub fn assign<const M: usize, S: AsView<T, M>>(&mut self, src: &S)
     where
-        Rank<M>: MaxRank<Rank<N>, Output = Rank<N>>,
+        Rank<M>: BroadcastInto<Rank<N>>,
     {
         or_panic(self.try_assign(src))
     }
@@ -172,7 +172,7 @@ impl<T: Pod, const N: usize, L: Layout, C: BoundsCheck> ArrayViewMut<'_, T, N, L
     /// `Error::Broadcast` when `src`'s shape does not broadcast to this view's.
     pub fn try_assign<const M: usize, S: AsView<T, M>>(&mut self, src: &S) -> Result<()>
     where
-        Rank<M>: MaxRank<Rank<N>, Output = Rank<N>>,
+        Rank<M>: BroadcastInto<Rank<N>>,
     {
         let src = src.as_view();
         let from = src.geometry().broadcast(self.shape())?;
@@ -208,7 +208,7 @@ impl<T: Pod, const N: usize, B: HostAccessible, L: Layout, C: BoundsCheck> Array
     #[track_caller]
     pub fn assign<const M: usize, S: AsView<T, M>>(&mut self, src: &S)
     where
-        Rank<M>: MaxRank<Rank<N>, Output = Rank<N>>,
+        Rank<M>: BroadcastInto<Rank<N>>,
     {
         self.view_mut().assign(src)
     }
@@ -220,7 +220,7 @@ impl<T: Pod, const N: usize, B: HostAccessible, L: Layout, C: BoundsCheck> Array
     /// As for [`ArrayViewMut::try_assign`].
     pub fn try_assign<const M: usize, S: AsView<T, M>>(&mut self, src: &S) -> Result<()>
     where
-        Rank<M>: MaxRank<Rank<N>, Output = Rank<N>>,
+        Rank<M>: BroadcastInto<Rank<N>>,
     {
         self.view_mut().try_assign(src)
     }

@@ -10,7 +10,7 @@ use crate::element::Pod;
 use crate::error::Result;
 use crate::geometry::Geometry;
 use crate::layout::{Layout, Strided};
-use crate::rank::{Dec, Inc, MaxRank, Rank};
+use crate::rank::{BroadcastInto, Dec, Inc, Rank};
 use crate::slice::{SliceLayout, SliceSpec};
 use crate::view::ArrayView;
 
@@ -239,7 +239,7 @@ impl<'a, T: Pod, const N: usize, L: Layout, C: BoundsCheck> ArrayView<'a, T, N, 
     /// `Error::Broadcast` naming the first axis whose length is neither 1 nor the target's.
     pub fn broadcast_to<const M: usize>(self, shape: [usize; M]) -> Result<ArrayView<'a, T, M, Strided, C>>
     where
-        Rank<N>: MaxRank<Rank<M>, Output = Rank<M>>,
+        Rank<N>: BroadcastInto<Rank<M>>,
     {
         let g = self.geometry().broadcast(shape)?;
         Ok(self.remap_strided(g))

@@ -1,0 +1,247 @@
+//! The loop engine of every elementwise op: walks the lanes (runs along the last axes) of up to K
+//! operands in lockstep, merging trailing axes whenever every operand steps through them
+//! uniformly, so contiguous operands become one long lane and inner loops run over slices.
+
+use core::mem::MaybeUninit;
+
+/// Calls `f(bases, len, steps)` once per lane: `bases[k]` is operand `k`'s element offset of the
+/// lane's first element, `len` the lane length, `steps[k]` operand `k`'s stride along the lane.
+/// Lanes come in row-major order of the outer indices. Nothing is called for an empty shape.
+#[inline]
+pub(crate) fn for_each_lane<const N: usize, const K: usize>(
+    shape: [usize; N],
+    strides: [[isize; N]; K],
+    mut f: impl FnMut([isize; K], usize, [isize; K]),
+) {
+    if shape.contains(&0) {
+        return;
+    }
+    if N == 0 {
+        f([0; K], 1, [0; K]);
+        return;
+    }
+    let steps: [isize; K] = core::array::from_fn(|k| strides[k][N - 1]);
+    // Merge outer axes into the lane while every operand steps through them uniformly.
+    let mut len = shape[N - 1];
+    let mut first = N - 1;
+    while first > 0 {
+        let axis = first - 1;
+        if (0..K).all(|k| strides[k][axis] == steps[k] * len as isize) {
+            len *= shape[axis];
+            first = axis;
+        } else {
+            break;
+        }
+    }
+    let mut index = [0usize; N];
+    let mut bases = [0isize; K];
+    loop {
+        f(bases, len, steps);
+        let mut axis = first;
+        loop {
+            if axis == 0 {
+                return;
+            }
+            axis -= 1;
+            index[axis] += 1;
+            for k in 0..K {
+                bases[k] += strides[k][axis];
+            }
+            if index[axis] < shape[axis] {
+                break;
+            }
+            for k in 0..K {
+                bases[k] -= strides[k][axis] * shape[axis] as isize;
+            }
+            index[axis] = 0;
+        }
+    }
+}
+
+/// A read operand: pointer to the element at index 0 and its strides (0 on broadcast axes).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Src<T, const N: usize> {
+    pub(crate) ptr: *const T,
+    pub(crate) strides: [isize; N],
+}
+
+/// A write operand.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Dst<T, const N: usize> {
+    pub(crate) ptr: *mut T,
+    pub(crate) strides: [isize; N],
+}
+
+/// `out[i] = f(a[i], b[i])` for every index of `shape`.
+///
+/// # Safety
+///
+/// Every in-bounds index maps each operand to a valid element; `out` elements are distinct per
+/// index, writable, may be uninitialized, and overlap neither input.
+#[inline]
+pub(crate) unsafe fn binary_map<A: Copy, B: Copy, R, const N: usize>(
+    shape: [usize; N],
+    a: Src<A, N>,
+    b: Src<B, N>,
+    out: Dst<R, N>,
+    mut f: impl FnMut(A, B) -> R,
+) {
+    for_each_lane(shape, [a.strides, b.strides, out.strides], |[ba, bb, bo], len, [sa, sb, so]| {
+        // SAFETY: the lane's offsets are in bounds for every operand (caller's contract).
+        unsafe {
+            let (pa, pb, po) = (a.ptr.offset(ba), b.ptr.offset(bb), out.ptr.offset(bo));
+            if so == 1 {
+                let o = core::slice::from_raw_parts_mut(po.cast::<MaybeUninit<R>>(), len);
+                match (sa, sb) {
+                    (1, 1) => {
+                        let (xa, xb) = (core::slice::from_raw_parts(pa, len), core::slice::from_raw_parts(pb, len));
+                        for ((o, &x), &y) in o.iter_mut().zip(xa).zip(xb) {
+                            o.write(f(x, y));
+                        }
+                    }
+                    (1, 0) => {
+                        let (xa, y) = (core::slice::from_raw_parts(pa, len), *pb);
+                        for (o, &x) in o.iter_mut().zip(xa) {
+                            o.write(f(x, y));
+                        }
+                    }
+                    (0, 1) => {
+                        let (x, xb) = (*pa, core::slice::from_raw_parts(pb, len));
+                        for (o, &y) in o.iter_mut().zip(xb) {
+                            o.write(f(x, y));
+                        }
+                    }
+                    _ => {
+                        for (i, o) in o.iter_mut().enumerate() {
+                            o.write(f(*pa.offset(i as isize * sa), *pb.offset(i as isize * sb)));
+                        }
+                    }
+                }
+            } else {
+                for i in 0..len as isize {
+                    po.offset(i * so).write(f(*pa.offset(i * sa), *pb.offset(i * sb)));
+                }
+            }
+        }
+    });
+}
+
+/// `out[i] = f(a[i])` for every index of `shape`.
+///
+/// # Safety
+///
+/// As for [`binary_map`], with one input.
+#[inline]
+pub(crate) unsafe fn unary_map<A: Copy, R, const N: usize>(
+    shape: [usize; N],
+    a: Src<A, N>,
+    out: Dst<R, N>,
+    mut f: impl FnMut(A) -> R,
+) {
+    for_each_lane(shape, [a.strides, out.strides], |[ba, bo], len, [sa, so]| {
+        // SAFETY: in-bounds lane offsets (caller's contract).
+        unsafe {
+            let (pa, po) = (a.ptr.offset(ba), out.ptr.offset(bo));
+            if sa == 1 && so == 1 {
+                let o = core::slice::from_raw_parts_mut(po.cast::<MaybeUninit<R>>(), len);
+                for (o, &x) in o.iter_mut().zip(core::slice::from_raw_parts(pa, len)) {
+                    o.write(f(x));
+                }
+            } else {
+                for i in 0..len as isize {
+                    po.offset(i * so).write(f(*pa.offset(i * sa)));
+                }
+            }
+        }
+    });
+}
+
+/// `f(&mut dst[i], src[i])` for every index of `shape`.
+///
+/// # Safety
+///
+/// `dst` elements are initialized, distinct per index, and overlap no `src` element read.
+#[inline]
+pub(crate) unsafe fn update_with<T, U: Copy, const N: usize>(
+    shape: [usize; N],
+    dst: Dst<T, N>,
+    src: Src<U, N>,
+    mut f: impl FnMut(&mut T, U),
+) {
+    for_each_lane(shape, [dst.strides, src.strides], |[bd, bs], len, [sd, ss]| {
+        // SAFETY: in-bounds lane offsets (caller's contract).
+        unsafe {
+            let (pd, ps) = (dst.ptr.offset(bd), src.ptr.offset(bs));
+            match (sd, ss) {
+                (1, 1) => {
+                    let d = core::slice::from_raw_parts_mut(pd, len);
+                    for (d, &x) in d.iter_mut().zip(core::slice::from_raw_parts(ps, len)) {
+                        f(d, x);
+                    }
+                }
+                (1, 0) => {
+                    let x = *ps;
+                    for d in core::slice::from_raw_parts_mut(pd, len) {
+                        f(d, x);
+                    }
+                }
+                _ => {
+                    for i in 0..len as isize {
+                        f(&mut *pd.offset(i * sd), *ps.offset(i * ss));
+                    }
+                }
+            }
+        }
+    });
+}
+
+/// `f(&mut dst[i])` for every index of `shape`.
+///
+/// # Safety
+///
+/// `dst` elements are initialized and distinct per index.
+#[inline]
+pub(crate) unsafe fn update<T, const N: usize>(shape: [usize; N], dst: Dst<T, N>, mut f: impl FnMut(&mut T)) {
+    for_each_lane(shape, [dst.strides], |[bd], len, [sd]| {
+        // SAFETY: in-bounds lane offsets (caller's contract).
+        unsafe {
+            let pd = dst.ptr.offset(bd);
+            if sd == 1 {
+                core::slice::from_raw_parts_mut(pd, len).iter_mut().for_each(&mut f);
+            } else {
+                for i in 0..len as isize {
+                    f(&mut *pd.offset(i * sd));
+                }
+            }
+        }
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lanes<const N: usize, const K: usize>(shape: [usize; N], strides: [[isize; N]; K]) -> Vec<([isize; K], usize)> {
+        let mut out = Vec::new();
+        for_each_lane(shape, strides, |b, len, _| out.push((b, len)));
+        out
+    }
+
+    #[test]
+    fn contiguous_operands_make_one_lane() {
+        assert_eq!(lanes([3, 4], [[4, 1], [4, 1]]), vec![([0, 0], 12)]);
+    }
+
+    #[test]
+    fn a_transposed_operand_keeps_rows_apart() {
+        assert_eq!(lanes([2, 3], [[3, 1], [1, 2]]), vec![([0, 0], 3), ([3, 1], 3)]);
+    }
+
+    #[test]
+    fn broadcast_rows_merge_only_where_uniform() {
+        // Operand 1 repeats one row: the lanes stay rows.
+        assert_eq!(lanes([2, 3], [[3, 1], [0, 1]]), vec![([0, 0], 3), ([3, 0], 3)]);
+        assert!(lanes([0, 3], [[3, 1]]).is_empty());
+        assert_eq!(lanes::<0, 1>([], [[]]), vec![([0], 1)]);
+    }
+}

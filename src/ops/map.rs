@@ -1,0 +1,153 @@
+//! `map`, `map_inplace` and `zip_with`: elementwise functions over any layout, through the lane
+//! engine (contiguous operands run as one slice loop).
+
+use crate::array::Array;
+use crate::backend::cpu::CpuBuffer;
+use crate::backend::{Cpu, HostAccessible};
+use crate::check::BoundsCheck;
+use crate::element::Pod;
+use crate::error::Result;
+use crate::layout::{Layout, RowMajor};
+use crate::ops::lanes::{self, Dst, Src};
+use crate::rank::{BroadcastInto, Rank};
+use crate::shape;
+use crate::view::{ArrayView, ArrayViewMut, AsView};
+
+/// A fresh row-major array of `shape` whose every element `fill` writes through the given
+/// destination (row-major strides).
+///
+/// # Safety
+///
+/// `fill` must write every element of the destination exactly once and read none.
+pub(crate) unsafe fn collect<R: Pod, const N: usize, C: BoundsCheck>(
+    op: &'static str,
+    shape: [usize; N],
+    fill: impl FnOnce(Dst<R, N>),
+) -> Result<Array<R, N, Cpu, RowMajor, C>> {
+    let len = shape::checked_len(op, &shape, core::mem::size_of::<R>())?;
+    let strides = shape::row_major_strides(&shape);
+    // SAFETY: the caller's `fill` initializes all `len` elements.
+    let buf = unsafe { CpuBuffer::try_init_with(op, len, |ptr| fill(Dst { ptr, strides })) }?;
+    Ok(Array::from_buffer(buf, shape))
+}
+
+impl<'a, T: Pod, const N: usize, L: Layout, C: BoundsCheck> ArrayView<'a, T, N, L, C> {
+    pub(crate) fn src(&self) -> Src<T, N> {
+        Src { ptr: self.raw.ptr.cast_const(), strides: self.raw.strides() }
+    }
+
+    /// A new row-major array of `f(x)` for every element `x`.
+    ///
+    /// # Panics
+    ///
+    /// When the result cannot be allocated.
+    pub fn map<R: Pod>(&self, f: impl FnMut(T) -> R) -> Array<R, N, Cpu, RowMajor, C> {
+        let src = self.src();
+        // SAFETY: `unary_map` writes every element of the fresh row-major destination once.
+        let out = unsafe { collect("map", self.shape(), |dst| lanes::unary_map(self.shape(), src, dst, f)) };
+        out.unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// A new row-major array of `f(x, y)` for the elements of `self` and `other` at each index;
+    /// `other` is broadcast to this shape.
+    ///
+    /// # Errors
+    ///
+    /// `Error::Broadcast` when `other` does not broadcast to this shape; `Error::Alloc`.
+    pub fn zip_with<U: Pod, R: Pod, const M: usize, S: AsView<U, M>>(
+        &self,
+        other: &S,
+        f: impl FnMut(T, U) -> R,
+    ) -> Result<Array<R, N, Cpu, RowMajor, C>>
+    where
+        Rank<M>: BroadcastInto<Rank<N>>,
+    {
+        let other = other.as_view();
+        let g = other.geometry().broadcast(self.shape())?;
+        let b = Src { ptr: other.raw.ptr.cast_const(), strides: g.strides };
+        let a = self.src();
+        // SAFETY: both sources cover the shape; the destination is fresh and written once per index.
+        unsafe { collect("zip_with", self.shape(), |dst| lanes::binary_map(self.shape(), a, b, dst, f)) }
+    }
+}
+
+impl<T: Pod, const N: usize, L: Layout, C: BoundsCheck> ArrayViewMut<'_, T, N, L, C> {
+    pub(crate) fn dst(&mut self) -> Dst<T, N> {
+        Dst { ptr: self.raw.ptr, strides: self.raw.strides() }
+    }
+
+    /// Applies `f` to every element in place.
+    pub fn map_inplace(&mut self, f: impl FnMut(&mut T)) {
+        let (shape, dst) = (self.shape(), self.dst());
+        // SAFETY: a mutable view's indices address distinct elements it borrows uniquely.
+        unsafe { lanes::update(shape, dst, f) };
+    }
+
+    /// Calls `f(&mut x, y)` for every element `x` of this view and the element `y` of `other` at
+    /// the same index (`other` broadcast to this shape).
+    ///
+    /// # Errors
+    ///
+    /// `Error::Broadcast` when `other` does not broadcast to this shape.
+    pub fn zip_mut_with<U: Pod, const M: usize, S: AsView<U, M>>(
+        &mut self,
+        other: &S,
+        f: impl FnMut(&mut T, U),
+    ) -> Result<()>
+    where
+        Rank<M>: BroadcastInto<Rank<N>>,
+    {
+        let other = other.as_view();
+        let g = other.geometry().broadcast(self.shape())?;
+        let src = Src { ptr: other.raw.ptr.cast_const(), strides: g.strides };
+        let (shape, dst) = (self.shape(), self.dst());
+        // SAFETY: distinct destination elements, uniquely borrowed; `other` is a shared borrow,
+        // so it cannot overlap them.
+        unsafe { lanes::update_with(shape, dst, src, f) };
+        Ok(())
+    }
+}
+
+impl<T: Pod, const N: usize, B: HostAccessible, L: Layout, C: BoundsCheck> Array<T, N, B, L, C> {
+    /// A new row-major array of `f(x)`; see [`ArrayView::map`].
+    pub fn map<R: Pod>(&self, f: impl FnMut(T) -> R) -> Array<R, N, Cpu, RowMajor, C> {
+        self.view().map(f)
+    }
+
+    /// See [`ArrayView::zip_with`].
+    ///
+    /// # Errors
+    ///
+    /// As for [`ArrayView::zip_with`].
+    pub fn zip_with<U: Pod, R: Pod, const M: usize, S: AsView<U, M>>(
+        &self,
+        other: &S,
+        f: impl FnMut(T, U) -> R,
+    ) -> Result<Array<R, N, Cpu, RowMajor, C>>
+    where
+        Rank<M>: BroadcastInto<Rank<N>>,
+    {
+        self.view().zip_with(other, f)
+    }
+
+    /// Applies `f` to every element in place.
+    pub fn map_inplace(&mut self, f: impl FnMut(&mut T)) {
+        self.view_mut().map_inplace(f)
+    }
+
+    /// See [`ArrayViewMut::zip_mut_with`].
+    ///
+    /// # Errors
+    ///
+    /// As for [`ArrayViewMut::zip_mut_with`].
+    pub fn zip_mut_with<U: Pod, const M: usize, S: AsView<U, M>>(
+        &mut self,
+        other: &S,
+        f: impl FnMut(&mut T, U),
+    ) -> Result<()>
+    where
+        Rank<M>: BroadcastInto<Rank<N>>,
+    {
+        self.view_mut().zip_mut_with(other, f)
+    }
+}
