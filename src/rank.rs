@@ -88,17 +88,33 @@ macro_rules! impl_inc_dec {
 }
 impl_inc_dec!(0 => 1, 1 => 2, 2 => 3, 3 => 4, 4 => 5, 5 => 6, 6 => 7, 7 => 8);
 
+/// Every rank broadcasts with itself (generic code relies on this for any `N`).
+impl<const N: usize> MaxRank<Rank<N>> for Rank<N> {
+    type Output = Rank<N>;
+}
+
 macro_rules! impl_max_rank {
-    ($($n:literal)*) => { impl_max_rank!(@rows [$($n)*] [$($n)*]); };
-    (@rows [$($a:literal)*] $all:tt) => { $(impl_max_rank!(@row $a $all);)* };
-    (@row $a:literal [$($b:literal)*]) => {$(
+    ($($a:literal => $($b:literal)*;)*) => {$($(
         #[diagnostic::do_not_recommend]
         impl MaxRank<Rank<$b>> for Rank<$a> {
             type Output = Rank<{ if $a > $b { $a } else { $b } }>;
         }
-    )*};
+    )*)*};
 }
-impl_max_rank!(0 1 2 3 4 5 6 7 8);
+impl_max_rank! {
+    0 => 1 2 3 4 5 6 7 8;
+    1 => 0 2 3 4 5 6 7 8;
+    2 => 0 1 3 4 5 6 7 8;
+    3 => 0 1 2 4 5 6 7 8;
+    4 => 0 1 2 3 5 6 7 8;
+    5 => 0 1 2 3 4 6 7 8;
+    6 => 0 1 2 3 4 5 7 8;
+    7 => 0 1 2 3 4 5 6 8;
+    8 => 0 1 2 3 4 5 6 7;
+}
+
+/// Every rank fits into itself (generic code relies on this for any `N`).
+impl<const N: usize> BroadcastInto<Rank<N>> for Rank<N> {}
 
 macro_rules! impl_broadcast_into {
     ($($from:literal => $($to:literal)*;)*) => {$($(
@@ -107,15 +123,14 @@ macro_rules! impl_broadcast_into {
     )*)*};
 }
 impl_broadcast_into! {
-    0 => 0 1 2 3 4 5 6 7 8;
-    1 => 1 2 3 4 5 6 7 8;
-    2 => 2 3 4 5 6 7 8;
-    3 => 3 4 5 6 7 8;
-    4 => 4 5 6 7 8;
-    5 => 5 6 7 8;
-    6 => 6 7 8;
-    7 => 7 8;
-    8 => 8;
+    0 => 1 2 3 4 5 6 7 8;
+    1 => 2 3 4 5 6 7 8;
+    2 => 3 4 5 6 7 8;
+    3 => 4 5 6 7 8;
+    4 => 5 6 7 8;
+    5 => 6 7 8;
+    6 => 7 8;
+    7 => 8;
 }
 
 #[cfg(test)]

@@ -4,3 +4,4 @@
 pub mod arith;
 pub(crate) mod lanes;
 mod map;
+mod reduce;

@@ -1,0 +1,333 @@
+//! Reductions: `sum`, `product`, `mean`, `min`, `max`, `argmin`, `argmax`, and the per-axis
+//! `sum_axis`, `mean_axis`, `fold_axis`.
+//!
+//! Float sums are pairwise over blocks of 8 interleaved accumulators: the rounding error grows
+//! with the logarithm of the length, not the length (10^7 additions of 0.1f32 stay within 1e-6
+//! relative, where a running sum is off by 9%), and the accumulators vectorize.
+//!
+//! NaN: `sum`, `product` and `mean` follow IEEE arithmetic (any NaN makes the result NaN). `min`
+//! and `max` propagate NaN as NumPy does: if any element is NaN the result is NaN, and
+//! `argmin`/`argmax` return the index of the first NaN.
+
+use crate::array::Array;
+use crate::backend::{Cpu, HostAccessible};
+use crate::check::BoundsCheck;
+use crate::element::{Numeric, Pod};
+use crate::layout::{Layout, RowMajor};
+use crate::ops::lanes::{self, Src};
+use crate::ops::map::collect;
+use crate::rank::{Dec, Rank};
+use crate::view::ops_shared::or_panic;
+use crate::view::ArrayView;
+
+/// Length below which a slice is summed directly with 8 accumulators.
+const PAIRWISE_BLOCK: usize = 128;
+
+/// Pairwise sum of a slice: blocks of `PAIRWISE_BLOCK` summed with 8 accumulators, blocks
+/// combined as a balanced tree.
+pub(crate) fn sum_slice<T: Numeric>(x: &[T]) -> T {
+    if x.len() <= PAIRWISE_BLOCK {
+        let mut acc = [T::ZERO; 8];
+        let chunks = x.chunks_exact(8);
+        let tail = chunks.remainder();
+        for c in chunks {
+            for k in 0..8 {
+                acc[k] = acc[k] + c[k];
+            }
+        }
+        let mut s = ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
+        for &t in tail {
+            s = s + t;
+        }
+        return s;
+    }
+    // Split on a block boundary so every leaf but the last is a full block.
+    let half = (x.len() / 2).div_ceil(PAIRWISE_BLOCK) * PAIRWISE_BLOCK;
+    let (a, b) = x.split_at(half.min(x.len()));
+    sum_slice(a) + sum_slice(b)
+}
+
+/// `f(acc, x)` over every element, lane by lane.
+fn fold_lanes<T: Pod, A, const N: usize>(
+    src: Src<T, N>,
+    shape: [usize; N],
+    init: A,
+    mut f: impl FnMut(A, &[T]) -> A,
+    mut g: impl FnMut(A, T) -> A,
+) -> A {
+    let mut acc = Some(init);
+    lanes::for_each_lane(shape, [src.strides], |[base], len, [step]| {
+        let a = acc.take().expect("set between lanes");
+        // SAFETY: the lane lies inside the view the source describes.
+        acc = Some(unsafe {
+            let p = src.ptr.offset(base);
+            if step == 1 {
+                f(a, core::slice::from_raw_parts(p, len))
+            } else {
+                (0..len as isize).fold(a, |a, i| g(a, *p.offset(i * step)))
+            }
+        });
+    });
+    acc.expect("set after the last lane")
+}
+
+fn min_max<T: Numeric, const N: usize, L: Layout, C: BoundsCheck>(
+    v: &ArrayView<'_, T, N, L, C>,
+    keep_new: impl Fn(T, T) -> bool,
+) -> Option<T> {
+    let first = *v.iter().next()?;
+    // NaN propagates: once the running value is NaN it stays; a NaN element replaces it.
+    let pick = |best: T, x: T| if best.is_nan() || !(x.is_nan() || keep_new(x, best)) { best } else { x };
+    Some(fold_lanes(v.src(), v.shape(), first, |best, xs| xs.iter().fold(best, |b, &x| pick(b, x)), pick))
+}
+
+fn arg_best<T: Numeric, const N: usize, L: Layout, C: BoundsCheck>(
+    v: &ArrayView<'_, T, N, L, C>,
+    better: impl Fn(T, T) -> bool,
+) -> Option<[usize; N]> {
+    let mut it = v.indexed_iter();
+    let (mut best_ix, &first) = it.next()?;
+    let mut best = first;
+    if best.is_nan() {
+        return Some(best_ix);
+    }
+    for (ix, &x) in it {
+        if x.is_nan() {
+            return Some(ix);
+        }
+        if better(x, best) {
+            best = x;
+            best_ix = ix;
+        }
+    }
+    Some(best_ix)
+}
+
+impl<T: Numeric, const N: usize, L: Layout, C: BoundsCheck> ArrayView<'_, T, N, L, C> {
+    /// Sum of all elements (pairwise for accuracy); zero for an empty array.
+    pub fn sum(&self) -> T {
+        let src = self.src();
+        let mut lane_sums = Vec::new();
+        let mut gathered = Vec::new();
+        lanes::for_each_lane(self.shape(), [src.strides], |[base], len, [step]| {
+            // SAFETY: the lane lies inside this view.
+            let lane = unsafe {
+                let p = src.ptr.offset(base);
+                if step == 1 {
+                    core::slice::from_raw_parts(p, len)
+                } else {
+                    gathered.clear();
+                    gathered.extend((0..len as isize).map(|i| *p.offset(i * step)));
+                    &gathered[..]
+                }
+            };
+            lane_sums.push(sum_slice(lane));
+        });
+        sum_slice(&lane_sums)
+    }
+
+    /// Product of all elements; one for an empty array.
+    pub fn product(&self) -> T {
+        fold_lanes(self.src(), self.shape(), T::ONE, |p, xs| xs.iter().fold(p, |p, &x| p * x), |p, x| p * x)
+    }
+
+    /// Arithmetic mean, or `None` for an empty array.
+    pub fn mean(&self) -> Option<T> {
+        (!self.is_empty()).then(|| self.sum() / T::from_usize(self.len()))
+    }
+
+    /// Smallest element (NaN if any element is NaN), or `None` for an empty array.
+    pub fn min(&self) -> Option<T> {
+        min_max(self, |x, best| x < best)
+    }
+
+    /// Largest element (NaN if any element is NaN), or `None` for an empty array.
+    pub fn max(&self) -> Option<T> {
+        min_max(self, |x, best| x > best)
+    }
+
+    /// Index of the first smallest element (of the first NaN, if any), or `None` when empty.
+    pub fn argmin(&self) -> Option<[usize; N]> {
+        arg_best(self, |x, best| x < best)
+    }
+
+    /// Index of the first largest element (of the first NaN, if any), or `None` when empty.
+    pub fn argmax(&self) -> Option<[usize; N]> {
+        arg_best(self, |x, best| x > best)
+    }
+
+    /// Sums along `axis`: rank `N - 1`, inferred.
+    ///
+    /// # Panics
+    ///
+    /// When `axis >= N`, or the result cannot be allocated.
+    #[track_caller]
+    pub fn sum_axis<const M: usize>(&self, axis: usize) -> Array<T, M, Cpu, RowMajor, C>
+    where
+        Rank<N>: Dec<Output = Rank<M>>,
+    {
+        let lanes_contiguous = self.strides().get(axis).is_some_and(|&s| s == 1);
+        if lanes_contiguous {
+            // Each output element is the pairwise sum of one contiguous lane.
+            let (outer, outer_strides) = remove_axis::<N, M>(self.shape(), self.strides(), axis);
+            let n = self.shape()[axis];
+            let base = self.raw.ptr.cast_const();
+            // SAFETY: for each outer index the lane of `n` elements from it lies inside this view;
+            // the fresh destination gets one write per outer index, in row-major order.
+            let out = unsafe {
+                collect::<T, M, C>("sum_axis", outer, |dst| {
+                    let mut odometer = crate::iter::Odometer::new(outer, outer_strides);
+                    let mut k = 0;
+                    while let Some((_, offset)) = odometer.next() {
+                        dst.ptr.add(k).write(sum_slice(core::slice::from_raw_parts(base.offset(offset), n)));
+                        k += 1;
+                    }
+                })
+            };
+            return or_panic(out);
+        }
+        self.fold_axis(axis, T::ZERO, |acc, x| acc + x)
+    }
+
+    /// Means along `axis`: rank `N - 1`, inferred; `None` when the axis is empty.
+    ///
+    /// # Panics
+    ///
+    /// When `axis >= N`.
+    #[track_caller]
+    pub fn mean_axis<const M: usize>(&self, axis: usize) -> Option<Array<T, M, Cpu, RowMajor, C>>
+    where
+        Rank<N>: Dec<Output = Rank<M>>,
+    {
+        let n = *self.shape().get(axis)?;
+        if n == 0 {
+            return None;
+        }
+        let mut s = self.sum_axis(axis);
+        let n = T::from_usize(n);
+        s.map_inplace(|x| *x = *x / n);
+        Some(s)
+    }
+}
+
+/// Shape and strides without `axis`.
+///
+/// # Panics
+///
+/// When `axis >= N`.
+#[track_caller]
+fn remove_axis<const N: usize, const M: usize>(
+    shape: [usize; N],
+    strides: [isize; N],
+    axis: usize,
+) -> ([usize; M], [isize; M]) {
+    if axis >= N {
+        panic!("{}", crate::Error::AxisOutOfRange { op: "reduction", axis, rank: N });
+    }
+    let mut out = ([0; M], [0; M]);
+    for (k, a) in (0..N).filter(|&a| a != axis).enumerate() {
+        out.0[k] = shape[a];
+        out.1[k] = strides[a];
+    }
+    out
+}
+
+impl<T: Pod, const N: usize, L: Layout, C: BoundsCheck> ArrayView<'_, T, N, L, C> {
+    /// Folds along `axis`: element `i` of the result (rank `N - 1`) is `f(...f(f(init, x0), x1)...)`
+    /// over the lane of `axis` through `i`. Sweeps whole hyperplanes, so it streams memory for
+    /// any axis.
+    ///
+    /// # Panics
+    ///
+    /// When `axis >= N`, or the result cannot be allocated.
+    #[track_caller]
+    pub fn fold_axis<const M: usize>(
+        &self,
+        axis: usize,
+        init: T,
+        mut f: impl FnMut(T, T) -> T,
+    ) -> Array<T, M, Cpu, RowMajor, C>
+    where
+        Rank<N>: Dec<Output = Rank<M>>,
+    {
+        let (shape, _) = remove_axis::<N, M>(self.shape(), self.strides(), axis);
+        let mut out: Array<T, M, Cpu, RowMajor, C> = or_panic(Array::try_zeros_in(&Cpu, shape));
+        out.fill(init);
+        for k in 0..self.shape()[axis] {
+            let plane = self.index_axis::<M>(axis, k);
+            or_panic(out.zip_mut_with(&plane, |acc, x| *acc = f(*acc, x)));
+        }
+        out
+    }
+}
+
+impl<T: Numeric, const N: usize, B: HostAccessible, L: Layout, C: BoundsCheck> Array<T, N, B, L, C> {
+    /// See [`ArrayView::sum`].
+    pub fn sum(&self) -> T {
+        self.view().sum()
+    }
+
+    /// See [`ArrayView::product`].
+    pub fn product(&self) -> T {
+        self.view().product()
+    }
+
+    /// See [`ArrayView::mean`].
+    pub fn mean(&self) -> Option<T> {
+        self.view().mean()
+    }
+
+    /// See [`ArrayView::min`].
+    pub fn min(&self) -> Option<T> {
+        self.view().min()
+    }
+
+    /// See [`ArrayView::max`].
+    pub fn max(&self) -> Option<T> {
+        self.view().max()
+    }
+
+    /// See [`ArrayView::argmin`].
+    pub fn argmin(&self) -> Option<[usize; N]> {
+        self.view().argmin()
+    }
+
+    /// See [`ArrayView::argmax`].
+    pub fn argmax(&self) -> Option<[usize; N]> {
+        self.view().argmax()
+    }
+
+    /// See [`ArrayView::sum_axis`].
+    #[track_caller]
+    pub fn sum_axis<const M: usize>(&self, axis: usize) -> Array<T, M, Cpu, RowMajor, C>
+    where
+        Rank<N>: Dec<Output = Rank<M>>,
+    {
+        self.view().sum_axis(axis)
+    }
+
+    /// See [`ArrayView::mean_axis`].
+    #[track_caller]
+    pub fn mean_axis<const M: usize>(&self, axis: usize) -> Option<Array<T, M, Cpu, RowMajor, C>>
+    where
+        Rank<N>: Dec<Output = Rank<M>>,
+    {
+        self.view().mean_axis(axis)
+    }
+}
+
+impl<T: Pod, const N: usize, B: HostAccessible, L: Layout, C: BoundsCheck> Array<T, N, B, L, C> {
+    /// See [`ArrayView::fold_axis`].
+    #[track_caller]
+    pub fn fold_axis<const M: usize>(
+        &self,
+        axis: usize,
+        init: T,
+        f: impl FnMut(T, T) -> T,
+    ) -> Array<T, M, Cpu, RowMajor, C>
+    where
+        Rank<N>: Dec<Output = Rank<M>>,
+    {
+        self.view().fold_axis(axis, init, f)
+    }
+}
