@@ -46,6 +46,8 @@ pub use element::{DType, Element, Numeric, Pod, Zeroable};
 pub use error::{Error, Result};
 pub use layout::{ColMajor, Dense, Layout, RowMajor, Strided};
 pub use ops::arith::{AssignOperand, Operand};
+pub use ops::matmul::{GemmElement, Par};
+pub use ops::zip::{NdProducer, Zip};
 pub use rank::{BroadcastInto, Dec, Inc, IsMatrix, MaxRank, Rank};
 pub use slice::{AxisSlice, SliceSpec};
 pub use view::{ArrayView, ArrayViewMut, AsView, CowArray};
@@ -58,6 +60,8 @@ pub mod prelude {
     pub use crate::element::{DType, Element, Numeric, Pod, Zeroable};
     pub use crate::error::Error;
     pub use crate::layout::{ColMajor, Dense, Layout, RowMajor, Strided};
+    pub use crate::ops::matmul::Par;
+    pub use crate::ops::zip::{NdProducer, Zip};
     pub use crate::rank::{BroadcastInto, Dec, Inc, IsMatrix, MaxRank, Rank};
     pub use crate::s;
     pub use crate::view::{ArrayView, ArrayViewMut, AsView, CowArray};

@@ -113,3 +113,12 @@ impl<T, const N: usize, L: Layout> RawParts<T, N, L> {
         Ok(RawParts { ptr, shape: g.shape, meta, len })
     }
 }
+
+impl<T, const N: usize> RawParts<T, N, crate::layout::Strided> {
+    /// A strided description of `shape`/`strides` from `ptr`; the caller vouches for the memory.
+    pub(crate) fn strided(ptr: *mut T, shape: [usize; N], strides: [isize; N]) -> Self {
+        let meta =
+            <crate::layout::Strided as Layout>::from_strides(&shape, &strides).expect("Strided expresses any strides");
+        RawParts { ptr, shape, meta, len: shape.iter().product() }
+    }
+}

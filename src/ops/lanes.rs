@@ -72,6 +72,33 @@ pub(crate) struct Dst<T, const N: usize> {
     pub(crate) strides: [isize; N],
 }
 
+// SAFETY: a `Src` only reads its elements, so sharing it across threads is as safe as sharing
+// `&T`; the kernels' callers guarantee the pointed-to memory outlives every use.
+unsafe impl<T: Sync, const N: usize> Send for Src<T, N> {}
+// SAFETY: as above.
+unsafe impl<T: Sync, const N: usize> Sync for Src<T, N> {}
+// SAFETY: parallel callers hand each thread a disjoint block of a `Dst` (split along axis 0), so
+// each element is written by one thread, as with `&mut [T]` split into chunks.
+unsafe impl<T: Send, const N: usize> Send for Dst<T, N> {}
+// SAFETY: as above.
+unsafe impl<T: Send, const N: usize> Sync for Dst<T, N> {}
+
+impl<T, const N: usize> Src<T, N> {
+    /// The operand shifted to position `index` of axis 0.
+    pub(crate) fn at_row(self, index: usize) -> Self {
+        let offset = if N == 0 { 0 } else { index as isize * self.strides[0] };
+        Src { ptr: self.ptr.wrapping_offset(offset), strides: self.strides }
+    }
+}
+
+impl<T, const N: usize> Dst<T, N> {
+    /// The operand shifted to position `index` of axis 0.
+    pub(crate) fn at_row(self, index: usize) -> Self {
+        let offset = if N == 0 { 0 } else { index as isize * self.strides[0] };
+        Dst { ptr: self.ptr.wrapping_offset(offset), strides: self.strides }
+    }
+}
+
 /// `out[i] = f(a[i], b[i])` for every index of `shape`.
 ///
 /// # Safety

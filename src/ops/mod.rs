@@ -3,5 +3,9 @@
 
 pub mod arith;
 pub(crate) mod lanes;
-mod map;
-mod reduce;
+pub(crate) mod map;
+pub mod matmul;
+#[cfg(feature = "rayon")]
+pub(crate) mod par;
+pub(crate) mod reduce;
+pub mod zip;

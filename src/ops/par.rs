@@ -1,0 +1,107 @@
+//! Parallel variants over rayon: the work is split along axis 0 into disjoint blocks of rows, one
+//! task each, and every block runs the same sequential kernel. Sound by construction: a mutable
+//! operand's blocks share no element because positions of axis 0 are distinct elements.
+
+use rayon::prelude::*;
+
+use crate::array::Array;
+use crate::backend::{Cpu, HostAccessible};
+use crate::check::BoundsCheck;
+use crate::element::{Numeric, Pod};
+use crate::layout::{Layout, RowMajor};
+use crate::ops::lanes;
+use crate::ops::map::collect;
+use crate::ops::reduce::sum_slice;
+use crate::view::ops_shared::or_panic;
+use crate::view::{ArrayView, ArrayViewMut};
+
+/// Blocks per thread: enough to balance uneven rows, few enough to amortize task overhead.
+const BLOCKS_PER_THREAD: usize = 4;
+
+/// Calls `work(first_row, block_shape)` for disjoint blocks of rows covering axis 0, in parallel.
+pub(crate) fn for_each_row_block<const N: usize>(shape: [usize; N], work: impl Fn(usize, [usize; N]) + Sync + Send) {
+    if N == 0 || shape[0] <= 1 || shape.contains(&0) {
+        work(0, shape);
+        return;
+    }
+    let rows = shape[0];
+    let blocks = (rayon::current_num_threads() * BLOCKS_PER_THREAD).clamp(1, rows);
+    let per_block = rows.div_ceil(blocks);
+    (0..rows.div_ceil(per_block)).into_par_iter().for_each(|b| {
+        let first = b * per_block;
+        let mut block = shape;
+        block[0] = per_block.min(rows - first);
+        work(first, block);
+    });
+}
+
+impl<T: Pod + Sync, const N: usize, L: Layout, C: BoundsCheck> ArrayView<'_, T, N, L, C> {
+    /// [`ArrayView::map`] on all threads of rayon's pool.
+    pub fn par_map<R: Pod + Send>(&self, f: impl Fn(T) -> R + Sync + Send) -> Array<R, N, Cpu, RowMajor, C> {
+        let (shape, src) = (self.shape(), self.src());
+        // SAFETY: each block writes its own rows of the fresh destination exactly once.
+        let out = unsafe {
+            collect("par_map", shape, |dst| {
+                for_each_row_block(shape, |first, block| {
+                    lanes::unary_map(block, src.at_row(first), dst.at_row(first), &f);
+                })
+            })
+        };
+        or_panic(out)
+    }
+}
+
+impl<T: Numeric, const N: usize, L: Layout, C: BoundsCheck> ArrayView<'_, T, N, L, C> {
+    /// [`ArrayView::sum`] on all threads: blocks of rows summed in parallel, block sums combined
+    /// pairwise.
+    pub fn par_sum(&self) -> T {
+        let (shape, src) = (self.shape(), self.src());
+        let sums = std::sync::Mutex::new(Vec::new());
+        for_each_row_block(shape, |first, block| {
+            let rows = src.at_row(first);
+            // SAFETY: the block's rows lie inside this view and are only read.
+            let view: ArrayView<'_, T, N, crate::layout::Strided, C> = unsafe {
+                ArrayView::from_raw(crate::raw::RawParts::<T, N, crate::layout::Strided>::strided(
+                    rows.ptr.cast_mut(),
+                    block,
+                    rows.strides,
+                ))
+            };
+            let s = view.sum();
+            sums.lock().unwrap_or_else(|e| e.into_inner()).push((first, s));
+        });
+        let mut sums = sums.into_inner().unwrap_or_else(|e| e.into_inner());
+        sums.sort_by_key(|&(first, _)| first);
+        sum_slice(&sums.into_iter().map(|(_, s)| s).collect::<Vec<_>>())
+    }
+}
+
+impl<T: Pod + Send, const N: usize, L: Layout, C: BoundsCheck> ArrayViewMut<'_, T, N, L, C> {
+    /// [`ArrayViewMut::map_inplace`] on all threads of rayon's pool.
+    pub fn par_map_inplace(&mut self, f: impl Fn(&mut T) + Sync + Send) {
+        let (shape, dst) = (self.shape(), self.dst());
+        for_each_row_block(shape, |first, block| {
+            // SAFETY: blocks are disjoint rows of a view whose indices address distinct elements.
+            unsafe { lanes::update(block, dst.at_row(first), &f) };
+        });
+    }
+}
+
+impl<T: Pod + Send + Sync, const N: usize, B: HostAccessible, L: Layout, C: BoundsCheck> Array<T, N, B, L, C> {
+    /// See [`ArrayView::par_map`].
+    pub fn par_map<R: Pod + Send>(&self, f: impl Fn(T) -> R + Sync + Send) -> Array<R, N, Cpu, RowMajor, C> {
+        self.view().par_map(f)
+    }
+
+    /// See [`ArrayViewMut::par_map_inplace`].
+    pub fn par_map_inplace(&mut self, f: impl Fn(&mut T) + Sync + Send) {
+        self.view_mut().par_map_inplace(f)
+    }
+}
+
+impl<T: Numeric, const N: usize, B: HostAccessible, L: Layout, C: BoundsCheck> Array<T, N, B, L, C> {
+    /// See [`ArrayView::par_sum`].
+    pub fn par_sum(&self) -> T {
+        self.view().par_sum()
+    }
+}

@@ -1,0 +1,227 @@
+//! [`Zip`]: lockstep iteration over up to six arrays or views of one shape, any layouts.
+//!
+//! ```
+//! use cnda::prelude::*;
+//! let a = Array::from_fn([3, 4], |[i, j]| (i + j) as f64);
+//! let b = a.t().to_owned();                    // another layout, same values transposed
+//! let mut out = Array::<f64, 2>::zeros([3, 4]);
+//! Zip::from(out.view_mut()).and(a.view()).and(b.t()).for_each(|o, &x, &y| *o = x * y);
+//! assert_eq!(out[[2, 3]], 25.0);
+//! ```
+//!
+//! The walk goes lane by lane through the lane engine: when every operand is contiguous the whole
+//! array is one lane and the closure runs in a plain counted loop that LLVM vectorizes.
+
+use crate::array::Array;
+use crate::backend::Cpu;
+use crate::check::{BoundsCheck, DefaultCheck};
+use crate::element::Pod;
+use crate::error::{Error, Result};
+use crate::layout::{Layout, RowMajor};
+use crate::ops::lanes;
+use crate::ops::map::collect;
+use crate::view::ops_shared::or_panic;
+use crate::view::{ArrayView, ArrayViewMut};
+
+/// Something `Zip` can walk: a shared view (items `&T`) or a mutable view (items `&mut T`).
+pub trait NdProducer<const N: usize> {
+    /// What the closure receives per element.
+    type Item;
+    /// The element type.
+    type Elem;
+    /// The shape walked.
+    fn shape(&self) -> [usize; N];
+    /// Element strides.
+    #[doc(hidden)]
+    fn strides(&self) -> [isize; N];
+    /// Pointer to the element at index 0.
+    #[doc(hidden)]
+    fn base_ptr(&self) -> *mut Self::Elem;
+    /// The item at `ptr`.
+    ///
+    /// # Safety
+    ///
+    /// `ptr` is an element of this producer, and each element is turned into an item once.
+    #[doc(hidden)]
+    unsafe fn item(ptr: *mut Self::Elem) -> Self::Item;
+}
+
+impl<'a, T: Pod, const N: usize, L: Layout, C: BoundsCheck> NdProducer<N> for ArrayView<'a, T, N, L, C> {
+    type Item = &'a T;
+    type Elem = T;
+    fn shape(&self) -> [usize; N] {
+        self.raw.shape
+    }
+    fn strides(&self) -> [isize; N] {
+        self.raw.strides()
+    }
+    fn base_ptr(&self) -> *mut T {
+        self.raw.ptr
+    }
+    unsafe fn item(ptr: *mut T) -> &'a T {
+        // SAFETY: the caller passes an element of this view, valid for 'a.
+        unsafe { &*ptr }
+    }
+}
+
+impl<'a, T: Pod, const N: usize, L: Layout, C: BoundsCheck> NdProducer<N> for ArrayViewMut<'a, T, N, L, C> {
+    type Item = &'a mut T;
+    type Elem = T;
+    fn shape(&self) -> [usize; N] {
+        self.raw.shape
+    }
+    fn strides(&self) -> [isize; N] {
+        self.raw.strides()
+    }
+    fn base_ptr(&self) -> *mut T {
+        self.raw.ptr
+    }
+    unsafe fn item(ptr: *mut T) -> &'a mut T {
+        // SAFETY: the caller passes an element of this uniquely borrowed view, once.
+        unsafe { &mut *ptr }
+    }
+}
+
+/// Lockstep iteration over producers of one shape; see the module documentation.
+pub struct Zip<P, const N: usize> {
+    parts: P,
+    shape: [usize; N],
+}
+
+/// Pointers moved into parallel tasks; sound because `par_for_each` requires `Item: Send` and
+/// hands every task disjoint rows.
+struct Shared<P>(P);
+// SAFETY: see the type's documentation.
+unsafe impl<P> Send for Shared<P> {}
+// SAFETY: see the type's documentation.
+unsafe impl<P> Sync for Shared<P> {}
+
+impl<P: Copy> Shared<P> {
+    /// The pointers (a method, so closures capture the whole `Shared`, not its field).
+    fn get(&self) -> P {
+        self.0
+    }
+}
+
+impl<P1: NdProducer<N>, const N: usize> Zip<(P1,), N> {
+    /// Starts a zip over one producer.
+    pub fn from(p1: P1) -> Self {
+        Zip { shape: p1.shape(), parts: (p1,) }
+    }
+}
+
+fn check_shape<const N: usize>(expected: [usize; N], got: [usize; N]) -> Result<()> {
+    if expected == got {
+        Ok(())
+    } else {
+        Err(Error::ShapeMismatch { op: "Zip::and", expected: expected.to_vec(), got: got.to_vec() })
+    }
+}
+
+macro_rules! zip_and {
+    ($([$($P:ident $p:ident),+] next $Q:ident;)*) => {$(
+        impl<$($P: NdProducer<N>,)+ const N: usize> Zip<($($P,)+), N> {
+            /// Adds a producer of the same shape.
+            ///
+            /// # Panics
+            ///
+            /// When its shape differs; [`Zip::try_and`] returns the error.
+            #[track_caller]
+            pub fn and<$Q: NdProducer<N>>(self, q: $Q) -> Zip<($($P,)+ $Q,), N> {
+                or_panic(self.try_and(q))
+            }
+
+            /// Adds a producer of the same shape.
+            ///
+            /// # Errors
+            ///
+            /// `Error::ShapeMismatch` when its shape differs.
+            pub fn try_and<$Q: NdProducer<N>>(self, q: $Q) -> Result<Zip<($($P,)+ $Q,), N>> {
+                check_shape(self.shape, q.shape())?;
+                let ($($p,)+) = self.parts;
+                Ok(Zip { shape: self.shape, parts: ($($p,)+ q,) })
+            }
+        }
+    )*};
+}
+
+zip_and! {
+    [P1 p1] next P2;
+    [P1 p1, P2 p2] next P3;
+    [P1 p1, P2 p2, P3 p3] next P4;
+    [P1 p1, P2 p2, P3 p3, P4 p4] next P5;
+    [P1 p1, P2 p2, P3 p3, P4 p4, P5 p5] next P6;
+}
+
+/// Per arity: producer type, producer value / lane step, lane base, base pointer, row offset.
+macro_rules! zip_arity {
+    ($([$($P:ident $p:ident $b:ident $s:ident $r:ident),+];)*) => {$(
+        impl<$($P: NdProducer<N>,)+ const N: usize> Zip<($($P,)+), N> {
+            /// Calls `f` with the items at each index, in row-major order of the indices.
+            pub fn for_each(self, mut f: impl FnMut($($P::Item),+)) {
+                let ($($p,)+) = self.parts;
+                let ($($s,)+) = ($($p.base_ptr(),)+);
+                lanes::for_each_lane(self.shape, [$($p.strides()),+], |[$($b),+], len, [$($p),+]| {
+                    for i in 0..len as isize {
+                        // SAFETY: lane offsets are in bounds for every producer; each index is
+                        // visited once, so each mutable element becomes one item.
+                        unsafe { f($($P::item($s.offset($b + i * $p))),+) };
+                    }
+                });
+            }
+
+            /// A new row-major array of `f(items)` at each index.
+            ///
+            /// # Panics
+            ///
+            /// When the result cannot be allocated.
+            pub fn map_collect<R: Pod>(self, mut f: impl FnMut($($P::Item),+) -> R) -> Array<R, N, Cpu, RowMajor, DefaultCheck> {
+                let shape = self.shape;
+                let ($($p,)+) = self.parts;
+                let ($($s,)+) = ($($p.base_ptr(),)+);
+                // SAFETY: the destination is fresh, written once per index in lane order; the
+                // producers' lane offsets are in bounds.
+                let out = unsafe {
+                    collect::<R, N, DefaultCheck>("Zip::map_collect", shape, |dst| {
+                        lanes::for_each_lane(shape, [$($p.strides(),)+ dst.strides], |[$($b,)+ bd], len, [$($p,)+ sd]| {
+                            for i in 0..len as isize {
+                                dst.ptr.offset(bd + i * sd).write(f($($P::item($s.offset($b + i * $p))),+));
+                            }
+                        });
+                    })
+                };
+                or_panic(out)
+            }
+
+            /// [`Zip::for_each`] on all threads: disjoint blocks of rows (axis 0) per task.
+            #[cfg(feature = "rayon")]
+            pub fn par_for_each(self, f: impl Fn($($P::Item),+) + Sync + Send)
+            where
+                $($P::Item: Send,)+
+            {
+                let ($($p,)+) = self.parts;
+                let strides = [$($p.strides()),+];
+                let ptrs = Shared(($($p.base_ptr(),)+));
+                crate::ops::par::for_each_row_block(self.shape, |first, block| {
+                    let ($($s,)+) = ptrs.get();
+                    let [$($r),+] = strides.map(|st| if N == 0 { 0 } else { first as isize * st[0] });
+                    lanes::for_each_lane(block, strides, |[$($b),+], len, [$($p),+]| {
+                        for i in 0..len as isize {
+                            // SAFETY: as in `for_each`, within this task's disjoint rows.
+                            unsafe { f($($P::item($s.offset($r + $b + i * $p))),+) };
+                        }
+                    });
+                });
+            }
+        }
+    )*};
+}
+
+zip_arity! {
+    [P1 p1 b1 s1 r1];
+    [P1 p1 b1 s1 r1, P2 p2 b2 s2 r2];
+    [P1 p1 b1 s1 r1, P2 p2 b2 s2 r2, P3 p3 b3 s3 r3];
+    [P1 p1 b1 s1 r1, P2 p2 b2 s2 r2, P3 p3 b3 s3 r3, P4 p4 b4 s4 r4];
+    [P1 p1 b1 s1 r1, P2 p2 b2 s2 r2, P3 p3 b3 s3 r3, P4 p4 b4 s4 r4, P5 p5 b5 s5 r5];
+    [P1 p1 b1 s1 r1, P2 p2 b2 s2 r2, P3 p3 b3 s3 r3, P4 p4 b4 s4 r4, P5 p5 b5 s5 r5, P6 p6 b6 s6 r6];
+}
