@@ -37,6 +37,7 @@ pub mod rank;
 mod raw;
 mod shape;
 pub mod slice;
+pub mod stencil;
 pub mod view;
 
 pub use array::Array;

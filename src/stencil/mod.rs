@@ -1,0 +1,37 @@
+//! Stencils: "write the centre, read the neighbours" over 2D and 3D grids.
+//!
+//! ```
+//! use cnda::prelude::*;
+//! use cnda::stencil::{self, Window2};
+//!
+//! let u = Array::from_fn([6, 8], |[i, j]| (i * j) as f64);
+//! let mut v = Array::<f64, 2>::zeros([6, 8]);
+//! // One Jacobi sweep over the interior: radius 1, checked once for the whole region.
+//! stencil::sweep2::<1, _, _, _, _, _>(u.view(), v.view_mut(), |out, w: Window2<f64, 1>| {
+//!     *out = 0.25 * (w[(-1, 0)] + w[(1, 0)] + w[(0, -1)] + w[(0, 1)]);
+//! })
+//! .unwrap();
+//! assert_eq!(v[[2, 3]], 6.0); // the mean of 3, 9, 4 and 8
+//! ```
+//!
+//! The radius `R` is a compile-time constant. A sweep checks once that input and output have one
+//! shape; it then visits exactly the points at least `R` away from every edge, so every
+//! neighbour a [`Window2`]/[`Window3`] can name lies inside the input, and the inner loop reads
+//! through raw offsets with no per-access check. Offsets are asserted to be within `R`; with
+//! literal offsets the assertion folds away at compile time. The output is a separate, uniquely
+//! borrowed view, so it can never alias the input. `boundary2`/`boundary3` visit the remaining
+//! points with a checked view of the input; `par_sweep2`/`par_sweep3` split the interior rows
+//! over rayon. [`pad`] builds halo-padded copies (constant, edge, reflect, periodic, as NumPy's
+//! `np.pad`), [`DoubleBuffer`] swaps input and output between sweeps.
+
+mod buffer;
+mod pad;
+mod sweep;
+mod window;
+
+pub use buffer::DoubleBuffer;
+pub use pad::{interior, pad, PadMode};
+pub use sweep::{boundary2, boundary3, sweep2, sweep3};
+#[cfg(feature = "rayon")]
+pub use sweep::{par_sweep2, par_sweep3};
+pub use window::{Window2, Window3};

@@ -1,0 +1,251 @@
+//! The sweeps: interior (unchecked inner loops after one region check), boundary (checked), and
+//! parallel interior sweeps over disjoint bands of output rows.
+
+use core::ops::Range;
+
+use super::window::{Window2, Window3};
+use crate::check::BoundsCheck;
+use crate::element::Pod;
+use crate::error::{Error, Result};
+use crate::layout::Layout;
+use crate::view::{ArrayView, ArrayViewMut};
+
+fn same_shape<const N: usize>(op: &'static str, input: [usize; N], output: [usize; N]) -> Result<()> {
+    if input == output {
+        Ok(())
+    } else {
+        Err(Error::ShapeMismatch { op, expected: input.to_vec(), got: output.to_vec() })
+    }
+}
+
+/// The interior range of an axis of length `n` for radius `r` (empty when `n < 2r + 1`).
+fn interior_range(n: usize, r: usize) -> Range<usize> {
+    if n > 2 * r {
+        r..n - r
+    } else {
+        0..0
+    }
+}
+
+/// Raw operands of one sweep, shared by the sequential and parallel drivers.
+#[derive(Clone, Copy)]
+struct Grid<T, const N: usize> {
+    input: *const T,
+    in_strides: [isize; N],
+    output: *mut T,
+    out_strides: [isize; N],
+    shape: [usize; N],
+}
+
+// SAFETY: parallel sweeps hand each task a disjoint band of output rows; the input is only read.
+unsafe impl<T: Sync + Send, const N: usize> Send for Grid<T, N> {}
+// SAFETY: as above.
+unsafe impl<T: Sync + Send, const N: usize> Sync for Grid<T, N> {}
+
+impl<T, const N: usize> Grid<T, N> {
+    fn new<L1: Layout, C1: BoundsCheck, L2: Layout, C2: BoundsCheck>(
+        op: &'static str,
+        input: &ArrayView<'_, T, N, L1, C1>,
+        output: &mut ArrayViewMut<'_, T, N, L2, C2>,
+    ) -> Result<Self>
+    where
+        T: Pod,
+    {
+        same_shape(op, input.shape(), output.shape())?;
+        Ok(Grid {
+            input: input.raw.ptr.cast_const(),
+            in_strides: input.strides(),
+            output: output.raw.ptr,
+            out_strides: output.strides(),
+            shape: input.shape(),
+        })
+    }
+}
+
+/// Interior rows `rows` of a 2D sweep.
+///
+/// # Safety
+///
+/// `rows` lies within the interior for radius `R`; the grid's pointers describe live, distinct
+/// input and output elements for its shape, and no other code writes these output rows.
+#[inline(always)]
+unsafe fn rows2<const R: usize, T>(g: Grid<T, 2>, rows: Range<usize>, f: &mut impl FnMut(&mut T, Window2<'_, T, R>)) {
+    let cols = interior_range(g.shape[1], R);
+    for i in rows {
+        // SAFETY: row i and its R neighbours on both sides are inside the grid.
+        unsafe {
+            let in_row = g.input.offset(i as isize * g.in_strides[0]);
+            let out_row = g.output.offset(i as isize * g.out_strides[0]);
+            for j in cols.clone() {
+                let w = Window2::new(in_row.offset(j as isize * g.in_strides[1]), g.in_strides);
+                f(&mut *out_row.offset(j as isize * g.out_strides[1]), w);
+            }
+        }
+    }
+}
+
+/// Interior planes `planes` of a 3D sweep.
+///
+/// # Safety
+///
+/// As for [`rows2`].
+#[inline(always)]
+unsafe fn planes3<const R: usize, T>(
+    g: Grid<T, 3>,
+    planes: Range<usize>,
+    f: &mut impl FnMut(&mut T, Window3<'_, T, R>),
+) {
+    let (rows, cols) = (interior_range(g.shape[1], R), interior_range(g.shape[2], R));
+    for i in planes {
+        for j in rows.clone() {
+            // SAFETY: (i, j) and its R neighbours on every axis are inside the grid.
+            unsafe {
+                let in_row = g.input.offset(i as isize * g.in_strides[0] + j as isize * g.in_strides[1]);
+                let out_row = g.output.offset(i as isize * g.out_strides[0] + j as isize * g.out_strides[1]);
+                for k in cols.clone() {
+                    let w = Window3::new(in_row.offset(k as isize * g.in_strides[2]), g.in_strides);
+                    f(&mut *out_row.offset(k as isize * g.out_strides[2]), w);
+                }
+            }
+        }
+    }
+}
+
+/// Calls `f(&mut output[i, j], window of input around (i, j))` for every interior point: those at
+/// least `R` away from every edge. Points nearer the edges are left alone (see [`boundary2`]).
+///
+/// # Errors
+///
+/// `Error::ShapeMismatch` when input and output shapes differ.
+pub fn sweep2<const R: usize, T: Pod, L1: Layout, C1: BoundsCheck, L2: Layout, C2: BoundsCheck>(
+    input: ArrayView<'_, T, 2, L1, C1>,
+    mut output: ArrayViewMut<'_, T, 2, L2, C2>,
+    mut f: impl FnMut(&mut T, Window2<'_, T, R>),
+) -> Result<()> {
+    let g = Grid::new("sweep2", &input, &mut output)?;
+    // SAFETY: one shape checked above; interior rows only; `output` is uniquely borrowed and
+    // cannot alias the shared `input`.
+    unsafe { rows2(g, interior_range(g.shape[0], R), &mut f) };
+    Ok(())
+}
+
+/// The 3D form of [`sweep2`]: `f(&mut output[i, j, k], window)` for every interior point.
+///
+/// # Errors
+///
+/// `Error::ShapeMismatch` when input and output shapes differ.
+pub fn sweep3<const R: usize, T: Pod, L1: Layout, C1: BoundsCheck, L2: Layout, C2: BoundsCheck>(
+    input: ArrayView<'_, T, 3, L1, C1>,
+    mut output: ArrayViewMut<'_, T, 3, L2, C2>,
+    mut f: impl FnMut(&mut T, Window3<'_, T, R>),
+) -> Result<()> {
+    let g = Grid::new("sweep3", &input, &mut output)?;
+    // SAFETY: as in `sweep2`.
+    unsafe { planes3(g, interior_range(g.shape[0], R), &mut f) };
+    Ok(())
+}
+
+/// [`sweep2`] with the interior rows split over rayon's threads.
+///
+/// # Errors
+///
+/// `Error::ShapeMismatch` when input and output shapes differ.
+#[cfg(feature = "rayon")]
+pub fn par_sweep2<const R: usize, T: Pod + Send + Sync, L1: Layout, C1: BoundsCheck, L2: Layout, C2: BoundsCheck>(
+    input: ArrayView<'_, T, 2, L1, C1>,
+    mut output: ArrayViewMut<'_, T, 2, L2, C2>,
+    f: impl Fn(&mut T, Window2<'_, T, R>) + Sync + Send,
+) -> Result<()> {
+    let g = Grid::new("par_sweep2", &input, &mut output)?;
+    par_bands(interior_range(g.shape[0], R), |rows| {
+        // SAFETY: as in `sweep2`; bands of rows are disjoint, so no output element is written by
+        // two tasks.
+        unsafe { rows2(g, rows, &mut &f) }
+    });
+    Ok(())
+}
+
+/// [`sweep3`] with the interior planes split over rayon's threads.
+///
+/// # Errors
+///
+/// `Error::ShapeMismatch` when input and output shapes differ.
+#[cfg(feature = "rayon")]
+pub fn par_sweep3<const R: usize, T: Pod + Send + Sync, L1: Layout, C1: BoundsCheck, L2: Layout, C2: BoundsCheck>(
+    input: ArrayView<'_, T, 3, L1, C1>,
+    mut output: ArrayViewMut<'_, T, 3, L2, C2>,
+    f: impl Fn(&mut T, Window3<'_, T, R>) + Sync + Send,
+) -> Result<()> {
+    let g = Grid::new("par_sweep3", &input, &mut output)?;
+    par_bands(interior_range(g.shape[0], R), |planes| {
+        // SAFETY: as in `par_sweep2`, with disjoint bands of planes.
+        unsafe { planes3(g, planes, &mut &f) }
+    });
+    Ok(())
+}
+
+/// Runs `work` on disjoint sub-ranges of `range`, in parallel.
+#[cfg(feature = "rayon")]
+fn par_bands(range: Range<usize>, work: impl Fn(Range<usize>) + Sync + Send) {
+    use rayon::prelude::*;
+    let len = range.len();
+    if len == 0 {
+        return;
+    }
+    let bands = (rayon::current_num_threads() * 2).clamp(1, len);
+    let per_band = len.div_ceil(bands);
+    (0..len.div_ceil(per_band)).into_par_iter().for_each(|b| {
+        let start = range.start + b * per_band;
+        work(start..(start + per_band).min(range.end));
+    });
+}
+
+/// Calls `f(&mut output[index], index, input)` for every point within `R` of an edge (the points
+/// [`sweep2`] skips), with the whole input as a view for checked access (`input.get(..)`).
+///
+/// # Errors
+///
+/// `Error::ShapeMismatch` when input and output shapes differ.
+pub fn boundary2<const R: usize, T: Pod, L1: Layout, C1: BoundsCheck, L2: Layout, C2: BoundsCheck>(
+    input: ArrayView<'_, T, 2, L1, C1>,
+    mut output: ArrayViewMut<'_, T, 2, L2, C2>,
+    mut f: impl FnMut(&mut T, [usize; 2], ArrayView<'_, T, 2, L1, C1>),
+) -> Result<()> {
+    same_shape("boundary2", input.shape(), output.shape())?;
+    let [n, m] = input.shape();
+    let (rows, cols) = (interior_range(n, R), interior_range(m, R));
+    for i in 0..n {
+        for j in 0..m {
+            if !(rows.contains(&i) && cols.contains(&j)) {
+                f(&mut output[[i, j]], [i, j], input);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The 3D form of [`boundary2`].
+///
+/// # Errors
+///
+/// `Error::ShapeMismatch` when input and output shapes differ.
+pub fn boundary3<const R: usize, T: Pod, L1: Layout, C1: BoundsCheck, L2: Layout, C2: BoundsCheck>(
+    input: ArrayView<'_, T, 3, L1, C1>,
+    mut output: ArrayViewMut<'_, T, 3, L2, C2>,
+    mut f: impl FnMut(&mut T, [usize; 3], ArrayView<'_, T, 3, L1, C1>),
+) -> Result<()> {
+    same_shape("boundary3", input.shape(), output.shape())?;
+    let [n0, n1, n2] = input.shape();
+    let ranges = [interior_range(n0, R), interior_range(n1, R), interior_range(n2, R)];
+    for i in 0..n0 {
+        for j in 0..n1 {
+            for k in 0..n2 {
+                let inside = ranges[0].contains(&i) && ranges[1].contains(&j) && ranges[2].contains(&k);
+                if !inside {
+                    f(&mut output[[i, j, k]], [i, j, k], input);
+                }
+            }
+        }
+    }
+    Ok(())
+}

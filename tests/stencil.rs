@@ -1,0 +1,193 @@
+//! Stencil sweeps, boundaries and halo padding against naive loops.
+
+use cnda::prelude::*;
+use cnda::stencil::{self, interior, pad, DoubleBuffer, PadMode, Window2, Window3};
+use proptest::prelude::*;
+
+fn field(shape: [usize; 2], seed: u64) -> Array<f64, 2> {
+    Array::from_fn(shape, |[i, j]| (((i as u64 * 31 + j as u64 * 17 + seed) % 23) as f64) - 11.0)
+}
+
+/// Radius-`r` box sum with weights (1 + |di| + |dj|), naively, over the interior only.
+fn naive_box(u: &Array<f64, 2>, r: usize) -> Array<f64, 2> {
+    let [n, m] = u.shape();
+    let mut out = Array::<f64, 2>::full([n, m], -999.0);
+    for i in r..n.saturating_sub(r) {
+        for j in r..m.saturating_sub(r) {
+            let mut s = 0.0;
+            for di in -(r as isize)..=r as isize {
+                for dj in -(r as isize)..=r as isize {
+                    let w = 1.0 + di.unsigned_abs() as f64 + dj.unsigned_abs() as f64;
+                    s += w * u[[(i as isize + di) as usize, (j as isize + dj) as usize]];
+                }
+            }
+            out[[i, j]] = s;
+        }
+    }
+    out
+}
+
+fn box_kernel<const R: usize>(out: &mut f64, w: Window2<'_, f64, R>) {
+    let r = R as isize;
+    let mut s = 0.0;
+    for di in -r..=r {
+        for dj in -r..=r {
+            s += (1.0 + di.unsigned_abs() as f64 + dj.unsigned_abs() as f64) * w[(di, dj)];
+        }
+    }
+    *out = s;
+}
+
+fn run_box<const R: usize>(u: &Array<f64, 2>) -> (Array<f64, 2>, Array<f64, 2>) {
+    let mut seq = Array::<f64, 2>::full(u.shape(), -999.0);
+    stencil::sweep2::<R, _, _, _, _, _>(u.view(), seq.view_mut(), box_kernel::<R>).unwrap();
+    let mut par = Array::<f64, 2>::full(u.shape(), -999.0);
+    #[cfg(feature = "rayon")]
+    stencil::par_sweep2::<R, _, _, _, _, _>(u.view(), par.view_mut(), box_kernel::<R>).unwrap();
+    #[cfg(not(feature = "rayon"))]
+    par.assign(&seq);
+    (seq, par)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    #[test]
+    fn sweeps_match_a_naive_loop(n in 1usize..12, m in 1usize..12, seed in 0u64..100, radius in 1usize..4) {
+        let u = field([n, m], seed);
+        let (seq, par) = match radius {
+            1 => run_box::<1>(&u),
+            2 => run_box::<2>(&u),
+            _ => run_box::<3>(&u),
+        };
+        let expected = naive_box(&u, radius);
+        prop_assert_eq!(&seq, &expected);
+        prop_assert_eq!(&par, &expected);
+    }
+
+    #[test]
+    fn strided_inputs_sweep_like_contiguous_copies(n in 3usize..10, m in 3usize..10, seed in 0u64..50) {
+        let u = field([n, m], seed);
+        let t = u.t();
+        let mut a = Array::<f64, 2>::zeros([m, n]);
+        let mut b = Array::<f64, 2>::zeros([m, n]);
+        stencil::sweep2::<1, _, _, _, _, _>(t, a.view_mut(), box_kernel::<1>).unwrap();
+        stencil::sweep2::<1, _, _, _, _, _>(t.to_owned().view(), b.view_mut(), box_kernel::<1>).unwrap();
+        prop_assert_eq!(a, b);
+    }
+
+    #[test]
+    fn padding_matches_a_naive_reference(n in 1usize..6, width in 0usize..7, mode in 0usize..4) {
+        let a = Array::from_fn([n], |[i]| i as i32 + 1);
+        let mode = [PadMode::Constant(-1), PadMode::Edge, PadMode::Reflect, PadMode::Periodic][mode];
+        let p = pad(a.view(), width, mode).unwrap();
+        prop_assert_eq!(p.len(), n + 2 * width);
+        // Reference: extend one step at a time, as the NumPy definitions read.
+        let mut v: Vec<i32> = a.as_slice().to_vec();
+        let naive = |k: isize| -> i32 {
+            let n = n as isize;
+            match mode {
+                PadMode::Constant(c) => if (0..n).contains(&k) { v[k as usize] } else { c },
+                PadMode::Edge => v[k.clamp(0, n - 1) as usize],
+                PadMode::Periodic => v[k.rem_euclid(n) as usize],
+                PadMode::Reflect => {
+                    let mut k = k;
+                    while !(0..n).contains(&k) {
+                        if n == 1 { k = 0; break; }
+                        k = if k < 0 { -k } else { 2 * (n - 1) - k };
+                    }
+                    v[k as usize]
+                }
+            }
+        };
+        let expected: Vec<i32> = (0..p.len() as isize).map(|q| naive(q - width as isize)).collect();
+        prop_assert_eq!(p.as_slice(), expected.as_slice());
+        v.clear();
+        let inner = interior(p.view(), width).unwrap();
+        prop_assert_eq!(inner, a.view());
+    }
+}
+
+#[test]
+fn boundary_visits_exactly_the_points_the_interior_sweep_skips() {
+    let u = field([7, 9], 3);
+    let mut visits = Array::<f64, 2>::zeros([7, 9]);
+    stencil::sweep2::<2, _, _, _, _, _>(u.view(), visits.view_mut(), |o, _w| *o += 1.0).unwrap();
+    stencil::boundary2::<2, _, _, _, _, _>(u.view(), visits.view_mut(), |o, [i, j], input| {
+        assert_eq!(input.get([i, j]), u.get([i, j]));
+        *o += 10.0;
+    })
+    .unwrap();
+    for ([i, j], &v) in visits.indexed_iter() {
+        let inside = (2..5).contains(&i) && (2..7).contains(&j);
+        assert_eq!(v, if inside { 1.0 } else { 10.0 });
+    }
+    let mut tiny = Array::<f64, 2>::zeros([1, 1]);
+    stencil::boundary2::<1, _, _, _, _, _>(Array::<f64, 2>::zeros([1, 1]).view(), tiny.view_mut(), |o, _, _| *o = 5.0)
+        .unwrap();
+    assert_eq!(tiny[[0, 0]], 5.0);
+}
+
+#[test]
+fn shape_mismatch_is_an_error() {
+    let u = Array::<f64, 2>::zeros([4, 4]);
+    let mut v = Array::<f64, 2>::zeros([4, 5]);
+    let err = stencil::sweep2::<1, _, _, _, _, _>(u.view(), v.view_mut(), |o, w| *o = *w.centre()).unwrap_err();
+    assert!(matches!(err, Error::ShapeMismatch { op: "sweep2", .. }));
+}
+
+#[test]
+#[should_panic(expected = "reaches past the window radius 1")]
+fn offsets_past_the_radius_panic() {
+    let u = Array::<f64, 2>::zeros([5, 5]);
+    let mut v = Array::<f64, 2>::zeros([5, 5]);
+    let far = 2;
+    stencil::sweep2::<1, _, _, _, _, _>(u.view(), v.view_mut(), |o, w| *o = w[(far, 0)]).unwrap();
+}
+
+#[test]
+fn seven_point_3d_sweep_matches_a_naive_loop() {
+    let u = Array::from_fn([5, 6, 7], |[i, j, k]| ((i * 7 + j * 3 + k) % 5) as f64);
+    let mut v = Array::<f64, 3>::zeros([5, 6, 7]);
+    let lap = |o: &mut f64, w: Window3<'_, f64, 1>| {
+        *o = w[(-1, 0, 0)] + w[(1, 0, 0)] + w[(0, -1, 0)] + w[(0, 1, 0)] + w[(0, 0, -1)] + w[(0, 0, 1)]
+            - 6.0 * w.centre()
+    };
+    stencil::sweep3::<1, _, _, _, _, _>(u.view(), v.view_mut(), lap).unwrap();
+    for i in 1..4 {
+        for j in 1..5 {
+            for k in 1..6 {
+                let e = u[[i - 1, j, k]]
+                    + u[[i + 1, j, k]]
+                    + u[[i, j - 1, k]]
+                    + u[[i, j + 1, k]]
+                    + u[[i, j, k - 1]]
+                    + u[[i, j, k + 1]]
+                    - 6.0 * u[[i, j, k]];
+                assert_eq!(v[[i, j, k]], e);
+            }
+        }
+    }
+    #[cfg(feature = "rayon")]
+    {
+        let mut p = Array::<f64, 3>::zeros([5, 6, 7]);
+        stencil::par_sweep3::<1, _, _, _, _, _>(u.view(), p.view_mut(), lap).unwrap();
+        assert_eq!(p, v);
+    }
+    assert_eq!(v[[0, 3, 3]], 0.0, "boundary untouched");
+}
+
+#[test]
+fn double_buffer_swaps_without_copying() {
+    let mut buf = DoubleBuffer::new(Array::from_fn([3, 3], |[i, j]| (i * 3 + j) as f64));
+    let before = buf.current().as_slice().as_ptr();
+    {
+        let (u, mut v) = buf.split();
+        v.assign(&u);
+        v[[1, 1]] = 100.0;
+    }
+    buf.swap();
+    assert_eq!(buf.current()[[1, 1]], 100.0);
+    assert_ne!(buf.current().as_slice().as_ptr(), before);
+    assert_eq!(buf.into_current()[[2, 2]], 8.0);
+}
