@@ -62,6 +62,32 @@ impl<T, const N: usize> Grid<T, N> {
     }
 }
 
+/// One interior row of a grid whose rows are contiguous (unit column stride in input and
+/// output): the window's column stride is the literal 1, and `in_rows` / `out_row` are slices,
+/// so LLVM knows the output row aliases no input row and vectorizes the loop.
+///
+/// # Safety
+///
+/// `in_rows` starts `R` rows above the current row and covers the `2R + 1` rows around it
+/// (`row_stride` apart); `cols` lies within the interior of rows of `out_row.len()` columns.
+#[inline(always)]
+unsafe fn unit_stride_row<const R: usize, T>(
+    in_rows: &[T],
+    row_stride: isize,
+    out_row: &mut [T],
+    cols: Range<usize>,
+    f: &mut impl FnMut(&mut T, Window2<'_, T, R>),
+) {
+    let centre_row = in_rows.as_ptr().wrapping_offset(R as isize * row_stride);
+    for j in cols {
+        // SAFETY: (row, j) is an interior point, so its window lies in `in_rows`; j < the row length.
+        unsafe {
+            let w = Window2::new(centre_row.add(j), [row_stride, 1]);
+            f(out_row.get_unchecked_mut(j), w);
+        }
+    }
+}
+
 /// Interior rows `rows` of a 2D sweep.
 ///
 /// # Safety
@@ -71,6 +97,21 @@ impl<T, const N: usize> Grid<T, N> {
 #[inline(always)]
 unsafe fn rows2<const R: usize, T>(g: Grid<T, 2>, rows: Range<usize>, f: &mut impl FnMut(&mut T, Window2<'_, T, R>)) {
     let cols = interior_range(g.shape[1], R);
+    let [n, m] = g.shape;
+    if g.in_strides[1] == 1 && g.out_strides[1] == 1 && g.in_strides[0] >= m as isize && n > 0 {
+        let s0 = g.in_strides[0];
+        for i in rows {
+            // SAFETY: rows i - R ..= i + R exist; with unit column strides and a row stride of at
+            // least the row length they span `2R * s0 + m` contiguous elements, and output row i
+            // spans `m`. The output view is uniquely borrowed, so the slices do not overlap.
+            unsafe {
+                let in_rows = core::slice::from_raw_parts(g.input.offset((i - R) as isize * s0), 2 * R * s0 as usize + m);
+                let out_row = core::slice::from_raw_parts_mut(g.output.offset(i as isize * g.out_strides[0]), m);
+                unit_stride_row(in_rows, s0, out_row, cols.clone(), f);
+            }
+        }
+        return;
+    }
     for i in rows {
         // SAFETY: row i and its R neighbours on both sides are inside the grid.
         unsafe {
@@ -84,26 +125,60 @@ unsafe fn rows2<const R: usize, T>(g: Grid<T, 2>, rows: Range<usize>, f: &mut im
     }
 }
 
+/// One interior row (fixed plane and row) of a 3D grid with contiguous rows; see
+/// [`unit_stride_row`].
+///
+/// # Safety
+///
+/// `in_block` starts `R` planes and `R` rows before the current row and covers every point the
+/// row's windows read; `cols` lies within the interior of rows of `out_row.len()` columns.
+#[inline(always)]
+unsafe fn unit_stride_row3<const R: usize, T>(
+    in_block: &[T],
+    strides: [isize; 2],
+    out_row: &mut [T],
+    cols: Range<usize>,
+    f: &mut impl FnMut(&mut T, Window3<'_, T, R>),
+) {
+    let centre_row = in_block.as_ptr().wrapping_offset(R as isize * (strides[0] + strides[1]));
+    for k in cols {
+        // SAFETY: (plane, row, k) is an interior point, so its window lies in `in_block`.
+        unsafe {
+            let w = Window3::new(centre_row.add(k), [strides[0], strides[1], 1]);
+            f(out_row.get_unchecked_mut(k), w);
+        }
+    }
+}
+
 /// Interior planes `planes` of a 3D sweep.
 ///
 /// # Safety
 ///
 /// As for [`rows2`].
 #[inline(always)]
-unsafe fn planes3<const R: usize, T>(
-    g: Grid<T, 3>,
-    planes: Range<usize>,
-    f: &mut impl FnMut(&mut T, Window3<'_, T, R>),
-) {
+unsafe fn planes3<const R: usize, T>(g: Grid<T, 3>, planes: Range<usize>, f: &mut impl FnMut(&mut T, Window3<'_, T, R>)) {
     let (rows, cols) = (interior_range(g.shape[1], R), interior_range(g.shape[2], R));
+    let [_, n1, n2] = g.shape;
+    let [s0, s1, s2] = g.in_strides;
+    let dense_rows = s2 == 1 && g.out_strides[2] == 1 && s1 >= n2 as isize && s0 >= s1 * n1 as isize;
     for i in planes {
         for j in rows.clone() {
-            // SAFETY: (i, j) and its R neighbours on every axis are inside the grid.
+            // SAFETY: (i, j) and its R neighbours on every axis are inside the grid; in the dense
+            // case the block from (i - R, j - R, 0) to (i + R, j + R, n2) is contiguous input
+            // memory, and the output row is uniquely borrowed.
             unsafe {
-                let in_row = g.input.offset(i as isize * g.in_strides[0] + j as isize * g.in_strides[1]);
                 let out_row = g.output.offset(i as isize * g.out_strides[0] + j as isize * g.out_strides[1]);
+                if dense_rows {
+                    let start = g.input.offset((i - R) as isize * s0 + (j - R) as isize * s1);
+                    let len = 2 * R * (s0 + s1) as usize + n2;
+                    let in_block = core::slice::from_raw_parts(start, len);
+                    let out_row = core::slice::from_raw_parts_mut(out_row, n2);
+                    unit_stride_row3(in_block, [s0, s1], out_row, cols.clone(), f);
+                    continue;
+                }
+                let in_row = g.input.offset(i as isize * s0 + j as isize * s1);
                 for k in cols.clone() {
-                    let w = Window3::new(in_row.offset(k as isize * g.in_strides[2]), g.in_strides);
+                    let w = Window3::new(in_row.offset(k as isize * s2), g.in_strides);
                     f(&mut *out_row.offset(k as isize * g.out_strides[2]), w);
                 }
             }

@@ -1,0 +1,213 @@
+//! Stencil sweeps: the `stencil` API against a raw unchecked loop and ndarray's idioms, on 1 and 2
+//! threads, in the same run. All variants run on the same (huge-page backed) buffers: raw loops
+//! and ndarray views borrow the memory of cnda arrays, so allocation differences cannot leak in.
+//!
+//! `cargo bench --bench stencil`
+
+use cnda::prelude::*;
+use cnda::stencil::{self, Window2, Window3};
+use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
+use ndarray::{s as nd_s, ArrayView2, ArrayView3, ArrayViewMut2, ArrayViewMut3, Zip as NdZip};
+use rayon::prelude::*;
+
+fn field<const N: usize>(shape: [usize; N]) -> Array<f64, N> {
+    let mut k = 0u64;
+    Array::from_fn(shape, |_| {
+        k = k.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        (k >> 40) as f64 * 1e-6
+    })
+}
+
+#[inline(never)]
+fn raw_2d_rows(n: usize, u: &[f64], v: &mut [f64], rows: core::ops::Range<usize>, row0: usize) {
+    for i in rows {
+        for j in 1..n - 1 {
+            // SAFETY: interior point; `v` holds rows from `row0`, `u` the whole grid (checked by callers).
+            unsafe {
+                *v.get_unchecked_mut((i - row0) * n + j) = 0.25
+                    * (u.get_unchecked((i - 1) * n + j)
+                        + u.get_unchecked((i + 1) * n + j)
+                        + u.get_unchecked(i * n + j - 1)
+                        + u.get_unchecked(i * n + j + 1));
+            }
+        }
+    }
+}
+
+fn raw_2d(n: usize, u: &[f64], v: &mut [f64]) {
+    assert!(u.len() == n * n && v.len() == n * n);
+    raw_2d_rows(n, u, v, 1..n - 1, 0);
+}
+
+fn raw_2d_par(n: usize, u: &[f64], v: &mut [f64]) {
+    assert!(u.len() == n * n && v.len() == n * n);
+    let band = (n / (rayon::current_num_threads() * 2)).max(1);
+    v.par_chunks_mut(band * n).enumerate().for_each(|(b, chunk)| {
+        let first = b * band;
+        let rows = first.max(1)..(first + chunk.len() / n).min(n - 1);
+        raw_2d_rows(n, u, chunk, rows, first);
+    });
+}
+
+#[inline(always)]
+fn jacobi(out: &mut f64, w: Window2<'_, f64, 1>) {
+    *out = 0.25 * (w[(-1, 0)] + w[(1, 0)] + w[(0, -1)] + w[(0, 1)]);
+}
+
+fn nd_shifted(u: ArrayView2<f64>, mut v: ArrayViewMut2<f64>) {
+    NdZip::from(v.slice_mut(nd_s![1..-1, 1..-1]))
+        .and(u.slice(nd_s![..-2, 1..-1]))
+        .and(u.slice(nd_s![2.., 1..-1]))
+        .and(u.slice(nd_s![1..-1, ..-2]))
+        .and(u.slice(nd_s![1..-1, 2..]))
+        .for_each(|o, &a, &b, &c, &d| *o = 0.25 * (a + b + c + d));
+}
+
+fn nd_windows(u: ArrayView2<f64>, mut v: ArrayViewMut2<f64>) {
+    NdZip::from(v.slice_mut(nd_s![1..-1, 1..-1]))
+        .and(u.windows((3, 3)))
+        .for_each(|o, w| *o = 0.25 * (w[[0, 1]] + w[[2, 1]] + w[[1, 0]] + w[[1, 2]]));
+}
+
+fn nd_shifted_par(u: ArrayView2<f64>, mut v: ArrayViewMut2<f64>) {
+    NdZip::from(v.slice_mut(nd_s![1..-1, 1..-1]))
+        .and(u.slice(nd_s![..-2, 1..-1]))
+        .and(u.slice(nd_s![2.., 1..-1]))
+        .and(u.slice(nd_s![1..-1, ..-2]))
+        .and(u.slice(nd_s![1..-1, 2..]))
+        .par_for_each(|o, &a, &b, &c, &d| *o = 0.25 * (a + b + c + d));
+}
+
+fn jacobi_2d(c: &mut Criterion, n: usize) {
+    let u = field([n, n]);
+    let mut v = Array::<f64, 2>::zeros([n, n]);
+    let mut group = c.benchmark_group(format!("stencil2d_{n}"));
+    group.throughput(Throughput::Elements(((n - 2) * (n - 2)) as u64));
+    group.sample_size(if n > 1024 { 10 } else { 50 });
+    let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+
+    group.bench_function("t1/raw_loop", |b| b.iter(|| raw_2d(n, black_box(u.as_slice()), v.as_mut_slice())));
+    let reference = v.clone();
+    group.bench_function("t1/cnda_sweep2", |b| {
+        b.iter(|| stencil::sweep2::<1, _, _, _, _, _>(black_box(u.view()), v.view_mut(), jacobi).unwrap())
+    });
+    assert_eq!(v, reference);
+    group.bench_function("t1/cnda_par_sweep2_in_1_thread_pool", |b| {
+        b.iter(|| one.install(|| stencil::par_sweep2::<1, _, _, _, _, _>(black_box(u.view()), v.view_mut(), jacobi).unwrap()))
+    });
+    group.bench_function("t1/ndarray_zip_shifted", |b| {
+        b.iter(|| {
+            let uv = ArrayView2::from_shape((n, n), u.as_slice()).unwrap();
+            let vv = ArrayViewMut2::from_shape((n, n), v.as_mut_slice()).unwrap();
+            nd_shifted(black_box(uv), vv)
+        })
+    });
+    group.bench_function("t1/ndarray_windows", |b| {
+        b.iter(|| {
+            let uv = ArrayView2::from_shape((n, n), u.as_slice()).unwrap();
+            let vv = ArrayViewMut2::from_shape((n, n), v.as_mut_slice()).unwrap();
+            nd_windows(black_box(uv), vv)
+        })
+    });
+    assert_eq!(v, reference);
+    // The baseline once more, after the others: shows how much the run order moves the figures.
+    group.bench_function("t1/raw_loop_again", |b| b.iter(|| raw_2d(n, black_box(u.as_slice()), v.as_mut_slice())));
+
+    group.bench_function("t2/raw_loop_rayon", |b| b.iter(|| raw_2d_par(n, black_box(u.as_slice()), v.as_mut_slice())));
+    assert_eq!(v, reference);
+    group.bench_function("t2/cnda_par_sweep2", |b| {
+        b.iter(|| stencil::par_sweep2::<1, _, _, _, _, _>(black_box(u.view()), v.view_mut(), jacobi).unwrap())
+    });
+    assert_eq!(v, reference);
+    group.bench_function("t2/ndarray_par_zip_shifted", |b| {
+        b.iter(|| {
+            let uv = ArrayView2::from_shape((n, n), u.as_slice()).unwrap();
+            let vv = ArrayViewMut2::from_shape((n, n), v.as_mut_slice()).unwrap();
+            nd_shifted_par(black_box(uv), vv)
+        })
+    });
+    group.finish();
+}
+
+fn stencil_2d(c: &mut Criterion) {
+    jacobi_2d(c, 4096);
+    jacobi_2d(c, 256);
+}
+
+#[inline(never)]
+fn raw_3d_planes(n: usize, u: &[f64], v: &mut [f64], planes: core::ops::Range<usize>, plane0: usize) {
+    let (sy, sx) = (n, n * n);
+    for i in planes {
+        for j in 1..n - 1 {
+            for k in 1..n - 1 {
+                let c = i * sx + j * sy + k;
+                // SAFETY: interior point of an n^3 grid; `v` holds planes from `plane0`.
+                unsafe {
+                    *v.get_unchecked_mut(c - plane0 * sx) = (1.0 / 6.0)
+                        * (u.get_unchecked(c - sx)
+                            + u.get_unchecked(c + sx)
+                            + u.get_unchecked(c - sy)
+                            + u.get_unchecked(c + sy)
+                            + u.get_unchecked(c - 1)
+                            + u.get_unchecked(c + 1));
+                }
+            }
+        }
+    }
+}
+
+#[inline(always)]
+fn seven_point(out: &mut f64, w: Window3<'_, f64, 1>) {
+    *out = (1.0 / 6.0) * (w[(-1, 0, 0)] + w[(1, 0, 0)] + w[(0, -1, 0)] + w[(0, 1, 0)] + w[(0, 0, -1)] + w[(0, 0, 1)]);
+}
+
+fn stencil_3d(c: &mut Criterion) {
+    let n = 256;
+    let u = field([n, n, n]);
+    let mut v = Array::<f64, 3>::zeros([n, n, n]);
+    let mut group = c.benchmark_group("stencil3d_256");
+    group.throughput(Throughput::Elements(((n - 2) * (n - 2) * (n - 2)) as u64));
+    group.sample_size(10);
+
+    group.bench_function("t1/raw_loop", |b| b.iter(|| raw_3d_planes(n, black_box(u.as_slice()), v.as_mut_slice(), 1..n - 1, 0)));
+    let reference = v.clone();
+    group.bench_function("t1/cnda_sweep3", |b| {
+        b.iter(|| stencil::sweep3::<1, _, _, _, _, _>(black_box(u.view()), v.view_mut(), seven_point).unwrap())
+    });
+    assert_eq!(v, reference);
+    group.bench_function("t1/ndarray_windows", |b| {
+        b.iter(|| {
+            let uv = ArrayView3::from_shape((n, n, n), u.as_slice()).unwrap();
+            let mut vv = ArrayViewMut3::from_shape((n, n, n), v.as_mut_slice()).unwrap();
+            NdZip::from(vv.slice_mut(nd_s![1..-1, 1..-1, 1..-1])).and(black_box(uv).windows((3, 3, 3))).for_each(|o, w| {
+                *o = (1.0 / 6.0)
+                    * (w[[0, 1, 1]] + w[[2, 1, 1]] + w[[1, 0, 1]] + w[[1, 2, 1]] + w[[1, 1, 0]] + w[[1, 1, 2]])
+            })
+        })
+    });
+    assert_eq!(v, reference);
+    group.bench_function("t2/raw_loop_rayon", |b| {
+        b.iter(|| {
+            let (us, vs) = (black_box(u.as_slice()), v.as_mut_slice());
+            let band = (n / (rayon::current_num_threads() * 2)).max(1);
+            vs.par_chunks_mut(band * n * n).enumerate().for_each(|(bi, chunk)| {
+                let first = bi * band;
+                let planes = first.max(1)..(first + chunk.len() / (n * n)).min(n - 1);
+                raw_3d_planes(n, us, chunk, planes, first);
+            })
+        })
+    });
+    assert_eq!(v, reference);
+    group.bench_function("t2/cnda_par_sweep3", |b| {
+        b.iter(|| stencil::par_sweep3::<1, _, _, _, _, _>(black_box(u.view()), v.view_mut(), seven_point).unwrap())
+    });
+    assert_eq!(v, reference);
+    group.finish();
+}
+
+fn config() -> Criterion {
+    Criterion::default().warm_up_time(std::time::Duration::from_secs(1)).measurement_time(std::time::Duration::from_secs(3))
+}
+
+criterion_group! { name = benches; config = config(); targets = stencil_2d, stencil_3d }
+criterion_main!(benches);
