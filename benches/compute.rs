@@ -117,7 +117,9 @@ fn sums(c: &mut Criterion) {
             })
         });
         group.bench_function(BenchmarkId::new("cnda_sum_axis", axis), |b| b.iter(|| black_box(&m).sum_axis(axis)));
-        group.bench_function(BenchmarkId::new("ndarray_sum_axis", axis), |b| b.iter(|| black_box(&mv).sum_axis(Axis(axis))));
+        group.bench_function(BenchmarkId::new("ndarray_sum_axis", axis), |b| {
+            b.iter(|| black_box(&mv).sum_axis(Axis(axis)))
+        });
     }
     group.finish();
 }
@@ -130,18 +132,25 @@ fn matmul(c: &mut Criterion) {
         group.throughput(Throughput::Elements((2 * n * n * n) as u64));
         group.sample_size(10);
         group.bench_function("t1/cnda_matmul", |bch| bch.iter(|| a.matmul_with(&black_box(&b2), Par::Seq).unwrap()));
-        group.bench_function("t2/cnda_matmul", |bch| bch.iter(|| a.matmul_with(&black_box(&b2), Par::Rayon(2)).unwrap()));
+        group.bench_function("t2/cnda_matmul", |bch| {
+            bch.iter(|| a.matmul_with(&black_box(&b2), Par::Rayon(2)).unwrap())
+        });
         group.bench_function("t1/cnda_matmul_transposed_rhs_view", |bch| {
             bch.iter(|| a.matmul_with(&black_box(&b2).t(), Par::Seq).unwrap())
         });
-        let (an, bn) = (ArrayView2::from_shape((n, n), a.as_slice()).unwrap(), ArrayView2::from_shape((n, n), b2.as_slice()).unwrap());
+        let (an, bn) = (
+            ArrayView2::from_shape((n, n), a.as_slice()).unwrap(),
+            ArrayView2::from_shape((n, n), b2.as_slice()).unwrap(),
+        );
         group.bench_function("t1/ndarray_dot", |bch| bch.iter(|| black_box(&an).dot(&bn)));
         group.finish();
     }
 }
 
 fn config() -> Criterion {
-    Criterion::default().warm_up_time(std::time::Duration::from_secs(1)).measurement_time(std::time::Duration::from_secs(3))
+    Criterion::default()
+        .warm_up_time(std::time::Duration::from_secs(1))
+        .measurement_time(std::time::Duration::from_secs(3))
 }
 
 criterion_group! { name = benches; config = config(); targets = broadcast_add, sums, matmul }

@@ -93,7 +93,9 @@ fn jacobi_2d(c: &mut Criterion, n: usize) {
     });
     assert_eq!(v, reference);
     group.bench_function("t1/cnda_par_sweep2_in_1_thread_pool", |b| {
-        b.iter(|| one.install(|| stencil::par_sweep2::<1, _, _, _, _, _>(black_box(u.view()), v.view_mut(), jacobi).unwrap()))
+        b.iter(|| {
+            one.install(|| stencil::par_sweep2::<1, _, _, _, _, _>(black_box(u.view()), v.view_mut(), jacobi).unwrap())
+        })
     });
     group.bench_function("t1/ndarray_zip_shifted", |b| {
         b.iter(|| {
@@ -169,7 +171,9 @@ fn stencil_3d(c: &mut Criterion) {
     group.throughput(Throughput::Elements(((n - 2) * (n - 2) * (n - 2)) as u64));
     group.sample_size(10);
 
-    group.bench_function("t1/raw_loop", |b| b.iter(|| raw_3d_planes(n, black_box(u.as_slice()), v.as_mut_slice(), 1..n - 1, 0)));
+    group.bench_function("t1/raw_loop", |b| {
+        b.iter(|| raw_3d_planes(n, black_box(u.as_slice()), v.as_mut_slice(), 1..n - 1, 0))
+    });
     let reference = v.clone();
     group.bench_function("t1/cnda_sweep3", |b| {
         b.iter(|| stencil::sweep3::<1, _, _, _, _, _>(black_box(u.view()), v.view_mut(), seven_point).unwrap())
@@ -179,10 +183,12 @@ fn stencil_3d(c: &mut Criterion) {
         b.iter(|| {
             let uv = ArrayView3::from_shape((n, n, n), u.as_slice()).unwrap();
             let mut vv = ArrayViewMut3::from_shape((n, n, n), v.as_mut_slice()).unwrap();
-            NdZip::from(vv.slice_mut(nd_s![1..-1, 1..-1, 1..-1])).and(black_box(uv).windows((3, 3, 3))).for_each(|o, w| {
-                *o = (1.0 / 6.0)
-                    * (w[[0, 1, 1]] + w[[2, 1, 1]] + w[[1, 0, 1]] + w[[1, 2, 1]] + w[[1, 1, 0]] + w[[1, 1, 2]])
-            })
+            NdZip::from(vv.slice_mut(nd_s![1..-1, 1..-1, 1..-1])).and(black_box(uv).windows((3, 3, 3))).for_each(
+                |o, w| {
+                    *o = (1.0 / 6.0)
+                        * (w[[0, 1, 1]] + w[[2, 1, 1]] + w[[1, 0, 1]] + w[[1, 2, 1]] + w[[1, 1, 0]] + w[[1, 1, 2]])
+                },
+            )
         })
     });
     assert_eq!(v, reference);
@@ -206,7 +212,9 @@ fn stencil_3d(c: &mut Criterion) {
 }
 
 fn config() -> Criterion {
-    Criterion::default().warm_up_time(std::time::Duration::from_secs(1)).measurement_time(std::time::Duration::from_secs(3))
+    Criterion::default()
+        .warm_up_time(std::time::Duration::from_secs(1))
+        .measurement_time(std::time::Duration::from_secs(3))
 }
 
 criterion_group! { name = benches; config = config(); targets = stencil_2d, stencil_3d }

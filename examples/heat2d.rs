@@ -1,4 +1,5 @@
-//! Steady-state 2D heat equation on a 512 x 512 plate by explicit Jacobi sweeps.
+//! Steady-state 2D heat equation on a 512 x 512 plate by explicit Jacobi sweeps, written with the
+//! stencil API, run on all cores, and drawn as a heat-map PNG.
 //!
 //! The top edge is held at 100 degrees and the other three at 0. A sweep replaces every interior
 //! temperature by the mean of its four neighbours; sweeps repeat until no point changes by more
@@ -10,92 +11,123 @@
 //! coarse to fine: converge on 64 x 64, interpolate to 128 x 128 as the starting guess, converge
 //! again, and so on up to 512 x 512 (nested iteration). Every level is the same explicit sweep.
 //!
-//! `cargo run --release --example heat2d [-- N TOLERANCE]`
+//! `cargo run --release --example heat2d [-- N TOLERANCE OUTPUT.png]`
 
 use std::time::Instant;
 
 use cnda::prelude::*;
+use cnda::stencil::{self, DoubleBuffer, Window2};
+use indicatif::{ProgressBar, ProgressStyle};
 
 const HOT: f64 = 100.0;
 const COARSEST: usize = 64;
+/// Sweeps between convergence checks (a check costs about one sweep).
+const CHECK_EVERY: usize = 100;
+const MAX_SWEEPS: usize = 200_000;
 
 /// A plate of `n x n` points: hot top row, everything else 0.
 fn plate(n: usize) -> Result<Array<f64, 2>, Error> {
     Array::try_from_fn([n, n], |[i, _]| if i == 0 { HOT } else { 0.0 })
 }
 
-/// One Jacobi sweep from `u` into `v` over the interior; returns the largest change.
-///
-/// Works on row slices: the shapes are checked once per row, and the inner loop vectorizes.
-fn sweep(u: &Array<f64, 2>, v: &mut Array<f64, 2>) -> f64 {
-    let [n, m] = u.shape();
-    let rows: Vec<&[f64]> = u.rows().collect();
-    let mut change = 0.0f64;
-    for (i, out) in v.rows_mut().enumerate().take(n - 1).skip(1) {
-        let (up, mid, down, out) = (&rows[i - 1][..m], &rows[i][..m], &rows[i + 1][..m], &mut out[..m]);
-        for j in 1..m - 1 {
-            let new = 0.25 * (up[j] + down[j] + mid[j - 1] + mid[j + 1]);
-            change = change.max((new - mid[j]).abs());
-            out[j] = new;
-        }
-    }
-    change
+fn jacobi(out: &mut f64, w: Window2<'_, f64, 1>) {
+    *out = 0.25 * (w[(-1, 0)] + w[(1, 0)] + w[(0, -1)] + w[(0, 1)]);
+}
+
+/// One sweep from the current field into the next (interior only: the boundary rows and columns
+/// are never written, so both buffers keep the boundary values they started with).
+fn sweep(field: &mut DoubleBuffer<f64, 2>) -> Result<(), Error> {
+    let (u, v) = field.split();
+    #[cfg(feature = "rayon")]
+    stencil::par_sweep2::<1, _, _, _, _, _>(u, v, jacobi)?;
+    #[cfg(not(feature = "rayon"))]
+    stencil::sweep2::<1, _, _, _, _, _>(u, v, jacobi)?;
+    field.swap();
+    Ok(())
 }
 
 /// Bilinear interpolation of the interior of `coarse` onto a plate of `n x n` points.
 fn refine(coarse: &Array<f64, 2>, n: usize) -> Result<Array<f64, 2>, Error> {
     let c = coarse.shape()[0];
     let scale = (c - 1) as f64 / (n - 1) as f64;
-    let mut fine = plate(n)?;
-    for i in 1..n - 1 {
-        for j in 1..n - 1 {
-            let (y, x) = (i as f64 * scale, j as f64 * scale);
-            let (i0, j0) = ((y as usize).min(c - 2), (x as usize).min(c - 2));
-            let (fy, fx) = (y - i0 as f64, x - j0 as f64);
-            fine[[i, j]] = (1.0 - fy) * ((1.0 - fx) * coarse[[i0, j0]] + fx * coarse[[i0, j0 + 1]])
-                + fy * ((1.0 - fx) * coarse[[i0 + 1, j0]] + fx * coarse[[i0 + 1, j0 + 1]]);
+    let hot = plate(n)?;
+    Array::try_from_fn([n, n], |[i, j]| {
+        if i == 0 || j == 0 || i == n - 1 || j == n - 1 {
+            return hot[[i, j]];
         }
-    }
-    Ok(fine)
+        let (y, x) = (i as f64 * scale, j as f64 * scale);
+        let (i0, j0) = ((y as usize).min(c - 2), (x as usize).min(c - 2));
+        let (fy, fx) = (y - i0 as f64, x - j0 as f64);
+        (1.0 - fy) * ((1.0 - fx) * coarse[[i0, j0]] + fx * coarse[[i0, j0 + 1]])
+            + fy * ((1.0 - fx) * coarse[[i0 + 1, j0]] + fx * coarse[[i0 + 1, j0 + 1]])
+    })
 }
 
-/// Sweeps `u` until the largest change is at most `tolerance`; returns the sweep count.
-fn solve(u: &mut Array<f64, 2>, tolerance: f64) -> usize {
-    let mut v = u.clone();
+/// Sweeps until one sweep changes no point by more than `tolerance`; returns the sweep count.
+fn solve(initial: Array<f64, 2>, tolerance: f64, bar: &ProgressBar) -> Result<(Array<f64, 2>, usize), Error> {
+    let mut field = DoubleBuffer::new(initial);
     let mut sweeps = 0;
-    loop {
-        let change = sweep(u, &mut v);
-        std::mem::swap(u, &mut v);
-        sweeps += 1;
-        if sweeps % 20_000 == 0 {
-            println!("    sweep {sweeps:>6}: max change {change:.2e}");
+    while sweeps < MAX_SWEEPS {
+        for _ in 0..CHECK_EVERY - 1 {
+            sweep(&mut field)?;
         }
+        let before = field.current().clone();
+        sweep(&mut field)?;
+        sweeps += CHECK_EVERY;
+        let change = field.current().zip_with(&before, |a, b| (a - b).abs())?.max().unwrap_or(0.0);
+        bar.set_position(sweeps as u64);
+        bar.set_message(format!("max change {change:.2e}"));
         if change <= tolerance {
-            return sweeps;
+            break;
         }
     }
+    Ok((field.into_current(), sweeps))
 }
 
-fn parse<T: std::str::FromStr>(arg: Option<String>, default: T) -> T {
-    arg.and_then(|s| s.parse().ok()).unwrap_or(default)
+/// Temperature (0..=100) to an RGB colour: black, purple, red, orange, pale yellow ("inferno"-like).
+fn colour(t: f64) -> [u8; 3] {
+    const STOPS: [[f64; 3]; 5] =
+        [[0.0, 0.0, 4.0], [87.0, 16.0, 110.0], [188.0, 55.0, 84.0], [249.0, 142.0, 9.0], [252.0, 255.0, 164.0]];
+    let x = (t / HOT).clamp(0.0, 1.0) * (STOPS.len() - 1) as f64;
+    let k = (x as usize).min(STOPS.len() - 2);
+    let f = x - k as f64;
+    core::array::from_fn(|c| (STOPS[k][c] * (1.0 - f) + STOPS[k + 1][c] * f).round() as u8)
 }
 
-fn main() -> Result<(), Error> {
+fn write_png(path: &str, u: &Array<f64, 2>) -> Result<(), Box<dyn std::error::Error>> {
+    let [n, m] = u.shape();
+    let pixels: Vec<u8> = u.iter().flat_map(|&t| colour(t)).collect();
+    let mut encoder = png::Encoder::new(std::io::BufWriter::new(std::fs::File::create(path)?), m as u32, n as u32);
+    encoder.set_color(png::ColorType::Rgb);
+    encoder.set_depth(png::BitDepth::Eight);
+    encoder.write_header()?.write_image_data(&pixels)?;
+    Ok(())
+}
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1);
-    let n: usize = parse(args.next(), 512).max(4);
-    let tolerance: f64 = parse(args.next(), 1e-6);
+    let n: usize = args.next().and_then(|s| s.parse().ok()).unwrap_or(512).max(4);
+    let tolerance: f64 = args.next().and_then(|s| s.parse().ok()).unwrap_or(1e-6);
+    let output = args.next().unwrap_or_else(|| "heat2d.png".to_string());
 
     println!("heat2d: {n} x {n} plate, top edge {HOT}, other edges 0, tolerance {tolerance:e} per sweep");
+    let style = ProgressStyle::with_template("  {prefix:>11} [{bar:30}] {pos:>6} sweeps  {msg}")?.progress_chars("=> ");
     let start = Instant::now();
     let mut size = COARSEST.min(n);
     let mut u = plate(size)?;
     let mut updates = 0usize;
     loop {
         let t = Instant::now();
-        let sweeps = solve(&mut u, tolerance);
+        let bar = ProgressBar::new(MAX_SWEEPS as u64).with_style(style.clone()).with_prefix(format!("{size} x {size}"));
+        let (solved, sweeps) = solve(u, tolerance, &bar)?;
+        bar.finish_and_clear();
+        u = solved;
         updates += sweeps * (size - 2) * (size - 2);
-        let centre = u[[size / 2, size / 2]];
-        println!("  {size:>4} x {size:<4}: {sweeps:>6} sweeps, centre {centre:.4}, {:.2} s", t.elapsed().as_secs_f64());
+        println!(
+            "  {size:>4} x {size:<4}: {sweeps:>6} sweeps, centre {:.4}, {:.2} s",
+            u[[size / 2, size / 2]],
+            t.elapsed().as_secs_f64()
+        );
         if size == n {
             break;
         }
@@ -103,14 +135,12 @@ fn main() -> Result<(), Error> {
         u = refine(&u, size)?;
     }
     let seconds = start.elapsed().as_secs_f64();
-
-    let centre = u[[n / 2, n / 2]];
-    println!("centre temperature {centre:.4} (exact steady state 25 at the plate's centre)");
+    println!("centre temperature {:.4} (exact steady state 25 at the plate's centre)", u[[n / 2, n / 2]]);
     println!("{seconds:.2} s in all, {:.2} ns per point update", seconds * 1e9 / updates as f64);
 
-    // A coarse look at the field: every (n/8)th point.
+    write_png(&output, &u)?;
+    println!("heat map written to {output}");
     let step = (n / 8).max(1);
-    let coarse = Array::from_fn([n.div_ceil(step), n.div_ceil(step)], |[i, j]| u[[i * step, j * step]]);
-    println!("field sampled every {step} points:\n{coarse:.1}");
+    println!("field sampled every {step} points:\n{:.1}", u.slice(s![..;step as isize, ..;step as isize]));
     Ok(())
 }

@@ -105,7 +105,8 @@ unsafe fn rows2<const R: usize, T>(g: Grid<T, 2>, rows: Range<usize>, f: &mut im
             // least the row length they span `2R * s0 + m` contiguous elements, and output row i
             // spans `m`. The output view is uniquely borrowed, so the slices do not overlap.
             unsafe {
-                let in_rows = core::slice::from_raw_parts(g.input.offset((i - R) as isize * s0), 2 * R * s0 as usize + m);
+                let in_rows =
+                    core::slice::from_raw_parts(g.input.offset((i - R) as isize * s0), 2 * R * s0 as usize + m);
                 let out_row = core::slice::from_raw_parts_mut(g.output.offset(i as isize * g.out_strides[0]), m);
                 unit_stride_row(in_rows, s0, out_row, cols.clone(), f);
             }
@@ -156,7 +157,11 @@ unsafe fn unit_stride_row3<const R: usize, T>(
 ///
 /// As for [`rows2`].
 #[inline(always)]
-unsafe fn planes3<const R: usize, T>(g: Grid<T, 3>, planes: Range<usize>, f: &mut impl FnMut(&mut T, Window3<'_, T, R>)) {
+unsafe fn planes3<const R: usize, T>(
+    g: Grid<T, 3>,
+    planes: Range<usize>,
+    f: &mut impl FnMut(&mut T, Window3<'_, T, R>),
+) {
     let (rows, cols) = (interior_range(g.shape[1], R), interior_range(g.shape[2], R));
     let [_, n1, n2] = g.shape;
     let [s0, s1, s2] = g.in_strides;
