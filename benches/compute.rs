@@ -60,11 +60,11 @@ fn broadcast_add(c: &mut Criterion) {
             black_box(v)
         })
     });
-    group.bench_function("fresh/cnda_operator", |b| b.iter(|| black_box(&black_box(&a) + &row)));
+    group.bench_function("fresh/cnda_operator", |b| b.iter(|| black_box(black_box(&a) + &row)));
     assert_eq!(&a + &row, expected);
     let an = NdArray2::from_shape_vec((n, n), a.as_slice().to_vec()).unwrap();
     let rn = NdArray1::from_vec(row.as_slice().to_vec());
-    group.bench_function("fresh/ndarray_operator", |b| b.iter(|| black_box(&black_box(&an) + &rn)));
+    group.bench_function("fresh/ndarray_operator", |b| b.iter(|| black_box(black_box(&an) + &rn)));
     group.finish();
 }
 

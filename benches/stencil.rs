@@ -4,6 +4,9 @@
 //!
 //! `cargo bench --bench stencil`
 
+// ndarray's `s!` takes `1..-1` style ranges, which clippy reads as empty `Range`s.
+#![allow(clippy::reversed_empty_ranges)]
+
 use cnda::prelude::*;
 use cnda::stencil::{self, Window2, Window3};
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};

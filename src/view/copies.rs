@@ -49,6 +49,14 @@ impl<T: Pod, const N: usize, L: Layout, C: BoundsCheck> AsView<T, N> for ArrayVi
     }
 }
 
+impl<T: Pod, const N: usize, S: AsView<T, N>> AsView<T, N> for &S {
+    type Layout = S::Layout;
+    type Check = S::Check;
+    fn as_view(&self) -> ArrayView<'_, T, N, S::Layout, S::Check> {
+        (**self).as_view()
+    }
+}
+
 /// A row-major view that is either borrowed (the source already was row-major contiguous) or
 /// owns a fresh copy: what `contiguous()` returns.
 pub enum CowArray<'a, T: Pod, const N: usize, C: BoundsCheck> {
