@@ -36,7 +36,12 @@ fn broadcast_add(c: &mut Criterion) {
         })
     });
     let expected = out.clone();
-    group.bench_function("reused/cnda_zip_mut_with", |b| {
+    let row2 = row.broadcast_to([n, n]).unwrap();
+    group.bench_function("reused/cnda_zip", |b| {
+        b.iter(|| Zip::from(out.view_mut()).and(black_box(&a).view()).and(row2).for_each(|o, &x, &r| *o = x + r))
+    });
+    assert_eq!(out, expected);
+    group.bench_function("reused/cnda_assign_then_add_assign", |b| {
         b.iter(|| {
             out.assign(&black_box(&a));
             out += &row;
@@ -53,10 +58,15 @@ fn broadcast_add(c: &mut Criterion) {
     });
     assert_eq!(out, expected);
 
-    group.bench_function("fresh/raw_loop_collect", |b| {
+    group.bench_function("fresh/raw_loop_into_vec", |b| {
         b.iter(|| {
             let (x, r) = (black_box(a.as_slice()), row.as_slice());
-            let v: Vec<f32> = x.chunks_exact(n).flat_map(|xrow| xrow.iter().zip(r).map(|(&x, &r)| x + r)).collect();
+            let mut v = vec![0.0f32; n * n];
+            for (orow, xrow) in v.chunks_exact_mut(n).zip(x.chunks_exact(n)) {
+                for ((o, &x), &r) in orow.iter_mut().zip(xrow).zip(r) {
+                    *o = x + r;
+                }
+            }
             black_box(v)
         })
     });

@@ -53,6 +53,11 @@ pub use rank::{BroadcastInto, Dec, Inc, IsMatrix, MaxRank, Rank};
 pub use slice::{AxisSlice, SliceSpec};
 pub use view::{ArrayView, ArrayViewMut, AsView, CowArray};
 
+/// The README's code blocks, compiled and run as doc tests so the README stays true.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
+
 /// Everything a typical user needs: `use cnda::prelude::*;`.
 pub mod prelude {
     pub use crate::array::Array;
