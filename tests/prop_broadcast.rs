@@ -51,7 +51,7 @@ where
             }
             // Operands in other layouts (column-major, flipped views) give the same result.
             let f = a.to_layout::<ColMajor>();
-            prop_assert_eq!(&f + &b.flip(0).flip(0), sum);
+            prop_assert_eq!(&f + b.flip(0).flip(0), sum);
         }
         (None, Err(e)) => prop_assert!(matches!(e, Error::Broadcast { .. }), "{}", e),
         (expected, got) => prop_assert!(false, "reference {:?}, got {:?}", expected, got.map(|a| a.shape().to_vec())),
