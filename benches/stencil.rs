@@ -200,10 +200,18 @@ fn stencil_3d(c: &mut Criterion) {
     group.throughput(Throughput::Elements(((n - 2) * (n - 2) * (n - 2)) as u64));
     group.sample_size(10);
 
+    // The reference and a check of both cnda sweeps, independent of benchmark filters.
+    let mut reference = Array::<f64, 3>::zeros([n, n, n]);
+    raw_3d_planes(n, u.as_slice(), reference.as_mut_slice(), 1..n - 1, 0);
+    stencil::sweep3::<1, _, _, _, _, _>(u.view(), v.view_mut(), seven_point).unwrap();
+    assert_eq!(v, reference, "sweep3");
+    v.fill(0.0);
+    stencil::par_sweep3::<1, _, _, _, _, _>(u.view(), v.view_mut(), seven_point).unwrap();
+    assert_eq!(v, reference, "par_sweep3");
+
     group.bench_function("t1/raw_loop", |b| {
         b.iter(|| raw_3d_planes(n, black_box(u.as_slice()), v.as_mut_slice(), 1..n - 1, 0))
     });
-    let reference = v.clone();
     group.bench_function("t1/cnda_sweep3", |b| {
         b.iter(|| stencil::sweep3::<1, _, _, _, _, _>(black_box(u.view()), v.view_mut(), seven_point).unwrap())
     });
