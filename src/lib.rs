@@ -33,6 +33,7 @@ mod index;
 pub mod iter;
 pub mod layout;
 pub mod ops;
+pub mod pool;
 pub mod rank;
 mod raw;
 mod shape;
@@ -41,6 +42,7 @@ pub mod stencil;
 pub mod view;
 
 pub use array::Array;
+pub use backend::cpu::HostAlloc;
 pub use backend::{Backend, Cpu, HostAccessible};
 pub use check::{BoundsCheck, Checked, DefaultCheck, Unchecked};
 pub use element::{DType, Element, Numeric, Pod, Zeroable};
@@ -61,6 +63,7 @@ pub struct ReadmeDoctests;
 /// Everything a typical user needs: `use cnda::prelude::*;`.
 pub mod prelude {
     pub use crate::array::Array;
+    pub use crate::backend::cpu::HostAlloc;
     pub use crate::backend::{Backend, Cpu, HostAccessible};
     pub use crate::check::{BoundsCheck, Checked, DefaultCheck, Unchecked};
     pub use crate::element::{DType, Element, Numeric, Pod, Zeroable};
@@ -68,6 +71,7 @@ pub mod prelude {
     pub use crate::layout::{ColMajor, Dense, Layout, RowMajor, Strided};
     pub use crate::ops::matmul::Par;
     pub use crate::ops::zip::{NdProducer, Zip};
+    pub use crate::pool::Pool;
     pub use crate::rank::{BroadcastInto, Dec, Inc, IsMatrix, MaxRank, Rank};
     pub use crate::s;
     pub use crate::view::{ArrayView, ArrayViewMut, AsView, CowArray};

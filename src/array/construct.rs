@@ -5,7 +5,7 @@
 use core::marker::PhantomData;
 
 use super::Array;
-use crate::backend::cpu::CpuBuffer;
+use crate::backend::cpu::{CpuBuffer, HostAlloc};
 use crate::backend::Cpu;
 use crate::check::BoundsCheck;
 use crate::element::{Numeric, Pod};
@@ -21,19 +21,43 @@ impl<T: Pod, const N: usize, L: Dense, C: BoundsCheck> Array<T, N, Cpu, L, C> {
         Array { buf, offset: 0, shape, meta: L::dense_meta::<N>(), len, check: PhantomData }
     }
 
-    fn alloc(op: &'static str, shape: &[usize; N]) -> Result<CpuBuffer<T>> {
-        let len = shape::checked_len(op, shape, core::mem::size_of::<T>())?;
-        CpuBuffer::try_zeroed(op, len)
-    }
-
-    /// A zero-filled array of `shape` with layout `L` and bounds policy `C`.
+    /// A zero-filled array of `shape` with layout `L` and bounds policy `C`, from `alloc` (`&Cpu`
+    /// for the system allocator, or a `&Pool`).
     ///
     /// # Errors
     ///
     /// `Error::Overflow` when the byte size does not fit an allocation, `Error::Alloc` when the
-    /// system refuses the memory.
-    pub fn try_zeros_in(_cpu: &Cpu, shape: [usize; N]) -> Result<Self> {
-        Ok(Self::from_buffer(Self::alloc("zeros", &shape)?, shape))
+    /// system (or the pool's byte cap) refuses the memory.
+    pub fn try_zeros_in(alloc: &impl HostAlloc, shape: [usize; N]) -> Result<Self> {
+        Self::try_fill_in(alloc, "zeros", shape, T::zeroed())
+    }
+
+    /// An array of `shape` with every element `value`, from `alloc`.
+    ///
+    /// # Errors
+    ///
+    /// As for [`Array::try_zeros_in`].
+    pub fn try_full_in(alloc: &impl HostAlloc, shape: [usize; N], value: T) -> Result<Self> {
+        Self::try_fill_in(alloc, "full", shape, value)
+    }
+
+    fn try_fill_in(alloc: &impl HostAlloc, op: &'static str, shape: [usize; N], value: T) -> Result<Self> {
+        let len = shape::checked_len(op, &shape, core::mem::size_of::<T>())?;
+        // SAFETY: the fill writes all `len` elements (zeroing reused pool memory too).
+        let buf = unsafe {
+            alloc.init_buffer(op, len, |ptr: *mut T| {
+                if bytemuck::bytes_of(&value).iter().all(|&b| b == 0) {
+                    core::ptr::write_bytes(ptr, 0, len);
+                } else {
+                    core::slice::from_raw_parts_mut(ptr.cast::<core::mem::MaybeUninit<T>>(), len).iter_mut().for_each(
+                        |x| {
+                            x.write(value);
+                        },
+                    );
+                }
+            })
+        }?;
+        Ok(Self::from_buffer(buf, shape))
     }
 
     /// An array whose element at `index` is `f(index)`; `f` is called in memory order.
@@ -41,25 +65,35 @@ impl<T: Pod, const N: usize, L: Dense, C: BoundsCheck> Array<T, N, Cpu, L, C> {
     /// # Errors
     ///
     /// As for [`Array::try_zeros_in`].
-    pub fn try_from_fn_in(_cpu: &Cpu, shape: [usize; N], mut f: impl FnMut([usize; N]) -> T) -> Result<Self> {
-        let mut buf = Self::alloc("from_fn", &shape)?;
-        let mut index = [0usize; N];
-        for slot in buf.as_mut_slice() {
-            *slot = f(index);
-            advance_in_memory_order::<L, N>(&mut index, &shape);
-        }
+    pub fn try_from_fn_in(
+        alloc: &impl HostAlloc,
+        shape: [usize; N],
+        mut f: impl FnMut([usize; N]) -> T,
+    ) -> Result<Self> {
+        let len = shape::checked_len("from_fn", &shape, core::mem::size_of::<T>())?;
+        // SAFETY: the loop writes every one of the `len` elements in memory order; if `f`
+        // panics, the partly written buffer is freed without being read.
+        let buf = unsafe {
+            alloc.init_buffer("from_fn", len, |ptr: *mut T| {
+                let mut index = [0usize; N];
+                for k in 0..len {
+                    ptr.add(k).write(f(index));
+                    advance_in_memory_order::<L, N>(&mut index, &shape);
+                }
+            })
+        }?;
         Ok(Self::from_buffer(buf, shape))
     }
 
     /// An array of `shape` holding `data`, given in the layout's memory order (row-major for
     /// `RowMajor`, column-major for `ColMajor`). The data is copied once into a 64-byte aligned
-    /// buffer.
+    /// buffer from `alloc`.
     ///
     /// # Errors
     ///
     /// `Error::LengthMismatch` when `data.len()` is not the product of `shape`; as for
     /// [`Array::try_zeros_in`] otherwise.
-    pub fn try_from_shape_vec_in(_cpu: &Cpu, shape: [usize; N], data: Vec<T>) -> Result<Self> {
+    pub fn try_from_shape_vec_in(alloc: &impl HostAlloc, shape: [usize; N], data: Vec<T>) -> Result<Self> {
         let len = shape::checked_len("from_shape_vec", &shape, core::mem::size_of::<T>())?;
         if len != data.len() {
             return Err(Error::LengthMismatch {
@@ -69,7 +103,13 @@ impl<T: Pod, const N: usize, L: Dense, C: BoundsCheck> Array<T, N, Cpu, L, C> {
                 got: data.len(),
             });
         }
-        Ok(Self::from_buffer(CpuBuffer::try_from_slice("from_shape_vec", &data)?, shape))
+        // SAFETY: the copy writes all `len` elements from a vector that cannot overlap fresh memory.
+        let buf = unsafe {
+            alloc.init_buffer("from_shape_vec", len, |ptr: *mut T| {
+                core::ptr::copy_nonoverlapping(data.as_ptr(), ptr, len)
+            })
+        }?;
+        Ok(Self::from_buffer(buf, shape))
     }
 
     /// An array of `shape` filled from `iter` in the layout's memory order.
@@ -77,14 +117,19 @@ impl<T: Pod, const N: usize, L: Dense, C: BoundsCheck> Array<T, N, Cpu, L, C> {
     /// # Errors
     ///
     /// `Error::LengthMismatch` when the iterator yields fewer elements than the shape needs, or more
-    /// (nothing is silently dropped); as for [`Array::try_zeros_in`] otherwise.
-    pub fn try_from_shape_iter_in(_cpu: &Cpu, shape: [usize; N], iter: impl IntoIterator<Item = T>) -> Result<Self> {
+    /// (nothing is silently dropped; the count of the surplus stops at 2^20 for endless iterators);
+    /// as for [`Array::try_zeros_in`] otherwise.
+    pub fn try_from_shape_iter_in(
+        alloc: &impl HostAlloc,
+        shape: [usize; N],
+        iter: impl IntoIterator<Item = T>,
+    ) -> Result<Self> {
         let op = "from_shape_iter";
-        let mut buf = Self::alloc(op, &shape)?;
-        let len = buf.len();
+        let mut a = Self::try_zeros_in(alloc, shape)?;
+        let len = a.len();
         let mut iter = iter.into_iter();
         let mut got = 0;
-        for (slot, value) in buf.as_mut_slice().iter_mut().zip(&mut iter) {
+        for (slot, value) in a.as_mut_slice().iter_mut().zip(&mut iter) {
             *slot = value;
             got += 1;
         }
@@ -92,11 +137,10 @@ impl<T: Pod, const N: usize, L: Dense, C: BoundsCheck> Array<T, N, Cpu, L, C> {
             return Err(Error::LengthMismatch { op, shape: shape.to_vec(), expected: len, got });
         }
         if iter.next().is_some() {
-            // Count the surplus (bounded, so an endless iterator cannot hang us) for the message.
             let surplus = 1 + iter.take(1 << 20).count();
             return Err(Error::LengthMismatch { op, shape: shape.to_vec(), expected: len, got: len + surplus });
         }
-        Ok(Self::from_buffer(buf, shape))
+        Ok(a)
     }
 }
 
@@ -156,9 +200,7 @@ impl<T: Pod, const N: usize> Array<T, N> {
     ///
     /// As for [`Array::try_zeros`].
     pub fn try_full(shape: [usize; N], value: T) -> Result<Self> {
-        let mut a = Self::try_zeros(shape)?;
-        a.as_mut_slice().fill(value);
-        Ok(a)
+        Self::try_full_in(&Cpu, shape, value)
     }
 
     /// The same as [`Array::full`], under ndarray's name.

@@ -108,6 +108,7 @@ where
 
 macro_rules! array_operands {
     ($($rhs:ty),*) => {$(
+        #[diagnostic::do_not_recommend]
         impl<'r, T: Numeric, const N: usize, const M: usize, const K: usize, L2: Layout, C2: BoundsCheck> Operand<T, N, Cpu>
             for $rhs
         where
@@ -124,6 +125,7 @@ macro_rules! array_operands {
             }
         }
 
+        #[diagnostic::do_not_recommend]
         impl<'r, T: Numeric, const N: usize, const M: usize, L2: Layout, C2: BoundsCheck> AssignOperand<T, N> for $rhs
         where
             Rank<M>: BroadcastInto<Rank<N>>,
@@ -142,6 +144,7 @@ array_operands!(
     &'r ArrayViewMut<'r, T, M, L2, C2>
 );
 
+#[diagnostic::do_not_recommend]
 impl<T: Numeric, const N: usize> Operand<T, N, Cpu> for T {
     type Output = Array<T, N>;
 
@@ -164,6 +167,7 @@ impl<T: Numeric, const N: usize> Operand<T, N, Cpu> for T {
     }
 }
 
+#[diagnostic::do_not_recommend]
 impl<T: Numeric, const N: usize> AssignOperand<T, N> for T {
     fn update_into<L: Layout, C: BoundsCheck>(
         self,

@@ -2,9 +2,11 @@
 
 use core::ptr::NonNull;
 use std::alloc::{self, Layout as AllocLayout};
+use std::sync::Weak;
 
 use crate::element::Pod;
 use crate::error::Error;
+use crate::pool::{self, Pool, PoolInner};
 
 /// Alignment of every non-empty CPU buffer, in bytes: one cache line, and a full AVX-512 vector.
 pub const CPU_ALIGN: usize = 64;
@@ -20,6 +22,23 @@ const HUGE_PAGE: usize = 2 << 20;
 pub struct CpuBuffer<T: Pod> {
     ptr: NonNull<T>,
     len: usize,
+    origin: Origin,
+}
+
+/// Where a buffer's memory came from, so that dropping it gives the memory back the right way.
+enum Origin {
+    /// No allocation (zero bytes).
+    Empty,
+    /// The system allocator, with this layout.
+    System(AllocLayout),
+    /// A block of size class `class` of a pool (freed directly if the pool is gone).
+    Pool { pool: Weak<PoolInner>, class: usize },
+}
+
+/// The layout of a block of `bytes` bytes: cache-line aligned, or huge-page aligned when large.
+pub(crate) fn block_layout(bytes: usize) -> AllocLayout {
+    let align = if bytes >= HUGE_PAGE_THRESHOLD { HUGE_PAGE } else { CPU_ALIGN };
+    AllocLayout::from_size_align(bytes, align).expect("block sizes are powers of two below isize::MAX")
 }
 
 // SAFETY: the buffer owns its allocation exclusively, like a `Box<[T]>`.
@@ -64,7 +83,7 @@ impl<T: Pod> CpuBuffer<T> {
             elem_size: core::mem::size_of::<T>(),
         })?;
         if layout.size() == 0 {
-            return Ok(Self { ptr: NonNull::dangling(), len });
+            return Ok(Self { ptr: NonNull::dangling(), len, origin: Origin::Empty });
         }
         // SAFETY: the layout has a non-zero size.
         let raw = unsafe { alloc::alloc(layout) };
@@ -75,11 +94,33 @@ impl<T: Pod> CpuBuffer<T> {
                 reason: "the system allocator refused the request".into(),
             });
         };
-        if layout.size() >= HUGE_PAGE_THRESHOLD {
-            // Before the first touch, so the kernel can fault the memory in as huge pages.
-            advise_huge_pages(raw, layout.size());
+        // Before the first touch, so the kernel can fault the memory in as huge pages.
+        advise_huge_pages(raw, layout.size());
+        let buf = Self { ptr, len, origin: Origin::System(layout) };
+        init(buf.ptr.as_ptr());
+        Ok(buf)
+    }
+
+    /// As [`CpuBuffer::try_init_with`], with the memory taken from `pool` (falling back to the
+    /// system allocator for element types aligned beyond a cache line).
+    ///
+    /// # Safety
+    ///
+    /// As for [`CpuBuffer::try_init_with`].
+    pub(crate) unsafe fn try_init_in_pool(
+        pool: &Pool,
+        op: &'static str,
+        len: usize,
+        init: impl FnOnce(*mut T),
+    ) -> Result<Self, Error> {
+        let size = core::mem::size_of::<T>();
+        let bytes = len.checked_mul(size).ok_or(Error::Overflow { op, shape: vec![len], elem_size: size })?;
+        if bytes == 0 || core::mem::align_of::<T>() > CPU_ALIGN {
+            // SAFETY: forwarded contract.
+            return unsafe { Self::try_init_with(op, len, init) };
         }
-        let buf = Self { ptr, len };
+        let (block, class, weak) = pool.take(op, bytes)?;
+        let buf = Self { ptr: block.cast(), len, origin: Origin::Pool { pool: weak, class } };
         init(buf.ptr.as_ptr());
         Ok(buf)
     }
@@ -121,27 +162,54 @@ impl<T: Pod> CpuBuffer<T> {
 
 /// Asks the kernel to back `[ptr, ptr + bytes)` with transparent huge pages; a hint only.
 #[cfg(target_os = "linux")]
-fn advise_huge_pages(ptr: *mut u8, bytes: usize) {
+pub(crate) fn advise_huge_pages(ptr: *mut u8, bytes: usize) {
+    if bytes < HUGE_PAGE_THRESHOLD {
+        return;
+    }
     // SAFETY: madvise only reads the range's mapping; the range is one live allocation that we own.
     // Failure (THP disabled, old kernel) leaves ordinary pages, which is correct, just slower.
     unsafe { libc::madvise(ptr.cast(), bytes, libc::MADV_HUGEPAGE) };
 }
 
 #[cfg(not(target_os = "linux"))]
-fn advise_huge_pages(_ptr: *mut u8, _bytes: usize) {}
+pub(crate) fn advise_huge_pages(_ptr: *mut u8, _bytes: usize) {}
 
 impl<T: Pod> Clone for CpuBuffer<T> {
+    /// A copy, from the same pool when the original came from a pool that still exists.
     fn clone(&self) -> Self {
-        Self::try_from_slice("clone", self.as_slice()).unwrap_or_else(|e| panic!("{e}"))
+        let data = self.as_slice();
+        let copy = |dst: *mut T| {
+            // SAFETY: a fresh buffer of `data.len()` elements cannot overlap `data`.
+            unsafe { core::ptr::copy_nonoverlapping(data.as_ptr(), dst, data.len()) }
+        };
+        let pool = match &self.origin {
+            Origin::Pool { pool, .. } => pool.upgrade().map(Pool::from_inner),
+            _ => None,
+        };
+        // SAFETY: `copy` writes every element.
+        let result = unsafe {
+            match pool {
+                Some(pool) => Self::try_init_in_pool(&pool, "clone", data.len(), copy),
+                None => Self::try_init_with("clone", data.len(), copy),
+            }
+        };
+        result.unwrap_or_else(|e| panic!("{e}"))
     }
 }
 
 impl<T: Pod> Drop for CpuBuffer<T> {
     fn drop(&mut self) {
-        let layout = Self::alloc_layout(self.len).expect("layout was valid at allocation");
-        if layout.size() != 0 {
-            // SAFETY: `ptr` came from `alloc_zeroed` with this same layout and is freed only here.
-            unsafe { alloc::dealloc(self.ptr.as_ptr().cast(), layout) };
+        let ptr = self.ptr.cast::<u8>();
+        match &self.origin {
+            Origin::Empty => {}
+            // SAFETY: `ptr` came from `alloc` with this same layout and is freed only here.
+            Origin::System(layout) => unsafe { alloc::dealloc(ptr.as_ptr(), *layout) },
+            Origin::Pool { pool, class } => match pool.upgrade() {
+                Some(pool) => pool.give_back(ptr, *class),
+                // SAFETY: the block came from the (now dropped) pool for this class; this buffer
+                // was its only user.
+                None => unsafe { pool::free_orphan(ptr, *class) },
+            },
         }
     }
 }

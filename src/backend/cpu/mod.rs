@@ -1,7 +1,9 @@
 //! The CPU backend: 64-byte aligned host buffers.
 
-mod buffer;
+mod alloc;
+pub(crate) mod buffer;
 
+pub use alloc::HostAlloc;
 pub use buffer::{CpuBuffer, CPU_ALIGN, HUGE_PAGE_THRESHOLD};
 
 use super::{Backend, HostAccessible};

@@ -1,0 +1,250 @@
+//! Pooled CPU storage: a [`Pool`] recycles allocations in power-of-two size classes, so arrays
+//! allocated again and again in a time loop stop paying for fresh memory (page faults, kernel
+//! zeroing). The pool is thread-safe (a `Mutex` around free lists), is a cheap-to-clone handle,
+//! and is an allocator for any array constructor (`Array::try_zeros_in(&pool, shape)`).
+//!
+//! An array's memory returns to its pool when the array drops; if every pool handle was dropped
+//! first, the memory is simply freed. Memory is zeroed again when a constructor promises zeros,
+//! and every other constructor writes all elements before the array exists, so one array's data
+//! never shows through another.
+//!
+//! ```
+//! use cnda::prelude::*;
+//! use cnda::pool::Pool;
+//! let pool = Pool::new();
+//! for _ in 0..3 {
+//!     let a = Array::<f64, 2>::try_zeros_in(&pool, [512, 512]).unwrap();
+//!     assert_eq!(a.sum(), 0.0);
+//! }
+//! let stats = pool.stats();
+//! assert_eq!((stats.misses, stats.hits), (1, 2)); // one fresh block, reused twice
+//! ```
+
+mod stats;
+
+use std::alloc;
+use std::ptr::NonNull;
+use std::sync::{Arc, Mutex, MutexGuard, Weak};
+
+pub use stats::{ClassStats, PoolStats};
+
+use crate::backend::cpu::buffer::{advise_huge_pages, block_layout};
+use crate::error::Error;
+
+/// Smallest size class: one cache line.
+const MIN_CLASS_SHIFT: u32 = 6;
+/// Number of size classes (64 B up to 2^(6+57) B: every size an allocation may have).
+const CLASSES: usize = 58;
+
+/// The size class serving `bytes`, and the block size of that class.
+pub(crate) fn class_of(bytes: usize) -> Option<(usize, usize)> {
+    let block = bytes.max(1 << MIN_CLASS_SHIFT).checked_next_power_of_two()?;
+    let class = (block.trailing_zeros() - MIN_CLASS_SHIFT) as usize;
+    (class < CLASSES && block <= isize::MAX as usize / 2).then_some((class, block))
+}
+
+/// A cached block.
+struct Block(NonNull<u8>);
+
+// SAFETY: a cached block is unaliased memory owned by the pool; moving it between threads is
+// moving ownership of plain bytes.
+unsafe impl Send for Block {}
+
+/// A memory pool for CPU arrays; see the module documentation. Cloning gives another handle to
+/// the same pool.
+#[derive(Clone)]
+pub struct Pool {
+    inner: Arc<PoolInner>,
+}
+
+pub(crate) struct PoolInner {
+    state: Mutex<PoolState>,
+    cap: Option<usize>,
+}
+
+struct PoolState {
+    free: Vec<Vec<Block>>,
+    stats: PoolStats,
+}
+
+impl Default for Pool {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl core::fmt::Debug for Pool {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Pool").field("cap", &self.inner.cap).field("stats", &self.stats()).finish()
+    }
+}
+
+impl Pool {
+    /// An empty pool without a byte cap.
+    pub fn new() -> Self {
+        Self::build(None)
+    }
+
+    /// An empty pool that never holds more than `cap` bytes (in use plus cached): past it,
+    /// cached blocks are released, and if that is not enough the allocation fails with
+    /// `Error::Alloc`.
+    pub fn with_byte_cap(cap: usize) -> Self {
+        Self::build(Some(cap))
+    }
+
+    fn build(cap: Option<usize>) -> Self {
+        let free = (0..CLASSES).map(|_| Vec::new()).collect();
+        let stats = PoolStats { classes: (0..CLASSES).map(ClassStats::new).collect(), ..PoolStats::default() };
+        Pool { inner: Arc::new(PoolInner { state: Mutex::new(PoolState { free, stats }), cap }) }
+    }
+
+    pub(crate) fn from_inner(inner: std::sync::Arc<PoolInner>) -> Self {
+        Pool { inner }
+    }
+
+    /// A snapshot of the statistics.
+    pub fn stats(&self) -> PoolStats {
+        self.inner.lock().stats.clone()
+    }
+
+    /// Frees every cached block; returns the bytes released.
+    pub fn trim(&self) -> usize {
+        let mut state = self.inner.lock();
+        let released = release_cached(&mut state, usize::MAX);
+        trace(|| tracing_event("trim", released, None));
+        released
+    }
+
+    /// A block of at least `bytes` bytes, aligned for any CPU buffer: from the cache when one is
+    /// free, otherwise fresh.
+    pub(crate) fn take(&self, op: &'static str, bytes: usize) -> Result<(NonNull<u8>, usize, Weak<PoolInner>), Error> {
+        let (class, block) = class_of(bytes).ok_or(Error::Overflow { op, shape: vec![bytes], elem_size: 1 })?;
+        let mut state = self.inner.lock();
+        let cached = state.free[class].pop();
+        let hit = cached.is_some();
+        let ptr = match cached {
+            Some(Block(ptr)) => {
+                state.stats.bytes_cached -= block;
+                ptr
+            }
+            None => {
+                if let Some(cap) = self.inner.cap {
+                    let held = state.stats.bytes_in_use + state.stats.bytes_cached;
+                    if held + block > cap {
+                        release_cached(&mut state, held + block - cap);
+                    }
+                    let held = state.stats.bytes_in_use + state.stats.bytes_cached;
+                    if held + block > cap {
+                        return Err(Error::Alloc {
+                            op,
+                            bytes: block,
+                            reason: format!(
+                                "the pool's byte cap is {cap} bytes and {} are in use, so a {block}-byte block does not fit",
+                                state.stats.bytes_in_use
+                            ),
+                        });
+                    }
+                }
+                fresh_block(op, block)?
+            }
+        };
+        state.stats.record_take(class, block, hit);
+        drop(state);
+        trace(|| tracing_event("alloc", block, Some(hit)));
+        Ok((ptr, class, Arc::downgrade(&self.inner)))
+    }
+}
+
+impl PoolInner {
+    fn lock(&self) -> MutexGuard<'_, PoolState> {
+        // A panic while the lock was held leaves consistent free lists (each update is one push
+        // or pop), so a poisoned lock is still usable.
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Takes back a block handed out by `take`.
+    pub(crate) fn give_back(&self, ptr: NonNull<u8>, class: usize) {
+        let block = 1usize << (class as u32 + MIN_CLASS_SHIFT);
+        let mut state = self.lock();
+        state.stats.record_give_back(class, block);
+        state.free[class].push(Block(ptr));
+        drop(state);
+        trace(|| tracing_event("free", block, None));
+    }
+}
+
+impl Drop for PoolInner {
+    fn drop(&mut self) {
+        let state = self.state.get_mut().unwrap_or_else(|e| e.into_inner());
+        release_cached(state, usize::MAX);
+    }
+}
+
+/// A fresh block of `block` bytes (a power of two) from the system allocator.
+fn fresh_block(op: &'static str, block: usize) -> Result<NonNull<u8>, Error> {
+    let layout = block_layout(block);
+    // SAFETY: `block` is at least 64 bytes.
+    let raw = unsafe { alloc::alloc(layout) };
+    let ptr = NonNull::new(raw).ok_or_else(|| Error::Alloc {
+        op,
+        bytes: block,
+        reason: "the system allocator refused the request".into(),
+    })?;
+    advise_huge_pages(raw, block);
+    Ok(ptr)
+}
+
+/// Frees cached blocks, largest first, until `want` bytes are released or none is left.
+fn release_cached(state: &mut PoolState, want: usize) -> usize {
+    let mut released = 0;
+    for class in (0..CLASSES).rev() {
+        let block = 1usize << (class as u32 + MIN_CLASS_SHIFT);
+        while released < want {
+            let Some(Block(ptr)) = state.free[class].pop() else { break };
+            // SAFETY: cached blocks came from `fresh_block` with this class's layout and are
+            // owned by the pool alone.
+            unsafe { alloc::dealloc(ptr.as_ptr(), block_layout(block)) };
+            state.stats.record_release(class, block);
+            released += block;
+        }
+    }
+    released
+}
+
+/// Frees a block whose pool is gone.
+///
+/// # Safety
+///
+/// `ptr` came from `Pool::take` for `class` and is not used afterwards.
+pub(crate) unsafe fn free_orphan(ptr: NonNull<u8>, class: usize) {
+    let block = 1usize << (class as u32 + MIN_CLASS_SHIFT);
+    // SAFETY: the caller's contract: the block has this class's layout.
+    unsafe { alloc::dealloc(ptr.as_ptr(), block_layout(block)) };
+}
+
+#[inline]
+fn trace(event: impl FnOnce()) {
+    if cfg!(feature = "tracing") {
+        event();
+    }
+}
+
+#[allow(unused_variables)]
+fn tracing_event(what: &'static str, bytes: usize, hit: Option<bool>) {
+    #[cfg(feature = "tracing")]
+    tracing::trace!(target: "cnda::pool", event = what, bytes, hit = hit.unwrap_or(false));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn classes_are_powers_of_two_from_a_cache_line() {
+        assert_eq!(class_of(1), Some((0, 64)));
+        assert_eq!(class_of(64), Some((0, 64)));
+        assert_eq!(class_of(65), Some((1, 128)));
+        assert_eq!(class_of(1 << 20), Some((14, 1 << 20)));
+        assert_eq!(class_of(usize::MAX), None);
+    }
+}
