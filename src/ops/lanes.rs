@@ -83,6 +83,7 @@ unsafe impl<T: Send, const N: usize> Send for Dst<T, N> {}
 // SAFETY: as above.
 unsafe impl<T: Send, const N: usize> Sync for Dst<T, N> {}
 
+#[cfg(feature = "rayon")]
 impl<T, const N: usize> Src<T, N> {
     /// The operand shifted to position `index` of axis 0.
     pub(crate) fn at_row(self, index: usize) -> Self {
@@ -91,6 +92,7 @@ impl<T, const N: usize> Src<T, N> {
     }
 }
 
+#[cfg(feature = "rayon")]
 impl<T, const N: usize> Dst<T, N> {
     /// The operand shifted to position `index` of axis 0.
     pub(crate) fn at_row(self, index: usize) -> Self {

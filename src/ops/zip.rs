@@ -88,14 +88,18 @@ pub struct Zip<P, const N: usize> {
     shape: [usize; N],
 }
 
+#[cfg(feature = "rayon")]
 /// Pointers moved into parallel tasks; sound because `par_for_each` requires `Item: Send` and
 /// hands every task disjoint rows.
 struct Shared<P>(P);
 // SAFETY: see the type's documentation.
+#[cfg(feature = "rayon")]
 unsafe impl<P> Send for Shared<P> {}
 // SAFETY: see the type's documentation.
+#[cfg(feature = "rayon")]
 unsafe impl<P> Sync for Shared<P> {}
 
+#[cfg(feature = "rayon")]
 impl<P: Copy> Shared<P> {
     /// The pointers (a method, so closures capture the whole `Shared`, not its field).
     fn get(&self) -> P {
