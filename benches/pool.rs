@@ -19,16 +19,24 @@ fn cycle(c: &mut Criterion) {
         b.iter(|| drop(black_box(Array::<f64, 1>::try_full_in(&Cpu, [LEN], 1.0).unwrap())))
     });
     let pool = Pool::new();
-    group.bench_function("cnda_pool", |b| b.iter(|| drop(black_box(Array::<f64, 1>::try_full_in(&pool, [LEN], 1.0).unwrap()))));
+    group.bench_function("cnda_pool", |b| {
+        b.iter(|| drop(black_box(Array::<f64, 1>::try_full_in(&pool, [LEN], 1.0).unwrap())))
+    });
     let stats = pool.stats();
     assert_eq!(stats.misses, 1, "one fresh block, every other cycle reuses it: {stats:?}");
-    group.bench_function("cnda_pool_zeros", |b| b.iter(|| drop(black_box(Array::<f64, 1>::try_zeros_in(&pool, [LEN]).unwrap()))));
-    group.bench_function("cnda_system_zeros", |b| b.iter(|| drop(black_box(Array::<f64, 1>::try_zeros_in(&Cpu, [LEN]).unwrap()))));
+    group.bench_function("cnda_pool_zeros", |b| {
+        b.iter(|| drop(black_box(Array::<f64, 1>::try_zeros_in(&pool, [LEN]).unwrap())))
+    });
+    group.bench_function("cnda_system_zeros", |b| {
+        b.iter(|| drop(black_box(Array::<f64, 1>::try_zeros_in(&Cpu, [LEN]).unwrap())))
+    });
     group.finish();
 }
 
 fn config() -> Criterion {
-    Criterion::default().warm_up_time(std::time::Duration::from_secs(1)).measurement_time(std::time::Duration::from_secs(4))
+    Criterion::default()
+        .warm_up_time(std::time::Duration::from_secs(1))
+        .measurement_time(std::time::Duration::from_secs(4))
 }
 
 criterion_group! { name = benches; config = config(); targets = cycle }
