@@ -92,7 +92,8 @@ fn pools_are_shared_across_threads() {
     assert_eq!(s.allocations, 200);
     assert_eq!(s.frees, 200);
     assert_eq!(s.bytes_in_use, 0);
-    assert!(s.hits >= 196, "at most one miss per thread: {s:?}");
+    // Requests span two classes (4 KiB and 8 KiB): at most one miss per class and thread.
+    assert!(s.misses <= 8 && s.hits >= 192, "hits {} misses {}", s.hits, s.misses);
 }
 
 #[test]
