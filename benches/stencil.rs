@@ -163,6 +163,36 @@ fn jacobi_2d(c: &mut Criterion, n: usize) {
 fn stencil_2d(c: &mut Criterion) {
     jacobi_2d(c, 4096);
     jacobi_2d(c, 256);
+    padded_2d(c);
+}
+
+/// A 4095 x 4095 grid, whose rows (32,760 bytes) start at every possible 8-byte offset within a
+/// cache line when unpadded, against the same grid with rows padded to 4096 elements.
+fn padded_2d(c: &mut Criterion) {
+    let n = 4095;
+    let mut group = c.benchmark_group("stencil2d_4095_padding");
+    group.throughput(Throughput::Elements(((n - 2) * (n - 2)) as u64));
+    group.sample_size(10);
+    let u = field([n, n]);
+    let mut v = Array::<f64, 2>::zeros([n, n]);
+    let up = Array::<f64, 2, Cpu, Padded>::try_from_fn_padded_in(&Cpu, [n, n], |ix| u[ix]).unwrap();
+    let mut vp = Array::<f64, 2, Cpu, Padded>::try_zeros_padded_in(&Cpu, [n, n]).unwrap();
+    stencil::sweep2::<1, _, _, _, _, _>(u.view(), v.view_mut(), jacobi).unwrap();
+    stencil::sweep2::<1, _, _, _, _, _>(up.view(), vp.view_mut(), jacobi).unwrap();
+    assert_eq!(vp, v);
+    group.bench_function("t1/unpadded", |b| {
+        b.iter(|| stencil::sweep2::<1, _, _, _, _, _>(black_box(u.view()), v.view_mut(), jacobi).unwrap())
+    });
+    group.bench_function("t1/padded", |b| {
+        b.iter(|| stencil::sweep2::<1, _, _, _, _, _>(black_box(up.view()), vp.view_mut(), jacobi).unwrap())
+    });
+    group.bench_function("t2/unpadded", |b| {
+        b.iter(|| stencil::par_sweep2::<1, _, _, _, _, _>(black_box(u.view()), v.view_mut(), jacobi).unwrap())
+    });
+    group.bench_function("t2/padded", |b| {
+        b.iter(|| stencil::par_sweep2::<1, _, _, _, _, _>(black_box(up.view()), vp.view_mut(), jacobi).unwrap())
+    });
+    group.finish();
 }
 
 #[inline(never)]

@@ -207,6 +207,7 @@ impl<T, const N: usize> FusedIterator for IndexedIter<'_, T, N> {}
 pub struct Rows<'a, T> {
     ptr: *const T,
     row_len: usize,
+    pitch: usize,
     remaining: usize,
     life: PhantomData<&'a T>,
 }
@@ -216,7 +217,15 @@ impl<T> Rows<'_, T> {
     ///
     /// `ptr` points at `rows * row_len` contiguous initialized elements valid and unmutated for `'a`.
     pub(crate) unsafe fn new(ptr: *const T, rows: usize, row_len: usize) -> Self {
-        Self { ptr, row_len, remaining: rows, life: PhantomData }
+        Self { ptr, row_len, pitch: row_len, remaining: rows, life: PhantomData }
+    }
+
+    /// # Safety
+    ///
+    /// Row `r < rows` is `row_len` initialized elements from `ptr + r * pitch`, valid and
+    /// unmutated for `'a`.
+    pub(crate) unsafe fn with_pitch(ptr: *const T, rows: usize, row_len: usize, pitch: usize) -> Self {
+        Self { ptr, row_len, pitch, remaining: rows, life: PhantomData }
     }
 }
 
@@ -230,7 +239,7 @@ impl<'a, T> Iterator for Rows<'a, T> {
         }
         // SAFETY: the constructor's contract: this row lies within the block.
         let row = unsafe { core::slice::from_raw_parts(self.ptr, self.row_len) };
-        self.ptr = self.ptr.wrapping_add(self.row_len);
+        self.ptr = self.ptr.wrapping_add(self.pitch);
         self.remaining -= 1;
         Some(row)
     }
@@ -247,6 +256,7 @@ impl<T> FusedIterator for Rows<'_, T> {}
 pub struct RowsMut<'a, T> {
     ptr: *mut T,
     row_len: usize,
+    pitch: usize,
     remaining: usize,
     life: PhantomData<&'a mut T>,
 }
@@ -256,7 +266,14 @@ impl<T> RowsMut<'_, T> {
     ///
     /// As for [`Rows::new`], and nothing else accesses the block for `'a`.
     pub(crate) unsafe fn new(ptr: *mut T, rows: usize, row_len: usize) -> Self {
-        Self { ptr, row_len, remaining: rows, life: PhantomData }
+        Self { ptr, row_len, pitch: row_len, remaining: rows, life: PhantomData }
+    }
+
+    /// # Safety
+    ///
+    /// As for [`Rows::with_pitch`], and nothing else accesses the rows for `'a`.
+    pub(crate) unsafe fn with_pitch(ptr: *mut T, rows: usize, row_len: usize, pitch: usize) -> Self {
+        Self { ptr, row_len, pitch, remaining: rows, life: PhantomData }
     }
 }
 
@@ -270,7 +287,7 @@ impl<'a, T> Iterator for RowsMut<'a, T> {
         }
         // SAFETY: the constructor's contract; rows are disjoint and each is yielded once.
         let row = unsafe { core::slice::from_raw_parts_mut(self.ptr, self.row_len) };
-        self.ptr = self.ptr.wrapping_add(self.row_len);
+        self.ptr = self.ptr.wrapping_add(self.pitch);
         self.remaining -= 1;
         Some(row)
     }

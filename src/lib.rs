@@ -47,7 +47,7 @@ pub use backend::{Backend, Cpu, HostAccessible};
 pub use check::{BoundsCheck, Checked, DefaultCheck, Unchecked};
 pub use element::{DType, Element, Numeric, Pod, Zeroable};
 pub use error::{Error, Result};
-pub use layout::{ColMajor, Dense, Layout, RowMajor, Strided};
+pub use layout::{ColMajor, Dense, Layout, Padded, RowMajor, Strided};
 pub use ops::arith::{AssignOperand, Operand};
 pub use ops::matmul::{GemmElement, Par};
 pub use ops::zip::{NdProducer, Zip};
@@ -68,7 +68,7 @@ pub mod prelude {
     pub use crate::check::{BoundsCheck, Checked, DefaultCheck, Unchecked};
     pub use crate::element::{DType, Element, Numeric, Pod, Zeroable};
     pub use crate::error::Error;
-    pub use crate::layout::{ColMajor, Dense, Layout, RowMajor, Strided};
+    pub use crate::layout::{ColMajor, Dense, Layout, Padded, RowMajor, Strided};
     pub use crate::ops::matmul::Par;
     pub use crate::ops::zip::{NdProducer, Zip};
     pub use crate::pool::Pool;

@@ -31,7 +31,7 @@
 
 use core::ops::{Range, RangeFrom, RangeFull, RangeInclusive, RangeTo, RangeToInclusive};
 
-use crate::layout::{ColMajor, Layout, RowMajor, Strided};
+use crate::layout::{ColMajor, Layout, Padded, RowMajor, Strided};
 
 /// What one `s!` item selects on one axis.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -107,6 +107,12 @@ impl<const C: bool> SliceLayout<C, true> for ColMajor {
     type Out = ColMajor;
 }
 impl<const C: bool> SliceLayout<C, false> for ColMajor {
+    type Out = Strided;
+}
+impl<const F: bool> SliceLayout<true, F> for Padded {
+    type Out = Padded;
+}
+impl<const F: bool> SliceLayout<false, F> for Padded {
     type Out = Strided;
 }
 impl<const C: bool, const F: bool> SliceLayout<C, F> for Strided {

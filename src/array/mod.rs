@@ -3,6 +3,7 @@
 
 mod construct;
 mod consume;
+mod padded;
 mod views;
 
 use core::marker::PhantomData;

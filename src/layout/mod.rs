@@ -6,12 +6,14 @@
 //! Each layout lives in its own file and implements [`Layout`]; the array types hold no stride math.
 
 mod col_major;
+pub(crate) mod padded;
 mod row_major;
 mod strided;
 
 use core::fmt::Debug;
 
 pub use col_major::ColMajor;
+pub use padded::{Padded, PaddedMeta};
 pub use row_major::RowMajor;
 pub use strided::{StrideMeta, Strided};
 
