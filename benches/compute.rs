@@ -158,11 +158,46 @@ fn matmul(c: &mut Criterion) {
     }
 }
 
+cnda::structured! {
+    /// A 16-byte particle.
+    pub struct Particle (ParticleSoa) {
+        pub x: f32,
+        pub y: f32,
+        pub vx: f32,
+        pub mass: f32,
+    }
+}
+
+fn field_sum(c: &mut Criterion) {
+    let n = 1 << 22;
+    let aos = Array::from_fn([n], |[i]| Particle { x: (i % 1000) as f32 * 1e-3, y: 1.0, vx: 2.0, mass: 3.0 });
+    let soa = ParticleSoa::aos_to_soa(aos.view());
+    let mut group = c.benchmark_group("sum_x_field_2^22_particles");
+    group.throughput(Throughput::Elements(n as u64));
+    group.sample_size(20);
+    group.bench_function("raw_loop_over_structs", |b| {
+        b.iter(|| {
+            let mut acc = [0.0f32; 8];
+            let chunks = black_box(aos.as_slice()).chunks_exact(8);
+            for c in chunks {
+                for k in 0..8 {
+                    acc[k] += c[k].x;
+                }
+            }
+            acc.iter().sum::<f32>()
+        })
+    });
+    group.bench_function("cnda_field_view_sum", |b| b.iter(|| black_box(&aos).field(Particle::x).sum()));
+    group.bench_function("cnda_soa_array_sum", |b| b.iter(|| black_box(&soa).x.sum()));
+    group.bench_function("raw_loop_over_soa_slice", |b| b.iter(|| black_box(soa.x.as_slice()).iter().sum::<f32>()));
+    group.finish();
+}
+
 fn config() -> Criterion {
     Criterion::default()
         .warm_up_time(std::time::Duration::from_secs(1))
         .measurement_time(std::time::Duration::from_secs(3))
 }
 
-criterion_group! { name = benches; config = config(); targets = broadcast_add, sums, matmul }
+criterion_group! { name = benches; config = config(); targets = broadcast_add, sums, matmul, field_sum }
 criterion_main!(benches);

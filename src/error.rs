@@ -183,6 +183,15 @@ pub enum Error {
         message: String,
     },
 
+    /// A structured element's field layout does not match the one expected.
+    #[error("structured element {name}: {reason}; declare the fields with the same names, order, types and byte order on both sides")]
+    Structure {
+        /// The structured element type.
+        name: &'static str,
+        /// The first difference found.
+        reason: String,
+    },
+
     /// The element type differs from the one expected (type-erased data).
     #[error(
         "{op}: expected elements of type {expected}, got {got}; \

@@ -39,6 +39,7 @@ mod raw;
 mod shape;
 pub mod slice;
 pub mod stencil;
+pub mod structured;
 pub mod view;
 
 pub use array::Array;

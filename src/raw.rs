@@ -114,7 +114,6 @@ impl<T, const N: usize, L: Layout> RawParts<T, N, L> {
     }
 }
 
-#[cfg(feature = "rayon")]
 impl<T, const N: usize> RawParts<T, N, crate::layout::Strided> {
     /// A strided description of `shape`/`strides` from `ptr`; the caller vouches for the memory.
     pub(crate) fn strided(ptr: *mut T, shape: [usize; N], strides: [isize; N]) -> Self {

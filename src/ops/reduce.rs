@@ -47,6 +47,35 @@ pub(crate) fn sum_slice<T: Numeric>(x: &[T]) -> T {
     sum_slice(a) + sum_slice(b)
 }
 
+/// Pushes the sums of consecutive blocks of `PAIRWISE_BLOCK` elements of a strided lane (8
+/// interleaved accumulators each), for a pairwise sum over the blocks afterwards.
+///
+/// # Safety
+///
+/// `p.offset(i * step)` is a readable element for every `i < len`.
+unsafe fn sum_strided_blocks<T: Numeric>(p: *const T, len: usize, step: isize, out: &mut Vec<T>) {
+    let mut start = 0;
+    while start < len {
+        let end = (start + PAIRWISE_BLOCK).min(len);
+        let mut acc = [T::ZERO; 8];
+        let mut i = start;
+        while i + 8 <= end {
+            for (k, a) in acc.iter_mut().enumerate() {
+                // SAFETY: i + k < len.
+                *a = *a + unsafe { *p.offset((i + k) as isize * step) };
+            }
+            i += 8;
+        }
+        let mut s = ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
+        for j in i..end {
+            // SAFETY: j < len.
+            s = s + unsafe { *p.offset(j as isize * step) };
+        }
+        out.push(s);
+        start = end;
+    }
+}
+
 /// `f(acc, x)` over every element, lane by lane.
 fn fold_lanes<T: Pod, A, const N: usize>(
     src: Src<T, N>,
@@ -107,23 +136,19 @@ impl<T: Numeric, const N: usize, L: Layout, C: BoundsCheck> ArrayView<'_, T, N, 
     /// Sum of all elements (pairwise for accuracy); zero for an empty array.
     pub fn sum(&self) -> T {
         let src = self.src();
-        let mut lane_sums = Vec::new();
-        let mut gathered = Vec::new();
+        let mut partial = Vec::new();
         lanes::for_each_lane(self.shape(), [src.strides], |[base], len, [step]| {
             // SAFETY: the lane lies inside this view.
-            let lane = unsafe {
+            unsafe {
                 let p = src.ptr.offset(base);
                 if step == 1 {
-                    core::slice::from_raw_parts(p, len)
+                    partial.push(sum_slice(core::slice::from_raw_parts(p, len)));
                 } else {
-                    gathered.clear();
-                    gathered.extend((0..len as isize).map(|i| *p.offset(i * step)));
-                    &gathered[..]
+                    sum_strided_blocks(p, len, step, &mut partial);
                 }
-            };
-            lane_sums.push(sum_slice(lane));
+            }
         });
-        sum_slice(&lane_sums)
+        sum_slice(&partial)
     }
 
     /// Product of all elements; one for an empty array.

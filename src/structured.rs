@@ -1,0 +1,328 @@
+//! Structured (array-of-structs) elements: `#[repr(C)]` Pod structs with field metadata, zero-copy
+//! per-field strided views, and conversion to and from a struct of arrays.
+//!
+//! ```
+//! use cnda::prelude::*;
+//!
+//! cnda::structured! {
+//!     /// One particle.
+//!     #[derive(Debug, PartialEq)]
+//!     pub struct Particle (ParticleSoa) {
+//!         pub x: f32,
+//!         pub y: f32,
+//!         pub vx: f32,
+//!         pub mass: f32,
+//!     }
+//! }
+//!
+//! let mut ps = Array::from_fn([2, 3], |[i, j]| Particle { x: (i * 3 + j) as f32, y: 0.0, vx: 1.0, mass: 2.0 });
+//! // A zero-copy view of one field: an `ArrayView<f32, 2, Strided>` (stride 4 elements).
+//! let x = ps.field(Particle::x);
+//! assert_eq!((x.shape(), x.strides()), ([2, 3], [12, 4]));
+//! assert_eq!(x.sum(), 15.0);
+//! let vx = ps.field(Particle::vx).to_owned();
+//! ps.field_mut(Particle::x).zip_mut_with(&vx, |x, v| *x += v).unwrap(); // x += vx, in place
+//! // Struct of arrays and back.
+//! let soa = ParticleSoa::aos_to_soa(ps.view());
+//! assert_eq!(soa.x.as_slice(), &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
+//! assert_eq!(soa.soa_to_aos().unwrap(), ps);
+//! ```
+//!
+//! `structured!` declares the struct `#[repr(C)]` with `Clone`, `Copy`, `Pod` and `Zeroable`
+//! (do not derive those yourself), checks at compile time that it has no padding and that every
+//! field's offset and the struct's size are multiples of the field's size (so a field view has
+//! whole-element strides), and generates:
+//! - one associated constant per field (`Particle::x: Field<Particle, f32>`) for `field` /
+//!   `field_mut`; a misspelled field name is a compile error;
+//! - `Structured::FIELDS`, the runtime description (name, offset, dtype, size, byte order) that
+//!   interop validates foreign structured dtypes against with [`check_fields`];
+//! - the struct of arrays `ParticleSoa<N>` (one `Array<F, N>` per field) with `aos_to_soa` and
+//!   `soa_to_aos`.
+
+use core::marker::PhantomData;
+
+use crate::array::Array;
+use crate::backend::HostAccessible;
+use crate::check::BoundsCheck;
+use crate::element::{DType, Element, Pod};
+use crate::error::{Error, Result};
+use crate::layout::{Layout, Strided};
+use crate::raw::RawParts;
+use crate::view::{ArrayView, ArrayViewMut};
+
+/// Byte order of a field.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ByteOrder {
+    /// Least significant byte first.
+    Little,
+    /// Most significant byte first.
+    Big,
+}
+
+impl ByteOrder {
+    /// The byte order of this machine.
+    pub const NATIVE: ByteOrder = if cfg!(target_endian = "little") { ByteOrder::Little } else { ByteOrder::Big };
+}
+
+/// The runtime description of one field of a structured element.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct FieldInfo {
+    /// Field name.
+    pub name: &'static str,
+    /// Byte offset within the struct.
+    pub offset: usize,
+    /// Element type.
+    pub dtype: DType,
+    /// Size in bytes.
+    pub size: usize,
+    /// Byte order.
+    pub byte_order: ByteOrder,
+}
+
+/// A structured element: a padding-free `#[repr(C)]` Pod struct of scalar fields. Implemented by
+/// the `structured!` macro.
+///
+/// # Safety
+///
+/// `FIELDS` lists every field with its true offset, type and size, in declaration order.
+pub unsafe trait Structured: Pod {
+    /// The struct's name, for error messages.
+    const NAME: &'static str;
+    /// The fields, in declaration order.
+    const FIELDS: &'static [FieldInfo];
+}
+
+/// A typed handle to field `F` of structured element `S` (the associated constants `structured!`
+/// generates, e.g. `Particle::x`).
+pub struct Field<S, F> {
+    offset: usize,
+    types: PhantomData<fn() -> (S, F)>,
+}
+
+impl<S, F> Clone for Field<S, F> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<S, F> Copy for Field<S, F> {}
+
+impl<S: Structured, F: Element> Field<S, F> {
+    /// # Safety
+    ///
+    /// `S` has a field of type `F` at byte `offset`, and `size_of::<S>()` and `offset` are
+    /// multiples of `size_of::<F>()`.
+    #[doc(hidden)]
+    pub const unsafe fn new_unchecked(offset: usize) -> Self {
+        Field { offset, types: PhantomData }
+    }
+
+    /// The field's byte offset.
+    pub fn offset(&self) -> usize {
+        self.offset
+    }
+}
+
+/// Checks a foreign structured layout (`got`, e.g. from a NumPy dtype) against `S`'s, strictly:
+/// the same number of fields, the same names in the same order, the same types, sizes, offsets
+/// and byte order.
+///
+/// # Errors
+///
+/// `Error::Structure` naming the first difference.
+pub fn check_fields<S: Structured>(got: &[FieldInfo]) -> Result<()> {
+    let expected = S::FIELDS;
+    let fail = |reason: String| Err(Error::Structure { name: S::NAME, reason });
+    if expected.len() != got.len() {
+        return fail(format!("expected {} fields, got {}", expected.len(), got.len()));
+    }
+    for (k, (e, g)) in expected.iter().zip(got).enumerate() {
+        if e.name != g.name {
+            return fail(format!("field {k} is named `{}`, expected `{}`", g.name, e.name));
+        }
+        if e.dtype != g.dtype || e.size != g.size {
+            return fail(format!(
+                "field `{}` is {} ({} bytes), expected {} ({} bytes)",
+                e.name, g.dtype, g.size, e.dtype, e.size
+            ));
+        }
+        if e.offset != g.offset {
+            return fail(format!("field `{}` is at byte {}, expected byte {}", e.name, g.offset, e.offset));
+        }
+        if e.byte_order != g.byte_order {
+            return fail(format!(
+                "field `{}` is {:?}-endian, expected {:?}-endian",
+                e.name, g.byte_order, e.byte_order
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The raw parts of field `F` at byte `offset` of every element of `raw`.
+fn field_parts<S, F, const N: usize, L: Layout>(raw: RawParts<S, N, L>, offset: usize) -> RawParts<F, N, Strided> {
+    let ratio = (core::mem::size_of::<S>() / core::mem::size_of::<F>()) as isize;
+    let strides = raw.strides().map(|s| s * ratio);
+    let ptr = raw.ptr.cast::<u8>().wrapping_add(offset).cast::<F>();
+    RawParts::<F, N, Strided>::strided(ptr, raw.shape, strides)
+}
+
+fn field_info<S: Structured>(name: &str) -> Result<&'static FieldInfo> {
+    S::FIELDS.iter().find(|f| f.name == name).ok_or_else(|| Error::Structure {
+        name: S::NAME,
+        reason: format!(
+            "there is no field `{name}`; the fields are {:?}",
+            S::FIELDS.iter().map(|f| f.name).collect::<Vec<_>>()
+        ),
+    })
+}
+
+impl<'a, S: Structured, const N: usize, L: Layout, C: BoundsCheck> ArrayView<'a, S, N, L, C> {
+    /// A zero-copy view of one field of every element.
+    pub fn field<F: Element>(self, field: Field<S, F>) -> ArrayView<'a, F, N, Strided, C> {
+        // SAFETY: `Field` guarantees a field of type `F` at that offset with whole-element
+        // strides; the field values of this view's elements are valid for 'a.
+        unsafe { ArrayView::from_raw(field_parts(self.raw, field.offset)) }
+    }
+
+    /// A zero-copy view of the field named `name`, checked at run time.
+    ///
+    /// # Errors
+    ///
+    /// `Error::Structure` when there is no such field, `Error::DType` when it is not of type `F`.
+    pub fn field_by_name<F: Element>(self, name: &str) -> Result<ArrayView<'a, F, N, Strided, C>> {
+        let info = field_info::<S>(name)?;
+        if info.dtype != F::DTYPE {
+            return Err(Error::DType { op: "field_by_name", expected: info.dtype, got: F::DTYPE });
+        }
+        // SAFETY: the field metadata of `Structured` is exact (the trait's contract).
+        Ok(self.field(unsafe { Field::new_unchecked(info.offset) }))
+    }
+}
+
+impl<'a, S: Structured, const N: usize, L: Layout, C: BoundsCheck> ArrayViewMut<'a, S, N, L, C> {
+    /// A zero-copy mutable view of one field of every element.
+    pub fn field<F: Element>(self, field: Field<S, F>) -> ArrayViewMut<'a, F, N, Strided, C> {
+        // SAFETY: as for `ArrayView::field`; distinct elements have distinct fields, and any bit
+        // pattern written to a field leaves a valid Pod struct.
+        unsafe { ArrayViewMut::from_raw(field_parts(self.raw, field.offset)) }
+    }
+}
+
+impl<S: Structured, const N: usize, B: HostAccessible, L: Layout, C: BoundsCheck> Array<S, N, B, L, C> {
+    /// A zero-copy view of one field of every element; see [`ArrayView::field`].
+    pub fn field<F: Element>(&self, field: Field<S, F>) -> ArrayView<'_, F, N, Strided, C> {
+        self.view().field(field)
+    }
+
+    /// A zero-copy mutable view of one field of every element.
+    pub fn field_mut<F: Element>(&mut self, field: Field<S, F>) -> ArrayViewMut<'_, F, N, Strided, C> {
+        self.view_mut().field(field)
+    }
+
+    /// See [`ArrayView::field_by_name`].
+    ///
+    /// # Errors
+    ///
+    /// As for [`ArrayView::field_by_name`].
+    pub fn field_by_name<F: Element>(&self, name: &str) -> Result<ArrayView<'_, F, N, Strided, C>> {
+        self.view().field_by_name(name)
+    }
+}
+
+/// Declares a structured element type; see the [module documentation](crate::structured).
+#[macro_export]
+macro_rules! structured {
+    (
+        $(#[$meta:meta])*
+        $vis:vis struct $name:ident ($soa:ident) {
+            $($fvis:vis $field:ident : $fty:ty),+ $(,)?
+        }
+    ) => {
+        $(#[$meta])*
+        #[derive(Clone, Copy)]
+        #[repr(C)]
+        $vis struct $name {
+            $($fvis $field: $fty),+
+        }
+
+        const _: () = {
+            let mut fields = 0;
+            $(fields += ::core::mem::size_of::<$fty>();)+
+            assert!(
+                ::core::mem::size_of::<$name>() == fields,
+                concat!("structured element `", stringify!($name), "` has padding: reorder its fields or add explicit padding fields")
+            );
+            $(
+                assert!(
+                    ::core::mem::size_of::<$name>() % ::core::mem::size_of::<$fty>() == 0
+                        && ::core::mem::offset_of!($name, $field) % ::core::mem::size_of::<$fty>() == 0,
+                    concat!("field `", stringify!($field), "` of `", stringify!($name), "` does not sit on a whole-element stride: its offset and the struct size must be multiples of its size")
+                );
+            )+
+        };
+
+        // SAFETY: `#[repr(C)]`, every field is a Pod scalar (`Element`), and the assertion above
+        // proves there is no padding, so every bit pattern is a valid value and zero is one.
+        unsafe impl $crate::Zeroable for $name {}
+        // SAFETY: as above; the struct is `Copy` and `'static`.
+        unsafe impl $crate::Pod for $name {}
+
+        // SAFETY: the fields are listed in declaration order with `offset_of!` offsets and their
+        // own types' dtypes and sizes.
+        unsafe impl $crate::structured::Structured for $name {
+            const NAME: &'static str = stringify!($name);
+            const FIELDS: &'static [$crate::structured::FieldInfo] = &[$(
+                $crate::structured::FieldInfo {
+                    name: stringify!($field),
+                    offset: ::core::mem::offset_of!($name, $field),
+                    dtype: <$fty as $crate::Element>::DTYPE,
+                    size: ::core::mem::size_of::<$fty>(),
+                    byte_order: $crate::structured::ByteOrder::NATIVE,
+                },
+            )+];
+        }
+
+        #[allow(non_upper_case_globals)]
+        impl $name {
+            $(
+                #[doc = concat!("Handle to the field `", stringify!($field), "`, for `field` / `field_mut`.")]
+                pub const $field: $crate::structured::Field<$name, $fty> =
+                    // SAFETY: `offset_of!` is the field's offset; the assertion above checked the
+                    // whole-element stride conditions.
+                    unsafe { $crate::structured::Field::new_unchecked(::core::mem::offset_of!($name, $field)) };
+            )+
+        }
+
+        #[doc = concat!("`", stringify!($name), "` as a struct of arrays: one array per field.")]
+        #[derive(Clone, Debug)]
+        $vis struct $soa<const N: usize> {
+            $(
+                #[doc = concat!("The `", stringify!($field), "` field of every element.")]
+                pub $field: $crate::Array<$fty, N>,
+            )+
+        }
+
+        impl<const N: usize> $soa<N> {
+            /// Copies each field of `aos` into its own row-major array.
+            pub fn aos_to_soa<L: $crate::Layout, C: $crate::BoundsCheck>(aos: $crate::ArrayView<'_, $name, N, L, C>) -> Self {
+                $soa { $($field: aos.field($name::$field).to_owned().with_check()),+ }
+            }
+
+            /// Interleaves the fields back into an array of structs.
+            ///
+            /// # Errors
+            ///
+            /// `Error::ShapeMismatch` when the field arrays differ in shape.
+            pub fn soa_to_aos(&self) -> $crate::Result<$crate::Array<$name, N>> {
+                let shapes = [$(self.$field.shape()),+];
+                if let Some(other) = shapes.iter().find(|s| **s != shapes[0]) {
+                    return Err($crate::Error::ShapeMismatch { op: "soa_to_aos", expected: shapes[0].to_vec(), got: other.to_vec() });
+                }
+                let mut out = $crate::Array::<$name, N>::try_zeros(shapes[0])?;
+                $(out.field_mut($name::$field).assign(&self.$field);)+
+                Ok(out)
+            }
+        }
+    };
+}
