@@ -20,15 +20,15 @@
 //! assert_eq!((stats.misses, stats.hits), (1, 2)); // one fresh block, reused twice
 //! ```
 
+mod source;
 mod stats;
 
-use std::alloc;
-use std::ptr::NonNull;
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
 
+pub use source::{BlockSource, HostBlock};
 pub use stats::{ClassStats, PoolStats};
 
-use crate::backend::cpu::buffer::{advise_huge_pages, block_layout};
+use crate::backend::Cpu;
 use crate::error::Error;
 
 /// Smallest size class: one cache line.
@@ -43,27 +43,29 @@ pub(crate) fn class_of(bytes: usize) -> Option<(usize, usize)> {
     (class < CLASSES && block <= isize::MAX as usize / 2).then_some((class, block))
 }
 
-/// A cached block.
-struct Block(NonNull<u8>);
-
-// SAFETY: a cached block is unaliased memory owned by the pool; moving it between threads is
-// moving ownership of plain bytes.
-unsafe impl Send for Block {}
-
-/// A memory pool for CPU arrays; see the module documentation. Cloning gives another handle to
-/// the same pool.
-#[derive(Clone)]
-pub struct Pool {
-    inner: Arc<PoolInner>,
+/// A memory pool over block source `S` (the system allocator for `Cpu`); see the module
+/// documentation. Cloning gives another handle to the same pool.
+pub struct Pool<S: BlockSource = Cpu> {
+    inner: Arc<PoolInner<S>>,
 }
 
-pub(crate) struct PoolInner {
-    state: Mutex<PoolState>,
+impl<S: BlockSource> Clone for Pool<S> {
+    fn clone(&self) -> Self {
+        Pool { inner: Arc::clone(&self.inner) }
+    }
+}
+
+/// A block handed out by `Pool::take`: the block, its size class, and the way back to the pool.
+pub(crate) type Taken<S> = (<S as BlockSource>::Block, usize, Weak<PoolInner<S>>);
+
+pub(crate) struct PoolInner<S: BlockSource> {
+    source: S,
+    state: Mutex<PoolState<S::Block>>,
     cap: Option<usize>,
 }
 
-struct PoolState {
-    free: Vec<Vec<Block>>,
+struct PoolState<B> {
+    free: Vec<Vec<B>>,
     stats: PoolStats,
 }
 
@@ -73,32 +75,35 @@ impl Default for Pool {
     }
 }
 
-impl core::fmt::Debug for Pool {
+impl<S: BlockSource> core::fmt::Debug for Pool<S> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("Pool").field("cap", &self.inner.cap).field("stats", &self.stats()).finish()
     }
 }
 
 impl Pool {
-    /// An empty pool without a byte cap.
+    /// An empty pool of CPU memory without a byte cap.
     pub fn new() -> Self {
-        Self::build(None)
+        Self::with_source(Cpu, None)
     }
 
-    /// An empty pool that never holds more than `cap` bytes (in use plus cached): past it,
-    /// cached blocks are released, and if that is not enough the allocation fails with
+    /// An empty pool of CPU memory that never holds more than `cap` bytes (in use plus cached):
+    /// past it, cached blocks are released, and if that is not enough the allocation fails with
     /// `Error::Alloc`.
     pub fn with_byte_cap(cap: usize) -> Self {
-        Self::build(Some(cap))
+        Self::with_source(Cpu, Some(cap))
     }
+}
 
-    fn build(cap: Option<usize>) -> Self {
+impl<S: BlockSource> Pool<S> {
+    /// An empty pool over `source`, with an optional byte cap.
+    pub fn with_source(source: S, cap: Option<usize>) -> Self {
         let free = (0..CLASSES).map(|_| Vec::new()).collect();
         let stats = PoolStats { classes: (0..CLASSES).map(ClassStats::new).collect(), ..PoolStats::default() };
-        Pool { inner: Arc::new(PoolInner { state: Mutex::new(PoolState { free, stats }), cap }) }
+        Pool { inner: Arc::new(PoolInner { source, state: Mutex::new(PoolState { free, stats }), cap }) }
     }
 
-    pub(crate) fn from_inner(inner: std::sync::Arc<PoolInner>) -> Self {
+    pub(crate) fn from_inner(inner: Arc<PoolInner<S>>) -> Self {
         Pool { inner }
     }
 
@@ -110,28 +115,28 @@ impl Pool {
     /// Frees every cached block; returns the bytes released.
     pub fn trim(&self) -> usize {
         let mut state = self.inner.lock();
-        let released = release_cached(&mut state, usize::MAX);
+        let released = release_cached(&self.inner.source, &mut state, usize::MAX);
         trace(|| tracing_event("trim", released, None));
         released
     }
 
     /// A block of at least `bytes` bytes, aligned for any CPU buffer: from the cache when one is
     /// free, otherwise fresh.
-    pub(crate) fn take(&self, op: &'static str, bytes: usize) -> Result<(NonNull<u8>, usize, Weak<PoolInner>), Error> {
+    pub(crate) fn take(&self, op: &'static str, bytes: usize) -> Result<Taken<S>, Error> {
         let (class, block) = class_of(bytes).ok_or(Error::Overflow { op, shape: vec![bytes], elem_size: 1 })?;
         let mut state = self.inner.lock();
         let cached = state.free[class].pop();
         let hit = cached.is_some();
-        let ptr = match cached {
-            Some(Block(ptr)) => {
+        let taken = match cached {
+            Some(cached) => {
                 state.stats.bytes_cached -= block;
-                ptr
+                cached
             }
             None => {
                 if let Some(cap) = self.inner.cap {
                     let held = state.stats.bytes_in_use + state.stats.bytes_cached;
                     if held + block > cap {
-                        release_cached(&mut state, held + block - cap);
+                        release_cached(&self.inner.source, &mut state, held + block - cap);
                     }
                     let held = state.stats.bytes_in_use + state.stats.bytes_cached;
                     if held + block > cap {
@@ -145,65 +150,51 @@ impl Pool {
                         });
                     }
                 }
-                fresh_block(op, block)?
+                self.inner.source.alloc_block(op, block)?
             }
         };
         state.stats.record_take(class, block, hit);
         drop(state);
         trace(|| tracing_event("alloc", block, Some(hit)));
-        Ok((ptr, class, Arc::downgrade(&self.inner)))
+        Ok((taken, class, Arc::downgrade(&self.inner)))
     }
 }
 
-impl PoolInner {
-    fn lock(&self) -> MutexGuard<'_, PoolState> {
+impl<S: BlockSource> PoolInner<S> {
+    fn lock(&self) -> MutexGuard<'_, PoolState<S::Block>> {
         // A panic while the lock was held leaves consistent free lists (each update is one push
         // or pop), so a poisoned lock is still usable.
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// Takes back a block handed out by `take`.
-    pub(crate) fn give_back(&self, ptr: NonNull<u8>, class: usize) {
+    pub(crate) fn give_back(&self, taken: S::Block, class: usize) {
         let block = 1usize << (class as u32 + MIN_CLASS_SHIFT);
         let mut state = self.lock();
         state.stats.record_give_back(class, block);
-        state.free[class].push(Block(ptr));
+        state.free[class].push(taken);
         drop(state);
         trace(|| tracing_event("free", block, None));
     }
 }
 
-impl Drop for PoolInner {
+impl<S: BlockSource> Drop for PoolInner<S> {
     fn drop(&mut self) {
         let state = self.state.get_mut().unwrap_or_else(|e| e.into_inner());
-        release_cached(state, usize::MAX);
+        release_cached(&self.source, state, usize::MAX);
     }
 }
 
-/// A fresh block of `block` bytes (a power of two) from the system allocator.
-fn fresh_block(op: &'static str, block: usize) -> Result<NonNull<u8>, Error> {
-    let layout = block_layout(block);
-    // SAFETY: `block` is at least 64 bytes.
-    let raw = unsafe { alloc::alloc(layout) };
-    let ptr = NonNull::new(raw).ok_or_else(|| Error::Alloc {
-        op,
-        bytes: block,
-        reason: "the system allocator refused the request".into(),
-    })?;
-    advise_huge_pages(raw, block);
-    Ok(ptr)
-}
-
 /// Frees cached blocks, largest first, until `want` bytes are released or none is left.
-fn release_cached(state: &mut PoolState, want: usize) -> usize {
+fn release_cached<S: BlockSource>(source: &S, state: &mut PoolState<S::Block>, want: usize) -> usize {
     let mut released = 0;
     for class in (0..CLASSES).rev() {
         let block = 1usize << (class as u32 + MIN_CLASS_SHIFT);
         while released < want {
-            let Some(Block(ptr)) = state.free[class].pop() else { break };
-            // SAFETY: cached blocks came from `fresh_block` with this class's layout and are
-            // owned by the pool alone.
-            unsafe { alloc::dealloc(ptr.as_ptr(), block_layout(block)) };
+            let Some(cached) = state.free[class].pop() else { break };
+            // SAFETY: cached blocks came from this source's `alloc_block` for this class's size
+            // and are owned by the pool alone.
+            unsafe { source.free_block(cached, block) };
             state.stats.record_release(class, block);
             released += block;
         }
@@ -211,15 +202,15 @@ fn release_cached(state: &mut PoolState, want: usize) -> usize {
     released
 }
 
-/// Frees a block whose pool is gone.
+/// Frees a CPU block whose pool is gone (the CPU source needs no state to free).
 ///
 /// # Safety
 ///
-/// `ptr` came from `Pool::take` for `class` and is not used afterwards.
-pub(crate) unsafe fn free_orphan(ptr: NonNull<u8>, class: usize) {
-    let block = 1usize << (class as u32 + MIN_CLASS_SHIFT);
-    // SAFETY: the caller's contract: the block has this class's layout.
-    unsafe { alloc::dealloc(ptr.as_ptr(), block_layout(block)) };
+/// `block` came from a `Pool<Cpu>` for `class` and is not used afterwards.
+pub(crate) unsafe fn free_orphan(block: HostBlock, class: usize) {
+    let bytes = 1usize << (class as u32 + MIN_CLASS_SHIFT);
+    // SAFETY: the caller's contract: the block came from `Cpu::alloc_block` with this size.
+    unsafe { Cpu.free_block(block, bytes) };
 }
 
 #[inline]

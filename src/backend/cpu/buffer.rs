@@ -6,7 +6,7 @@ use std::sync::Weak;
 
 use crate::element::Pod;
 use crate::error::Error;
-use crate::pool::{self, Pool, PoolInner};
+use crate::pool::{self, HostBlock, Pool, PoolInner};
 
 /// Alignment of every non-empty CPU buffer, in bytes: one cache line, and a full AVX-512 vector.
 pub const CPU_ALIGN: usize = 64;
@@ -32,7 +32,7 @@ enum Origin {
     /// The system allocator, with this layout.
     System(AllocLayout),
     /// A block of size class `class` of a pool (freed directly if the pool is gone).
-    Pool { pool: Weak<PoolInner>, class: usize },
+    Pool { pool: Weak<PoolInner<crate::backend::Cpu>>, class: usize },
 }
 
 /// The layout of a block of `bytes` bytes: cache-line aligned, or huge-page aligned when large.
@@ -96,6 +96,7 @@ impl<T: Pod> CpuBuffer<T> {
         };
         // Before the first touch, so the kernel can fault the memory in as huge pages.
         advise_huge_pages(raw, layout.size());
+        trace_alloc(op, layout.size(), false);
         let buf = Self { ptr, len, origin: Origin::System(layout) };
         init(buf.ptr.as_ptr());
         Ok(buf)
@@ -120,7 +121,8 @@ impl<T: Pod> CpuBuffer<T> {
             return unsafe { Self::try_init_with(op, len, init) };
         }
         let (block, class, weak) = pool.take(op, bytes)?;
-        let buf = Self { ptr: block.cast(), len, origin: Origin::Pool { pool: weak, class } };
+        trace_alloc(op, bytes, true);
+        let buf = Self { ptr: block.0.cast(), len, origin: Origin::Pool { pool: weak, class } };
         init(buf.ptr.as_ptr());
         Ok(buf)
     }
@@ -158,6 +160,13 @@ impl<T: Pod> CpuBuffer<T> {
         // SAFETY: as in `as_slice`, and `&mut self` makes the access exclusive.
         unsafe { core::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.len) }
     }
+}
+
+/// One `tracing` event per array allocation, naming the operation that asked (feature `tracing`).
+#[allow(unused_variables)]
+fn trace_alloc(op: &'static str, bytes: usize, pooled: bool) {
+    #[cfg(feature = "tracing")]
+    tracing::trace!(target: "cnda::alloc", op, bytes, pooled);
 }
 
 /// Asks the kernel to back `[ptr, ptr + bytes)` with transparent huge pages; a hint only.
@@ -205,10 +214,10 @@ impl<T: Pod> Drop for CpuBuffer<T> {
             // SAFETY: `ptr` came from `alloc` with this same layout and is freed only here.
             Origin::System(layout) => unsafe { alloc::dealloc(ptr.as_ptr(), *layout) },
             Origin::Pool { pool, class } => match pool.upgrade() {
-                Some(pool) => pool.give_back(ptr, *class),
+                Some(pool) => pool.give_back(HostBlock(ptr), *class),
                 // SAFETY: the block came from the (now dropped) pool for this class; this buffer
                 // was its only user.
-                None => unsafe { pool::free_orphan(ptr, *class) },
+                None => unsafe { pool::free_orphan(HostBlock(ptr), *class) },
             },
         }
     }
