@@ -13,8 +13,8 @@
 //!            "index 4 is out of bounds for axis 0 with size 4; valid indices on this axis are 0..4");
 //! ```
 //!
-//! `Array<T, N, B, L, C>`: `T` a [`Pod`](element::Pod) element, `N` the rank, `B` the
-//! [backend](backend), `L` the [layout](layout), `C` the [bounds-check policy](check). Wrong
+//! `Array<T, N, B, L, C>`: `T` a [`Pod`] element, `N` the rank, `B` the
+//! [`backend`], `L` the [`layout`], `C` the [bounds-check policy](check). Wrong
 //! index arity, a non-`Pod` element, indexing device memory from the CPU or writing through a
 //! shared view are compile errors. See `docs/ARCHITECTURE.md` for the module map.
 

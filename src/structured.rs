@@ -230,7 +230,7 @@ impl<S: Structured, const N: usize, B: HostAccessible, L: Layout, C: BoundsCheck
     }
 }
 
-/// Declares a structured element type; see the [module documentation](crate::structured).
+/// Declares a structured element type; see the [module documentation](mod@crate::structured).
 #[macro_export]
 macro_rules! structured {
     (
