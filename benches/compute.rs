@@ -79,6 +79,46 @@ fn broadcast_add(c: &mut Criterion) {
     group.finish();
 }
 
+/// A cache-resident lockstep loop, `o = a * b + c` over 2^14 f64: compute-bound, so it shows
+/// whether `Zip`'s inner loop vectorizes like a slice loop.
+fn zip_small(c: &mut Criterion) {
+    let n = 1 << 14;
+    let (a, b, d) = (field([n]), field([n]).map(|x| x + 1.0), field([n]).map(|x| x * 2.0));
+    let mut out = Array::<f64, 1>::zeros([n]);
+    let mut group = c.benchmark_group("zip_fma_f64_2^14");
+    group.throughput(Throughput::Elements(n as u64));
+    group.bench_function("raw_slices", |bch| {
+        bch.iter(|| {
+            for (((o, &x), &y), &z) in
+                out.as_mut_slice().iter_mut().zip(black_box(a.as_slice())).zip(b.as_slice()).zip(d.as_slice())
+            {
+                *o = x * y + z;
+            }
+        })
+    });
+    group.bench_function("cnda_zip", |bch| {
+        bch.iter(|| {
+            Zip::from(out.view_mut())
+                .and(black_box(&a).view())
+                .and(b.view())
+                .and(d.view())
+                .for_each(|o, &x, &y, &z| *o = x * y + z)
+        })
+    });
+    let (an, bn, dn) = (
+        ndarray::ArrayView1::from_shape(n, a.as_slice()).unwrap(),
+        ndarray::ArrayView1::from_shape(n, b.as_slice()).unwrap(),
+        ndarray::ArrayView1::from_shape(n, d.as_slice()).unwrap(),
+    );
+    group.bench_function("ndarray_zip", |bch| {
+        bch.iter(|| {
+            let on = ndarray::ArrayViewMut1::from_shape(n, out.as_mut_slice()).unwrap();
+            ndarray::Zip::from(on).and(black_box(&an)).and(&bn).and(&dn).for_each(|o, &x, &y, &z| *o = x * y + z)
+        })
+    });
+    group.finish();
+}
+
 fn sum_8_accumulators(x: &[f64]) -> f64 {
     let mut acc = [0.0; 8];
     let chunks = x.chunks_exact(8);
@@ -199,5 +239,5 @@ fn config() -> Criterion {
         .measurement_time(std::time::Duration::from_secs(3))
 }
 
-criterion_group! { name = benches; config = config(); targets = broadcast_add, sums, matmul, field_sum }
+criterion_group! { name = benches; config = config(); targets = broadcast_add, zip_small, sums, matmul, field_sum }
 criterion_main!(benches);
