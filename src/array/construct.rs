@@ -32,6 +32,23 @@ impl<T: Pod, const N: usize, L: Dense, C: BoundsCheck> Array<T, N, Cpu, L, C> {
         Self::try_fill_in(alloc, "zeros", shape, T::zeroed())
     }
 
+    /// A zero-filled array of `shape` from `alloc` (`&Cpu` or a `&Pool`).
+    ///
+    /// ```
+    /// use cnda::prelude::*;
+    /// let pool = Pool::new();
+    /// let a = Array::<f32, 2>::zeros_in(&pool, [64, 64]);
+    /// assert_eq!(a.sum(), 0.0);
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// When the allocation fails; [`Array::try_zeros_in`] returns the error instead.
+    #[track_caller]
+    pub fn zeros_in(alloc: &impl HostAlloc, shape: [usize; N]) -> Self {
+        or_panic(Self::try_zeros_in(alloc, shape))
+    }
+
     /// An array of `shape` with every element `value`, from `alloc`.
     ///
     /// # Errors
