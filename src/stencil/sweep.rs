@@ -264,6 +264,10 @@ pub fn par_sweep3<const R: usize, T: Pod + Send + Sync, L1: Layout, C1: BoundsCh
     Ok(())
 }
 
+/// Bands of rows per thread in a parallel sweep.
+#[cfg(feature = "rayon")]
+const BANDS_PER_THREAD: usize = 2;
+
 /// Runs `work` on disjoint sub-ranges of `range`, in parallel.
 #[cfg(feature = "rayon")]
 fn par_bands(range: Range<usize>, work: impl Fn(Range<usize>) + Sync + Send) {
@@ -272,7 +276,7 @@ fn par_bands(range: Range<usize>, work: impl Fn(Range<usize>) + Sync + Send) {
     if len == 0 {
         return;
     }
-    let bands = (rayon::current_num_threads() * 2).clamp(1, len);
+    let bands = (rayon::current_num_threads() * BANDS_PER_THREAD).clamp(1, len);
     let per_band = len.div_ceil(bands);
     (0..len.div_ceil(per_band)).into_par_iter().for_each(|b| {
         let start = range.start + b * per_band;
