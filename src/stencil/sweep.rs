@@ -63,24 +63,25 @@ impl<T, const N: usize> Grid<T, N> {
 }
 
 /// One interior row of a grid whose rows are contiguous (unit column stride in input and
-/// output): the window's column stride is the literal 1, and `in_rows` / `out_row` are slices,
-/// so LLVM knows the output row aliases no input row and vectorizes the loop.
+/// output): the window's column stride is the literal 1 and the output row is a slice, so LLVM
+/// knows the writes alias no read and vectorizes the loop. The input is read through raw
+/// pointers only: a slice spanning the rows around this one would also span memory between
+/// rows that may belong to other views.
 ///
 /// # Safety
 ///
-/// `in_rows` starts `R` rows above the current row and covers the `2R + 1` rows around it
-/// (`row_stride` apart); `cols` lies within the interior of rows of `out_row.len()` columns.
+/// `centre_row` points at column 0 of an interior row whose `R` rows above and below exist
+/// `row_stride` apart; `cols` lies within the interior of rows of `out_row.len()` columns.
 #[inline(always)]
 unsafe fn unit_stride_row<const R: usize, T>(
-    in_rows: &[T],
+    centre_row: *const T,
     row_stride: isize,
     out_row: &mut [T],
     cols: Range<usize>,
     f: &mut impl FnMut(&mut T, Window2<'_, T, R>),
 ) {
-    let centre_row = in_rows.as_ptr().wrapping_offset(R as isize * row_stride);
     for j in cols {
-        // SAFETY: (row, j) is an interior point, so its window lies in `in_rows`; j < the row length.
+        // SAFETY: (row, j) is an interior point, so its window lies in the grid; j < the row length.
         unsafe {
             let w = Window2::new(centre_row.add(j), [row_stride, 1]);
             f(out_row.get_unchecked_mut(j), w);
@@ -101,14 +102,12 @@ unsafe fn rows2<const R: usize, T>(g: Grid<T, 2>, rows: Range<usize>, f: &mut im
     if g.in_strides[1] == 1 && g.out_strides[1] == 1 && g.in_strides[0] >= m as isize && n > 0 {
         let s0 = g.in_strides[0];
         for i in rows {
-            // SAFETY: rows i - R ..= i + R exist; with unit column strides and a row stride of at
-            // least the row length they span `2R * s0 + m` contiguous elements, and output row i
-            // spans `m`. The output view is uniquely borrowed, so the slices do not overlap.
+            // SAFETY: rows i - R ..= i + R exist; output row i is `m` contiguous elements of the
+            // uniquely borrowed output view, which cannot overlap the shared input.
             unsafe {
-                let in_rows =
-                    core::slice::from_raw_parts(g.input.offset((i - R) as isize * s0), 2 * R * s0 as usize + m);
+                let centre_row = g.input.offset(i as isize * s0);
                 let out_row = core::slice::from_raw_parts_mut(g.output.offset(i as isize * g.out_strides[0]), m);
-                unit_stride_row(in_rows, s0, out_row, cols.clone(), f);
+                unit_stride_row(centre_row, s0, out_row, cols.clone(), f);
             }
         }
         return;
@@ -131,19 +130,18 @@ unsafe fn rows2<const R: usize, T>(g: Grid<T, 2>, rows: Range<usize>, f: &mut im
 ///
 /// # Safety
 ///
-/// `in_block` starts `R` planes and `R` rows before the current row and covers every point the
-/// row's windows read; `cols` lies within the interior of rows of `out_row.len()` columns.
+/// `centre_row` points at column 0 of an interior row whose neighbours within `R` on the two
+/// outer axes exist `strides` apart; `cols` lies within the interior of rows of `out_row.len()`.
 #[inline(always)]
 unsafe fn unit_stride_row3<const R: usize, T>(
-    in_block: &[T],
+    centre_row: *const T,
     strides: [isize; 2],
     out_row: &mut [T],
     cols: Range<usize>,
     f: &mut impl FnMut(&mut T, Window3<'_, T, R>),
 ) {
-    let centre_row = in_block.as_ptr().wrapping_offset(R as isize * (strides[0] + strides[1]));
     for k in cols {
-        // SAFETY: (plane, row, k) is an interior point, so its window lies in `in_block`.
+        // SAFETY: (plane, row, k) is an interior point, so its window lies in the grid.
         unsafe {
             let w = Window3::new(centre_row.add(k), [strides[0], strides[1], 1]);
             f(out_row.get_unchecked_mut(k), w);
@@ -169,16 +167,13 @@ unsafe fn planes3<const R: usize, T>(
     for i in planes {
         for j in rows.clone() {
             // SAFETY: (i, j) and its R neighbours on every axis are inside the grid; in the dense
-            // case the block from (i - R, j - R, 0) to (i + R, j + R, n2) is contiguous input
-            // memory, and the output row is uniquely borrowed.
+            // case the output row is `n2` contiguous elements of the uniquely borrowed output.
             unsafe {
                 let out_row = g.output.offset(i as isize * g.out_strides[0] + j as isize * g.out_strides[1]);
                 if dense_rows {
-                    let start = g.input.offset((i - R) as isize * s0 + (j - R) as isize * s1);
-                    let len = 2 * R * (s0 + s1) as usize + n2;
-                    let in_block = core::slice::from_raw_parts(start, len);
+                    let centre_row = g.input.offset(i as isize * s0 + j as isize * s1);
                     let out_row = core::slice::from_raw_parts_mut(out_row, n2);
-                    unit_stride_row3(in_block, [s0, s1], out_row, cols.clone(), f);
+                    unit_stride_row3(centre_row, [s0, s1], out_row, cols.clone(), f);
                     continue;
                 }
                 let in_row = g.input.offset(i as isize * s0 + j as isize * s1);
