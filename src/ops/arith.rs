@@ -15,7 +15,7 @@ use crate::check::{BoundsCheck, DefaultCheck};
 use crate::element::Numeric;
 use crate::error::{Error, Result};
 use crate::layout::{Layout, RowMajor};
-use crate::ops::lanes::{self, Src};
+use crate::ops::lanes;
 use crate::ops::map::collect;
 use crate::rank::{BroadcastInto, MaxRank, Rank};
 use crate::view::ops_shared::or_panic;
@@ -97,10 +97,7 @@ where
     C2: BoundsCheck,
 {
     let shape = broadcast_shapes::<N, M, K>(a.shape(), b.shape())?;
-    let ga = a.geometry().broadcast(shape)?;
-    let gb = b.geometry().broadcast(shape)?;
-    let sa = Src { ptr: a.raw.ptr.cast_const(), strides: ga.strides };
-    let sb = Src { ptr: b.raw.ptr.cast_const(), strides: gb.strides };
+    let (sa, sb) = (a.src_broadcast(shape)?, b.src_broadcast(shape)?);
     // SAFETY: both sources are broadcast geometries of live views covering `shape`; the
     // destination is fresh and written once per index.
     unsafe { collect::<T, K, DefaultCheck>("elementwise op", shape, |dst| lanes::binary_map(shape, sa, sb, dst, f)) }

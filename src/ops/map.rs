@@ -36,6 +36,16 @@ impl<'a, T: Pod, const N: usize, L: Layout, C: BoundsCheck> ArrayView<'a, T, N, 
         Src { ptr: self.raw.ptr.cast_const(), strides: self.raw.strides() }
     }
 
+    /// This view as a read operand broadcast to `shape` (stride 0 on stretched axes).
+    ///
+    /// # Errors
+    ///
+    /// `Error::Broadcast` when the shapes do not broadcast.
+    pub(crate) fn src_broadcast<const M: usize>(&self, shape: [usize; M]) -> Result<Src<T, M>> {
+        let g = self.geometry().broadcast(shape)?;
+        Ok(Src { ptr: self.raw.ptr.cast_const(), strides: g.strides })
+    }
+
     /// A new row-major array of `f(x)` for every element `x`.
     ///
     /// # Panics
@@ -62,9 +72,7 @@ impl<'a, T: Pod, const N: usize, L: Layout, C: BoundsCheck> ArrayView<'a, T, N, 
     where
         Rank<M>: BroadcastInto<Rank<N>>,
     {
-        let other = other.as_view();
-        let g = other.geometry().broadcast(self.shape())?;
-        let b = Src { ptr: other.raw.ptr.cast_const(), strides: g.strides };
+        let b = other.as_view().src_broadcast(self.shape())?;
         let a = self.src();
         // SAFETY: both sources cover the shape; the destination is fresh and written once per index.
         unsafe { collect("zip_with", self.shape(), |dst| lanes::binary_map(self.shape(), a, b, dst, f)) }
@@ -97,9 +105,7 @@ impl<T: Pod, const N: usize, L: Layout, C: BoundsCheck> ArrayViewMut<'_, T, N, L
     where
         Rank<M>: BroadcastInto<Rank<N>>,
     {
-        let other = other.as_view();
-        let g = other.geometry().broadcast(self.shape())?;
-        let src = Src { ptr: other.raw.ptr.cast_const(), strides: g.strides };
+        let src = other.as_view().src_broadcast(self.shape())?;
         let (shape, dst) = (self.shape(), self.dst());
         // SAFETY: distinct destination elements, uniquely borrowed; `other` is a shared borrow,
         // so it cannot overlap them.

@@ -182,19 +182,17 @@ impl<T: Pod, const N: usize, L: Layout, C: BoundsCheck> ArrayViewMut<'_, T, N, L
     where
         Rank<M>: BroadcastInto<Rank<N>>,
     {
-        let src = src.as_view();
-        let from = src.geometry().broadcast(self.shape())?;
+        let from = src.as_view().src_broadcast(self.shape())?;
         let to = self.raw.geometry();
-        let src_ptr = src.raw.ptr.cast_const();
         // SAFETY: `from` re-describes `src`'s elements (repeats allowed: they are only read);
         // `to` is this view's own geometry, whose indices address distinct elements it borrows
         // uniquely, so the source (a shared borrow) cannot overlap it. A row-major destination is
         // `len` contiguous elements from `ptr`, which is what the blocked gather writes.
         unsafe {
             if self.raw.is_row_major() {
-                copy::gather_row_major(src_ptr, to.shape, from.strides, self.raw.ptr);
+                copy::gather_row_major(from.ptr, to.shape, from.strides, self.raw.ptr);
             } else {
-                copy::copy_strided(self.raw.ptr, to.strides, src_ptr, from.strides, to.shape);
+                copy::copy_strided(self.raw.ptr, to.strides, from.ptr, from.strides, to.shape);
             }
         }
         Ok(())
