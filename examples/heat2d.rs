@@ -74,7 +74,7 @@ fn solve(initial: Array<f64, 2>, tolerance: f64, bar: &ProgressBar) -> Result<(A
         let before = field.current().clone();
         sweep(&mut field)?;
         sweeps += CHECK_EVERY;
-        let change = field.current().zip_with(&before, |a, b| (a - b).abs())?.max().unwrap_or(0.0);
+        let change = field.current().try_zip_with(&before, |a, b| (a - b).abs())?.max().unwrap_or(0.0);
         bar.set_position(sweeps as u64);
         bar.set_message(format!("max change {change:.2e}"));
         if change <= tolerance {

@@ -17,14 +17,14 @@ fn micro_tile<T>() -> usize {
 /// # Safety
 ///
 /// Every in-bounds index of `shape` maps through `strides` from `src` to a readable element;
-/// `dst` is valid for writing `shape.iter().product()` elements and does not overlap the source.
+/// `dst` is valid for writing `element_count(shape)` elements and does not overlap the source.
 pub(crate) unsafe fn gather_row_major<T: Copy, const N: usize>(
     src: *const T,
     shape: [usize; N],
     strides: [isize; N],
     dst: *mut T,
 ) {
-    let len: usize = shape.iter().product();
+    let len = crate::shape::element_count(&shape).unwrap_or(0);
     if len == 0 {
         return;
     }

@@ -82,11 +82,22 @@ impl fmt::Display for DType {
     }
 }
 
+mod sealed {
+    pub trait Sealed {}
+}
+
 /// A scalar element with a runtime [`DType`]: the primitive numeric types and `half`'s floats.
 ///
 /// Arrays hold any [`Pod`] type (structured elements included); `Element` adds what type-erased
-/// code needs.
-pub trait Element: Pod + Send + Sync + fmt::Debug + fmt::Display + PartialEq + PartialOrd {
+/// code needs. Sealed: code that reinterprets memory by `DTYPE` (structured field views, interop)
+/// trusts that `DTYPE.size() == size_of::<Self>()`, which only this crate's impls guarantee.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a cnda scalar element",
+    label = "not one of cnda's scalar element types",
+    note = "the scalar elements are i8..i64, isize, u8..u64, usize, f32, f64, half::f16 and half::bf16; \
+            arrays of your own `Pod` structs work through `structured!`"
+)]
+pub trait Element: sealed::Sealed + Pod + Send + Sync + fmt::Debug + fmt::Display + PartialEq + PartialOrd {
     /// The runtime tag of this type.
     const DTYPE: DType;
 }
@@ -116,6 +127,7 @@ pub trait Numeric:
 
 macro_rules! numeric {
     ($($t:ty => $tag:ident, $zero:expr, $one:expr, $from:expr;)*) => {$(
+        impl sealed::Sealed for $t {}
         impl Element for $t {
             const DTYPE: DType = DType::$tag;
         }
@@ -157,6 +169,27 @@ mod tests {
         assert_eq!(<half::bf16 as Element>::DTYPE.size(), 2);
         assert_eq!(<usize as Element>::DTYPE.size(), core::mem::size_of::<usize>());
         assert_eq!(<u8 as Element>::DTYPE.size(), 1);
+    }
+
+    #[test]
+    fn every_dtype_size_matches_its_type() {
+        fn check<T: Element>() {
+            assert_eq!(T::DTYPE.size(), core::mem::size_of::<T>(), "{}", T::DTYPE);
+        }
+        check::<i8>();
+        check::<i16>();
+        check::<i32>();
+        check::<i64>();
+        check::<isize>();
+        check::<u8>();
+        check::<u16>();
+        check::<u32>();
+        check::<u64>();
+        check::<usize>();
+        check::<half::f16>();
+        check::<half::bf16>();
+        check::<f32>();
+        check::<f64>();
     }
 
     #[test]

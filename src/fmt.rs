@@ -82,6 +82,11 @@ fn print<T: Pod, const N: usize, L: Layout, C: BoundsCheck>(
     out: &mut fmt::Formatter<'_>,
     mut text: impl FnMut(&T) -> String,
 ) -> fmt::Result {
+    if view.is_empty() {
+        // As NumPy prints every empty array; listing the positions of the other axes could mean
+        // 2^40 entries (`[0, 1 << 40]`) or more.
+        return out.write_str("[]");
+    }
     let summarize = view.len() > SUMMARY_THRESHOLD;
     let shape = view.shape();
     let mut printer = Printer {

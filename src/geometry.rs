@@ -1,6 +1,13 @@
 //! View algebra as metadata math: every view operation maps (offset, shape, strides) to new
 //! (offset, shape, strides), here and nowhere else. No function in this file touches elements, and
 //! nothing here knows about backends, so arrays, views and device arrays all share it.
+//!
+//! Overflow: offsets are computed with wrapping arithmetic through [`moved`]. For a non-empty
+//! result every element lies in the source's memory, whose offsets fit `isize`, so the wrapped
+//! value is exact; an empty result's offset is never used (`RawParts::remap` keeps the source's
+//! pointer). Element counts are checked where a result is described (`RawParts::remap`), so a
+//! broadcast to a shape whose product overflows is `Error::Overflow`. Positions and counts of
+//! slices are resolved in `i128`, where `isize` and `usize` bounds cannot overflow.
 
 use crate::error::Error;
 use crate::slice::AxisSlice;
@@ -83,7 +90,7 @@ impl<const N: usize> Geometry<N> {
                 return Err(Error::Range { op: "narrow", axis, start: start as isize, end: end as isize, size });
             }
         }
-        self.offset += start as isize * self.strides[axis];
+        self.offset = moved(self.offset, start, self.strides[axis]);
         self.shape[axis] = len;
         Ok(self)
     }
@@ -92,9 +99,9 @@ impl<const N: usize> Geometry<N> {
     pub(crate) fn flipped(mut self, axis: usize) -> Result<Self, Error> {
         self.check_axis("flip", axis)?;
         if self.shape[axis] > 0 {
-            self.offset += (self.shape[axis] as isize - 1) * self.strides[axis];
+            self.offset = moved(self.offset, self.shape[axis] - 1, self.strides[axis]);
         }
-        self.strides[axis] = -self.strides[axis];
+        self.strides[axis] = self.strides[axis].wrapping_neg();
         Ok(self)
     }
 
@@ -109,7 +116,7 @@ impl<const N: usize> Geometry<N> {
         first.shape[axis] = index;
         let mut second = self;
         second.shape[axis] = size - index;
-        second.offset += index as isize * self.strides[axis];
+        second.offset = moved(self.offset, index, self.strides[axis]);
         Ok((first, second))
     }
 
@@ -121,7 +128,7 @@ impl<const N: usize> Geometry<N> {
             return Err(Error::IndexOutOfBounds { axis, index, size: self.shape[axis] });
         }
         let (shape, strides) = remove_axis(&self.shape, &self.strides, axis);
-        Ok(Geometry { offset: self.offset + index as isize * self.strides[axis], shape, strides })
+        Ok(Geometry { offset: moved(self.offset, index, self.strides[axis]), shape, strides })
     }
 
     /// Axis `axis`, of length 1, removed.
@@ -152,8 +159,9 @@ impl<const N: usize> Geometry<N> {
             shape[dst] = self.shape[k];
             strides[dst] = self.strides[k];
         }
-        // The stride a dense layout would give the new axis, so dense views stay dense.
-        strides[axis] = if axis < N { self.strides[axis] * self.shape[axis] as isize } else { 1 };
+        // The stride a dense layout would give the new axis, so dense views stay dense (a unit
+        // axis's stride never moves a pointer, so wrapping cannot matter).
+        strides[axis] = if axis < N { moved(0, self.shape[axis], self.strides[axis]) } else { 1 };
         Ok(Geometry { offset: self.offset, shape, strides })
     }
 
@@ -185,8 +193,8 @@ impl<const N: usize> Geometry<N> {
     /// The same elements in row-major order under `target`, without copying (NumPy's no-copy
     /// reshape): fails when the strides cannot express it.
     pub(crate) fn reshaped<const M: usize>(self, target: [usize; M]) -> Result<Geometry<M>, Error> {
-        let len: usize = self.shape.iter().product();
-        let target_len = target.iter().try_fold(1usize, |acc, &n| acc.checked_mul(n));
+        let len = crate::shape::element_count(&self.shape).unwrap_or(usize::MAX);
+        let target_len = crate::shape::element_count(&target);
         if target_len != Some(len) {
             return Err(Error::LengthMismatch {
                 op: "reshape",
@@ -221,14 +229,16 @@ impl<const N: usize> Geometry<N> {
                         end: index.saturating_add(1),
                         size,
                     })?;
-                    out.offset += i as isize * stride;
+                    out.offset = moved(out.offset, i, stride);
                 }
                 AxisSlice::Range { start, end, step } => {
                     let (first, count, new_stride) = resolve_range(axis, start, end, step, size)?;
                     debug_assert!(kept < M, "s! counts kept axes");
-                    out.offset += first as isize * stride;
+                    out.offset = moved(out.offset, first, stride);
                     out.shape[kept] = count;
-                    out.strides[kept] = stride * new_stride;
+                    // With two or more positions, |step| < size, so the product lies within the
+                    // source's memory; with fewer the stride is never used to move.
+                    out.strides[kept] = stride.wrapping_mul(new_stride);
                     kept += 1;
                 }
             }
@@ -236,6 +246,12 @@ impl<const N: usize> Geometry<N> {
         debug_assert_eq!(kept, M);
         Ok(out)
     }
+}
+
+/// `offset + index * stride`, wrapping (see the module documentation on overflow).
+#[inline]
+fn moved(offset: isize, index: usize, stride: isize) -> isize {
+    offset.wrapping_add((index as isize).wrapping_mul(stride))
 }
 
 fn remove_axis<const N: usize, const M: usize>(
@@ -254,8 +270,8 @@ fn remove_axis<const N: usize, const M: usize>(
 
 /// A possibly negative index (from the end) as a position below `size`.
 fn resolve_index(index: isize, size: usize) -> Option<usize> {
-    let size = size as isize;
-    let i = if index < 0 { index + size } else { index };
+    let size = size as i128;
+    let i = if index < 0 { index as i128 + size } else { index as i128 };
     (0..size).contains(&i).then_some(i as usize)
 }
 
@@ -271,13 +287,16 @@ fn resolve_range(
     if step == 0 {
         return Err(Error::ZeroStep { axis });
     }
-    let n = size as isize;
-    let resolve = |b: isize| if b < 0 { b + n } else { b };
+    // In i128, so that `usize` sizes, `isize` bounds and `isize::MIN` steps cannot overflow.
+    let n = size as i128;
+    let resolve = |b: isize| if b < 0 { b as i128 + n } else { b as i128 };
     let (lo, hi) = (resolve(start), end.map_or(n, resolve));
     if !(0 <= lo && lo <= hi && hi <= n) {
-        return Err(Error::Range { op: "slice", axis, start, end: end.unwrap_or(n), size });
+        let end = end.unwrap_or(isize::try_from(size).unwrap_or(isize::MAX));
+        return Err(Error::Range { op: "slice", axis, start, end, size });
     }
-    let count = (hi - lo + step.abs() - 1) / step.abs();
+    let magnitude = step.unsigned_abs() as i128;
+    let count = (hi - lo + magnitude - 1) / magnitude;
     let first = if step > 0 || count == 0 { lo } else { hi - 1 };
     Ok((first as usize, count as usize, step))
 }

@@ -15,7 +15,9 @@ pub(crate) struct Odometer<const N: usize> {
 
 impl<const N: usize> Odometer<N> {
     pub(crate) fn new(shape: [usize; N], strides: [isize; N]) -> Self {
-        let remaining = shape.iter().product();
+        // Views' element counts fit (checked where views are made); an empty axis gives 0 whatever
+        // the other axes are.
+        let remaining = crate::shape::element_count(&shape).unwrap_or(0);
         Self { shape, strides, index: [0; N], offset: 0, remaining }
     }
 
@@ -30,11 +32,13 @@ impl<const N: usize> Odometer<N> {
         if self.remaining > 0 {
             for axis in (0..N).rev() {
                 self.index[axis] += 1;
-                self.offset += self.strides[axis];
+                // Wrapping: one step past the end of an axis may leave the memory's offset range;
+                // it is undone at once, and the offsets returned are exact.
+                self.offset = self.offset.wrapping_add(self.strides[axis]);
                 if self.index[axis] < self.shape[axis] {
                     break;
                 }
-                self.offset -= self.strides[axis] * self.shape[axis] as isize;
+                self.offset = self.offset.wrapping_sub(self.strides[axis].wrapping_mul(self.shape[axis] as isize));
                 self.index[axis] = 0;
             }
         }
@@ -225,6 +229,8 @@ impl<T> Rows<'_, T> {
     /// Row `r < rows` is `row_len` initialized elements from `ptr + r * pitch`, valid and
     /// unmutated for `'a`.
     pub(crate) unsafe fn with_pitch(ptr: *const T, rows: usize, row_len: usize, pitch: usize) -> Self {
+        // Empty rows never move the pointer: it stays the non-null, aligned one it was.
+        let pitch = if row_len == 0 { 0 } else { pitch };
         Self { ptr, row_len, pitch, remaining: rows, life: PhantomData }
     }
 }
@@ -273,6 +279,8 @@ impl<T> RowsMut<'_, T> {
     ///
     /// As for [`Rows::with_pitch`], and nothing else accesses the rows for `'a`.
     pub(crate) unsafe fn with_pitch(ptr: *mut T, rows: usize, row_len: usize, pitch: usize) -> Self {
+        // Empty rows never move the pointer: it stays the non-null, aligned one it was.
+        let pitch = if row_len == 0 { 0 } else { pitch };
         Self { ptr, row_len, pitch, remaining: rows, life: PhantomData }
     }
 }

@@ -11,9 +11,9 @@ use crate::shape;
 /// Pointer to the element at index `[0; N]`, shape, layout metadata and element count.
 ///
 /// Invariant (upheld by every constructor): `ptr` is non-null and aligned, even when the array is
-/// empty; for every in-bounds index, `ptr + L::offset(index)`
-/// points at an initialized element of one live allocation, and `L::covers(offset)` holds exactly
-/// for offsets inside the memory spanned by the array's elements.
+/// empty; for every in-bounds index, `ptr + L::offset(index)` points at an initialized element of
+/// one live allocation; `len` is the product of `shape` and `len * size_of::<T>() <= isize::MAX`;
+/// on a `L::DENSE` layout the offsets of the in-bounds indices are exactly `0..len`.
 pub(crate) struct RawParts<T, const N: usize, L: Layout> {
     pub(crate) ptr: *mut T,
     pub(crate) shape: [usize; N],
@@ -42,16 +42,19 @@ impl<T, const N: usize, L: Layout> RawParts<T, N, L> {
         L::strides(&self.shape, &self.meta)
     }
 
-    /// Pointer to `index` under bounds policy `C`: per-axis checks, or one flat check that keeps the
-    /// pointer inside the array's memory. Panics when the check fails.
+    /// Pointer to `index` under bounds policy `C`: per-axis checks, or, for `Unchecked` on a
+    /// dense layout, one flat test that keeps the pointer on one of the array's own elements.
+    /// Panics when the check fails.
     #[inline(always)]
     #[track_caller]
     pub(crate) fn element_ptr<C: BoundsCheck>(&self, index: [usize; N]) -> *mut T {
-        if C::PER_AXIS {
+        let flat = !C::PER_AXIS && L::DENSE;
+        if !flat {
             check::check_axes(&index, &self.shape);
         }
         let offset = L::offset(&self.shape, &self.meta, &index);
-        if !C::PER_AXIS && !L::covers(&self.meta, self.len, offset) {
+        // On a dense layout the offsets `0..len` are exactly the array's elements (invariant).
+        if flat && offset as usize >= self.len {
             check::flat_out_of_bounds(index, self.shape);
         }
         self.ptr.wrapping_offset(offset)
@@ -103,10 +106,11 @@ impl<T, const N: usize, L: Layout> RawParts<T, N, L> {
     ///
     /// # Errors
     ///
-    /// `Error::Layout` when `L2` cannot express the strides of `g`.
+    /// `Error::Layout` when `L2` cannot express the strides of `g`; `Error::Overflow` when the
+    /// element count of `g` (a broadcast target, say) overflows or its bytes exceed `isize::MAX`.
     pub(crate) fn remap<const M: usize, L2: Layout>(self, g: Geometry<M>) -> Result<RawParts<T, M, L2>, Error> {
+        let len = shape::checked_len("view", &g.shape, core::mem::size_of::<T>())?;
         let meta = g.meta::<L2>()?;
-        let len = g.shape.iter().product();
         // An empty view keeps its source's pointer: the offset of an empty selection may point
         // anywhere (even at null), and slices need a non-null, aligned pointer even when empty.
         let ptr = if len == 0 { self.ptr } else { self.ptr.wrapping_offset(g.offset) };
@@ -119,6 +123,7 @@ impl<T, const N: usize> RawParts<T, N, crate::layout::Strided> {
     pub(crate) fn strided(ptr: *mut T, shape: [usize; N], strides: [isize; N]) -> Self {
         let meta =
             <crate::layout::Strided as Layout>::from_strides(&shape, &strides).expect("Strided expresses any strides");
-        RawParts { ptr, shape, meta, len: shape.iter().product() }
+        let len = shape::element_count(&shape).expect("the caller's shape describes memory it vouches for");
+        RawParts { ptr, shape, meta, len }
     }
 }

@@ -6,12 +6,32 @@ use crate::error::Error;
 /// (`len * elem_size <= isize::MAX`).
 pub(crate) fn checked_len(op: &'static str, shape: &[usize], elem_size: usize) -> Result<usize, Error> {
     let overflow = || Error::Overflow { op, shape: shape.to_vec(), elem_size };
-    let len = shape.iter().try_fold(1usize, |acc, &n| acc.checked_mul(n)).ok_or_else(overflow)?;
+    let len = element_count(shape).ok_or_else(overflow)?;
     let bytes = len.checked_mul(elem_size).ok_or_else(overflow)?;
     if bytes > isize::MAX as usize {
         return Err(overflow());
     }
     Ok(len)
+}
+
+/// Number of elements of `shape`: 0 when an axis is empty (whatever the others), `None` when
+/// the product overflows `usize`.
+pub(crate) fn element_count(shape: &[usize]) -> Option<usize> {
+    if shape.contains(&0) {
+        return Some(0);
+    }
+    shape.iter().try_fold(1usize, |acc, &n| acc.checked_mul(n))
+}
+
+/// Number of lanes along the last axis (rows) of an array of `len` elements and `shape`: `len`
+/// divided by the row length when rows are non-empty; otherwise the product of the other axes
+/// (`[3, 0]` has three empty rows), saturating, since nothing is addressed in them.
+pub(crate) fn row_count<const N: usize>(len: usize, shape: &[usize; N]) -> usize {
+    match N {
+        0 => 1,
+        _ if shape[N - 1] != 0 => len / shape[N - 1],
+        _ => shape[..N - 1].iter().try_fold(1usize, |acc, &n| acc.checked_mul(n)).unwrap_or(usize::MAX),
+    }
 }
 
 /// Strides of a C-order (last axis fastest) array of `shape`, in elements.
@@ -42,25 +62,6 @@ pub(crate) fn matches_dense<const N: usize>(shape: &[usize; N], strides: &[isize
     shape.contains(&0) || (0..N).all(|axis| shape[axis] == 1 || strides[axis] == dense[axis])
 }
 
-/// Smallest and largest element offset reachable from the first element, or `None` when the
-/// array is empty.
-pub(crate) fn footprint<const N: usize>(shape: &[usize; N], strides: &[isize; N]) -> Option<(isize, isize)> {
-    if shape.contains(&0) {
-        return None;
-    }
-    let mut lo = 0isize;
-    let mut hi = 0isize;
-    for axis in 0..N {
-        let reach = strides[axis] * (shape[axis] as isize - 1);
-        if reach < 0 {
-            lo += reach;
-        } else {
-            hi += reach;
-        }
-    }
-    Some((lo, hi))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -79,13 +80,6 @@ mod tests {
         assert!(matches!(checked_len("t", &[usize::MAX, 2], 1), Err(Error::Overflow { .. })));
         assert!(matches!(checked_len("t", &[1 << 62], 8), Err(Error::Overflow { .. })));
         assert!(matches!(checked_len("t", &[1 << 40, 1 << 40], 1), Err(Error::Overflow { .. })));
-    }
-
-    #[test]
-    fn footprint_spans_negative_and_positive_strides() {
-        assert_eq!(footprint(&[3, 4], &[-4, 1]), Some((-8, 3)));
-        assert_eq!(footprint(&[3, 0], &[1, 1]), None);
-        assert_eq!(footprint::<0>(&[], &[]), Some((0, 0)));
     }
 
     #[test]

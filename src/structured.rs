@@ -21,7 +21,7 @@
 //! assert_eq!((x.shape(), x.strides()), ([2, 3], [12, 4]));
 //! assert_eq!(x.sum(), 15.0);
 //! let vx = ps.field(Particle::vx).to_owned();
-//! ps.field_mut(Particle::x).zip_mut_with(&vx, |x, v| *x += v).unwrap(); // x += vx, in place
+//! ps.field_mut(Particle::x).zip_mut_with(&vx, |x, v| *x += v); // x += vx, in place
 //! // Struct of arrays and back.
 //! let soa = ParticleSoa::aos_to_soa(ps.view());
 //! assert_eq!(soa.x.as_slice(), &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
@@ -195,7 +195,24 @@ impl<'a, S: Structured, const N: usize, L: Layout, C: BoundsCheck> ArrayView<'a,
         if info.dtype != F::DTYPE {
             return Err(Error::DType { op: "field_by_name", expected: info.dtype, got: F::DTYPE });
         }
-        // SAFETY: the field metadata of `Structured` is exact (the trait's contract).
+        let (size, whole) = (core::mem::size_of::<F>(), core::mem::size_of::<S>());
+        let fits = info.size == size
+            && info.offset.checked_add(size).is_some_and(|end| end <= whole)
+            && info.offset % size == 0
+            && whole % size == 0;
+        if !fits {
+            return Err(Error::Structure {
+                name: S::NAME,
+                reason: format!(
+                    "field `{name}` ({} bytes at byte {}) does not tile a {whole}-byte element as a {size}-byte {}",
+                    info.size,
+                    info.offset,
+                    F::DTYPE
+                ),
+            });
+        }
+        // SAFETY: `Element` is sealed, so `F::DTYPE` is `F`'s true type; the checks above put a
+        // whole `F` inside `S` at an offset and struct size that are multiples of its size.
         Ok(self.field(unsafe { Field::new_unchecked(info.offset) }))
     }
 }

@@ -113,9 +113,8 @@ fn map_zip_with_and_map_inplace() {
     assert_eq!(squares[[2, 1]], 36.0);
     let ints = a.map(|x| x as i64);
     assert_eq!(ints.as_slice(), &[1, 2, 3, 4, 5, 6]);
-    let z = a
-        .zip_with(&Array::from_shape_vec([3], vec![1u8, 0, 1]).unwrap(), |x, keep| if keep == 1 { x } else { 0.0 })
-        .unwrap();
+    let z =
+        a.zip_with(&Array::from_shape_vec([3], vec![1u8, 0, 1]).unwrap(), |x, keep| if keep == 1 { x } else { 0.0 });
     assert_eq!(z.as_slice(), &[1.0, 0.0, 3.0, 4.0, 0.0, 6.0]);
     let mut m = arange([2, 2]);
     m.slice_mut(s![.., 0]).map_inplace(|x| *x = -*x);

@@ -32,13 +32,14 @@ fn rows_start_on_cache_lines_and_indexing_skips_padding() {
 }
 
 #[test]
-fn unchecked_access_stays_inside_the_padded_block() {
+fn unchecked_access_on_padded_arrays_checks_every_axis() {
     let a = padded([3, 5]).with_check::<Unchecked>();
-    // Pitch 8: column 6 of row 0 is padding (zero), column 9 lands on row 1, column 1. Wrong
-    // elements, but inside the block: memory-safe, which is the `Unchecked` contract.
+    // Pitch 8: column 6 of row 0 is padding and column 9 would land on row 1; a flat test
+    // cannot tell either from an element, so `Unchecked` checks every axis on `Padded`.
     assert_eq!(a.pitch(), 8);
-    assert_eq!(a[[0, 6]], 0.0);
-    assert_eq!(a[[0, 9]], 1001.0);
+    assert_eq!(a[[1, 4]], 1004.0);
+    assert!(std::panic::catch_unwind(|| a[[0, 6]]).is_err(), "padding");
+    assert!(std::panic::catch_unwind(|| a[[0, 9]]).is_err(), "the next row");
     assert!(std::panic::catch_unwind(|| a[[2, 9]]).is_err(), "past the last row's elements");
 }
 

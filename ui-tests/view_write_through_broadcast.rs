@@ -4,6 +4,6 @@ use cnda::prelude::*;
 fn main() {
     let row = Array::<f64, 1>::zeros([4]);
     #[allow(unused_mut)]
-    let mut b = row.broadcast_to([3, 4]).unwrap();
+    let mut b = row.broadcast_to([3, 4]);
     b[[0, 0]] = 1.0;
 }

@@ -1,6 +1,8 @@
 //! Consuming view ops on owned arrays: the buffer is kept and re-described, on any backend (these
 //! touch metadata only). They run the same `geometry.rs` functions as the view ops, and panic on
-//! bad input; the view forms (`a.view().try_slice(..)`, `reshape`, ...) check without consuming.
+//! bad input (with `#[track_caller]`, at the caller's line); they have no `try_` forms, because a
+//! failed consuming op would drop the array: check first with the borrowing view form
+//! (`a.view().try_slice(..)`, `try_reshape`, ...), which fails without consuming.
 
 use super::Array;
 use crate::backend::Backend;
@@ -22,9 +24,11 @@ impl<T: Pod, const N: usize, B: Backend, L: Layout, C: BoundsCheck> Array<T, N, 
     #[track_caller]
     fn regeometry<const M: usize, L2: Layout>(self, g: Geometry<M>) -> Array<T, M, B, L2, C> {
         let meta = or_panic(g.meta::<L2>());
-        let len = g.shape.iter().product();
+        // A subset of this array's elements: the count cannot exceed `self.len`.
+        let len = crate::shape::element_count(&g.shape).unwrap_or(usize::MAX);
+        debug_assert!(len <= self.len);
         // An empty selection's offset may point anywhere; keep the old one, which is in the buffer.
-        let offset = if len == 0 { self.offset } else { self.offset + g.offset };
+        let offset = if len == 0 { self.offset } else { self.offset.wrapping_add(g.offset) };
         Array { buf: self.buf, offset, shape: g.shape, meta, len, check: self.check }
     }
 
@@ -99,7 +103,9 @@ impl<T: Pod, const N: usize, B: Backend, L: Layout, C: BoundsCheck> Array<T, N, 
     ///
     /// # Panics
     ///
-    /// When the axis does not exist or is not of length 1.
+    /// When the axis does not exist or is not of length 1, or when the layout cannot express the
+    /// result (the last axis of a `Padded` array, whose rows must stay the last axis). Check
+    /// first with `a.view().try_squeeze(axis)`, which borrows instead of consuming.
     #[track_caller]
     pub fn into_squeezed<const M: usize>(self, axis: usize) -> Array<T, M, B, L, C>
     where
@@ -113,7 +119,8 @@ impl<T: Pod, const N: usize, B: Backend, L: Layout, C: BoundsCheck> Array<T, N, 
     ///
     /// # Panics
     ///
-    /// When `axis > N`.
+    /// When `axis > N`, or when the layout cannot express the result (`axis == N` on a
+    /// `Padded` array). Check first with `a.view().try_unsqueeze(axis)`.
     #[track_caller]
     pub fn into_unsqueezed<const M: usize>(self, axis: usize) -> Array<T, M, B, L, C>
     where

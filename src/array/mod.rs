@@ -43,6 +43,12 @@ impl<T: Pod, const N: usize, B: Backend, L: Layout, C: BoundsCheck> Clone for Ar
 where
     B::Buffer<T>: Clone,
 {
+    /// A deep copy, from the same pool when the array came from one.
+    ///
+    /// # Panics
+    ///
+    /// When the memory is refused (a pool at its byte cap, say); `try_clone` returns the error.
+    #[track_caller]
     fn clone(&self) -> Self {
         Self {
             buf: self.buf.clone(),
@@ -52,6 +58,24 @@ where
             len: self.len,
             check: PhantomData,
         }
+    }
+}
+
+impl<T: Pod, const N: usize, L: Layout, C: BoundsCheck> Array<T, N, Cpu, L, C> {
+    /// A deep copy, from the same pool when the array came from one.
+    ///
+    /// # Errors
+    ///
+    /// `Error::Alloc` when the pool's byte cap or the system refuses the memory.
+    pub fn try_clone(&self) -> Result<Self> {
+        Ok(Self {
+            buf: self.buf.try_clone()?,
+            offset: self.offset,
+            shape: self.shape,
+            meta: self.meta,
+            len: self.len,
+            check: PhantomData,
+        })
     }
 }
 

@@ -47,9 +47,12 @@ impl<T: Pod, const N: usize, C: BoundsCheck> Array<T, N, Cpu, Padded, C> {
         let elem = core::mem::size_of::<T>();
         let overflow = || Error::Overflow { op, shape: shape.to_vec(), elem_size: elem };
         let len = shape::checked_len(op, &shape, elem)?;
+        // An empty array allocates nothing, whatever its other axes (`[1 << 40, 0]`); otherwise
+        // `len / row_len` counts the rows without a second, overflow-prone product.
         let (row_len, rows) = match N {
             0 => (1, 1),
-            _ => (shape[N - 1], shape[..N - 1].iter().product::<usize>()),
+            _ if len == 0 => (shape[N - 1], 0),
+            _ => (shape[N - 1], len / shape[N - 1]),
         };
         let pitch = aligned_pitch(row_len, elem).ok_or_else(overflow)?;
         let mut padded_shape = [rows, pitch];
@@ -76,7 +79,7 @@ impl<T: Pod, const N: usize, C: BoundsCheck> Array<T, N, Cpu, Padded, C> {
                 }
             })
         }?;
-        let meta = PaddedMeta::new(&shape, pitch);
+        let meta = PaddedMeta::new(pitch);
         Ok(Array { buf, offset: 0, shape, meta, len, check: PhantomData })
     }
 }
@@ -95,14 +98,15 @@ where
     /// The rows (lanes of the last axis) as slices, skipping the padding.
     pub fn rows(&self) -> Rows<'_, T> {
         let raw = self.raw();
-        let rows = self.shape[..N - 1].iter().product();
+        let rows = shape::row_count(self.len, &self.shape);
         // SAFETY: row r occupies `shape[N - 1]` elements from `r * pitch`, inside the buffer.
         unsafe { Rows::with_pitch(raw.ptr, rows, self.shape[N - 1], self.pitch()) }
     }
 
     /// The rows as mutable slices, skipping the padding.
     pub fn rows_mut(&mut self) -> RowsMut<'_, T> {
-        let (rows, row_len, pitch) = (self.shape[..N - 1].iter().product(), self.shape[N - 1], self.pitch());
+        let rows = shape::row_count(self.len, &self.shape);
+        let (row_len, pitch) = (self.shape[N - 1], self.pitch());
         let raw = self.raw_mut();
         // SAFETY: as in `rows`; the rows are disjoint and uniquely borrowed.
         unsafe { RowsMut::with_pitch(raw.ptr, rows, row_len, pitch) }

@@ -9,6 +9,7 @@ use crate::error::Result;
 use crate::layout::{Layout, Strided};
 use crate::rank::{BroadcastInto, Dec, Inc, Rank};
 use crate::slice::{SliceLayout, SliceSpec};
+use crate::view::ops_shared::or_panic;
 use crate::view::{ArrayView, ArrayViewMut, SplitMut};
 
 impl<T: Pod, const N: usize, B: HostAccessible, L: Layout, C: BoundsCheck> Array<T, N, B, L, C> {
@@ -86,11 +87,31 @@ impl<T: Pod, const N: usize, B: HostAccessible, L: Layout, C: BoundsCheck> Array
 
     /// Axes permuted; see [`ArrayView::permute`].
     ///
+    /// # Panics
+    ///
+    /// When `axes` is not a permutation of `0..N`; [`Array::try_permute`] returns the error instead.
+    #[track_caller]
+    pub fn permute(&self, axes: [usize; N]) -> ArrayView<'_, T, N, Strided, C> {
+        or_panic(self.try_permute(axes))
+    }
+
+    /// Axes permuted; see [`ArrayView::permute`].
+    ///
     /// # Errors
     ///
     /// As for [`ArrayView::permute`].
-    pub fn permute(&self, axes: [usize; N]) -> Result<ArrayView<'_, T, N, Strided, C>> {
-        self.view().permute(axes)
+    pub fn try_permute(&self, axes: [usize; N]) -> Result<ArrayView<'_, T, N, Strided, C>> {
+        self.view().try_permute(axes)
+    }
+
+    /// A reshaped view without copying; see [`ArrayView::reshape`].
+    ///
+    /// # Panics
+    ///
+    /// When the element count differs or the strides cannot express the new shape; [`Array::try_reshape`] returns the error instead.
+    #[track_caller]
+    pub fn reshape<const M: usize>(&self, shape: [usize; M]) -> ArrayView<'_, T, M, L::Reshaped, C> {
+        or_panic(self.try_reshape(shape))
     }
 
     /// A reshaped view without copying; see [`ArrayView::reshape`].
@@ -98,8 +119,8 @@ impl<T: Pod, const N: usize, B: HostAccessible, L: Layout, C: BoundsCheck> Array
     /// # Errors
     ///
     /// As for [`ArrayView::reshape`].
-    pub fn reshape<const M: usize>(&self, shape: [usize; M]) -> Result<ArrayView<'_, T, M, L::Reshaped, C>> {
-        self.view().reshape(shape)
+    pub fn try_reshape<const M: usize>(&self, shape: [usize; M]) -> Result<ArrayView<'_, T, M, L::Reshaped, C>> {
+        self.view().try_reshape(shape)
     }
 
     /// A range of one axis; see [`ArrayView::narrow`].
@@ -134,14 +155,27 @@ impl<T: Pod, const N: usize, B: HostAccessible, L: Layout, C: BoundsCheck> Array
 
     /// A length-1 axis removed; see [`ArrayView::squeeze`].
     ///
-    /// # Errors
+    /// # Panics
     ///
-    /// As for [`ArrayView::squeeze`].
-    pub fn squeeze<const M: usize>(&self, axis: usize) -> Result<ArrayView<'_, T, M, L, C>>
+    /// When the axis is out of range or its length is not 1; [`Array::try_squeeze`] returns the error instead.
+    #[track_caller]
+    pub fn squeeze<const M: usize>(&self, axis: usize) -> ArrayView<'_, T, M, L, C>
     where
         Rank<N>: Dec<Output = Rank<M>>,
     {
-        self.view().squeeze(axis)
+        or_panic(self.try_squeeze(axis))
+    }
+
+    /// A length-1 axis removed; see [`ArrayView::squeeze`].
+    ///
+    /// # Errors
+    ///
+    /// As for [`ArrayView::squeeze`].
+    pub fn try_squeeze<const M: usize>(&self, axis: usize) -> Result<ArrayView<'_, T, M, L, C>>
+    where
+        Rank<N>: Dec<Output = Rank<M>>,
+    {
+        self.view().try_squeeze(axis)
     }
 
     /// A length-1 axis inserted; see [`ArrayView::unsqueeze`].
@@ -150,7 +184,32 @@ impl<T: Pod, const N: usize, B: HostAccessible, L: Layout, C: BoundsCheck> Array
     where
         Rank<N>: Inc<Output = Rank<M>>,
     {
-        self.view().unsqueeze(axis)
+        or_panic(self.try_unsqueeze(axis))
+    }
+
+    /// See [`ArrayView::try_unsqueeze`].
+    ///
+    /// # Errors
+    ///
+    /// As for [`ArrayView::try_unsqueeze`].
+    pub fn try_unsqueeze<const M: usize>(&self, axis: usize) -> Result<ArrayView<'_, T, M, L, C>>
+    where
+        Rank<N>: Inc<Output = Rank<M>>,
+    {
+        self.view().try_unsqueeze(axis)
+    }
+
+    /// A read-only broadcast view; see [`ArrayView::broadcast_to`].
+    ///
+    /// # Panics
+    ///
+    /// When the shapes do not broadcast or the result's element count overflows; [`Array::try_broadcast_to`] returns the error instead.
+    #[track_caller]
+    pub fn broadcast_to<const M: usize>(&self, shape: [usize; M]) -> ArrayView<'_, T, M, Strided, C>
+    where
+        Rank<N>: BroadcastInto<Rank<M>>,
+    {
+        or_panic(self.try_broadcast_to(shape))
     }
 
     /// A read-only broadcast view; see [`ArrayView::broadcast_to`].
@@ -158,11 +217,11 @@ impl<T: Pod, const N: usize, B: HostAccessible, L: Layout, C: BoundsCheck> Array
     /// # Errors
     ///
     /// As for [`ArrayView::broadcast_to`].
-    pub fn broadcast_to<const M: usize>(&self, shape: [usize; M]) -> Result<ArrayView<'_, T, M, Strided, C>>
+    pub fn try_broadcast_to<const M: usize>(&self, shape: [usize; M]) -> Result<ArrayView<'_, T, M, Strided, C>>
     where
         Rank<N>: BroadcastInto<Rank<M>>,
     {
-        self.view().broadcast_to(shape)
+        self.view().try_broadcast_to(shape)
     }
 
     /// Two views split along one axis; see [`ArrayView::split_at`].

@@ -12,6 +12,7 @@ impl Sealed for ColMajor {}
 impl Layout for ColMajor {
     type Strides<const N: usize> = ();
     const NAME: &'static str = "ColMajor";
+    const DENSE: bool = true;
     type Reversed = RowMajor;
     type Reshaped = Strided;
 
@@ -29,11 +30,6 @@ impl Layout for ColMajor {
             offset = offset.wrapping_mul(shape[axis]).wrapping_add(index[axis]);
         }
         offset as isize
-    }
-
-    #[inline(always)]
-    fn covers<const N: usize>(_: &(), len: usize, offset: isize) -> bool {
-        (offset as usize) < len
     }
 
     fn from_strides<const N: usize>(shape: &[usize; N], strides: &[isize; N]) -> Option<()> {

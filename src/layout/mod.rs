@@ -23,7 +23,7 @@ pub(crate) mod sealed {
 
 /// How an array's elements are placed in memory; see the module documentation.
 ///
-/// Sealed: safe code relies on `offset` and `covers` agreeing with the memory an array owns.
+/// Sealed: safe code relies on `offset` mapping in-bounds indices to the array's own elements.
 pub trait Layout: Copy + Default + Debug + Send + Sync + 'static + sealed::Sealed {
     /// What an array of this layout stores besides its shape: `()` for dense layouts.
     type Strides<const N: usize>: Copy + Debug + PartialEq + Send + Sync;
@@ -41,13 +41,16 @@ pub trait Layout: Copy + Default + Debug + Send + Sync + 'static + sealed::Seale
     /// Element strides of an array with `shape` and metadata `meta`.
     fn strides<const N: usize>(shape: &[usize; N], meta: &Self::Strides<N>) -> [isize; N];
 
-    /// Element offset of `index` from the first element. Indices are not validated, and the
-    /// arithmetic wraps: callers check bounds per axis or with [`Layout::covers`].
-    fn offset<const N: usize>(shape: &[usize; N], meta: &Self::Strides<N>, index: &[usize; N]) -> isize;
+    /// Whether every offset in `0..len` is an element of the array (no gaps, no foreign
+    /// elements between its elements). Only then can one flat test `offset < len` stand in for the
+    /// per-axis checks: in a strided or padded view, an offset inside the span may belong to
+    /// another view (the other half of `split_at_mut`) or to padding.
+    const DENSE: bool;
 
-    /// Whether `offset` lands inside the memory of an array of `len` elements with metadata `meta`:
-    /// the single flat check that keeps `Unchecked` access memory-safe.
-    fn covers<const N: usize>(meta: &Self::Strides<N>, len: usize, offset: isize) -> bool;
+    /// Element offset of `index` from the first element. Indices are not validated, and the
+    /// arithmetic wraps: callers check bounds per axis first (or, on `DENSE` layouts, test the
+    /// offset against the element count).
+    fn offset<const N: usize>(shape: &[usize; N], meta: &Self::Strides<N>, index: &[usize; N]) -> isize;
 
     /// The metadata describing `shape` with `strides`, or `None` when this layout cannot express them.
     fn from_strides<const N: usize>(shape: &[usize; N], strides: &[isize; N]) -> Option<Self::Strides<N>>;

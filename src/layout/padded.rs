@@ -8,12 +8,10 @@ use super::{sealed::Sealed, Layout, Strided};
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Padded;
 
-/// What a [`Padded`] array stores: the row pitch and the span of memory its elements reach.
+/// What a [`Padded`] array stores: the row pitch.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct PaddedMeta {
     pitch: usize,
-    /// One past the largest element offset: the flat check of `Unchecked` access.
-    span: usize,
 }
 
 impl PaddedMeta {
@@ -39,17 +37,9 @@ fn gcd(a: usize, b: usize) -> usize {
 }
 
 impl PaddedMeta {
-    /// Metadata for `shape` with rows `pitch` apart.
-    pub(crate) fn new<const N: usize>(shape: &[usize; N], pitch: usize) -> Self {
-        let span = if shape.contains(&0) {
-            0
-        } else if N == 0 {
-            1
-        } else {
-            let rows: usize = shape[..N - 1].iter().product();
-            (rows - 1) * pitch + shape[N - 1]
-        };
-        PaddedMeta { pitch, span }
+    /// Metadata for rows `pitch` apart.
+    pub(crate) fn new(pitch: usize) -> Self {
+        PaddedMeta { pitch }
     }
 }
 
@@ -58,6 +48,7 @@ impl Sealed for Padded {}
 impl Layout for Padded {
     type Strides<const N: usize> = PaddedMeta;
     const NAME: &'static str = "Padded";
+    const DENSE: bool = false;
     type Reversed = Strided;
     type Reshaped = Strided;
 
@@ -90,14 +81,9 @@ impl Layout for Padded {
         row.wrapping_mul(meta.pitch).wrapping_add(index[N - 1]) as isize
     }
 
-    #[inline(always)]
-    fn covers<const N: usize>(meta: &PaddedMeta, _len: usize, offset: isize) -> bool {
-        (offset as usize) < meta.span
-    }
-
     fn from_strides<const N: usize>(shape: &[usize; N], strides: &[isize; N]) -> Option<PaddedMeta> {
         if N == 0 {
-            return Some(PaddedMeta::new(shape, 1));
+            return Some(PaddedMeta::new(1));
         }
         let row_len = shape[N - 1];
         // The pitch is the stride of the innermost row axis that has more than one position.
@@ -117,7 +103,7 @@ impl Layout for Padded {
         if pitch < row_len {
             return None;
         }
-        let meta = PaddedMeta::new(shape, pitch);
+        let meta = PaddedMeta::new(pitch);
         let expected = Self::strides(shape, &meta);
         let fits = shape.contains(&0) || (0..N).all(|axis| shape[axis] == 1 || strides[axis] == expected[axis]);
         fits.then_some(meta)
@@ -139,11 +125,9 @@ mod tests {
 
     #[test]
     fn offsets_skip_the_padding() {
-        let meta = PaddedMeta::new(&[3, 5], 8);
+        let meta = PaddedMeta::new(8);
         assert_eq!(Padded::offset(&[3, 5], &meta, &[2, 4]), 20);
-        assert_eq!(Padded::strides(&[2, 3, 5], &PaddedMeta::new(&[2, 3, 5], 8)), [24, 8, 1]);
-        assert!(Padded::covers::<2>(&meta, 15, 20));
-        assert!(!Padded::covers::<2>(&meta, 15, 21));
+        assert_eq!(Padded::strides(&[2, 3, 5], &meta), [24, 8, 1]);
     }
 
     #[test]

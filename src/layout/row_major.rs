@@ -12,6 +12,7 @@ impl Sealed for RowMajor {}
 impl Layout for RowMajor {
     type Strides<const N: usize> = ();
     const NAME: &'static str = "RowMajor";
+    const DENSE: bool = true;
     type Reversed = ColMajor;
     type Reshaped = RowMajor;
 
@@ -30,11 +31,6 @@ impl Layout for RowMajor {
             axis += 1;
         }
         offset as isize
-    }
-
-    #[inline(always)]
-    fn covers<const N: usize>(_: &(), len: usize, offset: isize) -> bool {
-        (offset as usize) < len
     }
 
     fn from_strides<const N: usize>(shape: &[usize; N], strides: &[isize; N]) -> Option<()> {

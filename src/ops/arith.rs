@@ -128,7 +128,7 @@ macro_rules! array_operands {
             Rank<M>: BroadcastInto<Rank<N>>,
         {
             fn update_into<L: Layout, C: BoundsCheck>(self, mut dst: ArrayViewMut<'_, T, N, L, C>, f: impl FnMut(&mut T, T)) -> Result<()> {
-                dst.zip_mut_with(&self.as_view(), f)
+                dst.try_zip_mut_with(&self.as_view(), f)
             }
         }
     )*};

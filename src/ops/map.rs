@@ -11,6 +11,7 @@ use crate::layout::{Layout, RowMajor};
 use crate::ops::lanes::{self, Dst, Src};
 use crate::rank::{BroadcastInto, Rank};
 use crate::shape;
+use crate::view::ops_shared::or_panic;
 use crate::view::{ArrayView, ArrayViewMut, AsView};
 
 /// A fresh row-major array of `shape` whose every element `fill` writes through the given
@@ -61,10 +62,28 @@ impl<'a, T: Pod, const N: usize, L: Layout, C: BoundsCheck> ArrayView<'a, T, N, 
     /// A new row-major array of `f(x, y)` for the elements of `self` and `other` at each index;
     /// `other` is broadcast to this shape.
     ///
+    /// # Panics
+    ///
+    /// When `other` does not broadcast to this shape, or the result cannot be allocated; [`ArrayView::try_zip_with`] returns the error instead.
+    #[track_caller]
+    pub fn zip_with<U: Pod, R: Pod, const M: usize, S: AsView<U, M>>(
+        &self,
+        other: &S,
+        f: impl FnMut(T, U) -> R,
+    ) -> Array<R, N, Cpu, RowMajor, C>
+    where
+        Rank<M>: BroadcastInto<Rank<N>>,
+    {
+        or_panic(self.try_zip_with(other, f))
+    }
+
+    /// A new row-major array of `f(x, y)` for the elements of `self` and `other` at each index;
+    /// `other` is broadcast to this shape.
+    ///
     /// # Errors
     ///
     /// `Error::Broadcast` when `other` does not broadcast to this shape; `Error::Alloc`.
-    pub fn zip_with<U: Pod, R: Pod, const M: usize, S: AsView<U, M>>(
+    pub fn try_zip_with<U: Pod, R: Pod, const M: usize, S: AsView<U, M>>(
         &self,
         other: &S,
         f: impl FnMut(T, U) -> R,
@@ -94,10 +113,24 @@ impl<T: Pod, const N: usize, L: Layout, C: BoundsCheck> ArrayViewMut<'_, T, N, L
     /// Calls `f(&mut x, y)` for every element `x` of this view and the element `y` of `other` at
     /// the same index (`other` broadcast to this shape).
     ///
+    /// # Panics
+    ///
+    /// When `other` does not broadcast to this shape; [`ArrayViewMut::try_zip_mut_with`] returns the error instead.
+    #[track_caller]
+    pub fn zip_mut_with<U: Pod, const M: usize, S: AsView<U, M>>(&mut self, other: &S, f: impl FnMut(&mut T, U))
+    where
+        Rank<M>: BroadcastInto<Rank<N>>,
+    {
+        or_panic(self.try_zip_mut_with(other, f))
+    }
+
+    /// Calls `f(&mut x, y)` for every element `x` of this view and the element `y` of `other` at
+    /// the same index (`other` broadcast to this shape).
+    ///
     /// # Errors
     ///
     /// `Error::Broadcast` when `other` does not broadcast to this shape.
-    pub fn zip_mut_with<U: Pod, const M: usize, S: AsView<U, M>>(
+    pub fn try_zip_mut_with<U: Pod, const M: usize, S: AsView<U, M>>(
         &mut self,
         other: &S,
         f: impl FnMut(&mut T, U),
@@ -122,10 +155,27 @@ impl<T: Pod, const N: usize, B: HostAccessible, L: Layout, C: BoundsCheck> Array
 
     /// See [`ArrayView::zip_with`].
     ///
+    /// # Panics
+    ///
+    /// When `other` does not broadcast to this shape, or the result cannot be allocated; [`ArrayView::try_zip_with`] returns the error instead.
+    #[track_caller]
+    pub fn zip_with<U: Pod, R: Pod, const M: usize, S: AsView<U, M>>(
+        &self,
+        other: &S,
+        f: impl FnMut(T, U) -> R,
+    ) -> Array<R, N, Cpu, RowMajor, C>
+    where
+        Rank<M>: BroadcastInto<Rank<N>>,
+    {
+        or_panic(self.try_zip_with(other, f))
+    }
+
+    /// See [`ArrayView::zip_with`].
+    ///
     /// # Errors
     ///
     /// As for [`ArrayView::zip_with`].
-    pub fn zip_with<U: Pod, R: Pod, const M: usize, S: AsView<U, M>>(
+    pub fn try_zip_with<U: Pod, R: Pod, const M: usize, S: AsView<U, M>>(
         &self,
         other: &S,
         f: impl FnMut(T, U) -> R,
@@ -133,7 +183,7 @@ impl<T: Pod, const N: usize, B: HostAccessible, L: Layout, C: BoundsCheck> Array
     where
         Rank<M>: BroadcastInto<Rank<N>>,
     {
-        self.view().zip_with(other, f)
+        self.view().try_zip_with(other, f)
     }
 
     /// Applies `f` to every element in place.
@@ -143,10 +193,23 @@ impl<T: Pod, const N: usize, B: HostAccessible, L: Layout, C: BoundsCheck> Array
 
     /// See [`ArrayViewMut::zip_mut_with`].
     ///
+    /// # Panics
+    ///
+    /// When `other` does not broadcast to this shape; [`ArrayView::try_zip_mut_with`] returns the error instead.
+    #[track_caller]
+    pub fn zip_mut_with<U: Pod, const M: usize, S: AsView<U, M>>(&mut self, other: &S, f: impl FnMut(&mut T, U))
+    where
+        Rank<M>: BroadcastInto<Rank<N>>,
+    {
+        or_panic(self.try_zip_mut_with(other, f))
+    }
+
+    /// See [`ArrayViewMut::zip_mut_with`].
+    ///
     /// # Errors
     ///
     /// As for [`ArrayViewMut::zip_mut_with`].
-    pub fn zip_mut_with<U: Pod, const M: usize, S: AsView<U, M>>(
+    pub fn try_zip_mut_with<U: Pod, const M: usize, S: AsView<U, M>>(
         &mut self,
         other: &S,
         f: impl FnMut(&mut T, U),
@@ -154,6 +217,6 @@ impl<T: Pod, const N: usize, B: HostAccessible, L: Layout, C: BoundsCheck> Array
     where
         Rank<M>: BroadcastInto<Rank<N>>,
     {
-        self.view_mut().zip_mut_with(other, f)
+        self.view_mut().try_zip_mut_with(other, f)
     }
 }

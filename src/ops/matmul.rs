@@ -120,7 +120,20 @@ impl<T: GemmElement, const N: usize, L: Layout, C: BoundsCheck> ArrayView<'_, T,
     where
         Rank<N>: IsMatrix,
     {
-        self.matmul_with(rhs, Par::default())
+        self.try_matmul_with(rhs, Par::default())
+    }
+
+    /// The matrix product with an explicit thread budget.
+    ///
+    /// # Panics
+    ///
+    /// When the inner dimensions differ, or the result cannot be allocated; [`ArrayView::try_matmul_with`] returns the error instead.
+    #[track_caller]
+    pub fn matmul_with<S: AsView<T, N>>(&self, rhs: &S, par: Par) -> Array<T, N>
+    where
+        Rank<N>: IsMatrix,
+    {
+        or_panic(self.try_matmul_with(rhs, par))
     }
 
     /// The matrix product with an explicit thread budget.
@@ -128,7 +141,7 @@ impl<T: GemmElement, const N: usize, L: Layout, C: BoundsCheck> ArrayView<'_, T,
     /// # Errors
     ///
     /// As for [`ArrayView::try_matmul`].
-    pub fn matmul_with<S: AsView<T, N>>(&self, rhs: &S, par: Par) -> Result<Array<T, N>>
+    pub fn try_matmul_with<S: AsView<T, N>>(&self, rhs: &S, par: Par) -> Result<Array<T, N>>
     where
         Rank<N>: IsMatrix,
     {
@@ -159,10 +172,23 @@ impl<T: GemmElement, const N: usize, L: Layout, C: BoundsCheck> ArrayView<'_, T,
 
     /// The matrix-vector product `self x x`.
     ///
+    /// # Panics
+    ///
+    /// When `x.len() != self.ncols()`, or the result cannot be allocated; [`ArrayView::try_matvec`] returns the error instead.
+    #[track_caller]
+    pub fn matvec<S: AsView<T, 1>>(&self, x: &S) -> Array<T, 1>
+    where
+        Rank<N>: IsMatrix,
+    {
+        or_panic(self.try_matvec(x))
+    }
+
+    /// The matrix-vector product `self x x`.
+    ///
     /// # Errors
     ///
     /// `Error::ShapeMismatch` when `x.len() != self.ncols()`; `Error::Alloc`.
-    pub fn matvec<S: AsView<T, 1>>(&self, x: &S) -> Result<Array<T, 1>>
+    pub fn try_matvec<S: AsView<T, 1>>(&self, x: &S) -> Result<Array<T, 1>>
     where
         Rank<N>: IsMatrix,
     {
@@ -221,14 +247,40 @@ impl<T: GemmElement, const N: usize, B: HostAccessible, L: Layout, C: BoundsChec
 
     /// See [`ArrayView::matmul_with`].
     ///
-    /// # Errors
+    /// # Panics
     ///
-    /// As for [`ArrayView::try_matmul`].
-    pub fn matmul_with<S: AsView<T, N>>(&self, rhs: &S, par: Par) -> Result<Array<T, N>>
+    /// When the inner dimensions differ, or the result cannot be allocated; [`ArrayView::try_matmul_with`] returns the error instead.
+    #[track_caller]
+    pub fn matmul_with<S: AsView<T, N>>(&self, rhs: &S, par: Par) -> Array<T, N>
     where
         Rank<N>: IsMatrix,
     {
-        self.view().matmul_with(rhs, par)
+        or_panic(self.try_matmul_with(rhs, par))
+    }
+
+    /// See [`ArrayView::matmul_with`].
+    ///
+    /// # Errors
+    ///
+    /// As for [`ArrayView::try_matmul`].
+    pub fn try_matmul_with<S: AsView<T, N>>(&self, rhs: &S, par: Par) -> Result<Array<T, N>>
+    where
+        Rank<N>: IsMatrix,
+    {
+        self.view().try_matmul_with(rhs, par)
+    }
+
+    /// See [`ArrayView::matvec`].
+    ///
+    /// # Panics
+    ///
+    /// When `x.len() != self.ncols()`, or the result cannot be allocated; [`ArrayView::try_matvec`] returns the error instead.
+    #[track_caller]
+    pub fn matvec<S: AsView<T, 1>>(&self, x: &S) -> Array<T, 1>
+    where
+        Rank<N>: IsMatrix,
+    {
+        or_panic(self.try_matvec(x))
     }
 
     /// See [`ArrayView::matvec`].
@@ -236,10 +288,10 @@ impl<T: GemmElement, const N: usize, B: HostAccessible, L: Layout, C: BoundsChec
     /// # Errors
     ///
     /// As for [`ArrayView::matvec`].
-    pub fn matvec<S: AsView<T, 1>>(&self, x: &S) -> Result<Array<T, 1>>
+    pub fn try_matvec<S: AsView<T, 1>>(&self, x: &S) -> Result<Array<T, 1>>
     where
         Rank<N>: IsMatrix,
     {
-        self.view().matvec(x)
+        self.view().try_matvec(x)
     }
 }

@@ -280,7 +280,7 @@ impl<T: Pod, const N: usize, L: Layout, C: BoundsCheck> ArrayView<'_, T, N, L, C
         out.fill(init);
         for k in 0..self.shape()[axis] {
             let plane = self.index_axis::<M>(axis, k);
-            or_panic(out.zip_mut_with(&plane, |acc, x| *acc = f(*acc, x)));
+            out.zip_mut_with(&plane, |acc, x| *acc = f(*acc, x));
         }
         out
     }

@@ -23,8 +23,15 @@ use crate::ops::map::collect;
 use crate::view::ops_shared::or_panic;
 use crate::view::{ArrayView, ArrayViewMut};
 
+mod sealed {
+    pub trait Sealed {}
+}
+
 /// Something `Zip` can walk: a shared view (items `&T`) or a mutable view (items `&mut T`).
-pub trait NdProducer<const N: usize> {
+///
+/// Sealed: `Zip` does pointer arithmetic with `base_ptr` and `strides` and trusts them to
+/// describe live elements of the producer's shape, which only cnda's own views guarantee.
+pub trait NdProducer<const N: usize>: sealed::Sealed {
     /// What the closure receives per element.
     type Item;
     /// The element type.
@@ -45,6 +52,9 @@ pub trait NdProducer<const N: usize> {
     #[doc(hidden)]
     unsafe fn item(ptr: *mut Self::Elem) -> Self::Item;
 }
+
+impl<T: Pod, const N: usize, L: Layout, C: BoundsCheck> sealed::Sealed for ArrayView<'_, T, N, L, C> {}
+impl<T: Pod, const N: usize, L: Layout, C: BoundsCheck> sealed::Sealed for ArrayViewMut<'_, T, N, L, C> {}
 
 impl<'a, T: Pod, const N: usize, L: Layout, C: BoundsCheck> NdProducer<N> for ArrayView<'a, T, N, L, C> {
     type Item = &'a T;

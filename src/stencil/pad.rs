@@ -111,11 +111,11 @@ pub fn interior<'a, T: Pod, const N: usize, L: Layout, C: BoundsCheck>(
     let mut v = padded.into_strided();
     for axis in 0..N {
         let n = v.shape()[axis];
-        let len = n.checked_sub(2 * width).ok_or(Error::Range {
+        let len = width.checked_mul(2).and_then(|both| n.checked_sub(both)).ok_or(Error::Range {
             op: "interior",
             axis,
-            start: width as isize,
-            end: n as isize - width as isize,
+            start: isize::try_from(width).unwrap_or(isize::MAX),
+            end: (n as i128 - width as i128).clamp(isize::MIN as i128, isize::MAX as i128) as isize,
             size: n,
         })?;
         v = v.try_narrow(axis, width, len)?;

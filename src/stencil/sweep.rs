@@ -19,8 +19,9 @@ fn same_shape<const N: usize>(op: &'static str, input: [usize; N], output: [usiz
 }
 
 /// The interior range of an axis of length `n` for radius `r` (empty when `n < 2r + 1`).
-fn interior_range(n: usize, r: usize) -> Range<usize> {
-    if n > 2 * r {
+/// Written without `2 * r`, which overflows for radii near `usize::MAX / 2`.
+pub(crate) fn interior_range(n: usize, r: usize) -> Range<usize> {
+    if r < n && n - r > r {
         r..n - r
     } else {
         0..0
@@ -327,4 +328,19 @@ pub fn boundary3<const R: usize, T: Pod, L1: Layout, C1: BoundsCheck, L2: Layout
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::interior_range;
+
+    #[test]
+    fn interior_range_never_overflows() {
+        assert_eq!(interior_range(5, 1), 1..4);
+        assert_eq!(interior_range(3, 1), 1..2);
+        assert_eq!(interior_range(2, 1), 0..0);
+        assert_eq!(interior_range(usize::MAX, 1 << 63), 0..0);
+        assert_eq!(interior_range(10, usize::MAX / 2 + 1), 0..0);
+        assert_eq!(interior_range(usize::MAX, usize::MAX / 2), usize::MAX / 2..usize::MAX / 2 + 1);
+    }
 }

@@ -89,12 +89,32 @@ impl<'a, T: Pod, const N: usize, L: Layout, C: BoundsCheck> ArrayView<'a, T, N, 
 
     /// Axis `k` of the result is axis `axes[k]` of `self`. The arity is checked by the type.
     ///
+    /// # Panics
+    ///
+    /// When `axes` is not a permutation of `0..N`; [`ArrayView::try_permute`] returns the error instead.
+    #[track_caller]
+    pub fn permute(self, axes: [usize; N]) -> ArrayView<'a, T, N, Strided, C> {
+        or_panic(self.try_permute(axes))
+    }
+
+    /// Axis `k` of the result is axis `axes[k]` of `self`. The arity is checked by the type.
+    ///
     /// # Errors
     ///
     /// `Error::InvalidAxes` when `axes` is not a permutation of `0..N`.
-    pub fn permute(self, axes: [usize; N]) -> Result<ArrayView<'a, T, N, Strided, C>> {
+    pub fn try_permute(self, axes: [usize; N]) -> Result<ArrayView<'a, T, N, Strided, C>> {
         let g = self.geometry().permuted(axes)?;
         Ok(self.remap_strided(g))
+    }
+
+    /// The same elements, read in row-major order, as shape `shape`, without copying.
+    ///
+    /// # Panics
+    ///
+    /// When the element count differs or the strides cannot express the new shape; [`ArrayView::try_reshape`] returns the error instead.
+    #[track_caller]
+    pub fn reshape<const M: usize>(self, shape: [usize; M]) -> ArrayView<'a, T, M, L::Reshaped, C> {
+        or_panic(self.try_reshape(shape))
     }
 
     /// The same elements, read in row-major order, as shape `shape`, without copying.
@@ -103,7 +123,7 @@ impl<'a, T: Pod, const N: usize, L: Layout, C: BoundsCheck> ArrayView<'a, T, N, 
     ///
     /// `Error::LengthMismatch` when the element count differs; `Error::Layout` when the strides
     /// cannot express the new shape (a transposed view, say): `contiguous()` first.
-    pub fn reshape<const M: usize>(self, shape: [usize; M]) -> Result<ArrayView<'a, T, M, L::Reshaped, C>> {
+    pub fn try_reshape<const M: usize>(self, shape: [usize; M]) -> Result<ArrayView<'a, T, M, L::Reshaped, C>> {
         let g = self.geometry().reshaped(shape)?;
         self.remap(g)
     }
@@ -205,10 +225,23 @@ impl<'a, T: Pod, const N: usize, L: Layout, C: BoundsCheck> ArrayView<'a, T, N, 
 
     /// Removes axis `axis`, which must have length 1; the layout is kept and the rank inferred.
     ///
+    /// # Panics
+    ///
+    /// When the axis is out of range or its length is not 1; [`ArrayView::try_squeeze`] returns the error instead.
+    #[track_caller]
+    pub fn squeeze<const M: usize>(self, axis: usize) -> ArrayView<'a, T, M, L, C>
+    where
+        Rank<N>: Dec<Output = Rank<M>>,
+    {
+        or_panic(self.try_squeeze(axis))
+    }
+
+    /// Removes axis `axis`, which must have length 1; the layout is kept and the rank inferred.
+    ///
     /// # Errors
     ///
     /// `Error::AxisOutOfRange`, or `Error::Layout` when the axis is not of length 1.
-    pub fn squeeze<const M: usize>(self, axis: usize) -> Result<ArrayView<'a, T, M, L, C>>
+    pub fn try_squeeze<const M: usize>(self, axis: usize) -> Result<ArrayView<'a, T, M, L, C>>
     where
         Rank<N>: Dec<Output = Rank<M>>,
     {
@@ -220,14 +253,44 @@ impl<'a, T: Pod, const N: usize, L: Layout, C: BoundsCheck> ArrayView<'a, T, N, 
     ///
     /// # Panics
     ///
-    /// When `axis > N`.
+    /// When `axis > N`, or when the layout cannot hold the new axis (appending to a `Padded`
+    /// view, whose last axis must stay its contiguous rows); [`ArrayView::try_unsqueeze`] returns
+    /// the error instead.
     #[track_caller]
     pub fn unsqueeze<const M: usize>(self, axis: usize) -> ArrayView<'a, T, M, L, C>
     where
         Rank<N>: Inc<Output = Rank<M>>,
     {
-        let g = or_panic(self.geometry().unsqueezed(axis));
-        self.remap(g).expect("a unit axis keeps the layout")
+        or_panic(self.try_unsqueeze(axis))
+    }
+
+    /// Inserts an axis of length 1 before `axis` (`axis == N` appends).
+    ///
+    /// # Errors
+    ///
+    /// `Error::AxisOutOfRange` when `axis > N`; `Error::Layout` when the layout cannot express
+    /// the result (`axis == N` on a `Padded` view).
+    pub fn try_unsqueeze<const M: usize>(self, axis: usize) -> Result<ArrayView<'a, T, M, L, C>>
+    where
+        Rank<N>: Inc<Output = Rank<M>>,
+    {
+        let g = self.geometry().unsqueezed(axis)?;
+        self.remap(g)
+    }
+
+    /// A read-only view of shape `shape` that repeats this one along new leading axes and along
+    /// its axes of length 1 (stride 0), following NumPy's rules. `M >= N` is checked by the type;
+    /// the result has no `IndexMut`, so it cannot be written through.
+    ///
+    /// # Panics
+    ///
+    /// When the shapes do not broadcast or the result's element count overflows; [`ArrayView::try_broadcast_to`] returns the error instead.
+    #[track_caller]
+    pub fn broadcast_to<const M: usize>(self, shape: [usize; M]) -> ArrayView<'a, T, M, Strided, C>
+    where
+        Rank<N>: BroadcastInto<Rank<M>>,
+    {
+        or_panic(self.try_broadcast_to(shape))
     }
 
     /// A read-only view of shape `shape` that repeats this one along new leading axes and along
@@ -236,13 +299,16 @@ impl<'a, T: Pod, const N: usize, L: Layout, C: BoundsCheck> ArrayView<'a, T, N, 
     ///
     /// # Errors
     ///
-    /// `Error::Broadcast` naming the first axis whose length is neither 1 nor the target's.
-    pub fn broadcast_to<const M: usize>(self, shape: [usize; M]) -> Result<ArrayView<'a, T, M, Strided, C>>
+    /// `Error::Broadcast` naming the first axis whose length is neither 1 nor the target's;
+    /// `Error::Overflow` when the target's element count overflows or its bytes exceed
+    /// `isize::MAX`.
+    pub fn try_broadcast_to<const M: usize>(self, shape: [usize; M]) -> Result<ArrayView<'a, T, M, Strided, C>>
     where
         Rank<N>: BroadcastInto<Rank<M>>,
     {
         let g = self.geometry().broadcast(shape)?;
-        Ok(self.remap_strided(g))
+        // Not `remap_strided`: a broadcast's element count may overflow (`Error::Overflow`).
+        self.remap(g)
     }
 
     /// The region `spec` (built with `s![...]`) selects; rank and layout follow from the items.

@@ -73,12 +73,32 @@ impl<'a, T: Pod, const N: usize, L: Layout, C: BoundsCheck> ArrayViewMut<'a, T, 
 
     /// Axis `k` of the result is axis `axes[k]` of `self`.
     ///
+    /// # Panics
+    ///
+    /// When `axes` is not a permutation of `0..N`; [`ArrayViewMut::try_permute`] returns the error instead.
+    #[track_caller]
+    pub fn permute(self, axes: [usize; N]) -> ArrayViewMut<'a, T, N, Strided, C> {
+        or_panic(self.try_permute(axes))
+    }
+
+    /// Axis `k` of the result is axis `axes[k]` of `self`.
+    ///
     /// # Errors
     ///
     /// `Error::InvalidAxes` when `axes` is not a permutation of `0..N`.
-    pub fn permute(self, axes: [usize; N]) -> Result<ArrayViewMut<'a, T, N, Strided, C>> {
+    pub fn try_permute(self, axes: [usize; N]) -> Result<ArrayViewMut<'a, T, N, Strided, C>> {
         let g = self.raw.geometry().permuted(axes)?;
         Ok(self.remap_strided(g))
+    }
+
+    /// The same elements, in row-major order, as shape `shape`, without copying.
+    ///
+    /// # Panics
+    ///
+    /// When the element count differs or the strides cannot express the new shape; [`ArrayViewMut::try_reshape`] returns the error instead.
+    #[track_caller]
+    pub fn reshape<const M: usize>(self, shape: [usize; M]) -> ArrayViewMut<'a, T, M, L::Reshaped, C> {
+        or_panic(self.try_reshape(shape))
     }
 
     /// The same elements, in row-major order, as shape `shape`, without copying.
@@ -86,7 +106,7 @@ impl<'a, T: Pod, const N: usize, L: Layout, C: BoundsCheck> ArrayViewMut<'a, T, 
     /// # Errors
     ///
     /// `Error::LengthMismatch` or `Error::Layout`, as for `ArrayView::reshape`.
-    pub fn reshape<const M: usize>(self, shape: [usize; M]) -> Result<ArrayViewMut<'a, T, M, L::Reshaped, C>> {
+    pub fn try_reshape<const M: usize>(self, shape: [usize; M]) -> Result<ArrayViewMut<'a, T, M, L::Reshaped, C>> {
         let g = self.raw.geometry().reshaped(shape)?;
         self.remap(g)
     }
@@ -196,10 +216,23 @@ impl<'a, T: Pod, const N: usize, L: Layout, C: BoundsCheck> ArrayViewMut<'a, T, 
 
     /// Removes axis `axis`, which must have length 1.
     ///
+    /// # Panics
+    ///
+    /// When the axis is out of range or its length is not 1; [`ArrayViewMut::try_squeeze`] returns the error instead.
+    #[track_caller]
+    pub fn squeeze<const M: usize>(self, axis: usize) -> ArrayViewMut<'a, T, M, L, C>
+    where
+        Rank<N>: Dec<Output = Rank<M>>,
+    {
+        or_panic(self.try_squeeze(axis))
+    }
+
+    /// Removes axis `axis`, which must have length 1.
+    ///
     /// # Errors
     ///
     /// `Error::AxisOutOfRange` or `Error::Layout`.
-    pub fn squeeze<const M: usize>(self, axis: usize) -> Result<ArrayViewMut<'a, T, M, L, C>>
+    pub fn try_squeeze<const M: usize>(self, axis: usize) -> Result<ArrayViewMut<'a, T, M, L, C>>
     where
         Rank<N>: Dec<Output = Rank<M>>,
     {
@@ -207,18 +240,33 @@ impl<'a, T: Pod, const N: usize, L: Layout, C: BoundsCheck> ArrayViewMut<'a, T, 
         self.remap(g)
     }
 
-    /// Inserts an axis of length 1 before `axis`.
+    /// Inserts an axis of length 1 before `axis` (`axis == N` appends); layout kept, rank inferred.
     ///
     /// # Panics
     ///
-    /// When `axis > N`.
+    /// When `axis > N`, or when the layout cannot hold the new axis (appending to a `Padded`
+    /// view, whose last axis must stay its contiguous rows); [`ArrayViewMut::try_unsqueeze`] returns
+    /// the error instead.
     #[track_caller]
     pub fn unsqueeze<const M: usize>(self, axis: usize) -> ArrayViewMut<'a, T, M, L, C>
     where
         Rank<N>: Inc<Output = Rank<M>>,
     {
-        let g = or_panic(self.raw.geometry().unsqueezed(axis));
-        self.remap(g).expect("a unit axis keeps the layout")
+        or_panic(self.try_unsqueeze(axis))
+    }
+
+    /// Inserts an axis of length 1 before `axis` (`axis == N` appends).
+    ///
+    /// # Errors
+    ///
+    /// `Error::AxisOutOfRange` when `axis > N`; `Error::Layout` when the layout cannot express
+    /// the result (`axis == N` on a `Padded` view).
+    pub fn try_unsqueeze<const M: usize>(self, axis: usize) -> Result<ArrayViewMut<'a, T, M, L, C>>
+    where
+        Rank<N>: Inc<Output = Rank<M>>,
+    {
+        let g = self.raw.geometry().unsqueezed(axis)?;
+        self.remap(g)
     }
 
     /// The region `spec` (built with `s![...]`) selects, mutably.

@@ -174,7 +174,7 @@ where
     /// and pay one bounds check per row instead of one per element.
     pub fn rows(&self) -> Rows<'a, T> {
         let row_len = self.raw.shape[N - 1];
-        let rows = self.raw.shape[..N - 1].iter().product();
+        let rows = crate::shape::row_count(self.raw.len, &self.raw.shape);
         // SAFETY: a row-major view is `rows * row_len` contiguous elements valid for 'a.
         unsafe { Rows::new(self.raw.ptr, rows, row_len) }
     }

@@ -248,7 +248,7 @@ where
     /// Turns the view into an iterator over mutable rows for the whole lifetime `'a`.
     pub fn into_rows_mut(self) -> RowsMut<'a, T> {
         let row_len = self.raw.shape[N - 1];
-        let rows = self.raw.shape[..N - 1].iter().product();
+        let rows = crate::shape::row_count(self.raw.len, &self.raw.shape);
         // SAFETY: `rows * row_len` contiguous elements, uniquely borrowed for 'a.
         unsafe { RowsMut::new(self.raw.ptr, rows, row_len) }
     }

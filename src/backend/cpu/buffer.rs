@@ -183,9 +183,13 @@ pub(crate) fn advise_huge_pages(ptr: *mut u8, bytes: usize) {
 #[cfg(not(target_os = "linux"))]
 pub(crate) fn advise_huge_pages(_ptr: *mut u8, _bytes: usize) {}
 
-impl<T: Pod> Clone for CpuBuffer<T> {
+impl<T: Pod> CpuBuffer<T> {
     /// A copy, from the same pool when the original came from a pool that still exists.
-    fn clone(&self) -> Self {
+    ///
+    /// # Errors
+    ///
+    /// `Error::Alloc` when the pool's byte cap or the system refuses the memory.
+    pub fn try_clone(&self) -> Result<Self, Error> {
         let data = self.as_slice();
         let copy = |dst: *mut T| {
             // SAFETY: a fresh buffer of `data.len()` elements cannot overlap `data`.
@@ -196,13 +200,25 @@ impl<T: Pod> Clone for CpuBuffer<T> {
             _ => None,
         };
         // SAFETY: `copy` writes every element.
-        let result = unsafe {
+        unsafe {
             match pool {
                 Some(pool) => Self::try_init_in_pool(&pool, "clone", data.len(), copy),
                 None => Self::try_init_with("clone", data.len(), copy),
             }
-        };
-        result.unwrap_or_else(|e| panic!("{e}"))
+        }
+    }
+}
+
+impl<T: Pod> Clone for CpuBuffer<T> {
+    /// A copy, from the same pool when the original came from a pool that still exists.
+    ///
+    /// # Panics
+    ///
+    /// When the memory is refused (a capped pool, say); [`CpuBuffer::try_clone`] returns the
+    /// error instead.
+    #[track_caller]
+    fn clone(&self) -> Self {
+        self.try_clone().unwrap_or_else(|e| panic!("{e}"))
     }
 }
 

@@ -1,0 +1,201 @@
+//! Regression tests for the soundness audit (issue "Soundness and API hardening"): each failed,
+//! crashed or was undefined behaviour on the main branch before the fix. They run in debug, in
+//! release (`scripts/test` runs both) and under AddressSanitizer.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use cnda::prelude::*;
+use cnda::stencil;
+
+fn panic_message(f: impl FnOnce()) -> Option<String> {
+    let err = catch_unwind(AssertUnwindSafe(f)).err()?;
+    Some(err.downcast_ref::<String>().cloned().unwrap_or_else(|| err.downcast_ref::<&str>().unwrap().to_string()))
+}
+
+// ---- 1.1 bounds policy on split views --------------------------------------------------------
+
+#[test]
+fn unchecked_halves_of_a_split_cannot_reach_each_other() {
+    // Before: the flat check accepted any offset inside the half's span, so `left[[0, 2]]` was
+    // `right[[0, 0]]`: two live `&mut` to one element.
+    let mut a = Array::<i32, 2>::zeros([4, 4]).with_check::<Unchecked>();
+    let (mut left, mut right) = a.split_at_mut(1, 2);
+    right[[0, 0]] = 7;
+    let msg = panic_message(|| left[[0, 2]] = 1).expect("an index past the left half must panic");
+    assert!(msg.contains("axis 1 with size 2"), "{msg}");
+    assert!(panic_message(|| {
+        let _ = right[[3, 2]];
+    })
+    .is_some());
+    assert_eq!(a[[0, 2]], 7);
+}
+
+#[test]
+fn unchecked_padded_views_never_touch_the_padding() {
+    let mut a = Array::<f64, 2, Cpu, Padded>::try_zeros_padded_in(&Cpu, [3, 5]).unwrap().with_check::<Unchecked>();
+    assert_eq!(a.pitch(), 8);
+    // [0, 6] is inside the allocation (padding of row 0) but not an element.
+    assert!(panic_message(|| a[[0, 6]] = 1.0).unwrap().contains("axis 1 with size 5"));
+}
+
+#[test]
+fn unchecked_strided_views_check_every_axis() {
+    let a = Array::from_fn([4, 6], |[i, j]| (10 * i + j) as u32).with_check::<Unchecked>();
+    let every_other = a.slice(s![.., ..;2]);
+    assert_eq!(every_other[[1, 2]], 14);
+    // Offset 2 * 1 + 1 * 6 = 8 lies inside the span but [0, 4] is past axis 1 (size 3).
+    assert!(panic_message(|| {
+        let _ = every_other[[0, 4]];
+    })
+    .is_some());
+}
+
+#[test]
+fn unchecked_dense_views_stay_inside_their_own_rows() {
+    // A row range of a row-major array is row-major: the flat test is exact for it.
+    let mut a = Array::<u8, 2>::zeros([4, 3]).with_check::<Unchecked>();
+    let (mut top, _bottom) = a.view_mut().split_at(0, 2);
+    let mut top: ArrayViewMut<u8, 2, RowMajor, Unchecked> = top.view_mut().try_layout().unwrap();
+    top[[1, 2]] = 5;
+    assert!(panic_message(|| top[[2, 0]] = 1).is_some(), "offset 6 belongs to the bottom half");
+}
+
+#[test]
+fn default_check_names_the_axis_in_every_build() {
+    let a = Array::<f64, 2>::zeros([3, 4]);
+    let msg = panic_message(|| {
+        let _ = a[[0, 4]];
+    });
+    assert_eq!(
+        msg.as_deref(),
+        Some("index 4 is out of bounds for axis 1 with size 4; valid indices on this axis are 0..4")
+    );
+    // The flat offset 0 * 4 + 4 = 4 is inside the array: before, release builds read a[[1, 0]].
+}
+
+// ---- 1.2 view geometry overflow ----------------------------------------------------------------
+
+#[test]
+fn huge_slice_steps_give_one_position() {
+    let a = Array::from_fn([3, 2], |[i, j]| (2 * i + j) as i64);
+    // Before: shape [usize::MAX, 2] and writes outside the allocation.
+    let v = a.slice(s![..;isize::MAX, ..]);
+    assert_eq!(v.shape(), [1, 2]);
+    assert_eq!(v.to_owned().as_slice(), &[0, 1]);
+    let v = a.slice(s![..;isize::MIN, ..]);
+    assert_eq!(v.shape(), [1, 2]);
+    assert_eq!(v.to_owned().as_slice(), &[4, 5]);
+    let v = a.slice(s![..;isize::MIN + 1, ..]);
+    assert_eq!(v.to_owned().as_slice(), &[4, 5]);
+}
+
+#[test]
+fn broadcast_to_an_overflowing_shape_is_an_error() {
+    let a = Array::<f64, 2>::zeros([1, 2]);
+    // Before: `len` wrapped and `to_owned()` wrote past its buffer.
+    let err = a.try_broadcast_to([usize::MAX, 2]).unwrap_err();
+    assert!(matches!(err, Error::Overflow { .. }), "{err}");
+    assert!(matches!(a.try_broadcast_to([1 << 62, 2]), Err(Error::Overflow { .. })));
+    let msg = panic_message(|| {
+        let _ = a.broadcast_to([usize::MAX, 2]);
+    });
+    assert_eq!(msg, Some(err.to_string()));
+}
+
+#[test]
+fn huge_stencil_radii_sweep_nothing() {
+    let u = Array::<f64, 2>::ones([5, 5]);
+    let mut v = Array::<f64, 2>::zeros([5, 5]);
+    // Before: `2 * R` overflowed to 0 and the sweep read outside the grid.
+    stencil::sweep2::<{ 1 << 63 }, _, _, _, _, _>(u.view(), v.view_mut(), |o, w| *o = *w.centre()).unwrap();
+    stencil::sweep2::<{ usize::MAX }, _, _, _, _, _>(u.view(), v.view_mut(), |o, w| *o = *w.centre()).unwrap();
+    assert_eq!(v.sum(), 0.0);
+}
+
+#[test]
+fn interior_with_a_huge_width_is_an_error() {
+    let a = Array::<f64, 2>::zeros([4, 4]);
+    assert!(matches!(stencil::interior(a.view(), usize::MAX / 2 + 1), Err(Error::Range { .. })));
+    assert!(matches!(stencil::interior(a.view(), usize::MAX), Err(Error::Range { .. })));
+    assert_eq!(stencil::interior(a.view(), 2).unwrap().shape(), [0, 0]);
+}
+
+#[test]
+fn views_of_empty_arrays_with_huge_axes() {
+    let a = Array::<f64, 2>::zeros([0, 1 << 40]);
+    let u = a.unsqueeze::<3>(0);
+    assert_eq!(u.shape(), [1, 0, 1 << 40]);
+    assert_eq!(a.unsqueeze::<3>(2).shape(), [0, 1 << 40, 1]);
+    assert_eq!(a.slice(s![.., 5..;3]).shape(), [0, ((1usize << 40) - 5).div_ceil(3)]);
+    assert_eq!(a.narrow(1, (1 << 40) - 1, 1).shape(), [0, 1]);
+    assert_eq!(a.flip(1).shape(), [0, 1 << 40]);
+    assert_eq!(a.t().to_owned().shape(), [1 << 40, 0]);
+    let b = Array::<u8, 2>::zeros([usize::MAX, 0]);
+    assert_eq!(b.index_axis::<1>(0, usize::MAX - 1).shape(), [0]);
+    assert_eq!(b.iter().count(), 0);
+}
+
+// ---- 1.3 / 1.4: sealed traits are compile-time facts (ui-tests); sizes checked at run time ----
+
+cnda::structured! {
+    /// A particle.
+    #[derive(Debug, PartialEq)]
+    pub struct Particle (ParticleSoa) {
+        pub x: f32,
+        pub y: f32,
+        pub id: u32,
+    }
+}
+
+#[test]
+fn field_by_name_checks_types() {
+    let a = Array::<Particle, 1>::zeros([3]);
+    assert!(a.field_by_name::<f32>("y").is_ok());
+    assert!(matches!(a.field_by_name::<f64>("y"), Err(Error::DType { .. })));
+    assert!(matches!(a.field_by_name::<u32>("x"), Err(Error::DType { .. })));
+}
+
+// ---- 1.5 Display of empty arrays with huge axes ------------------------------------------------
+
+#[test]
+fn empty_arrays_with_huge_axes_print_as_empty() {
+    // Before: one entry per position (abort), or a capacity-overflow panic.
+    assert_eq!(Array::<f64, 2>::zeros([0, 1 << 40]).to_string(), "[]");
+    assert_eq!(Array::<f64, 2>::zeros([1 << 40, 0]).to_string(), "[]");
+    assert_eq!(Array::<u8, 2>::zeros([0, usize::MAX]).to_string(), "[]");
+    assert!(format!("{:?}", Array::<u8, 2>::zeros([0, usize::MAX])).contains("shape=[0, 18446744073709551615]"));
+}
+
+// ---- 1.6 smaller ------------------------------------------------------------------------------
+
+#[test]
+fn padded_unsqueeze_at_the_end_is_an_error_not_a_surprise() {
+    let a = Array::<f64, 2, Cpu, Padded>::try_zeros_padded_in(&Cpu, [3, 5]).unwrap();
+    assert!(matches!(a.view().try_unsqueeze::<3>(2), Err(Error::Layout { .. })));
+    assert_eq!(a.view().try_unsqueeze::<3>(0).unwrap().shape(), [1, 3, 5]);
+    let msg = panic_message(|| {
+        let _ = a.unsqueeze::<3>(2);
+    });
+    assert!(msg.unwrap().contains("Padded"));
+}
+
+#[test]
+fn empty_padded_arrays_allocate_nothing() {
+    // Before: rows x pitch bytes were asked for, and the allocation failed.
+    let a = Array::<f64, 2, Cpu, Padded>::try_zeros_padded_in(&Cpu, [1 << 40, 0]).unwrap();
+    assert_eq!((a.shape(), a.len()), ([1 << 40, 0], 0));
+    assert_eq!(a.rows().next(), Some(&[][..]));
+    let b = Array::<f64, 3, Cpu, Padded>::try_zeros_padded_in(&Cpu, [1 << 40, 1 << 40, 0]).unwrap();
+    assert_eq!(b.len(), 0);
+}
+
+#[test]
+fn clone_of_a_pooled_array_on_a_full_pool_has_a_fallible_form() {
+    let pool = Pool::with_byte_cap(1 << 20);
+    let a = Array::<u8, 1>::try_zeros_in(&pool, [600 << 10]).unwrap();
+    let err = a.try_clone().unwrap_err();
+    assert!(matches!(err, Error::Alloc { .. }), "{err}");
+    assert_eq!(panic_message(|| drop(a.clone())), Some(err.to_string()));
+    let small = Array::<u8, 1>::try_zeros_in(&Pool::new(), [10]).unwrap();
+    assert_eq!(small.try_clone().unwrap().as_slice(), small.as_slice());
+}
