@@ -6,7 +6,7 @@
 use core::ptr::NonNull;
 use std::alloc;
 
-use crate::backend::cpu::buffer::{advise_huge_pages, block_layout};
+use crate::backend::cpu::buffer::{advise_huge_pages, block_base, block_layout, block_start};
 use crate::backend::{Backend, Cpu};
 use crate::error::Error;
 
@@ -45,19 +45,24 @@ impl BlockSource for Cpu {
     type Block = HostBlock;
 
     fn alloc_block(&self, op: &'static str, bytes: usize) -> Result<HostBlock, Error> {
-        // SAFETY: `bytes` is at least 64.
-        let raw = unsafe { alloc::alloc(block_layout(bytes)) };
-        let ptr = NonNull::new(raw).ok_or_else(|| Error::Alloc {
-            op,
-            bytes,
-            reason: "the system allocator refused the request".into(),
-        })?;
-        advise_huge_pages(raw, bytes);
-        Ok(HostBlock(ptr))
+        let refused = |reason: &str| Error::Alloc { op, bytes, reason: reason.into() };
+        let layout = block_layout(bytes).ok_or_else(|| refused("the size does not fit an allocation"))?;
+        // SAFETY: `bytes` is at least 64, so the layout has a non-zero size.
+        let raw = unsafe { alloc::alloc(layout) };
+        if raw.is_null() {
+            return Err(refused("the system allocator refused the request"));
+        }
+        advise_huge_pages(raw, layout.size());
+        // Large blocks start staggered inside their huge page (`placement.rs`).
+        let (start, _) = block_start(raw, bytes);
+        // SAFETY: `start` is `raw` or lies inside the same live allocation, so it is non-null.
+        Ok(HostBlock(unsafe { NonNull::new_unchecked(start) }))
     }
 
     unsafe fn free_block(&self, block: HostBlock, bytes: usize) {
-        // SAFETY: the caller's contract: allocated by `alloc_block` with this size's layout.
-        unsafe { alloc::dealloc(block.0.as_ptr(), block_layout(bytes)) };
+        let layout = block_layout(bytes).expect("the layout was valid when the block was allocated");
+        // SAFETY: the caller's contract: allocated by `alloc_block` with this size, so its base is
+        // the start of an allocation with this layout.
+        unsafe { alloc::dealloc(block_base(block.0.as_ptr(), bytes), layout) };
     }
 }

@@ -4,6 +4,7 @@ use core::ptr::NonNull;
 use std::alloc::{self, Layout as AllocLayout};
 use std::sync::Weak;
 
+use super::placement::{self, HUGE_PAGE};
 use crate::element::Pod;
 use crate::error::Error;
 use crate::pool::{self, HostBlock, Pool, PoolInner};
@@ -13,9 +14,10 @@ pub const CPU_ALIGN: usize = 64;
 
 /// Buffers of at least this many bytes are aligned to a 2 MiB huge page and, on Linux, asked to be
 /// backed by transparent huge pages (as NumPy does): a fresh 128 MiB buffer then takes 64 page
-/// faults instead of 32,768, and large strided walks (transposes) stop missing the TLB.
+/// faults instead of 32,768, and large strided walks (transposes) stop missing the TLB. Their
+/// start is staggered inside the huge page (see `placement.rs`), so two large arrays never share
+/// cache sets element for element.
 pub const HUGE_PAGE_THRESHOLD: usize = 4 << 20;
-const HUGE_PAGE: usize = 2 << 20;
 
 /// An owned host allocation of `len` elements, aligned to [`CPU_ALIGN`] (or `T`'s alignment if
 /// larger). Always initialized: new buffers are zeroed, which is a valid `Pod` value.
@@ -29,16 +31,36 @@ pub struct CpuBuffer<T: Pod> {
 enum Origin {
     /// No allocation (zero bytes).
     Empty,
-    /// The system allocator, with this layout.
-    System(AllocLayout),
+    /// The system allocator, with this layout; a large block starts `placement` bytes in.
+    System { layout: AllocLayout, placement: usize },
     /// A block of size class `class` of a pool (freed directly if the pool is gone).
     Pool { pool: Weak<PoolInner<crate::backend::Cpu>>, class: usize },
 }
 
-/// The layout of a block of `bytes` bytes: cache-line aligned, or huge-page aligned when large.
-pub(crate) fn block_layout(bytes: usize) -> AllocLayout {
-    let align = if bytes >= HUGE_PAGE_THRESHOLD { HUGE_PAGE } else { CPU_ALIGN };
-    AllocLayout::from_size_align(bytes, align).expect("block sizes are powers of two below isize::MAX")
+/// The layout to allocate for a block of `bytes` usable bytes: cache-line aligned, or huge-page
+/// aligned with room for a staggered start when large (see `placement.rs`). `None` when the size
+/// does not fit an allocation.
+pub(crate) fn block_layout(bytes: usize) -> Option<AllocLayout> {
+    if bytes >= HUGE_PAGE_THRESHOLD {
+        AllocLayout::from_size_align(bytes.checked_add(placement::SPAN)?, HUGE_PAGE).ok()
+    } else {
+        AllocLayout::from_size_align(bytes, CPU_ALIGN).ok()
+    }
+}
+
+/// The start of a block of `bytes` bytes inside memory allocated with `block_layout(bytes)`.
+pub(crate) fn block_start(raw: *mut u8, bytes: usize) -> (*mut u8, usize) {
+    let offset = if bytes >= HUGE_PAGE_THRESHOLD { placement::next_offset() } else { 0 };
+    (raw.wrapping_add(offset), offset)
+}
+
+/// The allocation a block of `bytes` bytes starting at `ptr` was carved from.
+pub(crate) fn block_base(ptr: *mut u8, bytes: usize) -> *mut u8 {
+    if bytes >= HUGE_PAGE_THRESHOLD {
+        placement::base_of(ptr)
+    } else {
+        ptr
+    }
 }
 
 // SAFETY: the buffer owns its allocation exclusively, like a `Box<[T]>`.
@@ -47,10 +69,18 @@ unsafe impl<T: Pod + Send> Send for CpuBuffer<T> {}
 unsafe impl<T: Pod + Sync> Sync for CpuBuffer<T> {}
 
 impl<T: Pod> CpuBuffer<T> {
-    fn alloc_layout(len: usize) -> Option<AllocLayout> {
+    /// The layout to allocate for `len` elements, and whether the start is staggered (large
+    /// buffers of elements aligned to at most a cache line, which every offset respects).
+    fn alloc_layout(len: usize) -> Option<(AllocLayout, bool)> {
         let bytes = len.checked_mul(core::mem::size_of::<T>())?;
+        if bytes > isize::MAX as usize {
+            return None;
+        }
+        if core::mem::align_of::<T>() <= CPU_ALIGN {
+            return Some((block_layout(bytes)?, bytes >= HUGE_PAGE_THRESHOLD));
+        }
         let align = if bytes >= HUGE_PAGE_THRESHOLD { HUGE_PAGE } else { CPU_ALIGN };
-        AllocLayout::from_size_align(bytes, align.max(core::mem::align_of::<T>())).ok()
+        Some((AllocLayout::from_size_align(bytes, align.max(core::mem::align_of::<T>())).ok()?, false))
     }
 
     /// A zeroed buffer of `len` elements. Fails with `Error::Alloc` (never aborts) when the system
@@ -77,7 +107,7 @@ impl<T: Pod> CpuBuffer<T> {
     /// `init` must write all `len` elements through the pointer it gets (and read none before
     /// writing it). If it panics, the buffer is freed without being read.
     pub(crate) unsafe fn try_init_with(op: &'static str, len: usize, init: impl FnOnce(*mut T)) -> Result<Self, Error> {
-        let layout = Self::alloc_layout(len).ok_or(Error::Overflow {
+        let (layout, staggered) = Self::alloc_layout(len).ok_or(Error::Overflow {
             op,
             shape: vec![len],
             elem_size: core::mem::size_of::<T>(),
@@ -87,17 +117,21 @@ impl<T: Pod> CpuBuffer<T> {
         }
         // SAFETY: the layout has a non-zero size.
         let raw = unsafe { alloc::alloc(layout) };
-        let Some(ptr) = NonNull::new(raw.cast::<T>()) else {
+        if raw.is_null() {
             return Err(Error::Alloc {
                 op,
                 bytes: layout.size(),
                 reason: "the system allocator refused the request".into(),
             });
-        };
+        }
         // Before the first touch, so the kernel can fault the memory in as huge pages.
         advise_huge_pages(raw, layout.size());
         trace_alloc(op, layout.size(), false);
-        let buf = Self { ptr, len, origin: Origin::System(layout) };
+        let (start, placement) = if staggered { block_start(raw, layout.size() - placement::SPAN) } else { (raw, 0) };
+        // SAFETY: `start` lies `placement <= SPAN` bytes into a live allocation of `len * size + SPAN`
+        // bytes (or is `raw` itself), so it is non-null and the buffer fits after it.
+        let ptr = unsafe { NonNull::new_unchecked(start.cast::<T>()) };
+        let buf = Self { ptr, len, origin: Origin::System { layout, placement } };
         init(buf.ptr.as_ptr());
         Ok(buf)
     }
@@ -227,8 +261,11 @@ impl<T: Pod> Drop for CpuBuffer<T> {
         let ptr = self.ptr.cast::<u8>();
         match &self.origin {
             Origin::Empty => {}
-            // SAFETY: `ptr` came from `alloc` with this same layout and is freed only here.
-            Origin::System(layout) => unsafe { alloc::dealloc(ptr.as_ptr(), *layout) },
+            // SAFETY: `ptr - placement` came from `alloc` with this same layout and is freed only
+            // here.
+            Origin::System { layout, placement } => unsafe {
+                alloc::dealloc(ptr.as_ptr().wrapping_sub(*placement), *layout)
+            },
             Origin::Pool { pool, class } => match pool.upgrade() {
                 Some(pool) => pool.give_back(HostBlock(ptr), *class),
                 // SAFETY: the block came from the (now dropped) pool for this class; this buffer
@@ -250,10 +287,18 @@ mod tests {
     use super::*;
 
     #[test]
-    fn large_buffers_are_huge_page_aligned() {
-        let buf = CpuBuffer::<f64>::try_zeroed("test", HUGE_PAGE_THRESHOLD / 8).unwrap();
-        assert_eq!(buf.as_ptr() as usize % HUGE_PAGE, 0);
-        assert!(buf.as_slice().iter().all(|&x| x == 0.0));
+    fn large_buffers_start_staggered_inside_a_huge_page() {
+        let bufs: Vec<_> =
+            (0..3).map(|_| CpuBuffer::<f64>::try_zeroed("test", HUGE_PAGE_THRESHOLD / 8).unwrap()).collect();
+        let offsets: Vec<usize> = bufs.iter().map(|b| b.as_ptr() as usize % HUGE_PAGE).collect();
+        for (buf, &offset) in bufs.iter().zip(&offsets) {
+            assert_eq!(offset % CPU_ALIGN, 0);
+            assert!(offset <= placement::SPAN);
+            assert!(buf.as_slice().iter().all(|&x| x == 0.0));
+        }
+        // Consecutive large buffers do not share their position inside the huge page (other
+        // tests allocating in parallel may advance the cycle, but not by whole turns twice).
+        assert!(offsets[0] != offsets[1] || offsets[1] != offsets[2], "{offsets:?}");
     }
 
     #[test]

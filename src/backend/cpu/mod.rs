@@ -2,6 +2,7 @@
 
 mod alloc;
 pub(crate) mod buffer;
+mod placement;
 
 pub use alloc::HostAlloc;
 pub use buffer::{CpuBuffer, CPU_ALIGN, HUGE_PAGE_THRESHOLD};
