@@ -16,7 +16,7 @@ use crate::shape;
 impl<T: Pod, const N: usize, L: Dense, C: BoundsCheck> Array<T, N, Cpu, L, C> {
     /// An array over `buf`, whose length must be the product of `shape`.
     pub(crate) fn from_buffer(buf: CpuBuffer<T>, shape: [usize; N]) -> Self {
-        debug_assert_eq!(buf.len(), shape.iter().product::<usize>());
+        debug_assert_eq!(Some(buf.len()), crate::shape::element_count(&shape));
         let len = buf.len();
         Array { buf, offset: 0, shape, meta: L::dense_meta::<N>(), len, check: PhantomData }
     }
