@@ -200,3 +200,65 @@ mod tests {
         assert!(!DType::U16.is_float());
     }
 }
+
+/// A floating-point element (`f32`, `f64`): what elementwise math (`sqrt`, `exp`, ...) needs.
+pub trait Float: Numeric + core::ops::Neg<Output = Self> {
+    /// Absolute value.
+    fn abs(self) -> Self;
+    /// Square root.
+    fn sqrt(self) -> Self;
+    /// `e^self`.
+    fn exp(self) -> Self;
+    /// Natural logarithm.
+    fn ln(self) -> Self;
+    /// Base-10 logarithm.
+    fn log10(self) -> Self;
+    /// Sine.
+    fn sin(self) -> Self;
+    /// Cosine.
+    fn cos(self) -> Self;
+    /// Tangent.
+    fn tan(self) -> Self;
+    /// Hyperbolic tangent.
+    fn tanh(self) -> Self;
+    /// Largest integer not above.
+    fn floor(self) -> Self;
+    /// Smallest integer not below.
+    fn ceil(self) -> Self;
+    /// Nearest integer, half away from zero.
+    fn round(self) -> Self;
+    /// Integer power.
+    fn powi(self, n: i32) -> Self;
+    /// Float power.
+    fn powf(self, p: Self) -> Self;
+    /// Clamped to `lo..=hi`.
+    fn clamp(self, lo: Self, hi: Self) -> Self;
+    /// `x` as this type (rounded to the nearest).
+    fn from_f64(x: f64) -> Self;
+}
+
+macro_rules! float {
+    ($($t:ty),*) => {$(
+        impl Float for $t {
+            fn abs(self) -> Self { <$t>::abs(self) }
+            fn sqrt(self) -> Self { <$t>::sqrt(self) }
+            fn exp(self) -> Self { <$t>::exp(self) }
+            fn ln(self) -> Self { <$t>::ln(self) }
+            fn log10(self) -> Self { <$t>::log10(self) }
+            fn sin(self) -> Self { <$t>::sin(self) }
+            fn cos(self) -> Self { <$t>::cos(self) }
+            fn tan(self) -> Self { <$t>::tan(self) }
+            fn tanh(self) -> Self { <$t>::tanh(self) }
+            fn floor(self) -> Self { <$t>::floor(self) }
+            fn ceil(self) -> Self { <$t>::ceil(self) }
+            fn round(self) -> Self { <$t>::round(self) }
+            fn powi(self, n: i32) -> Self { <$t>::powi(self, n) }
+            fn powf(self, p: Self) -> Self { <$t>::powf(self, p) }
+            fn clamp(self, lo: Self, hi: Self) -> Self { <$t>::clamp(self, lo, hi) }
+            #[allow(clippy::cast_possible_truncation)]
+            fn from_f64(x: f64) -> Self { x as $t }
+        }
+    )*};
+}
+
+float!(f32, f64);

@@ -291,10 +291,13 @@ fn resolve_range(
     let n = size as i128;
     let resolve = |b: isize| if b < 0 { b as i128 + n } else { b as i128 };
     let (lo, hi) = (resolve(start), end.map_or(n, resolve));
-    if !(0 <= lo && lo <= hi && hi <= n) {
+    if !((0..=n).contains(&lo) && (0..=n).contains(&hi)) {
         let end = end.unwrap_or(isize::try_from(size).unwrap_or(isize::MAX));
         return Err(Error::Range { op: "slice", axis, start, end, size });
     }
+    // A reversed range (`1..-1` on an axis of length 1) is empty, as in NumPy: stencil code
+    // taking the interior `s![1..-1, 1..-1]` of a thin grid gets an empty view, not an error.
+    let hi = hi.max(lo);
     let magnitude = step.unsigned_abs() as i128;
     let count = (hi - lo + magnitude - 1) / magnitude;
     let first = if step > 0 || count == 0 { lo } else { hi - 1 };

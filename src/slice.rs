@@ -17,7 +17,7 @@
 //! | item | meaning |
 //! |---|---|
 //! | `..` | the whole axis |
-//! | `a..b`, `a..`, `..b`, `a..=b` | a range; negative bounds count from the end (`1..-1` drops both ends) |
+//! | `a..b`, `a..`, `..b`, `a..=b` | a range; negative bounds count from the end (`1..-1` drops both ends); bounds must lie in `0..=len` once resolved, and a reversed range is empty (`1..-1` on an axis of length 1), as in NumPy |
 //! | `range;step` | every `step`-th element of the range; a negative step starts at the back of the range |
 //! | `i` | one position (negative counts from the end); the axis is dropped |
 //!

@@ -199,3 +199,28 @@ fn clone_of_a_pooled_array_on_a_full_pool_has_a_fallible_form() {
     let small = Array::<u8, 1>::try_zeros_in(&Pool::new(), [10]).unwrap();
     assert_eq!(small.try_clone().unwrap().as_slice(), small.as_slice());
 }
+
+// ---- 5.10 small gaps against NumPy ---------------------------------------------------------
+
+#[test]
+fn the_interior_of_a_thin_grid_is_empty_as_in_numpy() {
+    let a = Array::<f64, 2>::zeros([1, 5]);
+    assert_eq!(a.slice(s![1..-1, 1..-1]).shape(), [0, 3]);
+    assert_eq!(Array::<f64, 2>::zeros([2, 2]).slice(s![1..-1, ..]).shape(), [0, 2]);
+    // Bounds outside the axis stay errors.
+    assert!(a.try_slice(s![0..3, ..]).is_err());
+}
+
+#[test]
+fn mean_axis_panics_for_a_missing_axis_as_documented() {
+    let a = Array::<f64, 2>::ones([2, 3]);
+    assert_eq!(a.mean_axis::<1>(1).unwrap().as_slice(), &[1.0, 1.0]);
+    let msg = panic_message(|| drop(a.mean_axis::<1>(2))).unwrap();
+    assert!(msg.contains("axis 2 does not exist"), "{msg}");
+}
+
+#[test]
+fn remainder_follows_the_dividend_like_fmod() {
+    let a = Array::from_shape_vec([2], vec![-7.0, 7.0]).unwrap();
+    assert_eq!((&a % 3.0).as_slice(), &[-1.0, 1.0]);
+}

@@ -4,6 +4,7 @@
 mod construct;
 mod consume;
 mod padded;
+mod sequences;
 mod views;
 
 use core::marker::PhantomData;

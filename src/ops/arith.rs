@@ -1,6 +1,10 @@
 //! `+ - * / %` with NumPy broadcasting across ranks, scalar operands on either side, compound
 //! assignment and unary `-`.
 //!
+//! `%` is Rust's remainder, whose sign follows the dividend: C's `fmod`, NumPy's `np.fmod`, not
+//! NumPy's `%` (Python's modulo, whose sign follows the divisor): `-7.0 % 3.0 == -1.0` here and
+//! `2.0` in NumPy. Integer `%` by zero panics, as in Rust.
+//!
 //! Operators dispatch through traits whose `Self` is the *right* operand ([`Operand`],
 //! [`AssignOperand`]): `impl<R: Operand<T, N, B>> Add<R> for &Array<T, N, B, ..>`. When the
 //! operands do not fit (another backend, another element type, a rank that cannot broadcast into

@@ -2,8 +2,10 @@
 //! matrix products and parallel variants. Each op is written once over views; arrays forward.
 
 pub mod arith;
+pub(crate) mod dot;
 pub(crate) mod lanes;
 pub(crate) mod map;
+pub(crate) mod math;
 pub mod matmul;
 #[cfg(feature = "rayon")]
 pub(crate) mod par;

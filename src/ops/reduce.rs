@@ -224,7 +224,9 @@ impl<T: Numeric, const N: usize, L: Layout, C: BoundsCheck> ArrayView<'_, T, N, 
     where
         Rank<N>: Dec<Output = Rank<M>>,
     {
-        let n = *self.shape().get(axis)?;
+        let Some(&n) = self.shape().get(axis) else {
+            panic!("{}", crate::error::Error::AxisOutOfRange { op: "mean_axis", axis, rank: N });
+        };
         if n == 0 {
             return None;
         }

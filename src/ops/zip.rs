@@ -193,6 +193,18 @@ macro_rules! zip_arity {
                 });
             }
 
+            /// Folds the items at each index into an accumulator, in row-major order of the
+            /// indices: `Zip::from(a.view()).and(b.view()).fold(0.0, |acc, &x, &y| acc + x * y)`
+            /// is a dot product.
+            pub fn fold<A>(self, init: A, mut f: impl FnMut(A, $($P::Item),+) -> A) -> A {
+                let mut acc = Some(init);
+                self.for_each(|$($p),+| {
+                    let a = acc.take().expect("the accumulator is put back after every call");
+                    acc = Some(f(a, $($p),+));
+                });
+                acc.expect("the accumulator is put back after every call")
+            }
+
             /// A new row-major array of `f(items)` at each index.
             ///
             /// # Panics
