@@ -50,8 +50,11 @@ impl<T: Numeric + PartialOrd> Array<T, 1> {
         // float step below the spacing of the values) ends the range.
         loop {
             let x = start + T::from_usize(count) * step;
-            let past_end = if up { !(x < end) } else { !(x > end) };
-            let stalled = count > 0 && if up { !(x > last) } else { !(x < last) };
+            // `partial_cmp` so that a NaN bound ends the range too.
+            use core::cmp::Ordering::{Greater, Less};
+            let (ahead, back) = if up { (Less, Greater) } else { (Greater, Less) };
+            let past_end = x.partial_cmp(&end) != Some(ahead);
+            let stalled = count > 0 && x.partial_cmp(&last) != Some(back);
             if past_end || stalled {
                 break;
             }
