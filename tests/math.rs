@@ -8,7 +8,8 @@ use proptest::prelude::*;
 fn elementwise_math_matches_the_scalar_functions() {
     let a = Array::from_fn([3, 4], |[i, j]| 0.1 + (i * 4 + j) as f64 * 0.37);
     let t = a.t();
-    let cases: [(Array<f64, 2>, fn(f64) -> f64); 6] = [
+    type Case = (Array<f64, 2>, fn(f64) -> f64);
+    let cases: [Case; 6] = [
         (t.sqrt(), f64::sqrt),
         (t.exp(), f64::exp),
         (t.ln(), f64::ln),
