@@ -39,9 +39,9 @@ fn jacobi(out: &mut f64, w: Window2<'_, f64, 1>) {
 fn sweep(field: &mut DoubleBuffer<f64, 2>) -> Result<(), Error> {
     let (u, v) = field.split();
     #[cfg(feature = "rayon")]
-    stencil::par_sweep2::<1, _, _, _, _, _>(u, v, jacobi)?;
+    stencil::try_par_sweep2(u, v, jacobi)?;
     #[cfg(not(feature = "rayon"))]
-    stencil::sweep2::<1, _, _, _, _, _>(u, v, jacobi)?;
+    stencil::try_sweep2(u, v, jacobi)?;
     field.swap();
     Ok(())
 }

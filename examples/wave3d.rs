@@ -48,9 +48,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     for step in 1..=steps {
         let (u, next) = field.split();
         #[cfg(feature = "rayon")]
-        stencil::par_sweep3::<1, _, _, _, _, _>(u, next, leapfrog)?;
+        stencil::try_par_sweep3::<1, _, _, _, _, _>(u, next, leapfrog)?;
         #[cfg(not(feature = "rayon"))]
-        stencil::sweep3::<1, _, _, _, _, _>(u, next, leapfrog)?;
+        stencil::try_sweep3::<1, _, _, _, _, _>(u, next, leapfrog)?;
         field.swap();
         if step % 40 == 0 || step == steps {
             let u = field.current();

@@ -65,10 +65,10 @@ fn stencil_on_padded_grid_matches_unpadded() {
     let jacobi = |o: &mut f64, w: Window2<'_, f64, 1>| *o = 0.25 * (w[(-1, 0)] + w[(1, 0)] + w[(0, -1)] + w[(0, 1)]);
     let u = padded([31, 45]);
     let mut v = Array::<f64, 2, Cpu, Padded>::try_zeros_padded_in(&Cpu, [31, 45]).unwrap();
-    stencil::sweep2::<1, _, _, _, _, _>(u.view(), v.view_mut(), jacobi).unwrap();
+    stencil::sweep2::<1, _, _, _, _, _>(u.view(), v.view_mut(), jacobi);
     let uu = u.to_owned();
     let mut vv = Array::<f64, 2>::zeros([31, 45]);
-    stencil::sweep2::<1, _, _, _, _, _>(uu.view(), vv.view_mut(), jacobi).unwrap();
+    stencil::sweep2::<1, _, _, _, _, _>(uu.view(), vv.view_mut(), jacobi);
     assert_eq!(v, vv);
 }
 

@@ -195,7 +195,7 @@ impl<T: Pod, const N: usize, B: HostAccessible, L: Layout, C: BoundsCheck> Array
     ///
     /// # Panics
     ///
-    /// When `other` does not broadcast to this shape; [`ArrayView::try_zip_mut_with`] returns the error instead.
+    /// When `other` does not broadcast to this shape; [`ArrayViewMut::try_zip_mut_with`] returns the error instead.
     #[track_caller]
     pub fn zip_mut_with<U: Pod, const M: usize, S: AsView<U, M>>(&mut self, other: &S, f: impl FnMut(&mut T, U))
     where

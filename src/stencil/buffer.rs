@@ -14,7 +14,7 @@ use crate::view::{ArrayView, ArrayViewMut};
 /// let mut field = DoubleBuffer::new(Array::from_fn([5, 5], |[i, _]| if i == 0 { 1.0 } else { 0.0 }));
 /// for _ in 0..10 {
 ///     let (u, v) = field.split();
-///     stencil::sweep2::<1, _, _, _, _, _>(u, v, |out, w| *out = 0.25 * (w[(-1, 0)] + w[(1, 0)] + w[(0, -1)] + w[(0, 1)])).unwrap();
+///     stencil::sweep2::<1, _, _, _, _, _>(u, v, |out, w| *out = 0.25 * (w[(-1, 0)] + w[(1, 0)] + w[(0, -1)] + w[(0, 1)]));
 ///     field.swap();
 /// }
 /// assert!(field.current()[[1, 2]] > 0.0);
@@ -35,6 +35,12 @@ impl<T: Pod, const N: usize> DoubleBuffer<T, N> {
     /// The current field.
     pub fn current(&self) -> &Array<T, N> {
         &self.current
+    }
+
+    /// The current field, mutably: to set boundary values or refresh halos between sweeps (set
+    /// values that must persist in both fields in `new`'s `initial`, or in both fields).
+    pub fn current_mut(&mut self) -> &mut Array<T, N> {
+        &mut self.current
     }
 
     /// The current field to read and the next field to write.

@@ -6,15 +6,18 @@
 //!
 //! let u = Array::from_fn([6, 8], |[i, j]| (i * j) as f64);
 //! let mut v = Array::<f64, 2>::zeros([6, 8]);
-//! // One Jacobi sweep over the interior: radius 1, checked once for the whole region.
-//! stencil::sweep2::<1, _, _, _, _, _>(u.view(), v.view_mut(), |out, w: Window2<f64, 1>| {
+//! // One Jacobi sweep over the interior. The radius, 1, comes from the window's type: no
+//! // turbofish. The region is checked once for the whole sweep.
+//! stencil::sweep2(u.view(), v.view_mut(), |out, w: Window2<f64, 1>| {
 //!     *out = 0.25 * (w[(-1, 0)] + w[(1, 0)] + w[(0, -1)] + w[(0, 1)]);
-//! })
-//! .unwrap();
+//! });
 //! assert_eq!(v[[2, 3]], 6.0); // the mean of 3, 9, 4 and 8
 //! ```
 //!
-//! The radius `R` is a compile-time constant. A sweep checks once that input and output have one
+//! The radius `R` is a compile-time constant, inferred from the window type the closure names
+//! (`w: Window2<f64, 1>`, or a named kernel `fn(&mut f64, Window2<'_, f64, 2>)`); an unannotated
+//! closure needs it spelled out (`sweep2::<1, _, _, _, _, _>`). Every function panics on shape
+//! mismatch (at the caller's line) and has a `try_` twin returning `Result`. A sweep checks once that input and output have one
 //! shape; it then visits exactly the points at least `R` away from every edge, so every
 //! neighbour a [`Window2`]/[`Window3`] can name lies inside the input, and the inner loop reads
 //! through raw offsets with no per-access check. Offsets are asserted to be within `R`; with
@@ -30,8 +33,8 @@ mod sweep;
 mod window;
 
 pub use buffer::DoubleBuffer;
-pub use pad::{interior, pad, PadMode};
-pub use sweep::{boundary2, boundary3, sweep2, sweep3};
+pub use pad::{fill_halo, interior, pad, pad_axes, try_fill_halo, try_interior, try_pad, try_pad_axes, PadMode};
+pub use sweep::{boundary2, boundary3, sweep2, sweep3, try_boundary2, try_boundary3, try_sweep2, try_sweep3};
 #[cfg(feature = "rayon")]
-pub use sweep::{par_sweep2, par_sweep3};
+pub use sweep::{par_sweep2, par_sweep3, try_par_sweep2, try_par_sweep3};
 pub use window::{Window2, Window3};

@@ -1,12 +1,15 @@
-//! Halo padding: a copy of an array with `width` extra points on both sides of every axis, filled
-//! like NumPy's `np.pad` modes, and the view of the original region inside a padded array.
+//! Halo padding: a copy of an array with extra points on both sides of each axis, filled like
+//! NumPy's `np.pad` modes (one width and mode for all axes, or one per axis), the in-place refresh
+//! of the halo of an already padded array (`fill_halo`, what a time loop or a distributed halo
+//! exchange calls between sweeps), and the view of the original region inside a padded array.
 
 use crate::array::Array;
 use crate::check::BoundsCheck;
 use crate::element::Pod;
 use crate::error::{Error, Result};
 use crate::layout::{Layout, Strided};
-use crate::view::ArrayView;
+use crate::view::ops_shared::or_panic;
+use crate::view::{ArrayView, ArrayViewMut};
 
 /// How halo points are filled.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -44,59 +47,213 @@ fn source<T>(p: isize, n: usize, mode: &PadMode<T>) -> Option<usize> {
     }
 }
 
-/// A copy of `a` with `width` halo points on both ends of every axis (shape `n + 2 * width`).
+/// A copy of `a` with `width` halo points on both ends of every axis (shape `n + 2 * width`),
+/// filled by `mode`; [`pad_axes`] takes a width and a mode per axis.
+///
+/// # Panics
+///
+/// When an axis is empty and the mode needs values from it, or the padded array cannot be allocated; [`try_pad`] returns the error instead.
+#[track_caller]
+pub fn pad<T: Pod, const N: usize, L: Layout, C: BoundsCheck>(
+    a: ArrayView<'_, T, N, L, C>,
+    width: usize,
+    mode: PadMode<T>,
+) -> Array<T, N> {
+    or_panic(try_pad(a, width, mode))
+}
+
+/// A copy of `a` with `width` halo points on both ends of every axis (shape `n + 2 * width`),
+/// filled by `mode`; [`pad_axes`] takes a width and a mode per axis.
 ///
 /// ```
 /// use cnda::prelude::*;
 /// use cnda::stencil::{pad, PadMode};
 /// let a = Array::from_shape_vec([3], vec![1, 2, 3]).unwrap();
-/// assert_eq!(pad(a.view(), 2, PadMode::Reflect).unwrap().as_slice(), &[3, 2, 1, 2, 3, 2, 1]);
-/// assert_eq!(pad(a.view(), 2, PadMode::Periodic).unwrap().as_slice(), &[2, 3, 1, 2, 3, 1, 2]);
-/// assert_eq!(pad(a.view(), 1, PadMode::Edge).unwrap().as_slice(), &[1, 1, 2, 3, 3]);
-/// assert_eq!(pad(a.view(), 1, PadMode::Constant(0)).unwrap().as_slice(), &[0, 1, 2, 3, 0]);
+/// assert_eq!(pad(a.view(), 2, PadMode::Reflect).as_slice(), &[3, 2, 1, 2, 3, 2, 1]);
+/// assert_eq!(pad(a.view(), 2, PadMode::Periodic).as_slice(), &[2, 3, 1, 2, 3, 1, 2]);
+/// assert_eq!(pad(a.view(), 1, PadMode::Edge).as_slice(), &[1, 1, 2, 3, 3]);
+/// assert_eq!(pad(a.view(), 1, PadMode::Constant(0)).as_slice(), &[0, 1, 2, 3, 0]);
 /// ```
 ///
 /// # Errors
 ///
 /// `Error::Layout` when an axis is empty and the mode needs values from it (every mode but
 /// `Constant`); `Error::Overflow` / `Error::Alloc` for a padded shape too large.
-pub fn pad<T: Pod, const N: usize, L: Layout, C: BoundsCheck>(
+pub fn try_pad<T: Pod, const N: usize, L: Layout, C: BoundsCheck>(
     a: ArrayView<'_, T, N, L, C>,
     width: usize,
     mode: PadMode<T>,
 ) -> Result<Array<T, N>> {
+    try_pad_axes(a, [width; N], [mode; N])
+}
+
+/// A copy of `a` with `widths[k]` halo points on both ends of axis `k`, filled by `modes[k]`:
+/// periodic in one axis and a fixed value in another, say. A halo point outside the array on
+/// several axes (a corner) takes `Constant`'s value if any of those axes is `Constant`, else the
+/// value the other modes select together, as NumPy's `np.pad` does.
+///
+/// # Panics
+///
+/// As for [`pad`], per axis; [`try_pad_axes`] returns the error instead.
+#[track_caller]
+pub fn pad_axes<T: Pod, const N: usize, L: Layout, C: BoundsCheck>(
+    a: ArrayView<'_, T, N, L, C>,
+    widths: [usize; N],
+    modes: [PadMode<T>; N],
+) -> Array<T, N> {
+    or_panic(try_pad_axes(a, widths, modes))
+}
+
+/// A copy of `a` with `widths[k]` halo points on both ends of axis `k`, filled by `modes[k]`:
+/// periodic in one axis and a fixed value in another, say. A halo point outside the array on
+/// several axes (a corner) takes `Constant`'s value if any of those axes is `Constant`, else the
+/// value the other modes select together, as NumPy's `np.pad` does.
+///
+/// ```
+/// use cnda::prelude::*;
+/// use cnda::stencil::{pad_axes, PadMode};
+/// let a = Array::from_fn([2, 2], |[i, j]| (10 * i + j) as i32);
+/// let p = pad_axes(a.view(), [1, 1], [PadMode::Periodic, PadMode::Constant(-1)]);
+/// assert_eq!(p.as_slice(), &[-1, 10, 11, -1,
+///                            -1,  0,  1, -1,
+///                            -1, 10, 11, -1,
+///                            -1,  0,  1, -1]);
+/// ```
+///
+/// # Errors
+///
+/// As for [`pad`], per axis.
+pub fn try_pad_axes<T: Pod, const N: usize, L: Layout, C: BoundsCheck>(
+    a: ArrayView<'_, T, N, L, C>,
+    widths: [usize; N],
+    modes: [PadMode<T>; N],
+) -> Result<Array<T, N>> {
     let shape = a.shape();
-    if !matches!(mode, PadMode::Constant(_)) && shape.contains(&0) {
-        return Err(Error::Layout {
-            op: "pad",
-            reason: format!(
-                "shape {shape:?} has an empty axis, so edge, reflect and periodic modes have no values to copy"
-            ),
-            fix: "pad empty arrays with `PadMode::Constant`",
-        });
-    }
+    check_modes("pad", shape, &modes)?;
     let mut padded = [0usize; N];
     for k in 0..N {
-        padded[k] = width.checked_mul(2).and_then(|w| w.checked_add(shape[k])).ok_or(Error::Overflow {
+        padded[k] = widths[k].checked_mul(2).and_then(|w| w.checked_add(shape[k])).ok_or(Error::Overflow {
             op: "pad",
             shape: shape.to_vec(),
             elem_size: core::mem::size_of::<T>(),
         })?;
     }
-    let fill = match mode {
-        PadMode::Constant(value) => value,
-        _ => T::zeroed(),
-    };
     Array::try_from_fn(padded, |index| {
         let mut from = [0usize; N];
         for k in 0..N {
-            match source(index[k] as isize - width as isize, shape[k], &mode) {
+            match source(index[k] as isize - widths[k] as isize, shape[k], &modes[k]) {
                 Some(p) => from[k] = p,
-                None => return fill,
+                None => return constant(&modes[k]),
             }
         }
         a[from]
     })
+}
+
+/// Refreshes, in place, the halo of an array padded by `widths[k]` points on both ends of axis
+/// `k`: every halo point gets what [`pad_axes`] would give it from the current interior. No
+/// allocation of the array; axes are filled one after another over their whole extent (halos of
+/// the other axes included), so corners come out as `pad_axes` makes them.
+///
+/// # Panics
+///
+/// When an axis is shorter than twice its halo width, or an interior is empty and a mode needs values from it; [`try_fill_halo`] returns the error instead.
+#[track_caller]
+pub fn fill_halo<T: Pod, const N: usize, L: Layout, C: BoundsCheck>(
+    padded: ArrayViewMut<'_, T, N, L, C>,
+    widths: [usize; N],
+    modes: [PadMode<T>; N],
+) {
+    or_panic(try_fill_halo(padded, widths, modes))
+}
+
+/// Refreshes, in place, the halo of an array padded by `widths[k]` points on both ends of axis
+/// `k`: every halo point gets what [`pad_axes`] would give it from the current interior. No
+/// allocation of the array; axes are filled one after another over their whole extent (halos of
+/// the other axes included), so corners come out as `pad_axes` makes them.
+///
+/// ```
+/// use cnda::prelude::*;
+/// use cnda::stencil::{fill_halo, pad, PadMode};
+/// let mut u = pad(Array::from_fn([3, 3], |[i, j]| (3 * i + j) as f64).view(), 1, PadMode::Periodic);
+/// u[[1, 1]] = 100.0;                                           // interior point [0, 0] changes
+/// fill_halo(u.view_mut(), [1, 1], [PadMode::Periodic; 2]);
+/// assert_eq!((u[[4, 1]], u[[1, 4]], u[[4, 4]]), (100.0, 100.0, 100.0)); // its periodic images
+/// ```
+///
+/// # Errors
+///
+/// `Error::Range` when an axis is shorter than twice its halo width; `Error::Layout` when an
+/// interior is empty and a mode needs values from it.
+pub fn try_fill_halo<T: Pod, const N: usize, L: Layout, C: BoundsCheck>(
+    mut padded: ArrayViewMut<'_, T, N, L, C>,
+    widths: [usize; N],
+    modes: [PadMode<T>; N],
+) -> Result<()> {
+    let shape = padded.shape();
+    let mut inner = [0usize; N];
+    for k in 0..N {
+        inner[k] = widths[k].checked_mul(2).and_then(|both| shape[k].checked_sub(both)).ok_or(Error::Range {
+            op: "fill_halo",
+            axis: k,
+            start: isize::try_from(widths[k]).unwrap_or(isize::MAX),
+            end: (shape[k] as i128 - widths[k] as i128).clamp(isize::MIN as i128, isize::MAX as i128) as isize,
+            size: shape[k],
+        })?;
+    }
+    check_modes("fill_halo", inner, &modes)?;
+    for k in 0..N {
+        let (w, n) = (widths[k], inner[k]);
+        let halo = (0..w).chain(w + n..2 * w + n);
+        for p in halo {
+            match source(p as isize - w as isize, n, &modes[k]) {
+                None => padded.view_mut().try_narrow(k, p, 1)?.fill(constant(&modes[k])),
+                Some(q) => {
+                    // Through a copy: source and destination slabs are parts of one mutable view.
+                    let from = padded.view().try_narrow(k, q + w, 1)?.to_owned();
+                    padded.view_mut().try_narrow(k, p, 1)?.assign(&from);
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The fill value of a `Constant` mode.
+fn constant<T: Pod>(mode: &PadMode<T>) -> T {
+    match mode {
+        PadMode::Constant(value) => *value,
+        _ => T::zeroed(),
+    }
+}
+
+/// Every mode but `Constant` reads the interior: it must not be empty on that axis.
+fn check_modes<T, const N: usize>(op: &'static str, interior: [usize; N], modes: &[PadMode<T>; N]) -> Result<()> {
+    for k in 0..N {
+        if interior[k] == 0 && !matches!(modes[k], PadMode::Constant(_)) {
+            return Err(Error::Layout {
+                op,
+                reason: format!(
+                    "axis {k} of the interior shape {interior:?} is empty, so edge, reflect and periodic modes have no values to copy"
+                ),
+                fix: "use `PadMode::Constant` on empty axes",
+            });
+        }
+    }
+    Ok(())
+}
+
+/// The region of a padded array inside a halo of `width`: a view of shape `n - 2 * width`.
+///
+/// # Panics
+///
+/// When an axis is shorter than twice `width`; [`try_interior`] returns the error instead.
+#[track_caller]
+pub fn interior<'a, T: Pod, const N: usize, L: Layout, C: BoundsCheck>(
+    padded: ArrayView<'a, T, N, L, C>,
+    width: usize,
+) -> ArrayView<'a, T, N, Strided, C> {
+    or_panic(try_interior(padded, width))
 }
 
 /// The region of a padded array inside a halo of `width`: a view of shape `n - 2 * width`.
@@ -104,7 +261,7 @@ pub fn pad<T: Pod, const N: usize, L: Layout, C: BoundsCheck>(
 /// # Errors
 ///
 /// `Error::Range` when an axis is shorter than `2 * width`.
-pub fn interior<'a, T: Pod, const N: usize, L: Layout, C: BoundsCheck>(
+pub fn try_interior<'a, T: Pod, const N: usize, L: Layout, C: BoundsCheck>(
     padded: ArrayView<'a, T, N, L, C>,
     width: usize,
 ) -> Result<ArrayView<'a, T, N, Strided, C>> {

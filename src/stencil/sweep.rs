@@ -8,6 +8,7 @@ use crate::check::BoundsCheck;
 use crate::element::Pod;
 use crate::error::{Error, Result};
 use crate::layout::Layout;
+use crate::view::ops_shared::or_panic;
 use crate::view::{ArrayView, ArrayViewMut};
 
 fn same_shape<const N: usize>(op: &'static str, input: [usize; N], output: [usize; N]) -> Result<()> {
@@ -190,10 +191,25 @@ unsafe fn planes3<const R: usize, T>(
 /// Calls `f(&mut output[i, j], window of input around (i, j))` for every interior point: those at
 /// least `R` away from every edge. Points nearer the edges are left alone (see [`boundary2`]).
 ///
+/// # Panics
+///
+/// When input and output shapes differ; [`try_sweep2`] returns the error instead.
+#[track_caller]
+pub fn sweep2<const R: usize, T: Pod, L1: Layout, C1: BoundsCheck, L2: Layout, C2: BoundsCheck>(
+    input: ArrayView<'_, T, 2, L1, C1>,
+    output: ArrayViewMut<'_, T, 2, L2, C2>,
+    f: impl FnMut(&mut T, Window2<'_, T, R>),
+) {
+    or_panic(try_sweep2(input, output, f))
+}
+
+/// Calls `f(&mut output[i, j], window of input around (i, j))` for every interior point: those at
+/// least `R` away from every edge. Points nearer the edges are left alone (see [`boundary2`]).
+///
 /// # Errors
 ///
 /// `Error::ShapeMismatch` when input and output shapes differ.
-pub fn sweep2<const R: usize, T: Pod, L1: Layout, C1: BoundsCheck, L2: Layout, C2: BoundsCheck>(
+pub fn try_sweep2<const R: usize, T: Pod, L1: Layout, C1: BoundsCheck, L2: Layout, C2: BoundsCheck>(
     input: ArrayView<'_, T, 2, L1, C1>,
     mut output: ArrayViewMut<'_, T, 2, L2, C2>,
     mut f: impl FnMut(&mut T, Window2<'_, T, R>),
@@ -207,10 +223,24 @@ pub fn sweep2<const R: usize, T: Pod, L1: Layout, C1: BoundsCheck, L2: Layout, C
 
 /// The 3D form of [`sweep2`]: `f(&mut output[i, j, k], window)` for every interior point.
 ///
+/// # Panics
+///
+/// When input and output shapes differ; [`try_sweep3`] returns the error instead.
+#[track_caller]
+pub fn sweep3<const R: usize, T: Pod, L1: Layout, C1: BoundsCheck, L2: Layout, C2: BoundsCheck>(
+    input: ArrayView<'_, T, 3, L1, C1>,
+    output: ArrayViewMut<'_, T, 3, L2, C2>,
+    f: impl FnMut(&mut T, Window3<'_, T, R>),
+) {
+    or_panic(try_sweep3(input, output, f))
+}
+
+/// The 3D form of [`sweep2`]: `f(&mut output[i, j, k], window)` for every interior point.
+///
 /// # Errors
 ///
 /// `Error::ShapeMismatch` when input and output shapes differ.
-pub fn sweep3<const R: usize, T: Pod, L1: Layout, C1: BoundsCheck, L2: Layout, C2: BoundsCheck>(
+pub fn try_sweep3<const R: usize, T: Pod, L1: Layout, C1: BoundsCheck, L2: Layout, C2: BoundsCheck>(
     input: ArrayView<'_, T, 3, L1, C1>,
     mut output: ArrayViewMut<'_, T, 3, L2, C2>,
     mut f: impl FnMut(&mut T, Window3<'_, T, R>),
@@ -223,11 +253,33 @@ pub fn sweep3<const R: usize, T: Pod, L1: Layout, C1: BoundsCheck, L2: Layout, C
 
 /// [`sweep2`] with the interior rows split over rayon's threads.
 ///
+/// # Panics
+///
+/// When input and output shapes differ; [`try_par_sweep2`] returns the error instead.
+#[cfg(feature = "rayon")]
+#[track_caller]
+pub fn par_sweep2<const R: usize, T: Pod + Send + Sync, L1: Layout, C1: BoundsCheck, L2: Layout, C2: BoundsCheck>(
+    input: ArrayView<'_, T, 2, L1, C1>,
+    output: ArrayViewMut<'_, T, 2, L2, C2>,
+    f: impl Fn(&mut T, Window2<'_, T, R>) + Sync + Send,
+) {
+    or_panic(try_par_sweep2(input, output, f))
+}
+
+/// [`sweep2`] with the interior rows split over rayon's threads.
+///
 /// # Errors
 ///
 /// `Error::ShapeMismatch` when input and output shapes differ.
 #[cfg(feature = "rayon")]
-pub fn par_sweep2<const R: usize, T: Pod + Send + Sync, L1: Layout, C1: BoundsCheck, L2: Layout, C2: BoundsCheck>(
+pub fn try_par_sweep2<
+    const R: usize,
+    T: Pod + Send + Sync,
+    L1: Layout,
+    C1: BoundsCheck,
+    L2: Layout,
+    C2: BoundsCheck,
+>(
     input: ArrayView<'_, T, 2, L1, C1>,
     mut output: ArrayViewMut<'_, T, 2, L2, C2>,
     f: impl Fn(&mut T, Window2<'_, T, R>) + Sync + Send,
@@ -243,11 +295,33 @@ pub fn par_sweep2<const R: usize, T: Pod + Send + Sync, L1: Layout, C1: BoundsCh
 
 /// [`sweep3`] with the interior planes split over rayon's threads.
 ///
+/// # Panics
+///
+/// When input and output shapes differ; [`try_par_sweep3`] returns the error instead.
+#[cfg(feature = "rayon")]
+#[track_caller]
+pub fn par_sweep3<const R: usize, T: Pod + Send + Sync, L1: Layout, C1: BoundsCheck, L2: Layout, C2: BoundsCheck>(
+    input: ArrayView<'_, T, 3, L1, C1>,
+    output: ArrayViewMut<'_, T, 3, L2, C2>,
+    f: impl Fn(&mut T, Window3<'_, T, R>) + Sync + Send,
+) {
+    or_panic(try_par_sweep3(input, output, f))
+}
+
+/// [`sweep3`] with the interior planes split over rayon's threads.
+///
 /// # Errors
 ///
 /// `Error::ShapeMismatch` when input and output shapes differ.
 #[cfg(feature = "rayon")]
-pub fn par_sweep3<const R: usize, T: Pod + Send + Sync, L1: Layout, C1: BoundsCheck, L2: Layout, C2: BoundsCheck>(
+pub fn try_par_sweep3<
+    const R: usize,
+    T: Pod + Send + Sync,
+    L1: Layout,
+    C1: BoundsCheck,
+    L2: Layout,
+    C2: BoundsCheck,
+>(
     input: ArrayView<'_, T, 3, L1, C1>,
     mut output: ArrayViewMut<'_, T, 3, L2, C2>,
     f: impl Fn(&mut T, Window3<'_, T, R>) + Sync + Send,
@@ -283,10 +357,25 @@ fn par_bands(range: Range<usize>, work: impl Fn(Range<usize>) + Sync + Send) {
 /// Calls `f(&mut output[index], index, input)` for every point within `R` of an edge (the points
 /// [`sweep2`] skips), with the whole input as a view for checked access (`input.get(..)`).
 ///
+/// # Panics
+///
+/// When input and output shapes differ; [`try_boundary2`] returns the error instead.
+#[track_caller]
+pub fn boundary2<const R: usize, T: Pod, L1: Layout, C1: BoundsCheck, L2: Layout, C2: BoundsCheck>(
+    input: ArrayView<'_, T, 2, L1, C1>,
+    output: ArrayViewMut<'_, T, 2, L2, C2>,
+    f: impl FnMut(&mut T, [usize; 2], ArrayView<'_, T, 2, L1, C1>),
+) {
+    or_panic(try_boundary2::<R, T, L1, C1, L2, C2>(input, output, f))
+}
+
+/// Calls `f(&mut output[index], index, input)` for every point within `R` of an edge (the points
+/// [`sweep2`] skips), with the whole input as a view for checked access (`input.get(..)`).
+///
 /// # Errors
 ///
 /// `Error::ShapeMismatch` when input and output shapes differ.
-pub fn boundary2<const R: usize, T: Pod, L1: Layout, C1: BoundsCheck, L2: Layout, C2: BoundsCheck>(
+pub fn try_boundary2<const R: usize, T: Pod, L1: Layout, C1: BoundsCheck, L2: Layout, C2: BoundsCheck>(
     input: ArrayView<'_, T, 2, L1, C1>,
     mut output: ArrayViewMut<'_, T, 2, L2, C2>,
     mut f: impl FnMut(&mut T, [usize; 2], ArrayView<'_, T, 2, L1, C1>),
@@ -306,10 +395,24 @@ pub fn boundary2<const R: usize, T: Pod, L1: Layout, C1: BoundsCheck, L2: Layout
 
 /// The 3D form of [`boundary2`].
 ///
+/// # Panics
+///
+/// When input and output shapes differ; [`try_boundary3`] returns the error instead.
+#[track_caller]
+pub fn boundary3<const R: usize, T: Pod, L1: Layout, C1: BoundsCheck, L2: Layout, C2: BoundsCheck>(
+    input: ArrayView<'_, T, 3, L1, C1>,
+    output: ArrayViewMut<'_, T, 3, L2, C2>,
+    f: impl FnMut(&mut T, [usize; 3], ArrayView<'_, T, 3, L1, C1>),
+) {
+    or_panic(try_boundary3::<R, T, L1, C1, L2, C2>(input, output, f))
+}
+
+/// The 3D form of [`boundary2`].
+///
 /// # Errors
 ///
 /// `Error::ShapeMismatch` when input and output shapes differ.
-pub fn boundary3<const R: usize, T: Pod, L1: Layout, C1: BoundsCheck, L2: Layout, C2: BoundsCheck>(
+pub fn try_boundary3<const R: usize, T: Pod, L1: Layout, C1: BoundsCheck, L2: Layout, C2: BoundsCheck>(
     input: ArrayView<'_, T, 3, L1, C1>,
     mut output: ArrayViewMut<'_, T, 3, L2, C2>,
     mut f: impl FnMut(&mut T, [usize; 3], ArrayView<'_, T, 3, L1, C1>),

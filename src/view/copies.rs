@@ -95,6 +95,70 @@ impl<T: Pod, const N: usize, C: BoundsCheck> CowArray<'_, T, N, C> {
             CowArray::Owned(a) => a.as_slice(),
         }
     }
+
+    /// The length of each axis.
+    pub fn shape(&self) -> [usize; N] {
+        self.view().shape()
+    }
+
+    /// The element strides (row-major).
+    pub fn strides(&self) -> [isize; N] {
+        self.view().strides()
+    }
+
+    /// The number of elements.
+    pub fn len(&self) -> usize {
+        self.view().len()
+    }
+
+    /// Whether some axis has length 0.
+    pub fn is_empty(&self) -> bool {
+        self.view().is_empty()
+    }
+
+    /// The element at `index`, or `None` when out of bounds.
+    pub fn get(&self, index: [usize; N]) -> Option<&T> {
+        self.view().get(index)
+    }
+
+    /// The element at `index`, always checked per axis.
+    ///
+    /// # Errors
+    ///
+    /// `Error::IndexOutOfBounds` naming the first axis out of range.
+    pub fn at(&self, index: [usize; N]) -> Result<&T> {
+        self.view().at(index)
+    }
+
+    /// Iterator over the elements in row-major order.
+    pub fn iter(&self) -> crate::iter::Iter<'_, T, N> {
+        self.view().iter()
+    }
+}
+
+/// A `CowArray` is read like an array: `cow[[i, j]]`, `cow.shape()`, and it is an operand of
+/// every op that takes `AsView` (`&cow + &b`, `Zip`, `assign`).
+impl<T: Pod, const N: usize, C: BoundsCheck> AsView<T, N> for CowArray<'_, T, N, C> {
+    type Layout = RowMajor;
+    type Check = C;
+    fn as_view(&self) -> ArrayView<'_, T, N, RowMajor, C> {
+        self.view()
+    }
+}
+
+impl<T: Pod, const N: usize, C: BoundsCheck> core::ops::Index<[usize; N]> for CowArray<'_, T, N, C> {
+    type Output = T;
+
+    #[track_caller]
+    fn index(&self, index: [usize; N]) -> &T {
+        self.view().index_ref(index)
+    }
+}
+
+impl<T: Pod + core::fmt::Display, const N: usize, C: BoundsCheck> core::fmt::Display for CowArray<'_, T, N, C> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        core::fmt::Display::fmt(&self.view(), f)
+    }
 }
 
 impl<'a, T: Pod, const N: usize, L: Layout, C: BoundsCheck> ArrayView<'a, T, N, L, C> {

@@ -119,6 +119,15 @@ impl<'a, T: Pod, const N: usize, L: Layout, C: BoundsCheck> ArrayView<'a, T, N, 
         self.raw.try_element_ptr(index).map(|p| unsafe { &*p })
     }
 
+    /// The element at `index` under the view's policy `C`, for the view's whole lifetime (what
+    /// `Index` hands out for a shorter borrow).
+    #[inline(always)]
+    #[track_caller]
+    pub(crate) fn index_ref(self, index: [usize; N]) -> &'a T {
+        // SAFETY: `element_ptr` checks that the pointer is an element of the view, valid for 'a.
+        unsafe { &*self.raw.element_ptr::<C>(index) }
+    }
+
     /// The element at `index` with no bounds check (checked per axis under feature `bounds-check`).
     ///
     /// # Safety
