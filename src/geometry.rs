@@ -248,6 +248,75 @@ impl<const N: usize> Geometry<N> {
     }
 }
 
+/// The positions one slice item selects on an axis of `size` elements: `first + k * step` for
+/// `k < count`, in source index space.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Positions {
+    first: usize,
+    count: usize,
+    step: isize,
+}
+
+impl Positions {
+    /// The positions `item` selects on an axis of `size` elements.
+    ///
+    /// # Errors
+    ///
+    /// As for `Geometry::sliced`.
+    pub(crate) fn of(axis: usize, item: AxisSlice, size: usize) -> Result<Self, Error> {
+        match item {
+            AxisSlice::Index(index) => {
+                let first = resolve_index(index, size).ok_or(Error::Range {
+                    op: "slice",
+                    axis,
+                    start: index,
+                    end: index.saturating_add(1),
+                    size,
+                })?;
+                Ok(Positions { first, count: 1, step: 1 })
+            }
+            AxisSlice::Range { start, end, step } => {
+                let (first, count, step) = resolve_range(axis, start, end, step, size)?;
+                Ok(Positions { first, count, step })
+            }
+        }
+    }
+
+    /// Lowest and highest position and the step's magnitude, or `None` when empty.
+    fn span(self) -> Option<(i128, i128, i128)> {
+        if self.count == 0 {
+            return None;
+        }
+        let last = self.first as i128 + (self.count as i128 - 1) * self.step as i128;
+        let (lo, hi) = if self.step > 0 { (self.first as i128, last) } else { (last, self.first as i128) };
+        Some((lo, hi, self.step.unsigned_abs() as i128))
+    }
+
+    /// Whether the two selections provably share no position: one is empty, their ranges do not
+    /// overlap, or they lie on residues that never meet (`a ≡ b` fails modulo the gcd of the
+    /// steps, as for the red and black rows `0..;2` and `1..;2`). Conservative: other disjoint
+    /// pairs (rare) are reported as overlapping.
+    pub(crate) fn disjoint(self, other: Positions) -> bool {
+        let (Some((lo1, hi1, s1)), Some((lo2, hi2, s2))) = (self.span(), other.span()) else {
+            return true;
+        };
+        if hi1 < lo2 || hi2 < lo1 {
+            return true;
+        }
+        let (s1, s2) = (if lo1 == hi1 { 0 } else { s1 }, if lo2 == hi2 { 0 } else { s2 });
+        let g = gcd(s1, s2);
+        g != 0 && (lo1 - lo2).rem_euclid(g) != 0
+    }
+}
+
+fn gcd(a: i128, b: i128) -> i128 {
+    if b == 0 {
+        a
+    } else {
+        gcd(b, a % b)
+    }
+}
+
 /// `offset + index * stride`, wrapping (see the module documentation on overflow).
 #[inline]
 fn moved(offset: isize, index: usize, stride: isize) -> isize {
@@ -398,6 +467,20 @@ mod tests {
         let b = g([3, 1]).broadcast([2, 3, 4]).unwrap();
         assert_eq!(b.strides, [0, 1, 0]);
         assert!(matches!(g([3, 2]).broadcast([3, 4]), Err(Error::Broadcast { axis: 1, from_size: 2, to_size: 4, .. })));
+    }
+
+    #[test]
+    fn positions_are_disjoint_when_ranges_or_residues_differ() {
+        let r = |start, end, step| AxisSlice::Range { start, end, step };
+        let p = |item| Positions::of(0, item, 10).unwrap();
+        assert!(p(r(0, Some(5), 1)).disjoint(p(r(5, None, 1))));
+        assert!(!p(r(0, Some(6), 1)).disjoint(p(r(5, None, 1))));
+        assert!(p(r(0, None, 2)).disjoint(p(r(1, None, 2))), "red and black");
+        assert!(!p(r(0, None, 2)).disjoint(p(r(0, None, 3))), "0 and 6 meet");
+        assert!(p(r(1, None, 4)).disjoint(p(r(0, None, 2))));
+        assert!(p(AxisSlice::Index(3)).disjoint(p(AxisSlice::Index(4))));
+        assert!(!p(AxisSlice::Index(-1)).disjoint(p(r(0, None, -3))), "9 is in 9, 6, 3, 0");
+        assert!(p(r(3, Some(3), 1)).disjoint(p(r(0, None, 1))), "empty");
     }
 
     #[test]

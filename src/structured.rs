@@ -20,8 +20,9 @@
 //! let x = ps.field(Particle::x);
 //! assert_eq!((x.shape(), x.strides()), ([2, 3], [12, 4]));
 //! assert_eq!(x.sum(), 15.0);
-//! let vx = ps.field(Particle::vx).to_owned();
-//! ps.field_mut(Particle::x).zip_mut_with(&vx, |x, v| *x += v); // x += vx, in place
+//! // Every field at once, mutably: x += vx * dt in place, no copy.
+//! let (mut x, _y, vx, _mass) = Particle::fields_mut(ps.view_mut());
+//! x.zip_mut_with(&vx, |x, v| *x += v * 1.0);
 //! // Struct of arrays and back.
 //! let soa = ParticleSoa::aos_to_soa(ps.view());
 //! assert_eq!(soa.x.as_slice(), &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
@@ -34,6 +35,8 @@
 //! whole-element strides), and generates:
 //! - one associated constant per field (`Particle::x: Field<Particle, f32>`) for `field` /
 //!   `field_mut`; a misspelled field name is a compile error;
+//! - `Particle::fields(view)` / `Particle::fields_mut(view)`: a tuple with one view per field, in
+//!   declaration order, so several fields are borrowed at once (some mutably);
 //! - `Structured::FIELDS`, the runtime description (name, offset, dtype, size, byte order) that
 //!   interop validates foreign structured dtypes against with [`check_fields`];
 //! - the struct of arrays `ParticleSoa<N>` (one `Array<F, N>` per field) with `aos_to_soa` and
@@ -167,6 +170,24 @@ fn field_parts<S, F, const N: usize, L: Layout>(raw: RawParts<S, N, L>, offset: 
     RawParts::<F, N, Strided>::strided(ptr, raw.shape, strides)
 }
 
+/// A mutable view of one field of `view`'s elements, without consuming `view`: what
+/// `structured!`'s `fields_mut` calls once per field.
+///
+/// # Safety
+///
+/// For as long as the result lives, no other view of the same field of these elements exists
+/// (distinct fields of a padding-free struct are disjoint bytes, so one view per field is fine),
+/// and `view` itself is not used.
+#[doc(hidden)]
+pub unsafe fn field_view_mut<'a, S: Structured, F: Element, const N: usize, L: Layout, C: BoundsCheck>(
+    view: &ArrayViewMut<'a, S, N, L, C>,
+    field: Field<S, F>,
+) -> ArrayViewMut<'a, F, N, Strided, C> {
+    // SAFETY: `Field` guarantees a field of type `F` at that offset with whole-element strides;
+    // exclusivity is the caller's contract.
+    unsafe { ArrayViewMut::from_raw(field_parts(view.raw, field.offset)) }
+}
+
 fn field_info<S: Structured>(name: &str) -> Result<&'static FieldInfo> {
     S::FIELDS.iter().find(|f| f.name == name).ok_or_else(|| Error::Structure {
         name: S::NAME,
@@ -298,6 +319,27 @@ macro_rules! structured {
                     byte_order: $crate::structured::ByteOrder::NATIVE,
                 },
             )+];
+        }
+
+        impl $name {
+            /// Shared views of every field at once, in declaration order (zero-copy, strided).
+            #[allow(clippy::type_complexity)]
+            pub fn fields<'a, const N: usize, L: $crate::Layout, C: $crate::BoundsCheck>(
+                view: $crate::ArrayView<'a, $name, N, L, C>,
+            ) -> ($($crate::ArrayView<'a, $fty, N, $crate::Strided, C>,)+) {
+                ($(view.field($name::$field),)+)
+            }
+
+            /// Mutable views of every field at once, in declaration order: read some fields while
+            /// writing others (`x += vx * dt`) with no copy.
+            #[allow(clippy::type_complexity)]
+            pub fn fields_mut<'a, const N: usize, L: $crate::Layout, C: $crate::BoundsCheck>(
+                view: $crate::ArrayViewMut<'a, $name, N, L, C>,
+            ) -> ($($crate::ArrayViewMut<'a, $fty, N, $crate::Strided, C>,)+) {
+                // SAFETY: one view per field; distinct fields of this padding-free `repr(C)`
+                // struct are disjoint bytes, and `view` is consumed here.
+                unsafe { ($($crate::structured::field_view_mut(&view, $name::$field),)+) }
+            }
         }
 
         #[allow(non_upper_case_globals)]

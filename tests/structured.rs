@@ -95,3 +95,27 @@ fn struct_of_arrays_round_trips_from_any_view() {
     broken.charge = Array::zeros([2, 2]);
     assert!(matches!(broken.soa_to_aos(), Err(Error::ShapeMismatch { op: "soa_to_aos", .. })));
 }
+
+#[test]
+fn all_fields_borrowed_at_once_update_in_place() {
+    cnda::structured! {
+        /// A body.
+        #[derive(Debug, PartialEq)]
+        pub struct Body (BodySoa) {
+            pub x: f64,
+            pub v: f64,
+            pub id: i64,
+        }
+    }
+    let mut bodies = Array::from_fn([4], |[k]| Body { x: k as f64, v: 10.0 * k as f64, id: k as i64 });
+    let dt = 0.5;
+    let (mut x, v, mut id) = Body::fields_mut(bodies.view_mut());
+    x.zip_mut_with(&v, |x, v| *x += v * dt);
+    id.fill(-1);
+    for (k, b) in bodies.iter().enumerate() {
+        assert_eq!(*b, Body { x: k as f64 + 5.0 * k as f64, v: 10.0 * k as f64, id: -1 });
+    }
+    let (x, v, _) = Body::fields(bodies.view());
+    assert_eq!(x.sum(), 6.0 * 6.0);
+    assert_eq!(v.shape(), [4]);
+}

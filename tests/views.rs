@@ -250,3 +250,57 @@ fn metadata_ops_work_on_any_backend_without_touching_elements() {
     let a = reshape_anywhere(Array::<f32, 2>::zeros([2, 5]));
     assert_eq!(a.shape(), [5, 2]);
 }
+
+mod multi_slice {
+    use cnda::prelude::*;
+    use cnda::{AxisSlice, SliceSpec};
+    use proptest::prelude::*;
+
+    fn item() -> impl Strategy<Value = AxisSlice> {
+        (0isize..7, 0isize..7, prop_oneof![1isize..4, -3isize..0]).prop_map(|(a, b, step)| AxisSlice::Range {
+            start: a.min(b),
+            end: Some(a.max(b)),
+            step,
+        })
+    }
+
+    proptest! {
+        #[test]
+        fn accepted_regions_never_share_an_element(specs in proptest::collection::vec(proptest::array::uniform2(item()), 3)) {
+            let mut a = Array::<i32, 2>::zeros([6, 6]);
+            let specs = [0, 1, 2].map(|k| SliceSpec::<2, 2, false, false>::new(specs[k]));
+            let positions: Vec<Vec<[usize; 2]>> = specs
+                .iter()
+                .map(|spec| {
+                    let mut marks = Array::<usize, 2>::from_fn([6, 6], |[i, j]| i * 6 + j);
+                    let region = marks.view_mut().slice(*spec).to_owned();
+                    region.iter().map(|&flat| [flat / 6, flat % 6]).collect()
+                })
+                .collect();
+            let overlap = (0..3).any(|x| (x + 1..3).any(|y| positions[x].iter().any(|p| positions[y].contains(p))));
+            match a.try_multi_slice_mut(specs) {
+                Ok(mut views) => {
+                    prop_assert!(!overlap, "accepted overlapping regions");
+                    for (k, v) in views.iter_mut().enumerate() {
+                        v.fill(k as i32 + 1);
+                    }
+                    for (k, region) in positions.iter().enumerate() {
+                        for p in region {
+                            prop_assert_eq!(a[*p], k as i32 + 1);
+                        }
+                    }
+                }
+                Err(e) => prop_assert!(matches!(e, Error::Layout { .. }), "{}", e),
+            }
+        }
+    }
+
+    #[test]
+    fn overlapping_regions_are_refused() {
+        let mut a = Array::<i32, 2>::zeros([4, 4]);
+        let err = a.try_multi_slice_mut([s![0..3, ..], s![2..4, ..]]).unwrap_err();
+        assert!(err.to_string().contains("regions 0 and 1"), "{err}");
+        let [left, right] = a.multi_slice_mut([s![.., ..2], s![.., 2..]]);
+        assert_eq!((left.shape(), right.shape()), ([4, 2], [4, 2]));
+    }
+}

@@ -34,6 +34,7 @@
 
 mod convert;
 mod copies;
+mod multi;
 pub(crate) mod ops_shared;
 mod ops_unique;
 mod shared;
