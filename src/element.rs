@@ -2,7 +2,23 @@
 
 use core::fmt;
 
-pub use bytemuck::{Pod, Zeroable};
+pub use bytemuck::Zeroable;
+
+/// The element bound of every array: plain old data (`Copy`, no padding, no pointers, every bit
+/// pattern valid), i.e. any type that implements [`bytemuck::Pod`]. It exists so that a wrong
+/// element type gets cnda's message instead of a list of unrelated `Pod` types; implement (or
+/// derive) `bytemuck::Pod` for your own types, or declare them with `structured!`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be an array element: cnda elements must be plain old data (`bytemuck::Pod`)",
+    label = "not plain old data",
+    note = "elements are copied bit for bit and shared with NumPy, devices and MPI, so they cannot own memory \
+            (`String`, `Vec`, `Box`) or hold references; use the numeric types, `[T; K]` arrays of them, \
+            or declare a struct of scalar fields with `cnda::structured!`"
+)]
+pub trait Pod: bytemuck::Pod {}
+
+#[diagnostic::do_not_recommend]
+impl<T: bytemuck::Pod> Pod for T {}
 
 /// Runtime tag of an element type, for type-erased code (interop, serialization, error messages).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

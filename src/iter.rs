@@ -219,13 +219,6 @@ pub struct Rows<'a, T> {
 impl<T> Rows<'_, T> {
     /// # Safety
     ///
-    /// `ptr` points at `rows * row_len` contiguous initialized elements valid and unmutated for `'a`.
-    pub(crate) unsafe fn new(ptr: *const T, rows: usize, row_len: usize) -> Self {
-        Self { ptr, row_len, pitch: row_len, remaining: rows, life: PhantomData }
-    }
-
-    /// # Safety
-    ///
     /// Row `r < rows` is `row_len` initialized elements from `ptr + r * pitch`, valid and
     /// unmutated for `'a`.
     pub(crate) unsafe fn with_pitch(ptr: *const T, rows: usize, row_len: usize, pitch: usize) -> Self {
@@ -268,13 +261,6 @@ pub struct RowsMut<'a, T> {
 }
 
 impl<T> RowsMut<'_, T> {
-    /// # Safety
-    ///
-    /// As for [`Rows::new`], and nothing else accesses the block for `'a`.
-    pub(crate) unsafe fn new(ptr: *mut T, rows: usize, row_len: usize) -> Self {
-        Self { ptr, row_len, pitch: row_len, remaining: rows, life: PhantomData }
-    }
-
     /// # Safety
     ///
     /// As for [`Rows::with_pitch`], and nothing else accesses the rows for `'a`.

@@ -42,13 +42,16 @@ pub mod stencil;
 pub mod structured;
 pub mod view;
 
+/// The `bytemuck` crate, whose `Pod` derive and trait make a type an array element.
+pub use bytemuck;
+
 pub use array::Array;
 pub use backend::cpu::HostAlloc;
 pub use backend::{Backend, Cpu, HostAccessible};
 pub use check::{BoundsCheck, Checked, DefaultCheck, Unchecked};
 pub use element::{DType, Element, Float, Numeric, Pod, Zeroable};
 pub use error::{Error, Result};
-pub use layout::{ColMajor, Dense, Layout, Padded, RowMajor, Strided};
+pub use layout::{ColMajor, Dense, Layout, Padded, RowLayout, RowMajor, Strided};
 pub use ops::arith::{AssignOperand, Operand};
 pub use ops::dot::MatrixOperand;
 pub use ops::matmul::{GemmElement, Par};
@@ -70,7 +73,7 @@ pub mod prelude {
     pub use crate::check::{BoundsCheck, Checked, DefaultCheck, Unchecked};
     pub use crate::element::{DType, Element, Float, Numeric, Pod, Zeroable};
     pub use crate::error::Error;
-    pub use crate::layout::{ColMajor, Dense, Layout, Padded, RowMajor, Strided};
+    pub use crate::layout::{ColMajor, Dense, Layout, Padded, RowLayout, RowMajor, Strided};
     pub use crate::ops::matmul::Par;
     pub use crate::ops::zip::{NdProducer, Zip};
     pub use crate::pool::Pool;

@@ -302,9 +302,9 @@ macro_rules! structured {
 
         // SAFETY: `#[repr(C)]`, every field is a Pod scalar (`Element`), and the assertion above
         // proves there is no padding, so every bit pattern is a valid value and zero is one.
-        unsafe impl $crate::Zeroable for $name {}
+        unsafe impl $crate::bytemuck::Zeroable for $name {}
         // SAFETY: as above; the struct is `Copy` and `'static`.
-        unsafe impl $crate::Pod for $name {}
+        unsafe impl $crate::bytemuck::Pod for $name {}
 
         // SAFETY: the fields are listed in declaration order with `offset_of!` offsets and their
         // own types' dtypes and sizes.

@@ -14,7 +14,7 @@ use crate::check::{BoundsCheck, DefaultCheck};
 use crate::element::{DType, Element, Pod};
 use crate::error::Result;
 use crate::iter::{IndexedIter, Iter, IterMut, Rows, RowsMut};
-use crate::layout::{Dense, Layout, RowMajor};
+use crate::layout::{Dense, Layout, RowLayout, RowMajor};
 use crate::rank::{Dec, IsMatrix, Rank};
 use crate::raw::RawParts;
 use crate::view::{ArrayView, ArrayViewMut};
@@ -282,12 +282,14 @@ impl<T: Pod, const N: usize, B: HostAccessible, L: Dense, C: BoundsCheck> Array<
     }
 }
 
-impl<T: Pod, const N: usize, B: HostAccessible, C: BoundsCheck> Array<T, N, B, RowMajor, C>
-where
-    Rank<N>: Dec,
-{
-    /// Iterator over the rows (lanes along the last axis) as slices.
-    pub fn rows(&self) -> Rows<'_, T> {
+impl<T: Pod, const N: usize, B: HostAccessible, L: Layout, C: BoundsCheck> Array<T, N, B, L, C> {
+    /// Iterator over the rows (lanes along the last axis) as slices; row-major and padded
+    /// arrays only (see [`ArrayView::rows`]).
+    pub fn rows(&self) -> Rows<'_, T>
+    where
+        L: RowLayout,
+        Rank<N>: Dec,
+    {
         self.view().rows()
     }
 
@@ -303,7 +305,11 @@ where
     /// }
     /// assert_eq!(a.as_slice(), &[0, 1, 2, 10, 11, 12]);
     /// ```
-    pub fn rows_mut(&mut self) -> RowsMut<'_, T> {
+    pub fn rows_mut(&mut self) -> RowsMut<'_, T>
+    where
+        L: RowLayout,
+        Rank<N>: Dec,
+    {
         self.view_mut().into_rows_mut()
     }
 }

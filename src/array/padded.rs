@@ -4,14 +4,12 @@ use core::marker::PhantomData;
 
 use super::Array;
 use crate::backend::cpu::HostAlloc;
-use crate::backend::{Cpu, HostAccessible};
+use crate::backend::Cpu;
 use crate::check::BoundsCheck;
 use crate::element::Pod;
 use crate::error::{Error, Result};
-use crate::iter::{Rows, RowsMut};
 use crate::layout::padded::{aligned_pitch, PaddedMeta};
 use crate::layout::Padded;
-use crate::rank::{Dec, Rank};
 use crate::shape;
 
 impl<T: Pod, const N: usize, C: BoundsCheck> Array<T, N, Cpu, Padded, C> {
@@ -88,27 +86,5 @@ impl<T: Pod, const N: usize, B: crate::backend::Backend, C: BoundsCheck> Array<T
     /// Distance between the starts of consecutive rows, in elements.
     pub fn pitch(&self) -> usize {
         self.meta.pitch()
-    }
-}
-
-impl<T: Pod, const N: usize, B: HostAccessible, C: BoundsCheck> Array<T, N, B, Padded, C>
-where
-    Rank<N>: Dec,
-{
-    /// The rows (lanes of the last axis) as slices, skipping the padding.
-    pub fn rows(&self) -> Rows<'_, T> {
-        let raw = self.raw();
-        let rows = shape::row_count(self.len, &self.shape);
-        // SAFETY: row r occupies `shape[N - 1]` elements from `r * pitch`, inside the buffer.
-        unsafe { Rows::with_pitch(raw.ptr, rows, self.shape[N - 1], self.pitch()) }
-    }
-
-    /// The rows as mutable slices, skipping the padding.
-    pub fn rows_mut(&mut self) -> RowsMut<'_, T> {
-        let rows = shape::row_count(self.len, &self.shape);
-        let (row_len, pitch) = (self.shape[N - 1], self.pitch());
-        let raw = self.raw_mut();
-        // SAFETY: as in `rows`; the rows are disjoint and uniquely borrowed.
-        unsafe { RowsMut::with_pitch(raw.ptr, rows, row_len, pitch) }
     }
 }

@@ -64,3 +64,33 @@ pub trait Dense: Layout {
     /// The metadata of every array of this layout.
     fn dense_meta<const N: usize>() -> Self::Strides<N>;
 }
+
+/// A layout whose lanes along the last axis (rows) are contiguous in memory, `pitch` elements
+/// apart: `RowMajor` (pitch = row length) and `Padded`. `rows()` and `rows_mut()` need it.
+#[diagnostic::on_unimplemented(
+    message = "`rows()` needs rows that are contiguous in memory, and a `{Self}` view has none",
+    label = "this view's rows are not contiguous",
+    note = "a transposed row-major array is `ColMajor`: iterate its elements in logical order with `iter()`, \
+            or copy it with `.contiguous()` and take `rows()` of that; `as_slice()` of a `ColMajor` view \
+            exists but is in memory (column) order"
+)]
+pub trait RowLayout: Layout {
+    /// Distance between the starts of consecutive rows, in elements.
+    fn row_pitch<const N: usize>(shape: &[usize; N], meta: &Self::Strides<N>) -> usize;
+}
+
+impl RowLayout for RowMajor {
+    fn row_pitch<const N: usize>(shape: &[usize; N], _: &()) -> usize {
+        if N == 0 {
+            1
+        } else {
+            shape[N - 1]
+        }
+    }
+}
+
+impl RowLayout for Padded {
+    fn row_pitch<const N: usize>(_: &[usize; N], meta: &PaddedMeta) -> usize {
+        meta.pitch()
+    }
+}

@@ -148,7 +148,15 @@ impl<T: Pod, const N: usize, L: Layout, C: BoundsCheck> ArrayViewMut<'_, T, N, L
 }
 
 impl<T: Pod, const N: usize, B: HostAccessible, L: Layout, C: BoundsCheck> Array<T, N, B, L, C> {
-    /// A new row-major array of `f(x)`; see [`ArrayView::map`].
+    /// A new row-major array of `f(x)` for every element `x`; see [`ArrayView::map`].
+    ///
+    /// ```
+    /// use cnda::prelude::*;
+    /// let a = Array::from_fn([2, 2], |[i, j]| (i + j) as f64);
+    /// assert_eq!(a.map(|x| x * x).as_slice(), &[0.0, 1.0, 1.0, 4.0]);
+    /// let b = a.zip_with(&Array::from_shape_vec([2], vec![10.0, 20.0]).unwrap(), |x, y| x + y);
+    /// assert_eq!(b.as_slice(), &[10.0, 21.0, 11.0, 22.0]);
+    /// ```
     pub fn map<R: Pod>(&self, f: impl FnMut(T) -> R) -> Array<R, N, Cpu, RowMajor, C> {
         self.view().map(f)
     }

@@ -289,42 +289,57 @@ impl<T: Pod, const N: usize, L: Layout, C: BoundsCheck> ArrayView<'_, T, N, L, C
 }
 
 impl<T: Numeric, const N: usize, B: HostAccessible, L: Layout, C: BoundsCheck> Array<T, N, B, L, C> {
-    /// See [`ArrayView::sum`].
+    /// The sum of all elements, by pairwise summation (error grows like `log n`, not `n`); see
+    /// [`ArrayView::sum`].
+    ///
+    /// ```
+    /// use cnda::prelude::*;
+    /// let a = Array::from_fn([2, 3], |[i, j]| (i * 3 + j) as f64);
+    /// assert_eq!(a.sum(), 15.0);
+    /// assert_eq!(a.mean(), Some(2.5));
+    /// assert_eq!((a.min(), a.max()), (Some(0.0), Some(5.0)));
+    /// assert_eq!(a.argmax(), Some([1, 2]));
+    /// assert_eq!(a.sum_axis::<1>(0).as_slice(), &[3.0, 5.0, 7.0]);
+    /// ```
     pub fn sum(&self) -> T {
         self.view().sum()
     }
 
-    /// See [`ArrayView::product`].
+    /// The product of all elements; see [`ArrayView::product`].
     pub fn product(&self) -> T {
         self.view().product()
     }
 
-    /// See [`ArrayView::mean`].
+    /// The mean of all elements, `None` when empty; see [`ArrayView::mean`].
     pub fn mean(&self) -> Option<T> {
         self.view().mean()
     }
 
-    /// See [`ArrayView::min`].
+    /// The smallest element (NaN if any is NaN, as NumPy), `None` when empty.
     pub fn min(&self) -> Option<T> {
         self.view().min()
     }
 
-    /// See [`ArrayView::max`].
+    /// The largest element (NaN if any is NaN, as NumPy), `None` when empty.
     pub fn max(&self) -> Option<T> {
         self.view().max()
     }
 
-    /// See [`ArrayView::argmin`].
+    /// The index of the first smallest element (of the first NaN, if any), `None` when empty.
     pub fn argmin(&self) -> Option<[usize; N]> {
         self.view().argmin()
     }
 
-    /// See [`ArrayView::argmax`].
+    /// The index of the first largest element (of the first NaN, if any), `None` when empty.
     pub fn argmax(&self) -> Option<[usize; N]> {
         self.view().argmax()
     }
 
-    /// See [`ArrayView::sum_axis`].
+    /// Sums along `axis`: rank `N - 1`, inferred; see [`ArrayView::sum_axis`].
+    ///
+    /// # Panics
+    ///
+    /// When `axis >= N`.
     #[track_caller]
     pub fn sum_axis<const M: usize>(&self, axis: usize) -> Array<T, M, Cpu, RowMajor, C>
     where
@@ -333,7 +348,11 @@ impl<T: Numeric, const N: usize, B: HostAccessible, L: Layout, C: BoundsCheck> A
         self.view().sum_axis(axis)
     }
 
-    /// See [`ArrayView::mean_axis`].
+    /// Means along `axis`, `None` when that axis is empty; see [`ArrayView::mean_axis`].
+    ///
+    /// # Panics
+    ///
+    /// When `axis >= N`.
     #[track_caller]
     pub fn mean_axis<const M: usize>(&self, axis: usize) -> Option<Array<T, M, Cpu, RowMajor, C>>
     where
@@ -344,7 +363,11 @@ impl<T: Numeric, const N: usize, B: HostAccessible, L: Layout, C: BoundsCheck> A
 }
 
 impl<T: Pod, const N: usize, B: HostAccessible, L: Layout, C: BoundsCheck> Array<T, N, B, L, C> {
-    /// See [`ArrayView::fold_axis`].
+    /// Folds along `axis` with `f`, starting from `init`; see [`ArrayView::fold_axis`].
+    ///
+    /// # Panics
+    ///
+    /// When `axis >= N`.
     #[track_caller]
     pub fn fold_axis<const M: usize>(
         &self,

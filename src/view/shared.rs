@@ -6,7 +6,7 @@ use crate::check::{BoundsCheck, DefaultCheck};
 use crate::element::Pod;
 use crate::error::{Error, Result};
 use crate::iter::{IndexedIter, Iter, Rows};
-use crate::layout::{Dense, Layout, RowMajor, Strided};
+use crate::layout::{Dense, Layout, RowLayout, RowMajor, Strided};
 use crate::rank::{Dec, IsMatrix, Rank};
 use crate::raw::RawParts;
 use crate::shape;
@@ -175,17 +175,20 @@ impl<'a, T: Pod, const N: usize, L: Dense, C: BoundsCheck> ArrayView<'a, T, N, L
     }
 }
 
-impl<'a, T: Pod, const N: usize, C: BoundsCheck> ArrayView<'a, T, N, RowMajor, C>
-where
-    Rank<N>: Dec,
-{
+impl<'a, T: Pod, const N: usize, L: Layout, C: BoundsCheck> ArrayView<'a, T, N, L, C> {
     /// Iterator over the rows (lanes along the last axis) as slices: hot loops index the slices
-    /// and pay one bounds check per row instead of one per element.
-    pub fn rows(&self) -> Rows<'a, T> {
+    /// and pay one bounds check per row instead of one per element. For row-major and padded
+    /// views (the padding is skipped); other layouts get a compile error that says what to do.
+    pub fn rows(&self) -> Rows<'a, T>
+    where
+        L: RowLayout,
+        Rank<N>: Dec,
+    {
         let row_len = self.raw.shape[N - 1];
-        let rows = crate::shape::row_count(self.raw.len, &self.raw.shape);
-        // SAFETY: a row-major view is `rows * row_len` contiguous elements valid for 'a.
-        unsafe { Rows::new(self.raw.ptr, rows, row_len) }
+        let rows = shape::row_count(self.raw.len, &self.raw.shape);
+        let pitch = L::row_pitch(&self.raw.shape, &self.raw.meta);
+        // SAFETY: row r is `row_len` initialized elements from `ptr + r * pitch`, valid for 'a.
+        unsafe { Rows::with_pitch(self.raw.ptr, rows, row_len, pitch) }
     }
 }
 

@@ -6,7 +6,7 @@ use crate::check::{BoundsCheck, DefaultCheck};
 use crate::element::Pod;
 use crate::error::{Error, Result};
 use crate::iter::{IterMut, RowsMut};
-use crate::layout::{Dense, Layout, RowMajor, Strided};
+use crate::layout::{Dense, Layout, RowLayout, RowMajor, Strided};
 use crate::rank::{Dec, Rank};
 use crate::raw::RawParts;
 use crate::shape;
@@ -230,26 +230,37 @@ impl<'a, T: Pod, const N: usize, L: Dense, C: BoundsCheck> ArrayViewMut<'a, T, N
     }
 }
 
-impl<'a, T: Pod, const N: usize, C: BoundsCheck> ArrayViewMut<'a, T, N, RowMajor, C>
-where
-    Rank<N>: Dec,
-{
-    /// Iterator over the rows (lanes along the last axis) as slices.
-    pub fn rows(&self) -> crate::iter::Rows<'_, T> {
+impl<'a, T: Pod, const N: usize, L: Layout, C: BoundsCheck> ArrayViewMut<'a, T, N, L, C> {
+    /// Iterator over the rows (lanes along the last axis) as slices; see [`ArrayView::rows`].
+    pub fn rows(&self) -> crate::iter::Rows<'_, T>
+    where
+        L: RowLayout,
+        Rank<N>: Dec,
+    {
         self.view().rows()
     }
 
     /// Iterator over the rows as mutable slices: write loops index each row slice and pay one
     /// bounds check per row, so they vectorize.
-    pub fn rows_mut(&mut self) -> RowsMut<'_, T> {
+    pub fn rows_mut(&mut self) -> RowsMut<'_, T>
+    where
+        L: RowLayout,
+        Rank<N>: Dec,
+    {
         self.view_mut().into_rows_mut()
     }
 
     /// Turns the view into an iterator over mutable rows for the whole lifetime `'a`.
-    pub fn into_rows_mut(self) -> RowsMut<'a, T> {
+    pub fn into_rows_mut(self) -> RowsMut<'a, T>
+    where
+        L: RowLayout,
+        Rank<N>: Dec,
+    {
         let row_len = self.raw.shape[N - 1];
         let rows = crate::shape::row_count(self.raw.len, &self.raw.shape);
-        // SAFETY: `rows * row_len` contiguous elements, uniquely borrowed for 'a.
-        unsafe { RowsMut::new(self.raw.ptr, rows, row_len) }
+        let pitch = L::row_pitch(&self.raw.shape, &self.raw.meta);
+        // SAFETY: row r is `row_len` elements from `ptr + r * pitch`, disjoint from the other
+        // rows and uniquely borrowed for 'a.
+        unsafe { RowsMut::with_pitch(self.raw.ptr, rows, row_len, pitch) }
     }
 }
