@@ -121,6 +121,10 @@ fn jacobi_2d(c: &mut Criterion, n: usize) {
     });
 
     group.bench_function("t1/raw_loop", |b| b.iter(|| raw_2d(n, black_box(u.as_slice()), v.as_mut_slice())));
+    // The same raw loop over two `Vec`s (the system allocator's placement, not cnda's): the
+    // baseline of the allocation-placement check (docs/ARCHITECTURE.md, "Allocation placement").
+    let (u_vec, mut v_vec) = (u.as_slice().to_vec(), vec![0.0; n * n]);
+    group.bench_function("t1/raw_loop_vecs", |b| b.iter(|| raw_2d(n, black_box(&u_vec), &mut v_vec)));
     group.bench_function("t1/cnda_sweep2", |b| {
         b.iter(|| stencil::sweep2::<1, _, _, _, _, _>(black_box(u.view()), v.view_mut(), jacobi))
     });
@@ -239,6 +243,10 @@ fn stencil_3d(c: &mut Criterion) {
 
     group.bench_function("t1/raw_loop", |b| {
         b.iter(|| raw_3d_planes(n, black_box(u.as_slice()), v.as_mut_slice(), 1..n - 1, 0))
+    });
+    let (u_vec, mut v_vec) = (u.as_slice().to_vec(), vec![0.0; n * n * n]);
+    group.bench_function("t1/raw_loop_vecs", |b| {
+        b.iter(|| raw_3d_planes(n, black_box(&u_vec), &mut v_vec, 1..n - 1, 0))
     });
     group.bench_function("t1/cnda_sweep3", |b| {
         b.iter(|| stencil::sweep3::<1, _, _, _, _, _>(black_box(u.view()), v.view_mut(), seven_point))

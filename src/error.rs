@@ -135,6 +135,25 @@ pub enum Error {
         to_size: usize,
     },
 
+    /// Two operands' shapes do not broadcast to a common shape.
+    #[error(
+        "operands of shapes {lhs:?} and {rhs:?} do not broadcast: on axis {axis} of the result \
+         (trailing axes aligned) they have sizes {lhs_size} and {rhs_size}, neither equal nor 1; \
+         slice one operand, or insert a size-1 axis (`unsqueeze`) where it should repeat"
+    )]
+    BroadcastOperands {
+        /// The left operand's shape.
+        lhs: Vec<usize>,
+        /// The right operand's shape.
+        rhs: Vec<usize>,
+        /// The axis of the result shape where they disagree.
+        axis: usize,
+        /// The left operand's size on that axis.
+        lhs_size: usize,
+        /// The right operand's size on that axis.
+        rhs_size: usize,
+    },
+
     /// The memory layout cannot express the requested view without copying.
     #[error("{op}: {reason}; {fix}")]
     Layout {
@@ -216,6 +235,17 @@ impl Error {
             .enumerate()
             .find(|(_, (&i, &n))| i >= n)
             .map(|(axis, (&index, &size))| Error::IndexOutOfBounds { axis, index, size })
+    }
+}
+
+/// The value, or a panic with the error's message at the caller's line: how every plain-named
+/// operation turns its `try_` twin's `Result` into a panic. A `match`, not `unwrap_or_else`,
+/// whose closure would report its own location instead of the caller's.
+#[track_caller]
+pub(crate) fn or_panic<A>(result: Result<A>) -> A {
+    match result {
+        Ok(value) => value,
+        Err(e) => panic!("{e}"),
     }
 }
 

@@ -96,10 +96,21 @@ fn incompatible_shapes_are_errors_in_try_forms_and_panics_in_operators() {
     let a = arange([2, 3]);
     let b = arange([2, 2]);
     let err = a.try_add(&b).unwrap_err();
-    assert!(matches!(err, Error::Broadcast { axis: 1, from_size: 2, to_size: 3, .. }), "{err}");
+    assert_eq!(err, Error::BroadcastOperands { lhs: vec![2, 3], rhs: vec![2, 2], axis: 1, lhs_size: 3, rhs_size: 2 });
     let caught = std::panic::catch_unwind(|| &a * &b);
     let msg = *caught.unwrap_err().downcast::<String>().unwrap();
-    assert!(msg.contains("cannot broadcast shape [2, 2] to [2, 3]"), "{msg}");
+    assert!(msg.contains("operands of shapes [2, 3] and [2, 2] do not broadcast"), "{msg}");
+    // The axis is numbered in the result's shape, whichever operand has more axes.
+    let (c, d) = (Array::<f64, 2>::zeros([3, 4]), Array::<f64, 3>::zeros([2, 5, 4]));
+    let expected = |lhs: &[usize], rhs: &[usize], lhs_size, rhs_size| Error::BroadcastOperands {
+        lhs: lhs.to_vec(),
+        rhs: rhs.to_vec(),
+        axis: 1,
+        lhs_size,
+        rhs_size,
+    };
+    assert_eq!(c.try_add(&d).unwrap_err(), expected(&[3, 4], &[2, 5, 4], 3, 5));
+    assert_eq!(d.try_add(&c).unwrap_err(), expected(&[2, 5, 4], &[3, 4], 5, 3));
     assert!(a.view().try_sub(&b).is_err());
     let mut c = arange([2, 3]);
     assert!(std::panic::catch_unwind(move || c += &Array::<f64, 1>::zeros([2])).is_err());

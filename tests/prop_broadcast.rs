@@ -53,7 +53,7 @@ where
             let f = a.to_layout::<ColMajor>();
             prop_assert_eq!(&f + b.flip(0).flip(0), sum);
         }
-        (None, Err(e)) => prop_assert!(matches!(e, Error::Broadcast { .. }), "{}", e),
+        (None, Err(e)) => prop_assert!(matches!(e, Error::BroadcastOperands { .. }), "{}", e),
         (expected, got) => prop_assert!(false, "reference {:?}, got {:?}", expected, got.map(|a| a.shape().to_vec())),
     }
     Ok(())

@@ -224,3 +224,47 @@ fn remainder_follows_the_dividend_like_fmod() {
     let a = Array::from_shape_vec([2], vec![-7.0, 7.0]).unwrap();
     assert_eq!((&a % 3.0).as_slice(), &[-1.0, 1.0]);
 }
+
+// ---- 4. panics point at the caller's line ------------------------------------------------------
+
+/// The file and line a panic in `f` reports, through a panic hook that records only this
+/// thread's panics (the other tests of this binary run in parallel).
+fn panic_location(f: impl FnOnce()) -> Option<(String, u32)> {
+    use std::sync::{Arc, Mutex};
+    let seen: Arc<Mutex<Option<(String, u32)>>> = Arc::default();
+    let me = std::thread::current().id();
+    let previous = std::panic::take_hook();
+    let record = Arc::clone(&seen);
+    std::panic::set_hook(Box::new(move |info| {
+        if std::thread::current().id() == me {
+            if let Some(at) = info.location() {
+                *record.lock().unwrap() = Some((at.file().to_string(), at.line()));
+            }
+        }
+    }));
+    let _ = catch_unwind(AssertUnwindSafe(f));
+    let _ = std::panic::take_hook();
+    std::panic::set_hook(previous);
+    let at = seen.lock().unwrap().clone();
+    at
+}
+
+#[test]
+fn operators_and_view_ops_panic_at_the_callers_line() {
+    let (a, b) = (Array::<f64, 2>::zeros([2, 3]), Array::<f64, 2>::zeros([2, 2]));
+    let line = line!() + 1;
+    let at = panic_location(|| drop(&a + &b));
+    assert_eq!(at, Some((file!().to_string(), line)));
+    let line = line!() + 2;
+    let at = panic_location(|| {
+        let _ = a.permute([0, 0]);
+    });
+    assert_eq!(at, Some((file!().to_string(), line)));
+    let line = line!() + 1;
+    let at = panic_location(|| drop(a.zip_with(&b, |x, y| x + y)));
+    assert_eq!(at, Some((file!().to_string(), line)));
+    let mut c = a.clone();
+    let line = line!() + 1;
+    let at = panic_location(move || c += &b);
+    assert_eq!(at, Some((file!().to_string(), line)));
+}

@@ -9,7 +9,7 @@ use crate::backend::cpu::{CpuBuffer, HostAlloc};
 use crate::backend::Cpu;
 use crate::check::BoundsCheck;
 use crate::element::{Numeric, Pod};
-use crate::error::{Error, Result};
+use crate::error::{or_panic, Error, Result};
 use crate::layout::Dense;
 use crate::shape;
 
@@ -172,11 +172,6 @@ fn advance_in_memory_order<L: Dense, const N: usize>(index: &mut [usize; N], sha
         }
         index[axis] = 0;
     }
-}
-
-#[track_caller]
-fn or_panic<A>(result: Result<A>) -> A {
-    result.unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// Plain constructors: row-major CPU arrays with the default bounds policy.

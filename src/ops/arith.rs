@@ -82,7 +82,15 @@ fn broadcast_shapes<const N: usize, const M: usize, const K: usize>(
             _ if x == y => x,
             (1, _) => y,
             (_, 1) => x,
-            _ => return Err(Error::Broadcast { from: b.to_vec(), to: a.to_vec(), axis: k, from_size: y, to_size: x }),
+            _ => {
+                return Err(Error::BroadcastOperands {
+                    lhs: a.to_vec(),
+                    rhs: b.to_vec(),
+                    axis: k,
+                    lhs_size: x,
+                    rhs_size: y,
+                })
+            }
         };
     }
     Ok(out)
@@ -317,6 +325,6 @@ mod tests {
         assert_eq!(broadcast_shapes::<2, 1, 2>([4, 3], [3]), Ok([4, 3]));
         assert_eq!(broadcast_shapes::<2, 3, 3>([4, 1], [2, 1, 5]), Ok([2, 4, 5]));
         assert_eq!(broadcast_shapes::<0, 2, 2>([], [2, 2]), Ok([2, 2]));
-        assert!(matches!(broadcast_shapes::<2, 2, 2>([4, 3], [4, 2]), Err(Error::Broadcast { axis: 1, .. })));
+        assert!(matches!(broadcast_shapes::<2, 2, 2>([4, 3], [4, 2]), Err(Error::BroadcastOperands { axis: 1, .. })));
     }
 }

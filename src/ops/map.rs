@@ -52,11 +52,12 @@ impl<'a, T: Pod, const N: usize, L: Layout, C: BoundsCheck> ArrayView<'a, T, N, 
     /// # Panics
     ///
     /// When the result cannot be allocated.
+    #[track_caller]
     pub fn map<R: Pod>(&self, f: impl FnMut(T) -> R) -> Array<R, N, Cpu, RowMajor, C> {
         let src = self.src();
         // SAFETY: `unary_map` writes every element of the fresh row-major destination once.
         let out = unsafe { collect("map", self.shape(), |dst| lanes::unary_map(self.shape(), src, dst, f)) };
-        out.unwrap_or_else(|e| panic!("{e}"))
+        or_panic(out)
     }
 
     /// A new row-major array of `f(x, y)` for the elements of `self` and `other` at each index;

@@ -14,10 +14,7 @@ use crate::rank::{BroadcastInto, Dec, Inc, Rank};
 use crate::slice::{SliceLayout, SliceSpec};
 use crate::view::ArrayView;
 
-#[track_caller]
-pub(crate) fn or_panic<A>(result: Result<A>) -> A {
-    result.unwrap_or_else(|e| panic!("{e}"))
-}
+pub(crate) use crate::error::or_panic;
 
 impl<'a, T: Pod, const N: usize, L: Layout, C: BoundsCheck> ArrayView<'a, T, N, L, C> {
     pub(crate) fn geometry(&self) -> Geometry<N> {

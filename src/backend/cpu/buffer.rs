@@ -252,7 +252,7 @@ impl<T: Pod> Clone for CpuBuffer<T> {
     /// error instead.
     #[track_caller]
     fn clone(&self) -> Self {
-        self.try_clone().unwrap_or_else(|e| panic!("{e}"))
+        crate::error::or_panic(self.try_clone())
     }
 }
 
