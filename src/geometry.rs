@@ -218,29 +218,18 @@ impl<const N: usize> Geometry<N> {
     pub(crate) fn sliced<const M: usize>(self, items: &[AxisSlice; N]) -> Result<Geometry<M>, Error> {
         let mut out = Geometry { offset: self.offset, shape: [0; M], strides: [0; M] };
         let mut kept = 0;
-        for (axis, item) in items.iter().enumerate() {
-            let (size, stride) = (self.shape[axis], self.strides[axis]);
-            match *item {
-                AxisSlice::Index(index) => {
-                    let i = resolve_index(index, size).ok_or(Error::Range {
-                        op: "slice",
-                        axis,
-                        start: index,
-                        end: index.saturating_add(1),
-                        size,
-                    })?;
-                    out.offset = moved(out.offset, i, stride);
-                }
-                AxisSlice::Range { start, end, step } => {
-                    let (first, count, new_stride) = resolve_range(axis, start, end, step, size)?;
-                    debug_assert!(kept < M, "s! counts kept axes");
-                    out.offset = moved(out.offset, first, stride);
-                    out.shape[kept] = count;
-                    // With two or more positions, |step| < size, so the product lies within the
-                    // source's memory; with fewer the stride is never used to move.
-                    out.strides[kept] = stride.wrapping_mul(new_stride);
-                    kept += 1;
-                }
+        for (axis, &item) in items.iter().enumerate() {
+            let stride = self.strides[axis];
+            let p = Positions::of(axis, item, self.shape[axis])?;
+            out.offset = moved(out.offset, p.first, stride);
+            // An index item drops its axis; a range keeps it.
+            if let AxisSlice::Range { .. } = item {
+                debug_assert!(kept < M, "s! counts kept axes");
+                out.shape[kept] = p.count;
+                // With two or more positions, |step| < size, so the product lies within the
+                // source's memory; with fewer the stride is never used to move.
+                out.strides[kept] = stride.wrapping_mul(p.step);
+                kept += 1;
             }
         }
         debug_assert_eq!(kept, M);

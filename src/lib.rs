@@ -16,7 +16,19 @@
 //! `Array<T, N, B, L, C>`: `T` a [`Pod`] element, `N` the rank, `B` the
 //! [`backend`], `L` the [`layout`], `C` the [bounds-check policy](check). Wrong
 //! index arity, a non-`Pod` element, indexing device memory from the CPU or writing through a
-//! shared view are compile errors. See `docs/ARCHITECTURE.md` for the module map.
+//! shared view are compile errors.
+//!
+//! Where to start:
+//! - [`Array`] for construction (`zeros`, `from_fn`, `linspace`, `arange`, `eye`), access,
+//!   compute (`+ - * /`, `map`, `sum`, `dot`, `sqrt`, ...) and views;
+//! - the [`view`] module for writing functions that take any layout (`ArrayView<f64, 2, L>`,
+//!   `impl AsView<f64, 2>`, or the default `ArrayView<f64, 2>` through `.into()`);
+//! - [`check`] for what each bounds policy tests, and [`stencil`] for sweeps;
+//! - one rule for fallible operations: the plain name panics at the caller's line with the
+//!   error's message, the `try_` name returns `Result<_, Error>`.
+//!
+//! The repository's `docs/ARCHITECTURE.md` is the module map and traces the design decisions;
+//! `docs/BENCHMARKS.md` holds every measured figure.
 
 #![deny(missing_docs, unsafe_op_in_unsafe_fn, unreachable_pub)]
 #![warn(clippy::undocumented_unsafe_blocks)]
