@@ -1,6 +1,10 @@
 //! `+ - * / %` with NumPy broadcasting across ranks, scalar operands on either side, compound
 //! assignment and unary `-`.
 //!
+//! A scalar may stand on either side: `&a * 2.0` and `2.0 * &a` (and `1.0 - a.view()`) for every
+//! scalar element type; those left-scalar impls are hidden from the API pages, which they
+//! would otherwise bury.
+//!
 //! `%` is Rust's remainder, whose sign follows the dividend: C's `fmod`, NumPy's `np.fmod`, not
 //! NumPy's `%` (Python's modulo, whose sign follows the divisor): `-7.0 % 3.0 == -1.0` here and
 //! `2.0` in NumPy. Integer `%` by zero panics, as in Rust.
@@ -285,12 +289,16 @@ macro_rules! scalar_left {
         scalar_left!(@op $t, Add add +, Sub sub -, Mul mul *, Div div /, Rem rem %);
     )*};
     (@op $t:ty, $($Op:ident $op:ident $sym:tt),*) => {$(
+        // Hidden from rustdoc: 140 impls (14 scalar types, 5 operators, arrays and views) would
+        // bury `Array`'s methods; the module documentation states the capability once.
+        #[doc(hidden)]
         impl<const N: usize, L: Layout, C: BoundsCheck> $Op<&Array<$t, N, Cpu, L, C>> for $t {
             type Output = Array<$t, N, Cpu, RowMajor, C>;
             fn $op(self, rhs: &Array<$t, N, Cpu, L, C>) -> Self::Output {
                 rhs.map(|x| self $sym x)
             }
         }
+        #[doc(hidden)]
         impl<const N: usize, L: Layout, C: BoundsCheck> $Op<ArrayView<'_, $t, N, L, C>> for $t {
             type Output = Array<$t, N, Cpu, RowMajor, C>;
             fn $op(self, rhs: ArrayView<'_, $t, N, L, C>) -> Self::Output {
