@@ -312,7 +312,8 @@ fn moved(offset: isize, index: usize, stride: isize) -> isize {
     offset.wrapping_add((index as isize).wrapping_mul(stride))
 }
 
-fn remove_axis<const N: usize, const M: usize>(
+/// `shape` and `strides` without axis `axis` (which the caller has checked is below `N`).
+pub(crate) fn remove_axis<const N: usize, const M: usize>(
     shape: &[usize; N],
     strides: &[isize; N],
     axis: usize,

@@ -268,3 +268,34 @@ fn operators_and_view_ops_panic_at_the_callers_line() {
     let at = panic_location(move || c += &b);
     assert_eq!(at, Some((file!().to_string(), line)));
 }
+
+#[test]
+fn every_view_and_reduction_op_has_a_try_form_on_arrays() {
+    let mut a = Array::<f64, 2>::ones([2, 3]);
+    assert!(matches!(a.try_narrow(1, 2, 2), Err(Error::Range { .. })));
+    assert!(matches!(a.try_flip(2), Err(Error::AxisOutOfRange { .. })));
+    assert!(matches!(a.try_transpose(0, 5), Err(Error::AxisOutOfRange { .. })));
+    assert!(matches!(a.try_index_axis::<1>(0, 2), Err(Error::IndexOutOfBounds { .. })));
+    assert!(matches!(a.try_split_at(1, 4), Err(Error::Range { .. })));
+    assert!(a.try_split_at_mut(1, 3).is_ok());
+    assert!(a.try_index_axis_mut::<1>(1, 0).is_ok());
+    assert!(matches!(a.try_sum_axis::<1>(2), Err(Error::AxisOutOfRange { op: "sum_axis", .. })));
+    assert!(matches!(a.try_mean_axis::<1>(7), Err(Error::AxisOutOfRange { .. })));
+    assert!(matches!(a.try_fold_axis::<1>(2, 0.0, |x, y| x + y), Err(Error::AxisOutOfRange { .. })));
+    assert_eq!(a.try_sum_axis::<1>(1).unwrap().as_slice(), &[3.0, 3.0]);
+    assert_eq!(a.t().try_sum_axis::<1>(1).unwrap().as_slice(), &[2.0, 2.0, 2.0]);
+}
+
+#[test]
+fn boundary_sweeps_of_empty_grids_with_huge_axes_return_at_once() {
+    let u = Array::<f64, 2>::zeros([1 << 40, 0]);
+    let mut v = Array::<f64, 2>::zeros([1 << 40, 0]);
+    stencil::boundary2::<1, _, _, _, _, _>(u.view(), v.view_mut(), |o, _, _| *o = 1.0);
+    stencil::sweep2::<1, _, _, _, _, _>(u.view(), v.view_mut(), |o, _| *o = 1.0);
+    let u3 = Array::<f64, 3>::zeros([1 << 30, 1 << 30, 0]);
+    let mut v3 = Array::<f64, 3>::zeros([1 << 30, 1 << 30, 0]);
+    stencil::boundary3::<1, _, _, _, _, _>(u3.view(), v3.view_mut(), |o, _, _| *o = 1.0);
+    stencil::sweep3::<1, _, _, _, _, _>(u3.view(), v3.view_mut(), |o, _| *o = 1.0);
+    stencil::par_sweep3::<1, _, _, _, _, _>(u3.view(), v3.view_mut(), |o, _| *o = 1.0);
+    stencil::par_sweep2::<1, _, _, _, _, _>(u.view(), v.view_mut(), |o, _| *o = 1.0);
+}

@@ -240,4 +240,82 @@ impl<T: Pod, const N: usize, B: HostAccessible, L: Layout, C: BoundsCheck> Array
     pub fn split_at_mut(&mut self, axis: usize, index: usize) -> SplitMut<'_, T, N, C> {
         self.view_mut().split_at(axis, index)
     }
+
+    /// Axes `a` and `b` swapped; see [`ArrayView::try_transpose`].
+    ///
+    /// # Errors
+    ///
+    /// `Error::AxisOutOfRange`.
+    pub fn try_transpose(&self, a: usize, b: usize) -> Result<ArrayView<'_, T, N, Strided, C>> {
+        self.view().try_transpose(a, b)
+    }
+
+    /// A range of one axis; see [`ArrayView::try_narrow`].
+    ///
+    /// # Errors
+    ///
+    /// `Error::AxisOutOfRange` or `Error::Range`.
+    pub fn try_narrow(&self, axis: usize, start: usize, len: usize) -> Result<ArrayView<'_, T, N, Strided, C>> {
+        self.view().try_narrow(axis, start, len)
+    }
+
+    /// One position of one axis; see [`ArrayView::try_index_axis`].
+    ///
+    /// # Errors
+    ///
+    /// `Error::AxisOutOfRange` or `Error::IndexOutOfBounds`.
+    pub fn try_index_axis<const M: usize>(&self, axis: usize, index: usize) -> Result<ArrayView<'_, T, M, Strided, C>>
+    where
+        Rank<N>: Dec<Output = Rank<M>>,
+    {
+        self.view().try_index_axis(axis, index)
+    }
+
+    /// One position of one axis, mutably; see [`ArrayViewMut::try_index_axis`].
+    ///
+    /// # Errors
+    ///
+    /// `Error::AxisOutOfRange` or `Error::IndexOutOfBounds`.
+    pub fn try_index_axis_mut<const M: usize>(
+        &mut self,
+        axis: usize,
+        index: usize,
+    ) -> Result<ArrayViewMut<'_, T, M, Strided, C>>
+    where
+        Rank<N>: Dec<Output = Rank<M>>,
+    {
+        self.view_mut().try_index_axis(axis, index)
+    }
+
+    /// One axis walked backwards; see [`ArrayView::try_flip`].
+    ///
+    /// # Errors
+    ///
+    /// `Error::AxisOutOfRange`.
+    pub fn try_flip(&self, axis: usize) -> Result<ArrayView<'_, T, N, Strided, C>> {
+        self.view().try_flip(axis)
+    }
+
+    /// Two views split along one axis; see [`ArrayView::try_split_at`].
+    ///
+    /// # Errors
+    ///
+    /// `Error::AxisOutOfRange` or `Error::Range`.
+    #[allow(clippy::type_complexity)]
+    pub fn try_split_at(
+        &self,
+        axis: usize,
+        index: usize,
+    ) -> Result<(ArrayView<'_, T, N, Strided, C>, ArrayView<'_, T, N, Strided, C>)> {
+        self.view().try_split_at(axis, index)
+    }
+
+    /// Two disjoint mutable views split along one axis; see [`ArrayViewMut::try_split_at`].
+    ///
+    /// # Errors
+    ///
+    /// `Error::AxisOutOfRange` or `Error::Range`.
+    pub fn try_split_at_mut(&mut self, axis: usize, index: usize) -> Result<SplitMut<'_, T, N, C>> {
+        self.view_mut().try_split_at(axis, index)
+    }
 }

@@ -13,6 +13,7 @@ use crate::array::Array;
 use crate::backend::{Cpu, HostAccessible};
 use crate::check::BoundsCheck;
 use crate::element::{Numeric, Pod};
+use crate::error::{Error, Result};
 use crate::layout::{Layout, RowMajor};
 use crate::ops::lanes::{self, Src};
 use crate::ops::map::collect;
@@ -185,78 +186,95 @@ impl<T: Numeric, const N: usize, L: Layout, C: BoundsCheck> ArrayView<'_, T, N, 
     ///
     /// # Panics
     ///
-    /// When `axis >= N`, or the result cannot be allocated.
+    /// When `axis >= N`, or the result cannot be allocated; [`ArrayView::try_sum_axis`] returns
+    /// the error instead.
     #[track_caller]
     pub fn sum_axis<const M: usize>(&self, axis: usize) -> Array<T, M, Cpu, RowMajor, C>
     where
         Rank<N>: Dec<Output = Rank<M>>,
     {
-        let lanes_contiguous = self.strides().get(axis).is_some_and(|&s| s == 1);
-        if lanes_contiguous {
-            // Each output element is the pairwise sum of one contiguous lane.
-            let (outer, outer_strides) = remove_axis::<N, M>(self.shape(), self.strides(), axis);
-            let n = self.shape()[axis];
-            let base = self.raw.ptr.cast_const();
-            // SAFETY: for each outer index the lane of `n` elements from it lies inside this view;
-            // the fresh destination gets one write per outer index, in row-major order.
-            let out = unsafe {
-                collect::<T, M, C>("sum_axis", outer, |dst| {
-                    let mut odometer = crate::iter::Odometer::new(outer, outer_strides);
-                    let mut k = 0;
-                    while let Some((_, offset)) = odometer.next() {
-                        dst.ptr.add(k).write(sum_slice(core::slice::from_raw_parts(base.offset(offset), n)));
-                        k += 1;
-                    }
-                })
-            };
-            return or_panic(out);
+        or_panic(self.try_sum_axis(axis))
+    }
+
+    /// Sums along `axis`: rank `N - 1`, inferred.
+    ///
+    /// # Errors
+    ///
+    /// `Error::AxisOutOfRange` when `axis >= N`; `Error::Alloc`.
+    pub fn try_sum_axis<const M: usize>(&self, axis: usize) -> Result<Array<T, M, Cpu, RowMajor, C>>
+    where
+        Rank<N>: Dec<Output = Rank<M>>,
+    {
+        let (outer, outer_strides) = without_axis::<N, M>("sum_axis", self.shape(), self.strides(), axis)?;
+        if self.strides()[axis] != 1 {
+            return self.try_fold_axis(axis, T::ZERO, |acc, x| acc + x);
         }
-        self.fold_axis(axis, T::ZERO, |acc, x| acc + x)
+        // Each output element is the pairwise sum of one contiguous lane.
+        let n = self.shape()[axis];
+        let base = self.raw.ptr.cast_const();
+        // SAFETY: for each outer index the lane of `n` elements from it lies inside this view;
+        // the fresh destination gets one write per outer index, in row-major order.
+        unsafe {
+            collect::<T, M, C>("sum_axis", outer, |dst| {
+                let mut odometer = crate::iter::Odometer::new(outer, outer_strides);
+                let mut k = 0;
+                while let Some((_, offset)) = odometer.next() {
+                    dst.ptr.add(k).write(sum_slice(core::slice::from_raw_parts(base.offset(offset), n)));
+                    k += 1;
+                }
+            })
+        }
     }
 
     /// Means along `axis`: rank `N - 1`, inferred; `None` when the axis is empty.
     ///
     /// # Panics
     ///
-    /// When `axis >= N`.
+    /// When `axis >= N`; [`ArrayView::try_mean_axis`] returns the error instead.
     #[track_caller]
     pub fn mean_axis<const M: usize>(&self, axis: usize) -> Option<Array<T, M, Cpu, RowMajor, C>>
     where
         Rank<N>: Dec<Output = Rank<M>>,
     {
-        let Some(&n) = self.shape().get(axis) else {
-            panic!("{}", crate::error::Error::AxisOutOfRange { op: "mean_axis", axis, rank: N });
-        };
+        or_panic(self.try_mean_axis(axis))
+    }
+
+    /// Means along `axis`; `Ok(None)` when the axis is empty.
+    ///
+    /// # Errors
+    ///
+    /// `Error::AxisOutOfRange` when `axis >= N`; `Error::Alloc`.
+    pub fn try_mean_axis<const M: usize>(&self, axis: usize) -> Result<Option<Array<T, M, Cpu, RowMajor, C>>>
+    where
+        Rank<N>: Dec<Output = Rank<M>>,
+    {
+        without_axis::<N, M>("mean_axis", self.shape(), self.strides(), axis)?;
+        let n = self.shape()[axis];
         if n == 0 {
-            return None;
+            return Ok(None);
         }
-        let mut s = self.sum_axis(axis);
+        let mut s = self.try_sum_axis(axis)?;
         let n = T::from_usize(n);
         s.map_inplace(|x| *x = *x / n);
-        Some(s)
+        Ok(Some(s))
     }
 }
 
 /// Shape and strides without `axis`.
 ///
-/// # Panics
+/// # Errors
 ///
-/// When `axis >= N`.
-#[track_caller]
-fn remove_axis<const N: usize, const M: usize>(
+/// `Error::AxisOutOfRange` when `axis >= N`.
+fn without_axis<const N: usize, const M: usize>(
+    op: &'static str,
     shape: [usize; N],
     strides: [isize; N],
     axis: usize,
-) -> ([usize; M], [isize; M]) {
+) -> Result<([usize; M], [isize; M])> {
     if axis >= N {
-        panic!("{}", crate::Error::AxisOutOfRange { op: "reduction", axis, rank: N });
+        return Err(Error::AxisOutOfRange { op, axis, rank: N });
     }
-    let mut out = ([0; M], [0; M]);
-    for (k, a) in (0..N).filter(|&a| a != axis).enumerate() {
-        out.0[k] = shape[a];
-        out.1[k] = strides[a];
-    }
-    out
+    Ok(crate::geometry::remove_axis(&shape, &strides, axis))
 }
 
 impl<T: Pod, const N: usize, L: Layout, C: BoundsCheck> ArrayView<'_, T, N, L, C> {
@@ -266,25 +284,43 @@ impl<T: Pod, const N: usize, L: Layout, C: BoundsCheck> ArrayView<'_, T, N, L, C
     ///
     /// # Panics
     ///
-    /// When `axis >= N`, or the result cannot be allocated.
+    /// When `axis >= N`, or the result cannot be allocated; [`ArrayView::try_fold_axis`] returns
+    /// the error instead.
     #[track_caller]
     pub fn fold_axis<const M: usize>(
         &self,
         axis: usize,
         init: T,
-        mut f: impl FnMut(T, T) -> T,
+        f: impl FnMut(T, T) -> T,
     ) -> Array<T, M, Cpu, RowMajor, C>
     where
         Rank<N>: Dec<Output = Rank<M>>,
     {
-        let (shape, _) = remove_axis::<N, M>(self.shape(), self.strides(), axis);
-        let mut out: Array<T, M, Cpu, RowMajor, C> = or_panic(Array::try_zeros_in(&Cpu, shape));
+        or_panic(self.try_fold_axis(axis, init, f))
+    }
+
+    /// Folds along `axis`; see [`ArrayView::fold_axis`].
+    ///
+    /// # Errors
+    ///
+    /// `Error::AxisOutOfRange` when `axis >= N`; `Error::Alloc`.
+    pub fn try_fold_axis<const M: usize>(
+        &self,
+        axis: usize,
+        init: T,
+        mut f: impl FnMut(T, T) -> T,
+    ) -> Result<Array<T, M, Cpu, RowMajor, C>>
+    where
+        Rank<N>: Dec<Output = Rank<M>>,
+    {
+        let (shape, _) = without_axis::<N, M>("fold_axis", self.shape(), self.strides(), axis)?;
+        let mut out: Array<T, M, Cpu, RowMajor, C> = Array::try_zeros_in(&Cpu, shape)?;
         out.fill(init);
         for k in 0..self.shape()[axis] {
-            let plane = self.index_axis::<M>(axis, k);
-            out.zip_mut_with(&plane, |acc, x| *acc = f(*acc, x));
+            let plane = self.try_index_axis::<M>(axis, k)?;
+            out.try_zip_mut_with(&plane, |acc, x| *acc = f(*acc, x))?;
         }
-        out
+        Ok(out)
     }
 }
 
@@ -360,6 +396,30 @@ impl<T: Numeric, const N: usize, B: HostAccessible, L: Layout, C: BoundsCheck> A
     {
         self.view().mean_axis(axis)
     }
+
+    /// Sums along `axis`; see [`ArrayView::try_sum_axis`].
+    ///
+    /// # Errors
+    ///
+    /// `Error::AxisOutOfRange` when `axis >= N`; `Error::Alloc`.
+    pub fn try_sum_axis<const M: usize>(&self, axis: usize) -> Result<Array<T, M, Cpu, RowMajor, C>>
+    where
+        Rank<N>: Dec<Output = Rank<M>>,
+    {
+        self.view().try_sum_axis(axis)
+    }
+
+    /// Means along `axis`; see [`ArrayView::try_mean_axis`].
+    ///
+    /// # Errors
+    ///
+    /// `Error::AxisOutOfRange` when `axis >= N`; `Error::Alloc`.
+    pub fn try_mean_axis<const M: usize>(&self, axis: usize) -> Result<Option<Array<T, M, Cpu, RowMajor, C>>>
+    where
+        Rank<N>: Dec<Output = Rank<M>>,
+    {
+        self.view().try_mean_axis(axis)
+    }
 }
 
 impl<T: Pod, const N: usize, B: HostAccessible, L: Layout, C: BoundsCheck> Array<T, N, B, L, C> {
@@ -379,5 +439,22 @@ impl<T: Pod, const N: usize, B: HostAccessible, L: Layout, C: BoundsCheck> Array
         Rank<N>: Dec<Output = Rank<M>>,
     {
         self.view().fold_axis(axis, init, f)
+    }
+
+    /// Folds along `axis`; see [`ArrayView::try_fold_axis`].
+    ///
+    /// # Errors
+    ///
+    /// `Error::AxisOutOfRange` when `axis >= N`; `Error::Alloc`.
+    pub fn try_fold_axis<const M: usize>(
+        &self,
+        axis: usize,
+        init: T,
+        f: impl FnMut(T, T) -> T,
+    ) -> Result<Array<T, M, Cpu, RowMajor, C>>
+    where
+        Rank<N>: Dec<Output = Rank<M>>,
+    {
+        self.view().try_fold_axis(axis, init, f)
     }
 }

@@ -100,6 +100,9 @@ unsafe fn unit_stride_row<const R: usize, T>(
 #[inline(always)]
 unsafe fn rows2<const R: usize, T>(g: Grid<T, 2>, rows: Range<usize>, f: &mut impl FnMut(&mut T, Window2<'_, T, R>)) {
     let cols = interior_range(g.shape[1], R);
+    if cols.is_empty() {
+        return; // no interior point in any row (and no loop over a huge axis of empty rows)
+    }
     let [n, m] = g.shape;
     if g.in_strides[1] == 1 && g.out_strides[1] == 1 && g.in_strides[0] >= m as isize && n > 0 {
         let s0 = g.in_strides[0];
@@ -163,6 +166,9 @@ unsafe fn planes3<const R: usize, T>(
     f: &mut impl FnMut(&mut T, Window3<'_, T, R>),
 ) {
     let (rows, cols) = (interior_range(g.shape[1], R), interior_range(g.shape[2], R));
+    if rows.is_empty() || cols.is_empty() {
+        return; // no interior point in any plane
+    }
     let [_, n1, n2] = g.shape;
     let [s0, s1, s2] = g.in_strides;
     let dense_rows = s2 == 1 && g.out_strides[2] == 1 && s1 >= n2 as isize && s0 >= s1 * n1 as isize;
@@ -382,6 +388,9 @@ pub fn try_boundary2<const R: usize, T: Pod, L1: Layout, C1: BoundsCheck, L2: La
 ) -> Result<()> {
     same_shape("boundary2", input.shape(), output.shape())?;
     let [n, m] = input.shape();
+    if n == 0 || m == 0 {
+        return Ok(()); // no point at all (and no loop over a huge empty axis)
+    }
     let (rows, cols) = (interior_range(n, R), interior_range(m, R));
     for i in 0..n {
         for j in 0..m {
@@ -419,6 +428,9 @@ pub fn try_boundary3<const R: usize, T: Pod, L1: Layout, C1: BoundsCheck, L2: La
 ) -> Result<()> {
     same_shape("boundary3", input.shape(), output.shape())?;
     let [n0, n1, n2] = input.shape();
+    if n0 == 0 || n1 == 0 || n2 == 0 {
+        return Ok(()); // no point at all (and no loop over a huge empty axis)
+    }
     let ranges = [interior_range(n0, R), interior_range(n1, R), interior_range(n2, R)];
     for i in 0..n0 {
         for j in 0..n1 {
