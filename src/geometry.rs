@@ -237,6 +237,34 @@ impl<const N: usize> Geometry<N> {
     }
 }
 
+/// The shape two operands broadcast to, NumPy-style (trailing axes aligned): the rule of binary
+/// ops, beside `Geometry::broadcast`, the rule of one operand stretched to a given shape.
+pub(crate) fn broadcast_shapes<const N: usize, const M: usize, const K: usize>(
+    a: [usize; N],
+    b: [usize; M],
+) -> Result<[usize; K], Error> {
+    let mut out = [1usize; K];
+    for k in 0..K {
+        let x = if k + N >= K { a[k + N - K] } else { 1 };
+        let y = if k + M >= K { b[k + M - K] } else { 1 };
+        out[k] = match (x, y) {
+            _ if x == y => x,
+            (1, _) => y,
+            (_, 1) => x,
+            _ => {
+                return Err(Error::BroadcastOperands {
+                    lhs: a.to_vec(),
+                    rhs: b.to_vec(),
+                    axis: k,
+                    lhs_size: x,
+                    rhs_size: y,
+                })
+            }
+        };
+    }
+    Ok(out)
+}
+
 /// The positions one slice item selects on an axis of `size` elements: `first + k * step` for
 /// `k < count`, in source index space.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -471,6 +499,14 @@ mod tests {
         assert!(p(AxisSlice::Index(3)).disjoint(p(AxisSlice::Index(4))));
         assert!(!p(AxisSlice::Index(-1)).disjoint(p(r(0, None, -3))), "9 is in 9, 6, 3, 0");
         assert!(p(r(3, Some(3), 1)).disjoint(p(r(0, None, 1))), "empty");
+    }
+
+    #[test]
+    fn shapes_broadcast_numpy_style() {
+        assert_eq!(broadcast_shapes::<2, 1, 2>([4, 3], [3]), Ok([4, 3]));
+        assert_eq!(broadcast_shapes::<2, 3, 3>([4, 1], [2, 1, 5]), Ok([2, 4, 5]));
+        assert_eq!(broadcast_shapes::<0, 2, 2>([], [2, 2]), Ok([2, 2]));
+        assert!(matches!(broadcast_shapes::<2, 2, 2>([4, 3], [4, 2]), Err(Error::BroadcastOperands { axis: 1, .. })));
     }
 
     #[test]

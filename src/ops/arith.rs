@@ -21,7 +21,7 @@ use crate::array::Array;
 use crate::backend::{Backend, Cpu, HostAccessible};
 use crate::check::{BoundsCheck, DefaultCheck};
 use crate::element::Numeric;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::layout::{Layout, RowMajor};
 use crate::ops::lanes;
 use crate::ops::map::collect;
@@ -73,33 +73,6 @@ pub trait AssignOperand<T: Numeric, const N: usize>: Sized {
     ) -> Result<()>;
 }
 
-/// The shape two operands broadcast to, NumPy-style (trailing axes aligned).
-fn broadcast_shapes<const N: usize, const M: usize, const K: usize>(
-    a: [usize; N],
-    b: [usize; M],
-) -> Result<[usize; K]> {
-    let mut out = [1usize; K];
-    for k in 0..K {
-        let x = if k + N >= K { a[k + N - K] } else { 1 };
-        let y = if k + M >= K { b[k + M - K] } else { 1 };
-        out[k] = match (x, y) {
-            _ if x == y => x,
-            (1, _) => y,
-            (_, 1) => x,
-            _ => {
-                return Err(Error::BroadcastOperands {
-                    lhs: a.to_vec(),
-                    rhs: b.to_vec(),
-                    axis: k,
-                    lhs_size: x,
-                    rhs_size: y,
-                })
-            }
-        };
-    }
-    Ok(out)
-}
-
 /// `f(a, b)` over the broadcast shape of two views, into a fresh row-major array.
 fn combine<T: Numeric, const N: usize, const M: usize, const K: usize, L1, C1, L2, C2>(
     a: ArrayView<'_, T, N, L1, C1>,
@@ -112,7 +85,7 @@ where
     L2: Layout,
     C2: BoundsCheck,
 {
-    let shape = broadcast_shapes::<N, M, K>(a.shape(), b.shape())?;
+    let shape = crate::geometry::broadcast_shapes::<N, M, K>(a.shape(), b.shape())?;
     let (sa, sb) = (a.src_broadcast(shape)?, b.src_broadcast(shape)?);
     // SAFETY: both sources are broadcast geometries of live views covering `shape`; the
     // destination is fresh and written once per index.
@@ -321,18 +294,5 @@ impl<T: Numeric + Neg<Output = T>, const N: usize, L: Layout, C: BoundsCheck> Ne
     type Output = Array<T, N, Cpu, RowMajor, C>;
     fn neg(self) -> Self::Output {
         self.map(|x| -x)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn shapes_broadcast_numpy_style() {
-        assert_eq!(broadcast_shapes::<2, 1, 2>([4, 3], [3]), Ok([4, 3]));
-        assert_eq!(broadcast_shapes::<2, 3, 3>([4, 1], [2, 1, 5]), Ok([2, 4, 5]));
-        assert_eq!(broadcast_shapes::<0, 2, 2>([], [2, 2]), Ok([2, 2]));
-        assert!(matches!(broadcast_shapes::<2, 2, 2>([4, 3], [4, 2]), Err(Error::BroadcastOperands { axis: 1, .. })));
     }
 }
