@@ -344,20 +344,10 @@ pub fn try_par_sweep3<
 #[cfg(feature = "rayon")]
 const BANDS_PER_THREAD: usize = 2;
 
-/// Runs `work` on disjoint sub-ranges of `range`, in parallel.
+/// Runs `work` on disjoint bands of `range`, in parallel (the crate's one splitter).
 #[cfg(feature = "rayon")]
 fn par_bands(range: Range<usize>, work: impl Fn(Range<usize>) + Sync + Send) {
-    use rayon::prelude::*;
-    let len = range.len();
-    if len == 0 {
-        return;
-    }
-    let bands = (rayon::current_num_threads() * BANDS_PER_THREAD).clamp(1, len);
-    let per_band = len.div_ceil(bands);
-    (0..len.div_ceil(per_band)).into_par_iter().for_each(|b| {
-        let start = range.start + b * per_band;
-        work(start..(start + per_band).min(range.end));
-    });
+    crate::ops::par::for_each_subrange(range, BANDS_PER_THREAD, work);
 }
 
 /// Calls `f(&mut output[index], index, input)` for every point within `R` of an edge (the points
