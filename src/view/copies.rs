@@ -178,10 +178,14 @@ impl<'a, T: Pod, const N: usize, L: Layout, C: BoundsCheck> ArrayView<'a, T, N, 
     ///
     /// When the copy cannot be allocated.
     pub fn contiguous(self) -> CowArray<'a, T, N, C> {
-        match self.try_layout::<RowMajor>() {
-            Ok(view) => CowArray::Borrowed(view),
-            Err(_) => CowArray::Owned(self.to_layout::<RowMajor>()),
+        // A stride test first: the error `try_layout` builds (a formatted message) is for users,
+        // not for choosing a branch.
+        if self.raw.is_row_major() {
+            if let Ok(view) = self.try_layout::<RowMajor>() {
+                return CowArray::Borrowed(view);
+            }
         }
+        CowArray::Owned(self.to_layout::<RowMajor>())
     }
 
     /// An owned copy in dense layout `L2`, made by the cache-blocked kernel.
