@@ -8,7 +8,7 @@
 #![allow(clippy::reversed_empty_ranges)]
 
 use cnda::prelude::*;
-use cnda::stencil::{self, Window2, Window3};
+use cnda::stencil::{self, LinearStencil, Window2, Window3};
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
 use ndarray::{s as nd_s, ArrayView2, ArrayView3, ArrayViewMut2, ArrayViewMut3, Zip as NdZip};
 use rayon::prelude::*;
@@ -128,6 +128,12 @@ fn jacobi_2d(c: &mut Criterion, n: usize) {
     group.bench_function("t1/cnda_sweep2", |b| {
         b.iter(|| stencil::sweep2::<1, _, _, _, _, _>(black_box(u.view()), v.view_mut(), jacobi))
     });
+    // The same Jacobi step described by data (taps), as device backends will take it; its tap
+    // order rounds differently from `jacobi`'s `0.25 * (sum)`, so it is checked to a relative 1e-14.
+    let linear = LinearStencil::jacobi_5pt();
+    linear.apply(u.view(), v.view_mut());
+    assert!(v.allclose(&reference, 1e-14, 0.0), "LinearStencil::jacobi_5pt");
+    group.bench_function("t1/cnda_linear_stencil", |b| b.iter(|| linear.apply(black_box(u.view()), v.view_mut())));
     group.bench_function("t1/cnda_par_sweep2_in_1_thread_pool", |b| {
         b.iter(|| one.install(|| stencil::par_sweep2::<1, _, _, _, _, _>(black_box(u.view()), v.view_mut(), jacobi)))
     });
@@ -244,6 +250,11 @@ fn stencil_3d(c: &mut Criterion) {
     group.bench_function("t1/raw_loop", |b| {
         b.iter(|| raw_3d_planes(n, black_box(u.as_slice()), v.as_mut_slice(), 1..n - 1, 0))
     });
+    let linear = LinearStencil::jacobi_7pt();
+    v.fill(0.0);
+    linear.apply(u.view(), v.view_mut());
+    assert!(v.allclose(&reference, 1e-14, 0.0), "LinearStencil::jacobi_7pt");
+    group.bench_function("t1/cnda_linear_stencil", |b| b.iter(|| linear.apply(black_box(u.view()), v.view_mut())));
     let (u_vec, mut v_vec) = (u.as_slice().to_vec(), vec![0.0; n * n * n]);
     group.bench_function("t1/raw_loop_vecs", |b| {
         b.iter(|| raw_3d_planes(n, black_box(&u_vec), &mut v_vec, 1..n - 1, 0))

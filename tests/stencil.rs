@@ -274,3 +274,121 @@ fn double_buffer_current_mut_sets_boundaries() {
     field.current_mut()[[0, 1]] = 5.0;
     assert_eq!(field.current()[[0, 1]], 5.0);
 }
+
+mod linear {
+    use cnda::prelude::*;
+    use cnda::stencil::LinearStencil;
+    use proptest::prelude::*;
+
+    /// `sum_k w_k * u[x + o_k]` over the interior, in tap order, by plain indexing.
+    fn naive2<const R: usize, const K: usize>(s: &LinearStencil<f64, 2, R, K>, u: &Array<f64, 2>) -> Array<f64, 2> {
+        let [n, m] = u.shape();
+        Array::from_fn([n, m], |[i, j]| {
+            let inside = i >= R && j >= R && i + R < n && j + R < m;
+            if !inside {
+                return -1.0;
+            }
+            s.taps()
+                .iter()
+                .fold(0.0, |acc, &([di, dj], w)| acc + w * u[[(i as isize + di) as usize, (j as isize + dj) as usize]])
+        })
+    }
+
+    fn naive3<const R: usize, const K: usize>(s: &LinearStencil<f64, 3, R, K>, u: &Array<f64, 3>) -> Array<f64, 3> {
+        let [a, b, c] = u.shape();
+        Array::from_fn([a, b, c], |[i, j, k]| {
+            let inside = i >= R && j >= R && k >= R && i + R < a && j + R < b && k + R < c;
+            if !inside {
+                return -1.0;
+            }
+            s.taps().iter().fold(0.0, |acc, &([di, dj, dk], w)| {
+                let at = [(i as isize + di) as usize, (j as isize + dj) as usize, (k as isize + dk) as usize];
+                acc + w * u[at]
+            })
+        })
+    }
+
+    fn field<const N: usize>(shape: [usize; N], seed: u64) -> Array<f64, N> {
+        let mut x = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        Array::from_fn(shape, |_| {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (x >> 33) as f64 / (1u64 << 31) as f64 - 0.5
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+
+        #[test]
+        fn linear_2d_stencils_match_a_naive_loop_exactly(n in 1usize..10, m in 1usize..10, seed in 0u64..50, transposed in any::<bool>()) {
+            let u = field([n, m], seed);
+            let input = if transposed { u.t().to_owned() } else { u.clone() };
+            let check = |got: &Array<f64, 2>, want: Array<f64, 2>| {
+                for (index, &w) in want.indexed_iter() {
+                    if w != -1.0 {
+                        assert_eq!(got[index], w, "{index:?}");
+                    }
+                }
+            };
+            let mut out = Array::<f64, 2>::from_elem(input.shape(), -1.0);
+            let s5 = LinearStencil::laplacian_5pt(0.5);
+            s5.apply(input.t().t(), out.view_mut());
+            check(&out, naive2(&s5, &input));
+            let s9 = LinearStencil::laplacian_9pt(2.0);
+            s9.apply(input.view(), out.view_mut());
+            check(&out, naive2(&s9, &input));
+            let wide = LinearStencil::<f64, 2, 2, 3>::new([([-2, 0], 1.0), ([0, 2], -3.0), ([1, -1], 0.5)]);
+            #[cfg(feature = "rayon")]
+            wide.par_apply(input.view(), out.view_mut());
+            #[cfg(not(feature = "rayon"))]
+            wide.apply(input.view(), out.view_mut());
+            check(&out, naive2(&wide, &input));
+        }
+
+        #[test]
+        fn linear_3d_stencils_match_a_naive_loop_exactly(n in 1usize..7, m in 1usize..7, l in 1usize..7, seed in 0u64..50) {
+            let u = field([n, m, l], seed);
+            let mut out = Array::<f64, 3>::from_elem([n, m, l], -1.0);
+            for s in [LinearStencil::laplacian_27pt(1.5)] {
+                s.apply(u.view(), out.view_mut());
+                for (index, &w) in naive3(&s, &u).indexed_iter() {
+                    if w != -1.0 {
+                        prop_assert_eq!(out[index], w);
+                    }
+                }
+            }
+            let s7 = LinearStencil::jacobi_7pt();
+            #[cfg(feature = "rayon")]
+            s7.par_apply(u.view(), out.view_mut());
+            #[cfg(not(feature = "rayon"))]
+            s7.apply(u.view(), out.view_mut());
+            for (index, &w) in naive3(&s7, &u).indexed_iter() {
+                if w != -1.0 {
+                    prop_assert_eq!(out[index], w);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_laplacian_of_a_quadratic_is_constant() {
+        let u = Array::from_fn([6, 7, 5], |[i, j, k]| (i * i + 2 * j * j + k) as f64);
+        let mut lap = Array::<f64, 3>::zeros([6, 7, 5]);
+        LinearStencil::laplacian_7pt(1.0).apply(u.view(), lap.view_mut());
+        assert_eq!(lap[[2, 3, 2]], 2.0 + 4.0);
+        let j = LinearStencil::<f64, 2, 1, 4>::jacobi_5pt();
+        let flat = Array::<f64, 2>::from_elem([4, 4], 3.0);
+        let mut out = Array::<f64, 2>::zeros([4, 4]);
+        j.apply(flat.view(), out.view_mut());
+        assert_eq!(out[[1, 2]], 3.0);
+    }
+
+    #[test]
+    fn taps_past_the_radius_and_shape_mismatches_are_errors() {
+        let err = LinearStencil::<f64, 2, 1, 2>::try_new([([0, 0], 1.0), ([2, 0], 1.0)]).unwrap_err();
+        assert!(err.to_string().contains("tap 1 has offset [2, 0], past the radius 1"), "{err}");
+        let s = LinearStencil::<f64, 2, 1, 5>::laplacian_5pt(1.0);
+        let (u, mut v) = (Array::<f64, 2>::zeros([3, 3]), Array::<f64, 2>::zeros([3, 4]));
+        assert!(matches!(s.try_apply(u.view(), v.view_mut()), Err(Error::ShapeMismatch { .. })));
+    }
+}

@@ -28,11 +28,13 @@
 //! `np.pad`), [`DoubleBuffer`] swaps input and output between sweeps.
 
 mod buffer;
+mod linear;
 mod pad;
 mod sweep;
 mod window;
 
 pub use buffer::DoubleBuffer;
+pub use linear::LinearStencil;
 pub use pad::{fill_halo, interior, pad, pad_axes, try_fill_halo, try_interior, try_pad, try_pad_axes, PadMode};
 pub use sweep::{boundary2, boundary3, sweep2, sweep3, try_boundary2, try_boundary3, try_sweep2, try_sweep3};
 #[cfg(feature = "rayon")]

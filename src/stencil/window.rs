@@ -54,6 +54,32 @@ impl<'a, T, const R: usize> Window3<'a, T, R> {
     }
 }
 
+impl<'a, T, const R: usize> Window2<'a, T, R> {
+    /// The input `delta` elements from the centre.
+    ///
+    /// # Safety
+    ///
+    /// `delta` is `offset · strides` for an `offset` with `|offset[k]| <= R` on every axis.
+    #[inline(always)]
+    pub(crate) unsafe fn at_flat(&self, delta: isize) -> &'a T {
+        // SAFETY: the caller's contract puts the element within the radius.
+        unsafe { &*self.centre.offset(delta) }
+    }
+}
+
+impl<'a, T, const R: usize> Window3<'a, T, R> {
+    /// The input `delta` elements from the centre.
+    ///
+    /// # Safety
+    ///
+    /// `delta` is `offset · strides` for an `offset` with `|offset[k]| <= R` on every axis.
+    #[inline(always)]
+    pub(crate) unsafe fn at_flat(&self, delta: isize) -> &'a T {
+        // SAFETY: the caller's contract puts the element within the radius.
+        unsafe { &*self.centre.offset(delta) }
+    }
+}
+
 #[cold]
 #[inline(never)]
 #[track_caller]
