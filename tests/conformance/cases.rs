@@ -1,0 +1,303 @@
+//! The cases, each generic over the harness: shapes (empty, unit, square, tall, wide), the four
+//! views, f32 and f64, against `reference`. Copies and views must match exactly; arithmetic
+//! within a few ulps scaled to the operation (a device may fuse or reorder).
+
+use cnda::prelude::*;
+use cnda::stencil::LinearStencil;
+use cnda::GemmElement;
+
+use crate::harness::{BinOp, Harness, Reduction, UnOp, View, VIEWS};
+use crate::reference::{at, base_index, base_shape, close, eps, field, to_f64};
+
+/// The shapes every case runs on (of the viewed operand).
+const SHAPES: [[usize; 2]; 7] = [[0, 3], [3, 0], [1, 1], [3, 5], [4, 4], [7, 3], [17, 9]];
+
+fn check_matrix<T: Float>(
+    what: &str,
+    got: &Array<T, 2>,
+    want: impl Fn([usize; 2]) -> f64,
+    shape: [usize; 2],
+    rel: f64,
+) {
+    assert_eq!(got.shape(), shape, "{what}: shape");
+    for (index, &x) in got.indexed_iter() {
+        let w = want(index);
+        assert!(close(x, w, rel, w.abs().max(1.0)), "{what}: at {index:?} got {} want {w}", to_f64(x));
+    }
+}
+
+fn apply_bin(op: BinOp, x: f64, y: f64) -> f64 {
+    match op {
+        BinOp::Add => x + y,
+        BinOp::Sub => x - y,
+        BinOp::Mul => x * y,
+        BinOp::Div => x / y,
+    }
+}
+
+/// The same operation rounded to `T` (what an exact elementwise kernel returns).
+fn rounded<T: Float>(x: f64) -> f64 {
+    to_f64(T::from_f64(x))
+}
+
+pub fn binary<H: Harness>() {
+    binary_for::<H, f32>();
+    binary_for::<H, f64>();
+}
+
+fn binary_for<H: Harness, T: Float>() {
+    for (k, &shape) in SHAPES.iter().enumerate() {
+        for va in VIEWS {
+            for vb in VIEWS {
+                let a = field::<T>(base_shape(shape, va), k as u64);
+                let b = field::<T>(base_shape(shape, vb), 100 + k as u64);
+                let (da, db) = (H::upload(&a), H::upload(&b));
+                for op in [BinOp::Add, BinOp::Sub, BinOp::Mul, BinOp::Div] {
+                    let got = H::binary(op, &da, va, &db, vb);
+                    let want = |ix| rounded::<T>(apply_bin(op, to_f64(at(&a, va, ix)), to_f64(at(&b, vb, ix))));
+                    let what = format!("{} {op:?} {va:?} {vb:?} {shape:?}", H::NAME);
+                    check_matrix(&what, &got, want, shape, 2.0 * eps::<T>());
+                }
+            }
+            // A row broadcast over the rows (a rank-1 right operand).
+            let a = field::<T>(base_shape(shape, va), k as u64);
+            let row = Array::from_fn([shape[1]], |[j]| T::from_f64(0.5 + j as f64));
+            let (da, drow) = (H::upload(&a), H::upload_vector(&row));
+            for op in [BinOp::Add, BinOp::Mul, BinOp::Div] {
+                let got = H::binary_row(op, &da, va, &drow);
+                let want =
+                    |[i, j]: [usize; 2]| rounded::<T>(apply_bin(op, to_f64(at(&a, va, [i, j])), to_f64(row[[j]])));
+                check_matrix(&format!("{} row {op:?} {va:?} {shape:?}", H::NAME), &got, want, shape, 2.0 * eps::<T>());
+            }
+        }
+    }
+}
+
+pub fn scalar_and_unary<H: Harness>() {
+    scalar_and_unary_for::<H, f32>();
+    scalar_and_unary_for::<H, f64>();
+}
+
+fn scalar_and_unary_for<H: Harness, T: Float>() {
+    for (k, &shape) in SHAPES.iter().enumerate() {
+        for va in VIEWS {
+            let a = field::<T>(base_shape(shape, va), k as u64);
+            let da = H::upload(&a);
+            let s = T::from_f64(1.5);
+            let (times, minus) = H::scalar(&da, va, s);
+            let what = format!("{} scalar {va:?} {shape:?}", H::NAME);
+            check_matrix(&what, &times, |ix| rounded::<T>(to_f64(at(&a, va, ix)) * 1.5), shape, 0.0);
+            check_matrix(&what, &minus, |ix| rounded::<T>(1.5 - to_f64(at(&a, va, ix))), shape, 0.0);
+            for op in [UnOp::Abs, UnOp::Sqrt, UnOp::Exp, UnOp::Neg] {
+                let got = H::unary(op, &da, va);
+                let f = |x: f64| match op {
+                    UnOp::Abs => x.abs(),
+                    UnOp::Sqrt => x.sqrt(),
+                    UnOp::Exp => x.exp(),
+                    UnOp::Neg => -x,
+                };
+                // abs and neg are exact; sqrt and exp within a few ulps of the f64 result.
+                let rel = if matches!(op, UnOp::Abs | UnOp::Neg) { 0.0 } else { 4.0 * eps::<T>() };
+                let want = |ix| rounded::<T>(f(to_f64(at(&a, va, ix))));
+                check_matrix(&format!("{} {op:?} {va:?} {shape:?}", H::NAME), &got, want, shape, rel);
+            }
+        }
+    }
+}
+
+pub fn compound_assignment<H: Harness>() {
+    compound_assignment_for::<H, f32>();
+    compound_assignment_for::<H, f64>();
+}
+
+fn compound_assignment_for<H: Harness, T: Float>() {
+    for (k, &shape) in SHAPES.iter().enumerate() {
+        for va in VIEWS {
+            for vb in [View::Plain, View::Transposed, View::Flipped] {
+                let a = field::<T>(base_shape(shape, va), k as u64);
+                let b = field::<T>(base_shape(shape, vb), 7 + k as u64);
+                let mut da = H::upload(&a);
+                let got = H::add_assign(&mut da, va, &H::upload(&b), vb);
+                // Elements of `a` inside the view get `+ b`; the others (stepped-over columns)
+                // keep their value.
+                let mut want = Array::from_fn(a.shape(), |ix| to_f64(a[ix]));
+                for i in 0..shape[0] {
+                    for j in 0..shape[1] {
+                        let at_base = base_index(a.shape(), va, [i, j]);
+                        want[at_base] = rounded::<T>(want[at_base] + to_f64(at(&b, vb, [i, j])));
+                    }
+                }
+                check_matrix(&format!("{} += {va:?} {vb:?} {shape:?}", H::NAME), &got, |ix| want[ix], a.shape(), 0.0);
+            }
+        }
+    }
+}
+
+pub fn fill_copy_contiguous<H: Harness>() {
+    fill_copy_contiguous_for::<H, f32>();
+    fill_copy_contiguous_for::<H, f64>();
+}
+
+fn fill_copy_contiguous_for<H: Harness, T: Float>() {
+    for (k, &shape) in SHAPES.iter().enumerate() {
+        for va in VIEWS {
+            let a = field::<T>(base_shape(shape, va), k as u64);
+            let da = H::upload(&a);
+            assert_eq!(H::download(&da), a, "{} upload/download round trip", H::NAME);
+            let got = H::contiguous(&da, va);
+            check_matrix(
+                &format!("{} contiguous {va:?} {shape:?}", H::NAME),
+                &got,
+                |ix| to_f64(at(&a, va, ix)),
+                shape,
+                0.0,
+            );
+            let mut db = H::upload(&a);
+            let filled = H::fill(&mut db, va, T::from_f64(-9.0));
+            let mut want = Array::from_fn(a.shape(), |ix| to_f64(a[ix]));
+            for i in 0..shape[0] {
+                for j in 0..shape[1] {
+                    want[base_index(a.shape(), va, [i, j])] = -9.0;
+                }
+            }
+            check_matrix(&format!("{} fill {va:?} {shape:?}", H::NAME), &filled, |ix| want[ix], a.shape(), 0.0);
+        }
+    }
+}
+
+pub fn reductions<H: Harness>() {
+    reductions_for::<H, f32>();
+    reductions_for::<H, f64>();
+}
+
+fn reductions_for<H: Harness, T: Float>() {
+    for (k, &shape) in SHAPES.iter().enumerate() {
+        for va in VIEWS {
+            let a = field::<T>(base_shape(shape, va), k as u64);
+            let da = H::upload(&a);
+            let what = format!("{} {va:?} {shape:?}", H::NAME);
+            let values: Vec<([usize; 2], f64)> = (0..shape[0])
+                .flat_map(|i| (0..shape[1]).map(move |j| [i, j]))
+                .map(|ix| (ix, to_f64(at(&a, va, ix))))
+                .collect();
+            let n = values.len() as f64;
+            let sum: f64 = values.iter().map(|(_, x)| x).sum();
+            let abs_sum: f64 = values.iter().map(|(_, x)| x.abs()).sum();
+            let tol = (n + 2.0) * eps::<T>();
+            let got_sum = H::reduce(Reduction::Sum, &da, va).map(to_f64);
+            assert!(
+                got_sum.is_some_and(|s| (s - sum).abs() <= tol * abs_sum.max(1.0)),
+                "{what}: sum {got_sum:?} vs {sum}"
+            );
+            let got_mean = H::reduce(Reduction::Mean, &da, va).map(to_f64);
+            match values.is_empty() {
+                true => assert_eq!(got_mean, None, "{what}: mean of nothing"),
+                false => assert!(
+                    got_mean.is_some_and(|m| (m - sum / n).abs() <= tol * (abs_sum / n).max(1.0)),
+                    "{what}: mean {got_mean:?} vs {}",
+                    sum / n
+                ),
+            }
+            let min = values.iter().map(|&(_, x)| x).reduce(f64::min);
+            let max = values.iter().map(|&(_, x)| x).reduce(f64::max);
+            assert_eq!(H::reduce(Reduction::Min, &da, va).map(to_f64), min, "{what}: min");
+            assert_eq!(H::reduce(Reduction::Max, &da, va).map(to_f64), max, "{what}: max");
+            let argmin = values.iter().find(|&&(_, x)| Some(x) == min).map(|&(ix, _)| ix);
+            let argmax = values.iter().find(|&&(_, x)| Some(x) == max).map(|&(ix, _)| ix);
+            assert_eq!(H::arg_extrema(&da, va), (argmin, argmax), "{what}: argmin/argmax");
+            for axis in 0..2 {
+                let got = H::sum_axis(&da, va, axis);
+                let other = 1 - axis;
+                assert_eq!(got.shape(), [shape[other]], "{what}: sum_axis({axis}) shape");
+                for p in 0..shape[other] {
+                    let lane: Vec<f64> = (0..shape[axis])
+                        .map(|q| if axis == 0 { [q, p] } else { [p, q] })
+                        .map(|ix| to_f64(at(&a, va, ix)))
+                        .collect();
+                    let want: f64 = lane.iter().sum();
+                    let scale: f64 = lane.iter().map(|x| x.abs()).sum();
+                    let got = to_f64(got[[p]]);
+                    assert!(
+                        (got - want).abs() <= (lane.len() as f64 + 2.0) * eps::<T>() * scale.max(1.0),
+                        "{what}: sum_axis({axis})[{p}] {got} vs {want}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+pub fn matmul<H: Harness>() {
+    matmul_for::<H, f32>();
+    matmul_for::<H, f64>();
+}
+
+fn matmul_for<H: Harness, T: Float + GemmElement>() {
+    for &[m, kk] in &SHAPES {
+        let n = 1 + (m + kk) % 5;
+        for va in [View::Plain, View::Transposed, View::Flipped] {
+            for vb in [View::Plain, View::Transposed] {
+                let a = field::<T>(base_shape([m, kk], va), m as u64);
+                let b = field::<T>(base_shape([kk, n], vb), 50 + n as u64);
+                let got = H::matmul(&H::upload(&a), va, &H::upload(&b), vb);
+                let want = |[i, j]: [usize; 2]| {
+                    (0..kk).map(|p| to_f64(at(&a, va, [i, p])) * to_f64(at(&b, vb, [p, j]))).sum::<f64>()
+                };
+                let scale = |[i, j]: [usize; 2]| {
+                    (0..kk).map(|p| (to_f64(at(&a, va, [i, p])) * to_f64(at(&b, vb, [p, j]))).abs()).sum::<f64>()
+                };
+                let what = format!("{} matmul {va:?} {vb:?} [{m}, {kk}] x [{kk}, {n}]", H::NAME);
+                assert_eq!(got.shape(), [m, n], "{what}: shape");
+                for (ix, &x) in got.indexed_iter() {
+                    let tol = (kk as f64 + 2.0) * eps::<T>() * scale(ix).max(1.0);
+                    assert!((to_f64(x) - want(ix)).abs() <= tol, "{what}: at {ix:?} {} vs {}", to_f64(x), want(ix));
+                }
+            }
+        }
+    }
+}
+
+pub fn stencils<H: Harness>() {
+    stencils_for::<H, f32>();
+    stencils_for::<H, f64>();
+}
+
+fn stencils_for<H: Harness, T: Float>() {
+    for (k, &shape) in SHAPES.iter().enumerate() {
+        for va in VIEWS {
+            let a = field::<T>(base_shape(shape, va), k as u64);
+            let out = Array::<T, 2>::from_elem(shape, T::from_f64(-7.0));
+            let (da, dout) = (H::upload(&a), H::upload(&out));
+            check_stencil::<H, T, 5>(&LinearStencil::laplacian_5pt(T::from_f64(0.5)), &a, va, &da, &dout, shape);
+            check_stencil::<H, T, 9>(&LinearStencil::laplacian_9pt(T::from_f64(2.0)), &a, va, &da, &dout, shape);
+            check_stencil::<H, T, 4>(&LinearStencil::jacobi_5pt(), &a, va, &da, &dout, shape);
+        }
+    }
+}
+
+fn check_stencil<H: Harness, T: Float, const K: usize>(
+    s: &LinearStencil<T, 2, 1, K>,
+    a: &Array<T, 2>,
+    va: View,
+    da: &H::Matrix<T>,
+    dout: &H::Matrix<T>,
+    shape: [usize; 2],
+) {
+    let got = H::stencil(s, da, va, dout);
+    let [m, n] = shape;
+    let want = |[i, j]: [usize; 2]| {
+        if i == 0 || j == 0 || i + 1 >= m || j + 1 >= n {
+            return -7.0; // outside the interior: untouched
+        }
+        // In tap order, rounded after every step as the kernel does.
+        s.taps()
+            .iter()
+            .fold(None::<f64>, |acc, &([di, dj], w)| {
+                let x = to_f64(at(a, va, [(i as isize + di) as usize, (j as isize + dj) as usize]));
+                let term = rounded::<T>(to_f64(w) * x);
+                Some(acc.map_or(term, |acc| rounded::<T>(acc + term)))
+            })
+            .unwrap_or(0.0)
+    };
+    check_matrix(&format!("{} stencil K={K} {va:?} {shape:?}", H::NAME), &got, want, shape, 4.0 * eps::<T>());
+}

@@ -1,0 +1,218 @@
+//! What a backend must provide to run the conformance cases: moving host arrays in and out, the
+//! four views the cases take, and each op family. Results come back as host arrays.
+
+use cnda::prelude::*;
+use cnda::stencil::LinearStencil;
+use cnda::GemmElement;
+
+/// The views every case takes of its operands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum View {
+    /// The array itself.
+    Plain,
+    /// `t()`: reversed axes (a `ColMajor` view of a row-major array).
+    Transposed,
+    /// `s![.., ..;2]`: every other column.
+    Stepped,
+    /// `flip(0)`: rows in reverse order (a negative stride).
+    Flipped,
+}
+
+pub const VIEWS: [View; 4] = [View::Plain, View::Transposed, View::Stepped, View::Flipped];
+
+/// The view `v` of a host matrix, as a `Strided` view: what a backend must reproduce.
+pub fn host_view<T: Pod>(a: &Array<T, 2>, v: View) -> ArrayView<'_, T, 2> {
+    match v {
+        View::Plain => a.view().into(),
+        View::Transposed => a.t().into(),
+        View::Stepped => a.slice(s![.., ..;2]).into_strided(),
+        View::Flipped => a.flip(0),
+    }
+}
+
+/// Binary elementwise operations.
+#[derive(Clone, Copy, Debug)]
+pub enum BinOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+}
+
+/// Unary elementwise operations.
+#[derive(Clone, Copy, Debug)]
+pub enum UnOp {
+    Abs,
+    Sqrt,
+    Exp,
+    Neg,
+}
+
+/// Reductions to a scalar or an index.
+#[derive(Clone, Copy, Debug)]
+pub enum Reduction {
+    Sum,
+    Mean,
+    Min,
+    Max,
+}
+
+/// One backend, as the conformance cases see it.
+pub trait Harness {
+    /// The backend's name, for failure messages.
+    const NAME: &'static str;
+    /// A matrix living on the backend.
+    type Matrix<T: Float>;
+    /// A vector living on the backend.
+    type Vector<T: Float>;
+
+    fn upload<T: Float>(a: &Array<T, 2>) -> Self::Matrix<T>;
+    fn upload_vector<T: Float>(a: &Array<T, 1>) -> Self::Vector<T>;
+    fn download<T: Float>(a: &Self::Matrix<T>) -> Array<T, 2>;
+
+    /// `view(a) op view(b)`.
+    fn binary<T: Float>(op: BinOp, a: &Self::Matrix<T>, va: View, b: &Self::Matrix<T>, vb: View) -> Array<T, 2>;
+    /// `view(a) op row`, the row broadcast over the rows.
+    fn binary_row<T: Float>(op: BinOp, a: &Self::Matrix<T>, va: View, row: &Self::Vector<T>) -> Array<T, 2>;
+    /// `view(a) * s`, then `s - view(a)`, concatenated as two results.
+    fn scalar<T: Float>(a: &Self::Matrix<T>, va: View, s: T) -> (Array<T, 2>, Array<T, 2>);
+    /// `op(view(a))`.
+    fn unary<T: Float>(op: UnOp, a: &Self::Matrix<T>, va: View) -> Array<T, 2>;
+    /// `view_mut(a) += view(b)`, returning the whole of `a` afterwards.
+    fn add_assign<T: Float>(a: &mut Self::Matrix<T>, va: View, b: &Self::Matrix<T>, vb: View) -> Array<T, 2>;
+    /// `view_mut(a).fill(x)`, returning the whole of `a` afterwards.
+    fn fill<T: Float>(a: &mut Self::Matrix<T>, va: View, x: T) -> Array<T, 2>;
+    /// `view(a).contiguous()`.
+    fn contiguous<T: Float>(a: &Self::Matrix<T>, va: View) -> Array<T, 2>;
+    /// A reduction of `view(a)`; `None` for an empty view where the reduction has no value.
+    fn reduce<T: Float>(r: Reduction, a: &Self::Matrix<T>, va: View) -> Option<T>;
+    /// `argmin` and `argmax` of `view(a)`.
+    fn arg_extrema<T: Float>(a: &Self::Matrix<T>, va: View) -> (Option<[usize; 2]>, Option<[usize; 2]>);
+    /// `sum_axis(axis)` of `view(a)`.
+    fn sum_axis<T: Float>(a: &Self::Matrix<T>, va: View, axis: usize) -> Array<T, 1>;
+    /// `view(a) x view(b)`.
+    fn matmul<T: Float + GemmElement>(a: &Self::Matrix<T>, va: View, b: &Self::Matrix<T>, vb: View) -> Array<T, 2>;
+    /// `stencil` applied to `view(input)` into a copy of `output`, returned.
+    fn stencil<T: Float, const K: usize>(
+        s: &LinearStencil<T, 2, 1, K>,
+        input: &Self::Matrix<T>,
+        va: View,
+        output: &Self::Matrix<T>,
+    ) -> Array<T, 2>;
+}
+
+/// The CPU backend: arrays are host arrays, ops are cnda's.
+pub struct CpuHarness;
+
+impl Harness for CpuHarness {
+    const NAME: &'static str = "Cpu";
+    type Matrix<T: Float> = Array<T, 2>;
+    type Vector<T: Float> = Array<T, 1>;
+
+    fn upload<T: Float>(a: &Array<T, 2>) -> Array<T, 2> {
+        a.clone()
+    }
+
+    fn upload_vector<T: Float>(a: &Array<T, 1>) -> Array<T, 1> {
+        a.clone()
+    }
+
+    fn download<T: Float>(a: &Array<T, 2>) -> Array<T, 2> {
+        a.clone()
+    }
+
+    fn binary<T: Float>(op: BinOp, a: &Array<T, 2>, va: View, b: &Array<T, 2>, vb: View) -> Array<T, 2> {
+        let (x, y) = (host_view(a, va), host_view(b, vb));
+        match op {
+            BinOp::Add => x + y,
+            BinOp::Sub => x - y,
+            BinOp::Mul => x * y,
+            BinOp::Div => x / y,
+        }
+    }
+
+    fn binary_row<T: Float>(op: BinOp, a: &Array<T, 2>, va: View, row: &Array<T, 1>) -> Array<T, 2> {
+        let x = host_view(a, va);
+        match op {
+            BinOp::Add => x + row,
+            BinOp::Sub => x - row,
+            BinOp::Mul => x * row,
+            BinOp::Div => x / row,
+        }
+    }
+
+    fn scalar<T: Float>(a: &Array<T, 2>, va: View, s: T) -> (Array<T, 2>, Array<T, 2>) {
+        let x = host_view(a, va);
+        (x * s, x.map(|v| s - v))
+    }
+
+    fn unary<T: Float>(op: UnOp, a: &Array<T, 2>, va: View) -> Array<T, 2> {
+        let x = host_view(a, va);
+        match op {
+            UnOp::Abs => x.abs(),
+            UnOp::Sqrt => x.sqrt(),
+            UnOp::Exp => x.exp(),
+            UnOp::Neg => -x,
+        }
+    }
+
+    fn add_assign<T: Float>(a: &mut Array<T, 2>, va: View, b: &Array<T, 2>, vb: View) -> Array<T, 2> {
+        let y = host_view(b, vb).to_owned();
+        let mut target = view_mut(a, va);
+        target += &y;
+        a.clone()
+    }
+
+    fn fill<T: Float>(a: &mut Array<T, 2>, va: View, x: T) -> Array<T, 2> {
+        view_mut(a, va).fill(x);
+        a.clone()
+    }
+
+    fn contiguous<T: Float>(a: &Array<T, 2>, va: View) -> Array<T, 2> {
+        host_view(a, va).contiguous().into_owned().with_check()
+    }
+
+    fn reduce<T: Float>(r: Reduction, a: &Array<T, 2>, va: View) -> Option<T> {
+        let x = host_view(a, va);
+        match r {
+            Reduction::Sum => Some(x.sum()),
+            Reduction::Mean => x.mean(),
+            Reduction::Min => x.min(),
+            Reduction::Max => x.max(),
+        }
+    }
+
+    fn arg_extrema<T: Float>(a: &Array<T, 2>, va: View) -> (Option<[usize; 2]>, Option<[usize; 2]>) {
+        let x = host_view(a, va);
+        (x.argmin(), x.argmax())
+    }
+
+    fn sum_axis<T: Float>(a: &Array<T, 2>, va: View, axis: usize) -> Array<T, 1> {
+        host_view(a, va).sum_axis(axis).with_check()
+    }
+
+    fn matmul<T: Float + GemmElement>(a: &Array<T, 2>, va: View, b: &Array<T, 2>, vb: View) -> Array<T, 2> {
+        host_view(a, va).matmul(&host_view(b, vb))
+    }
+
+    fn stencil<T: Float, const K: usize>(
+        s: &LinearStencil<T, 2, 1, K>,
+        input: &Array<T, 2>,
+        va: View,
+        output: &Array<T, 2>,
+    ) -> Array<T, 2> {
+        let mut out = output.clone();
+        s.apply(host_view(input, va), out.view_mut());
+        out
+    }
+}
+
+/// The mutable form of [`host_view`].
+fn view_mut<T: Pod>(a: &mut Array<T, 2>, v: View) -> ArrayViewMut<'_, T, 2> {
+    match v {
+        View::Plain => a.view_mut().into(),
+        View::Transposed => a.view_mut().t().into(),
+        View::Stepped => a.slice_mut(s![.., ..;2]).into_strided(),
+        View::Flipped => a.view_mut().flip(0),
+    }
+}
