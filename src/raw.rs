@@ -83,6 +83,15 @@ impl<T, const N: usize, L: Layout> RawParts<T, N, L> {
         unsafe { self.ptr.offset(offset) }
     }
 
+    /// The same elements with all axes reversed, in layout `L::Reversed`: the metadata follows
+    /// from the type (`Layout::reversed_meta`), so nothing is re-checked at run time.
+    pub(crate) fn reversed(self) -> RawParts<T, N, L::Reversed> {
+        let meta = L::reversed_meta(&self.shape, &self.meta);
+        let mut shape = self.shape;
+        shape.reverse();
+        RawParts { ptr: self.ptr, shape, meta, len: self.len }
+    }
+
     /// Whether the elements are one dense block in C order.
     pub(crate) fn is_row_major(&self) -> bool {
         shape::matches_dense(&self.shape, &self.strides(), &shape::row_major_strides(&self.shape))

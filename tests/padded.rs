@@ -80,3 +80,14 @@ fn padded_arrays_come_from_pools_too() {
     assert_eq!(a.sum(), 18.0);
     assert_eq!(pool.stats().allocations, 1);
 }
+
+#[test]
+fn transposes_of_padded_arrays_reverse_the_strides() {
+    let a = padded([3, 5]);
+    let t = a.t();
+    assert_eq!((t.shape(), t.strides()), ([5, 3], [1, 8]));
+    for ([i, j], &x) in t.indexed_iter() {
+        assert_eq!(x, a[[j, i]]);
+    }
+    assert_eq!(t.t().strides(), a.strides());
+}

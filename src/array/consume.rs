@@ -34,8 +34,10 @@ impl<T: Pod, const N: usize, B: Backend, L: Layout, C: BoundsCheck> Array<T, N, 
 
     /// All axes reversed, keeping the buffer: a row-major array becomes a column-major one.
     pub fn into_t(self) -> Array<T, N, B, L::Reversed, C> {
-        let g = self.geometry().reversed();
-        self.regeometry(g)
+        let meta = L::reversed_meta(&self.shape, &self.meta);
+        let mut shape = self.shape;
+        shape.reverse();
+        Array { buf: self.buf, offset: self.offset, shape, meta, len: self.len, check: self.check }
     }
 
     /// Axes `a` and `b` swapped.

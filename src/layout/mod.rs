@@ -34,6 +34,14 @@ pub trait Layout: Copy + Default + Debug + Send + Sync + 'static + sealed::Seale
     /// The layout after reversing all axes (`t()`): C order becomes F order and back.
     type Reversed: Layout;
 
+    /// The metadata of the same array with all axes reversed (`t()`), described in the reversed
+    /// layout: derived from the type, with no run-time re-check of the strides. `shape` is the
+    /// shape before reversing.
+    fn reversed_meta<const N: usize>(
+        shape: &[usize; N],
+        meta: &Self::Strides<N>,
+    ) -> <Self::Reversed as Layout>::Strides<N>;
+
     /// The layout after a no-copy `reshape` (which reads elements in row-major order): only a
     /// row-major block is guaranteed to stay one.
     type Reshaped: Layout;

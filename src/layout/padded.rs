@@ -2,7 +2,7 @@
 //! consecutive rows start `pitch` elements apart, with `pitch` the row length rounded up so that
 //! every row of an owned array starts on a 64-byte boundary.
 
-use super::{sealed::Sealed, Layout, Strided};
+use super::{sealed::Sealed, Layout, StrideMeta, Strided};
 
 /// Row-major layout whose rows are `pitch` elements apart (`pitch >= row length`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -79,6 +79,12 @@ impl Layout for Padded {
             axis += 1;
         }
         row.wrapping_mul(meta.pitch).wrapping_add(index[N - 1]) as isize
+    }
+
+    fn reversed_meta<const N: usize>(shape: &[usize; N], meta: &PaddedMeta) -> StrideMeta<N> {
+        let mut strides = Self::strides(shape, meta);
+        strides.reverse();
+        StrideMeta::new(strides)
     }
 
     fn from_strides<const N: usize>(shape: &[usize; N], strides: &[isize; N]) -> Option<PaddedMeta> {

@@ -33,6 +33,8 @@ impl Layout for RowMajor {
         offset as isize
     }
 
+    fn reversed_meta<const N: usize>(_: &[usize; N], _: &()) {}
+
     fn from_strides<const N: usize>(shape: &[usize; N], strides: &[isize; N]) -> Option<()> {
         shape::matches_dense(shape, strides, &shape::row_major_strides(shape)).then_some(())
     }

@@ -17,6 +17,11 @@ impl<const N: usize> StrideMeta<N> {
     pub fn strides(&self) -> [isize; N] {
         self.strides
     }
+
+    /// Metadata for these strides (any strides describe a `Strided` array).
+    pub(crate) fn new(strides: [isize; N]) -> Self {
+        StrideMeta { strides }
+    }
 }
 
 impl Sealed for Strided {}
@@ -42,6 +47,12 @@ impl Layout for Strided {
             axis += 1;
         }
         offset
+    }
+
+    fn reversed_meta<const N: usize>(_: &[usize; N], meta: &StrideMeta<N>) -> StrideMeta<N> {
+        let mut strides = meta.strides;
+        strides.reverse();
+        StrideMeta::new(strides)
     }
 
     fn from_strides<const N: usize>(_: &[usize; N], strides: &[isize; N]) -> Option<StrideMeta<N>> {
