@@ -193,120 +193,75 @@ impl<T: Numeric, const K: usize> Plan<T, K> {
     }
 }
 
-/// The stencil at a 2D window's centre.
-///
-/// `plan` must come from a stencil of radius `R` and the strides of the input the window is over.
-#[inline(always)]
-fn at_window2<T: Numeric, const R: usize, const K: usize>(plan: &Plan<T, K>, w: Window2<'_, T, R>) -> T {
-    plan.combine(|delta| {
-        // SAFETY: `delta` is a tap's offset (within `R`, checked by `try_new`) times the input's
-        // strides, which are the window's.
-        unsafe { *w.at_flat(delta) }
-    })
+/// One `apply` / `try_apply` / `par_apply` impl per rank (a per-rank table: rank, window type,
+/// sequential and parallel sweeps). The ranks differ only in those names.
+macro_rules! apply_for_rank {
+    ($($n:literal: $Window:ident, $try_sweep:ident, $try_par_sweep:ident;)*) => {$(
+        impl<T: Numeric, const R: usize, const K: usize> LinearStencil<T, $n, R, K> {
+            /// `output[x] = sum_k weight_k * input[x + offset_k]` for every interior point (at
+            /// least `R` from every edge); the other points are left alone.
+            ///
+            /// # Panics
+            ///
+            /// When the shapes differ; `try_apply` returns the error instead.
+            #[track_caller]
+            pub fn apply<L1: Layout, C1: BoundsCheck, L2: Layout, C2: BoundsCheck>(
+                &self,
+                input: ArrayView<'_, T, $n, L1, C1>,
+                output: ArrayViewMut<'_, T, $n, L2, C2>,
+            ) {
+                or_panic(self.try_apply(input, output))
+            }
+
+            /// The interior sweep of `apply`.
+            ///
+            /// # Errors
+            ///
+            /// `Error::ShapeMismatch` when the shapes differ.
+            pub fn try_apply<L1: Layout, C1: BoundsCheck, L2: Layout, C2: BoundsCheck>(
+                &self,
+                input: ArrayView<'_, T, $n, L1, C1>,
+                output: ArrayViewMut<'_, T, $n, L2, C2>,
+            ) -> Result<()> {
+                let plan = self.plan(input.strides());
+                $try_sweep(input, output, |out, w: $Window<'_, T, R>| *out = at_window!(plan, w))
+            }
+
+            /// `apply` with the interior split over rayon's threads.
+            ///
+            /// # Panics
+            ///
+            /// When the shapes differ.
+            #[cfg(feature = "rayon")]
+            #[track_caller]
+            pub fn par_apply<L1: Layout, C1: BoundsCheck, L2: Layout, C2: BoundsCheck>(
+                &self,
+                input: ArrayView<'_, T, $n, L1, C1>,
+                output: ArrayViewMut<'_, T, $n, L2, C2>,
+            ) where
+                T: Send + Sync,
+            {
+                let plan = self.plan(input.strides());
+                or_panic($try_par_sweep(input, output, |out, w: $Window<'_, T, R>| *out = at_window!(plan, w)))
+            }
+        }
+    )*};
 }
 
-/// The stencil at a 3D window's centre; as [`at_window2`].
-#[inline(always)]
-fn at_window3<T: Numeric, const R: usize, const K: usize>(plan: &Plan<T, K>, w: Window3<'_, T, R>) -> T {
-    plan.combine(|delta| {
-        // SAFETY: as in `at_window2`.
-        unsafe { *w.at_flat(delta) }
-    })
+/// The stencil at a window's centre, from a `plan` made for the input the window is over.
+macro_rules! at_window {
+    ($plan:ident, $w:ident) => {
+        $plan.combine(|delta| {
+            // SAFETY: `delta` is a tap's offset (within `R`, checked by `try_new`) times the
+            // input's strides, which are the window's.
+            unsafe { *$w.at_flat(delta) }
+        })
+    };
 }
 
-impl<T: Numeric, const R: usize, const K: usize> LinearStencil<T, 2, R, K> {
-    /// `output[x] = sum_k weight_k * input[x + offset_k]` for every interior point (at least `R`
-    /// from every edge); the other points are left alone.
-    ///
-    /// # Panics
-    ///
-    /// When the shapes differ; [`LinearStencil::try_apply`] returns the error instead.
-    #[track_caller]
-    pub fn apply<L1: Layout, C1: BoundsCheck, L2: Layout, C2: BoundsCheck>(
-        &self,
-        input: ArrayView<'_, T, 2, L1, C1>,
-        output: ArrayViewMut<'_, T, 2, L2, C2>,
-    ) {
-        or_panic(self.try_apply(input, output))
-    }
-
-    /// The interior sweep of [`LinearStencil::apply`].
-    ///
-    /// # Errors
-    ///
-    /// `Error::ShapeMismatch` when the shapes differ.
-    pub fn try_apply<L1: Layout, C1: BoundsCheck, L2: Layout, C2: BoundsCheck>(
-        &self,
-        input: ArrayView<'_, T, 2, L1, C1>,
-        output: ArrayViewMut<'_, T, 2, L2, C2>,
-    ) -> Result<()> {
-        let plan = self.plan(input.strides());
-        try_sweep2(input, output, |out, w: Window2<'_, T, R>| *out = at_window2(&plan, w))
-    }
-
-    /// [`LinearStencil::apply`] with the interior rows split over rayon's threads.
-    ///
-    /// # Panics
-    ///
-    /// When the shapes differ.
-    #[cfg(feature = "rayon")]
-    #[track_caller]
-    pub fn par_apply<L1: Layout, C1: BoundsCheck, L2: Layout, C2: BoundsCheck>(
-        &self,
-        input: ArrayView<'_, T, 2, L1, C1>,
-        output: ArrayViewMut<'_, T, 2, L2, C2>,
-    ) where
-        T: Send + Sync,
-    {
-        let plan = self.plan(input.strides());
-        or_panic(try_par_sweep2(input, output, |out, w: Window2<'_, T, R>| *out = at_window2(&plan, w)))
-    }
-}
-
-impl<T: Numeric, const R: usize, const K: usize> LinearStencil<T, 3, R, K> {
-    /// The 3D form of the 2D `apply`: every interior point of a 3D grid.
-    ///
-    /// # Panics
-    ///
-    /// When the shapes differ.
-    #[track_caller]
-    pub fn apply<L1: Layout, C1: BoundsCheck, L2: Layout, C2: BoundsCheck>(
-        &self,
-        input: ArrayView<'_, T, 3, L1, C1>,
-        output: ArrayViewMut<'_, T, 3, L2, C2>,
-    ) {
-        or_panic(self.try_apply(input, output))
-    }
-
-    /// The 3D interior sweep.
-    ///
-    /// # Errors
-    ///
-    /// `Error::ShapeMismatch` when the shapes differ.
-    pub fn try_apply<L1: Layout, C1: BoundsCheck, L2: Layout, C2: BoundsCheck>(
-        &self,
-        input: ArrayView<'_, T, 3, L1, C1>,
-        output: ArrayViewMut<'_, T, 3, L2, C2>,
-    ) -> Result<()> {
-        let plan = self.plan(input.strides());
-        try_sweep3(input, output, |out, w: Window3<'_, T, R>| *out = at_window3(&plan, w))
-    }
-
-    /// The 3D interior sweep with the interior planes split over rayon's threads.
-    ///
-    /// # Panics
-    ///
-    /// When the shapes differ.
-    #[cfg(feature = "rayon")]
-    #[track_caller]
-    pub fn par_apply<L1: Layout, C1: BoundsCheck, L2: Layout, C2: BoundsCheck>(
-        &self,
-        input: ArrayView<'_, T, 3, L1, C1>,
-        output: ArrayViewMut<'_, T, 3, L2, C2>,
-    ) where
-        T: Send + Sync,
-    {
-        let plan = self.plan(input.strides());
-        or_panic(try_par_sweep3(input, output, |out, w: Window3<'_, T, R>| *out = at_window3(&plan, w)))
-    }
+// Without feature `rayon`, `par_apply` is cfg'd out, so the parallel sweeps' names are never
+// resolved.
+apply_for_rank! {
+    2: Window2, try_sweep2, try_par_sweep2;
+    3: Window3, try_sweep3, try_par_sweep3;
 }

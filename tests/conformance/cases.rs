@@ -26,6 +26,27 @@ fn check_matrix<T: Float>(
     }
 }
 
+/// The indices of `shape` in row-major order.
+fn indices([m, n]: [usize; 2]) -> impl Iterator<Item = [usize; 2]> {
+    (0..m).flat_map(move |i| (0..n).map(move |j| [i, j]))
+}
+
+/// The whole base array `a` after a write through view `va` (of shape `shape`) that sets each
+/// viewed element to `new(old value, index in the view)`; elements outside the view keep theirs.
+fn after_write<T: Float>(
+    a: &Array<T, 2>,
+    va: View,
+    shape: [usize; 2],
+    new: impl Fn(f64, [usize; 2]) -> f64,
+) -> Array<f64, 2> {
+    let mut want = Array::from_fn(a.shape(), |ix| to_f64(a[ix]));
+    for ix in indices(shape) {
+        let at_base = base_index(a.shape(), va, ix);
+        want[at_base] = new(want[at_base], ix);
+    }
+    want
+}
+
 fn apply_bin(op: BinOp, x: f64, y: f64) -> f64 {
     match op {
         BinOp::Add => x + y,
@@ -120,13 +141,7 @@ fn compound_assignment_for<H: Harness, T: Float>() {
                 let got = H::add_assign(&mut da, va, &H::upload(&b), vb);
                 // Elements of `a` inside the view get `+ b`; the others (stepped-over columns)
                 // keep their value.
-                let mut want = Array::from_fn(a.shape(), |ix| to_f64(a[ix]));
-                for i in 0..shape[0] {
-                    for j in 0..shape[1] {
-                        let at_base = base_index(a.shape(), va, [i, j]);
-                        want[at_base] = rounded::<T>(want[at_base] + to_f64(at(&b, vb, [i, j])));
-                    }
-                }
+                let want = after_write(&a, va, shape, |old, ix| rounded::<T>(old + to_f64(at(&b, vb, ix))));
                 check_matrix(&format!("{} += {va:?} {vb:?} {shape:?}", H::NAME), &got, |ix| want[ix], a.shape(), 0.0);
             }
         }
@@ -154,12 +169,7 @@ fn fill_copy_contiguous_for<H: Harness, T: Float>() {
             );
             let mut db = H::upload(&a);
             let filled = H::fill(&mut db, va, T::from_f64(-9.0));
-            let mut want = Array::from_fn(a.shape(), |ix| to_f64(a[ix]));
-            for i in 0..shape[0] {
-                for j in 0..shape[1] {
-                    want[base_index(a.shape(), va, [i, j])] = -9.0;
-                }
-            }
+            let want = after_write(&a, va, shape, |_, _| -9.0);
             check_matrix(&format!("{} fill {va:?} {shape:?}", H::NAME), &filled, |ix| want[ix], a.shape(), 0.0);
         }
     }
@@ -176,10 +186,7 @@ fn reductions_for<H: Harness, T: Float>() {
             let a = field::<T>(base_shape(shape, va), k as u64);
             let da = H::upload(&a);
             let what = format!("{} {va:?} {shape:?}", H::NAME);
-            let values: Vec<([usize; 2], f64)> = (0..shape[0])
-                .flat_map(|i| (0..shape[1]).map(move |j| [i, j]))
-                .map(|ix| (ix, to_f64(at(&a, va, ix))))
-                .collect();
+            let values: Vec<([usize; 2], f64)> = indices(shape).map(|ix| (ix, to_f64(at(&a, va, ix)))).collect();
             let n = values.len() as f64;
             let sum: f64 = values.iter().map(|(_, x)| x).sum();
             let abs_sum: f64 = values.iter().map(|(_, x)| x.abs()).sum();
