@@ -202,6 +202,18 @@ pub enum Error {
         message: String,
     },
 
+    /// The operands of one operation live on two different devices of the same backend.
+    #[error(
+        "{op}: the operands live on two different {backend} devices; move one with \
+         `to_device(&dev)` so that both share a device"
+    )]
+    DeviceMismatch {
+        /// The operation that failed.
+        op: &'static str,
+        /// The backend's name.
+        backend: &'static str,
+    },
+
     /// A structured element's field layout does not match the one expected.
     #[error("structured element {name}: {reason}; declare the fields with the same names, order, types and byte order on both sides")]
     Structure {

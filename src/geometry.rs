@@ -265,6 +265,41 @@ pub(crate) fn broadcast_shapes<const N: usize, const M: usize, const K: usize>(
     Ok(out)
 }
 
+/// The same walk over `K` operands with fewer axes: adjacent axes merge wherever every operand
+/// steps through them uniformly (`strides[a] == strides[a + 1] * shape[a + 1]`), and size-1 axes
+/// drop out. The result is right-aligned: merged axes become leading axes of size 1 and stride 0,
+/// so the rank stays `N` and a fully contiguous walk is one axis. Element order is unchanged.
+pub(crate) fn merge_axes<const N: usize, const K: usize>(
+    shape: [usize; N],
+    strides: [[isize; N]; K],
+) -> ([usize; N], [[isize; N]; K]) {
+    let mut out_shape = [1usize; N];
+    let mut out_strides = [[0isize; N]; K];
+    if shape.contains(&0) {
+        return (shape, strides);
+    }
+    // Walk from the last axis, extending the current output axis while every operand steps
+    // uniformly from it into the next axis out.
+    let mut at = N;
+    for axis in (0..N).rev() {
+        if shape[axis] == 1 {
+            continue;
+        }
+        let extends =
+            at < N && (0..K).all(|k| strides[k][axis] == out_strides[k][at].wrapping_mul(out_shape[at] as isize));
+        if extends {
+            out_shape[at] *= shape[axis];
+        } else {
+            at -= 1;
+            out_shape[at] = shape[axis];
+            for k in 0..K {
+                out_strides[k][at] = strides[k][axis];
+            }
+        }
+    }
+    (out_shape, out_strides)
+}
+
 /// The positions one slice item selects on an axis of `size` elements: `first + k * step` for
 /// `k < count`, in source index space.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -442,6 +477,36 @@ mod tests {
 
     fn g<const N: usize>(shape: [usize; N]) -> Geometry<N> {
         Geometry::new(shape, row_major_strides(&shape))
+    }
+
+    /// Every (index, offset per operand) a walk visits, in order.
+    fn walk<const N: usize, const K: usize>(shape: [usize; N], strides: [[isize; N]; K]) -> Vec<[isize; K]> {
+        let mut out = Vec::new();
+        crate::ops::lanes::for_each_lane(shape, strides, |bases, len, steps| {
+            for i in 0..len as isize {
+                out.push(core::array::from_fn(|k| bases[k] + i * steps[k]));
+            }
+        });
+        out
+    }
+
+    #[test]
+    fn merged_axes_walk_the_same_offsets_in_the_same_order() {
+        let cases: [([usize; 3], [[isize; 3]; 2]); 5] = [
+            ([2, 3, 4], [[12, 4, 1], [12, 4, 1]]),  // both dense: one axis
+            ([2, 3, 4], [[12, 4, 1], [0, 1, 0]]),   // a broadcast operand
+            ([2, 3, 4], [[1, 2, 6], [12, 4, 1]]),   // transposed against dense
+            ([2, 1, 4], [[4, 99, 1], [-4, 7, -1]]), // size-1 axis, flipped operand
+            ([3, 2, 2], [[8, 2, 1], [4, 2, 1]]),    // stepped rows merge only inside
+        ];
+        for (shape, strides) in cases {
+            let (ms, mst) = merge_axes(shape, strides);
+            assert_eq!(walk(ms, mst), walk(shape, strides), "{shape:?} {strides:?}");
+            assert_eq!(ms.iter().product::<usize>(), shape.iter().product::<usize>());
+        }
+        assert_eq!(merge_axes([2, 3, 4], [[12, 4, 1], [12, 4, 1]]).0, [1, 1, 24]);
+        assert_eq!(merge_axes([3, 2, 2], [[8, 2, 1], [4, 2, 1]]).0, [1, 3, 4]);
+        assert_eq!(merge_axes([2, 0, 4], [[0, 4, 1]]).0, [2, 0, 4]);
     }
 
     #[test]

@@ -58,8 +58,8 @@ pub mod view;
 pub use bytemuck;
 
 pub use array::Array;
-pub use backend::cpu::HostAlloc;
-pub use backend::{Backend, Cpu, HostAccessible};
+pub use backend::cpu::CpuAlloc;
+pub use backend::{Allocator, Backend, Cpu, HostAccessible};
 pub use check::{BoundsCheck, Checked, DefaultCheck, Unchecked};
 pub use element::{DType, Element, Float, Numeric, Pod, Zeroable};
 pub use error::{Error, Result};
@@ -80,8 +80,8 @@ pub struct ReadmeDoctests;
 /// Everything a typical user needs: `use cnda::prelude::*;`.
 pub mod prelude {
     pub use crate::array::Array;
-    pub use crate::backend::cpu::HostAlloc;
-    pub use crate::backend::{Backend, Cpu, HostAccessible};
+    pub use crate::backend::cpu::CpuAlloc;
+    pub use crate::backend::{Allocator, Backend, Cpu, HostAccessible};
     pub use crate::check::{BoundsCheck, Checked, DefaultCheck, Unchecked};
     pub use crate::element::{DType, Element, Float, Numeric, Pod, Zeroable};
     pub use crate::error::Error;

@@ -102,3 +102,29 @@ fn huge_requests_are_errors() {
     assert!(Array::<u8, 1>::try_zeros_in(&pool, [1 << 62]).is_err());
     assert!(matches!(Array::<u64, 1>::try_zeros_in(&pool, [usize::MAX / 4]), Err(Error::Overflow { .. })));
 }
+
+#[test]
+fn ops_on_pooled_arrays_allocate_their_outputs_from_the_pool() {
+    let pool = Pool::new();
+    let a = Array::<f64, 2>::try_from_fn_in(&pool, [64, 64], |[i, j]| (i * 64 + j) as f64).unwrap();
+    let b = Array::<f64, 1>::try_from_fn_in(&pool, [64], |[j]| j as f64).unwrap();
+    let misses = pool.stats().misses;
+    // One time step: every temporary goes back to the pool and the next step reuses it.
+    for step in 0..3 {
+        let c = &(&a + &b) * 0.5;
+        let d = -&c;
+        let e = d.abs().sqrt();
+        let f = 1.0 - &e;
+        assert!(matches!(f.allocator(), CpuAlloc::Pool(_)));
+        assert_eq!(f[[1, 2]], 1.0 - (0.5 * (66.0 + 2.0)).sqrt(), "step {step}");
+    }
+    let stats = pool.stats();
+    // The first step took at most four fresh blocks; later steps only reused them.
+    assert!(stats.misses - misses <= 4, "{stats:?}");
+    assert!(stats.hits >= 8, "{stats:?}");
+    // A view does not know its owner's pool: its outputs come from the system.
+    assert!(matches!((a.view() + 1.0).allocator(), CpuAlloc::System));
+    // Once the pool is gone, a pooled array's outputs come from the system.
+    drop(pool);
+    assert!(matches!((&a + 1.0).allocator(), CpuAlloc::System));
+}

@@ -2,11 +2,10 @@
 //! inference, so `Array::zeros([2, 3])` must name one type); the `_in` forms build any dense layout
 //! and bounds policy on a given backend.
 
-use core::marker::PhantomData;
-
 use super::Array;
-use crate::backend::cpu::{CpuBuffer, HostAlloc};
+use crate::backend::cpu::CpuBuffer;
 use crate::backend::Cpu;
+use crate::backend::{Allocator, Backend, HostAccessible};
 use crate::check::BoundsCheck;
 use crate::element::{Numeric, Pod};
 use crate::error::{or_panic, Error, Result};
@@ -17,22 +16,25 @@ impl<T: Pod, const N: usize, L: Dense, C: BoundsCheck> Array<T, N, Cpu, L, C> {
     /// An array over `buf`, whose length must be the product of `shape`.
     pub(crate) fn from_buffer(buf: CpuBuffer<T>, shape: [usize; N]) -> Self {
         debug_assert_eq!(Some(buf.len()), crate::shape::element_count(&shape));
-        let len = buf.len();
-        Array { buf, offset: 0, shape, meta: L::dense_meta::<N>(), len, check: PhantomData }
+        Self::from_buffer_in(buf, shape)
     }
+}
 
+impl<T: Pod, const N: usize, B: Backend, L: Dense, C: BoundsCheck> Array<T, N, B, L, C> {
     /// A zero-filled array of `shape` with layout `L` and bounds policy `C`, from `alloc` (`&Cpu`
-    /// for the system allocator, or a `&Pool`).
+    /// for the system allocator, a `&Pool`, or a device's allocator): the backend follows from
+    /// the allocator.
     ///
     /// # Errors
     ///
     /// `Error::Overflow` when the byte size does not fit an allocation, `Error::Alloc` when the
     /// system (or the pool's byte cap) refuses the memory.
-    pub fn try_zeros_in(alloc: &impl HostAlloc, shape: [usize; N]) -> Result<Self> {
-        Self::try_fill_in(alloc, "zeros", shape, T::zeroed())
+    pub fn try_zeros_in(alloc: &impl Allocator<B>, shape: [usize; N]) -> Result<Self> {
+        let len = shape::checked_len("zeros", &shape, core::mem::size_of::<T>())?;
+        Ok(Self::from_buffer_in(alloc.try_alloc_zeroed("zeros", len)?, shape))
     }
 
-    /// A zero-filled array of `shape` from `alloc` (`&Cpu` or a `&Pool`).
+    /// A zero-filled array of `shape` from `alloc` (`&Cpu`, a `&Pool`, or a device's allocator).
     ///
     /// ```
     /// use cnda::prelude::*;
@@ -45,24 +47,27 @@ impl<T: Pod, const N: usize, L: Dense, C: BoundsCheck> Array<T, N, Cpu, L, C> {
     ///
     /// When the allocation fails; [`Array::try_zeros_in`] returns the error instead.
     #[track_caller]
-    pub fn zeros_in(alloc: &impl HostAlloc, shape: [usize; N]) -> Self {
+    pub fn zeros_in(alloc: &impl Allocator<B>, shape: [usize; N]) -> Self {
         or_panic(Self::try_zeros_in(alloc, shape))
     }
+}
 
+/// Constructors that write elements from the host: host-accessible backends.
+impl<T: Pod, const N: usize, B: HostAccessible, L: Dense, C: BoundsCheck> Array<T, N, B, L, C> {
     /// An array of `shape` with every element `value`, from `alloc`.
     ///
     /// # Errors
     ///
     /// As for [`Array::try_zeros_in`].
-    pub fn try_full_in(alloc: &impl HostAlloc, shape: [usize; N], value: T) -> Result<Self> {
+    pub fn try_full_in(alloc: &impl Allocator<B>, shape: [usize; N], value: T) -> Result<Self> {
         Self::try_fill_in(alloc, "full", shape, value)
     }
 
-    fn try_fill_in(alloc: &impl HostAlloc, op: &'static str, shape: [usize; N], value: T) -> Result<Self> {
+    fn try_fill_in(alloc: &impl Allocator<B>, op: &'static str, shape: [usize; N], value: T) -> Result<Self> {
         let len = shape::checked_len(op, &shape, core::mem::size_of::<T>())?;
         // SAFETY: the fill writes all `len` elements (zeroing reused pool memory too).
         let buf = unsafe {
-            alloc.init_buffer(op, len, |ptr: *mut T| {
+            crate::backend::init_buffer(alloc, op, len, |ptr: *mut T| {
                 if bytemuck::bytes_of(&value).iter().all(|&b| b == 0) {
                     core::ptr::write_bytes(ptr, 0, len);
                 } else {
@@ -74,7 +79,7 @@ impl<T: Pod, const N: usize, L: Dense, C: BoundsCheck> Array<T, N, Cpu, L, C> {
                 }
             })
         }?;
-        Ok(Self::from_buffer(buf, shape))
+        Ok(Self::from_buffer_in(buf, shape))
     }
 
     /// An array whose element at `index` is `f(index)`; `f` is called in memory order.
@@ -83,7 +88,7 @@ impl<T: Pod, const N: usize, L: Dense, C: BoundsCheck> Array<T, N, Cpu, L, C> {
     ///
     /// As for [`Array::try_zeros_in`].
     pub fn try_from_fn_in(
-        alloc: &impl HostAlloc,
+        alloc: &impl Allocator<B>,
         shape: [usize; N],
         mut f: impl FnMut([usize; N]) -> T,
     ) -> Result<Self> {
@@ -91,7 +96,7 @@ impl<T: Pod, const N: usize, L: Dense, C: BoundsCheck> Array<T, N, Cpu, L, C> {
         // SAFETY: the loop writes every one of the `len` elements in memory order; if `f`
         // panics, the partly written buffer is freed without being read.
         let buf = unsafe {
-            alloc.init_buffer("from_fn", len, |ptr: *mut T| {
+            crate::backend::init_buffer(alloc, "from_fn", len, |ptr: *mut T| {
                 let mut index = [0usize; N];
                 for k in 0..len {
                     ptr.add(k).write(f(index));
@@ -99,7 +104,7 @@ impl<T: Pod, const N: usize, L: Dense, C: BoundsCheck> Array<T, N, Cpu, L, C> {
                 }
             })
         }?;
-        Ok(Self::from_buffer(buf, shape))
+        Ok(Self::from_buffer_in(buf, shape))
     }
 
     /// An array of `shape` holding `data`, given in the layout's memory order (row-major for
@@ -110,7 +115,7 @@ impl<T: Pod, const N: usize, L: Dense, C: BoundsCheck> Array<T, N, Cpu, L, C> {
     ///
     /// `Error::LengthMismatch` when `data.len()` is not the product of `shape`; as for
     /// [`Array::try_zeros_in`] otherwise.
-    pub fn try_from_shape_vec_in(alloc: &impl HostAlloc, shape: [usize; N], data: Vec<T>) -> Result<Self> {
+    pub fn try_from_shape_vec_in(alloc: &impl Allocator<B>, shape: [usize; N], data: Vec<T>) -> Result<Self> {
         let len = shape::checked_len("from_shape_vec", &shape, core::mem::size_of::<T>())?;
         if len != data.len() {
             return Err(Error::LengthMismatch {
@@ -122,11 +127,11 @@ impl<T: Pod, const N: usize, L: Dense, C: BoundsCheck> Array<T, N, Cpu, L, C> {
         }
         // SAFETY: the copy writes all `len` elements from a vector that cannot overlap fresh memory.
         let buf = unsafe {
-            alloc.init_buffer("from_shape_vec", len, |ptr: *mut T| {
+            crate::backend::init_buffer(alloc, "from_shape_vec", len, |ptr: *mut T| {
                 core::ptr::copy_nonoverlapping(data.as_ptr(), ptr, len)
             })
         }?;
-        Ok(Self::from_buffer(buf, shape))
+        Ok(Self::from_buffer_in(buf, shape))
     }
 
     /// An array of `shape` filled from `iter` in the layout's memory order.
@@ -137,7 +142,7 @@ impl<T: Pod, const N: usize, L: Dense, C: BoundsCheck> Array<T, N, Cpu, L, C> {
     /// (nothing is silently dropped; the count of the surplus stops at 2^20 for endless iterators);
     /// as for [`Array::try_zeros_in`] otherwise.
     pub fn try_from_shape_iter_in(
-        alloc: &impl HostAlloc,
+        alloc: &impl Allocator<B>,
         shape: [usize; N],
         iter: impl IntoIterator<Item = T>,
     ) -> Result<Self> {

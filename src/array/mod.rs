@@ -15,6 +15,7 @@ use crate::element::{DType, Element, Pod};
 use crate::error::Result;
 use crate::iter::{IndexedIter, Iter, IterMut, Rows, RowsMut};
 use crate::layout::{Dense, Layout, RowLayout, RowMajor};
+use crate::ops::desc::Desc;
 use crate::rank::{Dec, IsMatrix, Rank};
 use crate::raw::RawParts;
 use crate::view::{ArrayView, ArrayViewMut};
@@ -59,6 +60,15 @@ where
             len: self.len,
             check: PhantomData,
         }
+    }
+}
+
+impl<T: Pod, const N: usize, B: Backend, L: Dense, C: BoundsCheck> Array<T, N, B, L, C> {
+    /// An array over all of `buf` in dense layout `L`; `buf` must hold the product of `shape`
+    /// elements (an `Allocator`'s promise for the length it was asked).
+    pub(crate) fn from_buffer_in(buf: B::Buffer<T>, shape: [usize; N]) -> Self {
+        let len = crate::shape::element_count(&shape).expect("the caller allocated this shape");
+        Array { buf, offset: 0, shape, meta: L::dense_meta::<N>(), len, check: PhantomData }
     }
 }
 
@@ -107,6 +117,33 @@ impl<T: Pod, const N: usize, B: Backend, L: Layout, C: BoundsCheck> Array<T, N, 
     /// Whether some axis has length 0.
     pub fn is_empty(&self) -> bool {
         self.len == 0
+    }
+
+    /// The allocator this array's memory came from (for `Cpu`: its pool while that pool lives,
+    /// else the system). Ops on the array allocate their outputs from it.
+    ///
+    /// ```
+    /// use cnda::prelude::*;
+    /// let pool = Pool::new();
+    /// let a = Array::<f64, 2>::zeros_in(&pool, [64, 64]);
+    /// let b = &a + 1.0; // from the pool too
+    /// assert!(matches!(b.allocator(), CpuAlloc::Pool(_)));
+    /// assert_eq!(pool.stats().misses, 2);
+    /// ```
+    pub fn allocator(&self) -> B::Alloc {
+        B::allocator_of(&self.buf)
+    }
+
+    /// The kernel descriptor of the whole array.
+    #[inline]
+    pub(crate) fn desc(&self) -> Desc<B, T, N> {
+        Desc { handle: B::handle(&self.buf, self.offset), shape: self.shape, strides: self.strides() }
+    }
+
+    /// The kernel descriptor of the whole array, for writing.
+    #[inline]
+    pub(crate) fn desc_mut(&mut self) -> Desc<B, T, N> {
+        Desc { handle: B::handle_mut(&mut self.buf, self.offset), shape: self.shape, strides: self.strides() }
     }
 
     /// The same array with bounds policy `C2`: a zero-cost type change.

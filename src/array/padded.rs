@@ -3,7 +3,7 @@
 use core::marker::PhantomData;
 
 use super::Array;
-use crate::backend::cpu::HostAlloc;
+use crate::backend::Allocator;
 use crate::backend::Cpu;
 use crate::check::BoundsCheck;
 use crate::element::Pod;
@@ -26,7 +26,7 @@ impl<T: Pod, const N: usize, C: BoundsCheck> Array<T, N, Cpu, Padded, C> {
     ///
     /// `Error::Overflow` when the padded size does not fit an allocation, `Error::Alloc` when the
     /// allocator refuses the memory.
-    pub fn try_zeros_padded_in(alloc: &impl HostAlloc, shape: [usize; N]) -> Result<Self> {
+    pub fn try_zeros_padded_in(alloc: &impl Allocator<Cpu>, shape: [usize; N]) -> Result<Self> {
         Self::try_from_fn_padded_in(alloc, shape, |_| T::zeroed())
     }
 
@@ -37,7 +37,7 @@ impl<T: Pod, const N: usize, C: BoundsCheck> Array<T, N, Cpu, Padded, C> {
     ///
     /// As for [`Array::try_zeros_padded_in`].
     pub fn try_from_fn_padded_in(
-        alloc: &impl HostAlloc,
+        alloc: &impl Allocator<Cpu>,
         shape: [usize; N],
         mut f: impl FnMut([usize; N]) -> T,
     ) -> Result<Self> {
@@ -61,7 +61,7 @@ impl<T: Pod, const N: usize, C: BoundsCheck> Array<T, N, Cpu, Padded, C> {
         // SAFETY: every element of the `rows x pitch` block is written: the logical ones by `f`
         // in row-major order, the padding with zeros.
         let buf = unsafe {
-            alloc.init_buffer(op, total, |ptr: *mut T| {
+            crate::backend::init_buffer(alloc, op, total, |ptr: *mut T| {
                 core::ptr::write_bytes(ptr, 0, total);
                 let mut index = [0usize; N];
                 for k in 0..len {

@@ -18,13 +18,14 @@
 use core::ops::{Add, AddAssign, Div, DivAssign, Mul, MulAssign, Neg, Rem, RemAssign, Sub, SubAssign};
 
 use crate::array::Array;
-use crate::backend::{Backend, Cpu, HostAccessible};
-use crate::check::{BoundsCheck, DefaultCheck};
+use crate::backend::{Backend, Cpu};
+use crate::check::BoundsCheck;
 use crate::element::Numeric;
 use crate::error::Result;
 use crate::layout::{Layout, RowMajor};
-use crate::ops::lanes;
-use crate::ops::map::collect;
+use crate::ops::desc::Desc;
+use crate::ops::elementwise::{self, ElementwiseKernels};
+use crate::ops::tokens::{self, BinaryOp, ScalarLeft, ScalarRight};
 use crate::rank::{BroadcastInto, MaxRank, Rank};
 use crate::view::ops_shared::or_panic;
 use crate::view::{ArrayView, ArrayViewMut, AsView};
@@ -37,131 +38,130 @@ use crate::view::{ArrayView, ArrayViewMut, AsView};
     note = "both operands must hold the same element type (convert one with `map`) and live on the same backend (move one explicitly)"
 )]
 pub trait Operand<T: Numeric, const N: usize, B: Backend>: Sized {
-    /// The result: a row-major CPU array of the broadcast shape.
+    /// The result: a row-major array of the broadcast shape on `B`.
     type Output;
 
-    /// `f(lhs, self)` elementwise, with `lhs` an owned array.
+    /// `op(lhs, self)` elementwise, the output from `alloc`.
     #[doc(hidden)]
-    fn combine_with_array<L: Layout, C: BoundsCheck>(
-        self,
-        lhs: &Array<T, N, B, L, C>,
-        f: impl FnMut(T, T) -> T,
-    ) -> Result<Self::Output>;
-
-    /// `f(lhs, self)` elementwise, with `lhs` a view.
-    #[doc(hidden)]
-    fn combine_with_view<L: Layout, C: BoundsCheck>(
-        self,
-        lhs: ArrayView<'_, T, N, L, C>,
-        f: impl FnMut(T, T) -> T,
-    ) -> Result<Self::Output>;
+    fn combine<Op: BinaryOp<T>>(self, alloc: &B::Alloc, op: Op, lhs: Desc<B, T, N>) -> Result<Self::Output>;
 }
 
-/// The right operand of a compound assignment (`+=` ...) into a rank-`N` array of `T`.
+/// The right operand of a compound assignment (`+=` ...) into a rank-`N` array of `T` on `B`.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be combined into a rank-{N} array of `{T}`",
     label = "needs an array, view or scalar of `{T}` whose rank is at most {N}",
     note = "the right operand is broadcast into the left one, so it may have fewer axes but not more"
 )]
-pub trait AssignOperand<T: Numeric, const N: usize>: Sized {
-    /// `f(&mut dst[i], self[i])` for every index of `dst`.
+pub trait AssignOperand<T: Numeric, const N: usize, B: Backend = Cpu>: Sized {
+    /// `dst[i] = op(dst[i], self[i])` for every index of `dst`.
+    ///
+    /// # Safety
+    ///
+    /// `dst` addresses distinct, initialized elements that the caller borrows uniquely for the
+    /// call (so `self`, a shared borrow or a scalar, cannot overlap them).
     #[doc(hidden)]
-    fn update_into<L: Layout, C: BoundsCheck>(
-        self,
-        dst: ArrayViewMut<'_, T, N, L, C>,
-        f: impl FnMut(&mut T, T),
-    ) -> Result<()>;
+    unsafe fn update_into<Op: BinaryOp<T>>(self, op: Op, dst: Desc<B, T, N>) -> Result<()>;
 }
 
-/// `f(a, b)` over the broadcast shape of two views, into a fresh row-major array.
-fn combine<T: Numeric, const N: usize, const M: usize, const K: usize, L1, C1, L2, C2>(
-    a: ArrayView<'_, T, N, L1, C1>,
-    b: ArrayView<'_, T, M, L2, C2>,
-    f: impl FnMut(T, T) -> T,
-) -> Result<Array<T, K>>
-where
-    L1: Layout,
-    C1: BoundsCheck,
-    L2: Layout,
-    C2: BoundsCheck,
-{
-    let shape = crate::geometry::broadcast_shapes::<N, M, K>(a.shape(), b.shape())?;
-    let (sa, sb) = (a.src_broadcast(shape)?, b.src_broadcast(shape)?);
-    // SAFETY: both sources are broadcast geometries of live views covering `shape`; the
-    // destination is fresh and written once per index.
-    unsafe { collect::<T, K, DefaultCheck>("elementwise op", shape, |dst| lanes::binary_map(shape, sa, sb, dst, f)) }
+/// The descriptor of a right operand: an array on any backend, or a CPU view.
+trait OperandDesc<T: Numeric, const M: usize, B: Backend> {
+    fn operand_desc(&self) -> Desc<B, T, M>;
 }
 
-macro_rules! array_operands {
+impl<T: Numeric, const M: usize, B: Backend, L: Layout, C: BoundsCheck> OperandDesc<T, M, B> for &Array<T, M, B, L, C> {
+    fn operand_desc(&self) -> Desc<B, T, M> {
+        self.desc()
+    }
+}
+
+macro_rules! view_operand_desc {
     ($($rhs:ty),*) => {$(
-        #[diagnostic::do_not_recommend]
-        impl<'r, T: Numeric, const N: usize, const M: usize, const K: usize, L2: Layout, C2: BoundsCheck> Operand<T, N, Cpu>
-            for $rhs
-        where
-            Rank<N>: MaxRank<Rank<M>, Output = Rank<K>>,
-        {
-            type Output = Array<T, K>;
-
-            fn combine_with_array<L: Layout, C: BoundsCheck>(self, lhs: &Array<T, N, Cpu, L, C>, f: impl FnMut(T, T) -> T) -> Result<Array<T, K>> {
-                combine(lhs.view(), self.as_view(), f)
-            }
-
-            fn combine_with_view<L: Layout, C: BoundsCheck>(self, lhs: ArrayView<'_, T, N, L, C>, f: impl FnMut(T, T) -> T) -> Result<Array<T, K>> {
-                combine(lhs, self.as_view(), f)
-            }
-        }
-
-        #[diagnostic::do_not_recommend]
-        impl<'r, T: Numeric, const N: usize, const M: usize, L2: Layout, C2: BoundsCheck> AssignOperand<T, N> for $rhs
-        where
-            Rank<M>: BroadcastInto<Rank<N>>,
-        {
-            fn update_into<L: Layout, C: BoundsCheck>(self, mut dst: ArrayViewMut<'_, T, N, L, C>, f: impl FnMut(&mut T, T)) -> Result<()> {
-                dst.try_zip_mut_with(&self.as_view(), f)
+        impl<'r, T: Numeric, const M: usize, L2: Layout, C2: BoundsCheck> OperandDesc<T, M, Cpu> for $rhs {
+            fn operand_desc(&self) -> Desc<Cpu, T, M> {
+                self.as_view().desc()
             }
         }
     )*};
 }
 
-array_operands!(
-    &'r Array<T, M, Cpu, L2, C2>,
-    ArrayView<'r, T, M, L2, C2>,
-    &'r ArrayView<'r, T, M, L2, C2>,
-    &'r ArrayViewMut<'r, T, M, L2, C2>
-);
+view_operand_desc!(ArrayView<'r, T, M, L2, C2>, &'r ArrayView<'r, T, M, L2, C2>, &'r ArrayViewMut<'r, T, M, L2, C2>);
 
 #[diagnostic::do_not_recommend]
-impl<T: Numeric, const N: usize> Operand<T, N, Cpu> for T {
-    type Output = Array<T, N>;
+impl<
+        T: Numeric,
+        const N: usize,
+        const M: usize,
+        const K: usize,
+        B: ElementwiseKernels,
+        L2: Layout,
+        C2: BoundsCheck,
+    > Operand<T, N, B> for &Array<T, M, B, L2, C2>
+where
+    Rank<N>: MaxRank<Rank<M>, Output = Rank<K>>,
+{
+    type Output = Array<T, K, B>;
 
-    fn combine_with_array<L: Layout, C: BoundsCheck>(
-        self,
-        lhs: &Array<T, N, Cpu, L, C>,
-        f: impl FnMut(T, T) -> T,
-    ) -> Result<Array<T, N>> {
-        self.combine_with_view(lhs.view(), f)
-    }
-
-    fn combine_with_view<L: Layout, C: BoundsCheck>(
-        self,
-        lhs: ArrayView<'_, T, N, L, C>,
-        mut f: impl FnMut(T, T) -> T,
-    ) -> Result<Array<T, N>> {
-        let src = lhs.src();
-        // SAFETY: one source covering the shape; a fresh destination written once per index.
-        unsafe { collect("elementwise op", lhs.shape(), |dst| lanes::unary_map(lhs.shape(), src, dst, |x| f(x, self))) }
+    fn combine<Op: BinaryOp<T>>(self, alloc: &B::Alloc, op: Op, lhs: Desc<B, T, N>) -> Result<Array<T, K, B>> {
+        elementwise::binary(alloc, op, lhs, self.operand_desc())
     }
 }
 
 #[diagnostic::do_not_recommend]
-impl<T: Numeric, const N: usize> AssignOperand<T, N> for T {
-    fn update_into<L: Layout, C: BoundsCheck>(
-        self,
-        mut dst: ArrayViewMut<'_, T, N, L, C>,
-        mut f: impl FnMut(&mut T, T),
-    ) -> Result<()> {
-        dst.map_inplace(|x| f(x, self));
-        Ok(())
+impl<T: Numeric, const N: usize, const M: usize, B: ElementwiseKernels, L2: Layout, C2: BoundsCheck>
+    AssignOperand<T, N, B> for &Array<T, M, B, L2, C2>
+where
+    Rank<M>: BroadcastInto<Rank<N>>,
+{
+    unsafe fn update_into<Op: BinaryOp<T>>(self, op: Op, dst: Desc<B, T, N>) -> Result<()> {
+        // SAFETY: the caller's contract; `self` is a live operand.
+        unsafe { elementwise::update(op, dst, self.operand_desc()) }
+    }
+}
+
+macro_rules! view_operands {
+    ($($rhs:ty),*) => {$(
+        #[diagnostic::do_not_recommend]
+        impl<'r, T: Numeric, const N: usize, const M: usize, const K: usize, L2: Layout, C2: BoundsCheck>
+            Operand<T, N, Cpu> for $rhs
+        where
+            Rank<N>: MaxRank<Rank<M>, Output = Rank<K>>,
+        {
+            type Output = Array<T, K>;
+
+            fn combine<Op: BinaryOp<T>>(self, alloc: &<Cpu as Backend>::Alloc, op: Op, lhs: Desc<Cpu, T, N>) -> Result<Array<T, K>> {
+                elementwise::binary(alloc, op, lhs, self.operand_desc())
+            }
+        }
+
+        #[diagnostic::do_not_recommend]
+        impl<'r, T: Numeric, const N: usize, const M: usize, L2: Layout, C2: BoundsCheck> AssignOperand<T, N, Cpu> for $rhs
+        where
+            Rank<M>: BroadcastInto<Rank<N>>,
+        {
+            unsafe fn update_into<Op: BinaryOp<T>>(self, op: Op, dst: Desc<Cpu, T, N>) -> Result<()> {
+                // SAFETY: the caller's contract; `self` is a live operand.
+                unsafe { elementwise::update(op, dst, self.operand_desc()) }
+            }
+        }
+    )*};
+}
+
+view_operands!(ArrayView<'r, T, M, L2, C2>, &'r ArrayView<'r, T, M, L2, C2>, &'r ArrayViewMut<'r, T, M, L2, C2>);
+
+#[diagnostic::do_not_recommend]
+impl<T: Numeric, const N: usize, B: ElementwiseKernels> Operand<T, N, B> for T {
+    type Output = Array<T, N, B>;
+
+    fn combine<Op: BinaryOp<T>>(self, alloc: &B::Alloc, op: Op, lhs: Desc<B, T, N>) -> Result<Array<T, N, B>> {
+        elementwise::unary(alloc, ScalarRight(op, self), lhs)
+    }
+}
+
+#[diagnostic::do_not_recommend]
+impl<T: Numeric, const N: usize, B: ElementwiseKernels> AssignOperand<T, N, B> for T {
+    unsafe fn update_into<Op: BinaryOp<T>>(self, op: Op, dst: Desc<B, T, N>) -> Result<()> {
+        // SAFETY: the caller's contract.
+        unsafe { elementwise::update_unary(ScalarRight(op, self), dst) }
     }
 }
 
@@ -173,7 +173,7 @@ macro_rules! binary_operators {
             type Output = R::Output;
             #[track_caller]
             fn $op(self, rhs: R) -> R::Output {
-                or_panic(rhs.combine_with_array(self, |x, y| x $sym y))
+                or_panic(self.$try_op(rhs))
             }
         }
 
@@ -183,7 +183,7 @@ macro_rules! binary_operators {
             type Output = R::Output;
             #[track_caller]
             fn $op(self, rhs: R) -> R::Output {
-                or_panic(rhs.combine_with_view(self, |x, y| x $sym y))
+                or_panic(self.$try_op(rhs))
             }
         }
 
@@ -193,7 +193,7 @@ macro_rules! binary_operators {
             type Output = R::Output;
             #[track_caller]
             fn $op(self, rhs: R) -> R::Output {
-                or_panic(rhs.combine_with_view(*self, |x, y| x $sym y))
+                or_panic(self.$try_op(rhs))
             }
         }
 
@@ -203,36 +203,42 @@ macro_rules! binary_operators {
             type Output = R::Output;
             #[track_caller]
             fn $op(self, rhs: R) -> R::Output {
-                or_panic(rhs.combine_with_view(self.view(), |x, y| x $sym y))
+                or_panic(self.view().$try_op(rhs))
             }
         }
 
-        impl<T: Numeric $($bound)*, const N: usize, B: HostAccessible, L: Layout, C: BoundsCheck, R: AssignOperand<T, N>> $OpAssign<R>
+        impl<T: Numeric $($bound)*, const N: usize, B: Backend, L: Layout, C: BoundsCheck, R: AssignOperand<T, N, B>> $OpAssign<R>
             for Array<T, N, B, L, C>
         {
             #[track_caller]
             fn $op_assign(&mut self, rhs: R) {
-                or_panic(rhs.update_into(self.view_mut(), |x, y| *x = *x $sym y))
+                // SAFETY: an owned array's indices address distinct initialized elements, borrowed
+                // uniquely through `&mut self`.
+                or_panic(unsafe { rhs.update_into(tokens::$Op, self.desc_mut()) })
             }
         }
 
-        impl<T: Numeric $($bound)*, const N: usize, L: Layout, C: BoundsCheck, R: AssignOperand<T, N>> $OpAssign<R>
+        impl<T: Numeric $($bound)*, const N: usize, L: Layout, C: BoundsCheck, R: AssignOperand<T, N, Cpu>> $OpAssign<R>
             for ArrayViewMut<'_, T, N, L, C>
         {
             #[track_caller]
             fn $op_assign(&mut self, rhs: R) {
-                or_panic(rhs.update_into(self.view_mut(), |x, y| *x = *x $sym y))
+                // SAFETY: a mutable view's indices address distinct elements it borrows uniquely,
+                // reborrowed through `&mut self`.
+                or_panic(unsafe { rhs.update_into(tokens::$Op, self.desc_mut()) })
             }
         }
 
         impl<T: Numeric $($bound)*, const N: usize, B: Backend, L: Layout, C: BoundsCheck> Array<T, N, B, L, C> {
             #[doc = concat!("`self ", stringify!($sym), " rhs` with broadcasting, returning the error instead of panicking.")]
             ///
+            /// The result comes from this array's allocator (a pooled array gives a pooled result).
+            ///
             /// # Errors
             ///
-            /// `Error::Broadcast` when the shapes do not broadcast together; `Error::Alloc`.
+            /// `Error::BroadcastOperands` when the shapes do not broadcast together; `Error::Alloc`.
             pub fn $try_op<R: Operand<T, N, B>>(&self, rhs: R) -> Result<R::Output> {
-                rhs.combine_with_array(self, |x, y| x $sym y)
+                rhs.combine(&self.allocator(), tokens::$Op, self.desc())
             }
         }
 
@@ -241,9 +247,10 @@ macro_rules! binary_operators {
             ///
             /// # Errors
             ///
-            /// `Error::Broadcast` when the shapes do not broadcast together; `Error::Alloc`.
+            /// `Error::BroadcastOperands` when the shapes do not broadcast together; `Error::Alloc`.
             pub fn $try_op<R: Operand<T, N, Cpu>>(&self, rhs: R) -> Result<R::Output> {
-                rhs.combine_with_view(*self, |x, y| x $sym y)
+                let lhs = self.desc();
+                rhs.combine(&Cpu::allocator_of_handle(lhs.handle), tokens::$Op, lhs)
             }
         }
     )*};
@@ -259,23 +266,25 @@ binary_operators! {
 
 macro_rules! scalar_left {
     ($($t:ty),*) => {$(
-        scalar_left!(@op $t, Add add +, Sub sub -, Mul mul *, Div div /, Rem rem %);
+        scalar_left!(@op $t, Add add, Sub sub, Mul mul, Div div, Rem rem);
     )*};
-    (@op $t:ty, $($Op:ident $op:ident $sym:tt),*) => {$(
+    (@op $t:ty, $($Op:ident $op:ident),*) => {$(
         // Hidden from rustdoc: 140 impls (14 scalar types, 5 operators, arrays and views) would
         // bury `Array`'s methods; the module documentation states the capability once.
         #[doc(hidden)]
-        impl<const N: usize, L: Layout, C: BoundsCheck> $Op<&Array<$t, N, Cpu, L, C>> for $t {
-            type Output = Array<$t, N, Cpu, RowMajor, C>;
-            fn $op(self, rhs: &Array<$t, N, Cpu, L, C>) -> Self::Output {
-                rhs.map(|x| self $sym x)
+        impl<const N: usize, B: ElementwiseKernels, L: Layout, C: BoundsCheck> $Op<&Array<$t, N, B, L, C>> for $t {
+            type Output = Array<$t, N, B, RowMajor, C>;
+            #[track_caller]
+            fn $op(self, rhs: &Array<$t, N, B, L, C>) -> Self::Output {
+                or_panic(elementwise::unary(&rhs.allocator(), ScalarLeft(self, tokens::$Op), rhs.desc()))
             }
         }
         #[doc(hidden)]
         impl<const N: usize, L: Layout, C: BoundsCheck> $Op<ArrayView<'_, $t, N, L, C>> for $t {
             type Output = Array<$t, N, Cpu, RowMajor, C>;
+            #[track_caller]
             fn $op(self, rhs: ArrayView<'_, $t, N, L, C>) -> Self::Output {
-                rhs.map(|x| self $sym x)
+                or_panic(elementwise::unary(&Cpu, ScalarLeft(self, tokens::$Op), rhs.desc()))
             }
         }
     )*};
@@ -283,16 +292,20 @@ macro_rules! scalar_left {
 
 scalar_left!(i8, i16, i32, i64, isize, u8, u16, u32, u64, usize, f32, f64, half::f16, half::bf16);
 
-impl<T: Numeric + Neg<Output = T>, const N: usize, L: Layout, C: BoundsCheck> Neg for &Array<T, N, Cpu, L, C> {
-    type Output = Array<T, N, Cpu, RowMajor, C>;
+impl<T: Numeric + Neg<Output = T>, const N: usize, B: ElementwiseKernels, L: Layout, C: BoundsCheck> Neg
+    for &Array<T, N, B, L, C>
+{
+    type Output = Array<T, N, B, RowMajor, C>;
+    #[track_caller]
     fn neg(self) -> Self::Output {
-        self.map(|x| -x)
+        or_panic(elementwise::unary(&self.allocator(), tokens::Neg, self.desc()))
     }
 }
 
 impl<T: Numeric + Neg<Output = T>, const N: usize, L: Layout, C: BoundsCheck> Neg for ArrayView<'_, T, N, L, C> {
     type Output = Array<T, N, Cpu, RowMajor, C>;
+    #[track_caller]
     fn neg(self) -> Self::Output {
-        self.map(|x| -x)
+        or_panic(elementwise::unary(&Cpu, tokens::Neg, self.desc()))
     }
 }

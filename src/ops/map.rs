@@ -8,6 +8,7 @@ use crate::check::BoundsCheck;
 use crate::element::Pod;
 use crate::error::Result;
 use crate::layout::{Layout, RowMajor};
+use crate::ops::desc::Desc;
 use crate::ops::lanes::{self, Dst, Src};
 use crate::rank::{BroadcastInto, Rank};
 use crate::shape;
@@ -33,6 +34,12 @@ pub(crate) unsafe fn collect<R: Pod, const N: usize, C: BoundsCheck>(
 }
 
 impl<'a, T: Pod, const N: usize, L: Layout, C: BoundsCheck> ArrayView<'a, T, N, L, C> {
+    /// The kernel descriptor of this view.
+    #[inline]
+    pub(crate) fn desc(&self) -> Desc<Cpu, T, N> {
+        Desc { handle: self.raw.ptr, shape: self.raw.shape, strides: self.raw.strides() }
+    }
+
     pub(crate) fn src(&self) -> Src<T, N> {
         Src { ptr: self.raw.ptr.cast_const(), strides: self.raw.strides() }
     }
@@ -100,6 +107,12 @@ impl<'a, T: Pod, const N: usize, L: Layout, C: BoundsCheck> ArrayView<'a, T, N, 
 }
 
 impl<T: Pod, const N: usize, L: Layout, C: BoundsCheck> ArrayViewMut<'_, T, N, L, C> {
+    /// The kernel descriptor of this view, for writing.
+    #[inline]
+    pub(crate) fn desc_mut(&mut self) -> Desc<Cpu, T, N> {
+        Desc { handle: self.raw.ptr, shape: self.raw.shape, strides: self.raw.strides() }
+    }
+
     pub(crate) fn dst(&mut self) -> Dst<T, N> {
         Dst { ptr: self.raw.ptr, strides: self.raw.strides() }
     }

@@ -1,31 +1,35 @@
 //! Elementwise math on float arrays (`abs`, `sqrt`, `exp`, `ln`, `sin`, `cos`, `powi`, `powf`,
-//! `clamp`, ...) and closeness tests (`allclose`, `abs_diff_eq`). Each function is a `map` or a
-//! lockstep walk over the lane engine; arrays forward to their views.
+//! `clamp`, ...) through the elementwise op family (one op token each), and closeness tests
+//! (`allclose`, `abs_diff_eq`) on the host.
 
 use crate::array::Array;
 use crate::backend::{Cpu, HostAccessible};
 use crate::check::BoundsCheck;
 use crate::element::Float;
 use crate::layout::{Layout, RowMajor};
+use crate::ops::elementwise::{self, ElementwiseKernels};
+use crate::ops::tokens;
 use crate::rank::{BroadcastInto, Rank};
 use crate::view::ops_shared::or_panic;
 use crate::view::{ArrayView, AsView};
 
-/// One elementwise float function per line: name, doc, the scalar function.
+/// One elementwise float function per line: name, doc, the op token. Views allocate from the
+/// system; arrays (on any backend with elementwise kernels) from their own allocator.
 macro_rules! unary_math {
-    ($($name:ident: $doc:literal, $f:expr;)*) => {
+    ($($name:ident: $doc:literal, $token:expr;)*) => {
         impl<T: Float, const N: usize, L: Layout, C: BoundsCheck> ArrayView<'_, T, N, L, C> {
             $(
                 #[doc = concat!("A new row-major array of ", $doc, " of every element.")]
+                #[track_caller]
                 pub fn $name(&self) -> Array<T, N, Cpu, RowMajor, C> {
-                    self.map($f)
+                    or_panic(elementwise::unary(&Cpu, $token, self.desc()))
                 }
             )*
         }
 
-        impl<T: Float, const N: usize, B: HostAccessible, L: Layout, C: BoundsCheck> Array<T, N, B, L, C> {
+        impl<T: Float, const N: usize, B: ElementwiseKernels, L: Layout, C: BoundsCheck> Array<T, N, B, L, C> {
             $(
-                #[doc = concat!("A new row-major array of ", $doc, " of every element.")]
+                #[doc = concat!("A new row-major array of ", $doc, " of every element, from this array's allocator.")]
                 ///
                 /// ```
                 /// use cnda::prelude::*;
@@ -33,8 +37,9 @@ macro_rules! unary_math {
                 #[doc = concat!("let b = a.", stringify!($name), "();")]
                 #[doc = concat!("assert_eq!(b[[1]], 4.0f64.", stringify!($name), "());")]
                 /// ```
-                pub fn $name(&self) -> Array<T, N, Cpu, RowMajor, C> {
-                    self.view().$name()
+                #[track_caller]
+                pub fn $name(&self) -> Array<T, N, B, RowMajor, C> {
+                    or_panic(elementwise::unary(&self.allocator(), $token, self.desc()))
                 }
             )*
         }
@@ -42,29 +47,38 @@ macro_rules! unary_math {
 }
 
 unary_math! {
-    abs: "the absolute value", T::abs;
-    sqrt: "the square root", T::sqrt;
-    exp: "the exponential", T::exp;
-    ln: "the natural logarithm", T::ln;
-    log10: "the base-10 logarithm", T::log10;
-    sin: "the sine", T::sin;
-    cos: "the cosine", T::cos;
-    tan: "the tangent", T::tan;
-    tanh: "the hyperbolic tangent", T::tanh;
-    floor: "the floor", T::floor;
-    ceil: "the ceiling", T::ceil;
-    round: "the nearest integer (half away from zero)", T::round;
+    abs: "the absolute value", tokens::Abs;
+    sqrt: "the square root", tokens::Sqrt;
+    exp: "the exponential", tokens::Exp;
+    ln: "the natural logarithm", tokens::Ln;
+    log10: "the base-10 logarithm", tokens::Log10;
+    sin: "the sine", tokens::Sin;
+    cos: "the cosine", tokens::Cos;
+    tan: "the tangent", tokens::Tan;
+    tanh: "the hyperbolic tangent", tokens::Tanh;
+    floor: "the floor", tokens::Floor;
+    ceil: "the ceiling", tokens::Ceil;
+    round: "the nearest integer (half away from zero)", tokens::Round;
+}
+
+/// The bounds of `clamp`, checked as `f64::clamp` checks them.
+#[track_caller]
+fn clamp_token<T: Float>(lo: T, hi: T) -> tokens::Clamp<T> {
+    assert!(lo <= hi, "clamp: the lower bound {lo} is above the upper bound {hi} (or one is NaN)");
+    tokens::Clamp { lo, hi }
 }
 
 impl<T: Float, const N: usize, L: Layout, C: BoundsCheck> ArrayView<'_, T, N, L, C> {
     /// A new row-major array of every element raised to the integer power `n`.
+    #[track_caller]
     pub fn powi(&self, n: i32) -> Array<T, N, Cpu, RowMajor, C> {
-        self.map(|x| x.powi(n))
+        or_panic(elementwise::unary(&Cpu, tokens::Powi(n), self.desc()))
     }
 
     /// A new row-major array of every element raised to the power `p`.
+    #[track_caller]
     pub fn powf(&self, p: T) -> Array<T, N, Cpu, RowMajor, C> {
-        self.map(|x| x.powf(p))
+        or_panic(elementwise::unary(&Cpu, tokens::Powf(p), self.desc()))
     }
 
     /// A new row-major array of every element clamped to `lo..=hi` (NaN stays NaN).
@@ -74,8 +88,7 @@ impl<T: Float, const N: usize, L: Layout, C: BoundsCheck> ArrayView<'_, T, N, L,
     /// When `lo > hi` or either bound is NaN, as `f64::clamp` does.
     #[track_caller]
     pub fn clamp(&self, lo: T, hi: T) -> Array<T, N, Cpu, RowMajor, C> {
-        assert!(lo <= hi, "clamp: the lower bound {lo} is above the upper bound {hi} (or one is NaN)");
-        self.map(|x| x.clamp(lo, hi))
+        or_panic(elementwise::unary(&Cpu, clamp_token(lo, hi), self.desc()))
     }
 
     /// Whether every element is within `atol + rtol * |other|` of `other`'s element at the same
@@ -101,23 +114,34 @@ impl<T: Float, const N: usize, L: Layout, C: BoundsCheck> ArrayView<'_, T, N, L,
     }
 }
 
-impl<T: Float, const N: usize, B: HostAccessible, L: Layout, C: BoundsCheck> Array<T, N, B, L, C> {
-    /// Every element raised to the integer power `n`; see [`ArrayView::powi`].
-    pub fn powi(&self, n: i32) -> Array<T, N, Cpu, RowMajor, C> {
-        self.view().powi(n)
-    }
-
-    /// Every element raised to the power `p`; see [`ArrayView::powf`].
-    pub fn powf(&self, p: T) -> Array<T, N, Cpu, RowMajor, C> {
-        self.view().powf(p)
-    }
-
-    /// Every element clamped to `lo..=hi`; see [`ArrayView::clamp`].
+impl<T: Float, const N: usize, B: ElementwiseKernels, L: Layout, C: BoundsCheck> Array<T, N, B, L, C> {
+    /// Every element raised to the integer power `n`, from this array's allocator; see
+    /// [`ArrayView::powi`].
     #[track_caller]
-    pub fn clamp(&self, lo: T, hi: T) -> Array<T, N, Cpu, RowMajor, C> {
-        self.view().clamp(lo, hi)
+    pub fn powi(&self, n: i32) -> Array<T, N, B, RowMajor, C> {
+        or_panic(elementwise::unary(&self.allocator(), tokens::Powi(n), self.desc()))
     }
 
+    /// Every element raised to the power `p`, from this array's allocator; see
+    /// [`ArrayView::powf`].
+    #[track_caller]
+    pub fn powf(&self, p: T) -> Array<T, N, B, RowMajor, C> {
+        or_panic(elementwise::unary(&self.allocator(), tokens::Powf(p), self.desc()))
+    }
+
+    /// Every element clamped to `lo..=hi`, from this array's allocator; see
+    /// [`ArrayView::clamp`].
+    ///
+    /// # Panics
+    ///
+    /// When `lo > hi` or either bound is NaN.
+    #[track_caller]
+    pub fn clamp(&self, lo: T, hi: T) -> Array<T, N, B, RowMajor, C> {
+        or_panic(elementwise::unary(&self.allocator(), clamp_token(lo, hi), self.desc()))
+    }
+}
+
+impl<T: Float, const N: usize, B: HostAccessible, L: Layout, C: BoundsCheck> Array<T, N, B, L, C> {
     /// NumPy's `allclose`; see [`ArrayView::allclose`].
     ///
     /// ```

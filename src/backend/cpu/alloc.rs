@@ -1,54 +1,80 @@
-//! Where a CPU array's memory comes from: the system (`Cpu`) or a [`Pool`]. Constructors take
-//! `&impl HostAlloc`, so choosing the allocator is an explicit argument.
+//! The CPU's allocators: `Cpu` itself (the system allocator), a [`Pool`], and [`CpuAlloc`], the
+//! one a buffer remembers.
 
 use super::buffer::CpuBuffer;
 use super::Cpu;
+use crate::backend::Allocator;
 use crate::element::Pod;
-use crate::error::Error;
+use crate::error::Result;
 use crate::pool::Pool;
 
-mod sealed {
-    pub trait Sealed {}
-    impl Sealed for super::Cpu {}
-    impl Sealed for super::Pool {}
+/// The allocator a CPU buffer came from: the system, or a pool. `Array::allocator` returns it,
+/// and ops on an array allocate their outputs from it, so a time loop over pooled arrays keeps
+/// taking its temporaries from the pool.
+#[derive(Clone, Debug, Default)]
+pub enum CpuAlloc {
+    /// The system allocator (64-byte aligned, huge pages from 4 MiB).
+    #[default]
+    System,
+    /// A pool (still alive; a buffer whose pool was dropped reports `System`).
+    Pool(Pool),
 }
 
-/// An allocator for CPU arrays: `Cpu` (the system allocator) or a `Pool`.
-pub trait HostAlloc: sealed::Sealed {
-    /// A buffer of `len` elements, every one written by `init` before it is returned.
-    ///
-    /// # Safety
-    ///
-    /// `init` must write all `len` elements and read none before writing it.
-    #[doc(hidden)]
-    unsafe fn init_buffer<T: Pod>(
-        &self,
-        op: &'static str,
-        len: usize,
-        init: impl FnOnce(*mut T),
-    ) -> Result<CpuBuffer<T>, Error>;
-}
+// SAFETY: `CpuBuffer::try_zeroed` and `try_init_with` return exactly `len` elements, zeroed by the
+// former; each buffer owns its allocation.
+unsafe impl Allocator<Cpu> for Cpu {
+    fn device(&self) -> Cpu {
+        Cpu
+    }
 
-impl HostAlloc for Cpu {
-    unsafe fn init_buffer<T: Pod>(
-        &self,
-        op: &'static str,
-        len: usize,
-        init: impl FnOnce(*mut T),
-    ) -> Result<CpuBuffer<T>, Error> {
-        // SAFETY: forwarded contract.
-        unsafe { CpuBuffer::try_init_with(op, len, init) }
+    fn try_alloc_zeroed<T: Pod>(&self, op: &'static str, len: usize) -> Result<CpuBuffer<T>> {
+        CpuBuffer::try_zeroed(op, len)
+    }
+
+    unsafe fn try_alloc_for_overwrite<T: Pod>(&self, op: &'static str, len: usize) -> Result<CpuBuffer<T>> {
+        // SAFETY: the caller writes every element before reading any.
+        unsafe { CpuBuffer::try_init_with(op, len, |_| {}) }
     }
 }
 
-impl HostAlloc for Pool {
-    unsafe fn init_buffer<T: Pod>(
-        &self,
-        op: &'static str,
-        len: usize,
-        init: impl FnOnce(*mut T),
-    ) -> Result<CpuBuffer<T>, Error> {
+// SAFETY: pooled buffers hold exactly `len` elements (blocks are at least that large), are zeroed
+// when asked, and are handed to one buffer at a time.
+unsafe impl Allocator<Cpu> for Pool {
+    fn device(&self) -> Cpu {
+        Cpu
+    }
+
+    fn try_alloc_zeroed<T: Pod>(&self, op: &'static str, len: usize) -> Result<CpuBuffer<T>> {
+        // SAFETY: zero bytes are a valid `Pod` value; all `len` elements are written.
+        unsafe { CpuBuffer::try_init_in_pool(self, op, len, |ptr| core::ptr::write_bytes(ptr, 0, len)) }
+    }
+
+    unsafe fn try_alloc_for_overwrite<T: Pod>(&self, op: &'static str, len: usize) -> Result<CpuBuffer<T>> {
+        // SAFETY: the caller writes every element before reading any.
+        unsafe { CpuBuffer::try_init_in_pool(self, op, len, |_| {}) }
+    }
+}
+
+// SAFETY: forwards to the two allocators above.
+unsafe impl Allocator<Cpu> for CpuAlloc {
+    fn device(&self) -> Cpu {
+        Cpu
+    }
+
+    fn try_alloc_zeroed<T: Pod>(&self, op: &'static str, len: usize) -> Result<CpuBuffer<T>> {
+        match self {
+            CpuAlloc::System => Cpu.try_alloc_zeroed(op, len),
+            CpuAlloc::Pool(pool) => pool.try_alloc_zeroed(op, len),
+        }
+    }
+
+    unsafe fn try_alloc_for_overwrite<T: Pod>(&self, op: &'static str, len: usize) -> Result<CpuBuffer<T>> {
         // SAFETY: forwarded contract.
-        unsafe { CpuBuffer::try_init_in_pool(self, op, len, init) }
+        unsafe {
+            match self {
+                CpuAlloc::System => Cpu.try_alloc_for_overwrite(op, len),
+                CpuAlloc::Pool(pool) => pool.try_alloc_for_overwrite(op, len),
+            }
+        }
     }
 }

@@ -5,6 +5,7 @@ use std::alloc::{self, Layout as AllocLayout};
 use std::sync::Weak;
 
 use super::placement::{self, HUGE_PAGE};
+use super::CpuAlloc;
 use crate::element::Pod;
 use crate::error::Error;
 use crate::pool::{self, HostBlock, Pool, PoolInner};
@@ -229,16 +230,17 @@ impl<T: Pod> CpuBuffer<T> {
             // SAFETY: a fresh buffer of `data.len()` elements cannot overlap `data`.
             unsafe { core::ptr::copy_nonoverlapping(data.as_ptr(), dst, data.len()) }
         };
-        let pool = match &self.origin {
-            Origin::Pool { pool, .. } => pool.upgrade().map(Pool::from_inner),
-            _ => None,
-        };
         // SAFETY: `copy` writes every element.
-        unsafe {
-            match pool {
-                Some(pool) => Self::try_init_in_pool(&pool, "clone", data.len(), copy),
-                None => Self::try_init_with("clone", data.len(), copy),
+        unsafe { crate::backend::init_buffer::<super::Cpu, T>(&self.allocator(), "clone", data.len(), copy) }
+    }
+
+    /// The allocator this buffer came from: its pool while that pool lives, else the system.
+    pub fn allocator(&self) -> CpuAlloc {
+        match &self.origin {
+            Origin::Pool { pool, .. } => {
+                pool.upgrade().map_or(CpuAlloc::System, |p| CpuAlloc::Pool(Pool::from_inner(p)))
             }
+            _ => CpuAlloc::System,
         }
     }
 }

@@ -1,0 +1,232 @@
+//! The elementwise op family, written once for every backend: binary ops with NumPy broadcasting,
+//! unary ops (math, scalar operands), and in-place updates (compound assignment, `assign`).
+//!
+//! Each generic algorithm here validates and broadcasts the operands, checks that they share a
+//! device, allocates the output from the given allocator, merges the axes every operand steps
+//! through uniformly, and hands [`Desc`]s and an op token to the backend's
+//! [`ElementwiseKernels`]. The CPU's implementation is the lane engine (`backend/cpu`).
+
+use crate::array::Array;
+use crate::backend::{Allocator, Backend};
+use crate::check::BoundsCheck;
+use crate::element::Pod;
+use crate::error::{Error, Result};
+use crate::geometry::broadcast_shapes;
+use crate::layout::RowMajor;
+use crate::ops::desc::{merged2, merged3, Desc};
+use crate::ops::tokens::{BinaryOp, UnaryOp};
+
+/// The elementwise kernels a backend provides. Every operand has the shape of the output (the
+/// generic algorithm broadcast them already) and axes already merged where possible.
+///
+/// # Safety
+///
+/// Implementations write every element of `out` (or `dst`) for every index of its shape, exactly
+/// as the op token computes it, touch no other memory, and return only after the writes are
+/// visible to the next operation on the same device (or ordered before it on its stream).
+pub unsafe trait ElementwiseKernels: Backend {
+    /// `out[i] = op(a[i], b[i])`.
+    ///
+    /// # Safety
+    ///
+    /// Every descriptor addresses live memory on `dev` for every index of `out.shape`; `out`'s
+    /// indices address distinct writable elements (possibly uninitialized) that overlap no input.
+    ///
+    /// # Errors
+    ///
+    /// `Error::Device` when a device fails to run the kernel.
+    unsafe fn binary<T: Pod, Op: BinaryOp<T>, const N: usize>(
+        dev: &Self::Device,
+        op: Op,
+        out: Desc<Self, T, N>,
+        a: Desc<Self, T, N>,
+        b: Desc<Self, T, N>,
+    ) -> Result<()>;
+
+    /// `out[i] = op(a[i])`.
+    ///
+    /// # Safety
+    ///
+    /// As for [`ElementwiseKernels::binary`], with one input.
+    ///
+    /// # Errors
+    ///
+    /// As for [`ElementwiseKernels::binary`].
+    unsafe fn unary<T: Pod, Op: UnaryOp<T>, const N: usize>(
+        dev: &Self::Device,
+        op: Op,
+        out: Desc<Self, Op::Output, N>,
+        a: Desc<Self, T, N>,
+    ) -> Result<()>;
+
+    /// `dst[i] = op(dst[i], src[i])`.
+    ///
+    /// # Safety
+    ///
+    /// Both address live memory on `dev` for every index; `dst`'s indices address distinct,
+    /// initialized, writable elements that overlap no element of `src`.
+    ///
+    /// # Errors
+    ///
+    /// As for [`ElementwiseKernels::binary`].
+    unsafe fn update<T: Pod, Op: BinaryOp<T>, const N: usize>(
+        dev: &Self::Device,
+        op: Op,
+        dst: Desc<Self, T, N>,
+        src: Desc<Self, T, N>,
+    ) -> Result<()>;
+
+    /// `dst[i] = op(dst[i])`.
+    ///
+    /// # Safety
+    ///
+    /// `dst` addresses live memory on `dev` for every index, distinct initialized writable
+    /// elements.
+    ///
+    /// # Errors
+    ///
+    /// As for [`ElementwiseKernels::binary`].
+    unsafe fn update_unary<T: Pod, Op: UnaryOp<T, Output = T>, const N: usize>(
+        dev: &Self::Device,
+        op: Op,
+        dst: Desc<Self, T, N>,
+    ) -> Result<()>;
+}
+
+/// `Error::DeviceMismatch` unless every handle is on `dev`.
+fn same_device<B: Backend>(op: &'static str, dev: &B::Device, others: &[B::Device]) -> Result<()> {
+    if others.iter().all(|d| d == dev) {
+        Ok(())
+    } else {
+        Err(Error::DeviceMismatch { op, backend: B::NAME })
+    }
+}
+
+/// A fresh row-major array of `shape` from `alloc`, whose elements `write` must all write.
+///
+/// # Safety
+///
+/// `write` writes every element of the descriptor it gets before anything reads one (if it fails,
+/// the array is dropped unread).
+unsafe fn fresh<B: Backend, T: Pod, const N: usize, C: BoundsCheck>(
+    alloc: &impl Allocator<B>,
+    op: &'static str,
+    shape: [usize; N],
+    write: impl FnOnce(Desc<B, T, N>) -> Result<()>,
+) -> Result<Array<T, N, B, RowMajor, C>> {
+    let len = crate::shape::checked_len(op, &shape, core::mem::size_of::<T>())?;
+    // SAFETY: `write` writes every element before any read (caller's contract).
+    let buf = unsafe { alloc.try_alloc_for_overwrite::<T>(op, len) }?;
+    let mut out = Array::from_buffer_in(buf, shape);
+    write(out.desc_mut())?;
+    Ok(out)
+}
+
+/// `op(a, b)` over the broadcast shape of `a` and `b`, into a fresh row-major array from `alloc`.
+///
+/// # Errors
+///
+/// `Error::BroadcastOperands` when the shapes do not broadcast; `Error::DeviceMismatch`;
+/// `Error::Overflow`/`Error::Alloc` from the allocation; `Error::Device` from the kernel.
+pub(crate) fn binary<B, T, Op, const N: usize, const M: usize, const K: usize, C>(
+    alloc: &impl Allocator<B>,
+    op: Op,
+    a: Desc<B, T, N>,
+    b: Desc<B, T, M>,
+) -> Result<Array<T, K, B, RowMajor, C>>
+where
+    B: ElementwiseKernels,
+    T: Pod,
+    Op: BinaryOp<T>,
+    C: BoundsCheck,
+{
+    let dev = alloc.device();
+    same_device::<B>(Op::NAME, &dev, &[B::handle_device(a.handle), B::handle_device(b.handle)])?;
+    let shape = broadcast_shapes::<N, M, K>(a.shape, b.shape)?;
+    let (a, b) = (a.broadcast(shape)?, b.broadcast(shape)?);
+    // SAFETY: the kernel writes every element of `out`, a fresh allocation no input overlaps;
+    // `a` and `b` are broadcasts of live operands covering `shape`.
+    unsafe {
+        fresh(alloc, Op::NAME, shape, |out| {
+            let [out, a, b] = merged3(out, a, b);
+            B::binary(&dev, op, out, a, b)
+        })
+    }
+}
+
+/// `op(a)` for every element, into a fresh row-major array from `alloc`.
+///
+/// # Errors
+///
+/// As for [`binary`], less the broadcast.
+pub(crate) fn unary<B, T, Op, const N: usize, C>(
+    alloc: &impl Allocator<B>,
+    op: Op,
+    a: Desc<B, T, N>,
+) -> Result<Array<Op::Output, N, B, RowMajor, C>>
+where
+    B: ElementwiseKernels,
+    T: Pod,
+    Op: UnaryOp<T>,
+    C: BoundsCheck,
+{
+    let dev = alloc.device();
+    same_device::<B>(Op::NAME, &dev, &[B::handle_device(a.handle)])?;
+    // SAFETY: as in `binary`.
+    unsafe {
+        fresh(alloc, Op::NAME, a.shape, |out| {
+            let (out, a) = merged2(out, a);
+            B::unary(&dev, op, out, a)
+        })
+    }
+}
+
+/// `dst = op(dst, src)` with `src` broadcast to `dst`'s shape.
+///
+/// # Safety
+///
+/// `dst` addresses distinct, initialized elements that the caller borrows uniquely, none of which
+/// `src` (a live operand) overlaps.
+///
+/// # Errors
+///
+/// `Error::Broadcast` when `src` does not broadcast to `dst`; `Error::DeviceMismatch`;
+/// `Error::Device`.
+pub(crate) unsafe fn update<B, T, Op, const N: usize, const M: usize>(
+    op: Op,
+    dst: Desc<B, T, N>,
+    src: Desc<B, T, M>,
+) -> Result<()>
+where
+    B: ElementwiseKernels,
+    T: Pod,
+    Op: BinaryOp<T>,
+{
+    let dev = B::handle_device(dst.handle);
+    same_device::<B>(Op::NAME, &dev, &[B::handle_device(src.handle)])?;
+    let src = src.broadcast(dst.shape)?;
+    let (dst, src) = merged2(dst, src);
+    // SAFETY: the caller's contract; `src` covers `dst`'s shape after the broadcast.
+    unsafe { B::update(&dev, op, dst, src) }
+}
+
+/// `dst = op(dst)`.
+///
+/// # Safety
+///
+/// `dst` addresses distinct, initialized elements that the caller borrows uniquely.
+///
+/// # Errors
+///
+/// `Error::Device`.
+pub(crate) unsafe fn update_unary<B, T, Op, const N: usize>(op: Op, dst: Desc<B, T, N>) -> Result<()>
+where
+    B: ElementwiseKernels,
+    T: Pod,
+    Op: UnaryOp<T, Output = T>,
+{
+    let dev = B::handle_device(dst.handle);
+    let (shape, [strides]) = crate::geometry::merge_axes(dst.shape, [dst.strides]);
+    // SAFETY: the caller's contract.
+    unsafe { B::update_unary(&dev, op, Desc { shape, strides, ..dst }) }
+}

@@ -1,0 +1,232 @@
+//! Op tokens: small values that name an elementwise operation (`Add`, `Sqrt`, `Powi(3)`, ...).
+//!
+//! Generic algorithms pass a token, not a closure, to a backend's kernel trait, so a backend can
+//! choose its kernel from the token's type: the CPU calls [`BinaryOp::apply`] /
+//! [`UnaryOp::apply`] in its lane loops (where it inlines like a closure), and a device backend
+//! maps the token type to device code in its own folder. Closures (`map`, `Zip`) stay host-only
+//! conveniences on top.
+
+use core::fmt::Debug;
+
+use crate::element::{Float, Numeric, Pod};
+
+/// A binary elementwise operation on `T`.
+pub trait BinaryOp<T>: Copy + Debug + Send + Sync + 'static {
+    /// The operation's name, for errors and traces.
+    const NAME: &'static str;
+
+    /// The result for one pair of elements.
+    fn apply(self, a: T, b: T) -> T;
+}
+
+/// A unary elementwise operation from `T` to [`UnaryOp::Output`].
+pub trait UnaryOp<T>: Copy + Debug + Send + Sync {
+    /// The element type of the result.
+    type Output: Pod;
+
+    /// The operation's name, for errors and traces.
+    const NAME: &'static str;
+
+    /// The result for one element.
+    fn apply(self, x: T) -> Self::Output;
+}
+
+macro_rules! binary_tokens {
+    ($($(#[$doc:meta])* $Op:ident $name:literal [$($bound:tt)*] |$a:ident, $b:ident| $e:expr;)*) => {$(
+        $(#[$doc])*
+        #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+        pub struct $Op;
+
+        impl<T: Numeric $($bound)*> BinaryOp<T> for $Op {
+            const NAME: &'static str = $name;
+
+            #[inline(always)]
+            fn apply(self, $a: T, $b: T) -> T {
+                $e
+            }
+        }
+    )*};
+}
+
+binary_tokens! {
+    /// `a + b`.
+    Add "add" [] |a, b| a + b;
+    /// `a - b`.
+    Sub "sub" [] |a, b| a - b;
+    /// `a * b`.
+    Mul "mul" [] |a, b| a * b;
+    /// `a / b`.
+    Div "div" [] |a, b| a / b;
+    /// `a % b`: Rust's remainder (C's `fmod` for floats; the sign follows `a`).
+    Rem "rem" [+ core::ops::Rem<Output = T>] |a, b| a % b;
+}
+
+/// `y`: the second operand, for assignment (`dst = src`) through the update kernels.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Second;
+
+impl<T: Pod> BinaryOp<T> for Second {
+    const NAME: &'static str = "assign";
+
+    #[inline(always)]
+    fn apply(self, _: T, b: T) -> T {
+        b
+    }
+}
+
+/// `-x`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Neg;
+
+impl<T: Numeric + core::ops::Neg<Output = T>> UnaryOp<T> for Neg {
+    type Output = T;
+    const NAME: &'static str = "neg";
+
+    #[inline(always)]
+    fn apply(self, x: T) -> T {
+        -x
+    }
+}
+
+macro_rules! float_tokens {
+    ($($(#[$doc:meta])* $Op:ident $name:literal $f:ident;)*) => {$(
+        $(#[$doc])*
+        #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+        pub struct $Op;
+
+        impl<T: Float> UnaryOp<T> for $Op {
+            type Output = T;
+            const NAME: &'static str = $name;
+
+            #[inline(always)]
+            fn apply(self, x: T) -> T {
+                x.$f()
+            }
+        }
+    )*};
+}
+
+float_tokens! {
+    /// `|x|`.
+    Abs "abs" abs;
+    /// `√x`.
+    Sqrt "sqrt" sqrt;
+    /// `eˣ`.
+    Exp "exp" exp;
+    /// `ln x`.
+    Ln "ln" ln;
+    /// `log₁₀ x`.
+    Log10 "log10" log10;
+    /// `sin x`.
+    Sin "sin" sin;
+    /// `cos x`.
+    Cos "cos" cos;
+    /// `tan x`.
+    Tan "tan" tan;
+    /// `tanh x`.
+    Tanh "tanh" tanh;
+    /// The largest integer not above `x`.
+    Floor "floor" floor;
+    /// The smallest integer not below `x`.
+    Ceil "ceil" ceil;
+    /// The nearest integer, half away from zero.
+    Round "round" round;
+}
+
+/// `xⁿ` for an integer `n`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Powi(pub i32);
+
+impl<T: Float> UnaryOp<T> for Powi {
+    type Output = T;
+    const NAME: &'static str = "powi";
+
+    #[inline(always)]
+    fn apply(self, x: T) -> T {
+        x.powi(self.0)
+    }
+}
+
+/// `xᵖ` for a float `p`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Powf<T>(pub T);
+
+impl<T: Float> UnaryOp<T> for Powf<T> {
+    type Output = T;
+    const NAME: &'static str = "powf";
+
+    #[inline(always)]
+    fn apply(self, x: T) -> T {
+        x.powf(self.0)
+    }
+}
+
+/// `x` clamped to `lo..=hi` (NaN stays NaN); the constructor of the op checks `lo <= hi`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Clamp<T> {
+    /// Lower bound.
+    pub lo: T,
+    /// Upper bound.
+    pub hi: T,
+}
+
+impl<T: Float> UnaryOp<T> for Clamp<T> {
+    type Output = T;
+    const NAME: &'static str = "clamp";
+
+    #[inline(always)]
+    fn apply(self, x: T) -> T {
+        x.clamp(self.lo, self.hi)
+    }
+}
+
+/// `op(x, s)`: a binary op with a scalar right operand (`&a * 2.0`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ScalarRight<Op, T>(pub Op, pub T);
+
+impl<T: Pod + Debug + Send + Sync, Op: BinaryOp<T>> UnaryOp<T> for ScalarRight<Op, T> {
+    type Output = T;
+    const NAME: &'static str = Op::NAME;
+
+    #[inline(always)]
+    fn apply(self, x: T) -> T {
+        self.0.apply(x, self.1)
+    }
+}
+
+/// `op(s, x)`: a binary op with a scalar left operand (`2.0 - &a`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ScalarLeft<Op, T>(pub T, pub Op);
+
+impl<T: Pod + Debug + Send + Sync, Op: BinaryOp<T>> UnaryOp<T> for ScalarLeft<Op, T> {
+    type Output = T;
+    const NAME: &'static str = Op::NAME;
+
+    #[inline(always)]
+    fn apply(self, x: T) -> T {
+        self.1.apply(self.0, x)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tokens_compute_what_they_name() {
+        assert_eq!(Sub.apply(7.0, 2.0), 5.0);
+        assert_eq!(Rem.apply(-7.0, 3.0), -1.0);
+        assert_eq!(Rem.apply(7i32, -3), 1);
+        assert_eq!(Div.apply(7i32, 2), 3);
+        assert_eq!(UnaryOp::<f64>::apply(Neg, 2.0), -2.0);
+        assert_eq!(UnaryOp::<f64>::apply(Sqrt, 9.0), 3.0);
+        assert_eq!(UnaryOp::<f64>::apply(Round, -2.5), -3.0);
+        assert_eq!(Powi(3).apply(2.0f32), 8.0);
+        assert_eq!(Clamp { lo: 0.0, hi: 1.0 }.apply(3.0f64), 1.0);
+        assert!(Clamp { lo: 0.0, hi: 1.0 }.apply(f64::NAN).is_nan());
+        assert_eq!(ScalarRight(Sub, 1.0).apply(5.0), 4.0);
+        assert_eq!(ScalarLeft(1.0, Sub).apply(5.0), -4.0);
+        assert_eq!(BinaryOp::<u8>::apply(Second, 1, 2), 2);
+        assert_eq!(<ScalarLeft<Sub, f64> as UnaryOp<f64>>::NAME, "sub");
+    }
+}

@@ -1,0 +1,280 @@
+//! A second backend, written here as a downstream crate would write one: its own buffer, data
+//! handle, device ids and allocator, and naive elementwise kernels (an index odometer, no lanes).
+//! Operators on its arrays go through the same generic algorithm as the CPU's, so this checks
+//! that algorithm (broadcasting, output allocation from the input's allocator, axis merging, the
+//! same-device check) against a naive reference, independently of the CPU's kernels.
+
+use std::cell::RefCell;
+
+use cnda::ops::desc::Desc;
+use cnda::ops::elementwise::ElementwiseKernels;
+use cnda::ops::tokens::{BinaryOp, UnaryOp};
+use cnda::prelude::*;
+
+/// The model backend: host memory tagged with a device id.
+#[derive(Clone, Copy, Debug, Default)]
+struct Model;
+
+/// A model device.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Dev(u32);
+
+struct ModelBuffer<T> {
+    data: Vec<T>,
+    dev: u32,
+}
+
+/// The data handle: a pointer and the device it is on.
+struct ModelPtr<T> {
+    ptr: *mut T,
+    dev: u32,
+}
+
+impl<T> Clone for ModelPtr<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T> Copy for ModelPtr<T> {}
+
+/// The allocator of device `.0`.
+#[derive(Clone, Debug, PartialEq)]
+struct ModelAlloc(u32);
+
+// SAFETY: buffers hold exactly `len` zeroed elements and own their memory.
+unsafe impl Allocator<Model> for ModelAlloc {
+    fn device(&self) -> Dev {
+        Dev(self.0)
+    }
+
+    fn try_alloc_zeroed<T: Pod>(&self, _: &'static str, len: usize) -> Result<ModelBuffer<T>, Error> {
+        Ok(ModelBuffer { data: vec![T::zeroed(); len], dev: self.0 })
+    }
+
+    unsafe fn try_alloc_for_overwrite<T: Pod>(&self, op: &'static str, len: usize) -> Result<ModelBuffer<T>, Error> {
+        self.try_alloc_zeroed(op, len)
+    }
+}
+
+impl Backend for Model {
+    const NAME: &'static str = "Model";
+    type Device = Dev;
+    type Buffer<T: Pod> = ModelBuffer<T>;
+    type Handle<T: Pod> = ModelPtr<T>;
+    type Alloc = ModelAlloc;
+
+    fn handle<T: Pod>(buf: &ModelBuffer<T>, offset: isize) -> ModelPtr<T> {
+        ModelPtr { ptr: buf.data.as_ptr().cast_mut().wrapping_offset(offset), dev: buf.dev }
+    }
+
+    fn handle_mut<T: Pod>(buf: &mut ModelBuffer<T>, offset: isize) -> ModelPtr<T> {
+        ModelPtr { ptr: buf.data.as_mut_ptr().wrapping_offset(offset), dev: buf.dev }
+    }
+
+    fn moved<T: Pod>(h: ModelPtr<T>, offset: isize) -> ModelPtr<T> {
+        ModelPtr { ptr: h.ptr.wrapping_offset(offset), dev: h.dev }
+    }
+
+    fn handle_device<T: Pod>(h: ModelPtr<T>) -> Dev {
+        Dev(h.dev)
+    }
+
+    fn allocator_of<T: Pod>(buf: &ModelBuffer<T>) -> ModelAlloc {
+        ModelAlloc(buf.dev)
+    }
+
+    fn allocator_of_handle<T: Pod>(h: ModelPtr<T>) -> ModelAlloc {
+        ModelAlloc(h.dev)
+    }
+}
+
+// SAFETY: the buffer is a `Vec` that no other buffer shares; its heap block does not move when
+// the buffer moves; handles are its pointer moved by their offset.
+unsafe impl HostAccessible for Model {
+    fn host_ptr<T: Pod>(buf: &ModelBuffer<T>) -> *const T {
+        buf.data.as_ptr()
+    }
+
+    fn host_ptr_mut<T: Pod>(buf: &mut ModelBuffer<T>) -> *mut T {
+        buf.data.as_mut_ptr()
+    }
+
+    fn handle_ptr<T: Pod>(h: ModelPtr<T>) -> *mut T {
+        h.ptr
+    }
+}
+
+thread_local! {
+    /// The shapes the kernels were handed, in call order.
+    static LAUNCHES: RefCell<Vec<Vec<usize>>> = const { RefCell::new(Vec::new()) };
+}
+
+fn launches() -> Vec<Vec<usize>> {
+    LAUNCHES.with(|l| l.take())
+}
+
+/// Every index of `shape` in row-major order.
+fn indices<const N: usize>(shape: [usize; N]) -> Vec<[usize; N]> {
+    let total: usize = shape.iter().product();
+    (0..total)
+        .map(|mut flat| {
+            let mut index = [0; N];
+            for axis in (0..N).rev() {
+                index[axis] = flat % shape[axis];
+                flat /= shape[axis];
+            }
+            index
+        })
+        .collect()
+}
+
+/// The pointer to `index` of an operand.
+fn at<T: Pod, const N: usize>(d: &Desc<Model, T, N>, index: [usize; N]) -> *mut T {
+    let offset: isize = (0..N).map(|k| index[k] as isize * d.strides[k]).sum();
+    d.handle.ptr.wrapping_offset(offset)
+}
+
+// SAFETY: each kernel writes every index of its output exactly once with the token's value.
+unsafe impl ElementwiseKernels for Model {
+    unsafe fn binary<T: Pod, Op: BinaryOp<T>, const N: usize>(
+        _: &Dev,
+        op: Op,
+        out: Desc<Model, T, N>,
+        a: Desc<Model, T, N>,
+        b: Desc<Model, T, N>,
+    ) -> Result<(), Error> {
+        LAUNCHES.with(|l| l.borrow_mut().push(out.shape.to_vec()));
+        for i in indices(out.shape) {
+            // SAFETY: the trait's contract: every index is in bounds for every operand.
+            unsafe { at(&out, i).write(op.apply(*at(&a, i), *at(&b, i))) };
+        }
+        Ok(())
+    }
+
+    unsafe fn unary<T: Pod, Op: UnaryOp<T>, const N: usize>(
+        _: &Dev,
+        op: Op,
+        out: Desc<Model, Op::Output, N>,
+        a: Desc<Model, T, N>,
+    ) -> Result<(), Error> {
+        LAUNCHES.with(|l| l.borrow_mut().push(out.shape.to_vec()));
+        for i in indices(out.shape) {
+            // SAFETY: as above.
+            unsafe { at(&out, i).write(op.apply(*at(&a, i))) };
+        }
+        Ok(())
+    }
+
+    unsafe fn update<T: Pod, Op: BinaryOp<T>, const N: usize>(
+        _: &Dev,
+        op: Op,
+        dst: Desc<Model, T, N>,
+        src: Desc<Model, T, N>,
+    ) -> Result<(), Error> {
+        for i in indices(dst.shape) {
+            // SAFETY: as above; `dst` does not overlap `src`.
+            unsafe { *at(&dst, i) = op.apply(*at(&dst, i), *at(&src, i)) };
+        }
+        Ok(())
+    }
+
+    unsafe fn update_unary<T: Pod, Op: UnaryOp<T, Output = T>, const N: usize>(
+        _: &Dev,
+        op: Op,
+        dst: Desc<Model, T, N>,
+    ) -> Result<(), Error> {
+        for i in indices(dst.shape) {
+            // SAFETY: as above.
+            unsafe { *at(&dst, i) = op.apply(*at(&dst, i)) };
+        }
+        Ok(())
+    }
+}
+
+fn model<const N: usize>(dev: u32, shape: [usize; N], f: impl Fn([usize; N]) -> f64) -> Array<f64, N, Model> {
+    Array::try_from_fn_in(&ModelAlloc(dev), shape, f).unwrap()
+}
+
+fn fa(i: [usize; 3]) -> f64 {
+    (i[0] * 100 + i[1] * 10 + i[2]) as f64
+}
+
+#[test]
+fn operators_broadcast_through_the_generic_algorithm() {
+    let a = model(0, [2, 3, 4], fa);
+    let b = model(0, [3, 1], |[j, _]| j as f64 * 0.5 + 1.0);
+    let c = &a + &b;
+    assert_eq!(c.shape(), [2, 3, 4]);
+    for [i, j, k] in indices([2, 3, 4]) {
+        assert_eq!(c[[i, j, k]], fa([i, j, k]) + (j as f64 * 0.5 + 1.0));
+    }
+    let d = &a * 2.0;
+    let e = 1.0 - &a;
+    let n = -&a;
+    let r = a.sqrt();
+    for i in indices([2, 3, 4]) {
+        assert_eq!((d[i], e[i], n[i], r[i]), (fa(i) * 2.0, 1.0 - fa(i), -fa(i), fa(i).sqrt()));
+    }
+}
+
+#[test]
+fn outputs_come_from_the_left_operands_allocator() {
+    let a = model(7, [2, 3], |[i, j]| (i + j) as f64);
+    let b = model(7, [3], |[j]| j as f64);
+    assert_eq!((&a - &b).allocator(), ModelAlloc(7));
+    assert_eq!((&a / 2.0).allocator(), ModelAlloc(7));
+    assert_eq!(a.exp().allocator(), ModelAlloc(7));
+}
+
+#[test]
+fn operands_on_two_devices_are_an_error_not_a_wrong_answer() {
+    let a = model(0, [2, 2], |_| 1.0);
+    let b = model(1, [2, 2], |_| 2.0);
+    let err = a.try_add(&b).unwrap_err();
+    assert!(matches!(err, Error::DeviceMismatch { backend: "Model", .. }), "{err}");
+    assert!(err.to_string().contains("two different Model devices"), "{err}");
+    let caught = std::panic::catch_unwind(|| &a * &b).unwrap_err();
+    let message = caught.downcast_ref::<String>().unwrap();
+    assert!(message.contains("to_device"), "{message}");
+}
+
+#[test]
+fn kernels_receive_merged_axes() {
+    let a = model(0, [2, 3, 4], fa);
+    let b = model(0, [2, 3, 4], |_| 1.0);
+    let _ = launches();
+    let _ = &a + &b;
+    let _ = a.abs();
+    // A row broadcast merges the inner axes only where both operands step uniformly.
+    let row = model(0, [4], |[k]| k as f64);
+    let _ = &a + &row;
+    // A transposed operand keeps its axes apart.
+    let t = model(0, [4, 3, 2], |_| 0.0).into_t();
+    let _ = &a + &t;
+    assert_eq!(launches(), vec![vec![1, 1, 24], vec![1, 1, 24], vec![1, 6, 4], vec![2, 3, 4]]);
+}
+
+#[test]
+fn compound_assignment_updates_in_place() {
+    let mut a = model(0, [2, 3, 4], fa);
+    let b = model(0, [4], |[k]| k as f64);
+    a += &b;
+    a *= 2.0;
+    for i in indices([2, 3, 4]) {
+        assert_eq!(a[i], (fa(i) + i[2] as f64) * 2.0);
+    }
+    let other = model(3, [4], |_| 0.0);
+    let caught = std::panic::catch_unwind(move || {
+        let mut a = a;
+        a -= &other;
+    });
+    assert!(caught.is_err(), "an update across devices must fail");
+}
+
+#[test]
+fn zeros_in_takes_the_backend_from_the_allocator() {
+    let z = Array::<f32, 2, Model>::zeros_in(&ModelAlloc(2), [3, 5]);
+    assert_eq!(z.allocator(), ModelAlloc(2));
+    assert!(indices([3, 5]).into_iter().all(|i| z[i] == 0.0));
+}
