@@ -71,21 +71,33 @@ fn axis_out_of_range_panics_with_the_error() {
     let _ = a.sum_axis(3);
 }
 
-fn naive_sum_axis(data: &[f64], shape: [usize; 3], axis: usize) -> Vec<f64> {
+/// `f` folded along `axis` of a row-major `[_, _, _]` array, lane by lane from its first element.
+fn naive_axis(data: &[f64], shape: [usize; 3], axis: usize, f: impl Fn(f64, f64) -> f64) -> Vec<Option<f64>> {
     let mut out_shape = shape.to_vec();
     out_shape.remove(axis);
-    let mut out = vec![0.0; out_shape.iter().product()];
+    let mut out = vec![None; out_shape.iter().product()];
     for i in 0..shape[0] {
         for j in 0..shape[1] {
             for k in 0..shape[2] {
                 let ix = [i, j, k];
                 let mut o: Vec<usize> = ix.to_vec();
                 o.remove(axis);
-                out[o[0] * out_shape[1] + o[1]] += data[(i * shape[1] + j) * shape[2] + k];
+                let x = data[(i * shape[1] + j) * shape[2] + k];
+                let slot = &mut out[o[0] * out_shape[1] + o[1]];
+                *slot = Some(slot.map_or(x, |acc| f(acc, x)));
             }
         }
     }
     out
+}
+
+fn naive_sum_axis(data: &[f64], shape: [usize; 3], axis: usize) -> Vec<f64> {
+    naive_axis(data, shape, axis, |a, b| a + b).into_iter().map(|s| s.unwrap_or(0.0)).collect()
+}
+
+/// The lanes' extrema, or `None` when the axis is empty (a rank-2 result otherwise).
+fn naive_extrema_axis(data: &[f64], shape: [usize; 3], axis: usize, f: fn(f64, f64) -> f64) -> Option<Vec<f64>> {
+    (shape[axis] > 0).then(|| naive_axis(data, shape, axis, f).into_iter().map(Option::unwrap).collect())
 }
 
 proptest! {
@@ -110,5 +122,29 @@ proptest! {
         prop_assert_eq!(v.sum(), owned.sum());
         prop_assert_eq!(v.sum_axis(axis), owned.sum_axis(axis));
         prop_assert_eq!(v.argmax(), owned.argmax());
+        prop_assert_eq!(v.min_axis::<2>(axis), owned.min_axis::<2>(axis));
+        prop_assert_eq!(v.max_axis::<2>(axis), owned.max_axis::<2>(axis));
+        prop_assert_eq!(a.min_axis::<2>(axis).map(|m| m.as_slice().to_vec()), naive_extrema_axis(&data, shape, axis, f64::min));
+        prop_assert_eq!(a.max_axis::<2>(axis).map(|m| m.as_slice().to_vec()), naive_extrema_axis(&data, shape, axis, f64::max));
+        prop_assert_eq!(a.product(), data.iter().product::<f64>());
     }
+}
+
+#[test]
+fn min_and_max_along_an_axis_propagate_nan_and_know_empty_axes() {
+    let a = Array::from_shape_vec([2, 3], vec![3.0, f64::NAN, 1.0, -2.0, 5.0, 0.5]).unwrap();
+    let mn = a.min_axis::<1>(0).unwrap();
+    assert_eq!((mn[[0]], mn[[2]]), (-2.0, 0.5));
+    assert!(mn[[1]].is_nan());
+    let mx = a.max_axis::<1>(1).unwrap();
+    assert!(mx[[0]].is_nan());
+    assert_eq!(mx[[1]], 5.0);
+    // Along a strided axis (hyperplanes streamed) the same answers.
+    let t = a.t();
+    assert_eq!(t.max_axis::<1>(0).unwrap()[[1]], 5.0);
+    assert!(t.min_axis::<1>(1).unwrap()[[1]].is_nan());
+    let empty = Array::<f64, 2>::zeros([0, 4]);
+    assert!(empty.min_axis::<1>(0).is_none());
+    assert_eq!(empty.max_axis::<1>(1).unwrap().shape(), [0]);
+    assert!(matches!(a.try_max_axis::<1>(2), Err(Error::AxisOutOfRange { op: "max_axis", .. })));
 }

@@ -8,7 +8,8 @@ use std::cell::RefCell;
 
 use cnda::ops::desc::Desc;
 use cnda::ops::elementwise::ElementwiseKernels;
-use cnda::ops::tokens::{BinaryOp, UnaryOp};
+use cnda::ops::reduce::ReduceKernels;
+use cnda::ops::tokens::{ArgOp, BinaryOp, ReduceOp, UnaryOp};
 use cnda::prelude::*;
 
 /// The model backend: host memory tagged with a device id.
@@ -192,6 +193,59 @@ unsafe impl ElementwiseKernels for Model {
     }
 }
 
+// SAFETY: reads only in-bounds indices and writes every output index once.
+unsafe impl ReduceKernels for Model {
+    unsafe fn reduce<T: Numeric, Op: ReduceOp<T>, const N: usize>(
+        _: &Dev,
+        op: Op,
+        a: Desc<Model, T, N>,
+    ) -> Result<T, Error> {
+        // SAFETY: the trait's contract.
+        let xs = indices(a.shape).into_iter().map(|i| unsafe { *at(&a, i) });
+        Ok(xs.reduce(|acc, x| op.combine(acc, x)).expect("not empty"))
+    }
+
+    unsafe fn reduce_last_axis<T: Numeric, Op: ReduceOp<T>, const N: usize, const M: usize>(
+        _: &Dev,
+        op: Op,
+        out: Desc<Model, T, M>,
+        a: Desc<Model, T, N>,
+    ) -> Result<(), Error> {
+        LAUNCHES.with(|l| l.borrow_mut().push(a.shape.to_vec()));
+        for o in indices(out.shape) {
+            let mut acc = op.identity();
+            for k in 0..a.shape[N - 1] {
+                let i: [usize; N] = core::array::from_fn(|d| if d < M { o[d] } else { k });
+                // SAFETY: the trait's contract.
+                let x = unsafe { *at(&a, i) };
+                acc = Some(acc.map_or(x, |acc| op.combine(acc, x)));
+            }
+            // SAFETY: as above.
+            unsafe { at(&out, o).write(acc.expect("an identity or a non-empty axis")) };
+        }
+        Ok(())
+    }
+
+    unsafe fn arg_reduce<T: Numeric, Op: ArgOp<T>, const N: usize>(
+        _: &Dev,
+        op: Op,
+        a: Desc<Model, T, N>,
+    ) -> Result<usize, Error> {
+        let mut best: Option<(usize, T)> = None;
+        for (pos, i) in indices(a.shape).into_iter().enumerate() {
+            // SAFETY: the trait's contract.
+            let x = unsafe { *at(&a, i) };
+            if x.is_nan() {
+                return Ok(pos);
+            }
+            if best.is_none_or(|(_, b)| op.better(x, b)) {
+                best = Some((pos, x));
+            }
+        }
+        Ok(best.expect("not empty").0)
+    }
+}
+
 fn model<const N: usize>(dev: u32, shape: [usize; N], f: impl Fn([usize; N]) -> f64) -> Array<f64, N, Model> {
     Array::try_from_fn_in(&ModelAlloc(dev), shape, f).unwrap()
 }
@@ -277,4 +331,41 @@ fn zeros_in_takes_the_backend_from_the_allocator() {
     let z = Array::<f32, 2, Model>::zeros_in(&ModelAlloc(2), [3, 5]);
     assert_eq!(z.allocator(), ModelAlloc(2));
     assert!(indices([3, 5]).into_iter().all(|i| z[i] == 0.0));
+}
+
+#[test]
+fn reductions_run_through_the_generic_algorithm() {
+    let a = model(4, [2, 3, 4], fa);
+    let all: Vec<f64> = indices([2, 3, 4]).into_iter().map(fa).collect();
+    assert_eq!(a.sum(), all.iter().sum::<f64>());
+    assert_eq!(a.max(), Some(123.0));
+    assert_eq!(a.argmin(), Some([0, 0, 0]));
+    assert_eq!(a.argmax(), Some([1, 2, 3]));
+    let _ = launches();
+    for axis in 0..3 {
+        let s = a.sum_axis::<2>(axis);
+        let m = a.min_axis::<2>(axis).unwrap();
+        assert_eq!(s.allocator(), ModelAlloc(4));
+        let other: Vec<usize> = (0..3).filter(|&d| d != axis).collect();
+        assert_eq!(s.shape(), [a.shape()[other[0]], a.shape()[other[1]]]);
+        for [p, q] in indices(s.shape()) {
+            let lane = (0..a.shape()[axis]).map(|k| {
+                let mut i = [0; 3];
+                (i[other[0]], i[other[1]], i[axis]) = (p, q, k);
+                fa(i)
+            });
+            assert_eq!(s[[p, q]], lane.clone().sum::<f64>(), "sum_axis({axis})");
+            assert_eq!(m[[p, q]], lane.reduce(f64::min).unwrap(), "min_axis({axis})");
+        }
+    }
+    // The reduced axis is handed over last, with the outer axes merged where they can be.
+    assert_eq!(
+        launches(),
+        vec![vec![1, 12, 2], vec![1, 12, 2], vec![2, 4, 3], vec![2, 4, 3], vec![1, 6, 4], vec![1, 6, 4]]
+    );
+    let mean = a.mean_axis::<2>(2).unwrap();
+    assert_eq!(mean[[1, 1]], 111.5);
+    let empty = model(4, [3, 0], |_| 0.0);
+    assert_eq!(empty.min_axis::<1>(1), None);
+    assert_eq!(empty.sum_axis::<1>(1)[[2]], 0.0);
 }

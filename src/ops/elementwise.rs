@@ -10,10 +10,11 @@ use crate::array::Array;
 use crate::backend::{Allocator, Backend};
 use crate::check::BoundsCheck;
 use crate::element::Pod;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::geometry::broadcast_shapes;
 use crate::layout::RowMajor;
 use crate::ops::desc::{merged2, merged3, Desc};
+use crate::ops::output::{fresh, same_device};
 use crate::ops::tokens::{BinaryOp, UnaryOp};
 
 /// The elementwise kernels a backend provides. Every operand has the shape of the output (the
@@ -91,35 +92,6 @@ pub unsafe trait ElementwiseKernels: Backend {
         op: Op,
         dst: Desc<Self, T, N>,
     ) -> Result<()>;
-}
-
-/// `Error::DeviceMismatch` unless every handle is on `dev`.
-fn same_device<B: Backend>(op: &'static str, dev: &B::Device, others: &[B::Device]) -> Result<()> {
-    if others.iter().all(|d| d == dev) {
-        Ok(())
-    } else {
-        Err(Error::DeviceMismatch { op, backend: B::NAME })
-    }
-}
-
-/// A fresh row-major array of `shape` from `alloc`, whose elements `write` must all write.
-///
-/// # Safety
-///
-/// `write` writes every element of the descriptor it gets before anything reads one (if it fails,
-/// the array is dropped unread).
-unsafe fn fresh<B: Backend, T: Pod, const N: usize, C: BoundsCheck>(
-    alloc: &impl Allocator<B>,
-    op: &'static str,
-    shape: [usize; N],
-    write: impl FnOnce(Desc<B, T, N>) -> Result<()>,
-) -> Result<Array<T, N, B, RowMajor, C>> {
-    let len = crate::shape::checked_len(op, &shape, core::mem::size_of::<T>())?;
-    // SAFETY: `write` writes every element before any read (caller's contract).
-    let buf = unsafe { alloc.try_alloc_for_overwrite::<T>(op, len) }?;
-    let mut out = Array::from_buffer_in(buf, shape);
-    write(out.desc_mut())?;
-    Ok(out)
 }
 
 /// `op(a, b)` over the broadcast shape of `a` and `b`, into a fresh row-major array from `alloc`.

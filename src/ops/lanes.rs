@@ -185,6 +185,30 @@ pub(crate) unsafe fn unary_map<A: Copy, R, const N: usize>(
     });
 }
 
+/// `out[i] = f(pointer to a[i])` for every index of `shape`: for kernels that read a run of
+/// elements from each position (a reduction along a lane).
+///
+/// # Safety
+///
+/// As for [`unary_map`]; `f` reads only memory the caller vouches for.
+#[inline]
+pub(crate) unsafe fn unary_map_ptr<A, R, const N: usize>(
+    shape: [usize; N],
+    a: Src<A, N>,
+    out: Dst<R, N>,
+    mut f: impl FnMut(*const A) -> R,
+) {
+    for_each_lane(shape, [a.strides, out.strides], |[ba, bo], len, [sa, so]| {
+        for i in 0..len as isize {
+            // The source pointer is only computed here (`wrapping_offset`): `f` decides whether
+            // to read through it, so an empty source (a reduction over an empty axis) is fine.
+            let src = a.ptr.wrapping_offset(ba + i * sa);
+            // SAFETY: in-bounds output lane offsets (caller's contract).
+            unsafe { out.ptr.offset(bo + i * so).write(f(src)) };
+        }
+    });
+}
+
 /// `f(&mut dst[i], src[i])` for every index of `shape`.
 ///
 /// # Safety

@@ -12,8 +12,9 @@ pub(crate) mod lanes;
 pub(crate) mod map;
 pub(crate) mod math;
 pub mod matmul;
+pub(crate) mod output;
 #[cfg(feature = "rayon")]
 pub(crate) mod par;
-pub(crate) mod reduce;
+pub mod reduce;
 pub mod tokens;
 pub mod zip;

@@ -7,13 +7,13 @@ use core::ops::Range;
 use rayon::prelude::*;
 
 use crate::array::Array;
+use crate::backend::cpu::sum_slice;
 use crate::backend::{Cpu, HostAccessible};
 use crate::check::BoundsCheck;
 use crate::element::{Numeric, Pod};
 use crate::layout::{Layout, RowMajor};
 use crate::ops::lanes;
 use crate::ops::map::collect;
-use crate::ops::reduce::sum_slice;
 use crate::view::ops_shared::or_panic;
 use crate::view::{ArrayView, ArrayViewMut};
 

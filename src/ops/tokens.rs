@@ -208,6 +208,139 @@ impl<T: Pod + Debug + Send + Sync, Op: BinaryOp<T>> UnaryOp<T> for ScalarLeft<Op
     }
 }
 
+/// A reduction: an associative combination of elements, with the result over no element.
+pub trait ReduceOp<T>: Copy + Debug + Send + Sync + 'static {
+    /// The reduction's name, for errors and traces.
+    const NAME: &'static str;
+
+    /// Whether the CPU combines blocks pairwise (as a balanced tree of 8-way interleaved
+    /// partial results), which bounds the rounding error of float sums by `log n` instead of `n`.
+    const PAIRWISE: bool;
+
+    /// The result over no element, `None` where it is undefined (`min` of nothing).
+    fn identity(self) -> Option<T>;
+
+    /// `acc` combined with one more element.
+    fn combine(self, acc: T, x: T) -> T;
+}
+
+/// A search for the position of the best element (`argmin`, `argmax`).
+pub trait ArgOp<T>: Copy + Debug + Send + Sync + 'static {
+    /// The search's name, for errors and traces.
+    const NAME: &'static str;
+
+    /// Whether `x` beats the best so far (ties keep the first).
+    fn better(self, x: T, best: T) -> bool;
+}
+
+/// The sum of the elements (zero over none), pairwise on the CPU.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Sum;
+
+impl<T: Numeric> ReduceOp<T> for Sum {
+    const NAME: &'static str = "sum";
+    const PAIRWISE: bool = true;
+
+    fn identity(self) -> Option<T> {
+        Some(T::ZERO)
+    }
+
+    #[inline(always)]
+    fn combine(self, acc: T, x: T) -> T {
+        acc + x
+    }
+}
+
+/// The product of the elements (one over none).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Product;
+
+impl<T: Numeric> ReduceOp<T> for Product {
+    const NAME: &'static str = "product";
+    const PAIRWISE: bool = false;
+
+    fn identity(self) -> Option<T> {
+        Some(T::ONE)
+    }
+
+    #[inline(always)]
+    fn combine(self, acc: T, x: T) -> T {
+        acc * x
+    }
+}
+
+/// NaN-propagating choice, as NumPy's `min`/`max`: once NaN, always NaN.
+#[inline(always)]
+fn pick<T: Numeric>(best: T, x: T, take: bool) -> T {
+    if best.is_nan() || !(x.is_nan() || take) {
+        best
+    } else {
+        x
+    }
+}
+
+/// The smallest element; NaN if any element is NaN; undefined over none.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Min;
+
+impl<T: Numeric> ReduceOp<T> for Min {
+    const NAME: &'static str = "min";
+    const PAIRWISE: bool = false;
+
+    fn identity(self) -> Option<T> {
+        None
+    }
+
+    #[inline(always)]
+    fn combine(self, acc: T, x: T) -> T {
+        pick(acc, x, x < acc)
+    }
+}
+
+/// The largest element; NaN if any element is NaN; undefined over none.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Max;
+
+impl<T: Numeric> ReduceOp<T> for Max {
+    const NAME: &'static str = "max";
+    const PAIRWISE: bool = false;
+
+    fn identity(self) -> Option<T> {
+        None
+    }
+
+    #[inline(always)]
+    fn combine(self, acc: T, x: T) -> T {
+        pick(acc, x, x > acc)
+    }
+}
+
+/// The position of the first smallest element (of the first NaN, if any).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ArgMin;
+
+impl<T: Numeric> ArgOp<T> for ArgMin {
+    const NAME: &'static str = "argmin";
+
+    #[inline(always)]
+    fn better(self, x: T, best: T) -> bool {
+        x < best
+    }
+}
+
+/// The position of the first largest element (of the first NaN, if any).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ArgMax;
+
+impl<T: Numeric> ArgOp<T> for ArgMax {
+    const NAME: &'static str = "argmax";
+
+    #[inline(always)]
+    fn better(self, x: T, best: T) -> bool {
+        x > best
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -228,5 +361,11 @@ mod tests {
         assert_eq!(ScalarLeft(1.0, Sub).apply(5.0), -4.0);
         assert_eq!(BinaryOp::<u8>::apply(Second, 1, 2), 2);
         assert_eq!(<ScalarLeft<Sub, f64> as UnaryOp<f64>>::NAME, "sub");
+        assert_eq!(Min.combine(2.0, 1.0), 1.0);
+        assert!(Min.combine(f64::NAN, 1.0).is_nan() && Max.combine(1.0, f64::NAN).is_nan());
+        assert_eq!(Max.combine(2, 3), 3);
+        assert_eq!((ReduceOp::<i32>::identity(Sum), ReduceOp::<i32>::identity(Product)), (Some(0), Some(1)));
+        assert_eq!(ReduceOp::<f32>::identity(Min), None);
+        assert!(ArgMin.better(1, 2) && !ArgMin.better(2, 2) && ArgMax.better(3, 2));
     }
 }

@@ -4,9 +4,12 @@ mod alloc;
 pub(crate) mod buffer;
 mod elementwise;
 mod placement;
+mod reduce;
 
 pub use alloc::CpuAlloc;
 pub use buffer::{CpuBuffer, CPU_ALIGN, HUGE_PAGE_THRESHOLD};
+#[cfg(feature = "rayon")]
+pub(crate) use reduce::sum_slice;
 
 use super::{Backend, HostAccessible};
 use crate::element::Pod;

@@ -1,0 +1,206 @@
+//! The CPU's reduction kernels: pairwise blocks for sums, lane folds for the rest, streaming
+//! hyperplanes for reductions along an axis that does not step by one.
+//!
+//! Float sums are pairwise over blocks of 8 interleaved accumulators: the rounding error grows
+//! with the logarithm of the length, not the length (10^7 additions of 0.1f32 stay within 1e-6
+//! relative, where a running sum is off by 9%), and the accumulators vectorize.
+
+use super::Cpu;
+use crate::element::Numeric;
+use crate::error::Result;
+use crate::ops::desc::Desc;
+use crate::ops::lanes::{self, Dst, Src};
+use crate::ops::reduce::ReduceKernels;
+use crate::ops::tokens::{ArgOp, ReduceOp};
+
+/// Length below which a slice is combined directly with 8 accumulators.
+const PAIRWISE_BLOCK: usize = 128;
+
+/// Pairwise reduction of a slice: blocks of `PAIRWISE_BLOCK` combined with 8 accumulators, blocks
+/// combined as a balanced tree. `zero` is the op's identity.
+#[inline]
+fn pairwise<T: Numeric, Op: ReduceOp<T>>(op: Op, zero: T, x: &[T]) -> T {
+    if x.len() <= PAIRWISE_BLOCK {
+        let mut acc = [zero; 8];
+        let chunks = x.chunks_exact(8);
+        let tail = chunks.remainder();
+        for c in chunks {
+            for k in 0..8 {
+                acc[k] = op.combine(acc[k], c[k]);
+            }
+        }
+        let c = |a, b| op.combine(a, b);
+        let mut s = c(c(c(acc[0], acc[1]), c(acc[2], acc[3])), c(c(acc[4], acc[5]), c(acc[6], acc[7])));
+        for &t in tail {
+            s = op.combine(s, t);
+        }
+        return s;
+    }
+    // Split on a block boundary so every leaf but the last is a full block.
+    let half = (x.len() / 2).div_ceil(PAIRWISE_BLOCK) * PAIRWISE_BLOCK;
+    let (a, b) = x.split_at(half.min(x.len()));
+    op.combine(pairwise(op, zero, a), pairwise(op, zero, b))
+}
+
+/// Pairwise sum of a slice (what `par_sum` combines its block sums with).
+#[cfg(feature = "rayon")]
+pub(crate) fn sum_slice<T: Numeric>(x: &[T]) -> T {
+    pairwise(crate::ops::tokens::Sum, T::ZERO, x)
+}
+
+/// Pushes the results of consecutive blocks of `PAIRWISE_BLOCK` elements of a strided lane (8
+/// interleaved accumulators each), for a pairwise combination over the blocks afterwards.
+///
+/// # Safety
+///
+/// `p.offset(i * step)` is a readable element for every `i < len`.
+unsafe fn strided_blocks<T: Numeric, Op: ReduceOp<T>>(
+    op: Op,
+    zero: T,
+    p: *const T,
+    len: usize,
+    step: isize,
+    out: &mut Vec<T>,
+) {
+    let mut start = 0;
+    while start < len {
+        let end = (start + PAIRWISE_BLOCK).min(len);
+        let mut acc = [zero; 8];
+        let mut i = start;
+        while i + 8 <= end {
+            for (k, a) in acc.iter_mut().enumerate() {
+                // SAFETY: i + k < len.
+                *a = op.combine(*a, unsafe { *p.offset((i + k) as isize * step) });
+            }
+            i += 8;
+        }
+        let c = |a, b| op.combine(a, b);
+        let mut s = c(c(c(acc[0], acc[1]), c(acc[2], acc[3])), c(c(acc[4], acc[5]), c(acc[6], acc[7])));
+        for j in i..end {
+            // SAFETY: j < len.
+            s = op.combine(s, unsafe { *p.offset(j as isize * step) });
+        }
+        out.push(s);
+        start = end;
+    }
+}
+
+/// One lane of `len` elements `step` apart from `p`, reduced.
+///
+/// # Safety
+///
+/// As for [`strided_blocks`]; `len > 0` when the op has no identity.
+#[inline]
+unsafe fn reduce_lane<T: Numeric, Op: ReduceOp<T>>(op: Op, p: *const T, len: usize, step: isize) -> T {
+    // SAFETY: the caller's contract.
+    unsafe {
+        if Op::PAIRWISE {
+            let zero = op.identity().expect("pairwise reductions have an identity");
+            if step == 1 {
+                return pairwise(op, zero, core::slice::from_raw_parts(p, len));
+            }
+            let mut blocks = Vec::new();
+            strided_blocks(op, zero, p, len, step, &mut blocks);
+            return pairwise(op, zero, &blocks);
+        }
+        let init = op.identity().unwrap_or_else(|| *p);
+        if step == 1 {
+            core::slice::from_raw_parts(p, len).iter().fold(init, |a, &x| op.combine(a, x))
+        } else {
+            (0..len as isize).fold(init, |a, i| op.combine(a, *p.offset(i * step)))
+        }
+    }
+}
+
+// SAFETY: every kernel reads only the indices of its operands' shapes and `reduce_last_axis`
+// writes each output index once (first plane or lane result) before combining into it.
+unsafe impl ReduceKernels for Cpu {
+    unsafe fn reduce<T: Numeric, Op: ReduceOp<T>, const N: usize>(_: &Cpu, op: Op, a: Desc<Cpu, T, N>) -> Result<T> {
+        let base = a.handle.cast_const();
+        let mut partial = Vec::new();
+        lanes::for_each_lane(a.shape, [a.strides], |[offset], len, [step]| {
+            // SAFETY: each lane lies inside the operand (the trait's contract).
+            let (p, step) = (unsafe { base.offset(offset) }, step);
+            if Op::PAIRWISE {
+                let zero = op.identity().expect("pairwise reductions have an identity");
+                // SAFETY: as above.
+                unsafe {
+                    if step == 1 {
+                        partial.push(pairwise(op, zero, core::slice::from_raw_parts(p, len)));
+                    } else {
+                        strided_blocks(op, zero, p, len, step, &mut partial);
+                    }
+                }
+            } else {
+                // SAFETY: as above; lanes are never empty.
+                let r = unsafe { reduce_lane(op, p, len, step) };
+                partial.push(r);
+            }
+        });
+        Ok(match op.identity() {
+            Some(zero) if Op::PAIRWISE => pairwise(op, zero, &partial),
+            _ => partial.iter().copied().reduce(|a, x| op.combine(a, x)).or(op.identity()).expect("non-empty operand"),
+        })
+    }
+
+    unsafe fn reduce_last_axis<T: Numeric, Op: ReduceOp<T>, const N: usize, const M: usize>(
+        _: &Cpu,
+        op: Op,
+        out: Desc<Cpu, T, M>,
+        a: Desc<Cpu, T, N>,
+    ) -> Result<()> {
+        let (n, step) = (a.shape[N - 1], a.strides[N - 1]);
+        let outer: [isize; M] = core::array::from_fn(|k| a.strides[k]);
+        let (src, dst) =
+            (Src { ptr: a.handle.cast_const(), strides: outer }, Dst { ptr: out.handle, strides: out.strides });
+        if n == 0 {
+            let zero = op.identity().expect("the generic algorithm rejects empty axes without an identity");
+            // SAFETY: `dst` covers `out.shape` (the trait's contract); nothing is read.
+            unsafe { lanes::unary_map_ptr(out.shape, src, dst, |_| zero) };
+        } else if step == 1 {
+            // One lane per output element, reduced on its own (pairwise for sums).
+            // SAFETY: each output index's lane of `n` elements lies inside `a`.
+            unsafe { lanes::unary_map_ptr(out.shape, src, dst, |p| reduce_lane(op, p, n, step)) };
+        } else {
+            // Strided lanes: stream whole hyperplanes, so memory is read in its own order.
+            let plane = |k: usize| Src { ptr: src.ptr.wrapping_offset(k as isize * step), ..src };
+            // SAFETY: plane 0 covers `out.shape` and initializes every output element; the later
+            // planes combine into them; the output overlaps no input.
+            unsafe {
+                lanes::unary_map(out.shape, plane(0), dst, |x| x);
+                for k in 1..n {
+                    lanes::update_with(out.shape, dst, plane(k), |acc, x| *acc = op.combine(*acc, x));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    unsafe fn arg_reduce<T: Numeric, Op: ArgOp<T>, const N: usize>(
+        _: &Cpu,
+        op: Op,
+        a: Desc<Cpu, T, N>,
+    ) -> Result<usize> {
+        let base = a.handle.cast_const();
+        // Lanes come in row-major order, so the count of elements seen is the row-major position.
+        let (mut seen, mut best, mut best_at, mut nan) = (0usize, None::<T>, 0usize, false);
+        lanes::for_each_lane(a.shape, [a.strides], |[offset], len, [step]| {
+            if nan {
+                return;
+            }
+            for i in 0..len {
+                // SAFETY: the lane lies inside the operand.
+                let x = unsafe { *base.offset(offset + i as isize * step) };
+                if x.is_nan() {
+                    (nan, best_at) = (true, seen + i);
+                    return;
+                }
+                if best.is_none_or(|b| op.better(x, b)) {
+                    (best, best_at) = (Some(x), seen + i);
+                }
+            }
+            seen += len;
+        });
+        Ok(best_at)
+    }
+}
