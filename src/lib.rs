@@ -36,7 +36,6 @@
 pub mod array;
 pub mod backend;
 pub mod check;
-mod copy;
 pub mod element;
 pub mod error;
 mod fmt;

@@ -8,6 +8,7 @@ use std::cell::RefCell;
 
 use cnda::ops::desc::Desc;
 use cnda::ops::elementwise::ElementwiseKernels;
+use cnda::ops::fill_copy::CopyKernels;
 use cnda::ops::reduce::ReduceKernels;
 use cnda::ops::tokens::{ArgOp, BinaryOp, ReduceOp, UnaryOp};
 use cnda::prelude::*;
@@ -246,6 +247,30 @@ unsafe impl ReduceKernels for Model {
     }
 }
 
+// SAFETY: writes every destination index once.
+unsafe impl CopyKernels for Model {
+    unsafe fn copy<T: Pod, const N: usize>(
+        _: &Dev,
+        dst: Desc<Model, T, N>,
+        src: Desc<Model, T, N>,
+    ) -> Result<(), Error> {
+        LAUNCHES.with(|l| l.borrow_mut().push(dst.shape.to_vec()));
+        for i in indices(dst.shape) {
+            // SAFETY: the trait's contract.
+            unsafe { at(&dst, i).write(*at(&src, i)) };
+        }
+        Ok(())
+    }
+
+    unsafe fn fill<T: Pod, const N: usize>(_: &Dev, dst: Desc<Model, T, N>, value: T) -> Result<(), Error> {
+        for i in indices(dst.shape) {
+            // SAFETY: the trait's contract.
+            unsafe { at(&dst, i).write(value) };
+        }
+        Ok(())
+    }
+}
+
 fn model<const N: usize>(dev: u32, shape: [usize; N], f: impl Fn([usize; N]) -> f64) -> Array<f64, N, Model> {
     Array::try_from_fn_in(&ModelAlloc(dev), shape, f).unwrap()
 }
@@ -368,4 +393,25 @@ fn reductions_run_through_the_generic_algorithm() {
     let empty = model(4, [3, 0], |_| 0.0);
     assert_eq!(empty.min_axis::<1>(1), None);
     assert_eq!(empty.sum_axis::<1>(1)[[2]], 0.0);
+}
+
+#[test]
+fn copies_and_fills_run_through_the_generic_algorithm() {
+    let a = model(5, [2, 3, 4], fa);
+    let _ = launches();
+    let f = a.to_layout::<ColMajor>();
+    assert_eq!((f.strides(), f.allocator()), ([1, 2, 6], ModelAlloc(5)));
+    let t = a.to_owned().into_t(); // a dense copy, then a zero-copy transpose
+    let owned = t.to_owned();
+    assert_eq!(owned.strides(), [6, 2, 1]);
+    for [i, j, k] in indices([2, 3, 4]) {
+        assert_eq!(f[[i, j, k]], fa([i, j, k]));
+        assert_eq!(owned[[k, j, i]], fa([i, j, k]));
+    }
+    // A column-major copy of a row-major array is a transpose (three axes, reversed to give a
+    // row-major destination); a dense copy is one axis.
+    assert_eq!(launches(), vec![vec![4, 3, 2], vec![1, 1, 24], vec![4, 3, 2]]);
+    let mut z = a.to_owned();
+    z.fill(2.5);
+    assert!(indices([2, 3, 4]).into_iter().all(|i| z[i] == 2.5));
 }

@@ -295,16 +295,6 @@ impl<T: Pod, const N: usize, B: HostAccessible, L: Layout, C: BoundsCheck> Array
     pub fn indexed_iter(&self) -> IndexedIter<'_, T, N> {
         self.view().indexed_iter()
     }
-
-    /// Sets every element to `value`.
-    pub fn fill(&mut self, value: T) {
-        self.view_mut().fill(value);
-    }
-
-    /// A row-major, owned copy on the CPU.
-    pub fn to_owned(&self) -> Array<T, N, Cpu, RowMajor, C> {
-        self.view().to_owned()
-    }
 }
 
 impl<T: Pod, const N: usize, B: HostAccessible, L: Dense, C: BoundsCheck> Array<T, N, B, L, C> {

@@ -8,6 +8,7 @@ pub mod arith;
 pub mod desc;
 pub(crate) mod dot;
 pub mod elementwise;
+pub mod fill_copy;
 pub(crate) mod lanes;
 pub(crate) mod map;
 pub(crate) mod math;

@@ -2,13 +2,12 @@
 //! and `assign()` with broadcasting. The element loops live in `copy.rs`.
 
 use crate::array::Array;
-use crate::backend::cpu::CpuBuffer;
 use crate::backend::{Cpu, HostAccessible};
 use crate::check::BoundsCheck;
-use crate::copy;
 use crate::element::Pod;
 use crate::error::Result;
 use crate::layout::{Dense, Layout, RowMajor};
+use crate::ops::fill_copy::{self, CopyKernels};
 use crate::rank::{BroadcastInto, Rank};
 use crate::view::ops_shared::or_panic;
 use crate::view::{ArrayView, ArrayViewMut};
@@ -193,19 +192,10 @@ impl<'a, T: Pod, const N: usize, L: Layout, C: BoundsCheck> ArrayView<'a, T, N, 
     /// # Panics
     ///
     /// When the copy cannot be allocated.
+    #[track_caller]
     pub fn to_layout<L2: Dense>(&self) -> Array<T, N, Cpu, L2, C> {
-        // A column-major array of shape S is a row-major array of reversed S holding the
-        // axis-reversed view, so one row-major kernel serves both orders.
-        let g = if L2::LAST_AXIS_FASTEST { self.geometry() } else { self.geometry().reversed() };
-        let src = self.raw.ptr.cast_const();
-        // SAFETY: `g` re-describes this view's own elements, and the gather writes every one of
-        // the `len` elements of the fresh buffer, which cannot overlap the source.
-        let buf = unsafe {
-            CpuBuffer::try_init_with("to_layout", self.len(), |dst| {
-                copy::gather_row_major(src, g.shape, g.strides, dst)
-            })
-        };
-        Array::from_buffer(or_panic(buf), self.shape())
+        // SAFETY: a live view, borrowed shared for the call.
+        or_panic(unsafe { fill_copy::to_layout(&Cpu, self.desc()) })
     }
 
     /// A row-major, owned copy of the elements.
@@ -250,20 +240,15 @@ impl<T: Pod, const N: usize, L: Layout, C: BoundsCheck> ArrayViewMut<'_, T, N, L
     where
         Rank<M>: BroadcastInto<Rank<N>>,
     {
-        let from = src.as_view().src_broadcast(self.shape())?;
-        let to = self.raw.geometry();
-        // SAFETY: `from` re-describes `src`'s elements (repeats allowed: they are only read);
-        // `to` is this view's own geometry, whose indices address distinct elements it borrows
-        // uniquely, so the source (a shared borrow) cannot overlap it. A row-major destination is
-        // `len` contiguous elements from `ptr`, which is what the blocked gather writes.
-        unsafe {
-            if self.raw.is_row_major() {
-                copy::gather_row_major(from.ptr, to.shape, from.strides, self.raw.ptr);
-            } else {
-                copy::copy_strided(self.raw.ptr, to.strides, from.ptr, from.strides, to.shape);
-            }
-        }
-        Ok(())
+        // SAFETY: a mutable view's indices address distinct elements it borrows uniquely; `src`
+        // is a shared borrow, so it cannot overlap them.
+        unsafe { fill_copy::assign(self.desc_mut(), src.as_view().desc()) }
+    }
+
+    /// Sets every element to `value`.
+    pub fn fill(&mut self, value: T) {
+        // SAFETY: as in `try_assign`.
+        or_panic(unsafe { fill_copy::fill(self.desc_mut(), value) })
     }
 }
 
@@ -271,11 +256,6 @@ impl<T: Pod, const N: usize, B: HostAccessible, L: Layout, C: BoundsCheck> Array
     /// Row-major contiguous data, borrowed when already so; see [`ArrayView::contiguous`].
     pub fn contiguous(&self) -> CowArray<'_, T, N, C> {
         self.view().contiguous()
-    }
-
-    /// An owned copy in dense layout `L2`; see [`ArrayView::to_layout`].
-    pub fn to_layout<L2: Dense>(&self) -> Array<T, N, Cpu, L2, C> {
-        self.view().to_layout()
     }
 
     /// Copies `src` in, broadcasting it; see [`ArrayViewMut::assign`].
@@ -297,5 +277,36 @@ impl<T: Pod, const N: usize, B: HostAccessible, L: Layout, C: BoundsCheck> Array
         Rank<M>: BroadcastInto<Rank<N>>,
     {
         self.view_mut().try_assign(src)
+    }
+}
+
+impl<T: Pod, const N: usize, B: CopyKernels, L: Layout, C: BoundsCheck> Array<T, N, B, L, C> {
+    /// An owned copy in dense layout `L2`, from this array's allocator; see
+    /// [`ArrayView::to_layout`].
+    ///
+    /// # Panics
+    ///
+    /// When the copy cannot be allocated.
+    #[track_caller]
+    pub fn to_layout<L2: Dense>(&self) -> Array<T, N, B, L2, C> {
+        // SAFETY: the array's own elements, borrowed shared for the call.
+        or_panic(unsafe { fill_copy::to_layout(&self.allocator(), self.desc()) })
+    }
+
+    /// A row-major, owned copy, from this array's allocator.
+    ///
+    /// # Panics
+    ///
+    /// When the copy cannot be allocated.
+    #[track_caller]
+    pub fn to_owned(&self) -> Array<T, N, B, RowMajor, C> {
+        self.to_layout::<RowMajor>()
+    }
+
+    /// Sets every element to `value`.
+    #[track_caller]
+    pub fn fill(&mut self, value: T) {
+        // SAFETY: an owned array's indices address distinct elements, borrowed uniquely.
+        or_panic(unsafe { fill_copy::fill(self.desc_mut(), value) })
     }
 }

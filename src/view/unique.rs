@@ -200,11 +200,6 @@ impl<'a, T: Pod, const N: usize, L: Layout, C: BoundsCheck> ArrayViewMut<'a, T, 
         self.view().indexed_iter()
     }
 
-    /// Sets every element to `value`.
-    pub fn fill(&mut self, value: T) {
-        self.iter_mut().for_each(|x| *x = value);
-    }
-
     /// A row-major, owned copy of the elements.
     pub fn to_owned(&self) -> crate::Array<T, N, crate::Cpu, RowMajor, C> {
         self.view().to_owned()

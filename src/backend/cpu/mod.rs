@@ -2,6 +2,7 @@
 
 mod alloc;
 pub(crate) mod buffer;
+mod copy;
 mod elementwise;
 mod placement;
 mod reduce;

@@ -1,8 +1,14 @@
-//! Element-moving kernels behind `contiguous()`, `to_owned()`, `to_layout()` and `assign()`: the
-//! only CPU code that copies elements between layouts. Inputs are raw (pointer, shape, strides);
-//! the safe wrappers in `view/copies.rs` guarantee them.
+//! The CPU's copy and fill kernels (behind `contiguous()`, `to_owned()`, `to_layout()`,
+//! `assign()` and `fill()`): the only CPU code that copies elements between layouts. The generic
+//! algorithms of `ops/fill_copy.rs` guarantee their inputs.
 
+use super::Cpu;
+use crate::element::Pod;
+use crate::error::Result;
 use crate::iter::Odometer;
+use crate::ops::desc::Desc;
+use crate::ops::fill_copy::CopyKernels;
+use crate::ops::lanes::{self, Dst, Src};
 
 /// Edge of the square micro-tile, in elements: one cache line of `T`. Inside a tile every source
 /// line and every destination line is used whole before moving on, so a power-of-two stride
@@ -18,7 +24,7 @@ fn micro_tile<T>() -> usize {
 ///
 /// Every in-bounds index of `shape` maps through `strides` from `src` to a readable element;
 /// `dst` is valid for writing `element_count(shape)` elements and does not overlap the source.
-pub(crate) unsafe fn gather_row_major<T: Copy, const N: usize>(
+unsafe fn gather_row_major<T: Copy, const N: usize>(
     src: *const T,
     shape: [usize; N],
     strides: [isize; N],
@@ -149,7 +155,7 @@ unsafe fn store_streaming<T: Copy>(src: *const T, dst: *mut T, n: usize) {
 ///
 /// Both pointer/stride pairs address valid elements for every in-bounds index; distinct indices
 /// address distinct destination elements, and the destination does not overlap the source.
-pub(crate) unsafe fn copy_strided<T: Copy, const N: usize>(
+unsafe fn copy_strided<T: Copy, const N: usize>(
     dst: *mut T,
     dst_strides: [isize; N],
     src: *const T,
@@ -182,5 +188,29 @@ pub(crate) unsafe fn copy_strided<T: Copy, const N: usize>(
                 }
             }
         }
+    }
+}
+// SAFETY: `copy` writes every destination index once from the source element at the same index;
+// `fill` writes every destination index once.
+unsafe impl CopyKernels for Cpu {
+    unsafe fn copy<T: Pod, const N: usize>(_: &Cpu, dst: Desc<Cpu, T, N>, src: Desc<Cpu, T, N>) -> Result<()> {
+        // SAFETY: the trait's contract; a contiguous destination is `len` elements from its
+        // handle, which is what the blocked gather writes.
+        unsafe {
+            if dst.is_contiguous() {
+                gather_row_major(src.handle.cast_const(), dst.shape, src.strides, dst.handle);
+            } else {
+                copy_strided(dst.handle, dst.strides, src.handle.cast_const(), src.strides, dst.shape);
+            }
+        }
+        Ok(())
+    }
+
+    unsafe fn fill<T: Pod, const N: usize>(_: &Cpu, dst: Desc<Cpu, T, N>, value: T) -> Result<()> {
+        let out = Dst { ptr: dst.handle, strides: dst.strides };
+        let nothing = Src { ptr: dst.handle.cast_const(), strides: dst.strides };
+        // SAFETY: the trait's contract; the source pointer is never read.
+        unsafe { lanes::unary_map_ptr(dst.shape, nothing, out, |_| value) };
+        Ok(())
     }
 }
