@@ -9,6 +9,7 @@ use std::cell::RefCell;
 use cnda::ops::desc::Desc;
 use cnda::ops::elementwise::ElementwiseKernels;
 use cnda::ops::fill_copy::CopyKernels;
+use cnda::ops::matmul::{GemmElement, MatmulKernels, Par};
 use cnda::ops::reduce::ReduceKernels;
 use cnda::ops::tokens::{ArgOp, BinaryOp, ReduceOp, UnaryOp};
 use cnda::prelude::*;
@@ -271,6 +272,28 @@ unsafe impl CopyKernels for Model {
     }
 }
 
+// SAFETY: writes every output element once.
+unsafe impl MatmulKernels for Model {
+    unsafe fn gemm<T: GemmElement>(
+        _: &Dev,
+        out: Desc<Model, T, 2>,
+        a: Desc<Model, T, 2>,
+        b: Desc<Model, T, 2>,
+        _: Par,
+    ) -> Result<(), Error> {
+        for [i, j] in indices(out.shape) {
+            let mut acc = T::ZERO;
+            for p in 0..a.shape[1] {
+                // SAFETY: the trait's contract.
+                acc = acc + unsafe { *at(&a, [i, p]) * *at(&b, [p, j]) };
+            }
+            // SAFETY: as above.
+            unsafe { at(&out, [i, j]).write(acc) };
+        }
+        Ok(())
+    }
+}
+
 fn model<const N: usize>(dev: u32, shape: [usize; N], f: impl Fn([usize; N]) -> f64) -> Array<f64, N, Model> {
     Array::try_from_fn_in(&ModelAlloc(dev), shape, f).unwrap()
 }
@@ -414,4 +437,26 @@ fn copies_and_fills_run_through_the_generic_algorithm() {
     let mut z = a.to_owned();
     z.fill(2.5);
     assert!(indices([2, 3, 4]).into_iter().all(|i| z[i] == 2.5));
+}
+
+#[test]
+fn matrix_products_run_through_the_generic_algorithm() {
+    let a = model(6, [3, 4], |[i, j]| (i * 4 + j) as f64);
+    let b = model(6, [3, 5], |[i, j]| (i as f64) - (j as f64) * 0.5);
+    // aᵀ (4 x 3, a transposed view's layout) times b (3 x 5).
+    let at = a.to_owned().into_t();
+    let p = at.matmul(&b);
+    assert_eq!((p.shape(), p.allocator()), ([4, 5], ModelAlloc(6)));
+    for [i, j] in indices([4, 5]) {
+        let want: f64 = (0..3).map(|q| ((q * 4 + i) as f64) * ((q as f64) - (j as f64) * 0.5)).sum();
+        assert_eq!(p[[i, j]], want);
+    }
+    let x = model(6, [4], |[j]| j as f64 + 1.0);
+    let y = a.matvec(&x);
+    for i in 0..3 {
+        assert_eq!(y[[i]], (0..4).map(|j| ((i * 4 + j) * (j + 1)) as f64).sum::<f64>());
+    }
+    let elsewhere = model(9, [4, 2], |_| 1.0);
+    assert!(matches!(a.try_matmul(&elsewhere), Err(Error::DeviceMismatch { .. })));
+    assert!(matches!(a.try_matmul(&b), Err(Error::ShapeMismatch { op: "matmul", .. })));
 }

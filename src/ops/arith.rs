@@ -23,12 +23,12 @@ use crate::check::BoundsCheck;
 use crate::element::Numeric;
 use crate::error::Result;
 use crate::layout::{Layout, RowMajor};
-use crate::ops::desc::Desc;
+use crate::ops::desc::{AsOperand, Desc};
 use crate::ops::elementwise::{self, ElementwiseKernels};
 use crate::ops::tokens::{self, BinaryOp, ScalarLeft, ScalarRight};
 use crate::rank::{BroadcastInto, MaxRank, Rank};
 use crate::view::ops_shared::or_panic;
-use crate::view::{ArrayView, ArrayViewMut, AsView};
+use crate::view::{ArrayView, ArrayViewMut};
 
 /// The right operand of an elementwise operator whose left operand is a rank-`N` array of `T` on
 /// backend `B`: arrays and views of any rank (broadcast together NumPy-style) and scalars.
@@ -62,29 +62,6 @@ pub trait AssignOperand<T: Numeric, const N: usize, B: Backend = Cpu>: Sized {
     #[doc(hidden)]
     unsafe fn update_into<Op: BinaryOp<T>>(self, op: Op, dst: Desc<B, T, N>) -> Result<()>;
 }
-
-/// The descriptor of a right operand: an array on any backend, or a CPU view.
-trait OperandDesc<T: Numeric, const M: usize, B: Backend> {
-    fn operand_desc(&self) -> Desc<B, T, M>;
-}
-
-impl<T: Numeric, const M: usize, B: Backend, L: Layout, C: BoundsCheck> OperandDesc<T, M, B> for &Array<T, M, B, L, C> {
-    fn operand_desc(&self) -> Desc<B, T, M> {
-        self.desc()
-    }
-}
-
-macro_rules! view_operand_desc {
-    ($($rhs:ty),*) => {$(
-        impl<'r, T: Numeric, const M: usize, L2: Layout, C2: BoundsCheck> OperandDesc<T, M, Cpu> for $rhs {
-            fn operand_desc(&self) -> Desc<Cpu, T, M> {
-                self.as_view().desc()
-            }
-        }
-    )*};
-}
-
-view_operand_desc!(ArrayView<'r, T, M, L2, C2>, &'r ArrayView<'r, T, M, L2, C2>, &'r ArrayViewMut<'r, T, M, L2, C2>);
 
 #[diagnostic::do_not_recommend]
 impl<

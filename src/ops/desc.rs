@@ -89,3 +89,62 @@ pub(crate) fn merged3<B: Backend, T: Pod, const N: usize>(
     let (shape, [sa, sb, sc]) = geometry::merge_axes(a.shape, [a.strides, b.strides, c.strides]);
     [a.with(shape, sa), b.with(shape, sb), c.with(shape, sc)]
 }
+
+mod sealed {
+    pub trait Sealed {}
+}
+
+/// A borrowed operand of an op on backend `B`: an array on `B`, or (for `Cpu`) a view or a
+/// [`CowArray`](crate::CowArray). What the right-hand sides of `matmul` and the operators
+/// accept; sealed, because kernels trust the descriptor it hands out.
+pub trait AsOperand<T: Pod, const N: usize, B: Backend = crate::backend::Cpu>: sealed::Sealed {
+    /// The operand's kernel descriptor, valid while `self` is borrowed.
+    #[doc(hidden)]
+    fn operand_desc(&self) -> Desc<B, T, N>;
+}
+
+mod impls {
+    use super::{sealed::Sealed, AsOperand, Desc};
+    use crate::array::Array;
+    use crate::backend::{Backend, Cpu};
+    use crate::check::BoundsCheck;
+    use crate::element::Pod;
+    use crate::layout::Layout;
+    use crate::view::{ArrayView, ArrayViewMut, AsView, CowArray};
+
+    impl<T: Pod, const N: usize, B: Backend, L: Layout, C: BoundsCheck> Sealed for Array<T, N, B, L, C> {}
+    impl<T: Pod, const N: usize, L: Layout, C: BoundsCheck> Sealed for ArrayView<'_, T, N, L, C> {}
+    impl<T: Pod, const N: usize, L: Layout, C: BoundsCheck> Sealed for ArrayViewMut<'_, T, N, L, C> {}
+    impl<T: Pod, const N: usize, C: BoundsCheck> Sealed for CowArray<'_, T, N, C> {}
+    impl<S: Sealed> Sealed for &S {}
+
+    impl<T: Pod, const N: usize, B: Backend, L: Layout, C: BoundsCheck> AsOperand<T, N, B> for Array<T, N, B, L, C> {
+        fn operand_desc(&self) -> Desc<B, T, N> {
+            self.desc()
+        }
+    }
+
+    impl<T: Pod, const N: usize, L: Layout, C: BoundsCheck> AsOperand<T, N, Cpu> for ArrayView<'_, T, N, L, C> {
+        fn operand_desc(&self) -> Desc<Cpu, T, N> {
+            self.desc()
+        }
+    }
+
+    impl<T: Pod, const N: usize, L: Layout, C: BoundsCheck> AsOperand<T, N, Cpu> for ArrayViewMut<'_, T, N, L, C> {
+        fn operand_desc(&self) -> Desc<Cpu, T, N> {
+            self.view().desc()
+        }
+    }
+
+    impl<T: Pod, const N: usize, C: BoundsCheck> AsOperand<T, N, Cpu> for CowArray<'_, T, N, C> {
+        fn operand_desc(&self) -> Desc<Cpu, T, N> {
+            self.as_view().desc()
+        }
+    }
+
+    impl<T: Pod, const N: usize, B: Backend, S: AsOperand<T, N, B>> AsOperand<T, N, B> for &S {
+        fn operand_desc(&self) -> Desc<B, T, N> {
+            (**self).operand_desc()
+        }
+    }
+}

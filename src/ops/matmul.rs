@@ -1,16 +1,20 @@
-//! Matrix products through the `gemm` crate (AVX-512 kernels enabled by its `x86-v4` feature,
-//! picked at run time). `gemm` takes arbitrary row and column strides, so transposed, sliced or
-//! flipped views are multiplied in place, never copied first.
+//! Matrix products, written once for every backend: `matmul` and `matvec` check shapes and
+//! devices, allocate the output and call the backend's [`MatmulKernels`] with the operands' own
+//! strides, so transposed, sliced or flipped operands are multiplied in place, never copied
+//! first. The CPU's kernel is the `gemm` crate (AVX-512 kernels enabled by its `x86-v4` feature,
+//! picked at run time); a device's is its BLAS.
 
 use crate::array::Array;
-use crate::backend::HostAccessible;
-use crate::check::BoundsCheck;
+use crate::backend::{Allocator, Backend, Cpu};
+use crate::check::{BoundsCheck, DefaultCheck};
 use crate::element::Numeric;
 use crate::error::{Error, Result};
-use crate::layout::Layout;
+use crate::layout::{Layout, RowMajor};
+use crate::ops::desc::{AsOperand, Desc};
+use crate::ops::output::{fresh, same_device};
 use crate::rank::{IsMatrix, Rank};
 use crate::view::ops_shared::or_panic;
-use crate::view::{ArrayView, AsView};
+use crate::view::ArrayView;
 
 mod sealed {
     pub trait Sealed {}
@@ -40,7 +44,7 @@ impl Default for Par {
 }
 
 impl Par {
-    fn gemm(self) -> gemm::Parallelism {
+    pub(crate) fn gemm(self) -> gemm::Parallelism {
         match self {
             Par::Seq => gemm::Parallelism::None,
             #[cfg(feature = "rayon")]
@@ -51,247 +55,189 @@ impl Par {
     }
 }
 
-/// `dst (m x n, row-major) = lhs (m x k) * rhs (k x n)` for strided operands.
+/// The matrix-product kernel a backend provides.
 ///
 /// # Safety
 ///
-/// Every `lhs[i * lrs + p * lcs]` and `rhs[p * rrs + j * rcs]` for in-range i, p, j is readable;
-/// `dst` holds `m * n` writable elements and overlaps neither.
-#[allow(clippy::too_many_arguments)]
-unsafe fn gemm_into<T: GemmElement>(
-    (m, n, k): (usize, usize, usize),
-    dst: *mut T,
-    lhs: *const T,
-    (lrs, lcs): (isize, isize),
-    rhs: *const T,
-    (rrs, rcs): (isize, isize),
+/// Implementations write every element of `out` with the product (zeros when the inner dimension
+/// is 0) and touch no other memory.
+pub unsafe trait MatmulKernels: Backend {
+    /// `out (m x n, dense row-major) = a (m x k) * b (k x n)`, `a` and `b` with any strides.
+    ///
+    /// # Safety
+    ///
+    /// All three address live memory on `dev` for every index of their shapes; `out` is dense
+    /// row-major, writable (possibly uninitialized), and overlaps neither input.
+    ///
+    /// # Errors
+    ///
+    /// `Error::Device` when a device fails.
+    unsafe fn gemm<T: GemmElement>(
+        dev: &Self::Device,
+        out: Desc<Self, T, 2>,
+        a: Desc<Self, T, 2>,
+        b: Desc<Self, T, 2>,
+        par: Par,
+    ) -> Result<()>;
+}
+
+/// A descriptor of rank `N` (2, proven by `IsMatrix` at the callers) as a matrix.
+fn matrix<B: Backend, T: crate::element::Pod, const N: usize>(d: Desc<B, T, N>) -> Desc<B, T, 2> {
+    Desc { handle: d.handle, shape: [d.shape[0], d.shape[1]], strides: [d.strides[0], d.strides[1]] }
+}
+
+/// `a (m x k) * b (k x n)` into a fresh row-major `m x n` array from `alloc`.
+///
+/// # Safety
+///
+/// `a` and `b` describe live elements that nothing writes during the call.
+///
+/// # Errors
+///
+/// `Error::ShapeMismatch` when the inner dimensions differ; `Error::DeviceMismatch`;
+/// `Error::Alloc`; `Error::Device`.
+pub(crate) unsafe fn matmul<B: MatmulKernels, T: GemmElement, const N: usize, C: BoundsCheck>(
+    op: &'static str,
+    alloc: &impl Allocator<B>,
+    a: Desc<B, T, 2>,
+    b: Desc<B, T, 2>,
     par: Par,
-) {
-    if m == 0 || n == 0 || k == 0 {
-        return; // `dst` is already zero.
+) -> Result<Array<T, N, B, RowMajor, C>> {
+    let ([m, k], [k2, n]) = (a.shape, b.shape);
+    if k != k2 {
+        let expected = if N == 1 { vec![k] } else { vec![k, n] };
+        let got = if N == 1 { vec![k2] } else { vec![k2, n] };
+        return Err(Error::ShapeMismatch { op, expected, got });
     }
-    // SAFETY: the caller's contract; `read_dst = false` makes gemm write `dst = 1 * lhs * rhs`.
+    let dev = alloc.device();
+    same_device::<B>(op, &dev, &[B::handle_device(a.handle), B::handle_device(b.handle)])?;
+    let shape: [usize; N] = core::array::from_fn(|d| [m, n][d]);
+    // SAFETY: the kernel writes all `m * n` elements of the fresh output (a vector output is an
+    // `m x 1` matrix with the same memory); the inputs are live (caller's contract).
     unsafe {
-        gemm::gemm(
-            m,
-            n,
-            k,
-            dst,
-            1,
-            n as isize,
-            false,
-            lhs,
-            lcs,
-            lrs,
-            rhs,
-            rcs,
-            rrs,
-            T::ZERO,
-            T::ONE,
-            false,
-            false,
-            false,
-            par.gemm(),
-        )
-    };
+        fresh(alloc, op, shape, |out: Desc<B, T, N>| {
+            let out = Desc { handle: out.handle, shape: [m, n], strides: [n as isize, 1] };
+            B::gemm(&dev, out, a, b, par)
+        })
+    }
 }
 
-impl<T: GemmElement, const N: usize, L: Layout, C: BoundsCheck> ArrayView<'_, T, N, L, C> {
-    /// The matrix product `self x rhs` on all of rayon's threads (one thread without feature
-    /// `rayon`); any layouts, no copies.
-    ///
-    /// # Panics
-    ///
-    /// When the inner dimensions differ; [`ArrayView::try_matmul`] returns the error.
-    #[track_caller]
-    pub fn matmul<S: AsView<T, N>>(&self, rhs: &S) -> Array<T, N>
-    where
-        Rank<N>: IsMatrix,
-    {
-        or_panic(self.try_matmul(rhs))
-    }
+/// `x` (a vector of `k` elements) as a `k x 1` matrix.
+fn column<B: Backend, T: crate::element::Pod>(x: Desc<B, T, 1>) -> Desc<B, T, 2> {
+    Desc { handle: x.handle, shape: [x.shape[0], 1], strides: [x.strides[0], 1] }
+}
 
-    /// The matrix product `self x rhs`.
-    ///
-    /// # Errors
-    ///
-    /// `Error::ShapeMismatch` when `self.ncols() != rhs.nrows()`; `Error::Alloc`.
-    pub fn try_matmul<S: AsView<T, N>>(&self, rhs: &S) -> Result<Array<T, N>>
-    where
-        Rank<N>: IsMatrix,
-    {
-        self.try_matmul_with(rhs, Par::default())
-    }
+/// Matrix products on CPU views (outputs from the system allocator) and on arrays of any backend
+/// with a matmul kernel (outputs from the array's allocator); the right operand lives on the
+/// same backend.
+macro_rules! matmul_methods {
+    ($($B:ident, $Self:ty, $alloc:expr, [$($bounds:tt)*];)*) => {$(
+        impl<'v, T: GemmElement, const N: usize, $($bounds)* L: Layout, C: BoundsCheck> $Self {
+            /// The matrix product `self x rhs` on all of rayon's threads (one thread without
+            /// feature `rayon`); any layouts, no copies.
+            ///
+            /// ```
+            /// use cnda::prelude::*;
+            /// let a = Array::from_fn([2, 3], |[i, j]| (i * 3 + j) as f64);
+            /// let p = a.matmul(&a.t());
+            /// assert_eq!(p.as_slice(), &[5.0, 14.0, 14.0, 50.0]);
+            /// ```
+            ///
+            /// # Panics
+            ///
+            /// When the inner dimensions differ; `try_matmul` returns the error.
+            #[track_caller]
+            pub fn matmul<S: AsOperand<T, N, $B>>(&self, rhs: &S) -> Array<T, N, $B>
+            where
+                Rank<N>: IsMatrix,
+            {
+                or_panic(self.try_matmul(rhs))
+            }
 
-    /// The matrix product with an explicit thread budget.
-    ///
-    /// # Panics
-    ///
-    /// When the inner dimensions differ, or the result cannot be allocated; [`ArrayView::try_matmul_with`] returns the error instead.
-    #[track_caller]
-    pub fn matmul_with<S: AsView<T, N>>(&self, rhs: &S, par: Par) -> Array<T, N>
-    where
-        Rank<N>: IsMatrix,
-    {
-        or_panic(self.try_matmul_with(rhs, par))
-    }
+            /// The matrix product `self x rhs`.
+            ///
+            /// # Errors
+            ///
+            /// `Error::ShapeMismatch` when `self.ncols() != rhs.nrows()`; `Error::Alloc`.
+            pub fn try_matmul<S: AsOperand<T, N, $B>>(&self, rhs: &S) -> Result<Array<T, N, $B>>
+            where
+                Rank<N>: IsMatrix,
+            {
+                self.try_matmul_with(rhs, Par::default())
+            }
 
-    /// The matrix product with an explicit thread budget.
-    ///
-    /// # Errors
-    ///
-    /// As for [`ArrayView::try_matmul`].
-    pub fn try_matmul_with<S: AsView<T, N>>(&self, rhs: &S, par: Par) -> Result<Array<T, N>>
-    where
-        Rank<N>: IsMatrix,
-    {
-        let rhs = rhs.as_view();
-        let ([m, k], [k2, n]) = (dims(self.shape()), dims(rhs.shape()));
-        if k != k2 {
-            return Err(Error::ShapeMismatch { op: "matmul", expected: vec![k, n], got: vec![k2, n] });
+            /// The matrix product with an explicit thread budget.
+            ///
+            /// # Panics
+            ///
+            /// When the inner dimensions differ, or the result cannot be allocated;
+            /// `try_matmul_with` returns the error instead.
+            #[track_caller]
+            pub fn matmul_with<S: AsOperand<T, N, $B>>(&self, rhs: &S, par: Par) -> Array<T, N, $B>
+            where
+                Rank<N>: IsMatrix,
+            {
+                or_panic(self.try_matmul_with(rhs, par))
+            }
+
+            /// The matrix product with an explicit thread budget.
+            ///
+            /// # Errors
+            ///
+            /// `Error::ShapeMismatch` when the inner dimensions differ; `Error::Alloc`.
+            pub fn try_matmul_with<S: AsOperand<T, N, $B>>(&self, rhs: &S, par: Par) -> Result<Array<T, N, $B>>
+            where
+                Rank<N>: IsMatrix,
+            {
+                let (a, b) = (matrix(self.desc()), matrix(rhs.operand_desc()));
+                // SAFETY: both operands are borrowed shared for the call.
+                unsafe { matmul("matmul", &$alloc(self), a, b, par) }
+            }
+
+            /// The matrix-vector product `self x x` (one thread: a vector product is memory-bound).
+            ///
+            /// # Panics
+            ///
+            /// When `x.len() != self.ncols()`; `try_matvec` returns the error.
+            #[track_caller]
+            pub fn matvec<S: AsOperand<T, 1, $B>>(&self, x: &S) -> Array<T, 1, $B>
+            where
+                Rank<N>: IsMatrix,
+            {
+                or_panic(self.try_matvec(x))
+            }
+
+            /// The matrix-vector product `self x x`.
+            ///
+            /// # Errors
+            ///
+            /// `Error::ShapeMismatch` when `x.len() != self.ncols()`; `Error::Alloc`.
+            pub fn try_matvec<S: AsOperand<T, 1, $B>>(&self, x: &S) -> Result<Array<T, 1, $B>>
+            where
+                Rank<N>: IsMatrix,
+            {
+                let (a, x) = (matrix(self.desc()), column(x.operand_desc()));
+                // SAFETY: both operands are borrowed shared for the call.
+                unsafe { matmul::<$B, T, 1, DefaultCheck>("matvec", &$alloc(self), a, x, Par::Seq) }
+            }
         }
-        let mut shape = [0; N];
-        shape[0] = m;
-        shape[1] = n;
-        let mut out = Array::<T, N>::try_zeros(shape)?;
-        let (ls, rs) = (dims_i(self.strides()), dims_i(rhs.strides()));
-        // SAFETY: both views cover their m x k / k x n elements; `out` is fresh with m * n.
-        unsafe {
-            gemm_into(
-                (m, n, k),
-                out.as_mut_slice().as_mut_ptr(),
-                self.raw.ptr,
-                (ls[0], ls[1]),
-                rhs.raw.ptr,
-                (rs[0], rs[1]),
-                par,
-            )
-        };
-        Ok(out)
-    }
-
-    /// The matrix-vector product `self x x`.
-    ///
-    /// # Panics
-    ///
-    /// When `x.len() != self.ncols()`, or the result cannot be allocated; [`ArrayView::try_matvec`] returns the error instead.
-    #[track_caller]
-    pub fn matvec<S: AsView<T, 1>>(&self, x: &S) -> Array<T, 1>
-    where
-        Rank<N>: IsMatrix,
-    {
-        or_panic(self.try_matvec(x))
-    }
-
-    /// The matrix-vector product `self x x`.
-    ///
-    /// # Errors
-    ///
-    /// `Error::ShapeMismatch` when `x.len() != self.ncols()`; `Error::Alloc`.
-    pub fn try_matvec<S: AsView<T, 1>>(&self, x: &S) -> Result<Array<T, 1>>
-    where
-        Rank<N>: IsMatrix,
-    {
-        let x = x.as_view();
-        let [m, k] = dims(self.shape());
-        if x.len() != k {
-            return Err(Error::ShapeMismatch { op: "matvec", expected: vec![k], got: x.shape().to_vec() });
-        }
-        let mut out = Array::<T, 1>::try_zeros([m])?;
-        let ls = dims_i(self.strides());
-        // SAFETY: `x` is a k x 1 matrix with row stride `x.strides()[0]`; `out` holds m elements.
-        unsafe {
-            gemm_into(
-                (m, 1, k),
-                out.as_mut_slice().as_mut_ptr(),
-                self.raw.ptr,
-                (ls[0], ls[1]),
-                x.raw.ptr,
-                (x.strides()[0], 1),
-                Par::Seq,
-            )
-        };
-        Ok(out)
-    }
+    )*};
 }
 
-fn dims<const N: usize>(shape: [usize; N]) -> [usize; 2] {
-    [shape[0], shape[1]]
+/// The allocator for outputs of ops on a CPU view: the system (a view does not know its
+/// owner's pool).
+fn view_alloc<V>(_: &V) -> Cpu {
+    Cpu
 }
 
-fn dims_i<const N: usize>(strides: [isize; N]) -> [isize; 2] {
-    [strides[0], strides[1]]
+/// The allocator for outputs of ops on an array: its own.
+fn array_alloc<T: crate::element::Pod, const N: usize, B: Backend, L: Layout, C: BoundsCheck>(
+    a: &Array<T, N, B, L, C>,
+) -> B::Alloc {
+    a.allocator()
 }
 
-impl<T: GemmElement, const N: usize, B: HostAccessible, L: Layout, C: BoundsCheck> Array<T, N, B, L, C> {
-    /// See [`ArrayView::matmul`].
-    #[track_caller]
-    pub fn matmul<S: AsView<T, N>>(&self, rhs: &S) -> Array<T, N>
-    where
-        Rank<N>: IsMatrix,
-    {
-        self.view().matmul(rhs)
-    }
-
-    /// See [`ArrayView::try_matmul`].
-    ///
-    /// # Errors
-    ///
-    /// As for [`ArrayView::try_matmul`].
-    pub fn try_matmul<S: AsView<T, N>>(&self, rhs: &S) -> Result<Array<T, N>>
-    where
-        Rank<N>: IsMatrix,
-    {
-        self.view().try_matmul(rhs)
-    }
-
-    /// See [`ArrayView::matmul_with`].
-    ///
-    /// # Panics
-    ///
-    /// When the inner dimensions differ, or the result cannot be allocated; [`ArrayView::try_matmul_with`] returns the error instead.
-    #[track_caller]
-    pub fn matmul_with<S: AsView<T, N>>(&self, rhs: &S, par: Par) -> Array<T, N>
-    where
-        Rank<N>: IsMatrix,
-    {
-        or_panic(self.try_matmul_with(rhs, par))
-    }
-
-    /// See [`ArrayView::matmul_with`].
-    ///
-    /// # Errors
-    ///
-    /// As for [`ArrayView::try_matmul`].
-    pub fn try_matmul_with<S: AsView<T, N>>(&self, rhs: &S, par: Par) -> Result<Array<T, N>>
-    where
-        Rank<N>: IsMatrix,
-    {
-        self.view().try_matmul_with(rhs, par)
-    }
-
-    /// See [`ArrayView::matvec`].
-    ///
-    /// # Panics
-    ///
-    /// When `x.len() != self.ncols()`, or the result cannot be allocated; [`ArrayView::try_matvec`] returns the error instead.
-    #[track_caller]
-    pub fn matvec<S: AsView<T, 1>>(&self, x: &S) -> Array<T, 1>
-    where
-        Rank<N>: IsMatrix,
-    {
-        or_panic(self.try_matvec(x))
-    }
-
-    /// See [`ArrayView::matvec`].
-    ///
-    /// # Errors
-    ///
-    /// As for [`ArrayView::matvec`].
-    pub fn try_matvec<S: AsView<T, 1>>(&self, x: &S) -> Result<Array<T, 1>>
-    where
-        Rank<N>: IsMatrix,
-    {
-        self.view().try_matvec(x)
-    }
+matmul_methods! {
+    Cpu, ArrayView<'v, T, N, L, C>, view_alloc, [];
+    B, Array<T, N, B, L, C>, array_alloc, [B: MatmulKernels,];
 }

@@ -4,6 +4,7 @@ mod alloc;
 pub(crate) mod buffer;
 mod copy;
 mod elementwise;
+mod matmul;
 mod placement;
 mod reduce;
 
