@@ -13,6 +13,7 @@ use cnda::ops::matmul::{GemmElement, MatmulKernels, Par};
 use cnda::ops::reduce::ReduceKernels;
 use cnda::ops::tokens::{ArgOp, BinaryOp, ReduceOp, UnaryOp};
 use cnda::prelude::*;
+use cnda::stencil::{LinearStencil, StencilKernels};
 
 /// The model backend: host memory tagged with a device id.
 #[derive(Clone, Copy, Debug, Default)]
@@ -294,6 +295,29 @@ unsafe impl MatmulKernels for Model {
     }
 }
 
+// SAFETY: writes every output point once.
+unsafe impl StencilKernels for Model {
+    unsafe fn linear<T: Numeric, const N: usize, const K: usize>(
+        _: &Dev,
+        out: Desc<Model, T, N>,
+        input: Desc<Model, T, N>,
+        taps: &[([isize; N], T); K],
+    ) -> Result<(), Error> {
+        LAUNCHES.with(|l| l.borrow_mut().push(out.shape.to_vec()));
+        for x in indices(out.shape) {
+            let mut acc = T::ZERO;
+            for (offset, weight) in taps {
+                let delta: isize = (0..N).map(|k| offset[k] * input.strides[k]).sum();
+                // SAFETY: the trait's contract keeps every tap inside the input.
+                acc = acc + *weight * unsafe { *at(&input, x).offset(delta) };
+            }
+            // SAFETY: as above.
+            unsafe { at(&out, x).write(acc) };
+        }
+        Ok(())
+    }
+}
+
 fn model<const N: usize>(dev: u32, shape: [usize; N], f: impl Fn([usize; N]) -> f64) -> Array<f64, N, Model> {
     Array::try_from_fn_in(&ModelAlloc(dev), shape, f).unwrap()
 }
@@ -459,4 +483,21 @@ fn matrix_products_run_through_the_generic_algorithm() {
     let elsewhere = model(9, [4, 2], |_| 1.0);
     assert!(matches!(a.try_matmul(&elsewhere), Err(Error::DeviceMismatch { .. })));
     assert!(matches!(a.try_matmul(&b), Err(Error::ShapeMismatch { op: "matmul", .. })));
+}
+
+#[test]
+fn linear_stencils_run_through_the_generic_algorithm() {
+    let u = model(2, [5, 6], |[i, j]| (i * i + j) as f64);
+    let mut lap = model(2, [5, 6], |_| -1.0);
+    let _ = launches();
+    LinearStencil::laplacian_5pt(1.0).apply(&u, &mut lap);
+    // The kernel sees the interior only, and the edge points are left alone.
+    assert_eq!(launches(), vec![vec![3, 4]]);
+    for [i, j] in indices([5, 6]) {
+        let inside = (1..4).contains(&i) && (1..5).contains(&j);
+        assert_eq!(lap[[i, j]], if inside { 2.0 } else { -1.0 }, "{i} {j}");
+    }
+    let mut elsewhere = model(3, [5, 6], |_| 0.0);
+    let err = LinearStencil::laplacian_5pt(1.0).try_apply(&u, &mut elsewhere).unwrap_err();
+    assert!(matches!(err, Error::DeviceMismatch { .. }), "{err}");
 }

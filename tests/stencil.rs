@@ -392,3 +392,67 @@ mod linear {
         assert!(matches!(s.try_apply(u.view(), v.view_mut()), Err(Error::ShapeMismatch { .. })));
     }
 }
+
+#[test]
+fn one_sweep_serves_every_rank() {
+    // 1D: the second difference of i^2 is 2 everywhere inside.
+    let u = Array::from_fn([8], |[i]| (i * i) as f64);
+    let mut v = Array::<f64, 1>::zeros([8]);
+    stencil::sweep(u.view(), v.view_mut(), |o, w: stencil::Window1<f64, 1>| *o = w[-1] - 2.0 * w[0] + w[1]);
+    assert_eq!(v.as_slice(), &[0.0, 2.0, 2.0, 2.0, 2.0, 2.0, 2.0, 0.0]);
+    // 4D: the sum of the 8 face neighbours, against a naive loop, through a flipped input.
+    let shape = [4, 5, 3, 6];
+    let a = Array::from_fn(shape, |[i, j, k, l]| ((i * 7 + j * 5 + k * 3 + l) % 11) as f64);
+    let flipped = a.flip(3);
+    let mut got = Array::<f64, 4>::zeros(shape);
+    stencil::sweep(flipped, got.view_mut(), |o, w: stencil::Window<f64, 4, 1>| {
+        *o = (0..4)
+            .map(|axis| {
+                let (mut lo, mut hi) = ([0isize; 4], [0isize; 4]);
+                (lo[axis], hi[axis]) = (-1, 1);
+                w[lo] + w[hi]
+            })
+            .sum();
+    });
+    let f = flipped.to_owned();
+    for [i, j, k, l] in (0..shape.iter().product::<usize>()).map(|n| [n / 90, n / 18 % 5, n / 6 % 3, n % 6]) {
+        let inside = (1..3).contains(&i) && (1..4).contains(&j) && k == 1 && (1..5).contains(&l);
+        let want = if inside {
+            f[[i - 1, j, k, l]]
+                + f[[i + 1, j, k, l]]
+                + f[[i, j - 1, k, l]]
+                + f[[i, j + 1, k, l]]
+                + f[[i, j, k - 1, l]]
+                + f[[i, j, k + 1, l]]
+                + f[[i, j, k, l - 1]]
+                + f[[i, j, k, l + 1]]
+        } else {
+            0.0
+        };
+        assert_eq!(got[[i, j, k, l]], want, "{:?}", [i, j, k, l]);
+    }
+    // The boundary of the 4D grid is everything else.
+    let mut visits = Array::<f64, 4>::zeros(shape);
+    stencil::sweep(a.view(), visits.view_mut(), |o, _: stencil::Window<f64, 4, 1>| *o += 1.0);
+    stencil::boundary::<4, 1, _, _, _, _, _>(a.view(), visits.view_mut(), |o, _, _| *o += 1.0);
+    assert!(visits.iter().all(|&n| n == 1.0));
+}
+
+#[test]
+fn linear_stencils_take_arrays_and_any_rank() {
+    let u = Array::from_fn([9], |[i]| (i * i * i) as f64);
+    let mut v = Array::<f64, 1>::zeros([9]);
+    let d2 = stencil::LinearStencil::<f64, 1, 1, 3>::new([([-1], 1.0), ([0], -2.0), ([1], 1.0)]);
+    d2.apply(&u, &mut v);
+    for i in 1..8 {
+        assert_eq!(v[[i]], 6.0 * i as f64, "second difference of i^3 at {i}");
+    }
+    assert_eq!((v[[0]], v[[8]]), (0.0, 0.0));
+    let mut w = Array::<f64, 1>::zeros([8]);
+    assert!(matches!(d2.try_apply(&u, &mut w), Err(Error::ShapeMismatch { .. })));
+    // Too small for an interior: nothing is written.
+    let tiny = Array::from_fn([2], |[i]| i as f64);
+    let mut out = Array::<f64, 1>::full([2], 7.0);
+    d2.apply(&tiny, &mut out);
+    assert_eq!(out.as_slice(), &[7.0, 7.0]);
+}

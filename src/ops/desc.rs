@@ -103,8 +103,17 @@ pub trait AsOperand<T: Pod, const N: usize, B: Backend = crate::backend::Cpu>: s
     fn operand_desc(&self) -> Desc<B, T, N>;
 }
 
+/// A uniquely borrowed operand that an op writes on backend `B`: a mutable array reference on
+/// `B`, or (for `Cpu`) a mutable view. Sealed, because kernels trust its descriptor.
+pub trait AsOperandMut<T: Pod, const N: usize, B: Backend = crate::backend::Cpu>: sealed::Sealed {
+    /// The operand's kernel descriptor for writing, valid while `self` is borrowed; its indices
+    /// address distinct elements.
+    #[doc(hidden)]
+    fn operand_desc_mut(&mut self) -> Desc<B, T, N>;
+}
+
 mod impls {
-    use super::{sealed::Sealed, AsOperand, Desc};
+    use super::{sealed::Sealed, AsOperand, AsOperandMut, Desc};
     use crate::array::Array;
     use crate::backend::{Backend, Cpu};
     use crate::check::BoundsCheck;
@@ -117,6 +126,27 @@ mod impls {
     impl<T: Pod, const N: usize, L: Layout, C: BoundsCheck> Sealed for ArrayViewMut<'_, T, N, L, C> {}
     impl<T: Pod, const N: usize, C: BoundsCheck> Sealed for CowArray<'_, T, N, C> {}
     impl<S: Sealed> Sealed for &S {}
+    impl<S: Sealed> Sealed for &mut S {}
+
+    impl<T: Pod, const N: usize, B: Backend, L: Layout, C: BoundsCheck> AsOperandMut<T, N, B>
+        for &mut Array<T, N, B, L, C>
+    {
+        fn operand_desc_mut(&mut self) -> Desc<B, T, N> {
+            self.desc_mut()
+        }
+    }
+
+    impl<T: Pod, const N: usize, L: Layout, C: BoundsCheck> AsOperandMut<T, N, Cpu> for ArrayViewMut<'_, T, N, L, C> {
+        fn operand_desc_mut(&mut self) -> Desc<Cpu, T, N> {
+            self.desc_mut()
+        }
+    }
+
+    impl<T: Pod, const N: usize, L: Layout, C: BoundsCheck> AsOperandMut<T, N, Cpu> for &mut ArrayViewMut<'_, T, N, L, C> {
+        fn operand_desc_mut(&mut self) -> Desc<Cpu, T, N> {
+            self.desc_mut()
+        }
+    }
 
     impl<T: Pod, const N: usize, B: Backend, L: Layout, C: BoundsCheck> AsOperand<T, N, B> for Array<T, N, B, L, C> {
         fn operand_desc(&self) -> Desc<B, T, N> {

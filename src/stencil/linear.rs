@@ -1,8 +1,9 @@
 //! Constant-coefficient stencils described by data: `K` taps (offset, weight) within a
 //! compile-time radius `R`, applied as `out[x] = sum_k weight_k * in[x + offset_k]` over the
-//! interior. Being data rather than a closure, the same definition can be handed to a device
-//! backend's kernel later; on the CPU it runs through the sweep machinery with the radius checked
-//! once, at construction, so the inner loop has no check at all.
+//! interior, on grids of any rank. Being data rather than a closure, a stencil is handed to the
+//! backend's [`StencilKernels`] by one generic algorithm (same shape, same device, interior
+//! region); the radius is checked once, at construction, so the CPU's inner loop has no check at
+//! all.
 //!
 //! ```
 //! use cnda::prelude::*;
@@ -14,16 +15,14 @@
 //! assert_eq!(lap[[2, 3]], 2.0); // d2/di2 of i^2 is 2, d2/dj2 of j is 0
 //! ```
 
-use crate::check::BoundsCheck;
+use super::sweep::interior_range;
+use crate::backend::Backend;
+#[cfg(feature = "rayon")]
+use crate::backend::Cpu;
 use crate::element::{Float, Numeric, Pod};
 use crate::error::{or_panic, Error, Result};
-use crate::layout::Layout;
-use crate::view::{ArrayView, ArrayViewMut};
-
-#[cfg(feature = "rayon")]
-use super::sweep::{try_par_sweep2, try_par_sweep3};
-use super::sweep::{try_sweep2, try_sweep3};
-use super::window::{Window2, Window3};
+use crate::ops::desc::{AsOperand, AsOperandMut, Desc};
+use crate::ops::output::same_device;
 
 /// `K` taps `(offset, weight)` on a rank-`N` grid, every offset within radius `R` on every axis.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -157,111 +156,128 @@ impl<T: Float> LinearStencil<T, 3, 1, 27> {
     }
 }
 
-/// A stencil laid out for one input: each tap's flat element offset for the input's strides
-/// (computed once per sweep, so the inner loop does no index arithmetic) and its weight.
-struct Plan<T, const K: usize> {
-    deltas: [isize; K],
-    weights: [T; K],
+/// The constant-coefficient stencil kernel a backend provides.
+///
+/// # Safety
+///
+/// Implementations write every element of `out` with the weighted sum of the taps, in tap order,
+/// and touch no other memory.
+pub unsafe trait StencilKernels: Backend {
+    /// `out[x] = sum_k taps[k].1 * input[x + taps[k].0]` for every point `x` of `out.shape`, where
+    /// `input` (with its own strides) describes the input point of `out[0; N]`.
+    ///
+    /// # Safety
+    ///
+    /// Both address live memory on `dev`; every tap of every point lies inside the input; `out`'s
+    /// indices address distinct writable elements that overlap no input element.
+    ///
+    /// # Errors
+    ///
+    /// `Error::Device` when a device fails.
+    unsafe fn linear<T: Numeric, const N: usize, const K: usize>(
+        dev: &Self::Device,
+        out: Desc<Self, T, N>,
+        input: Desc<Self, T, N>,
+        taps: &[([isize; N], T); K],
+    ) -> Result<()>;
 }
 
 impl<T: Numeric, const N: usize, const R: usize, const K: usize> LinearStencil<T, N, R, K> {
-    /// The taps as flat offsets for `strides`. Wrapping: for any point a sweep visits, every tap
-    /// lies inside the input, so the true offset fits and the wrapped value equals it.
-    fn plan(&self, strides: [isize; N]) -> Plan<T, K> {
-        Plan {
-            deltas: self
-                .taps
-                .map(|(offset, _)| (0..N).fold(0isize, |acc, a| acc.wrapping_add(offset[a].wrapping_mul(strides[a])))),
-            weights: self.taps.map(|(_, weight)| weight),
+    /// `output[x] = sum_k weight_k * input[x + offset_k]` for every interior point (at least `R`
+    /// from every edge); the other points are left alone. Input and output are views (CPU) or
+    /// arrays (`&u`, `&mut v`) on one backend.
+    ///
+    /// # Panics
+    ///
+    /// When the shapes differ; [`LinearStencil::try_apply`] returns the error instead.
+    #[track_caller]
+    pub fn apply<B: StencilKernels>(&self, input: impl AsOperand<T, N, B>, output: impl AsOperandMut<T, N, B>) {
+        or_panic(self.try_apply(input, output))
+    }
+
+    /// The interior sweep of [`LinearStencil::apply`].
+    ///
+    /// # Errors
+    ///
+    /// `Error::ShapeMismatch` when the shapes differ; `Error::DeviceMismatch`; `Error::Device`.
+    pub fn try_apply<B: StencilKernels>(
+        &self,
+        input: impl AsOperand<T, N, B>,
+        mut output: impl AsOperandMut<T, N, B>,
+    ) -> Result<()> {
+        let Some((out, input)) = self.interior(input.operand_desc(), output.operand_desc_mut())? else {
+            return Ok(());
+        };
+        // SAFETY: `interior` keeps every tap inside the input; the output is borrowed uniquely
+        // and the input shared, so they cannot overlap.
+        unsafe { B::linear(&B::handle_device(out.handle), out, input, &self.taps) }
+    }
+
+    /// The interior points of `output` and the input points under them (same shape, same
+    /// device), or `None` when there is no interior point.
+    #[allow(clippy::type_complexity)]
+    fn interior<B: Backend>(
+        &self,
+        input: Desc<B, T, N>,
+        output: Desc<B, T, N>,
+    ) -> Result<Option<(Desc<B, T, N>, Desc<B, T, N>)>> {
+        if input.shape != output.shape {
+            return Err(Error::ShapeMismatch {
+                op: "LinearStencil::apply",
+                expected: input.shape.to_vec(),
+                got: output.shape.to_vec(),
+            });
         }
+        same_device::<B>("LinearStencil::apply", &B::handle_device(output.handle), &[B::handle_device(input.handle)])?;
+        let ranges = input.shape.map(|n| interior_range(n, R));
+        if N == 0 || ranges.iter().any(|r| r.is_empty()) {
+            return Ok((N == 0).then_some((output, input)));
+        }
+        let at = |d: Desc<B, T, N>| {
+            let offset = (0..N).fold(0isize, |acc, k| acc + ranges[k].start as isize * d.strides[k]);
+            Desc { handle: B::moved(d.handle, offset), shape: ranges.clone().map(|r| r.len()), strides: d.strides }
+        };
+        Ok(Some((at(output), at(input))))
+    }
+
+    /// [`LinearStencil::apply`] on CPU views with the interior split over rayon's threads in
+    /// bands of the first axis.
+    ///
+    /// # Panics
+    ///
+    /// When the shapes differ.
+    #[cfg(feature = "rayon")]
+    #[track_caller]
+    pub fn par_apply(&self, input: impl AsOperand<T, N, Cpu>, mut output: impl AsOperandMut<T, N, Cpu>)
+    where
+        T: Send + Sync,
+    {
+        let Some((out, input)) = or_panic(self.interior(input.operand_desc(), output.operand_desc_mut())) else {
+            return;
+        };
+        if N == 0 {
+            // SAFETY: as in `try_apply`.
+            return or_panic(unsafe { Cpu::linear(&Cpu, out, input, &self.taps) });
+        }
+        let band = |d: Desc<Cpu, T, N>, rows: core::ops::Range<usize>| {
+            let mut shape = d.shape;
+            shape[0] = rows.len();
+            Desc { handle: d.handle.wrapping_offset(rows.start as isize * d.strides[0]), shape, strides: d.strides }
+        };
+        let (out, input) = (SendDesc(out), SendDesc(input));
+        crate::ops::par::for_each_subrange(0..out.0.shape[0], 2, |rows| {
+            let (out, input) = (&out, &input);
+            // SAFETY: as in `try_apply`; bands of the first axis are disjoint, so no output
+            // element is written by two tasks.
+            or_panic(unsafe { Cpu::linear(&Cpu, band(out.0, rows.clone()), band(input.0, rows), &self.taps) });
+        });
     }
 }
 
-impl<T: Numeric, const K: usize> Plan<T, K> {
-    /// `sum_k weights[k] * at(deltas[k])`, in tap order, starting from the first product (which
-    /// saves the add of a zero).
-    #[inline(always)]
-    fn combine(&self, at: impl Fn(isize) -> T) -> T {
-        if K == 0 {
-            return T::ZERO;
-        }
-        let mut acc = self.weights[0] * at(self.deltas[0]);
-        for k in 1..K {
-            acc = acc + self.weights[k] * at(self.deltas[k]);
-        }
-        acc
-    }
-}
+/// A CPU descriptor shared with the tasks of `par_apply`, each of which touches its own band.
+#[cfg(feature = "rayon")]
+struct SendDesc<T: Pod, const N: usize>(Desc<Cpu, T, N>);
 
-/// One `apply` / `try_apply` / `par_apply` impl per rank (a per-rank table: rank, window type,
-/// sequential and parallel sweeps). The ranks differ only in those names.
-macro_rules! apply_for_rank {
-    ($($n:literal: $Window:ident, $try_sweep:ident, $try_par_sweep:ident;)*) => {$(
-        impl<T: Numeric, const R: usize, const K: usize> LinearStencil<T, $n, R, K> {
-            /// `output[x] = sum_k weight_k * input[x + offset_k]` for every interior point (at
-            /// least `R` from every edge); the other points are left alone.
-            ///
-            /// # Panics
-            ///
-            /// When the shapes differ; `try_apply` returns the error instead.
-            #[track_caller]
-            pub fn apply<L1: Layout, C1: BoundsCheck, L2: Layout, C2: BoundsCheck>(
-                &self,
-                input: ArrayView<'_, T, $n, L1, C1>,
-                output: ArrayViewMut<'_, T, $n, L2, C2>,
-            ) {
-                or_panic(self.try_apply(input, output))
-            }
-
-            /// The interior sweep of `apply`.
-            ///
-            /// # Errors
-            ///
-            /// `Error::ShapeMismatch` when the shapes differ.
-            pub fn try_apply<L1: Layout, C1: BoundsCheck, L2: Layout, C2: BoundsCheck>(
-                &self,
-                input: ArrayView<'_, T, $n, L1, C1>,
-                output: ArrayViewMut<'_, T, $n, L2, C2>,
-            ) -> Result<()> {
-                let plan = self.plan(input.strides());
-                $try_sweep(input, output, |out, w: $Window<'_, T, R>| *out = at_window!(plan, w))
-            }
-
-            /// `apply` with the interior split over rayon's threads.
-            ///
-            /// # Panics
-            ///
-            /// When the shapes differ.
-            #[cfg(feature = "rayon")]
-            #[track_caller]
-            pub fn par_apply<L1: Layout, C1: BoundsCheck, L2: Layout, C2: BoundsCheck>(
-                &self,
-                input: ArrayView<'_, T, $n, L1, C1>,
-                output: ArrayViewMut<'_, T, $n, L2, C2>,
-            ) where
-                T: Send + Sync,
-            {
-                let plan = self.plan(input.strides());
-                or_panic($try_par_sweep(input, output, |out, w: $Window<'_, T, R>| *out = at_window!(plan, w)))
-            }
-        }
-    )*};
-}
-
-/// The stencil at a window's centre, from a `plan` made for the input the window is over.
-macro_rules! at_window {
-    ($plan:ident, $w:ident) => {
-        $plan.combine(|delta| {
-            // SAFETY: `delta` is a tap's offset (within `R`, checked by `try_new`) times the
-            // input's strides, which are the window's.
-            unsafe { *$w.at_flat(delta) }
-        })
-    };
-}
-
-// Without feature `rayon`, `par_apply` is cfg'd out, so the parallel sweeps' names are never
-// resolved.
-apply_for_rank! {
-    2: Window2, try_sweep2, try_par_sweep2;
-    3: Window3, try_sweep3, try_par_sweep3;
-}
+// SAFETY: the tasks read the input band and write disjoint output bands (see `par_apply`).
+#[cfg(feature = "rayon")]
+unsafe impl<T: Pod + Send + Sync, const N: usize> Sync for SendDesc<T, N> {}

@@ -1,4 +1,5 @@
-//! Stencils: "write the centre, read the neighbours" over 2D and 3D grids.
+//! Stencils: "write the centre, read the neighbours" over grids of any rank (one [`Window`] type
+//! and one [`sweep`]; `sweep2`/`sweep3` and [`Window2`]/[`Window3`] name ranks 2 and 3).
 //!
 //! ```
 //! use cnda::prelude::*;
@@ -34,9 +35,13 @@ mod sweep;
 mod window;
 
 pub use buffer::DoubleBuffer;
-pub use linear::LinearStencil;
+pub use linear::{LinearStencil, StencilKernels};
 pub use pad::{fill_halo, interior, pad, pad_axes, try_fill_halo, try_interior, try_pad, try_pad_axes, PadMode};
-pub use sweep::{boundary2, boundary3, sweep2, sweep3, try_boundary2, try_boundary3, try_sweep2, try_sweep3};
+pub(crate) use sweep::for_each_point;
+pub use sweep::{
+    boundary, boundary2, boundary3, sweep, sweep2, sweep3, try_boundary, try_boundary2, try_boundary3, try_sweep,
+    try_sweep2, try_sweep3,
+};
 #[cfg(feature = "rayon")]
-pub use sweep::{par_sweep2, par_sweep3, try_par_sweep2, try_par_sweep3};
-pub use window::{Window2, Window3};
+pub use sweep::{par_sweep, par_sweep2, par_sweep3, try_par_sweep, try_par_sweep2, try_par_sweep3};
+pub use window::{Window, Window1, Window2, Window3};

@@ -1,9 +1,11 @@
-//! The sweeps: interior (unchecked inner loops after one region check), boundary (checked), and
-//! parallel interior sweeps over disjoint bands of output rows.
+//! The sweeps, one for every rank: interior (unchecked inner loops after one region check),
+//! boundary (checked), and parallel interior sweeps over disjoint bands of the first axis.
+//! `sweep2`/`sweep3` (and their boundary and parallel forms) name the rank for readers and for
+//! turbofish callers; they are the generic sweep.
 
 use core::ops::Range;
 
-use super::window::{Window2, Window3};
+use super::window::Window;
 use crate::check::BoundsCheck;
 use crate::element::Pod;
 use crate::error::{Error, Result};
@@ -64,221 +66,138 @@ impl<T, const N: usize> Grid<T, N> {
     }
 }
 
-/// One interior row of a grid whose rows are contiguous (unit column stride in input and
-/// output): the window's column stride is the literal 1 and the output row is a slice, so LLVM
-/// knows the writes alias no read and vectorizes the loop. The input is read through raw
-/// pointers only: a slice spanning the rows around this one would also span memory between
-/// rows that may belong to other views.
+/// `f(&mut output[x], pointer to input[x], unit)` for every point `x` of `shape`, with `input`
+/// and `output` pointing at the point `[0; N]`. Walks lanes along the last axis; `unit` is `true`
+/// on lanes where both step by one, where the output lane is a slice, so LLVM knows the writes
+/// alias no read and vectorizes the loop. The input is read through raw pointers only: a slice
+/// spanning rows around a lane would also span memory between rows that may belong to other
+/// views. The one point walker of the interior sweeps and the CPU's stencil kernel.
 ///
 /// # Safety
 ///
-/// `centre_row` points at column 0 of an interior row whose `R` rows above and below exist
-/// `row_stride` apart; `cols` lies within the interior of rows of `out_row.len()` columns.
+/// Every point's output element is live, writable, distinct per point and written by nobody
+/// else; `f` reads only input elements the caller vouches for; the output does not overlap them.
 #[inline(always)]
-unsafe fn unit_stride_row<const R: usize, T>(
-    centre_row: *const T,
-    row_stride: isize,
-    out_row: &mut [T],
-    cols: Range<usize>,
-    f: &mut impl FnMut(&mut T, Window2<'_, T, R>),
+pub(crate) unsafe fn for_each_point<T, const N: usize>(
+    input: *const T,
+    in_strides: [isize; N],
+    output: *mut T,
+    out_strides: [isize; N],
+    shape: [usize; N],
+    f: &mut impl FnMut(&mut T, *const T, bool),
 ) {
-    for j in cols {
-        // SAFETY: (row, j) is an interior point, so its window lies in the grid; j < the row length.
+    crate::ops::lanes::for_each_lane(shape, [in_strides, out_strides], |[bi, bo], len, [si, so]| {
+        // SAFETY: the caller's contract, for every point of the lane. The pointers are computed
+        // with wrapping arithmetic: `f` decides what it reads.
         unsafe {
-            let w = Window2::new(centre_row.add(j), [row_stride, 1]);
-            f(out_row.get_unchecked_mut(j), w);
-        }
-    }
-}
-
-/// Interior rows `rows` of a 2D sweep.
-///
-/// # Safety
-///
-/// `rows` lies within the interior for radius `R`; the grid's pointers describe live, distinct
-/// input and output elements for its shape, and no other code writes these output rows.
-#[inline(always)]
-unsafe fn rows2<const R: usize, T>(g: Grid<T, 2>, rows: Range<usize>, f: &mut impl FnMut(&mut T, Window2<'_, T, R>)) {
-    let cols = interior_range(g.shape[1], R);
-    if cols.is_empty() {
-        return; // no interior point in any row (and no loop over a huge axis of empty rows)
-    }
-    let [n, m] = g.shape;
-    if g.in_strides[1] == 1 && g.out_strides[1] == 1 && g.in_strides[0] >= m as isize && n > 0 {
-        let s0 = g.in_strides[0];
-        for i in rows {
-            // SAFETY: rows i - R ..= i + R exist; output row i is `m` contiguous elements of the
-            // uniquely borrowed output view, which cannot overlap the shared input.
-            unsafe {
-                let centre_row = g.input.offset(i as isize * s0);
-                let out_row = core::slice::from_raw_parts_mut(g.output.offset(i as isize * g.out_strides[0]), m);
-                unit_stride_row(centre_row, s0, out_row, cols.clone(), f);
+            let (centre, out) = (input.wrapping_offset(bi), output.offset(bo));
+            if si == 1 && so == 1 {
+                let out = core::slice::from_raw_parts_mut(out, len);
+                for j in 0..len {
+                    f(out.get_unchecked_mut(j), centre.wrapping_add(j), true);
+                }
+            } else {
+                for j in 0..len as isize {
+                    f(&mut *out.offset(j * so), centre.wrapping_offset(j * si), false);
+                }
             }
         }
+    });
+}
+
+/// The interior points whose first index lies in `first` (a sub-range of axis 0's interior):
+/// `f(&mut output[x], window of input around x)`. On unit-stride lanes the window's last stride
+/// is the literal 1.
+///
+/// # Safety
+///
+/// `first` lies within the interior of axis 0 for radius `R`; the grid's pointers describe live,
+/// distinct input and output elements for its shape, and no other code writes these output
+/// points.
+#[inline(always)]
+unsafe fn interior<const N: usize, const R: usize, T>(
+    g: Grid<T, N>,
+    first: Range<usize>,
+    f: &mut impl FnMut(&mut T, Window<'_, T, N, R>),
+) {
+    if N == 0 {
+        // SAFETY: a rank-0 grid is one point, with no neighbour to read.
+        unsafe { f(&mut *g.output, Window::new(g.input, g.in_strides)) };
         return;
     }
-    for i in rows {
-        // SAFETY: row i and its R neighbours on both sides are inside the grid.
-        unsafe {
-            let in_row = g.input.offset(i as isize * g.in_strides[0]);
-            let out_row = g.output.offset(i as isize * g.out_strides[0]);
-            for j in cols.clone() {
-                let w = Window2::new(in_row.offset(j as isize * g.in_strides[1]), g.in_strides);
-                f(&mut *out_row.offset(j as isize * g.out_strides[1]), w);
-            }
-        }
+    let ranges: [Range<usize>; N] =
+        core::array::from_fn(|k| if k == 0 { first.clone() } else { interior_range(g.shape[k], R) });
+    if ranges.iter().any(|r| r.is_empty()) {
+        return; // no interior point (and no loop over a huge axis of an empty grid)
     }
+    let start = |strides: [isize; N]| (0..N).fold(0isize, |acc, k| acc + ranges[k].start as isize * strides[k]);
+    // SAFETY: the first interior point lies inside both grids.
+    let (input, output) = unsafe { (g.input.offset(start(g.in_strides)), g.output.offset(start(g.out_strides))) };
+    let mut unit = g.in_strides;
+    unit[N - 1] = 1;
+    let shape = ranges.map(|r| r.len());
+    // SAFETY: every point walked is an interior point, so its window lies in the input; the
+    // output is uniquely borrowed and never the input (caller's contract).
+    unsafe {
+        for_each_point(input, g.in_strides, output, g.out_strides, shape, &mut |out, centre, is_unit| {
+            f(out, Window::new(centre, if is_unit { unit } else { g.in_strides }))
+        })
+    };
 }
 
-/// One interior row (fixed plane and row) of a 3D grid with contiguous rows; see
-/// [`unit_stride_row`].
-///
-/// # Safety
-///
-/// `centre_row` points at column 0 of an interior row whose neighbours within `R` on the two
-/// outer axes exist `strides` apart; `cols` lies within the interior of rows of `out_row.len()`.
-#[inline(always)]
-unsafe fn unit_stride_row3<const R: usize, T>(
-    centre_row: *const T,
-    strides: [isize; 2],
-    out_row: &mut [T],
-    cols: Range<usize>,
-    f: &mut impl FnMut(&mut T, Window3<'_, T, R>),
-) {
-    for k in cols {
-        // SAFETY: (plane, row, k) is an interior point, so its window lies in the grid.
-        unsafe {
-            let w = Window3::new(centre_row.add(k), [strides[0], strides[1], 1]);
-            f(out_row.get_unchecked_mut(k), w);
-        }
-    }
-}
-
-/// Interior planes `planes` of a 3D sweep.
-///
-/// # Safety
-///
-/// As for [`rows2`].
-#[inline(always)]
-unsafe fn planes3<const R: usize, T>(
-    g: Grid<T, 3>,
-    planes: Range<usize>,
-    f: &mut impl FnMut(&mut T, Window3<'_, T, R>),
-) {
-    let (rows, cols) = (interior_range(g.shape[1], R), interior_range(g.shape[2], R));
-    if rows.is_empty() || cols.is_empty() {
-        return; // no interior point in any plane
-    }
-    let [_, n1, n2] = g.shape;
-    let [s0, s1, s2] = g.in_strides;
-    let dense_rows = s2 == 1 && g.out_strides[2] == 1 && s1 >= n2 as isize && s0 >= s1 * n1 as isize;
-    for i in planes {
-        for j in rows.clone() {
-            // SAFETY: (i, j) and its R neighbours on every axis are inside the grid; in the dense
-            // case the output row is `n2` contiguous elements of the uniquely borrowed output.
-            unsafe {
-                let out_row = g.output.offset(i as isize * g.out_strides[0] + j as isize * g.out_strides[1]);
-                if dense_rows {
-                    let centre_row = g.input.offset(i as isize * s0 + j as isize * s1);
-                    let out_row = core::slice::from_raw_parts_mut(out_row, n2);
-                    unit_stride_row3(centre_row, [s0, s1], out_row, cols.clone(), f);
-                    continue;
-                }
-                let in_row = g.input.offset(i as isize * s0 + j as isize * s1);
-                for k in cols.clone() {
-                    let w = Window3::new(in_row.offset(k as isize * s2), g.in_strides);
-                    f(&mut *out_row.offset(k as isize * g.out_strides[2]), w);
-                }
-            }
-        }
-    }
-}
-
-/// Calls `f(&mut output[i, j], window of input around (i, j))` for every interior point: those at
-/// least `R` away from every edge. Points nearer the edges are left alone (see [`boundary2`]).
+/// Calls `f(&mut output[x], window of input around x)` for every interior point `x`: those at
+/// least `R` away from every edge. Points nearer the edges are left alone (see [`boundary`]).
+/// Any rank; `sweep2`/`sweep3` name ranks 2 and 3.
 ///
 /// # Panics
 ///
-/// When input and output shapes differ; [`try_sweep2`] returns the error instead.
+/// When input and output shapes differ; [`try_sweep`] returns the error instead.
 #[track_caller]
-pub fn sweep2<const R: usize, T: Pod, L1: Layout, C1: BoundsCheck, L2: Layout, C2: BoundsCheck>(
-    input: ArrayView<'_, T, 2, L1, C1>,
-    output: ArrayViewMut<'_, T, 2, L2, C2>,
-    f: impl FnMut(&mut T, Window2<'_, T, R>),
+pub fn sweep<const N: usize, const R: usize, T: Pod, L1: Layout, C1: BoundsCheck, L2: Layout, C2: BoundsCheck>(
+    input: ArrayView<'_, T, N, L1, C1>,
+    output: ArrayViewMut<'_, T, N, L2, C2>,
+    f: impl FnMut(&mut T, Window<'_, T, N, R>),
 ) {
-    or_panic(try_sweep2(input, output, f))
+    or_panic(try_sweep(input, output, f))
 }
 
-/// Calls `f(&mut output[i, j], window of input around (i, j))` for every interior point: those at
-/// least `R` away from every edge. Points nearer the edges are left alone (see [`boundary2`]).
+/// Calls `f(&mut output[x], window of input around x)` for every interior point; see [`sweep`].
 ///
 /// # Errors
 ///
 /// `Error::ShapeMismatch` when input and output shapes differ.
-pub fn try_sweep2<const R: usize, T: Pod, L1: Layout, C1: BoundsCheck, L2: Layout, C2: BoundsCheck>(
-    input: ArrayView<'_, T, 2, L1, C1>,
-    mut output: ArrayViewMut<'_, T, 2, L2, C2>,
-    mut f: impl FnMut(&mut T, Window2<'_, T, R>),
+pub fn try_sweep<const N: usize, const R: usize, T: Pod, L1: Layout, C1: BoundsCheck, L2: Layout, C2: BoundsCheck>(
+    input: ArrayView<'_, T, N, L1, C1>,
+    output: ArrayViewMut<'_, T, N, L2, C2>,
+    mut f: impl FnMut(&mut T, Window<'_, T, N, R>),
 ) -> Result<()> {
-    let g = Grid::new("sweep2", &input, &mut output)?;
-    // SAFETY: one shape checked above; interior rows only; `output` is uniquely borrowed and
+    sweep_named("sweep", input, output, &mut f)
+}
+
+/// [`try_sweep`] reporting errors under the name the caller used.
+fn sweep_named<const N: usize, const R: usize, T: Pod, L1: Layout, C1: BoundsCheck, L2: Layout, C2: BoundsCheck>(
+    op: &'static str,
+    input: ArrayView<'_, T, N, L1, C1>,
+    mut output: ArrayViewMut<'_, T, N, L2, C2>,
+    f: &mut impl FnMut(&mut T, Window<'_, T, N, R>),
+) -> Result<()> {
+    let g = Grid::new(op, &input, &mut output)?;
+    let first = if N == 0 { 0..1 } else { interior_range(g.shape[0], R) };
+    // SAFETY: one shape checked above; interior points only; `output` is uniquely borrowed and
     // cannot alias the shared `input`.
-    unsafe { rows2(g, interior_range(g.shape[0], R), &mut f) };
+    unsafe { interior(g, first, f) };
     Ok(())
 }
 
-/// The 3D form of [`sweep2`]: `f(&mut output[i, j, k], window)` for every interior point.
+/// [`sweep`] with the interior split over rayon's threads in bands of the first axis.
 ///
 /// # Panics
 ///
-/// When input and output shapes differ; [`try_sweep3`] returns the error instead.
-#[track_caller]
-pub fn sweep3<const R: usize, T: Pod, L1: Layout, C1: BoundsCheck, L2: Layout, C2: BoundsCheck>(
-    input: ArrayView<'_, T, 3, L1, C1>,
-    output: ArrayViewMut<'_, T, 3, L2, C2>,
-    f: impl FnMut(&mut T, Window3<'_, T, R>),
-) {
-    or_panic(try_sweep3(input, output, f))
-}
-
-/// The 3D form of [`sweep2`]: `f(&mut output[i, j, k], window)` for every interior point.
-///
-/// # Errors
-///
-/// `Error::ShapeMismatch` when input and output shapes differ.
-pub fn try_sweep3<const R: usize, T: Pod, L1: Layout, C1: BoundsCheck, L2: Layout, C2: BoundsCheck>(
-    input: ArrayView<'_, T, 3, L1, C1>,
-    mut output: ArrayViewMut<'_, T, 3, L2, C2>,
-    mut f: impl FnMut(&mut T, Window3<'_, T, R>),
-) -> Result<()> {
-    let g = Grid::new("sweep3", &input, &mut output)?;
-    // SAFETY: as in `sweep2`.
-    unsafe { planes3(g, interior_range(g.shape[0], R), &mut f) };
-    Ok(())
-}
-
-/// [`sweep2`] with the interior rows split over rayon's threads.
-///
-/// # Panics
-///
-/// When input and output shapes differ; [`try_par_sweep2`] returns the error instead.
+/// When input and output shapes differ; [`try_par_sweep`] returns the error instead.
 #[cfg(feature = "rayon")]
 #[track_caller]
-pub fn par_sweep2<const R: usize, T: Pod + Send + Sync, L1: Layout, C1: BoundsCheck, L2: Layout, C2: BoundsCheck>(
-    input: ArrayView<'_, T, 2, L1, C1>,
-    output: ArrayViewMut<'_, T, 2, L2, C2>,
-    f: impl Fn(&mut T, Window2<'_, T, R>) + Sync + Send,
-) {
-    or_panic(try_par_sweep2(input, output, f))
-}
-
-/// [`sweep2`] with the interior rows split over rayon's threads.
-///
-/// # Errors
-///
-/// `Error::ShapeMismatch` when input and output shapes differ.
-#[cfg(feature = "rayon")]
-pub fn try_par_sweep2<
+pub fn par_sweep<
+    const N: usize,
     const R: usize,
     T: Pod + Send + Sync,
     L1: Layout,
@@ -286,41 +205,21 @@ pub fn try_par_sweep2<
     L2: Layout,
     C2: BoundsCheck,
 >(
-    input: ArrayView<'_, T, 2, L1, C1>,
-    mut output: ArrayViewMut<'_, T, 2, L2, C2>,
-    f: impl Fn(&mut T, Window2<'_, T, R>) + Sync + Send,
-) -> Result<()> {
-    let g = Grid::new("par_sweep2", &input, &mut output)?;
-    par_bands(interior_range(g.shape[0], R), |rows| {
-        // SAFETY: as in `sweep2`; bands of rows are disjoint, so no output element is written by
-        // two tasks.
-        unsafe { rows2(g, rows, &mut &f) }
-    });
-    Ok(())
-}
-
-/// [`sweep3`] with the interior planes split over rayon's threads.
-///
-/// # Panics
-///
-/// When input and output shapes differ; [`try_par_sweep3`] returns the error instead.
-#[cfg(feature = "rayon")]
-#[track_caller]
-pub fn par_sweep3<const R: usize, T: Pod + Send + Sync, L1: Layout, C1: BoundsCheck, L2: Layout, C2: BoundsCheck>(
-    input: ArrayView<'_, T, 3, L1, C1>,
-    output: ArrayViewMut<'_, T, 3, L2, C2>,
-    f: impl Fn(&mut T, Window3<'_, T, R>) + Sync + Send,
+    input: ArrayView<'_, T, N, L1, C1>,
+    output: ArrayViewMut<'_, T, N, L2, C2>,
+    f: impl Fn(&mut T, Window<'_, T, N, R>) + Sync + Send,
 ) {
-    or_panic(try_par_sweep3(input, output, f))
+    or_panic(try_par_sweep(input, output, f))
 }
 
-/// [`sweep3`] with the interior planes split over rayon's threads.
+/// [`sweep`] with the interior split over rayon's threads in bands of the first axis.
 ///
 /// # Errors
 ///
 /// `Error::ShapeMismatch` when input and output shapes differ.
 #[cfg(feature = "rayon")]
-pub fn try_par_sweep3<
+pub fn try_par_sweep<
+    const N: usize,
     const R: usize,
     T: Pod + Send + Sync,
     L1: Layout,
@@ -328,111 +227,195 @@ pub fn try_par_sweep3<
     L2: Layout,
     C2: BoundsCheck,
 >(
-    input: ArrayView<'_, T, 3, L1, C1>,
-    mut output: ArrayViewMut<'_, T, 3, L2, C2>,
-    f: impl Fn(&mut T, Window3<'_, T, R>) + Sync + Send,
+    input: ArrayView<'_, T, N, L1, C1>,
+    output: ArrayViewMut<'_, T, N, L2, C2>,
+    f: impl Fn(&mut T, Window<'_, T, N, R>) + Sync + Send,
 ) -> Result<()> {
-    let g = Grid::new("par_sweep3", &input, &mut output)?;
-    par_bands(interior_range(g.shape[0], R), |planes| {
-        // SAFETY: as in `par_sweep2`, with disjoint bands of planes.
-        unsafe { planes3(g, planes, &mut &f) }
+    par_sweep_named("par_sweep", input, output, f)
+}
+
+/// [`try_par_sweep`] reporting errors under the name the caller used.
+#[cfg(feature = "rayon")]
+fn par_sweep_named<
+    const N: usize,
+    const R: usize,
+    T: Pod + Send + Sync,
+    L1: Layout,
+    C1: BoundsCheck,
+    L2: Layout,
+    C2: BoundsCheck,
+>(
+    op: &'static str,
+    input: ArrayView<'_, T, N, L1, C1>,
+    mut output: ArrayViewMut<'_, T, N, L2, C2>,
+    f: impl Fn(&mut T, Window<'_, T, N, R>) + Sync + Send,
+) -> Result<()> {
+    let g = Grid::new(op, &input, &mut output)?;
+    if N == 0 {
+        // SAFETY: as in `try_sweep`.
+        unsafe { interior(g, 0..1, &mut &f) };
+        return Ok(());
+    }
+    crate::ops::par::for_each_subrange(interior_range(g.shape[0], R), BANDS_PER_THREAD, |band| {
+        // SAFETY: as in `try_sweep`; bands are disjoint, so no output element is written by two
+        // tasks.
+        unsafe { interior(g, band, &mut &f) }
     });
     Ok(())
 }
 
-/// Bands of rows per thread in a parallel sweep.
+/// Bands of the first axis per thread in a parallel sweep.
 #[cfg(feature = "rayon")]
 const BANDS_PER_THREAD: usize = 2;
 
-/// Runs `work` on disjoint bands of `range`, in parallel (the crate's one splitter).
-#[cfg(feature = "rayon")]
-fn par_bands(range: Range<usize>, work: impl Fn(Range<usize>) + Sync + Send) {
-    crate::ops::par::for_each_subrange(range, BANDS_PER_THREAD, work);
-}
-
 /// Calls `f(&mut output[index], index, input)` for every point within `R` of an edge (the points
-/// [`sweep2`] skips), with the whole input as a view for checked access (`input.get(..)`).
+/// [`sweep`] skips), with the whole input as a view for checked access (`input.get(..)`).
 ///
 /// # Panics
 ///
-/// When input and output shapes differ; [`try_boundary2`] returns the error instead.
+/// When input and output shapes differ; [`try_boundary`] returns the error instead.
 #[track_caller]
-pub fn boundary2<const R: usize, T: Pod, L1: Layout, C1: BoundsCheck, L2: Layout, C2: BoundsCheck>(
-    input: ArrayView<'_, T, 2, L1, C1>,
-    output: ArrayViewMut<'_, T, 2, L2, C2>,
-    f: impl FnMut(&mut T, [usize; 2], ArrayView<'_, T, 2, L1, C1>),
+pub fn boundary<const N: usize, const R: usize, T: Pod, L1: Layout, C1: BoundsCheck, L2: Layout, C2: BoundsCheck>(
+    input: ArrayView<'_, T, N, L1, C1>,
+    output: ArrayViewMut<'_, T, N, L2, C2>,
+    f: impl FnMut(&mut T, [usize; N], ArrayView<'_, T, N, L1, C1>),
 ) {
-    or_panic(try_boundary2::<R, T, L1, C1, L2, C2>(input, output, f))
+    or_panic(try_boundary::<N, R, T, L1, C1, L2, C2>(input, output, f))
 }
 
-/// Calls `f(&mut output[index], index, input)` for every point within `R` of an edge (the points
-/// [`sweep2`] skips), with the whole input as a view for checked access (`input.get(..)`).
+/// Calls `f(&mut output[index], index, input)` for every point within `R` of an edge; see
+/// [`boundary`].
 ///
 /// # Errors
 ///
 /// `Error::ShapeMismatch` when input and output shapes differ.
-pub fn try_boundary2<const R: usize, T: Pod, L1: Layout, C1: BoundsCheck, L2: Layout, C2: BoundsCheck>(
-    input: ArrayView<'_, T, 2, L1, C1>,
-    mut output: ArrayViewMut<'_, T, 2, L2, C2>,
-    mut f: impl FnMut(&mut T, [usize; 2], ArrayView<'_, T, 2, L1, C1>),
+pub fn try_boundary<
+    const N: usize,
+    const R: usize,
+    T: Pod,
+    L1: Layout,
+    C1: BoundsCheck,
+    L2: Layout,
+    C2: BoundsCheck,
+>(
+    input: ArrayView<'_, T, N, L1, C1>,
+    output: ArrayViewMut<'_, T, N, L2, C2>,
+    mut f: impl FnMut(&mut T, [usize; N], ArrayView<'_, T, N, L1, C1>),
 ) -> Result<()> {
-    same_shape("boundary2", input.shape(), output.shape())?;
-    let [n, m] = input.shape();
-    if n == 0 || m == 0 {
-        return Ok(()); // no point at all (and no loop over a huge empty axis)
-    }
-    let (rows, cols) = (interior_range(n, R), interior_range(m, R));
-    for i in 0..n {
-        for j in 0..m {
-            if !(rows.contains(&i) && cols.contains(&j)) {
-                f(&mut output[[i, j]], [i, j], input);
-            }
+    boundary_named::<N, R, T, L1, C1, L2, C2>("boundary", input, output, &mut f)
+}
+
+/// [`try_boundary`] reporting errors under the name the caller used.
+fn boundary_named<const N: usize, const R: usize, T: Pod, L1: Layout, C1: BoundsCheck, L2: Layout, C2: BoundsCheck>(
+    op: &'static str,
+    input: ArrayView<'_, T, N, L1, C1>,
+    mut output: ArrayViewMut<'_, T, N, L2, C2>,
+    f: &mut impl FnMut(&mut T, [usize; N], ArrayView<'_, T, N, L1, C1>),
+) -> Result<()> {
+    same_shape(op, input.shape(), output.shape())?;
+    let ranges = input.shape().map(|n| interior_range(n, R));
+    // The odometer visits nothing when an axis is empty (so no loop over a huge empty axis).
+    let mut points = crate::iter::Odometer::new(input.shape(), [0; N]);
+    while let Some((index, _)) = points.next() {
+        if (0..N).any(|k| !ranges[k].contains(&index[k])) {
+            f(&mut output[index], index, input);
         }
     }
     Ok(())
 }
 
-/// The 3D form of [`boundary2`].
-///
-/// # Panics
-///
-/// When input and output shapes differ; [`try_boundary3`] returns the error instead.
-#[track_caller]
-pub fn boundary3<const R: usize, T: Pod, L1: Layout, C1: BoundsCheck, L2: Layout, C2: BoundsCheck>(
-    input: ArrayView<'_, T, 3, L1, C1>,
-    output: ArrayViewMut<'_, T, 3, L2, C2>,
-    f: impl FnMut(&mut T, [usize; 3], ArrayView<'_, T, 3, L1, C1>),
-) {
-    or_panic(try_boundary3::<R, T, L1, C1, L2, C2>(input, output, f))
+/// `sweep2`, `sweep3` and the other rank-named forms: the generic sweeps at one rank, with the
+/// radius as their first parameter (`sweep2::<1, _, _, _, _, _>`).
+macro_rules! rank_named {
+    ($($n:literal: $sweep:ident $try_sweep:ident $boundary:ident $try_boundary:ident $par:ident $try_par:ident;)*) => {$(
+        #[doc = concat!("[`sweep`] on a rank-", stringify!($n), " grid.")]
+        ///
+        /// # Panics
+        ///
+        /// When input and output shapes differ.
+        #[track_caller]
+        pub fn $sweep<const R: usize, T: Pod, L1: Layout, C1: BoundsCheck, L2: Layout, C2: BoundsCheck>(
+            input: ArrayView<'_, T, $n, L1, C1>,
+            output: ArrayViewMut<'_, T, $n, L2, C2>,
+            mut f: impl FnMut(&mut T, Window<'_, T, $n, R>),
+        ) {
+            or_panic(sweep_named(stringify!($sweep), input, output, &mut f))
+        }
+
+        #[doc = concat!("[`try_sweep`] on a rank-", stringify!($n), " grid.")]
+        ///
+        /// # Errors
+        ///
+        /// `Error::ShapeMismatch` when input and output shapes differ.
+        pub fn $try_sweep<const R: usize, T: Pod, L1: Layout, C1: BoundsCheck, L2: Layout, C2: BoundsCheck>(
+            input: ArrayView<'_, T, $n, L1, C1>,
+            output: ArrayViewMut<'_, T, $n, L2, C2>,
+            mut f: impl FnMut(&mut T, Window<'_, T, $n, R>),
+        ) -> Result<()> {
+            sweep_named(stringify!($sweep), input, output, &mut f)
+        }
+
+        #[doc = concat!("[`boundary`] on a rank-", stringify!($n), " grid.")]
+        ///
+        /// # Panics
+        ///
+        /// When input and output shapes differ.
+        #[track_caller]
+        pub fn $boundary<const R: usize, T: Pod, L1: Layout, C1: BoundsCheck, L2: Layout, C2: BoundsCheck>(
+            input: ArrayView<'_, T, $n, L1, C1>,
+            output: ArrayViewMut<'_, T, $n, L2, C2>,
+            mut f: impl FnMut(&mut T, [usize; $n], ArrayView<'_, T, $n, L1, C1>),
+        ) {
+            or_panic(boundary_named::<$n, R, T, L1, C1, L2, C2>(stringify!($boundary), input, output, &mut f))
+        }
+
+        #[doc = concat!("[`try_boundary`] on a rank-", stringify!($n), " grid.")]
+        ///
+        /// # Errors
+        ///
+        /// `Error::ShapeMismatch` when input and output shapes differ.
+        pub fn $try_boundary<const R: usize, T: Pod, L1: Layout, C1: BoundsCheck, L2: Layout, C2: BoundsCheck>(
+            input: ArrayView<'_, T, $n, L1, C1>,
+            output: ArrayViewMut<'_, T, $n, L2, C2>,
+            mut f: impl FnMut(&mut T, [usize; $n], ArrayView<'_, T, $n, L1, C1>),
+        ) -> Result<()> {
+            boundary_named::<$n, R, T, L1, C1, L2, C2>(stringify!($boundary), input, output, &mut f)
+        }
+
+        #[doc = concat!("[`par_sweep`] on a rank-", stringify!($n), " grid.")]
+        ///
+        /// # Panics
+        ///
+        /// When input and output shapes differ.
+        #[cfg(feature = "rayon")]
+        #[track_caller]
+        pub fn $par<const R: usize, T: Pod + Send + Sync, L1: Layout, C1: BoundsCheck, L2: Layout, C2: BoundsCheck>(
+            input: ArrayView<'_, T, $n, L1, C1>,
+            output: ArrayViewMut<'_, T, $n, L2, C2>,
+            f: impl Fn(&mut T, Window<'_, T, $n, R>) + Sync + Send,
+        ) {
+            or_panic(par_sweep_named(stringify!($par), input, output, f))
+        }
+
+        #[doc = concat!("[`try_par_sweep`] on a rank-", stringify!($n), " grid.")]
+        ///
+        /// # Errors
+        ///
+        /// `Error::ShapeMismatch` when input and output shapes differ.
+        #[cfg(feature = "rayon")]
+        pub fn $try_par<const R: usize, T: Pod + Send + Sync, L1: Layout, C1: BoundsCheck, L2: Layout, C2: BoundsCheck>(
+            input: ArrayView<'_, T, $n, L1, C1>,
+            output: ArrayViewMut<'_, T, $n, L2, C2>,
+            f: impl Fn(&mut T, Window<'_, T, $n, R>) + Sync + Send,
+        ) -> Result<()> {
+            par_sweep_named(stringify!($par), input, output, f)
+        }
+    )*};
 }
 
-/// The 3D form of [`boundary2`].
-///
-/// # Errors
-///
-/// `Error::ShapeMismatch` when input and output shapes differ.
-pub fn try_boundary3<const R: usize, T: Pod, L1: Layout, C1: BoundsCheck, L2: Layout, C2: BoundsCheck>(
-    input: ArrayView<'_, T, 3, L1, C1>,
-    mut output: ArrayViewMut<'_, T, 3, L2, C2>,
-    mut f: impl FnMut(&mut T, [usize; 3], ArrayView<'_, T, 3, L1, C1>),
-) -> Result<()> {
-    same_shape("boundary3", input.shape(), output.shape())?;
-    let [n0, n1, n2] = input.shape();
-    if n0 == 0 || n1 == 0 || n2 == 0 {
-        return Ok(()); // no point at all (and no loop over a huge empty axis)
-    }
-    let ranges = [interior_range(n0, R), interior_range(n1, R), interior_range(n2, R)];
-    for i in 0..n0 {
-        for j in 0..n1 {
-            for k in 0..n2 {
-                let inside = ranges[0].contains(&i) && ranges[1].contains(&j) && ranges[2].contains(&k);
-                if !inside {
-                    f(&mut output[[i, j, k]], [i, j, k], input);
-                }
-            }
-        }
-    }
-    Ok(())
+rank_named! {
+    2: sweep2 try_sweep2 boundary2 try_boundary2 par_sweep2 try_par_sweep2;
+    3: sweep3 try_sweep3 boundary3 try_boundary3 par_sweep3 try_par_sweep3;
 }
 
 #[cfg(test)]

@@ -7,6 +7,7 @@ mod elementwise;
 mod matmul;
 mod placement;
 mod reduce;
+mod stencil;
 
 pub use alloc::CpuAlloc;
 pub use buffer::{CpuBuffer, CPU_ALIGN, HUGE_PAGE_THRESHOLD};
