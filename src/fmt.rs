@@ -146,7 +146,7 @@ impl<T: Pod + fmt::Display, const N: usize, B: HostAccessible, L: Layout, C: Bou
     for Array<T, N, B, L, C>
 {
     fn fmt(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Display::fmt(&self.view(), out)
+        fmt::Display::fmt(&self.host_view(), out)
     }
 }
 
@@ -154,7 +154,7 @@ impl<T: Pod + fmt::Debug, const N: usize, B: HostAccessible, L: Layout, C: Bound
     for Array<T, N, B, L, C>
 {
     fn fmt(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
-        print(self.view(), out, |x| format!("{x:?}"))?;
+        print(self.host_view(), out, |x| format!("{x:?}"))?;
         debug_tail(out, self.shape(), self.strides(), [L::NAME, C::NAME, <B as Backend>::NAME])
     }
 }

@@ -69,7 +69,7 @@ pub use ops::matmul::{GemmElement, Par};
 pub use ops::zip::{NdProducer, Zip};
 pub use rank::{BroadcastInto, Dec, Inc, IsMatrix, MaxRank, Rank};
 pub use slice::{AxisSlice, SliceSpec};
-pub use view::{ArrayView, ArrayViewMut, AsView, CowArray};
+pub use view::{ArrayView, ArrayViewMut, AsView, CowArray, Shared, Unique, View};
 
 /// The README's code blocks, compiled and run as doc tests so the README stays true.
 #[cfg(doctest)]
@@ -90,5 +90,5 @@ pub mod prelude {
     pub use crate::pool::Pool;
     pub use crate::rank::{BroadcastInto, Dec, Inc, IsMatrix, MaxRank, Rank};
     pub use crate::s;
-    pub use crate::view::{ArrayView, ArrayViewMut, AsView, CowArray};
+    pub use crate::view::{ArrayView, ArrayViewMut, AsView, CowArray, View};
 }

@@ -163,7 +163,10 @@ pub fn check_fields<S: Structured>(got: &[FieldInfo]) -> Result<()> {
 }
 
 /// The raw parts of field `F` at byte `offset` of every element of `raw`.
-fn field_parts<S, F, const N: usize, L: Layout>(raw: RawParts<S, N, L>, offset: usize) -> RawParts<F, N, Strided> {
+fn field_parts<S: Pod, F: Pod, const N: usize, L: Layout>(
+    raw: RawParts<S, N, L>,
+    offset: usize,
+) -> RawParts<F, N, Strided> {
     let ratio = (core::mem::size_of::<S>() / core::mem::size_of::<F>()) as isize;
     let strides = raw.strides().map(|s| s * ratio);
     let ptr = raw.ptr.cast::<u8>().wrapping_add(offset).cast::<F>();
@@ -250,12 +253,12 @@ impl<'a, S: Structured, const N: usize, L: Layout, C: BoundsCheck> ArrayViewMut<
 impl<S: Structured, const N: usize, B: HostAccessible, L: Layout, C: BoundsCheck> Array<S, N, B, L, C> {
     /// A zero-copy view of one field of every element; see [`ArrayView::field`].
     pub fn field<F: Element>(&self, field: Field<S, F>) -> ArrayView<'_, F, N, Strided, C> {
-        self.view().field(field)
+        self.host_view().field(field)
     }
 
     /// A zero-copy mutable view of one field of every element.
     pub fn field_mut<F: Element>(&mut self, field: Field<S, F>) -> ArrayViewMut<'_, F, N, Strided, C> {
-        self.view_mut().field(field)
+        self.host_view_mut().field(field)
     }
 
     /// See [`ArrayView::field_by_name`].
@@ -264,7 +267,7 @@ impl<S: Structured, const N: usize, B: HostAccessible, L: Layout, C: BoundsCheck
     ///
     /// As for [`ArrayView::field_by_name`].
     pub fn field_by_name<F: Element>(&self, name: &str) -> Result<ArrayView<'_, F, N, Strided, C>> {
-        self.view().field_by_name(name)
+        self.host_view().field_by_name(name)
     }
 }
 

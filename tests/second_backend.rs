@@ -14,6 +14,7 @@ use cnda::ops::reduce::ReduceKernels;
 use cnda::ops::tokens::{ArgOp, BinaryOp, ReduceOp, UnaryOp};
 use cnda::prelude::*;
 use cnda::stencil::{LinearStencil, StencilKernels};
+use cnda::view::Shared;
 
 /// The model backend: host memory tagged with a device id.
 #[derive(Clone, Copy, Debug, Default)]
@@ -500,4 +501,28 @@ fn linear_stencils_run_through_the_generic_algorithm() {
     let mut elsewhere = model(3, [5, 6], |_| 0.0);
     let err = LinearStencil::laplacian_5pt(1.0).try_apply(&u, &mut elsewhere).unwrap_err();
     assert!(matches!(err, Error::DeviceMismatch { .. }), "{err}");
+}
+
+#[test]
+fn device_views_are_metadata_and_go_through_the_same_ops() {
+    let mut a = model(8, [2, 3], |[i, j]| (10 * i + j) as f64);
+    let b = model(8, [3], |[j]| j as f64);
+    // A transposed view of a row-major model array is column-major by type, with no copy.
+    let t: View<'_, f64, 2, Shared, Model, ColMajor> = a.view().t();
+    assert_eq!((t.shape(), t.strides()), ([3, 2], [1, 3]));
+    let s = &t * 2.0;
+    assert_eq!((s.shape(), s.allocator()), ([3, 2], ModelAlloc(8)));
+    assert_eq!(s[[2, 1]], 2.0 * 12.0);
+    let row = a.view().index_axis::<1>(0, 1);
+    let sum = row + &b;
+    assert_eq!((sum[[0]], sum[[2]]), (10.0, 14.0));
+    {
+        let mut right = a.view_mut().narrow(1, 1, 2);
+        right += 100.0;
+    }
+    assert_eq!((a[[0, 0]], a[[0, 1]], a[[1, 2]]), (0.0, 101.0, 112.0));
+    let (top, bottom) = a.view_mut().split_at(0, 1);
+    let mut top = top;
+    top -= &bottom.into_view();
+    assert_eq!(a[[0, 1]], 101.0 - 111.0);
 }

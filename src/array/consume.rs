@@ -8,11 +8,11 @@ use super::Array;
 use crate::backend::Backend;
 use crate::check::BoundsCheck;
 use crate::element::Pod;
+use crate::error::or_panic;
 use crate::geometry::Geometry;
 use crate::layout::{Layout, Strided};
 use crate::rank::{Dec, Inc, Rank};
 use crate::slice::{SliceLayout, SliceSpec};
-use crate::view::ops_shared::or_panic;
 
 impl<T: Pod, const N: usize, B: Backend, L: Layout, C: BoundsCheck> Array<T, N, B, L, C> {
     fn geometry(&self) -> Geometry<N> {

@@ -18,7 +18,7 @@ use crate::layout::{Dense, Layout, RowLayout, RowMajor};
 use crate::ops::desc::Desc;
 use crate::rank::{Dec, IsMatrix, Rank};
 use crate::raw::RawParts;
-use crate::view::{ArrayView, ArrayViewMut};
+use crate::view::{ArrayView, ArrayViewMut, Shared, Unique, View};
 
 /// An owned `N`-dimensional array of `T` on backend `B` with layout `L` and bounds policy `C`.
 ///
@@ -119,6 +119,26 @@ impl<T: Pod, const N: usize, B: Backend, L: Layout, C: BoundsCheck> Array<T, N, 
         self.len == 0
     }
 
+    /// A shared view of the whole array, with the same layout and bounds policy, on the
+    /// array's backend (for `Cpu`, an [`ArrayView`]).
+    #[inline(always)]
+    pub fn view(&self) -> View<'_, T, N, Shared, B, L, C> {
+        let raw =
+            RawParts { ptr: B::handle(&self.buf, self.offset), shape: self.shape, meta: self.meta, len: self.len };
+        // SAFETY: the array's own metadata over its own buffer, borrowed shared for `&self`.
+        unsafe { View::from_raw(raw) }
+    }
+
+    /// A mutable view of the whole array, with the same layout and bounds policy, on the
+    /// array's backend (for `Cpu`, an [`ArrayViewMut`]).
+    #[inline(always)]
+    pub fn view_mut(&mut self) -> View<'_, T, N, Unique, B, L, C> {
+        let ptr = B::handle_mut(&mut self.buf, self.offset);
+        let raw = RawParts { ptr, shape: self.shape, meta: self.meta, len: self.len };
+        // SAFETY: owned arrays never have zero strides; borrowed uniquely for `&mut self`.
+        unsafe { View::from_raw(raw) }
+    }
+
     /// The allocator this array's memory came from (for `Cpu`: its pool while that pool lives,
     /// else the system). Ops on the array allocate their outputs from it.
     ///
@@ -205,16 +225,17 @@ impl<T: Pod, const N: usize, B: HostAccessible, L: Layout, C: BoundsCheck> Array
         RawParts { ptr, shape: self.shape, meta: self.meta, len: self.len }
     }
 
-    /// A shared view of the whole array, with the same layout and bounds policy.
+    /// The whole array as a CPU view of its host memory (for host-accessible backends other
+    /// than `Cpu`, whose views are typed by their own backend).
     #[inline(always)]
-    pub fn view(&self) -> ArrayView<'_, T, N, L, C> {
-        // SAFETY: the array's own metadata over its own buffer, borrowed shared for `&self`.
+    pub(crate) fn host_view(&self) -> ArrayView<'_, T, N, L, C> {
+        // SAFETY: the array's own metadata over its own host buffer, borrowed shared for `&self`.
         unsafe { ArrayView::from_raw(self.raw()) }
     }
 
-    /// A mutable view of the whole array, with the same layout and bounds policy.
+    /// As [`Array::host_view`], mutably.
     #[inline(always)]
-    pub fn view_mut(&mut self) -> ArrayViewMut<'_, T, N, L, C> {
+    pub(crate) fn host_view_mut(&mut self) -> ArrayViewMut<'_, T, N, L, C> {
         // SAFETY: owned arrays never have zero strides; borrowed uniquely for `&mut self`.
         unsafe { ArrayViewMut::from_raw(self.raw_mut()) }
     }
@@ -231,7 +252,7 @@ impl<T: Pod, const N: usize, B: HostAccessible, L: Layout, C: BoundsCheck> Array
 
     /// The element at `index`, or `None` when some axis is out of bounds.
     pub fn get(&self, index: [usize; N]) -> Option<&T> {
-        self.view().get(index)
+        self.host_view().get(index)
     }
 
     /// The element at `index`, always checked per axis whatever `C` is.
@@ -240,7 +261,7 @@ impl<T: Pod, const N: usize, B: HostAccessible, L: Layout, C: BoundsCheck> Array
     ///
     /// `Error::IndexOutOfBounds` naming the first axis whose index is not below its length.
     pub fn at(&self, index: [usize; N]) -> Result<&T> {
-        self.view().at(index)
+        self.host_view().at(index)
     }
 
     /// The element at `index`, mutably, or `None` when out of bounds.
@@ -283,29 +304,29 @@ impl<T: Pod, const N: usize, B: HostAccessible, L: Layout, C: BoundsCheck> Array
 
     /// Iterator over the elements in logical row-major order, whatever the layout.
     pub fn iter(&self) -> Iter<'_, T, N> {
-        self.view().iter()
+        self.host_view().iter()
     }
 
     /// Iterator over mutable elements in logical row-major order, whatever the layout.
     pub fn iter_mut(&mut self) -> IterMut<'_, T, N> {
-        self.view_mut().into_iter_mut()
+        self.host_view_mut().into_iter_mut()
     }
 
     /// Iterator over `(index, &element)` in logical row-major order.
     pub fn indexed_iter(&self) -> IndexedIter<'_, T, N> {
-        self.view().indexed_iter()
+        self.host_view().indexed_iter()
     }
 }
 
 impl<T: Pod, const N: usize, B: HostAccessible, L: Dense, C: BoundsCheck> Array<T, N, B, L, C> {
     /// The elements in memory order (logical order for `RowMajor`, Fortran order for `ColMajor`).
     pub fn as_slice(&self) -> &[T] {
-        self.view().as_slice()
+        self.host_view().as_slice()
     }
 
     /// The elements in memory order, mutably.
     pub fn as_mut_slice(&mut self) -> &mut [T] {
-        self.view_mut().into_slice()
+        self.host_view_mut().into_slice()
     }
 }
 
@@ -317,7 +338,7 @@ impl<T: Pod, const N: usize, B: HostAccessible, L: Layout, C: BoundsCheck> Array
         L: RowLayout,
         Rank<N>: Dec,
     {
-        self.view().rows()
+        self.host_view().rows()
     }
 
     /// Iterator over the rows as mutable slices.
@@ -337,7 +358,7 @@ impl<T: Pod, const N: usize, B: HostAccessible, L: Layout, C: BoundsCheck> Array
         L: RowLayout,
         Rank<N>: Dec,
     {
-        self.view_mut().into_rows_mut()
+        self.host_view_mut().into_rows_mut()
     }
 }
 
@@ -353,7 +374,7 @@ where
 {
     /// Equal shapes and equal elements.
     fn eq(&self, other: &Array<T, N, B2, L2, C2>) -> bool {
-        self.view() == other.view()
+        self.host_view() == other.host_view()
     }
 }
 
@@ -368,7 +389,7 @@ where
 {
     /// Equal shapes and equal elements.
     fn eq(&self, other: &ArrayView<'b, T, N, L2, C2>) -> bool {
-        self.view() == *other
+        self.host_view() == *other
     }
 }
 

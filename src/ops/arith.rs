@@ -21,14 +21,14 @@ use crate::array::Array;
 use crate::backend::{Backend, Cpu};
 use crate::check::BoundsCheck;
 use crate::element::Numeric;
+use crate::error::or_panic;
 use crate::error::Result;
 use crate::layout::{Layout, RowMajor};
 use crate::ops::desc::{AsOperand, Desc};
 use crate::ops::elementwise::{self, ElementwiseKernels};
 use crate::ops::tokens::{self, BinaryOp, ScalarLeft, ScalarRight};
 use crate::rank::{BroadcastInto, MaxRank, Rank};
-use crate::view::ops_shared::or_panic;
-use crate::view::{ArrayView, ArrayViewMut};
+use crate::view::{Access, Shared, Unique, View};
 
 /// The right operand of an elementwise operator whose left operand is a rank-`N` array of `T` on
 /// backend `B`: arrays and views of any rank (broadcast together NumPy-style) and scalars.
@@ -96,26 +96,27 @@ where
 }
 
 macro_rules! view_operands {
-    ($($rhs:ty),*) => {$(
+    ($([$($A:tt)*] $rhs:ty),*) => {$(
         #[diagnostic::do_not_recommend]
-        impl<'r, T: Numeric, const N: usize, const M: usize, const K: usize, L2: Layout, C2: BoundsCheck>
-            Operand<T, N, Cpu> for $rhs
+        impl<'r, T: Numeric, const N: usize, const M: usize, const K: usize, $($A)* B: ElementwiseKernels, L2: Layout, C2: BoundsCheck>
+            Operand<T, N, B> for $rhs
         where
             Rank<N>: MaxRank<Rank<M>, Output = Rank<K>>,
         {
-            type Output = Array<T, K>;
+            type Output = Array<T, K, B>;
 
-            fn combine<Op: BinaryOp<T>>(self, alloc: &<Cpu as Backend>::Alloc, op: Op, lhs: Desc<Cpu, T, N>) -> Result<Array<T, K>> {
+            fn combine<Op: BinaryOp<T>>(self, alloc: &B::Alloc, op: Op, lhs: Desc<B, T, N>) -> Result<Array<T, K, B>> {
                 elementwise::binary(alloc, op, lhs, self.operand_desc())
             }
         }
 
         #[diagnostic::do_not_recommend]
-        impl<'r, T: Numeric, const N: usize, const M: usize, L2: Layout, C2: BoundsCheck> AssignOperand<T, N, Cpu> for $rhs
+        impl<'r, T: Numeric, const N: usize, const M: usize, $($A)* B: ElementwiseKernels, L2: Layout, C2: BoundsCheck>
+            AssignOperand<T, N, B> for $rhs
         where
             Rank<M>: BroadcastInto<Rank<N>>,
         {
-            unsafe fn update_into<Op: BinaryOp<T>>(self, op: Op, dst: Desc<Cpu, T, N>) -> Result<()> {
+            unsafe fn update_into<Op: BinaryOp<T>>(self, op: Op, dst: Desc<B, T, N>) -> Result<()> {
                 // SAFETY: the caller's contract; `self` is a live operand.
                 unsafe { elementwise::update(op, dst, self.operand_desc()) }
             }
@@ -123,7 +124,7 @@ macro_rules! view_operands {
     )*};
 }
 
-view_operands!(ArrayView<'r, T, M, L2, C2>, &'r ArrayView<'r, T, M, L2, C2>, &'r ArrayViewMut<'r, T, M, L2, C2>);
+view_operands!([] View<'r, T, M, Shared, B, L2, C2>, [A: Access,] &'r View<'r, T, M, A, B, L2, C2>);
 
 #[diagnostic::do_not_recommend]
 impl<T: Numeric, const N: usize, B: ElementwiseKernels> Operand<T, N, B> for T {
@@ -154,8 +155,8 @@ macro_rules! binary_operators {
             }
         }
 
-        impl<'a, T: Numeric $($bound)*, const N: usize, L: Layout, C: BoundsCheck, R: Operand<T, N, Cpu>> $Op<R>
-            for ArrayView<'a, T, N, L, C>
+        impl<'a, T: Numeric $($bound)*, const N: usize, B: Backend, L: Layout, C: BoundsCheck, R: Operand<T, N, B>> $Op<R>
+            for View<'a, T, N, Shared, B, L, C>
         {
             type Output = R::Output;
             #[track_caller]
@@ -164,23 +165,13 @@ macro_rules! binary_operators {
             }
         }
 
-        impl<'a, 'v, T: Numeric $($bound)*, const N: usize, L: Layout, C: BoundsCheck, R: Operand<T, N, Cpu>> $Op<R>
-            for &'a ArrayView<'v, T, N, L, C>
+        impl<'a, 'v, T: Numeric $($bound)*, const N: usize, A: Access, B: Backend, L: Layout, C: BoundsCheck, R: Operand<T, N, B>> $Op<R>
+            for &'a View<'v, T, N, A, B, L, C>
         {
             type Output = R::Output;
             #[track_caller]
             fn $op(self, rhs: R) -> R::Output {
                 or_panic(self.$try_op(rhs))
-            }
-        }
-
-        impl<'a, 'v, T: Numeric $($bound)*, const N: usize, L: Layout, C: BoundsCheck, R: Operand<T, N, Cpu>> $Op<R>
-            for &'a ArrayViewMut<'v, T, N, L, C>
-        {
-            type Output = R::Output;
-            #[track_caller]
-            fn $op(self, rhs: R) -> R::Output {
-                or_panic(self.view().$try_op(rhs))
             }
         }
 
@@ -195,8 +186,8 @@ macro_rules! binary_operators {
             }
         }
 
-        impl<T: Numeric $($bound)*, const N: usize, L: Layout, C: BoundsCheck, R: AssignOperand<T, N, Cpu>> $OpAssign<R>
-            for ArrayViewMut<'_, T, N, L, C>
+        impl<T: Numeric $($bound)*, const N: usize, B: Backend, L: Layout, C: BoundsCheck, R: AssignOperand<T, N, B>> $OpAssign<R>
+            for View<'_, T, N, Unique, B, L, C>
         {
             #[track_caller]
             fn $op_assign(&mut self, rhs: R) {
@@ -219,15 +210,18 @@ macro_rules! binary_operators {
             }
         }
 
-        impl<T: Numeric $($bound)*, const N: usize, L: Layout, C: BoundsCheck> ArrayView<'_, T, N, L, C> {
+        impl<T: Numeric $($bound)*, const N: usize, A: Access, B: Backend, L: Layout, C: BoundsCheck> View<'_, T, N, A, B, L, C> {
             #[doc = concat!("`self ", stringify!($sym), " rhs` with broadcasting, returning the error instead of panicking.")]
+            ///
+            /// The result comes from the system allocator on the CPU (a view does not know its
+            /// owner's pool), from the view's device elsewhere.
             ///
             /// # Errors
             ///
             /// `Error::BroadcastOperands` when the shapes do not broadcast together; `Error::Alloc`.
-            pub fn $try_op<R: Operand<T, N, Cpu>>(&self, rhs: R) -> Result<R::Output> {
+            pub fn $try_op<R: Operand<T, N, B>>(&self, rhs: R) -> Result<R::Output> {
                 let lhs = self.desc();
-                rhs.combine(&Cpu::allocator_of_handle(lhs.handle), tokens::$Op, lhs)
+                rhs.combine(&B::allocator_of_handle(lhs.handle), tokens::$Op, lhs)
             }
         }
     )*};
@@ -257,11 +251,12 @@ macro_rules! scalar_left {
             }
         }
         #[doc(hidden)]
-        impl<const N: usize, L: Layout, C: BoundsCheck> $Op<ArrayView<'_, $t, N, L, C>> for $t {
-            type Output = Array<$t, N, Cpu, RowMajor, C>;
+        impl<const N: usize, B: ElementwiseKernels, L: Layout, C: BoundsCheck> $Op<View<'_, $t, N, Shared, B, L, C>> for $t {
+            type Output = Array<$t, N, B, RowMajor, C>;
             #[track_caller]
-            fn $op(self, rhs: ArrayView<'_, $t, N, L, C>) -> Self::Output {
-                or_panic(elementwise::unary(&Cpu, ScalarLeft(self, tokens::$Op), rhs.desc()))
+            fn $op(self, rhs: View<'_, $t, N, Shared, B, L, C>) -> Self::Output {
+                let a = rhs.desc();
+                or_panic(elementwise::unary(&B::allocator_of_handle(a.handle), ScalarLeft(self, tokens::$Op), a))
             }
         }
     )*};
@@ -279,10 +274,13 @@ impl<T: Numeric + Neg<Output = T>, const N: usize, B: ElementwiseKernels, L: Lay
     }
 }
 
-impl<T: Numeric + Neg<Output = T>, const N: usize, L: Layout, C: BoundsCheck> Neg for ArrayView<'_, T, N, L, C> {
-    type Output = Array<T, N, Cpu, RowMajor, C>;
+impl<T: Numeric + Neg<Output = T>, const N: usize, B: ElementwiseKernels, L: Layout, C: BoundsCheck> Neg
+    for View<'_, T, N, Shared, B, L, C>
+{
+    type Output = Array<T, N, B, RowMajor, C>;
     #[track_caller]
     fn neg(self) -> Self::Output {
-        or_panic(elementwise::unary(&Cpu, tokens::Neg, self.desc()))
+        let a = self.desc();
+        or_panic(elementwise::unary(&B::allocator_of_handle(a.handle), tokens::Neg, a))
     }
 }

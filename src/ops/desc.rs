@@ -119,11 +119,10 @@ mod impls {
     use crate::check::BoundsCheck;
     use crate::element::Pod;
     use crate::layout::Layout;
-    use crate::view::{ArrayView, ArrayViewMut, AsView, CowArray};
+    use crate::view::{Access, AsView, CowArray, Unique, View};
 
     impl<T: Pod, const N: usize, B: Backend, L: Layout, C: BoundsCheck> Sealed for Array<T, N, B, L, C> {}
-    impl<T: Pod, const N: usize, L: Layout, C: BoundsCheck> Sealed for ArrayView<'_, T, N, L, C> {}
-    impl<T: Pod, const N: usize, L: Layout, C: BoundsCheck> Sealed for ArrayViewMut<'_, T, N, L, C> {}
+    impl<T: Pod, const N: usize, A: Access, B: Backend, L: Layout, C: BoundsCheck> Sealed for View<'_, T, N, A, B, L, C> {}
     impl<T: Pod, const N: usize, C: BoundsCheck> Sealed for CowArray<'_, T, N, C> {}
     impl<S: Sealed> Sealed for &S {}
     impl<S: Sealed> Sealed for &mut S {}
@@ -136,14 +135,18 @@ mod impls {
         }
     }
 
-    impl<T: Pod, const N: usize, L: Layout, C: BoundsCheck> AsOperandMut<T, N, Cpu> for ArrayViewMut<'_, T, N, L, C> {
-        fn operand_desc_mut(&mut self) -> Desc<Cpu, T, N> {
+    impl<T: Pod, const N: usize, B: Backend, L: Layout, C: BoundsCheck> AsOperandMut<T, N, B>
+        for View<'_, T, N, Unique, B, L, C>
+    {
+        fn operand_desc_mut(&mut self) -> Desc<B, T, N> {
             self.desc_mut()
         }
     }
 
-    impl<T: Pod, const N: usize, L: Layout, C: BoundsCheck> AsOperandMut<T, N, Cpu> for &mut ArrayViewMut<'_, T, N, L, C> {
-        fn operand_desc_mut(&mut self) -> Desc<Cpu, T, N> {
+    impl<T: Pod, const N: usize, B: Backend, L: Layout, C: BoundsCheck> AsOperandMut<T, N, B>
+        for &mut View<'_, T, N, Unique, B, L, C>
+    {
+        fn operand_desc_mut(&mut self) -> Desc<B, T, N> {
             self.desc_mut()
         }
     }
@@ -154,15 +157,11 @@ mod impls {
         }
     }
 
-    impl<T: Pod, const N: usize, L: Layout, C: BoundsCheck> AsOperand<T, N, Cpu> for ArrayView<'_, T, N, L, C> {
-        fn operand_desc(&self) -> Desc<Cpu, T, N> {
+    impl<T: Pod, const N: usize, A: Access, B: Backend, L: Layout, C: BoundsCheck> AsOperand<T, N, B>
+        for View<'_, T, N, A, B, L, C>
+    {
+        fn operand_desc(&self) -> Desc<B, T, N> {
             self.desc()
-        }
-    }
-
-    impl<T: Pod, const N: usize, L: Layout, C: BoundsCheck> AsOperand<T, N, Cpu> for ArrayViewMut<'_, T, N, L, C> {
-        fn operand_desc(&self) -> Desc<Cpu, T, N> {
-            self.view().desc()
         }
     }
 

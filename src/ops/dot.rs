@@ -5,11 +5,11 @@ use crate::array::Array;
 use crate::backend::HostAccessible;
 use crate::check::BoundsCheck;
 use crate::element::Numeric;
+use crate::error::or_panic;
 use crate::error::{Error, Result};
 use crate::layout::{Layout, Strided};
 use crate::ops::matmul::GemmElement;
 use crate::rank::Rank;
-use crate::view::ops_shared::or_panic;
 use crate::view::{ArrayView, ArrayViewMut, AsView};
 
 mod sealed {
@@ -122,7 +122,7 @@ impl<T: Numeric, B: HostAccessible, L: Layout, C: BoundsCheck> Array<T, 1, B, L,
     /// ```
     #[track_caller]
     pub fn dot<S: AsView<T, 1>>(&self, other: &S) -> T {
-        self.view().dot(other)
+        self.host_view().dot(other)
     }
 
     /// See [`ArrayView::try_dot`].
@@ -131,7 +131,7 @@ impl<T: Numeric, B: HostAccessible, L: Layout, C: BoundsCheck> Array<T, 1, B, L,
     ///
     /// `Error::ShapeMismatch` when the lengths differ.
     pub fn try_dot<S: AsView<T, 1>>(&self, other: &S) -> Result<T> {
-        self.view().try_dot(other)
+        self.host_view().try_dot(other)
     }
 }
 
@@ -149,7 +149,7 @@ impl<T: GemmElement, B: HostAccessible, L: Layout, C: BoundsCheck> Array<T, 2, B
     where
         Rank<M>: MatrixOperand<T, M>,
     {
-        self.view().dot(rhs)
+        self.host_view().dot(rhs)
     }
 
     /// See [`ArrayView::try_dot`].
@@ -161,7 +161,7 @@ impl<T: GemmElement, B: HostAccessible, L: Layout, C: BoundsCheck> Array<T, 2, B
     where
         Rank<M>: MatrixOperand<T, M>,
     {
-        self.view().try_dot(rhs)
+        self.host_view().try_dot(rhs)
     }
 }
 
@@ -226,7 +226,7 @@ impl<T: crate::element::Pod, B: HostAccessible, L: Layout, C: BoundsCheck> Array
     /// When `i >= nrows()`.
     #[track_caller]
     pub fn row(&self, i: usize) -> ArrayView<'_, T, 1, Strided, C> {
-        self.view().row(i)
+        self.host_view().row(i)
     }
 
     /// Column `j`.
@@ -236,7 +236,7 @@ impl<T: crate::element::Pod, B: HostAccessible, L: Layout, C: BoundsCheck> Array
     /// When `j >= ncols()`.
     #[track_caller]
     pub fn column(&self, j: usize) -> ArrayView<'_, T, 1, Strided, C> {
-        self.view().column(j)
+        self.host_view().column(j)
     }
 
     /// Row `i`, mutably.
@@ -246,7 +246,7 @@ impl<T: crate::element::Pod, B: HostAccessible, L: Layout, C: BoundsCheck> Array
     /// When `i >= nrows()`.
     #[track_caller]
     pub fn row_mut(&mut self, i: usize) -> ArrayViewMut<'_, T, 1, Strided, C> {
-        self.view_mut().row(i)
+        self.host_view_mut().row(i)
     }
 
     /// Column `j`, mutably.
@@ -256,6 +256,6 @@ impl<T: crate::element::Pod, B: HostAccessible, L: Layout, C: BoundsCheck> Array
     /// When `j >= ncols()`.
     #[track_caller]
     pub fn column_mut(&mut self, j: usize) -> ArrayViewMut<'_, T, 1, Strided, C> {
-        self.view_mut().column(j)
+        self.host_view_mut().column(j)
     }
 }

@@ -6,13 +6,12 @@ use crate::backend::cpu::CpuBuffer;
 use crate::backend::{Cpu, HostAccessible};
 use crate::check::BoundsCheck;
 use crate::element::Pod;
+use crate::error::or_panic;
 use crate::error::Result;
 use crate::layout::{Layout, RowMajor};
-use crate::ops::desc::Desc;
 use crate::ops::lanes::{self, Dst, Src};
 use crate::rank::{BroadcastInto, Rank};
 use crate::shape;
-use crate::view::ops_shared::or_panic;
 use crate::view::{ArrayView, ArrayViewMut, AsView};
 
 /// A fresh row-major array of `shape` whose every element `fill` writes through the given
@@ -34,12 +33,6 @@ pub(crate) unsafe fn collect<R: Pod, const N: usize, C: BoundsCheck>(
 }
 
 impl<'a, T: Pod, const N: usize, L: Layout, C: BoundsCheck> ArrayView<'a, T, N, L, C> {
-    /// The kernel descriptor of this view.
-    #[inline]
-    pub(crate) fn desc(&self) -> Desc<Cpu, T, N> {
-        Desc { handle: self.raw.ptr, shape: self.raw.shape, strides: self.raw.strides() }
-    }
-
     pub(crate) fn src(&self) -> Src<T, N> {
         Src { ptr: self.raw.ptr.cast_const(), strides: self.raw.strides() }
     }
@@ -107,12 +100,6 @@ impl<'a, T: Pod, const N: usize, L: Layout, C: BoundsCheck> ArrayView<'a, T, N, 
 }
 
 impl<T: Pod, const N: usize, L: Layout, C: BoundsCheck> ArrayViewMut<'_, T, N, L, C> {
-    /// The kernel descriptor of this view, for writing.
-    #[inline]
-    pub(crate) fn desc_mut(&mut self) -> Desc<Cpu, T, N> {
-        Desc { handle: self.raw.ptr, shape: self.raw.shape, strides: self.raw.strides() }
-    }
-
     pub(crate) fn dst(&mut self) -> Dst<T, N> {
         Dst { ptr: self.raw.ptr, strides: self.raw.strides() }
     }
@@ -172,7 +159,7 @@ impl<T: Pod, const N: usize, B: HostAccessible, L: Layout, C: BoundsCheck> Array
     /// assert_eq!(b.as_slice(), &[10.0, 21.0, 11.0, 22.0]);
     /// ```
     pub fn map<R: Pod>(&self, f: impl FnMut(T) -> R) -> Array<R, N, Cpu, RowMajor, C> {
-        self.view().map(f)
+        self.host_view().map(f)
     }
 
     /// See [`ArrayView::zip_with`].
@@ -205,12 +192,12 @@ impl<T: Pod, const N: usize, B: HostAccessible, L: Layout, C: BoundsCheck> Array
     where
         Rank<M>: BroadcastInto<Rank<N>>,
     {
-        self.view().try_zip_with(other, f)
+        self.host_view().try_zip_with(other, f)
     }
 
     /// Applies `f` to every element in place.
     pub fn map_inplace(&mut self, f: impl FnMut(&mut T)) {
-        self.view_mut().map_inplace(f)
+        self.host_view_mut().map_inplace(f)
     }
 
     /// See [`ArrayViewMut::zip_mut_with`].
@@ -239,6 +226,6 @@ impl<T: Pod, const N: usize, B: HostAccessible, L: Layout, C: BoundsCheck> Array
     where
         Rank<M>: BroadcastInto<Rank<N>>,
     {
-        self.view_mut().try_zip_mut_with(other, f)
+        self.host_view_mut().try_zip_mut_with(other, f)
     }
 }

@@ -6,11 +6,11 @@ use crate::array::Array;
 use crate::backend::{Cpu, HostAccessible};
 use crate::check::BoundsCheck;
 use crate::element::Float;
+use crate::error::or_panic;
 use crate::layout::{Layout, RowMajor};
 use crate::ops::elementwise::{self, ElementwiseKernels};
 use crate::ops::tokens;
 use crate::rank::{BroadcastInto, Rank};
-use crate::view::ops_shared::or_panic;
 use crate::view::{ArrayView, AsView};
 
 /// One elementwise float function per line: name, doc, the op token. Views allocate from the
@@ -155,11 +155,11 @@ impl<T: Float, const N: usize, B: HostAccessible, L: Layout, C: BoundsCheck> Arr
     where
         Rank<M>: BroadcastInto<Rank<N>>,
     {
-        self.view().allclose(other, rtol, atol)
+        self.host_view().allclose(other, rtol, atol)
     }
 
     /// Same shape and every pair within `eps`; see [`ArrayView::abs_diff_eq`].
     pub fn abs_diff_eq<S: AsView<T, N>>(&self, other: &S, eps: T) -> bool {
-        self.view().abs_diff_eq(other, eps)
+        self.host_view().abs_diff_eq(other, eps)
     }
 }

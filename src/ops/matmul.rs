@@ -8,12 +8,12 @@ use crate::array::Array;
 use crate::backend::{Allocator, Backend, Cpu};
 use crate::check::{BoundsCheck, DefaultCheck};
 use crate::element::Numeric;
+use crate::error::or_panic;
 use crate::error::{Error, Result};
 use crate::layout::{Layout, RowMajor};
 use crate::ops::desc::{AsOperand, Desc};
 use crate::ops::output::{fresh, same_device};
 use crate::rank::{IsMatrix, Rank};
-use crate::view::ops_shared::or_panic;
 use crate::view::ArrayView;
 
 mod sealed {

@@ -11,10 +11,10 @@ use crate::backend::cpu::sum_slice;
 use crate::backend::{Cpu, HostAccessible};
 use crate::check::BoundsCheck;
 use crate::element::{Numeric, Pod};
+use crate::error::or_panic;
 use crate::layout::{Layout, RowMajor};
 use crate::ops::lanes;
 use crate::ops::map::collect;
-use crate::view::ops_shared::or_panic;
 use crate::view::{ArrayView, ArrayViewMut};
 
 /// Blocks per thread: enough to balance uneven rows, few enough to amortize task overhead.
@@ -104,18 +104,18 @@ impl<T: Pod + Send, const N: usize, L: Layout, C: BoundsCheck> ArrayViewMut<'_, 
 impl<T: Pod + Send + Sync, const N: usize, B: HostAccessible, L: Layout, C: BoundsCheck> Array<T, N, B, L, C> {
     /// See [`ArrayView::par_map`].
     pub fn par_map<R: Pod + Send>(&self, f: impl Fn(T) -> R + Sync + Send) -> Array<R, N, Cpu, RowMajor, C> {
-        self.view().par_map(f)
+        self.host_view().par_map(f)
     }
 
     /// See [`ArrayViewMut::par_map_inplace`].
     pub fn par_map_inplace(&mut self, f: impl Fn(&mut T) + Sync + Send) {
-        self.view_mut().par_map_inplace(f)
+        self.host_view_mut().par_map_inplace(f)
     }
 }
 
 impl<T: Numeric, const N: usize, B: HostAccessible, L: Layout, C: BoundsCheck> Array<T, N, B, L, C> {
     /// See [`ArrayView::par_sum`].
     pub fn par_sum(&self) -> T {
-        self.view().par_sum()
+        self.host_view().par_sum()
     }
 }

@@ -13,6 +13,7 @@ use crate::array::Array;
 use crate::backend::{Allocator, Backend, Cpu, HostAccessible};
 use crate::check::BoundsCheck;
 use crate::element::{Numeric, Pod};
+use crate::error::or_panic;
 use crate::error::{Error, Result};
 use crate::geometry::{merge_axes, remove_axis};
 use crate::layout::{Layout, RowMajor};
@@ -21,7 +22,6 @@ use crate::ops::elementwise::{self, ElementwiseKernels};
 use crate::ops::output::fresh;
 use crate::ops::tokens::{self, ArgOp, ReduceOp, ScalarRight};
 use crate::rank::{Dec, Rank};
-use crate::view::ops_shared::or_panic;
 use crate::view::ArrayView;
 
 /// The reduction kernels a backend provides.
@@ -447,7 +447,7 @@ impl<T: Pod, const N: usize, B: HostAccessible, L: Layout, C: BoundsCheck> Array
     where
         Rank<N>: Dec<Output = Rank<M>>,
     {
-        self.view().fold_axis(axis, init, f)
+        self.host_view().fold_axis(axis, init, f)
     }
 
     /// Folds along `axis`; see [`ArrayView::try_fold_axis`].
@@ -464,6 +464,6 @@ impl<T: Pod, const N: usize, B: HostAccessible, L: Layout, C: BoundsCheck> Array
     where
         Rank<N>: Dec<Output = Rank<M>>,
     {
-        self.view().try_fold_axis(axis, init, f)
+        self.host_view().try_fold_axis(axis, init, f)
     }
 }

@@ -16,11 +16,11 @@ use crate::array::Array;
 use crate::backend::Cpu;
 use crate::check::{BoundsCheck, DefaultCheck};
 use crate::element::Pod;
+use crate::error::or_panic;
 use crate::error::{Error, Result};
 use crate::layout::{Layout, RowMajor};
 use crate::ops::lanes;
 use crate::ops::map::collect;
-use crate::view::ops_shared::or_panic;
 use crate::view::{ArrayView, ArrayViewMut};
 
 mod sealed {

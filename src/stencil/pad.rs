@@ -6,9 +6,9 @@
 use crate::array::Array;
 use crate::check::BoundsCheck;
 use crate::element::Pod;
+use crate::error::or_panic;
 use crate::error::{Error, Result};
 use crate::layout::{Layout, Strided};
-use crate::view::ops_shared::or_panic;
 use crate::view::{ArrayView, ArrayViewMut};
 
 /// How halo points are filled.

@@ -8,9 +8,9 @@ use core::ops::Range;
 use super::window::Window;
 use crate::check::BoundsCheck;
 use crate::element::Pod;
+use crate::error::or_panic;
 use crate::error::{Error, Result};
 use crate::layout::Layout;
-use crate::view::ops_shared::or_panic;
 use crate::view::{ArrayView, ArrayViewMut};
 
 fn same_shape<const N: usize>(op: &'static str, input: [usize; N], output: [usize; N]) -> Result<()> {

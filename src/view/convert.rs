@@ -48,7 +48,7 @@ impl<'a, T: Pod, const N: usize, B: HostAccessible, L: Layout, C: BoundsCheck> F
     /// assert_eq!(total(a.t().into()), 6.0);
     /// ```
     fn from(array: &'a Array<T, N, B, L, C>) -> Self {
-        array.view().into_strided()
+        array.host_view().into_strided()
     }
 }
 
@@ -56,6 +56,6 @@ impl<'a, T: Pod, const N: usize, B: HostAccessible, L: Layout, C: BoundsCheck> F
     for ArrayViewMut<'a, T, N, Strided, C>
 {
     fn from(array: &'a mut Array<T, N, B, L, C>) -> Self {
-        array.view_mut().into_strided()
+        array.host_view_mut().into_strided()
     }
 }

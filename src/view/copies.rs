@@ -5,11 +5,11 @@ use crate::array::Array;
 use crate::backend::{Cpu, HostAccessible};
 use crate::check::BoundsCheck;
 use crate::element::Pod;
+use crate::error::or_panic;
 use crate::error::Result;
 use crate::layout::{Dense, Layout, RowMajor};
 use crate::ops::fill_copy::{self, CopyKernels};
 use crate::rank::{BroadcastInto, Rank};
-use crate::view::ops_shared::or_panic;
 use crate::view::{ArrayView, ArrayViewMut};
 
 /// Anything that can lend a shared view: arrays on host backends and both view types. Operations
@@ -28,7 +28,7 @@ impl<T: Pod, const N: usize, B: HostAccessible, L: Layout, C: BoundsCheck> AsVie
     type Layout = L;
     type Check = C;
     fn as_view(&self) -> ArrayView<'_, T, N, L, C> {
-        self.view()
+        self.host_view()
     }
 }
 
@@ -255,7 +255,7 @@ impl<T: Pod, const N: usize, L: Layout, C: BoundsCheck> ArrayViewMut<'_, T, N, L
 impl<T: Pod, const N: usize, B: HostAccessible, L: Layout, C: BoundsCheck> Array<T, N, B, L, C> {
     /// Row-major contiguous data, borrowed when already so; see [`ArrayView::contiguous`].
     pub fn contiguous(&self) -> CowArray<'_, T, N, C> {
-        self.view().contiguous()
+        self.host_view().contiguous()
     }
 
     /// Copies `src` in, broadcasting it; see [`ArrayViewMut::assign`].
@@ -264,7 +264,7 @@ impl<T: Pod, const N: usize, B: HostAccessible, L: Layout, C: BoundsCheck> Array
     where
         Rank<M>: BroadcastInto<Rank<N>>,
     {
-        self.view_mut().assign(src)
+        self.host_view_mut().assign(src)
     }
 
     /// Copies `src` in, broadcasting it; see [`ArrayViewMut::try_assign`].
@@ -276,7 +276,7 @@ impl<T: Pod, const N: usize, B: HostAccessible, L: Layout, C: BoundsCheck> Array
     where
         Rank<M>: BroadcastInto<Rank<N>>,
     {
-        self.view_mut().try_assign(src)
+        self.host_view_mut().try_assign(src)
     }
 }
 

@@ -1,8 +1,9 @@
-//! Borrowed views: [`ArrayView`] (shared) and [`ArrayViewMut`] (exclusive).
+//! Borrowed views: one type, [`View`], shared or unique by its access marker and on any backend;
+//! [`ArrayView`] (shared) and [`ArrayViewMut`] (exclusive) are its CPU forms.
 //!
-//! A view is a pointer, a shape and layout metadata, borrowed from an owner for `'a`: creating one
-//! never copies elements, and the borrow checker rules out a view outliving its owner or two
-//! mutable views of the same array.
+//! A view is a data handle, a shape and layout metadata, borrowed from an owner for `'a`:
+//! creating one never copies elements, and the borrow checker rules out a view outliving its
+//! owner or two mutable views of the same array.
 //!
 //! `ArrayView<T, N>` names the default layout, `Strided`, while `a.view()` of a row-major array is
 //! `ArrayView<T, N, RowMajor>`, which knows more (no stride loads, `as_slice`). A function can
@@ -32,15 +33,14 @@
 //! assert_eq!(corner((&a).into()), 0.0);
 //! ```
 
+mod base;
 mod convert;
 mod copies;
 mod multi;
-pub(crate) mod ops_shared;
-mod ops_unique;
+pub(crate) mod ops;
 mod shared;
 mod unique;
 
+pub use base::{Access, ArrayView, ArrayViewMut, Shared, Unique, View};
 pub use copies::{AsView, CowArray};
-pub use ops_unique::SplitMut;
-pub use shared::ArrayView;
-pub use unique::ArrayViewMut;
+pub use ops::{Split, SplitMut};

@@ -2,11 +2,11 @@
 
 use crate::check::BoundsCheck;
 use crate::element::Pod;
+use crate::error::or_panic;
 use crate::error::{Error, Result};
 use crate::geometry::Positions;
 use crate::layout::{Layout, Strided};
 use crate::slice::SliceSpec;
-use crate::view::ops_shared::or_panic;
 use crate::view::ArrayViewMut;
 
 impl<'a, T: Pod, const N: usize, L: Layout, C: BoundsCheck> ArrayViewMut<'a, T, N, L, C> {
@@ -91,7 +91,7 @@ impl<T: Pod, const N: usize, B: crate::backend::HostAccessible, L: Layout, C: Bo
         &mut self,
         specs: [SliceSpec<N, M, CO, FO>; K],
     ) -> [ArrayViewMut<'_, T, M, Strided, C>; K] {
-        self.view_mut().multi_slice_mut(specs)
+        self.host_view_mut().multi_slice_mut(specs)
     }
 
     /// See [`ArrayViewMut::try_multi_slice_mut`].
@@ -103,6 +103,6 @@ impl<T: Pod, const N: usize, B: crate::backend::HostAccessible, L: Layout, C: Bo
         &mut self,
         specs: [SliceSpec<N, M, CO, FO>; K],
     ) -> Result<[ArrayViewMut<'_, T, M, Strided, C>; K]> {
-        self.view_mut().try_multi_slice_mut(specs)
+        self.host_view_mut().try_multi_slice_mut(specs)
     }
 }

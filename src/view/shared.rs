@@ -1,36 +1,16 @@
-//! [`ArrayView`]: a shared, read-only, zero-copy view.
+//! Host access through [`ArrayView`], the shared CPU view: construction from a slice, checked
+//! and unchecked element access, iteration, slices and rows.
 
-use core::marker::PhantomData;
+use super::base::ArrayView;
 
 use crate::check::{BoundsCheck, DefaultCheck};
 use crate::element::Pod;
 use crate::error::{Error, Result};
 use crate::iter::{IndexedIter, Iter, Rows};
-use crate::layout::{Dense, Layout, RowLayout, RowMajor, Strided};
-use crate::rank::{Dec, IsMatrix, Rank};
+use crate::layout::{Dense, Layout, RowLayout, RowMajor};
+use crate::rank::{Dec, Rank};
 use crate::raw::RawParts;
 use crate::shape;
-
-/// A shared view of `N`-dimensional data of `T` with layout `L` and bounds policy `C`.
-///
-/// `Copy`: passing a view around copies only its metadata.
-pub struct ArrayView<'a, T: Pod, const N: usize, L: Layout = Strided, C: BoundsCheck = DefaultCheck> {
-    pub(crate) raw: RawParts<T, N, L>,
-    life: PhantomData<(&'a T, C)>,
-}
-
-impl<T: Pod, const N: usize, L: Layout, C: BoundsCheck> Clone for ArrayView<'_, T, N, L, C> {
-    fn clone(&self) -> Self {
-        *self
-    }
-}
-
-impl<T: Pod, const N: usize, L: Layout, C: BoundsCheck> Copy for ArrayView<'_, T, N, L, C> {}
-
-// SAFETY: a view hands out only `&T`, so it may cross threads exactly when `&T` may.
-unsafe impl<T: Pod + Sync, const N: usize, L: Layout, C: BoundsCheck> Send for ArrayView<'_, T, N, L, C> {}
-// SAFETY: as above.
-unsafe impl<T: Pod + Sync, const N: usize, L: Layout, C: BoundsCheck> Sync for ArrayView<'_, T, N, L, C> {}
 
 impl<'a, T: Pod, const N: usize> ArrayView<'a, T, N, RowMajor, DefaultCheck> {
     /// A row-major view of `data` with `shape`, without copying.
@@ -55,52 +35,6 @@ impl<'a, T: Pod, const N: usize> ArrayView<'a, T, N, RowMajor, DefaultCheck> {
 }
 
 impl<'a, T: Pod, const N: usize, L: Layout, C: BoundsCheck> ArrayView<'a, T, N, L, C> {
-    /// # Safety
-    ///
-    /// `raw` satisfies the `RawParts` invariant for memory that stays valid and unmutated for `'a`.
-    #[inline(always)]
-    pub(crate) unsafe fn from_raw(raw: RawParts<T, N, L>) -> Self {
-        Self { raw, life: PhantomData }
-    }
-
-    /// The length of each axis.
-    #[inline(always)]
-    pub fn shape(&self) -> [usize; N] {
-        self.raw.shape
-    }
-
-    /// The distance between neighbours along each axis, in elements (negative when flipped, zero
-    /// when broadcast).
-    pub fn strides(&self) -> [isize; N] {
-        self.raw.strides()
-    }
-
-    /// The number of axes, `N`.
-    pub const fn ndim(&self) -> usize {
-        N
-    }
-
-    /// The number of elements.
-    #[inline(always)]
-    pub fn len(&self) -> usize {
-        self.raw.len
-    }
-
-    /// Whether some axis has length 0.
-    pub fn is_empty(&self) -> bool {
-        self.raw.len == 0
-    }
-
-    /// Whether the elements are one dense block in row-major (C) order.
-    pub fn is_contiguous(&self) -> bool {
-        self.raw.is_row_major()
-    }
-
-    /// Whether the elements are one dense block in column-major (Fortran) order.
-    pub fn is_fortran_contiguous(&self) -> bool {
-        self.raw.is_col_major()
-    }
-
     /// The element at `index`, or `None` when some axis is out of bounds.
     #[inline]
     pub fn get(&self, index: [usize; N]) -> Option<&'a T> {
@@ -137,12 +71,6 @@ impl<'a, T: Pod, const N: usize, L: Layout, C: BoundsCheck> ArrayView<'a, T, N, 
     pub unsafe fn get_unchecked(&self, index: [usize; N]) -> &'a T {
         // SAFETY: the caller promises an in-bounds index.
         unsafe { &*self.raw.element_ptr_unchecked(index) }
-    }
-
-    /// The same view with bounds policy `C2`: a zero-cost type change.
-    pub fn with_check<C2: BoundsCheck>(self) -> ArrayView<'a, T, N, L, C2> {
-        // SAFETY: same memory, same borrow.
-        unsafe { ArrayView::from_raw(self.raw) }
     }
 
     /// Iterator over the elements in logical row-major order, whatever the layout.
@@ -189,23 +117,5 @@ impl<'a, T: Pod, const N: usize, L: Layout, C: BoundsCheck> ArrayView<'a, T, N, 
         let pitch = L::row_pitch(&self.raw.shape, &self.raw.meta);
         // SAFETY: row r is `row_len` initialized elements from `ptr + r * pitch`, valid for 'a.
         unsafe { Rows::with_pitch(self.raw.ptr, rows, row_len, pitch) }
-    }
-}
-
-impl<T: Pod, const N: usize, L: Layout, C: BoundsCheck> ArrayView<'_, T, N, L, C> {
-    /// Number of rows of a matrix (`shape()[0]`).
-    pub fn nrows(&self) -> usize
-    where
-        Rank<N>: IsMatrix,
-    {
-        self.raw.shape[0]
-    }
-
-    /// Number of columns of a matrix (`shape()[1]`).
-    pub fn ncols(&self) -> usize
-    where
-        Rank<N>: IsMatrix,
-    {
-        self.raw.shape[1]
     }
 }

@@ -1,30 +1,16 @@
-//! [`ArrayViewMut`]: an exclusive, writable, zero-copy view.
+//! Host access through [`ArrayViewMut`], the unique CPU view: construction from a mutable
+//! slice, checked and unchecked element access, iteration, slices and rows.
 
-use core::marker::PhantomData;
+use super::base::ArrayViewMut;
 
 use crate::check::{BoundsCheck, DefaultCheck};
 use crate::element::Pod;
 use crate::error::{Error, Result};
 use crate::iter::{IterMut, RowsMut};
-use crate::layout::{Dense, Layout, RowLayout, RowMajor, Strided};
+use crate::layout::{Dense, Layout, RowLayout, RowMajor};
 use crate::rank::{Dec, Rank};
 use crate::raw::RawParts;
 use crate::shape;
-use crate::view::ArrayView;
-
-/// An exclusive view of `N`-dimensional data of `T` with layout `L` and bounds policy `C`.
-///
-/// Holds a unique borrow of its owner for `'a`: while it lives, nothing else reads or writes
-/// the elements it covers.
-pub struct ArrayViewMut<'a, T: Pod, const N: usize, L: Layout = Strided, C: BoundsCheck = DefaultCheck> {
-    pub(crate) raw: RawParts<T, N, L>,
-    life: PhantomData<(&'a mut T, C)>,
-}
-
-// SAFETY: a mutable view behaves like `&mut [T]`: Send when T is Send, Sync when T is Sync.
-unsafe impl<T: Pod + Send, const N: usize, L: Layout, C: BoundsCheck> Send for ArrayViewMut<'_, T, N, L, C> {}
-// SAFETY: as above.
-unsafe impl<T: Pod + Sync, const N: usize, L: Layout, C: BoundsCheck> Sync for ArrayViewMut<'_, T, N, L, C> {}
 
 impl<'a, T: Pod, const N: usize> ArrayViewMut<'a, T, N, RowMajor, DefaultCheck> {
     /// A row-major mutable view of `data` with `shape`, without copying.
@@ -49,72 +35,6 @@ impl<'a, T: Pod, const N: usize> ArrayViewMut<'a, T, N, RowMajor, DefaultCheck> 
 }
 
 impl<'a, T: Pod, const N: usize, L: Layout, C: BoundsCheck> ArrayViewMut<'a, T, N, L, C> {
-    /// # Safety
-    ///
-    /// `raw` satisfies the `RawParts` invariant for memory that nothing else accesses for `'a`,
-    /// and distinct in-bounds indices map to distinct elements (no zero strides).
-    #[inline(always)]
-    pub(crate) unsafe fn from_raw(raw: RawParts<T, N, L>) -> Self {
-        Self { raw, life: PhantomData }
-    }
-
-    /// A shared view of the same elements, borrowing this one.
-    #[inline(always)]
-    pub fn view(&self) -> ArrayView<'_, T, N, L, C> {
-        // SAFETY: shared access for the borrow of `self`, which blocks writes through `self`.
-        unsafe { ArrayView::from_raw(self.raw) }
-    }
-
-    /// A shorter-lived mutable view of the same elements (a reborrow).
-    #[inline(always)]
-    pub fn view_mut(&mut self) -> ArrayViewMut<'_, T, N, L, C> {
-        // SAFETY: exclusive access for the borrow of `self`.
-        unsafe { ArrayViewMut::from_raw(self.raw) }
-    }
-
-    /// Turns this view into a shared view for the whole lifetime `'a`.
-    pub fn into_view(self) -> ArrayView<'a, T, N, L, C> {
-        // SAFETY: giving up the unique borrow leaves shared access for 'a.
-        unsafe { ArrayView::from_raw(self.raw) }
-    }
-
-    /// The length of each axis.
-    #[inline(always)]
-    pub fn shape(&self) -> [usize; N] {
-        self.raw.shape
-    }
-
-    /// The distance between neighbours along each axis, in elements.
-    pub fn strides(&self) -> [isize; N] {
-        self.raw.strides()
-    }
-
-    /// The number of axes, `N`.
-    pub const fn ndim(&self) -> usize {
-        N
-    }
-
-    /// The number of elements.
-    #[inline(always)]
-    pub fn len(&self) -> usize {
-        self.raw.len
-    }
-
-    /// Whether some axis has length 0.
-    pub fn is_empty(&self) -> bool {
-        self.raw.len == 0
-    }
-
-    /// Whether the elements are one dense block in row-major (C) order.
-    pub fn is_contiguous(&self) -> bool {
-        self.raw.is_row_major()
-    }
-
-    /// Whether the elements are one dense block in column-major (Fortran) order.
-    pub fn is_fortran_contiguous(&self) -> bool {
-        self.raw.is_col_major()
-    }
-
     /// The element at `index`, or `None` when out of bounds.
     pub fn get(&self, index: [usize; N]) -> Option<&T> {
         self.view().get(index)
@@ -165,12 +85,6 @@ impl<'a, T: Pod, const N: usize, L: Layout, C: BoundsCheck> ArrayViewMut<'a, T, 
     pub unsafe fn get_unchecked_mut(&mut self, index: [usize; N]) -> &mut T {
         // SAFETY: the caller promises an in-bounds index; `&mut self` makes the access unique.
         unsafe { &mut *self.raw.element_ptr_unchecked(index) }
-    }
-
-    /// The same view with bounds policy `C2`: a zero-cost type change.
-    pub fn with_check<C2: BoundsCheck>(self) -> ArrayViewMut<'a, T, N, L, C2> {
-        // SAFETY: same memory, same unique borrow.
-        unsafe { ArrayViewMut::from_raw(self.raw) }
     }
 
     /// Iterator over the elements in logical row-major order, whatever the layout.
@@ -226,7 +140,7 @@ impl<'a, T: Pod, const N: usize, L: Dense, C: BoundsCheck> ArrayViewMut<'a, T, N
 }
 
 impl<'a, T: Pod, const N: usize, L: Layout, C: BoundsCheck> ArrayViewMut<'a, T, N, L, C> {
-    /// Iterator over the rows (lanes along the last axis) as slices; see [`ArrayView::rows`].
+    /// Iterator over the rows (lanes along the last axis) as slices; see `ArrayView::rows`.
     pub fn rows(&self) -> crate::iter::Rows<'_, T>
     where
         L: RowLayout,
