@@ -25,7 +25,7 @@ mod stats;
 
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
 
-pub use source::{BlockSource, HostBlock};
+pub use source::BlockSource;
 pub use stats::{ClassStats, PoolStats};
 
 use crate::backend::Cpu;
@@ -55,9 +55,46 @@ impl<S: BlockSource> Clone for Pool<S> {
     }
 }
 
-/// A block handed out by `Pool::take`: the block, its size class, and the way back to the pool.
-pub(crate) type Taken<S> = (<S as BlockSource>::Block, usize, Weak<PoolInner<S>>);
+/// A block on loan from a pool: it goes back to the pool's free list when the lease drops, or,
+/// if every handle to the pool is gone by then, back to the system. What a pooled buffer holds,
+/// on any backend.
+pub struct Lease<S: BlockSource> {
+    block: core::mem::ManuallyDrop<S::Block>,
+    class: usize,
+    pool: Weak<PoolInner<S>>,
+}
 
+impl<S: BlockSource> Lease<S> {
+    /// The block.
+    pub(crate) fn block(&self) -> &S::Block {
+        &self.block
+    }
+
+    /// The pool the block came from, while it lives.
+    pub fn pool(&self) -> Option<Pool<S>> {
+        self.pool.upgrade().map(|inner| Pool { inner })
+    }
+}
+
+impl<S: BlockSource> Drop for Lease<S> {
+    fn drop(&mut self) {
+        // SAFETY: `block` is not touched again after this take.
+        let block = unsafe { core::mem::ManuallyDrop::take(&mut self.block) };
+        match self.pool.upgrade() {
+            Some(pool) => pool.give_back(block, self.class),
+            // SAFETY: the block came from the (now dropped) pool's source for this class; this
+            // lease was its only holder.
+            None => unsafe { S::free_orphan(block, class_bytes(self.class)) },
+        }
+    }
+}
+
+/// The block size of size class `class`.
+fn class_bytes(class: usize) -> usize {
+    1usize << (class as u32 + MIN_CLASS_SHIFT)
+}
+
+/// The shared state of a pool (what its handles and leases point at).
 pub(crate) struct PoolInner<S: BlockSource> {
     source: S,
     state: Mutex<PoolState<S::Block>>,
@@ -69,29 +106,9 @@ struct PoolState<B> {
     stats: PoolStats,
 }
 
-impl Default for Pool {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
 impl<S: BlockSource> core::fmt::Debug for Pool<S> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("Pool").field("cap", &self.inner.cap).field("stats", &self.stats()).finish()
-    }
-}
-
-impl Pool {
-    /// An empty pool of CPU memory without a byte cap.
-    pub fn new() -> Self {
-        Self::with_source(Cpu, None)
-    }
-
-    /// An empty pool of CPU memory that never holds more than `cap` bytes (in use plus cached):
-    /// past it, cached blocks are released, and if that is not enough the allocation fails with
-    /// `Error::Alloc`.
-    pub fn with_byte_cap(cap: usize) -> Self {
-        Self::with_source(Cpu, Some(cap))
     }
 }
 
@@ -101,10 +118,6 @@ impl<S: BlockSource> Pool<S> {
         let free = (0..CLASSES).map(|_| Vec::new()).collect();
         let stats = PoolStats { classes: (0..CLASSES).map(ClassStats::new).collect(), ..PoolStats::default() };
         Pool { inner: Arc::new(PoolInner { source, state: Mutex::new(PoolState { free, stats }), cap }) }
-    }
-
-    pub(crate) fn from_inner(inner: Arc<PoolInner<S>>) -> Self {
-        Pool { inner }
     }
 
     /// A snapshot of the statistics.
@@ -122,7 +135,7 @@ impl<S: BlockSource> Pool<S> {
 
     /// A block of at least `bytes` bytes, aligned for any CPU buffer: from the cache when one is
     /// free, otherwise fresh.
-    pub(crate) fn take(&self, op: &'static str, bytes: usize) -> Result<Taken<S>, Error> {
+    pub(crate) fn take(&self, op: &'static str, bytes: usize) -> Result<Lease<S>, Error> {
         let (class, block) = class_of(bytes).ok_or(Error::Overflow { op, shape: vec![bytes], elem_size: 1 })?;
         let mut state = self.inner.lock();
         let cached = state.free[class].pop();
@@ -156,7 +169,7 @@ impl<S: BlockSource> Pool<S> {
         state.stats.record_take(class, block, hit);
         drop(state);
         trace(|| tracing_event("alloc", block, Some(hit)));
-        Ok((taken, class, Arc::downgrade(&self.inner)))
+        Ok(Lease { block: core::mem::ManuallyDrop::new(taken), class, pool: Arc::downgrade(&self.inner) })
     }
 }
 
@@ -168,8 +181,8 @@ impl<S: BlockSource> PoolInner<S> {
     }
 
     /// Takes back a block handed out by `take`.
-    pub(crate) fn give_back(&self, taken: S::Block, class: usize) {
-        let block = 1usize << (class as u32 + MIN_CLASS_SHIFT);
+    fn give_back(&self, taken: S::Block, class: usize) {
+        let block = class_bytes(class);
         let mut state = self.lock();
         state.stats.record_give_back(class, block);
         state.free[class].push(taken);
@@ -189,7 +202,7 @@ impl<S: BlockSource> Drop for PoolInner<S> {
 fn release_cached<S: BlockSource>(source: &S, state: &mut PoolState<S::Block>, want: usize) -> usize {
     let mut released = 0;
     for class in (0..CLASSES).rev() {
-        let block = 1usize << (class as u32 + MIN_CLASS_SHIFT);
+        let block = class_bytes(class);
         while released < want {
             let Some(cached) = state.free[class].pop() else { break };
             // SAFETY: cached blocks came from this source's `alloc_block` for this class's size
@@ -200,17 +213,6 @@ fn release_cached<S: BlockSource>(source: &S, state: &mut PoolState<S::Block>, w
         }
     }
     released
-}
-
-/// Frees a CPU block whose pool is gone (the CPU source needs no state to free).
-///
-/// # Safety
-///
-/// `block` came from a `Pool<Cpu>` for `class` and is not used afterwards.
-pub(crate) unsafe fn free_orphan(block: HostBlock, class: usize) {
-    let bytes = 1usize << (class as u32 + MIN_CLASS_SHIFT);
-    // SAFETY: the caller's contract: the block came from `Cpu::alloc_block` with this size.
-    unsafe { Cpu.free_block(block, bytes) };
 }
 
 #[inline]

@@ -2,13 +2,13 @@
 
 use core::ptr::NonNull;
 use std::alloc::{self, Layout as AllocLayout};
-use std::sync::Weak;
 
+use super::block::{advise_huge_pages, block_layout, block_start};
 use super::placement::{self, HUGE_PAGE};
-use super::CpuAlloc;
+use super::{Cpu, CpuAlloc};
 use crate::element::Pod;
 use crate::error::Error;
-use crate::pool::{self, HostBlock, Pool, PoolInner};
+use crate::pool::{Lease, Pool};
 
 /// Alignment of every non-empty CPU buffer, in bytes: one cache line, and a full AVX-512 vector.
 pub const CPU_ALIGN: usize = 64;
@@ -34,34 +34,8 @@ enum Origin {
     Empty,
     /// The system allocator, with this layout; a large block starts `placement` bytes in.
     System { layout: AllocLayout, placement: usize },
-    /// A block of size class `class` of a pool (freed directly if the pool is gone).
-    Pool { pool: Weak<PoolInner<crate::backend::Cpu>>, class: usize },
-}
-
-/// The layout to allocate for a block of `bytes` usable bytes: cache-line aligned, or huge-page
-/// aligned with room for a staggered start when large (see `placement.rs`). `None` when the size
-/// does not fit an allocation.
-pub(crate) fn block_layout(bytes: usize) -> Option<AllocLayout> {
-    if bytes >= HUGE_PAGE_THRESHOLD {
-        AllocLayout::from_size_align(bytes.checked_add(placement::SPAN)?, HUGE_PAGE).ok()
-    } else {
-        AllocLayout::from_size_align(bytes, CPU_ALIGN).ok()
-    }
-}
-
-/// The start of a block of `bytes` bytes inside memory allocated with `block_layout(bytes)`.
-pub(crate) fn block_start(raw: *mut u8, bytes: usize) -> (*mut u8, usize) {
-    let offset = if bytes >= HUGE_PAGE_THRESHOLD { placement::next_offset() } else { 0 };
-    (raw.wrapping_add(offset), offset)
-}
-
-/// The allocation a block of `bytes` bytes starting at `ptr` was carved from.
-pub(crate) fn block_base(ptr: *mut u8, bytes: usize) -> *mut u8 {
-    if bytes >= HUGE_PAGE_THRESHOLD {
-        placement::base_of(ptr)
-    } else {
-        ptr
-    }
+    /// A block on loan from a pool (given back, or freed if the pool is gone, when it drops).
+    Pool(#[allow(dead_code)] Lease<Cpu>),
 }
 
 // SAFETY: the buffer owns its allocation exclusively, like a `Box<[T]>`.
@@ -155,9 +129,9 @@ impl<T: Pod> CpuBuffer<T> {
             // SAFETY: forwarded contract.
             return unsafe { Self::try_init_with(op, len, init) };
         }
-        let (block, class, weak) = pool.take(op, bytes)?;
+        let lease = pool.take(op, bytes)?;
         trace_alloc(op, bytes, true);
-        let buf = Self { ptr: block.0.cast(), len, origin: Origin::Pool { pool: weak, class } };
+        let buf = Self { ptr: lease.block().0.cast(), len, origin: Origin::Pool(lease) };
         init(buf.ptr.as_ptr());
         Ok(buf)
     }
@@ -204,20 +178,6 @@ fn trace_alloc(op: &'static str, bytes: usize, pooled: bool) {
     tracing::trace!(target: "cnda::alloc", op, bytes, pooled);
 }
 
-/// Asks the kernel to back `[ptr, ptr + bytes)` with transparent huge pages; a hint only.
-#[cfg(target_os = "linux")]
-pub(crate) fn advise_huge_pages(ptr: *mut u8, bytes: usize) {
-    if bytes < HUGE_PAGE_THRESHOLD {
-        return;
-    }
-    // SAFETY: madvise only reads the range's mapping; the range is one live allocation that we own.
-    // Failure (THP disabled, old kernel) leaves ordinary pages, which is correct, just slower.
-    unsafe { libc::madvise(ptr.cast(), bytes, libc::MADV_HUGEPAGE) };
-}
-
-#[cfg(not(target_os = "linux"))]
-pub(crate) fn advise_huge_pages(_ptr: *mut u8, _bytes: usize) {}
-
 impl<T: Pod> CpuBuffer<T> {
     /// A copy, from the same pool when the original came from a pool that still exists.
     ///
@@ -237,9 +197,7 @@ impl<T: Pod> CpuBuffer<T> {
     /// The allocator this buffer came from: its pool while that pool lives, else the system.
     pub fn allocator(&self) -> CpuAlloc {
         match &self.origin {
-            Origin::Pool { pool, .. } => {
-                pool.upgrade().map_or(CpuAlloc::System, |p| CpuAlloc::Pool(Pool::from_inner(p)))
-            }
+            Origin::Pool(lease) => lease.pool().map_or(CpuAlloc::System, CpuAlloc::Pool),
             _ => CpuAlloc::System,
         }
     }
@@ -268,12 +226,8 @@ impl<T: Pod> Drop for CpuBuffer<T> {
             Origin::System { layout, placement } => unsafe {
                 alloc::dealloc(ptr.as_ptr().wrapping_sub(*placement), *layout)
             },
-            Origin::Pool { pool, class } => match pool.upgrade() {
-                Some(pool) => pool.give_back(HostBlock(ptr), *class),
-                // SAFETY: the block came from the (now dropped) pool for this class; this buffer
-                // was its only user.
-                None => unsafe { pool::free_orphan(HostBlock(ptr), *class) },
-            },
+            // The lease gives the block back when the origin drops.
+            Origin::Pool(_) => {}
         }
     }
 }

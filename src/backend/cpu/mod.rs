@@ -1,6 +1,7 @@
 //! The CPU backend: 64-byte aligned host buffers.
 
 mod alloc;
+mod block;
 pub(crate) mod buffer;
 mod copy;
 mod elementwise;
@@ -10,6 +11,7 @@ mod reduce;
 mod stencil;
 
 pub use alloc::CpuAlloc;
+pub use block::HostBlock;
 pub use buffer::{CpuBuffer, CPU_ALIGN, HUGE_PAGE_THRESHOLD};
 #[cfg(feature = "rayon")]
 pub(crate) use reduce::sum_slice;
