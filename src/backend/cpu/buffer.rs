@@ -35,7 +35,7 @@ enum Origin {
     /// The system allocator, with this layout; a large block starts `placement` bytes in.
     System { layout: AllocLayout, placement: usize },
     /// A block on loan from a pool (given back, or freed if the pool is gone, when it drops).
-    Pool(#[allow(dead_code)] Lease<Cpu>),
+    Pool(Lease<Cpu>),
 }
 
 // SAFETY: the buffer owns its allocation exclusively, like a `Box<[T]>`.
