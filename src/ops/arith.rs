@@ -14,6 +14,10 @@
 //! operands do not fit (another backend, another element type, a rank that cannot broadcast into
 //! the target), the failing bound is on our trait, so rustc prints its message instead of a list
 //! of `Add` impls. The result rank is `max(N, M)`, computed by `MaxRank`.
+//!
+//! Every operator, on arrays and views of any backend, runs the elementwise family
+//! (`ops/elementwise.rs`) with an op token (`tokens::Add` ...); the result comes from the left
+//! operand's allocator (an array's own, so a pooled array gives a pooled result).
 
 use core::ops::{Add, AddAssign, Div, DivAssign, Mul, MulAssign, Neg, Rem, RemAssign, Sub, SubAssign};
 

@@ -1,5 +1,5 @@
 //! The elementwise op family, written once for every backend: binary ops with NumPy broadcasting,
-//! unary ops (math, scalar operands), and in-place updates (compound assignment, `assign`).
+//! unary ops (math, scalar operands), and in-place updates (compound assignment).
 //!
 //! Each generic algorithm here validates and broadcasts the operands, checks that they share a
 //! device, allocates the output from the given allocator, merges the axes every operand steps

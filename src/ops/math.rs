@@ -3,7 +3,7 @@
 //! (`allclose`, `abs_diff_eq`) on the host.
 
 use crate::array::Array;
-use crate::backend::{Cpu, HostAccessible};
+use crate::backend::HostAccessible;
 use crate::check::BoundsCheck;
 use crate::element::Float;
 use crate::error::or_panic;
@@ -11,18 +11,18 @@ use crate::layout::{Layout, RowMajor};
 use crate::ops::elementwise::{self, ElementwiseKernels};
 use crate::ops::tokens;
 use crate::rank::{BroadcastInto, Rank};
-use crate::view::{ArrayView, AsView};
+use crate::view::{Access, ArrayView, AsView, View};
 
-/// One elementwise float function per line: name, doc, the op token. Views allocate from the
-/// system; arrays (on any backend with elementwise kernels) from their own allocator.
+/// One elementwise float function per line: name, doc, the op token; on views and arrays of any
+/// backend with elementwise kernels, each allocating from its `allocator()`.
 macro_rules! unary_math {
     ($($name:ident: $doc:literal, $token:expr;)*) => {
-        impl<T: Float, const N: usize, L: Layout, C: BoundsCheck> ArrayView<'_, T, N, L, C> {
+        impl<T: Float, const N: usize, A: Access, B: ElementwiseKernels, L: Layout, C: BoundsCheck> View<'_, T, N, A, B, L, C> {
             $(
-                #[doc = concat!("A new row-major array of ", $doc, " of every element.")]
+                #[doc = concat!("A new row-major array of ", $doc, " of every element, from the view's `allocator()`.")]
                 #[track_caller]
-                pub fn $name(&self) -> Array<T, N, Cpu, RowMajor, C> {
-                    or_panic(elementwise::unary(&Cpu, $token, self.desc()))
+                pub fn $name(&self) -> Array<T, N, B, RowMajor, C> {
+                    or_panic(elementwise::unary(&self.allocator(), $token, self.desc()))
                 }
             )*
         }
@@ -68,17 +68,17 @@ fn clamp_token<T: Float>(lo: T, hi: T) -> tokens::Clamp<T> {
     tokens::Clamp { lo, hi }
 }
 
-impl<T: Float, const N: usize, L: Layout, C: BoundsCheck> ArrayView<'_, T, N, L, C> {
+impl<T: Float, const N: usize, A: Access, B: ElementwiseKernels, L: Layout, C: BoundsCheck> View<'_, T, N, A, B, L, C> {
     /// A new row-major array of every element raised to the integer power `n`.
     #[track_caller]
-    pub fn powi(&self, n: i32) -> Array<T, N, Cpu, RowMajor, C> {
-        or_panic(elementwise::unary(&Cpu, tokens::Powi(n), self.desc()))
+    pub fn powi(&self, n: i32) -> Array<T, N, B, RowMajor, C> {
+        or_panic(elementwise::unary(&self.allocator(), tokens::Powi(n), self.desc()))
     }
 
     /// A new row-major array of every element raised to the power `p`.
     #[track_caller]
-    pub fn powf(&self, p: T) -> Array<T, N, Cpu, RowMajor, C> {
-        or_panic(elementwise::unary(&Cpu, tokens::Powf(p), self.desc()))
+    pub fn powf(&self, p: T) -> Array<T, N, B, RowMajor, C> {
+        or_panic(elementwise::unary(&self.allocator(), tokens::Powf(p), self.desc()))
     }
 
     /// A new row-major array of every element clamped to `lo..=hi` (NaN stays NaN).
@@ -87,10 +87,12 @@ impl<T: Float, const N: usize, L: Layout, C: BoundsCheck> ArrayView<'_, T, N, L,
     ///
     /// When `lo > hi` or either bound is NaN, as `f64::clamp` does.
     #[track_caller]
-    pub fn clamp(&self, lo: T, hi: T) -> Array<T, N, Cpu, RowMajor, C> {
-        or_panic(elementwise::unary(&Cpu, clamp_token(lo, hi), self.desc()))
+    pub fn clamp(&self, lo: T, hi: T) -> Array<T, N, B, RowMajor, C> {
+        or_panic(elementwise::unary(&self.allocator(), clamp_token(lo, hi), self.desc()))
     }
+}
 
+impl<T: Float, const N: usize, L: Layout, C: BoundsCheck> ArrayView<'_, T, N, L, C> {
     /// Whether every element is within `atol + rtol * |other|` of `other`'s element at the same
     /// index (`other` broadcast to this shape), NumPy's `allclose`; NaNs are never close.
     ///

@@ -5,7 +5,7 @@
 //! picked at run time); a device's is its BLAS.
 
 use crate::array::Array;
-use crate::backend::{Allocator, Backend, Cpu};
+use crate::backend::{Allocator, Backend};
 use crate::check::{BoundsCheck, DefaultCheck};
 use crate::element::Numeric;
 use crate::error::or_panic;
@@ -14,7 +14,7 @@ use crate::layout::{Layout, RowMajor};
 use crate::ops::desc::{AsOperand, Desc};
 use crate::ops::output::{fresh, same_device};
 use crate::rank::{IsMatrix, Rank};
-use crate::view::ArrayView;
+use crate::view::{Access, View};
 
 mod sealed {
     pub trait Sealed {}
@@ -127,12 +127,11 @@ fn column<B: Backend, T: crate::element::Pod>(x: Desc<B, T, 1>) -> Desc<B, T, 2>
     Desc { handle: x.handle, shape: [x.shape[0], 1], strides: [x.strides[0], 1] }
 }
 
-/// Matrix products on CPU views (outputs from the system allocator) and on arrays of any backend
-/// with a matmul kernel (outputs from the array's allocator); the right operand lives on the
-/// same backend.
+/// Matrix products on views and arrays of any backend with a matmul kernel (outputs from their
+/// `allocator()`); the right operand lives on the same backend.
 macro_rules! matmul_methods {
-    ($($B:ident, $Self:ty, $alloc:expr, [$($bounds:tt)*];)*) => {$(
-        impl<'v, T: GemmElement, const N: usize, $($bounds)* L: Layout, C: BoundsCheck> $Self {
+    ($($Self:ty, [$($bounds:tt)*];)*) => {$(
+        impl<'v, T: GemmElement, const N: usize, $($bounds)* B: MatmulKernels, L: Layout, C: BoundsCheck> $Self {
             /// The matrix product `self x rhs` on all of rayon's threads (one thread without
             /// feature `rayon`); any layouts, no copies.
             ///
@@ -147,7 +146,7 @@ macro_rules! matmul_methods {
             ///
             /// When the inner dimensions differ; `try_matmul` returns the error.
             #[track_caller]
-            pub fn matmul<S: AsOperand<T, N, $B>>(&self, rhs: &S) -> Array<T, N, $B>
+            pub fn matmul<S: AsOperand<T, N, B>>(&self, rhs: &S) -> Array<T, N, B>
             where
                 Rank<N>: IsMatrix,
             {
@@ -159,7 +158,7 @@ macro_rules! matmul_methods {
             /// # Errors
             ///
             /// `Error::ShapeMismatch` when `self.ncols() != rhs.nrows()`; `Error::Alloc`.
-            pub fn try_matmul<S: AsOperand<T, N, $B>>(&self, rhs: &S) -> Result<Array<T, N, $B>>
+            pub fn try_matmul<S: AsOperand<T, N, B>>(&self, rhs: &S) -> Result<Array<T, N, B>>
             where
                 Rank<N>: IsMatrix,
             {
@@ -173,7 +172,7 @@ macro_rules! matmul_methods {
             /// When the inner dimensions differ, or the result cannot be allocated;
             /// `try_matmul_with` returns the error instead.
             #[track_caller]
-            pub fn matmul_with<S: AsOperand<T, N, $B>>(&self, rhs: &S, par: Par) -> Array<T, N, $B>
+            pub fn matmul_with<S: AsOperand<T, N, B>>(&self, rhs: &S, par: Par) -> Array<T, N, B>
             where
                 Rank<N>: IsMatrix,
             {
@@ -185,13 +184,13 @@ macro_rules! matmul_methods {
             /// # Errors
             ///
             /// `Error::ShapeMismatch` when the inner dimensions differ; `Error::Alloc`.
-            pub fn try_matmul_with<S: AsOperand<T, N, $B>>(&self, rhs: &S, par: Par) -> Result<Array<T, N, $B>>
+            pub fn try_matmul_with<S: AsOperand<T, N, B>>(&self, rhs: &S, par: Par) -> Result<Array<T, N, B>>
             where
                 Rank<N>: IsMatrix,
             {
                 let (a, b) = (matrix(self.desc()), matrix(rhs.operand_desc()));
                 // SAFETY: both operands are borrowed shared for the call.
-                unsafe { matmul("matmul", &$alloc(self), a, b, par) }
+                unsafe { matmul("matmul", &self.allocator(), a, b, par) }
             }
 
             /// The matrix-vector product `self x x` (one thread: a vector product is memory-bound).
@@ -200,7 +199,7 @@ macro_rules! matmul_methods {
             ///
             /// When `x.len() != self.ncols()`; `try_matvec` returns the error.
             #[track_caller]
-            pub fn matvec<S: AsOperand<T, 1, $B>>(&self, x: &S) -> Array<T, 1, $B>
+            pub fn matvec<S: AsOperand<T, 1, B>>(&self, x: &S) -> Array<T, 1, B>
             where
                 Rank<N>: IsMatrix,
             {
@@ -212,32 +211,19 @@ macro_rules! matmul_methods {
             /// # Errors
             ///
             /// `Error::ShapeMismatch` when `x.len() != self.ncols()`; `Error::Alloc`.
-            pub fn try_matvec<S: AsOperand<T, 1, $B>>(&self, x: &S) -> Result<Array<T, 1, $B>>
+            pub fn try_matvec<S: AsOperand<T, 1, B>>(&self, x: &S) -> Result<Array<T, 1, B>>
             where
                 Rank<N>: IsMatrix,
             {
                 let (a, x) = (matrix(self.desc()), column(x.operand_desc()));
                 // SAFETY: both operands are borrowed shared for the call.
-                unsafe { matmul::<$B, T, 1, DefaultCheck>("matvec", &$alloc(self), a, x, Par::Seq) }
+                unsafe { matmul::<B, T, 1, DefaultCheck>("matvec", &self.allocator(), a, x, Par::Seq) }
             }
         }
     )*};
 }
 
-/// The allocator for outputs of ops on a CPU view: the system (a view does not know its
-/// owner's pool).
-fn view_alloc<V>(_: &V) -> Cpu {
-    Cpu
-}
-
-/// The allocator for outputs of ops on an array: its own.
-fn array_alloc<T: crate::element::Pod, const N: usize, B: Backend, L: Layout, C: BoundsCheck>(
-    a: &Array<T, N, B, L, C>,
-) -> B::Alloc {
-    a.allocator()
-}
-
 matmul_methods! {
-    Cpu, ArrayView<'v, T, N, L, C>, view_alloc, [];
-    B, Array<T, N, B, L, C>, array_alloc, [B: MatmulKernels,];
+    View<'v, T, N, A, B, L, C>, [A: Access,];
+    Array<T, N, B, L, C>, [];
 }

@@ -22,7 +22,7 @@ use crate::ops::elementwise::{self, ElementwiseKernels};
 use crate::ops::output::fresh;
 use crate::ops::tokens::{self, ArgOp, ReduceOp, ScalarRight};
 use crate::rank::{Dec, Rank};
-use crate::view::ArrayView;
+use crate::view::{Access, ArrayView, View};
 
 /// The reduction kernels a backend provides.
 ///
@@ -182,32 +182,32 @@ where
     Ok(Some(out))
 }
 
-/// One reduction method per line, on CPU views and on arrays of any backend with reduction
-/// kernels (outputs from the array's allocator).
+/// One reduction method per line, on views and arrays of any backend with reduction kernels.
 macro_rules! reductions {
-    ($($(#[$doc:meta])* $name:ident -> $ret:ty = $body:expr;)*) => {
-        impl<T: Numeric, const N: usize, L: Layout, C: BoundsCheck> ArrayView<'_, T, N, L, C> {
-            $(
-                $(#[$doc])*
-                #[track_caller]
-                pub fn $name(&self) -> $ret {
-                    let a = self.desc();
-                    // SAFETY: a live view, borrowed shared for the call.
-                    or_panic(unsafe { $body(a) })
-                }
-            )*
+    ($(#[$doc:meta])* $name:ident -> $ret:ty = $body:expr; $($rest:tt)*) => {
+        reductions!(@one [$(#[$doc])*] $name $ret, $body);
+        reductions!($($rest)*);
+    };
+    () => {};
+    (@one [$($doc:tt)*] $name:ident $ret:ty, $body:expr) => {
+        impl<T: Numeric, const N: usize, A: Access, B: ReduceKernels, L: Layout, C: BoundsCheck> View<'_, T, N, A, B, L, C> {
+            $($doc)*
+            #[track_caller]
+            pub fn $name(&self) -> $ret {
+                let a = self.desc();
+                // SAFETY: a live view, borrowed shared for the call.
+                or_panic(unsafe { $body(a) })
+            }
         }
 
         impl<T: Numeric, const N: usize, B: ReduceKernels, L: Layout, C: BoundsCheck> Array<T, N, B, L, C> {
-            $(
-                $(#[$doc])*
-                #[track_caller]
-                pub fn $name(&self) -> $ret {
-                    let a = self.desc();
-                    // SAFETY: the array's own elements, borrowed shared for the call.
-                    or_panic(unsafe { $body(a) })
-                }
-            )*
+            $($doc)*
+            #[track_caller]
+            pub fn $name(&self) -> $ret {
+                let a = self.desc();
+                // SAFETY: the array's own elements, borrowed shared for the call.
+                or_panic(unsafe { $body(a) })
+            }
         }
     };
 }
@@ -243,11 +243,11 @@ reductions! {
     argmax -> Option<[usize; N]> = |a| arg_reduce(tokens::ArgMax, a);
 }
 
-/// Reductions along an axis, on CPU views (outputs from the system allocator) and on arrays of
-/// any backend with reduction and elementwise kernels (outputs from the array's allocator).
+/// Reductions along an axis, on views and arrays of any backend with reduction and elementwise
+/// kernels (outputs from their `allocator()`).
 macro_rules! axis_reductions {
-    ($($B:ident, $Self:ty, $alloc:expr, [$($bounds:tt)*];)*) => {$(
-        impl<'v, T: Numeric, const N: usize, $($bounds)* L: Layout, C: BoundsCheck> $Self {
+    ($($Self:ty, [$($bounds:tt)*];)*) => {$(
+        impl<'v, T: Numeric, const N: usize, $($bounds)* B: ReduceKernels + ElementwiseKernels, L: Layout, C: BoundsCheck> $Self {
             /// Sums along `axis`: rank `N - 1`, inferred.
             ///
             /// # Panics
@@ -255,7 +255,7 @@ macro_rules! axis_reductions {
             /// When `axis >= N`, or the result cannot be allocated; `try_sum_axis` returns the
             /// error instead.
             #[track_caller]
-            pub fn sum_axis<const M: usize>(&self, axis: usize) -> Array<T, M, $B, RowMajor, C>
+            pub fn sum_axis<const M: usize>(&self, axis: usize) -> Array<T, M, B, RowMajor, C>
             where
                 Rank<N>: Dec<Output = Rank<M>>,
             {
@@ -267,12 +267,12 @@ macro_rules! axis_reductions {
             /// # Errors
             ///
             /// `Error::AxisOutOfRange` when `axis >= N`; `Error::Alloc`.
-            pub fn try_sum_axis<const M: usize>(&self, axis: usize) -> Result<Array<T, M, $B, RowMajor, C>>
+            pub fn try_sum_axis<const M: usize>(&self, axis: usize) -> Result<Array<T, M, B, RowMajor, C>>
             where
                 Rank<N>: Dec<Output = Rank<M>>,
             {
                 // SAFETY: live elements, borrowed shared for the call.
-                let out = unsafe { reduce_axis("sum_axis", &$alloc(self), tokens::Sum, self.desc(), axis) }?;
+                let out = unsafe { reduce_axis("sum_axis", &self.allocator(), tokens::Sum, self.desc(), axis) }?;
                 Ok(out.expect("sums have an identity"))
             }
 
@@ -282,7 +282,7 @@ macro_rules! axis_reductions {
             ///
             /// When `axis >= N`; `try_mean_axis` returns the error instead.
             #[track_caller]
-            pub fn mean_axis<const M: usize>(&self, axis: usize) -> Option<Array<T, M, $B, RowMajor, C>>
+            pub fn mean_axis<const M: usize>(&self, axis: usize) -> Option<Array<T, M, B, RowMajor, C>>
             where
                 Rank<N>: Dec<Output = Rank<M>>,
             {
@@ -294,7 +294,7 @@ macro_rules! axis_reductions {
             /// # Errors
             ///
             /// `Error::AxisOutOfRange` when `axis >= N`; `Error::Alloc`.
-            pub fn try_mean_axis<const M: usize>(&self, axis: usize) -> Result<Option<Array<T, M, $B, RowMajor, C>>>
+            pub fn try_mean_axis<const M: usize>(&self, axis: usize) -> Result<Option<Array<T, M, B, RowMajor, C>>>
             where
                 Rank<N>: Dec<Output = Rank<M>>,
             {
@@ -315,7 +315,7 @@ macro_rules! axis_reductions {
             ///
             /// When `axis >= N`; `try_min_axis` returns the error instead.
             #[track_caller]
-            pub fn min_axis<const M: usize>(&self, axis: usize) -> Option<Array<T, M, $B, RowMajor, C>>
+            pub fn min_axis<const M: usize>(&self, axis: usize) -> Option<Array<T, M, B, RowMajor, C>>
             where
                 Rank<N>: Dec<Output = Rank<M>>,
             {
@@ -327,12 +327,12 @@ macro_rules! axis_reductions {
             /// # Errors
             ///
             /// `Error::AxisOutOfRange` when `axis >= N`; `Error::Alloc`.
-            pub fn try_min_axis<const M: usize>(&self, axis: usize) -> Result<Option<Array<T, M, $B, RowMajor, C>>>
+            pub fn try_min_axis<const M: usize>(&self, axis: usize) -> Result<Option<Array<T, M, B, RowMajor, C>>>
             where
                 Rank<N>: Dec<Output = Rank<M>>,
             {
                 // SAFETY: live elements, borrowed shared for the call.
-                unsafe { reduce_axis("min_axis", &$alloc(self), tokens::Min, self.desc(), axis) }
+                unsafe { reduce_axis("min_axis", &self.allocator(), tokens::Min, self.desc(), axis) }
             }
 
             /// Largest elements along `axis` (NaN where a lane holds one): rank `N - 1`;
@@ -342,7 +342,7 @@ macro_rules! axis_reductions {
             ///
             /// When `axis >= N`; `try_max_axis` returns the error instead.
             #[track_caller]
-            pub fn max_axis<const M: usize>(&self, axis: usize) -> Option<Array<T, M, $B, RowMajor, C>>
+            pub fn max_axis<const M: usize>(&self, axis: usize) -> Option<Array<T, M, B, RowMajor, C>>
             where
                 Rank<N>: Dec<Output = Rank<M>>,
             {
@@ -354,31 +354,20 @@ macro_rules! axis_reductions {
             /// # Errors
             ///
             /// `Error::AxisOutOfRange` when `axis >= N`; `Error::Alloc`.
-            pub fn try_max_axis<const M: usize>(&self, axis: usize) -> Result<Option<Array<T, M, $B, RowMajor, C>>>
+            pub fn try_max_axis<const M: usize>(&self, axis: usize) -> Result<Option<Array<T, M, B, RowMajor, C>>>
             where
                 Rank<N>: Dec<Output = Rank<M>>,
             {
                 // SAFETY: live elements, borrowed shared for the call.
-                unsafe { reduce_axis("max_axis", &$alloc(self), tokens::Max, self.desc(), axis) }
+                unsafe { reduce_axis("max_axis", &self.allocator(), tokens::Max, self.desc(), axis) }
             }
         }
     )*};
 }
 
-/// The allocator for outputs of ops on a CPU view: the system (a view does not know its
-/// owner's pool).
-fn view_alloc<V>(_: &V) -> Cpu {
-    Cpu
-}
-
-/// The allocator for outputs of ops on an array: its own.
-fn array_alloc<T: Pod, const N: usize, B: Backend, L: Layout, C: BoundsCheck>(a: &Array<T, N, B, L, C>) -> B::Alloc {
-    a.allocator()
-}
-
 axis_reductions! {
-    Cpu, ArrayView<'v, T, N, L, C>, view_alloc, [];
-    B, Array<T, N, B, L, C>, array_alloc, [B: ReduceKernels + ElementwiseKernels,];
+    View<'v, T, N, A, B, L, C>, [A: Access,];
+    Array<T, N, B, L, C>, [];
 }
 
 impl<T: Pod, const N: usize, L: Layout, C: BoundsCheck> ArrayView<'_, T, N, L, C> {

@@ -167,6 +167,13 @@ impl<'a, T: Pod, const N: usize, A: Access, B: Backend, L: Layout, C: BoundsChec
         unsafe { View::from_raw(self.raw) }
     }
 
+    /// The allocator the outputs of ops on this view come from: the system on the CPU (a view
+    /// does not know its owner's pool; ops on the owned array use the pool), the view's device
+    /// elsewhere.
+    pub fn allocator(&self) -> B::Alloc {
+        B::allocator_of_handle(self.raw.ptr)
+    }
+
     /// The view's own geometry, as input to the view algebra.
     pub(crate) fn geometry(&self) -> Geometry<N> {
         self.raw.geometry()

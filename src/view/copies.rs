@@ -10,7 +10,7 @@ use crate::error::Result;
 use crate::layout::{Dense, Layout, RowMajor};
 use crate::ops::fill_copy::{self, CopyKernels};
 use crate::rank::{BroadcastInto, Rank};
-use crate::view::{ArrayView, ArrayViewMut};
+use crate::view::{Access, ArrayView, ArrayViewMut, Unique, View};
 
 /// Anything that can lend a shared view: arrays on host backends and both view types. Operations
 /// that read a second operand (`assign`, arithmetic) take `&impl AsView`.
@@ -186,26 +186,6 @@ impl<'a, T: Pod, const N: usize, L: Layout, C: BoundsCheck> ArrayView<'a, T, N, 
         }
         CowArray::Owned(self.to_layout::<RowMajor>())
     }
-
-    /// An owned copy in dense layout `L2`, made by the cache-blocked kernel.
-    ///
-    /// # Panics
-    ///
-    /// When the copy cannot be allocated.
-    #[track_caller]
-    pub fn to_layout<L2: Dense>(&self) -> Array<T, N, Cpu, L2, C> {
-        // SAFETY: a live view, borrowed shared for the call.
-        or_panic(unsafe { fill_copy::to_layout(&Cpu, self.desc()) })
-    }
-
-    /// A row-major, owned copy of the elements.
-    ///
-    /// # Panics
-    ///
-    /// When the copy cannot be allocated.
-    pub fn to_owned(&self) -> Array<T, N, Cpu, RowMajor, C> {
-        self.to_layout::<RowMajor>()
-    }
 }
 
 impl<T: Pod, const N: usize, L: Layout, C: BoundsCheck> ArrayViewMut<'_, T, N, L, C> {
@@ -243,12 +223,6 @@ impl<T: Pod, const N: usize, L: Layout, C: BoundsCheck> ArrayViewMut<'_, T, N, L
         // SAFETY: a mutable view's indices address distinct elements it borrows uniquely; `src`
         // is a shared borrow, so it cannot overlap them.
         unsafe { fill_copy::assign(self.desc_mut(), src.as_view().desc()) }
-    }
-
-    /// Sets every element to `value`.
-    pub fn fill(&mut self, value: T) {
-        // SAFETY: as in `try_assign`.
-        or_panic(unsafe { fill_copy::fill(self.desc_mut(), value) })
     }
 }
 
@@ -307,6 +281,39 @@ impl<T: Pod, const N: usize, B: CopyKernels, L: Layout, C: BoundsCheck> Array<T,
     #[track_caller]
     pub fn fill(&mut self, value: T) {
         // SAFETY: an owned array's indices address distinct elements, borrowed uniquely.
+        or_panic(unsafe { fill_copy::fill(self.desc_mut(), value) })
+    }
+}
+
+impl<T: Pod, const N: usize, A: Access, B: CopyKernels, L: Layout, C: BoundsCheck> View<'_, T, N, A, B, L, C> {
+    /// An owned copy in dense layout `L2` (on the CPU made by the cache-blocked kernel), from
+    /// the view's `allocator()`.
+    ///
+    /// # Panics
+    ///
+    /// When the copy cannot be allocated.
+    #[track_caller]
+    pub fn to_layout<L2: Dense>(&self) -> Array<T, N, B, L2, C> {
+        // SAFETY: a live view, borrowed shared for the call.
+        or_panic(unsafe { fill_copy::to_layout(&self.allocator(), self.desc()) })
+    }
+
+    /// A row-major, owned copy of the elements, from the view's `allocator()`.
+    ///
+    /// # Panics
+    ///
+    /// When the copy cannot be allocated.
+    #[track_caller]
+    pub fn to_owned(&self) -> Array<T, N, B, RowMajor, C> {
+        self.to_layout::<RowMajor>()
+    }
+}
+
+impl<T: Pod, const N: usize, B: CopyKernels, L: Layout, C: BoundsCheck> View<'_, T, N, Unique, B, L, C> {
+    /// Sets every element to `value`.
+    #[track_caller]
+    pub fn fill(&mut self, value: T) {
+        // SAFETY: a unique view's indices address distinct elements it borrows uniquely.
         or_panic(unsafe { fill_copy::fill(self.desc_mut(), value) })
     }
 }

@@ -113,11 +113,6 @@ impl<'a, T: Pod, const N: usize, L: Layout, C: BoundsCheck> ArrayViewMut<'a, T, 
     pub fn indexed_iter(&self) -> crate::iter::IndexedIter<'_, T, N> {
         self.view().indexed_iter()
     }
-
-    /// A row-major, owned copy of the elements.
-    pub fn to_owned(&self) -> crate::Array<T, N, crate::Cpu, RowMajor, C> {
-        self.view().to_owned()
-    }
 }
 
 impl<'a, T: Pod, const N: usize, L: Dense, C: BoundsCheck> ArrayViewMut<'a, T, N, L, C> {
