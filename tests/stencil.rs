@@ -456,3 +456,74 @@ fn linear_stencils_take_arrays_and_any_rank() {
     d2.apply(&tiny, &mut out);
     assert_eq!(out.as_slice(), &[7.0, 7.0]);
 }
+
+/// `steps` separate sweeps of `stencil`: the reference for the fused form.
+fn sweeps_one_by_one<const N: usize, const R: usize, const K: usize>(
+    stencil: &stencil::LinearStencil<f64, N, R, K>,
+    initial: &Array<f64, N>,
+    next: &Array<f64, N>,
+    steps: usize,
+) -> (Array<f64, N>, Array<f64, N>) {
+    let mut field = DoubleBuffer::new(initial.clone());
+    let (_, mut v) = field.split();
+    v.assign(next);
+    for _ in 0..steps {
+        let (u, v) = field.split();
+        stencil.apply(u, v);
+        field.swap();
+    }
+    let current = field.current().clone();
+    let (_, other) = field.split();
+    (current, other.to_owned())
+}
+
+/// The fused form on the same starting fields.
+fn sweeps_fused<const N: usize, const R: usize, const K: usize>(
+    stencil: &stencil::LinearStencil<f64, N, R, K>,
+    initial: &Array<f64, N>,
+    next: &Array<f64, N>,
+    steps: usize,
+) -> (Array<f64, N>, Array<f64, N>) {
+    let mut field = DoubleBuffer::new(initial.clone());
+    let (_, mut v) = field.split();
+    v.assign(next);
+    stencil.apply_steps(&mut field, steps);
+    let current = field.current().clone();
+    let (_, other) = field.split();
+    (current, other.to_owned())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    #[test]
+    fn fused_sweeps_equal_separate_sweeps_bit_for_bit(
+        rows in 0usize..14, cols in 0usize..14, steps in 0usize..7, seed in 0u64..1000, radius2 in any::<bool>(),
+    ) {
+        let initial = field([rows, cols], seed);
+        // The scratch field starts different (its boundary must survive untouched too).
+        let next = field([rows, cols], seed + 1);
+        if radius2 {
+            let wide = stencil::LinearStencil::<f64, 2, 2, 5>::new([
+                ([-2, 0], 0.1), ([0, 2], 0.2), ([1, -1], 0.3), ([0, 0], -0.4), ([2, 1], 0.05),
+            ]);
+            prop_assert_eq!(sweeps_fused(&wide, &initial, &next, steps), sweeps_one_by_one(&wide, &initial, &next, steps));
+        } else {
+            let jacobi = stencil::LinearStencil::jacobi_5pt();
+            prop_assert_eq!(sweeps_fused(&jacobi, &initial, &next, steps), sweeps_one_by_one(&jacobi, &initial, &next, steps));
+        }
+    }
+}
+
+#[test]
+fn fused_sweeps_in_3d_equal_separate_sweeps() {
+    let shape = [9, 7, 8];
+    let initial = Array::from_fn(shape, |[i, j, k]| ((i * 31 + j * 17 + k * 7) % 13) as f64 * 0.37);
+    let next = Array::from_fn(shape, |[i, j, k]| ((i + j + k) % 5) as f64);
+    for steps in [1, 2, 3, 4, 5] {
+        let lap = stencil::LinearStencil::laplacian_27pt(0.5);
+        assert_eq!(sweeps_fused(&lap, &initial, &next, steps), sweeps_one_by_one(&lap, &initial, &next, steps), "{steps}");
+        let jac = stencil::LinearStencil::jacobi_7pt();
+        assert_eq!(sweeps_fused(&jac, &initial, &next, steps), sweeps_one_by_one(&jac, &initial, &next, steps), "{steps}");
+    }
+}

@@ -48,6 +48,11 @@ impl<T: Pod, const N: usize> DoubleBuffer<T, N> {
         (self.current.view(), self.next.view_mut())
     }
 
+    /// Both fields, current first, for algorithms that run several sweeps at once.
+    pub(crate) fn both_mut(&mut self) -> (&mut Array<T, N>, &mut Array<T, N>) {
+        (&mut self.current, &mut self.next)
+    }
+
     /// Makes the field just written the current one.
     pub fn swap(&mut self) {
         core::mem::swap(&mut self.current, &mut self.next);

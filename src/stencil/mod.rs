@@ -29,6 +29,7 @@
 //! `np.pad`), [`DoubleBuffer`] swaps input and output between sweeps.
 
 mod buffer;
+mod fused;
 mod linear;
 mod pad;
 mod sweep;
