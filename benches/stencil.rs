@@ -291,11 +291,71 @@ fn stencil_3d(c: &mut Criterion) {
     group.finish();
 }
 
+/// `k` Jacobi sweeps between two fields: `k` raw-loop sweeps, `k` cnda `LinearStencil` sweeps,
+/// and the fused (temporally blocked) `apply_steps`, which is checked bit for bit against the
+/// cnda sweeps before it is timed.
+fn fused_sweeps<const N: usize, const K: usize>(
+    c: &mut Criterion,
+    name: &str,
+    n: usize,
+    steps: usize,
+    stencil: LinearStencil<f64, N, 1, K>,
+    raw: fn(usize, &[f64], &mut [f64]),
+) {
+    let shape = [n; N];
+    let initial = field(shape);
+    let mut group = c.benchmark_group(format!("{name}_{n}_k{steps}"));
+    let interior: usize = (0..N).map(|_| n - 2).product();
+    group.throughput(Throughput::Elements((interior * steps) as u64));
+    group.sample_size(10);
+    let mut fused = stencil::DoubleBuffer::new(initial.clone());
+    stencil.apply_steps(&mut fused, steps);
+    let mut separate = stencil::DoubleBuffer::new(initial.clone());
+    for _ in 0..steps {
+        let (u, v) = separate.split();
+        stencil.apply(u, v);
+        separate.swap();
+    }
+    assert_eq!(fused.current(), separate.current(), "fused sweeps differ from separate ones");
+    let (mut a, mut b) = (initial.as_slice().to_vec(), initial.as_slice().to_vec());
+    group.bench_function("t1/raw_loop_k_sweeps", |bench| {
+        bench.iter(|| {
+            for _ in 0..steps {
+                raw(n, black_box(&a), &mut b);
+                core::mem::swap(&mut a, &mut b);
+            }
+        })
+    });
+    group.bench_function("t1/cnda_linear_k_sweeps", |bench| {
+        bench.iter(|| {
+            for _ in 0..steps {
+                let (u, v) = separate.split();
+                stencil.apply(black_box(u), v);
+                separate.swap();
+            }
+        })
+    });
+    group.bench_function("t1/cnda_apply_steps", |bench| {
+        bench.iter(|| stencil.apply_steps(black_box(&mut fused), steps))
+    });
+    group.finish();
+}
+
+fn raw_3d(n: usize, u: &[f64], v: &mut [f64]) {
+    assert!(u.len() == n * n * n && v.len() == n * n * n);
+    raw_3d_planes(n, u, v, 1..n - 1, 0);
+}
+
+fn fused(c: &mut Criterion) {
+    fused_sweeps(c, "fused_jacobi2d", 4096, 8, LinearStencil::jacobi_5pt(), raw_2d);
+    fused_sweeps(c, "fused_jacobi3d", 256, 4, LinearStencil::jacobi_7pt(), raw_3d);
+}
+
 fn config() -> Criterion {
     Criterion::default()
         .warm_up_time(std::time::Duration::from_secs(1))
         .measurement_time(std::time::Duration::from_secs(3))
 }
 
-criterion_group! { name = benches; config = config(); targets = stencil_2d, stencil_3d }
+criterion_group! { name = benches; config = config(); targets = stencil_2d, stencil_3d, fused }
 criterion_main!(benches);

@@ -522,8 +522,16 @@ fn fused_sweeps_in_3d_equal_separate_sweeps() {
     let next = Array::from_fn(shape, |[i, j, k]| ((i + j + k) % 5) as f64);
     for steps in [1, 2, 3, 4, 5] {
         let lap = stencil::LinearStencil::laplacian_27pt(0.5);
-        assert_eq!(sweeps_fused(&lap, &initial, &next, steps), sweeps_one_by_one(&lap, &initial, &next, steps), "{steps}");
+        assert_eq!(
+            sweeps_fused(&lap, &initial, &next, steps),
+            sweeps_one_by_one(&lap, &initial, &next, steps),
+            "{steps}"
+        );
         let jac = stencil::LinearStencil::jacobi_7pt();
-        assert_eq!(sweeps_fused(&jac, &initial, &next, steps), sweeps_one_by_one(&jac, &initial, &next, steps), "{steps}");
+        assert_eq!(
+            sweeps_fused(&jac, &initial, &next, steps),
+            sweeps_one_by_one(&jac, &initial, &next, steps),
+            "{steps}"
+        );
     }
 }

@@ -75,15 +75,10 @@ impl<T: Numeric, const N: usize, const R: usize, const K: usize> LinearStencil<T
 
 /// Hyperplane `i` (of axis 0) of `d`'s interior for radius `R`.
 fn hyperplane<B: Backend, T: Numeric, const N: usize, const R: usize>(d: Desc<B, T, N>, i: usize) -> Desc<B, T, N> {
-    let mut shape = d.shape;
-    let mut offset = i as isize * d.strides[0];
-    shape[0] = 1;
-    for k in 1..N {
-        let r = interior_range(d.shape[k], R);
-        offset += r.start as isize * d.strides[k];
-        shape[k] = r.len();
-    }
-    Desc { handle: B::moved(d.handle, offset), shape, strides: d.strides }
+    let ranges: [core::ops::Range<usize>; N] =
+        core::array::from_fn(|k| if k == 0 { i..i + 1 } else { interior_range(d.shape[k], R) });
+    let offset = (0..N).fold(0isize, |acc, k| acc + ranges[k].start as isize * d.strides[k]);
+    Desc { handle: B::moved(d.handle, offset), shape: ranges.map(|r| r.len()), strides: d.strides }
 }
 
 /// `steps` sweeps alternating between `fields[0]` (read first) and `fields[1]`, on the skewed
