@@ -457,6 +457,21 @@ fn linear_stencils_take_arrays_and_any_rank() {
     assert_eq!(out.as_slice(), &[7.0, 7.0]);
 }
 
+/// A double buffer whose current field is `initial` and whose scratch field is `next`.
+fn fields<const N: usize>(initial: &Array<f64, N>, next: &Array<f64, N>) -> DoubleBuffer<f64, N> {
+    let mut field = DoubleBuffer::new(initial.clone());
+    let (_, mut v) = field.split();
+    v.assign(next);
+    field
+}
+
+/// Both fields of a double buffer, current first.
+fn both<const N: usize>(mut field: DoubleBuffer<f64, N>) -> (Array<f64, N>, Array<f64, N>) {
+    let current = field.current().clone();
+    let (_, other) = field.split();
+    (current, other.to_owned())
+}
+
 /// `steps` separate sweeps of `stencil`: the reference for the fused form.
 fn sweeps_one_by_one<const N: usize, const R: usize, const K: usize>(
     stencil: &stencil::LinearStencil<f64, N, R, K>,
@@ -464,17 +479,13 @@ fn sweeps_one_by_one<const N: usize, const R: usize, const K: usize>(
     next: &Array<f64, N>,
     steps: usize,
 ) -> (Array<f64, N>, Array<f64, N>) {
-    let mut field = DoubleBuffer::new(initial.clone());
-    let (_, mut v) = field.split();
-    v.assign(next);
+    let mut field = fields(initial, next);
     for _ in 0..steps {
         let (u, v) = field.split();
         stencil.apply(u, v);
         field.swap();
     }
-    let current = field.current().clone();
-    let (_, other) = field.split();
-    (current, other.to_owned())
+    both(field)
 }
 
 /// The fused form on the same starting fields.
@@ -484,13 +495,9 @@ fn sweeps_fused<const N: usize, const R: usize, const K: usize>(
     next: &Array<f64, N>,
     steps: usize,
 ) -> (Array<f64, N>, Array<f64, N>) {
-    let mut field = DoubleBuffer::new(initial.clone());
-    let (_, mut v) = field.split();
-    v.assign(next);
+    let mut field = fields(initial, next);
     stencil.apply_steps(&mut field, steps);
-    let current = field.current().clone();
-    let (_, other) = field.split();
-    (current, other.to_owned())
+    both(field)
 }
 
 proptest! {

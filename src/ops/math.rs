@@ -13,52 +13,69 @@ use crate::ops::tokens;
 use crate::rank::{BroadcastInto, Rank};
 use crate::view::{Access, ArrayView, AsView, View};
 
-/// One elementwise float function per line: name, doc, the op token; on views and arrays of any
-/// backend with elementwise kernels, each allocating from its `allocator()`.
-macro_rules! unary_math {
-    ($($name:ident: $doc:literal, $token:expr;)*) => {
-        impl<T: Float, const N: usize, A: Access, B: ElementwiseKernels, L: Layout, C: BoundsCheck> View<'_, T, N, A, B, L, C> {
-            $(
-                #[doc = concat!("A new row-major array of ", $doc, " of every element, from the view's `allocator()`.")]
-                #[track_caller]
-                pub fn $name(&self) -> Array<T, N, B, RowMajor, C> {
-                    or_panic(elementwise::unary(&self.allocator(), $token, self.desc()))
-                }
-            )*
-        }
+/// Elementwise float math on views and arrays of any backend with elementwise kernels, each
+/// allocating its result from its `allocator()` (an array's own, so a pooled array gives a pooled
+/// result): one function per line (name, doc, op token), then the parameterized ones.
+macro_rules! float_math {
+    ($([$($generics:tt)*] $Self:ty;)*) => {$(
+        impl<$($generics)*> $Self {
+            float_math!(@unary
+                abs: "the absolute value", tokens::Abs;
+                sqrt: "the square root", tokens::Sqrt;
+                exp: "the exponential", tokens::Exp;
+                ln: "the natural logarithm", tokens::Ln;
+                log10: "the base-10 logarithm", tokens::Log10;
+                sin: "the sine", tokens::Sin;
+                cos: "the cosine", tokens::Cos;
+                tan: "the tangent", tokens::Tan;
+                tanh: "the hyperbolic tangent", tokens::Tanh;
+                floor: "the floor", tokens::Floor;
+                ceil: "the ceiling", tokens::Ceil;
+                round: "the nearest integer (half away from zero)", tokens::Round;
+            );
 
-        impl<T: Float, const N: usize, B: ElementwiseKernels, L: Layout, C: BoundsCheck> Array<T, N, B, L, C> {
-            $(
-                #[doc = concat!("A new row-major array of ", $doc, " of every element, from this array's allocator.")]
-                ///
-                /// ```
-                /// use cnda::prelude::*;
-                /// let a = Array::from_shape_vec([2], vec![0.25f64, 4.0]).unwrap();
-                #[doc = concat!("let b = a.", stringify!($name), "();")]
-                #[doc = concat!("assert_eq!(b[[1]], 4.0f64.", stringify!($name), "());")]
-                /// ```
-                #[track_caller]
-                pub fn $name(&self) -> Array<T, N, B, RowMajor, C> {
-                    or_panic(elementwise::unary(&self.allocator(), $token, self.desc()))
-                }
-            )*
+            /// A new row-major array of every element raised to the integer power `n`.
+            #[track_caller]
+            pub fn powi(&self, n: i32) -> Array<T, N, B, RowMajor, C> {
+                or_panic(elementwise::unary(&self.allocator(), tokens::Powi(n), self.desc()))
+            }
+
+            /// A new row-major array of every element raised to the power `p`.
+            #[track_caller]
+            pub fn powf(&self, p: T) -> Array<T, N, B, RowMajor, C> {
+                or_panic(elementwise::unary(&self.allocator(), tokens::Powf(p), self.desc()))
+            }
+
+            /// A new row-major array of every element clamped to `lo..=hi` (NaN stays NaN).
+            ///
+            /// # Panics
+            ///
+            /// When `lo > hi` or either bound is NaN, as `f64::clamp` does.
+            #[track_caller]
+            pub fn clamp(&self, lo: T, hi: T) -> Array<T, N, B, RowMajor, C> {
+                or_panic(elementwise::unary(&self.allocator(), clamp_token(lo, hi), self.desc()))
+            }
         }
-    };
+    )*};
+    (@unary $($name:ident: $doc:literal, $token:expr;)*) => {$(
+        #[doc = concat!("A new row-major array of ", $doc, " of every element.")]
+        ///
+        /// ```
+        /// use cnda::prelude::*;
+        /// let a = Array::from_shape_vec([2], vec![0.25f64, 4.0]).unwrap();
+        #[doc = concat!("let b = a.", stringify!($name), "();")]
+        #[doc = concat!("assert_eq!(b[[1]], 4.0f64.", stringify!($name), "());")]
+        /// ```
+        #[track_caller]
+        pub fn $name(&self) -> Array<T, N, B, RowMajor, C> {
+            or_panic(elementwise::unary(&self.allocator(), $token, self.desc()))
+        }
+    )*};
 }
 
-unary_math! {
-    abs: "the absolute value", tokens::Abs;
-    sqrt: "the square root", tokens::Sqrt;
-    exp: "the exponential", tokens::Exp;
-    ln: "the natural logarithm", tokens::Ln;
-    log10: "the base-10 logarithm", tokens::Log10;
-    sin: "the sine", tokens::Sin;
-    cos: "the cosine", tokens::Cos;
-    tan: "the tangent", tokens::Tan;
-    tanh: "the hyperbolic tangent", tokens::Tanh;
-    floor: "the floor", tokens::Floor;
-    ceil: "the ceiling", tokens::Ceil;
-    round: "the nearest integer (half away from zero)", tokens::Round;
+float_math! {
+    [T: Float, const N: usize, A: Access, B: ElementwiseKernels, L: Layout, C: BoundsCheck] View<'_, T, N, A, B, L, C>;
+    [T: Float, const N: usize, B: ElementwiseKernels, L: Layout, C: BoundsCheck] Array<T, N, B, L, C>;
 }
 
 /// The bounds of `clamp`, checked as `f64::clamp` checks them.
@@ -66,30 +83,6 @@ unary_math! {
 fn clamp_token<T: Float>(lo: T, hi: T) -> tokens::Clamp<T> {
     assert!(lo <= hi, "clamp: the lower bound {lo} is above the upper bound {hi} (or one is NaN)");
     tokens::Clamp { lo, hi }
-}
-
-impl<T: Float, const N: usize, A: Access, B: ElementwiseKernels, L: Layout, C: BoundsCheck> View<'_, T, N, A, B, L, C> {
-    /// A new row-major array of every element raised to the integer power `n`.
-    #[track_caller]
-    pub fn powi(&self, n: i32) -> Array<T, N, B, RowMajor, C> {
-        or_panic(elementwise::unary(&self.allocator(), tokens::Powi(n), self.desc()))
-    }
-
-    /// A new row-major array of every element raised to the power `p`.
-    #[track_caller]
-    pub fn powf(&self, p: T) -> Array<T, N, B, RowMajor, C> {
-        or_panic(elementwise::unary(&self.allocator(), tokens::Powf(p), self.desc()))
-    }
-
-    /// A new row-major array of every element clamped to `lo..=hi` (NaN stays NaN).
-    ///
-    /// # Panics
-    ///
-    /// When `lo > hi` or either bound is NaN, as `f64::clamp` does.
-    #[track_caller]
-    pub fn clamp(&self, lo: T, hi: T) -> Array<T, N, B, RowMajor, C> {
-        or_panic(elementwise::unary(&self.allocator(), clamp_token(lo, hi), self.desc()))
-    }
 }
 
 impl<T: Float, const N: usize, L: Layout, C: BoundsCheck> ArrayView<'_, T, N, L, C> {
@@ -113,33 +106,6 @@ impl<T: Float, const N: usize, L: Layout, C: BoundsCheck> ArrayView<'_, T, N, L,
     pub fn abs_diff_eq<S: AsView<T, N>>(&self, other: &S, eps: T) -> bool {
         let other = other.as_view();
         other.shape() == self.shape() && self.iter().zip(other.iter()).all(|(&a, &b)| (a - b).abs() <= eps)
-    }
-}
-
-impl<T: Float, const N: usize, B: ElementwiseKernels, L: Layout, C: BoundsCheck> Array<T, N, B, L, C> {
-    /// Every element raised to the integer power `n`, from this array's allocator; see
-    /// [`ArrayView::powi`].
-    #[track_caller]
-    pub fn powi(&self, n: i32) -> Array<T, N, B, RowMajor, C> {
-        or_panic(elementwise::unary(&self.allocator(), tokens::Powi(n), self.desc()))
-    }
-
-    /// Every element raised to the power `p`, from this array's allocator; see
-    /// [`ArrayView::powf`].
-    #[track_caller]
-    pub fn powf(&self, p: T) -> Array<T, N, B, RowMajor, C> {
-        or_panic(elementwise::unary(&self.allocator(), tokens::Powf(p), self.desc()))
-    }
-
-    /// Every element clamped to `lo..=hi`, from this array's allocator; see
-    /// [`ArrayView::clamp`].
-    ///
-    /// # Panics
-    ///
-    /// When `lo > hi` or either bound is NaN.
-    #[track_caller]
-    pub fn clamp(&self, lo: T, hi: T) -> Array<T, N, B, RowMajor, C> {
-        or_panic(elementwise::unary(&self.allocator(), clamp_token(lo, hi), self.desc()))
     }
 }
 

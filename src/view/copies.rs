@@ -254,66 +254,56 @@ impl<T: Pod, const N: usize, B: HostAccessible, L: Layout, C: BoundsCheck> Array
     }
 }
 
-impl<T: Pod, const N: usize, B: CopyKernels, L: Layout, C: BoundsCheck> Array<T, N, B, L, C> {
-    /// An owned copy in dense layout `L2`, from this array's allocator; see
-    /// [`ArrayView::to_layout`].
-    ///
-    /// # Panics
-    ///
-    /// When the copy cannot be allocated.
-    #[track_caller]
-    pub fn to_layout<L2: Dense>(&self) -> Array<T, N, B, L2, C> {
-        // SAFETY: the array's own elements, borrowed shared for the call.
-        or_panic(unsafe { fill_copy::to_layout(&self.allocator(), self.desc()) })
-    }
+/// Copies on views and arrays of any backend with copy kernels, from their `allocator()`.
+macro_rules! copies {
+    ($([$($generics:tt)*] $Self:ty;)*) => {$(
+        impl<$($generics)*> $Self {
+            /// An owned copy in dense layout `L2` (on the CPU made by the cache-blocked kernel),
+            /// from `allocator()` (an array's own, the system for a CPU view).
+            ///
+            /// # Panics
+            ///
+            /// When the copy cannot be allocated.
+            #[track_caller]
+            pub fn to_layout<L2: Dense>(&self) -> Array<T, N, B, L2, C> {
+                // SAFETY: live elements, borrowed shared for the call.
+                or_panic(unsafe { fill_copy::to_layout(&self.allocator(), self.desc()) })
+            }
 
-    /// A row-major, owned copy, from this array's allocator.
-    ///
-    /// # Panics
-    ///
-    /// When the copy cannot be allocated.
-    #[track_caller]
-    pub fn to_owned(&self) -> Array<T, N, B, RowMajor, C> {
-        self.to_layout::<RowMajor>()
-    }
-
-    /// Sets every element to `value`.
-    #[track_caller]
-    pub fn fill(&mut self, value: T) {
-        // SAFETY: an owned array's indices address distinct elements, borrowed uniquely.
-        or_panic(unsafe { fill_copy::fill(self.desc_mut(), value) })
-    }
+            /// A row-major, owned copy of the elements, from `allocator()`.
+            ///
+            /// # Panics
+            ///
+            /// When the copy cannot be allocated.
+            #[track_caller]
+            pub fn to_owned(&self) -> Array<T, N, B, RowMajor, C> {
+                self.to_layout::<RowMajor>()
+            }
+        }
+    )*};
 }
 
-impl<T: Pod, const N: usize, A: Access, B: CopyKernels, L: Layout, C: BoundsCheck> View<'_, T, N, A, B, L, C> {
-    /// An owned copy in dense layout `L2` (on the CPU made by the cache-blocked kernel), from
-    /// the view's `allocator()`.
-    ///
-    /// # Panics
-    ///
-    /// When the copy cannot be allocated.
-    #[track_caller]
-    pub fn to_layout<L2: Dense>(&self) -> Array<T, N, B, L2, C> {
-        // SAFETY: a live view, borrowed shared for the call.
-        or_panic(unsafe { fill_copy::to_layout(&self.allocator(), self.desc()) })
-    }
-
-    /// A row-major, owned copy of the elements, from the view's `allocator()`.
-    ///
-    /// # Panics
-    ///
-    /// When the copy cannot be allocated.
-    #[track_caller]
-    pub fn to_owned(&self) -> Array<T, N, B, RowMajor, C> {
-        self.to_layout::<RowMajor>()
-    }
+copies! {
+    [T: Pod, const N: usize, A: Access, B: CopyKernels, L: Layout, C: BoundsCheck] View<'_, T, N, A, B, L, C>;
+    [T: Pod, const N: usize, B: CopyKernels, L: Layout, C: BoundsCheck] Array<T, N, B, L, C>;
 }
 
-impl<T: Pod, const N: usize, B: CopyKernels, L: Layout, C: BoundsCheck> View<'_, T, N, Unique, B, L, C> {
-    /// Sets every element to `value`.
-    #[track_caller]
-    pub fn fill(&mut self, value: T) {
-        // SAFETY: a unique view's indices address distinct elements it borrows uniquely.
-        or_panic(unsafe { fill_copy::fill(self.desc_mut(), value) })
-    }
+/// Fills: unique views and arrays of any backend with copy kernels.
+macro_rules! fills {
+    ($([$($generics:tt)*] $Self:ty;)*) => {$(
+        impl<$($generics)*> $Self {
+            /// Sets every element to `value`.
+            #[track_caller]
+            pub fn fill(&mut self, value: T) {
+                // SAFETY: the indices of a unique view or an owned array address distinct
+                // elements, borrowed uniquely through `&mut self`.
+                or_panic(unsafe { fill_copy::fill(self.desc_mut(), value) })
+            }
+        }
+    )*};
+}
+
+fills! {
+    [T: Pod, const N: usize, B: CopyKernels, L: Layout, C: BoundsCheck] View<'_, T, N, Unique, B, L, C>;
+    [T: Pod, const N: usize, B: CopyKernels, L: Layout, C: BoundsCheck] Array<T, N, B, L, C>;
 }
