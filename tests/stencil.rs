@@ -542,3 +542,49 @@ fn fused_sweeps_in_3d_equal_separate_sweeps() {
         );
     }
 }
+
+/// The parallel fused form on the same starting fields, in a pool of `threads` threads.
+#[cfg(feature = "rayon")]
+fn sweeps_fused_par<const N: usize, const R: usize, const K: usize>(
+    stencil: &stencil::LinearStencil<f64, N, R, K>,
+    initial: &Array<f64, N>,
+    next: &Array<f64, N>,
+    steps: usize,
+    threads: usize,
+) -> (Array<f64, N>, Array<f64, N>) {
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+    let mut field = fields(initial, next);
+    pool.install(|| stencil.par_apply_steps(&mut field, steps));
+    both(field)
+}
+
+#[cfg(feature = "rayon")]
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    #[test]
+    fn parallel_fused_sweeps_equal_separate_sweeps_bit_for_bit(
+        rows in 0usize..24, cols in 0usize..12, steps in 0usize..9, seed in 0u64..1000, threads in 1usize..5,
+    ) {
+        let initial = field([rows, cols], seed);
+        let next = field([rows, cols], seed + 7);
+        let wide = stencil::LinearStencil::<f64, 2, 2, 5>::new([
+            ([-2, 0], 0.1), ([0, 2], 0.2), ([1, -1], 0.3), ([0, 0], -0.4), ([2, 1], 0.05),
+        ]);
+        prop_assert_eq!(sweeps_fused_par(&wide, &initial, &next, steps, threads), sweeps_one_by_one(&wide, &initial, &next, steps));
+        let jacobi = stencil::LinearStencil::jacobi_5pt();
+        prop_assert_eq!(sweeps_fused_par(&jacobi, &initial, &next, steps, threads), sweeps_one_by_one(&jacobi, &initial, &next, steps));
+    }
+}
+
+#[cfg(feature = "rayon")]
+#[test]
+fn parallel_fused_sweeps_in_3d_equal_separate_sweeps() {
+    let shape = [12, 6, 7];
+    let initial = Array::from_fn(shape, |[i, j, k]| ((i * 31 + j * 17 + k * 7) % 13) as f64 * 0.37);
+    let next = Array::from_fn(shape, |[i, j, k]| ((i + j + k) % 5) as f64);
+    for steps in [1, 2, 5, 8] {
+        let lap = stencil::LinearStencil::laplacian_27pt(0.5);
+        assert_eq!(sweeps_fused_par(&lap, &initial, &next, steps, 2), sweeps_one_by_one(&lap, &initial, &next, steps));
+    }
+}

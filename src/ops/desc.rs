@@ -90,6 +90,16 @@ pub(crate) fn merged3<B: Backend, T: Pod, const N: usize>(
     [a.with(shape, sa), b.with(shape, sb), c.with(shape, sc)]
 }
 
+/// A CPU descriptor handed to several threads. Each use site states why the threads' accesses
+/// do not race (disjoint output regions, reads of data no thread writes meanwhile).
+#[cfg(feature = "rayon")]
+pub(crate) struct SharedDesc<T: Pod, const N: usize>(pub(crate) Desc<crate::backend::Cpu, T, N>);
+
+// SAFETY: a descriptor is a pointer, a shape and strides; whether concurrent accesses through it
+// are sound is argued at each use site (see the type's documentation).
+#[cfg(feature = "rayon")]
+unsafe impl<T: Pod + Send + Sync, const N: usize> Sync for SharedDesc<T, N> {}
+
 mod sealed {
     pub trait Sealed {}
 }

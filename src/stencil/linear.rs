@@ -21,6 +21,8 @@ use crate::backend::Backend;
 use crate::backend::Cpu;
 use crate::element::{Float, Numeric, Pod};
 use crate::error::{or_panic, Error, Result};
+#[cfg(feature = "rayon")]
+use crate::ops::desc::SharedDesc;
 use crate::ops::desc::{AsOperand, AsOperandMut, Desc};
 use crate::ops::output::same_device;
 
@@ -264,7 +266,7 @@ impl<T: Numeric, const N: usize, const R: usize, const K: usize> LinearStencil<T
             shape[0] = rows.len();
             Desc { handle: d.handle.wrapping_offset(rows.start as isize * d.strides[0]), shape, strides: d.strides }
         };
-        let (out, input) = (SendDesc(out), SendDesc(input));
+        let (out, input) = (SharedDesc(out), SharedDesc(input));
         crate::ops::par::for_each_subrange(0..out.0.shape[0], 2, |rows| {
             let (out, input) = (&out, &input);
             // SAFETY: as in `try_apply`; bands of the first axis are disjoint, so no output
@@ -273,11 +275,3 @@ impl<T: Numeric, const N: usize, const R: usize, const K: usize> LinearStencil<T
         });
     }
 }
-
-/// A CPU descriptor shared with the tasks of `par_apply`, each of which touches its own band.
-#[cfg(feature = "rayon")]
-struct SendDesc<T: Pod, const N: usize>(Desc<Cpu, T, N>);
-
-// SAFETY: the tasks read the input band and write disjoint output bands (see `par_apply`).
-#[cfg(feature = "rayon")]
-unsafe impl<T: Pod + Send + Sync, const N: usize> Sync for SendDesc<T, N> {}
