@@ -301,6 +301,7 @@ fn fused_sweeps<const N: usize, const K: usize>(
     steps: usize,
     stencil: LinearStencil<f64, N, 1, K>,
     raw: fn(usize, &[f64], &mut [f64]),
+    raw_par: fn(usize, &[f64], &mut [f64]),
 ) {
     let shape = [n; N];
     let initial = field(shape);
@@ -338,6 +339,38 @@ fn fused_sweeps<const N: usize, const K: usize>(
     group.bench_function("t1/cnda_apply_steps", |bench| {
         bench.iter(|| stencil.apply_steps(black_box(&mut fused), steps))
     });
+    // Two threads: the raw loop split in bands of rows (planes), cnda's banded `par_apply`, and
+    // the pipelined fused sweeps (checked bit for bit too).
+    let two = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+    let mut pipelined = stencil::DoubleBuffer::new(initial.clone());
+    two.install(|| stencil.par_apply_steps(&mut pipelined, steps));
+    let mut reference = stencil::DoubleBuffer::new(initial.clone());
+    stencil.apply_steps(&mut reference, steps);
+    assert_eq!(pipelined.current(), reference.current(), "parallel fused sweeps differ");
+    group.bench_function("t2/raw_loop_rayon_k_sweeps", |bench| {
+        bench.iter(|| {
+            two.install(|| {
+                for _ in 0..steps {
+                    raw_par(n, black_box(&a), &mut b);
+                    core::mem::swap(&mut a, &mut b);
+                }
+            })
+        })
+    });
+    group.bench_function("t2/cnda_par_apply_k_sweeps", |bench| {
+        bench.iter(|| {
+            two.install(|| {
+                for _ in 0..steps {
+                    let (u, v) = separate.split();
+                    stencil.par_apply(black_box(u), v);
+                    separate.swap();
+                }
+            })
+        })
+    });
+    group.bench_function("t2/cnda_par_apply_steps", |bench| {
+        bench.iter(|| two.install(|| stencil.par_apply_steps(black_box(&mut pipelined), steps)))
+    });
     group.finish();
 }
 
@@ -346,9 +379,19 @@ fn raw_3d(n: usize, u: &[f64], v: &mut [f64]) {
     raw_3d_planes(n, u, v, 1..n - 1, 0);
 }
 
+fn raw_3d_par(n: usize, u: &[f64], v: &mut [f64]) {
+    assert!(u.len() == n * n * n && v.len() == n * n * n);
+    let band = (n / (rayon::current_num_threads() * 2)).max(1);
+    v.par_chunks_mut(band * n * n).enumerate().for_each(|(b, chunk)| {
+        let first = b * band;
+        let planes = first.max(1)..(first + chunk.len() / (n * n)).min(n - 1);
+        raw_3d_planes(n, u, chunk, planes, first);
+    });
+}
+
 fn fused(c: &mut Criterion) {
-    fused_sweeps(c, "fused_jacobi2d", 4096, 8, LinearStencil::jacobi_5pt(), raw_2d);
-    fused_sweeps(c, "fused_jacobi3d", 256, 4, LinearStencil::jacobi_7pt(), raw_3d);
+    fused_sweeps(c, "fused_jacobi2d", 4096, 8, LinearStencil::jacobi_5pt(), raw_2d, raw_2d_par);
+    fused_sweeps(c, "fused_jacobi3d", 256, 4, LinearStencil::jacobi_7pt(), raw_3d, raw_3d_par);
 }
 
 fn config() -> Criterion {
