@@ -11,12 +11,14 @@
 //! coarse to fine: converge on 64 x 64, interpolate to 128 x 128 as the starting guess, converge
 //! again, and so on up to 512 x 512 (nested iteration). Every level is the same explicit sweep.
 //!
-//! `cargo run --release --example heat2d [-- N TOLERANCE OUTPUT.png]`
+//! `cargo run --release --example heat2d [-- N TOLERANCE OUTPUT.png] [--fused K]`: with
+//! `--fused K`, sweeps run as the constant-coefficient Jacobi stencil, `K` fused per pass over
+//! memory (`LinearStencil::par_apply_steps`), then a residual check as before.
 
 use std::time::Instant;
 
 use cnda::prelude::*;
-use cnda::stencil::{self, DoubleBuffer, Window2};
+use cnda::stencil::{self, DoubleBuffer, LinearStencil, Window2};
 use indicatif::{ProgressBar, ProgressStyle};
 
 const HOT: f64 = 100.0;
@@ -63,25 +65,50 @@ fn refine(coarse: &Array<f64, 2>, n: usize) -> Result<Array<f64, 2>, Error> {
     })
 }
 
-/// Sweeps until one sweep changes no point by more than `tolerance`; returns the sweep count.
-fn solve(initial: Array<f64, 2>, tolerance: f64, bar: &ProgressBar) -> Result<(Array<f64, 2>, usize), Error> {
-    let mut field = DoubleBuffer::new(initial);
-    let mut sweeps = 0;
-    while sweeps < MAX_SWEEPS {
-        for _ in 0..CHECK_EVERY - 1 {
-            sweep(&mut field)?;
+/// `count` sweeps: one at a time with the closure kernel, or, with `--fused k`, as the
+/// constant-coefficient Jacobi stencil fused `k` sweeps at a time (one pass over memory per `k`
+/// sweeps; `LinearStencil::par_apply_steps`).
+fn sweeps(field: &mut DoubleBuffer<f64, 2>, count: usize, fused: Option<usize>) -> Result<(), Error> {
+    match fused {
+        None => (0..count).try_for_each(|_| sweep(field)),
+        Some(k) => {
+            let jacobi = LinearStencil::jacobi_5pt();
+            let mut done = 0;
+            while done < count {
+                let steps = k.min(count - done);
+                #[cfg(feature = "rayon")]
+                jacobi.try_par_apply_steps(field, steps)?;
+                #[cfg(not(feature = "rayon"))]
+                jacobi.try_apply_steps(field, steps)?;
+                done += steps;
+            }
+            Ok(())
         }
+    }
+}
+
+/// Sweeps until one sweep changes no point by more than `tolerance`; returns the sweep count.
+fn solve(
+    initial: Array<f64, 2>,
+    tolerance: f64,
+    fused: Option<usize>,
+    bar: &ProgressBar,
+) -> Result<(Array<f64, 2>, usize), Error> {
+    let mut field = DoubleBuffer::new(initial);
+    let mut sweeps_done = 0;
+    while sweeps_done < MAX_SWEEPS {
+        sweeps(&mut field, CHECK_EVERY - 1, fused)?;
         let before = field.current().clone();
-        sweep(&mut field)?;
-        sweeps += CHECK_EVERY;
+        sweeps(&mut field, 1, fused)?;
+        sweeps_done += CHECK_EVERY;
         let change = field.current().try_zip_with(&before, |a, b| (a - b).abs())?.max().unwrap_or(0.0);
-        bar.set_position(sweeps as u64);
+        bar.set_position(sweeps_done as u64);
         bar.set_message(format!("max change {change:.2e}"));
         if change <= tolerance {
             break;
         }
     }
-    Ok((field.into_current(), sweeps))
+    Ok((field.into_current(), sweeps_done))
 }
 
 /// Temperature (0..=100) to an RGB colour: black, purple, red, orange, pale yellow ("inferno"-like).
@@ -106,12 +133,28 @@ fn write_png(path: &str, u: &Array<f64, 2>) -> Result<(), Box<dyn std::error::Er
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let mut args = std::env::args().skip(1);
+    // `--fused k` anywhere: fuse k sweeps at a time; the rest are positional.
+    let mut all: Vec<String> = std::env::args().skip(1).collect();
+    let fused = match all.iter().position(|a| a == "--fused") {
+        Some(at) => {
+            let k = all.get(at + 1).and_then(|s| s.parse::<usize>().ok()).filter(|&k| k > 0);
+            let k = k.ok_or("--fused needs a positive number of sweeps to fuse, as in `--fused 8`")?;
+            all.drain(at..at + 2);
+            Some(k)
+        }
+        None => None,
+    };
+    let mut args = all.into_iter();
     let n: usize = args.next().and_then(|s| s.parse().ok()).unwrap_or(512).max(4);
     let tolerance: f64 = args.next().and_then(|s| s.parse().ok()).unwrap_or(1e-6);
     let output = args.next().unwrap_or_else(|| "heat2d.png".to_string());
 
     println!("heat2d: {n} x {n} plate, top edge {HOT}, other edges 0, tolerance {tolerance:e} per sweep");
+    if let Some(k) = fused {
+        println!(
+            "sweeps fused {k} at a time (constant-coefficient Jacobi stencil, one pass over memory per {k} sweeps)"
+        );
+    }
     let style = ProgressStyle::with_template("  {prefix:>11} [{bar:30}] {pos:>6} sweeps  {msg}")?.progress_chars("=> ");
     let start = Instant::now();
     let mut size = COARSEST.min(n);
@@ -120,7 +163,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     loop {
         let t = Instant::now();
         let bar = ProgressBar::new(MAX_SWEEPS as u64).with_style(style.clone()).with_prefix(format!("{size} x {size}"));
-        let (solved, sweeps) = solve(u, tolerance, &bar)?;
+        let (solved, sweeps) = solve(u, tolerance, fused, &bar)?;
         bar.finish_and_clear();
         u = solved;
         updates += sweeps * (size - 2) * (size - 2);
