@@ -2,7 +2,7 @@
 //! one name (NumPy's `dot` for ranks 1 and 2); `row(i)` / `column(j)` of matrices.
 
 use crate::array::Array;
-use crate::backend::HostAccessible;
+use crate::backend::{Backend, HostAccessible};
 use crate::check::BoundsCheck;
 use crate::element::Numeric;
 use crate::error::or_panic;
@@ -10,7 +10,7 @@ use crate::error::{Error, Result};
 use crate::layout::{Layout, Strided};
 use crate::ops::matmul::GemmElement;
 use crate::rank::Rank;
-use crate::view::{ArrayView, ArrayViewMut, AsView};
+use crate::view::{Access, ArrayView, ArrayViewMut, AsView, View};
 
 mod sealed {
     pub trait Sealed {}
@@ -165,46 +165,24 @@ impl<T: GemmElement, B: HostAccessible, L: Layout, C: BoundsCheck> Array<T, 2, B
     }
 }
 
-impl<'a, T: crate::element::Pod, L: Layout, C: BoundsCheck> ArrayView<'a, T, 2, L, C> {
-    /// Row `i` of a matrix.
+impl<'a, T: crate::element::Pod, A: Access, B: Backend, L: Layout, C: BoundsCheck> View<'a, T, 2, A, B, L, C> {
+    /// Row `i` of a matrix (shared or mutable, as this view is).
     ///
     /// # Panics
     ///
     /// When `i >= nrows()`; `try_index_axis(0, i)` returns the error instead.
     #[track_caller]
-    pub fn row(self, i: usize) -> ArrayView<'a, T, 1, Strided, C> {
+    pub fn row(self, i: usize) -> View<'a, T, 1, A, B, Strided, C> {
         self.index_axis(0, i)
     }
 
-    /// Column `j` of a matrix.
+    /// Column `j` of a matrix (shared or mutable, as this view is).
     ///
     /// # Panics
     ///
     /// When `j >= ncols()`; `try_index_axis(1, j)` returns the error instead.
     #[track_caller]
-    pub fn column(self, j: usize) -> ArrayView<'a, T, 1, Strided, C> {
-        self.index_axis(1, j)
-    }
-}
-
-impl<'a, T: crate::element::Pod, L: Layout, C: BoundsCheck> ArrayViewMut<'a, T, 2, L, C> {
-    /// Row `i` of a matrix, mutably.
-    ///
-    /// # Panics
-    ///
-    /// When `i >= nrows()`.
-    #[track_caller]
-    pub fn row(self, i: usize) -> ArrayViewMut<'a, T, 1, Strided, C> {
-        self.index_axis(0, i)
-    }
-
-    /// Column `j` of a matrix, mutably.
-    ///
-    /// # Panics
-    ///
-    /// When `j >= ncols()`.
-    #[track_caller]
-    pub fn column(self, j: usize) -> ArrayViewMut<'a, T, 1, Strided, C> {
+    pub fn column(self, j: usize) -> View<'a, T, 1, A, B, Strided, C> {
         self.index_axis(1, j)
     }
 }

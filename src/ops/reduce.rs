@@ -243,6 +243,37 @@ reductions! {
     argmax -> Option<[usize; N]> = |a| arg_reduce(tokens::ArgMax, a);
 }
 
+/// `min_axis`/`max_axis` and their `try_` forms, one line each (inside `axis_reductions!`).
+macro_rules! extrema_axis {
+    ($($name:ident $try_name:ident $what:literal $token:expr;)*) => {$(
+        #[doc = concat!($what, " elements along `axis` (NaN where a lane holds one): rank `N - 1`; `None` when the axis is empty.")]
+        ///
+        /// # Panics
+        ///
+        #[doc = concat!("When `axis >= N`; `", stringify!($try_name), "` returns the error instead.")]
+        #[track_caller]
+        pub fn $name<const M: usize>(&self, axis: usize) -> Option<Array<T, M, B, RowMajor, C>>
+        where
+            Rank<N>: Dec<Output = Rank<M>>,
+        {
+            or_panic(self.$try_name(axis))
+        }
+
+        #[doc = concat!($what, " elements along `axis`; `Ok(None)` when the axis is empty.")]
+        ///
+        /// # Errors
+        ///
+        /// `Error::AxisOutOfRange` when `axis >= N`; `Error::Alloc`.
+        pub fn $try_name<const M: usize>(&self, axis: usize) -> Result<Option<Array<T, M, B, RowMajor, C>>>
+        where
+            Rank<N>: Dec<Output = Rank<M>>,
+        {
+            // SAFETY: live elements, borrowed shared for the call.
+            unsafe { reduce_axis(stringify!($name), &self.allocator(), $token, self.desc(), axis) }
+        }
+    )*};
+}
+
 /// Reductions along an axis, on views and arrays of any backend with reduction and elementwise
 /// kernels (outputs from their `allocator()`).
 macro_rules! axis_reductions {
@@ -308,58 +339,9 @@ macro_rules! axis_reductions {
                 Ok(Some(sums))
             }
 
-            /// Smallest elements along `axis` (NaN where a lane holds one): rank `N - 1`;
-            /// `None` when the axis is empty.
-            ///
-            /// # Panics
-            ///
-            /// When `axis >= N`; `try_min_axis` returns the error instead.
-            #[track_caller]
-            pub fn min_axis<const M: usize>(&self, axis: usize) -> Option<Array<T, M, B, RowMajor, C>>
-            where
-                Rank<N>: Dec<Output = Rank<M>>,
-            {
-                or_panic(self.try_min_axis(axis))
-            }
-
-            /// Smallest elements along `axis`; `Ok(None)` when the axis is empty.
-            ///
-            /// # Errors
-            ///
-            /// `Error::AxisOutOfRange` when `axis >= N`; `Error::Alloc`.
-            pub fn try_min_axis<const M: usize>(&self, axis: usize) -> Result<Option<Array<T, M, B, RowMajor, C>>>
-            where
-                Rank<N>: Dec<Output = Rank<M>>,
-            {
-                // SAFETY: live elements, borrowed shared for the call.
-                unsafe { reduce_axis("min_axis", &self.allocator(), tokens::Min, self.desc(), axis) }
-            }
-
-            /// Largest elements along `axis` (NaN where a lane holds one): rank `N - 1`;
-            /// `None` when the axis is empty.
-            ///
-            /// # Panics
-            ///
-            /// When `axis >= N`; `try_max_axis` returns the error instead.
-            #[track_caller]
-            pub fn max_axis<const M: usize>(&self, axis: usize) -> Option<Array<T, M, B, RowMajor, C>>
-            where
-                Rank<N>: Dec<Output = Rank<M>>,
-            {
-                or_panic(self.try_max_axis(axis))
-            }
-
-            /// Largest elements along `axis`; `Ok(None)` when the axis is empty.
-            ///
-            /// # Errors
-            ///
-            /// `Error::AxisOutOfRange` when `axis >= N`; `Error::Alloc`.
-            pub fn try_max_axis<const M: usize>(&self, axis: usize) -> Result<Option<Array<T, M, B, RowMajor, C>>>
-            where
-                Rank<N>: Dec<Output = Rank<M>>,
-            {
-                // SAFETY: live elements, borrowed shared for the call.
-                unsafe { reduce_axis("max_axis", &self.allocator(), tokens::Max, self.desc(), axis) }
+            extrema_axis! {
+                min_axis try_min_axis "Smallest" tokens::Min;
+                max_axis try_max_axis "Largest" tokens::Max;
             }
         }
     )*};
