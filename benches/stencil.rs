@@ -389,9 +389,67 @@ fn raw_3d_par(n: usize, u: &[f64], v: &mut [f64]) {
     });
 }
 
+/// The periodic halo (width 1) of an `n x n` row-major field refreshed by hand: rows, then
+/// columns, as `fill_halo` orders them.
+fn raw_wrap_2d(n: usize, u: &mut [f64]) {
+    u.copy_within((n - 2) * n..(n - 1) * n, 0);
+    u.copy_within(n..2 * n, (n - 1) * n);
+    for row in u.chunks_exact_mut(n) {
+        (row[0], row[n - 1]) = (row[n - 2], row[1]);
+    }
+}
+
+/// `k` Jacobi sweeps on a periodic `n x n` field (a torus with a halo of 1): the raw loop with the
+/// halo refreshed by hand before every sweep, cnda's `fill_halo` then `apply`, and the fused
+/// `apply_steps_with` (checked bit for bit against the second).
+fn fused_periodic(c: &mut Criterion, n: usize, steps: usize) {
+    let jacobi = LinearStencil::jacobi_5pt();
+    let initial = field([n, n]);
+    let periodic = [stencil::Boundary::Periodic; 2];
+    let mut group = c.benchmark_group(format!("fused_periodic_jacobi2d_{n}_k{steps}"));
+    group.throughput(Throughput::Elements(((n - 2) * (n - 2) * steps) as u64));
+    group.sample_size(10);
+    let one_by_one = |field: &mut stencil::DoubleBuffer<f64, 2>| {
+        for _ in 0..steps {
+            stencil::fill_halo(field.current_mut().view_mut(), [1, 1], [stencil::PadMode::Periodic; 2]);
+            let (u, v) = field.split();
+            jacobi.apply(u, v);
+            field.swap();
+        }
+        stencil::fill_halo(field.current_mut().view_mut(), [1, 1], [stencil::PadMode::Periodic; 2]);
+    };
+    let mut separate = stencil::DoubleBuffer::new(initial.clone());
+    one_by_one(&mut separate);
+    let mut fused = stencil::DoubleBuffer::new(initial.clone());
+    jacobi.apply_steps_with(&mut fused, steps, periodic);
+    assert_eq!(fused.current(), separate.current(), "periodic fused sweeps differ from separate ones");
+    let (mut a, mut b) = (initial.as_slice().to_vec(), initial.as_slice().to_vec());
+    group.bench_function("t1/raw_loop_wrap_k_sweeps", |bench| {
+        bench.iter(|| {
+            for _ in 0..steps {
+                raw_wrap_2d(n, &mut a);
+                raw_2d(n, black_box(&a), &mut b);
+                core::mem::swap(&mut a, &mut b);
+            }
+        })
+    });
+    group.bench_function("t1/cnda_fill_halo_apply_k_sweeps", |bench| {
+        bench.iter(|| one_by_one(black_box(&mut separate)))
+    });
+    group.bench_function("t1/cnda_apply_steps_with", |bench| {
+        bench.iter(|| jacobi.apply_steps_with(black_box(&mut fused), steps, periodic))
+    });
+    let two = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+    group.bench_function("t2/cnda_par_apply_steps_with", |bench| {
+        bench.iter(|| two.install(|| jacobi.par_apply_steps_with(black_box(&mut fused), steps, periodic)))
+    });
+    group.finish();
+}
+
 fn fused(c: &mut Criterion) {
     fused_sweeps(c, "fused_jacobi2d", 4096, 8, LinearStencil::jacobi_5pt(), raw_2d, raw_2d_par);
     fused_sweeps(c, "fused_jacobi3d", 256, 4, LinearStencil::jacobi_7pt(), raw_3d, raw_3d_par);
+    fused_periodic(c, 4096, 8);
 }
 
 fn config() -> Criterion {

@@ -63,6 +63,14 @@ impl<B: Backend, T: Pod, const N: usize> Desc<B, T, N> {
         Ok(Desc { handle: B::moved(self.handle, g.offset), shape: g.shape, strides: g.strides })
     }
 
+    /// Indices `start..start + len` of `axis` (the caller keeps them within the shape; the
+    /// handle moves by wrapping arithmetic, so building the descriptor is safe either way).
+    pub(crate) fn narrowed(mut self, axis: usize, start: usize, len: usize) -> Self {
+        self.handle = B::moved(self.handle, (start as isize).wrapping_mul(self.strides[axis]));
+        self.shape[axis] = len;
+        self
+    }
+
     /// The same operand with `shape` and `strides` (from `merge_axes`).
     fn with(self, shape: [usize; N], strides: [isize; N]) -> Self {
         Desc { shape, strides, ..self }

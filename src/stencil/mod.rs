@@ -28,6 +28,7 @@
 //! over rayon. [`pad`] builds halo-padded copies (constant, edge, reflect, periodic, as NumPy's
 //! `np.pad`), [`DoubleBuffer`] swaps input and output between sweeps.
 
+mod boundary;
 mod buffer;
 mod fused;
 mod linear;
@@ -35,6 +36,7 @@ mod pad;
 mod sweep;
 mod window;
 
+pub use boundary::Boundary;
 pub use buffer::DoubleBuffer;
 pub use linear::{LinearStencil, StencilKernels};
 pub use pad::{fill_halo, interior, pad, pad_axes, try_fill_halo, try_interior, try_pad, try_pad_axes, PadMode};
