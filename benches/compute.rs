@@ -119,6 +119,29 @@ fn zip_small(c: &mut Criterion) {
     group.finish();
 }
 
+/// Cache-resident kernels, where the instruction set (not memory) bounds the speed: what runtime
+/// SIMD dispatch is measured on (against a `-C target-cpu=native` build of the same bench).
+fn cache_resident(c: &mut Criterion) {
+    let mut group = c.benchmark_group("cache_resident");
+    let x = field([1 << 16]);
+    group.bench_function("sum_f64_2^16/raw_8_accumulators", |b| b.iter(|| sum_8_accumulators(black_box(x.as_slice()))));
+    group.bench_function("sum_f64_2^16/cnda_sum", |b| b.iter(|| black_box(&x).sum()));
+    let (a, mut acc) = (field([1 << 14]), field([1 << 14]));
+    group.bench_function("add_assign_f64_2^14/raw_slices", |b| {
+        b.iter(|| {
+            for (o, &v) in acc.as_mut_slice().iter_mut().zip(black_box(a.as_slice())) {
+                *o += v;
+            }
+        })
+    });
+    group.bench_function("add_assign_f64_2^14/cnda", |b| b.iter(|| acc += black_box(&a)));
+    group.bench_function("sqrt_f64_2^14/cnda", |b| b.iter(|| black_box(&a).sqrt()));
+    let m = field([256, 256]);
+    let mut t = Array::<f64, 2>::zeros([256, 256]);
+    group.bench_function("transpose_copy_f64_256^2/cnda_assign", |b| b.iter(|| t.assign(&black_box(&m).t())));
+    group.finish();
+}
+
 fn sum_8_accumulators(x: &[f64]) -> f64 {
     let mut acc = [0.0; 8];
     let chunks = x.chunks_exact(8);
@@ -237,5 +260,5 @@ fn config() -> Criterion {
         .measurement_time(std::time::Duration::from_secs(3))
 }
 
-criterion_group! { name = benches; config = config(); targets = broadcast_add, zip_small, sums, matmul, field_sum }
+criterion_group! { name = benches; config = config(); targets = broadcast_add, zip_small, cache_resident, sums, matmul, field_sum }
 criterion_main!(benches);
