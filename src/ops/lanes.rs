@@ -4,6 +4,24 @@
 
 use core::mem::MaybeUninit;
 
+/// What runs on each lane of `K` operands: `run(bases, len, steps)`. Closures are lanes; the hot
+/// kernels implement it on a named type with `#[inline(always)]`, so that their loops are compiled
+/// inside the SIMD-dispatched function that calls them (`backend/cpu/simd.rs`): a closure's body
+/// is inlined only when LLVM deems it small.
+pub(crate) trait Lane<const K: usize> {
+    fn run(&mut self, bases: [isize; K], len: usize, steps: [isize; K]);
+}
+
+/// A closure as a lane.
+struct FnLane<F>(F);
+
+impl<const K: usize, F: FnMut([isize; K], usize, [isize; K])> Lane<K> for FnLane<F> {
+    #[inline(always)]
+    fn run(&mut self, bases: [isize; K], len: usize, steps: [isize; K]) {
+        (self.0)(bases, len, steps)
+    }
+}
+
 /// Calls `f(bases, len, steps)` once per lane: `bases[k]` is operand `k`'s element offset of the
 /// lane's first element, `len` the lane length, `steps[k]` operand `k`'s stride along the lane.
 /// Lanes come in row-major order of the outer indices. Nothing is called for an empty shape.
@@ -11,13 +29,23 @@ use core::mem::MaybeUninit;
 pub(crate) fn for_each_lane<const N: usize, const K: usize>(
     shape: [usize; N],
     strides: [[isize; N]; K],
-    mut f: impl FnMut([isize; K], usize, [isize; K]),
+    f: impl FnMut([isize; K], usize, [isize; K]),
+) {
+    walk_lanes(shape, strides, FnLane(f))
+}
+
+/// [`for_each_lane`] for a [`Lane`].
+#[inline(always)]
+pub(crate) fn walk_lanes<const N: usize, const K: usize>(
+    shape: [usize; N],
+    strides: [[isize; N]; K],
+    mut f: impl Lane<K>,
 ) {
     if shape.contains(&0) {
         return;
     }
     if N == 0 {
-        f([0; K], 1, [0; K]);
+        f.run([0; K], 1, [0; K]);
         return;
     }
     let steps: [isize; K] = core::array::from_fn(|k| strides[k][N - 1]);
@@ -36,7 +64,7 @@ pub(crate) fn for_each_lane<const N: usize, const K: usize>(
     let mut index = [0usize; N];
     let mut bases = [0isize; K];
     loop {
-        f(bases, len, steps);
+        f.run(bases, len, steps);
         let mut axis = first;
         loop {
             if axis == 0 {
@@ -107,18 +135,32 @@ impl<T, const N: usize> Dst<T, N> {
 ///
 /// Every in-bounds index maps each operand to a valid element; `out` elements are distinct per
 /// index, writable, may be uninitialized, and overlap neither input.
-#[inline]
+#[inline(always)]
 pub(crate) unsafe fn binary_map<A: Copy, B: Copy, R, const N: usize>(
     shape: [usize; N],
     a: Src<A, N>,
     b: Src<B, N>,
     out: Dst<R, N>,
-    mut f: impl FnMut(A, B) -> R,
+    f: impl FnMut(A, B) -> R,
 ) {
-    for_each_lane(shape, [a.strides, b.strides, out.strides], |[ba, bb, bo], len, [sa, sb, so]| {
-        // SAFETY: the lane's offsets are in bounds for every operand (caller's contract).
+    walk_lanes(shape, [a.strides, b.strides, out.strides], BinaryLanes { a, b, out, f });
+}
+
+/// The lanes of [`binary_map`]: slice loops for unit and broadcast (stride 0) inputs.
+struct BinaryLanes<A, B, R, const N: usize, F> {
+    a: Src<A, N>,
+    b: Src<B, N>,
+    out: Dst<R, N>,
+    f: F,
+}
+
+impl<A: Copy, B: Copy, R, const N: usize, F: FnMut(A, B) -> R> Lane<3> for BinaryLanes<A, B, R, N, F> {
+    #[inline(always)]
+    fn run(&mut self, [ba, bb, bo]: [isize; 3], len: usize, [sa, sb, so]: [isize; 3]) {
+        let f = &mut self.f;
+        // SAFETY: the lane's offsets are in bounds for every operand (`binary_map`'s contract).
         unsafe {
-            let (pa, pb, po) = (a.ptr.offset(ba), b.ptr.offset(bb), out.ptr.offset(bo));
+            let (pa, pb, po) = (self.a.ptr.offset(ba), self.b.ptr.offset(bb), self.out.ptr.offset(bo));
             if so == 1 {
                 let o = core::slice::from_raw_parts_mut(po.cast::<MaybeUninit<R>>(), len);
                 match (sa, sb) {
@@ -152,7 +194,7 @@ pub(crate) unsafe fn binary_map<A: Copy, B: Copy, R, const N: usize>(
                 }
             }
         }
-    });
+    }
 }
 
 /// `out[i] = f(a[i])` for every index of `shape`.
@@ -160,17 +202,30 @@ pub(crate) unsafe fn binary_map<A: Copy, B: Copy, R, const N: usize>(
 /// # Safety
 ///
 /// As for [`binary_map`], with one input.
-#[inline]
+#[inline(always)]
 pub(crate) unsafe fn unary_map<A: Copy, R, const N: usize>(
     shape: [usize; N],
     a: Src<A, N>,
     out: Dst<R, N>,
-    mut f: impl FnMut(A) -> R,
+    f: impl FnMut(A) -> R,
 ) {
-    for_each_lane(shape, [a.strides, out.strides], |[ba, bo], len, [sa, so]| {
-        // SAFETY: in-bounds lane offsets (caller's contract).
+    walk_lanes(shape, [a.strides, out.strides], UnaryLanes { a, out, f });
+}
+
+/// The lanes of [`unary_map`].
+struct UnaryLanes<A, R, const N: usize, F> {
+    a: Src<A, N>,
+    out: Dst<R, N>,
+    f: F,
+}
+
+impl<A: Copy, R, const N: usize, F: FnMut(A) -> R> Lane<2> for UnaryLanes<A, R, N, F> {
+    #[inline(always)]
+    fn run(&mut self, [ba, bo]: [isize; 2], len: usize, [sa, so]: [isize; 2]) {
+        let f = &mut self.f;
+        // SAFETY: in-bounds lane offsets (`unary_map`'s contract).
         unsafe {
-            let (pa, po) = (a.ptr.offset(ba), out.ptr.offset(bo));
+            let (pa, po) = (self.a.ptr.offset(ba), self.out.ptr.offset(bo));
             if sa == 1 && so == 1 {
                 let o = core::slice::from_raw_parts_mut(po.cast::<MaybeUninit<R>>(), len);
                 for (o, &x) in o.iter_mut().zip(core::slice::from_raw_parts(pa, len)) {
@@ -182,7 +237,7 @@ pub(crate) unsafe fn unary_map<A: Copy, R, const N: usize>(
                 }
             }
         }
-    });
+    }
 }
 
 /// `out[i] = f(pointer to a[i])` for every index of `shape`: for kernels that read a run of
@@ -214,17 +269,30 @@ pub(crate) unsafe fn unary_map_ptr<A, R, const N: usize>(
 /// # Safety
 ///
 /// `dst` elements are initialized, distinct per index, and overlap no `src` element read.
-#[inline]
+#[inline(always)]
 pub(crate) unsafe fn update_with<T, U: Copy, const N: usize>(
     shape: [usize; N],
     dst: Dst<T, N>,
     src: Src<U, N>,
-    mut f: impl FnMut(&mut T, U),
+    f: impl FnMut(&mut T, U),
 ) {
-    for_each_lane(shape, [dst.strides, src.strides], |[bd, bs], len, [sd, ss]| {
-        // SAFETY: in-bounds lane offsets (caller's contract).
+    walk_lanes(shape, [dst.strides, src.strides], UpdateWithLanes { dst, src, f });
+}
+
+/// The lanes of [`update_with`].
+struct UpdateWithLanes<T, U, const N: usize, F> {
+    dst: Dst<T, N>,
+    src: Src<U, N>,
+    f: F,
+}
+
+impl<T, U: Copy, const N: usize, F: FnMut(&mut T, U)> Lane<2> for UpdateWithLanes<T, U, N, F> {
+    #[inline(always)]
+    fn run(&mut self, [bd, bs]: [isize; 2], len: usize, [sd, ss]: [isize; 2]) {
+        let f = &mut self.f;
+        // SAFETY: in-bounds lane offsets (`update_with`'s contract).
         unsafe {
-            let (pd, ps) = (dst.ptr.offset(bd), src.ptr.offset(bs));
+            let (pd, ps) = (self.dst.ptr.offset(bd), self.src.ptr.offset(bs));
             match (sd, ss) {
                 (1, 1) => {
                     let d = core::slice::from_raw_parts_mut(pd, len);
@@ -245,7 +313,7 @@ pub(crate) unsafe fn update_with<T, U: Copy, const N: usize>(
                 }
             }
         }
-    });
+    }
 }
 
 /// `f(&mut dst[i])` for every index of `shape`.
@@ -253,21 +321,33 @@ pub(crate) unsafe fn update_with<T, U: Copy, const N: usize>(
 /// # Safety
 ///
 /// `dst` elements are initialized and distinct per index.
-#[inline]
-pub(crate) unsafe fn update<T, const N: usize>(shape: [usize; N], dst: Dst<T, N>, mut f: impl FnMut(&mut T)) {
-    for_each_lane(shape, [dst.strides], |[bd], len, [sd]| {
-        // SAFETY: in-bounds lane offsets (caller's contract).
+#[inline(always)]
+pub(crate) unsafe fn update<T, const N: usize>(shape: [usize; N], dst: Dst<T, N>, f: impl FnMut(&mut T)) {
+    walk_lanes(shape, [dst.strides], UpdateLanes { dst, f });
+}
+
+/// The lanes of [`update`].
+struct UpdateLanes<T, const N: usize, F> {
+    dst: Dst<T, N>,
+    f: F,
+}
+
+impl<T, const N: usize, F: FnMut(&mut T)> Lane<1> for UpdateLanes<T, N, F> {
+    #[inline(always)]
+    fn run(&mut self, [bd]: [isize; 1], len: usize, [sd]: [isize; 1]) {
+        let f = &mut self.f;
+        // SAFETY: in-bounds lane offsets (`update`'s contract).
         unsafe {
-            let pd = dst.ptr.offset(bd);
+            let pd = self.dst.ptr.offset(bd);
             if sd == 1 {
-                core::slice::from_raw_parts_mut(pd, len).iter_mut().for_each(&mut f);
+                core::slice::from_raw_parts_mut(pd, len).iter_mut().for_each(f);
             } else {
                 for i in 0..len as isize {
                     f(&mut *pd.offset(i * sd));
                 }
             }
         }
-    });
+    }
 }
 
 #[cfg(test)]

@@ -6,6 +6,7 @@
 use core::ops::Range;
 
 use super::window::Window;
+use crate::backend::cpu::simd::{Isa, Kernel};
 use crate::check::BoundsCheck;
 use crate::element::Pod;
 use crate::error::or_panic;
@@ -91,11 +92,26 @@ pub(crate) unsafe fn for_each_point<T, const N: usize>(
     shape: [usize; N],
     f: &mut impl FnMut(&mut T, *const T, [isize; N]),
 ) {
-    crate::ops::lanes::for_each_lane(shape, [in_strides, out_strides], move |[bi, bo], len, [si, so]| {
-        // SAFETY: the caller's contract, for every point of the lane (in-bounds pointer
+    crate::ops::lanes::walk_lanes(shape, [in_strides, out_strides], PointLanes { input, in_strides, output, f });
+}
+
+/// The lanes of [`for_each_point`] (a named type, so the SIMD-dispatched stencil kernel inlines
+/// its loops).
+struct PointLanes<'f, T, const N: usize, F> {
+    input: *const T,
+    in_strides: [isize; N],
+    output: *mut T,
+    f: &'f mut F,
+}
+
+impl<T, const N: usize, F: FnMut(&mut T, *const T, [isize; N])> crate::ops::lanes::Lane<2> for PointLanes<'_, T, N, F> {
+    #[inline(always)]
+    fn run(&mut self, [bi, bo]: [isize; 2], len: usize, [si, so]: [isize; 2]) {
+        let (f, in_strides) = (&mut *self.f, self.in_strides);
+        // SAFETY: `for_each_point`'s contract, for every point of the lane (in-bounds pointer
         // arithmetic, which LLVM needs to vectorize the loop).
         unsafe {
-            let (centre, out) = (input.offset(bi), output.offset(bo));
+            let (centre, out) = (self.input.offset(bi), self.output.offset(bo));
             if si == 1 && so == 1 {
                 let mut unit = in_strides;
                 unit[N - 1] = 1;
@@ -104,13 +120,12 @@ pub(crate) unsafe fn for_each_point<T, const N: usize>(
                     f(out.get_unchecked_mut(j), centre.add(j), unit);
                 }
             } else {
-                let strides = in_strides;
                 for j in 0..len as isize {
-                    f(&mut *out.offset(j * so), centre.offset(j * si), strides);
+                    f(&mut *out.offset(j * so), centre.offset(j * si), in_strides);
                 }
             }
         }
-    });
+    }
 }
 
 /// The interior points whose first index lies in `first` (a sub-range of axis 0's interior):
@@ -142,13 +157,34 @@ unsafe fn interior<const N: usize, const R: usize, T>(
     // SAFETY: the first interior point lies inside both grids.
     let (input, output) = unsafe { (g.input.offset(start(g.in_strides)), g.output.offset(start(g.out_strides))) };
     let shape = ranges.map(|r| r.len());
-    // SAFETY: every point walked is an interior point, so its window lies in the input; the
-    // output is uniquely borrowed and never the input (caller's contract).
-    unsafe {
-        for_each_point(input, g.in_strides, output, g.out_strides, shape, &mut |out, centre, strides| {
-            f(out, Window::new(centre, strides))
-        })
-    };
+    let region = Grid { input, in_strides: g.in_strides, output, out_strides: g.out_strides, shape };
+    // SAFETY: the walk's contract is this function's, for the interior region.
+    unsafe { Isa::detect().run(InteriorWalk::<T, N, R, _> { region, f }) };
+}
+
+/// The interior walk of a sweep as a SIMD-dispatched kernel, so the user's closure is compiled for
+/// the CPU's instruction set inside the loop. Safety (`Kernel::run`): the region's points are
+/// interior points of live input and output grids (`interior`'s contract).
+struct InteriorWalk<'f, T, const N: usize, const R: usize, F> {
+    /// The interior region: pointers at its first point, its shape.
+    region: Grid<T, N>,
+    f: &'f mut F,
+}
+
+impl<T, const N: usize, const R: usize, F: FnMut(&mut T, Window<'_, T, N, R>)> Kernel for InteriorWalk<'_, T, N, R, F> {
+    type Output = ();
+
+    #[inline(always)]
+    unsafe fn run(self) {
+        let InteriorWalk { region: g, f } = self;
+        // SAFETY: every point walked is an interior point, so its window lies in the input; the
+        // output is uniquely borrowed and never the input (the kernel's contract).
+        unsafe {
+            for_each_point(g.input, g.in_strides, g.output, g.out_strides, g.shape, &mut |out, centre, strides| {
+                f(out, Window::new(centre, strides))
+            })
+        };
+    }
 }
 
 /// Calls `f(&mut output[x], window of input around x)` for every interior point `x`: those at

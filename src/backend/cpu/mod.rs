@@ -8,6 +8,7 @@ mod elementwise;
 mod matmul;
 mod placement;
 mod reduce;
+pub(crate) mod simd;
 mod stencil;
 
 pub use alloc::CpuAlloc;

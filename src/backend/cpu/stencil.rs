@@ -1,6 +1,7 @@
 //! The CPU's constant-coefficient stencil kernel: taps as flat offsets for the input's strides,
 //! summed at every point of the sweeps' point walker.
 
+use super::simd::{Isa, Kernel};
 use super::Cpu;
 use crate::element::Numeric;
 use crate::error::Result;
@@ -47,6 +48,35 @@ impl<T: Numeric, const K: usize> Plan<T, K> {
     }
 }
 
+/// One call's sweep, as a SIMD-dispatched kernel. Safety (`Kernel::run`): as for
+/// `StencilKernels::linear`, for `out`, `input` and the taps `plan` was made from.
+struct Sweep<T: Numeric, const N: usize, const K: usize> {
+    plan: Plan<T, K>,
+    out: Desc<Cpu, T, N>,
+    input: Desc<Cpu, T, N>,
+}
+
+impl<T: Numeric, const N: usize, const K: usize> Kernel for Sweep<T, N, K> {
+    type Output = ();
+
+    #[inline(always)]
+    unsafe fn run(self) {
+        let Sweep { plan, out, input } = self;
+        // SAFETY: the kernel's contract: every tap of every point is inside the input, and
+        // the output's points are distinct and overlap no input element.
+        unsafe {
+            crate::stencil::for_each_point(
+                input.handle.cast_const(),
+                input.strides,
+                out.handle,
+                out.strides,
+                out.shape,
+                &mut |o, centre, _| *o = plan.at(centre),
+            )
+        };
+    }
+}
+
 // SAFETY: the point walker visits every point of `out` once and writes the taps' sum there.
 unsafe impl StencilKernels for Cpu {
     unsafe fn linear<T: Numeric, const N: usize, const K: usize>(
@@ -61,18 +91,42 @@ unsafe impl StencilKernels for Cpu {
             unsafe { *out.handle = plan.at(input.handle) };
             return Ok(());
         }
-        // SAFETY: the trait's contract: every tap of every point is inside the input, and the
-        // output's points are distinct and overlap no input element.
-        unsafe {
-            crate::stencil::for_each_point(
-                input.handle.cast_const(),
-                input.strides,
-                out.handle,
-                out.strides,
-                out.shape,
-                &mut |o, centre, _| *o = plan.at(centre),
-            )
-        };
+        // SAFETY: the trait's contract is the kernel's.
+        unsafe { Isa::detect().run(Sweep { plan, out, input }) };
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Plan, Sweep};
+    use crate::backend::cpu::simd::Isa;
+    use crate::prelude::*;
+    use crate::stencil::LinearStencil;
+
+    #[test]
+    fn every_instruction_set_computes_the_same_bits_as_a_naive_loop() {
+        let (n, m) = (37, 45);
+        let u = Array::from_fn([n, m], |[i, j]| ((i * 131 + j * 71) % 97) as f64 * 0.013 - 0.4);
+        let lap = LinearStencil::laplacian_9pt(0.3);
+        let mut naive = Array::<f64, 2>::zeros([n - 2, m - 2]);
+        for i in 1..n - 1 {
+            for j in 1..m - 1 {
+                let mut taps = lap.taps().iter();
+                let at =
+                    |(d, w): &([isize; 2], f64)| w * u[[(i as isize + d[0]) as usize, (j as isize + d[1]) as usize]];
+                let first = at(taps.next().unwrap());
+                naive[[i - 1, j - 1]] = taps.fold(first, |acc, t| acc + at(t));
+            }
+        }
+        for isa in Isa::available() {
+            let mut out = Array::<f64, 2>::zeros([n - 2, m - 2]);
+            let input = u.desc().narrowed(0, 1, n - 2).narrowed(1, 1, m - 2);
+            let plan = Plan::new(lap.taps(), input.strides);
+            // SAFETY: the input is the interior of `u` (every tap inside `u`), the output a
+            // fresh array of its shape.
+            unsafe { isa.run(Sweep { plan, out: out.desc_mut(), input }) };
+            assert_eq!(out, naive, "{isa:?}");
+        }
     }
 }
