@@ -42,14 +42,12 @@ fn sweeps_one_by_one<const N: usize, const R: usize, const K: usize>(
 
 /// The fused form on the same starting fields.
 fn sweeps_fused<const N: usize, const R: usize, const K: usize>(
-    stencil: &stencil::LinearStencil<f64, N, R, K>,
+    stencil: &LinearStencil<f64, N, R, K>,
     initial: &Array<f64, N>,
     next: &Array<f64, N>,
     steps: usize,
 ) -> (Array<f64, N>, Array<f64, N>) {
-    let mut field = fields(initial, next);
-    stencil.apply_steps(&mut field, steps);
-    both(field)
+    sweeps_fused_with(stencil, initial, next, steps, [Boundary::Fixed; N], None)
 }
 
 proptest! {
@@ -98,16 +96,13 @@ fn fused_sweeps_in_3d_equal_separate_sweeps() {
 /// The parallel fused form on the same starting fields, in a pool of `threads` threads.
 #[cfg(feature = "rayon")]
 fn sweeps_fused_par<const N: usize, const R: usize, const K: usize>(
-    stencil: &stencil::LinearStencil<f64, N, R, K>,
+    stencil: &LinearStencil<f64, N, R, K>,
     initial: &Array<f64, N>,
     next: &Array<f64, N>,
     steps: usize,
     threads: usize,
 ) -> (Array<f64, N>, Array<f64, N>) {
-    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
-    let mut field = fields(initial, next);
-    pool.install(|| stencil.par_apply_steps(&mut field, steps));
-    both(field)
+    sweeps_fused_with(stencil, initial, next, steps, [Boundary::Fixed; N], Some(threads))
 }
 
 #[cfg(feature = "rayon")]

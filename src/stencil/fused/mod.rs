@@ -118,11 +118,24 @@ impl<T: Numeric, const N: usize, const R: usize, const K: usize> LinearStencil<T
         steps: usize,
         boundaries: [Boundary; N],
     ) -> Result<()> {
+        // SAFETY: `run_fused` hands over the plan of two distinct fields, borrowed uniquely.
+        self.run_fused(field, steps, boundaries, |plan| unsafe { plan.run_sequential() })
+    }
+
+    /// Plans `steps` sweeps over `field`'s two fields, runs the plan with `run` (when there is
+    /// anything to sweep), and makes the field written last the current one. The plan's fields
+    /// are distinct owned arrays, borrowed uniquely for the call.
+    pub(super) fn run_fused(
+        &self,
+        field: &mut DoubleBuffer<T, N>,
+        steps: usize,
+        boundaries: [Boundary; N],
+        run: impl FnOnce(&Plan<'_, Cpu, T, N, R, K>) -> Result<()>,
+    ) -> Result<()> {
         let (a, b) = field.both_mut();
         let fields = [a.desc_mut(), b.desc_mut()];
         if let Some(plan) = Plan::<Cpu, T, N, R, K>::new(&Cpu, self.taps(), fields, steps, boundaries)? {
-            // SAFETY: the two fields are distinct owned arrays, borrowed uniquely for the call.
-            unsafe { plan.run_sequential() }?;
+            run(&plan)?;
         }
         if steps % 2 == 1 {
             field.swap();

@@ -53,16 +53,8 @@ impl<T: Numeric + Send + Sync, const N: usize, const R: usize, const K: usize> L
         steps: usize,
         boundaries: [Boundary; N],
     ) -> Result<()> {
-        let (a, b) = field.both_mut();
-        let fields = [a.desc_mut(), b.desc_mut()];
-        if let Some(plan) = Plan::<Cpu, T, N, R, K>::new(&Cpu, self.taps(), fields, steps, boundaries)? {
-            // SAFETY: the two fields are distinct owned arrays, borrowed uniquely for the call.
-            unsafe { run_parallel(&plan) }?;
-        }
-        if steps % 2 == 1 {
-            field.swap();
-        }
-        Ok(())
+        // SAFETY: `run_fused` hands over the plan of two distinct fields, borrowed uniquely.
+        self.run_fused(field, steps, boundaries, |plan| unsafe { run_parallel(plan) })
     }
 }
 
