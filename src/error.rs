@@ -165,6 +165,17 @@ pub enum Error {
         fix: &'static str,
     },
 
+    /// A domain cannot be split over the requested process grid.
+    #[error("{op}: {reason}; {fix}")]
+    Decomposition {
+        /// The operation that failed.
+        op: &'static str,
+        /// Why the split is impossible.
+        reason: String,
+        /// What to do instead.
+        fix: &'static str,
+    },
+
     /// A size computation (shape product or byte count) overflows `usize` or exceeds `isize::MAX`.
     #[error(
         "{op}: shape {shape:?} of {elem_size}-byte elements has more bytes than an allocation may \

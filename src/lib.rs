@@ -36,6 +36,7 @@
 pub mod array;
 pub mod backend;
 pub mod check;
+pub mod dist;
 pub mod element;
 pub mod error;
 mod fmt;

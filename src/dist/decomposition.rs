@@ -1,0 +1,356 @@
+//! Block decomposition of an N-dimensional grid over a Cartesian grid of processes.
+
+use core::ops::Range;
+
+use crate::error::{Error, Result};
+
+/// A balanced process grid for `ranks` processes in `N` dimensions, as `MPI_Dims_create` makes it:
+/// the dimensions multiply to `ranks`, are as close to each other as the prime factors allow, and
+/// do not increase (`dims_create(12, 2) == [4, 3]`, `dims_create(8, 3) == [2, 2, 2]`).
+///
+/// ```
+/// use cnda::dist::dims_create;
+/// assert_eq!(dims_create::<2>(12), [4, 3]);
+/// assert_eq!(dims_create::<3>(8), [2, 2, 2]);
+/// assert_eq!(dims_create::<2>(7), [7, 1]);
+/// ```
+///
+/// # Panics
+///
+/// When `ranks` is 0 or `N` is 0 with `ranks > 1` (no grid has that many processes).
+pub fn dims_create<const N: usize>(ranks: usize) -> [usize; N] {
+    assert!(ranks > 0, "dims_create: a process grid needs at least one process");
+    assert!(N > 0 || ranks == 1, "dims_create: a rank-0 grid holds exactly one process, not {ranks}");
+    let mut dims = [1usize; N];
+    // Largest prime factors first, each onto the currently smallest dimension.
+    for p in prime_factors(ranks).into_iter().rev() {
+        let smallest = (0..N).min_by_key(|&k| dims[k]).expect("N > 0 when ranks > 1");
+        dims[smallest] *= p;
+    }
+    dims.sort_unstable_by(|a, b| b.cmp(a));
+    dims
+}
+
+/// The prime factors of `n`, ascending, with multiplicity.
+fn prime_factors(mut n: usize) -> Vec<usize> {
+    let mut factors = Vec::new();
+    let mut p = 2;
+    while p * p <= n {
+        while n % p == 0 {
+            factors.push(p);
+            n /= p;
+        }
+        p += 1;
+    }
+    if n > 1 {
+        factors.push(n);
+    }
+    factors
+}
+
+/// A global grid of shape `global` split into `dims[k]` blocks along each axis `k`, one block per
+/// process, processes numbered in row-major order of their grid coordinates (as MPI's Cartesian
+/// communicators number them). Uneven splits give the first `global[k] % dims[k]` blocks of axis
+/// `k` one point more than the others. Periodic axes wrap around: the first block's lower
+/// neighbour is the last block.
+///
+/// ```
+/// use cnda::dist::Decomposition;
+/// // 10 x 7 points over 4 processes: a 2 x 2 grid; axis 0 splits 5 + 5, axis 1 4 + 3.
+/// let d = Decomposition::new([10, 7], 4, [false, true]);
+/// assert_eq!(d.dims(), [2, 2]);
+/// assert_eq!(d.block(3), [5..10, 4..7]);
+/// assert_eq!(d.owner([6, 2]), 2);
+/// assert_eq!(d.neighbour(2, 1, -1), Some(3)); // periodic: left of column 0 is column 1
+/// assert_eq!(d.neighbour(2, 0, 1), None);     // fixed: nothing below the last row
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Decomposition<const N: usize> {
+    global: [usize; N],
+    dims: [usize; N],
+    periodic: [bool; N],
+}
+
+impl<const N: usize> Decomposition<N> {
+    /// `global` split over `ranks` processes on the grid [`dims_create`] picks.
+    ///
+    /// # Panics
+    ///
+    /// As [`Decomposition::try_new`] errs.
+    #[track_caller]
+    pub fn new(global: [usize; N], ranks: usize, periodic: [bool; N]) -> Self {
+        crate::error::or_panic(Self::try_new(global, ranks, periodic))
+    }
+
+    /// `global` split over `ranks` processes on the grid [`dims_create`] picks.
+    ///
+    /// # Errors
+    ///
+    /// `Error::Decomposition` when `ranks` is 0, or an axis has fewer points than processes
+    /// along it (a process would own nothing).
+    pub fn try_new(global: [usize; N], ranks: usize, periodic: [bool; N]) -> Result<Self> {
+        if ranks == 0 || (N == 0 && ranks > 1) {
+            return Err(Error::Decomposition {
+                op: "Decomposition::new",
+                reason: format!("a rank-{N} grid cannot be split over {ranks} processes"),
+                fix: "run with at least one process (and exactly one for a rank-0 grid)",
+            });
+        }
+        Self::try_with_dims(global, dims_create(ranks), periodic)
+    }
+
+    /// `global` split over the process grid `dims`.
+    ///
+    /// # Panics
+    ///
+    /// As [`Decomposition::try_with_dims`] errs.
+    #[track_caller]
+    pub fn with_dims(global: [usize; N], dims: [usize; N], periodic: [bool; N]) -> Self {
+        crate::error::or_panic(Self::try_with_dims(global, dims, periodic))
+    }
+
+    /// `global` split over the process grid `dims`.
+    ///
+    /// # Errors
+    ///
+    /// `Error::Decomposition` when a dimension is 0, the grid has more than `usize::MAX`
+    /// processes, or an axis has fewer points than processes along it.
+    pub fn try_with_dims(global: [usize; N], dims: [usize; N], periodic: [bool; N]) -> Result<Self> {
+        let op = "Decomposition::with_dims";
+        if dims.iter().try_fold(1usize, |acc, &d| acc.checked_mul(d)).is_none_or(|n| n == 0) {
+            return Err(Error::Decomposition {
+                op,
+                reason: format!("the process grid {dims:?} has no process or more than usize::MAX"),
+                fix: "give every axis at least one process",
+            });
+        }
+        if let Some(k) = (0..N).find(|&k| global[k] < dims[k]) {
+            return Err(Error::Decomposition {
+                op,
+                reason: format!(
+                    "axis {k} has {} points for {} processes along it, so some would own nothing",
+                    global[k], dims[k]
+                ),
+                fix: "use fewer processes along that axis (give the grid explicitly) or a larger grid",
+            });
+        }
+        Ok(Decomposition { global, dims, periodic })
+    }
+
+    /// The global shape.
+    pub fn global_shape(&self) -> [usize; N] {
+        self.global
+    }
+
+    /// The process grid.
+    pub fn dims(&self) -> [usize; N] {
+        self.dims
+    }
+
+    /// Which axes wrap around.
+    pub fn periodic(&self) -> [bool; N] {
+        self.periodic
+    }
+
+    /// The number of processes.
+    pub fn ranks(&self) -> usize {
+        self.dims.iter().product()
+    }
+
+    /// The grid coordinates of `rank` (row-major: the last axis varies fastest).
+    ///
+    /// # Panics
+    ///
+    /// When `rank` is not below [`Decomposition::ranks`].
+    #[track_caller]
+    pub fn coords(&self, rank: usize) -> [usize; N] {
+        assert!(rank < self.ranks(), "rank {rank} is not in a grid of {} processes", self.ranks());
+        let mut rest = rank;
+        let mut coords = [0; N];
+        for k in (0..N).rev() {
+            coords[k] = rest % self.dims[k];
+            rest /= self.dims[k];
+        }
+        coords
+    }
+
+    /// The rank at grid coordinates `coords`.
+    ///
+    /// # Panics
+    ///
+    /// When a coordinate is outside the grid.
+    #[track_caller]
+    pub fn rank_at(&self, coords: [usize; N]) -> usize {
+        (0..N).fold(0, |rank, k| {
+            assert!(
+                coords[k] < self.dims[k],
+                "coordinate {} is outside axis {k} of the grid {:?}",
+                coords[k],
+                self.dims
+            );
+            rank * self.dims[k] + coords[k]
+        })
+    }
+
+    /// The global index ranges `rank` owns.
+    ///
+    /// # Panics
+    ///
+    /// When `rank` is not below [`Decomposition::ranks`].
+    #[track_caller]
+    pub fn block(&self, rank: usize) -> [Range<usize>; N] {
+        let coords = self.coords(rank);
+        core::array::from_fn(|k| split(self.global[k], self.dims[k], coords[k]))
+    }
+
+    /// The shape of `rank`'s block.
+    #[track_caller]
+    pub fn block_shape(&self, rank: usize) -> [usize; N] {
+        self.block(rank).map(|r| r.len())
+    }
+
+    /// The rank owning global point `index`.
+    ///
+    /// # Panics
+    ///
+    /// When `index` is outside the global shape.
+    #[track_caller]
+    pub fn owner(&self, index: [usize; N]) -> usize {
+        let coords = core::array::from_fn(|k| {
+            assert!(index[k] < self.global[k], "index {index:?} is outside the global shape {:?}", self.global);
+            owner_along(self.global[k], self.dims[k], index[k])
+        });
+        self.rank_at(coords)
+    }
+
+    /// The rank next to `rank` along `axis`, `step` blocks away (-1: lower, +1: upper), wrapping
+    /// on periodic axes; `None` past the edge of a fixed axis.
+    ///
+    /// # Panics
+    ///
+    /// When `rank` is not in the grid or `axis` not below `N`.
+    #[track_caller]
+    pub fn neighbour(&self, rank: usize, axis: usize, step: isize) -> Option<usize> {
+        self.neighbour_at(rank, core::array::from_fn(|k| if k == axis { step } else { 0 }))
+    }
+
+    /// The rank `offset` blocks away from `rank` (a face, edge or corner neighbour), wrapping on
+    /// periodic axes; `None` when some axis leaves a fixed edge.
+    #[track_caller]
+    pub fn neighbour_at(&self, rank: usize, offset: [isize; N]) -> Option<usize> {
+        let coords = self.coords(rank);
+        let mut to = [0usize; N];
+        for k in 0..N {
+            let c = coords[k] as i128 + offset[k] as i128;
+            let d = self.dims[k] as i128;
+            to[k] = if (0..d).contains(&c) {
+                c as usize
+            } else if self.periodic[k] {
+                c.rem_euclid(d) as usize
+            } else {
+                return None;
+            };
+        }
+        Some(self.rank_at(to))
+    }
+}
+
+/// Block `b` of `n` points split into `p` blocks, the first `n % p` one point longer.
+fn split(n: usize, p: usize, b: usize) -> Range<usize> {
+    let (q, r) = (n / p, n % p);
+    let start = b * q + b.min(r);
+    start..start + q + usize::from(b < r)
+}
+
+/// The block holding point `i` of `n` points split into `p` blocks.
+fn owner_along(n: usize, p: usize, i: usize) -> usize {
+    let (q, r) = (n / p, n % p);
+    let long = r * (q + 1); // points in the longer blocks
+    if i < long {
+        i / (q + 1)
+    } else {
+        r + (i - long) / q
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn process_grids_match_mpi_dims_create() {
+        // The MPI standard's examples of MPI_Dims_create (6 over 2, 7 over 2, 6 over 3) and the
+        // same rule on larger counts.
+        assert_eq!(dims_create::<2>(7), [7, 1]);
+        assert_eq!(dims_create::<3>(6), [3, 2, 1]);
+        assert_eq!(dims_create::<2>(1), [1, 1]);
+        assert_eq!(dims_create::<2>(6), [3, 2]);
+        assert_eq!(dims_create::<2>(16), [4, 4]);
+        assert_eq!(dims_create::<3>(12), [3, 2, 2]);
+        assert_eq!(dims_create::<3>(30), [5, 3, 2]);
+        assert_eq!(dims_create::<1>(9), [9]);
+        for ranks in 1..200 {
+            let d = dims_create::<3>(ranks);
+            assert_eq!(d.iter().product::<usize>(), ranks);
+            assert!(d.windows(2).all(|w| w[0] >= w[1]), "{d:?}");
+        }
+    }
+
+    #[test]
+    fn blocks_partition_every_axis_and_owners_agree() {
+        for n in 1..40 {
+            for p in 1..=n.min(9) {
+                let mut next = 0;
+                for b in 0..p {
+                    let r = split(n, p, b);
+                    assert_eq!(r.start, next);
+                    assert!(r.len() == n / p || r.len() == n / p + 1);
+                    for i in r.clone() {
+                        assert_eq!(owner_along(n, p, i), b, "n {n} p {p} i {i}");
+                    }
+                    next = r.end;
+                }
+                assert_eq!(next, n);
+            }
+        }
+    }
+
+    #[test]
+    fn every_point_has_one_owner_whose_block_holds_it_and_neighbours_are_mutual() {
+        for ranks in 1..9 {
+            for periodic in [[false, false], [true, false], [true, true]] {
+                let d = Decomposition::new([11, 9], ranks, periodic);
+                let mut owned = 0;
+                for r in 0..ranks {
+                    let [a, b] = d.block(r);
+                    owned += a.len() * b.len();
+                    for k in 0..2 {
+                        for step in [-1isize, 1] {
+                            if let Some(n) = d.neighbour(r, k, step) {
+                                assert_eq!(d.neighbour(n, k, -step), Some(r), "{ranks} {periodic:?} {r} {k}");
+                            } else {
+                                assert!(!periodic[k]);
+                            }
+                        }
+                    }
+                }
+                assert_eq!(owned, 99);
+                for i in 0..11 {
+                    for j in 0..9 {
+                        let [a, b] = d.block(d.owner([i, j]));
+                        assert!(a.contains(&i) && b.contains(&j));
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn impossible_splits_are_typed_errors() {
+        let e = Decomposition::try_with_dims([3, 8], [4, 1], [false; 2]).unwrap_err();
+        assert!(e.to_string().contains("axis 0 has 3 points for 4 processes"), "{e}");
+        assert!(Decomposition::try_new([8, 8], 0, [false; 2]).is_err());
+        assert!(Decomposition::try_with_dims([8], [0], [false]).is_err());
+        assert!(Decomposition::try_with_dims([usize::MAX; 2], [usize::MAX, 2], [false; 2]).is_err());
+    }
+}

@@ -1,0 +1,8 @@
+//! Distributed arrays: a global grid split into blocks, one per process of a Cartesian process
+//! grid. [`Decomposition`] is the arithmetic of the split (process grid, each rank's block,
+//! owners, neighbours), independent of any transport, so it is tested without MPI and shared by
+//! every rank, which computes the same answer on its own.
+
+mod decomposition;
+
+pub use decomposition::{dims_create, Decomposition};
