@@ -1,0 +1,150 @@
+//! Distributed arrays under `mpirun -n P` (scripts/test runs P = 1, 2, 3 and 4): halo contents
+//! after an exchange against the global index they should mirror, for every face, edge and corner,
+//! fixed and periodic; gather/scatter round trips; global reductions; and distributed Jacobi
+//! sweeps against the single-process sweeps, bit for bit. A plain binary (no test harness), so
+//! every process runs the same checks in the same order; a failed check aborts the whole job
+//! instead of leaving the other processes waiting.
+
+use cnda::dist::DistArray;
+use cnda::prelude::*;
+use cnda::stencil::{DoubleBuffer, LinearStencil};
+use mpi::traits::Communicator;
+
+/// The value a point at global index `g` holds: distinct for every index of the test grids.
+fn value<const N: usize>(g: [usize; N]) -> f64 {
+    g.iter().fold(1.0, |acc, &i| acc * 100.0 + i as f64)
+}
+
+/// What the halo point at (unwrapped) global index `g` must hold after an exchange: the value of
+/// its periodic image, or the sentinel where a fixed edge is crossed.
+fn expected<const N: usize>(g: [isize; N], global: [usize; N], periodic: [bool; N], sentinel: f64) -> f64 {
+    let mut at = [0usize; N];
+    for k in 0..N {
+        let n = global[k] as isize;
+        if (0..n).contains(&g[k]) {
+            at[k] = g[k] as usize;
+        } else if periodic[k] {
+            at[k] = g[k].rem_euclid(n) as usize;
+        } else {
+            return sentinel;
+        }
+    }
+    value(at)
+}
+
+/// Fills the owned points, exchanges, and checks every local point (owned and halo).
+fn check_halos<const N: usize>(comm: &impl Communicator, global: [usize; N], halo: [usize; N], periodic: [bool; N]) {
+    let sentinel = -1.0;
+    let mut u = DistArray::<f64, N>::new(comm, global, halo, periodic);
+    u.local_mut().fill(sentinel);
+    u.fill_owned_with(value);
+    u.exchange_halos();
+    let shape = u.local().shape();
+    let mut checked = 0;
+    for_each_index(shape, |i| {
+        let want = expected(u.global_index(i), global, periodic, sentinel);
+        assert_eq!(
+            u.local()[i],
+            want,
+            "rank {} local {i:?} global {:?} ({global:?}, halo {halo:?}, periodic {periodic:?})",
+            u.rank(),
+            u.global_index(i)
+        );
+        checked += 1;
+    });
+    assert_eq!(checked, shape.iter().product::<usize>());
+}
+
+fn for_each_index<const N: usize>(shape: [usize; N], mut f: impl FnMut([usize; N])) {
+    let total: usize = shape.iter().product();
+    for flat in 0..total {
+        let mut rest = flat;
+        let mut i = [0; N];
+        for k in (0..N).rev() {
+            i[k] = rest % shape[k];
+            rest /= shape[k];
+        }
+        f(i);
+    }
+}
+
+/// Gather, scatter and the reductions against the whole grid built on every process.
+fn check_collectives(comm: &impl Communicator) {
+    let global = [11, 9];
+    let whole = Array::from_fn(global, value);
+    let mut u = DistArray::<f64, 2>::new(comm, global, [1, 2], [false, true]);
+    u.fill_owned_with(value);
+    match u.gather(0) {
+        Some(g) => assert_eq!(g, whole, "gather"),
+        None => assert_ne!(u.rank(), 0),
+    }
+    assert_eq!(u.sum(), whole.sum(), "sum");
+    assert_eq!(u.min(), value([0, 0]), "min");
+    assert_eq!(u.max(), value([10, 8]), "max");
+    // Scatter another grid from the last rank, then gather it back to rank 0.
+    let root = comm.size() as usize - 1;
+    let other = Array::from_fn(global, |[i, j]| (i * 9 + j) as f64 * 0.5);
+    u.scatter(root, (u.rank() == root).then_some(&other));
+    let start = u.owned_range().map(|r| r.start);
+    assert_eq!(u.owned()[[0, 0]], other[[start[0], start[1]]], "scatter");
+    if let Some(g) = u.gather(0) {
+        assert_eq!(g, other, "scatter then gather");
+    }
+}
+
+/// `steps` Jacobi sweeps with fixed boundary values, distributed (exchange, sweep the block, keep
+/// the global edge) against the same sweeps on one process: equal bit for bit.
+fn check_jacobi(comm: &impl Communicator, global: [usize; 2], steps: usize) {
+    let jacobi = LinearStencil::jacobi_5pt();
+    let initial = Array::from_fn(global, |[i, j]| if i == 0 { 1.0 } else { ((i * 7 + j * 3) % 5) as f64 * 0.1 });
+    let mut reference = DoubleBuffer::new(initial.clone());
+    for _ in 0..steps {
+        let (a, b) = reference.split();
+        jacobi.apply(a, b);
+        reference.swap();
+    }
+    let mut u = DistArray::<f64, 2>::new(comm, global, [1, 1], [false, false]);
+    u.fill_owned_with(|g| initial[g]);
+    let on_edge = |g: [isize; 2]| (0..2).any(|k| g[k] <= 0 || g[k] >= global[k] as isize - 1);
+    for _ in 0..steps {
+        u.exchange_halos();
+        let mut next = u.local().clone();
+        jacobi.apply(u.local().view(), next.view_mut());
+        for_each_index(next.shape(), |i| {
+            if on_edge(u.global_index(i)) {
+                next[i] = u.local()[i]; // the global boundary keeps its values
+            }
+        });
+        *u.local_mut() = next;
+    }
+    if let Some(g) = u.gather(0) {
+        assert_eq!(&g, reference.current(), "distributed Jacobi differs from one process");
+    }
+}
+
+fn main() {
+    let universe = mpi::initialize().expect("MPI initializes once");
+    let world = universe.world();
+    let default_hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        default_hook(info);
+        // SAFETY: MPI is initialized; aborting the job is what a failed check must do.
+        unsafe { mpi::ffi::MPI_Abort(mpi::ffi::RSMPI_COMM_WORLD, 1) };
+    }));
+    let mut checks = 0;
+    for periodic in [[false, false], [true, false], [false, true], [true, true]] {
+        check_halos(&world, [13, 10], [1, 1], periodic);
+        check_halos(&world, [13, 10], [2, 1], periodic);
+        checks += 2;
+    }
+    check_halos(&world, [9, 7, 6], [1, 1, 1], [true, false, true]);
+    check_halos(&world, [9, 7, 6], [1, 2, 1], [false, true, false]);
+    check_halos(&world, [17], [2], [true]);
+    checks += 3;
+    check_collectives(&world);
+    check_jacobi(&world, [30, 22], 25);
+    checks += 2;
+    if world.rank() == 0 {
+        println!("tests/mpi.rs: {checks} checks passed on {} processes", world.size());
+    }
+}
