@@ -5,14 +5,16 @@ use core::ops::Range;
 
 use mpi::collective::SystemOperation;
 use mpi::datatype::{Equivalence, PartitionMut};
+use mpi::raw::AsRaw;
 use mpi::topology::SimpleCommunicator;
-use mpi::traits::{Communicator, CommunicatorCollectives, Destination, Root, Source};
+use mpi::traits::{Communicator, CommunicatorCollectives, Root};
 
+use super::exchange::HaloPlan;
 use super::Decomposition;
 use crate::array::Array;
 use crate::element::{Numeric, Pod};
 use crate::error::{or_panic, Error, Result};
-use crate::layout::Strided;
+use crate::layout::{RowMajor, Strided};
 use crate::view::{ArrayView, ArrayViewMut};
 
 /// A global grid of shape `global` distributed over the processes of a communicator: each process
@@ -40,6 +42,7 @@ pub struct DistArray<T: Pod + Equivalence, const N: usize> {
     rank: usize,
     halo: [usize; N],
     local: Array<T, N>,
+    plan: HaloPlan,
 }
 
 impl<T: Pod + Equivalence, const N: usize> DistArray<T, N> {
@@ -119,7 +122,8 @@ impl<T: Pod + Equivalence, const N: usize> DistArray<T, N> {
             })?;
         }
         let local = Array::try_zeros(shape)?;
-        Ok(DistArray { comm: comm.duplicate(), decomposition, rank, halo, local })
+        let plan = HaloPlan::new(&decomposition, rank, halo, T::equivalent_datatype().as_raw())?;
+        Ok(DistArray { comm: comm.duplicate(), decomposition, rank, halo, local, plan })
     }
 
     /// How the global grid is split.
@@ -147,9 +151,10 @@ impl<T: Pod + Equivalence, const N: usize> DistArray<T, N> {
         &self.local
     }
 
-    /// The local block with its halos, mutably (to set boundary values in a fixed edge's halo).
-    pub fn local_mut(&mut self) -> &mut Array<T, N> {
-        &mut self.local
+    /// The local block with its halos, mutably (to set boundary values in a fixed edge's halo, or
+    /// write a sweep's result); a view, so the block keeps its shape and place.
+    pub fn local_mut(&mut self) -> ArrayViewMut<'_, T, N, RowMajor> {
+        self.local.view_mut()
     }
 
     /// The owned points: the local block without its halos.
@@ -187,49 +192,33 @@ impl<T: Pod + Equivalence, const N: usize> DistArray<T, N> {
         for_each_index(block, |i| owned[i] = f(core::array::from_fn(|k| start[k] + i[k])));
     }
 
-    /// Fills every halo from the neighbouring blocks (wrapping on periodic axes), faces, edges
-    /// and corners alike: axis by axis, each over the whole local extent of the other axes, so a
-    /// corner arrives through the edge neighbour that received it along the axis before. Halos on
-    /// a fixed global edge are left alone. Collective over the communicator.
+    /// Fills every halo from the neighbouring blocks (faces, edges and corners, wrapping on
+    /// periodic axes). A halo across a fixed global edge (a corner too, when one of its axes
+    /// crosses a fixed edge) is left alone: it holds the boundary values the program sets.
+    /// Collective over the communicator.
     pub fn exchange_halos(&mut self) {
-        for axis in 0..N {
-            self.exchange_axis(axis);
-        }
+        self.exchange_halos_with(|_| ());
     }
 
-    /// Exchanges the halos of one axis with the two neighbours along it.
-    fn exchange_axis(&mut self, axis: usize) {
-        let w = self.halo[axis];
-        if w == 0 {
-            return;
-        }
-        let n = self.decomposition.block_shape(self.rank)[axis];
-        let lower = self.decomposition.neighbour(self.rank, axis, -1);
-        let upper = self.decomposition.neighbour(self.rank, axis, 1);
-        // My first owned slabs go down (to the lower neighbour's upper halo), my last ones up.
-        let slab = |start: usize| self.local.view().narrow(axis, start, w).to_owned();
-        let (down, up) = (slab(w), slab(n));
-        let (mut from_upper, mut from_lower) = (down.clone(), up.clone());
-        let (tag_down, tag_up) = (2 * axis as i32, 2 * axis as i32 + 1);
-        let comm = &self.comm;
-        let process = |r: usize| comm.process_at_rank(r as i32);
-        mpi::request::scope(|scope| {
-            let from_upper =
-                upper.map(|r| process(r).immediate_receive_into_with_tag(scope, from_upper.as_mut_slice(), tag_down));
-            let from_lower =
-                lower.map(|r| process(r).immediate_receive_into_with_tag(scope, from_lower.as_mut_slice(), tag_up));
-            let to_lower = lower.map(|r| process(r).immediate_send_with_tag(scope, down.as_slice(), tag_down));
-            let to_upper = upper.map(|r| process(r).immediate_send_with_tag(scope, up.as_slice(), tag_up));
-            for request in [from_upper, from_lower, to_lower, to_upper].into_iter().flatten() {
-                request.wait();
-            }
-        });
-        if upper.is_some() {
-            self.local.view_mut().narrow(axis, n + w, w).assign(&from_upper);
-        }
-        if lower.is_some() {
-            self.local.view_mut().narrow(axis, 0, w).assign(&from_lower);
-        }
+    /// [`DistArray::exchange_halos`] with `during` run while the messages are in flight, given the
+    /// owned points (which the exchange only reads): the split form that hides communication
+    /// behind the interior of a sweep, whose points need no halo. Its result is returned once
+    /// every halo has arrived. A closure rather than a start/finish pair: a forgotten "finish"
+    /// guard would leave MPI writing into memory the program could reach again.
+    ///
+    /// ```no_run
+    /// # use cnda::dist::DistArray;
+    /// # let universe = mpi::initialize().unwrap();
+    /// # let mut u = DistArray::<f64, 2>::new(&universe.world(), [512, 512], [1, 1], [false; 2]);
+    /// let interior_sum = u.exchange_halos_with(|owned| owned.sum());
+    /// ```
+    pub fn exchange_halos_with<R>(&mut self, during: impl FnOnce(ArrayView<'_, T, N, Strided>) -> R) -> R {
+        let base = self.local.desc_mut().handle.cast::<core::ffi::c_void>();
+        let owned = self.owned();
+        // SAFETY: the plan was made for this block, row-major and of this shape for the array's
+        // life (`local_mut` hands out views only); `during` gets a shared view of the owned
+        // points, which the plan only reads, and nothing else can reach the halos meanwhile.
+        unsafe { self.plan.exchange(&self.comm, base, || during(owned)) }
     }
 
     /// The whole grid on process `root` (`None` on the others). Collective.

@@ -8,6 +8,8 @@
 #[cfg(feature = "mpi")]
 mod array;
 mod decomposition;
+#[cfg(feature = "mpi")]
+mod exchange;
 
 #[cfg(feature = "mpi")]
 pub use array::DistArray;
