@@ -5,9 +5,9 @@
 //! every process runs the same checks in the same order; a failed check aborts the whole job
 //! instead of leaving the other processes waiting.
 
-use cnda::dist::DistArray;
+use cnda::dist::{DistArray, DistDoubleBuffer};
 use cnda::prelude::*;
-use cnda::stencil::{DoubleBuffer, LinearStencil};
+use cnda::stencil::{fill_halo, interior, pad_axes, DoubleBuffer, LinearStencil, PadMode};
 use mpi::traits::Communicator;
 
 /// The value a point at global index `g` holds: distinct for every index of the test grids.
@@ -132,6 +132,51 @@ fn check_jacobi(comm: &impl Communicator, global: [usize; 2], steps: usize) {
     }
 }
 
+/// `steps` sweeps of `stencil` with `apply_dist` over a `DistDoubleBuffer` against one process
+/// sweeping the whole grid (padded with periodic images on the periodic axes, refreshed before
+/// every sweep): equal bit for bit; and the residual of the last sweep against one process's.
+fn check_apply_dist<const N: usize, const R: usize, const K: usize>(
+    comm: &impl Communicator,
+    stencil: &LinearStencil<f64, N, R, K>,
+    global: [usize; N],
+    periodic: [bool; N],
+    steps: usize,
+) {
+    let f = |g: [usize; N]| g.iter().enumerate().map(|(k, &i)| ((i * (7 + k) + k) % 11) as f64 * 0.1).sum::<f64>();
+    let widths = periodic.map(|p| if p { R } else { 0 });
+    let modes = periodic.map(|p| if p { PadMode::Periodic } else { PadMode::Constant(0.0) });
+    let mut reference = DoubleBuffer::new(pad_axes(Array::from_fn(global, f).view(), widths, modes));
+    for _ in 0..steps {
+        fill_halo(reference.current_mut().view_mut(), widths, [PadMode::Periodic; N]);
+        let (a, b) = reference.split();
+        stencil.apply(a, b);
+        reference.swap();
+    }
+    let strip =
+        |a: &Array<f64, N>| (0..N).fold(a.view().into_strided(), |v, k| v.narrow(k, widths[k], global[k])).to_owned();
+    let mut initial = DistArray::<f64, N>::new(comm, global, [R; N], periodic);
+    initial.fill_owned_with(f);
+    let mut field = DistDoubleBuffer::new(initial); // both fields hold the boundary values
+    let mut last = f64::NAN;
+    for step in 0..steps {
+        let (u, v) = field.both_mut();
+        stencil.apply_dist(u, v);
+        if step + 1 == steps {
+            last = v.max_abs_diff(u);
+        }
+        field.swap();
+    }
+    if let Some(g) = field.current().gather(0) {
+        assert_eq!(g, strip(reference.current()), "apply_dist {global:?} {periodic:?} radius {R}");
+        if steps > 0 {
+            let (now, before) =
+                (strip(reference.current()), strip(&interior(reference.split().1.into_view(), 0).to_owned()));
+            let want = Zip::from(now.view()).and(before.view()).fold(0.0f64, |m, &a, &b| m.max((a - b).abs()));
+            assert_eq!(last, want, "max_abs_diff");
+        }
+    }
+}
+
 fn main() {
     let universe = mpi::initialize().expect("MPI initializes once");
     let world = universe.world();
@@ -153,6 +198,20 @@ fn main() {
     checks += 3;
     check_collectives(&world);
     check_jacobi(&world, [30, 22], 25);
+    checks += 2;
+    for periodic in [[false, false], [true, false], [true, true]] {
+        check_apply_dist(&world, &LinearStencil::laplacian_9pt(0.5), [19, 14], periodic, 6);
+        checks += 1;
+    }
+    let wide = LinearStencil::<f64, 2, 2, 5>::new([
+        ([-2, 0], 0.1),
+        ([0, 2], 0.2),
+        ([1, -1], 0.3),
+        ([0, 0], -0.4),
+        ([2, 1], 0.05),
+    ]);
+    check_apply_dist(&world, &wide, [21, 16], [true, false], 5);
+    check_apply_dist(&world, &LinearStencil::jacobi_7pt(), [10, 9, 8], [false, true, true], 4);
     checks += 2;
     if world.rank() == 0 {
         println!("tests/mpi.rs: {checks} checks passed on {} processes", world.size());

@@ -157,6 +157,11 @@ impl<T: Pod + Equivalence, const N: usize> DistArray<T, N> {
         self.local.view_mut()
     }
 
+    /// The local block's descriptor, for writing through (the distributed stencil sweep).
+    pub(crate) fn local_desc_mut(&mut self) -> crate::ops::desc::Desc<crate::backend::Cpu, T, N> {
+        self.local.desc_mut()
+    }
+
     /// The owned points: the local block without its halos.
     pub fn owned(&self) -> ArrayView<'_, T, N, Strided> {
         let view = self.local.view();
@@ -286,6 +291,52 @@ impl<T: Pod + Equivalence, const N: usize> DistArray<T, N> {
             .collect();
         let displs = counts.iter().scan(0i32, |at, &c| Some(core::mem::replace(at, *at + c))).collect();
         (counts, displs)
+    }
+}
+
+/// A copy on a duplicate of the communicator. Collective: every process clones its part.
+impl<T: Pod + Equivalence, const N: usize> Clone for DistArray<T, N> {
+    fn clone(&self) -> Self {
+        let plan = HaloPlan::new(&self.decomposition, self.rank, self.halo, T::equivalent_datatype().as_raw())
+            .expect("the original's plan was built from the same split");
+        DistArray {
+            comm: self.comm.duplicate(),
+            decomposition: self.decomposition,
+            rank: self.rank,
+            halo: self.halo,
+            local: self.local.clone(),
+            plan,
+        }
+    }
+}
+
+impl<T: crate::element::Float + Equivalence, const N: usize> DistArray<T, N> {
+    /// The largest `|self - other|` over the grid's points (a residual's maximum norm), the same
+    /// on every process; NaN when any difference is NaN. Collective.
+    ///
+    /// # Panics
+    ///
+    /// When the two arrays are split differently.
+    #[track_caller]
+    pub fn max_abs_diff(&self, other: &DistArray<T, N>) -> T {
+        assert_eq!(self.decomposition, other.decomposition, "max_abs_diff: the arrays are split differently");
+        let mine = crate::Zip::from(self.owned()).and(other.owned()).fold(T::ZERO, |m, &a, &b| {
+            let d = (a - b).abs();
+            if d > m || d.is_nan() {
+                d
+            } else {
+                m
+            }
+        });
+        // MPI's max may drop a NaN, which must not pass for convergence: flag it separately.
+        let (nan, mut any_nan) = (i32::from(mine.is_nan()), 0);
+        self.comm.all_reduce_into(&nan, &mut any_nan, SystemOperation::max());
+        let max = self.all_reduce(mine, SystemOperation::max());
+        if any_nan != 0 {
+            (-T::ONE).sqrt() // NaN
+        } else {
+            max
+        }
     }
 }
 

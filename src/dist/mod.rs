@@ -10,7 +10,11 @@ mod array;
 mod decomposition;
 #[cfg(feature = "mpi")]
 mod exchange;
+#[cfg(feature = "mpi")]
+mod stencil;
 
 #[cfg(feature = "mpi")]
 pub use array::DistArray;
 pub use decomposition::{dims_create, Decomposition};
+#[cfg(feature = "mpi")]
+pub use stencil::DistDoubleBuffer;

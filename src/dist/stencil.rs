@@ -1,0 +1,211 @@
+//! Stencil sweeps over distributed grids: [`LinearStencil::apply_dist`], which hides the halo
+//! exchange behind the interior of the block, and [`DistDoubleBuffer`].
+
+use core::ops::Range;
+
+use mpi::datatype::Equivalence;
+
+use super::DistArray;
+use crate::backend::Cpu;
+use crate::element::Numeric;
+use crate::error::{or_panic, Error, Result};
+use crate::ops::desc::Desc;
+use crate::stencil::{LinearStencil, StencilKernels};
+
+impl<T: Numeric + Equivalence, const N: usize, const R: usize, const K: usize> LinearStencil<T, N, R, K> {
+    /// One sweep over a distributed grid: `v = stencil(u)` at every global point at least `R`
+    /// from a fixed global edge (every point along periodic axes), the same bit for bit as
+    /// [`LinearStencil::apply`] on the whole grid; `v`'s other points are left alone. `u`'s
+    /// halos are exchanged first, and the points whose taps stay inside the owned block are
+    /// swept while the messages travel; the strip next to the halos follows. Collective.
+    ///
+    /// # Panics
+    ///
+    /// As [`LinearStencil::try_apply_dist`] errs.
+    #[track_caller]
+    pub fn apply_dist(&self, u: &mut DistArray<T, N>, v: &mut DistArray<T, N>) {
+        or_panic(self.try_apply_dist(u, v))
+    }
+
+    /// [`LinearStencil::apply_dist`], returning errors.
+    ///
+    /// # Errors
+    ///
+    /// `Error::ShapeMismatch` when `u` and `v` are split differently or have different halos;
+    /// `Error::Decomposition` when a halo is narrower than the radius on an axis with neighbours.
+    pub fn try_apply_dist(&self, u: &mut DistArray<T, N>, v: &mut DistArray<T, N>) -> Result<()> {
+        let d = *u.decomposition();
+        if d != *v.decomposition() || u.halo() != v.halo() {
+            return Err(Error::ShapeMismatch {
+                op: "LinearStencil::apply_dist",
+                expected: u.local().shape().to_vec(),
+                got: v.local().shape().to_vec(),
+            });
+        }
+        let (halo, block, start) = (u.halo(), d.block_shape(u.rank()), u.owned_range().map(|r| r.start));
+        if let Some(k) = (0..N).find(|&k| (d.dims()[k] > 1 || d.periodic()[k]) && halo[k] < R) {
+            return Err(Error::Decomposition {
+                op: "LinearStencil::apply_dist",
+                reason: format!("the halo of axis {k} is {} wide, narrower than the stencil's radius {R}", halo[k]),
+                fix: "build the arrays with a halo at least as wide as the radius",
+            });
+        }
+        // Owned coordinates of the points to update, and of those whose taps stay owned.
+        let update: [Range<usize>; N] = core::array::from_fn(|k| {
+            if d.periodic()[k] {
+                return 0..block[k];
+            }
+            let global = d.global_shape()[k];
+            let lo = R.saturating_sub(start[k]).min(block[k]);
+            let hi = (global.saturating_sub(R)).saturating_sub(start[k]).min(block[k]).max(lo);
+            lo..hi
+        });
+        let inner: [Range<usize>; N] = core::array::from_fn(|k| {
+            let r = update[k].start.max(R)..update[k].end.min(block[k].saturating_sub(R));
+            if r.start < r.end {
+                r
+            } else {
+                update[k].start..update[k].start
+            }
+        });
+        let out = v.local_desc_mut();
+        let taps = self.taps();
+        u.exchange_halos_with(|owned| {
+            // SAFETY: `out` is `v`'s block, distinct from `u`'s; the inner box lies inside the
+            // owned region and the taps of its points inside the owned points the closure reads.
+            unsafe { sweep_box(out, halo, owned.raw.desc(), [0; N], &inner, taps) }
+        })?;
+        let input = u.local().desc();
+        for strip in strips(&update, &inner) {
+            // SAFETY: as above; the strip's taps reach at most `R <= halo` into the halos, which
+            // the exchange has filled.
+            unsafe { sweep_box(out, halo, input, halo, &strip, taps) }?;
+        }
+        Ok(())
+    }
+}
+
+/// The stencil over the box `at` (owned coordinates): output `out` (a local block with halos
+/// `halo`), input `input` whose owned coordinates start at `input_at`.
+///
+/// # Safety
+///
+/// As for `StencilKernels::linear`, for the box.
+unsafe fn sweep_box<T: Numeric, const N: usize, const K: usize>(
+    out: Desc<Cpu, T, N>,
+    halo: [usize; N],
+    input: Desc<Cpu, T, N>,
+    input_at: [usize; N],
+    at: &[Range<usize>; N],
+    taps: &[([isize; N], T); K],
+) -> Result<()> {
+    if at.iter().any(|r| r.is_empty()) {
+        return Ok(());
+    }
+    let cut = |d: Desc<Cpu, T, N>, origin: [usize; N]| {
+        (0..N).fold(d, |d, k| d.narrowed(k, origin[k] + at[k].start, at[k].len()))
+    };
+    // SAFETY: the caller's contract.
+    unsafe { Cpu::linear(&Cpu, cut(out, halo), cut(input, input_at), taps) }
+}
+
+/// `update` minus `inner` as at most `2 N` disjoint boxes: along each axis `k`, the slabs below
+/// and above `inner`, over `inner` on the axes before `k` and all of `update` on those after.
+fn strips<const N: usize>(update: &[Range<usize>; N], inner: &[Range<usize>; N]) -> Vec<[Range<usize>; N]> {
+    let mut boxes = Vec::with_capacity(2 * N);
+    for k in 0..N {
+        let around = |below: bool| -> [Range<usize>; N] {
+            core::array::from_fn(|j| match j.cmp(&k) {
+                core::cmp::Ordering::Less => inner[j].clone(),
+                core::cmp::Ordering::Greater => update[j].clone(),
+                core::cmp::Ordering::Equal if below => update[k].start..inner[k].start,
+                core::cmp::Ordering::Equal => inner[k].end..update[k].end,
+            })
+        };
+        boxes.push(around(true));
+        boxes.push(around(false));
+    }
+    boxes
+}
+
+/// Two distributed fields of one split whose roles swap after every sweep, as
+/// [`DoubleBuffer`](crate::stencil::DoubleBuffer) for one process.
+///
+/// ```no_run
+/// use cnda::dist::{DistArray, DistDoubleBuffer};
+/// use cnda::stencil::LinearStencil;
+/// let universe = mpi::initialize().unwrap();
+/// let mut field = DistDoubleBuffer::new(DistArray::<f64, 2>::new(&universe.world(), [256, 256], [1, 1], [false; 2]));
+/// for _ in 0..100 {
+///     let (u, v) = field.both_mut();
+///     LinearStencil::jacobi_5pt().apply_dist(u, v);
+///     field.swap();
+/// }
+/// ```
+pub struct DistDoubleBuffer<T: Numeric + Equivalence, const N: usize> {
+    current: DistArray<T, N>,
+    next: DistArray<T, N>,
+}
+
+impl<T: Numeric + Equivalence, const N: usize> DistDoubleBuffer<T, N> {
+    /// Starts from `initial`; the scratch field is a copy (boundary values persist in both).
+    /// Collective.
+    pub fn new(initial: DistArray<T, N>) -> Self {
+        let next = initial.clone();
+        DistDoubleBuffer { current: initial, next }
+    }
+
+    /// The current field.
+    pub fn current(&self) -> &DistArray<T, N> {
+        &self.current
+    }
+
+    /// The current field, mutably.
+    pub fn current_mut(&mut self) -> &mut DistArray<T, N> {
+        &mut self.current
+    }
+
+    /// The current field to read and the next one to write.
+    pub fn both_mut(&mut self) -> (&mut DistArray<T, N>, &mut DistArray<T, N>) {
+        (&mut self.current, &mut self.next)
+    }
+
+    /// Makes the field just written the current one.
+    pub fn swap(&mut self) {
+        core::mem::swap(&mut self.current, &mut self.next);
+    }
+
+    /// The current field, consuming the buffer.
+    pub fn into_current(self) -> DistArray<T, N> {
+        self.current
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::strips;
+
+    #[test]
+    fn strips_and_inner_box_tile_the_update_region() {
+        let update = [0..7, 2..9];
+        for inner in [[1..6, 3..8], [0..7, 2..9], [3..3, 4..6], [1..2, 2..2]] {
+            let mut seen = [0u8; 7 * 9];
+            let mut mark = |b: &[core::ops::Range<usize>; 2]| {
+                for i in b[0].clone() {
+                    for j in b[1].clone() {
+                        seen[i * 9 + j] += 1;
+                    }
+                }
+            };
+            mark(&inner);
+            for b in strips(&update, &inner) {
+                mark(&b);
+            }
+            for i in 0..7 {
+                for j in 0..9 {
+                    assert_eq!(seen[i * 9 + j], u8::from(update[1].contains(&j)), "{inner:?} {i} {j}");
+                }
+            }
+        }
+    }
+}
