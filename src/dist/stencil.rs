@@ -60,8 +60,17 @@ impl<T: Numeric + Equivalence, const N: usize, const R: usize, const K: usize> L
             let hi = (global.saturating_sub(R)).saturating_sub(start[k]).min(block[k]).max(lo);
             lo..hi
         });
+        // A side with no neighbour is a fixed global edge, already `R` away from every updated
+        // point, so the inner box reaches it: no strip there.
+        let rank = u.rank();
         let inner: [Range<usize>; N] = core::array::from_fn(|k| {
-            let r = update[k].start.max(R)..update[k].end.min(block[k].saturating_sub(R));
+            let lo = if d.neighbour(rank, k, -1).is_some() { update[k].start.max(R) } else { update[k].start };
+            let hi = if d.neighbour(rank, k, 1).is_some() {
+                update[k].end.min(block[k].saturating_sub(R))
+            } else {
+                update[k].end
+            };
+            let r = lo..hi;
             if r.start < r.end {
                 r
             } else {
@@ -72,7 +81,9 @@ impl<T: Numeric + Equivalence, const N: usize, const R: usize, const K: usize> L
         let taps = self.taps();
         u.exchange_halos_with(|owned| {
             // SAFETY: `out` is `v`'s block, distinct from `u`'s; the inner box lies inside the
-            // owned region and the taps of its points inside the owned points the closure reads.
+            // owned region and the taps of its points inside the owned points the closure reads
+            // (towards a side with a neighbour it keeps `R` away; a side without one is a fixed
+            // global edge, which the update region keeps `R` away from).
             unsafe { sweep_box(out, halo, owned.raw.desc(), [0; N], &inner, taps) }
         })?;
         let input = u.local().desc();
