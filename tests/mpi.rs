@@ -55,6 +55,22 @@ fn check_halos<const N: usize>(comm: &impl Communicator, global: [usize; N], hal
     assert_eq!(checked, shape.iter().product::<usize>());
 }
 
+/// `exchange_faces` fills the face halos as `exchange_halos` does and leaves edges and corners.
+fn check_faces<const N: usize>(comm: &impl Communicator, global: [usize; N], halo: [usize; N], periodic: [bool; N]) {
+    let sentinel = -1.0;
+    let mut u = DistArray::<f64, N>::new(comm, global, halo, periodic);
+    u.local_mut().fill(sentinel);
+    u.fill_owned_with(value);
+    u.exchange_faces();
+    let owned = u.owned_range();
+    for_each_index(u.local().shape(), |i| {
+        let g = u.global_index(i);
+        let outside = (0..N).filter(|&k| !(owned[k].start as isize..owned[k].end as isize).contains(&g[k])).count();
+        let want = if outside <= 1 { expected(g, global, periodic, sentinel) } else { sentinel };
+        assert_eq!(u.local()[i], want, "faces: rank {} local {i:?} global {g:?}", u.rank());
+    });
+}
+
 fn for_each_index<const N: usize>(shape: [usize; N], mut f: impl FnMut([usize; N])) {
     let total: usize = shape.iter().product();
     for flat in 0..total {
@@ -195,7 +211,9 @@ fn main() {
     check_halos(&world, [9, 7, 6], [1, 1, 1], [true, false, true]);
     check_halos(&world, [9, 7, 6], [1, 2, 1], [false, true, false]);
     check_halos(&world, [17], [2], [true]);
-    checks += 3;
+    check_faces(&world, [13, 10], [1, 2], [true, false]);
+    check_faces(&world, [9, 7, 6], [1, 1, 1], [true, true, false]);
+    checks += 5;
     check_collectives(&world);
     check_jacobi(&world, [30, 22], 25);
     checks += 2;

@@ -14,6 +14,8 @@ use crate::error::{Error, Result};
 /// One neighbour: its rank, the region of the local block sent to it and the region its message
 /// fills, as committed MPI datatypes, and the tags of both messages.
 struct Neighbour {
+    /// Whether it shares a face (one non-zero offset), not just an edge or a corner.
+    face: bool,
     rank: c_int,
     send: ffi::MPI_Datatype,
     recv: ffi::MPI_Datatype,
@@ -63,6 +65,7 @@ impl HaloPlan {
             let send_at: Vec<c_int> = send_at.into_iter().map(int).collect::<Result<_>>()?;
             let recv_at: Vec<c_int> = recv_at.into_iter().map(int).collect::<Result<_>>()?;
             neighbours.push(Neighbour {
+                face: offset.iter().filter(|&&o| o != 0).count() == 1,
                 rank: to as c_int,
                 send: subarray(&local, &sub, &send_at, element),
                 recv: subarray(&local, &sub, &recv_at, element),
@@ -73,8 +76,8 @@ impl HaloPlan {
         Ok(HaloPlan { neighbours })
     }
 
-    /// Starts every receive and send on the block at `base`, then runs `during`, then waits for
-    /// all of them.
+    /// Starts every receive and send on the block at `base` (only the face neighbours' with
+    /// `faces_only`), then runs `during`, then waits for all of them.
     ///
     /// # Safety
     ///
@@ -85,11 +88,13 @@ impl HaloPlan {
         &self,
         comm: &impl AsRaw<Raw = ffi::MPI_Comm>,
         base: *mut core::ffi::c_void,
+        faces_only: bool,
         during: impl FnOnce() -> R,
     ) -> R {
+        let neighbours: Vec<&Neighbour> = self.neighbours.iter().filter(|n| n.face || !faces_only).collect();
         // SAFETY: `RSMPI_REQUEST_NULL` is a constant handle of the MPI library.
-        let mut requests = vec![unsafe { ffi::RSMPI_REQUEST_NULL }; 2 * self.neighbours.len()];
-        for (n, pair) in self.neighbours.iter().zip(requests.chunks_exact_mut(2)) {
+        let mut requests = vec![unsafe { ffi::RSMPI_REQUEST_NULL }; 2 * neighbours.len()];
+        for (n, pair) in neighbours.iter().zip(requests.chunks_exact_mut(2)) {
             // SAFETY: the datatypes address the block at `base` (the caller's contract); each
             // request handle is written once and waited for below, before the block can move.
             unsafe {

@@ -16,8 +16,9 @@ impl<T: Numeric + Equivalence, const N: usize, const R: usize, const K: usize> L
     /// One sweep over a distributed grid: `v = stencil(u)` at every global point at least `R`
     /// from a fixed global edge (every point along periodic axes), the same bit for bit as
     /// [`LinearStencil::apply`] on the whole grid; `v`'s other points are left alone. `u`'s
-    /// halos are exchanged first, and the points whose taps stay inside the owned block are
-    /// swept while the messages travel; the strip next to the halos follows. Collective.
+    /// halos are exchanged first (the faces only when no tap is diagonal), and the points whose
+    /// taps stay inside the owned block are swept while the messages travel; the strip next to
+    /// the halos follows. Collective.
     ///
     /// # Panics
     ///
@@ -79,7 +80,9 @@ impl<T: Numeric + Equivalence, const N: usize, const R: usize, const K: usize> L
         });
         let out = v.local_desc_mut();
         let taps = self.taps();
-        u.exchange_halos_with(|owned| {
+        // A stencil without diagonal taps reads no edge or corner of the halo: faces suffice.
+        let faces_only = taps.iter().all(|(offset, _)| offset.iter().filter(|&&o| o != 0).count() <= 1);
+        u.exchange(faces_only, |owned| {
             // SAFETY: `out` is `v`'s block, distinct from `u`'s; the inner box lies inside the
             // owned region and the taps of its points inside the owned points the closure reads
             // (towards a side with a neighbour it keeps `R` away; a side without one is a fixed
