@@ -5,9 +5,9 @@
 //! every process runs the same checks in the same order; a failed check aborts the whole job
 //! instead of leaving the other processes waiting.
 
-use cnda::dist::{DistArray, DistDoubleBuffer};
+use cnda::dist::{sweep_dist, DistArray, DistDoubleBuffer};
 use cnda::prelude::*;
-use cnda::stencil::{fill_halo, interior, pad_axes, DoubleBuffer, LinearStencil, PadMode};
+use cnda::stencil::{self, fill_halo, interior, pad_axes, DoubleBuffer, LinearStencil, PadMode, Window2};
 use mpi::traits::Communicator;
 
 /// The value a point at global index `g` holds: distinct for every index of the test grids.
@@ -193,6 +193,37 @@ fn check_apply_dist<const N: usize, const R: usize, const K: usize>(
     }
 }
 
+/// A non-linear closure stencil reading a diagonal.
+fn nonlinear(out: &mut f64, w: Window2<'_, f64, 1>) {
+    *out = w[(0, 0)] + 0.1 * w[(-1, 0)] * w[(0, 1)] - 0.05 * w[(1, 1)];
+}
+
+/// `steps` sweeps of a closure stencil with `sweep_dist` against `stencil::sweep` over the whole
+/// (periodically padded) grid on one process: equal bit for bit.
+fn check_sweep_dist(comm: &impl Communicator, global: [usize; 2], periodic: [bool; 2], steps: usize) {
+    let f = |[i, j]: [usize; 2]| ((i * 5 + j * 3) % 7) as f64 * 0.1;
+    let widths = periodic.map(|p| if p { 1 } else { 0 });
+    let modes = periodic.map(|p| if p { PadMode::Periodic } else { PadMode::Constant(0.0) });
+    let mut reference = DoubleBuffer::new(pad_axes(Array::from_fn(global, f).view(), widths, modes));
+    for _ in 0..steps {
+        fill_halo(reference.current_mut().view_mut(), widths, [PadMode::Periodic; 2]);
+        let (a, b) = reference.split();
+        stencil::sweep(a, b, nonlinear);
+        reference.swap();
+    }
+    let mut u = DistArray::<f64, 2>::new(comm, global, [1, 1], periodic);
+    u.fill_owned_with(f);
+    let mut v = u.clone();
+    for _ in 0..steps {
+        sweep_dist(&mut u, &mut v, nonlinear);
+        core::mem::swap(&mut u, &mut v);
+    }
+    if let Some(g) = u.gather(0) {
+        let want = (0..2).fold(reference.current().view().into_strided(), |v, k| v.narrow(k, widths[k], global[k]));
+        assert_eq!(g, want.to_owned(), "sweep_dist {global:?} {periodic:?}");
+    }
+}
+
 fn main() {
     let universe = mpi::initialize().expect("MPI initializes once");
     let world = universe.world();
@@ -230,7 +261,13 @@ fn main() {
     ]);
     check_apply_dist(&world, &wide, [21, 16], [true, false], 5);
     check_apply_dist(&world, &LinearStencil::jacobi_7pt(), [10, 9, 8], [false, true, true], 4);
-    checks += 2;
+    check_apply_dist(&world, &LinearStencil::laplacian_9pt(1.0), [5, 4], [true, false], 3); // no inner box
+    checks += 3;
+    for periodic in [[false, false], [true, true], [false, true]] {
+        check_sweep_dist(&world, [17, 12], periodic, 5);
+        check_sweep_dist(&world, [5, 4], periodic, 3); // blocks of 2 or 3: no inner box
+        checks += 2;
+    }
     if world.rank() == 0 {
         println!("tests/mpi.rs: {checks} checks passed on {} processes", world.size());
     }

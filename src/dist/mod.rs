@@ -17,4 +17,4 @@ mod stencil;
 pub use array::DistArray;
 pub use decomposition::{dims_create, Decomposition};
 #[cfg(feature = "mpi")]
-pub use stencil::DistDoubleBuffer;
+pub use stencil::{sweep_dist, try_sweep_dist, DistDoubleBuffer};

@@ -7,9 +7,10 @@ use mpi::datatype::Equivalence;
 
 use super::DistArray;
 use crate::backend::Cpu;
-use crate::element::Numeric;
+use crate::element::{Numeric, Pod};
 use crate::error::{or_panic, Error, Result};
 use crate::ops::desc::Desc;
+use crate::stencil::Window;
 use crate::stencil::{LinearStencil, StencilKernels};
 
 impl<T: Numeric + Equivalence, const N: usize, const R: usize, const K: usize> LinearStencil<T, N, R, K> {
@@ -35,49 +36,8 @@ impl<T: Numeric + Equivalence, const N: usize, const R: usize, const K: usize> L
     /// `Error::ShapeMismatch` when `u` and `v` are split differently or have different halos;
     /// `Error::Decomposition` when a halo is narrower than the radius on an axis with neighbours.
     pub fn try_apply_dist(&self, u: &mut DistArray<T, N>, v: &mut DistArray<T, N>) -> Result<()> {
-        let d = *u.decomposition();
-        if d != *v.decomposition() || u.halo() != v.halo() {
-            return Err(Error::ShapeMismatch {
-                op: "LinearStencil::apply_dist",
-                expected: u.local().shape().to_vec(),
-                got: v.local().shape().to_vec(),
-            });
-        }
-        let (halo, block, start) = (u.halo(), d.block_shape(u.rank()), u.owned_range().map(|r| r.start));
-        if let Some(k) = (0..N).find(|&k| (d.dims()[k] > 1 || d.periodic()[k]) && halo[k] < R) {
-            return Err(Error::Decomposition {
-                op: "LinearStencil::apply_dist",
-                reason: format!("the halo of axis {k} is {} wide, narrower than the stencil's radius {R}", halo[k]),
-                fix: "build the arrays with a halo at least as wide as the radius",
-            });
-        }
-        // Owned coordinates of the points to update, and of those whose taps stay owned.
-        let update: [Range<usize>; N] = core::array::from_fn(|k| {
-            if d.periodic()[k] {
-                return 0..block[k];
-            }
-            let global = d.global_shape()[k];
-            let lo = R.saturating_sub(start[k]).min(block[k]);
-            let hi = (global.saturating_sub(R)).saturating_sub(start[k]).min(block[k]).max(lo);
-            lo..hi
-        });
-        // A side with no neighbour is a fixed global edge, already `R` away from every updated
-        // point, so the inner box reaches it: no strip there.
-        let rank = u.rank();
-        let inner: [Range<usize>; N] = core::array::from_fn(|k| {
-            let lo = if d.neighbour(rank, k, -1).is_some() { update[k].start.max(R) } else { update[k].start };
-            let hi = if d.neighbour(rank, k, 1).is_some() {
-                update[k].end.min(block[k].saturating_sub(R))
-            } else {
-                update[k].end
-            };
-            let r = lo..hi;
-            if r.start < r.end {
-                r
-            } else {
-                update[k].start..update[k].start
-            }
-        });
+        let Regions { update, inner } = Regions::new::<T, R>("LinearStencil::apply_dist", u, v)?;
+        let halo = u.halo();
         let out = v.local_desc_mut();
         let taps = self.taps();
         // A stencil without diagonal taps reads no edge or corner of the halo: faces suffice.
@@ -97,6 +57,141 @@ impl<T: Numeric + Equivalence, const N: usize, const R: usize, const K: usize> L
         }
         Ok(())
     }
+}
+
+/// Where one distributed sweep writes (owned coordinates): `update`, the points at least `R` from
+/// a fixed global edge, and `inner`, those of them whose taps stay inside the owned block (swept
+/// while the halos travel).
+struct Regions<const N: usize> {
+    update: [Range<usize>; N],
+    inner: [Range<usize>; N],
+}
+
+impl<const N: usize> Regions<N> {
+    /// The regions of `u`'s block for radius `R`, after checking that `v` is split alike.
+    ///
+    /// # Errors
+    ///
+    /// `Error::ShapeMismatch` when `u` and `v` are split differently or have different halos;
+    /// `Error::Decomposition` when a halo is narrower than `R` on an axis with neighbours.
+    fn new<T: Pod + Equivalence, const R: usize>(
+        op: &'static str,
+        u: &DistArray<T, N>,
+        v: &DistArray<T, N>,
+    ) -> Result<Self> {
+        let d = *u.decomposition();
+        if d != *v.decomposition() || u.halo() != v.halo() {
+            return Err(Error::ShapeMismatch {
+                op,
+                expected: u.local().shape().to_vec(),
+                got: v.local().shape().to_vec(),
+            });
+        }
+        let (halo, block, start) = (u.halo(), d.block_shape(u.rank()), u.owned_range().map(|r| r.start));
+        if let Some(k) = (0..N).find(|&k| (d.dims()[k] > 1 || d.periodic()[k]) && halo[k] < R) {
+            return Err(Error::Decomposition {
+                op,
+                reason: format!("the halo of axis {k} is {} wide, narrower than the stencil's radius {R}", halo[k]),
+                fix: "build the arrays with a halo at least as wide as the radius",
+            });
+        }
+        let update: [Range<usize>; N] = core::array::from_fn(|k| {
+            if d.periodic()[k] {
+                return 0..block[k];
+            }
+            let global = d.global_shape()[k];
+            let lo = R.saturating_sub(start[k]).min(block[k]);
+            let hi = (global.saturating_sub(R)).saturating_sub(start[k]).min(block[k]).max(lo);
+            lo..hi
+        });
+        // A side with no neighbour is a fixed global edge, already `R` away from every updated
+        // point, so the inner box reaches it: no strip there.
+        let rank = u.rank();
+        let inner: [Range<usize>; N] = core::array::from_fn(|k| {
+            let lo = if d.neighbour(rank, k, -1).is_some() { update[k].start.max(R) } else { update[k].start };
+            let hi = if d.neighbour(rank, k, 1).is_some() {
+                update[k].end.min(block[k].saturating_sub(R))
+            } else {
+                update[k].end
+            };
+            if lo < hi {
+                lo..hi
+            } else {
+                update[k].start..update[k].start
+            }
+        });
+        Ok(Regions { update, inner })
+    }
+}
+
+/// One sweep of the closure stencil `f` over a distributed grid: `f(&mut v[x], window of u
+/// around x)` at every global point at least `R` from a fixed global edge (every point along
+/// periodic axes), as [`sweep`](crate::stencil::sweep) over the whole grid would; `v`'s other
+/// points are left alone. The halos (every neighbour: a closure may read diagonals) are
+/// exchanged while the block's interior is swept. Collective.
+///
+/// ```no_run
+/// use cnda::dist::{sweep_dist, DistArray};
+/// use cnda::stencil::Window2;
+/// let universe = mpi::initialize().unwrap();
+/// let mut u = DistArray::<f64, 2>::new(&universe.world(), [512, 512], [1, 1], [false; 2]);
+/// let mut v = u.clone();
+/// sweep_dist(&mut u, &mut v, |out, w: Window2<f64, 1>| *out = 0.25 * (w[(-1, 0)] + w[(1, 0)] + w[(0, -1)] + w[(0, 1)]));
+/// ```
+///
+/// # Panics
+///
+/// As [`try_sweep_dist`] errs.
+#[track_caller]
+pub fn sweep_dist<T: Pod + Equivalence, const N: usize, const R: usize>(
+    u: &mut DistArray<T, N>,
+    v: &mut DistArray<T, N>,
+    f: impl FnMut(&mut T, Window<'_, T, N, R>),
+) {
+    or_panic(try_sweep_dist(u, v, f))
+}
+
+/// [`sweep_dist`], returning errors.
+///
+/// # Errors
+///
+/// As [`LinearStencil::try_apply_dist`].
+pub fn try_sweep_dist<T: Pod + Equivalence, const N: usize, const R: usize>(
+    u: &mut DistArray<T, N>,
+    v: &mut DistArray<T, N>,
+    mut f: impl FnMut(&mut T, Window<'_, T, N, R>),
+) -> Result<()> {
+    let Regions { update, inner } = Regions::new::<T, R>("sweep_dist", u, v)?;
+    let halo = u.halo();
+    let mut out = v.local_mut();
+    // The box `at` with `R` points around it, `origin` being where owned coordinates start: the
+    // sweep visits exactly `at`.
+    let around =
+        |at: &[Range<usize>; N], origin: [usize; N], k: usize| (origin[k] + at[k].start - R, at[k].len() + 2 * R);
+    let empty = |at: &[Range<usize>; N]| at.iter().any(|r| r.is_empty());
+    u.exchange(false, |owned| {
+        if empty(&inner) {
+            return Ok(());
+        }
+        let (mut input, mut output) = (owned.into_strided(), out.view_mut().into_strided());
+        for k in 0..N {
+            let (s, n) = around(&inner, [0; N], k);
+            input = input.narrow(k, s, n);
+            let (s, n) = around(&inner, halo, k);
+            output = output.narrow(k, s, n);
+        }
+        crate::stencil::try_sweep(input, output, &mut f)
+    })?;
+    for strip in strips(&update, &inner).iter().filter(|b| !empty(b)) {
+        let (mut input, mut output) = (u.local().view().into_strided(), out.view_mut().into_strided());
+        for k in 0..N {
+            let (s, n) = around(strip, halo, k);
+            input = input.narrow(k, s, n);
+            output = output.narrow(k, s, n);
+        }
+        crate::stencil::try_sweep(input, output, &mut f)?;
+    }
+    Ok(())
 }
 
 /// The stencil over the box `at` (owned coordinates): output `out` (a local block with halos
