@@ -97,6 +97,12 @@ fn check_collectives(comm: &impl Communicator) {
     assert_eq!(u.sum(), whole.sum(), "sum");
     assert_eq!(u.min(), value([0, 0]), "min");
     assert_eq!(u.max(), value([10, 8]), "max");
+    // The 2-norm of a difference: partial sums per process, so equal only up to rounding.
+    let mut w = u.clone();
+    w.fill_owned_with(|[i, j]| value([i, j]) + ((i + 2 * j) % 3) as f64);
+    let norm = w.diff_norm2(&u);
+    let want = Array::from_fn(global, |[i, j]| (((i + 2 * j) % 3) as f64).powi(2)).sum().sqrt();
+    assert!((norm - want).abs() <= 1e-12 * want, "diff_norm2 {norm} against {want}");
     // Scatter another grid from the last rank, then gather it back to rank 0.
     let root = comm.size() as usize - 1;
     let other = Array::from_fn(global, |[i, j]| (i * 9 + j) as f64 * 0.5);

@@ -356,6 +356,23 @@ impl<T: crate::element::Float + Equivalence, const N: usize> DistArray<T, N> {
     }
 }
 
+impl<T: crate::element::Float + Equivalence, const N: usize> DistArray<T, N> {
+    /// `sqrt(sum (self - other)^2)` over the grid's points (a residual's 2-norm), the same on every
+    /// process: each sums its block's squares, MPI adds the partial sums (so the last bits depend
+    /// on the split, unlike [`DistArray::max_abs_diff`]). Collective.
+    ///
+    /// # Panics
+    ///
+    /// When the two arrays are split differently.
+    #[track_caller]
+    pub fn diff_norm2(&self, other: &DistArray<T, N>) -> T {
+        assert_eq!(self.decomposition, other.decomposition, "diff_norm2: the arrays are split differently");
+        let mine =
+            crate::Zip::from(self.owned()).and(other.owned()).fold(T::ZERO, |acc, &a, &b| acc + (a - b) * (a - b));
+        self.all_reduce(mine, SystemOperation::sum()).sqrt()
+    }
+}
+
 impl<T: Numeric + Equivalence, const N: usize> DistArray<T, N> {
     /// The sum of every owned point of every process, the same on all (each process sums its block
     /// pairwise, then MPI adds the partial sums). Collective.
