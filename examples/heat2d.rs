@@ -18,16 +18,12 @@
 use std::time::Instant;
 
 use cnda::prelude::*;
-use cnda::stencil::{self, DoubleBuffer, LinearStencil, Window2};
+use cnda::stencil::{self, DoubleBuffer, LinearStencil};
 use indicatif::{ProgressBar, ProgressStyle};
 
 #[path = "common/heat.rs"]
 mod heat;
-use heat::{plate, refine, write_png, CHECK_EVERY, COARSEST, HOT, MAX_SWEEPS};
-
-fn jacobi(out: &mut f64, w: Window2<'_, f64, 1>) {
-    *out = 0.25 * (w[(-1, 0)] + w[(1, 0)] + w[(0, -1)] + w[(0, 1)]);
-}
+use heat::{jacobi, plate, refine, write_png, CHECK_EVERY, COARSEST, HOT, MAX_SWEEPS};
 
 /// One sweep from the current field into the next (interior only: the boundary rows and columns
 /// are never written, so both buffers keep the boundary values they started with).

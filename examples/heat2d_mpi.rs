@@ -1,41 +1,41 @@
 //! The heat2d problem distributed over MPI processes: the plate is split into blocks
 //! (`dist::DistArray`, one per process, halos of 1), each Jacobi sweep exchanges the halos while
-//! the block's interior is swept (`LinearStencil::apply_dist`), and the global residual (the
+//! the block's interior is swept (`dist::sweep_dist` with heat2d's own closure, so the field and
+//! the PNG are heat2d's, bit for bit), and the global residual (the
 //! largest change of one sweep, `max_abs_diff`) decides convergence on every process alike. The
 //! nested iteration of heat2d runs level by level: each level's result is gathered on rank 0,
 //! refined, and scattered again. Rank 0 writes the PNG.
 //!
-//! With `--check`, rank 0 then solves the same problem on its own (the same sweeps through
-//! `LinearStencil`, fused) and requires the two final fields to be equal bit for bit: a
-//! distributed sweep computes every point exactly as one process does, whatever the split.
-//! `--3d` solves the 3D analogue instead (a cube with a hot face, 7-point Jacobi, 3D process
-//! grid, one level).
+//! With `--check`, rank 0 then solves the same problem on its own (heat2d's sweeps) and requires
+//! the two final fields to be equal bit for bit: a distributed sweep computes every point exactly
+//! as one process does, whatever the split. `--3d` solves the 3D analogue instead (a cube with a
+//! hot face, the 7-point `LinearStencil` with `apply_dist`, a 3D process grid, one level).
 //!
 //! `mpirun -n 4 cargo run --release --features mpi --example heat2d_mpi -- [N TOLERANCE OUTPUT.png] [--check] [--3d]`
 
 use std::time::Instant;
 
-use cnda::dist::{DistArray, DistDoubleBuffer};
+use cnda::dist::{sweep_dist, DistArray, DistDoubleBuffer};
 use cnda::prelude::*;
-use cnda::stencil::{DoubleBuffer, LinearStencil};
+use cnda::stencil::{self, DoubleBuffer, LinearStencil};
 use mpi::traits::Communicator;
 
 #[path = "common/heat.rs"]
 mod heat;
-use heat::{plate, refine, write_png, CHECK_EVERY, COARSEST, HOT, MAX_SWEEPS};
+use heat::{jacobi, plate, refine, write_png, CHECK_EVERY, COARSEST, HOT, MAX_SWEEPS};
 
-/// Sweeps `field` until one sweep changes no point by more than `tolerance` (checked every
-/// `CHECK_EVERY` sweeps, as heat2d does); returns the sweep count.
-fn solve_dist<const N: usize, const K: usize>(
+/// Sweeps `field` with `sweep(current, next)` until one sweep changes no point by more than
+/// `tolerance` (checked every `CHECK_EVERY` sweeps, as heat2d does); returns the sweep count.
+fn solve_dist<const N: usize>(
     field: &mut DistDoubleBuffer<f64, N>,
-    stencil: &LinearStencil<f64, N, 1, K>,
+    mut sweep: impl FnMut(&mut DistArray<f64, N>, &mut DistArray<f64, N>),
     tolerance: f64,
 ) -> usize {
     let mut done = 0;
     while done < MAX_SWEEPS {
         for step in 0..CHECK_EVERY {
             let (u, v) = field.both_mut();
-            stencil.apply_dist(u, v);
+            sweep(u, v);
             let change = (step + 1 == CHECK_EVERY).then(|| v.max_abs_diff(u));
             field.swap();
             if change.is_some_and(|c| c <= tolerance) {
@@ -47,31 +47,36 @@ fn solve_dist<const N: usize, const K: usize>(
     done
 }
 
-/// The same sweeps on one process: `CHECK_EVERY - 1` fused, then one more and the residual.
-fn solve_one<const N: usize, const K: usize>(
+/// The same sweeps on one process, with `sweep(current, next)`.
+fn solve_one<const N: usize>(
     initial: Array<f64, N>,
-    stencil: &LinearStencil<f64, N, 1, K>,
+    mut sweep: impl FnMut(ArrayView<'_, f64, N, RowMajor>, ArrayViewMut<'_, f64, N, RowMajor>),
     tolerance: f64,
-) -> (Array<f64, N>, usize) {
+) -> Array<f64, N> {
     let mut field = DoubleBuffer::new(initial);
     let mut done = 0;
     while done < MAX_SWEEPS {
-        stencil.apply_steps(&mut field, CHECK_EVERY - 1);
-        let before = field.current().clone();
-        stencil.apply_steps(&mut field, 1);
+        let mut change = 0.0f64;
+        for step in 0..CHECK_EVERY {
+            let before = (step + 1 == CHECK_EVERY).then(|| field.current().clone());
+            let (u, v) = field.split();
+            sweep(u, v);
+            field.swap();
+            if let Some(before) = before {
+                change =
+                    Zip::from(field.current().view()).and(before.view()).fold(0.0, |m, &a, &b| m.max((a - b).abs()));
+            }
+        }
         done += CHECK_EVERY;
-        let change =
-            Zip::from(field.current().view()).and(before.view()).fold(0.0f64, |m, &a, &b| m.max((a - b).abs()));
         if change <= tolerance {
             break;
         }
     }
-    (field.into_current(), done)
+    field.into_current()
 }
 
 /// The nested 2D solve over `world`; the final field on rank 0.
 fn heat2d(world: &impl Communicator, n: usize, tolerance: f64) -> Result<Option<Array<f64, 2>>, Error> {
-    let jacobi = LinearStencil::jacobi_5pt();
     let root = world.rank() == 0;
     let mut size = COARSEST.min(n);
     let mut global = if root { Some(plate(size)?) } else { None };
@@ -80,7 +85,7 @@ fn heat2d(world: &impl Communicator, n: usize, tolerance: f64) -> Result<Option<
         let mut u = DistArray::try_new(world, [size, size], [1, 1], [false, false])?;
         u.scatter(0, global.as_ref());
         let mut field = DistDoubleBuffer::new(u);
-        let sweeps = solve_dist(&mut field, &jacobi, tolerance);
+        let sweeps = solve_dist(&mut field, |u, v| sweep_dist(u, v, jacobi), tolerance);
         global = field.current().gather(0);
         if let Some(g) = &global {
             let dims = field.current().decomposition().dims();
@@ -102,11 +107,10 @@ fn heat2d(world: &impl Communicator, n: usize, tolerance: f64) -> Result<Option<
 
 /// The same nested solve on one process.
 fn heat2d_one(n: usize, tolerance: f64) -> Result<Array<f64, 2>, Error> {
-    let jacobi = LinearStencil::jacobi_5pt();
     let mut size = COARSEST.min(n);
     let mut u = plate(size)?;
     loop {
-        u = solve_one(u, &jacobi, tolerance).0;
+        u = solve_one(u, |a, b| stencil::sweep2(a, b, jacobi), tolerance);
         if size == n {
             return Ok(u);
         }
@@ -141,7 +145,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         u.fill_owned_with(|[i, _, _]| if i == 0 { HOT } else { 0.0 });
         let dims = u.decomposition().dims();
         let mut field = DistDoubleBuffer::new(u);
-        let sweeps = solve_dist(&mut field, &jacobi, tolerance);
+        let sweeps = solve_dist(&mut field, |u, v| jacobi.apply_dist(u, v), tolerance);
         let centre = field.current().gather(0);
         if let Some(c) = &centre {
             println!(
@@ -151,7 +155,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             );
         }
         if let (true, Some(distributed)) = (check, centre) {
-            let (one, _) = solve_one(cube(n)?, &jacobi, tolerance);
+            let one = solve_one(cube(n)?, |a, b| jacobi.apply(a, b), tolerance);
             if distributed != one {
                 return Err("the distributed 3D field differs from the one-process field".into());
             }

@@ -2,6 +2,7 @@
 //! iteration, and the heat-map PNG.
 
 use cnda::prelude::*;
+use cnda::stencil::Window2;
 
 pub const HOT: f64 = 100.0;
 /// The coarsest level of the nested iteration.
@@ -9,6 +10,11 @@ pub const COARSEST: usize = 64;
 /// Sweeps between convergence checks (a check costs about one sweep).
 pub const CHECK_EVERY: usize = 100;
 pub const MAX_SWEEPS: usize = 200_000;
+
+/// One Jacobi update: the mean of the four neighbours.
+pub fn jacobi(out: &mut f64, w: Window2<'_, f64, 1>) {
+    *out = 0.25 * (w[(-1, 0)] + w[(1, 0)] + w[(0, -1)] + w[(0, 1)]);
+}
 
 /// A plate of `n x n` points: hot top row, everything else 0.
 pub fn plate(n: usize) -> Result<Array<f64, 2>, Error> {

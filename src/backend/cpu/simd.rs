@@ -42,6 +42,13 @@ impl Isa {
         all
     }
 
+    /// `body.with_simd(simd)` inside a function compiled for this instruction set: for a body that
+    /// recurses through `simd.vectorize` (each level entering the compiled function again).
+    #[inline(always)]
+    pub(crate) fn run_simd<W: pulp::WithSimd>(self, body: W) -> W::Output {
+        self.0.dispatch(body)
+    }
+
     /// `kernel.run()`, compiled for this instruction set.
     ///
     /// # Safety
