@@ -230,6 +230,22 @@ fn check_sweep_dist(comm: &impl Communicator, global: [usize; 2], periodic: [boo
     }
 }
 
+/// `dims_create` against the MPI library's own `MPI_Dims_create` for 1 to 64 processes in 1 to 3
+/// dimensions.
+fn check_dims_create() {
+    fn mpi_dims<const N: usize>(ranks: usize) -> [usize; N] {
+        let mut dims = [0 as core::ffi::c_int; N];
+        // SAFETY: MPI is initialized; `dims` has `N` entries, all 0 (free to choose).
+        unsafe { mpi::ffi::MPI_Dims_create(ranks as core::ffi::c_int, N as core::ffi::c_int, dims.as_mut_ptr()) };
+        dims.map(|d| d as usize)
+    }
+    for ranks in 1..=64 {
+        assert_eq!(cnda::dist::dims_create::<1>(ranks), mpi_dims::<1>(ranks), "{ranks} in 1D");
+        assert_eq!(cnda::dist::dims_create::<2>(ranks), mpi_dims::<2>(ranks), "{ranks} in 2D");
+        assert_eq!(cnda::dist::dims_create::<3>(ranks), mpi_dims::<3>(ranks), "{ranks} in 3D");
+    }
+}
+
 fn main() {
     let universe = mpi::initialize().expect("MPI initializes once");
     let world = universe.world();
@@ -239,7 +255,8 @@ fn main() {
         // SAFETY: MPI is initialized; aborting the job is what a failed check must do.
         unsafe { mpi::ffi::MPI_Abort(mpi::ffi::RSMPI_COMM_WORLD, 1) };
     }));
-    let mut checks = 0;
+    check_dims_create();
+    let mut checks = 1;
     for periodic in [[false, false], [true, false], [false, true], [true, true]] {
         check_halos(&world, [13, 10], [1, 1], periodic);
         check_halos(&world, [13, 10], [2, 1], periodic);

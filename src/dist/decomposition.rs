@@ -280,7 +280,8 @@ mod tests {
     #[test]
     fn process_grids_match_mpi_dims_create() {
         // The MPI standard's examples of MPI_Dims_create (6 over 2, 7 over 2, 6 over 3) and the
-        // same rule on larger counts.
+        // same rule on larger counts (tests/mpi.rs compares 1 to 64 processes with the MPI
+        // library's own MPI_Dims_create).
         assert_eq!(dims_create::<2>(7), [7, 1]);
         assert_eq!(dims_create::<3>(6), [3, 2, 1]);
         assert_eq!(dims_create::<2>(1), [1, 1]);
