@@ -1,0 +1,351 @@
+//! `ContiguousND`: the Python array class, `to_numpy` / `from_numpy`, and the export guard that
+//! keeps an array alive (and unresizable) while NumPy views of it exist.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+
+use numpy::ndarray::{ArrayViewD, IxDyn};
+use numpy::{Element, PyArrayDescrMethods, PyArrayDyn, PyArrayMethods, PyUntypedArray, PyUntypedArrayMethods};
+use pyo3::exceptions::{PyBufferError, PyRuntimeError, PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::PyTuple;
+
+use crate::store::{element_count, Memory, Store};
+
+/// The elements of an array, by type.
+enum Data {
+    F32(Store<f32>),
+    F64(Store<f64>),
+    I32(Store<i32>),
+    I64(Store<i64>),
+}
+
+/// `$body` with `$s` bound to the typed store (and `$T` to its element type).
+macro_rules! with_store {
+    ($data:expr, $s:ident, $T:ident => $body:expr) => {
+        match $data {
+            Data::F32($s) => {
+                type $T = f32;
+                $body
+            }
+            Data::F64($s) => {
+                type $T = f64;
+                $body
+            }
+            Data::I32($s) => {
+                type $T = i32;
+                $body
+            }
+            Data::I64($s) => {
+                type $T = i64;
+                $body
+            }
+        }
+    };
+}
+
+/// A contiguous, row-major N-dimensional array of float32, float64, int32 or int64, in a cnda
+/// buffer or borrowing a NumPy array's memory. Indexing is always bounds-checked.
+#[pyclass(name = "ContiguousND", module = "cnda", unsendable)]
+pub struct ContiguousND {
+    data: Data,
+    /// NumPy views of this array alive now (each holds an `Export`).
+    exports: Arc<AtomicUsize>,
+}
+
+/// The NumPy name of a supported dtype, or `TypeError`.
+fn dtype_name(py: Python<'_>, dtype: &Bound<'_, PyAny>) -> PyResult<String> {
+    let name: String = py.import("numpy")?.call_method1("dtype", (dtype,))?.getattr("name")?.extract()?;
+    match name.as_str() {
+        "float32" | "float64" | "int32" | "int64" => Ok(name),
+        other => Err(PyTypeError::new_err(format!(
+            "ContiguousND holds float32, float64, int32 or int64 elements, not {other}; convert with astype()"
+        ))),
+    }
+}
+
+#[pymethods]
+impl ContiguousND {
+    /// A zero-filled array of `shape` and `dtype` (a NumPy dtype or its name).
+    #[new]
+    #[pyo3(signature = (shape, dtype = None))]
+    fn new(py: Python<'_>, shape: Vec<usize>, dtype: Option<Bound<'_, PyAny>>) -> PyResult<Self> {
+        let name = match dtype {
+            Some(d) => dtype_name(py, &d)?,
+            None => "float64".to_string(),
+        };
+        let data = match name.as_str() {
+            "float32" => Data::F32(Store::zeros(shape)?),
+            "float64" => Data::F64(Store::zeros(shape)?),
+            "int32" => Data::I32(Store::zeros(shape)?),
+            _ => Data::I64(Store::zeros(shape)?),
+        };
+        Ok(ContiguousND { data, exports: Arc::new(AtomicUsize::new(0)) })
+    }
+
+    /// The length of each axis.
+    #[getter]
+    fn shape<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        PyTuple::new(py, self.dims())
+    }
+
+    /// The distance between neighbours along each axis, in elements (as CNDA documents them).
+    #[getter]
+    fn strides<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        PyTuple::new(py, row_major_strides(self.dims()))
+    }
+
+    /// The strides in bytes, as NumPy gives them.
+    #[getter]
+    fn strides_bytes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        let size = self.itemsize();
+        PyTuple::new(py, row_major_strides(self.dims()).into_iter().map(|s| s * size))
+    }
+
+    #[getter]
+    fn ndim(&self) -> usize {
+        self.dims().len()
+    }
+
+    #[getter]
+    fn size(&self) -> usize {
+        self.dims().iter().product()
+    }
+
+    #[getter]
+    fn itemsize(&self) -> usize {
+        with_store!(&self.data, _s, T => core::mem::size_of::<T>())
+    }
+
+    /// The NumPy dtype of the elements.
+    #[getter]
+    fn dtype<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        with_store!(&self.data, _s, T => numpy::dtype::<T>(py).into_any())
+    }
+
+    /// The address of the first element (to check zero-copy sharing).
+    #[getter]
+    fn data_ptr(&self) -> usize {
+        with_store!(&self.data, s, _T => s.ptr() as usize)
+    }
+
+    fn __len__(&self) -> PyResult<usize> {
+        self.dims().first().copied().ok_or_else(|| PyTypeError::new_err("len() of a 0-dimensional array"))
+    }
+
+    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
+        let dtype = self.dtype(py).str()?.to_string();
+        let owner = with_store!(&self.data, s, _T => matches!(s.memory, Memory::Owned(_)));
+        let source = if owner { "cnda buffer" } else { "borrowed from NumPy" };
+        Ok(format!("ContiguousND(shape={:?}, dtype={dtype}, {source})", self.dims()))
+    }
+
+    /// The element at `index` (a tuple, or an int for 1-D arrays); bounds-checked.
+    fn __getitem__<'py>(&self, py: Python<'py>, index: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+        let index = indices(index)?;
+        with_store!(&self.data, s, _T => {
+            let at = s.flat(&index)?;
+            Ok(s.as_slice()[at].into_pyobject(py)?.into_any())
+        })
+    }
+
+    fn __setitem__(&mut self, index: &Bound<'_, PyAny>, value: &Bound<'_, PyAny>) -> PyResult<()> {
+        let index = indices(index)?;
+        with_store!(&mut self.data, s, T => {
+            let at = s.flat(&index)?;
+            s.as_mut_slice()[at] = value.extract::<T>()?;
+            Ok(())
+        })
+    }
+
+    /// The element at `index` (a tuple), as CNDA's `at`.
+    fn at<'py>(&self, py: Python<'py>, index: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+        self.__getitem__(py, index)
+    }
+
+    /// Sets every element to `value`.
+    fn fill(&mut self, value: &Bound<'_, PyAny>) -> PyResult<()> {
+        with_store!(&mut self.data, s, T => {
+            let v = value.extract::<T>()?;
+            s.as_mut_slice().fill(v);
+            Ok(())
+        })
+    }
+
+    /// A copy in a new cnda buffer.
+    fn copy(&self) -> PyResult<Self> {
+        let data = with_store!(&self.data, s, T => {
+            let array = cnda::Array::<T, 1>::from_shape_vec([s.as_slice().len()], s.as_slice().to_vec())
+                .map_err(crate::errors::to_pyerr)?;
+            Store::owning(array, s.shape.clone()).into()
+        });
+        Ok(ContiguousND { data, exports: Arc::new(AtomicUsize::new(0)) })
+    }
+
+    /// Gives the array a new shape, reallocating its cnda buffer (zero-filled, the leading
+    /// elements kept). Refused with `BufferError` while a NumPy view of it exists, as
+    /// `bytearray` refuses, and with `RuntimeError` for memory borrowed from NumPy.
+    fn resize(&mut self, shape: Vec<usize>) -> PyResult<()> {
+        let views = self.exports.load(Ordering::SeqCst);
+        if views > 0 {
+            return Err(PyBufferError::new_err(format!(
+                "cannot resize: {views} NumPy view(s) of this array exist; delete them (or copy with to_numpy(copy=True)) first"
+            )));
+        }
+        let len = element_count(&shape)?;
+        with_store!(&mut self.data, s, T => {
+            if !matches!(s.memory, Memory::Owned(_)) {
+                return Err(PyRuntimeError::new_err(
+                    "cannot resize memory borrowed from a NumPy array; copy it first (from_numpy(x, copy=True))",
+                ));
+            }
+            let mut fresh = Store::<T>::zeros(shape)?;
+            let keep = len.min(s.as_slice().len());
+            fresh.as_mut_slice()[..keep].copy_from_slice(&s.as_slice()[..keep]);
+            *s = fresh;
+            Ok(())
+        })
+    }
+
+    /// A NumPy array of the elements: with `copy=False` (the default) a writable view of this
+    /// array's memory, same address, whose `base` keeps this array alive; with `copy=True` an
+    /// independent NumPy-owned copy.
+    #[pyo3(signature = (copy = false))]
+    fn to_numpy<'py>(slf: Bound<'py, Self>, copy: bool) -> PyResult<Bound<'py, PyAny>> {
+        let py = slf.py();
+        let this = slf.borrow();
+        with_store!(&this.data, s, T => {
+            // SAFETY: the store's pointer addresses `len` elements, contiguous row-major of its
+            // shape, alive while `this` is.
+            let view = unsafe { ArrayViewD::<T>::from_shape_ptr(IxDyn(&s.shape), s.ptr()) };
+            if copy {
+                return Ok(PyArrayDyn::<T>::from_array(py, &view).into_any());
+            }
+            this.exports.fetch_add(1, Ordering::SeqCst);
+            let guard = Bound::new(py, Export { _owner: slf.clone().unbind(), count: this.exports.clone() })?;
+            // SAFETY: the view's memory stays valid while the guard (the NumPy array's base) holds
+            // the owner: the owner refuses to resize while the guard's count is non-zero.
+            Ok(unsafe { PyArrayDyn::<T>::borrow_from_array(&view, guard.into_any()) }.into_any())
+        })
+    }
+}
+
+impl ContiguousND {
+    fn dims(&self) -> &[usize] {
+        with_store!(&self.data, s, _T => &s.shape)
+    }
+}
+
+macro_rules! into_data {
+    ($($T:ty => $variant:ident),*) => {$(
+        impl From<Store<$T>> for Data {
+            fn from(s: Store<$T>) -> Data {
+                Data::$variant(s)
+            }
+        }
+    )*};
+}
+into_data!(f32 => F32, f64 => F64, i32 => I32, i64 => I64);
+
+/// The base object of a NumPy view of a `ContiguousND`: holds the owner alive and counts as one
+/// export until NumPy drops the view.
+#[pyclass(module = "cnda", unsendable)]
+pub struct Export {
+    _owner: Py<ContiguousND>,
+    count: Arc<AtomicUsize>,
+}
+
+impl Drop for Export {
+    fn drop(&mut self) {
+        self.count.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+fn row_major_strides(shape: &[usize]) -> Vec<usize> {
+    let mut strides = vec![1usize; shape.len()];
+    for k in (0..shape.len().saturating_sub(1)).rev() {
+        strides[k] = strides[k + 1] * shape[k + 1];
+    }
+    strides
+}
+
+/// An index as a tuple of ints (or one int).
+fn indices(index: &Bound<'_, PyAny>) -> PyResult<Vec<isize>> {
+    if let Ok(i) = index.extract::<isize>() {
+        return Ok(vec![i]);
+    }
+    index.extract::<Vec<isize>>().map_err(|_| {
+        PyTypeError::new_err("ContiguousND indices are ints or tuples of ints (slicing: use to_numpy() for views)")
+    })
+}
+
+/// A `ContiguousND` over a NumPy array. `copy=False` (the default) shares `x`'s memory and keeps
+/// `x` alive; it requires a C-contiguous, aligned, writable array of native byte order.
+/// `copy=True` accepts any strides (negative ones and offsets included) and copies into a cnda
+/// buffer. Unsupported dtypes raise `TypeError`, layouts `ValueError`.
+#[pyfunction]
+#[pyo3(signature = (x, copy = false))]
+pub fn from_numpy(py: Python<'_>, x: &Bound<'_, PyAny>, copy: bool) -> PyResult<ContiguousND> {
+    let Ok(array) = x.cast::<PyUntypedArray>() else {
+        return Err(PyTypeError::new_err(format!(
+            "from_numpy expects a numpy.ndarray, got {}; wrap it with numpy.asarray()",
+            x.get_type().name()?
+        )));
+    };
+    let dtype = array.dtype();
+    if dtype.is_native_byteorder() == Some(false) {
+        return Err(PyValueError::new_err(format!(
+            "from_numpy requires native byte order; the input's dtype {} is byte-swapped; convert with x.astype(x.dtype.newbyteorder('='))",
+            dtype.str()?
+        )));
+    }
+    let data = if dtype.is_equiv_to(&numpy::dtype::<f32>(py)) {
+        Data::F32(borrow_or_copy::<f32>(x, copy)?)
+    } else if dtype.is_equiv_to(&numpy::dtype::<f64>(py)) {
+        Data::F64(borrow_or_copy::<f64>(x, copy)?)
+    } else if dtype.is_equiv_to(&numpy::dtype::<i32>(py)) {
+        Data::I32(borrow_or_copy::<i32>(x, copy)?)
+    } else if dtype.is_equiv_to(&numpy::dtype::<i64>(py)) {
+        Data::I64(borrow_or_copy::<i64>(x, copy)?)
+    } else {
+        return Err(PyTypeError::new_err(format!(
+            "from_numpy supports float32, float64, int32 and int64 arrays, not {}; convert with astype()",
+            dtype.str()?
+        )));
+    };
+    Ok(ContiguousND { data, exports: Arc::new(AtomicUsize::new(0)) })
+}
+
+/// The store of a NumPy array of element type `T`: borrowed after strict checks, or copied.
+fn borrow_or_copy<T: Element + cnda::Pod>(x: &Bound<'_, PyAny>, copy: bool) -> PyResult<Store<T>> {
+    let array = x.cast::<PyArrayDyn<T>>()?;
+    let shape = array.shape().to_vec();
+    if copy {
+        let owned = array.to_owned_array(); // any strides, in logical (row-major) order
+        let flat: Vec<T> = owned.iter().copied().collect();
+        let len = flat.len();
+        let buffer = cnda::Array::<T, 1>::from_shape_vec([len], flat).map_err(crate::errors::to_pyerr)?;
+        return Ok(Store::owning(buffer, shape));
+    }
+    if !array.is_c_contiguous() {
+        let how = if array.is_fortran_contiguous() {
+            "the input is Fortran-ordered (column-major)".to_string()
+        } else {
+            format!("the input has strides {:?} bytes for shape {shape:?}", array.strides())
+        };
+        return Err(PyValueError::new_err(format!(
+            "from_numpy(copy=False) requires a C-contiguous (row-major) array; {how}; use copy=True or np.ascontiguousarray()"
+        )));
+    }
+    if !array.is_aligned() || !(array.data() as usize).is_multiple_of(core::mem::align_of::<T>()) {
+        return Err(PyValueError::new_err(
+            "from_numpy(copy=False) requires aligned memory; the input is misaligned; use copy=True",
+        ));
+    }
+    if !x.getattr("flags")?.getattr("writeable")?.extract::<bool>()? {
+        return Err(PyValueError::new_err(
+            "from_numpy(copy=False) requires a writable array; the input is read-only; use copy=True (or make it writable)",
+        ));
+    }
+    Ok(Store { memory: Memory::Borrowed { _keep: x.clone().unbind(), ptr: array.data(), len: array.len() }, shape })
+}

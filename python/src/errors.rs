@@ -1,0 +1,27 @@
+//! One mapping from `cnda::Error` to Python exceptions, as CNDA maps its C++ ones: out of range ->
+//! `IndexError`, shape/stride/layout -> `ValueError`, element type -> `TypeError`, memory ->
+//! `MemoryError`, lifetime/ownership and the rest -> `RuntimeError`.
+
+use pyo3::exceptions::{PyIndexError, PyMemoryError, PyRuntimeError, PyTypeError, PyValueError};
+use pyo3::PyErr;
+
+/// The Python exception for a cnda error, carrying its what/why/how message.
+pub fn to_pyerr(e: cnda::Error) -> PyErr {
+    let message = e.to_string();
+    match e {
+        cnda::Error::IndexOutOfBounds { .. } | cnda::Error::AxisOutOfRange { .. } | cnda::Error::Range { .. } => {
+            PyIndexError::new_err(message)
+        }
+        cnda::Error::DType { .. } | cnda::Error::Structure { .. } => PyTypeError::new_err(message),
+        cnda::Error::Alloc { .. } | cnda::Error::Overflow { .. } => PyMemoryError::new_err(message),
+        cnda::Error::LengthMismatch { .. }
+        | cnda::Error::ShapeMismatch { .. }
+        | cnda::Error::ZeroStep { .. }
+        | cnda::Error::InvalidAxes { .. }
+        | cnda::Error::NotContiguous { .. }
+        | cnda::Error::Broadcast { .. }
+        | cnda::Error::BroadcastOperands { .. }
+        | cnda::Error::Layout { .. } => PyValueError::new_err(message),
+        _ => PyRuntimeError::new_err(message),
+    }
+}

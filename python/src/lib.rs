@@ -1,0 +1,31 @@
+//! The `cnda` Python module: contiguous N-dimensional arrays in cnda's 64-byte aligned buffers,
+//! shared with NumPy without copies in both directions, with CNDA's safety contract at the
+//! boundary (bounds-checked indexing, strict validation, typed exceptions, owners kept alive).
+
+#![warn(clippy::undocumented_unsafe_blocks)]
+
+mod array;
+mod errors;
+mod store;
+
+use pyo3::prelude::*;
+
+/// The Python module.
+#[pymodule]
+fn cnda(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<array::ContiguousND>()?;
+    m.add_class::<array::Export>()?;
+    m.add_function(wrap_pyfunction!(array::from_numpy, m)?)?;
+    m.add_function(wrap_pyfunction!(store::live_buffers, m)?)?;
+    // CNDA's per-type names: the same class with the element type fixed.
+    let numpy_dtypes = [("f32", "float32"), ("f64", "float64"), ("i32", "int32"), ("i64", "int64")];
+    let make = m.getattr("ContiguousND")?;
+    let functools = m.py().import("functools")?;
+    for (suffix, dtype) in numpy_dtypes {
+        let kwargs = pyo3::types::PyDict::new(m.py());
+        kwargs.set_item("dtype", dtype)?;
+        let alias = functools.call_method("partial", (make.clone(),), Some(&kwargs))?;
+        m.add(format!("ContiguousND_{suffix}").as_str(), alias)?;
+    }
+    Ok(())
+}

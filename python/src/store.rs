@@ -1,0 +1,124 @@
+//! The memory behind a Python array: a cnda buffer it owns, or a NumPy array it borrows (kept
+//! alive by a reference), viewed as a contiguous row-major block of a run-time shape.
+
+use core::sync::atomic::{AtomicUsize, Ordering};
+
+use cnda::{Array, Pod};
+use pyo3::prelude::*;
+
+use crate::errors::to_pyerr;
+
+/// Owned cnda buffers alive now (for tests that check each is freed exactly once).
+static LIVE: AtomicUsize = AtomicUsize::new(0);
+
+/// The number of cnda buffers owned by Python arrays and not yet freed.
+#[pyfunction]
+#[pyo3(name = "_live_buffers")]
+pub fn live_buffers() -> usize {
+    LIVE.load(Ordering::SeqCst)
+}
+
+/// Where the elements live.
+pub enum Memory<T: Pod> {
+    /// A cnda buffer (64-byte aligned), one dimension of all the elements.
+    Owned(Array<T, 1>),
+    /// A NumPy array's memory, C-contiguous, aligned, writable and of type `T` (checked by
+    /// `from_numpy`), kept alive by `_keep`.
+    Borrowed { _keep: Py<PyAny>, ptr: *mut T, len: usize },
+}
+
+/// A contiguous row-major block of `shape`.
+pub struct Store<T: Pod> {
+    pub memory: Memory<T>,
+    pub shape: Vec<usize>,
+}
+
+impl<T: Pod> Store<T> {
+    /// Zeros of `shape`.
+    pub fn zeros(shape: Vec<usize>) -> PyResult<Self> {
+        let len = element_count(&shape)?;
+        let array = Array::try_zeros([len]).map_err(to_pyerr)?;
+        Ok(Self::owning(array, shape))
+    }
+
+    /// A store owning `array` (whose length is the product of `shape`).
+    pub fn owning(array: Array<T, 1>, shape: Vec<usize>) -> Self {
+        LIVE.fetch_add(1, Ordering::SeqCst);
+        Store { memory: Memory::Owned(array), shape }
+    }
+
+    /// The first element.
+    pub fn ptr(&self) -> *mut T {
+        match &self.memory {
+            Memory::Owned(a) => a.as_slice().as_ptr().cast_mut(),
+            Memory::Borrowed { ptr, .. } => *ptr,
+        }
+    }
+
+    /// The elements, in row-major order.
+    pub fn as_slice(&self) -> &[T] {
+        match &self.memory {
+            Memory::Owned(a) => a.as_slice(),
+            // SAFETY: `from_numpy` checked that `ptr` addresses `len` aligned, initialized
+            // elements of type `T`, which `_keep` keeps alive.
+            Memory::Borrowed { ptr, len, .. } => unsafe { core::slice::from_raw_parts(*ptr, *len) },
+        }
+    }
+
+    /// The elements, mutably.
+    pub fn as_mut_slice(&mut self) -> &mut [T] {
+        match &mut self.memory {
+            Memory::Owned(a) => a.as_mut_slice(),
+            // SAFETY: as in `as_slice`; the NumPy array is writable (checked), and Python's
+            // single-threaded access under the interpreter lock orders our writes with NumPy's.
+            Memory::Borrowed { ptr, len, .. } => unsafe { core::slice::from_raw_parts_mut(*ptr, *len) },
+        }
+    }
+
+    /// The flat position of `index` (negative entries count from the end, as in Python).
+    ///
+    /// # Errors
+    ///
+    /// `IndexError` naming the axis, the index and the size; `IndexError` for the wrong number
+    /// of indices.
+    pub fn flat(&self, index: &[isize]) -> PyResult<usize> {
+        if index.len() != self.shape.len() {
+            return Err(pyo3::exceptions::PyIndexError::new_err(format!(
+                "{} indices for an array of {} dimensions; give one index per axis",
+                index.len(),
+                self.shape.len()
+            )));
+        }
+        let mut flat = 0usize;
+        for (axis, (&i, &n)) in index.iter().zip(&self.shape).enumerate() {
+            let at = if i < 0 { i.checked_add(n as isize) } else { Some(i) };
+            let at = at.filter(|&a| a >= 0 && (a as usize) < n).ok_or_else(|| {
+                if i >= 0 {
+                    to_pyerr(cnda::Error::IndexOutOfBounds { axis, index: i as usize, size: n })
+                } else {
+                    pyo3::exceptions::PyIndexError::new_err(format!(
+                        "index {i} is out of bounds for axis {axis} with size {n}; valid indices on this axis are -{n}..{n}"
+                    ))
+                }
+            })?;
+            flat = flat * n + at as usize;
+        }
+        Ok(flat)
+    }
+}
+
+impl<T: Pod> Drop for Store<T> {
+    fn drop(&mut self) {
+        if matches!(self.memory, Memory::Owned(_)) {
+            LIVE.fetch_sub(1, Ordering::SeqCst);
+        }
+    }
+}
+
+/// The product of `shape`, or `MemoryError` when it overflows.
+pub fn element_count(shape: &[usize]) -> PyResult<usize> {
+    shape
+        .iter()
+        .try_fold(1usize, |acc, &n| acc.checked_mul(n))
+        .ok_or_else(|| to_pyerr(cnda::Error::Overflow { op: "ContiguousND", shape: shape.to_vec(), elem_size: 1 }))
+}
