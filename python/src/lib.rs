@@ -6,6 +6,7 @@
 
 mod array;
 mod errors;
+mod kernels;
 mod store;
 
 use pyo3::prelude::*;
@@ -17,6 +18,7 @@ fn cnda(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<array::Export>()?;
     m.add_function(wrap_pyfunction!(array::from_numpy, m)?)?;
     m.add_function(wrap_pyfunction!(store::live_buffers, m)?)?;
+    m.add_function(wrap_pyfunction!(kernels::stencil, m)?)?;
     // CNDA's per-type names: the same class with the element type fixed.
     let numpy_dtypes = [("f32", "float32"), ("f64", "float64"), ("i32", "int32"), ("i64", "int64")];
     let make = m.getattr("ContiguousND")?;

@@ -1,0 +1,89 @@
+//! cnda's kernels called on NumPy arrays in place: no copies, the interpreter lock released while
+//! they run, rayon's threads doing the work. The arrays are borrowed through the numpy crate's
+//! borrow checker, so an output that overlaps an input is refused rather than raced.
+
+use cnda::stencil::LinearStencil;
+use cnda::{ArrayView, ArrayViewMut, RowMajor};
+use numpy::{Element, PyArrayDyn, PyArrayMethods, PyUntypedArrayMethods};
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+
+use crate::errors::to_pyerr;
+
+/// `out = stencil(u)` on the interior of two C-contiguous float64 NumPy arrays of one shape
+/// (2D or 3D), with the stencil chosen by rank: the 5- or 7-point Jacobi mean, or with
+/// `laplacian=True` the 5- or 7-point Laplacian of spacing `h`. Boundary points of `out` are left
+/// alone. Runs on all cores with the interpreter lock released.
+#[pyfunction]
+#[pyo3(signature = (u, out, laplacian = false, h = 1.0))]
+pub fn stencil(py: Python<'_>, u: &Bound<'_, PyAny>, out: &Bound<'_, PyAny>, laplacian: bool, h: f64) -> PyResult<()> {
+    let u = typed::<f64>(u, "u")?;
+    let out = typed::<f64>(out, "out")?;
+    let input = u.try_readonly().map_err(|e| PyValueError::new_err(format!("stencil: cannot read u: {e}")))?;
+    let mut output = out
+        .try_readwrite()
+        .map_err(|e| PyValueError::new_err(format!("stencil: cannot write out (is it u, or a view of u? {e})")))?;
+    let shape = input.shape().to_vec();
+    if output.shape() != shape.as_slice() {
+        return Err(to_pyerr(cnda::Error::ShapeMismatch {
+            op: "stencil",
+            expected: shape,
+            got: output.shape().to_vec(),
+        }));
+    }
+    let (src, dst) = (contiguous(input.as_slice(), "u")?, contiguous_mut(output.as_slice_mut(), "out")?);
+    match shape.len() {
+        2 => {
+            let (a, b) = views([shape[0], shape[1]], src, dst)?;
+            let s2 = if laplacian { None } else { Some(LinearStencil::jacobi_5pt()) };
+            py.detach(move || match s2 {
+                Some(j) => j.par_apply(a, b),
+                None => LinearStencil::laplacian_5pt(h).par_apply(a, b),
+            });
+        }
+        3 => {
+            let (a, b) = views([shape[0], shape[1], shape[2]], src, dst)?;
+            py.detach(move || {
+                if laplacian {
+                    LinearStencil::laplacian_7pt(h).par_apply(a, b)
+                } else {
+                    LinearStencil::jacobi_7pt().par_apply(a, b)
+                }
+            });
+        }
+        n => return Err(PyValueError::new_err(format!("stencil: u has {n} dimensions; give a 2D or 3D array"))),
+    }
+    Ok(())
+}
+
+/// `x` as a NumPy array of `T`, or `TypeError` naming the argument.
+fn typed<'a, 'py, T: Element>(x: &'a Bound<'py, PyAny>, name: &str) -> PyResult<&'a Bound<'py, PyArrayDyn<T>>> {
+    x.cast::<PyArrayDyn<T>>().map_err(|_| {
+        PyTypeError::new_err(format!(
+            "stencil: {name} must be a float64 numpy.ndarray; convert with np.asarray({name}, dtype=np.float64)"
+        ))
+    })
+}
+
+fn contiguous<'a, T>(s: Result<&'a [T], numpy::AsSliceError>, name: &str) -> PyResult<&'a [T]> {
+    s.map_err(|_| not_contiguous(name))
+}
+
+fn contiguous_mut<'a, T>(s: Result<&'a mut [T], numpy::AsSliceError>, name: &str) -> PyResult<&'a mut [T]> {
+    s.map_err(|_| not_contiguous(name))
+}
+
+fn not_contiguous(name: &str) -> PyErr {
+    PyValueError::new_err(format!(
+        "stencil: {name} must be C-contiguous (row-major) to be used in place; pass np.ascontiguousarray({name})"
+    ))
+}
+
+/// cnda views of the two slices with `shape`.
+fn views<'a, const N: usize>(
+    shape: [usize; N],
+    src: &'a [f64],
+    dst: &'a mut [f64],
+) -> PyResult<(ArrayView<'a, f64, N, RowMajor>, ArrayViewMut<'a, f64, N, RowMajor>)> {
+    Ok((ArrayView::from_slice(shape, src).map_err(to_pyerr)?, ArrayViewMut::from_slice(shape, dst).map_err(to_pyerr)?))
+}
