@@ -13,7 +13,7 @@ use crate::errors::to_pyerr;
 /// `out = stencil(u)` on the interior of two C-contiguous float64 NumPy arrays of one shape
 /// (2D or 3D), with the stencil chosen by rank: the 5- or 7-point Jacobi mean, or with
 /// `laplacian=True` the 5- or 7-point Laplacian of spacing `h`. Boundary points of `out` are left
-/// alone. Runs on all cores with the interpreter lock released.
+/// alone. A grid of 2^16 points or more runs on all cores with the interpreter lock released.
 #[pyfunction]
 #[pyo3(signature = (u, out, laplacian = false, h = 1.0))]
 pub fn stencil(py: Python<'_>, u: &Bound<'_, PyAny>, out: &Bound<'_, PyAny>, laplacian: bool, h: f64) -> PyResult<()> {
@@ -32,28 +32,45 @@ pub fn stencil(py: Python<'_>, u: &Bound<'_, PyAny>, out: &Bound<'_, PyAny>, lap
         }));
     }
     let (src, dst) = (contiguous(input.as_slice(), "u")?, contiguous_mut(output.as_slice_mut(), "out")?);
+    // Small grids run on the calling thread: handing them to rayon costs more than the sweep.
+    let parallel = src.len() >= PARALLEL_FROM;
     match shape.len() {
         2 => {
             let (a, b) = views([shape[0], shape[1]], src, dst)?;
-            let s2 = if laplacian { None } else { Some(LinearStencil::jacobi_5pt()) };
-            py.detach(move || match s2 {
-                Some(j) => j.par_apply(a, b),
-                None => LinearStencil::laplacian_5pt(h).par_apply(a, b),
-            });
+            if laplacian {
+                let s = LinearStencil::laplacian_5pt(h);
+                run(py, parallel, move |par| if par { s.par_apply(a, b) } else { s.apply(a, b) });
+            } else {
+                let s = LinearStencil::jacobi_5pt();
+                run(py, parallel, move |par| if par { s.par_apply(a, b) } else { s.apply(a, b) });
+            }
         }
         3 => {
             let (a, b) = views([shape[0], shape[1], shape[2]], src, dst)?;
-            py.detach(move || {
-                if laplacian {
-                    LinearStencil::laplacian_7pt(h).par_apply(a, b)
-                } else {
-                    LinearStencil::jacobi_7pt().par_apply(a, b)
-                }
-            });
+            if laplacian {
+                let s = LinearStencil::laplacian_7pt(h);
+                run(py, parallel, move |par| if par { s.par_apply(a, b) } else { s.apply(a, b) });
+            } else {
+                let s = LinearStencil::jacobi_7pt();
+                run(py, parallel, move |par| if par { s.par_apply(a, b) } else { s.apply(a, b) });
+            }
         }
         n => return Err(PyValueError::new_err(format!("stencil: u has {n} dimensions; give a 2D or 3D array"))),
     }
     Ok(())
+}
+
+/// Grids of at least this many points are swept on rayon's threads.
+const PARALLEL_FROM: usize = 1 << 16;
+
+/// `sweep(parallel)`: with the interpreter lock released when parallel (a long sweep other Python
+/// threads can run beside); a short one keeps the lock, which costs less than releasing it.
+fn run(py: Python<'_>, parallel: bool, sweep: impl FnOnce(bool) + Send) {
+    if parallel {
+        py.detach(move || sweep(true));
+    } else {
+        sweep(false);
+    }
 }
 
 /// `x` as a NumPy array of `T`, or `TypeError` naming the argument.
