@@ -38,21 +38,17 @@ pub fn stencil(py: Python<'_>, u: &Bound<'_, PyAny>, out: &Bound<'_, PyAny>, lap
         2 => {
             let (a, b) = views([shape[0], shape[1]], src, dst)?;
             if laplacian {
-                let s = LinearStencil::laplacian_5pt(h);
-                run(py, parallel, move |par| if par { s.par_apply(a, b) } else { s.apply(a, b) });
+                sweep(py, parallel, LinearStencil::laplacian_5pt(h), a, b);
             } else {
-                let s = LinearStencil::jacobi_5pt();
-                run(py, parallel, move |par| if par { s.par_apply(a, b) } else { s.apply(a, b) });
+                sweep(py, parallel, LinearStencil::jacobi_5pt(), a, b);
             }
         }
         3 => {
             let (a, b) = views([shape[0], shape[1], shape[2]], src, dst)?;
             if laplacian {
-                let s = LinearStencil::laplacian_7pt(h);
-                run(py, parallel, move |par| if par { s.par_apply(a, b) } else { s.apply(a, b) });
+                sweep(py, parallel, LinearStencil::laplacian_7pt(h), a, b);
             } else {
-                let s = LinearStencil::jacobi_7pt();
-                run(py, parallel, move |par| if par { s.par_apply(a, b) } else { s.apply(a, b) });
+                sweep(py, parallel, LinearStencil::jacobi_7pt(), a, b);
             }
         }
         n => return Err(PyValueError::new_err(format!("stencil: u has {n} dimensions; give a 2D or 3D array"))),
@@ -63,13 +59,20 @@ pub fn stencil(py: Python<'_>, u: &Bound<'_, PyAny>, out: &Bound<'_, PyAny>, lap
 /// Grids of at least this many points are swept on rayon's threads.
 const PARALLEL_FROM: usize = 1 << 16;
 
-/// `sweep(parallel)`: with the interpreter lock released when parallel (a long sweep other Python
-/// threads can run beside); a short one keeps the lock, which costs less than releasing it.
-fn run(py: Python<'_>, parallel: bool, sweep: impl FnOnce(bool) + Send) {
+/// One sweep of `stencil` from `a` into `b`: on rayon's threads with the interpreter lock released
+/// when `parallel` (a long sweep other Python threads can run beside), else on this thread with
+/// the lock kept, which costs less than releasing it.
+fn sweep<const N: usize, const K: usize>(
+    py: Python<'_>,
+    parallel: bool,
+    stencil: LinearStencil<f64, N, 1, K>,
+    a: ArrayView<'_, f64, N, RowMajor>,
+    b: ArrayViewMut<'_, f64, N, RowMajor>,
+) {
     if parallel {
-        py.detach(move || sweep(true));
+        py.detach(move || stencil.par_apply(a, b));
     } else {
-        sweep(false);
+        stencil.apply(a, b);
     }
 }
 
