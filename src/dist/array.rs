@@ -101,8 +101,7 @@ impl<T: Pod + Equivalence, const N: usize> DistArray<T, N> {
         let rank = usize::try_from(comm.rank()).expect("MPI ranks are non-negative");
         let block = decomposition.block_shape(rank);
         for k in 0..N {
-            let exchanges = decomposition.dims()[k] > 1 || decomposition.periodic()[k];
-            if exchanges && block[k] < halo[k] {
+            if decomposition.exchanges_along(k) && block[k] < halo[k] {
                 return Err(Error::Decomposition {
                     op,
                     reason: format!(
@@ -193,8 +192,8 @@ impl<T: Pod + Equivalence, const N: usize> DistArray<T, N> {
     pub fn fill_owned_with(&mut self, mut f: impl FnMut([usize; N]) -> T) {
         let start = self.owned_range().map(|r| r.start);
         let block = self.decomposition.block_shape(self.rank);
-        let mut owned = self.owned_mut();
-        for_each_index(block, |i| owned[i] = f(core::array::from_fn(|k| start[k] + i[k])));
+        let values = Array::from_fn(block, |i| f(core::array::from_fn(|k| start[k] + i[k])));
+        self.owned_mut().assign(&values);
     }
 
     /// Fills every halo from the neighbouring blocks (faces, edges and corners, wrapping on
@@ -406,27 +405,4 @@ fn region<'a, T: Pod, const N: usize, A: crate::view::Access>(
     at: &[Range<usize>; N],
 ) -> crate::view::View<'a, T, N, A, crate::backend::Cpu, Strided> {
     (0..N).fold(v, |v, k| v.narrow(k, at[k].start, at[k].len()))
-}
-
-/// `f(index)` for every index of `shape`, in row-major order.
-fn for_each_index<const N: usize>(shape: [usize; N], mut f: impl FnMut([usize; N])) {
-    if shape.contains(&0) {
-        return;
-    }
-    let mut index = [0usize; N];
-    loop {
-        f(index);
-        let mut k = N;
-        loop {
-            if k == 0 {
-                return;
-            }
-            k -= 1;
-            index[k] += 1;
-            if index[k] < shape[k] {
-                break;
-            }
-            index[k] = 0;
-        }
-    }
 }

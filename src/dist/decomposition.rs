@@ -152,6 +152,12 @@ impl<const N: usize> Decomposition<N> {
         self.periodic
     }
 
+    /// Whether blocks have neighbours along `axis` (more than one process on it, or a periodic
+    /// wrap, which makes a single process its own neighbour): where halos are exchanged.
+    pub fn exchanges_along(&self, axis: usize) -> bool {
+        self.dims[axis] > 1 || self.periodic[axis]
+    }
+
     /// The number of processes.
     pub fn ranks(&self) -> usize {
         self.dims.iter().product()
@@ -336,6 +342,9 @@ mod tests {
                     }
                 }
                 assert_eq!(owned, 99);
+                for k in 0..2 {
+                    assert_eq!(d.exchanges_along(k), (0..ranks).any(|r| d.neighbour(r, k, 1).is_some()));
+                }
                 for i in 0..11 {
                     for j in 0..9 {
                         let [a, b] = d.block(d.owner([i, j]));

@@ -88,7 +88,7 @@ impl<const N: usize> Regions<N> {
             });
         }
         let (halo, block, start) = (u.halo(), d.block_shape(u.rank()), u.owned_range().map(|r| r.start));
-        if let Some(k) = (0..N).find(|&k| (d.dims()[k] > 1 || d.periodic()[k]) && halo[k] < R) {
+        if let Some(k) = (0..N).find(|&k| d.exchanges_along(k) && halo[k] < R) {
             return Err(Error::Decomposition {
                 op,
                 reason: format!("the halo of axis {k} is {} wide, narrower than the stencil's radius {R}", halo[k]),
