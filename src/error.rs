@@ -234,6 +234,30 @@ pub enum Error {
         reason: String,
     },
 
+    /// Foreign data (a NumPy array, an `.npy` file, a DLPack tensor) has an element type cnda
+    /// does not handle there.
+    #[error("{op}: elements of type {got} are not supported; {fix}")]
+    UnsupportedDType {
+        /// The operation that failed.
+        op: &'static str,
+        /// The foreign type's name.
+        got: String,
+        /// What to do instead (which types are supported, how to convert).
+        fix: &'static str,
+    },
+
+    /// Memory cannot be shared, reallocated or written as asked because of who owns it (memory
+    /// borrowed from a foreign owner, read-only memory, memory other views still reference).
+    #[error("{op}: {reason}; {fix}")]
+    Ownership {
+        /// The operation that failed.
+        op: &'static str,
+        /// Who owns the memory and why that forbids the operation.
+        reason: String,
+        /// What to do instead.
+        fix: &'static str,
+    },
+
     /// The element type differs from the one expected (type-erased data).
     #[error(
         "{op}: expected elements of type {expected}, got {got}; \

@@ -141,23 +141,41 @@ pub fn check_fields<S: Structured>(got: &[FieldInfo]) -> Result<()> {
     }
     for (k, (e, g)) in expected.iter().zip(got).enumerate() {
         if e.name != g.name {
-            return fail(format!("field {k} is named `{}`, expected `{}`", g.name, e.name));
+            return fail(format!("field {k} must be `{}`, got `{}`", e.name, g.name));
         }
         if e.dtype != g.dtype || e.size != g.size {
             return fail(format!(
-                "field `{}` is {} ({} bytes), expected {} ({} bytes)",
-                e.name, g.dtype, g.size, e.dtype, e.size
+                "field `{}` requires {} ({} bytes), got {} ({} bytes)",
+                e.name, e.dtype, e.size, g.dtype, g.size
             ));
         }
         if e.offset != g.offset {
-            return fail(format!("field `{}` is at byte {}, expected byte {}", e.name, g.offset, e.offset));
+            return fail(format!("field `{}` must sit at byte {}, got byte {}", e.name, e.offset, g.offset));
         }
         if e.byte_order != g.byte_order {
             return fail(format!(
-                "field `{}` is {:?}-endian, expected {:?}-endian",
-                e.name, g.byte_order, e.byte_order
+                "field `{}` must be {:?}-endian, got {:?}-endian",
+                e.name, e.byte_order, g.byte_order
             ));
         }
+    }
+    Ok(())
+}
+
+/// [`check_fields`], and that a foreign element of `itemsize` bytes is exactly `S`'s size (a
+/// larger one has trailing bytes `S` does not describe, as NumPy's `align=True` dtypes may).
+///
+/// # Errors
+///
+/// `Error::Structure` naming the first difference.
+pub fn check_layout<S: Structured>(got: &[FieldInfo], itemsize: usize) -> Result<()> {
+    check_fields::<S>(got)?;
+    let size = core::mem::size_of::<S>();
+    if itemsize != size {
+        return Err(Error::Structure {
+            name: S::NAME,
+            reason: format!("elements must be {size} bytes, got {itemsize} (the fields match; the rest is padding)"),
+        });
     }
     Ok(())
 }

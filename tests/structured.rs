@@ -1,7 +1,7 @@
 //! Structured elements: field views, runtime field metadata and its strict checks, SoA round trips.
 
 use cnda::prelude::*;
-use cnda::structured::{check_fields, ByteOrder, FieldInfo, Structured};
+use cnda::structured::{check_fields, check_layout, ByteOrder, FieldInfo, Structured};
 
 cnda::structured! {
     /// A particle with mixed field types.
@@ -71,17 +71,26 @@ fn runtime_description_and_strict_checks() {
     assert!(check_fields::<Body>(fields).is_ok());
     let mut other = fields.to_vec();
     other.swap(0, 1);
-    assert!(check_fields::<Body>(&other).unwrap_err().to_string().contains("field 0 is named `vel`, expected `pos`"));
+    assert!(check_fields::<Body>(&other).unwrap_err().to_string().contains("field 0 must be `pos`, got `vel`"));
     let mut other = fields.to_vec();
     other[2].dtype = DType::U64;
-    assert!(check_fields::<Body>(&other).unwrap_err().to_string().contains("field `id` is uint64"));
+    assert!(check_fields::<Body>(&other)
+        .unwrap_err()
+        .to_string()
+        .contains("field `id` requires int64 (8 bytes), got uint64 (8 bytes)"));
     let mut other = fields.to_vec();
     other[4].byte_order = ByteOrder::Big;
     assert!(check_fields::<Body>(&other).unwrap_err().to_string().contains("-endian"));
     assert!(check_fields::<Body>(&fields[..4]).unwrap_err().to_string().contains("expected 5 fields, got 4"));
     let mut other = fields.to_vec();
     other[1].offset = 12;
-    assert!(check_fields::<Body>(&other).is_err());
+    assert!(check_fields::<Body>(&other)
+        .unwrap_err()
+        .to_string()
+        .contains("field `vel` must sit at byte 8, got byte 12"));
+    assert!(check_layout::<Body>(fields, core::mem::size_of::<Body>()).is_ok());
+    let padded = check_layout::<Body>(fields, core::mem::size_of::<Body>() + 8).unwrap_err();
+    assert!(padded.to_string().contains("elements must be 32 bytes, got 40"), "{padded}");
 }
 
 #[test]

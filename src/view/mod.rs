@@ -36,6 +36,7 @@
 mod base;
 mod convert;
 mod copies;
+pub(crate) mod foreign;
 mod multi;
 pub(crate) mod ops;
 mod shared;
