@@ -42,6 +42,7 @@ pub mod error;
 mod fmt;
 mod geometry;
 mod index;
+pub mod interop;
 pub mod iter;
 pub mod layout;
 pub mod ops;

@@ -126,7 +126,83 @@ impl<'a, T: Pod, const N: usize> ArrayView<'a, T, N, Strided, DefaultCheck> {
     }
 }
 
+impl<'a, T: Pod, const N: usize> ArrayView<'a, T, N, Strided, DefaultCheck> {
+    /// A view of the elements that `shape` and `strides` reach from `ptr`, for memory another
+    /// library vouches for (a NumPy or ndarray array, a DLPack tensor), without copying. The
+    /// metadata is still checked: a null or misaligned `ptr`, or offsets beyond `isize`, are
+    /// errors.
+    ///
+    /// # Safety
+    ///
+    /// Every element reached (index `i` at `ptr + sum(i[k] * strides[k])`) is an initialized `T`
+    /// inside one allocation, valid and not written through any other path for `'a`.
+    ///
+    /// # Errors
+    ///
+    /// `Error::Layout` for a null or misaligned pointer or offsets that do not fit an `isize`;
+    /// `Error::Overflow` when the shape holds more bytes than an allocation can.
+    pub unsafe fn from_raw_strided(ptr: *const T, shape: [usize; N], strides: [isize; N]) -> Result<Self> {
+        let op = "ArrayView::from_raw_strided";
+        check_raw(op, ptr, &shape, &strides)?;
+        // SAFETY: the caller vouches for every element reached; `check_raw` checked the pointer
+        // and the size arithmetic the view relies on.
+        Ok(unsafe { Self::from_raw(RawParts::strided(ptr.cast_mut(), shape, strides)) })
+    }
+}
+
+/// The checks of the raw constructors: a non-null aligned pointer, a shape whose bytes fit an
+/// allocation, and offsets that fit an `isize` (in bytes too).
+fn check_raw<T, const N: usize>(
+    op: &'static str,
+    ptr: *const T,
+    shape: &[usize; N],
+    strides: &[isize; N],
+) -> Result<()> {
+    if ptr.is_null() || !ptr.is_aligned() {
+        return Err(Error::Layout {
+            op,
+            reason: format!("the pointer {ptr:p} is null or not aligned to {} bytes", core::mem::align_of::<T>()),
+            fix: "pass the address of the element at index [0, ..]; copy misaligned data first",
+        });
+    }
+    shape::checked_len(op, shape, core::mem::size_of::<T>())?;
+    if let Some((low, high)) = reach(op, shape, strides)? {
+        let bytes = core::mem::size_of::<T>() as isize;
+        if low.checked_mul(bytes).is_none() || high.checked_mul(bytes).is_none() {
+            return Err(Error::Layout {
+                op,
+                reason: format!("shape {shape:?} with strides {strides:?} reaches byte offsets beyond isize::MAX"),
+                fix: "check the strides; no allocation is that large",
+            });
+        }
+    }
+    Ok(())
+}
+
 impl<'a, T: Pod, const N: usize> ArrayViewMut<'a, T, N, Strided, DefaultCheck> {
+    /// A mutable view of the elements that `shape` and `strides` reach from `ptr`, for memory
+    /// another library vouches for. Checked as [`ArrayView::from_raw_strided`], and refused when
+    /// two indices may reach one element.
+    ///
+    /// # Safety
+    ///
+    /// Every element reached is an initialized `T` inside one allocation, valid, writable and
+    /// reached through no other path for `'a`.
+    ///
+    /// # Errors
+    ///
+    /// As [`ArrayView::from_raw_strided`], and `Error::Layout` for overlapping strides.
+    pub unsafe fn from_raw_strided(ptr: *mut T, shape: [usize; N], strides: [isize; N]) -> Result<Self> {
+        let op = "ArrayViewMut::from_raw_strided";
+        check_raw(op, ptr, &shape, &strides)?;
+        if !is_unique(&shape, &strides) {
+            return Err(overlap(op, &shape, &strides));
+        }
+        // SAFETY: the caller vouches for every element reached and its exclusive use; the checks
+        // above cover the arithmetic and the uniqueness of the indices' elements.
+        Ok(unsafe { Self::from_raw(RawParts::strided(ptr, shape, strides)) })
+    }
+
     /// A mutable view of `data` with `shape` and `strides`, whose index `[0; N]` is
     /// `data[offset]`, without copying. Distinct indices must reach distinct elements.
     ///
@@ -155,16 +231,20 @@ impl<'a, T: Pod, const N: usize> ArrayViewMut<'a, T, N, Strided, DefaultCheck> {
         let op = "ArrayViewMut::from_slice_strided";
         check_inside(op, &shape, &strides, offset, data.len(), core::mem::size_of::<T>())?;
         if !is_unique(&shape, &strides) {
-            return Err(Error::Layout {
-                op,
-                reason: format!("shape {shape:?} with strides {strides:?} reaches some elements from two indices"),
-                fix: "write through a view whose strides do not overlap (no zero strides), or copy first",
-            });
+            return Err(overlap(op, &shape, &strides));
         }
         let ptr = data.as_mut_ptr().wrapping_add(offset.min(data.len()));
         // SAFETY: as in `ArrayView::from_slice_strided`, and distinct indices reach distinct
         // elements (checked above), all in `data`, borrowed exclusively for 'a.
         Ok(unsafe { Self::from_raw(RawParts::strided(ptr, shape, strides)) })
+    }
+}
+
+fn overlap<const N: usize>(op: &'static str, shape: &[usize; N], strides: &[isize; N]) -> Error {
+    Error::Layout {
+        op,
+        reason: format!("shape {shape:?} with strides {strides:?} reaches some elements from two indices"),
+        fix: "write through a view whose strides do not overlap (no zero strides), or copy first",
     }
 }
 
@@ -183,6 +263,20 @@ mod tests {
         assert!(ArrayView::from_slice_strided([2], [-1], usize::MAX, &data).is_err());
         // Empty shapes reach nothing, whatever the strides and offset.
         assert_eq!(ArrayView::from_slice_strided([0, 5], [isize::MIN, 7], 99, &data).unwrap().len(), 0);
+    }
+
+    #[test]
+    fn raw_constructors_check_the_pointer_and_the_arithmetic() {
+        let data = [1.0f64, 2.0, 3.0];
+        // SAFETY: each call either fails its checks or reaches only `data`'s elements.
+        unsafe {
+            assert!(ArrayView::<f64, 1>::from_raw_strided(core::ptr::null(), [1], [1]).is_err());
+            let odd = data.as_ptr().cast::<u8>().wrapping_add(1).cast::<f64>();
+            assert!(ArrayView::from_raw_strided(odd, [0], [1]).is_err());
+            assert!(ArrayView::from_raw_strided(data.as_ptr(), [2], [isize::MAX / 4]).is_err());
+            let v = ArrayView::from_raw_strided(data.as_ptr().wrapping_add(2), [3], [-1]).unwrap();
+            assert_eq!(v.iter().copied().collect::<Vec<_>>(), [3.0, 2.0, 1.0]);
+        }
     }
 
     #[test]
