@@ -6,14 +6,15 @@ use std::sync::Arc;
 
 use numpy::ndarray::{ArrayViewD, IxDyn};
 use numpy::{Element, PyArrayDescrMethods, PyArrayDyn, PyArrayMethods, PyUntypedArray, PyUntypedArrayMethods};
-use pyo3::exceptions::{PyBufferError, PyRuntimeError, PyTypeError, PyValueError};
+use pyo3::exceptions::{PyBufferError, PyTypeError};
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 
+use crate::errors::to_pyerr;
 use crate::store::{element_count, Memory, Store};
 
 /// The elements of an array, by type.
-enum Data {
+pub enum Data {
     F32(Store<f32>),
     F64(Store<f64>),
     I32(Store<i32>),
@@ -46,7 +47,7 @@ macro_rules! with_store {
 
 /// A contiguous, row-major N-dimensional array of float32, float64, int32 or int64, in a cnda
 /// buffer or borrowing a NumPy array's memory. Indexing is always bounds-checked.
-#[pyclass(name = "ContiguousND", module = "cnda", unsendable)]
+#[pyclass(name = "ContiguousND", module = "cnda")]
 pub struct ContiguousND {
     data: Data,
     /// NumPy views of this array alive now (each holds an `Export`).
@@ -102,6 +103,12 @@ impl ContiguousND {
         PyTuple::new(py, row_major_strides(self.dims()).into_iter().map(|s| s * size))
     }
 
+    /// Whether this is a read-only view (of a read-only NumPy array, `from_numpy(x, readonly=True)`).
+    #[getter]
+    fn readonly(&self) -> bool {
+        !with_store!(&self.data, s, _T => s.writable())
+    }
+
     #[getter]
     fn ndim(&self) -> usize {
         self.dims().len()
@@ -153,7 +160,7 @@ impl ContiguousND {
         let index = indices(index)?;
         with_store!(&mut self.data, s, T => {
             let at = s.flat(&index)?;
-            s.as_mut_slice()[at] = value.extract::<T>()?;
+            s.as_mut_slice("__setitem__")?[at] = value.extract::<T>()?;
             Ok(())
         })
     }
@@ -167,7 +174,7 @@ impl ContiguousND {
     fn fill(&mut self, value: &Bound<'_, PyAny>) -> PyResult<()> {
         with_store!(&mut self.data, s, T => {
             let v = value.extract::<T>()?;
-            s.as_mut_slice().fill(v);
+            s.as_mut_slice("fill")?.fill(v);
             Ok(())
         })
     }
@@ -176,8 +183,8 @@ impl ContiguousND {
     fn copy(&self) -> PyResult<Self> {
         let data = with_store!(&self.data, s, T => {
             let array = cnda::Array::<T, 1>::from_shape_vec([s.as_slice().len()], s.as_slice().to_vec())
-                .map_err(crate::errors::to_pyerr)?;
-            Store::owning(array, s.shape.clone()).into()
+                .map_err(to_pyerr)?;
+            T::data(Store::owning(array, s.shape.clone()))
         });
         Ok(ContiguousND { data, exports: Arc::new(AtomicUsize::new(0)) })
     }
@@ -188,20 +195,29 @@ impl ContiguousND {
     fn resize(&mut self, shape: Vec<usize>) -> PyResult<()> {
         let views = self.exports.load(Ordering::SeqCst);
         if views > 0 {
-            return Err(PyBufferError::new_err(format!(
-                "cannot resize: {views} NumPy view(s) of this array exist; delete them (or copy with to_numpy(copy=True)) first"
-            )));
+            // Python's own convention (bytearray, array.array): a resize refused while views exist
+            // is a BufferError, the one exception to the RuntimeError of ownership errors.
+            return Err(PyBufferError::new_err(
+                cnda::Error::Ownership {
+                    op: "resize",
+                    reason: format!("{views} NumPy view(s) of this array exist and would dangle"),
+                    fix: "delete them (or take copies with to_numpy(copy=True)) first",
+                }
+                .to_string(),
+            ));
         }
         let len = element_count(&shape)?;
         with_store!(&mut self.data, s, T => {
             if !matches!(s.memory, Memory::Owned(_)) {
-                return Err(PyRuntimeError::new_err(
-                    "cannot resize memory borrowed from a NumPy array; copy it first (from_numpy(x, copy=True))",
-                ));
+                return Err(to_pyerr(cnda::Error::Ownership {
+                    op: "resize",
+                    reason: "the memory is borrowed from a NumPy array, which owns it".into(),
+                    fix: "copy it first: from_numpy(x, copy=True)",
+                }));
             }
             let mut fresh = Store::<T>::zeros(shape)?;
             let keep = len.min(s.as_slice().len());
-            fresh.as_mut_slice()[..keep].copy_from_slice(&s.as_slice()[..keep]);
+            fresh.as_mut_slice("resize")?[..keep].copy_from_slice(&s.as_slice()[..keep]);
             *s = fresh;
             Ok(())
         })
@@ -225,7 +241,11 @@ impl ContiguousND {
             let guard = Bound::new(py, Export { _owner: slf.clone().unbind(), count: this.exports.clone() })?;
             // SAFETY: the view's memory stays valid while the guard (the NumPy array's base) holds
             // the owner: the owner refuses to resize while the guard's count is non-zero.
-            Ok(unsafe { PyArrayDyn::<T>::borrow_from_array(&view, guard.into_any()) }.into_any())
+            let numpy_view = unsafe { PyArrayDyn::<T>::borrow_from_array(&view, guard.into_any()) }.into_any();
+            if !s.writable() {
+                numpy_view.getattr("flags")?.setattr("writeable", false)?;
+            }
+            Ok(numpy_view)
         })
     }
 }
@@ -236,20 +256,26 @@ impl ContiguousND {
     }
 }
 
-macro_rules! into_data {
+/// The element types a `ContiguousND` holds: float32, float64, int32, int64.
+pub trait Stored: Element + cnda::Pod {
+    /// The array data of a store of this type.
+    fn data(store: Store<Self>) -> Data;
+}
+
+macro_rules! stored {
     ($($T:ty => $variant:ident),*) => {$(
-        impl From<Store<$T>> for Data {
-            fn from(s: Store<$T>) -> Data {
-                Data::$variant(s)
+        impl Stored for $T {
+            fn data(store: Store<$T>) -> Data {
+                Data::$variant(store)
             }
         }
     )*};
 }
-into_data!(f32 => F32, f64 => F64, i32 => I32, i64 => I64);
+stored!(f32 => F32, f64 => F64, i32 => I32, i64 => I64);
 
 /// The base object of a NumPy view of a `ContiguousND`: holds the owner alive and counts as one
 /// export until NumPy drops the view.
-#[pyclass(module = "cnda", unsendable)]
+#[pyclass(module = "cnda")]
 pub struct Export {
     _owner: Py<ContiguousND>,
     count: Arc<AtomicUsize>,
@@ -280,51 +306,59 @@ fn indices(index: &Bound<'_, PyAny>) -> PyResult<Vec<isize>> {
 }
 
 /// A `ContiguousND` over a NumPy array. `copy=False` (the default) shares `x`'s memory and keeps
-/// `x` alive; it requires a C-contiguous, aligned, writable array of native byte order.
-/// `copy=True` accepts any strides (negative ones and offsets included) and copies into a cnda
-/// buffer. Unsupported dtypes raise `TypeError`, layouts `ValueError`.
+/// `x` alive; it requires a C-contiguous, aligned array of native byte order, writable unless
+/// `readonly=True` asks for a read-only view. `copy=True` accepts any strides (negative ones and
+/// offsets included) and copies into a cnda buffer. Unsupported dtypes raise `TypeError`, layouts
+/// `ValueError`.
 #[pyfunction]
-#[pyo3(signature = (x, copy = false))]
-pub fn from_numpy(py: Python<'_>, x: &Bound<'_, PyAny>, copy: bool) -> PyResult<ContiguousND> {
+#[pyo3(signature = (x, copy = false, readonly = false))]
+pub fn from_numpy(py: Python<'_>, x: &Bound<'_, PyAny>, copy: bool, readonly: bool) -> PyResult<ContiguousND> {
     let Ok(array) = x.cast::<PyUntypedArray>() else {
-        return Err(PyTypeError::new_err(format!(
-            "from_numpy expects a numpy.ndarray, got {}; wrap it with numpy.asarray()",
-            x.get_type().name()?
-        )));
+        return Err(to_pyerr(cnda::Error::UnsupportedDType {
+            op: "from_numpy",
+            got: format!("{} (not a numpy.ndarray)", x.get_type().name()?),
+            fix: "wrap it with numpy.asarray()",
+        }));
     };
     let dtype = array.dtype();
     if dtype.is_native_byteorder() == Some(false) {
-        return Err(PyValueError::new_err(format!(
-            "from_numpy requires native byte order; the input's dtype {} is byte-swapped; convert with x.astype(x.dtype.newbyteorder('='))",
-            dtype.str()?
-        )));
+        return Err(layout_error(
+            format!("the input's dtype {} is byte-swapped, not native byte order", dtype.str()?),
+            "convert with x.astype(x.dtype.newbyteorder('='))",
+        ));
     }
     let data = if dtype.is_equiv_to(&numpy::dtype::<f32>(py)) {
-        Data::F32(borrow_or_copy::<f32>(x, copy)?)
+        Data::F32(borrow_or_copy::<f32>(x, copy, readonly)?)
     } else if dtype.is_equiv_to(&numpy::dtype::<f64>(py)) {
-        Data::F64(borrow_or_copy::<f64>(x, copy)?)
+        Data::F64(borrow_or_copy::<f64>(x, copy, readonly)?)
     } else if dtype.is_equiv_to(&numpy::dtype::<i32>(py)) {
-        Data::I32(borrow_or_copy::<i32>(x, copy)?)
+        Data::I32(borrow_or_copy::<i32>(x, copy, readonly)?)
     } else if dtype.is_equiv_to(&numpy::dtype::<i64>(py)) {
-        Data::I64(borrow_or_copy::<i64>(x, copy)?)
+        Data::I64(borrow_or_copy::<i64>(x, copy, readonly)?)
     } else {
-        return Err(PyTypeError::new_err(format!(
-            "from_numpy supports float32, float64, int32 and int64 arrays, not {}; convert with astype()",
-            dtype.str()?
-        )));
+        return Err(to_pyerr(cnda::Error::UnsupportedDType {
+            op: "from_numpy",
+            got: dtype.str()?.to_string(),
+            fix: "ContiguousND holds float32, float64, int32 or int64; convert with astype()",
+        }));
     };
     Ok(ContiguousND { data, exports: Arc::new(AtomicUsize::new(0)) })
 }
 
+/// The `ValueError` of a layout `from_numpy(copy=False)` cannot share.
+fn layout_error(reason: String, fix: &'static str) -> PyErr {
+    to_pyerr(cnda::Error::Layout { op: "from_numpy(copy=False)", reason, fix })
+}
+
 /// The store of a NumPy array of element type `T`: borrowed after strict checks, or copied.
-fn borrow_or_copy<T: Element + cnda::Pod>(x: &Bound<'_, PyAny>, copy: bool) -> PyResult<Store<T>> {
+fn borrow_or_copy<T: Element + cnda::Pod>(x: &Bound<'_, PyAny>, copy: bool, readonly: bool) -> PyResult<Store<T>> {
     let array = x.cast::<PyArrayDyn<T>>()?;
     let shape = array.shape().to_vec();
     if copy {
         let owned = array.to_owned_array(); // any strides, in logical (row-major) order
         let flat: Vec<T> = owned.iter().copied().collect();
         let len = flat.len();
-        let buffer = cnda::Array::<T, 1>::from_shape_vec([len], flat).map_err(crate::errors::to_pyerr)?;
+        let buffer = cnda::Array::<T, 1>::from_shape_vec([len], flat).map_err(to_pyerr)?;
         return Ok(Store::owning(buffer, shape));
     }
     if !array.is_c_contiguous() {
@@ -333,19 +367,37 @@ fn borrow_or_copy<T: Element + cnda::Pod>(x: &Bound<'_, PyAny>, copy: bool) -> P
         } else {
             format!("the input has strides {:?} bytes for shape {shape:?}", array.strides())
         };
-        return Err(PyValueError::new_err(format!(
-            "from_numpy(copy=False) requires a C-contiguous (row-major) array; {how}; use copy=True or np.ascontiguousarray()"
-        )));
+        return Err(layout_error(
+            format!("requires a C-contiguous (row-major) array; {how}"),
+            "use copy=True or np.ascontiguousarray()",
+        ));
     }
     if !array.is_aligned() || !(array.data() as usize).is_multiple_of(core::mem::align_of::<T>()) {
-        return Err(PyValueError::new_err(
-            "from_numpy(copy=False) requires aligned memory; the input is misaligned; use copy=True",
+        return Err(layout_error("requires aligned memory; the input is misaligned".into(), "use copy=True"));
+    }
+    let writable = x.getattr("flags")?.getattr("writeable")?.extract::<bool>()?;
+    if !writable && !readonly {
+        return Err(layout_error(
+            "requires a writable array; the input is read-only".into(),
+            "pass readonly=True for a read-only cnda view, or copy=True",
         ));
     }
-    if !x.getattr("flags")?.getattr("writeable")?.extract::<bool>()? {
-        return Err(PyValueError::new_err(
-            "from_numpy(copy=False) requires a writable array; the input is read-only; use copy=True (or make it writable)",
-        ));
-    }
-    Ok(Store { memory: Memory::Borrowed { _keep: x.clone().unbind(), ptr: array.data(), len: array.len() }, shape })
+    let writable = writable && !readonly;
+    Ok(Store {
+        memory: Memory::Borrowed { _keep: x.clone().unbind(), ptr: array.data(), len: array.len(), writable },
+        shape,
+    })
+}
+
+/// A NumPy array over the buffer of `array` (a result cnda computed), without copying: the NumPy
+/// array's base owns the buffer.
+pub fn into_numpy<'py, T: Stored, const N: usize>(
+    py: Python<'py>,
+    array: cnda::Array<T, N>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let shape = array.shape().to_vec();
+    let len = array.len();
+    let store = Store::owning(array.into_reshaped([len]), shape);
+    let owner = Bound::new(py, ContiguousND { data: T::data(store), exports: Arc::new(AtomicUsize::new(0)) })?;
+    ContiguousND::to_numpy(owner, false)
 }

@@ -12,7 +12,9 @@ pub fn to_pyerr(e: cnda::Error) -> PyErr {
         cnda::Error::IndexOutOfBounds { .. } | cnda::Error::AxisOutOfRange { .. } | cnda::Error::Range { .. } => {
             PyIndexError::new_err(message)
         }
-        cnda::Error::DType { .. } | cnda::Error::Structure { .. } => PyTypeError::new_err(message),
+        cnda::Error::DType { .. } | cnda::Error::Structure { .. } | cnda::Error::UnsupportedDType { .. } => {
+            PyTypeError::new_err(message)
+        }
         cnda::Error::Alloc { .. } | cnda::Error::Overflow { .. } => PyMemoryError::new_err(message),
         cnda::Error::LengthMismatch { .. }
         | cnda::Error::ShapeMismatch { .. }
@@ -22,6 +24,7 @@ pub fn to_pyerr(e: cnda::Error) -> PyErr {
         | cnda::Error::Broadcast { .. }
         | cnda::Error::BroadcastOperands { .. }
         | cnda::Error::Layout { .. } => PyValueError::new_err(message),
+        // Ownership (borrowed or read-only memory), device errors and the rest.
         _ => PyRuntimeError::new_err(message),
     }
 }

@@ -5,8 +5,10 @@
 #![warn(clippy::undocumented_unsafe_blocks)]
 
 mod array;
+mod borrow;
 mod errors;
 mod kernels;
+mod ops;
 mod store;
 
 use pyo3::prelude::*;
@@ -19,6 +21,17 @@ fn cnda(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(array::from_numpy, m)?)?;
     m.add_function(wrap_pyfunction!(store::live_buffers, m)?)?;
     m.add_function(wrap_pyfunction!(kernels::stencil, m)?)?;
+    m.add_function(wrap_pyfunction!(ops::add, m)?)?;
+    m.add_function(wrap_pyfunction!(ops::subtract, m)?)?;
+    m.add_function(wrap_pyfunction!(ops::multiply, m)?)?;
+    m.add_function(wrap_pyfunction!(ops::divide, m)?)?;
+    m.add_function(wrap_pyfunction!(ops::iadd, m)?)?;
+    m.add_function(wrap_pyfunction!(ops::isubtract, m)?)?;
+    m.add_function(wrap_pyfunction!(ops::imultiply, m)?)?;
+    m.add_function(wrap_pyfunction!(ops::idivide, m)?)?;
+    m.add_function(wrap_pyfunction!(ops::sum, m)?)?;
+    m.add_function(wrap_pyfunction!(ops::matmul, m)?)?;
+    m.add_function(wrap_pyfunction!(ops::pad, m)?)?;
     // CNDA's per-type names: the same class with the element type fixed.
     let numpy_dtypes = [("f32", "float32"), ("f64", "float64"), ("i32", "int32"), ("i64", "int64")];
     let make = m.getattr("ContiguousND")?;

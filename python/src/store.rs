@@ -22,10 +22,19 @@ pub fn live_buffers() -> usize {
 pub enum Memory<T: Pod> {
     /// A cnda buffer (64-byte aligned), one dimension of all the elements.
     Owned(Array<T, 1>),
-    /// A NumPy array's memory, C-contiguous, aligned, writable and of type `T` (checked by
-    /// `from_numpy`), kept alive by `_keep`.
-    Borrowed { _keep: Py<PyAny>, ptr: *mut T, len: usize },
+    /// A NumPy array's memory, C-contiguous, aligned and of type `T` (checked by `from_numpy`),
+    /// kept alive by `_keep`; written only when `writable` (NumPy's flag, checked).
+    Borrowed { _keep: Py<PyAny>, ptr: *mut T, len: usize, writable: bool },
 }
+
+// SAFETY: the only non-thread-safe part is the raw pointer of `Borrowed`, to memory that the
+// `Py` reference `_keep` (itself Send + Sync) keeps alive wherever the store goes. The store's
+// elements are read and written only inside `ContiguousND` methods, which hold the interpreter
+// lock and a PyO3 borrow of the object; the module is built for the stable ABI, which only
+// GIL-enabled interpreters load, so the lock orders those accesses across threads.
+unsafe impl<T: Pod> Send for Memory<T> {}
+// SAFETY: as for `Send`: shared access happens under the interpreter lock.
+unsafe impl<T: Pod> Sync for Memory<T> {}
 
 /// A contiguous row-major block of `shape`.
 pub struct Store<T: Pod> {
@@ -65,13 +74,29 @@ impl<T: Pod> Store<T> {
         }
     }
 
+    /// Whether the elements may be written.
+    pub fn writable(&self) -> bool {
+        !matches!(self.memory, Memory::Borrowed { writable: false, .. })
+    }
+
     /// The elements, mutably.
-    pub fn as_mut_slice(&mut self) -> &mut [T] {
+    ///
+    /// # Errors
+    ///
+    /// `RuntimeError` (`cnda::Error::Ownership`) for a read-only view of NumPy memory.
+    pub fn as_mut_slice(&mut self, op: &'static str) -> PyResult<&mut [T]> {
         match &mut self.memory {
-            Memory::Owned(a) => a.as_mut_slice(),
+            Memory::Owned(a) => Ok(a.as_mut_slice()),
             // SAFETY: as in `as_slice`; the NumPy array is writable (checked), and Python's
             // single-threaded access under the interpreter lock orders our writes with NumPy's.
-            Memory::Borrowed { ptr, len, .. } => unsafe { core::slice::from_raw_parts_mut(*ptr, *len) },
+            Memory::Borrowed { ptr, len, writable: true, .. } => {
+                Ok(unsafe { core::slice::from_raw_parts_mut(*ptr, *len) })
+            }
+            Memory::Borrowed { writable: false, .. } => Err(to_pyerr(cnda::Error::Ownership {
+                op,
+                reason: "this array is a read-only view of a NumPy array's memory".into(),
+                fix: "write to a copy (arr.copy()), or share a writable NumPy array with from_numpy(x)",
+            })),
         }
     }
 

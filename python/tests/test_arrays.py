@@ -140,3 +140,59 @@ def test_from_numpy_zero_copy_validates_strictly():
         cnda.from_numpy(x.astype(np.float16))
     with pytest.raises(TypeError, match="numpy.ndarray"):
         cnda.from_numpy([1.0, 2.0])
+
+
+def test_read_only_views_share_memory_and_refuse_writes():
+    x = np.arange(6, dtype=np.float64).reshape(2, 3)
+    x.flags.writeable = False
+    a = cnda.from_numpy(x, readonly=True)
+    assert a.readonly and a.data_ptr == x.ctypes.data and a[1, 2] == 5.0
+    with pytest.raises(RuntimeError, match="read-only view of a NumPy array's memory.*arr.copy"):
+        a[0, 0] = 1.0
+    with pytest.raises(RuntimeError, match="read-only"):
+        a.fill(0.0)
+    v = a.to_numpy()
+    assert v.ctypes.data == x.ctypes.data and not v.flags.writeable
+    with pytest.raises(ValueError):
+        v[0, 0] = 1.0
+    c = a.copy()
+    assert not c.readonly
+    c[0, 0] = 9.0
+    assert x[0, 0] == 0.0
+    # A writable input can be shared read-only too; cnda then never writes it.
+    w = np.zeros(3)
+    r = cnda.from_numpy(w, readonly=True)
+    with pytest.raises(RuntimeError):
+        r[0] = 1.0
+
+
+def test_every_error_comes_through_the_one_mapping():
+    """Out of range -> IndexError, layout -> ValueError, dtype -> TypeError, ownership ->
+    RuntimeError, each message saying what, why and how to fix."""
+    a = cnda.ContiguousND((2, 2))
+    with pytest.raises(IndexError, match="out of bounds for axis 0 with size 2"):
+        a[2, 0]
+    with pytest.raises(ValueError, match=r"^from_numpy\(copy=False\): requires a C-contiguous"):
+        cnda.from_numpy(np.zeros((3, 3))[:, ::2])
+    with pytest.raises(TypeError, match=r"^from_numpy: elements of type complex128 are not supported; "):
+        cnda.from_numpy(np.zeros(2, np.complex128))
+    with pytest.raises(RuntimeError, match=r"^resize: the memory is borrowed from a NumPy array"):
+        cnda.from_numpy(np.zeros(2)).resize((3,))
+
+
+def test_arrays_cross_threads():
+    """Arrays made on one thread are used and freed on another (no thread affinity)."""
+    import threading
+
+    gc.collect()
+    live = cnda._live_buffers()
+    made = []
+    t = threading.Thread(target=lambda: made.append((cnda.ContiguousND((4,)), cnda.add(np.ones(3), np.ones(3)))))
+    t.start()
+    t.join()
+    a, b = made.pop()
+    a[1] = 2.0
+    assert a.to_numpy()[1] == 2.0 and b[2] == 2.0
+    del a, b
+    gc.collect()
+    assert cnda._live_buffers() == live
