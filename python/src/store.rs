@@ -87,9 +87,9 @@ impl<T: Pod> Store<T> {
     pub fn as_mut_slice(&mut self, op: &'static str) -> PyResult<&mut [T]> {
         match &mut self.memory {
             Memory::Owned(a) => Ok(a.as_mut_slice()),
-            // SAFETY: as in `as_slice`; the NumPy array is writable (checked), and Python's
-            // single-threaded access under the interpreter lock orders our writes with NumPy's.
             Memory::Borrowed { ptr, len, writable: true, .. } => {
+                // SAFETY: as in `as_slice`; the NumPy array is writable (checked), and access
+                // under the interpreter lock orders our writes with NumPy's.
                 Ok(unsafe { core::slice::from_raw_parts_mut(*ptr, *len) })
             }
             Memory::Borrowed { writable: false, .. } => Err(to_pyerr(cnda::Error::Ownership {
