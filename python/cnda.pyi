@@ -42,6 +42,16 @@ class ContiguousND:
     def copy(self) -> ContiguousND: ...
     def resize(self, shape: Tuple[int, ...]) -> None:
         """Raises BufferError while a NumPy view of the array exists."""
+    def __dlpack__(
+        self,
+        *,
+        stream: Any = ...,
+        max_version: Tuple[int, int] | None = ...,
+        dl_device: Tuple[int, int] | None = ...,
+        copy: bool | None = ...,
+    ) -> Any:
+        """A DLPack capsule of the memory (zero-copy; copy=True exports a copy)."""
+    def __dlpack_device__(self) -> Tuple[int, int]: ...
     def to_numpy(self, copy: bool = ...) -> npt.NDArray[Any]:
         """A view of the same memory (copy=False) whose base keeps the array alive, or a copy."""
 
@@ -55,6 +65,8 @@ def ContiguousND_i64(shape: Tuple[int, ...]) -> ContiguousND: ...
 def from_numpy(x: npt.NDArray[Any], copy: bool = ..., readonly: bool = ...) -> ContiguousND:
     """Shares x's memory (C-contiguous, aligned, native byte order; writable unless readonly=True)
     or copies it (copy=True, any strides)."""
+def from_dlpack(x: Any, copy: bool = ...) -> ContiguousND:
+    """Shares the memory of any CPU DLPack producer (C-contiguous), or copies it (copy=True)."""
 def stencil(u: npt.NDArray[np.float64], out: npt.NDArray[np.float64], laplacian: bool = ..., h: float = ...) -> None:
     """out = Jacobi mean (or Laplacian) of u on the interior of a 2D or 3D float64 array, in place."""
 

@@ -11,7 +11,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 
 use crate::errors::to_pyerr;
-use crate::store::{element_count, Memory, Store};
+use crate::store::{element_count, Keep, Memory, Store};
 
 /// The elements of an array, by type.
 pub enum Data {
@@ -180,7 +180,7 @@ impl ContiguousND {
     }
 
     /// A copy in a new cnda buffer.
-    fn copy(&self) -> PyResult<Self> {
+    pub fn copy(&self) -> PyResult<Self> {
         let data = with_store!(&self.data, s, T => {
             let array = cnda::Array::<T, 1>::from_shape_vec([s.as_slice().len()], s.as_slice().to_vec())
                 .map_err(to_pyerr)?;
@@ -223,6 +223,25 @@ impl ContiguousND {
         })
     }
 
+    /// A DLPack capsule of this array's memory (the Python array API's `__dlpack__`), for
+    /// `np.from_dlpack(arr)`, `torch.from_dlpack(arr)` ...: zero-copy, and the owner stays alive
+    /// and unresizable until the consumer lets go; `copy=True` exports a fresh copy.
+    #[pyo3(signature = (*, stream = None, max_version = None, dl_device = None, copy = None))]
+    fn __dlpack__<'py>(
+        slf: Bound<'py, Self>,
+        stream: Option<Bound<'py, PyAny>>,
+        max_version: Option<(u32, u32)>,
+        dl_device: Option<(u32, i32)>,
+        copy: Option<bool>,
+    ) -> PyResult<Py<PyAny>> {
+        crate::dlpack::export(slf, stream.as_ref(), max_version, dl_device, copy)
+    }
+
+    /// The device of the memory, as DLPack names it: `(1, 0)`, the CPU.
+    fn __dlpack_device__(&self) -> (i32, i32) {
+        crate::dlpack::device()
+    }
+
     /// A NumPy array of the elements: with `copy=False` (the default) a writable view of this
     /// array's memory, same address, whose `base` keeps this array alive; with `copy=True` an
     /// independent NumPy-owned copy.
@@ -237,8 +256,7 @@ impl ContiguousND {
             if copy {
                 return Ok(PyArrayDyn::<T>::from_array(py, &view).into_any());
             }
-            this.exports.fetch_add(1, Ordering::SeqCst);
-            let guard = Bound::new(py, Export { _owner: slf.clone().unbind(), count: this.exports.clone() })?;
+            let guard = Export::new(py, &slf)?.into_bound(py);
             // SAFETY: the view's memory stays valid while the guard (the NumPy array's base) holds
             // the owner: the owner refuses to resize while the guard's count is non-zero.
             let numpy_view = unsafe { PyArrayDyn::<T>::borrow_from_array(&view, guard.into_any()) }.into_any();
@@ -251,13 +269,24 @@ impl ContiguousND {
 }
 
 impl ContiguousND {
-    fn dims(&self) -> &[usize] {
+    /// An array of `data`, not exported yet.
+    pub fn from_data(data: Data) -> Self {
+        ContiguousND { data, exports: Arc::new(AtomicUsize::new(0)) }
+    }
+
+    /// The shape.
+    pub fn dims(&self) -> &[usize] {
         with_store!(&self.data, s, _T => &s.shape)
+    }
+
+    /// The first element's address, DLPack type and writability.
+    pub fn raw_parts(&self) -> (*mut core::ffi::c_void, dlpark::ffi::DLDataType, bool) {
+        with_store!(&self.data, s, _T => crate::dlpack::raw_parts_of(s))
     }
 }
 
 /// The element types a `ContiguousND` holds: float32, float64, int32, int64.
-pub trait Stored: Element + cnda::Pod {
+pub trait Stored: Element + cnda::Element {
     /// The array data of a store of this type.
     fn data(store: Store<Self>) -> Data;
 }
@@ -279,6 +308,15 @@ stored!(f32 => F32, f64 => F64, i32 => I32, i64 => I64);
 pub struct Export {
     _owner: Py<ContiguousND>,
     count: Arc<AtomicUsize>,
+}
+
+impl Export {
+    /// A new guard of `owner`, counted as one export until dropped.
+    pub fn new(py: Python<'_>, owner: &Bound<'_, ContiguousND>) -> PyResult<Py<Export>> {
+        let count = owner.borrow().exports.clone();
+        count.fetch_add(1, Ordering::SeqCst);
+        Py::new(py, Export { _owner: owner.clone().unbind(), count })
+    }
 }
 
 impl Drop for Export {
@@ -384,7 +422,12 @@ fn borrow_or_copy<T: Element + cnda::Pod>(x: &Bound<'_, PyAny>, copy: bool, read
     }
     let writable = writable && !readonly;
     Ok(Store {
-        memory: Memory::Borrowed { _keep: x.clone().unbind(), ptr: array.data(), len: array.len(), writable },
+        memory: Memory::Borrowed {
+            keep: Keep::Python(x.clone().unbind()),
+            ptr: array.data(),
+            len: array.len(),
+            writable,
+        },
         shape,
     })
 }

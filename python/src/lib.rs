@@ -6,6 +6,7 @@
 
 mod array;
 mod borrow;
+mod dlpack;
 mod errors;
 mod kernels;
 mod ops;
@@ -19,6 +20,7 @@ fn cnda(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<array::ContiguousND>()?;
     m.add_class::<array::Export>()?;
     m.add_function(wrap_pyfunction!(array::from_numpy, m)?)?;
+    m.add_function(wrap_pyfunction!(dlpack::from_dlpack, m)?)?;
     m.add_function(wrap_pyfunction!(store::live_buffers, m)?)?;
     m.add_function(wrap_pyfunction!(kernels::stencil, m)?)?;
     m.add_function(wrap_pyfunction!(ops::add, m)?)?;

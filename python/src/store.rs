@@ -22,13 +22,22 @@ pub fn live_buffers() -> usize {
 pub enum Memory<T: Pod> {
     /// A cnda buffer (64-byte aligned), one dimension of all the elements.
     Owned(Array<T, 1>),
-    /// A NumPy array's memory, C-contiguous, aligned and of type `T` (checked by `from_numpy`),
-    /// kept alive by `_keep`; written only when `writable` (NumPy's flag, checked).
-    Borrowed { _keep: Py<PyAny>, ptr: *mut T, len: usize, writable: bool },
+    /// Another library's memory (a NumPy array, a DLPack tensor), C-contiguous, aligned and of
+    /// type `T` (checked by `from_numpy` / `from_dlpack`), kept alive by `keep`; written only when
+    /// `writable` (the producer's flag, checked).
+    Borrowed { keep: Keep, ptr: *mut T, len: usize, writable: bool },
 }
 
-// SAFETY: the only non-thread-safe part is the raw pointer of `Borrowed`, to memory that the
-// `Py` reference `_keep` (itself Send + Sync) keeps alive wherever the store goes. The store's
+/// What keeps borrowed memory alive.
+pub enum Keep {
+    /// A reference to the NumPy array.
+    Python(#[allow(dead_code)] Py<PyAny>),
+    /// The imported DLPack tensor, whose deleter runs when this is dropped.
+    Dlpack(#[allow(dead_code)] dlpark::AllocationDeleter),
+}
+
+// SAFETY: the only non-thread-safe part is the raw pointer of `Borrowed`, to memory that `keep`
+// (a `Py` reference or a DLPack deleter, both Send + Sync) keeps alive wherever the store goes. The store's
 // elements are read and written only inside `ContiguousND` methods, which hold the interpreter
 // lock and a PyO3 borrow of the object; the module is built for the stable ABI, which only
 // GIL-enabled interpreters load, so the lock orders those accesses across threads.
@@ -68,8 +77,8 @@ impl<T: Pod> Store<T> {
     pub fn as_slice(&self) -> &[T] {
         match &self.memory {
             Memory::Owned(a) => a.as_slice(),
-            // SAFETY: `from_numpy` checked that `ptr` addresses `len` aligned, initialized
-            // elements of type `T`, which `_keep` keeps alive.
+            // SAFETY: `from_numpy` / `from_dlpack` checked that `ptr` addresses `len` aligned,
+            // initialized elements of type `T`, which `keep` keeps alive.
             Memory::Borrowed { ptr, len, .. } => unsafe { core::slice::from_raw_parts(*ptr, *len) },
         }
     }

@@ -1,0 +1,221 @@
+//! DLPack both ways through the `dlpark` crate: `ContiguousND.__dlpack__` /
+//! `__dlpack_device__` hand cnda memory to NumPy, PyTorch, CuPy ... without a copy (the capsule's
+//! context holds an export guard, so the owner stays alive and unresizable), and
+//! `cnda.from_dlpack(obj)` shares any CPU producer's memory (kept alive by the imported tensor's
+//! deleter), or copies it with `copy=True`.
+
+use dlpark::ffi::{DLDataType, DLDataTypeCode, DLDevice, DLDeviceType, DLManagedTensor, DLManagedTensorVersioned};
+use dlpark::metadata::Dynamic;
+use dlpark::python::{export_dlpack, DlpackExporter, ExportRequest, ImportedDlpack};
+use dlpark::{DlpackFlags, Managed, ManagedTensorBase};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+
+use crate::array::{ContiguousND, Export, Stored};
+use crate::errors::to_pyerr;
+use crate::store::{Keep, Memory, Store};
+
+/// One `__dlpack__` call's view of a `ContiguousND`: its memory and shape, and the guard each
+/// capsule keeps.
+struct Exporter<'py> {
+    owner: Bound<'py, ContiguousND>,
+    ptr: *mut core::ffi::c_void,
+    shape: Vec<i64>,
+    dtype: DLDataType,
+    writable: bool,
+}
+
+impl Exporter<'_> {
+    fn tensor<M: ManagedTensorBase>(&self, py: Python<'_>) -> PyResult<Managed<M>> {
+        let guard = Export::new(py, &self.owner)?;
+        let prepared = Dynamic::compact(self.shape.as_slice())
+            .prepare_as::<M>()
+            .map_err(|e| PyValueError::new_err(format!("__dlpack__: {e}")))?;
+        // The capsule's context: the guard keeps the owner alive and counts as one export, so
+        // the owner refuses to resize until the consumer's deleter drops it.
+        let mut tensor = prepared.initialize(Box::new(guard));
+        tensor.set_data(self.ptr).set_device(DLDevice::CPU).set_dtype(self.dtype);
+        if !self.writable {
+            tensor.set_flags(DlpackFlags::READ_ONLY).map_err(|e| PyValueError::new_err(e.to_string()))?;
+        }
+        // SAFETY: the data pointer addresses the compact row-major elements of `shape` in the
+        // owner's memory, which the guard in the context keeps alive and unresized until the
+        // tensor is dropped; the read-only flag is set for read-only memory.
+        Ok(unsafe { tensor.finish() })
+    }
+}
+
+impl DlpackExporter for Exporter<'_> {
+    fn device(&self) -> DLDevice {
+        DLDevice::CPU
+    }
+
+    fn flags(&self) -> DlpackFlags {
+        if self.writable {
+            DlpackFlags::empty()
+        } else {
+            DlpackFlags::READ_ONLY
+        }
+    }
+
+    fn prepare_export(&self, _py: Python<'_>, _request: &ExportRequest<'_>) -> PyResult<()> {
+        Ok(()) // CPU memory: nothing to synchronize
+    }
+
+    fn export_legacy(&self, py: Python<'_>) -> PyResult<Managed<DLManagedTensor>> {
+        self.tensor(py)
+    }
+
+    fn export_versioned(&self, py: Python<'_>) -> PyResult<Managed<DLManagedTensorVersioned>> {
+        self.tensor(py)
+    }
+}
+
+/// The DLPack type of a stored element type.
+fn dl_dtype<T: Stored>() -> DLDataType {
+    let code = match <T as cnda::Element>::DTYPE {
+        cnda::DType::F32 | cnda::DType::F64 => DLDataTypeCode::FLOAT,
+        _ => DLDataTypeCode::INT,
+    };
+    DLDataType::scalar(code, (core::mem::size_of::<T>() * 8) as u8)
+}
+
+/// `owner.__dlpack__(...)`: a capsule over the owner's memory; with `copy=True`, over a fresh
+/// copy's.
+pub fn export<'py>(
+    owner: Bound<'py, ContiguousND>,
+    stream: Option<&Bound<'py, PyAny>>,
+    max_version: Option<(u32, u32)>,
+    dl_device: Option<(u32, i32)>,
+    copy: Option<bool>,
+) -> PyResult<Py<PyAny>> {
+    let py = owner.py();
+    let owner = if copy == Some(true) { Bound::new(py, owner.borrow().copy()?)? } else { owner };
+    let request = ExportRequest::parse(stream, max_version, dl_device, copy.filter(|&c| !c))?;
+    let exporter = {
+        let this = owner.borrow();
+        let (ptr, dtype, writable) = this.raw_parts();
+        let shape = this.dims().iter().map(|&n| n as i64).collect();
+        Exporter { owner: owner.clone(), ptr, shape, dtype, writable }
+    };
+    export_dlpack(&exporter, py, request)
+}
+
+/// The pointer, DLPack type and writability of a stored array, for export.
+pub fn raw_parts_of<T: Stored>(store: &Store<T>) -> (*mut core::ffi::c_void, DLDataType, bool) {
+    (store.ptr().cast(), dl_dtype::<T>(), store.writable())
+}
+
+/// A `ContiguousND` sharing the memory of any object with `__dlpack__` on the CPU (NumPy,
+/// PyTorch, JAX, another cnda array), kept alive by the imported tensor; `copy=True` copies it
+/// into a cnda buffer instead (any strides). Read-only producers give read-only arrays.
+#[pyfunction]
+#[pyo3(signature = (x, copy = false))]
+pub fn from_dlpack(x: &Bound<'_, PyAny>, copy: bool) -> PyResult<ContiguousND> {
+    let imported = dlpark::python::from_dlpack(x.as_borrowed(), None, None)?;
+    let tensor = imported.validate().map_err(|e| PyValueError::new_err(format!("from_dlpack: {e}")))?;
+    let device = tensor.device();
+    if device.device_type != DLDeviceType::CPU {
+        return Err(to_pyerr(cnda::Error::Device {
+            backend: "cpu",
+            message: format!(
+                "from_dlpack: the tensor lives on device type {} (id {}), and cnda's Python arrays live in host memory; copy it to the host first (tensor.cpu(), cupy.asnumpy)",
+                device.device_type.0, device.device_id
+            ),
+        }));
+    }
+    let shape: Vec<usize> = tensor.shape().iter().map(|&n| n as usize).collect();
+    let strides = tensor.strides_or_compact().map_err(|e| PyValueError::new_err(format!("from_dlpack: {e}")))?;
+    let strides: Vec<isize> = strides.iter().map(|&s| s as isize).collect();
+    let compact = tensor.is_compact().map_err(|e| PyValueError::new_err(format!("from_dlpack: {e}")))?;
+    let writable = !imported.flags().contains(DlpackFlags::READ_ONLY);
+    let dtype = tensor.dtype();
+    // SAFETY: a validated CPU tensor's adjusted pointer addresses its elements for as long as the
+    // imported tensor lives.
+    let base = unsafe { tensor.offset_bytes_ptr() }.map_err(|e| PyValueError::new_err(format!("from_dlpack: {e}")))?;
+    let parts = Parts { base: base.cast_mut(), shape, strides, compact, writable };
+    let data = match (dtype.code, dtype.bits, dtype.lanes) {
+        (DLDataTypeCode::FLOAT, 32, 1) => parts.into_store::<f32>(imported, copy)?,
+        (DLDataTypeCode::FLOAT, 64, 1) => parts.into_store::<f64>(imported, copy)?,
+        (DLDataTypeCode::INT, 32, 1) => parts.into_store::<i32>(imported, copy)?,
+        (DLDataTypeCode::INT, 64, 1) => parts.into_store::<i64>(imported, copy)?,
+        (code, bits, lanes) => {
+            return Err(to_pyerr(cnda::Error::UnsupportedDType {
+                op: "from_dlpack",
+                got: format!("DLPack code {} with {bits} bits x {lanes} lanes", code.0),
+                fix: "ContiguousND holds float32, float64, int32 or int64; convert the tensor first",
+            }))
+        }
+    };
+    Ok(ContiguousND::from_data(data))
+}
+
+/// What an imported tensor describes.
+struct Parts {
+    base: *mut u8,
+    shape: Vec<usize>,
+    strides: Vec<isize>,
+    compact: bool,
+    writable: bool,
+}
+
+impl Parts {
+    fn into_store<T: Stored>(self, imported: ImportedDlpack, copy: bool) -> PyResult<crate::array::Data> {
+        let len = crate::store::element_count(&self.shape)?;
+        let ptr = self.base.cast::<T>();
+        if copy {
+            let mut flat = Vec::with_capacity(len);
+            // SAFETY: the tensor's shape and strides from `ptr` reach its elements, alive while
+            // `imported` is (until the end of this function).
+            unsafe { gather(ptr, &self.shape, &self.strides, &mut flat) };
+            let buffer = cnda::Array::<T, 1>::from_shape_vec([len], flat).map_err(to_pyerr)?;
+            return Ok(T::data(Store::owning(buffer, self.shape)));
+        }
+        if !self.compact {
+            return Err(to_pyerr(cnda::Error::Layout {
+                op: "from_dlpack(copy=False)",
+                reason: format!(
+                    "requires a C-contiguous (row-major) tensor; this one has strides {:?} elements for shape {:?}",
+                    self.strides, self.shape
+                ),
+                fix: "use copy=True, or make the tensor contiguous first",
+            }));
+        }
+        if len > 0 && !ptr.is_aligned() {
+            return Err(to_pyerr(cnda::Error::Layout {
+                op: "from_dlpack(copy=False)",
+                reason: "the tensor's data is misaligned".into(),
+                fix: "use copy=True",
+            }));
+        }
+        let ptr = if len == 0 { core::ptr::NonNull::<T>::dangling().as_ptr() } else { ptr };
+        let memory =
+            Memory::Borrowed { keep: Keep::Dlpack(imported.into_deleter()), ptr, len, writable: self.writable };
+        Ok(T::data(Store { memory, shape: self.shape }))
+    }
+}
+
+/// Appends the elements of `shape`/`strides` from `ptr` to `out`, in row-major order.
+///
+/// # Safety
+///
+/// Every index of the shape reaches a live, initialized element from `ptr`.
+unsafe fn gather<T: Copy>(ptr: *const T, shape: &[usize], strides: &[isize], out: &mut Vec<T>) {
+    match shape.split_first() {
+        // SAFETY: the empty index of what is left of the shape reaches an element (the caller's
+        // contract, passed down one axis at a time).
+        None => out.push(unsafe { *ptr }),
+        Some((&n, rest)) => {
+            for i in 0..n {
+                // SAFETY: index `i` is in bounds on this axis, so the rest of the shape from the
+                // moved pointer still reaches only the tensor's elements.
+                unsafe { gather(ptr.wrapping_offset(i as isize * strides[0]), rest, &strides[1..], out) };
+            }
+        }
+    }
+}
+
+/// `ContiguousND.__dlpack_device__()`: the CPU.
+pub fn device() -> (i32, i32) {
+    (DLDeviceType::CPU.0 as i32, 0)
+}
