@@ -67,11 +67,13 @@ impl ByteOrder {
     pub const NATIVE: ByteOrder = if cfg!(target_endian = "little") { ByteOrder::Little } else { ByteOrder::Big };
 }
 
-/// The runtime description of one field of a structured element.
+/// The runtime description of one field of a structured element. The name is a `&'static str`
+/// in `Structured::FIELDS`; a description read from foreign metadata (a NumPy dtype, an `.npy`
+/// header) owns its names (`FieldInfo<String>`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct FieldInfo {
+pub struct FieldInfo<Name = &'static str> {
     /// Field name.
-    pub name: &'static str,
+    pub name: Name,
     /// Byte offset within the struct.
     pub offset: usize,
     /// Element type.
@@ -133,15 +135,16 @@ impl<S: Structured, F: Element> Field<S, F> {
 /// # Errors
 ///
 /// `Error::Structure` naming the first difference.
-pub fn check_fields<S: Structured>(got: &[FieldInfo]) -> Result<()> {
+pub fn check_fields<S: Structured>(got: &[FieldInfo<impl AsRef<str>>]) -> Result<()> {
     let expected = S::FIELDS;
     let fail = |reason: String| Err(Error::Structure { name: S::NAME, reason });
     if expected.len() != got.len() {
         return fail(format!("expected {} fields, got {}", expected.len(), got.len()));
     }
     for (k, (e, g)) in expected.iter().zip(got).enumerate() {
-        if e.name != g.name {
-            return fail(format!("field {k} must be `{}`, got `{}`", e.name, g.name));
+        let name = g.name.as_ref();
+        if e.name != name {
+            return fail(format!("field {k} must be `{}`, got `{name}`", e.name));
         }
         if e.dtype != g.dtype || e.size != g.size {
             return fail(format!(
@@ -168,7 +171,7 @@ pub fn check_fields<S: Structured>(got: &[FieldInfo]) -> Result<()> {
 /// # Errors
 ///
 /// `Error::Structure` naming the first difference.
-pub fn check_layout<S: Structured>(got: &[FieldInfo], itemsize: usize) -> Result<()> {
+pub fn check_layout<S: Structured>(got: &[FieldInfo<impl AsRef<str>>], itemsize: usize) -> Result<()> {
     check_fields::<S>(got)?;
     let size = core::mem::size_of::<S>();
     if itemsize != size {

@@ -89,6 +89,18 @@ fn runtime_description_and_strict_checks() {
         .to_string()
         .contains("field `vel` must sit at byte 8, got byte 12"));
     assert!(check_layout::<Body>(fields, core::mem::size_of::<Body>()).is_ok());
+    // Descriptions read from foreign metadata own their names.
+    let read: Vec<FieldInfo<String>> = fields
+        .iter()
+        .map(|f| FieldInfo {
+            name: f.name.to_uppercase(),
+            offset: f.offset,
+            dtype: f.dtype,
+            size: f.size,
+            byte_order: f.byte_order,
+        })
+        .collect();
+    assert!(check_fields::<Body>(&read).unwrap_err().to_string().contains("field 0 must be `pos`, got `POS`"));
     let padded = check_layout::<Body>(fields, core::mem::size_of::<Body>() + 8).unwrap_err();
     assert!(padded.to_string().contains("elements must be 32 bytes, got 40"), "{padded}");
 }
