@@ -306,7 +306,7 @@ stored!(f32 => F32, f64 => F64, i32 => I32, i64 => I64);
 /// export until NumPy drops the view.
 #[pyclass(module = "cnda")]
 pub struct Export {
-    _owner: Py<ContiguousND>,
+    _owner: Py<PyAny>,
     count: Arc<AtomicUsize>,
 }
 
@@ -314,8 +314,13 @@ impl Export {
     /// A new guard of `owner`, counted as one export until dropped.
     pub fn new(py: Python<'_>, owner: &Bound<'_, ContiguousND>) -> PyResult<Py<Export>> {
         let count = owner.borrow().exports.clone();
+        Export::of(py, owner.as_any(), &count)
+    }
+
+    /// A new guard of any owner whose exports `count` counts.
+    pub fn of(py: Python<'_>, owner: &Bound<'_, PyAny>, count: &Arc<AtomicUsize>) -> PyResult<Py<Export>> {
         count.fetch_add(1, Ordering::SeqCst);
-        Py::new(py, Export { _owner: owner.clone().unbind(), count })
+        Py::new(py, Export { _owner: owner.clone().unbind(), count: count.clone() })
     }
 }
 
@@ -348,9 +353,26 @@ fn indices(index: &Bound<'_, PyAny>) -> PyResult<Vec<isize>> {
 /// `readonly=True` asks for a read-only view. `copy=True` accepts any strides (negative ones and
 /// offsets included) and copies into a cnda buffer. Unsupported dtypes raise `TypeError`, layouts
 /// `ValueError`.
+///
+/// A structured array needs `element=` (an exposed element type such as `cnda.Cell2D`) and gives a
+/// `StructuredND`, validated field by field.
 #[pyfunction]
-#[pyo3(signature = (x, copy = false, readonly = false))]
-pub fn from_numpy(py: Python<'_>, x: &Bound<'_, PyAny>, copy: bool, readonly: bool) -> PyResult<ContiguousND> {
+#[pyo3(signature = (x, copy = false, readonly = false, element = None))]
+pub fn from_numpy<'py>(
+    py: Python<'py>,
+    x: &Bound<'py, PyAny>,
+    copy: bool,
+    readonly: bool,
+    element: Option<Bound<'py, crate::structured::ElementType>>,
+) -> PyResult<Bound<'py, PyAny>> {
+    if let Some(element) = element {
+        return Ok(Bound::new(py, crate::structured::ElementType::from_numpy(element, x, copy, readonly)?)?.into_any());
+    }
+    Ok(Bound::new(py, plain_from_numpy(py, x, copy, readonly)?)?.into_any())
+}
+
+/// `from_numpy` of a plain (not structured) array.
+fn plain_from_numpy(py: Python<'_>, x: &Bound<'_, PyAny>, copy: bool, readonly: bool) -> PyResult<ContiguousND> {
     let Ok(array) = x.cast::<PyUntypedArray>() else {
         return Err(to_pyerr(cnda::Error::UnsupportedDType {
             op: "from_numpy",
@@ -359,6 +381,13 @@ pub fn from_numpy(py: Python<'_>, x: &Bound<'_, PyAny>, copy: bool, readonly: bo
         }));
     };
     let dtype = array.dtype();
+    if dtype.has_fields() {
+        return Err(to_pyerr(cnda::Error::UnsupportedDType {
+            op: "from_numpy",
+            got: format!("the structured dtype {}", dtype.str()?),
+            fix: "pass element= with the matching element type (cnda.Cell2D, cnda.Particle, ...) for a StructuredND",
+        }));
+    }
     if dtype.is_native_byteorder() == Some(false) {
         return Err(layout_error(
             format!("the input's dtype {} is byte-swapped, not native byte order", dtype.str()?),

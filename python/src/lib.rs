@@ -7,10 +7,12 @@
 mod array;
 mod borrow;
 mod dlpack;
+pub mod elements;
 mod errors;
 mod kernels;
 mod ops;
 mod store;
+mod structured;
 
 use pyo3::prelude::*;
 
@@ -19,6 +21,10 @@ use pyo3::prelude::*;
 fn cnda(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<array::ContiguousND>()?;
     m.add_class::<array::Export>()?;
+    m.add_class::<structured::ElementType>()?;
+    m.add_class::<structured::StructuredND>()?;
+    structured::expose::<elements::Cell2D>(m)?;
+    structured::expose::<elements::Particle>(m)?;
     m.add_function(wrap_pyfunction!(array::from_numpy, m)?)?;
     m.add_function(wrap_pyfunction!(dlpack::from_dlpack, m)?)?;
     m.add_function(wrap_pyfunction!(store::live_buffers, m)?)?;
