@@ -258,6 +258,15 @@ pub enum Error {
         fix: &'static str,
     },
 
+    /// Reading or writing a file or stream failed, or its contents are not what they claim.
+    #[error("{op}: {reason}; check the path, and that the file is complete and of the expected format")]
+    Io {
+        /// The operation that failed.
+        op: &'static str,
+        /// What the system or the format check reported.
+        reason: String,
+    },
+
     /// The element type differs from the one expected (type-erased data).
     #[error(
         "{op}: expected elements of type {expected}, got {got}; \

@@ -279,6 +279,25 @@ macro_rules! copies {
             pub fn to_owned(&self) -> Array<T, N, B, RowMajor, C> {
                 self.to_layout::<RowMajor>()
             }
+
+            /// [`to_layout`](Self::to_layout), returning the error instead of panicking.
+            ///
+            /// # Errors
+            ///
+            /// `Error::Alloc` when the copy cannot be allocated.
+            pub fn try_to_layout<L2: Dense>(&self) -> Result<Array<T, N, B, L2, C>> {
+                // SAFETY: live elements, borrowed shared for the call.
+                unsafe { fill_copy::to_layout(&self.allocator(), self.desc()) }
+            }
+
+            /// [`to_owned`](Self::to_owned), returning the error instead of panicking.
+            ///
+            /// # Errors
+            ///
+            /// `Error::Alloc` when the copy cannot be allocated.
+            pub fn try_to_owned(&self) -> Result<Array<T, N, B, RowMajor, C>> {
+                self.try_to_layout::<RowMajor>()
+            }
         }
     )*};
 }
