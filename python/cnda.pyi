@@ -115,6 +115,10 @@ def from_numpy(
     or copies it (copy=True, any strides). A structured x needs element= and gives a StructuredND."""
 def from_dlpack(x: Any, copy: bool = ...) -> ContiguousND:
     """Shares the memory of any CPU DLPack producer (C-contiguous), or copies it (copy=True)."""
+def save(path: Any, arr: Union[ContiguousND, StructuredND]) -> None:
+    """Writes a .npy file (cnda's writer) that np.load reads."""
+def load(path: Any, element: ElementType | None = ...) -> Union[ContiguousND, StructuredND]:
+    """Reads a .npy file strictly; structured files need element=."""
 def stencil(u: npt.NDArray[np.float64], out: npt.NDArray[np.float64], laplacian: bool = ..., h: float = ...) -> None:
     """out = Jacobi mean (or Laplacian) of u on the interior of a 2D or 3D float64 array, in place."""
 

@@ -279,6 +279,11 @@ impl ContiguousND {
         with_store!(&self.data, s, _T => &s.shape)
     }
 
+    /// Writes the elements as a `.npy` stream.
+    pub fn write_npy(&self, w: impl std::io::Write) -> cnda::Result<()> {
+        with_store!(&self.data, s, _T => cnda::interop::npy::write_slice(w, &s.shape, s.as_slice()))
+    }
+
     /// The first element's address, DLPack type and writability.
     pub fn raw_parts(&self) -> (*mut core::ffi::c_void, dlpark::ffi::DLDataType, bool) {
         with_store!(&self.data, s, _T => crate::dlpack::raw_parts_of(s))
@@ -286,7 +291,7 @@ impl ContiguousND {
 }
 
 /// The element types a `ContiguousND` holds: float32, float64, int32, int64.
-pub trait Stored: Element + cnda::Element {
+pub trait Stored: Element + cnda::Element + cnda::interop::npy::NpyElement {
     /// The array data of a store of this type.
     fn data(store: Store<Self>) -> Data;
 }

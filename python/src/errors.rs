@@ -1,8 +1,8 @@
 //! One mapping from `cnda::Error` to Python exceptions, as CNDA maps its C++ ones: out of range ->
 //! `IndexError`, shape/stride/layout -> `ValueError`, element type -> `TypeError`, memory ->
-//! `MemoryError`, lifetime/ownership and the rest -> `RuntimeError`.
+//! `MemoryError`, files -> `OSError`, lifetime/ownership and the rest -> `RuntimeError`.
 
-use pyo3::exceptions::{PyIndexError, PyMemoryError, PyRuntimeError, PyTypeError, PyValueError};
+use pyo3::exceptions::{PyIOError, PyIndexError, PyMemoryError, PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::PyErr;
 
 /// The Python exception for a cnda error, carrying its what/why/how message.
@@ -16,6 +16,7 @@ pub fn to_pyerr(e: cnda::Error) -> PyErr {
             PyTypeError::new_err(message)
         }
         cnda::Error::Alloc { .. } | cnda::Error::Overflow { .. } => PyMemoryError::new_err(message),
+        cnda::Error::Io { .. } => PyIOError::new_err(message),
         cnda::Error::LengthMismatch { .. }
         | cnda::Error::ShapeMismatch { .. }
         | cnda::Error::ZeroStep { .. }

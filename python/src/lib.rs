@@ -9,6 +9,7 @@ mod borrow;
 mod dlpack;
 pub mod elements;
 mod errors;
+mod files;
 mod kernels;
 mod ops;
 mod store;
@@ -27,6 +28,8 @@ fn cnda(m: &Bound<'_, PyModule>) -> PyResult<()> {
     structured::expose::<elements::Particle>(m)?;
     m.add_function(wrap_pyfunction!(array::from_numpy, m)?)?;
     m.add_function(wrap_pyfunction!(dlpack::from_dlpack, m)?)?;
+    m.add_function(wrap_pyfunction!(files::save, m)?)?;
+    m.add_function(wrap_pyfunction!(files::load, m)?)?;
     m.add_function(wrap_pyfunction!(store::live_buffers, m)?)?;
     m.add_function(wrap_pyfunction!(kernels::stencil, m)?)?;
     m.add_function(wrap_pyfunction!(ops::add, m)?)?;

@@ -9,6 +9,7 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
+use cnda::interop::npy;
 use cnda::structured::{ByteOrder, FieldInfo, Structured};
 use cnda::DType;
 use numpy::{PyArray1, PyUntypedArray, PyUntypedArrayMethods};
@@ -30,6 +31,10 @@ pub struct ElementType {
     align: usize,
     /// `check_layout::<S>`, for a layout read from a NumPy dtype.
     check: fn(&[FieldInfo<String>], usize) -> cnda::Result<()>,
+    /// Writes elements (row-major bytes of a shape) as a `.npy` stream of `S`.
+    write_npy: fn(&mut dyn std::io::Write, &[usize], &[u8]) -> cnda::Result<()>,
+    /// Reads the data after a `.npy` header as row-major bytes of `S`, validated.
+    read_npy: fn(&npy::Header, &mut dyn std::io::Read) -> cnda::Result<cnda::Array<u8, 1>>,
 }
 
 /// Adds the element type `S` to module `m` under its Rust name.
@@ -40,6 +45,22 @@ pub fn expose<S: Structured>(m: &Bound<'_, PyModule>) -> PyResult<()> {
         itemsize: core::mem::size_of::<S>(),
         align: S::FIELDS.iter().map(|f| f.size).max().unwrap_or(1),
         check: |got, itemsize| cnda::structured::check_layout::<S>(got, itemsize),
+        write_npy: |w, shape, bytes| {
+            // Owned buffers are 64-byte aligned and borrowed ones were checked to `align`.
+            let elements: &[S] = bytemuck::try_cast_slice(bytes).map_err(|e| cnda::Error::Layout {
+                op: "save",
+                reason: e.to_string(),
+                fix: "copy the array first",
+            })?;
+            npy::write_slice(w, shape, elements)
+        },
+        read_npy: |header, mut r| {
+            let typed = npy::read_data::<S>(header, &mut r)?;
+            let bytes: &[u8] = bytemuck::cast_slice(typed.as_slice());
+            let mut out = cnda::Array::<u8, 1>::try_zeros([bytes.len()])?;
+            out.as_mut_slice().copy_from_slice(bytes);
+            Ok(out)
+        },
     };
     m.add(S::NAME, Py::new(m.py(), element)?)
 }
@@ -274,6 +295,15 @@ impl ElementType {
     }
 }
 
+impl ElementType {
+    /// A `StructuredND` of the data after `.npy` header `header`, validated against this element.
+    pub fn read_npy(slf: Bound<'_, Self>, header: &npy::Header, r: &mut dyn std::io::Read) -> PyResult<StructuredND> {
+        let bytes = (slf.get().read_npy)(header, r).map_err(to_pyerr)?;
+        let len = bytes.len();
+        Ok(StructuredND::new(Store::owning(bytes, vec![len]), header.shape.clone(), slf.unbind()))
+    }
+}
+
 /// An N-dimensional array of structured elements (see `ElementType`), in a cnda buffer or
 /// borrowing a NumPy array's memory.
 #[pyclass(module = "cnda")]
@@ -287,6 +317,11 @@ pub struct StructuredND {
 }
 
 impl StructuredND {
+    /// Writes the elements as a `.npy` stream.
+    pub fn write_npy(&self, py: Python<'_>, mut w: impl std::io::Write) -> cnda::Result<()> {
+        (self.element.bind(py).get().write_npy)(&mut w, &self.shape, self.store().as_slice())
+    }
+
     fn new(bytes: Store<u8>, shape: Vec<usize>, element: Py<ElementType>) -> Self {
         StructuredND { bytes: Some(bytes), shape, element, exports: Arc::new(AtomicUsize::new(0)) }
     }
