@@ -138,16 +138,29 @@ pub fn try_pad_axes<T: Pod, const N: usize, L: Layout, C: BoundsCheck>(
             elem_size: core::mem::size_of::<T>(),
         })?;
     }
-    Array::try_from_fn(padded, |index| {
-        let mut from = [0usize; N];
-        for k in 0..N {
-            match source(index[k] as isize - widths[k] as isize, shape[k], &modes[k]) {
-                Some(p) => from[k] = p,
-                None => return constant(&modes[k]),
-            }
+    // The interior by the blocked copy kernel, then the halos slab by slab (`fill_halo`, which
+    // gives the corners the same values): a copy's speed, where a per-element source lookup
+    // ran at about a quarter of it. No zeroing pass over the whole array: only the halo slabs
+    // are zeroed, so that every element is written before `fill_halo` reads any.
+    let len = crate::shape::checked_len("pad", &padded, core::mem::size_of::<T>())?;
+    // SAFETY: every element is written before any is read: the halo slabs of every axis (which
+    // together cover every point outside the interior) by `fill` just below, then the interior
+    // by `assign`; `fill` and `assign` only write their destination.
+    let buffer = unsafe { crate::backend::Allocator::try_alloc_for_overwrite(&crate::backend::Cpu, "pad", len)? };
+    let mut out = Array::<T, N>::from_buffer_in(buffer, padded);
+    for k in 0..N {
+        if widths[k] > 0 {
+            out.view_mut().try_narrow(k, 0, widths[k])?.fill(T::zeroed());
+            out.view_mut().try_narrow(k, padded[k] - widths[k], widths[k])?.fill(T::zeroed());
         }
-        a[from]
-    })
+    }
+    let mut interior = out.view_mut().into_strided();
+    for k in 0..N {
+        interior = interior.try_narrow(k, widths[k], shape[k])?;
+    }
+    interior.assign(&a);
+    try_fill_halo(out.view_mut(), widths, modes)?;
+    Ok(out)
 }
 
 /// Refreshes, in place, the halo of an array padded by `widths[k]` points on both ends of axis
