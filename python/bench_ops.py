@@ -2,20 +2,10 @@
 broadcasting, in-place add, sum (whole and along an axis), add over a transposed operand, matmul,
 pad; and the call overhead on tiny arrays. Prints medians. `python python/bench_ops.py`."""
 
-import time
-
 import numpy as np
 
 import cnda
-
-
-def median_seconds(f, runs):
-    times = []
-    for _ in range(runs):
-        t = time.perf_counter()
-        f()
-        times.append(time.perf_counter() - t)
-    return sorted(times)[len(times) // 2]
+from benchutil import median_seconds
 
 
 def row(name, t_numpy, t_cnda, unit=1e3, suffix="ms"):

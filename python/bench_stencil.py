@@ -3,20 +3,11 @@ interpreter lock released) against NumPy's slicing expression; and the call over
 array. Prints medians in ns per point. `python python/bench_stencil.py [N]`."""
 
 import sys
-import time
 
 import numpy as np
 
 import cnda
-
-
-def median_seconds(f, runs):
-    times = []
-    for _ in range(runs):
-        t = time.perf_counter()
-        f()
-        times.append(time.perf_counter() - t)
-    return sorted(times)[len(times) // 2]
+from benchutil import median_seconds
 
 
 def main():

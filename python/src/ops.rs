@@ -184,52 +184,29 @@ fn integer_division() -> PyErr {
     )
 }
 
-/// `a + b` with NumPy broadcasting, as a new array (same dtype; cnda's memory, zero-copy).
-#[pyfunction]
-pub fn add<'py>(py: Python<'py>, a: &Bound<'py, PyAny>, b: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
-    dispatch_binary(py, Binary::Add, a, b)
+/// One Python function per binary op and form: `$new(a, b)` returns a new array, `$in_place(a, b)`
+/// updates `a`.
+macro_rules! binary_functions {
+    ($($op:ident: $new:ident $in_place:ident $what:literal;)*) => {$(
+        #[doc = concat!("`a ", $what, " b` with NumPy broadcasting over any strides, as a new array (same dtype; cnda's memory, handed to NumPy without a copy).")]
+        #[pyfunction]
+        pub fn $new<'py>(py: Python<'py>, a: &Bound<'py, PyAny>, b: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+            dispatch_binary(py, Binary::$op, a, b)
+        }
+
+        #[doc = concat!("`a ", $what, "= b` in place, `b` broadcast into `a`'s shape (`a` may be any writable view).")]
+        #[pyfunction]
+        pub fn $in_place(py: Python<'_>, a: &Bound<'_, PyAny>, b: &Bound<'_, PyAny>) -> PyResult<()> {
+            dispatch_in_place(py, Binary::$op, a, b)
+        }
+    )*};
 }
 
-/// `a - b` with NumPy broadcasting, as a new array.
-#[pyfunction]
-pub fn subtract<'py>(py: Python<'py>, a: &Bound<'py, PyAny>, b: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
-    dispatch_binary(py, Binary::Sub, a, b)
-}
-
-/// `a * b` with NumPy broadcasting, as a new array.
-#[pyfunction]
-pub fn multiply<'py>(py: Python<'py>, a: &Bound<'py, PyAny>, b: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
-    dispatch_binary(py, Binary::Mul, a, b)
-}
-
-/// `a / b` with NumPy broadcasting, as a new array (floats only).
-#[pyfunction]
-pub fn divide<'py>(py: Python<'py>, a: &Bound<'py, PyAny>, b: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
-    dispatch_binary(py, Binary::Div, a, b)
-}
-
-/// `a += b` in place, `b` broadcast into `a`'s shape.
-#[pyfunction]
-pub fn iadd(py: Python<'_>, a: &Bound<'_, PyAny>, b: &Bound<'_, PyAny>) -> PyResult<()> {
-    dispatch_in_place(py, Binary::Add, a, b)
-}
-
-/// `a -= b` in place.
-#[pyfunction]
-pub fn isubtract(py: Python<'_>, a: &Bound<'_, PyAny>, b: &Bound<'_, PyAny>) -> PyResult<()> {
-    dispatch_in_place(py, Binary::Sub, a, b)
-}
-
-/// `a *= b` in place.
-#[pyfunction]
-pub fn imultiply(py: Python<'_>, a: &Bound<'_, PyAny>, b: &Bound<'_, PyAny>) -> PyResult<()> {
-    dispatch_in_place(py, Binary::Mul, a, b)
-}
-
-/// `a /= b` in place (floats only).
-#[pyfunction]
-pub fn idivide(py: Python<'_>, a: &Bound<'_, PyAny>, b: &Bound<'_, PyAny>) -> PyResult<()> {
-    dispatch_in_place(py, Binary::Div, a, b)
+binary_functions! {
+    Add: add iadd "+";
+    Sub: subtract isubtract "-";
+    Mul: multiply imultiply "*";
+    Div: divide idivide "/";
 }
 
 /// The axis `axis` (negative counts from the end) of a rank-`rank` array, or `IndexError`.
