@@ -2,7 +2,7 @@
 //! lacks) and every `structured!` element, read and written with the header handled by the `npyz`
 //! crate and the data moved as raw bytes. Reading validates strictly, as interop does everywhere:
 //! the rank, the element type (a structured one field by field, through
-//! [`check_layout`](crate::structured::check_layout)) and the byte order must match; Fortran-ordered
+//! [`check_layout`]) and the byte order must match; Fortran-ordered
 //! files are transposed into row-major arrays; a header claiming more data than the file holds is
 //! an error, never an abort or a short array.
 //!
@@ -383,7 +383,7 @@ pub fn write<T: NpyElement, const N: usize, L: Layout, C: BoundsCheck>(
 ///
 /// # Errors
 ///
-/// As [`write`]; `Error::Io` when the file cannot be created.
+/// As [`write()`]; `Error::Io` when the file cannot be created.
 pub fn save<T: NpyElement, const N: usize, L: Layout, C: BoundsCheck>(
     path: impl AsRef<Path>,
     a: ArrayView<'_, T, N, L, C>,
