@@ -18,6 +18,8 @@
 
 mod alloc;
 pub mod cpu;
+#[cfg(feature = "cuda")]
+pub mod cuda;
 
 use core::fmt::Debug;
 

@@ -1,0 +1,72 @@
+// Shared by every cnda CUDA kernel file (prepended to each before compilation, so the files need
+// no include path): the strided descriptor, index arithmetic and the element type names.
+//
+// A descriptor is what the Rust side's `Desc` carries: the element offset of index [0, ..] from
+// the buffer's base pointer, and the shape and strides (in elements, any sign) of up to
+// CNDA_MAX_RANK axes. Kernels walk a flat index over the shape in row-major order and turn it into
+// one offset per operand.
+
+#define CNDA_MAX_RANK 8
+
+typedef long long i64;
+typedef int i32;
+typedef float f32;
+typedef double f64;
+
+struct Desc {
+    i64 offset;
+    i64 shape[CNDA_MAX_RANK];
+    i64 strides[CNDA_MAX_RANK];
+    i32 rank;
+};
+
+// The element offset of row-major flat index `i` of descriptor `d`.
+__device__ __forceinline__ i64 cnda_offset(const Desc &d, i64 i) {
+    i64 at = d.offset;
+    for (int k = d.rank - 1; k >= 0; --k) {
+        i64 n = d.shape[k];
+        at += (i % n) * d.strides[k];
+        i /= n;
+    }
+    return at;
+}
+
+// The offsets of flat index `i` in two descriptors of one shape (one division chain for both).
+__device__ __forceinline__ void cnda_offset2(const Desc &a, const Desc &b, i64 i, i64 &oa, i64 &ob) {
+    oa = a.offset;
+    ob = b.offset;
+    for (int k = a.rank - 1; k >= 0; --k) {
+        i64 n = a.shape[k];
+        i64 x = i % n;
+        oa += x * a.strides[k];
+        ob += x * b.strides[k];
+        i /= n;
+    }
+}
+
+// ... and in three.
+__device__ __forceinline__ void cnda_offset3(const Desc &a, const Desc &b, const Desc &c, i64 i, i64 &oa, i64 &ob,
+                                             i64 &oc) {
+    oa = a.offset;
+    ob = b.offset;
+    oc = c.offset;
+    for (int k = a.rank - 1; k >= 0; --k) {
+        i64 n = a.shape[k];
+        i64 x = i % n;
+        oa += x * a.strides[k];
+        ob += x * b.strides[k];
+        oc += x * c.strides[k];
+        i /= n;
+    }
+}
+
+// A grid-stride loop over `n` flat indices.
+#define CNDA_FOR_EACH(i, n) \
+    for (i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x; i < (n); i += (i64)gridDim.x * blockDim.x)
+
+// Separately rounded multiply and add (no fused multiply-add), so device results can match the
+// CPU's bit for bit where the CPU does not fuse.
+__device__ __forceinline__ f32 cnda_mul_rn(f32 a, f32 b) { return __fmul_rn(a, b); }
+__device__ __forceinline__ f64 cnda_mul_rn(f64 a, f64 b) { return __dmul_rn(a, b); }
+__device__ __forceinline__ f32 cnda_add_rn(f32 a, f32 b) { return __fadd_rn(a, b); }
+__device__ __forceinline__ f64 cnda_add_rn(f64 a, f64 b) { return __dadd_rn(a, b); }

@@ -1,0 +1,132 @@
+// The reduction op family (cnda::ops::reduce on CUDA). A whole-array reduction runs in two
+// launches: each block folds a grid-stride share of the elements and a shared-memory tree into
+// one partial, then one block folds the partials. Arg-reductions carry (value, flat index) pairs
+// and keep the first index on ties, as the CPU does; NaN wins min and max, as the CPU's
+// NaN-propagating folds do. `sum_axis` gives one thread per output element, walking the
+// reduced axis.
+
+#define CNDA_BLOCK 256
+
+struct RedSum { template <typename T> __device__ T operator()(T a, T b) const { return a + b; } };
+// NaN-propagating: once NaN, always NaN (x != x only for NaN; never for integers).
+struct RedMin {
+    template <typename T> __device__ T operator()(T a, T b) const { return (a != a) ? a : ((b != b || b < a) ? b : a); }
+};
+struct RedMax {
+    template <typename T> __device__ T operator()(T a, T b) const { return (a != a) ? a : ((b != b || b > a) ? b : a); }
+};
+
+template <typename T, typename Op>
+__device__ T block_fold(T v, Op op) {
+    __shared__ T part[CNDA_BLOCK];
+    part[threadIdx.x] = v;
+    __syncthreads();
+    for (int s = CNDA_BLOCK / 2; s > 0; s >>= 1) {
+        if (threadIdx.x < s) part[threadIdx.x] = op(part[threadIdx.x], part[threadIdx.x + s]);
+        __syncthreads();
+    }
+    return part[0];
+}
+
+// partial[blockIdx.x] = fold of this block's share; `identity` seeds threads with no element.
+template <typename T, typename Op>
+__device__ void fold(const T *a, Desc d, i64 n, T identity, T *partial, Op op) {
+    T acc = identity;
+    CNDA_FOR_EACH(i, n) { acc = op(acc, a[cnda_offset(d, i)]); }
+    T total = block_fold(acc, op);
+    if (threadIdx.x == 0) partial[blockIdx.x] = total;
+}
+
+// Whether candidate (x, k) replaces (y, j) as the arg-extremum so far: the first NaN wins, then
+// the strictly better value (`better(x, y)`: x < y for argmin), then the lower index on ties; an
+// index of -1 marks "no element yet".
+template <typename T, typename Better>
+__device__ bool arg_take(T x, i64 k, T y, i64 j, Better better) {
+    if (k < 0) return false;
+    if (j < 0) return true;
+    bool xn = x != x, yn = y != y;
+    if (yn) return xn && k < j;
+    if (xn) return true;
+    if (better(x, y)) return true;
+    if (better(y, x)) return false;
+    return k < j;
+}
+
+// Per block, the (value, flat index) of the first extremum of its share: out_value/out_index
+// [blockIdx.x]. With `in_index`, element i stands for index in_index[i] (the second pass over
+// the partials).
+template <typename T, typename Better>
+__device__ void arg_fold(const T *a, Desc d, i64 n, const i64 *in_index, T *out_value, i64 *out_index,
+                         Better better) {
+    __shared__ T value[CNDA_BLOCK];
+    __shared__ i64 index[CNDA_BLOCK];
+    T best = T(0);
+    i64 at = -1;
+    CNDA_FOR_EACH(i, n) {
+        T x = a[cnda_offset(d, i)];
+        i64 k = in_index ? in_index[i] : i;
+        if (arg_take(x, k, best, at, better)) {
+            best = x;
+            at = k;
+        }
+    }
+    value[threadIdx.x] = best;
+    index[threadIdx.x] = at;
+    __syncthreads();
+    for (int s = CNDA_BLOCK / 2; s > 0; s >>= 1) {
+        if (threadIdx.x < s && arg_take(value[threadIdx.x + s], index[threadIdx.x + s], value[threadIdx.x],
+                                         index[threadIdx.x], better)) {
+            value[threadIdx.x] = value[threadIdx.x + s];
+            index[threadIdx.x] = index[threadIdx.x + s];
+        }
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) {
+        out_value[blockIdx.x] = value[0];
+        out_index[blockIdx.x] = index[0];
+    }
+}
+
+struct Less { template <typename T> __device__ bool operator()(T x, T y) const { return x < y; } };
+struct Greater { template <typename T> __device__ bool operator()(T x, T y) const { return x > y; } };
+
+// out (the output descriptor, rank N - 1) = fold along one axis of a, whose remaining axes
+// `da` describes; the reduced axis has `len` elements `stride` apart.
+template <typename T, typename Op>
+__device__ void fold_axis(T *out, Desc o, const T *a, Desc da, i64 len, i64 stride, i64 n, T identity, Op op) {
+    CNDA_FOR_EACH(i, n) {
+        i64 oo, oa;
+        cnda_offset2(o, da, i, oo, oa);
+        T acc = identity;
+        for (i64 k = 0; k < len; ++k) acc = op(acc, a[oa + k * stride]);
+        out[oo] = acc;
+    }
+}
+
+#define CNDA_REDUCE(T)                                                                                      \
+    extern "C" __global__ void cnda_sum_##T(const T *a, Desc d, i64 n, T *partial) {                       \
+        fold(a, d, n, T(0), partial, RedSum());                                                             \
+    }                                                                                                       \
+    extern "C" __global__ void cnda_min_##T(const T *a, Desc d, i64 n, T identity, T *partial) {           \
+        fold(a, d, n, identity, partial, RedMin());                                                         \
+    }                                                                                                       \
+    extern "C" __global__ void cnda_max_##T(const T *a, Desc d, i64 n, T identity, T *partial) {           \
+        fold(a, d, n, identity, partial, RedMax());                                                         \
+    }                                                                                                       \
+    extern "C" __global__ void cnda_argmin_##T(const T *a, Desc d, i64 n, const i64 *in_index, T *value,   \
+                                               i64 *index) {                                                \
+        arg_fold(a, d, n, in_index, value, index, Less());                                                  \
+    }                                                                                                       \
+    extern "C" __global__ void cnda_argmax_##T(const T *a, Desc d, i64 n, const i64 *in_index, T *value,   \
+                                               i64 *index) {                                                \
+        arg_fold(a, d, n, in_index, value, index, Greater());                                               \
+    }                                                                                                       \
+    extern "C" __global__ void cnda_sum_axis_##T(T *out, Desc o, const T *a, Desc da, i64 len, i64 stride, \
+                                                 i64 n) {                                                   \
+        fold_axis(out, o, a, da, len, stride, n, T(0), RedSum());                                           \
+    }
+
+CNDA_REDUCE(f32)
+CNDA_REDUCE(f64)
+CNDA_REDUCE(i32)
+CNDA_REDUCE(i64)

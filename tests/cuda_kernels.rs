@@ -1,0 +1,114 @@
+//! Every CUDA kernel file compiles with NVRTC to CUBIN for sm_80 (A100) and sm_90 (H100) and to
+//! PTX, and exports the entry points the backend launches by name. Needs no GPU, only NVRTC
+//! (scripts/test installs it from PyPI and sets CNDA_REQUIRE_NVRTC=1, so a missing library fails
+//! there instead of skipping).
+#![cfg(feature = "cuda")]
+
+use cnda::backend::cuda::kernels::{compile, nvrtc_present, Output, FAMILIES};
+
+fn nvrtc_or_skip() -> bool {
+    if nvrtc_present() {
+        return true;
+    }
+    assert!(
+        std::env::var_os("CNDA_REQUIRE_NVRTC").is_none(),
+        "CNDA_REQUIRE_NVRTC is set but libnvrtc cannot be loaded"
+    );
+    eprintln!("SKIP: libnvrtc not found (install nvidia-cuda-nvrtc and put its lib folder on LD_LIBRARY_PATH)");
+    false
+}
+
+/// Entry points each family must export (a sample of every form, type and op).
+fn expected(family: &str) -> Vec<String> {
+    let types = ["f32", "f64", "i32", "i64"];
+    let floats = ["f32", "f64"];
+    let mut names = Vec::new();
+    match family {
+        "elementwise" => {
+            for t in types {
+                for op in ["add", "sub", "mul", "div", "rem", "assign"] {
+                    for form in ["binary", "scalar_right", "scalar_left", "update", "update_scalar"] {
+                        names.push(format!("cnda_{form}_{op}_{t}"));
+                    }
+                    names.push(format!("cnda_binary_{op}_{t}_contig"));
+                }
+                names.push(format!("cnda_unary_neg_{t}"));
+            }
+            for t in floats {
+                for op in ["abs", "sqrt", "exp", "ln", "log10", "sin", "cos", "tan", "tanh", "floor", "ceil", "round"] {
+                    names.push(format!("cnda_unary_{op}_{t}"));
+                }
+            }
+        }
+        "copy" => {
+            for t in types {
+                for form in ["fill", "copy", "transpose"] {
+                    names.push(format!("cnda_{form}_{t}"));
+                }
+                names.push(format!("cnda_copy_{t}_contig"));
+            }
+        }
+        "reduce" => {
+            for t in types {
+                for form in ["sum", "min", "max", "argmin", "argmax", "sum_axis"] {
+                    names.push(format!("cnda_{form}_{t}"));
+                }
+            }
+        }
+        "stencil" => {
+            for t in floats {
+                names.push(format!("cnda_stencil2_{t}"));
+                names.push(format!("cnda_stencil3_{t}"));
+            }
+        }
+        other => panic!("no expectations for kernel family {other}"),
+    }
+    names
+}
+
+/// Whether `name` appears in `image` as a whole NUL-terminated symbol (CUBIN) or entry (PTX).
+fn exports(image: &[u8], name: &str, output: Output) -> bool {
+    let needle: Vec<u8> = match output {
+        Output::Cubin => [b"\0", name.as_bytes(), b"\0"].concat(),
+        Output::Ptx => [b".entry ", name.as_bytes(), b"("].concat(),
+    };
+    image.windows(needle.len()).any(|w| w == needle.as_slice())
+}
+
+#[test]
+fn every_kernel_compiles_to_cubin_for_sm80_and_sm90_and_to_ptx() {
+    if !nvrtc_or_skip() {
+        return;
+    }
+    for family in &FAMILIES {
+        for sm in [80, 90] {
+            let cubin = compile(family, sm, Output::Cubin).unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(&cubin[..4], b"\x7fELF", "{} sm_{sm}: not an ELF image", family.name);
+            for name in expected(family.name) {
+                assert!(exports(&cubin, &name, Output::Cubin), "{}.cu for sm_{sm} lacks {name}", family.name);
+            }
+        }
+        let ptx = compile(family, 80, Output::Ptx).unwrap_or_else(|e| panic!("{e}"));
+        for name in expected(family.name) {
+            assert!(exports(&ptx, &name, Output::Ptx), "{}.cu PTX lacks {name}", family.name);
+        }
+    }
+}
+
+#[test]
+fn a_broken_kernel_is_an_error_with_nvrtc_log() {
+    if !nvrtc_or_skip() {
+        return;
+    }
+    // `compile_source` is the path user kernels take; a compile error carries NVRTC's log.
+    let e = cnda::backend::cuda::kernels::compile_source(
+        "broken",
+        "extern \"C\" __global__ void k() { undefined_name; }",
+        90,
+        Output::Cubin,
+    )
+    .unwrap_err();
+    let message = e.to_string();
+    assert!(message.contains("NVRTC could not compile kernels/broken.cu for sm_90"), "{message}");
+    assert!(message.contains("undefined_name"), "the log names the error: {message}");
+}
