@@ -133,5 +133,35 @@ CNDA_BINARY_ALL(i64)
 
 CNDA_UNARY_FLOAT(f32)
 CNDA_UNARY_FLOAT(f64)
+
+// The unary ops with parameters: x^n for an integer n, x^p, and clamp (NaN stays NaN, as Rust's
+// `clamp` keeps it).
+#define CNDA_UNARY_PARAM(T)                                                                                 \
+    extern "C" __global__ void cnda_unary_powi_##T(T *out, Desc o, const T *a, Desc da, i32 p, i64 n) {   \
+        CNDA_FOR_EACH(i, n) {                                                                               \
+            i64 oo, oa;                                                                                     \
+            cnda_offset2(o, da, i, oo, oa);                                                                 \
+            out[oo] = pow(a[oa], (T)p);                                                                     \
+        }                                                                                                   \
+    }                                                                                                       \
+    extern "C" __global__ void cnda_unary_powf_##T(T *out, Desc o, const T *a, Desc da, T p, i64 n) {     \
+        CNDA_FOR_EACH(i, n) {                                                                               \
+            i64 oo, oa;                                                                                     \
+            cnda_offset2(o, da, i, oo, oa);                                                                 \
+            out[oo] = pow(a[oa], p);                                                                        \
+        }                                                                                                   \
+    }                                                                                                       \
+    extern "C" __global__ void cnda_unary_clamp_##T(T *out, Desc o, const T *a, Desc da, T lo, T hi,      \
+                                                    i64 n) {                                                \
+        CNDA_FOR_EACH(i, n) {                                                                               \
+            i64 oo, oa;                                                                                     \
+            cnda_offset2(o, da, i, oo, oa);                                                                 \
+            T x = a[oa];                                                                                    \
+            out[oo] = (x != x) ? x : (x < lo ? lo : (x > hi ? hi : x));                                     \
+        }                                                                                                   \
+    }
+
+CNDA_UNARY_PARAM(f32)
+CNDA_UNARY_PARAM(f64)
 CNDA_UNARY(neg, i32, -x)
 CNDA_UNARY(neg, i64, -x)

@@ -8,6 +8,7 @@
 #define CNDA_BLOCK 256
 
 struct RedSum { template <typename T> __device__ T operator()(T a, T b) const { return a + b; } };
+struct RedProd { template <typename T> __device__ T operator()(T a, T b) const { return a * b; } };
 // NaN-propagating: once NaN, always NaN (x != x only for NaN; never for integers).
 struct RedMin {
     template <typename T> __device__ T operator()(T a, T b) const { return (a != a) ? a : ((b != b || b < a) ? b : a); }
@@ -103,16 +104,22 @@ __device__ void fold_axis(T *out, Desc o, const T *a, Desc da, i64 len, i64 stri
     }
 }
 
+// Whole-array folds (`identity` seeds the threads that get no element: 0 for sum, 1 for product,
+// +inf or the type's largest value for min ...) and folds along one axis.
+#define CNDA_FOLD(name, Op, T)                                                                              \
+    extern "C" __global__ void cnda_##name##_##T(const T *a, Desc d, i64 n, T identity, T *partial) {      \
+        fold(a, d, n, identity, partial, Op());                                                             \
+    }                                                                                                       \
+    extern "C" __global__ void cnda_##name##_axis_##T(T *out, Desc o, const T *a, Desc da, i64 len,        \
+                                                      i64 stride, T identity, i64 n) {                      \
+        fold_axis(out, o, a, da, len, stride, n, identity, Op());                                           \
+    }
+
 #define CNDA_REDUCE(T)                                                                                      \
-    extern "C" __global__ void cnda_sum_##T(const T *a, Desc d, i64 n, T *partial) {                       \
-        fold(a, d, n, T(0), partial, RedSum());                                                             \
-    }                                                                                                       \
-    extern "C" __global__ void cnda_min_##T(const T *a, Desc d, i64 n, T identity, T *partial) {           \
-        fold(a, d, n, identity, partial, RedMin());                                                         \
-    }                                                                                                       \
-    extern "C" __global__ void cnda_max_##T(const T *a, Desc d, i64 n, T identity, T *partial) {           \
-        fold(a, d, n, identity, partial, RedMax());                                                         \
-    }                                                                                                       \
+    CNDA_FOLD(sum, RedSum, T)                                                                               \
+    CNDA_FOLD(product, RedProd, T)                                                                          \
+    CNDA_FOLD(min, RedMin, T)                                                                               \
+    CNDA_FOLD(max, RedMax, T)                                                                               \
     extern "C" __global__ void cnda_argmin_##T(const T *a, Desc d, i64 n, const i64 *in_index, T *value,   \
                                                i64 *index) {                                                \
         arg_fold(a, d, n, in_index, value, index, Less());                                                  \
@@ -120,10 +127,6 @@ __device__ void fold_axis(T *out, Desc o, const T *a, Desc da, i64 len, i64 stri
     extern "C" __global__ void cnda_argmax_##T(const T *a, Desc d, i64 n, const i64 *in_index, T *value,   \
                                                i64 *index) {                                                \
         arg_fold(a, d, n, in_index, value, index, Greater());                                               \
-    }                                                                                                       \
-    extern "C" __global__ void cnda_sum_axis_##T(T *out, Desc o, const T *a, Desc da, i64 len, i64 stride, \
-                                                 i64 n) {                                                   \
-        fold_axis(out, o, a, da, len, stride, n, T(0), RedSum());                                           \
     }
 
 CNDA_REDUCE(f32)

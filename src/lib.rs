@@ -82,6 +82,8 @@ pub struct ReadmeDoctests;
 pub mod prelude {
     pub use crate::array::Array;
     pub use crate::backend::cpu::CpuAlloc;
+    #[cfg(feature = "cuda")]
+    pub use crate::backend::cuda::{Cuda, CudaDevice};
     pub use crate::backend::{Allocator, Backend, Cpu, HostAccessible};
     pub use crate::check::{BoundsCheck, Checked, DefaultCheck, Unchecked};
     pub use crate::element::{DType, Element, Float, Numeric, Pod, Zeroable};

@@ -38,6 +38,9 @@ fn expected(family: &str) -> Vec<String> {
                 for op in ["abs", "sqrt", "exp", "ln", "log10", "sin", "cos", "tan", "tanh", "floor", "ceil", "round"] {
                     names.push(format!("cnda_unary_{op}_{t}"));
                 }
+                for op in ["powi", "powf", "clamp"] {
+                    names.push(format!("cnda_unary_{op}_{t}"));
+                }
             }
         }
         "copy" => {
@@ -50,15 +53,25 @@ fn expected(family: &str) -> Vec<String> {
         }
         "reduce" => {
             for t in types {
-                for form in ["sum", "min", "max", "argmin", "argmax", "sum_axis"] {
+                for form in [
+                    "sum",
+                    "product",
+                    "min",
+                    "max",
+                    "argmin",
+                    "argmax",
+                    "sum_axis",
+                    "product_axis",
+                    "min_axis",
+                    "max_axis",
+                ] {
                     names.push(format!("cnda_{form}_{t}"));
                 }
             }
         }
         "stencil" => {
             for t in floats {
-                names.push(format!("cnda_stencil2_{t}"));
-                names.push(format!("cnda_stencil3_{t}"));
+                names.push(format!("cnda_stencil_{t}"));
             }
         }
         other => panic!("no expectations for kernel family {other}"),

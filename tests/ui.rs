@@ -6,3 +6,12 @@ fn misuse_fails_to_compile_with_a_clear_message() {
     let cases = trybuild::TestCases::new();
     cases.compile_fail("ui-tests/*.rs");
 }
+
+/// The CUDA backend's misuse: mixing it with the CPU, indexing device memory, host-only methods
+/// on device views.
+#[cfg(feature = "cuda")]
+#[test]
+fn cuda_misuse_fails_to_compile_with_a_clear_message() {
+    let cases = trybuild::TestCases::new();
+    cases.compile_fail("ui-tests/cuda/*.rs");
+}

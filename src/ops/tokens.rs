@@ -29,6 +29,29 @@ pub trait UnaryOp<T>: Copy + Debug + Send + Sync {
 
     /// The result for one element.
     fn apply(self, x: T) -> Self::Output;
+
+    /// How a device backend runs this operation (`None`: host only, as a token of your own).
+    fn device_form(self) -> Option<DeviceUnary<T>> {
+        None
+    }
+}
+
+/// A unary operation as device kernels name it: a device function, or a binary op with a scalar
+/// operand, with the parameters the token carries.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum DeviceUnary<T> {
+    /// The device function of this name (`"sqrt"`, `"neg"`, ...; the tokens' `NAME`s).
+    Named(&'static str),
+    /// `op(x, s)` for the binary op of this name.
+    ScalarRight(&'static str, T),
+    /// `op(s, x)` for the binary op of this name.
+    ScalarLeft(&'static str, T),
+    /// `xⁿ`.
+    Powi(i32),
+    /// `xᵖ`.
+    Powf(T),
+    /// `x` clamped to `lo..=hi`.
+    Clamp(T, T),
 }
 
 macro_rules! binary_tokens {
@@ -86,6 +109,10 @@ impl<T: Numeric + core::ops::Neg<Output = T>> UnaryOp<T> for Neg {
     fn apply(self, x: T) -> T {
         -x
     }
+
+    fn device_form(self) -> Option<DeviceUnary<T>> {
+        Some(DeviceUnary::Named("neg"))
+    }
 }
 
 macro_rules! float_tokens {
@@ -101,6 +128,10 @@ macro_rules! float_tokens {
             #[inline(always)]
             fn apply(self, x: T) -> T {
                 x.$f()
+            }
+
+            fn device_form(self) -> Option<DeviceUnary<T>> {
+                Some(DeviceUnary::Named($name))
             }
         }
     )*};
@@ -145,6 +176,10 @@ impl<T: Float> UnaryOp<T> for Powi {
     fn apply(self, x: T) -> T {
         x.powi(self.0)
     }
+
+    fn device_form(self) -> Option<DeviceUnary<T>> {
+        Some(DeviceUnary::Powi(self.0))
+    }
 }
 
 /// `xᵖ` for a float `p`.
@@ -158,6 +193,10 @@ impl<T: Float> UnaryOp<T> for Powf<T> {
     #[inline(always)]
     fn apply(self, x: T) -> T {
         x.powf(self.0)
+    }
+
+    fn device_form(self) -> Option<DeviceUnary<T>> {
+        Some(DeviceUnary::Powf(self.0))
     }
 }
 
@@ -178,6 +217,10 @@ impl<T: Float> UnaryOp<T> for Clamp<T> {
     fn apply(self, x: T) -> T {
         x.clamp(self.lo, self.hi)
     }
+
+    fn device_form(self) -> Option<DeviceUnary<T>> {
+        Some(DeviceUnary::Clamp(self.lo, self.hi))
+    }
 }
 
 /// `op(x, s)`: a binary op with a scalar right operand (`&a * 2.0`).
@@ -192,6 +235,10 @@ impl<T: Pod + Debug + Send + Sync, Op: BinaryOp<T>> UnaryOp<T> for ScalarRight<O
     fn apply(self, x: T) -> T {
         self.0.apply(x, self.1)
     }
+
+    fn device_form(self) -> Option<DeviceUnary<T>> {
+        Some(DeviceUnary::ScalarRight(Op::NAME, self.1))
+    }
 }
 
 /// `op(s, x)`: a binary op with a scalar left operand (`2.0 - &a`).
@@ -205,6 +252,10 @@ impl<T: Pod + Debug + Send + Sync, Op: BinaryOp<T>> UnaryOp<T> for ScalarLeft<Op
     #[inline(always)]
     fn apply(self, x: T) -> T {
         self.1.apply(self.0, x)
+    }
+
+    fn device_form(self) -> Option<DeviceUnary<T>> {
+        Some(DeviceUnary::ScalarLeft(Op::NAME, self.0))
     }
 }
 
@@ -344,6 +395,17 @@ impl<T: Numeric> ArgOp<T> for ArgMax {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn tokens_describe_themselves_to_devices() {
+        assert_eq!(UnaryOp::<f64>::device_form(Sqrt), Some(DeviceUnary::Named("sqrt")));
+        assert_eq!(UnaryOp::<f32>::device_form(Neg), Some(DeviceUnary::Named("neg")));
+        assert_eq!(ScalarRight(Mul, 2.0f64).device_form(), Some(DeviceUnary::ScalarRight("mul", 2.0)));
+        assert_eq!(ScalarLeft(3.0f32, Sub).device_form(), Some(DeviceUnary::ScalarLeft("sub", 3.0)));
+        assert_eq!(UnaryOp::<f64>::device_form(Powi(3)), Some(DeviceUnary::Powi(3)));
+        assert_eq!(Powf(0.5f64).device_form(), Some(DeviceUnary::Powf(0.5)));
+        assert_eq!(Clamp { lo: -1.0f32, hi: 1.0 }.device_form(), Some(DeviceUnary::Clamp(-1.0, 1.0)));
+    }
 
     #[test]
     fn tokens_compute_what_they_name() {

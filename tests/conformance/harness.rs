@@ -66,6 +66,11 @@ pub trait Harness {
     /// A vector living on the backend.
     type Vector<T: Float>;
 
+    /// Whether the backend can run here (a device backend without a device cannot).
+    fn available() -> bool {
+        true
+    }
+
     fn upload<T: Float>(a: &Array<T, 2>) -> Self::Matrix<T>;
     fn upload_vector<T: Float>(a: &Array<T, 1>) -> Self::Vector<T>;
     fn download<T: Float>(a: &Self::Matrix<T>) -> Array<T, 2>;

@@ -3,9 +3,14 @@
 //! [`harness::Harness`] trait and checked against naive host references. `Cpu` is the first
 //! harness, the model backend of `tests/common/model.rs` (naive kernels under the same generic
 //! algorithms) the second; a device backend adds one impl (upload, download, and its ops) and a
-//! line in `conformance!` (cubecl's `runtime_tests` and numr's backend-parity idea).
+//! line in `conformance!` (cubecl's `runtime_tests` and numr's backend-parity idea): the model
+//! backend and CUDA share `device_harness.rs`, each adding only its transfers. Cases of a backend
+//! without a device here print SKIP.
 
 mod cases;
+#[cfg(feature = "cuda")]
+mod cuda_harness;
+mod device_harness;
 mod harness;
 mod model_harness;
 mod reference;
@@ -21,36 +26,64 @@ macro_rules! conformance {
 
             #[test]
             fn elementwise_binary_with_broadcasting() {
+                if !<$Harness as crate::harness::Harness>::available() {
+                    eprintln!("SKIP: no {} device", <$Harness as crate::harness::Harness>::NAME);
+                    return;
+                }
                 cases::binary::<$Harness>();
             }
 
             #[test]
             fn scalar_and_unary_ops() {
+                if !<$Harness as crate::harness::Harness>::available() {
+                    eprintln!("SKIP: no {} device", <$Harness as crate::harness::Harness>::NAME);
+                    return;
+                }
                 cases::scalar_and_unary::<$Harness>();
             }
 
             #[test]
             fn compound_assignment() {
+                if !<$Harness as crate::harness::Harness>::available() {
+                    eprintln!("SKIP: no {} device", <$Harness as crate::harness::Harness>::NAME);
+                    return;
+                }
                 cases::compound_assignment::<$Harness>();
             }
 
             #[test]
             fn fill_copy_and_contiguous() {
+                if !<$Harness as crate::harness::Harness>::available() {
+                    eprintln!("SKIP: no {} device", <$Harness as crate::harness::Harness>::NAME);
+                    return;
+                }
                 cases::fill_copy_contiguous::<$Harness>();
             }
 
             #[test]
             fn reductions() {
+                if !<$Harness as crate::harness::Harness>::available() {
+                    eprintln!("SKIP: no {} device", <$Harness as crate::harness::Harness>::NAME);
+                    return;
+                }
                 cases::reductions::<$Harness>();
             }
 
             #[test]
             fn matmul_with_transposed_operands() {
+                if !<$Harness as crate::harness::Harness>::available() {
+                    eprintln!("SKIP: no {} device", <$Harness as crate::harness::Harness>::NAME);
+                    return;
+                }
                 cases::matmul::<$Harness>();
             }
 
             #[test]
             fn constant_coefficient_stencils() {
+                if !<$Harness as crate::harness::Harness>::available() {
+                    eprintln!("SKIP: no {} device", <$Harness as crate::harness::Harness>::NAME);
+                    return;
+                }
                 cases::stencils::<$Harness>();
             }
         }
@@ -60,4 +93,9 @@ macro_rules! conformance {
 conformance! {
     cpu: crate::harness::CpuHarness;
     model_backend: crate::model_harness::ModelHarness;
+}
+
+#[cfg(feature = "cuda")]
+conformance! {
+    cuda: crate::cuda_harness::CudaHarness;
 }

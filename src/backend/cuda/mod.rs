@@ -1,10 +1,81 @@
-//! The CUDA backend (feature `cuda`, through cudarc with the CUDA libraries loaded at run time,
-//! so the crate builds and its tests run where no CUDA is installed).
+//! The CUDA backend (feature `cuda`), through cudarc with the CUDA libraries loaded at run time,
+//! so the crate builds and its tests run where no CUDA is installed (device tests print SKIP).
 //!
-//! This first part holds the kernel sources (`kernels/*.cu`, one file per op family) and their
-//! compilation by NVRTC to PTX or CUBIN for a given architecture; CI compiles every kernel for
-//! sm_80 and sm_90 with NVRTC from PyPI, so a broken kernel fails the test suite on a machine
-//! without a GPU. The `Cuda` backend type (device handle, buffers, transfers, and the kernel-trait
-//! implementations that launch these kernels) builds on it.
+//! - [`CudaDevice`] (`device.rs`): a GPU's context, stream and kernel cache, opened once per
+//!   ordinal; it is also the allocator of device arrays (`Array::<f32, 2, Cuda>::zeros_in(&dev,
+//!   shape)`).
+//! - [`CudaBuffer`] / [`CudaPtr`] (`buffer.rs`): device memory and the data handle views carry.
+//! - `launch.rs`: the kernel traits of the op families, launching `kernels/*.cu`; `gemm.rs`:
+//!   matmul through cuBLAS, operands passed as they lie (a transposed view is not copied).
+//! - `transfer.rs`: `to_device`, `to_host`.
+//! - [`kernels`]: the kernel sources and their compilation by NVRTC.
+//!
+//! Views of device arrays are the same metadata-only views as on the CPU (one view algebra);
+//! host-only operations (indexing, iteration) do not compile for `Cuda` arrays, and mixing
+//! `Cuda` and `Cpu` operands does not either.
 
+mod buffer;
+mod device;
+mod gemm;
 pub mod kernels;
+mod launch;
+mod transfer;
+
+pub use buffer::{CudaBuffer, CudaPtr};
+pub use device::CudaDevice;
+
+use super::{Allocator, Backend};
+use crate::element::Pod;
+use crate::error::Result;
+
+/// The CUDA backend: arrays in GPU memory, ops as kernels on the device's stream.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Cuda;
+
+impl Backend for Cuda {
+    const NAME: &'static str = "Cuda";
+    type Device = CudaDevice;
+    type Buffer<T: Pod> = CudaBuffer<T>;
+    type Handle<T: Pod> = CudaPtr<T>;
+    type Alloc = CudaDevice;
+
+    fn handle<T: Pod>(buf: &CudaBuffer<T>, offset: isize) -> CudaPtr<T> {
+        buf.handle(offset)
+    }
+
+    fn handle_mut<T: Pod>(buf: &mut CudaBuffer<T>, offset: isize) -> CudaPtr<T> {
+        buf.handle(offset)
+    }
+
+    fn moved<T: Pod>(handle: CudaPtr<T>, offset: isize) -> CudaPtr<T> {
+        handle.moved(offset)
+    }
+
+    fn handle_device<T: Pod>(handle: CudaPtr<T>) -> CudaDevice {
+        handle.device
+    }
+
+    fn allocator_of<T: Pod>(buf: &CudaBuffer<T>) -> CudaDevice {
+        buf.device()
+    }
+
+    fn allocator_of_handle<T: Pod>(handle: CudaPtr<T>) -> CudaDevice {
+        handle.device
+    }
+}
+
+// SAFETY: `CudaBuffer::allocate` returns exactly `len` elements of device memory on this device,
+// zeroed when asked, owned by the one buffer.
+unsafe impl Allocator<Cuda> for CudaDevice {
+    fn device(&self) -> CudaDevice {
+        *self
+    }
+
+    fn try_alloc_zeroed<T: Pod>(&self, op: &'static str, len: usize) -> Result<CudaBuffer<T>> {
+        CudaBuffer::allocate(*self, op, len, true)
+    }
+
+    unsafe fn try_alloc_for_overwrite<T: Pod>(&self, op: &'static str, len: usize) -> Result<CudaBuffer<T>> {
+        CudaBuffer::allocate(*self, op, len, false)
+    }
+}

@@ -1,0 +1,222 @@
+//! [`CudaDevice`]: one GPU's context, stream and kernel cache.
+//!
+//! A device is opened once per ordinal for the life of the process (as CUDA's primary context
+//! is), so the handle is a `Copy` reference that buffers and data handles carry: an op on device
+//! arrays finds its stream and kernels from its operands, and two handles are the same device
+//! exactly when they point at the same state.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use cudarc::driver::{
+    result as driver, sys as driver_sys, CudaContext, CudaFunction, CudaModule, CudaStream, LaunchConfig,
+};
+use cudarc::nvrtc::Ptx;
+
+use super::kernels::{compile, Family, Output};
+use crate::error::{Error, Result};
+
+/// What an open device holds.
+pub(crate) struct DeviceState {
+    ordinal: usize,
+    /// Compute capability as `10 * major + minor` (90 for an H100).
+    sm: u32,
+    multiprocessors: u32,
+    context: Arc<CudaContext>,
+    stream: Arc<CudaStream>,
+    /// Kernel families loaded so far, by family name.
+    modules: Mutex<HashMap<&'static str, Arc<CudaModule>>>,
+    /// Kernels looked up so far, by entry-point name.
+    functions: Mutex<HashMap<String, CudaFunction>>,
+    /// The cuBLAS handle on `stream`, made at the first matmul; the lock serializes its use.
+    blas: Mutex<Option<cudarc::cublas::CudaBlas>>,
+}
+
+/// A CUDA device: its context, the stream cnda's work on it is ordered on, and the kernels
+/// compiled for it (by NVRTC at first use, cached).
+///
+/// ```no_run
+/// use cnda::prelude::*;
+///
+/// let dev = CudaDevice::new(0)?; // an `Err` on a machine without a driver or GPU
+/// let a = Array::<f32, 2, Cuda>::zeros_in(&dev, [1024, 1024]);
+/// let b = &a + 1.0f32;
+/// let host = b.to_host(); // waits for the device
+/// assert_eq!(host[[0, 0]], 1.0);
+/// # Ok::<(), cnda::Error>(())
+/// ```
+#[derive(Clone, Copy)]
+pub struct CudaDevice(pub(crate) &'static DeviceState);
+
+impl PartialEq for CudaDevice {
+    fn eq(&self, other: &Self) -> bool {
+        core::ptr::eq(self.0, other.0)
+    }
+}
+
+impl Eq for CudaDevice {}
+
+impl fmt::Debug for CudaDevice {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "CudaDevice({}, sm_{})", self.0.ordinal, self.0.sm)
+    }
+}
+
+pub(crate) fn device_error(message: String) -> Error {
+    Error::Device { backend: "cuda", message }
+}
+
+/// The devices opened so far, by ordinal.
+fn opened() -> &'static Mutex<HashMap<usize, &'static DeviceState>> {
+    static OPENED: OnceLock<Mutex<HashMap<usize, &'static DeviceState>>> = OnceLock::new();
+    OPENED.get_or_init(Default::default)
+}
+
+impl CudaDevice {
+    /// The number of CUDA devices, 0 where there is no driver.
+    pub fn count() -> usize {
+        // SAFETY: only tries to open the driver library by its candidate names.
+        if !unsafe { driver_sys::is_culib_present() } {
+            return 0;
+        }
+        if driver::init().is_err() {
+            return 0;
+        }
+        driver::device::get_count().map(|n| n.max(0) as usize).unwrap_or(0)
+    }
+
+    /// Device `ordinal`, opened on first use (a context and a stream) and shared afterwards.
+    ///
+    /// # Errors
+    ///
+    /// `Error::Device` when there is no CUDA driver, no such device, or the driver refuses it.
+    pub fn new(ordinal: usize) -> Result<CudaDevice> {
+        // SAFETY: only tries to open the driver library; cudarc panics on first use without it.
+        if !unsafe { driver_sys::is_culib_present() } {
+            return Err(device_error(
+                "no CUDA driver (libcuda) on this machine; install the NVIDIA driver, or use the Cpu backend".into(),
+            ));
+        }
+        let mut opened = opened().lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(state) = opened.get(&ordinal) {
+            return Ok(CudaDevice(state));
+        }
+        let count = Self::count();
+        if ordinal >= count {
+            return Err(device_error(format!(
+                "there is no CUDA device {ordinal}: this machine has {count}; pick an ordinal below {count} (see nvidia-smi)"
+            )));
+        }
+        let fail = |what: &str, e: driver::DriverError| device_error(format!("device {ordinal}: {what}: {e:?}"));
+        let context = CudaContext::new(ordinal).map_err(|e| fail("cannot create a context", e))?;
+        let (major, minor) = context.compute_capability().map_err(|e| fail("cannot read the compute capability", e))?;
+        let multiprocessors = context
+            .attribute(driver_sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)
+            .map_err(|e| fail("cannot read the multiprocessor count", e))?;
+        let stream = context.new_stream().map_err(|e| fail("cannot create a stream", e))?;
+        let state = DeviceState {
+            ordinal,
+            sm: (major * 10 + minor) as u32,
+            multiprocessors: multiprocessors.max(1) as u32,
+            context,
+            stream,
+            modules: Mutex::new(HashMap::new()),
+            functions: Mutex::new(HashMap::new()),
+            blas: Mutex::new(None),
+        };
+        // Open for the life of the process, as the driver's primary context is: handles are
+        // plain references.
+        let state: &'static DeviceState = Box::leak(Box::new(state));
+        opened.insert(ordinal, state);
+        Ok(CudaDevice(state))
+    }
+
+    /// The device's ordinal.
+    pub fn ordinal(&self) -> usize {
+        self.0.ordinal
+    }
+
+    /// The compute capability as `10 * major + minor` (90 for sm_90).
+    pub fn compute_capability(&self) -> u32 {
+        self.0.sm
+    }
+
+    /// Waits until all work queued on the device's stream has finished.
+    ///
+    /// # Errors
+    ///
+    /// `Error::Device` with the error a kernel or copy raised.
+    pub fn synchronize(&self) -> Result<()> {
+        self.0.stream.synchronize().map_err(|e| device_error(format!("synchronize: {e:?}")))
+    }
+
+    /// The stream cnda's work on this device is ordered on.
+    pub(crate) fn stream(&self) -> &Arc<CudaStream> {
+        &self.0.stream
+    }
+
+    /// A launch configuration of 256-thread blocks for `n` grid-stride items: enough blocks to
+    /// fill the device a few times over, not one per item.
+    pub(crate) fn grid(&self, n: usize) -> LaunchConfig {
+        let blocks = n.div_ceil(256).clamp(1, self.0.multiprocessors as usize * 32);
+        LaunchConfig { grid_dim: (blocks as u32, 1, 1), block_dim: (256, 1, 1), shared_mem_bytes: 0 }
+    }
+
+    /// `f` with the device's cuBLAS handle (bound to its stream), created at first use.
+    ///
+    /// # Errors
+    ///
+    /// `Error::Device` when cuBLAS cannot be loaded or initialized.
+    pub(crate) fn with_blas<R>(&self, f: impl FnOnce(cudarc::cublas::sys::cublasHandle_t) -> R) -> Result<R> {
+        let mut blas = self.0.blas.lock().unwrap_or_else(|e| e.into_inner());
+        if blas.is_none() {
+            // SAFETY: only tries to open the cuBLAS library by its candidate names.
+            if !unsafe { cudarc::cublas::sys::is_culib_present() } {
+                return Err(device_error(
+                    "cuBLAS (libcublas) is not installed; install the CUDA toolkit's cuBLAS for matmul on CUDA".into(),
+                ));
+            }
+            let handle = cudarc::cublas::CudaBlas::new(self.0.stream.clone())
+                .map_err(|e| device_error(format!("cuBLAS initialization: {e:?}")))?;
+            *blas = Some(handle);
+        }
+        Ok(f(*blas.as_ref().expect("created above").handle()))
+    }
+
+    /// The kernel `name` of `family`, compiling and loading the family for this device first if
+    /// needed.
+    ///
+    /// # Errors
+    ///
+    /// `Error::Device` when the family does not compile or load, or has no such kernel.
+    pub(crate) fn function(&self, family: &Family, name: &str) -> Result<CudaFunction> {
+        if let Some(f) = self.0.functions.lock().unwrap_or_else(|e| e.into_inner()).get(name) {
+            return Ok(f.clone());
+        }
+        let module = {
+            let mut modules = self.0.modules.lock().unwrap_or_else(|e| e.into_inner());
+            match modules.get(family.name) {
+                Some(m) => m.clone(),
+                None => {
+                    let cubin = compile(family, self.0.sm, Output::Cubin)?;
+                    let module = self
+                        .0
+                        .context
+                        .load_module(Ptx::from_binary(cubin))
+                        .map_err(|e| device_error(format!("loading kernels/{}.cu: {e:?}", family.name)))?;
+                    modules.insert(family.name, module.clone());
+                    module
+                }
+            }
+        };
+        let function = module.load_function(name).map_err(|e| {
+            device_error(format!(
+                "kernels/{}.cu has no kernel {name} ({e:?}); this element type or op has no CUDA kernel",
+                family.name
+            ))
+        })?;
+        self.0.functions.lock().unwrap_or_else(|e| e.into_inner()).insert(name.to_string(), function.clone());
+        Ok(function)
+    }
+}

@@ -1,0 +1,149 @@
+//! `matmul` on CUDA through cuBLAS (loaded at run time): a row-major product is the column-major
+//! product of the transposes, and each operand is handed to cuBLAS as it lies in memory, row- or
+//! column-major with its leading dimension, so a transposed view costs no copy. Only operands
+//! with neither axis unit-strided (or with negative strides) are made contiguous first.
+
+use core::any::TypeId;
+use core::ffi::c_int;
+
+use cudarc::cublas::{result as blas, sys as blas_sys};
+
+use super::device::{device_error, CudaDevice};
+use super::{Cuda, CudaBuffer};
+use crate::error::Result;
+use crate::ops::desc::Desc;
+use crate::ops::fill_copy::CopyKernels;
+use crate::ops::matmul::{GemmElement, MatmulKernels, Par};
+
+/// How cuBLAS sees one operand of the column-major product: transposed or not, and its leading
+/// dimension.
+struct Operand {
+    transpose: bool,
+    ld: c_int,
+    addr: u64,
+}
+
+/// `m` as a cuBLAS dimension.
+fn dim(m: usize) -> Result<c_int> {
+    c_int::try_from(m).map_err(|_| device_error(format!("a matrix dimension of {m} exceeds cuBLAS's 32-bit sizes")))
+}
+
+/// The transpose of row-major-indexed matrix `d` (rows x cols) as a column-major cuBLAS operand,
+/// if its strides allow one without a copy.
+fn as_operand<T: GemmElement>(d: &Desc<Cuda, T, 2>) -> Option<Operand> {
+    let [rows, cols] = d.shape;
+    let [s0, s1] = d.strides;
+    if s1 == 1 && s0 >= cols.max(1) as isize {
+        // Row-major with leading dimension s0: read as column-major, it is the transpose.
+        return Some(Operand { transpose: false, ld: c_int::try_from(s0).ok()?, addr: d.handle.addr });
+    }
+    if s0 == 1 && s1 >= rows.max(1) as isize {
+        // Column-major with leading dimension s1: cuBLAS transposes it.
+        return Some(Operand { transpose: true, ld: c_int::try_from(s1).ok()?, addr: d.handle.addr });
+    }
+    None
+}
+
+/// A contiguous row-major copy of `d` on the device when cuBLAS cannot read it as it lies.
+fn dense<T: GemmElement>(dev: &CudaDevice, d: &Desc<Cuda, T, 2>) -> Result<Option<CudaBuffer<T>>> {
+    if as_operand(d).is_some() {
+        return Ok(None);
+    }
+    let buffer = CudaBuffer::<T>::allocate(*dev, "matmul", d.len(), false)?;
+    let dst = Desc { handle: buffer.handle(0), shape: d.shape, strides: [d.shape[1] as isize, 1] };
+    // SAFETY: `dst` is the fresh buffer, row-major over `d`'s shape; `d` is live (the caller's
+    // contract).
+    unsafe { <Cuda as CopyKernels>::copy(dev, dst, *d) }?;
+    Ok(Some(buffer))
+}
+
+// SAFETY: cuBLAS writes every element of the dense row-major `out` (zeros first when the inner
+// dimension is 0) and reads only the operands' elements.
+unsafe impl MatmulKernels for Cuda {
+    unsafe fn gemm<T: GemmElement>(
+        dev: &CudaDevice,
+        out: Desc<Cuda, T, 2>,
+        a: Desc<Cuda, T, 2>,
+        b: Desc<Cuda, T, 2>,
+        _: Par,
+    ) -> Result<()> {
+        let [m, n] = out.shape;
+        let k = a.shape[1];
+        if m == 0 || n == 0 {
+            return Ok(());
+        }
+        if k == 0 {
+            // SAFETY: `out` is writable (the caller's contract).
+            return unsafe { <Cuda as CopyKernels>::fill(dev, out, T::ZERO) };
+        }
+        let (a_copy, b_copy) = (dense(dev, &a)?, dense(dev, &b)?);
+        let a = match &a_copy {
+            Some(buf) => Desc { handle: buf.handle(0), shape: a.shape, strides: [k as isize, 1] },
+            None => a,
+        };
+        let b = match &b_copy {
+            Some(buf) => Desc { handle: buf.handle(0), shape: b.shape, strides: [n as isize, 1] },
+            None => b,
+        };
+        let (oa, ob) = (as_operand(&a).expect("dense"), as_operand(&b).expect("dense"));
+        let (m, n, k) = (dim(m)?, dim(n)?, dim(k)?);
+        let op = |t: bool| {
+            if t {
+                blas_sys::cublasOperation_t::CUBLAS_OP_T
+            } else {
+                blas_sys::cublasOperation_t::CUBLAS_OP_N
+            }
+        };
+        // Column-major: out^T (n x m, ld n) = b^T (n x k) * a^T (k x m).
+        let result = dev.with_blas(|handle| {
+            if TypeId::of::<T>() == TypeId::of::<f32>() {
+                let (alpha, beta) = (1.0f32, 0.0f32);
+                // SAFETY: the addresses are live device memory of the shapes and leading dimensions
+                // given (checked by `as_operand`), on the handle's stream (the device's).
+                unsafe {
+                    blas::sgemm(
+                        handle,
+                        op(ob.transpose),
+                        op(oa.transpose),
+                        n,
+                        m,
+                        k,
+                        &alpha,
+                        ob.addr as *const f32,
+                        ob.ld,
+                        oa.addr as *const f32,
+                        oa.ld,
+                        &beta,
+                        out.handle.addr as *mut f32,
+                        n,
+                    )
+                }
+            } else {
+                let (alpha, beta) = (1.0f64, 0.0f64);
+                // SAFETY: as above, for f64 (the only other `GemmElement`).
+                unsafe {
+                    blas::dgemm(
+                        handle,
+                        op(ob.transpose),
+                        op(oa.transpose),
+                        n,
+                        m,
+                        k,
+                        &alpha,
+                        ob.addr as *const f64,
+                        ob.ld,
+                        oa.addr as *const f64,
+                        oa.ld,
+                        &beta,
+                        out.handle.addr as *mut f64,
+                        n,
+                    )
+                }
+            }
+        })?;
+        result.map_err(|e| device_error(format!("cuBLAS gemm: {e:?}")))?;
+        // The copies (if any) are freed in stream order after the product.
+        drop((a_copy, b_copy));
+        Ok(())
+    }
+}

@@ -1,0 +1,166 @@
+//! The conformance harness of any device backend: the cases run through the generic algorithms
+//! on device arrays and on device views built by the one view algebra, with the backend's own
+//! kernels; a backend supplies only [`Device`] (its transfers, and whether a device is present).
+//! The model backend (`tests/common/model.rs`, naive kernels) and CUDA use it.
+
+use core::marker::PhantomData;
+
+use cnda::ops::elementwise::ElementwiseKernels;
+use cnda::ops::fill_copy::CopyKernels;
+use cnda::ops::matmul::MatmulKernels;
+use cnda::ops::reduce::ReduceKernels;
+use cnda::prelude::*;
+use cnda::stencil::{LinearStencil, StencilKernels};
+use cnda::view::{Shared, Unique};
+use cnda::GemmElement;
+
+use super::harness::{BinOp, Harness, Reduction, UnOp, View};
+
+/// A device backend as the conformance suite needs it.
+pub trait Device: 'static {
+    /// The backend's name, for failure messages.
+    const NAME: &'static str;
+    /// The backend.
+    type B: ElementwiseKernels + CopyKernels + ReduceKernels + MatmulKernels + StencilKernels;
+    /// Whether a device is present (the cases print SKIP otherwise).
+    fn available() -> bool {
+        true
+    }
+    /// `a` on the device.
+    fn upload<T: Float, const N: usize>(a: &Array<T, N>) -> Array<T, N, Self::B>;
+    /// A device array's elements on the host.
+    fn download<T: Float, const N: usize, L: Layout, C: BoundsCheck>(a: &Array<T, N, Self::B, L, C>) -> Array<T, N>;
+}
+
+/// The harness of device backend `D`.
+pub struct DeviceHarness<D>(PhantomData<D>);
+
+/// The view `v` of a device matrix: the same four views as on the host, as device views.
+fn device_view<T: Pod, B: Backend>(a: &Array<T, 2, B>, v: View) -> cnda::View<'_, T, 2, Shared, B> {
+    match v {
+        View::Plain => a.view().into_strided(),
+        View::Transposed => a.t().into_strided(),
+        View::Stepped => a.slice(s![.., ..;2]).into_strided(),
+        View::Flipped => a.flip(0),
+    }
+}
+
+/// The mutable form of [`device_view`].
+fn device_view_mut<T: Pod, B: Backend>(a: &mut Array<T, 2, B>, v: View) -> cnda::View<'_, T, 2, Unique, B> {
+    match v {
+        View::Plain => a.view_mut().into_strided(),
+        View::Transposed => a.view_mut().t().into_strided(),
+        View::Stepped => a.slice_mut(s![.., ..;2]).into_strided(),
+        View::Flipped => a.view_mut().flip(0),
+    }
+}
+
+impl<D: Device> Harness for DeviceHarness<D> {
+    const NAME: &'static str = D::NAME;
+    type Matrix<T: Float> = Array<T, 2, D::B>;
+    type Vector<T: Float> = Array<T, 1, D::B>;
+
+    fn available() -> bool {
+        D::available()
+    }
+
+    fn upload<T: Float>(a: &Array<T, 2>) -> Self::Matrix<T> {
+        D::upload(a)
+    }
+
+    fn upload_vector<T: Float>(a: &Array<T, 1>) -> Self::Vector<T> {
+        D::upload(a)
+    }
+
+    fn download<T: Float>(a: &Self::Matrix<T>) -> Array<T, 2> {
+        D::download(a)
+    }
+
+    fn binary<T: Float>(op: BinOp, a: &Self::Matrix<T>, va: View, b: &Self::Matrix<T>, vb: View) -> Array<T, 2> {
+        let (x, y) = (device_view(a, va), device_view(b, vb));
+        D::download(&match op {
+            BinOp::Add => x + y,
+            BinOp::Sub => x - y,
+            BinOp::Mul => x * y,
+            BinOp::Div => x / y,
+        })
+    }
+
+    fn binary_row<T: Float>(op: BinOp, a: &Self::Matrix<T>, va: View, row: &Self::Vector<T>) -> Array<T, 2> {
+        let x = device_view(a, va);
+        D::download(&match op {
+            BinOp::Add => x + row,
+            BinOp::Sub => x - row,
+            BinOp::Mul => x * row,
+            BinOp::Div => x / row,
+        })
+    }
+
+    fn scalar<T: Float>(a: &Self::Matrix<T>, va: View, s: T) -> (Array<T, 2>, Array<T, 2>) {
+        let x = device_view(a, va);
+        // `s - x` for a generic float is `-(x - s)`, exactly (rounding is symmetric).
+        (D::download(&(x * s)), D::download(&-&(x - s)))
+    }
+
+    fn unary<T: Float>(op: UnOp, a: &Self::Matrix<T>, va: View) -> Array<T, 2> {
+        let x = device_view(a, va);
+        match op {
+            UnOp::Abs => D::download(&x.abs()),
+            UnOp::Sqrt => D::download(&x.sqrt()),
+            UnOp::Exp => D::download(&x.exp()),
+            UnOp::Neg => D::download(&-x),
+        }
+    }
+
+    fn add_assign<T: Float>(a: &mut Self::Matrix<T>, va: View, b: &Self::Matrix<T>, vb: View) -> Array<T, 2> {
+        let y = device_view(b, vb).to_owned();
+        let mut target = device_view_mut(a, va);
+        target += &y;
+        D::download(a)
+    }
+
+    fn fill<T: Float>(a: &mut Self::Matrix<T>, va: View, x: T) -> Array<T, 2> {
+        device_view_mut(a, va).fill(x);
+        D::download(a)
+    }
+
+    fn contiguous<T: Float>(a: &Self::Matrix<T>, va: View) -> Array<T, 2> {
+        let copy = device_view(a, va).to_owned();
+        assert!(copy.view().is_contiguous());
+        D::download(&copy)
+    }
+
+    fn reduce<T: Float>(r: Reduction, a: &Self::Matrix<T>, va: View) -> Option<T> {
+        let x = device_view(a, va);
+        match r {
+            Reduction::Sum => Some(x.sum()),
+            Reduction::Mean => x.mean(),
+            Reduction::Min => x.min(),
+            Reduction::Max => x.max(),
+        }
+    }
+
+    fn arg_extrema<T: Float>(a: &Self::Matrix<T>, va: View) -> (Option<[usize; 2]>, Option<[usize; 2]>) {
+        let x = device_view(a, va);
+        (x.argmin(), x.argmax())
+    }
+
+    fn sum_axis<T: Float>(a: &Self::Matrix<T>, va: View, axis: usize) -> Array<T, 1> {
+        D::download(&device_view(a, va).sum_axis::<1>(axis))
+    }
+
+    fn matmul<T: Float + GemmElement>(a: &Self::Matrix<T>, va: View, b: &Self::Matrix<T>, vb: View) -> Array<T, 2> {
+        D::download(&device_view(a, va).matmul(&device_view(b, vb)))
+    }
+
+    fn stencil<T: Float, const K: usize>(
+        s: &LinearStencil<T, 2, 1, K>,
+        input: &Self::Matrix<T>,
+        va: View,
+        output: &Self::Matrix<T>,
+    ) -> Array<T, 2> {
+        let mut out = output.to_owned();
+        s.apply(device_view(input, va), out.view_mut());
+        D::download(&out)
+    }
+}
