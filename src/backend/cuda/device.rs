@@ -156,6 +156,16 @@ impl CudaDevice {
         &self.0.stream
     }
 
+    /// Makes the device's context current on this thread, as raw driver and cuBLAS calls need
+    /// (cudarc's own launches and allocations do it themselves).
+    ///
+    /// # Errors
+    ///
+    /// `Error::Device` when the driver refuses.
+    pub(crate) fn bind(&self) -> Result<()> {
+        self.0.context.bind_to_thread().map_err(|e| device_error(format!("binding device {}: {e:?}", self.0.ordinal)))
+    }
+
     /// A launch configuration of 256-thread blocks for `n` grid-stride items: enough blocks to
     /// fill the device a few times over, not one per item.
     pub(crate) fn grid(&self, n: usize) -> LaunchConfig {
@@ -169,6 +179,7 @@ impl CudaDevice {
     ///
     /// `Error::Device` when cuBLAS cannot be loaded or initialized.
     pub(crate) fn with_blas<R>(&self, f: impl FnOnce(cudarc::cublas::sys::cublasHandle_t) -> R) -> Result<R> {
+        self.bind()?;
         let mut blas = self.0.blas.lock().unwrap_or_else(|e| e.into_inner());
         if blas.is_none() {
             // SAFETY: only tries to open the cuBLAS library by its candidate names.

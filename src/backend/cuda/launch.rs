@@ -320,6 +320,7 @@ fn fold_identity<T: Numeric>(name: &str) -> Result<T> {
 /// Reads `len` elements of device memory at `addr` into a host vector (synchronizing).
 fn read_back<T: Pod>(dev: &CudaDevice, addr: u64, len: usize) -> Result<Vec<T>> {
     let mut host = vec![T::zeroed(); len];
+    dev.bind()?;
     // SAFETY: `addr` holds `len` elements of `T` written by work on this stream, which the copy
     // is ordered after; the host slice is exactly that long.
     unsafe { cudarc::driver::result::memcpy_dtoh_async(&mut host, addr, dev.stream().cu_stream()) }

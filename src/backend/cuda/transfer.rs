@@ -65,6 +65,7 @@ fn download<T: Pod, const N: usize>(desc: Desc<Cuda, T, N>) -> Result<Array<T, N
     let mut host = Array::<T, N>::try_zeros(desc.shape)?;
     if !host.is_empty() {
         let dev = desc.handle.device;
+        dev.bind()?;
         // SAFETY: the operand is row-major with exactly `host.len()` elements from this address,
         // written by work on this stream, which the copy is ordered after.
         unsafe {
