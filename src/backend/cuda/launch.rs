@@ -43,6 +43,12 @@ struct KernelDesc {
 // SAFETY: a plain `#[repr(C)]` struct of integers with the layout of the kernels' `Desc`.
 unsafe impl DeviceRepr for KernelDesc {}
 
+// The sizes the C structs have (`Desc`: 8 + 64 + 64 + 4 bytes padded to 8; `Taps<T>`: 32 deltas,
+// 32 weights and a count, padded to 8), checked at compile time.
+const _: () = assert!(core::mem::size_of::<KernelDesc>() == 144);
+const _: () = assert!(core::mem::size_of::<KernelTaps<f64>>() == 520);
+const _: () = assert!(core::mem::size_of::<KernelTaps<f32>>() == 392);
+
 /// The kernels' `Taps<T>` (`kernels/stencil.cu`).
 #[repr(C)]
 #[derive(Clone, Copy)]
