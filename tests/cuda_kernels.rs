@@ -125,3 +125,26 @@ fn a_broken_kernel_is_an_error_with_nvrtc_log() {
     assert!(message.contains("NVRTC could not compile kernels/broken.cu for sm_90"), "{message}");
     assert!(message.contains("undefined_name"), "the log names the error: {message}");
 }
+
+#[test]
+fn ahead_of_time_cubins_export_every_entry_point() {
+    let images = cnda::backend::cuda::kernels::aot_cubins();
+    if images.is_empty() {
+        eprintln!("SKIP: built without nvcc (set CNDA_NVCC or put nvcc on PATH for ahead-of-time CUBINs)");
+        return;
+    }
+    for (family, sm, image) in images {
+        assert_eq!(&image[..4], b"\x7fELF", "{family} sm_{sm}");
+        for name in expected(family) {
+            assert!(exports(image, &name, Output::Cubin), "{family}.cu for sm_{sm} (nvcc) lacks {name}");
+        }
+        assert!(cnda::backend::cuda::kernels::aot_cubin(family, *sm).is_some());
+    }
+    // With the default architectures, an sm_89 device runs the sm_80 CUBIN (same major, lower
+    // minor), and an sm_75 one has none.
+    if std::env::var_os("CNDA_CUDA_ARCHS").is_none() {
+        let aot = cnda::backend::cuda::kernels::aot_cubin;
+        assert_eq!(aot("copy", 89), aot("copy", 80));
+        assert!(aot("copy", 75).is_none());
+    }
+}

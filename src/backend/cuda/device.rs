@@ -14,7 +14,7 @@ use cudarc::driver::{
 };
 use cudarc::nvrtc::Ptx;
 
-use super::kernels::{compile, Family, Output};
+use super::kernels::{aot_cubin, compile, Family, Output};
 use crate::error::{Error, Result};
 
 /// What an open device holds.
@@ -210,7 +210,11 @@ impl CudaDevice {
             match modules.get(family.name) {
                 Some(m) => m.clone(),
                 None => {
-                    let cubin = compile(family, self.0.sm, Output::Cubin)?;
+                    // Ahead-of-time CUBIN when build.rs had nvcc, else NVRTC now.
+                    let cubin = match aot_cubin(family.name, self.0.sm) {
+                        Some(image) => image.to_vec(),
+                        None => compile(family, self.0.sm, Output::Cubin)?,
+                    };
                     let module = self
                         .0
                         .context

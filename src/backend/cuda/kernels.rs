@@ -46,6 +46,24 @@ pub enum Output {
     Cubin,
 }
 
+include!(concat!(env!("OUT_DIR"), "/aot_cubins.rs"));
+
+/// The CUBIN of `family` compiled ahead of time (by build.rs with nvcc) that runs on compute
+/// capability `sm`: the same major version, the highest minor not above the device's.
+pub fn aot_cubin(family: &str, sm: u32) -> Option<&'static [u8]> {
+    AOT_CUBINS
+        .iter()
+        .filter(|(f, built, _)| *f == family && built / 10 == sm / 10 && *built <= sm)
+        .max_by_key(|(_, built, _)| *built)
+        .map(|(_, _, image)| *image)
+}
+
+/// Every CUBIN compiled ahead of time: (family, compute capability, image). Empty unless the
+/// crate was built with feature `cuda` and an nvcc.
+pub fn aot_cubins() -> &'static [(&'static str, u32, &'static [u8])] {
+    AOT_CUBINS
+}
+
 /// Whether the NVRTC library can be loaded on this machine.
 pub fn nvrtc_present() -> bool {
     // SAFETY: only tries to open the library by its candidate names; nothing is called in it.
