@@ -128,6 +128,8 @@ macro_rules! launch {
         let dev: &CudaDevice = $dev;
         let name: &str = &$name;
         let function = dev.function(&FAMILIES[$family], name)?;
+        #[cfg(feature = "tracing")]
+        tracing::trace!(target: "cnda::cuda", kernel = name, items = $n, device = dev.ordinal(), "launch");
         let mut builder = dev.stream().launch_builder(&function);
         $(builder.arg($arg);)*
         // SAFETY: the arguments match the kernel's parameters in order and type (the kernel is
@@ -281,6 +283,8 @@ unsafe impl CopyKernels for Cuda {
             let (ld, sr, sc) = (cols, src.strides[0] as i64, src.strides[1] as i64);
             let name = format!("cnda_transpose_{t}");
             let function = dev.function(&FAMILIES[COPY], &name)?;
+            #[cfg(feature = "tracing")]
+            tracing::trace!(target: "cnda::cuda", kernel = name, items = n, device = dev.ordinal(), "launch");
             let mut builder = dev.stream().launch_builder(&function);
             builder.arg(&pd).arg(&ld).arg(&ps).arg(&sr).arg(&sc).arg(&rows).arg(&cols);
             let config = cudarc::driver::LaunchConfig {
