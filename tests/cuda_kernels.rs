@@ -149,3 +149,16 @@ fn ahead_of_time_cubins_export_every_entry_point() {
         assert!(aot("copy", 75).is_none());
     }
 }
+
+#[test]
+fn a_user_stencil_source_compiles() {
+    if !nvrtc_or_skip() {
+        return;
+    }
+    let source = cnda::backend::cuda::CudaStencil2::<f32, 1>::source(
+        "u(0, 0) + 0.1f * (u(-1, 0) + u(1, 0) + u(0, -1) + u(0, 1) - 4 * u(0, 0)) * fmax(u(0, 0), (T)0)",
+    )
+    .unwrap();
+    let cubin = cnda::backend::cuda::kernels::compile_source("user_stencil", &source, 90, Output::Cubin).unwrap();
+    assert!(exports(&cubin, "cnda_user_stencil", Output::Cubin));
+}

@@ -195,6 +195,21 @@ impl CudaDevice {
         Ok(f(*blas.as_ref().expect("created above").handle()))
     }
 
+    /// Kernel `name` of a CUBIN compiled for this device outside the kernel families (a user
+    /// kernel); not cached here (its owner keeps the function).
+    ///
+    /// # Errors
+    ///
+    /// `Error::Device` when the image does not load or lacks the kernel.
+    pub(crate) fn load_user(&self, name: &str, cubin: Vec<u8>) -> Result<CudaFunction> {
+        let module = self
+            .0
+            .context
+            .load_module(Ptx::from_binary(cubin))
+            .map_err(|e| device_error(format!("loading a user kernel: {e:?}")))?;
+        module.load_function(name).map_err(|e| device_error(format!("a user kernel without {name}: {e:?}")))
+    }
+
     /// The kernel `name` of `family`, compiling and loading the family for this device first if
     /// needed.
     ///

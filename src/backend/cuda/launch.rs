@@ -32,7 +32,7 @@ const STENCIL: usize = 3;
 /// to 144).
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
-struct KernelDesc {
+pub(super) struct KernelDesc {
     offset: i64,
     shape: [i64; MAX_RANK],
     strides: [i64; MAX_RANK],
@@ -63,7 +63,7 @@ unsafe impl<T: Pod> DeviceRepr for KernelTaps<T> {}
 
 /// The address and kernel descriptor of an operand (its address is element `[0; N]`'s, so the
 /// descriptor's offset is 0).
-fn describe<T: Pod, const N: usize>(d: &Desc<Cuda, T, N>) -> Result<(u64, KernelDesc)> {
+pub(super) fn kernel_desc<T: Pod, const N: usize>(d: &Desc<Cuda, T, N>) -> Result<(u64, KernelDesc)> {
     if N > MAX_RANK {
         return Err(device_error(format!(
             "an operand of {N} axes reached a kernel, which take at most {MAX_RANK}; reshape to fewer axes"
@@ -160,7 +160,7 @@ unsafe impl ElementwiseKernels for Cuda {
             launch!(dev, ELEMENTWISE, format!("cnda_binary_{}_{t}_contig", Op::NAME), n, [&po, &pa, &pb, &count]);
             return Ok(());
         }
-        let ((po, o), (pa, da), (pb, db)) = (describe(&out)?, describe(&a)?, describe(&b)?);
+        let ((po, o), (pa, da), (pb, db)) = (kernel_desc(&out)?, kernel_desc(&a)?, kernel_desc(&b)?);
         launch!(dev, ELEMENTWISE, format!("cnda_binary_{}_{t}", Op::NAME), n, [&po, &o, &pa, &da, &pb, &db, &count]);
         Ok(())
     }
@@ -188,7 +188,7 @@ unsafe impl ElementwiseKernels for Cuda {
             shape: out.shape,
             strides: out.strides,
         };
-        let ((po, o), (pa, da)) = (describe(&out)?, describe(&a)?);
+        let ((po, o), (pa, da)) = (kernel_desc(&out)?, kernel_desc(&a)?);
         match form {
             DeviceUnary::Named(name) => {
                 launch!(dev, ELEMENTWISE, format!("cnda_unary_{name}_{t}"), n, [&po, &o, &pa, &da, &count]);
@@ -228,7 +228,7 @@ unsafe impl ElementwiseKernels for Cuda {
             return Ok(());
         }
         let count = n as i64;
-        let ((pd, d), (ps, ds)) = (describe(&dst)?, describe(&src)?);
+        let ((pd, d), (ps, ds)) = (kernel_desc(&dst)?, kernel_desc(&src)?);
         launch!(dev, ELEMENTWISE, format!("cnda_update_{}_{t}", Op::NAME), n, [&pd, &d, &ps, &ds, &count]);
         Ok(())
     }
@@ -297,7 +297,7 @@ unsafe impl CopyKernels for Cuda {
             unsafe { builder.launch(config) }.map_err(launch_error(&name))?;
             return Ok(());
         }
-        let ((pd, d), (ps, s)) = (describe(&dst)?, describe(&src)?);
+        let ((pd, d), (ps, s)) = (kernel_desc(&dst)?, kernel_desc(&src)?);
         launch!(dev, COPY, format!("cnda_copy_{t}"), n, [&pd, &d, &ps, &s, &count]);
         Ok(())
     }
@@ -309,7 +309,7 @@ unsafe impl CopyKernels for Cuda {
             return Ok(());
         }
         let count = n as i64;
-        let (pd, d) = describe(&dst)?;
+        let (pd, d) = kernel_desc(&dst)?;
         let value = Scalar(value);
         launch!(dev, COPY, format!("cnda_fill_{t}"), n, [&pd, &d, &value, &count]);
         Ok(())
@@ -354,12 +354,12 @@ unsafe impl ReduceKernels for Cuda {
         let partial = CudaBuffer::<T>::allocate(*dev, Op::NAME, blocks + 1, false)?;
         let (pp, result) = (partial.handle(0).addr, partial.handle(blocks as isize).addr);
         let name = format!("cnda_{}_{t}", Op::NAME);
-        let (pa, da) = describe(&a)?;
+        let (pa, da) = kernel_desc(&a)?;
         let (count, identity) = (n as i64, Scalar(identity));
         launch!(dev, REDUCE, name, n, [&pa, &da, &count, &identity, &pp]);
         // The partials (one per block) folded by one block.
         let partials = Desc::<Cuda, T, 1> { handle: partial.handle(0), shape: [blocks], strides: [1] };
-        let (_, dp) = describe(&partials)?;
+        let (_, dp) = kernel_desc(&partials)?;
         let count = blocks as i64;
         let function = dev.function(&FAMILIES[REDUCE], &name)?;
         let mut builder = dev.stream().launch_builder(&function);
@@ -389,7 +389,7 @@ unsafe impl ReduceKernels for Cuda {
             strides: core::array::from_fn(|k| a.strides[k]),
         };
         let (len, stride) = (a.shape[N - 1] as i64, a.strides[N - 1] as i64);
-        let ((po, o), (pa, da)) = (describe(&out)?, describe(&outer)?);
+        let ((po, o), (pa, da)) = (kernel_desc(&out)?, kernel_desc(&outer)?);
         let (count, identity) = (n as i64, Scalar(identity));
         launch!(
             dev,
@@ -414,11 +414,11 @@ unsafe impl ReduceKernels for Cuda {
         let (pv, pi) = (values.handle(0).addr, indices.handle(0).addr);
         let (rv, ri) = (values.handle(blocks as isize).addr, indices.handle(blocks as isize).addr);
         let name = format!("cnda_{}_{t}", Op::NAME);
-        let (pa, da) = describe(&a)?;
+        let (pa, da) = kernel_desc(&a)?;
         let (count, no_index) = (n as i64, 0u64);
         launch!(dev, REDUCE, name, n, [&pa, &da, &count, &no_index, &pv, &pi]);
         let partials = Desc::<Cuda, T, 1> { handle: values.handle(0), shape: [blocks], strides: [1] };
-        let (_, dp) = describe(&partials)?;
+        let (_, dp) = kernel_desc(&partials)?;
         let count = blocks as i64;
         let function = dev.function(&FAMILIES[REDUCE], &name)?;
         let mut builder = dev.stream().launch_builder(&function);
@@ -452,7 +452,7 @@ unsafe impl StencilKernels for Cuda {
             kernel_taps.delta[k] = (0..N).map(|axis| offset[axis] as i64 * input.strides[axis] as i64).sum();
             kernel_taps.weight[k] = *weight;
         }
-        let ((po, o), (pu, du)) = (describe(&out)?, describe(&input)?);
+        let ((po, o), (pu, du)) = (kernel_desc(&out)?, kernel_desc(&input)?);
         let count = n as i64;
         launch!(dev, STENCIL, format!("cnda_stencil_{t}"), n, [&po, &o, &pu, &du, &kernel_taps, &count]);
         Ok(())

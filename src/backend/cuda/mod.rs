@@ -8,6 +8,8 @@
 //! - `launch.rs`: the kernel traits of the op families, launching `kernels/*.cu`; `gemm.rs`:
 //!   matmul through cuBLAS, operands passed as they lie (a transposed view is not copied).
 //! - `transfer.rs`: `to_device`, `to_host`.
+//! - [`CudaStencil2`] (`user.rs`): user stencils written as CUDA C expressions of the
+//!   neighbours, checked to be pure arithmetic within the radius, compiled by NVRTC.
 //! - [`kernels`]: the kernel sources and their compilation by NVRTC.
 //!
 //! Views of device arrays are the same metadata-only views as on the CPU (one view algebra);
@@ -20,9 +22,11 @@ mod gemm;
 pub mod kernels;
 mod launch;
 mod transfer;
+mod user;
 
 pub use buffer::{CudaBuffer, CudaPtr};
 pub use device::CudaDevice;
+pub use user::{check_expression, CudaStencil2};
 
 use super::{Allocator, Backend};
 use crate::element::Pod;
