@@ -60,6 +60,33 @@ __device__ __forceinline__ void cnda_offset3(const Desc &a, const Desc &b, const
     }
 }
 
+// A module holds every element type (the default, and what build.rs compiles ahead of time) or,
+// compiled with -DCNDA_ONLY_<type>, one: NVRTC at run time compiles only the type a first op
+// needs. CNDA_<type>(x) keeps x for the types this module holds.
+#if !defined(CNDA_ONLY_f32) && !defined(CNDA_ONLY_f64) && !defined(CNDA_ONLY_i32) && !defined(CNDA_ONLY_i64)
+#define CNDA_ALL_TYPES
+#endif
+#if defined(CNDA_ALL_TYPES) || defined(CNDA_ONLY_f32)
+#define CNDA_f32(x) x
+#else
+#define CNDA_f32(x)
+#endif
+#if defined(CNDA_ALL_TYPES) || defined(CNDA_ONLY_f64)
+#define CNDA_f64(x) x
+#else
+#define CNDA_f64(x)
+#endif
+#if defined(CNDA_ALL_TYPES) || defined(CNDA_ONLY_i32)
+#define CNDA_i32(x) x
+#else
+#define CNDA_i32(x)
+#endif
+#if defined(CNDA_ALL_TYPES) || defined(CNDA_ONLY_i64)
+#define CNDA_i64(x) x
+#else
+#define CNDA_i64(x)
+#endif
+
 // A grid-stride loop over `n` flat indices.
 #define CNDA_FOR_EACH(i, n) \
     for (i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x; i < (n); i += (i64)gridDim.x * blockDim.x)

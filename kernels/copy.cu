@@ -52,7 +52,7 @@ __device__ void transpose(T *dst, i64 ld_dst, const T *src, i64 sr, i64 sc, i64 
         transpose(dst, ld_dst, src, sr, sc, rows, cols);                                                   \
     }
 
-CNDA_COPY(f32)
-CNDA_COPY(f64)
-CNDA_COPY(i32)
-CNDA_COPY(i64)
+CNDA_f32(CNDA_COPY(f32))
+CNDA_f64(CNDA_COPY(f64))
+CNDA_i32(CNDA_COPY(i32))
+CNDA_i64(CNDA_COPY(i64))

@@ -99,10 +99,10 @@ __device__ void update_scalar(T *dst, Desc d, T s, i64 n, Op op) {
     CNDA_BINARY(rem, OpRem, T)      \
     CNDA_BINARY(assign, OpAssign, T)
 
-CNDA_BINARY_ALL(f32)
-CNDA_BINARY_ALL(f64)
-CNDA_BINARY_ALL(i32)
-CNDA_BINARY_ALL(i64)
+CNDA_f32(CNDA_BINARY_ALL(f32))
+CNDA_f64(CNDA_BINARY_ALL(f64))
+CNDA_i32(CNDA_BINARY_ALL(i32))
+CNDA_i64(CNDA_BINARY_ALL(i64))
 
 // Unary math, named after the Rust tokens (`ln` is the natural logarithm; `round` rounds half
 // away from zero, as Rust's and C's `round` do).
@@ -131,8 +131,8 @@ CNDA_BINARY_ALL(i64)
     CNDA_UNARY(ceil, T, ceil(x))             \
     CNDA_UNARY(round, T, round(x))
 
-CNDA_UNARY_FLOAT(f32)
-CNDA_UNARY_FLOAT(f64)
+CNDA_f32(CNDA_UNARY_FLOAT(f32))
+CNDA_f64(CNDA_UNARY_FLOAT(f64))
 
 // The unary ops with parameters: x^n for an integer n, x^p, and clamp (NaN stays NaN, as Rust's
 // `clamp` keeps it).
@@ -161,7 +161,7 @@ CNDA_UNARY_FLOAT(f64)
         }                                                                                                   \
     }
 
-CNDA_UNARY_PARAM(f32)
-CNDA_UNARY_PARAM(f64)
-CNDA_UNARY(neg, i32, -x)
-CNDA_UNARY(neg, i64, -x)
+CNDA_f32(CNDA_UNARY_PARAM(f32))
+CNDA_f64(CNDA_UNARY_PARAM(f64))
+CNDA_i32(CNDA_UNARY(neg, i32, -x))
+CNDA_i64(CNDA_UNARY(neg, i64, -x))

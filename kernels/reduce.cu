@@ -129,7 +129,7 @@ __device__ void fold_axis(T *out, Desc o, const T *a, Desc da, i64 len, i64 stri
         arg_fold(a, d, n, in_index, value, index, Greater());                                               \
     }
 
-CNDA_REDUCE(f32)
-CNDA_REDUCE(f64)
-CNDA_REDUCE(i32)
-CNDA_REDUCE(i64)
+CNDA_f32(CNDA_REDUCE(f32))
+CNDA_f64(CNDA_REDUCE(f64))
+CNDA_i32(CNDA_REDUCE(i32))
+CNDA_i64(CNDA_REDUCE(i64))

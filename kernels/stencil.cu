@@ -31,5 +31,5 @@ __device__ void linear(T *out, Desc o, const T *u, Desc du, const Taps<T> &taps,
         linear(out, o, u, du, taps, n);                                                                     \
     }
 
-CNDA_STENCIL(f32)
-CNDA_STENCIL(f64)
+CNDA_f32(CNDA_STENCIL(f32))
+CNDA_f64(CNDA_STENCIL(f64))

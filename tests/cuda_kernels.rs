@@ -162,3 +162,26 @@ fn a_user_stencil_source_compiles() {
     let cubin = cnda::backend::cuda::kernels::compile_source("user_stencil", &source, 90, Output::Cubin).unwrap();
     assert!(exports(&cubin, "cnda_user_stencil", Output::Cubin));
 }
+
+#[test]
+fn one_element_type_compiles_alone_for_a_faster_first_op() {
+    if !nvrtc_or_skip() {
+        return;
+    }
+    use cnda::backend::cuda::kernels::compile_type;
+    for family in &FAMILIES {
+        let all = expected(family.name);
+        for t in ["f32", "f64", "i32", "i64"] {
+            let mine: Vec<&String> = all.iter().filter(|n| n.contains(&format!("_{t}"))).collect();
+            if mine.is_empty() {
+                continue; // the stencil family has no integer kernels
+            }
+            let cubin = compile_type(family, t, 90, Output::Cubin).unwrap_or_else(|e| panic!("{e}"));
+            for name in &mine {
+                assert!(exports(&cubin, name, Output::Cubin), "{}.cu for {t} alone lacks {name}", family.name);
+            }
+            let other = all.iter().find(|n| !n.contains(&format!("_{t}"))).expect("several types");
+            assert!(!exports(&cubin, other, Output::Cubin), "{}.cu for {t} alone has {other}", family.name);
+        }
+    }
+}

@@ -14,7 +14,7 @@ use cudarc::driver::{
 };
 use cudarc::nvrtc::Ptx;
 
-use super::kernels::{aot_cubin, compile, Family, Output};
+use super::kernels::{aot_cubin, compile_type, Family, Output};
 use crate::error::{Error, Result};
 
 /// What an open device holds.
@@ -25,8 +25,9 @@ pub(crate) struct DeviceState {
     multiprocessors: u32,
     context: Arc<CudaContext>,
     stream: Arc<CudaStream>,
-    /// Kernel families loaded so far, by family name.
-    modules: Mutex<HashMap<&'static str, Arc<CudaModule>>>,
+    /// Kernel modules loaded so far, by family and element type (`"all"` for a whole family
+    /// compiled ahead of time).
+    modules: Mutex<HashMap<(&'static str, &'static str), Arc<CudaModule>>>,
     /// Kernels looked up so far, by entry-point name.
     functions: Mutex<HashMap<String, CudaFunction>>,
     /// The cuBLAS handle on `stream`, made at the first matmul; the lock serializes its use.
@@ -210,32 +211,35 @@ impl CudaDevice {
         module.load_function(name).map_err(|e| device_error(format!("a user kernel without {name}: {e:?}")))
     }
 
-    /// The kernel `name` of `family`, compiling and loading the family for this device first if
-    /// needed.
+    /// The kernel `name` of `family` for element type `t`, loading its module first if needed:
+    /// the family's CUBIN compiled ahead of time when build.rs had nvcc, else the family's
+    /// kernels for `t` alone, compiled now by NVRTC (a fraction of the family, so the first op
+    /// on a type waits less).
     ///
     /// # Errors
     ///
     /// `Error::Device` when the family does not compile or load, or has no such kernel.
-    pub(crate) fn function(&self, family: &Family, name: &str) -> Result<CudaFunction> {
+    pub(crate) fn function(&self, family: &Family, t: &'static str, name: &str) -> Result<CudaFunction> {
         if let Some(f) = self.0.functions.lock().unwrap_or_else(|e| e.into_inner()).get(name) {
             return Ok(f.clone());
         }
         let module = {
             let mut modules = self.0.modules.lock().unwrap_or_else(|e| e.into_inner());
-            match modules.get(family.name) {
+            let aot = aot_cubin(family.name, self.0.sm);
+            let key = (family.name, if aot.is_some() { "all" } else { t });
+            match modules.get(&key) {
                 Some(m) => m.clone(),
                 None => {
-                    // Ahead-of-time CUBIN when build.rs had nvcc, else NVRTC now.
-                    let cubin = match aot_cubin(family.name, self.0.sm) {
+                    let cubin = match aot {
                         Some(image) => image.to_vec(),
-                        None => compile(family, self.0.sm, Output::Cubin)?,
+                        None => compile_type(family, t, self.0.sm, Output::Cubin)?,
                     };
                     let module = self
                         .0
                         .context
                         .load_module(Ptx::from_binary(cubin))
                         .map_err(|e| device_error(format!("loading kernels/{}.cu: {e:?}", family.name)))?;
-                    modules.insert(family.name, module.clone());
+                    modules.insert(key, module.clone());
                     module
                 }
             }

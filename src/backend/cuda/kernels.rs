@@ -91,7 +91,17 @@ impl Drop for Program {
 /// `Error::Device` when NVRTC is not installed, or with NVRTC's log when a kernel does not
 /// compile.
 pub fn compile(family: &Family, sm: u32, output: Output) -> Result<Vec<u8>> {
-    compile_source(family.name, family.source, sm, output)
+    compile_unit(family.name, family.source, sm, output, None)
+}
+
+/// Compiles the kernels of `family` for element type `t` only (`"f32"`, `"f64"`, `"i32"` or
+/// `"i64"`): what a device compiles at the first op on that type, a fraction of the whole family.
+///
+/// # Errors
+///
+/// As [`compile`].
+pub fn compile_type(family: &Family, t: &str, sm: u32, output: Output) -> Result<Vec<u8>> {
+    compile_unit(family.name, family.source, sm, output, Some(t))
 }
 
 /// Compiles kernel source `source` (the common header is prepended), named `name` in messages,
@@ -102,6 +112,10 @@ pub fn compile(family: &Family, sm: u32, output: Output) -> Result<Vec<u8>> {
 ///
 /// As [`compile`].
 pub fn compile_source(name: &str, source: &str, sm: u32, output: Output) -> Result<Vec<u8>> {
+    compile_unit(name, source, sm, output, None)
+}
+
+fn compile_unit(name: &str, source: &str, sm: u32, output: Output, only: Option<&str>) -> Result<Vec<u8>> {
     if !nvrtc_present() {
         return Err(device_error(
             "NVRTC (libnvrtc) is not installed, so CUDA kernels cannot be compiled; install the CUDA toolkit, or `pip install nvidia-cuda-nvrtc` and put its lib folder on LD_LIBRARY_PATH".into(),
@@ -118,7 +132,9 @@ pub fn compile_source(name: &str, source: &str, sm: u32, output: Output) -> Resu
         Output::Ptx => format!("--gpu-architecture=compute_{sm}"),
         Output::Cubin => format!("--gpu-architecture=sm_{sm}"),
     };
-    let options = [arch.as_str(), "--std=c++17", "--fmad=false"];
+    let only = only.map(|t| format!("-DCNDA_ONLY_{t}"));
+    let mut options = vec![arch.as_str(), "--std=c++17", "--fmad=false"];
+    options.extend(only.as_deref());
     // SAFETY: `program` is a live program; `source` and `file` outlive it (dropped after it).
     if let Err(e) = unsafe { result::compile_program(program.0, &options) } {
         // SAFETY: as above; the log is a NUL-terminated string NVRTC wrote.

@@ -122,12 +122,13 @@ fn all_contiguous<T: Pod, const N: usize>(ds: &[&Desc<Cuda, T, N>]) -> bool {
     ds.iter().all(|d| d.is_contiguous() && d.shape == ds[0].shape)
 }
 
-/// Launches `$name` of family `$family` over `$n` grid-stride items with the given arguments.
+/// Launches `$name` of family `$family` (element type `$t`) over `$n` grid-stride items with the
+/// given arguments.
 macro_rules! launch {
-    ($dev:expr, $family:expr, $name:expr, $n:expr, [$($arg:expr),* $(,)?]) => {{
+    ($dev:expr, $family:expr, $t:expr, $name:expr, $n:expr, [$($arg:expr),* $(,)?]) => {{
         let dev: &CudaDevice = $dev;
         let name: &str = &$name;
-        let function = dev.function(&FAMILIES[$family], name)?;
+        let function = dev.function(&FAMILIES[$family], $t, name)?;
         #[cfg(feature = "tracing")]
         tracing::trace!(target: "cnda::cuda", kernel = name, items = $n, device = dev.ordinal(), "launch");
         let mut builder = dev.stream().launch_builder(&function);
@@ -157,11 +158,11 @@ unsafe impl ElementwiseKernels for Cuda {
         let count = n as i64;
         if all_contiguous(&[&out, &a, &b]) {
             let (po, pa, pb) = (out.handle.addr, a.handle.addr, b.handle.addr);
-            launch!(dev, ELEMENTWISE, format!("cnda_binary_{}_{t}_contig", Op::NAME), n, [&po, &pa, &pb, &count]);
+            launch!(dev, ELEMENTWISE, t, format!("cnda_binary_{}_{t}_contig", Op::NAME), n, [&po, &pa, &pb, &count]);
             return Ok(());
         }
         let ((po, o), (pa, da), (pb, db)) = (kernel_desc(&out)?, kernel_desc(&a)?, kernel_desc(&b)?);
-        launch!(dev, ELEMENTWISE, format!("cnda_binary_{}_{t}", Op::NAME), n, [&po, &o, &pa, &da, &pb, &db, &count]);
+        launch!(dev, ELEMENTWISE, t, format!("cnda_binary_{}_{t}", Op::NAME), n, [&po, &o, &pa, &da, &pb, &db, &count]);
         Ok(())
     }
 
@@ -191,26 +192,40 @@ unsafe impl ElementwiseKernels for Cuda {
         let ((po, o), (pa, da)) = (kernel_desc(&out)?, kernel_desc(&a)?);
         match form {
             DeviceUnary::Named(name) => {
-                launch!(dev, ELEMENTWISE, format!("cnda_unary_{name}_{t}"), n, [&po, &o, &pa, &da, &count]);
+                launch!(dev, ELEMENTWISE, t, format!("cnda_unary_{name}_{t}"), n, [&po, &o, &pa, &da, &count]);
             }
             DeviceUnary::ScalarRight(name, s) => {
                 let s = Scalar(s);
-                launch!(dev, ELEMENTWISE, format!("cnda_scalar_right_{name}_{t}"), n, [&po, &o, &pa, &da, &s, &count]);
+                launch!(
+                    dev,
+                    ELEMENTWISE,
+                    t,
+                    format!("cnda_scalar_right_{name}_{t}"),
+                    n,
+                    [&po, &o, &pa, &da, &s, &count]
+                );
             }
             DeviceUnary::ScalarLeft(name, s) => {
                 let s = Scalar(s);
-                launch!(dev, ELEMENTWISE, format!("cnda_scalar_left_{name}_{t}"), n, [&po, &o, &pa, &da, &s, &count]);
+                launch!(
+                    dev,
+                    ELEMENTWISE,
+                    t,
+                    format!("cnda_scalar_left_{name}_{t}"),
+                    n,
+                    [&po, &o, &pa, &da, &s, &count]
+                );
             }
             DeviceUnary::Powi(p) => {
-                launch!(dev, ELEMENTWISE, format!("cnda_unary_powi_{t}"), n, [&po, &o, &pa, &da, &p, &count]);
+                launch!(dev, ELEMENTWISE, t, format!("cnda_unary_powi_{t}"), n, [&po, &o, &pa, &da, &p, &count]);
             }
             DeviceUnary::Powf(p) => {
                 let p = Scalar(p);
-                launch!(dev, ELEMENTWISE, format!("cnda_unary_powf_{t}"), n, [&po, &o, &pa, &da, &p, &count]);
+                launch!(dev, ELEMENTWISE, t, format!("cnda_unary_powf_{t}"), n, [&po, &o, &pa, &da, &p, &count]);
             }
             DeviceUnary::Clamp(lo, hi) => {
                 let (lo, hi) = (Scalar(lo), Scalar(hi));
-                launch!(dev, ELEMENTWISE, format!("cnda_unary_clamp_{t}"), n, [&po, &o, &pa, &da, &lo, &hi, &count]);
+                launch!(dev, ELEMENTWISE, t, format!("cnda_unary_clamp_{t}"), n, [&po, &o, &pa, &da, &lo, &hi, &count]);
             }
         }
         Ok(())
@@ -229,7 +244,7 @@ unsafe impl ElementwiseKernels for Cuda {
         }
         let count = n as i64;
         let ((pd, d), (ps, ds)) = (kernel_desc(&dst)?, kernel_desc(&src)?);
-        launch!(dev, ELEMENTWISE, format!("cnda_update_{}_{t}", Op::NAME), n, [&pd, &d, &ps, &ds, &count]);
+        launch!(dev, ELEMENTWISE, t, format!("cnda_update_{}_{t}", Op::NAME), n, [&pd, &d, &ps, &ds, &count]);
         Ok(())
     }
 
@@ -269,7 +284,7 @@ unsafe impl CopyKernels for Cuda {
         let count = n as i64;
         if all_contiguous(&[&dst, &src]) {
             let (pd, ps) = (dst.handle.addr, src.handle.addr);
-            launch!(dev, COPY, format!("cnda_copy_{t}_contig"), n, [&pd, &ps, &count]);
+            launch!(dev, COPY, t, format!("cnda_copy_{t}_contig"), n, [&pd, &ps, &count]);
             return Ok(());
         }
         if N == 2
@@ -282,7 +297,7 @@ unsafe impl CopyKernels for Cuda {
             let (pd, ps) = (dst.handle.addr, src.handle.addr);
             let (ld, sr, sc) = (cols, src.strides[0] as i64, src.strides[1] as i64);
             let name = format!("cnda_transpose_{t}");
-            let function = dev.function(&FAMILIES[COPY], &name)?;
+            let function = dev.function(&FAMILIES[COPY], t, &name)?;
             #[cfg(feature = "tracing")]
             tracing::trace!(target: "cnda::cuda", kernel = name, items = n, device = dev.ordinal(), "launch");
             let mut builder = dev.stream().launch_builder(&function);
@@ -298,7 +313,7 @@ unsafe impl CopyKernels for Cuda {
             return Ok(());
         }
         let ((pd, d), (ps, s)) = (kernel_desc(&dst)?, kernel_desc(&src)?);
-        launch!(dev, COPY, format!("cnda_copy_{t}"), n, [&pd, &d, &ps, &s, &count]);
+        launch!(dev, COPY, t, format!("cnda_copy_{t}"), n, [&pd, &d, &ps, &s, &count]);
         Ok(())
     }
 
@@ -311,7 +326,7 @@ unsafe impl CopyKernels for Cuda {
         let count = n as i64;
         let (pd, d) = kernel_desc(&dst)?;
         let value = Scalar(value);
-        launch!(dev, COPY, format!("cnda_fill_{t}"), n, [&pd, &d, &value, &count]);
+        launch!(dev, COPY, t, format!("cnda_fill_{t}"), n, [&pd, &d, &value, &count]);
         Ok(())
     }
 }
@@ -356,12 +371,12 @@ unsafe impl ReduceKernels for Cuda {
         let name = format!("cnda_{}_{t}", Op::NAME);
         let (pa, da) = kernel_desc(&a)?;
         let (count, identity) = (n as i64, Scalar(identity));
-        launch!(dev, REDUCE, name, n, [&pa, &da, &count, &identity, &pp]);
+        launch!(dev, REDUCE, t, name, n, [&pa, &da, &count, &identity, &pp]);
         // The partials (one per block) folded by one block.
         let partials = Desc::<Cuda, T, 1> { handle: partial.handle(0), shape: [blocks], strides: [1] };
         let (_, dp) = kernel_desc(&partials)?;
         let count = blocks as i64;
-        let function = dev.function(&FAMILIES[REDUCE], &name)?;
+        let function = dev.function(&FAMILIES[REDUCE], t, &name)?;
         let mut builder = dev.stream().launch_builder(&function);
         builder.arg(&pp).arg(&dp).arg(&count).arg(&identity).arg(&result);
         let one = cudarc::driver::LaunchConfig { grid_dim: (1, 1, 1), block_dim: (256, 1, 1), shared_mem_bytes: 0 };
@@ -394,6 +409,7 @@ unsafe impl ReduceKernels for Cuda {
         launch!(
             dev,
             REDUCE,
+            t,
             format!("cnda_{}_axis_{t}", Op::NAME),
             n,
             [&po, &o, &pa, &da, &len, &stride, &identity, &count]
@@ -416,11 +432,11 @@ unsafe impl ReduceKernels for Cuda {
         let name = format!("cnda_{}_{t}", Op::NAME);
         let (pa, da) = kernel_desc(&a)?;
         let (count, no_index) = (n as i64, 0u64);
-        launch!(dev, REDUCE, name, n, [&pa, &da, &count, &no_index, &pv, &pi]);
+        launch!(dev, REDUCE, t, name, n, [&pa, &da, &count, &no_index, &pv, &pi]);
         let partials = Desc::<Cuda, T, 1> { handle: values.handle(0), shape: [blocks], strides: [1] };
         let (_, dp) = kernel_desc(&partials)?;
         let count = blocks as i64;
-        let function = dev.function(&FAMILIES[REDUCE], &name)?;
+        let function = dev.function(&FAMILIES[REDUCE], t, &name)?;
         let mut builder = dev.stream().launch_builder(&function);
         builder.arg(&pv).arg(&dp).arg(&count).arg(&pi).arg(&rv).arg(&ri);
         let one = cudarc::driver::LaunchConfig { grid_dim: (1, 1, 1), block_dim: (256, 1, 1), shared_mem_bytes: 0 };
@@ -454,7 +470,7 @@ unsafe impl StencilKernels for Cuda {
         }
         let ((po, o), (pu, du)) = (kernel_desc(&out)?, kernel_desc(&input)?);
         let count = n as i64;
-        launch!(dev, STENCIL, format!("cnda_stencil_{t}"), n, [&po, &o, &pu, &du, &kernel_taps, &count]);
+        launch!(dev, STENCIL, t, format!("cnda_stencil_{t}"), n, [&po, &o, &pu, &du, &kernel_taps, &count]);
         Ok(())
     }
 }
