@@ -23,6 +23,72 @@ struct Operand {
     addr: u64,
 }
 
+/// One column-major cuBLAS product `c = op(a) * op(b)` (`m x n`, inner dimension `k`).
+struct Gemm {
+    ta: blas_sys::cublasOperation_t,
+    tb: blas_sys::cublasOperation_t,
+    m: c_int,
+    n: c_int,
+    k: c_int,
+    a: Operand,
+    b: Operand,
+    c: u64,
+    ldc: c_int,
+}
+
+/// cuBLAS's `sgemm` or `dgemm`, for element type `E`.
+type GemmFn<E> = unsafe fn(
+    blas_sys::cublasHandle_t,
+    blas_sys::cublasOperation_t,
+    blas_sys::cublasOperation_t,
+    c_int,
+    c_int,
+    c_int,
+    *const E,
+    *const E,
+    c_int,
+    *const E,
+    c_int,
+    *const E,
+    *mut E,
+    c_int,
+) -> core::result::Result<(), blas::CublasError>;
+
+impl Gemm {
+    /// Runs the product with `gemm` (alpha 1, beta 0).
+    ///
+    /// # Safety
+    ///
+    /// The addresses are live device memory of `E`s with the dimensions and leading dimensions
+    /// given, and `handle` is bound to the stream that orders them.
+    unsafe fn run<E: From<f32>>(
+        &self,
+        handle: blas_sys::cublasHandle_t,
+        gemm: GemmFn<E>,
+    ) -> core::result::Result<(), blas::CublasError> {
+        let (alpha, beta) = (E::from(1.0), E::from(0.0));
+        // SAFETY: the caller's contract.
+        unsafe {
+            gemm(
+                handle,
+                self.ta,
+                self.tb,
+                self.m,
+                self.n,
+                self.k,
+                &alpha,
+                self.a.addr as *const E,
+                self.a.ld,
+                self.b.addr as *const E,
+                self.b.ld,
+                &beta,
+                self.c as *mut E,
+                self.ldc,
+            )
+        }
+    }
+}
+
 /// `m` as a cuBLAS dimension.
 fn dim(m: usize) -> Result<c_int> {
     c_int::try_from(m).map_err(|_| device_error(format!("a matrix dimension of {m} exceeds cuBLAS's 32-bit sizes")))
@@ -95,50 +161,24 @@ unsafe impl MatmulKernels for Cuda {
             }
         };
         // Column-major: out^T (n x m, ld n) = b^T (n x k) * a^T (k x m).
-        let result = dev.with_blas(|handle| {
+        let call = Gemm {
+            ta: op(ob.transpose),
+            tb: op(oa.transpose),
+            m: n,
+            n: m,
+            k,
+            a: ob,
+            b: oa,
+            c: out.handle.addr,
+            ldc: n,
+        };
+        // SAFETY: the addresses are live device memory of the shapes and leading dimensions given
+        // (checked by `as_operand`), used on the handle's stream (the device's).
+        let result = dev.with_blas(|handle| unsafe {
             if TypeId::of::<T>() == TypeId::of::<f32>() {
-                let (alpha, beta) = (1.0f32, 0.0f32);
-                // SAFETY: the addresses are live device memory of the shapes and leading dimensions
-                // given (checked by `as_operand`), on the handle's stream (the device's).
-                unsafe {
-                    blas::sgemm(
-                        handle,
-                        op(ob.transpose),
-                        op(oa.transpose),
-                        n,
-                        m,
-                        k,
-                        &alpha,
-                        ob.addr as *const f32,
-                        ob.ld,
-                        oa.addr as *const f32,
-                        oa.ld,
-                        &beta,
-                        out.handle.addr as *mut f32,
-                        n,
-                    )
-                }
+                call.run(handle, blas::sgemm)
             } else {
-                let (alpha, beta) = (1.0f64, 0.0f64);
-                // SAFETY: as above, for f64 (the only other `GemmElement`).
-                unsafe {
-                    blas::dgemm(
-                        handle,
-                        op(ob.transpose),
-                        op(oa.transpose),
-                        n,
-                        m,
-                        k,
-                        &alpha,
-                        ob.addr as *const f64,
-                        ob.ld,
-                        oa.addr as *const f64,
-                        oa.ld,
-                        &beta,
-                        out.handle.addr as *mut f64,
-                        n,
-                    )
-                }
+                call.run(handle, blas::dgemm) // f64, the only other `GemmElement`
             }
         })?;
         result.map_err(|e| device_error(format!("cuBLAS gemm: {e:?}")))?;
