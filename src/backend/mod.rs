@@ -20,6 +20,8 @@ mod alloc;
 pub mod cpu;
 #[cfg(feature = "cuda")]
 pub mod cuda;
+#[cfg(feature = "wgpu")]
+pub mod wgpu;
 
 use core::fmt::Debug;
 

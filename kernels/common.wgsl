@@ -1,0 +1,44 @@
+// Shared by every cnda WGSL shader (prepended to each, with `ELEM` replaced by the element type):
+// the parameter block and the strided-descriptor arithmetic.
+//
+// `params` holds, as i32 words: [0] the item count n, then one descriptor per operand of 18 words
+// (element offset of index [0, ..] in its buffer, rank, shape[8], strides[8], in elements, any
+// sign), then the shader's own scalars (floats bitcast). Dispatches are 2D when n needs more than
+// 65,535 workgroups; `flat_index` folds them back.
+
+const WORKGROUP: u32 = 256u;
+const DESC_WORDS: u32 = 18u;
+
+@group(0) @binding(3) var<storage, read> params: array<i32>;
+
+fn item_count() -> u32 {
+    return u32(params[0]);
+}
+
+// The word where descriptor `d` starts.
+fn desc(d: u32) -> u32 {
+    return 1u + d * DESC_WORDS;
+}
+
+// The word of scalar parameter `s`, after `descs` descriptors.
+fn scalar_word(descs: u32, s: u32) -> u32 {
+    return 1u + descs * DESC_WORDS + s;
+}
+
+// The element offset of row-major flat index `flat` in descriptor `d`.
+fn offset_of(d: u32, flat: u32) -> i32 {
+    let base = desc(d);
+    var at: i32 = params[base];
+    var rest: u32 = flat;
+    let rank = params[base + 1u];
+    for (var k: i32 = rank - 1; k >= 0; k = k - 1) {
+        let n = u32(params[base + 2u + u32(k)]);
+        at = at + i32(rest % n) * params[base + 10u + u32(k)];
+        rest = rest / n;
+    }
+    return at;
+}
+
+fn flat_index(gid: vec3<u32>, groups: vec3<u32>) -> u32 {
+    return gid.y * groups.x * WORKGROUP + gid.x;
+}

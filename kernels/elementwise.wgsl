@@ -1,0 +1,169 @@
+// The elementwise op family (cnda::ops::elementwise on WebGPU), for one element type ELEM per
+// module: binary ops over strided operands of one shape (broadcast axes have stride 0), the same
+// with a scalar on either side, compound updates in place, unary math. Entry points are named
+// `<form>_<op>` after the Rust op tokens' NAMEs. `out` is always a buffer of its own (outputs are
+// fresh allocations); the in-place forms bind `out` and read it.
+//
+// Sections between `//@each <names>` (`//@each-float <names>`: floating-point ELEM only) and
+// `//@end` are repeated once per name with NAME replaced, and a `//@float` ... `//@end` section
+// is kept for floating-point ELEM only: WGSL has no macros.
+
+@group(0) @binding(0) var<storage, read_write> out: array<ELEM>;
+@group(0) @binding(1) var<storage, read> a: array<ELEM>;
+@group(0) @binding(2) var<storage, read> b: array<ELEM>;
+
+fn op_add(x: ELEM, y: ELEM) -> ELEM { return x + y; }
+fn op_sub(x: ELEM, y: ELEM) -> ELEM { return x - y; }
+fn op_mul(x: ELEM, y: ELEM) -> ELEM { return x * y; }
+fn op_div(x: ELEM, y: ELEM) -> ELEM { return x / y; }
+fn op_assign(x: ELEM, y: ELEM) -> ELEM { return y; }
+// Rust's `%`: truncated, the sign follows x, as WGSL's `%` for floats and integers.
+fn op_rem(x: ELEM, y: ELEM) -> ELEM { return x % y; }
+
+// Scalar parameter `s` of a shader with `descs` descriptors.
+fn scalar(descs: u32, s: u32) -> ELEM {
+    return bitcast<ELEM>(params[scalar_word(descs, s)]);
+}
+
+//@each add sub mul div rem assign
+@compute @workgroup_size(256)
+fn binary_NAME(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let i = flat_index(gid, groups);
+    if (i >= item_count()) { return; }
+    out[offset_of(0u, i)] = op_NAME(a[offset_of(1u, i)], b[offset_of(2u, i)]);
+}
+
+@compute @workgroup_size(256)
+fn scalar_right_NAME(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let i = flat_index(gid, groups);
+    if (i >= item_count()) { return; }
+    out[offset_of(0u, i)] = op_NAME(a[offset_of(1u, i)], scalar(2u, 0u));
+}
+
+@compute @workgroup_size(256)
+fn scalar_left_NAME(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let i = flat_index(gid, groups);
+    if (i >= item_count()) { return; }
+    out[offset_of(0u, i)] = op_NAME(scalar(2u, 0u), a[offset_of(1u, i)]);
+}
+
+// out = op(out, a): compound assignment (`+=` ...); `a` is another buffer.
+@compute @workgroup_size(256)
+fn update_NAME(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let i = flat_index(gid, groups);
+    if (i >= item_count()) { return; }
+    let at = offset_of(0u, i);
+    out[at] = op_NAME(out[at], a[offset_of(1u, i)]);
+}
+
+// out = op(out, s) and out = op(s, out), in place.
+@compute @workgroup_size(256)
+fn update_scalar_right_NAME(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let i = flat_index(gid, groups);
+    if (i >= item_count()) { return; }
+    let at = offset_of(0u, i);
+    out[at] = op_NAME(out[at], scalar(1u, 0u));
+}
+
+@compute @workgroup_size(256)
+fn update_scalar_left_NAME(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let i = flat_index(gid, groups);
+    if (i >= item_count()) { return; }
+    let at = offset_of(0u, i);
+    out[at] = op_NAME(scalar(1u, 0u), out[at]);
+}
+//@end
+
+fn f_neg(x: ELEM) -> ELEM { return -x; }
+
+//@float
+fn f_abs(x: ELEM) -> ELEM { return abs(x); }
+fn f_sqrt(x: ELEM) -> ELEM { return sqrt(x); }
+fn f_exp(x: ELEM) -> ELEM { return exp(x); }
+fn f_ln(x: ELEM) -> ELEM { return log(x); }
+fn f_log10(x: ELEM) -> ELEM { return log(x) * ELEM(0.43429448190325182765); }
+fn f_sin(x: ELEM) -> ELEM { return sin(x); }
+fn f_cos(x: ELEM) -> ELEM { return cos(x); }
+fn f_tan(x: ELEM) -> ELEM { return tan(x); }
+fn f_tanh(x: ELEM) -> ELEM { return tanh(x); }
+fn f_floor(x: ELEM) -> ELEM { return floor(x); }
+fn f_ceil(x: ELEM) -> ELEM { return ceil(x); }
+// Half away from zero, as Rust's `round` (WGSL's `round` rounds half to even).
+fn f_round(x: ELEM) -> ELEM { return sign(x) * floor(abs(x) + ELEM(0.5)); }
+//@end
+
+//@each-float abs sqrt exp ln log10 sin cos tan tanh floor ceil round
+@compute @workgroup_size(256)
+fn unary_NAME(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let i = flat_index(gid, groups);
+    if (i >= item_count()) { return; }
+    out[offset_of(0u, i)] = f_NAME(a[offset_of(1u, i)]);
+}
+
+@compute @workgroup_size(256)
+fn update_unary_NAME(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let i = flat_index(gid, groups);
+    if (i >= item_count()) { return; }
+    let at = offset_of(0u, i);
+    out[at] = f_NAME(out[at]);
+}
+//@end
+
+//@each neg
+@compute @workgroup_size(256)
+fn unary_NAME(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let i = flat_index(gid, groups);
+    if (i >= item_count()) { return; }
+    out[offset_of(0u, i)] = f_NAME(a[offset_of(1u, i)]);
+}
+
+@compute @workgroup_size(256)
+fn update_unary_NAME(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let i = flat_index(gid, groups);
+    if (i >= item_count()) { return; }
+    let at = offset_of(0u, i);
+    out[at] = f_NAME(out[at]);
+}
+//@end
+
+//@float
+// x^p, x clamped to [lo, hi] (NaN stays NaN), x^n for an integer n (as a float).
+@compute @workgroup_size(256)
+fn unary_powf(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let i = flat_index(gid, groups);
+    if (i >= item_count()) { return; }
+    out[offset_of(0u, i)] = pow(a[offset_of(1u, i)], scalar(2u, 0u));
+}
+
+@compute @workgroup_size(256)
+fn unary_powi(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let i = flat_index(gid, groups);
+    if (i >= item_count()) { return; }
+    let x = a[offset_of(1u, i)];
+    let n = params[scalar_word(2u, 0u)];
+    var r = ELEM(1.0);
+    var base = x;
+    var e = abs(n);
+    loop {
+        if (e == 0) { break; }
+        if ((e & 1) == 1) { r = r * base; }
+        base = base * base;
+        e = e >> 1u;
+    }
+    if (n < 0) { r = ELEM(1.0) / r; }
+    out[offset_of(0u, i)] = r;
+}
+
+@compute @workgroup_size(256)
+fn unary_clamp(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let i = flat_index(gid, groups);
+    if (i >= item_count()) { return; }
+    let x = a[offset_of(1u, i)];
+    let lo = scalar(2u, 0u);
+    let hi = scalar(2u, 1u);
+    var r = x;
+    if (x < lo) { r = lo; }
+    if (x > hi) { r = hi; }
+    out[offset_of(0u, i)] = r;
+}
+//@end

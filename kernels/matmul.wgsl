@@ -1,0 +1,44 @@
+// matmul on WebGPU: out (m x n, dense row-major) = a (m x k) * b (k x n), `a` and `b` strided
+// (descriptors 1 and 2: a transposed view is read in place), tiled through workgroup memory in
+// 16 x 16 tiles. Scalar words (after three descriptors): m, n, k.
+
+@group(0) @binding(0) var<storage, read_write> out: array<ELEM>;
+@group(0) @binding(1) var<storage, read> a: array<ELEM>;
+@group(0) @binding(2) var<storage, read> b: array<ELEM>;
+
+const TILE: u32 = 16u;
+var<workgroup> tile_a: array<array<ELEM, 16>, 16>;
+var<workgroup> tile_b: array<array<ELEM, 16>, 16>;
+
+// Element (r, c) of a 2D descriptor.
+fn at2(d: u32, r: u32, c: u32) -> i32 {
+    let base = desc(d);
+    return params[base] + i32(r) * params[base + 10u] + i32(c) * params[base + 11u];
+}
+
+@compute @workgroup_size(16, 16)
+fn matmul(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid: vec3<u32>) {
+    let m = u32(params[scalar_word(3u, 0u)]);
+    let n = u32(params[scalar_word(3u, 1u)]);
+    let k = u32(params[scalar_word(3u, 2u)]);
+    let row = wid.y * TILE + lid.y;
+    let col = wid.x * TILE + lid.x;
+    var acc = ELEM(0);
+    for (var t = 0u; t < k; t = t + TILE) {
+        // Load one tile of each operand (zeros past the edges).
+        var va = ELEM(0);
+        if (row < m && t + lid.x < k) { va = a[at2(1u, row, t + lid.x)]; }
+        tile_a[lid.y][lid.x] = va;
+        var vb = ELEM(0);
+        if (t + lid.y < k && col < n) { vb = b[at2(2u, t + lid.y, col)]; }
+        tile_b[lid.y][lid.x] = vb;
+        workgroupBarrier();
+        for (var p = 0u; p < TILE; p = p + 1u) {
+            acc = acc + tile_a[lid.y][p] * tile_b[p][lid.x];
+        }
+        workgroupBarrier();
+    }
+    if (row < m && col < n) {
+        out[at2(0u, row, col)] = acc;
+    }
+}

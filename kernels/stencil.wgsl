@@ -1,0 +1,25 @@
+// The constant-coefficient stencil (cnda::stencil::LinearStencil on WebGPU): for every point of
+// the output region (descriptor 0), out = sum over taps k of w_k * in[p + delta_k], where the
+// host turned each tap's offset into an element delta with the input's strides (descriptor 1 is
+// the input point of out[0, ..]); taps are summed in order. Scalar words: the tap count, then the
+// deltas, then the weights (bitcast), 32 of each at most.
+
+@group(0) @binding(0) var<storage, read_write> out: array<ELEM>;
+@group(0) @binding(1) var<storage, read> a: array<ELEM>;
+
+const MAX_TAPS: u32 = 32u;
+
+@compute @workgroup_size(256)
+fn stencil(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let i = flat_index(gid, groups);
+    if (i >= item_count()) { return; }
+    let centre = offset_of(1u, i);
+    let taps = u32(params[scalar_word(2u, 0u)]);
+    var acc = ELEM(0);
+    for (var t = 0u; t < taps; t = t + 1u) {
+        let delta = params[scalar_word(2u, 1u + t)];
+        let weight = bitcast<ELEM>(params[scalar_word(2u, 1u + MAX_TAPS + t)]);
+        acc = acc + weight * a[centre + delta];
+    }
+    out[offset_of(0u, i)] = acc;
+}

@@ -1,0 +1,73 @@
+//! Every WGSL shader, assembled for every element type its family supports, parses and validates
+//! with naga (as wgpu would before building a pipeline), and exports the entry points the backend
+//! dispatches by name. Needs no adapter.
+#![cfg(feature = "wgpu")]
+
+use cnda::backend::wgpu::shaders::{source, validate, ELEMENTS, FAMILIES};
+
+/// Entry points each family must export (a sample of every form and op).
+fn expected(family: &str, float: bool) -> Vec<String> {
+    let mut names = Vec::new();
+    match family {
+        "elementwise" => {
+            for op in ["add", "sub", "mul", "div", "rem", "assign"] {
+                for form in
+                    ["binary", "scalar_right", "scalar_left", "update", "update_scalar_right", "update_scalar_left"]
+                {
+                    names.push(format!("{form}_{op}"));
+                }
+            }
+            names.push("unary_neg".into());
+            if float {
+                for op in [
+                    "abs", "sqrt", "exp", "ln", "log10", "sin", "cos", "tan", "tanh", "floor", "ceil", "round", "powf",
+                    "powi", "clamp",
+                ] {
+                    names.push(format!("unary_{op}"));
+                }
+            }
+        }
+        "copy" => names.extend(["fill".to_string(), "copy".to_string()]),
+        "reduce" => {
+            for op in ["sum", "product", "min", "max"] {
+                names.push(format!("fold_{op}"));
+                names.push(format!("fold_axis_{op}"));
+            }
+            names.extend(["argmin".to_string(), "argmax".to_string()]);
+        }
+        "matmul" => names.push("matmul".into()),
+        "stencil" => names.push("stencil".into()),
+        other => panic!("no expectations for {other}"),
+    }
+    names
+}
+
+#[test]
+fn every_shader_validates_with_naga_for_every_element_type() {
+    let mut checked = 0;
+    for family in &FAMILIES {
+        for elem in ELEMENTS {
+            let Ok(text) = source(family, elem) else {
+                assert!(!family.integers && elem != "f32", "{} has no {elem} shader", family.name);
+                continue;
+            };
+            validate(&format!("{}.wgsl ({elem})", family.name), &text).unwrap_or_else(|e| panic!("{e}"));
+            let module = naga::front::wgsl::parse_str(&text).unwrap();
+            for name in expected(family.name, elem == "f32") {
+                assert!(
+                    module.entry_points.iter().any(|e| e.name == name),
+                    "{}.wgsl ({elem}) lacks entry point {name}",
+                    family.name
+                );
+            }
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, 9, "five families, two element types, the stencil float-only");
+}
+
+#[test]
+fn a_broken_shader_is_an_error_naming_it() {
+    let e = validate("broken", "fn f() -> f32 { return undefined_name; }").unwrap_err();
+    assert!(e.to_string().contains("broken: WGSL does not"), "{e}");
+}
