@@ -84,6 +84,8 @@ pub mod prelude {
     pub use crate::backend::cpu::CpuAlloc;
     #[cfg(feature = "cuda")]
     pub use crate::backend::cuda::{Cuda, CudaDevice};
+    #[cfg(feature = "wgpu")]
+    pub use crate::backend::wgpu::{Wgpu, WgpuDevice};
     pub use crate::backend::{Allocator, Backend, Cpu, HostAccessible};
     pub use crate::check::{BoundsCheck, Checked, DefaultCheck, Unchecked};
     pub use crate::element::{DType, Element, Float, Numeric, Pod, Zeroable};

@@ -7,11 +7,16 @@ fn misuse_fails_to_compile_with_a_clear_message() {
     cases.compile_fail("ui-tests/*.rs");
 }
 
-/// The CUDA backend's misuse: mixing it with the CPU, indexing device memory, host-only methods
-/// on device views.
-#[cfg(feature = "cuda")]
+/// The device backends' misuse: mixing them with the CPU or with each other, indexing device
+/// memory, host-only methods on device views.
+#[cfg(any(feature = "cuda", feature = "wgpu"))]
 #[test]
-fn cuda_misuse_fails_to_compile_with_a_clear_message() {
+fn device_backend_misuse_fails_to_compile_with_a_clear_message() {
     let cases = trybuild::TestCases::new();
+    #[cfg(feature = "cuda")]
     cases.compile_fail("ui-tests/cuda/*.rs");
+    #[cfg(feature = "wgpu")]
+    cases.compile_fail("ui-tests/wgpu/*.rs");
+    #[cfg(all(feature = "cuda", feature = "wgpu"))]
+    cases.compile_fail("ui-tests/cuda_wgpu/*.rs");
 }

@@ -20,6 +20,7 @@ mod alloc;
 pub mod cpu;
 #[cfg(feature = "cuda")]
 pub mod cuda;
+pub mod transfer;
 #[cfg(feature = "wgpu")]
 pub mod wgpu;
 

@@ -76,7 +76,9 @@ fn rounded<T: Float>(x: f64) -> f64 {
 
 pub fn binary<H: Harness>() {
     binary_for::<H, f32>();
-    binary_for::<H, f64>();
+    if H::supports_f64() {
+        binary_for::<H, f64>();
+    }
 }
 
 fn binary_for<H: Harness, T: Float>() {
@@ -109,7 +111,9 @@ fn binary_for<H: Harness, T: Float>() {
 
 pub fn scalar_and_unary<H: Harness>() {
     scalar_and_unary_for::<H, f32>();
-    scalar_and_unary_for::<H, f64>();
+    if H::supports_f64() {
+        scalar_and_unary_for::<H, f64>();
+    }
 }
 
 fn scalar_and_unary_for<H: Harness, T: Float>() {
@@ -141,7 +145,9 @@ fn scalar_and_unary_for<H: Harness, T: Float>() {
 
 pub fn compound_assignment<H: Harness>() {
     compound_assignment_for::<H, f32>();
-    compound_assignment_for::<H, f64>();
+    if H::supports_f64() {
+        compound_assignment_for::<H, f64>();
+    }
 }
 
 fn compound_assignment_for<H: Harness, T: Float>() {
@@ -163,7 +169,9 @@ fn compound_assignment_for<H: Harness, T: Float>() {
 
 pub fn fill_copy_contiguous<H: Harness>() {
     fill_copy_contiguous_for::<H, f32>();
-    fill_copy_contiguous_for::<H, f64>();
+    if H::supports_f64() {
+        fill_copy_contiguous_for::<H, f64>();
+    }
 }
 
 fn fill_copy_contiguous_for<H: Harness, T: Float>() {
@@ -190,7 +198,9 @@ fn fill_copy_contiguous_for<H: Harness, T: Float>() {
 
 pub fn reductions<H: Harness>() {
     reductions_for::<H, f32>();
-    reductions_for::<H, f64>();
+    if H::supports_f64() {
+        reductions_for::<H, f64>();
+    }
 }
 
 fn reductions_for<H: Harness, T: Float>() {
@@ -249,7 +259,9 @@ fn reductions_for<H: Harness, T: Float>() {
 
 pub fn matmul<H: Harness>() {
     matmul_for::<H, f32>();
-    matmul_for::<H, f64>();
+    if H::supports_f64() {
+        matmul_for::<H, f64>();
+    }
 }
 
 fn matmul_for<H: Harness, T: Float + GemmElement>() {
@@ -279,7 +291,9 @@ fn matmul_for<H: Harness, T: Float + GemmElement>() {
 
 pub fn stencils<H: Harness>() {
     stencils_for::<H, f32>();
-    stencils_for::<H, f64>();
+    if H::supports_f64() {
+        stencils_for::<H, f64>();
+    }
 }
 
 fn stencils_for<H: Harness, T: Float>() {

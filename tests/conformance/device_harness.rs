@@ -26,6 +26,10 @@ pub trait Device: 'static {
     fn available() -> bool {
         true
     }
+    /// Whether the backend computes in f64.
+    fn supports_f64() -> bool {
+        true
+    }
     /// `a` on the device.
     fn upload<T: Float, const N: usize>(a: &Array<T, N>) -> Array<T, N, Self::B>;
     /// A device array's elements on the host.
@@ -62,6 +66,10 @@ impl<D: Device> Harness for DeviceHarness<D> {
 
     fn available() -> bool {
         D::available()
+    }
+
+    fn supports_f64() -> bool {
+        D::supports_f64()
     }
 
     fn upload<T: Float>(a: &Array<T, 2>) -> Self::Matrix<T> {

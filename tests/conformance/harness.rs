@@ -71,6 +71,11 @@ pub trait Harness {
         true
     }
 
+    /// Whether the backend computes in f64 (WebGPU does not); the f32 cases run either way.
+    fn supports_f64() -> bool {
+        true
+    }
+
     fn upload<T: Float>(a: &Array<T, 2>) -> Self::Matrix<T>;
     fn upload_vector<T: Float>(a: &Array<T, 1>) -> Self::Vector<T>;
     fn download<T: Float>(a: &Self::Matrix<T>) -> Array<T, 2>;

@@ -14,6 +14,8 @@ mod device_harness;
 mod harness;
 mod model_harness;
 mod reference;
+#[cfg(feature = "wgpu")]
+mod wgpu_harness;
 
 #[path = "../common/model.rs"]
 mod model;
@@ -98,4 +100,9 @@ conformance! {
 #[cfg(feature = "cuda")]
 conformance! {
     cuda: crate::cuda_harness::CudaHarness;
+}
+
+#[cfg(feature = "wgpu")]
+conformance! {
+    wgpu: crate::wgpu_harness::WgpuHarness;
 }

@@ -1,0 +1,251 @@
+//! [`WgpuDevice`]: a WebGPU adapter's device and queue, and the compute pipelines built for it.
+//!
+//! The device is opened once for the life of the process (the first `WgpuDevice::new()`), so the
+//! handle is a `Copy` reference that buffers and data handles carry. wgpu reports validation
+//! errors through error scopes, which every dispatch and allocation here pushes, so they come back
+//! as `Error::Device` instead of wgpu's default panic.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use wgpu::util::DeviceExt;
+
+use super::shaders::{self, Family};
+use crate::error::{Error, Result};
+
+/// What an open device holds.
+pub(crate) struct DeviceState {
+    device: wgpu::Device,
+    queue: wgpu::Queue,
+    adapter: String,
+    /// The largest storage binding (and so the largest array) the adapter allows, in bytes.
+    max_binding: u64,
+    /// Pipelines built so far, by family, element type and entry point.
+    pipelines: Mutex<HashMap<(&'static str, &'static str, String), wgpu::ComputePipeline>>,
+}
+
+/// A WebGPU device (Vulkan; on machines without a GPU, a software adapter such as Mesa's
+/// lavapipe): its queue, and the compute pipelines built from `kernels/*.wgsl` for it.
+///
+/// ```no_run
+/// use cnda::prelude::*;
+///
+/// let dev = WgpuDevice::new()?; // an `Err` where there is no adapter
+/// let a = Array::from_fn([64, 64], |[i, j]| (i + j) as f32).to_device(&dev);
+/// let b = (&a * 2.0f32).to_host();
+/// assert_eq!(b[[1, 2]], 6.0);
+/// # Ok::<(), cnda::Error>(())
+/// ```
+#[derive(Clone, Copy)]
+pub struct WgpuDevice(pub(crate) &'static DeviceState);
+
+impl PartialEq for WgpuDevice {
+    fn eq(&self, other: &Self) -> bool {
+        core::ptr::eq(self.0, other.0)
+    }
+}
+
+impl Eq for WgpuDevice {}
+
+impl fmt::Debug for WgpuDevice {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "WgpuDevice({})", self.0.adapter)
+    }
+}
+
+pub(crate) fn device_error(message: String) -> Error {
+    Error::Device { backend: "wgpu", message }
+}
+
+impl WgpuDevice {
+    /// The device of the first Vulkan adapter (high performance preferred), opened at the first
+    /// call and shared afterwards.
+    ///
+    /// # Errors
+    ///
+    /// `Error::Device` when there is no adapter (no Vulkan driver, not even a software one) or it
+    /// refuses a device.
+    pub fn new() -> Result<WgpuDevice> {
+        static OPENED: OnceLock<core::result::Result<&'static DeviceState, String>> = OnceLock::new();
+        match OPENED.get_or_init(|| open().map(|state| &*Box::leak(Box::new(state)))) {
+            Ok(state) => Ok(WgpuDevice(state)),
+            Err(message) => Err(device_error(message.clone())),
+        }
+    }
+
+    /// The adapter's name and driver, as wgpu reports them.
+    pub fn adapter(&self) -> &str {
+        &self.0.adapter
+    }
+
+    /// The largest array the adapter can bind, in bytes.
+    pub fn max_binding_bytes(&self) -> u64 {
+        self.0.max_binding
+    }
+
+    /// Waits until all work submitted to the device's queue has finished.
+    ///
+    /// # Errors
+    ///
+    /// `Error::Device` when the device is lost or the wait fails.
+    pub fn synchronize(&self) -> Result<()> {
+        self.0
+            .device
+            .poll(wgpu::PollType::Wait { submission_index: None, timeout: None })
+            .map(|_| ())
+            .map_err(|e| device_error(format!("synchronize: {e}")))
+    }
+
+    pub(crate) fn device(&self) -> &wgpu::Device {
+        &self.0.device
+    }
+
+    pub(crate) fn queue(&self) -> &wgpu::Queue {
+        &self.0.queue
+    }
+
+    /// Runs `f` inside a validation error scope, turning an error wgpu reports into
+    /// `Error::Device`.
+    pub(crate) fn checked<R>(&self, what: &str, f: impl FnOnce() -> R) -> Result<R> {
+        let scope = self.0.device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let out_of_memory = self.0.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+        let result = f();
+        let memory = pollster::block_on(out_of_memory.pop());
+        let validation = pollster::block_on(scope.pop());
+        match (memory, validation) {
+            (Some(e), _) => Err(device_error(format!("{what}: out of device memory: {e}"))),
+            (_, Some(e)) => Err(device_error(format!("{what}: {e}"))),
+            (None, None) => Ok(result),
+        }
+    }
+
+    /// The pipeline of entry point `entry` of `family` for element type `elem`, built at first
+    /// use (the shader assembled for `elem` and compiled by wgpu).
+    ///
+    /// # Errors
+    ///
+    /// `Error::UnsupportedDType` when the family has no shader for `elem`; `Error::Device` when
+    /// wgpu refuses the shader or entry point.
+    pub(crate) fn pipeline(
+        &self,
+        family: &'static Family,
+        elem: &'static str,
+        entry: &str,
+    ) -> Result<wgpu::ComputePipeline> {
+        let key = (family.name, elem, entry.to_string());
+        if let Some(p) = self.0.pipelines.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
+            return Ok(p.clone());
+        }
+        let source = shaders::source(family, elem)?;
+        let device = &self.0.device;
+        let pipeline = self.checked(&format!("building {}.wgsl ({elem}) entry {entry}", family.name), || {
+            let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+                label: Some(family.name),
+                source: wgpu::ShaderSource::Wgsl(source.into()),
+            });
+            device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                label: Some(entry),
+                layout: None,
+                module: &module,
+                entry_point: Some(entry),
+                compilation_options: Default::default(),
+                cache: None,
+            })
+        })?;
+        self.0.pipelines.lock().unwrap_or_else(|e| e.into_inner()).insert(key, pipeline.clone());
+        Ok(pipeline)
+    }
+
+    /// Dispatches `pipeline` over `groups` workgroups with `bindings` (binding number, buffer)
+    /// and the parameter block `params` at binding 3.
+    ///
+    /// # Errors
+    ///
+    /// `Error::Device` with wgpu's validation message.
+    pub(crate) fn dispatch(
+        &self,
+        what: &str,
+        pipeline: &wgpu::ComputePipeline,
+        bindings: &[(u32, &wgpu::Buffer)],
+        params: &[i32],
+        groups: (u32, u32),
+    ) -> Result<()> {
+        let device = &self.0.device;
+        self.checked(what, || {
+            let params = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some("cnda params"),
+                contents: bytemuck::cast_slice(params),
+                usage: wgpu::BufferUsages::STORAGE,
+            });
+            let mut entries: Vec<wgpu::BindGroupEntry<'_>> = bindings
+                .iter()
+                .map(|&(binding, buffer)| wgpu::BindGroupEntry { binding, resource: buffer.as_entire_binding() })
+                .collect();
+            entries.push(wgpu::BindGroupEntry { binding: 3, resource: params.as_entire_binding() });
+            let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: None,
+                layout: &pipeline.get_bind_group_layout(0),
+                entries: &entries,
+            });
+            let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor::default());
+            {
+                let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor::default());
+                pass.set_pipeline(pipeline);
+                pass.set_bind_group(0, &group, &[]);
+                pass.dispatch_workgroups(groups.0, groups.1, 1);
+            }
+            self.0.queue.submit([encoder.finish()]);
+        })
+    }
+
+    /// Workgroups of 256 threads for `n` items: a 2D grid when one dimension's 65,535 is not
+    /// enough (the shaders fold it back with `flat_index`).
+    pub(crate) fn groups(n: usize) -> Result<(u32, u32)> {
+        let groups = n.div_ceil(256).max(1);
+        let x = groups.min(65_535);
+        let y = groups.div_ceil(x);
+        if y > 65_535 {
+            return Err(device_error(format!("{n} items exceed one dispatch; split the array")));
+        }
+        Ok((x as u32, y as u32))
+    }
+}
+
+/// Opens the first Vulkan adapter's device.
+fn open() -> core::result::Result<DeviceState, String> {
+    let instance = wgpu::Instance::new(wgpu::InstanceDescriptor {
+        backends: wgpu::Backends::VULKAN,
+        ..wgpu::InstanceDescriptor::new_without_display_handle()
+    });
+    let adapter = pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions {
+        power_preference: wgpu::PowerPreference::HighPerformance,
+        force_fallback_adapter: false,
+        compatible_surface: None,
+        apply_limit_buckets: false,
+    }))
+    .map_err(|e| {
+        format!("no WebGPU adapter ({e}); install a Vulkan driver (on Debian, mesa-vulkan-drivers and libvulkan1 give the lavapipe software adapter), or use the Cpu backend")
+    })?;
+    let info = adapter.get_info();
+    let limits = adapter.limits();
+    let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+        label: Some("cnda"),
+        required_features: wgpu::Features::empty(),
+        required_limits: limits.clone(),
+        experimental_features: Default::default(),
+        memory_hints: wgpu::MemoryHints::Performance,
+        trace: Default::default(),
+    }))
+    .map_err(|e| format!("the adapter {} refused a device: {e}", info.name))?;
+    // Errors outside cnda's error scopes are logged, not turned into panics.
+    device.on_uncaptured_error(Arc::new(|e| eprintln!("cnda wgpu: uncaptured device error: {e}")));
+    let max_binding = limits.max_storage_buffer_binding_size.min(limits.max_buffer_size);
+    Ok(DeviceState {
+        device,
+        queue,
+        adapter: format!("{} ({:?}, {})", info.name, info.device_type, info.driver),
+        max_binding,
+        pipelines: Mutex::new(HashMap::new()),
+    })
+}

@@ -1,0 +1,52 @@
+//! The WebGPU backend on this machine's adapter (Mesa's lavapipe in CI, which scripts/test
+//! installs): opening, round trips, and first ops against the CPU. The conformance suite
+//! (tests/conformance) runs every op family on it.
+#![cfg(feature = "wgpu")]
+
+use cnda::prelude::*;
+
+fn device() -> Option<WgpuDevice> {
+    match WgpuDevice::new() {
+        Ok(dev) => Some(dev),
+        Err(e) => {
+            assert!(std::env::var_os("CNDA_REQUIRE_WGPU").is_none(), "CNDA_REQUIRE_WGPU is set but: {e}");
+            eprintln!("SKIP: {e}");
+            None
+        }
+    }
+}
+
+#[test]
+fn round_trips_and_first_ops() {
+    let Some(dev) = device() else { return };
+    eprintln!("adapter: {}", dev.adapter());
+    let a = Array::from_fn([37, 53], |[i, j]| (i * 53 + j) as f32);
+    let d = a.to_device(&dev);
+    assert_eq!(d.to_host(), a);
+    assert_eq!(d.t().to_host(), a.t().to_owned());
+    assert_eq!((&d + 1.0f32).to_host(), &a + 1.0f32);
+    assert_eq!((&d * &d).to_host(), &a * &a);
+    assert_eq!(d.sum(), a.sum());
+    let z = Array::<f32, 3, Wgpu>::zeros_in(&dev, [2, 0, 4]);
+    assert_eq!(z.to_host().shape(), [2, 0, 4]);
+    let ints = Array::from_fn([5, 7], |[i, j]| (i as i32 - 2) * (j as i32));
+    assert_eq!((&ints.to_device(&dev) - 3).to_host(), &ints - 3);
+    dev.synchronize().unwrap();
+}
+
+#[test]
+fn f64_is_a_clear_error_not_a_wrong_answer() {
+    let Some(dev) = device() else { return };
+    let a = Array::<f64, 1>::zeros([4]).to_device(&dev);
+    let Err(e) = a.try_add(&a) else { panic!("f64 on WebGPU should be refused") };
+    assert!(matches!(e, Error::UnsupportedDType { .. }), "{e}");
+    assert!(e.to_string().contains("f32 and i32"), "{e}");
+}
+
+#[test]
+fn arrays_beyond_the_binding_limit_are_refused() {
+    let Some(dev) = device() else { return };
+    let too_many = (dev.max_binding_bytes() / 4 + 1) as usize;
+    let Err(e) = Array::<f32, 1, Wgpu>::try_zeros_in(&dev, [too_many]) else { panic!("should be refused") };
+    assert!(e.to_string().contains("exceeds the largest buffer the adapter"), "{e}");
+}
