@@ -26,6 +26,16 @@ fn scalar(descs: u32, s: u32) -> ELEM {
 }
 
 //@each add sub mul div rem assign
+// Every operand one dense block in row-major order (the common case after axis merging): no
+// index arithmetic beyond the three offsets.
+@compute @workgroup_size(256)
+fn binary_NAME_contig(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let i = flat_index(gid, groups);
+    if (i >= item_count()) { return; }
+    let k = i32(i);
+    out[params[desc(0u)] + k] = op_NAME(a[params[desc(1u)] + k], b[params[desc(2u)] + k]);
+}
+
 @compute @workgroup_size(256)
 fn binary_NAME(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
     let i = flat_index(gid, groups);

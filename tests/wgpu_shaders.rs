@@ -16,6 +16,7 @@ fn expected(family: &str, float: bool) -> Vec<String> {
                 {
                     names.push(format!("{form}_{op}"));
                 }
+                names.push(format!("binary_{op}_contig"));
             }
             names.push("unary_neg".into());
             if float {

@@ -144,7 +144,11 @@ unsafe impl ElementwiseKernels for Wgpu {
         let p = params(n, [words(&out)?, words(&a)?, words(&b)?], &[])?;
         // SAFETY: the operands are live (the trait's contract).
         let (bo, ba, bb) = unsafe { (buffer(&out), buffer(&a), buffer(&b)) };
-        run(dev, family("elementwise"), t, &format!("binary_{}", Op::NAME), n, &[(0, bo), (1, ba), (2, bb)], &p)
+        let contiguous = [out.is_contiguous(), a.is_contiguous(), b.is_contiguous()] == [true; 3]
+            && a.shape == out.shape
+            && b.shape == out.shape;
+        let entry = if contiguous { format!("binary_{}_contig", Op::NAME) } else { format!("binary_{}", Op::NAME) };
+        run(dev, family("elementwise"), t, &entry, n, &[(0, bo), (1, ba), (2, bb)], &p)
     }
 
     unsafe fn unary<T: Pod, Op: UnaryOp<T>, const N: usize>(
@@ -247,9 +251,20 @@ unsafe impl CopyKernels for Wgpu {
         // SAFETY: `src` is live (the trait's contract).
         let staging = if same_buffer(&dst, &src) { Some(unsafe { staged(dev, src) }?) } else { None };
         let src = staging.as_ref().map_or(src, |(_, d)| *d);
-        let p = params(n, [words(&dst)?, words(&src)?], &[])?;
         // SAFETY: as above; different buffers now.
         let (bd, bs) = unsafe { (buffer(&dst), buffer(&src)) };
+        if dst.is_contiguous() && src.is_contiguous() {
+            // One dense block to another: the queue's own buffer copy (4-byte elements keep the
+            // offsets and size 4-byte aligned, as WebGPU requires).
+            let size = core::mem::size_of::<T>() as u64;
+            let (from, to) = (src.handle.offset as u64 * size, dst.handle.offset as u64 * size);
+            return dev.checked("copy", || {
+                let mut encoder = dev.device().create_command_encoder(&wgpu::CommandEncoderDescriptor::default());
+                encoder.copy_buffer_to_buffer(bs, from, bd, to, n as u64 * size);
+                dev.queue().submit([encoder.finish()]);
+            });
+        }
+        let p = params(n, [words(&dst)?, words(&src)?], &[])?;
         run(dev, family("copy"), t, "copy", n, &[(0, bd), (1, bs)], &p)
     }
 
