@@ -50,3 +50,36 @@ fn arrays_beyond_the_binding_limit_are_refused() {
     let Err(e) = Array::<f32, 1, Wgpu>::try_zeros_in(&dev, [too_many]) else { panic!("should be refused") };
     assert!(e.to_string().contains("exceeds the largest buffer the adapter"), "{e}");
 }
+
+#[test]
+fn a_user_stencil_validates_and_matches_the_same_update_on_the_cpu() {
+    use cnda::backend::wgpu::{shaders::validate, WgpuStencil2};
+    let update =
+        "u(0, 0) + 0.1 * (1.0 + u(0, 0) * u(0, 0)) * (u(-1, 0) + u(1, 0) + u(0, -1) + u(0, 1) - 4.0 * u(0, 0))";
+    // The shader validates with naga without an adapter; refused expressions never reach WGSL.
+    validate("user stencil", &WgpuStencil2::<1>::source(update).unwrap()).unwrap();
+    let Err(e) = WgpuStencil2::<1>::source("a[0]") else { panic!("refused") };
+    assert!(e.to_string().contains("the name `a` is not allowed"), "{e}");
+    let Err(e) = WgpuStencil2::<1>::source("u(0, 2)") else { panic!("refused") };
+    assert!(e.to_string().contains("reaches past the stencil's radius 1"), "{e}");
+    let Some(dev) = device() else { return };
+    let step = WgpuStencil2::<1>::new(&dev, update).unwrap();
+    let host = Array::from_fn([33, 47], |[i, j]| ((i * 7 + j * 3) % 11) as f32 * 0.1);
+    let mut want = Array::<f32, 2>::from_fn([33, 47], |_| -1.0);
+    let d = host.to_device(&dev);
+    let mut o = want.to_device(&dev);
+    step.apply(&d, &mut o).unwrap();
+    for i in 1..32 {
+        for j in 1..46 {
+            let c = host[[i, j]];
+            let lap = host[[i - 1, j]] + host[[i + 1, j]] + host[[i, j - 1]] + host[[i, j + 1]] - 4.0 * c;
+            want[[i, j]] = c + 0.1 * (1.0 + c * c) * lap;
+        }
+    }
+    let got = o.to_host();
+    assert!(got.iter().zip(want.iter()).all(|(a, b)| (a - b).abs() <= 1e-5 * b.abs().max(1.0)));
+    assert_eq!(got[[0, 0]], -1.0, "the boundary is left alone");
+    // A WGSL error in an accepted expression comes back as an error, not a panic.
+    let Err(e) = WgpuStencil2::<1>::new(&dev, "u(0, 0) ? 1.0 : 2.0") else { panic!("WGSL has no ?:") };
+    assert!(matches!(e, Error::Device { backend: "wgpu", .. }), "{e}");
+}

@@ -30,6 +30,7 @@
 
 mod boundary;
 mod buffer;
+pub mod expression;
 mod fused;
 mod linear;
 mod pad;

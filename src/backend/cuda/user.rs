@@ -140,113 +140,20 @@ extern "C" __global__ void cnda_user_stencil(T *out, Desc o, const T *in, Desc d
     }
 }
 
-/// The device math functions an expression may call: pure functions of their arguments.
+/// The device math functions a CUDA expression may call: pure functions of their arguments.
 const FUNCTIONS: &[&str] = &[
     "abs", "fabs", "sqrt", "cbrt", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "pow", "sin", "cos", "tan",
     "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh", "floor", "ceil", "round", "trunc", "fmin", "fmax", "min",
     "max", "hypot", "erf", "erfc", "copysign", "fma",
 ];
 
-/// Checks that `expression` is pure arithmetic on the neighbours within radius `r`, so the kernel
-/// it makes reads only inside the input and writes only its own output point: numbers, `T`,
-/// `u(di, dj)` with integer literals `|di|, |dj| <= r`, the device math functions of a fixed
-/// list, arithmetic, comparison and logical operators, `?:` and parentheses. No assignment, no
-/// other identifier, no brackets, braces, semicolons or preprocessor lines.
+/// Checks that `expression` is pure arithmetic on the neighbours within radius `r` (see
+/// [`neighbour_reads`](crate::stencil::expression::neighbour_reads)), with CUDA's pure math
+/// functions.
 ///
 /// # Errors
 ///
 /// `Error::Device` naming the first thing refused and where.
 pub fn check_expression(expression: &str, r: usize) -> Result<()> {
-    let refuse = |at: usize, what: String| {
-        device_error(format!(
-            "user stencil expression, at byte {at}: {what}; write arithmetic on u(di, dj) with |di|, |dj| <= {r}, numbers, T and math functions ({})",
-            FUNCTIONS.join(", ")
-        ))
-    };
-    let bytes = expression.as_bytes();
-    let mut i = 0;
-    while i < bytes.len() {
-        let c = bytes[i] as char;
-        if c.is_ascii_whitespace() {
-            i += 1;
-        } else if c.is_ascii_digit() || (c == '.' && bytes.get(i + 1).is_some_and(u8::is_ascii_digit)) {
-            // A number: digits, a point, an exponent, an `f` suffix.
-            i += 1;
-            while i < bytes.len() {
-                let d = bytes[i] as char;
-                let sign_after_exponent = (d == '+' || d == '-') && matches!(bytes[i - 1] as char, 'e' | 'E');
-                if d.is_ascii_digit() || d == '.' || d == 'e' || d == 'E' || d == 'f' || sign_after_exponent {
-                    i += 1;
-                } else {
-                    break;
-                }
-            }
-        } else if c.is_ascii_alphabetic() || c == '_' {
-            let start = i;
-            while i < bytes.len() && ((bytes[i] as char).is_ascii_alphanumeric() || bytes[i] == b'_') {
-                i += 1;
-            }
-            let word = &expression[start..i];
-            if word == "u" {
-                i = check_neighbour(expression, i, r).map_err(|(at, what)| refuse(at, what))?;
-            } else if word != "T" && !FUNCTIONS.contains(&word) {
-                return Err(refuse(start, format!("the name `{word}` is not allowed")));
-            }
-        } else {
-            // Operators: one or two characters; a lone `=` (assignment) and `++`/`--` are refused.
-            let two = expression.get(i..i + 2).unwrap_or("");
-            if ["==", "!=", "<=", ">=", "&&", "||"].contains(&two) {
-                i += 2;
-            } else if two == "++" || two == "--" {
-                return Err(refuse(i, format!("`{two}` is not allowed")));
-            } else if "+-*/%()<>!?:,".contains(c) {
-                i += 1;
-            } else {
-                return Err(refuse(i, format!("the character `{c}` is not allowed")));
-            }
-        }
-    }
-    Ok(())
-}
-
-/// Checks `(di, dj)` after a `u` at byte `i`: two integer literals within `r`; returns the byte
-/// after the closing parenthesis, or where and what is wrong.
-fn check_neighbour(expression: &str, mut i: usize, r: usize) -> core::result::Result<usize, (usize, String)> {
-    let bytes = expression.as_bytes();
-    let skip = |i: &mut usize| {
-        while *i < bytes.len() && bytes[*i].is_ascii_whitespace() {
-            *i += 1;
-        }
-    };
-    let expect = |i: &mut usize, c: u8| {
-        skip(i);
-        if bytes.get(*i) == Some(&c) {
-            *i += 1;
-            Ok(())
-        } else {
-            Err((*i, format!("`u` must be followed by `(di, dj)`, two integer literals; expected `{}`", c as char)))
-        }
-    };
-    let number = |i: &mut usize| {
-        skip(i);
-        let start = *i;
-        if matches!(bytes.get(*i), Some(b'-' | b'+')) {
-            *i += 1;
-        }
-        while *i < bytes.len() && bytes[*i].is_ascii_digit() {
-            *i += 1;
-        }
-        let text = &expression[start..*i];
-        match text.parse::<i64>() {
-            Ok(v) if v.unsigned_abs() as usize <= r => Ok(()),
-            Ok(v) => Err((start, format!("the offset {v} reaches past the stencil's radius {r}"))),
-            Err(_) => Err((start, "neighbour offsets must be integer literals".to_string())),
-        }
-    };
-    expect(&mut i, b'(')?;
-    number(&mut i)?;
-    expect(&mut i, b',')?;
-    number(&mut i)?;
-    expect(&mut i, b')')?;
-    Ok(i)
+    crate::stencil::expression::neighbour_reads(expression, r, FUNCTIONS, "cuda").map(|_| ())
 }

@@ -157,6 +157,29 @@ impl WgpuDevice {
         Ok(pipeline)
     }
 
+    /// A pipeline of WGSL `source`'s entry point `entry`, not cached (its owner keeps it).
+    ///
+    /// # Errors
+    ///
+    /// `Error::Device` with wgpu's message when the shader is rejected.
+    pub(crate) fn user_pipeline(&self, source: &str, entry: &str) -> Result<wgpu::ComputePipeline> {
+        let device = &self.0.device;
+        self.checked("building a user shader", || {
+            let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+                label: Some("cnda user shader"),
+                source: wgpu::ShaderSource::Wgsl(source.into()),
+            });
+            device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                label: Some(entry),
+                layout: None,
+                module: &module,
+                entry_point: Some(entry),
+                compilation_options: Default::default(),
+                cache: None,
+            })
+        })
+    }
+
     /// Dispatches `pipeline` over `groups` workgroups with `bindings` (binding number, buffer)
     /// and the parameter block `params` at binding 3.
     ///

@@ -8,6 +8,8 @@
 //! - `launch.rs`: the kernel traits of every op family, dispatching `kernels/*.wgsl`.
 //! - `transfer.rs`: the bulk copies behind `to_device` and `to_host`.
 //! - [`shaders`]: the WGSL sources, assembled per element type and validated by naga in tests.
+//! - [`WgpuStencil2`] (`user.rs`): user stencils as WGSL expressions of the neighbours, checked
+//!   to be pure arithmetic within the radius.
 //!
 //! Only kernels are new here: views, shapes, broadcasting and every op's algorithm are the
 //! generic code every backend shares.
@@ -17,9 +19,11 @@ mod device;
 mod launch;
 pub mod shaders;
 mod transfer;
+mod user;
 
 pub use buffer::{WgpuBuffer, WgpuPtr};
 pub use device::WgpuDevice;
+pub use user::WgpuStencil2;
 
 use super::{Allocator, Backend};
 use crate::element::Pod;
