@@ -99,7 +99,8 @@ fn run(dev: &impl Bench, n: usize, repeats: usize) {
     let jacobi = LinearStencil::<f32, 2, 1, 4>::jacobi_5pt();
     let bytes = (n * n * 4) as f64;
     let copy = median(dev, repeats, || drop(a.to_owned()));
-    let cases: [(&str, f64, f64); 4] = [
+    let cases: [(&str, f64, f64); 5] = [
+        ("add, same shape (contiguous)", 3.0 * bytes, median(dev, repeats, || drop(&a + &v))),
         ("add, broadcast row", 2.0 * bytes, median(dev, repeats, || drop(&a + &row))),
         ("contiguous() of the transpose", 2.0 * bytes, median(dev, repeats, || drop(a.t().to_owned()))),
         (
