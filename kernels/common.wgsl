@@ -42,3 +42,16 @@ fn offset_of(d: u32, flat: u32) -> i32 {
 fn flat_index(gid: vec3<u32>, groups: vec3<u32>) -> u32 {
     return gid.y * groups.x * WORKGROUP + gid.x;
 }
+
+// The element offset of (r, c) in a rank-2 descriptor `d` (the 2D entry points: a dispatch of
+// (columns / 256, rows) workgroups gives each thread its (r, c) with no division).
+fn at2d(d: u32, r: u32, c: u32) -> i32 {
+    let base = desc(d);
+    return params[base] + i32(r) * params[base + 10u] + i32(c) * params[base + 11u];
+}
+
+// Whether (r, c) lies inside descriptor `d`'s rank-2 shape.
+fn inside2d(d: u32, r: u32, c: u32) -> bool {
+    let base = desc(d);
+    return r < u32(params[base + 2u]) && c < u32(params[base + 3u]);
+}

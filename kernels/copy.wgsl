@@ -18,3 +18,9 @@ fn copy(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     if (i >= item_count()) { return; }
     out[offset_of(0u, i)] = a[offset_of(1u, i)];
 }
+
+@compute @workgroup_size(256)
+fn copy_2d(@builtin(global_invocation_id) gid: vec3<u32>) {
+    if (!inside2d(0u, gid.y, gid.x)) { return; }
+    out[at2d(0u, gid.y, gid.x)] = a[at2d(1u, gid.y, gid.x)];
+}

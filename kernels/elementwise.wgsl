@@ -43,6 +43,13 @@ fn binary_NAME(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workg
     out[offset_of(0u, i)] = op_NAME(a[offset_of(1u, i)], b[offset_of(2u, i)]);
 }
 
+// Rank 2 (after axis merging, most strided operands): thread (c, r) of a 2D dispatch.
+@compute @workgroup_size(256)
+fn binary_NAME_2d(@builtin(global_invocation_id) gid: vec3<u32>) {
+    if (!inside2d(0u, gid.y, gid.x)) { return; }
+    out[at2d(0u, gid.y, gid.x)] = op_NAME(a[at2d(1u, gid.y, gid.x)], b[at2d(2u, gid.y, gid.x)]);
+}
+
 @compute @workgroup_size(256)
 fn scalar_right_NAME(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
     let i = flat_index(gid, groups);

@@ -10,12 +10,6 @@ const TILE: u32 = 16u;
 var<workgroup> tile_a: array<array<ELEM, 16>, 16>;
 var<workgroup> tile_b: array<array<ELEM, 16>, 16>;
 
-// Element (r, c) of a 2D descriptor.
-fn at2(d: u32, r: u32, c: u32) -> i32 {
-    let base = desc(d);
-    return params[base] + i32(r) * params[base + 10u] + i32(c) * params[base + 11u];
-}
-
 @compute @workgroup_size(16, 16)
 fn matmul(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid: vec3<u32>) {
     let m = u32(params[scalar_word(3u, 0u)]);
@@ -27,10 +21,10 @@ fn matmul(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) w
     for (var t = 0u; t < k; t = t + TILE) {
         // Load one tile of each operand (zeros past the edges).
         var va = ELEM(0);
-        if (row < m && t + lid.x < k) { va = a[at2(1u, row, t + lid.x)]; }
+        if (row < m && t + lid.x < k) { va = a[at2d(1u, row, t + lid.x)]; }
         tile_a[lid.y][lid.x] = va;
         var vb = ELEM(0);
-        if (t + lid.y < k && col < n) { vb = b[at2(2u, t + lid.y, col)]; }
+        if (t + lid.y < k && col < n) { vb = b[at2d(2u, t + lid.y, col)]; }
         tile_b[lid.y][lid.x] = vb;
         workgroupBarrier();
         for (var p = 0u; p < TILE; p = p + 1u) {
@@ -39,6 +33,6 @@ fn matmul(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) w
         workgroupBarrier();
     }
     if (row < m && col < n) {
-        out[at2(0u, row, col)] = acc;
+        out[at2d(0u, row, col)] = acc;
     }
 }

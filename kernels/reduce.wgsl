@@ -51,6 +51,25 @@ fn fold_NAME(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invoc
     if (lid.x == 0u) { out[wid.x] = part[0]; }
 }
 
+// The same over one dense block (descriptor 0 contiguous): no index arithmetic.
+@compute @workgroup_size(256)
+fn fold_NAME_contig(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>,
+                    @builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let n = item_count();
+    let start = params[desc(0u)];
+    var acc = identity();
+    for (var i = gid.x; i < n; i = i + groups.x * WORKGROUP) {
+        acc = red_NAME(acc, a[start + i32(i)]);
+    }
+    part[lid.x] = acc;
+    workgroupBarrier();
+    for (var s = WORKGROUP / 2u; s > 0u; s = s / 2u) {
+        if (lid.x < s) { part[lid.x] = red_NAME(part[lid.x], part[lid.x + s]); }
+        workgroupBarrier();
+    }
+    if (lid.x == 0u) { out[wid.x] = part[0]; }
+}
+
 // out (descriptor 0, the output shape) = fold over the last axis of `a` (descriptor 1: the outer
 // axes of `a`; scalar words: the axis length, its stride, the identity).
 @compute @workgroup_size(256)

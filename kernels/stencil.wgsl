@@ -23,3 +23,18 @@ fn stencil(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroup
     }
     out[offset_of(0u, i)] = acc;
 }
+
+// A 2D output region: thread (c, r) of a 2D dispatch.
+@compute @workgroup_size(256)
+fn stencil_2d(@builtin(global_invocation_id) gid: vec3<u32>) {
+    if (!inside2d(0u, gid.y, gid.x)) { return; }
+    let centre = at2d(1u, gid.y, gid.x);
+    let taps = u32(params[scalar_word(2u, 0u)]);
+    var acc = ELEM(0);
+    for (var t = 0u; t < taps; t = t + 1u) {
+        let delta = params[scalar_word(2u, 1u + t)];
+        let weight = bitcast<ELEM>(params[scalar_word(2u, 1u + MAX_TAPS + t)]);
+        acc = acc + weight * a[centre + delta];
+    }
+    out[at2d(0u, gid.y, gid.x)] = acc;
+}

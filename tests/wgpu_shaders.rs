@@ -17,6 +17,7 @@ fn expected(family: &str, float: bool) -> Vec<String> {
                     names.push(format!("{form}_{op}"));
                 }
                 names.push(format!("binary_{op}_contig"));
+                names.push(format!("binary_{op}_2d"));
             }
             names.push("unary_neg".into());
             if float {
@@ -28,16 +29,17 @@ fn expected(family: &str, float: bool) -> Vec<String> {
                 }
             }
         }
-        "copy" => names.extend(["fill".to_string(), "copy".to_string()]),
+        "copy" => names.extend(["fill".to_string(), "copy".to_string(), "copy_2d".to_string()]),
         "reduce" => {
             for op in ["sum", "product", "min", "max"] {
                 names.push(format!("fold_{op}"));
+                names.push(format!("fold_{op}_contig"));
                 names.push(format!("fold_axis_{op}"));
             }
             names.extend(["argmin".to_string(), "argmax".to_string()]);
         }
         "matmul" => names.push("matmul".into()),
-        "stencil" => names.push("stencil".into()),
+        "stencil" => names.extend(["stencil".to_string(), "stencil_2d".to_string()]),
         other => panic!("no expectations for {other}"),
     }
     names

@@ -66,6 +66,58 @@ fn words<T: Pod, const N: usize>(d: &Desc<Wgpu, T, N>) -> Result<[i32; 18]> {
     Ok(w)
 }
 
+/// The rank-2 form of an operand whose axes before the last two all have length 1 (what axis
+/// merging leaves of most strided operands): its descriptor words with rank 2.
+fn words_2d<T: Pod, const N: usize>(d: &Desc<Wgpu, T, N>) -> Result<Option<[i32; 18]>> {
+    if N == 0 || d.shape[..N.saturating_sub(2)].iter().any(|&n| n != 1) {
+        return Ok(None);
+    }
+    let (rows, sr) = if N >= 2 { (d.shape[N - 2], d.strides[N - 2]) } else { (1, 0) };
+    let mut w = [0i32; 18];
+    w[0] = to_i32("an element offset", d.handle.offset)?;
+    w[1] = 2;
+    w[2] = to_i32("an axis length", rows)?;
+    w[3] = to_i32("an axis length", d.shape[N - 1])?;
+    w[10] = to_i32("a stride", sr)?;
+    w[11] = to_i32("a stride", d.strides[N - 1])?;
+    Ok(Some(w))
+}
+
+/// The 2D dispatch of a rank-2 shape (rows, columns): (columns / 256, rows) workgroups, when both
+/// fit a dispatch.
+fn groups_2d(w: &[i32; 18]) -> Option<(u32, u32)> {
+    let (rows, cols) = (w[2] as usize, w[3] as usize);
+    let x = cols.div_ceil(256).max(1);
+    (x <= 65_535 && (1..=65_535).contains(&rows)).then_some((x as u32, rows as u32))
+}
+
+/// Dispatches the 2D entry point `entry` over the rank-2 forms of `descs` (the first being the
+/// output, whose shape they share), when every operand has one and the shape fits a 2D dispatch;
+/// `Ok(false)` otherwise.
+#[allow(clippy::too_many_arguments)]
+fn try_2d<T: Pod, const N: usize, const D: usize>(
+    dev: &WgpuDevice,
+    fam: &'static Family,
+    t: &'static str,
+    entry: &str,
+    descs: [&Desc<Wgpu, T, N>; D],
+    scalars: &[i32],
+    bindings: &[(u32, &wgpu::Buffer)],
+) -> Result<bool> {
+    let mut words_of = [[0i32; 18]; D];
+    for (w, d) in words_of.iter_mut().zip(descs) {
+        match words_2d(d)? {
+            Some(two) => *w = two,
+            None => return Ok(false),
+        }
+    }
+    let Some(groups) = groups_2d(&words_of[0]) else { return Ok(false) };
+    let p = params(descs[0].len(), words_of, scalars)?;
+    let pipeline = dev.pipeline(fam, t, entry)?;
+    dev.dispatch(entry, &pipeline, bindings, &p, groups)?;
+    Ok(true)
+}
+
 /// The parameter block: item count, descriptors, scalars.
 fn params<const D: usize>(n: usize, descs: [[i32; 18]; D], scalars: &[i32]) -> Result<Vec<i32>> {
     let mut p = Vec::with_capacity(1 + 18 * D + scalars.len());
@@ -286,6 +338,9 @@ unsafe impl CopyKernels for Wgpu {
                 dev.queue().submit([encoder.finish()]);
             });
         }
+        if try_2d(dev, family("copy"), t, "copy_2d", [&dst, &src], &[], &[(0, bd), (1, bs)])? {
+            return Ok(());
+        }
         let p = params(n, [words(&dst)?, words(&src)?], &[])?;
         run(dev, family("copy"), t, "copy", n, &[(0, bd), (1, bs)], &p)
     }
@@ -387,15 +442,24 @@ unsafe impl ReduceKernels for Wgpu {
     ) -> Result<T> {
         let t = elem::<T>(Op::NAME)?;
         let identity = bits(fold_identity::<T>(Op::NAME)?);
-        let entry = format!("fold_{}", Op::NAME);
+        let entry = format!("fold_{}_contig", Op::NAME);
         let pipeline = dev.pipeline(family("reduce"), t, &entry)?;
-        // Pass 1 over `a`, then passes over the partials until one is left.
+        // Pass 1 over `a` (strided or dense), then dense passes over the partials until one is
+        // left.
         let mut n = a.len();
         let mut groups = reduction_groups(n);
         let mut partial = WgpuBuffer::<T>::allocate(*dev, Op::NAME, groups)?;
+        let first = if a.is_contiguous() { entry.clone() } else { format!("fold_{}", Op::NAME) };
+        let first_pipeline = dev.pipeline(family("reduce"), t, &first)?;
         let p = params(n, [words(&a)?], &[identity])?;
         // SAFETY: `a` is live (the trait's contract).
-        dev.dispatch(&entry, &pipeline, &[(0, partial.raw()), (1, unsafe { buffer(&a) })], &p, (groups as u32, 1))?;
+        dev.dispatch(
+            &first,
+            &first_pipeline,
+            &[(0, partial.raw()), (1, unsafe { buffer(&a) })],
+            &p,
+            (groups as u32, 1),
+        )?;
         while groups > 1 {
             n = groups;
             groups = reduction_groups(n);
@@ -530,9 +594,12 @@ unsafe impl StencilKernels for Wgpu {
                 "a stencil's input and output are views of one buffer; WebGPU cannot bind it for reading and writing at once: apply it between two arrays".into(),
             ));
         }
-        let p = params(n, [words(&out)?, words(&input)?], &scalars)?;
         // SAFETY: the operands are live and in different buffers.
         let (bo, bi) = unsafe { (buffer(&out), buffer(&input)) };
+        if try_2d(dev, family("stencil"), t, "stencil_2d", [&out, &input], &scalars, &[(0, bo), (1, bi)])? {
+            return Ok(());
+        }
+        let p = params(n, [words(&out)?, words(&input)?], &scalars)?;
         run(dev, family("stencil"), t, "stencil", n, &[(0, bo), (1, bi)], &p)
     }
 }
