@@ -4,8 +4,8 @@
 // `<form>_<op>` after the Rust op tokens' NAMEs. `out` is always a buffer of its own (outputs are
 // fresh allocations); the in-place forms bind `out` and read it.
 //
-// Sections between `//@each <names>` (`//@each-float <names>`: floating-point ELEM only) and
-// `//@end` are repeated once per name with NAME replaced, and a `//@float` ... `//@end` section
+// Sections between `//@each <names>` and `//@end` are repeated once per name with NAME replaced
+// (names after a `|` only for floating-point ELEM), and a `//@float` ... `//@end` section
 // is kept for floating-point ELEM only: WGSL has no macros.
 
 @group(0) @binding(0) var<storage, read_write> out: array<ELEM>;
@@ -109,24 +109,7 @@ fn f_ceil(x: ELEM) -> ELEM { return ceil(x); }
 fn f_round(x: ELEM) -> ELEM { return sign(x) * floor(abs(x) + ELEM(0.5)); }
 //@end
 
-//@each-float abs sqrt exp ln log10 sin cos tan tanh floor ceil round
-@compute @workgroup_size(256)
-fn unary_NAME(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
-    let i = flat_index(gid, groups);
-    if (i >= item_count()) { return; }
-    out[offset_of(0u, i)] = f_NAME(a[offset_of(1u, i)]);
-}
-
-@compute @workgroup_size(256)
-fn update_unary_NAME(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
-    let i = flat_index(gid, groups);
-    if (i >= item_count()) { return; }
-    let at = offset_of(0u, i);
-    out[at] = f_NAME(out[at]);
-}
-//@end
-
-//@each neg
+//@each neg | abs sqrt exp ln log10 sin cos tan tanh floor ceil round
 @compute @workgroup_size(256)
 fn unary_NAME(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
     let i = flat_index(gid, groups);

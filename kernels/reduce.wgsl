@@ -34,6 +34,17 @@ fn identity() -> ELEM {
 }
 
 //@each sum product min max
+// Folds the workgroup's per-thread values through workgroup memory into out[workgroup].
+fn finish_NAME(acc: ELEM, lid: u32, wid: u32) {
+    part[lid] = acc;
+    workgroupBarrier();
+    for (var s = WORKGROUP / 2u; s > 0u; s = s / 2u) {
+        if (lid < s) { part[lid] = red_NAME(part[lid], part[lid + s]); }
+        workgroupBarrier();
+    }
+    if (lid == 0u) { out[wid] = part[0]; }
+}
+
 @compute @workgroup_size(256)
 fn fold_NAME(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>,
              @builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
@@ -42,13 +53,7 @@ fn fold_NAME(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invoc
     for (var i = gid.x; i < n; i = i + groups.x * WORKGROUP) {
         acc = red_NAME(acc, a[offset_of(0u, i)]);
     }
-    part[lid.x] = acc;
-    workgroupBarrier();
-    for (var s = WORKGROUP / 2u; s > 0u; s = s / 2u) {
-        if (lid.x < s) { part[lid.x] = red_NAME(part[lid.x], part[lid.x + s]); }
-        workgroupBarrier();
-    }
-    if (lid.x == 0u) { out[wid.x] = part[0]; }
+    finish_NAME(acc, lid.x, wid.x);
 }
 
 // The same over one dense block (descriptor 0 contiguous): no index arithmetic.
@@ -61,13 +66,7 @@ fn fold_NAME_contig(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(loca
     for (var i = gid.x; i < n; i = i + groups.x * WORKGROUP) {
         acc = red_NAME(acc, a[start + i32(i)]);
     }
-    part[lid.x] = acc;
-    workgroupBarrier();
-    for (var s = WORKGROUP / 2u; s > 0u; s = s / 2u) {
-        if (lid.x < s) { part[lid.x] = red_NAME(part[lid.x], part[lid.x + s]); }
-        workgroupBarrier();
-    }
-    if (lid.x == 0u) { out[wid.x] = part[0]; }
+    finish_NAME(acc, lid.x, wid.x);
 }
 
 // out (descriptor 0, the output shape) = fold over the last axis of `a` (descriptor 1: the outer

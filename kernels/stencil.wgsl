@@ -9,11 +9,8 @@
 
 const MAX_TAPS: u32 = 32u;
 
-@compute @workgroup_size(256)
-fn stencil(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
-    let i = flat_index(gid, groups);
-    if (i >= item_count()) { return; }
-    let centre = offset_of(1u, i);
+// The weighted sum of the taps around input element `centre`, in tap order.
+fn taps_at(centre: i32) -> ELEM {
     let taps = u32(params[scalar_word(2u, 0u)]);
     var acc = ELEM(0);
     for (var t = 0u; t < taps; t = t + 1u) {
@@ -21,20 +18,19 @@ fn stencil(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroup
         let weight = bitcast<ELEM>(params[scalar_word(2u, 1u + MAX_TAPS + t)]);
         acc = acc + weight * a[centre + delta];
     }
-    out[offset_of(0u, i)] = acc;
+    return acc;
+}
+
+@compute @workgroup_size(256)
+fn stencil(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let i = flat_index(gid, groups);
+    if (i >= item_count()) { return; }
+    out[offset_of(0u, i)] = taps_at(offset_of(1u, i));
 }
 
 // A 2D output region: thread (c, r) of a 2D dispatch.
 @compute @workgroup_size(256)
 fn stencil_2d(@builtin(global_invocation_id) gid: vec3<u32>) {
     if (!inside2d(0u, gid.y, gid.x)) { return; }
-    let centre = at2d(1u, gid.y, gid.x);
-    let taps = u32(params[scalar_word(2u, 0u)]);
-    var acc = ELEM(0);
-    for (var t = 0u; t < taps; t = t + 1u) {
-        let delta = params[scalar_word(2u, 1u + t)];
-        let weight = bitcast<ELEM>(params[scalar_word(2u, 1u + MAX_TAPS + t)]);
-        acc = acc + weight * a[centre + delta];
-    }
-    out[at2d(0u, gid.y, gid.x)] = acc;
+    out[at2d(0u, gid.y, gid.x)] = taps_at(at2d(1u, gid.y, gid.x));
 }

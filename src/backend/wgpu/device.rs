@@ -138,21 +138,7 @@ impl WgpuDevice {
             return Ok(p.clone());
         }
         let source = shaders::source(family, elem)?;
-        let device = &self.0.device;
-        let pipeline = self.checked(&format!("building {}.wgsl ({elem}) entry {entry}", family.name), || {
-            let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-                label: Some(family.name),
-                source: wgpu::ShaderSource::Wgsl(source.into()),
-            });
-            device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                label: Some(entry),
-                layout: None,
-                module: &module,
-                entry_point: Some(entry),
-                compilation_options: Default::default(),
-                cache: None,
-            })
-        })?;
+        let pipeline = self.build(&format!("building {}.wgsl ({elem}) entry {entry}", family.name), &source, entry)?;
         self.0.pipelines.lock().unwrap_or_else(|e| e.into_inner()).insert(key, pipeline.clone());
         Ok(pipeline)
     }
@@ -163,10 +149,15 @@ impl WgpuDevice {
     ///
     /// `Error::Device` with wgpu's message when the shader is rejected.
     pub(crate) fn user_pipeline(&self, source: &str, entry: &str) -> Result<wgpu::ComputePipeline> {
+        self.build("building a user shader", source, entry)
+    }
+
+    /// Compiles WGSL `source` and builds the pipeline of its entry point `entry`.
+    fn build(&self, what: &str, source: &str, entry: &str) -> Result<wgpu::ComputePipeline> {
         let device = &self.0.device;
-        self.checked("building a user shader", || {
+        self.checked(what, || {
             let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-                label: Some("cnda user shader"),
+                label: Some(entry),
                 source: wgpu::ShaderSource::Wgsl(source.into()),
             });
             device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {

@@ -453,13 +453,8 @@ unsafe impl ReduceKernels for Wgpu {
         let first_pipeline = dev.pipeline(family("reduce"), t, &first)?;
         let p = params(n, [words(&a)?], &[identity])?;
         // SAFETY: `a` is live (the trait's contract).
-        dev.dispatch(
-            &first,
-            &first_pipeline,
-            &[(0, partial.raw()), (1, unsafe { buffer(&a) })],
-            &p,
-            (groups as u32, 1),
-        )?;
+        let ba = unsafe { buffer(&a) };
+        dev.dispatch(&first, &first_pipeline, &[(0, partial.raw()), (1, ba)], &p, (groups as u32, 1))?;
         while groups > 1 {
             n = groups;
             groups = reduction_groups(n);

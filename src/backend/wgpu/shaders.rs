@@ -37,7 +37,7 @@ pub(crate) fn family(name: &str) -> &'static Family {
 }
 
 /// `text` with its `//@each` / `//@each-float` / `//@float` sections expanded for a floating-point
-/// (`float`) or integer element type.
+/// (`float`) or integer element type (in an `//@each` list, names after a `|` are float-only).
 fn expand(text: &str, float: bool) -> String {
     let mut out = String::with_capacity(text.len() * 4);
     let mut lines = text.lines();
@@ -64,7 +64,10 @@ fn expand(text: &str, float: bool) -> String {
         if names.trim().is_empty() {
             out.push_str(&body);
         } else {
-            for name in names.split_whitespace() {
+            // Names after a `|` are for floating-point element types only.
+            let (all, floats) = names.split_once('|').unwrap_or((names, ""));
+            let chosen = all.split_whitespace().chain(floats.split_whitespace().filter(|_| float));
+            for name in chosen {
                 out.push_str(&body.replace("NAME", name));
             }
         }
@@ -115,8 +118,8 @@ mod tests {
 
     #[test]
     fn sections_expand_per_name_and_per_kind() {
-        let text = "a\n//@each x y\nfn f_NAME() {}\n//@end\n//@each-float p\nfn g_NAME() {}\n//@end\n//@float\nfloat only\n//@end\nz\n";
-        assert_eq!(expand(text, true), "a\nfn f_x() {}\nfn f_y() {}\nfn g_p() {}\nfloat only\nz\n");
+        let text = "a\n//@each x y | q\nfn f_NAME() {}\n//@end\n//@each-float p\nfn g_NAME() {}\n//@end\n//@float\nfloat only\n//@end\nz\n";
+        assert_eq!(expand(text, true), "a\nfn f_x() {}\nfn f_y() {}\nfn f_q() {}\nfn g_p() {}\nfloat only\nz\n");
         assert_eq!(expand(text, false), "a\nfn f_x() {}\nfn f_y() {}\nz\n");
     }
 }
