@@ -218,11 +218,14 @@ unsafe impl ElementwiseKernels for Wgpu {
         let p = params(n, [words(&out)?, words(&a)?, words(&b)?], &[])?;
         // SAFETY: the operands are live (the trait's contract).
         let (bo, ba, bb) = unsafe { (buffer(&out), buffer(&a), buffer(&b)) };
-        let contiguous = [out.is_contiguous(), a.is_contiguous(), b.is_contiguous()] == [true; 3]
-            && a.shape == out.shape
-            && b.shape == out.shape;
-        let entry = if contiguous { format!("binary_{}_contig", Op::NAME) } else { format!("binary_{}", Op::NAME) };
-        run(dev, family("elementwise"), t, &entry, n, &[(0, bo), (1, ba), (2, bb)], &p)
+        let bindings = [(0, bo), (1, ba), (2, bb)];
+        if [out.is_contiguous(), a.is_contiguous(), b.is_contiguous()] == [true; 3] {
+            return run(dev, family("elementwise"), t, &format!("binary_{}_contig", Op::NAME), n, &bindings, &p);
+        }
+        if try_2d(dev, family("elementwise"), t, &format!("binary_{}_2d", Op::NAME), [&out, &a, &b], &[], &bindings)? {
+            return Ok(());
+        }
+        run(dev, family("elementwise"), t, &format!("binary_{}", Op::NAME), n, &bindings, &p)
     }
 
     unsafe fn unary<T: Pod, Op: UnaryOp<T>, const N: usize>(
