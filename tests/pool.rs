@@ -128,3 +128,23 @@ fn ops_on_pooled_arrays_allocate_their_outputs_from_the_pool() {
     drop(pool);
     assert!(matches!((&a + 1.0).allocator(), CpuAlloc::System));
 }
+
+#[test]
+fn host_copies_into_a_pool_and_between_host_allocators() {
+    let pool = Pool::new();
+    let a = Array::from_fn([6, 5], |[i, j]| (i * 5 + j) as i32);
+    // Any view to a pool, through `to_backend` (the host is a backend like the others).
+    let t = a.t().to_backend(&pool);
+    assert_eq!(t, a.t().to_owned());
+    assert!(matches!(t.allocator(), CpuAlloc::Pool(_)));
+    let stepped = a.slice(s![..;-2, 1..]).to_device(&pool);
+    assert_eq!(stepped, a.slice(s![..;-2, 1..]).to_owned());
+    // `to_owned_in` copies into a chosen allocator of the same backend.
+    let copy = a.t().to_owned_in(&pool);
+    assert_eq!(copy, t);
+    assert_eq!(pool.stats().allocations, 3);
+    // `to_host` of a host array is a plain copy; `to_backend(&Cpu)` one from the system.
+    assert_eq!(t.to_host(), t);
+    assert!(matches!(t.to_backend(&Cpu).allocator(), CpuAlloc::System));
+    assert_eq!(pool.stats().allocations, 3);
+}

@@ -20,6 +20,7 @@ mod alloc;
 pub mod cpu;
 #[cfg(feature = "cuda")]
 pub mod cuda;
+mod device_alloc;
 pub mod transfer;
 #[cfg(feature = "wgpu")]
 pub mod wgpu;
@@ -31,6 +32,7 @@ use crate::element::Pod;
 pub(crate) use alloc::init_buffer;
 pub use alloc::Allocator;
 pub use cpu::Cpu;
+pub use device_alloc::{DeviceAlloc, PooledDevice};
 
 /// A place where array elements live.
 pub trait Backend: Copy + Default + Debug + Send + Sync + 'static {

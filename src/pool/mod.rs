@@ -120,6 +120,11 @@ impl<S: BlockSource> Pool<S> {
         Pool { inner: Arc::new(PoolInner { source, state: Mutex::new(PoolState { free, stats }), cap }) }
     }
 
+    /// The source of the pool's blocks (a device, for a device pool).
+    pub(crate) fn source(&self) -> &S {
+        &self.inner.source
+    }
+
     /// A snapshot of the statistics.
     pub fn stats(&self) -> PoolStats {
         self.inner.lock().stats.clone()

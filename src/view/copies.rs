@@ -2,7 +2,7 @@
 //! and `assign()` with broadcasting. The element loops live in `copy.rs`.
 
 use crate::array::Array;
-use crate::backend::{Cpu, HostAccessible};
+use crate::backend::{Allocator, Cpu, HostAccessible};
 use crate::check::BoundsCheck;
 use crate::element::Pod;
 use crate::error::or_panic;
@@ -297,6 +297,28 @@ macro_rules! copies {
             /// `Error::Alloc` when the copy cannot be allocated.
             pub fn try_to_owned(&self) -> Result<Array<T, N, B, RowMajor, C>> {
                 self.try_to_layout::<RowMajor>()
+            }
+
+            /// A row-major, owned copy from allocator `alloc` of the same backend (a pool, say),
+            /// made where the elements are: on their device, never through the host.
+            ///
+            /// # Panics
+            ///
+            /// When the copy cannot be allocated, or `alloc` is on another device.
+            #[track_caller]
+            pub fn to_owned_in(&self, alloc: &impl Allocator<B>) -> Array<T, N, B, RowMajor, C> {
+                or_panic(self.try_to_owned_in(alloc))
+            }
+
+            /// [`to_owned_in`](Self::to_owned_in), returning the error instead of panicking.
+            ///
+            /// # Errors
+            ///
+            /// `Error::Alloc` when the copy cannot be allocated; `Error::DeviceMismatch` when
+            /// `alloc` is on another device than the elements.
+            pub fn try_to_owned_in(&self, alloc: &impl Allocator<B>) -> Result<Array<T, N, B, RowMajor, C>> {
+                // SAFETY: live elements, borrowed shared for the call.
+                unsafe { fill_copy::to_layout(alloc, self.desc()) }
             }
         }
     )*};

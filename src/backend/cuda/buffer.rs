@@ -5,17 +5,29 @@ use core::marker::PhantomData;
 
 use cudarc::driver::CudaSlice;
 
-use super::device::CudaDevice;
+use super::device::{device_error, CudaDevice};
+use crate::backend::DeviceAlloc;
 use crate::element::Pod;
 use crate::error::{Error, Result};
+use crate::pool::Lease;
 
-/// Device memory holding `len` elements of `T`, freed (in stream order) when dropped.
+/// Device memory holding `len` elements of `T`, freed (in stream order) when dropped, or given
+/// back to its pool.
 pub struct CudaBuffer<T> {
-    /// The allocation, `None` for no element (nothing is allocated then).
-    memory: Option<CudaSlice<u8>>,
+    memory: Memory,
     len: usize,
     device: CudaDevice,
     element: PhantomData<T>,
+}
+
+/// Where a buffer's memory came from.
+enum Memory {
+    /// No element: nothing is allocated.
+    Empty,
+    /// An allocation of its own.
+    Owned(CudaSlice<u8>),
+    /// A block on loan from a pool.
+    Leased(Lease<CudaDevice>),
 }
 
 impl<T> core::fmt::Debug for CudaBuffer<T> {
@@ -64,7 +76,7 @@ impl<T: Pod> CudaBuffer<T> {
             elem_size: size,
         })?;
         let memory = if bytes == 0 {
-            None
+            Memory::Empty
         } else {
             let stream = device.stream();
             let slice = if zeroed {
@@ -74,13 +86,43 @@ impl<T: Pod> CudaBuffer<T> {
                 // (the `Allocator::try_alloc_for_overwrite` contract).
                 unsafe { stream.alloc::<u8>(bytes) }
             };
-            Some(slice.map_err(|e| Error::Alloc {
+            Memory::Owned(slice.map_err(|e| Error::Alloc {
                 op,
                 bytes,
                 reason: format!("CUDA device {}: {e:?}", device.ordinal()),
             })?)
         };
         Ok(CudaBuffer { memory, len, device, element: PhantomData })
+    }
+
+    /// `len` elements over a block leased from a pool of `device` (at least `len` elements
+    /// long), zeroed in stream order when asked.
+    pub(crate) fn leased(device: CudaDevice, lease: Lease<CudaDevice>, len: usize, zeroed: bool) -> Result<Self> {
+        let buffer = CudaBuffer { memory: Memory::Leased(lease), len, device, element: PhantomData };
+        if zeroed && len > 0 {
+            device.bind()?;
+            // SAFETY: the block is live (the buffer holds its lease) and at least `len` elements
+            // long; the memset is ordered on the device's stream before any later use.
+            unsafe {
+                cudarc::driver::result::memset_d8_async(
+                    buffer.addr(),
+                    0,
+                    len * core::mem::size_of::<T>(),
+                    device.stream().cu_stream(),
+                )
+            }
+            .map_err(|e| device_error(format!("zeroing a pooled block: {e:?}")))?;
+        }
+        Ok(buffer)
+    }
+
+    /// The allocator the buffer came from: its pool while that lives, else its device.
+    pub(crate) fn allocator(&self) -> DeviceAlloc<CudaDevice> {
+        let lease = match &self.memory {
+            Memory::Leased(lease) => Some(lease),
+            _ => None,
+        };
+        DeviceAlloc::of_lease(self.device, lease)
     }
 
     /// The number of elements.
@@ -100,15 +142,14 @@ impl<T: Pod> CudaBuffer<T> {
 
     /// The device address of the first element (0 for an empty buffer).
     pub(crate) fn addr(&self) -> u64 {
-        match &self.memory {
-            // The raw address; kernels and copies on the device's one stream are ordered after
-            // the allocation, and the free on drop after them.
-            Some(slice) => {
-                let (addr, _sync) = cudarc::driver::DevicePtr::device_ptr(slice, self.device.stream());
-                addr
-            }
-            None => 0,
-        }
+        // The raw address; kernels and copies on the device's one stream are ordered after the
+        // allocation, and the free (or the pool's reuse) on drop after them.
+        let slice = match &self.memory {
+            Memory::Empty => return 0,
+            Memory::Owned(slice) => slice,
+            Memory::Leased(lease) => lease.block(),
+        };
+        cudarc::driver::DevicePtr::device_ptr(slice, self.device.stream()).0
     }
 
     /// The handle of element `offset`.

@@ -28,9 +28,12 @@ pub use buffer::{CudaBuffer, CudaPtr};
 pub use device::CudaDevice;
 pub use user::{check_expression, CudaStencil2};
 
-use super::{Allocator, Backend};
+use cudarc::driver::CudaSlice;
+
+use super::{Allocator, Backend, DeviceAlloc, PooledDevice};
 use crate::element::Pod;
-use crate::error::Result;
+use crate::error::{Error, Result};
+use crate::pool::{BlockSource, Lease};
 
 /// The CUDA backend: arrays in GPU memory, ops as kernels on the device's stream.
 #[derive(Clone, Copy, Debug, Default)]
@@ -41,7 +44,7 @@ impl Backend for Cuda {
     type Device = CudaDevice;
     type Buffer<T: Pod> = CudaBuffer<T>;
     type Handle<T: Pod> = CudaPtr<T>;
-    type Alloc = CudaDevice;
+    type Alloc = DeviceAlloc<CudaDevice>;
 
     fn handle<T: Pod>(buf: &CudaBuffer<T>, offset: isize) -> CudaPtr<T> {
         buf.handle(offset)
@@ -59,12 +62,12 @@ impl Backend for Cuda {
         handle.device
     }
 
-    fn allocator_of<T: Pod>(buf: &CudaBuffer<T>) -> CudaDevice {
-        buf.device()
+    fn allocator_of<T: Pod>(buf: &CudaBuffer<T>) -> DeviceAlloc<CudaDevice> {
+        buf.allocator()
     }
 
-    fn allocator_of_handle<T: Pod>(handle: CudaPtr<T>) -> CudaDevice {
-        handle.device
+    fn allocator_of_handle<T: Pod>(handle: CudaPtr<T>) -> DeviceAlloc<CudaDevice> {
+        DeviceAlloc::Device(handle.device)
     }
 }
 
@@ -81,5 +84,45 @@ unsafe impl Allocator<Cuda> for CudaDevice {
 
     unsafe fn try_alloc_for_overwrite<T: Pod>(&self, op: &'static str, len: usize) -> Result<CudaBuffer<T>> {
         CudaBuffer::allocate(*self, op, len, false)
+    }
+}
+
+/// Pools of device memory (`Pool::for_device(&dev)`): blocks are device allocations, freed in
+/// stream order. Reusing a block needs no synchronization: all of cnda's work on a device is
+/// ordered on its one stream, so whatever read the block before is queued before its next use.
+impl BlockSource for CudaDevice {
+    type Backend = Cuda;
+    type Block = CudaSlice<u8>;
+
+    fn alloc_block(&self, op: &'static str, bytes: usize) -> Result<CudaSlice<u8>> {
+        // SAFETY: pooled blocks are written before they are read (zeroed for `zeros_in`, written
+        // in full by kernels otherwise: the `Allocator` contract).
+        unsafe { self.stream().alloc::<u8>(bytes) }.map_err(|e| Error::Alloc {
+            op,
+            bytes,
+            reason: format!("CUDA device {} (pooled block): {e:?}", self.ordinal()),
+        })
+    }
+
+    unsafe fn free_block(&self, block: CudaSlice<u8>, _bytes: usize) {
+        drop(block);
+    }
+
+    unsafe fn free_orphan(block: CudaSlice<u8>, _bytes: usize) {
+        drop(block);
+    }
+}
+
+// SAFETY: `CudaBuffer::leased` makes exactly `len` elements over the lease's block, zeroed in
+// stream order when asked, and holds the lease until it drops.
+unsafe impl PooledDevice for CudaDevice {
+    fn leased_buffer<T: Pod>(
+        &self,
+        _op: &'static str,
+        lease: Lease<CudaDevice>,
+        len: usize,
+        zeroed: bool,
+    ) -> Result<CudaBuffer<T>> {
+        CudaBuffer::leased(*self, lease, len, zeroed)
     }
 }

@@ -1,32 +1,27 @@
 //! Host-device copies for CUDA: the two bulk copies the generic transfers
-//! (`backend/transfer.rs`: `to_device`, `to_host`) need.
+//! (`backend/transfer.rs`: `to_device`, `to_host`, `to_backend`) need.
 
 use super::device::device_error;
-use super::{Cuda, CudaDevice};
+use super::{Cuda, CudaBuffer};
 use crate::array::Array;
-use crate::backend::transfer::{Download, Upload};
-use crate::backend::Allocator;
+use crate::backend::transfer::{Download, WriteFromHost};
 use crate::element::Pod;
 use crate::error::Result;
 use crate::ops::desc::Desc;
 
-impl Upload for CudaDevice {
-    type Target = Cuda;
-
-    fn try_upload<T: Pod, const N: usize>(&self, data: &[T], shape: [usize; N]) -> Result<Array<T, N, Cuda>> {
-        // SAFETY: the copy below writes every element before anything can read one.
-        let buffer = unsafe { self.try_alloc_for_overwrite("to_device", data.len()) }?;
-        let out = Array::<T, N, Cuda>::from_buffer_in(buffer, shape);
-        if !data.is_empty() {
-            self.bind()?;
-            // SAFETY: `out` owns `data.len()` elements of device memory at this address; pageable
-            // host memory is staged by the driver before the call returns.
-            unsafe {
-                cudarc::driver::result::memcpy_htod_async(out.desc().handle.addr, data, self.stream().cu_stream())
-            }
-            .map_err(|e| device_error(format!("to_device: {e:?}")))?;
+// SAFETY: the copy of all of `data` is queued on the device's stream, ordered before any later
+// work there; pageable host memory is staged by the driver before the call returns.
+unsafe impl WriteFromHost for Cuda {
+    unsafe fn try_write_from_host<T: Pod>(buf: &mut CudaBuffer<T>, data: &[T]) -> Result<()> {
+        if data.is_empty() {
+            return Ok(());
         }
-        Ok(out)
+        let dev = buf.device();
+        dev.bind()?;
+        // SAFETY: `buf` owns `data.len()` elements of device memory at this address (caller's
+        // contract).
+        unsafe { cudarc::driver::result::memcpy_htod_async(buf.addr(), data, dev.stream().cu_stream()) }
+            .map_err(|e| device_error(format!("to_device: {e:?}")))
     }
 }
 

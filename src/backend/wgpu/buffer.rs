@@ -4,17 +4,25 @@
 use core::marker::PhantomData;
 
 use super::device::{device_error, WgpuDevice};
+use crate::backend::DeviceAlloc;
 use crate::element::Pod;
 use crate::error::{Error, Result};
+use crate::pool::Lease;
 
 /// A device storage buffer holding `len` elements of `T` (its byte size rounded up to 4, as
-/// WebGPU copies require), zero-initialized by WebGPU.
+/// WebGPU copies require), zero-initialized by WebGPU, or a block on loan from a pool.
 pub struct WgpuBuffer<T> {
-    /// Boxed so the handles' pointers to it stay valid when the buffer value moves.
-    buffer: Box<wgpu::Buffer>,
+    memory: Memory,
     len: usize,
     device: WgpuDevice,
     element: PhantomData<T>,
+}
+
+/// Where a buffer's storage came from. Boxed either way, so the handles' pointers to the
+/// `wgpu::Buffer` stay valid when the buffer value (or the lease) moves.
+enum Memory {
+    Owned(Box<wgpu::Buffer>),
+    Leased(Lease<WgpuDevice>),
 }
 
 impl<T> core::fmt::Debug for WgpuBuffer<T> {
@@ -59,24 +67,38 @@ impl<T: Pod> WgpuBuffer<T> {
             shape: vec![len],
             elem_size: size,
         })?;
-        let padded = (bytes.max(4) as u64).next_multiple_of(4);
-        if padded > device.max_binding_bytes() {
-            return Err(device_error(format!(
-                "{op}: an array of {bytes} bytes exceeds the largest buffer the adapter ({}) can bind, {} bytes; split the array or use the Cpu backend",
-                device.adapter(),
-                device.max_binding_bytes()
-            )));
+        let buffer = storage_buffer(device, op, bytes)?;
+        Ok(WgpuBuffer { memory: Memory::Owned(buffer), len, device, element: PhantomData })
+    }
+
+    /// `len` elements over a block leased from a pool of `device` (at least `len` elements
+    /// long), cleared on the queue when asked.
+    pub(crate) fn leased(
+        device: WgpuDevice,
+        op: &'static str,
+        lease: Lease<WgpuDevice>,
+        len: usize,
+        zeroed: bool,
+    ) -> Result<Self> {
+        let buffer = WgpuBuffer { memory: Memory::Leased(lease), len, device, element: PhantomData };
+        if zeroed {
+            let bytes = ((len * core::mem::size_of::<T>()).max(4) as u64).next_multiple_of(4);
+            device.checked(op, || {
+                let mut encoder = device.device().create_command_encoder(&wgpu::CommandEncoderDescriptor::default());
+                encoder.clear_buffer(buffer.raw(), 0, Some(bytes));
+                device.queue().submit([encoder.finish()]);
+            })?;
         }
-        let buffer = device.checked(op, || {
-            device.device().create_buffer(&wgpu::BufferDescriptor {
-                label: None,
-                size: padded,
-                usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
-                mapped_at_creation: false,
-            })
-        });
-        let buffer = buffer.map_err(|e| Error::Alloc { op, bytes, reason: e.to_string() })?;
-        Ok(WgpuBuffer { buffer: Box::new(buffer), len, device, element: PhantomData })
+        Ok(buffer)
+    }
+
+    /// The allocator the buffer came from: its pool while that lives, else its device.
+    pub(crate) fn allocator(&self) -> DeviceAlloc<WgpuDevice> {
+        let lease = match &self.memory {
+            Memory::Leased(lease) => Some(lease),
+            Memory::Owned(_) => None,
+        };
+        DeviceAlloc::of_lease(self.device, lease)
     }
 
     /// The number of elements.
@@ -95,11 +117,36 @@ impl<T: Pod> WgpuBuffer<T> {
     }
 
     pub(crate) fn raw(&self) -> &wgpu::Buffer {
-        &self.buffer
+        match &self.memory {
+            Memory::Owned(buffer) => buffer,
+            Memory::Leased(lease) => lease.block(),
+        }
     }
 
     /// The handle of element `offset`.
     pub(crate) fn handle(&self, offset: isize) -> WgpuPtr<T> {
-        WgpuPtr { buffer: &*self.buffer, offset, device: self.device, element: PhantomData }
+        WgpuPtr { buffer: self.raw(), offset, device: self.device, element: PhantomData }
     }
+}
+
+/// A storage buffer of at least `bytes` bytes (rounded up to 4) on `device`, refused beyond the
+/// adapter's binding limit, which every kernel binds whole buffers under.
+pub(crate) fn storage_buffer(device: WgpuDevice, op: &'static str, bytes: usize) -> Result<Box<wgpu::Buffer>> {
+    let padded = (bytes.max(4) as u64).next_multiple_of(4);
+    if padded > device.max_binding_bytes() {
+        return Err(device_error(format!(
+            "{op}: an array of {bytes} bytes exceeds the largest buffer the adapter ({}) can bind, {} bytes; split the array or use the Cpu backend",
+            device.adapter(),
+            device.max_binding_bytes()
+        )));
+    }
+    let buffer = device.checked(op, || {
+        device.device().create_buffer(&wgpu::BufferDescriptor {
+            label: None,
+            size: padded,
+            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        })
+    });
+    Ok(Box::new(buffer.map_err(|e| Error::Alloc { op, bytes, reason: e.to_string() })?))
 }

@@ -25,9 +25,12 @@ pub use buffer::{WgpuBuffer, WgpuPtr};
 pub use device::WgpuDevice;
 pub use user::WgpuStencil2;
 
-use super::{Allocator, Backend};
+use device::device_error;
+
+use super::{Allocator, Backend, DeviceAlloc, PooledDevice};
 use crate::element::Pod;
 use crate::error::Result;
+use crate::pool::{BlockSource, Lease};
 
 /// The WebGPU backend: arrays in storage buffers, ops as compute shaders on the device's queue.
 #[derive(Clone, Copy, Debug, Default)]
@@ -38,7 +41,7 @@ impl Backend for Wgpu {
     type Device = WgpuDevice;
     type Buffer<T: Pod> = WgpuBuffer<T>;
     type Handle<T: Pod> = WgpuPtr<T>;
-    type Alloc = WgpuDevice;
+    type Alloc = DeviceAlloc<WgpuDevice>;
 
     fn handle<T: Pod>(buf: &WgpuBuffer<T>, offset: isize) -> WgpuPtr<T> {
         buf.handle(offset)
@@ -56,12 +59,12 @@ impl Backend for Wgpu {
         handle.device
     }
 
-    fn allocator_of<T: Pod>(buf: &WgpuBuffer<T>) -> WgpuDevice {
-        buf.device()
+    fn allocator_of<T: Pod>(buf: &WgpuBuffer<T>) -> DeviceAlloc<WgpuDevice> {
+        buf.allocator()
     }
 
-    fn allocator_of_handle<T: Pod>(handle: WgpuPtr<T>) -> WgpuDevice {
-        handle.device
+    fn allocator_of_handle<T: Pod>(handle: WgpuPtr<T>) -> DeviceAlloc<WgpuDevice> {
+        DeviceAlloc::Device(handle.device)
     }
 }
 
@@ -78,5 +81,46 @@ unsafe impl Allocator<Wgpu> for WgpuDevice {
 
     unsafe fn try_alloc_for_overwrite<T: Pod>(&self, op: &'static str, len: usize) -> Result<WgpuBuffer<T>> {
         WgpuBuffer::allocate(*self, op, len)
+    }
+}
+
+/// Pools of device memory (`Pool::for_device(&dev)`): blocks are storage buffers. Reusing one
+/// needs no synchronization: all of cnda's work on the device is submitted to its one queue in
+/// order, so whatever read a block before runs before its next use.
+impl BlockSource for WgpuDevice {
+    type Backend = Wgpu;
+    type Block = Box<wgpu::Buffer>;
+
+    fn alloc_block(&self, op: &'static str, bytes: usize) -> Result<Box<wgpu::Buffer>> {
+        if bytes as u64 > self.max_binding_bytes() {
+            return Err(device_error(format!(
+                "{op}: a pool serves this array from a block of {bytes} bytes (its power-of-two size class), beyond the largest buffer the adapter ({}) can bind, {} bytes; allocate the array from the device itself (`zeros_in(&dev, ..)`)",
+                self.adapter(),
+                self.max_binding_bytes()
+            )));
+        }
+        buffer::storage_buffer(*self, op, bytes)
+    }
+
+    unsafe fn free_block(&self, block: Box<wgpu::Buffer>, _bytes: usize) {
+        drop(block);
+    }
+
+    unsafe fn free_orphan(block: Box<wgpu::Buffer>, _bytes: usize) {
+        drop(block);
+    }
+}
+
+// SAFETY: `WgpuBuffer::leased` makes exactly `len` elements over the lease's block, cleared on
+// the queue when asked, and holds the lease until it drops.
+unsafe impl PooledDevice for WgpuDevice {
+    fn leased_buffer<T: Pod>(
+        &self,
+        op: &'static str,
+        lease: Lease<WgpuDevice>,
+        len: usize,
+        zeroed: bool,
+    ) -> Result<WgpuBuffer<T>> {
+        WgpuBuffer::leased(*self, op, lease, len, zeroed)
     }
 }

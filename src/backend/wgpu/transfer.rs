@@ -1,35 +1,33 @@
 //! Host-device copies for WebGPU: the two bulk copies the generic transfers
-//! (`backend/transfer.rs`: `to_device`, `to_host`) need.
+//! (`backend/transfer.rs`: `to_device`, `to_host`, `to_backend`) need.
 
 use super::launch::read_back;
-use super::{Wgpu, WgpuDevice};
+use super::{Wgpu, WgpuBuffer};
 use crate::array::Array;
-use crate::backend::transfer::{Download, Upload};
-use crate::backend::Allocator;
+use crate::backend::transfer::{Download, WriteFromHost};
 use crate::element::Pod;
 use crate::error::Result;
 use crate::ops::desc::Desc;
 
-impl Upload for WgpuDevice {
-    type Target = Wgpu;
-
-    fn try_upload<T: Pod, const N: usize>(&self, data: &[T], shape: [usize; N]) -> Result<Array<T, N, Wgpu>> {
-        // SAFETY: the write below fills every element before anything can read one.
-        let buffer = unsafe { self.try_alloc_for_overwrite::<T>("to_device", data.len()) }?;
+// SAFETY: `write_buffer` queues the copy of all of `data` (staged by wgpu, so `data` is free
+// when it returns) before any later submission.
+unsafe impl WriteFromHost for Wgpu {
+    unsafe fn try_write_from_host<T: Pod>(buf: &mut WgpuBuffer<T>, data: &[T]) -> Result<()> {
         let bytes: &[u8] = bytemuck::cast_slice(data);
-        if !bytes.is_empty() {
-            // WebGPU copies whole 4-byte words: pad the tail.
-            let mut padded;
-            let words = if bytes.len() % 4 == 0 {
-                bytes
-            } else {
-                padded = bytes.to_vec();
-                padded.resize(bytes.len().next_multiple_of(4), 0);
-                &padded
-            };
-            self.checked("to_device", || self.queue().write_buffer(buffer.raw(), 0, words))?;
+        if bytes.is_empty() {
+            return Ok(());
         }
-        Ok(Array::<T, N, Wgpu>::from_buffer_in(buffer, shape))
+        // WebGPU copies whole 4-byte words: pad the tail.
+        let mut padded;
+        let words = if bytes.len() % 4 == 0 {
+            bytes
+        } else {
+            padded = bytes.to_vec();
+            padded.resize(bytes.len().next_multiple_of(4), 0);
+            &padded
+        };
+        let dev = buf.device();
+        dev.checked("to_device", || dev.queue().write_buffer(buf.raw(), 0, words))
     }
 }
 
