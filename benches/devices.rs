@@ -2,7 +2,8 @@
 //! baseline), elementwise add with a broadcast row, `contiguous()` of a transposed matrix, `sum`,
 //! and one 2D 5-point Jacobi sweep, on an n x n f32 grid (bytes read + written per second, and
 //! each op as a fraction of the copy's bandwidth). Runs on every device that opens: CUDA device 0
-//! (feature `cuda`), the first WebGPU adapter (feature `wgpu`), and the CPU for reference.
+//! (feature `cuda`), the first WebGPU adapter (feature `wgpu`), and the CPU for reference. On
+//! CUDA also `to_device` and `to_host` of the grid, against a raw copy from pinned memory.
 //!
 //! `cargo bench --features cuda,wgpu --bench devices -- [N] [REPEATS]` (N = 4096 by default:
 //! lavapipe binds at most 128 MiB; use 8192 on a GPU).
@@ -22,6 +23,12 @@ trait Bench {
     fn upload(&self, a: &Array<f32, 2>) -> Array<f32, 2, Self::B>;
     fn upload_row(&self, a: &Array<f32, 1>) -> Array<f32, 1, Self::B>;
     fn sync(&self);
+    /// The host-device transfers: `to_device` and `to_host` of `a`, each against the raw
+    /// bandwidth of pinned memory where the backend has such a baseline (median seconds:
+    /// upload, download, and the baseline's).
+    fn transfers(&self, _a: &Array<f32, 2>, _repeats: usize) -> Option<[(&'static str, f64, Option<f64>); 2]> {
+        None
+    }
 }
 
 struct Host;
@@ -55,6 +62,26 @@ impl Bench for CudaDevice {
     fn sync(&self) {
         self.synchronize().expect("the device works");
     }
+    fn transfers(&self, a: &Array<f32, 2>, repeats: usize) -> Option<[(&'static str, f64, Option<f64>); 2]> {
+        let d = a.to_device(self);
+        let up = median(self, repeats, || drop(a.to_device(self)));
+        let down = median(self, repeats, || drop(d.to_host()));
+        // The baseline: the same bytes between cudarc's own pinned host memory and the device.
+        let ctx = cudarc::driver::CudaContext::new(self.ordinal()).expect("the device opened");
+        let stream = ctx.default_stream();
+        // SAFETY: pinned bytes, written below before any read.
+        let mut pinned = unsafe { ctx.alloc_pinned_with_flags::<u8>(a.len() * 4, 0) }.expect("pinned memory");
+        let mut dev = stream.alloc_zeros::<u8>(a.len() * 4).expect("device memory");
+        let pinned_up = median(self, repeats, || {
+            stream.memcpy_htod(&pinned, &mut dev).unwrap();
+            stream.synchronize().unwrap();
+        });
+        let pinned_down = median(self, repeats, || {
+            stream.memcpy_dtoh(&dev, &mut pinned).unwrap();
+            stream.synchronize().unwrap();
+        });
+        Some([("to_device (host to device)", up, Some(pinned_up)), ("to_host (device to host)", down, Some(pinned_down))])
+    }
 }
 
 #[cfg(feature = "wgpu")]
@@ -71,6 +98,12 @@ impl Bench for WgpuDevice {
     }
     fn sync(&self) {
         self.synchronize().expect("the device works");
+    }
+    fn transfers(&self, a: &Array<f32, 2>, repeats: usize) -> Option<[(&'static str, f64, Option<f64>); 2]> {
+        let d = a.to_device(self);
+        let up = median(self, repeats, || drop(a.to_device(self)));
+        let down = median(self, repeats, || drop(d.to_host()));
+        Some([("to_device (host to device)", up, None), ("to_host (device to host)", down, None)])
     }
 }
 
@@ -118,6 +151,14 @@ fn run(dev: &impl Bench, n: usize, repeats: usize) {
     for (what, moved, t) in cases {
         let rate = moved / t;
         println!("  {what:<32} {:>9.3} ms  {:>8.1} GB/s  {:>5.2} of copy", t * 1e3, rate / 1e9, rate / copy_rate);
+    }
+    for (what, t, pinned) in dev.transfers(&host, repeats).into_iter().flatten() {
+        let rate = bytes / t;
+        print!("  {what:<32} {:>9.3} ms  {:>8.1} GB/s", t * 1e3, rate / 1e9);
+        match pinned {
+            Some(p) => println!("  {:>5.2} of pinned memcpy ({:.1} GB/s)", p / t, bytes / p / 1e9),
+            None => println!(),
+        }
     }
 }
 

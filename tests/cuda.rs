@@ -21,6 +21,27 @@ fn opening_a_device_fails_cleanly_without_one() {
     assert!(matches!(e, Error::Device { .. }), "{e}");
 }
 
+/// Large transfers go through pinned staging blocks in 16 MiB chunks: several chunks and a
+/// partial last one, both ways, back to back (the second upload reuses blocks whose copies may
+/// still be in flight), and a download starting inside an allocation.
+#[test]
+fn large_transfers_are_staged_and_exact() {
+    let Ok(dev) = CudaDevice::new(0) else {
+        eprintln!("SKIP: no CUDA device");
+        return;
+    };
+    let (rows, cols) = (2 * 4096 + 3, 1283); // 41.6 MB of f32: three chunks, the last partial
+    let a = Array::from_fn([rows, cols], |[i, j]| (i * cols + j) as f32);
+    let b = Array::from_fn([rows, cols], |[i, j]| -((i + j) as f32));
+    let (da, db) = (a.to_device(&dev), b.to_device(&dev));
+    assert_eq!(da.to_host(), a);
+    assert_eq!(db.to_host(), b);
+    assert_eq!(da.slice(s![7.., ..]).to_host(), a.slice(s![7.., ..]).to_owned());
+    assert_eq!((&da + &db).to_host(), &a + &b);
+    let small = Array::from_fn([1000], |[i]| i as f64); // below the staging threshold
+    assert_eq!(small.to_device(&dev).to_host(), small);
+}
+
 #[test]
 fn round_trips_and_a_first_op_on_a_device() {
     let Ok(dev) = CudaDevice::new(0) else {

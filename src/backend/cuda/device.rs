@@ -15,6 +15,7 @@ use cudarc::driver::{
 use cudarc::nvrtc::Ptx;
 
 use super::kernels::{aot_cubin, compile_type, Family, Output};
+use super::staging::Staging;
 use crate::error::{Error, Result};
 
 /// What an open device holds.
@@ -32,6 +33,9 @@ pub(crate) struct DeviceState {
     functions: Mutex<HashMap<String, CudaFunction>>,
     /// The cuBLAS handle on `stream`, made at the first matmul; the lock serializes its use.
     blas: Mutex<Option<cudarc::cublas::CudaBlas>>,
+    /// Pinned blocks for large transfers, made at the first one; `None` inside once pinned
+    /// memory was refused (transfers then go from pageable memory).
+    staging: Mutex<Option<Option<Staging>>>,
 }
 
 /// A CUDA device: its context, the stream cnda's work on it is ordered on, and the kernels
@@ -125,6 +129,7 @@ impl CudaDevice {
             modules: Mutex::new(HashMap::new()),
             functions: Mutex::new(HashMap::new()),
             blas: Mutex::new(None),
+            staging: Mutex::new(None),
         };
         // Open for the life of the process, as the driver's primary context is: handles are
         // plain references.
@@ -194,6 +199,15 @@ impl CudaDevice {
             *blas = Some(handle);
         }
         Ok(f(*blas.as_ref().expect("created above").handle()))
+    }
+
+    /// `f` with the device's pinned staging blocks, made at first use; `None` where the driver
+    /// refuses pinned memory (the caller copies from pageable memory then). The lock serializes
+    /// large transfers on the device.
+    pub(crate) fn with_staging<R>(&self, f: impl FnOnce(Option<&mut Staging>) -> R) -> R {
+        let mut slot = self.0.staging.lock().unwrap_or_else(|e| e.into_inner());
+        let staging = slot.get_or_insert_with(|| Staging::new(*self).ok());
+        f(staging.as_mut())
     }
 
     /// Kernel `name` of a CUBIN compiled for this device outside the kernel families (a user

@@ -7,7 +7,8 @@
 //! - [`CudaBuffer`] / [`CudaPtr`] (`buffer.rs`): device memory and the data handle views carry.
 //! - `launch.rs`: the kernel traits of the op families, launching `kernels/*.cu`; `gemm.rs`:
 //!   matmul through cuBLAS, operands passed as they lie (a transposed view is not copied).
-//! - `transfer.rs`: `to_device`, `to_host`.
+//! - `transfer.rs`: the bulk copies behind `to_device`, `to_host` and `to_backend`; large ones go
+//!   through pinned staging blocks (`staging.rs`), chunked and overlapped with the host's copies.
 //! - [`CudaStencil2`] (`user.rs`): user stencils written as CUDA C expressions of the
 //!   neighbours, checked to be pure arithmetic within the radius, compiled by NVRTC.
 //! - [`kernels`]: the kernel sources and their compilation by NVRTC.
@@ -21,6 +22,7 @@ mod device;
 mod gemm;
 pub mod kernels;
 mod launch;
+mod staging;
 mod transfer;
 mod user;
 

@@ -1,49 +1,80 @@
 //! Host-device copies for CUDA: the two bulk copies the generic transfers
 //! (`backend/transfer.rs`: `to_device`, `to_host`, `to_backend`) need.
 
+use core::mem::MaybeUninit;
+
 use super::device::device_error;
+use super::staging::STAGED_FROM;
 use super::{Cuda, CudaBuffer};
 use crate::array::Array;
 use crate::backend::transfer::{Download, WriteFromHost};
+use crate::backend::{Allocator, Cpu, HostAccessible};
 use crate::element::Pod;
 use crate::error::Result;
 use crate::ops::desc::Desc;
 
 // SAFETY: the copy of all of `data` is queued on the device's stream, ordered before any later
-// work there; pageable host memory is staged by the driver before the call returns.
+// work there; `data` has been read in full when the call returns (staged through pinned blocks
+// when large, by the driver otherwise).
 unsafe impl WriteFromHost for Cuda {
     unsafe fn try_write_from_host<T: Pod>(buf: &mut CudaBuffer<T>, data: &[T]) -> Result<()> {
         if data.is_empty() {
             return Ok(());
         }
         let dev = buf.device();
+        let bytes: &[u8] = bytemuck::cast_slice(data);
+        if bytes.len() >= STAGED_FROM {
+            if let Some(done) = dev.with_staging(|s| s.map(|s| s.upload(dev, buf.addr(), bytes))) {
+                return done;
+            }
+        }
         dev.bind()?;
         // SAFETY: `buf` owns `data.len()` elements of device memory at this address (caller's
         // contract).
-        unsafe { cudarc::driver::result::memcpy_htod_async(buf.addr(), data, dev.stream().cu_stream()) }
+        unsafe { cudarc::driver::result::memcpy_htod_async(buf.addr(), bytes, dev.stream().cu_stream()) }
             .map_err(|e| device_error(format!("to_device: {e:?}")))
     }
 }
 
 impl Download for Cuda {
     unsafe fn try_download<T: Pod, const N: usize>(desc: Desc<Cuda, T, N>) -> Result<Array<T, N>> {
-        let mut host = Array::<T, N>::try_zeros(desc.shape)?;
-        if !host.is_empty() {
+        let len = crate::shape::checked_len("to_host", &desc.shape, core::mem::size_of::<T>())?;
+        // SAFETY: the copy below writes every element before anything reads one (on failure the
+        // buffer is dropped unread).
+        let mut buffer = unsafe { Cpu.try_alloc_for_overwrite::<T>("to_host", len) }?;
+        let size = len * core::mem::size_of::<T>();
+        if size > 0 {
+            // SAFETY: the buffer is `size` bytes of its own memory, possibly uninitialized, which
+            // `MaybeUninit` bytes may be.
+            let bytes = unsafe {
+                core::slice::from_raw_parts_mut(Cpu::host_ptr_mut(&mut buffer).cast::<MaybeUninit<u8>>(), size)
+            };
             let dev = desc.handle.device;
-            dev.bind()?;
-            // SAFETY: the operand is row-major with exactly `host.len()` elements from this
-            // address (the caller's contract), written by work on this stream, which the copy is
-            // ordered after.
-            unsafe {
-                cudarc::driver::result::memcpy_dtoh_async(
-                    host.as_mut_slice(),
-                    desc.handle.addr,
-                    dev.stream().cu_stream(),
-                )
+            // The operand is row-major with exactly `len` elements from its address (the
+            // caller's contract); both copies are ordered after the work on the device's
+            // stream that wrote it, and waited for.
+            let staged = if size >= STAGED_FROM {
+                dev.with_staging(|s| s.map(|s| s.download(dev, bytes, desc.handle.addr)))
+            } else {
+                None
+            };
+            match staged {
+                Some(done) => done?,
+                None => {
+                    dev.bind()?;
+                    // SAFETY: as above.
+                    unsafe {
+                        cudarc::driver::result::memcpy_dtoh_async(
+                            &mut *bytes,
+                            desc.handle.addr,
+                            dev.stream().cu_stream(),
+                        )
+                    }
+                    .map_err(|e| device_error(format!("to_host: {e:?}")))?;
+                    dev.synchronize()?;
+                }
             }
-            .map_err(|e| device_error(format!("to_host: {e:?}")))?;
-            dev.synchronize()?;
         }
-        Ok(host)
+        Ok(Array::from_buffer_in(buffer, desc.shape))
     }
 }
