@@ -80,7 +80,10 @@ impl Bench for CudaDevice {
             stream.memcpy_dtoh(&dev, &mut pinned).unwrap();
             stream.synchronize().unwrap();
         });
-        Some([("to_device (host to device)", up, Some(pinned_up)), ("to_host (device to host)", down, Some(pinned_down))])
+        Some([
+            ("to_device (host to device)", up, Some(pinned_up)),
+            ("to_host (device to host)", down, Some(pinned_down)),
+        ])
     }
 }
 

@@ -3,13 +3,16 @@
 //
 // `params` holds, as i32 words: [0] the item count n, then one descriptor per operand of 18 words
 // (element offset of index [0, ..] in its buffer, rank, shape[8], strides[8], in elements, any
-// sign), then the shader's own scalars (floats bitcast). Dispatches are 2D when n needs more than
-// 65,535 workgroups; `flat_index` folds them back.
+// sign), then the shader's own integer scalars. Scalars of the element type (an operand, a fill
+// value, clamp bounds, an identity, stencil weights) come in `elems`, a buffer of their own, as
+// f64 and f16 do not fit i32 words. Dispatches are 2D when n needs more than 65,535 workgroups;
+// `flat_index` folds them back.
 
 const WORKGROUP: u32 = 256u;
 const DESC_WORDS: u32 = 18u;
 
 @group(0) @binding(3) var<storage, read> params: array<i32>;
+@group(0) @binding(5) var<storage, read> elems: array<ELEM>;
 
 fn item_count() -> u32 {
     return u32(params[0]);

@@ -9,7 +9,7 @@
 fn fill(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
     let i = flat_index(gid, groups);
     if (i >= item_count()) { return; }
-    out[offset_of(0u, i)] = bitcast<ELEM>(params[scalar_word(1u, 0u)]);
+    out[offset_of(0u, i)] = elems[0];
 }
 
 @compute @workgroup_size(256)

@@ -5,8 +5,10 @@
 // fresh allocations); the in-place forms bind `out` and read it.
 //
 // Sections between `//@each <names>` and `//@end` are repeated once per name with NAME replaced
-// (names after a `|` only for floating-point ELEM), and a `//@float` ... `//@end` section
-// is kept for floating-point ELEM only: WGSL has no macros.
+// (names after a `|` only for floating-point ELEM, names after a second `|` only for the float
+// types with transcendental functions, f32 and f16: Vulkan has no f64 exp, log, sin ...), a
+// `//@float` ... `//@end` section is kept for floating-point ELEM only, a `//@transcendental`
+// one for f32 and f16 only: WGSL has no macros.
 
 @group(0) @binding(0) var<storage, read_write> out: array<ELEM>;
 @group(0) @binding(1) var<storage, read> a: array<ELEM>;
@@ -20,9 +22,9 @@ fn op_assign(x: ELEM, y: ELEM) -> ELEM { return y; }
 // Rust's `%`: truncated, the sign follows x, as WGSL's `%` for floats and integers.
 fn op_rem(x: ELEM, y: ELEM) -> ELEM { return x % y; }
 
-// Scalar parameter `s` of a shader with `descs` descriptors.
-fn scalar(descs: u32, s: u32) -> ELEM {
-    return bitcast<ELEM>(params[scalar_word(descs, s)]);
+// Element-typed scalar `s` (an operand, a power, a bound).
+fn scalar(s: u32) -> ELEM {
+    return elems[s];
 }
 
 //@each add sub mul div rem assign
@@ -54,14 +56,14 @@ fn binary_NAME_2d(@builtin(global_invocation_id) gid: vec3<u32>) {
 fn scalar_right_NAME(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
     let i = flat_index(gid, groups);
     if (i >= item_count()) { return; }
-    out[offset_of(0u, i)] = op_NAME(a[offset_of(1u, i)], scalar(2u, 0u));
+    out[offset_of(0u, i)] = op_NAME(a[offset_of(1u, i)], scalar(0u));
 }
 
 @compute @workgroup_size(256)
 fn scalar_left_NAME(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
     let i = flat_index(gid, groups);
     if (i >= item_count()) { return; }
-    out[offset_of(0u, i)] = op_NAME(scalar(2u, 0u), a[offset_of(1u, i)]);
+    out[offset_of(0u, i)] = op_NAME(scalar(0u), a[offset_of(1u, i)]);
 }
 
 // out = op(out, a): compound assignment (`+=` ...); `a` is another buffer.
@@ -79,7 +81,7 @@ fn update_scalar_right_NAME(@builtin(global_invocation_id) gid: vec3<u32>, @buil
     let i = flat_index(gid, groups);
     if (i >= item_count()) { return; }
     let at = offset_of(0u, i);
-    out[at] = op_NAME(out[at], scalar(1u, 0u));
+    out[at] = op_NAME(out[at], scalar(0u));
 }
 
 @compute @workgroup_size(256)
@@ -87,7 +89,7 @@ fn update_scalar_left_NAME(@builtin(global_invocation_id) gid: vec3<u32>, @built
     let i = flat_index(gid, groups);
     if (i >= item_count()) { return; }
     let at = offset_of(0u, i);
-    out[at] = op_NAME(scalar(1u, 0u), out[at]);
+    out[at] = op_NAME(scalar(0u), out[at]);
 }
 //@end
 
@@ -96,6 +98,13 @@ fn f_neg(x: ELEM) -> ELEM { return -x; }
 //@float
 fn f_abs(x: ELEM) -> ELEM { return abs(x); }
 fn f_sqrt(x: ELEM) -> ELEM { return sqrt(x); }
+fn f_floor(x: ELEM) -> ELEM { return floor(x); }
+fn f_ceil(x: ELEM) -> ELEM { return ceil(x); }
+// Half away from zero, as Rust's `round` (WGSL's `round` rounds half to even).
+fn f_round(x: ELEM) -> ELEM { return sign(x) * floor(abs(x) + ELEM(0.5)); }
+//@end
+
+//@transcendental
 fn f_exp(x: ELEM) -> ELEM { return exp(x); }
 fn f_ln(x: ELEM) -> ELEM { return log(x); }
 fn f_log10(x: ELEM) -> ELEM { return log(x) * ELEM(0.43429448190325182765); }
@@ -103,13 +112,17 @@ fn f_sin(x: ELEM) -> ELEM { return sin(x); }
 fn f_cos(x: ELEM) -> ELEM { return cos(x); }
 fn f_tan(x: ELEM) -> ELEM { return tan(x); }
 fn f_tanh(x: ELEM) -> ELEM { return tanh(x); }
-fn f_floor(x: ELEM) -> ELEM { return floor(x); }
-fn f_ceil(x: ELEM) -> ELEM { return ceil(x); }
-// Half away from zero, as Rust's `round` (WGSL's `round` rounds half to even).
-fn f_round(x: ELEM) -> ELEM { return sign(x) * floor(abs(x) + ELEM(0.5)); }
+
+// x^p.
+@compute @workgroup_size(256)
+fn unary_powf(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let i = flat_index(gid, groups);
+    if (i >= item_count()) { return; }
+    out[offset_of(0u, i)] = pow(a[offset_of(1u, i)], scalar(0u));
+}
 //@end
 
-//@each neg | abs sqrt exp ln log10 sin cos tan tanh floor ceil round
+//@each neg | abs sqrt floor ceil round | exp ln log10 sin cos tan tanh
 @compute @workgroup_size(256)
 fn unary_NAME(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
     let i = flat_index(gid, groups);
@@ -127,14 +140,7 @@ fn update_unary_NAME(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num
 //@end
 
 //@float
-// x^p, x clamped to [lo, hi] (NaN stays NaN), x^n for an integer n (as a float).
-@compute @workgroup_size(256)
-fn unary_powf(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
-    let i = flat_index(gid, groups);
-    if (i >= item_count()) { return; }
-    out[offset_of(0u, i)] = pow(a[offset_of(1u, i)], scalar(2u, 0u));
-}
-
+// x clamped to [lo, hi] (NaN stays NaN), x^n for an integer n (as a float).
 @compute @workgroup_size(256)
 fn unary_powi(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
     let i = flat_index(gid, groups);
@@ -159,8 +165,8 @@ fn unary_clamp(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workg
     let i = flat_index(gid, groups);
     if (i >= item_count()) { return; }
     let x = a[offset_of(1u, i)];
-    let lo = scalar(2u, 0u);
-    let hi = scalar(2u, 1u);
+    let lo = scalar(0u);
+    let hi = scalar(1u);
     var r = x;
     if (x < lo) { r = lo; }
     if (x > hi) { r = hi; }

@@ -28,9 +28,9 @@ fn red_max(x: ELEM, y: ELEM) -> ELEM {
 fn better_argmin(x: ELEM, y: ELEM) -> bool { return x < y; }
 fn better_argmax(x: ELEM, y: ELEM) -> bool { return x > y; }
 
-// The identity idle threads start from (scalar parameter 0 after one descriptor).
+// The identity idle threads start from.
 fn identity() -> ELEM {
-    return bitcast<ELEM>(params[scalar_word(1u, 0u)]);
+    return elems[0];
 }
 
 //@each sum product min max
@@ -70,7 +70,7 @@ fn fold_NAME_contig(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(loca
 }
 
 // out (descriptor 0, the output shape) = fold over the last axis of `a` (descriptor 1: the outer
-// axes of `a`; scalar words: the axis length, its stride, the identity).
+// axes of `a`; scalar words: the axis length, its stride; the identity is element scalar 0).
 @compute @workgroup_size(256)
 fn fold_axis_NAME(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
     let i = flat_index(gid, groups);
@@ -78,7 +78,7 @@ fn fold_axis_NAME(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_wo
     let len = params[scalar_word(2u, 0u)];
     let stride = params[scalar_word(2u, 1u)];
     let base = offset_of(1u, i);
-    var acc = bitcast<ELEM>(params[scalar_word(2u, 2u)]);
+    var acc = elems[0];
     for (var k: i32 = 0; k < len; k = k + 1) {
         acc = red_NAME(acc, a[base + k * stride]);
     }

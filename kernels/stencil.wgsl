@@ -2,7 +2,7 @@
 // the output region (descriptor 0), out = sum over taps k of w_k * in[p + delta_k], where the
 // host turned each tap's offset into an element delta with the input's strides (descriptor 1 is
 // the input point of out[0, ..]); taps are summed in order. Scalar words: the tap count, then the
-// deltas, then the weights (bitcast), 32 of each at most.
+// deltas, 32 at most; the weights are the element scalars.
 
 @group(0) @binding(0) var<storage, read_write> out: array<ELEM>;
 @group(0) @binding(1) var<storage, read> a: array<ELEM>;
@@ -15,7 +15,7 @@ fn taps_at(centre: i32) -> ELEM {
     var acc = ELEM(0);
     for (var t = 0u; t < taps; t = t + 1u) {
         let delta = params[scalar_word(2u, 1u + t)];
-        let weight = bitcast<ELEM>(params[scalar_word(2u, 1u + MAX_TAPS + t)]);
+        let weight = elems[t];
         acc = acc + weight * a[centre + delta];
     }
     return acc;

@@ -35,12 +35,51 @@ fn round_trips_and_first_ops() {
 }
 
 #[test]
-fn f64_is_a_clear_error_not_a_wrong_answer() {
+fn f64_computes_where_the_adapter_has_it_and_is_a_clear_error_elsewhere() {
     let Some(dev) = device() else { return };
-    let a = Array::<f64, 1>::zeros([4]).to_device(&dev);
-    let Err(e) = a.try_add(&a) else { panic!("f64 on WebGPU should be refused") };
-    assert!(matches!(e, Error::UnsupportedDType { .. }), "{e}");
-    assert!(e.to_string().contains("f32 and i32"), "{e}");
+    let host = Array::from_fn([13, 21], |[i, j]| 1.0 / (1 + i * 21 + j) as f64);
+    let a = host.to_device(&dev);
+    if !dev.supports::<f64>() {
+        let Err(e) = a.try_add(&a) else { panic!("f64 should be refused on {}", dev.adapter()) };
+        assert!(matches!(e, Error::UnsupportedDType { .. }), "{e}");
+        assert!(e.to_string().contains("SHADER_F64"), "{e}");
+        return;
+    }
+    // Exactly the host's f64 arithmetic (the conformance suite covers every op family).
+    assert_eq!((&a * a.t().t()).to_host(), &host * &host);
+    assert_eq!((&a + 1e-300).to_host(), &host + 1e-300, "an f64 scalar no f32 could carry");
+    assert_eq!(a.t().to_host(), host.t().to_owned());
+    // Vulkan shaders have no f64 transcendentals: a clear refusal, never an f32 approximation.
+    let Err(e) = a.try_exp() else { panic!("f64 exp should be refused") };
+    assert!(matches!(e, Error::UnsupportedDType { .. }) && e.to_string().contains("no f64 exp"), "{e}");
+    assert!(a.try_sqrt().is_ok(), "sqrt has an f64 form");
+}
+
+#[test]
+fn f16_computes_where_the_adapter_has_it() {
+    use half::f16;
+    let Some(dev) = device() else { return };
+    let host = Array::from_fn([9, 15], |[i, j]| f16::from_f32((i as f32 - 4.0) * 0.25 + j as f32 * 0.125));
+    let a = host.to_device(&dev);
+    if !dev.supports::<f16>() {
+        assert!(matches!(a.try_add(&a), Err(Error::UnsupportedDType { .. })));
+        return;
+    }
+    // Every value and sum here is exact in f16, so the device must match the host exactly.
+    let two = f16::from_f32(2.0);
+    assert_eq!((&a + &a).to_host(), &host + &host);
+    assert_eq!((&a * two).to_host(), &host * two);
+    assert_eq!(a.t().to_host(), host.t().to_owned(), "a strided copy of 2-byte elements");
+    assert_eq!(a.slice(s![3.., 1..]).to_host(), host.slice(s![3.., 1..]).to_owned(), "odd offsets");
+    assert_eq!(a.slice(s![2..3, 5..12]).to_host(), host.slice(s![2..3, 5..12]).to_owned(), "an odd read-back");
+    assert_eq!(a.sum(), host.sum());
+    assert_eq!(a.max(), host.max());
+    let flipped = a.slice(s![..;-1, ..]).to_owned(); // the copy kernel, a negative stride
+    assert_eq!(flipped.to_host(), host.slice(s![..;-1, ..]).to_owned());
+    assert_eq!((-&a).to_host(), -&host);
+    let mut z = Array::<f16, 2, Wgpu>::zeros_in(&dev, [3, 5]); // an odd number of f16 (15 x 2 bytes)
+    z.fill(two);
+    assert_eq!(z.to_host(), Array::from_elem([3, 5], two));
 }
 
 #[test]

@@ -6,7 +6,7 @@ use crate::array::Array;
 use crate::backend::HostAccessible;
 use crate::check::BoundsCheck;
 use crate::element::Float;
-use crate::error::or_panic;
+use crate::error::{or_panic, Result};
 use crate::layout::{Layout, RowMajor};
 use crate::ops::elementwise::{self, ElementwiseKernels};
 use crate::ops::tokens;
@@ -20,30 +20,48 @@ macro_rules! float_math {
     ($([$($generics:tt)*] $Self:ty;)*) => {$(
         impl<$($generics)*> $Self {
             float_math!(@unary
-                abs: "the absolute value", tokens::Abs;
-                sqrt: "the square root", tokens::Sqrt;
-                exp: "the exponential", tokens::Exp;
-                ln: "the natural logarithm", tokens::Ln;
-                log10: "the base-10 logarithm", tokens::Log10;
-                sin: "the sine", tokens::Sin;
-                cos: "the cosine", tokens::Cos;
-                tan: "the tangent", tokens::Tan;
-                tanh: "the hyperbolic tangent", tokens::Tanh;
-                floor: "the floor", tokens::Floor;
-                ceil: "the ceiling", tokens::Ceil;
-                round: "the nearest integer (half away from zero)", tokens::Round;
+                abs try_abs: "the absolute value", tokens::Abs;
+                sqrt try_sqrt: "the square root", tokens::Sqrt;
+                exp try_exp: "the exponential", tokens::Exp;
+                ln try_ln: "the natural logarithm", tokens::Ln;
+                log10 try_log10: "the base-10 logarithm", tokens::Log10;
+                sin try_sin: "the sine", tokens::Sin;
+                cos try_cos: "the cosine", tokens::Cos;
+                tan try_tan: "the tangent", tokens::Tan;
+                tanh try_tanh: "the hyperbolic tangent", tokens::Tanh;
+                floor try_floor: "the floor", tokens::Floor;
+                ceil try_ceil: "the ceiling", tokens::Ceil;
+                round try_round: "the nearest integer (half away from zero)", tokens::Round;
             );
 
             /// A new row-major array of every element raised to the integer power `n`.
             #[track_caller]
             pub fn powi(&self, n: i32) -> Array<T, N, B, RowMajor, C> {
-                or_panic(elementwise::unary(&self.allocator(), tokens::Powi(n), self.desc()))
+                or_panic(self.try_powi(n))
+            }
+
+            /// [`powi`](Self::powi), returning the error instead of panicking.
+            ///
+            /// # Errors
+            ///
+            /// As for [`try_exp`](Self::try_exp).
+            pub fn try_powi(&self, n: i32) -> Result<Array<T, N, B, RowMajor, C>> {
+                elementwise::unary(&self.allocator(), tokens::Powi(n), self.desc())
             }
 
             /// A new row-major array of every element raised to the power `p`.
             #[track_caller]
             pub fn powf(&self, p: T) -> Array<T, N, B, RowMajor, C> {
-                or_panic(elementwise::unary(&self.allocator(), tokens::Powf(p), self.desc()))
+                or_panic(self.try_powf(p))
+            }
+
+            /// [`powf`](Self::powf), returning the error instead of panicking.
+            ///
+            /// # Errors
+            ///
+            /// As for [`try_exp`](Self::try_exp).
+            pub fn try_powf(&self, p: T) -> Result<Array<T, N, B, RowMajor, C>> {
+                elementwise::unary(&self.allocator(), tokens::Powf(p), self.desc())
             }
 
             /// A new row-major array of every element clamped to `lo..=hi` (NaN stays NaN).
@@ -57,7 +75,7 @@ macro_rules! float_math {
             }
         }
     )*};
-    (@unary $($name:ident: $doc:literal, $token:expr;)*) => {$(
+    (@unary $($name:ident $try_name:ident: $doc:literal, $token:expr;)*) => {$(
         #[doc = concat!("A new row-major array of ", $doc, " of every element.")]
         ///
         /// ```
@@ -66,9 +84,24 @@ macro_rules! float_math {
         #[doc = concat!("let b = a.", stringify!($name), "();")]
         #[doc = concat!("assert_eq!(b[[1]], 4.0f64.", stringify!($name), "());")]
         /// ```
+        ///
+        /// # Panics
+        ///
+        #[doc = concat!("As [`", stringify!($try_name), "`](Self::", stringify!($try_name), ") fails.")]
         #[track_caller]
         pub fn $name(&self) -> Array<T, N, B, RowMajor, C> {
-            or_panic(elementwise::unary(&self.allocator(), $token, self.desc()))
+            or_panic(self.$try_name())
+        }
+
+        #[doc = concat!("[`", stringify!($name), "`](Self::", stringify!($name), "), returning the error instead of panicking.")]
+        ///
+        /// # Errors
+        ///
+        /// `Error::Alloc` when the result cannot be allocated; on a device, `Error::Device` when
+        /// the kernel fails and `Error::UnsupportedDType` when the device has no such function
+        /// for the element type (Vulkan has no f64 transcendentals).
+        pub fn $try_name(&self) -> Result<Array<T, N, B, RowMajor, C>> {
+            elementwise::unary(&self.allocator(), $token, self.desc())
         }
     )*};
 }

@@ -30,6 +30,10 @@ pub trait Device: 'static {
     fn supports_f64() -> bool {
         true
     }
+    /// Whether the backend has f64 transcendental functions.
+    fn supports_f64_transcendentals() -> bool {
+        Self::supports_f64()
+    }
     /// `a` on the device.
     fn upload<T: Float, const N: usize>(a: &Array<T, N>) -> Array<T, N, Self::B>;
     /// A device array's elements on the host.
@@ -70,6 +74,10 @@ impl<D: Device> Harness for DeviceHarness<D> {
 
     fn supports_f64() -> bool {
         D::supports_f64()
+    }
+
+    fn supports_f64_transcendentals() -> bool {
+        D::supports_f64_transcendentals()
     }
 
     fn upload<T: Float>(a: &Array<T, 2>) -> Self::Matrix<T> {

@@ -71,9 +71,15 @@ pub trait Harness {
         true
     }
 
-    /// Whether the backend computes in f64 (WebGPU does not); the f32 cases run either way.
+    /// Whether the backend computes in f64 (WebGPU only where the adapter has `SHADER_F64`); the
+    /// f32 cases run either way.
     fn supports_f64() -> bool {
         true
+    }
+
+    /// Whether the backend has f64 transcendental functions (exp ...): Vulkan's shaders do not.
+    fn supports_f64_transcendentals() -> bool {
+        Self::supports_f64()
     }
 
     fn upload<T: Float>(a: &Array<T, 2>) -> Self::Matrix<T>;

@@ -1,5 +1,7 @@
 //! WebGPU as a conformance device: the cases run on the adapter this machine has (Mesa's
-//! lavapipe in CI), in f32 (WebGPU shaders have no f64 here), and print SKIP without one.
+//! lavapipe in CI), in f32, and in f64 where the adapter has `SHADER_F64` (lavapipe and NVIDIA's
+//! driver do; Vulkan's f64 has no transcendental functions, so those cases are left out), and
+//! print SKIP without one.
 
 use cnda::prelude::*;
 
@@ -26,6 +28,10 @@ impl Device for WgpuAdapter {
     }
 
     fn supports_f64() -> bool {
+        device().is_some_and(|d| d.supports::<f64>())
+    }
+
+    fn supports_f64_transcendentals() -> bool {
         false
     }
 

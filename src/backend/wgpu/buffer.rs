@@ -129,10 +129,11 @@ impl<T: Pod> WgpuBuffer<T> {
     }
 }
 
-/// A storage buffer of at least `bytes` bytes (rounded up to 4) on `device`, refused beyond the
-/// adapter's binding limit, which every kernel binds whole buffers under.
+/// A storage buffer of at least `bytes` bytes (rounded up to 4, and at least one f64, the
+/// smallest binding of an f64 array) on `device`, refused beyond the adapter's binding limit,
+/// which every kernel binds whole buffers under.
 pub(crate) fn storage_buffer(device: WgpuDevice, op: &'static str, bytes: usize) -> Result<Box<wgpu::Buffer>> {
-    let padded = (bytes.max(4) as u64).next_multiple_of(4);
+    let padded = (bytes.max(8) as u64).next_multiple_of(4);
     if padded > device.max_binding_bytes() {
         return Err(device_error(format!(
             "{op}: an array of {bytes} bytes exceeds the largest buffer the adapter ({}) can bind, {} bytes; split the array or use the Cpu backend",

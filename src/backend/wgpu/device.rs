@@ -11,6 +11,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use wgpu::util::DeviceExt;
 
+use super::launch::Params;
 use super::shaders::{self, Family};
 use crate::error::{Error, Result};
 
@@ -21,6 +22,8 @@ pub(crate) struct DeviceState {
     adapter: String,
     /// The largest storage binding (and so the largest array) the adapter allows, in bytes.
     max_binding: u64,
+    /// The shader features cnda asked for and got (`SHADER_F64`, `SHADER_F16`).
+    features: wgpu::Features,
     /// Pipelines built so far, by family, element type and entry point.
     pipelines: Mutex<HashMap<(&'static str, &'static str, String), wgpu::ComputePipeline>>,
 }
@@ -77,6 +80,24 @@ impl WgpuDevice {
     /// The adapter's name and driver, as wgpu reports them.
     pub fn adapter(&self) -> &str {
         &self.0.adapter
+    }
+
+    /// Whether shaders on this device compute in element type `T`: `f32` and `i32` always, `f64`
+    /// and `half::f16` where the adapter has the `SHADER_F64` / `SHADER_F16` feature (other
+    /// types never).
+    pub fn supports<T: crate::element::Element>(&self) -> bool {
+        use crate::element::DType;
+        match T::DTYPE {
+            DType::F32 | DType::I32 => true,
+            DType::F64 => self.has(wgpu::Features::SHADER_F64),
+            DType::F16 => self.has(wgpu::Features::SHADER_F16),
+            _ => false,
+        }
+    }
+
+    /// Whether the device was opened with shader feature `feature`.
+    pub(crate) fn has(&self, feature: wgpu::Features) -> bool {
+        self.0.features.contains(feature)
     }
 
     /// The largest array the adapter can bind, in bytes.
@@ -171,8 +192,9 @@ impl WgpuDevice {
         })
     }
 
-    /// Dispatches `pipeline` over `groups` workgroups with `bindings` (binding number, buffer)
-    /// and the parameter block `params` at binding 3.
+    /// Dispatches `pipeline` over `groups` workgroups with `bindings` (binding number, buffer),
+    /// the parameter block at binding 3 and, when there are any, the element scalars at
+    /// binding 5.
     ///
     /// # Errors
     ///
@@ -182,21 +204,33 @@ impl WgpuDevice {
         what: &str,
         pipeline: &wgpu::ComputePipeline,
         bindings: &[(u32, &wgpu::Buffer)],
-        params: &[i32],
+        params: &Params,
         groups: (u32, u32),
     ) -> Result<()> {
         let device = &self.0.device;
         self.checked(what, || {
-            let params = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some("cnda params"),
-                contents: bytemuck::cast_slice(params),
-                usage: wgpu::BufferUsages::STORAGE,
+            let storage = |label, contents: &[u8]| {
+                device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                    label: Some(label),
+                    contents,
+                    usage: wgpu::BufferUsages::STORAGE,
+                })
+            };
+            let words = storage("cnda params", bytemuck::cast_slice(&params.words));
+            let elems = (!params.elems.is_empty()).then(|| {
+                // Bindings are whole 4-byte words: pad an odd number of f16 scalars.
+                let mut bytes = params.elems.clone();
+                bytes.resize(bytes.len().next_multiple_of(4), 0);
+                storage("cnda element scalars", &bytes)
             });
             let mut entries: Vec<wgpu::BindGroupEntry<'_>> = bindings
                 .iter()
                 .map(|&(binding, buffer)| wgpu::BindGroupEntry { binding, resource: buffer.as_entire_binding() })
                 .collect();
-            entries.push(wgpu::BindGroupEntry { binding: 3, resource: params.as_entire_binding() });
+            entries.push(wgpu::BindGroupEntry { binding: 3, resource: words.as_entire_binding() });
+            if let Some(elems) = &elems {
+                entries.push(wgpu::BindGroupEntry { binding: 5, resource: elems.as_entire_binding() });
+            }
             let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
                 label: None,
                 layout: &pipeline.get_bind_group_layout(0),
@@ -243,9 +277,11 @@ fn open() -> core::result::Result<DeviceState, String> {
     })?;
     let info = adapter.get_info();
     let limits = adapter.limits();
+    // f64 and f16 shaders where the adapter has them (lavapipe and NVIDIA's Vulkan driver do).
+    let features = adapter.features() & (wgpu::Features::SHADER_F64 | wgpu::Features::SHADER_F16);
     let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
         label: Some("cnda"),
-        required_features: wgpu::Features::empty(),
+        required_features: features,
         required_limits: limits.clone(),
         experimental_features: Default::default(),
         memory_hints: wgpu::MemoryHints::Performance,
@@ -260,6 +296,7 @@ fn open() -> core::result::Result<DeviceState, String> {
         queue,
         adapter: format!("{} ({:?}, {})", info.name, info.device_type, info.driver),
         max_binding,
+        features,
         pipelines: Mutex::new(HashMap::new()),
     })
 }

@@ -24,24 +24,46 @@ use crate::stencil::StencilKernels;
 const MAX_RANK: usize = 8;
 const MAX_TAPS: usize = 32;
 
-/// The shader element type of `T`, or `Error::UnsupportedDType`.
-fn elem<T: Pod>(op: &'static str) -> Result<&'static str> {
-    if TypeId::of::<T>() == TypeId::of::<f32>() {
-        Ok("f32")
-    } else if TypeId::of::<T>() == TypeId::of::<i32>() {
-        Ok("i32")
+/// The shader element type of `T` on `dev`, or `Error::UnsupportedDType`.
+fn elem<T: Pod>(dev: &WgpuDevice, op: &'static str) -> Result<&'static str> {
+    let id = TypeId::of::<T>();
+    let (name, feature) = if id == TypeId::of::<f32>() {
+        ("f32", None)
+    } else if id == TypeId::of::<i32>() {
+        ("i32", None)
+    } else if id == TypeId::of::<f64>() {
+        ("f64", Some(wgpu::Features::SHADER_F64))
+    } else if id == TypeId::of::<half::f16>() {
+        ("f16", Some(wgpu::Features::SHADER_F16))
     } else {
-        Err(Error::UnsupportedDType {
+        return Err(Error::UnsupportedDType {
             op,
             got: core::any::type_name::<T>().into(),
-            fix: "WebGPU kernels take f32 and i32 (WGSL has no f64 on most adapters); convert on the host first",
-        })
+            fix: "WebGPU kernels take f32, i32, and f64 and f16 where the adapter has them; convert on the host first",
+        });
+    };
+    match feature {
+        Some(f) if !dev.has(f) => Err(Error::UnsupportedDType {
+            op,
+            got: name.into(),
+            fix: "this WebGPU adapter lacks the shader feature for this type (SHADER_F64 or SHADER_F16, see `WgpuDevice::supports`); use f32 or another backend",
+        }),
+        _ => Ok(name),
     }
 }
 
-/// The 32 bits of a 4-byte element, as the parameter block carries scalars.
-fn bits<T: Pod>(value: T) -> i32 {
-    bytemuck::cast::<[u8; 4], i32>(bytemuck::bytes_of(&value).try_into().expect("f32 and i32 are 4 bytes"))
+/// Unary ops Vulkan has no f64 form of (GLSL.std.450 defines them for 16- and 32-bit floats).
+fn transcendental(name: &str) -> bool {
+    matches!(name, "exp" | "ln" | "log10" | "sin" | "cos" | "tan" | "tanh" | "powf")
+}
+
+/// The refusal of a transcendental op in f64.
+fn no_f64(op: &'static str) -> Error {
+    Error::UnsupportedDType {
+        op,
+        got: "f64".into(),
+        fix: "Vulkan shaders have no f64 exp, ln, log10, sin, cos, tan, tanh or powf; compute it in f32, or on the host or CUDA",
+    }
 }
 
 fn to_i32(what: &str, v: impl TryInto<i32>) -> Result<i32> {
@@ -101,7 +123,7 @@ fn try_2d<T: Pod, const N: usize, const D: usize>(
     t: &'static str,
     entry: &str,
     descs: [&Desc<Wgpu, T, N>; D],
-    scalars: &[i32],
+    (scalars, elems): (&[i32], &[T]),
     bindings: &[(u32, &wgpu::Buffer)],
 ) -> Result<bool> {
     let mut words_of = [[0i32; 18]; D];
@@ -112,28 +134,43 @@ fn try_2d<T: Pod, const N: usize, const D: usize>(
         }
     }
     let Some(groups) = groups_2d(&words_of[0]) else { return Ok(false) };
-    let p = params(descs[0].len(), words_of, scalars)?;
+    let p = params(descs[0].len(), words_of, scalars)?.with(elems);
     let pipeline = dev.pipeline(fam, t, entry)?;
     dev.dispatch(entry, &pipeline, bindings, &p, groups)?;
     Ok(true)
 }
 
-/// The parameter block: item count, descriptors, scalars.
-fn params<const D: usize>(n: usize, descs: [[i32; 18]; D], scalars: &[i32]) -> Result<Vec<i32>> {
+/// What a dispatch reads besides its operands: the parameter block (item count, descriptors,
+/// integer scalars) and the element-typed scalars.
+pub(crate) struct Params {
+    pub(crate) words: Vec<i32>,
+    pub(crate) elems: Vec<u8>,
+}
+
+impl Params {
+    /// With element scalars `values`.
+    fn with<T: Pod>(mut self, values: &[T]) -> Self {
+        self.elems = bytemuck::cast_slice(values).to_vec();
+        self
+    }
+}
+
+/// The parameter block: item count, descriptors, integer scalars.
+fn params<const D: usize>(n: usize, descs: [[i32; 18]; D], scalars: &[i32]) -> Result<Params> {
     let mut p = Vec::with_capacity(1 + 18 * D + scalars.len());
     p.push(to_i32("an item count", n)?);
     for d in descs {
         p.extend_from_slice(&d);
     }
     p.extend_from_slice(scalars);
-    Ok(p)
+    Ok(Params { words: p, elems: Vec::new() })
 }
 
 /// The parameter block of `n` items over operands of one element type and rank.
 pub(super) fn params_of<T: Pod, const N: usize, const D: usize>(
     n: usize,
     descs: [&Desc<Wgpu, T, N>; D],
-) -> Result<Vec<i32>> {
+) -> Result<Params> {
     let mut words_of = [[0i32; 18]; D];
     for (w, d) in words_of.iter_mut().zip(descs) {
         *w = words(d)?;
@@ -174,7 +211,7 @@ fn run(
     entry: &str,
     n: usize,
     bindings: &[(u32, &wgpu::Buffer)],
-    params: &[i32],
+    params: &Params,
 ) -> Result<()> {
     let pipeline = dev.pipeline(fam, t, entry)?;
     #[cfg(feature = "tracing")]
@@ -210,7 +247,7 @@ unsafe impl ElementwiseKernels for Wgpu {
         a: Desc<Wgpu, T, N>,
         b: Desc<Wgpu, T, N>,
     ) -> Result<()> {
-        let t = elem::<T>(Op::NAME)?;
+        let t = elem::<T>(dev, Op::NAME)?;
         let n = out.len();
         if n == 0 {
             return Ok(());
@@ -222,7 +259,15 @@ unsafe impl ElementwiseKernels for Wgpu {
         if [out.is_contiguous(), a.is_contiguous(), b.is_contiguous()] == [true; 3] {
             return run(dev, family("elementwise"), t, &format!("binary_{}_contig", Op::NAME), n, &bindings, &p);
         }
-        if try_2d(dev, family("elementwise"), t, &format!("binary_{}_2d", Op::NAME), [&out, &a, &b], &[], &bindings)? {
+        if try_2d(
+            dev,
+            family("elementwise"),
+            t,
+            &format!("binary_{}_2d", Op::NAME),
+            [&out, &a, &b],
+            (&[], &[]),
+            &bindings,
+        )? {
             return Ok(());
         }
         run(dev, family("elementwise"), t, &format!("binary_{}", Op::NAME), n, &bindings, &p)
@@ -240,21 +285,24 @@ unsafe impl ElementwiseKernels for Wgpu {
         let form = op
             .device_form()
             .ok_or_else(|| device_error(format!("the op {} has no WebGPU kernel (a host-only token)", Op::NAME)))?;
-        let t = elem::<T>(Op::NAME)?;
+        let t = elem::<T>(dev, Op::NAME)?;
         let n = out.len();
         if n == 0 {
             return Ok(());
         }
-        let (entry, scalars) = match form {
-            DeviceUnary::Named(name) => (format!("unary_{name}"), vec![]),
-            DeviceUnary::ScalarRight(name, s) => (format!("scalar_right_{name}"), vec![bits(s)]),
-            DeviceUnary::ScalarLeft(name, s) => (format!("scalar_left_{name}"), vec![bits(s)]),
-            DeviceUnary::Powi(p) => ("unary_powi".to_string(), vec![p]),
-            DeviceUnary::Powf(p) => ("unary_powf".to_string(), vec![bits(p)]),
-            DeviceUnary::Clamp(lo, hi) => ("unary_clamp".to_string(), vec![bits(lo), bits(hi)]),
+        let (entry, scalars, elems) = match form {
+            DeviceUnary::Named(name) => (format!("unary_{name}"), vec![], vec![]),
+            DeviceUnary::ScalarRight(name, s) => (format!("scalar_right_{name}"), vec![], vec![s]),
+            DeviceUnary::ScalarLeft(name, s) => (format!("scalar_left_{name}"), vec![], vec![s]),
+            DeviceUnary::Powi(p) => ("unary_powi".to_string(), vec![p], vec![]),
+            DeviceUnary::Powf(p) => ("unary_powf".to_string(), vec![], vec![p]),
+            DeviceUnary::Clamp(lo, hi) => ("unary_clamp".to_string(), vec![], vec![lo, hi]),
         };
+        if t == "f64" && entry.strip_prefix("unary_").is_some_and(transcendental) {
+            return Err(no_f64(Op::NAME));
+        }
         let out_words = words(&out)?;
-        let p = params(n, [out_words, words(&a)?], &scalars)?;
+        let p = params(n, [out_words, words(&a)?], &scalars)?.with(&elems);
         // SAFETY: the operands are live; `out` is a different buffer (a fresh output) or the
         // caller staged it.
         let (bo, ba) = unsafe { (buffer(&out), buffer(&a)) };
@@ -267,7 +315,7 @@ unsafe impl ElementwiseKernels for Wgpu {
         dst: Desc<Wgpu, T, N>,
         src: Desc<Wgpu, T, N>,
     ) -> Result<()> {
-        let t = elem::<T>(Op::NAME)?;
+        let t = elem::<T>(dev, Op::NAME)?;
         let n = dst.len();
         if n == 0 {
             return Ok(());
@@ -286,7 +334,7 @@ unsafe impl ElementwiseKernels for Wgpu {
         op: Op,
         dst: Desc<Wgpu, T, N>,
     ) -> Result<()> {
-        let t = elem::<T>(Op::NAME)?;
+        let t = elem::<T>(dev, Op::NAME)?;
         let n = dst.len();
         if n == 0 {
             return Ok(());
@@ -295,9 +343,10 @@ unsafe impl ElementwiseKernels for Wgpu {
             .device_form()
             .ok_or_else(|| device_error(format!("the op {} has no WebGPU kernel (a host-only token)", Op::NAME)))?;
         let (entry, scalar) = match form {
+            DeviceUnary::Named(name) if t == "f64" && transcendental(name) => return Err(no_f64(Op::NAME)),
             DeviceUnary::Named(name) => (format!("update_unary_{name}"), None),
-            DeviceUnary::ScalarRight(name, s) => (format!("update_scalar_right_{name}"), Some(bits(s))),
-            DeviceUnary::ScalarLeft(name, s) => (format!("update_scalar_left_{name}"), Some(bits(s))),
+            DeviceUnary::ScalarRight(name, s) => (format!("update_scalar_right_{name}"), Some(s)),
+            DeviceUnary::ScalarLeft(name, s) => (format!("update_scalar_left_{name}"), Some(s)),
             _ => {
                 // The parametrized ops have no in-place form: from a staged copy.
                 // SAFETY: `dst` is live; the copy is another buffer.
@@ -306,7 +355,7 @@ unsafe impl ElementwiseKernels for Wgpu {
                 return unsafe { Self::unary(dev, op, dst, src) };
             }
         };
-        let p = params(n, [words(&dst)?], scalar.as_slice())?;
+        let p = params(n, [words(&dst)?], &[])?.with(scalar.as_slice());
         // SAFETY: `dst` is live (the trait's contract).
         let bd = unsafe { buffer(&dst) };
         run(dev, family("elementwise"), t, &entry, n, &[(0, bd)], &p)
@@ -320,7 +369,7 @@ unsafe impl CopyKernels for Wgpu {
         dst: Desc<Wgpu, T, N>,
         src: Desc<Wgpu, T, N>,
     ) -> Result<()> {
-        let t = elem::<T>("copy")?;
+        let t = elem::<T>(dev, "copy")?;
         let n = dst.len();
         if n == 0 {
             return Ok(());
@@ -330,18 +379,18 @@ unsafe impl CopyKernels for Wgpu {
         let src = staging.as_ref().map_or(src, |(_, d)| *d);
         // SAFETY: as above; different buffers now.
         let (bd, bs) = unsafe { (buffer(&dst), buffer(&src)) };
-        if dst.is_contiguous() && src.is_contiguous() {
-            // One dense block to another: the queue's own buffer copy (4-byte elements keep the
-            // offsets and size 4-byte aligned, as WebGPU requires).
-            let size = core::mem::size_of::<T>() as u64;
-            let (from, to) = (src.handle.offset as u64 * size, dst.handle.offset as u64 * size);
+        let size = core::mem::size_of::<T>() as u64;
+        let (from, to) = (src.handle.offset as u64 * size, dst.handle.offset as u64 * size);
+        if dst.is_contiguous() && src.is_contiguous() && [from, to, n as u64 * size].iter().all(|b| b % 4 == 0) {
+            // One dense block to another: the queue's own buffer copy (which needs 4-byte
+            // aligned offsets and size: f16 blocks at odd offsets take the kernel below).
             return dev.checked("copy", || {
                 let mut encoder = dev.device().create_command_encoder(&wgpu::CommandEncoderDescriptor::default());
                 encoder.copy_buffer_to_buffer(bs, from, bd, to, n as u64 * size);
                 dev.queue().submit([encoder.finish()]);
             });
         }
-        if try_2d(dev, family("copy"), t, "copy_2d", [&dst, &src], &[], &[(0, bd), (1, bs)])? {
+        if try_2d(dev, family("copy"), t, "copy_2d", [&dst, &src], (&[], &[]), &[(0, bd), (1, bs)])? {
             return Ok(());
         }
         let p = params(n, [words(&dst)?, words(&src)?], &[])?;
@@ -349,12 +398,12 @@ unsafe impl CopyKernels for Wgpu {
     }
 
     unsafe fn fill<T: Pod, const N: usize>(dev: &WgpuDevice, dst: Desc<Wgpu, T, N>, value: T) -> Result<()> {
-        let t = elem::<T>("fill")?;
+        let t = elem::<T>(dev, "fill")?;
         let n = dst.len();
         if n == 0 {
             return Ok(());
         }
-        let p = params(n, [words(&dst)?], &[bits(value)])?;
+        let p = params(n, [words(&dst)?], &[])?.with(&[value]);
         // SAFETY: `dst` is live (the trait's contract).
         let bd = unsafe { buffer(&dst) };
         run(dev, family("copy"), t, "fill", n, &[(0, bd)], &p)
@@ -370,7 +419,12 @@ pub(crate) fn read_back<T: Pod>(
 ) -> Result<Vec<T>> {
     let size = core::mem::size_of::<T>();
     let (start, bytes) = ((offset * size) as u64, (count * size) as u64);
-    let padded = bytes.max(4).next_multiple_of(4);
+    // WebGPU copies 4-byte aligned ranges: from the word holding the first byte (an f16 at an odd
+    // offset), to the end of the word holding the last (inside the buffer, whose size is whole
+    // words).
+    let skip = start % 4;
+    let start = start - skip;
+    let padded = (skip + bytes).max(4).next_multiple_of(4);
     let (staging, submission) = dev.checked("to_host", || {
         let staging = dev.device().create_buffer(&wgpu::BufferDescriptor {
             label: Some("cnda read-back"),
@@ -406,7 +460,7 @@ pub(crate) fn read_back<T: Pod>(
     }
     let view = staging.slice(..).get_mapped_range().map_err(|e| device_error(format!("to_host: {e}")))?;
     let mut out = vec![T::zeroed(); count];
-    bytemuck::cast_slice_mut::<T, u8>(&mut out).copy_from_slice(&view[..bytes as usize]);
+    bytemuck::cast_slice_mut::<T, u8>(&mut out).copy_from_slice(&view[skip as usize..(skip + bytes) as usize]);
     drop(view);
     staging.unmap();
     Ok(out)
@@ -414,18 +468,23 @@ pub(crate) fn read_back<T: Pod>(
 
 /// The identity idle threads of a fold start from.
 fn fold_identity<T: Numeric>(name: &str) -> Result<T> {
-    let largest = |yes: bool| -> T {
-        if TypeId::of::<T>() == TypeId::of::<f32>() {
-            bytemuck::cast(if yes { f32::INFINITY } else { f32::NEG_INFINITY })
-        } else {
-            bytemuck::cast(if yes { i32::MAX } else { i32::MIN })
+    // The largest (or smallest) value of the shader element types; `T` is one of them (checked
+    // by `elem` first), so exactly one cast fits `T`'s size.
+    let extreme = |largest: bool| -> T {
+        if TypeId::of::<T>() == TypeId::of::<i32>() {
+            return bytemuck::cast(if largest { i32::MAX } else { i32::MIN });
         }
+        let inf = if largest { f32::INFINITY } else { f32::NEG_INFINITY };
+        bytemuck::try_cast(inf)
+            .or_else(|_| bytemuck::try_cast(f64::from(inf)))
+            .or_else(|_| bytemuck::try_cast(half::f16::from_f32(inf)))
+            .expect("a 4-, 8- or 2-byte shader element type")
     };
     match name {
         "sum" => Ok(T::ZERO),
         "product" => Ok(T::ONE),
-        "min" => Ok(largest(true)),
-        "max" => Ok(largest(false)),
+        "min" => Ok(extreme(true)),
+        "max" => Ok(extreme(false)),
         other => Err(device_error(format!("the reduction {other} has no WebGPU kernel; run it on the host"))),
     }
 }
@@ -443,8 +502,8 @@ unsafe impl ReduceKernels for Wgpu {
         _: Op,
         a: Desc<Wgpu, T, N>,
     ) -> Result<T> {
-        let t = elem::<T>(Op::NAME)?;
-        let identity = bits(fold_identity::<T>(Op::NAME)?);
+        let t = elem::<T>(dev, Op::NAME)?;
+        let identity = [fold_identity::<T>(Op::NAME)?];
         let entry = format!("fold_{}_contig", Op::NAME);
         let pipeline = dev.pipeline(family("reduce"), t, &entry)?;
         // Pass 1 over `a` (strided or dense), then dense passes over the partials until one is
@@ -454,7 +513,7 @@ unsafe impl ReduceKernels for Wgpu {
         let mut partial = WgpuBuffer::<T>::allocate(*dev, Op::NAME, groups)?;
         let first = if a.is_contiguous() { entry.clone() } else { format!("fold_{}", Op::NAME) };
         let first_pipeline = dev.pipeline(family("reduce"), t, &first)?;
-        let p = params(n, [words(&a)?], &[identity])?;
+        let p = params(n, [words(&a)?], &[])?.with(&identity);
         // SAFETY: `a` is live (the trait's contract).
         let ba = unsafe { buffer(&a) };
         dev.dispatch(&first, &first_pipeline, &[(0, partial.raw()), (1, ba)], &p, (groups as u32, 1))?;
@@ -463,7 +522,7 @@ unsafe impl ReduceKernels for Wgpu {
             groups = reduction_groups(n);
             let next = WgpuBuffer::<T>::allocate(*dev, Op::NAME, groups)?;
             let d = Desc::<Wgpu, T, 1> { handle: partial.handle(0), shape: [n], strides: [1] };
-            let p = params(n, [words(&d)?], &[identity])?;
+            let p = params(n, [words(&d)?], &[])?.with(&identity);
             dev.dispatch(&entry, &pipeline, &[(0, next.raw()), (1, partial.raw())], &p, (groups as u32, 1))?;
             partial = next;
         }
@@ -476,8 +535,8 @@ unsafe impl ReduceKernels for Wgpu {
         out: Desc<Wgpu, T, M>,
         a: Desc<Wgpu, T, N>,
     ) -> Result<()> {
-        let t = elem::<T>(Op::NAME)?;
-        let identity = bits(fold_identity::<T>(Op::NAME)?);
+        let t = elem::<T>(dev, Op::NAME)?;
+        let identity = [fold_identity::<T>(Op::NAME)?];
         let n = out.len();
         if n == 0 {
             return Ok(());
@@ -488,7 +547,7 @@ unsafe impl ReduceKernels for Wgpu {
             strides: core::array::from_fn(|k| a.strides[k]),
         };
         let (len, stride) = (to_i32("an axis length", a.shape[N - 1])?, to_i32("a stride", a.strides[N - 1])?);
-        let p = params(n, [words(&out)?, words(&outer)?], &[len, stride, identity])?;
+        let p = params(n, [words(&out)?, words(&outer)?], &[len, stride])?.with(&identity);
         // SAFETY: the operands are live (the trait's contract); `out` is a fresh buffer.
         let (bo, ba) = unsafe { (buffer(&out), buffer(&a)) };
         run(dev, family("reduce"), t, &format!("fold_axis_{}", Op::NAME), n, &[(0, bo), (1, ba)], &p)
@@ -499,7 +558,7 @@ unsafe impl ReduceKernels for Wgpu {
         _: Op,
         a: Desc<Wgpu, T, N>,
     ) -> Result<usize> {
-        let t = elem::<T>(Op::NAME)?;
+        let t = elem::<T>(dev, Op::NAME)?;
         let argmax = i32::from(Op::NAME == "argmax");
         let pipeline = dev.pipeline(family("reduce"), t, Op::NAME)?;
         let mut n = a.len();
@@ -544,7 +603,7 @@ unsafe impl MatmulKernels for Wgpu {
         b: Desc<Wgpu, T, 2>,
         _: Par,
     ) -> Result<()> {
-        let t = elem::<T>("matmul")?;
+        let t = elem::<T>(dev, "matmul")?;
         let [m, n] = out.shape;
         let k = a.shape[1];
         if m == 0 || n == 0 {
@@ -571,7 +630,7 @@ unsafe impl StencilKernels for Wgpu {
         input: Desc<Wgpu, T, N>,
         taps: &[([isize; N], T); K],
     ) -> Result<()> {
-        let t = elem::<T>("stencil")?;
+        let t = elem::<T>(dev, "stencil")?;
         if K > MAX_TAPS {
             return Err(device_error(format!("a stencil of {K} taps; WebGPU stencils take at most {MAX_TAPS}")));
         }
@@ -579,12 +638,13 @@ unsafe impl StencilKernels for Wgpu {
         if n == 0 {
             return Ok(());
         }
-        let mut scalars = vec![0i32; 1 + 2 * MAX_TAPS];
+        let mut scalars = vec![0i32; 1 + MAX_TAPS];
         scalars[0] = K as i32;
+        let mut weights = vec![T::ZERO; K];
         for (k, (offset, weight)) in taps.iter().enumerate() {
             let delta: isize = (0..N).map(|axis| offset[axis] * input.strides[axis]).sum();
             scalars[1 + k] = to_i32("a tap offset", delta)?;
-            scalars[1 + MAX_TAPS + k] = bits(*weight);
+            weights[k] = *weight;
         }
         if same_buffer(&out, &input) {
             // The taps reach past the input region, so no staged copy of it would do.
@@ -594,10 +654,10 @@ unsafe impl StencilKernels for Wgpu {
         }
         // SAFETY: the operands are live and in different buffers.
         let (bo, bi) = unsafe { (buffer(&out), buffer(&input)) };
-        if try_2d(dev, family("stencil"), t, "stencil_2d", [&out, &input], &scalars, &[(0, bo), (1, bi)])? {
+        if try_2d(dev, family("stencil"), t, "stencil_2d", [&out, &input], (&scalars, &weights), &[(0, bo), (1, bi)])? {
             return Ok(());
         }
-        let p = params(n, [words(&out)?, words(&input)?], &scalars)?;
+        let p = params(n, [words(&out)?, words(&input)?], &scalars)?.with(&weights);
         run(dev, family("stencil"), t, "stencil", n, &[(0, bo), (1, bi)], &p)
     }
 }

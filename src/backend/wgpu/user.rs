@@ -78,7 +78,7 @@ fn user_stencil(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_work
 }}
 "#
         );
-        Ok(format!("{COMMON}\n{shader}"))
+        Ok(format!("{}\n{shader}", COMMON.replace("ELEM", "f32")))
     }
 
     /// The stencil with update `expression`, compiled for `dev`.
