@@ -207,6 +207,8 @@ impl WgpuDevice {
         params: &Params,
         groups: (u32, u32),
     ) -> Result<()> {
+        #[cfg(feature = "tracing")]
+        tracing::trace!(target: "cnda::wgpu", entry = what, groups_x = groups.0, groups_y = groups.1, "dispatch");
         let device = &self.0.device;
         self.checked(what, || {
             let storage = |label, contents: &[u8]| {

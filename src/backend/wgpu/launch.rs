@@ -214,8 +214,6 @@ fn run(
     params: &Params,
 ) -> Result<()> {
     let pipeline = dev.pipeline(fam, t, entry)?;
-    #[cfg(feature = "tracing")]
-    tracing::trace!(target: "cnda::wgpu", shader = fam.name, entry, items = n, "dispatch");
     dev.dispatch(entry, &pipeline, bindings, params, WgpuDevice::groups(n)?)
 }
 
