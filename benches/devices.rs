@@ -1,28 +1,36 @@
 //! Device backends against their own copy bandwidth, in one run: a device-to-device copy (the
-//! baseline), elementwise add with a broadcast row, `contiguous()` of a transposed matrix, `sum`,
-//! and one 2D 5-point Jacobi sweep, on an n x n f32 grid (bytes read + written per second, and
-//! each op as a fraction of the copy's bandwidth). Runs on every device that opens: CUDA device 0
-//! (feature `cuda`), the first WebGPU adapter (feature `wgpu`), and the CPU for reference. On
-//! CUDA also `to_device` and `to_host` of the grid, against a raw copy from pinned memory.
+//! baseline), elementwise add (same shape, and with a broadcast row), `contiguous()` of a
+//! transposed matrix, `sum`, one 2D 5-point and one 3D 7-point Jacobi sweep, in f32 and f64, on
+//! an n x n grid (the 3D cube has about as many points): bytes read + written per second, and each
+//! op as a fraction of the copy's bandwidth. Then `matmul` of m x m matrices (TFLOP/s), the
+//! host-device transfers of the grid (on CUDA against a raw copy from pinned memory), and the
+//! start-up: opening the device and its first op. Runs on every device that opens: CUDA device 0
+//! (feature `cuda`), the first WebGPU adapter (feature `wgpu`; f64 where it has `SHADER_F64`),
+//! and the CPU for reference. `benches/cupy_devices.py` prints CuPy's figures for the same cases.
 //!
-//! `cargo bench --features cuda,wgpu --bench devices -- [N] [REPEATS]` (N = 4096 by default:
-//! lavapipe binds at most 128 MiB; use 8192 on a GPU).
+//! `cargo bench --features cuda,wgpu --bench devices -- [N] [REPEATS] [M]` (N = 4096 and M = 1024
+//! by default: lavapipe binds at most 128 MiB; use 8192 and 4096 on a GPU).
 
 use std::time::Instant;
 
 use cnda::ops::elementwise::ElementwiseKernels;
 use cnda::ops::fill_copy::CopyKernels;
+use cnda::ops::matmul::MatmulKernels;
 use cnda::ops::reduce::ReduceKernels;
 use cnda::prelude::*;
 use cnda::stencil::{LinearStencil, StencilKernels};
+use cnda::{Element, GemmElement};
 
 /// A device the bench runs on.
 trait Bench {
-    type B: ElementwiseKernels + CopyKernels + ReduceKernels + StencilKernels;
+    type B: ElementwiseKernels + CopyKernels + ReduceKernels + StencilKernels + MatmulKernels;
     fn name(&self) -> String;
-    fn upload(&self, a: &Array<f32, 2>) -> Array<f32, 2, Self::B>;
-    fn upload_row(&self, a: &Array<f32, 1>) -> Array<f32, 1, Self::B>;
+    fn upload<T: Float, const N: usize>(&self, a: &Array<T, N>) -> Array<T, N, Self::B>;
     fn sync(&self);
+    /// Whether the device computes in `T`.
+    fn supports<T: Element>(&self) -> bool {
+        true
+    }
     /// The host-device transfers: `to_device` and `to_host` of `a`, each against the raw
     /// bandwidth of pinned memory where the backend has such a baseline (median seconds:
     /// upload, download, and the baseline's).
@@ -38,10 +46,7 @@ impl Bench for Host {
     fn name(&self) -> String {
         "Cpu".into()
     }
-    fn upload(&self, a: &Array<f32, 2>) -> Array<f32, 2> {
-        a.clone()
-    }
-    fn upload_row(&self, a: &Array<f32, 1>) -> Array<f32, 1> {
+    fn upload<T: Float, const N: usize>(&self, a: &Array<T, N>) -> Array<T, N> {
         a.clone()
     }
     fn sync(&self) {}
@@ -53,10 +58,7 @@ impl Bench for CudaDevice {
     fn name(&self) -> String {
         format!("{self:?}")
     }
-    fn upload(&self, a: &Array<f32, 2>) -> Array<f32, 2, Cuda> {
-        a.to_device(self)
-    }
-    fn upload_row(&self, a: &Array<f32, 1>) -> Array<f32, 1, Cuda> {
+    fn upload<T: Float, const N: usize>(&self, a: &Array<T, N>) -> Array<T, N, Cuda> {
         a.to_device(self)
     }
     fn sync(&self) {
@@ -93,14 +95,14 @@ impl Bench for WgpuDevice {
     fn name(&self) -> String {
         format!("{self:?}")
     }
-    fn upload(&self, a: &Array<f32, 2>) -> Array<f32, 2, Wgpu> {
-        a.to_device(self)
-    }
-    fn upload_row(&self, a: &Array<f32, 1>) -> Array<f32, 1, Wgpu> {
+    fn upload<T: Float, const N: usize>(&self, a: &Array<T, N>) -> Array<T, N, Wgpu> {
         a.to_device(self)
     }
     fn sync(&self) {
         self.synchronize().expect("the device works");
+    }
+    fn supports<T: Element>(&self) -> bool {
+        WgpuDevice::supports::<T>(self)
     }
     fn transfers(&self, a: &Array<f32, 2>, repeats: usize) -> Option<[(&'static str, f64, Option<f64>); 2]> {
         let d = a.to_device(self);
@@ -127,15 +129,26 @@ fn median(dev: &impl Bench, repeats: usize, mut f: impl FnMut()) -> f64 {
     times[times.len() / 2]
 }
 
-fn run(dev: &impl Bench, n: usize, repeats: usize) {
-    let host = Array::from_fn([n, n], |[i, j]| ((i * 31 + j * 17) % 101) as f32 * 0.01);
+/// The bandwidth cases in element type `T` on an n x n grid.
+fn bandwidth<T: Float>(dev: &impl Bench, n: usize, repeats: usize) {
+    if !dev.supports::<T>() {
+        println!("{}: no {} shaders on this device", dev.name(), core::any::type_name::<T>());
+        return;
+    }
+    let size = core::mem::size_of::<T>() as f64;
+    let host = Array::from_fn([n, n], |[i, j]| T::from_f64(((i * 31 + j * 17) % 101) as f64 * 0.01));
     let a = dev.upload(&host);
-    let row = dev.upload_row(&Array::from_fn([n], |[j]| j as f32));
+    let row = dev.upload(&Array::from_fn([n], |[j]| T::from_f64(j as f64)));
     let mut v = dev.upload(&host);
-    let jacobi = LinearStencil::<f32, 2, 1, 4>::jacobi_5pt();
-    let bytes = (n * n * 4) as f64;
+    let jacobi = LinearStencil::<T, 2, 1, 4>::jacobi_5pt();
+    // A cube with about as many points as the grid.
+    let m = ((n * n) as f64).cbrt().round() as usize;
+    let cube = dev.upload(&Array::from_fn([m, m, m], |[i, j, k]| T::from_f64(((i + 3 * j + 7 * k) % 13) as f64)));
+    let mut cube_out = dev.upload(&Array::<T, 3>::zeros([m, m, m]));
+    let jacobi_3d = LinearStencil::<T, 3, 1, 6>::jacobi_7pt();
+    let bytes = (n * n) as f64 * size;
     let copy = median(dev, repeats, || drop(a.to_owned()));
-    let cases: [(&str, f64, f64); 5] = [
+    let cases: [(&str, f64, f64); 7] = [
         ("add, same shape (contiguous)", 3.0 * bytes, median(dev, repeats, || drop(&a + &v))),
         ("add, broadcast row", 2.0 * bytes, median(dev, repeats, || drop(&a + &row))),
         ("contiguous() of the transpose", 2.0 * bytes, median(dev, repeats, || drop(a.t().to_owned()))),
@@ -146,18 +159,49 @@ fn run(dev: &impl Bench, n: usize, repeats: usize) {
                 std::hint::black_box(a.sum());
             }),
         ),
-        ("5-point Jacobi sweep", 2.0 * bytes, median(dev, repeats, || jacobi.apply(&a, &mut v))),
+        ("2D 5-point Jacobi sweep", 2.0 * bytes, median(dev, repeats, || jacobi.apply(&a, &mut v))),
+        (
+            "3D 7-point Jacobi sweep",
+            2.0 * (m * m * m) as f64 * size,
+            median(dev, repeats, || jacobi_3d.apply(&cube, &mut cube_out)),
+        ),
+        ("scalar multiply", 2.0 * bytes, median(dev, repeats, || drop(&a * T::from_f64(0.5)))),
     ];
     let copy_rate = 2.0 * bytes / copy;
-    println!("{}: {n} x {n} f32, median of {repeats}", dev.name());
+    let t = core::any::type_name::<T>();
+    println!("{}: {n} x {n} {t} (cube {m}^3), median of {repeats}", dev.name());
     println!("  {:<32} {:>9.3} ms  {:>8.1} GB/s  (baseline)", "copy (device to device)", copy * 1e3, copy_rate / 1e9);
     for (what, moved, t) in cases {
         let rate = moved / t;
         println!("  {what:<32} {:>9.3} ms  {:>8.1} GB/s  {:>5.2} of copy", t * 1e3, rate / 1e9, rate / copy_rate);
     }
+}
+
+/// `matmul` of m x m matrices in `T`, plain and with a transposed left operand.
+fn products<T: Float + GemmElement>(dev: &impl Bench, m: usize, repeats: usize) {
+    if !dev.supports::<T>() {
+        return;
+    }
+    let a = dev.upload(&Array::from_fn([m, m], |[i, j]| T::from_f64(((i * 7 + j * 3) % 11) as f64 * 0.1)));
+    let b = dev.upload(&Array::from_fn([m, m], |[i, j]| T::from_f64(((i * 5 + j) % 13) as f64 * 0.1)));
+    let flops = 2.0 * (m as f64).powi(3);
+    let plain = median(dev, repeats, || drop(a.matmul(&b)));
+    let transposed = median(dev, repeats, || drop(a.t().matmul(&b)));
+    let t = core::any::type_name::<T>();
+    for (what, s) in [("matmul", plain), ("matmul, transposed left", transposed)] {
+        println!("  {:<32} {:>9.3} ms  {:>8.2} TFLOP/s  ({m}^2 {t})", what, s * 1e3, flops / s / 1e12);
+    }
+}
+
+fn run(dev: &impl Bench, n: usize, repeats: usize, m: usize) {
+    bandwidth::<f32>(dev, n, repeats);
+    bandwidth::<f64>(dev, n, repeats);
+    products::<f32>(dev, m, repeats);
+    products::<f64>(dev, m, repeats);
+    let host = Array::from_fn([n, n], |[i, j]| ((i * 31 + j * 17) % 101) as f32 * 0.01);
+    let bytes = (n * n * 4) as f64;
     for (what, t, pinned) in dev.transfers(&host, repeats).into_iter().flatten() {
-        let rate = bytes / t;
-        print!("  {what:<32} {:>9.3} ms  {:>8.1} GB/s", t * 1e3, rate / 1e9);
+        print!("  {what:<32} {:>9.3} ms  {:>8.1} GB/s", t * 1e3, bytes / t / 1e9);
         match pinned {
             Some(p) => println!("  {:>5.2} of pinned memcpy ({:.1} GB/s)", p / t, bytes / p / 1e9),
             None => println!(),
@@ -165,19 +209,37 @@ fn run(dev: &impl Bench, n: usize, repeats: usize) {
     }
 }
 
+/// Opening a device and its first op (an add, which loads or compiles the elementwise kernels),
+/// timed from a fresh process: what an application waits for at start.
+fn start_up<D: Bench>(name: &str, open: impl FnOnce() -> Result<D, Error>) -> Option<D> {
+    let t = Instant::now();
+    let dev = match open() {
+        Ok(dev) => dev,
+        Err(e) => {
+            println!("{name}: SKIP ({e})");
+            return None;
+        }
+    };
+    let opened = t.elapsed().as_secs_f64();
+    let x = dev.upload(&Array::<f32, 1>::zeros([1 << 16]));
+    drop(&x + &x);
+    dev.sync();
+    println!("{}: opened in {:.3} s, first op done {:.3} s after start", dev.name(), opened, t.elapsed().as_secs_f64());
+    Some(dev)
+}
+
 fn main() {
     let args: Vec<usize> = std::env::args().skip(1).filter_map(|a| a.parse().ok()).collect();
     let n = args.first().copied().unwrap_or(4096);
     let repeats = args.get(1).copied().unwrap_or(11);
+    let m = args.get(2).copied().unwrap_or(1024);
     #[cfg(feature = "cuda")]
-    match CudaDevice::new(0) {
-        Ok(dev) => run(&dev, n, repeats),
-        Err(e) => println!("CUDA: SKIP ({e})"),
+    if let Some(dev) = start_up("CUDA", || CudaDevice::new(0)) {
+        run(&dev, n, repeats, m);
     }
     #[cfg(feature = "wgpu")]
-    match WgpuDevice::new() {
-        Ok(dev) => run(&dev, n, repeats),
-        Err(e) => println!("WebGPU: SKIP ({e})"),
+    if let Some(dev) = start_up("WebGPU", WgpuDevice::new) {
+        run(&dev, n, repeats, m);
     }
-    run(&Host, n, repeats);
+    run(&Host, n, repeats, m);
 }

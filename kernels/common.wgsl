@@ -32,14 +32,26 @@ fn scalar_word(descs: u32, s: u32) -> u32 {
 fn offset_of(d: u32, flat: u32) -> i32 {
     let base = desc(d);
     var at: i32 = params[base];
-    var rest: u32 = flat;
     let rank = params[base + 1u];
+    // Rank 1 (what axis merging makes of a dense block, or any uniformly strided one): no
+    // division. The branch is uniform across the dispatch.
+    if (rank == 1) {
+        return at + i32(flat) * params[base + 10u];
+    }
+    var rest: u32 = flat;
     for (var k: i32 = rank - 1; k >= 0; k = k - 1) {
         let n = u32(params[base + 2u + u32(k)]);
         at = at + i32(rest % n) * params[base + 10u + u32(k)];
         rest = rest / n;
     }
     return at;
+}
+
+// The element offset of flat index `flat` in descriptor `d` of a dense row-major block (the
+// `_contig` entry points, which the host picks when every operand is one: no index arithmetic
+// in the way of the loads).
+fn dense(d: u32, flat: u32) -> i32 {
+    return params[desc(d)] + i32(flat);
 }
 
 fn flat_index(gid: vec3<u32>, groups: vec3<u32>) -> u32 {

@@ -34,8 +34,7 @@ fn scalar(s: u32) -> ELEM {
 fn binary_NAME_contig(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
     let i = flat_index(gid, groups);
     if (i >= item_count()) { return; }
-    let k = i32(i);
-    out[params[desc(0u)] + k] = op_NAME(a[params[desc(1u)] + k], b[params[desc(2u)] + k]);
+    out[dense(0u, i)] = op_NAME(a[dense(1u, i)], b[dense(2u, i)]);
 }
 
 @compute @workgroup_size(256)
@@ -64,6 +63,20 @@ fn scalar_left_NAME(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_
     let i = flat_index(gid, groups);
     if (i >= item_count()) { return; }
     out[offset_of(0u, i)] = op_NAME(scalar(0u), a[offset_of(1u, i)]);
+}
+
+@compute @workgroup_size(256)
+fn scalar_right_NAME_contig(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let i = flat_index(gid, groups);
+    if (i >= item_count()) { return; }
+    out[dense(0u, i)] = op_NAME(a[dense(1u, i)], scalar(0u));
+}
+
+@compute @workgroup_size(256)
+fn scalar_left_NAME_contig(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let i = flat_index(gid, groups);
+    if (i >= item_count()) { return; }
+    out[dense(0u, i)] = op_NAME(scalar(0u), a[dense(1u, i)]);
 }
 
 // out = op(out, a): compound assignment (`+=` ...); `a` is another buffer.
@@ -128,6 +141,13 @@ fn unary_NAME(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgr
     let i = flat_index(gid, groups);
     if (i >= item_count()) { return; }
     out[offset_of(0u, i)] = f_NAME(a[offset_of(1u, i)]);
+}
+
+@compute @workgroup_size(256)
+fn unary_NAME_contig(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let i = flat_index(gid, groups);
+    if (i >= item_count()) { return; }
+    out[dense(0u, i)] = f_NAME(a[dense(1u, i)]);
 }
 
 @compute @workgroup_size(256)

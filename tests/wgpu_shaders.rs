@@ -19,9 +19,12 @@ fn expected(family: &str, elem: &str) -> Vec<String> {
                     names.push(format!("{form}_{op}"));
                 }
                 names.push(format!("binary_{op}_contig"));
+                names.push(format!("scalar_right_{op}_contig"));
+                names.push(format!("scalar_left_{op}_contig"));
                 names.push(format!("binary_{op}_2d"));
             }
             names.push("unary_neg".into());
+            names.push("unary_neg_contig".into());
             if float {
                 for op in ["abs", "sqrt", "floor", "ceil", "round", "powi", "clamp"] {
                     names.push(format!("unary_{op}"));

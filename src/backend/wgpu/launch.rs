@@ -288,17 +288,19 @@ unsafe impl ElementwiseKernels for Wgpu {
         if n == 0 {
             return Ok(());
         }
-        let (entry, scalars, elems) = match form {
-            DeviceUnary::Named(name) => (format!("unary_{name}"), vec![], vec![]),
-            DeviceUnary::ScalarRight(name, s) => (format!("scalar_right_{name}"), vec![], vec![s]),
-            DeviceUnary::ScalarLeft(name, s) => (format!("scalar_left_{name}"), vec![], vec![s]),
-            DeviceUnary::Powi(p) => ("unary_powi".to_string(), vec![p], vec![]),
-            DeviceUnary::Powf(p) => ("unary_powf".to_string(), vec![], vec![p]),
-            DeviceUnary::Clamp(lo, hi) => ("unary_clamp".to_string(), vec![], vec![lo, hi]),
+        // The entry point, its integer and element scalars, and whether it has a `_contig` form.
+        let (entry, scalars, elems, has_dense) = match form {
+            DeviceUnary::Named(name) => (format!("unary_{name}"), vec![], vec![], true),
+            DeviceUnary::ScalarRight(name, s) => (format!("scalar_right_{name}"), vec![], vec![s], true),
+            DeviceUnary::ScalarLeft(name, s) => (format!("scalar_left_{name}"), vec![], vec![s], true),
+            DeviceUnary::Powi(p) => ("unary_powi".to_string(), vec![p], vec![], false),
+            DeviceUnary::Powf(p) => ("unary_powf".to_string(), vec![], vec![p], false),
+            DeviceUnary::Clamp(lo, hi) => ("unary_clamp".to_string(), vec![], vec![lo, hi], false),
         };
         if t == "f64" && entry.strip_prefix("unary_").is_some_and(transcendental) {
             return Err(no_f64(Op::NAME));
         }
+        let entry = if has_dense && out.is_contiguous() && a.is_contiguous() { entry + "_contig" } else { entry };
         let out_words = words(&out)?;
         let p = params(n, [out_words, words(&a)?], &scalars)?.with(&elems);
         // SAFETY: the operands are live; `out` is a different buffer (a fresh output) or the
