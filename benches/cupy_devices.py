@@ -1,0 +1,132 @@
+"""CuPy's figures for the cases of `benches/devices.rs`, on the same shapes and in the same units,
+for the CUDA issue's comparisons (run on the GPU machine, where CuPy is installed, right after
+the Rust bench):
+
+    python3 benches/cupy_devices.py [N] [REPEATS] [M]
+
+N x N grids (and a cube of about as many points) in float32 and float64: a device-to-device copy
+(the baseline), add (same shape, and with a broadcast row), `ascontiguousarray` of the transpose,
+`sum`, the 2D Jacobi sweep as NumPy-style slicing (`0.25*(u[:-2,1:-1]+u[2:,1:-1]+u[1:-1,:-2]+
+u[1:-1,2:])`, which makes temporaries), the 3D 7-point one likewise, a scalar multiply; then
+`matmul` of M x M matrices and the host-device transfers of the float32 grid (pageable NumPy
+memory and pinned memory). Without CuPy (`--numpy`, or when it is missing) the same cases run on
+NumPy, to check the script itself.
+"""
+
+import statistics
+import sys
+import time
+
+try:
+    import cupy as xp
+
+    GPU = "--numpy" not in sys.argv
+except ImportError:
+    GPU = False
+if not GPU:
+    import numpy as xp
+import numpy as np
+
+
+def sync():
+    if GPU:
+        xp.cuda.Stream.null.synchronize()
+
+
+def median(repeats, f):
+    """Median seconds of `repeats` runs of `f` after a warm-up, each synchronized."""
+    f()
+    sync()
+    times = []
+    for _ in range(repeats):
+        t = time.perf_counter()
+        f()
+        sync()
+        times.append(time.perf_counter() - t)
+    return statistics.median(times)
+
+
+def bandwidth(dtype, n, repeats):
+    size = np.dtype(dtype).itemsize
+    i, j = np.indices((n, n))
+    a = xp.asarray(((i * 31 + j * 17) % 101 * 0.01).astype(dtype))
+    v = a.copy()
+    row = xp.arange(n, dtype=dtype)
+    m = round((n * n) ** (1 / 3))
+    x, y, z = np.indices((m, m, m))
+    cube = xp.asarray(((x + 3 * y + 7 * z) % 13).astype(dtype))
+    quarter, sixth = dtype(0.25), dtype(1 / 6)
+
+    def jacobi():
+        v[1:-1, 1:-1] = quarter * (a[:-2, 1:-1] + a[2:, 1:-1] + a[1:-1, :-2] + a[1:-1, 2:])
+
+    cube_out = cube.copy()
+
+    def jacobi_3d():
+        c = cube
+        cube_out[1:-1, 1:-1, 1:-1] = sixth * (
+            c[:-2, 1:-1, 1:-1] + c[2:, 1:-1, 1:-1] + c[1:-1, :-2, 1:-1]
+            + c[1:-1, 2:, 1:-1] + c[1:-1, 1:-1, :-2] + c[1:-1, 1:-1, 2:]
+        )
+
+    bytes_ = n * n * size
+    copy = median(repeats, lambda: a.copy())
+    cases = [
+        ("add, same shape (contiguous)", 3 * bytes_, median(repeats, lambda: a + v)),
+        ("add, broadcast row", 2 * bytes_, median(repeats, lambda: a + row)),
+        ("contiguous() of the transpose", 2 * bytes_, median(repeats, lambda: xp.ascontiguousarray(a.T))),
+        ("sum", bytes_, median(repeats, lambda: float(a.sum()))),
+        ("2D 5-point Jacobi sweep", 2 * bytes_, median(repeats, jacobi)),
+        ("3D 7-point Jacobi sweep", 2 * m**3 * size, median(repeats, jacobi_3d)),
+        ("scalar multiply", 2 * bytes_, median(repeats, lambda: a * dtype(0.5))),
+    ]
+    where = "CuPy " + xp.__version__ if GPU else "NumPy " + np.__version__ + " (script check)"
+    print(f"{where}: {n} x {n} {np.dtype(dtype).name} (cube {m}^3), median of {repeats}")
+    rate = 2 * bytes_ / copy
+    print(f"  {'copy (device to device)':<32} {copy * 1e3:>9.3f} ms  {rate / 1e9:>8.1f} GB/s  (baseline)")
+    for what, moved, t in cases:
+        r = moved / t
+        print(f"  {what:<32} {t * 1e3:>9.3f} ms  {r / 1e9:>8.1f} GB/s  {r / rate:>5.2f} of copy")
+
+
+def products(dtype, m, repeats):
+    i, j = np.indices((m, m))
+    a = xp.asarray(((i * 7 + j * 3) % 11 * 0.1).astype(dtype))
+    b = xp.asarray(((i * 5 + j) % 13 * 0.1).astype(dtype))
+    flops = 2.0 * m**3
+    for what, f in [("matmul", lambda: a @ b), ("matmul, transposed left", lambda: a.T @ b)]:
+        t = median(repeats, f)
+        print(f"  {what:<32} {t * 1e3:>9.3f} ms  {flops / t / 1e12:>8.2f} TFLOP/s  ({m}^2 {np.dtype(dtype).name})")
+
+
+def transfers(n, repeats):
+    host = (np.indices((n, n)).sum(axis=0) % 101 * 0.01).astype(np.float32)
+    bytes_ = host.nbytes
+    cases = [("to_device, pageable (cp.asarray)", lambda: xp.asarray(host))]
+    if GPU:
+        d = xp.asarray(host)
+        cases.append(("to_host, pageable (.get())", lambda: d.get()))
+        pinned = xp.cuda.alloc_pinned_memory(bytes_)
+        staged = np.frombuffer(pinned, np.float32, host.size).reshape(n, n)
+        staged[...] = host
+        cases.append(("to_device, pinned", lambda: d.set(staged)))
+        cases.append(("to_host, pinned", lambda: d.get(out=staged)))
+    for what, f in cases:
+        t = median(repeats, f)
+        print(f"  {what:<32} {t * 1e3:>9.3f} ms  {bytes_ / t / 1e9:>8.1f} GB/s")
+
+
+def main():
+    args = [int(a) for a in sys.argv[1:] if a.isdigit()]
+    n = args[0] if args else 4096
+    repeats = args[1] if len(args) > 1 else 11
+    m = args[2] if len(args) > 2 else 1024
+    for dtype in (np.float32, np.float64):
+        bandwidth(dtype, n, repeats)
+    for dtype in (np.float32, np.float64):
+        products(dtype, m, repeats)
+    transfers(n, repeats)
+
+
+if __name__ == "__main__":
+    main()
