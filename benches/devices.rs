@@ -211,6 +211,7 @@ fn run(dev: &impl Bench, n: usize, repeats: usize, m: usize) {
 
 /// Opening a device and its first op (an add, which loads or compiles the elementwise kernels),
 /// timed from a fresh process: what an application waits for at start.
+#[cfg(any(feature = "cuda", feature = "wgpu"))]
 fn start_up<D: Bench>(name: &str, open: impl FnOnce() -> Result<D, Error>) -> Option<D> {
     let t = Instant::now();
     let dev = match open() {

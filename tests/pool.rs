@@ -148,3 +148,16 @@ fn host_copies_into_a_pool_and_between_host_allocators() {
     assert!(matches!(t.to_backend(&Cpu).allocator(), CpuAlloc::System));
     assert_eq!(pool.stats().allocations, 3);
 }
+
+#[test]
+fn an_upload_whose_data_does_not_fill_its_shape_is_an_error() {
+    use cnda::backend::transfer::Upload;
+    let pool = Pool::new();
+    let Err(e) = pool.try_upload(&[1.0f32, 2.0], [100, 100]) else { panic!("2 elements cannot fill 100 x 100") };
+    assert!(matches!(e, Error::LengthMismatch { expected: 10_000, got: 2, .. }), "{e}");
+    assert!(Cpu.try_upload(&[1u8; 3], [usize::MAX, 2]).is_err(), "an overflowing shape");
+    assert_eq!(
+        Cpu.try_upload(&[1i32, 2, 3, 4], [2, 2]).unwrap(),
+        Array::from_fn([2, 2], |[i, j]| (i * 2 + j + 1) as i32)
+    );
+}

@@ -10,7 +10,7 @@ use crate::backend::cpu::CpuAlloc;
 use crate::backend::{Allocator, Backend, Cpu, DeviceAlloc, HostAccessible, PooledDevice};
 use crate::check::BoundsCheck;
 use crate::element::Pod;
-use crate::error::{or_panic, Result};
+use crate::error::{or_panic, Error, Result};
 use crate::layout::Layout;
 use crate::ops::desc::Desc;
 use crate::ops::fill_copy::CopyKernels;
@@ -48,9 +48,18 @@ pub trait Upload: Allocator<Self::Target> {
     ///
     /// # Errors
     ///
+    /// `Error::LengthMismatch` when `data` does not hold exactly the shape's element count;
     /// `Error::Alloc` when the memory is refused; `Error::Device` when the copy fails.
     fn try_upload<T: Pod, const N: usize>(&self, data: &[T], shape: [usize; N]) -> Result<Array<T, N, Self::Target>> {
-        debug_assert_eq!(Some(data.len()), shape.iter().try_fold(1usize, |n, &d| n.checked_mul(d)));
+        let len = crate::shape::checked_len("to_device", &shape, core::mem::size_of::<T>())?;
+        if len != data.len() {
+            return Err(Error::LengthMismatch {
+                op: "to_device",
+                shape: shape.to_vec(),
+                expected: len,
+                got: data.len(),
+            });
+        }
         // SAFETY: the write below fills every element before anything can read one.
         let mut buffer = unsafe { self.try_alloc_for_overwrite::<T>("to_device", data.len()) }?;
         // SAFETY: the buffer holds exactly `data.len()` elements.
