@@ -63,7 +63,8 @@ __device__ __forceinline__ void cnda_offset3(const Desc &a, const Desc &b, const
 // A module holds every element type (the default, and what build.rs compiles ahead of time) or,
 // compiled with -DCNDA_ONLY_<type>, one: NVRTC at run time compiles only the type a first op
 // needs. CNDA_<type>(x) keeps x for the types this module holds.
-#if !defined(CNDA_ONLY_f32) && !defined(CNDA_ONLY_f64) && !defined(CNDA_ONLY_i32) && !defined(CNDA_ONLY_i64)
+#if !defined(CNDA_ONLY_f32) && !defined(CNDA_ONLY_f64) && !defined(CNDA_ONLY_i32) && !defined(CNDA_ONLY_i64) && \
+    !defined(CNDA_ONLY_f16) && !defined(CNDA_ONLY_bf16)
 #define CNDA_ALL_TYPES
 #endif
 #if defined(CNDA_ALL_TYPES) || defined(CNDA_ONLY_f32)
@@ -86,6 +87,64 @@ __device__ __forceinline__ void cnda_offset3(const Desc &a, const Desc &b, const
 #else
 #define CNDA_i64(x)
 #endif
+
+#if defined(CNDA_ALL_TYPES) || defined(CNDA_ONLY_f16)
+#define CNDA_f16(x) x
+#else
+#define CNDA_f16(x)
+#endif
+#if defined(CNDA_ALL_TYPES) || defined(CNDA_ONLY_bf16)
+#define CNDA_bf16(x) x
+#else
+#define CNDA_bf16(x)
+#endif
+
+// The 16-bit floats (`half::f16` and `half::bf16` on the host) as storage types: every
+// operation converts to f32, computes there and rounds back to nearest even, as the `half`
+// crate computes on the host, so results match it bit for bit. The conversions are PTX's `cvt`
+// (no cuda_fp16.h: NVRTC is given no include path); bf16 rounding needs sm_80 or newer.
+__device__ __forceinline__ float cnda_f16_to_f32(unsigned short h) {
+    float f;
+    asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h));
+    return f;
+}
+__device__ __forceinline__ unsigned short cnda_f32_to_f16(float f) {
+    unsigned short h;
+    asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f));
+    return h;
+}
+__device__ __forceinline__ float cnda_bf16_to_f32(unsigned short h) { return __uint_as_float((unsigned)h << 16); }
+__device__ __forceinline__ unsigned short cnda_f32_to_bf16(float f) {
+    unsigned short h;
+    asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(h) : "f"(f));
+    return h;
+}
+
+#define CNDA_HALF(H)                                                                                          \
+    struct H {                                                                                                \
+        unsigned short bits;                                                                                  \
+        H() = default;                                                                                        \
+        __device__ H(float f) : bits(cnda_f32_to_##H(f)) {}                                                   \
+        __device__ H(int i) : bits(cnda_f32_to_##H((float)i)) {}                                              \
+        __device__ operator float() const { return cnda_##H##_to_f32(bits); }                                 \
+    };                                                                                                        \
+    __device__ __forceinline__ H operator+(H a, H b) { return H((float)a + (float)b); }                       \
+    __device__ __forceinline__ H operator-(H a, H b) { return H((float)a - (float)b); }                       \
+    __device__ __forceinline__ H operator*(H a, H b) { return H((float)a * (float)b); }                       \
+    __device__ __forceinline__ H operator/(H a, H b) { return H((float)a / (float)b); }                       \
+    __device__ __forceinline__ H operator-(H a) {                                                             \
+        H r;                                                                                                  \
+        r.bits = a.bits ^ 0x8000u;                                                                            \
+        return r;                                                                                             \
+    }                                                                                                         \
+    __device__ __forceinline__ bool operator<(H a, H b) { return (float)a < (float)b; }                       \
+    __device__ __forceinline__ bool operator>(H a, H b) { return (float)a > (float)b; }                       \
+    __device__ __forceinline__ bool operator!=(H a, H b) { return (float)a != (float)b; }                     \
+    __device__ __forceinline__ H cnda_mul_rn(H a, H b) { return a * b; }                                      \
+    __device__ __forceinline__ H cnda_add_rn(H a, H b) { return a + b; }
+
+CNDA_HALF(f16)
+CNDA_HALF(bf16)
 
 // A grid-stride loop over `n` flat indices.
 #define CNDA_FOR_EACH(i, n) \

@@ -16,6 +16,8 @@ struct OpRem {
     __device__ f64 operator()(f64 a, f64 b) const { return fmod(a, b); }
     __device__ i32 operator()(i32 a, i32 b) const { return a % b; }
     __device__ i64 operator()(i64 a, i64 b) const { return a % b; }
+    __device__ f16 operator()(f16 a, f16 b) const { return f16(fmodf(a, b)); }
+    __device__ bf16 operator()(bf16 a, bf16 b) const { return bf16(fmodf(a, b)); }
 };
 
 template <typename T, typename Op>
@@ -103,6 +105,8 @@ CNDA_f32(CNDA_BINARY_ALL(f32))
 CNDA_f64(CNDA_BINARY_ALL(f64))
 CNDA_i32(CNDA_BINARY_ALL(i32))
 CNDA_i64(CNDA_BINARY_ALL(i64))
+CNDA_f16(CNDA_BINARY_ALL(f16))
+CNDA_bf16(CNDA_BINARY_ALL(bf16))
 
 // Unary math, named after the Rust tokens (`ln` is the natural logarithm; `round` rounds half
 // away from zero, as Rust's and C's `round` do).
@@ -165,3 +169,5 @@ CNDA_f32(CNDA_UNARY_PARAM(f32))
 CNDA_f64(CNDA_UNARY_PARAM(f64))
 CNDA_i32(CNDA_UNARY(neg, i32, -x))
 CNDA_i64(CNDA_UNARY(neg, i64, -x))
+CNDA_f16(CNDA_UNARY(neg, f16, -x))
+CNDA_bf16(CNDA_UNARY(neg, bf16, -x))

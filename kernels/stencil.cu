@@ -33,3 +33,5 @@ __device__ void linear(T *out, Desc o, const T *u, Desc du, const Taps<T> &taps,
 
 CNDA_f32(CNDA_STENCIL(f32))
 CNDA_f64(CNDA_STENCIL(f64))
+CNDA_f16(CNDA_STENCIL(f16))
+CNDA_bf16(CNDA_STENCIL(bf16))

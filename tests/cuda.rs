@@ -4,6 +4,7 @@
 #![cfg(feature = "cuda")]
 
 use cnda::prelude::*;
+use cnda::stencil::LinearStencil;
 
 #[test]
 fn opening_a_device_fails_cleanly_without_one() {
@@ -115,4 +116,38 @@ fn a_user_stencil_matches_the_same_update_on_the_cpu() {
     let got = o.to_host();
     assert!(got.iter().zip(out.iter()).all(|(a, b)| (a - b).abs() <= 1e-12 * b.abs().max(1.0)));
     assert_eq!(got[[0, 0]], -1.0, "the boundary is left alone");
+}
+
+/// f16 and bf16 arrays compute in f32 and round after every operation, as the `half` crate does
+/// on the host, so the device matches the host bit for bit.
+#[test]
+fn half_precision_matches_the_host_exactly() {
+    let Ok(dev) = CudaDevice::new(0) else {
+        eprintln!("SKIP: no CUDA device");
+        return;
+    };
+    fn check<T: Numeric + core::ops::Neg<Output = T> + core::fmt::Debug>(dev: &CudaDevice, from: fn(f32) -> T) {
+        let host = Array::from_fn([19, 37], |[i, j]| from((i as f32 - 9.0) * 0.37 + j as f32 * 0.011));
+        let row = Array::from_fn([37], |[j]| from(1.0 + j as f32 * 0.25));
+        let (a, r) = (host.to_device(dev), row.to_device(dev));
+        assert_eq!((&a + &r).to_host(), &host + &row);
+        assert_eq!((&a * &a.t().t()).to_host(), &host * &host);
+        assert_eq!((&a / from(3.0)).to_host(), &host / from(3.0));
+        assert_eq!((-&a).to_host(), -&host);
+        assert_eq!(a.t().to_host(), host.t().to_owned());
+        assert_eq!(a.max(), host.max());
+        assert_eq!(a.argmin(), host.argmin());
+        let stencil = LinearStencil::<T, 2, 1, 4>::new([
+            ([-1, 0], from(0.25)),
+            ([1, 0], from(0.25)),
+            ([0, -1], from(0.25)),
+            ([0, 1], from(0.25)),
+        ]);
+        let (mut out, mut want) = (Array::<T, 2, Cuda>::zeros_in(dev, [19, 37]), Array::<T, 2>::zeros([19, 37]));
+        stencil.apply(&a, &mut out);
+        stencil.apply(&host, &mut want);
+        assert_eq!(out.to_host(), want);
+    }
+    check(&dev, half::f16::from_f32);
+    check(&dev, half::bf16::from_f32);
 }

@@ -20,8 +20,9 @@ fn nvrtc_or_skip() -> bool {
 
 /// Entry points each family must export (a sample of every form, type and op).
 fn expected(family: &str) -> Vec<String> {
-    let types = ["f32", "f64", "i32", "i64"];
+    let types = ["f32", "f64", "i32", "i64", "f16", "bf16"];
     let floats = ["f32", "f64"];
+    let stencil_types = ["f32", "f64", "f16", "bf16"];
     let mut names = Vec::new();
     match family {
         "elementwise" => {
@@ -70,7 +71,7 @@ fn expected(family: &str) -> Vec<String> {
             }
         }
         "stencil" => {
-            for t in floats {
+            for t in stencil_types {
                 names.push(format!("cnda_stencil_{t}"));
             }
         }
@@ -171,7 +172,7 @@ fn one_element_type_compiles_alone_for_a_faster_first_op() {
     use cnda::backend::cuda::kernels::compile_type;
     for family in &FAMILIES {
         let all = expected(family.name);
-        for t in ["f32", "f64", "i32", "i64"] {
+        for t in ["f32", "f64", "i32", "i64", "f16", "bf16"] {
             let mine: Vec<&String> = all.iter().filter(|n| n.contains(&format!("_{t}"))).collect();
             if mine.is_empty() {
                 continue; // the stencil family has no integer kernels

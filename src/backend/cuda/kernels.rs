@@ -94,8 +94,8 @@ pub fn compile(family: &Family, sm: u32, output: Output) -> Result<Vec<u8>> {
     compile_unit(family.name, family.source, sm, output, None)
 }
 
-/// Compiles the kernels of `family` for element type `t` only (`"f32"`, `"f64"`, `"i32"` or
-/// `"i64"`): what a device compiles at the first op on that type, a fraction of the whole family.
+/// Compiles the kernels of `family` for element type `t` only (`"f32"`, `"f64"`, `"i32"`,
+/// `"i64"`, `"f16"` or `"bf16"`): what a device compiles at the first op on that type, a fraction of the whole family.
 ///
 /// # Errors
 ///

@@ -48,6 +48,7 @@ unsafe impl DeviceRepr for KernelDesc {}
 const _: () = assert!(core::mem::size_of::<KernelDesc>() == 144);
 const _: () = assert!(core::mem::size_of::<KernelTaps<f64>>() == 520);
 const _: () = assert!(core::mem::size_of::<KernelTaps<f32>>() == 392);
+const _: () = assert!(core::mem::size_of::<KernelTaps<half::f16>>() == 328);
 
 /// The kernels' `Taps<T>` (`kernels/stencil.cu`).
 #[repr(C)]
@@ -58,7 +59,8 @@ struct KernelTaps<T> {
     count: i32,
 }
 
-// SAFETY: `#[repr(C)]` with the layout of `Taps<T>` for the f32 and f64 it is built for.
+// SAFETY: `#[repr(C)]` with the layout of `Taps<T>` for the f32, f64, f16 and bf16 it is built
+// for (the 16-bit types are one `unsigned short` in the kernels, as in `half`).
 unsafe impl<T: Pod> DeviceRepr for KernelTaps<T> {}
 
 /// The address and kernel descriptor of an operand (its address is element `[0; N]`'s, so the
@@ -85,11 +87,13 @@ fn suffix<T: Pod>(op: &'static str) -> Result<&'static str> {
         (TypeId::of::<f64>(), "f64"),
         (TypeId::of::<i32>(), "i32"),
         (TypeId::of::<i64>(), "i64"),
+        (TypeId::of::<half::f16>(), "f16"),
+        (TypeId::of::<half::bf16>(), "bf16"),
     ];
     names.iter().find(|(t, _)| *t == id).map(|&(_, s)| s).ok_or_else(|| Error::UnsupportedDType {
         op,
         got: core::any::type_name::<T>().into(),
-        fix: "CUDA kernels exist for f32, f64, i32 and i64; convert on the host first",
+        fix: "CUDA kernels exist for f32, f64, i32, i64, and (without float math or matmul) f16 and bf16; convert on the host first",
     })
 }
 
@@ -108,6 +112,10 @@ fn extreme<T: Pod>(largest: bool) -> T {
         cast(if largest { f64::INFINITY } else { f64::NEG_INFINITY })
     } else if id == TypeId::of::<i32>() {
         cast(if largest { i32::MAX } else { i32::MIN })
+    } else if id == TypeId::of::<half::f16>() {
+        cast(if largest { half::f16::INFINITY } else { half::f16::NEG_INFINITY })
+    } else if id == TypeId::of::<half::bf16>() {
+        cast(if largest { half::bf16::INFINITY } else { half::bf16::NEG_INFINITY })
     } else {
         cast(if largest { i64::MAX } else { i64::MIN })
     }
@@ -265,8 +273,8 @@ unsafe impl ElementwiseKernels for Cuda {
 #[derive(Clone, Copy)]
 struct Scalar<T>(T);
 
-// SAFETY: one `T` of the f32/f64/i32/i64 the kernels take by value (`suffix` chose the kernel by
-// the same type).
+// SAFETY: one `T` of the f32/f64/i32/i64/f16/bf16 the kernels take by value (`suffix` chose the
+// kernel by the same type; the 16-bit types are one `unsigned short` on both sides).
 unsafe impl<T: Pod> DeviceRepr for Scalar<T> {}
 
 // SAFETY: writes every destination index once with the source's (or the fill) value.
