@@ -131,7 +131,7 @@ fn half_precision_matches_the_host_exactly() {
         let row = Array::from_fn([37], |[j]| from(1.0 + j as f32 * 0.25));
         let (a, r) = (host.to_device(dev), row.to_device(dev));
         assert_eq!((&a + &r).to_host(), &host + &row);
-        assert_eq!((&a * &a.t().t()).to_host(), &host * &host);
+        assert_eq!((&a * a.t().t()).to_host(), &host * &host);
         assert_eq!((&a / from(3.0)).to_host(), &host / from(3.0));
         assert_eq!((-&a).to_host(), -&host);
         assert_eq!(a.t().to_host(), host.t().to_owned());
