@@ -130,6 +130,10 @@ pub trait Numeric:
     const ZERO: Self;
     /// Multiplicative identity.
     const ONE: Self;
+    /// The largest value: `+inf` for floats, `MAX` for integers (the identity of `min`).
+    const LARGEST: Self;
+    /// The smallest value: `-inf` for floats, `MIN` for integers (the identity of `max`).
+    const SMALLEST: Self;
 
     /// `n` converted to this type (rounded for floats, wrapping for narrow integers), for means.
     fn from_usize(n: usize) -> Self;
@@ -142,7 +146,7 @@ pub trait Numeric:
 }
 
 macro_rules! numeric {
-    ($($t:ty => $tag:ident, $zero:expr, $one:expr, $from:expr;)*) => {$(
+    ($($t:ty => $tag:ident, $zero:expr, $one:expr, $largest:expr, $smallest:expr, $from:expr;)*) => {$(
         impl sealed::Sealed for $t {}
         impl Element for $t {
             const DTYPE: DType = DType::$tag;
@@ -150,6 +154,8 @@ macro_rules! numeric {
         impl Numeric for $t {
             const ZERO: Self = $zero;
             const ONE: Self = $one;
+            const LARGEST: Self = $largest;
+            const SMALLEST: Self = $smallest;
             #[allow(clippy::cast_possible_truncation)]
             fn from_usize(n: usize) -> Self {
                 $from(n)
@@ -159,20 +165,20 @@ macro_rules! numeric {
 }
 
 numeric! {
-    i8 => I8, 0, 1, |n| n as i8;
-    i16 => I16, 0, 1, |n| n as i16;
-    i32 => I32, 0, 1, |n| n as i32;
-    i64 => I64, 0, 1, |n| n as i64;
-    isize => Isize, 0, 1, |n| n as isize;
-    u8 => U8, 0, 1, |n| n as u8;
-    u16 => U16, 0, 1, |n| n as u16;
-    u32 => U32, 0, 1, |n| n as u32;
-    u64 => U64, 0, 1, |n| n as u64;
-    usize => Usize, 0, 1, |n| n;
-    half::f16 => F16, half::f16::ZERO, half::f16::ONE, |n| half::f16::from_f64(n as f64);
-    half::bf16 => BF16, half::bf16::ZERO, half::bf16::ONE, |n| half::bf16::from_f64(n as f64);
-    f32 => F32, 0.0, 1.0, |n| n as f32;
-    f64 => F64, 0.0, 1.0, |n| n as f64;
+    i8 => I8, 0, 1, i8::MAX, i8::MIN, |n| n as i8;
+    i16 => I16, 0, 1, i16::MAX, i16::MIN, |n| n as i16;
+    i32 => I32, 0, 1, i32::MAX, i32::MIN, |n| n as i32;
+    i64 => I64, 0, 1, i64::MAX, i64::MIN, |n| n as i64;
+    isize => Isize, 0, 1, isize::MAX, isize::MIN, |n| n as isize;
+    u8 => U8, 0, 1, u8::MAX, u8::MIN, |n| n as u8;
+    u16 => U16, 0, 1, u16::MAX, u16::MIN, |n| n as u16;
+    u32 => U32, 0, 1, u32::MAX, u32::MIN, |n| n as u32;
+    u64 => U64, 0, 1, u64::MAX, u64::MIN, |n| n as u64;
+    usize => Usize, 0, 1, usize::MAX, usize::MIN, |n| n;
+    half::f16 => F16, half::f16::ZERO, half::f16::ONE, half::f16::INFINITY, half::f16::NEG_INFINITY, |n| half::f16::from_f64(n as f64);
+    half::bf16 => BF16, half::bf16::ZERO, half::bf16::ONE, half::bf16::INFINITY, half::bf16::NEG_INFINITY, |n| half::bf16::from_f64(n as f64);
+    f32 => F32, 0.0, 1.0, f32::INFINITY, f32::NEG_INFINITY, |n| n as f32;
+    f64 => F64, 0.0, 1.0, f64::INFINITY, f64::NEG_INFINITY, |n| n as f64;
 }
 
 #[cfg(test)]

@@ -201,17 +201,15 @@ impl<T: Pod, const N: usize, L: Layout, C: BoundsCheck> Array<T, N, Cpu, L, C> {
 impl<T: Pod, const N: usize, A: Access, B: Download + CopyKernels, L: Layout, C: BoundsCheck>
     View<'_, T, N, A, B, L, C>
 {
-    /// `f` over the elements as one row-major host slice (a non-contiguous view made
-    /// contiguous on its backend first).
-    fn try_with_host<R>(&self, f: impl FnOnce(&[T]) -> Result<R>) -> Result<R> {
+    /// `f` applied to a contiguous row-major descriptor of the elements: the view's own, or a
+    /// copy made on its backend when the view is not contiguous.
+    fn try_contiguous<R>(&self, f: impl FnOnce(Desc<B, T, N>) -> Result<R>) -> Result<R> {
         let desc = self.desc();
         if desc.is_contiguous() {
-            // SAFETY: a live view's elements, contiguous (checked).
-            return unsafe { B::try_with_host(desc, f) };
+            return f(desc);
         }
         let dense = self.try_to_owned()?;
-        // SAFETY: a live row-major array.
-        unsafe { B::try_with_host(dense.desc(), f) }
+        f(dense.desc())
     }
 
     /// The elements, copied to a new row-major host array (a non-contiguous view is made
@@ -222,14 +220,8 @@ impl<T: Pod, const N: usize, A: Access, B: Download + CopyKernels, L: Layout, C:
     /// `Error::Alloc` for host or device memory refused; `Error::Device` with the error any
     /// queued work raised.
     pub fn try_to_host(&self) -> Result<Array<T, N>> {
-        let desc = self.desc();
-        if desc.is_contiguous() {
-            // SAFETY: a live view's elements, contiguous (checked).
-            return unsafe { B::try_download(desc) };
-        }
-        let dense = self.try_to_owned()?;
-        // SAFETY: a live row-major array.
-        unsafe { B::try_download(dense.desc()) }
+        // SAFETY: a live view's elements, or a live copy, contiguous either way.
+        self.try_contiguous(|desc| unsafe { B::try_download(desc) })
     }
 
     /// As [`View::try_to_host`], panicking on failure.
@@ -261,7 +253,8 @@ impl<T: Pod, const N: usize, A: Access, B: Download + CopyKernels, L: Layout, C:
     /// copy or any queued work raised.
     pub fn try_to_backend<D: Upload>(&self, alloc: &D) -> Result<Array<T, N, D::Target>> {
         let shape = self.shape();
-        self.try_with_host(|data| alloc.try_upload(data, shape))
+        // SAFETY: a live view's elements, or a live copy, contiguous either way.
+        self.try_contiguous(|desc| unsafe { B::try_with_host(desc, |data| alloc.try_upload(data, shape)) })
     }
 
     /// As [`View::try_to_backend`], panicking on failure.

@@ -14,7 +14,7 @@ use crate::error::{Error, Result};
 use crate::ops::desc::Desc;
 use crate::ops::elementwise::ElementwiseKernels;
 use crate::ops::fill_copy::CopyKernels;
-use crate::ops::reduce::ReduceKernels;
+use crate::ops::reduce::{self, ReduceKernels};
 use crate::ops::tokens::{ArgOp, BinaryOp, DeviceUnary, ReduceOp, UnaryOp};
 use crate::stencil::StencilKernels;
 
@@ -95,30 +95,6 @@ fn suffix<T: Pod>(op: &'static str) -> Result<&'static str> {
         got: core::any::type_name::<T>().into(),
         fix: "CUDA kernels exist for f32, f64, i32, i64, and (without float math or matmul) f16 and bf16; convert on the host first",
     })
-}
-
-/// `value` as a `T` known (by `TypeId`) to be `U`.
-fn cast<U: Pod, T: Pod>(value: U) -> T {
-    debug_assert_eq!(TypeId::of::<T>(), TypeId::of::<U>());
-    bytemuck::cast(value)
-}
-
-/// The value idle threads of a min (or max) fold start from: the type's largest (smallest).
-fn extreme<T: Pod>(largest: bool) -> T {
-    let id = TypeId::of::<T>();
-    if id == TypeId::of::<f32>() {
-        cast(if largest { f32::INFINITY } else { f32::NEG_INFINITY })
-    } else if id == TypeId::of::<f64>() {
-        cast(if largest { f64::INFINITY } else { f64::NEG_INFINITY })
-    } else if id == TypeId::of::<i32>() {
-        cast(if largest { i32::MAX } else { i32::MIN })
-    } else if id == TypeId::of::<half::f16>() {
-        cast(if largest { half::f16::INFINITY } else { half::f16::NEG_INFINITY })
-    } else if id == TypeId::of::<half::bf16>() {
-        cast(if largest { half::bf16::INFINITY } else { half::bf16::NEG_INFINITY })
-    } else {
-        cast(if largest { i64::MAX } else { i64::MIN })
-    }
 }
 
 fn launch_error(name: &str) -> impl Fn(cudarc::driver::DriverError) -> Error + '_ {
@@ -341,13 +317,8 @@ unsafe impl CopyKernels for Cuda {
 
 /// The identity a fold's idle threads start from.
 fn fold_identity<T: Numeric>(name: &str) -> Result<T> {
-    match name {
-        "sum" => Ok(T::ZERO),
-        "product" => Ok(T::ONE),
-        "min" => Ok(extreme(true)),
-        "max" => Ok(extreme(false)),
-        other => Err(device_error(format!("the reduction {other} has no CUDA kernel; run it on the host"))),
-    }
+    reduce::fold_identity(name)
+        .ok_or_else(|| device_error(format!("the reduction {name} has no CUDA kernel; run it on the host")))
 }
 
 /// Reads `len` elements of device memory at `addr` into a host vector (synchronizing).

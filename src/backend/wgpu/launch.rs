@@ -16,7 +16,7 @@ use crate::ops::desc::Desc;
 use crate::ops::elementwise::ElementwiseKernels;
 use crate::ops::fill_copy::CopyKernels;
 use crate::ops::matmul::{GemmElement, MatmulKernels, Par};
-use crate::ops::reduce::ReduceKernels;
+use crate::ops::reduce::{self, ReduceKernels};
 use crate::ops::tokens::{ArgOp, BinaryOp, DeviceUnary, ReduceOp, UnaryOp};
 use crate::stencil::StencilKernels;
 
@@ -468,25 +468,8 @@ pub(crate) fn read_back<T: Pod>(
 
 /// The identity idle threads of a fold start from.
 fn fold_identity<T: Numeric>(name: &str) -> Result<T> {
-    // The largest (or smallest) value of the shader element types; `T` is one of them (checked
-    // by `elem` first), so exactly one cast fits `T`'s size.
-    let extreme = |largest: bool| -> T {
-        if TypeId::of::<T>() == TypeId::of::<i32>() {
-            return bytemuck::cast(if largest { i32::MAX } else { i32::MIN });
-        }
-        let inf = if largest { f32::INFINITY } else { f32::NEG_INFINITY };
-        bytemuck::try_cast(inf)
-            .or_else(|_| bytemuck::try_cast(f64::from(inf)))
-            .or_else(|_| bytemuck::try_cast(half::f16::from_f32(inf)))
-            .expect("a 4-, 8- or 2-byte shader element type")
-    };
-    match name {
-        "sum" => Ok(T::ZERO),
-        "product" => Ok(T::ONE),
-        "min" => Ok(extreme(true)),
-        "max" => Ok(extreme(false)),
-        other => Err(device_error(format!("the reduction {other} has no WebGPU kernel; run it on the host"))),
-    }
+    reduce::fold_identity(name)
+        .ok_or_else(|| device_error(format!("the reduction {name} has no WebGPU kernel; run it on the host")))
 }
 
 /// Workgroups of a grid-stride reduction pass over `n` items.
