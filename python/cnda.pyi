@@ -113,8 +113,53 @@ def from_numpy(
 ) -> Any:
     """Shares x's memory (C-contiguous, aligned, native byte order; writable unless readonly=True)
     or copies it (copy=True, any strides). A structured x needs element= and gives a StructuredND."""
-def from_dlpack(x: Any, copy: bool = ...) -> ContiguousND:
-    """Shares the memory of any CPU DLPack producer (C-contiguous), or copies it (copy=True)."""
+def from_dlpack(x: Any, copy: bool = ...) -> Union[ContiguousND, CudaArray]:
+    """Shares the memory of any DLPack producer (C-contiguous): a ContiguousND for host memory, a
+    CudaArray for a CUDA device's (CuPy, PyTorch); or copies it on its device (copy=True; on the
+    host, any strides)."""
+
+class CudaArray:
+    """A contiguous, row-major N-dimensional array in a CUDA device's memory, of float32, float64,
+    int32 or int64. DLPack shares it with CuPy, PyTorch or JAX without a copy."""
+
+    @property
+    def shape(self) -> Tuple[int, ...]: ...
+    @property
+    def ndim(self) -> int: ...
+    @property
+    def size(self) -> int: ...
+    @property
+    def dtype(self) -> np.dtype: ...
+    @property
+    def device(self) -> int:
+        """The CUDA device's ordinal."""
+    @property
+    def data_ptr(self) -> int:
+        """The device address of the first element."""
+    def __len__(self) -> int: ...
+    def to_host(self) -> ContiguousND:
+        """A host copy; waits for the device."""
+    def to_numpy(self) -> npt.NDArray[Any]:
+        """A NumPy copy; waits for the device."""
+    def copy(self) -> CudaArray:
+        """A copy on the same device."""
+    def fill(self, value: Union[int, float]) -> None: ...
+    def synchronize(self) -> None:
+        """Waits for cnda's queued work on the device."""
+    def __dlpack__(
+        self,
+        *,
+        stream: Any = ...,
+        max_version: Tuple[int, int] | None = ...,
+        dl_device: Tuple[int, int] | None = ...,
+        copy: bool | None = ...,
+    ) -> Any: ...
+    def __dlpack_device__(self) -> Tuple[int, int]: ...
+
+def to_cuda(x: Any, device: int = ...) -> CudaArray:
+    """A CudaArray with the elements of x (a ContiguousND or a NumPy array) on CUDA device `device`."""
+def cuda_device_count() -> int:
+    """The number of CUDA devices (0 without a driver or GPU)."""
 def save(path: Any, arr: Union[ContiguousND, StructuredND]) -> None:
     """Writes a .npy file (cnda's writer) that np.load reads."""
 def load(path: Any, element: ElementType | None = ...) -> Union[ContiguousND, StructuredND]:

@@ -151,3 +151,54 @@ fn half_precision_matches_the_host_exactly() {
     check(&dev, half::f16::from_f32);
     check(&dev, half::bf16::from_f32);
 }
+
+/// Arrays over memory another library owns: the address of a device array wrapped again without a
+/// copy (the owner kept alive by the wrapper, dropped exactly once after cnda's work on it),
+/// writes through the wrapper seen by the owner, and bad addresses and sizes refused.
+#[test]
+fn arrays_over_foreign_device_memory_share_it_and_keep_the_owner() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Arc;
+
+    let Ok(dev) = CudaDevice::new(0) else {
+        eprintln!("SKIP: no CUDA device");
+        return;
+    };
+    struct Owner(#[allow(dead_code)] Array<f32, 1, Cuda>, Arc<AtomicUsize>);
+    impl Drop for Owner {
+        fn drop(&mut self) {
+            self.1.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+    let host = Array::from_fn([6 * 7], |[i]| i as f32);
+    let owner = host.to_device(&dev);
+    let addr = owner.device_ptr();
+    assert_eq!(owner.device(), dev);
+    let drops = Arc::new(AtomicUsize::new(0));
+    // SAFETY: `addr` addresses the owner's 42 elements, which the wrapper keeps alive (it owns
+    // the owner) and nothing else touches.
+    let mut shared =
+        unsafe { Array::<f32, 2, Cuda>::try_from_device_memory(&dev, addr, [6, 7], Owner(owner, drops.clone())) }
+            .unwrap();
+    assert_eq!(shared.device_ptr(), addr);
+    assert_eq!(shared.to_host(), host.reshape([6, 7]).to_owned());
+    shared += 1.0f32;
+    let expected = Array::from_fn([6, 7], |[i, j]| (i * 7 + j) as f32 + 1.0);
+    assert_eq!(shared.to_host(), expected);
+    assert_eq!(shared.t().device_ptr(), addr);
+    assert_eq!(shared.slice(s![1.., 2..]).device_ptr(), addr + 4 * 9);
+    assert_eq!(drops.load(Ordering::SeqCst), 0);
+    drop(shared);
+    assert_eq!(drops.load(Ordering::SeqCst), 1);
+
+    // SAFETY (all three): refused before any memory is touched.
+    let misaligned = unsafe { Array::<f64, 1, Cuda>::try_from_device_memory(&dev, addr + 4, [3], ()) };
+    assert!(matches!(misaligned, Err(Error::Layout { .. })), "{:?}", misaligned.err());
+    let null = unsafe { Array::<f32, 1, Cuda>::try_from_device_memory(&dev, 0, [3], ()) };
+    assert!(matches!(null, Err(Error::Layout { .. })), "{:?}", null.err());
+    let huge = unsafe { Array::<f32, 2, Cuda>::try_from_device_memory(&dev, addr, [usize::MAX / 2, 3], ()) };
+    assert!(matches!(huge, Err(Error::Overflow { .. })), "{:?}", huge.err());
+    // An empty wrapper of a null address is fine: nothing is ever read.
+    let empty = unsafe { Array::<f32, 2, Cuda>::try_from_device_memory(&dev, 0, [0, 5], ()) }.unwrap();
+    assert_eq!(empty.to_host().shape(), [0, 5]);
+}

@@ -25,25 +25,27 @@ pub enum Data {
 macro_rules! with_store {
     ($data:expr, $s:ident, $T:ident => $body:expr) => {
         match $data {
-            Data::F32($s) => {
+            $crate::array::Data::F32($s) => {
                 type $T = f32;
                 $body
             }
-            Data::F64($s) => {
+            $crate::array::Data::F64($s) => {
                 type $T = f64;
                 $body
             }
-            Data::I32($s) => {
+            $crate::array::Data::I32($s) => {
                 type $T = i32;
                 $body
             }
-            Data::I64($s) => {
+            $crate::array::Data::I64($s) => {
                 type $T = i64;
                 $body
             }
         }
     };
 }
+#[cfg(feature = "cuda")]
+pub(crate) use with_store;
 
 /// A contiguous, row-major N-dimensional array of float32, float64, int32 or int64, in a cnda
 /// buffer or borrowing a NumPy array's memory. Indexing is always bounds-checked.
@@ -274,6 +276,11 @@ impl ContiguousND {
         ContiguousND { data, exports: Arc::new(AtomicUsize::new(0)) }
     }
 
+    /// The elements, by type.
+    pub fn data(&self) -> &Data {
+        &self.data
+    }
+
     /// The shape.
     pub fn dims(&self) -> &[usize] {
         with_store!(&self.data, s, _T => &s.shape)
@@ -377,7 +384,7 @@ pub fn from_numpy<'py>(
 }
 
 /// `from_numpy` of a plain (not structured) array.
-fn plain_from_numpy(py: Python<'_>, x: &Bound<'_, PyAny>, copy: bool, readonly: bool) -> PyResult<ContiguousND> {
+pub(crate) fn plain_from_numpy(py: Python<'_>, x: &Bound<'_, PyAny>, copy: bool, readonly: bool) -> PyResult<ContiguousND> {
     let Ok(array) = x.cast::<PyUntypedArray>() else {
         return Err(to_pyerr(cnda::Error::UnsupportedDType {
             op: "from_numpy",

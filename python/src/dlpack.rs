@@ -6,7 +6,7 @@
 
 use dlpark::ffi::{DLDataType, DLDataTypeCode, DLDevice, DLDeviceType, DLManagedTensor, DLManagedTensorVersioned};
 use dlpark::metadata::Dynamic;
-use dlpark::python::{export_dlpack, DlpackExporter, ExportRequest, ImportedDlpack};
+use dlpark::python::{export_dlpack, DlpackExporter, ExportRequest, ImportRequest, ImportedDlpack};
 use dlpark::{DlpackFlags, Managed, ManagedTensorBase};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -72,7 +72,7 @@ impl DlpackExporter for Exporter<'_> {
 }
 
 /// The DLPack type of a stored element type.
-fn dl_dtype<T: Stored>() -> DLDataType {
+pub(crate) fn dl_dtype<T: Stored>() -> DLDataType {
     let code = match <T as cnda::Element>::DTYPE {
         cnda::DType::F32 | cnda::DType::F64 => DLDataTypeCode::FLOAT,
         _ => DLDataTypeCode::INT,
@@ -106,20 +106,40 @@ pub fn raw_parts_of<T: Stored>(store: &Store<T>) -> (*mut core::ffi::c_void, DLD
     (store.ptr().cast(), dl_dtype::<T>(), store.writable())
 }
 
-/// A `ContiguousND` sharing the memory of any object with `__dlpack__` on the CPU (NumPy,
-/// PyTorch, JAX, another cnda array), kept alive by the imported tensor; `copy=True` copies it
-/// into a cnda buffer instead (any strides). Read-only producers give read-only arrays.
+/// An array sharing the memory of any object with `__dlpack__` (NumPy, PyTorch, CuPy, JAX,
+/// another cnda array), kept alive by the imported tensor: a `ContiguousND` for host memory, a
+/// `CudaArray` for CUDA device memory. `copy=True` copies the elements into a new cnda buffer on
+/// the same device instead (on the host, any strides). Read-only producers give read-only host
+/// arrays.
 #[pyfunction]
 #[pyo3(signature = (x, copy = false))]
-pub fn from_dlpack(x: &Bound<'_, PyAny>, copy: bool) -> PyResult<ContiguousND> {
-    let imported = dlpark::python::from_dlpack(x.as_borrowed(), None, None)?;
+pub fn from_dlpack(py: Python<'_>, x: &Bound<'_, PyAny>, copy: bool) -> PyResult<Py<PyAny>> {
+    let request = ImportRequest::new(x.as_borrowed())?;
+    #[cfg(feature = "cuda")]
+    if let Ok(device) = request.device() {
+        if device.device_type == DLDeviceType::CUDA {
+            return Ok(Bound::new(py, crate::cuda::import(request, device, copy)?)?.into_any().unbind());
+        }
+    }
+    let imported = request.import(None, None)?;
+    let device = imported.validate().map_err(|e| PyValueError::new_err(format!("from_dlpack: {e}")))?.device();
+    #[cfg(feature = "cuda")]
+    if device.device_type == DLDeviceType::CUDA {
+        // A capsule, or a producer without `__dlpack_device__`: already exported on its terms.
+        let dev = cnda::backend::cuda::CudaDevice::new(device.device_id.max(0) as usize).map_err(to_pyerr)?;
+        return Ok(Bound::new(py, crate::cuda::wrap(imported, dev, copy)?)?.into_any().unbind());
+    }
+    Ok(Bound::new(py, host_array(imported, device, copy)?)?.into_any().unbind())
+}
+
+/// A `ContiguousND` over (or copied from) an imported tensor in host memory.
+fn host_array(imported: ImportedDlpack, device: DLDevice, copy: bool) -> PyResult<ContiguousND> {
     let tensor = imported.validate().map_err(|e| PyValueError::new_err(format!("from_dlpack: {e}")))?;
-    let device = tensor.device();
     if device.device_type != DLDeviceType::CPU {
         return Err(to_pyerr(cnda::Error::Device {
             backend: "cpu",
             message: format!(
-                "from_dlpack: the tensor lives on device type {} (id {}), and cnda's Python arrays live in host memory; copy it to the host first (tensor.cpu(), cupy.asnumpy)",
+                "from_dlpack: the tensor lives on device type {} (id {}), and cnda's arrays live in host memory or on CUDA devices; copy it to the host first (tensor.cpu(), cupy.asnumpy)",
                 device.device_type.0, device.device_id
             ),
         }));

@@ -6,6 +6,8 @@
 
 mod array;
 mod borrow;
+#[cfg(feature = "cuda")]
+mod cuda;
 mod dlpack;
 pub mod elements;
 mod errors;
@@ -28,6 +30,12 @@ fn cnda(m: &Bound<'_, PyModule>) -> PyResult<()> {
     structured::expose::<elements::Particle>(m)?;
     m.add_function(wrap_pyfunction!(array::from_numpy, m)?)?;
     m.add_function(wrap_pyfunction!(dlpack::from_dlpack, m)?)?;
+    #[cfg(feature = "cuda")]
+    {
+        m.add_class::<cuda::CudaArray>()?;
+        m.add_function(wrap_pyfunction!(cuda::cuda_device_count, m)?)?;
+        m.add_function(wrap_pyfunction!(cuda::to_cuda, m)?)?;
+    }
     m.add_function(wrap_pyfunction!(files::save, m)?)?;
     m.add_function(wrap_pyfunction!(files::load, m)?)?;
     m.add_function(wrap_pyfunction!(store::live_buffers, m)?)?;

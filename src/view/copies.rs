@@ -334,11 +334,25 @@ macro_rules! fills {
     ($([$($generics:tt)*] $Self:ty;)*) => {$(
         impl<$($generics)*> $Self {
             /// Sets every element to `value`.
+            ///
+            /// # Panics
+            ///
+            /// Where [`try_fill`](Self::try_fill) fails (only on a device).
             #[track_caller]
             pub fn fill(&mut self, value: T) {
+                or_panic(self.try_fill(value))
+            }
+
+            /// Sets every element to `value`.
+            ///
+            /// # Errors
+            ///
+            /// `Error::Device` with the error the device's fill kernel raised (never on the
+            /// CPU).
+            pub fn try_fill(&mut self, value: T) -> Result<()> {
                 // SAFETY: the indices of a unique view or an owned array address distinct
                 // elements, borrowed uniquely through `&mut self`.
-                or_panic(unsafe { fill_copy::fill(self.desc_mut(), value) })
+                unsafe { fill_copy::fill(self.desc_mut(), value) }
             }
         }
     )*};

@@ -28,6 +28,26 @@ enum Memory {
     Owned(CudaSlice<u8>),
     /// A block on loan from a pool.
     Leased(Lease<CudaDevice>),
+    /// Memory another library owns ([`Array::from_device_memory`](crate::Array::from_device_memory)).
+    Foreign(Foreign),
+}
+
+/// Another library's device memory and what keeps it allocated.
+struct Foreign {
+    addr: u64,
+    device: CudaDevice,
+    keep: Option<Box<dyn Send + Sync>>,
+}
+
+impl Drop for Foreign {
+    fn drop(&mut self) {
+        // The owner may free or reuse the memory as soon as `keep` goes, on a stream cnda does not
+        // order against: wait for cnda's queued kernels and copies on it first. An error here was
+        // raised by earlier work and already reported to whoever waited for it; the memory is
+        // released either way.
+        let _ = self.device.synchronize();
+        drop(self.keep.take());
+    }
 }
 
 impl<T> core::fmt::Debug for CudaBuffer<T> {
@@ -116,6 +136,13 @@ impl<T: Pod> CudaBuffer<T> {
         Ok(buffer)
     }
 
+    /// `len` elements at device address `addr`, owned by another library and kept allocated by
+    /// `keep` (see `Array::try_from_device_memory`, which checks the address and length).
+    pub(crate) fn foreign(device: CudaDevice, addr: u64, len: usize, keep: Box<dyn Send + Sync>) -> Self {
+        let memory = Memory::Foreign(Foreign { addr, device, keep: Some(keep) });
+        CudaBuffer { memory, len, device, element: PhantomData }
+    }
+
     /// The allocator the buffer came from: its pool while that lives, else its device.
     pub(crate) fn allocator(&self) -> DeviceAlloc<CudaDevice> {
         let lease = match &self.memory {
@@ -148,6 +175,7 @@ impl<T: Pod> CudaBuffer<T> {
             Memory::Empty => return 0,
             Memory::Owned(slice) => slice,
             Memory::Leased(lease) => lease.block(),
+            Memory::Foreign(foreign) => return foreign.addr,
         };
         cudarc::driver::DevicePtr::device_ptr(slice, self.device.stream()).0
     }

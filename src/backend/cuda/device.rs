@@ -157,6 +157,13 @@ impl CudaDevice {
         self.0.stream.synchronize().map_err(|e| device_error(format!("synchronize: {e:?}")))
     }
 
+    /// The raw `CUstream` all of cnda's work on this device is ordered on, for other CUDA code
+    /// to order itself after (DLPack's `stream` argument, CuPy's `ExternalStream`, a
+    /// `cuStreamWaitEvent`). Valid for the life of the process.
+    pub fn raw_stream(&self) -> *mut core::ffi::c_void {
+        self.0.stream.cu_stream().cast()
+    }
+
     /// The stream cnda's work on this device is ordered on.
     pub(crate) fn stream(&self) -> &Arc<CudaStream> {
         &self.0.stream

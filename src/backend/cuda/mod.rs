@@ -7,6 +7,9 @@
 //! - [`CudaBuffer`] / [`CudaPtr`] (`buffer.rs`): device memory and the data handle views carry.
 //! - `launch.rs`: the kernel traits of the op families, launching `kernels/*.cu`; `gemm.rs`:
 //!   matmul through cuBLAS, operands passed as they lie (a transposed view is not copied).
+//! - `foreign.rs`: interop with other CUDA code: the device address of an array, and arrays
+//!   over memory another library owns (`Array::from_device_memory`, used by the Python module's
+//!   DLPack import).
 //! - `transfer.rs`: the bulk copies behind `to_device`, `to_host` and `to_backend`; large ones go
 //!   through pinned staging blocks (`staging.rs`), chunked and overlapped with the host's copies.
 //! - [`CudaStencil2`] (`user.rs`): user stencils written as CUDA C expressions of the
@@ -19,6 +22,7 @@
 
 mod buffer;
 mod device;
+mod foreign;
 mod gemm;
 pub mod kernels;
 mod launch;

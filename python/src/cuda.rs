@@ -1,0 +1,396 @@
+//! CUDA arrays for Python (feature `cuda`, on by default; the CUDA libraries are loaded at run
+//! time, so the module imports on machines without them): `cnda.CudaArray`, made from host data
+//! by `cnda.to_cuda(x)`, shared without a copy with any DLPack producer or consumer on a CUDA
+//! device (CuPy, PyTorch, JAX): `cnda.from_dlpack(tensor)` and `torch.from_dlpack(arr)`.
+//!
+//! Streams: all of cnda's work on a device is ordered on its one stream
+//! (`CudaDevice::raw_stream`). An export waits for that stream unless the consumer asks for no
+//! synchronization (`stream=-1`); an import passes it to the producer, which orders its pending
+//! writes before it, as the DLPack protocol asks. An imported array keeps the producer's tensor
+//! alive and lets it go only after cnda's queued work on it has finished.
+
+use cnda::backend::cuda::{Cuda, CudaDevice};
+use cnda::layout::RowMajor;
+use cnda::{Array, ArrayView, Pod};
+use dlpark::ffi::{DLDataType, DLDevice, DLManagedTensor, DLManagedTensorVersioned};
+use dlpark::metadata::Dynamic;
+use dlpark::python::consumer::stream;
+use dlpark::python::{
+    export_dlpack, CudaStreamRequest, DlpackExporter, DlpackStream, ExportRequest, ImportRequest, ImportedDlpack,
+    StreamArg,
+};
+use dlpark::{DlpackFlags, Managed, ManagedTensorBase};
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::PyTuple;
+
+use crate::array::{with_store, ContiguousND, Stored};
+use crate::errors::to_pyerr;
+use crate::store::{element_count, Store};
+
+/// A device array of one element type: a flat cnda `Cuda` array viewed as row-major `shape`.
+pub struct DeviceStore<T: Pod> {
+    array: Array<T, 1, Cuda>,
+    shape: Vec<usize>,
+}
+
+/// The elements of a `CudaArray`, by type.
+pub enum CudaData {
+    F32(DeviceStore<f32>),
+    F64(DeviceStore<f64>),
+    I32(DeviceStore<i32>),
+    I64(DeviceStore<i64>),
+}
+
+/// `$body` with `$s` bound to the typed device store (and `$T` to its element type).
+macro_rules! with_device {
+    ($data:expr, $s:ident, $T:ident => $body:expr) => {
+        match $data {
+            CudaData::F32($s) => {
+                type $T = f32;
+                $body
+            }
+            CudaData::F64($s) => {
+                type $T = f64;
+                $body
+            }
+            CudaData::I32($s) => {
+                type $T = i32;
+                $body
+            }
+            CudaData::I64($s) => {
+                type $T = i64;
+                $body
+            }
+        }
+    };
+}
+
+/// The element types a `CudaArray` holds: those of `ContiguousND`.
+pub trait OnDevice: Stored {
+    /// The array data of a device store of this type.
+    fn device_data(store: DeviceStore<Self>) -> CudaData;
+}
+
+macro_rules! on_device {
+    ($($T:ty => $variant:ident),*) => {$(
+        impl OnDevice for $T {
+            fn device_data(store: DeviceStore<$T>) -> CudaData {
+                CudaData::$variant(store)
+            }
+        }
+    )*};
+}
+on_device!(f32 => F32, f64 => F64, i32 => I32, i64 => I64);
+
+/// A contiguous, row-major N-dimensional array in the memory of a CUDA device, of float32,
+/// float64, int32 or int64. Its elements stay on the device: `to_host()` / `to_numpy()` copy them
+/// back, and DLPack shares them with CuPy, PyTorch or JAX without a copy.
+#[pyclass(name = "CudaArray", module = "cnda")]
+pub struct CudaArray {
+    data: CudaData,
+}
+
+/// Device `ordinal`, or `RuntimeError` saying why it cannot be opened.
+fn open(ordinal: usize) -> PyResult<CudaDevice> {
+    CudaDevice::new(ordinal).map_err(to_pyerr)
+}
+
+#[pymethods]
+impl CudaArray {
+    /// The length of each axis.
+    #[getter]
+    fn shape<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        PyTuple::new(py, self.dims())
+    }
+
+    #[getter]
+    fn ndim(&self) -> usize {
+        self.dims().len()
+    }
+
+    #[getter]
+    fn size(&self) -> usize {
+        self.dims().iter().product()
+    }
+
+    /// The NumPy dtype of the elements.
+    #[getter]
+    fn dtype<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        py.import("numpy")?.call_method1("dtype", (self.dtype_name(),))
+    }
+
+    /// The ordinal of the CUDA device the elements are on.
+    #[getter]
+    fn device(&self) -> usize {
+        with_device!(&self.data, s, _T => s.array.device().ordinal())
+    }
+
+    /// The device address of the first element (as `cupy.ndarray.data.ptr` and
+    /// `torch.Tensor.data_ptr()` give theirs).
+    #[getter]
+    fn data_ptr(&self) -> u64 {
+        with_device!(&self.data, s, _T => s.array.device_ptr())
+    }
+
+    fn __len__(&self) -> PyResult<usize> {
+        self.dims().first().copied().ok_or_else(|| PyTypeError::new_err("len() of a 0-dimensional CudaArray"))
+    }
+
+    fn __repr__(&self) -> String {
+        format!("CudaArray(shape={:?}, dtype={}, device={})", self.dims(), self.dtype_name(), self.device())
+    }
+
+    /// The elements, copied to a new host `ContiguousND`; waits for the device's queued work
+    /// (with the interpreter lock released).
+    fn to_host(&self, py: Python<'_>) -> PyResult<ContiguousND> {
+        let data = with_device!(&self.data, s, T => {
+            let host = py.detach(|| s.array.try_to_host()).map_err(to_pyerr)?;
+            T::data(Store::owning(host, s.shape.clone()))
+        });
+        Ok(ContiguousND::from_data(data))
+    }
+
+    /// The elements, copied to a new NumPy array.
+    fn to_numpy<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        Bound::new(py, self.to_host(py)?)?.call_method0("to_numpy")
+    }
+
+    /// A copy on the same device.
+    fn copy(&self) -> PyResult<CudaArray> {
+        let data = with_device!(&self.data, s, T => {
+            let array = s.array.try_to_owned().map_err(to_pyerr)?;
+            T::device_data(DeviceStore { array, shape: s.shape.clone() })
+        });
+        Ok(CudaArray { data })
+    }
+
+    /// Sets every element to `value` (on the device).
+    fn fill(&mut self, value: &Bound<'_, PyAny>) -> PyResult<()> {
+        with_device!(&mut self.data, s, T => {
+            let value: T = value.extract()?;
+            s.array.try_fill(value).map_err(to_pyerr)
+        })
+    }
+
+    /// Waits until cnda's queued work on the array's device has finished.
+    fn synchronize(&self, py: Python<'_>) -> PyResult<()> {
+        let device = with_device!(&self.data, s, _T => s.array.device());
+        py.detach(|| device.synchronize()).map_err(to_pyerr)
+    }
+
+    /// A DLPack capsule of the device memory (the Python array API's `__dlpack__`), for
+    /// `cupy.from_dlpack(arr)`, `torch.from_dlpack(arr)` ...: zero-copy, the array kept alive
+    /// until the consumer lets go; cnda's queued work is waited for unless `stream=-1`.
+    /// `copy=True` exports a fresh device copy.
+    #[pyo3(signature = (*, stream = None, max_version = None, dl_device = None, copy = None))]
+    fn __dlpack__<'py>(
+        slf: Bound<'py, Self>,
+        stream: Option<Bound<'py, PyAny>>,
+        max_version: Option<(u32, u32)>,
+        dl_device: Option<(u32, i32)>,
+        copy: Option<bool>,
+    ) -> PyResult<Py<PyAny>> {
+        let py = slf.py();
+        let owner = if copy == Some(true) { Bound::new(py, slf.borrow().copy()?)? } else { slf };
+        let request = ExportRequest::parse(stream.as_ref(), max_version, dl_device, copy.filter(|&c| !c))?;
+        let exporter = {
+            let this = owner.borrow();
+            let (addr, device, dtype) = with_device!(&this.data, s, T => {
+                (s.array.device_ptr(), s.array.device(), crate::dlpack::dl_dtype::<T>())
+            });
+            let shape = this.dims().iter().map(|&n| n as i64).collect();
+            Exporter { owner: owner.clone().into_any().unbind(), addr, device, shape, dtype }
+        };
+        export_dlpack(&exporter, py, request)
+    }
+
+    /// The device of the memory, as DLPack names it: `(2, ordinal)`, a CUDA device.
+    fn __dlpack_device__(&self) -> (i32, i32) {
+        (dlpark::ffi::DLDeviceType::CUDA.0 as i32, self.device() as i32)
+    }
+}
+
+impl CudaArray {
+    fn dims(&self) -> &[usize] {
+        with_device!(&self.data, s, _T => &s.shape)
+    }
+
+    fn dtype_name(&self) -> &'static str {
+        match self.data {
+            CudaData::F32(_) => "float32",
+            CudaData::F64(_) => "float64",
+            CudaData::I32(_) => "int32",
+            CudaData::I64(_) => "int64",
+        }
+    }
+}
+
+/// One `__dlpack__` call's view of a `CudaArray`.
+struct Exporter {
+    owner: Py<PyAny>,
+    addr: u64,
+    device: CudaDevice,
+    shape: Vec<i64>,
+    dtype: DLDataType,
+}
+
+impl Exporter {
+    fn dl_device(&self) -> DLDevice {
+        DLDevice::cuda(self.device.ordinal() as i32)
+    }
+
+    fn tensor<M: ManagedTensorBase>(&self, py: Python<'_>) -> PyResult<Managed<M>> {
+        let prepared = Dynamic::compact(self.shape.as_slice())
+            .prepare_as::<M>()
+            .map_err(|e| PyValueError::new_err(format!("__dlpack__: {e}")))?;
+        // The capsule's context keeps the array, and so its device memory, alive until the
+        // consumer's deleter drops it.
+        let mut tensor = prepared.initialize(Box::new(self.owner.clone_ref(py)));
+        tensor.set_data(self.addr as *mut core::ffi::c_void).set_device(self.dl_device()).set_dtype(self.dtype);
+        // SAFETY: the address is the first element of the array's compact row-major elements of
+        // `shape` on this device, kept allocated by the owner in the context until the tensor is
+        // dropped.
+        Ok(unsafe { tensor.finish() })
+    }
+}
+
+impl DlpackExporter for Exporter {
+    fn device(&self) -> DLDevice {
+        self.dl_device()
+    }
+
+    fn flags(&self) -> DlpackFlags {
+        DlpackFlags::empty()
+    }
+
+    fn prepare_export(&self, py: Python<'_>, request: &ExportRequest<'_>) -> PyResult<()> {
+        // Waiting for cnda's stream orders its writes before any consumer stream; only `-1`
+        // (the consumer synchronizes itself) skips it.
+        if request.cuda_stream()? == CudaStreamRequest::NoSync {
+            return Ok(());
+        }
+        let device = self.device;
+        py.detach(|| device.synchronize()).map_err(to_pyerr)
+    }
+
+    fn export_legacy(&self, py: Python<'_>) -> PyResult<Managed<DLManagedTensor>> {
+        self.tensor(py)
+    }
+
+    fn export_versioned(&self, py: Python<'_>) -> PyResult<Managed<DLManagedTensorVersioned>> {
+        self.tensor(py)
+    }
+}
+
+/// cnda's stream on a device, handed to DLPack producers so that they order their pending writes
+/// before it.
+struct CndaStream(CudaDevice);
+
+// SAFETY: the raw stream is the device's stream, live for the life of the process, and is passed
+// by CUDA's Python DLPack convention (a pointer-sized integer).
+unsafe impl DlpackStream for CndaStream {
+    fn as_python_arg(&self, _py: Python<'_>, _device: DLDevice) -> PyResult<StreamArg> {
+        Ok(stream::cuda(self.0.raw_stream()))
+    }
+}
+
+/// The number of CUDA devices (0 without a driver or GPU).
+#[pyfunction]
+pub fn cuda_device_count() -> usize {
+    CudaDevice::count()
+}
+
+/// A `CudaArray` on device `device` with the elements of `x` (a `ContiguousND`, or anything
+/// `from_numpy(x, copy=True)` takes).
+#[pyfunction]
+#[pyo3(signature = (x, device = 0))]
+pub fn to_cuda(py: Python<'_>, x: &Bound<'_, PyAny>, device: usize) -> PyResult<CudaArray> {
+    let dev = open(device)?;
+    let upload = |host: &ContiguousND| -> PyResult<CudaArray> {
+        let data = with_store!(host.data(), s, T => {
+            let view = ArrayView::<T, 1, RowMajor>::from_slice([s.as_slice().len()], s.as_slice()).map_err(to_pyerr)?;
+            let array = view.try_to_backend(&dev).map_err(to_pyerr)?;
+            T::device_data(DeviceStore { array, shape: s.shape.clone() })
+        });
+        Ok(CudaArray { data })
+    };
+    if let Ok(host) = x.cast::<ContiguousND>() {
+        return upload(&host.borrow());
+    }
+    // NumPy memory is read in place when it can be; other layouts are copied on the host first.
+    let host = crate::array::plain_from_numpy(py, x, false, true)
+        .or_else(|_| crate::array::plain_from_numpy(py, x, true, false))?;
+    upload(&host)
+}
+
+/// `from_dlpack` of a producer on CUDA device `device` (discovered by `request`): the producer is
+/// asked to order its writes before cnda's stream.
+pub fn import(request: ImportRequest<'_>, device: DLDevice, copy: bool) -> PyResult<CudaArray> {
+    let dev = open(device.device_id.max(0) as usize)?;
+    let imported = request.import(Some(&CndaStream(dev)), None)?;
+    wrap(imported, dev, copy)
+}
+
+/// A `CudaArray` over an imported CUDA tensor (or a device copy of it with `copy`).
+pub fn wrap(imported: ImportedDlpack, dev: CudaDevice, copy: bool) -> PyResult<CudaArray> {
+    let fail = |e: dlpark::tensor::Error| PyValueError::new_err(format!("from_dlpack: {e}"));
+    let tensor = imported.validate().map_err(fail)?;
+    let shape: Vec<usize> = tensor.shape().iter().map(|&n| n as usize).collect();
+    if !tensor.is_compact().map_err(fail)? {
+        let strides = tensor.strides_or_compact().map_err(fail)?.to_vec();
+        return Err(to_pyerr(cnda::Error::Layout {
+            op: "from_dlpack",
+            reason: format!(
+                "CUDA tensors are shared or copied when C-contiguous (row-major); this one has strides {strides:?} elements for shape {shape:?}"
+            ),
+            fix: "make it contiguous on its device first (tensor.contiguous(), cupy.ascontiguousarray())",
+        }));
+    }
+    if !copy && imported.flags().contains(DlpackFlags::READ_ONLY) {
+        return Err(to_pyerr(cnda::Error::Ownership {
+            op: "from_dlpack",
+            reason: "the producer exported its tensor read-only, and a CudaArray is writable".into(),
+            fix: "use copy=True",
+        }));
+    }
+    let dtype = tensor.dtype();
+    // SAFETY: only address arithmetic (the byte offset applied to the data pointer); nothing is
+    // dereferenced on the host.
+    let addr = unsafe { tensor.offset_bytes_ptr() }.map_err(fail)? as u64;
+    let parts = Parts { addr, shape, dev, copy };
+    match (dtype.code, dtype.bits, dtype.lanes) {
+        (dlpark::ffi::DLDataTypeCode::FLOAT, 32, 1) => parts.into_array::<f32>(imported),
+        (dlpark::ffi::DLDataTypeCode::FLOAT, 64, 1) => parts.into_array::<f64>(imported),
+        (dlpark::ffi::DLDataTypeCode::INT, 32, 1) => parts.into_array::<i32>(imported),
+        (dlpark::ffi::DLDataTypeCode::INT, 64, 1) => parts.into_array::<i64>(imported),
+        (code, bits, lanes) => Err(to_pyerr(cnda::Error::UnsupportedDType {
+            op: "from_dlpack",
+            got: format!("DLPack code {} with {bits} bits x {lanes} lanes", code.0),
+            fix: "CudaArray holds float32, float64, int32 or int64; convert the tensor first",
+        })),
+    }
+}
+
+/// What an imported CUDA tensor describes.
+struct Parts {
+    addr: u64,
+    shape: Vec<usize>,
+    dev: CudaDevice,
+    copy: bool,
+}
+
+impl Parts {
+    fn into_array<T: OnDevice>(self, imported: ImportedDlpack) -> PyResult<CudaArray> {
+        let len = element_count(&self.shape)?;
+        // SAFETY: a validated, compact CUDA tensor of `len` elements of `T` at `addr` on this
+        // device (its DLPack descriptor says so); the deleter kept by the array keeps it
+        // allocated, and the producer ordered its writes before cnda's stream on import. Other
+        // writers while cnda works on it are the user's to order, as between any two CUDA
+        // libraries sharing memory.
+        let shared = unsafe { Array::<T, 1, Cuda>::try_from_device_memory(&self.dev, self.addr, [len], imported.into_deleter()) }
+            .map_err(to_pyerr)?;
+        let array = if self.copy { shared.try_to_owned().map_err(to_pyerr)? } else { shared };
+        Ok(CudaArray { data: T::device_data(DeviceStore { array, shape: self.shape }) })
+    }
+}
