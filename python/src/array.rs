@@ -21,23 +21,24 @@ pub enum Data {
     I64(Store<i64>),
 }
 
-/// `$body` with `$s` bound to the typed store (and `$T` to its element type).
-macro_rules! with_store {
-    ($data:expr, $s:ident, $T:ident => $body:expr) => {
+/// `$body` with `$s` bound to the payload of `$data`, a value of an enum with one variant per
+/// element type (`F32`, `F64`, `I32`, `I64`: [`Data`], `CudaData`), and `$T` to that type.
+macro_rules! by_element {
+    ($Enum:ident, $data:expr, $s:ident, $T:ident => $body:expr) => {
         match $data {
-            $crate::array::Data::F32($s) => {
+            $Enum::F32($s) => {
                 type $T = f32;
                 $body
             }
-            $crate::array::Data::F64($s) => {
+            $Enum::F64($s) => {
                 type $T = f64;
                 $body
             }
-            $crate::array::Data::I32($s) => {
+            $Enum::I32($s) => {
                 type $T = i32;
                 $body
             }
-            $crate::array::Data::I64($s) => {
+            $Enum::I64($s) => {
                 type $T = i64;
                 $body
             }
@@ -45,7 +46,24 @@ macro_rules! with_store {
     };
 }
 #[cfg(feature = "cuda")]
-pub(crate) use with_store;
+pub(crate) use by_element;
+
+/// Implements `$Trait::$method` for the four element types: a payload of `T` wrapped into the
+/// variant of `$Enum` for `T`.
+macro_rules! element_variants {
+    ($Trait:ident::$method:ident($Payload:ident) -> $Enum:ident) => {
+        element_variants!(@ $Trait $method $Payload $Enum: f32 => F32, f64 => F64, i32 => I32, i64 => I64);
+    };
+    (@ $Trait:ident $method:ident $Payload:ident $Enum:ident: $($T:ty => $variant:ident),*) => {$(
+        impl $Trait for $T {
+            fn $method(payload: $Payload<$T>) -> $Enum {
+                $Enum::$variant(payload)
+            }
+        }
+    )*};
+}
+#[cfg(feature = "cuda")]
+pub(crate) use element_variants;
 
 /// A contiguous, row-major N-dimensional array of float32, float64, int32 or int64, in a cnda
 /// buffer or borrowing a NumPy array's memory. Indexing is always bounds-checked.
@@ -108,7 +126,7 @@ impl ContiguousND {
     /// Whether this is a read-only view (of a read-only NumPy array, `from_numpy(x, readonly=True)`).
     #[getter]
     fn readonly(&self) -> bool {
-        !with_store!(&self.data, s, _T => s.writable())
+        !by_element!(Data, &self.data, s, _T => s.writable())
     }
 
     #[getter]
@@ -123,19 +141,19 @@ impl ContiguousND {
 
     #[getter]
     fn itemsize(&self) -> usize {
-        with_store!(&self.data, _s, T => core::mem::size_of::<T>())
+        by_element!(Data, &self.data, _s, T => core::mem::size_of::<T>())
     }
 
     /// The NumPy dtype of the elements.
     #[getter]
     fn dtype<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
-        with_store!(&self.data, _s, T => numpy::dtype::<T>(py).into_any())
+        by_element!(Data, &self.data, _s, T => numpy::dtype::<T>(py).into_any())
     }
 
     /// The address of the first element (to check zero-copy sharing).
     #[getter]
     fn data_ptr(&self) -> usize {
-        with_store!(&self.data, s, _T => s.ptr() as usize)
+        by_element!(Data, &self.data, s, _T => s.ptr() as usize)
     }
 
     fn __len__(&self) -> PyResult<usize> {
@@ -144,7 +162,7 @@ impl ContiguousND {
 
     fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
         let dtype = self.dtype(py).str()?.to_string();
-        let owner = with_store!(&self.data, s, _T => matches!(s.memory, Memory::Owned(_)));
+        let owner = by_element!(Data, &self.data, s, _T => matches!(s.memory, Memory::Owned(_)));
         let source = if owner { "cnda buffer" } else { "borrowed from NumPy" };
         Ok(format!("ContiguousND(shape={:?}, dtype={dtype}, {source})", self.dims()))
     }
@@ -152,7 +170,7 @@ impl ContiguousND {
     /// The element at `index` (a tuple, or an int for 1-D arrays); bounds-checked.
     fn __getitem__<'py>(&self, py: Python<'py>, index: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
         let index = indices(index)?;
-        with_store!(&self.data, s, _T => {
+        by_element!(Data, &self.data, s, _T => {
             let at = s.flat(&index)?;
             Ok(s.as_slice()[at].into_pyobject(py)?.into_any())
         })
@@ -160,7 +178,7 @@ impl ContiguousND {
 
     fn __setitem__(&mut self, index: &Bound<'_, PyAny>, value: &Bound<'_, PyAny>) -> PyResult<()> {
         let index = indices(index)?;
-        with_store!(&mut self.data, s, T => {
+        by_element!(Data, &mut self.data, s, T => {
             let at = s.flat(&index)?;
             s.as_mut_slice("__setitem__")?[at] = value.extract::<T>()?;
             Ok(())
@@ -174,7 +192,7 @@ impl ContiguousND {
 
     /// Sets every element to `value`.
     fn fill(&mut self, value: &Bound<'_, PyAny>) -> PyResult<()> {
-        with_store!(&mut self.data, s, T => {
+        by_element!(Data, &mut self.data, s, T => {
             let v = value.extract::<T>()?;
             s.as_mut_slice("fill")?.fill(v);
             Ok(())
@@ -183,7 +201,7 @@ impl ContiguousND {
 
     /// A copy in a new cnda buffer.
     pub fn copy(&self) -> PyResult<Self> {
-        let data = with_store!(&self.data, s, T => {
+        let data = by_element!(Data, &self.data, s, T => {
             let array = cnda::Array::<T, 1>::from_shape_vec([s.as_slice().len()], s.as_slice().to_vec())
                 .map_err(to_pyerr)?;
             T::data(Store::owning(array, s.shape.clone()))
@@ -209,7 +227,7 @@ impl ContiguousND {
             ));
         }
         let len = element_count(&shape)?;
-        with_store!(&mut self.data, s, T => {
+        by_element!(Data, &mut self.data, s, T => {
             if !matches!(s.memory, Memory::Owned(_)) {
                 return Err(to_pyerr(cnda::Error::Ownership {
                     op: "resize",
@@ -236,7 +254,8 @@ impl ContiguousND {
         dl_device: Option<(u32, i32)>,
         copy: Option<bool>,
     ) -> PyResult<Py<PyAny>> {
-        crate::dlpack::export(slf, stream.as_ref(), max_version, dl_device, copy)
+        let args = crate::dlpack::DlpackArgs { stream, max_version, dl_device, copy };
+        crate::dlpack::export(slf, args, ContiguousND::copy, crate::dlpack::exporter_of)
     }
 
     /// The device of the memory, as DLPack names it: `(1, 0)`, the CPU.
@@ -251,7 +270,7 @@ impl ContiguousND {
     fn to_numpy<'py>(slf: Bound<'py, Self>, copy: bool) -> PyResult<Bound<'py, PyAny>> {
         let py = slf.py();
         let this = slf.borrow();
-        with_store!(&this.data, s, T => {
+        by_element!(Data, &this.data, s, T => {
             // SAFETY: the store's pointer addresses `len` elements, contiguous row-major of its
             // shape, alive while `this` is.
             let view = unsafe { ArrayViewD::<T>::from_shape_ptr(IxDyn(&s.shape), s.ptr()) };
@@ -283,17 +302,17 @@ impl ContiguousND {
 
     /// The shape.
     pub fn dims(&self) -> &[usize] {
-        with_store!(&self.data, s, _T => &s.shape)
+        by_element!(Data, &self.data, s, _T => &s.shape)
     }
 
     /// Writes the elements as a `.npy` stream.
     pub fn write_npy(&self, w: impl std::io::Write) -> cnda::Result<()> {
-        with_store!(&self.data, s, _T => cnda::interop::npy::write_slice(w, &s.shape, s.as_slice()))
+        by_element!(Data, &self.data, s, _T => cnda::interop::npy::write_slice(w, &s.shape, s.as_slice()))
     }
 
     /// The first element's address, DLPack type and writability.
     pub fn raw_parts(&self) -> (*mut core::ffi::c_void, dlpark::ffi::DLDataType, bool) {
-        with_store!(&self.data, s, _T => crate::dlpack::raw_parts_of(s))
+        by_element!(Data, &self.data, s, _T => crate::dlpack::raw_parts_of(s))
     }
 }
 
@@ -303,16 +322,7 @@ pub trait Stored: Element + cnda::Element + cnda::interop::npy::NpyElement {
     fn data(store: Store<Self>) -> Data;
 }
 
-macro_rules! stored {
-    ($($T:ty => $variant:ident),*) => {$(
-        impl Stored for $T {
-            fn data(store: Store<$T>) -> Data {
-                Data::$variant(store)
-            }
-        }
-    )*};
-}
-stored!(f32 => F32, f64 => F64, i32 => I32, i64 => I64);
+element_variants!(Stored::data(Store) -> Data);
 
 /// The base object of a NumPy view of a `ContiguousND`: holds the owner alive and counts as one
 /// export until NumPy drops the view.
@@ -384,7 +394,12 @@ pub fn from_numpy<'py>(
 }
 
 /// `from_numpy` of a plain (not structured) array.
-pub(crate) fn plain_from_numpy(py: Python<'_>, x: &Bound<'_, PyAny>, copy: bool, readonly: bool) -> PyResult<ContiguousND> {
+pub(crate) fn plain_from_numpy(
+    py: Python<'_>,
+    x: &Bound<'_, PyAny>,
+    copy: bool,
+    readonly: bool,
+) -> PyResult<ContiguousND> {
     let Ok(array) = x.cast::<PyUntypedArray>() else {
         return Err(to_pyerr(cnda::Error::UnsupportedDType {
             op: "from_numpy",

@@ -16,15 +16,14 @@ use dlpark::ffi::{DLDataType, DLDevice, DLManagedTensor, DLManagedTensorVersione
 use dlpark::metadata::Dynamic;
 use dlpark::python::consumer::stream;
 use dlpark::python::{
-    export_dlpack, CudaStreamRequest, DlpackExporter, DlpackStream, ExportRequest, ImportRequest, ImportedDlpack,
-    StreamArg,
+    CudaStreamRequest, DlpackExporter, DlpackStream, ExportRequest, ImportRequest, ImportedDlpack, StreamArg,
 };
 use dlpark::{DlpackFlags, Managed, ManagedTensorBase};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 
-use crate::array::{with_store, ContiguousND, Stored};
+use crate::array::{by_element, element_variants, ContiguousND, Data, Stored};
 use crate::errors::to_pyerr;
 use crate::store::{element_count, Store};
 
@@ -42,46 +41,13 @@ pub enum CudaData {
     I64(DeviceStore<i64>),
 }
 
-/// `$body` with `$s` bound to the typed device store (and `$T` to its element type).
-macro_rules! with_device {
-    ($data:expr, $s:ident, $T:ident => $body:expr) => {
-        match $data {
-            CudaData::F32($s) => {
-                type $T = f32;
-                $body
-            }
-            CudaData::F64($s) => {
-                type $T = f64;
-                $body
-            }
-            CudaData::I32($s) => {
-                type $T = i32;
-                $body
-            }
-            CudaData::I64($s) => {
-                type $T = i64;
-                $body
-            }
-        }
-    };
-}
-
 /// The element types a `CudaArray` holds: those of `ContiguousND`.
 pub trait OnDevice: Stored {
     /// The array data of a device store of this type.
     fn device_data(store: DeviceStore<Self>) -> CudaData;
 }
 
-macro_rules! on_device {
-    ($($T:ty => $variant:ident),*) => {$(
-        impl OnDevice for $T {
-            fn device_data(store: DeviceStore<$T>) -> CudaData {
-                CudaData::$variant(store)
-            }
-        }
-    )*};
-}
-on_device!(f32 => F32, f64 => F64, i32 => I32, i64 => I64);
+element_variants!(OnDevice::device_data(DeviceStore) -> CudaData);
 
 /// A contiguous, row-major N-dimensional array in the memory of a CUDA device, of float32,
 /// float64, int32 or int64. Its elements stay on the device: `to_host()` / `to_numpy()` copy them
@@ -123,14 +89,14 @@ impl CudaArray {
     /// The ordinal of the CUDA device the elements are on.
     #[getter]
     fn device(&self) -> usize {
-        with_device!(&self.data, s, _T => s.array.device().ordinal())
+        by_element!(CudaData, &self.data, s, _T => s.array.device().ordinal())
     }
 
     /// The device address of the first element (as `cupy.ndarray.data.ptr` and
     /// `torch.Tensor.data_ptr()` give theirs).
     #[getter]
     fn data_ptr(&self) -> u64 {
-        with_device!(&self.data, s, _T => s.array.device_ptr())
+        by_element!(CudaData, &self.data, s, _T => s.array.device_ptr())
     }
 
     fn __len__(&self) -> PyResult<usize> {
@@ -144,7 +110,7 @@ impl CudaArray {
     /// The elements, copied to a new host `ContiguousND`; waits for the device's queued work
     /// (with the interpreter lock released).
     fn to_host(&self, py: Python<'_>) -> PyResult<ContiguousND> {
-        let data = with_device!(&self.data, s, T => {
+        let data = by_element!(CudaData, &self.data, s, T => {
             let host = py.detach(|| s.array.try_to_host()).map_err(to_pyerr)?;
             T::data(Store::owning(host, s.shape.clone()))
         });
@@ -157,8 +123,8 @@ impl CudaArray {
     }
 
     /// A copy on the same device.
-    fn copy(&self) -> PyResult<CudaArray> {
-        let data = with_device!(&self.data, s, T => {
+    pub fn copy(&self) -> PyResult<CudaArray> {
+        let data = by_element!(CudaData, &self.data, s, T => {
             let array = s.array.try_to_owned().map_err(to_pyerr)?;
             T::device_data(DeviceStore { array, shape: s.shape.clone() })
         });
@@ -167,7 +133,7 @@ impl CudaArray {
 
     /// Sets every element to `value` (on the device).
     fn fill(&mut self, value: &Bound<'_, PyAny>) -> PyResult<()> {
-        with_device!(&mut self.data, s, T => {
+        by_element!(CudaData, &mut self.data, s, T => {
             let value: T = value.extract()?;
             s.array.try_fill(value).map_err(to_pyerr)
         })
@@ -175,7 +141,7 @@ impl CudaArray {
 
     /// Waits until cnda's queued work on the array's device has finished.
     fn synchronize(&self, py: Python<'_>) -> PyResult<()> {
-        let device = with_device!(&self.data, s, _T => s.array.device());
+        let device = by_element!(CudaData, &self.data, s, _T => s.array.device());
         py.detach(|| device.synchronize()).map_err(to_pyerr)
     }
 
@@ -191,18 +157,15 @@ impl CudaArray {
         dl_device: Option<(u32, i32)>,
         copy: Option<bool>,
     ) -> PyResult<Py<PyAny>> {
-        let py = slf.py();
-        let owner = if copy == Some(true) { Bound::new(py, slf.borrow().copy()?)? } else { slf };
-        let request = ExportRequest::parse(stream.as_ref(), max_version, dl_device, copy.filter(|&c| !c))?;
-        let exporter = {
+        let args = crate::dlpack::DlpackArgs { stream, max_version, dl_device, copy };
+        crate::dlpack::export(slf, args, CudaArray::copy, |owner| {
             let this = owner.borrow();
-            let (addr, device, dtype) = with_device!(&this.data, s, T => {
+            let (addr, device, dtype) = by_element!(CudaData, &this.data, s, T => {
                 (s.array.device_ptr(), s.array.device(), crate::dlpack::dl_dtype::<T>())
             });
             let shape = this.dims().iter().map(|&n| n as i64).collect();
             Exporter { owner: owner.clone().into_any().unbind(), addr, device, shape, dtype }
-        };
-        export_dlpack(&exporter, py, request)
+        })
     }
 
     /// The device of the memory, as DLPack names it: `(2, ordinal)`, a CUDA device.
@@ -213,7 +176,7 @@ impl CudaArray {
 
 impl CudaArray {
     fn dims(&self) -> &[usize] {
-        with_device!(&self.data, s, _T => &s.shape)
+        by_element!(CudaData, &self.data, s, _T => &s.shape)
     }
 
     fn dtype_name(&self) -> &'static str {
@@ -308,7 +271,7 @@ pub fn cuda_device_count() -> usize {
 pub fn to_cuda(py: Python<'_>, x: &Bound<'_, PyAny>, device: usize) -> PyResult<CudaArray> {
     let dev = open(device)?;
     let upload = |host: &ContiguousND| -> PyResult<CudaArray> {
-        let data = with_store!(host.data(), s, T => {
+        let data = by_element!(Data, host.data(), s, T => {
             let view = ArrayView::<T, 1, RowMajor>::from_slice([s.as_slice().len()], s.as_slice()).map_err(to_pyerr)?;
             let array = view.try_to_backend(&dev).map_err(to_pyerr)?;
             T::device_data(DeviceStore { array, shape: s.shape.clone() })
@@ -388,8 +351,10 @@ impl Parts {
         // allocated, and the producer ordered its writes before cnda's stream on import. Other
         // writers while cnda works on it are the user's to order, as between any two CUDA
         // libraries sharing memory.
-        let shared = unsafe { Array::<T, 1, Cuda>::try_from_device_memory(&self.dev, self.addr, [len], imported.into_deleter()) }
-            .map_err(to_pyerr)?;
+        let shared = unsafe {
+            Array::<T, 1, Cuda>::try_from_device_memory(&self.dev, self.addr, [len], imported.into_deleter())
+        }
+        .map_err(to_pyerr)?;
         let array = if self.copy { shared.try_to_owned().map_err(to_pyerr)? } else { shared };
         Ok(CudaArray { data: T::device_data(DeviceStore { array, shape: self.shape }) })
     }

@@ -10,6 +10,7 @@ use dlpark::python::{export_dlpack, DlpackExporter, ExportRequest, ImportRequest
 use dlpark::{DlpackFlags, Managed, ManagedTensorBase};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
+use pyo3::{PyClass, PyClassInitializer};
 
 use crate::array::{ContiguousND, Export, Stored};
 use crate::errors::to_pyerr;
@@ -17,7 +18,7 @@ use crate::store::{Keep, Memory, Store};
 
 /// One `__dlpack__` call's view of a `ContiguousND`: its memory and shape, and the guard each
 /// capsule keeps.
-struct Exporter<'py> {
+pub struct Exporter<'py> {
     owner: Bound<'py, ContiguousND>,
     ptr: *mut core::ffi::c_void,
     shape: Vec<i64>,
@@ -80,25 +81,41 @@ pub(crate) fn dl_dtype<T: Stored>() -> DLDataType {
     DLDataType::scalar(code, (core::mem::size_of::<T>() * 8) as u8)
 }
 
-/// `owner.__dlpack__(...)`: a capsule over the owner's memory; with `copy=True`, over a fresh
-/// copy's.
-pub fn export<'py>(
-    owner: Bound<'py, ContiguousND>,
-    stream: Option<&Bound<'py, PyAny>>,
-    max_version: Option<(u32, u32)>,
-    dl_device: Option<(u32, i32)>,
-    copy: Option<bool>,
-) -> PyResult<Py<PyAny>> {
+/// The arguments of a `__dlpack__` call, as the Python array API names them.
+pub struct DlpackArgs<'py> {
+    pub stream: Option<Bound<'py, PyAny>>,
+    pub max_version: Option<(u32, u32)>,
+    pub dl_device: Option<(u32, i32)>,
+    pub copy: Option<bool>,
+}
+
+/// `owner.__dlpack__(...)` for any cnda array class: a capsule over the owner's memory, or with
+/// `copy=True` over a fresh copy's (made by `copy_of`), described by the exporter `exporter_of`
+/// makes (which keeps its owner alive in the capsule).
+pub fn export<'py, A, E>(
+    owner: Bound<'py, A>,
+    args: DlpackArgs<'py>,
+    copy_of: impl FnOnce(&A) -> PyResult<A>,
+    exporter_of: impl FnOnce(&Bound<'py, A>) -> E,
+) -> PyResult<Py<PyAny>>
+where
+    A: PyClass + Into<PyClassInitializer<A>>,
+    E: DlpackExporter,
+{
     let py = owner.py();
-    let owner = if copy == Some(true) { Bound::new(py, owner.borrow().copy()?)? } else { owner };
-    let request = ExportRequest::parse(stream, max_version, dl_device, copy.filter(|&c| !c))?;
-    let exporter = {
-        let this = owner.borrow();
-        let (ptr, dtype, writable) = this.raw_parts();
-        let shape = this.dims().iter().map(|&n| n as i64).collect();
-        Exporter { owner: owner.clone(), ptr, shape, dtype, writable }
-    };
-    export_dlpack(&exporter, py, request)
+    let owner = if args.copy == Some(true) { Bound::new(py, copy_of(&owner.borrow())?)? } else { owner };
+    // A copy was made here, so what is exported is a zero-copy export of it.
+    let request =
+        ExportRequest::parse(args.stream.as_ref(), args.max_version, args.dl_device, args.copy.filter(|&c| !c))?;
+    export_dlpack(&exporter_of(&owner), py, request)
+}
+
+/// The exporter of a `ContiguousND`.
+pub fn exporter_of<'py>(owner: &Bound<'py, ContiguousND>) -> Exporter<'py> {
+    let this = owner.borrow();
+    let (ptr, dtype, writable) = this.raw_parts();
+    let shape = this.dims().iter().map(|&n| n as i64).collect();
+    Exporter { owner: owner.clone(), ptr, shape, dtype, writable }
 }
 
 /// The pointer, DLPack type and writability of a stored array, for export.
