@@ -198,6 +198,14 @@ fn arrays_over_foreign_device_memory_share_it_and_keep_the_owner() {
     assert!(matches!(null, Err(Error::Layout { .. })), "{:?}", null.err());
     let huge = unsafe { Array::<f32, 2, Cuda>::try_from_device_memory(&dev, addr, [usize::MAX / 2, 3], ()) };
     assert!(matches!(huge, Err(Error::Overflow { .. })), "{:?}", huge.err());
+    // Stream ordering with other CUDA code, through the default-stream handles every context has.
+    for handle in [0usize, 1, 2] {
+        // SAFETY: 0, 1 and 2 are CUDA's default-stream handles.
+        unsafe { dev.make_stream_wait(handle as *mut _) }.unwrap();
+        // SAFETY: as above.
+        unsafe { dev.wait_for_stream(handle as *mut _) }.unwrap();
+    }
+    assert!(!dev.raw_stream().is_null());
     // An empty wrapper of a null address is fine: nothing is ever read.
     let empty = unsafe { Array::<f32, 2, Cuda>::try_from_device_memory(&dev, 0, [0, 5], ()) }.unwrap();
     assert_eq!(empty.to_host().shape(), [0, 5]);

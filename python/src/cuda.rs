@@ -4,9 +4,10 @@
 //! device (CuPy, PyTorch, JAX): `cnda.from_dlpack(tensor)` and `torch.from_dlpack(arr)`.
 //!
 //! Streams: all of cnda's work on a device is ordered on its one stream
-//! (`CudaDevice::raw_stream`). An export waits for that stream unless the consumer asks for no
-//! synchronization (`stream=-1`); an import passes it to the producer, which orders its pending
-//! writes before it, as the DLPack protocol asks. An imported array keeps the producer's tensor
+//! (`CudaDevice::raw_stream`). An export makes the consumer's stream wait for it through an event
+//! (the host waits when the consumer names no stream; nothing happens for `stream=-1`); an import
+//! passes it to the producer, which orders its pending writes before it, as the DLPack protocol
+//! asks (through the C exchange API, cnda's stream waits for the producer's). An imported array keeps the producer's tensor
 //! alive and lets it go only after cnda's queued work on it has finished.
 
 use cnda::backend::cuda::{Cuda, CudaDevice};
@@ -228,13 +229,22 @@ impl DlpackExporter for Exporter {
     }
 
     fn prepare_export(&self, py: Python<'_>, request: &ExportRequest<'_>) -> PyResult<()> {
-        // Waiting for cnda's stream orders its writes before any consumer stream; only `-1`
-        // (the consumer synchronizes itself) skips it.
-        if request.cuda_stream()? == CudaStreamRequest::NoSync {
-            return Ok(());
-        }
-        let device = self.device;
-        py.detach(|| device.synchronize()).map_err(to_pyerr)
+        let consumer = match request.cuda_stream()? {
+            // The consumer orders itself.
+            CudaStreamRequest::NoSync => return Ok(()),
+            // No stream named: the host waits for cnda's work, which orders it before any
+            // stream the consumer uses next.
+            CudaStreamRequest::Omitted => {
+                let device = self.device;
+                return py.detach(|| device.synchronize()).map_err(to_pyerr);
+            }
+            CudaStreamRequest::LegacyDefault => 1,
+            CudaStreamRequest::PerThreadDefault => 2,
+            CudaStreamRequest::Pointer(stream) => stream,
+        };
+        // SAFETY: the consumer names a live stream of this device, or a default-stream handle,
+        // as the DLPack protocol requires of it.
+        unsafe { self.device.make_stream_wait(consumer as *mut core::ffi::c_void) }.map_err(to_pyerr)
     }
 
     fn export_legacy(&self, py: Python<'_>) -> PyResult<Managed<DLManagedTensor>> {
@@ -255,6 +265,13 @@ struct CndaStream(CudaDevice);
 unsafe impl DlpackStream for CndaStream {
     fn as_python_arg(&self, _py: Python<'_>, _device: DLDevice) -> PyResult<StreamArg> {
         Ok(stream::cuda(self.0.raw_stream()))
+    }
+
+    /// Through the DLPack C exchange API (PyTorch): cnda's stream waits for the producer's.
+    unsafe fn wait_for_producer(&self, _device: DLDevice, producer: *mut core::ffi::c_void) -> PyResult<bool> {
+        // SAFETY: dlpark passes the producer's live work stream on this device (its contract).
+        unsafe { self.0.wait_for_stream(producer) }.map_err(to_pyerr)?;
+        Ok(true)
     }
 }
 

@@ -164,6 +164,59 @@ impl CudaDevice {
         self.0.stream.cu_stream().cast()
     }
 
+    /// Orders cnda's stream on this device after all work queued so far on `stream`, another
+    /// library's `CUstream` (CUDA's default-stream handles `0`, `1` and `2` included), without
+    /// blocking the host: what that work writes is then ready for cnda's next kernels.
+    ///
+    /// # Safety
+    ///
+    /// `stream` is a live stream of this device's context, or a default-stream handle.
+    ///
+    /// # Errors
+    ///
+    /// `Error::Device` when the driver refuses the event.
+    pub unsafe fn wait_for_stream(&self, stream: *mut core::ffi::c_void) -> Result<()> {
+        // SAFETY: the caller vouches for `stream`; cnda's stream lives as long as the process.
+        unsafe { self.order(stream.cast(), self.0.stream.cu_stream()) }
+    }
+
+    /// Orders `stream`, another library's `CUstream` on this device (or a default-stream
+    /// handle), after all of cnda's work queued so far on it, without blocking the host: cnda's
+    /// results are then ready for that stream's next work.
+    ///
+    /// # Safety
+    ///
+    /// As for [`wait_for_stream`](Self::wait_for_stream).
+    ///
+    /// # Errors
+    ///
+    /// `Error::Device` when the driver refuses the event.
+    pub unsafe fn make_stream_wait(&self, stream: *mut core::ffi::c_void) -> Result<()> {
+        // SAFETY: as for `wait_for_stream`.
+        unsafe { self.order(self.0.stream.cu_stream(), stream.cast()) }
+    }
+
+    /// Makes `waiter` wait for the work queued so far on `signal`: an event recorded on one and
+    /// waited for by the other, then destroyed (the driver releases it once it completes).
+    ///
+    /// # Safety
+    ///
+    /// Both are live streams of this device's context or default-stream handles.
+    unsafe fn order(&self, signal: driver_sys::CUstream, waiter: driver_sys::CUstream) -> Result<()> {
+        self.bind()?;
+        let fail = |e: driver::DriverError| device_error(format!("ordering streams with an event: {e:?}"));
+        let event = driver::event::create(driver_sys::CUevent_flags::CU_EVENT_DISABLE_TIMING).map_err(fail)?;
+        // SAFETY: a live event and streams live by the caller's contract; the event is destroyed
+        // once, after its last use.
+        unsafe {
+            let ordered = driver::event::record(event, signal).and_then(|()| {
+                driver::stream::wait_event(waiter, event, driver_sys::CUevent_wait_flags::CU_EVENT_WAIT_DEFAULT)
+            });
+            let destroyed = driver::event::destroy(event);
+            ordered.and(destroyed).map_err(fail)
+        }
+    }
+
     /// The stream cnda's work on this device is ordered on.
     pub(crate) fn stream(&self) -> &Arc<CudaStream> {
         &self.0.stream
