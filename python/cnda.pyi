@@ -155,6 +155,9 @@ class CudaArray:
         copy: bool | None = ...,
     ) -> Any: ...
     def __dlpack_device__(self) -> Tuple[int, int]: ...
+    @property
+    def __cuda_array_interface__(self) -> dict:
+        """The CUDA Array Interface, version 3 (Numba, older CuPy)."""
 
 def to_cuda(x: Any, device: int = ...) -> CudaArray:
     """A CudaArray with the elements of x (a ContiguousND or a NumPy array) on CUDA device `device`."""

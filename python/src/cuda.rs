@@ -22,7 +22,7 @@ use dlpark::python::{
 use dlpark::{DlpackFlags, Managed, ManagedTensorBase};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::PyTuple;
+use pyo3::types::{PyDict, PyTuple};
 
 use crate::array::{by_element, element_variants, ContiguousND, Data, Stored};
 use crate::errors::to_pyerr;
@@ -98,6 +98,24 @@ impl CudaArray {
     #[getter]
     fn data_ptr(&self) -> u64 {
         by_element!(CudaData, &self.data, s, _T => s.array.device_ptr())
+    }
+
+    /// The CUDA Array Interface (version 3), for consumers that read it instead of DLPack (Numba,
+    /// older CuPy): the memory is ready on the stream it names (cnda's), which the consumer
+    /// waits for; the consumer keeps this array alive while it uses the memory.
+    #[getter]
+    fn __cuda_array_interface__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let interface = PyDict::new(py);
+        interface.set_item("shape", PyTuple::new(py, self.dims())?)?;
+        interface.set_item("typestr", self.dtype(py)?.getattr("str")?)?;
+        let (addr, device) = by_element!(CudaData, &self.data, s, _T => (s.array.device_ptr(), s.array.device()));
+        // The protocol wants a null pointer for an empty array.
+        let addr = if self.dims().contains(&0) { 0 } else { addr };
+        interface.set_item("data", (addr, false))?;
+        interface.set_item("strides", py.None())?;
+        interface.set_item("stream", device.raw_stream() as usize)?;
+        interface.set_item("version", 3)?;
+        Ok(interface)
     }
 
     fn __len__(&self) -> PyResult<usize> {

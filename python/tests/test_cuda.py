@@ -135,3 +135,16 @@ def test_pytorch_and_cnda_share_device_memory():
         cnda.from_dlpack(torch.ones(4, 6, device="cuda").t())
     with pytest.raises(TypeError, match="float32, float64, int32 or int64"):
         cnda.from_dlpack(torch.ones(3, device="cuda", dtype=torch.float16))
+
+
+@gpu
+def test_the_cuda_array_interface_describes_the_same_memory():
+    d = cnda.to_cuda(np.arange(12, dtype=np.float64).reshape(3, 4))
+    cai = d.__cuda_array_interface__
+    assert cai["shape"] == (3, 4) and cai["typestr"] == "<f8" and cai["version"] == 3
+    assert cai["data"] == (d.data_ptr, False) and cai["strides"] is None and cai["stream"] > 2
+    assert cnda.to_cuda(np.zeros((0, 4))).__cuda_array_interface__["data"][0] == 0
+    cp = pytest.importorskip("cupy")
+    c = cp.asarray(d)  # through the interface, without a copy
+    assert c.data.ptr == d.data_ptr
+    np.testing.assert_array_equal(cp.asnumpy(c), np.arange(12.0).reshape(3, 4))
