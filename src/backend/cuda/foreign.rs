@@ -15,7 +15,8 @@ impl<T: Pod, const N: usize, A: Access, L: Layout, C: BoundsCheck> View<'_, T, N
     /// The device address (`CUdeviceptr`) of element `[0, 0, ...]`; the other elements lie at
     /// [`strides`](Self::strides) (in elements) from it. For handing the memory to other CUDA
     /// code: cnda's work on it is queued on [`device`](Self::device)'s stream, so another stream
-    /// must wait for that work (`device().synchronize()`) before it reads.
+    /// must wait for that work before it reads ([`CudaDevice::make_stream_wait`], or
+    /// [`CudaDevice::synchronize`]).
     pub fn device_ptr(&self) -> u64 {
         self.raw.ptr.addr
     }
@@ -49,9 +50,10 @@ impl<T: Pod, const N: usize> Array<T, N, Cuda, RowMajor> {
     /// - `addr` is a device address, valid in `device`'s context, of the product of `shape`
     ///   initialized elements of `T`, dense and row-major;
     /// - the memory stays allocated until `keep` is dropped, and until then no other code writes
-    ///   it, or reads it while cnda may write it, except in stream order after
-    ///   [`CudaDevice::synchronize`];
-    /// - whatever wrote the elements has finished, or is ordered before `device`'s stream.
+    ///   it, or reads it while cnda may write it, except in stream order after cnda's work
+    ///   ([`CudaDevice::make_stream_wait`], [`CudaDevice::synchronize`]);
+    /// - whatever wrote the elements has finished, or is ordered before `device`'s stream
+    ///   ([`CudaDevice::wait_for_stream`]).
     ///
     /// # Errors
     ///
