@@ -1,7 +1,7 @@
 //! Distributed arrays: a global grid split into blocks, one per process of a Cartesian process
 //! grid. [`Decomposition`] is the arithmetic of the split (process grid, each rank's block,
 //! owners, neighbours), independent of any transport, so it is tested without MPI and shared by
-//! every rank, which computes the same answer on its own. With feature `mpi`, [`DistArray`] holds
+//! every rank, which computes the same answer on its own. With feature `mpi`, `DistArray` holds
 //! one block per MPI process with halos, exchanges them, and reduces, gathers and scatters over
 //! MPI (the `mpi` crate, rsmpi).
 
