@@ -7,7 +7,16 @@ use crate::backend::Backend;
 use crate::error::Error;
 
 /// A provider of raw memory blocks for a [`Pool`](super::Pool).
-pub trait BlockSource: Send + Sync + 'static {
+///
+/// # Safety
+///
+/// The pool, and the buffers it leases blocks to, trust this contract without checking it:
+/// `alloc_block(op, bytes)` returns a block of at least `bytes` bytes, aligned to 64 bytes (for
+/// host memory), that no one else uses until it is given back through `free_block` or
+/// `free_orphan`; and those two give back only blocks of this source, of the size asked for.
+/// A source that hands out a smaller block makes every array leased from the pool read and
+/// write past its memory.
+pub unsafe trait BlockSource: Send + Sync + 'static {
     /// The backend whose memory the blocks are.
     type Backend: Backend;
     /// One block (a host pointer for `Cpu`, a device handle elsewhere).

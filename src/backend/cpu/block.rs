@@ -57,7 +57,10 @@ pub struct HostBlock(pub(crate) NonNull<u8>);
 // threads moves that ownership.
 unsafe impl Send for HostBlock {}
 
-impl BlockSource for Cpu {
+// SAFETY: `alloc_block` returns the start of a fresh system allocation of `block_layout(bytes)`
+// (at least `bytes` bytes, 64-byte aligned, placed by `block_start` inside it), owned by the
+// caller; `free_block` frees exactly such a block.
+unsafe impl BlockSource for Cpu {
     type Backend = Cpu;
     type Block = HostBlock;
 

@@ -96,7 +96,9 @@ unsafe impl Allocator<Cuda> for CudaDevice {
 /// Pools of device memory (`Pool::for_device(&dev)`): blocks are device allocations, freed in
 /// stream order. Reusing a block needs no synchronization: all of cnda's work on a device is
 /// ordered on its one stream, so whatever read the block before is queued before its next use.
-impl BlockSource for CudaDevice {
+// SAFETY: `alloc_block` returns a fresh device allocation of exactly `bytes` bytes owned by the
+// returned slice alone; freeing drops that slice (a stream-ordered free).
+unsafe impl BlockSource for CudaDevice {
     type Backend = Cuda;
     type Block = CudaSlice<u8>;
 

@@ -87,7 +87,9 @@ unsafe impl Allocator<Wgpu> for WgpuDevice {
 /// Pools of device memory (`Pool::for_device(&dev)`): blocks are storage buffers. Reusing one
 /// needs no synchronization: all of cnda's work on the device is submitted to its one queue in
 /// order, so whatever read a block before runs before its next use.
-impl BlockSource for WgpuDevice {
+// SAFETY: `alloc_block` creates a new storage buffer of exactly `bytes` bytes, owned by the
+// returned box alone; freeing drops that box.
+unsafe impl BlockSource for WgpuDevice {
     type Backend = Wgpu;
     type Block = Box<wgpu::Buffer>;
 
