@@ -321,6 +321,13 @@ macro_rules! structured {
                         && ::core::mem::offset_of!($name, $field) % ::core::mem::size_of::<$fty>() == 0,
                     concat!("field `", stringify!($field), "` of `", stringify!($name), "` does not sit on a whole-element stride: its offset and the struct size must be multiples of its size")
                 );
+                // A field view hands out `&$fty` at `element address + offset`: that is aligned
+                // only when the field's alignment divides the element's (`#[repr(packed)]` makes
+                // the element's alignment 1, so a slice of elements may start at any address).
+                assert!(
+                    ::core::mem::align_of::<$name>() % ::core::mem::align_of::<$fty>() == 0,
+                    concat!("field `", stringify!($field), "` of `", stringify!($name), "` would be misaligned: the element's alignment must be a multiple of every field's (remove #[repr(packed)]; structured elements are already free of padding)")
+                );
             )+
         };
 
