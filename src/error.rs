@@ -178,8 +178,9 @@ pub enum Error {
 
     /// A size computation (shape product or byte count) overflows `usize` or exceeds `isize::MAX`.
     #[error(
-        "{op}: shape {shape:?} of {elem_size}-byte elements has more bytes than an allocation may \
-         hold (isize::MAX); use a smaller shape or split the data across arrays"
+        "{op}: shape {shape:?} of {elem_size}-byte elements spans more bytes than an allocation may \
+         hold (isize::MAX; as in NumPy, the non-zero axes count even when another axis is 0); use \
+         a smaller shape or split the data across arrays"
     )]
     Overflow {
         /// The operation that failed.

@@ -49,7 +49,7 @@ pub mod ops;
 pub mod pool;
 pub mod rank;
 mod raw;
-mod shape;
+pub mod shape;
 pub mod slice;
 pub mod stencil;
 pub mod structured;

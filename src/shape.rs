@@ -1,17 +1,36 @@
 //! Shape arithmetic shared by every layout: overflow-checked sizes and the strides of dense orders.
+//!
+//! Public for code that keeps shapes of run-time rank (the Python module, file readers): one
+//! size rule for every array cnda makes, [`checked_len`].
 
 use crate::error::Error;
 
-/// Number of elements of `shape`, checked so that the byte size fits an allocation
-/// (`len * elem_size <= isize::MAX`).
-pub(crate) fn checked_len(op: &'static str, shape: &[usize], elem_size: usize) -> Result<usize, Error> {
+/// Number of elements of `shape`, checked so that the memory the shape spans fits an allocation.
+///
+/// NumPy's and ndarray's rule: the product of the **non-zero** axes times `elem_size` must not
+/// exceed `isize::MAX`, even when another axis is 0. An empty `[0, 2^62]` array of `f64` is
+/// refused: strides of its non-empty axes would overflow, and `ndarray::ArrayView::from_shape_ptr`
+/// and NumPy both require the rule. Every constructor, view, interop conversion and file reader
+/// asks this one function.
+///
+/// ```
+/// use cnda::shape::checked_len;
+/// assert_eq!(checked_len("zeros", &[3, 4], 8), Ok(12));
+/// assert_eq!(checked_len("zeros", &[0, 1 << 20], 8), Ok(0));
+/// assert!(checked_len("zeros", &[0, 1 << 62], 8).is_err()); // NumPy refuses it too
+/// ```
+///
+/// # Errors
+///
+/// `Error::Overflow` naming `op`, the shape and the element size.
+pub fn checked_len(op: &'static str, shape: &[usize], elem_size: usize) -> Result<usize, Error> {
     let overflow = || Error::Overflow { op, shape: shape.to_vec(), elem_size };
-    let len = element_count(shape).ok_or_else(overflow)?;
-    let bytes = len.checked_mul(elem_size).ok_or_else(overflow)?;
+    let spanned = shape.iter().filter(|&&n| n != 0).try_fold(1usize, |acc, &n| acc.checked_mul(n)).ok_or_else(overflow)?;
+    let bytes = spanned.checked_mul(elem_size.max(1)).ok_or_else(overflow)?;
     if bytes > isize::MAX as usize {
         return Err(overflow());
     }
-    Ok(len)
+    Ok(if shape.contains(&0) { 0 } else { spanned })
 }
 
 /// Number of elements of `shape`: 0 when an axis is empty (whatever the others), `None` when
@@ -80,6 +99,15 @@ mod tests {
         assert!(matches!(checked_len("t", &[usize::MAX, 2], 1), Err(Error::Overflow { .. })));
         assert!(matches!(checked_len("t", &[1 << 62], 8), Err(Error::Overflow { .. })));
         assert!(matches!(checked_len("t", &[1 << 40, 1 << 40], 1), Err(Error::Overflow { .. })));
+    }
+
+    #[test]
+    fn checked_len_applies_numpys_rule_to_empty_shapes() {
+        assert_eq!(checked_len("t", &[0, 1 << 20], 8), Ok(0));
+        assert_eq!(checked_len("t", &[0, usize::MAX / 16], 8), Ok(0));
+        assert!(matches!(checked_len("t", &[0, 1 << 62], 8), Err(Error::Overflow { .. })));
+        assert!(matches!(checked_len("t", &[1 << 40, 0, 1 << 40], 1), Err(Error::Overflow { .. })));
+        assert!(matches!(checked_len("t", &[0, isize::MAX as usize + 1], 0), Err(Error::Overflow { .. })));
     }
 
     #[test]

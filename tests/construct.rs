@@ -112,7 +112,7 @@ fn huge_allocations_are_errors_not_aborts() {
 }
 
 #[test]
-#[should_panic(expected = "has more bytes than an allocation may hold")]
+#[should_panic(expected = "spans more bytes than an allocation may hold")]
 fn infallible_constructors_panic_with_the_error_message() {
     let _ = Array::<f64, 2>::zeros([usize::MAX / 2, 4]);
 }

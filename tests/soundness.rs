@@ -130,9 +130,33 @@ fn views_of_empty_arrays_with_huge_axes() {
     assert_eq!(a.narrow(1, (1 << 40) - 1, 1).shape(), [0, 1]);
     assert_eq!(a.flip(1).shape(), [0, 1 << 40]);
     assert_eq!(a.t().to_owned().shape(), [1 << 40, 0]);
-    let b = Array::<u8, 2>::zeros([usize::MAX, 0]);
-    assert_eq!(b.index_axis::<1>(0, usize::MAX - 1).shape(), [0]);
+    // The largest empty extent NumPy's rule allows: the non-zero axes span isize::MAX bytes.
+    let b = Array::<u8, 2>::zeros([isize::MAX as usize, 0]);
+    assert_eq!(b.index_axis::<1>(0, isize::MAX as usize - 1).shape(), [0]);
     assert_eq!(b.iter().count(), 0);
+}
+
+// ---- Soundness II, item 2: empty arrays with huge axes follow NumPy's size rule -------------
+
+#[test]
+fn empty_shapes_whose_other_axes_overflow_are_refused_everywhere() {
+    // Before: `[0, 1 << 62]` of f64 was accepted (0 elements), and `to_ndarray` of it broke
+    // `ndarray::ArrayView::from_shape_ptr`'s contract (the non-zero axes must span <= isize::MAX
+    // bytes). Now every way to make such a shape is `Error::Overflow`.
+    let overflow = |r: Result<(), Error>| assert!(matches!(r, Err(Error::Overflow { .. })), "{r:?}");
+    overflow(Array::<f64, 2>::try_zeros([0, 1 << 62]).map(drop));
+    overflow(Array::<f64, 2>::try_full([1 << 62, 0], 1.0).map(drop));
+    overflow(Array::<f64, 2>::from_shape_vec([0, 1 << 62], vec![]).map(drop));
+    overflow(ArrayView::<f64, 2, RowMajor>::from_slice([0, 1 << 62], &[]).map(drop));
+    let mut none: [f64; 0] = [];
+    overflow(ArrayViewMut::<f64, 3, RowMajor>::from_slice([1 << 31, 0, 1 << 31], &mut none).map(drop));
+    let empty = Array::<f64, 1>::zeros([0]);
+    overflow(empty.try_reshape([0, 1 << 62]).map(drop));
+    overflow(empty.try_broadcast_to([1 << 62, 0]).map(drop));
+    // The largest allowed: the non-zero axes span isize::MAX bytes exactly.
+    let edge = (isize::MAX as usize) / 8;
+    assert_eq!(Array::<f64, 2>::zeros([0, edge]).shape(), [0, edge]);
+    assert_eq!(empty.try_reshape([edge, 0]).unwrap().shape(), [edge, 0]);
 }
 
 // ---- 1.3 / 1.4: sealed traits are compile-time facts (ui-tests); sizes checked at run time ----
@@ -162,8 +186,9 @@ fn empty_arrays_with_huge_axes_print_as_empty() {
     // Before: one entry per position (abort), or a capacity-overflow panic.
     assert_eq!(Array::<f64, 2>::zeros([0, 1 << 40]).to_string(), "[]");
     assert_eq!(Array::<f64, 2>::zeros([1 << 40, 0]).to_string(), "[]");
-    assert_eq!(Array::<u8, 2>::zeros([0, usize::MAX]).to_string(), "[]");
-    assert!(format!("{:?}", Array::<u8, 2>::zeros([0, usize::MAX])).contains("shape=[0, 18446744073709551615]"));
+    // The largest empty extent NumPy's size rule allows (non-zero axes span isize::MAX bytes).
+    assert_eq!(Array::<u8, 2>::zeros([0, isize::MAX as usize]).to_string(), "[]");
+    assert!(format!("{:?}", Array::<u8, 2>::zeros([0, isize::MAX as usize])).contains("shape=[0, 9223372036854775807]"));
 }
 
 // ---- 1.6 smaller ------------------------------------------------------------------------------
@@ -185,7 +210,7 @@ fn empty_padded_arrays_allocate_nothing() {
     let a = Array::<f64, 2, Cpu, Padded>::try_zeros_padded_in(&Cpu, [1 << 40, 0]).unwrap();
     assert_eq!((a.shape(), a.len()), ([1 << 40, 0], 0));
     assert_eq!(a.rows().next(), Some(&[][..]));
-    let b = Array::<f64, 3, Cpu, Padded>::try_zeros_padded_in(&Cpu, [1 << 40, 1 << 40, 0]).unwrap();
+    let b = Array::<f64, 3, Cpu, Padded>::try_zeros_padded_in(&Cpu, [1 << 20, 1 << 38, 0]).unwrap();
     assert_eq!(b.len(), 0);
 }
 
@@ -292,8 +317,8 @@ fn boundary_sweeps_of_empty_grids_with_huge_axes_return_at_once() {
     let mut v = Array::<f64, 2>::zeros([1 << 40, 0]);
     stencil::boundary2::<1, _, _, _, _, _>(u.view(), v.view_mut(), |o, _, _| *o = 1.0);
     stencil::sweep2::<1, _, _, _, _, _>(u.view(), v.view_mut(), |o, _| *o = 1.0);
-    let u3 = Array::<f64, 3>::zeros([1 << 30, 1 << 30, 0]);
-    let mut v3 = Array::<f64, 3>::zeros([1 << 30, 1 << 30, 0]);
+    let u3 = Array::<f64, 3>::zeros([1 << 29, 1 << 30, 0]);
+    let mut v3 = Array::<f64, 3>::zeros([1 << 29, 1 << 30, 0]);
     stencil::boundary3::<1, _, _, _, _, _>(u3.view(), v3.view_mut(), |o, _, _| *o = 1.0);
     stencil::sweep3::<1, _, _, _, _, _>(u3.view(), v3.view_mut(), |o, _| *o = 1.0);
     #[cfg(feature = "rayon")]
