@@ -95,7 +95,8 @@ fn refusals_are_typed_errors() {
     );
     assert!(npy::read::<f64, 2>(one.as_slice()).unwrap_err().to_string().contains("1 dimensions (shape [2]), not 2"));
     let short = handmade("{'descr': '<f8', 'fortran_order': False, 'shape': (3,), }", &[0; 16]);
-    assert!(npy::read::<f64, 1>(short.as_slice()).unwrap_err().to_string().contains("data ends early"));
+    let msg = npy::read::<f64, 1>(short.as_slice()).unwrap_err().to_string();
+    assert!(msg.contains("24 bytes of data, but the data ends after 16 bytes"), "{msg}");
     let big_endian = handmade("{'descr': '>f8', 'fortran_order': False, 'shape': (2,), }", &[0; 16]);
     assert!(npy::read::<f64, 1>(big_endian.as_slice()).unwrap_err().to_string().contains("Big-endian"));
     let huge = handmade("{'descr': '<f8', 'fortran_order': False, 'shape': (4611686018427387904,), }", &[]);
@@ -151,4 +152,63 @@ proptest! {
         let v: ArrayView<i64, 2> = if flip { a.flip(0) } else { a.t().into() };
         round_trip(v);
     }
+}
+
+/// A reader that records the largest buffer it was asked to fill: the size of the allocation the
+/// reader fills into.
+struct Watched<'a> {
+    data: &'a [u8],
+    largest_request: usize,
+}
+
+impl std::io::Read for Watched<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        self.largest_request = self.largest_request.max(buf.len());
+        self.data.read(buf)
+    }
+}
+
+#[test]
+fn a_lying_header_costs_the_bytes_read_not_the_bytes_announced() {
+    // Soundness II, item 6. Before: the reader zero-filled the size the header announced (here
+    // 8 GiB) before reading a byte, so a 136-byte file raised peak memory by the announcement.
+    let file = handmade("{'descr': '<f8', 'fortran_order': False, 'shape': (1073741824,), }", &[0; 64]);
+    let mut watched = Watched { data: &file, largest_request: 0 };
+    let err = npy::read::<f64, 1>(&mut watched).unwrap_err();
+    let msg = err.to_string();
+    assert!(matches!(err, Error::Io { .. }), "{err:?}");
+    assert!(msg.contains("8589934592 bytes of data, but the data ends after 64 bytes"), "{msg}");
+    assert!(watched.largest_request <= npy::CHUNK_BYTES, "asked to fill {} bytes", watched.largest_request);
+}
+
+#[test]
+fn data_larger_than_one_chunk_is_read_whole() {
+    // Growth by doubling past the first chunk keeps every element, in order.
+    let len = npy::CHUNK_BYTES / 8 * 2 + 3;
+    let a = Array::from_fn([len], |[i]| i as f64);
+    let mut bytes = Vec::new();
+    npy::write(&mut bytes, a.view()).unwrap();
+    let mut watched = Watched { data: &bytes, largest_request: 0 };
+    assert_eq!(npy::read::<f64, 1>(&mut watched).unwrap(), a);
+}
+
+#[test]
+fn files_shorter_than_their_header_are_refused_before_allocating() {
+    let dir = std::env::temp_dir().join(format!("cnda-npy-short-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("short.npy");
+    std::fs::write(&path, handmade("{'descr': '<f8', 'fortran_order': False, 'shape': (1073741824,), }", &[0; 8]))
+        .unwrap();
+    let msg = npy::load::<f64, 1>(&path).unwrap_err().to_string();
+    assert!(msg.contains("but the file holds only 8 bytes"), "{msg}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn an_empty_shape_with_a_huge_axis_is_an_overflow_error() {
+    // Soundness II, item 2: `(0, 2**62)` has no elements, but its other axis spans more than
+    // isize::MAX bytes; NumPy refuses such shapes and so does cnda (before: accepted, and turning
+    // the result into a NumPy or ndarray view was undefined behaviour).
+    let file = handmade("{'descr': '<f8', 'fortran_order': False, 'shape': (0, 4611686018427387904), }", &[]);
+    assert!(matches!(npy::read::<f64, 2>(file.as_slice()), Err(Error::Overflow { .. })));
 }

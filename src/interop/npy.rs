@@ -260,21 +260,67 @@ pub fn read_header(r: &mut impl Read) -> Result<Header> {
 /// Reads the data after `header` as a row-major buffer of all its elements (Fortran-ordered
 /// files transposed).
 ///
+/// The header is untrusted: memory grows with the bytes actually read (in chunks of at most
+/// [`CHUNK_BYTES`], doubling), never with the size the header announces, so a short or lying
+/// file costs at most twice its real size before the error. When the number of bytes left is
+/// known (a file), [`read_data_sized`] checks it first and allocates once.
+///
 /// # Errors
 ///
 /// As [`NpyElement::check`] for the element type; `Error::Overflow` or `Error::Alloc` for a shape
-/// too large to hold; `Error::Io` when the file holds less data than its header says.
+/// too large to hold; `Error::Io` when the data ends before the size the header announces.
 pub fn read_data<T: NpyElement>(header: &Header, r: &mut impl Read) -> Result<Array<T, 1>> {
+    read_data_within(header, r, None)
+}
+
+/// [`read_data`] from a source with `available` bytes left after the header (a file's length
+/// minus the header's): a file shorter than its header announces is refused before any
+/// allocation, and the buffer is allocated once.
+///
+/// # Errors
+///
+/// As [`read_data`]; `Error::Io` naming both sizes when `available` is too small.
+pub fn read_data_sized<T: NpyElement>(header: &Header, r: &mut impl Read, available: u64) -> Result<Array<T, 1>> {
+    read_data_within(header, r, Some(available))
+}
+
+/// The largest buffer [`read_data`] allocates before it has read that many bytes.
+pub const CHUNK_BYTES: usize = 64 << 20;
+
+fn read_data_within<T: NpyElement>(header: &Header, r: &mut impl Read, available: Option<u64>) -> Result<Array<T, 1>> {
     T::check(&header.layout)?;
-    let len = crate::shape::checked_len("npy::read", &header.shape, core::mem::size_of::<T>())?;
-    let mut data = Array::<T, 1>::try_zeros([len])?;
-    r.read_exact(bytemuck::cast_slice_mut(data.as_mut_slice())).map_err(|e| Error::Io {
+    let size = core::mem::size_of::<T>();
+    let len = crate::shape::checked_len("npy::read", &header.shape, size)?;
+    let bytes = len * size; // cannot overflow: `checked_len` bounds it by isize::MAX
+    let short = |got: u64, why: &str| Error::Io {
         op: "npy::read",
         reason: format!(
-            "the header announces {len} elements of shape {:?}, but the data ends early ({e})",
+            "the header announces shape {:?}: {len} elements of {size} bytes = {bytes} bytes of data, but {why} {got} bytes; the file is truncated or its header is wrong",
             header.shape
         ),
-    })?;
+    };
+    if let Some(available) = available {
+        if available < bytes as u64 {
+            return Err(short(available, "the file holds only"));
+        }
+    }
+    let first = if available.is_some() { len } else { len.min((CHUNK_BYTES / size).max(1)) };
+    let mut data = Array::<T, 1>::try_zeros([first])?;
+    let mut filled = 0;
+    loop {
+        let got = read_full(r, &mut bytemuck::cast_slice_mut(data.as_mut_slice())[filled * size..])?;
+        if filled * size + got < data.len() * size {
+            return Err(short((filled * size + got) as u64, "the data ends after"));
+        }
+        filled = data.len();
+        if filled == len {
+            break;
+        }
+        // Grow with the bytes read so far, not with the header's promise.
+        let mut grown = Array::<T, 1>::try_zeros([len.min(filled.saturating_mul(2))])?;
+        grown.as_mut_slice()[..filled].copy_from_slice(data.as_slice());
+        data = grown;
+    }
     if !header.fortran_order || header.shape.len() < 2 {
         return Ok(data);
     }
@@ -305,13 +351,37 @@ pub fn read_data<T: NpyElement>(header: &Header, r: &mut impl Read) -> Result<Ar
     Ok(out)
 }
 
+/// Fills as much of `buf` as `r` can give; the count read (less than `buf.len()` only at the end
+/// of the data).
+fn read_full(r: &mut impl Read, buf: &mut [u8]) -> Result<usize> {
+    let mut done = 0;
+    while done < buf.len() {
+        match r.read(&mut buf[done..]) {
+            Ok(0) => break,
+            Ok(n) => done += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(io_error("npy::read", e)),
+        }
+    }
+    Ok(done)
+}
+
 /// Reads a rank-`N` array of `T` from a `.npy` stream.
 ///
 /// # Errors
 ///
 /// As [`read_header`] and [`read_data`]; `Error::Layout` when the file's rank is not `N`.
 pub fn read<T: NpyElement, const N: usize>(mut r: impl Read) -> Result<Array<T, N>> {
-    let header = read_header(&mut r)?;
+    read_within(&mut r, |_| Ok(None))
+}
+
+/// A rank-`N` array of `T` read from `r`, the data's size checked against `available` (the bytes
+/// left after the header, when known) before allocating.
+fn read_within<R: Read, T: NpyElement, const N: usize>(
+    r: &mut R,
+    available: impl FnOnce(&mut R) -> Result<Option<u64>>,
+) -> Result<Array<T, N>> {
+    let header = read_header(r)?;
     let shape: [usize; N] = header.shape.as_slice().try_into().map_err(|_| Error::Layout {
         op: "npy::read",
         reason: format!(
@@ -321,18 +391,24 @@ pub fn read<T: NpyElement, const N: usize>(mut r: impl Read) -> Result<Array<T, 
         ),
         fix: "read it with the file's rank",
     })?;
-    let data = read_data::<T>(&header, &mut r)?;
+    let available = available(r)?;
+    let data = read_data_within::<T>(&header, r, available)?;
     Ok(data.into_reshaped(shape))
 }
 
-/// Reads a rank-`N` array of `T` from the `.npy` file at `path`.
+/// Reads a rank-`N` array of `T` from the `.npy` file at `path`; a file shorter than its header
+/// announces is refused before any allocation.
 ///
 /// # Errors
 ///
-/// As [`read`]; `Error::Io` when the file cannot be opened.
+/// As [`read`]; `Error::Io` when the file cannot be opened or is shorter than its header says.
 pub fn load<T: NpyElement, const N: usize>(path: impl AsRef<Path>) -> Result<Array<T, N>> {
     let file = std::fs::File::open(path.as_ref()).map_err(|e| io_error("npy::load", e))?;
-    read(std::io::BufReader::new(file))
+    let length = file.metadata().map_err(|e| io_error("npy::load", e))?.len();
+    read_within(&mut std::io::BufReader::new(file), |r| {
+        let at = std::io::Seek::stream_position(r).map_err(|e| io_error("npy::load", e))?;
+        Ok(Some(length.saturating_sub(at)))
+    })
 }
 
 /// Writes the header of a C-ordered array of `shape` and element layout `T`.
