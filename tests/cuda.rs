@@ -6,6 +6,19 @@
 use cnda::prelude::*;
 use cnda::stencil::LinearStencil;
 
+/// Device 0, or `None` after printing SKIP; a failure instead where `CNDA_REQUIRE_CUDA` is set
+/// (scripts/test sets it where the CPU-hosted device of tools/cuda-sim stands in for a GPU).
+fn device() -> Option<CudaDevice> {
+    match CudaDevice::new(0) {
+        Ok(dev) => Some(dev),
+        Err(e) => {
+            assert!(std::env::var_os("CNDA_REQUIRE_CUDA").is_none(), "CNDA_REQUIRE_CUDA is set but: {e}");
+            eprintln!("SKIP: no CUDA device: {e}");
+            None
+        }
+    }
+}
+
 #[test]
 fn opening_a_device_fails_cleanly_without_one() {
     let count = CudaDevice::count();
@@ -27,10 +40,7 @@ fn opening_a_device_fails_cleanly_without_one() {
 /// still be in flight), and a download starting inside an allocation.
 #[test]
 fn large_transfers_are_staged_and_exact() {
-    let Ok(dev) = CudaDevice::new(0) else {
-        eprintln!("SKIP: no CUDA device");
-        return;
-    };
+    let Some(dev) = device() else { return };
     let (rows, cols) = (2 * 4096 + 3, 1283); // 41.6 MB of f32: three chunks, the last partial
     let a = Array::from_fn([rows, cols], |[i, j]| (i * cols + j) as f32);
     let b = Array::from_fn([rows, cols], |[i, j]| -((i + j) as f32));
@@ -45,10 +55,7 @@ fn large_transfers_are_staged_and_exact() {
 
 #[test]
 fn round_trips_and_a_first_op_on_a_device() {
-    let Ok(dev) = CudaDevice::new(0) else {
-        eprintln!("SKIP: no CUDA device");
-        return;
-    };
+    let Some(dev) = device() else { return };
     let a = Array::from_fn([37, 53], |[i, j]| (i * 53 + j) as f32);
     let d = a.to_device(&dev);
     assert_eq!(d.to_host(), a);
@@ -92,10 +99,7 @@ fn user_stencil_expressions_are_checked_to_be_pure_arithmetic_within_the_radius(
 
 #[test]
 fn a_user_stencil_matches_the_same_update_on_the_cpu() {
-    let Ok(dev) = CudaDevice::new(0) else {
-        eprintln!("SKIP: no CUDA device");
-        return;
-    };
+    let Some(dev) = device() else { return };
     let step = cnda::backend::cuda::CudaStencil2::<f64, 1>::new(
         &dev,
         "u(0, 0) + 0.1 * (1.0 + u(0, 0) * u(0, 0)) * (u(-1, 0) + u(1, 0) + u(0, -1) + u(0, 1) - 4.0 * u(0, 0))",
@@ -122,10 +126,7 @@ fn a_user_stencil_matches_the_same_update_on_the_cpu() {
 /// on the host, so the device matches the host bit for bit.
 #[test]
 fn half_precision_matches_the_host_exactly() {
-    let Ok(dev) = CudaDevice::new(0) else {
-        eprintln!("SKIP: no CUDA device");
-        return;
-    };
+    let Some(dev) = device() else { return };
     fn check<T: Numeric + core::ops::Neg<Output = T> + core::fmt::Debug>(dev: &CudaDevice, from: fn(f32) -> T) {
         let host = Array::from_fn([19, 37], |[i, j]| from((i as f32 - 9.0) * 0.37 + j as f32 * 0.011));
         let row = Array::from_fn([37], |[j]| from(1.0 + j as f32 * 0.25));
@@ -160,10 +161,7 @@ fn arrays_over_foreign_device_memory_share_it_and_keep_the_owner() {
     use std::sync::atomic::{AtomicUsize, Ordering};
     use std::sync::Arc;
 
-    let Ok(dev) = CudaDevice::new(0) else {
-        eprintln!("SKIP: no CUDA device");
-        return;
-    };
+    let Some(dev) = device() else { return };
     struct Owner(#[allow(dead_code)] Array<f32, 1, Cuda>, Arc<AtomicUsize>);
     impl Drop for Owner {
         fn drop(&mut self) {

@@ -7,6 +7,7 @@
 
 use std::collections::HashMap;
 use std::fmt;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use cudarc::driver::{
@@ -36,6 +37,41 @@ pub(crate) struct DeviceState {
     /// Pinned blocks for large transfers, made at the first one; `None` inside once pinned
     /// memory was refused (transfers then go from pageable memory).
     staging: Mutex<Option<Option<Staging>>>,
+    /// Whether kernels load as NVRTC's PTX for the device's virtual architecture (the driver
+    /// compiles it) instead of a CUBIN: `CNDA_CUDA_PTX=1` or [`CudaDeviceBuilder::ptx`].
+    ptx: AtomicBool,
+}
+
+/// Options for opening a [`CudaDevice`]: `CudaDevice::builder(0).ptx(true).open()`.
+#[derive(Clone, Copy, Debug)]
+pub struct CudaDeviceBuilder {
+    ordinal: usize,
+    ptx: bool,
+}
+
+impl CudaDeviceBuilder {
+    /// Load kernels as PTX for the device's virtual architecture (`compute_XX`, compiled by the
+    /// driver at load) instead of CUBINs (ahead-of-time ones are skipped then): what a driver
+    /// that runs no machine code needs, such as the CPU-hosted CUDA device of `tools/cuda-sim`.
+    /// Also on when the environment variable `CNDA_CUDA_PTX` is `1`. The setting belongs to the
+    /// device: once on, it stays on for the life of the process.
+    pub fn ptx(mut self, on: bool) -> Self {
+        self.ptx = on;
+        self
+    }
+
+    /// Opens the device (or returns the one already open, with PTX turned on if asked).
+    ///
+    /// # Errors
+    ///
+    /// As [`CudaDevice::new`].
+    pub fn open(self) -> Result<CudaDevice> {
+        let dev = CudaDevice::open(self.ordinal)?;
+        if self.ptx || std::env::var("CNDA_CUDA_PTX").is_ok_and(|v| v == "1") {
+            dev.0.ptx.store(true, Ordering::Relaxed);
+        }
+        Ok(dev)
+    }
 }
 
 /// A CUDA device: its context, the stream cnda's work on it is ordered on, and the kernels
@@ -97,6 +133,15 @@ impl CudaDevice {
     ///
     /// `Error::Device` when there is no CUDA driver, no such device, or the driver refuses it.
     pub fn new(ordinal: usize) -> Result<CudaDevice> {
+        Self::builder(ordinal).open()
+    }
+
+    /// Options for opening device `ordinal` (see [`CudaDeviceBuilder`]).
+    pub fn builder(ordinal: usize) -> CudaDeviceBuilder {
+        CudaDeviceBuilder { ordinal, ptx: false }
+    }
+
+    fn open(ordinal: usize) -> Result<CudaDevice> {
         // SAFETY: only tries to open the driver library; cudarc panics on first use without it.
         if !unsafe { driver_sys::is_culib_present() } {
             return Err(device_error(
@@ -130,6 +175,7 @@ impl CudaDevice {
             functions: Mutex::new(HashMap::new()),
             blas: Mutex::new(None),
             staging: Mutex::new(None),
+            ptx: AtomicBool::new(false),
         };
         // Open for the life of the process, as the driver's primary context is: handles are
         // plain references.
@@ -146,6 +192,20 @@ impl CudaDevice {
     /// The compute capability as `10 * major + minor` (90 for sm_90).
     pub fn compute_capability(&self) -> u32 {
         self.0.sm
+    }
+
+    /// Whether kernels load as PTX rather than CUBIN (see [`CudaDeviceBuilder::ptx`]).
+    pub fn loads_ptx(&self) -> bool {
+        self.0.ptx.load(Ordering::Relaxed)
+    }
+
+    /// What NVRTC should produce for this device: PTX when the device loads PTX, else CUBIN.
+    pub(crate) fn kernel_output(&self) -> Output {
+        if self.loads_ptx() {
+            Output::Ptx
+        } else {
+            Output::Cubin
+        }
     }
 
     /// Waits until all work queued on the device's stream has finished.
@@ -270,8 +330,9 @@ impl CudaDevice {
         f(staging.as_mut())
     }
 
-    /// Kernel `name` of a CUBIN compiled for this device outside the kernel families (a user
-    /// kernel); not cached here (its owner keeps the function).
+    /// Kernel `name` of an image (CUBIN or PTX, as [`kernel_output`](Self::kernel_output)
+    /// says) compiled for this device outside the kernel families (a user kernel); not cached
+    /// here (its owner keeps the function).
     ///
     /// # Errors
     ///
@@ -299,14 +360,14 @@ impl CudaDevice {
         }
         let module = {
             let mut modules = self.0.modules.lock().unwrap_or_else(|e| e.into_inner());
-            let aot = aot_cubin(family.name, self.0.sm);
+            let aot = if self.loads_ptx() { None } else { aot_cubin(family.name, self.0.sm) };
             let key = (family.name, if aot.is_some() { "all" } else { t });
             match modules.get(&key) {
                 Some(m) => m.clone(),
                 None => {
                     let cubin = match aot {
                         Some(image) => image.to_vec(),
-                        None => compile_type(family, t, self.0.sm, Output::Cubin)?,
+                        None => compile_type(family, t, self.0.sm, self.kernel_output())?,
                     };
                     let module = self
                         .0

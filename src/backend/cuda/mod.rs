@@ -31,7 +31,7 @@ mod transfer;
 mod user;
 
 pub use buffer::{CudaBuffer, CudaPtr};
-pub use device::CudaDevice;
+pub use device::{CudaDevice, CudaDeviceBuilder};
 pub use user::{check_expression, CudaStencil2};
 
 use cudarc::driver::CudaSlice;

@@ -8,7 +8,7 @@ use core::marker::PhantomData;
 use cudarc::driver::{CudaFunction, PushKernelArg};
 
 use super::device::{device_error, CudaDevice};
-use super::kernels::{compile_source, Output};
+use super::kernels::compile_source;
 use super::Cuda;
 use crate::array::Array;
 use crate::check::BoundsCheck;
@@ -89,8 +89,8 @@ extern "C" __global__ void cnda_user_stencil(T *out, Desc o, const T *in, Desc d
     pub fn new(dev: &CudaDevice, expression: &str) -> Result<Self> {
         let source = Self::source(expression)?;
         check_expression(expression, R)?;
-        let cubin = compile_source("user_stencil", &source, dev.compute_capability(), Output::Cubin)?;
-        let function = dev.load_user("cnda_user_stencil", cubin)?;
+        let image = compile_source("user_stencil", &source, dev.compute_capability(), dev.kernel_output())?;
+        let function = dev.load_user("cnda_user_stencil", image)?;
         Ok(CudaStencil2 { device: *dev, function, element: PhantomData })
     }
 
