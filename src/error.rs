@@ -176,6 +176,18 @@ pub enum Error {
         fix: &'static str,
     },
 
+    /// An MPI call failed (the library's return code and message), or a process of a collective
+    /// operation failed, so that the operation failed on every process of the communicator.
+    #[error("{op}: {reason}; {fix}")]
+    Mpi {
+        /// The operation that failed.
+        op: &'static str,
+        /// The MPI call and its error, or which process failed and its message.
+        reason: String,
+        /// What to do instead.
+        fix: &'static str,
+    },
+
     /// A size computation (shape product or byte count) overflows `usize` or exceeds `isize::MAX`.
     #[error(
         "{op}: shape {shape:?} of {elem_size}-byte elements spans more bytes than an allocation may \
