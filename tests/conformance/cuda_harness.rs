@@ -1,5 +1,6 @@
-//! CUDA as a conformance device: the cases run on device 0 where one opens, and print SKIP
-//! elsewhere (CI has no GPU; the GPU machine runs them).
+//! CUDA as a conformance device: the cases run on device 0 where one opens (a GPU, or in CI the
+//! CPU-hosted device of tools/cuda-sim), and print SKIP elsewhere, or fail where
+//! `CNDA_REQUIRE_CUDA` is set.
 
 use cnda::prelude::*;
 
@@ -18,7 +19,13 @@ impl Device for CudaDevice0 {
     type B = Cuda;
 
     fn available() -> bool {
-        device().is_some()
+        let present = device().is_some();
+        assert!(
+            present || std::env::var_os("CNDA_REQUIRE_CUDA").is_none(),
+            "CNDA_REQUIRE_CUDA is set but no CUDA device opens: {:?}",
+            CudaDevice::new(0).err()
+        );
+        present
     }
 
     fn upload<T: Float, const N: usize>(a: &Array<T, N>) -> Array<T, N, Cuda> {

@@ -203,6 +203,9 @@ pub unsafe extern "C" fn cuLaunchKernel(
         let seed = seed(d.launches);
         let races = std::env::var("CUDA_SIM_RACE").map_or(true, |v| v != "0");
         let cfg = LaunchConfig { grid: [gx, gy, gz], block: [bx, by, bz], dynamic_shared: shared };
+        if std::env::var_os("CUDA_SIM_TRACE").is_some() {
+            eprintln!("cuda-sim: launch {} grid {:?} block {:?} shared {shared}", func.name, cfg.grid, cfg.block);
+        }
         launch(&module, k, cfg, &bytes, &d.mem, seed, races)
     })
 }
