@@ -63,8 +63,8 @@ impl<T: Numeric, const N: usize, const R: usize, const K: usize> LinearStencil<T
     ///
     /// # Panics
     ///
-    /// Never for a `DoubleBuffer` (its fields share one shape); see
-    /// [`LinearStencil::try_apply_steps`].
+    /// As [`LinearStencil::try_apply_steps`] errs (never for a `DoubleBuffer` and a step count
+    /// below about `usize::MAX / R`).
     #[track_caller]
     pub fn apply_steps(&self, field: &mut DoubleBuffer<T, N>, steps: usize) {
         or_panic(self.try_apply_steps(field, steps))
@@ -74,7 +74,11 @@ impl<T: Numeric, const N: usize, const R: usize, const K: usize> LinearStencil<T
     ///
     /// # Errors
     ///
-    /// `Error::ShapeMismatch` when the fields' shapes differ; `Error::Device` from the kernel.
+    /// `Error::ShapeMismatch` when the fields' shapes differ; `Error::Decomposition` when `steps`
+    /// is so large that the skewed wavefront's step count (the interior's end along axis 0 plus
+    /// `steps` times the radius, at least 1) overflows `usize`: such a call could never finish, so
+    /// it is refused at once rather than left to run with a wrapped count; `Error::Device` from
+    /// the kernel.
     pub fn try_apply_steps(&self, field: &mut DoubleBuffer<T, N>, steps: usize) -> Result<()> {
         self.try_apply_steps_with(field, steps, [Boundary::Fixed; N])
     }
@@ -101,7 +105,7 @@ impl<T: Numeric, const N: usize, const R: usize, const K: usize> LinearStencil<T
     ///
     /// # Panics
     ///
-    /// Never for a `DoubleBuffer`; see [`LinearStencil::try_apply_steps_with`].
+    /// As [`LinearStencil::try_apply_steps_with`] errs.
     #[track_caller]
     pub fn apply_steps_with(&self, field: &mut DoubleBuffer<T, N>, steps: usize, boundaries: [Boundary; N]) {
         or_panic(self.try_apply_steps_with(field, steps, boundaries))
@@ -111,7 +115,7 @@ impl<T: Numeric, const N: usize, const R: usize, const K: usize> LinearStencil<T
     ///
     /// # Errors
     ///
-    /// `Error::ShapeMismatch` when the fields' shapes differ; `Error::Device` from the kernel.
+    /// As [`LinearStencil::try_apply_steps`].
     pub fn try_apply_steps_with(
         &self,
         field: &mut DoubleBuffer<T, N>,
@@ -162,7 +166,8 @@ impl<'t, B: StencilKernels + CopyKernels, T: Numeric, const N: usize, const R: u
     ///
     /// # Errors
     ///
-    /// `Error::ShapeMismatch`, `Error::DeviceMismatch`.
+    /// `Error::ShapeMismatch`, `Error::DeviceMismatch`; `Error::Decomposition` when the
+    /// wavefront's step count overflows `usize`.
     fn new(
         dev: &B::Device,
         taps: &'t [([isize; N], T); K],
@@ -180,7 +185,22 @@ impl<'t, B: StencilKernels + CopyKernels, T: Numeric, const N: usize, const R: u
         if N == 0 || steps == 0 || (0..N).any(|k| interior_range(shape[k], R).is_empty()) {
             return Ok(None);
         }
-        let schedule = Schedule::new(interior_range(shape[0], R), steps, R, boundaries[0] == Boundary::Periodic);
+        let rows = interior_range(shape[0], R);
+        // The wavefront's last step is `rows.end - 1 + (steps - 1) lag` and the sweeps are
+        // numbered `1..steps + 1`: both must fit, with room to spare.
+        if steps.checked_mul(R.max(1)).and_then(|w| w.checked_add(rows.end)).is_none() {
+            return Err(Error::Decomposition {
+                op,
+                reason: format!(
+                    "{steps} sweeps of a radius-{R} stencil over {} hyperplanes along axis 0 need a \
+                     wavefront of more than usize::MAX steps, which could never finish",
+                    shape[0]
+                ),
+                fix: "ask for fewer sweeps (a step count computed by a subtraction that wrapped \
+                      around is the usual cause), or split them over several calls",
+            });
+        }
+        let schedule = Schedule::new(rows, steps, R, boundaries[0] == Boundary::Periodic);
         Ok(Some(Plan { dev: dev.clone(), taps, fields, boundaries, schedule }))
     }
 

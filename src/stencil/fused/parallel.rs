@@ -1,6 +1,7 @@
 //! The fused sweeps on rayon's threads: a pipeline of sweep groups along one wavefront.
 
-use core::sync::atomic::{AtomicUsize, Ordering};
+use core::ops::Range;
+use core::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use super::{Boundary, Plan};
 use crate::backend::Cpu;
@@ -16,7 +17,10 @@ impl<T: Numeric + Send + Sync, const N: usize, const R: usize, const K: usize> L
     ///
     /// # Panics
     ///
-    /// Never for a `DoubleBuffer`; see [`LinearStencil::try_par_apply_steps`].
+    /// As [`LinearStencil::try_par_apply_steps`] errs. A panic of a thread (an integer overflow
+    /// in a debug build) stops every thread before it writes anything another may still access,
+    /// and is resumed on the caller's thread with its own message; the fields then hold a mix of
+    /// sweeps.
     #[track_caller]
     pub fn par_apply_steps(&self, field: &mut DoubleBuffer<T, N>, steps: usize) {
         or_panic(self.try_par_apply_steps(field, steps))
@@ -26,7 +30,9 @@ impl<T: Numeric + Send + Sync, const N: usize, const R: usize, const K: usize> L
     ///
     /// # Errors
     ///
-    /// `Error::ShapeMismatch` when the fields' shapes differ.
+    /// `Error::ShapeMismatch` when the fields' shapes differ; `Error::Decomposition` when
+    /// `steps` is so large that the wavefront's step count overflows `usize` (see
+    /// [`LinearStencil::try_apply_steps`]).
     pub fn try_par_apply_steps(&self, field: &mut DoubleBuffer<T, N>, steps: usize) -> Result<()> {
         self.try_par_apply_steps_with(field, steps, [Boundary::Fixed; N])
     }
@@ -36,7 +42,8 @@ impl<T: Numeric + Send + Sync, const N: usize, const R: usize, const K: usize> L
     ///
     /// # Panics
     ///
-    /// Never for a `DoubleBuffer`; see [`LinearStencil::try_par_apply_steps_with`].
+    /// As [`LinearStencil::try_par_apply_steps_with`] errs, and as
+    /// [`LinearStencil::par_apply_steps`] for a panicking thread.
     #[track_caller]
     pub fn par_apply_steps_with(&self, field: &mut DoubleBuffer<T, N>, steps: usize, boundaries: [Boundary; N]) {
         or_panic(self.try_par_apply_steps_with(field, steps, boundaries))
@@ -46,7 +53,7 @@ impl<T: Numeric + Send + Sync, const N: usize, const R: usize, const K: usize> L
     ///
     /// # Errors
     ///
-    /// `Error::ShapeMismatch` when the fields' shapes differ.
+    /// As [`LinearStencil::try_par_apply_steps`].
     pub fn try_par_apply_steps_with(
         &self,
         field: &mut DoubleBuffer<T, N>,
@@ -68,20 +75,36 @@ unsafe impl<T: Numeric + Send + Sync, const N: usize, const R: usize, const K: u
 {
 }
 
-/// Releases the successor of a thread that stops early (an error or a panic), so that it does
-/// not wait forever; the call's result is then the error (or the panic).
-struct ReleaseOnDrop<'a>(&'a AtomicUsize);
+/// Raises the pipeline's `stopped` flag when a thread leaves before finishing its sweeps (an
+/// error, or a panic unwinding), so that the threads waiting on it stop instead of computing from
+/// sweeps that will never come.
+struct StopOnDrop<'a> {
+    stopped: &'a AtomicBool,
+    finished: bool,
+}
 
-impl Drop for ReleaseOnDrop<'_> {
+impl Drop for StopOnDrop<'_> {
     fn drop(&mut self) {
-        self.0.store(usize::MAX, Ordering::Release);
+        if !self.finished {
+            self.stopped.store(true, Ordering::Release);
+        }
     }
 }
 
-/// Waits until `progress` exceeds `needed`.
-fn wait_past(progress: &AtomicUsize, needed: usize) {
+/// Waits until `progress` exceeds `needed` (`true`), or until a thread of the pipeline has
+/// stopped early (`false`: the caller must stop without touching the fields, since the sweep it
+/// needs will never be published and its predecessors may still be writing).
+fn wait_past(progress: &AtomicUsize, needed: usize, stopped: &AtomicBool) -> bool {
     let mut spins = 0u32;
-    while progress.load(Ordering::Acquire) <= needed {
+    loop {
+        // Progress first: a value published by the predecessor is a real order, whatever happened
+        // elsewhere since.
+        if progress.load(Ordering::Acquire) > needed {
+            return true;
+        }
+        if stopped.load(Ordering::Acquire) {
+            return false;
+        }
         if spins < 1 << 12 {
             core::hint::spin_loop();
             spins += 1;
@@ -89,6 +112,14 @@ fn wait_past(progress: &AtomicUsize, needed: usize) {
             std::thread::yield_now();
         }
     }
+}
+
+/// The sweeps `1..=steps` dealt out to `threads` threads in contiguous groups whose sizes differ
+/// by at most one. The arithmetic is done in `u128`, so `p * steps` cannot overflow whatever the
+/// step count; `steps < usize::MAX` (the plan refuses more), so `1 + steps` fits.
+fn groups(steps: usize, threads: usize) -> Vec<Range<usize>> {
+    let first = |p: usize| 1 + (p as u128 * steps as u128 / threads as u128) as usize;
+    (0..threads).map(|p| first(p)..first(p + 1)).collect()
 }
 
 /// The fused sweeps on several threads; see [`LinearStencil::par_apply_steps`].
@@ -102,6 +133,14 @@ fn wait_past(progress: &AtomicUsize, needed: usize) {
 /// group runs on its own scoped thread, so every waiter's predecessor is running. The halos
 /// (`prepare`) are refreshed before the threads start and the seam pass (`finish`) runs after
 /// they have all joined.
+///
+/// **Failure.** A thread that stops early (a kernel error, or a panic such as an integer
+/// overflow in a debug build) raises `stopped`. A waiting thread then stops without computing
+/// anything more: released without its predecessor's progress it would overwrite hyperplanes that
+/// earlier threads, still running, have yet to write or read. Only a published progress lets a
+/// thread go on, so every access that happens keeps the order above. Every thread is joined; the
+/// first panic (in thread order) is then resumed on the caller's thread with its own payload and
+/// message, or the first error returned.
 ///
 /// # Safety
 ///
@@ -118,45 +157,85 @@ unsafe fn run_parallel<T: Numeric + Send + Sync, const N: usize, const R: usize,
     }
     // SAFETY: the caller's contract; no thread runs yet.
     unsafe { plan.prepare() }?;
-    // Contiguous groups of sweeps, sizes differing by at most one.
-    let groups: Vec<core::ops::Range<usize>> =
-        (0..threads).map(|p| 1 + p * steps / threads..1 + (p + 1) * steps / threads).collect();
+    let groups = groups(steps, threads);
     let progress: Vec<AtomicUsize> = (0..threads).map(|_| AtomicUsize::new(0)).collect();
+    let stopped = AtomicBool::new(false);
     let shared = SharedPlan(plan);
     let failed = std::sync::Mutex::new(None::<Error>);
-    std::thread::scope(|scope| {
-        for (p, levels) in groups.iter().enumerate() {
-            let (shared, progress, failed, levels) = (&shared, &progress, &failed, levels.clone());
-            scope.spawn(move || {
-                let release = ReleaseOnDrop(&progress[p]);
-                let schedule = &shared.0.schedule;
-                for s in schedule.steps() {
-                    for (t, i) in schedule.at_step(s, levels.clone()) {
-                        if p > 0 && t == levels.start {
-                            // `t - 1` computes these hyperplanes, which contain `i`'s neighbours.
-                            let before = schedule.wavefront_rows(t - 1);
-                            wait_past(&progress[p - 1], (i + schedule.lag()).min(before.end - 1));
+    let panic = std::thread::scope(|scope| {
+        let handles: Vec<_> = groups
+            .iter()
+            .enumerate()
+            .map(|(p, levels)| {
+                let (shared, progress, stopped, failed) = (&shared, &progress, &stopped, &failed);
+                let levels = levels.clone();
+                scope.spawn(move || {
+                    let mut guard = StopOnDrop { stopped, finished: false };
+                    let schedule = &shared.0.schedule;
+                    for s in schedule.steps() {
+                        if stopped.load(Ordering::Relaxed) {
+                            return; // another thread failed: the call's result is its failure
                         }
-                        // SAFETY: as in `run_sequential`, with the cross-thread order above:
-                        // sweep `t - 1` is complete up to `i + R`, and no thread reads the
-                        // hyperplane of sweep `t - 2` this overwrites; the fields are the
-                        // caller's, borrowed uniquely for the call.
-                        if let Err(e) = unsafe { shared.0.compute(t, i) } {
-                            *failed.lock().unwrap_or_else(|e| e.into_inner()) = Some(e);
-                            return; // `release` lets the next thread finish
-                        }
-                        if t + 1 == levels.end {
-                            progress[p].store(i + 1, Ordering::Release);
+                        for (t, i) in schedule.at_step(s, levels.clone()) {
+                            if p > 0 && t == levels.start {
+                                // `t - 1` computes these hyperplanes, which contain `i`'s neighbours.
+                                let before = schedule.wavefront_rows(t - 1);
+                                let needed = (i + schedule.lag()).min(before.end - 1);
+                                if !wait_past(&progress[p - 1], needed, stopped) {
+                                    return;
+                                }
+                            }
+                            // SAFETY: as in `run_sequential`, with the cross-thread order above
+                            // (a published progress, never a failure, let this thread past the
+                            // wait): sweep `t - 1` is complete up to `i + R`, and no thread reads
+                            // the hyperplane of sweep `t - 2` this overwrites; the fields are
+                            // the caller's, borrowed uniquely for the call.
+                            if let Err(e) = unsafe { shared.0.compute(t, i) } {
+                                failed.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert(e);
+                                return; // `guard` stops the threads after this one
+                            }
+                            if t + 1 == levels.end {
+                                progress[p].store(i + 1, Ordering::Release);
+                            }
                         }
                     }
-                }
-                drop(release);
-            });
-        }
+                    guard.finished = true;
+                    // Every sweep of the group is written: nothing left to wait for.
+                    progress[p].store(usize::MAX, Ordering::Release);
+                })
+            })
+            .collect();
+        // Joined here, not by the scope, which would replace a panic's payload by its own message.
+        let joined: Vec<_> = handles.into_iter().map(|h| h.join()).collect();
+        joined.into_iter().find_map(|r| r.err())
     });
+    if let Some(payload) = panic {
+        std::panic::resume_unwind(payload);
+    }
     if let Some(e) = failed.into_inner().unwrap_or_else(|e| e.into_inner()) {
         return Err(e);
     }
     // SAFETY: every thread has joined; the wavefront is complete.
     unsafe { plan.finish() }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::groups;
+
+    #[test]
+    fn groups_cover_every_sweep_once_even_near_usize_max() {
+        for steps in [1, 2, 7, 64, 1000, usize::MAX / 3, usize::MAX - 2, usize::MAX - 1] {
+            for threads in 1..=9usize.min(steps) {
+                let g = groups(steps, threads);
+                assert_eq!(g.len(), threads);
+                assert_eq!((g[0].start, g[threads - 1].end), (1, steps + 1), "{steps} {threads}");
+                for w in g.windows(2) {
+                    assert_eq!(w[0].end, w[1].start);
+                }
+                let (min, max) = (g.iter().map(|r| r.len()).min(), g.iter().map(|r| r.len()).max());
+                assert!(max.unwrap() - min.unwrap() <= 1, "{steps} {threads}: {g:?}");
+            }
+        }
+    }
 }
