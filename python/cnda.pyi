@@ -112,7 +112,8 @@ def from_numpy(
     x: npt.NDArray[Any], copy: bool = ..., readonly: bool = ..., element: ElementType | None = ...
 ) -> Any:
     """Shares x's memory (C-contiguous, aligned, native byte order; writable unless readonly=True)
-    or copies it (copy=True, any strides). A structured x needs element= and gives a StructuredND."""
+    or copies it (copy=True, any strides and byte order). A structured x needs element= and gives
+    a StructuredND."""
 def from_dlpack(x: Any, copy: bool = ...) -> Union[ContiguousND, CudaArray]:
     """Shares the memory of any DLPack producer (C-contiguous): a ContiguousND for host memory, a
     CudaArray for a CUDA device's (CuPy, PyTorch); or copies it on its device (copy=True; on the
@@ -168,7 +169,9 @@ def save(path: Any, arr: Union[ContiguousND, StructuredND]) -> None:
 def load(path: Any, element: ElementType | None = ...) -> Union[ContiguousND, StructuredND]:
     """Reads a .npy file strictly; structured files need element=."""
 def stencil(u: npt.NDArray[np.float64], out: npt.NDArray[np.float64], laplacian: bool = ..., h: float = ...) -> None:
-    """out = Jacobi mean (or Laplacian) of u on the interior of a 2D or 3D float64 array, in place."""
+    """out = Jacobi mean (or Laplacian) of u on the interior of a 2D or 3D float64 array, in place.
+
+    Any strides for both; out must be writable and share no memory with u (ValueError)."""
 
 _Array = npt.NDArray[Any]
 
@@ -179,7 +182,8 @@ def multiply(a: _Array, b: _Array) -> _Array: ...
 def divide(a: _Array, b: _Array) -> _Array:
     """a / b for float arrays."""
 def iadd(a: _Array, b: _Array) -> None:
-    """a += b in place (b broadcast into a's shape; a may be any writable view)."""
+    """a += b in place (b broadcast into a's shape; a may be any writable view; a b overlapping a
+    is read as NumPy reads it, as if copied first)."""
 def isubtract(a: _Array, b: _Array) -> None: ...
 def imultiply(a: _Array, b: _Array) -> None: ...
 def idivide(a: _Array, b: _Array) -> None: ...

@@ -178,6 +178,7 @@ impl ContiguousND {
 
     fn __setitem__(&mut self, index: &Bound<'_, PyAny>, value: &Bound<'_, PyAny>) -> PyResult<()> {
         let index = indices(index)?;
+        crate::overlap::check_write("__setitem__", self.span())?;
         by_element!(Data, &mut self.data, s, T => {
             let at = s.flat(&index)?;
             s.as_mut_slice("__setitem__")?[at] = value.extract::<T>()?;
@@ -192,6 +193,7 @@ impl ContiguousND {
 
     /// Sets every element to `value`.
     fn fill(&mut self, value: &Bound<'_, PyAny>) -> PyResult<()> {
+        crate::overlap::check_write("fill", self.span())?;
         by_element!(Data, &mut self.data, s, T => {
             let v = value.extract::<T>()?;
             s.as_mut_slice("fill")?.fill(v);
@@ -226,8 +228,9 @@ impl ContiguousND {
                 .to_string(),
             ));
         }
-        let len = element_count(&shape)?;
+        crate::overlap::check_write("resize", self.span())?;
         by_element!(Data, &mut self.data, s, T => {
+            let len = element_count::<T>("resize", &shape)?;
             if !matches!(s.memory, Memory::Owned(_)) {
                 return Err(to_pyerr(cnda::Error::Ownership {
                     op: "resize",
@@ -298,6 +301,13 @@ impl ContiguousND {
     /// The elements, by type.
     pub fn data(&self) -> &Data {
         &self.data
+    }
+
+    /// The bytes the elements occupy.
+    fn span(&self) -> crate::overlap::Span {
+        by_element!(Data, &self.data, s, T => {
+            crate::overlap::Span::contiguous(s.ptr() as usize, s.as_slice().len(), core::mem::size_of::<T>())
+        })
     }
 
     /// The shape.
@@ -416,10 +426,15 @@ pub(crate) fn plain_from_numpy(
         }));
     }
     if dtype.is_native_byteorder() == Some(false) {
-        return Err(layout_error(
-            format!("the input's dtype {} is byte-swapped, not native byte order", dtype.str()?),
-            "convert with x.astype(x.dtype.newbyteorder('='))",
-        ));
+        if !copy {
+            return Err(layout_error(
+                format!("the input's dtype {} is byte-swapped, not native byte order", dtype.str()?),
+                "use copy=True (which converts), or x.astype(x.dtype.newbyteorder('='))",
+            ));
+        }
+        // `copy=True` takes any layout, byte order included: convert, then copy that.
+        let native = x.call_method1("astype", (dtype.call_method1("newbyteorder", ("=",))?,))?;
+        return plain_from_numpy(py, &native, true, readonly);
     }
     let data = if dtype.is_equiv_to(&numpy::dtype::<f32>(py)) {
         Data::F32(borrow_or_copy::<f32>(x, copy, readonly)?)

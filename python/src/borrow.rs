@@ -102,9 +102,15 @@ pub fn write<'py, T: Element>(
 ) -> PyResult<PyReadwriteArrayDyn<'py, T>> {
     let x = typed::<T>(x, op, name)?;
     check_layout(x, op, name)?;
+    if !x.getattr("flags")?.getattr("writeable")?.extract::<bool>()? {
+        return Err(PyValueError::new_err(format!(
+            "{op}: {name} is read-only (its flags.writeable is False: a broadcast view, a read-only import or a \
+             constant); pass a writable array, e.g. np.array({name}) (a copy)"
+        )));
+    }
     x.try_readwrite().map_err(|e| {
         PyValueError::new_err(format!(
-            "{op}: cannot write {name} ({e}); it must be writable and overlap no other argument (pass a copy of the other)"
+            "{op}: cannot write {name} ({e}); it must overlap no other argument (pass a copy of the other)"
         ))
     })
 }

@@ -380,7 +380,7 @@ struct Parts {
 
 impl Parts {
     fn into_array<T: OnDevice>(self, imported: ImportedDlpack) -> PyResult<CudaArray> {
-        let len = element_count(&self.shape)?;
+        let len = element_count::<T>("from_dlpack", &self.shape)?;
         // SAFETY: a validated, compact CUDA tensor of `len` elements of `T` at `addr` on this
         // device (its DLPack descriptor says so); the deleter kept by the array keeps it
         // allocated, and the producer ordered its writes before cnda's stream on import. Other

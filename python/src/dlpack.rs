@@ -198,10 +198,17 @@ struct Parts {
 
 impl Parts {
     fn into_store<T: Stored>(self, imported: ImportedDlpack, copy: bool) -> PyResult<crate::array::Data> {
-        let len = crate::store::element_count(&self.shape)?;
+        let len = crate::store::element_count::<T>("from_dlpack", &self.shape)?;
         let ptr = self.base.cast::<T>();
         if copy {
-            let mut flat = Vec::with_capacity(len);
+            let mut flat = Vec::new();
+            flat.try_reserve_exact(len).map_err(|e| {
+                to_pyerr(cnda::Error::Alloc {
+                    op: "from_dlpack(copy=True)",
+                    bytes: len * core::mem::size_of::<T>(),
+                    reason: e.to_string(),
+                })
+            })?;
             // SAFETY: the tensor's shape and strides from `ptr` reach its elements, alive while
             // `imported` is (until the end of this function).
             unsafe { gather(ptr, &self.shape, &self.strides, &mut flat) };

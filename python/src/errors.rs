@@ -1,6 +1,7 @@
 //! One mapping from `cnda::Error` to Python exceptions, as CNDA maps its C++ ones: out of range ->
-//! `IndexError`, shape/stride/layout -> `ValueError`, element type -> `TypeError`, memory ->
-//! `MemoryError`, files -> `OSError`, lifetime/ownership and the rest -> `RuntimeError`.
+//! `IndexError`, shape/stride/layout and shapes too large to address -> `ValueError` (NumPy's
+//! "array is too big"), element type -> `TypeError`, a refused allocation -> `MemoryError`,
+//! files -> `OSError`, lifetime/ownership and the rest -> `RuntimeError`.
 
 use pyo3::exceptions::{PyIOError, PyIndexError, PyMemoryError, PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::PyErr;
@@ -15,7 +16,7 @@ pub fn to_pyerr(e: cnda::Error) -> PyErr {
         cnda::Error::DType { .. } | cnda::Error::Structure { .. } | cnda::Error::UnsupportedDType { .. } => {
             PyTypeError::new_err(message)
         }
-        cnda::Error::Alloc { .. } | cnda::Error::Overflow { .. } => PyMemoryError::new_err(message),
+        cnda::Error::Alloc { .. } => PyMemoryError::new_err(message),
         cnda::Error::Io { .. } => PyIOError::new_err(message),
         cnda::Error::LengthMismatch { .. }
         | cnda::Error::ShapeMismatch { .. }
@@ -24,6 +25,7 @@ pub fn to_pyerr(e: cnda::Error) -> PyErr {
         | cnda::Error::NotContiguous { .. }
         | cnda::Error::Broadcast { .. }
         | cnda::Error::BroadcastOperands { .. }
+        | cnda::Error::Overflow { .. }
         | cnda::Error::Layout { .. } => PyValueError::new_err(message),
         // Ownership (borrowed or read-only memory), device errors and the rest.
         _ => PyRuntimeError::new_err(message),

@@ -2,7 +2,7 @@
 //! with its strict validation, for plain and structured arrays.
 
 use std::fs::File;
-use std::io::{BufReader, BufWriter};
+use std::io::{BufReader, BufWriter, Seek};
 use std::path::PathBuf;
 
 use cnda::interop::npy::{self, NpyLayout};
@@ -35,8 +35,10 @@ pub fn save(py: Python<'_>, path: PathBuf, arr: &Bound<'_, PyAny>) -> PyResult<(
     )))
 }
 
-fn plain<T: Stored>(header: &npy::Header, r: &mut impl std::io::Read) -> PyResult<Data> {
-    let data = npy::read_data::<T>(header, r).map_err(to_pyerr)?;
+/// The data after `header`, `available` bytes of file left: a file shorter than its header says
+/// is an `OSError` naming both sizes, before anything is allocated.
+fn plain<T: Stored>(header: &npy::Header, r: &mut impl std::io::Read, available: u64) -> PyResult<Data> {
+    let data = npy::read_data_sized::<T>(header, r, available).map_err(to_pyerr)?;
     Ok(T::data(Store::owning(data, header.shape.clone())))
 }
 
@@ -49,16 +51,19 @@ pub fn load<'py>(
     path: PathBuf,
     element: Option<Bound<'py, ElementType>>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let mut file = BufReader::new(File::open(&path).map_err(|e| io("load", e))?);
+    let file = File::open(&path).map_err(|e| io("load", e))?;
+    let length = file.metadata().map_err(|e| io("load", e))?.len();
+    let mut file = BufReader::new(file);
     let header = npy::read_header(&mut file).map_err(to_pyerr)?;
+    let available = length.saturating_sub(file.stream_position().map_err(|e| io("load", e))?);
     if let Some(element) = element {
         return Ok(Bound::new(py, ElementType::read_npy(element, &header, &mut file)?)?.into_any());
     }
     let data = match &header.layout {
-        NpyLayout::Scalar { dtype: DType::F32, .. } => plain::<f32>(&header, &mut file)?,
-        NpyLayout::Scalar { dtype: DType::F64, .. } => plain::<f64>(&header, &mut file)?,
-        NpyLayout::Scalar { dtype: DType::I32, .. } => plain::<i32>(&header, &mut file)?,
-        NpyLayout::Scalar { dtype: DType::I64, .. } => plain::<i64>(&header, &mut file)?,
+        NpyLayout::Scalar { dtype: DType::F32, .. } => plain::<f32>(&header, &mut file, available)?,
+        NpyLayout::Scalar { dtype: DType::F64, .. } => plain::<f64>(&header, &mut file, available)?,
+        NpyLayout::Scalar { dtype: DType::I32, .. } => plain::<i32>(&header, &mut file, available)?,
+        NpyLayout::Scalar { dtype: DType::I64, .. } => plain::<i64>(&header, &mut file, available)?,
         NpyLayout::Scalar { dtype, .. } => {
             return Err(to_pyerr(cnda::Error::UnsupportedDType {
                 op: "load",

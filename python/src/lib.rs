@@ -14,6 +14,7 @@ mod errors;
 mod files;
 mod kernels;
 mod ops;
+mod overlap;
 mod store;
 mod structured;
 

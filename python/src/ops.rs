@@ -14,6 +14,7 @@ use pyo3::IntoPyObjectExt;
 use crate::array::{into_numpy, Stored};
 use crate::borrow::{by_rank, read, view, view_mut, write};
 use crate::errors::to_pyerr;
+use crate::overlap::{lease, span_of, Operand};
 
 /// Operations on at least this many elements release the interpreter lock (below it, releasing
 /// and re-taking the lock costs more than the work).
@@ -100,6 +101,7 @@ fn binary<'py, T: Stored + Numeric>(
 ) -> PyResult<Bound<'py, PyAny>> {
     let name = op.name();
     let (ra, rb) = (read::<T>(a, name, "a")?, read::<T>(b, name, "b")?);
+    let _in_use = lease(name, &[Operand::read("a", span_of::<T>(a)), Operand::read("b", span_of::<T>(b))])?;
     let len = broadcast_len(ra.shape(), rb.shape());
     by_rank!(name, ra.ndim().max(rb.ndim()), N => {
         let (va, vb) = (view::<T, N>(&ra, name)?, view::<T, N>(&rb, name)?);
@@ -121,8 +123,18 @@ fn binary_in_place<T: Stored + Numeric>(
     b: &Bound<'_, PyAny>,
 ) -> PyResult<()> {
     let name = op.name();
+    // NumPy's semantics for `a += b` when `b` overlaps `a` (`a[1:] += a[:-1]`): as if `b` were
+    // read whole before `a` is written, which a copy of `b` makes true.
+    let copied;
+    let b = if span_of::<T>(a).overlaps(span_of::<T>(b)) {
+        copied = b.call_method0("copy")?;
+        &copied
+    } else {
+        b
+    };
     let rb = read::<T>(b, name, "b")?;
     let mut wa = write::<T>(a, name, "a")?;
+    let _in_use = lease(name, &[Operand::write("a", span_of::<T>(a)), Operand::read("b", span_of::<T>(b))])?;
     let len = wa.len();
     if rb.ndim() > wa.ndim() {
         return Err(to_pyerr(cnda::Error::Layout {
@@ -225,6 +237,7 @@ fn sum_typed<'py, T: Stored + Numeric + IntoPyObject<'py>>(
     axis: Option<isize>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let ra = read::<T>(a, "sum", "a")?;
+    let _in_use = lease("sum", &[Operand::read("a", span_of::<T>(a))])?;
     let len = ra.len();
     let rank = ra.ndim();
     let whole = |py: Python<'py>| -> PyResult<Bound<'py, PyAny>> {
@@ -257,6 +270,7 @@ fn sum_typed<'py, T: Stored + Numeric + IntoPyObject<'py>>(
 /// `sum` of int32 elements in int64, as NumPy promotes them (an int32 total would wrap).
 fn sum_widened<'py>(py: Python<'py>, a: &Bound<'py, PyAny>, axis: Option<isize>) -> PyResult<Bound<'py, PyAny>> {
     let ra = read::<i32>(a, "sum", "a")?;
+    let _in_use = lease("sum", &[Operand::read("a", span_of::<i32>(a))])?;
     let rank = ra.ndim();
     let axis = axis.map(|axis| normalize_axis("sum", axis, rank)).transpose()?;
     macro_rules! widened {
@@ -311,6 +325,7 @@ fn matmul_typed<'py, T: Stored + GemmElement>(
     b: &Bound<'py, PyAny>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let (ra, rb) = (read::<T>(a, "matmul", "a")?, read::<T>(b, "matmul", "b")?);
+    let _in_use = lease("matmul", &[Operand::read("a", span_of::<T>(a)), Operand::read("b", span_of::<T>(b))])?;
     if ra.ndim() != 2 || rb.ndim() != 2 {
         return Err(PyValueError::new_err(format!(
             "matmul: a and b must be 2D, got {} and {} dimensions; reshape vectors to (n, 1) or (1, n)",
@@ -360,6 +375,7 @@ fn pad_typed<'py, T: Stored + Numeric + for<'a> FromPyObject<'a, 'py>>(
         }
     };
     let ra = read::<T>(a, "pad", "a")?;
+    let _in_use = lease("pad", &[Operand::read("a", span_of::<T>(a))])?;
     let len = ra.len();
     by_rank!("pad", ra.ndim(), N => {
         let v = view::<T, N>(&ra, "pad")?;

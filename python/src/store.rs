@@ -54,7 +54,7 @@ pub struct Store<T: Pod> {
 impl<T: Pod> Store<T> {
     /// Zeros of `shape`.
     pub fn zeros(shape: Vec<usize>) -> PyResult<Self> {
-        let len = element_count(&shape)?;
+        let len = element_count::<T>("ContiguousND", &shape)?;
         let array = Array::try_zeros([len]).map_err(to_pyerr)?;
         Ok(Self::owning(array, shape))
     }
@@ -149,10 +149,8 @@ impl<T: Pod> Drop for Store<T> {
     }
 }
 
-/// The product of `shape`, or `MemoryError` when it overflows.
-pub fn element_count(shape: &[usize]) -> PyResult<usize> {
-    shape
-        .iter()
-        .try_fold(1usize, |acc, &n| acc.checked_mul(n))
-        .ok_or_else(|| to_pyerr(cnda::Error::Overflow { op: "ContiguousND", shape: shape.to_vec(), elem_size: 1 }))
+/// The number of elements of `shape`, under cnda's one size rule (NumPy's: the non-zero axes
+/// times the element size fit `isize`, even when another axis is 0), or `ValueError`.
+pub fn element_count<T>(op: &'static str, shape: &[usize]) -> PyResult<usize> {
+    cnda::shape::checked_len(op, shape, core::mem::size_of::<T>()).map_err(to_pyerr)
 }

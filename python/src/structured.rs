@@ -19,7 +19,7 @@ use pyo3::types::{PyDict, PyList, PyTuple};
 
 use crate::array::Export;
 use crate::errors::to_pyerr;
-use crate::store::{element_count, Keep, Memory, Store};
+use crate::store::{Keep, Memory, Store};
 
 /// A structured element type declared in Rust, as Python sees it (`cnda.Cell2D`, ...).
 #[pyclass(frozen, module = "cnda")]
@@ -159,10 +159,8 @@ impl ElementType {
     /// A zero-filled `StructuredND` of `shape`.
     fn zeros(slf: Bound<'_, Self>, shape: Vec<usize>) -> PyResult<StructuredND> {
         let element = slf.get();
-        let len = element_count(&shape)?;
-        let bytes = len.checked_mul(element.itemsize).ok_or_else(|| {
-            to_pyerr(cnda::Error::Overflow { op: "zeros", shape: shape.clone(), elem_size: element.itemsize })
-        })?;
+        // The one size rule, with the element's own size (cannot overflow after the check).
+        let bytes = cnda::shape::checked_len("zeros", &shape, element.itemsize).map_err(to_pyerr)? * element.itemsize;
         let buffer = cnda::Array::<u8, 1>::try_zeros([bytes]).map_err(to_pyerr)?;
         Ok(StructuredND::new(Store::owning(buffer, vec![bytes]), shape, slf.unbind()))
     }

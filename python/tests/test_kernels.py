@@ -34,10 +34,10 @@ def test_laplacian_3d_equals_numpy_bit_for_bit():
 
 def test_stencil_refuses_what_it_cannot_do_in_place():
     u = np.zeros((8, 8))
-    with pytest.raises(ValueError, match="cannot write out"):
+    with pytest.raises(ValueError, match="out and u overlap in memory"):
         cnda.stencil(u, u)  # the output would overlap the input
-    with pytest.raises(ValueError, match="C-contiguous"):
-        cnda.stencil(u[:, ::2], np.zeros((8, 4)))
+    with pytest.raises(ValueError, match="out and u overlap in memory"):
+        cnda.stencil(u[:, ::2], u[:, 1::2])  # interleaved: one span, as np.may_share_memory
     with pytest.raises(TypeError, match="float64"):
         cnda.stencil(u.astype(np.float32), np.zeros((8, 8), np.float32))
     with pytest.raises(ValueError, match="expected|shape"):

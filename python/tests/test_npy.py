@@ -65,7 +65,7 @@ def test_loading_refuses_what_does_not_match(tmp_path):
     with open(path, "r+b") as f:  # cut the data short
         np.save(f, np.zeros(100))
         f.truncate(200)
-    with pytest.raises(OSError, match="data ends early"):
+    with pytest.raises(OSError, match="800 bytes of data, but the file holds only 72 bytes"):
         cnda.load(path)
     with pytest.raises(OSError):
         cnda.load(tmp_path / "missing.npy")

@@ -83,9 +83,7 @@ def test_in_place_ops_write_through_views(dtype):
 
 def test_in_place_refusals():
     a = np.zeros((4, 4))
-    with pytest.raises(ValueError, match="cannot write a"):
-        cnda.iadd(a, a)  # the written array is also read: pass a copy
-    with pytest.raises(ValueError, match="cannot write a"):
+    with pytest.raises(ValueError, match="a is read-only"):
         cnda.iadd(np.broadcast_to(np.zeros(4), (4, 4)), np.ones(4))  # read-only (stride 0)
     with pytest.raises(ValueError, match="broadcast"):
         cnda.iadd(a, np.ones(5))

@@ -1,0 +1,254 @@
+"""Regression tests for the second soundness audit (issue "Soundness II"): each of these raced,
+crashed or computed the wrong thing before its fix."""
+
+import resource
+import threading
+
+import numpy as np
+import pytest
+
+import cnda
+
+rng = np.random.default_rng(2026)
+
+
+def jacobi(u):
+    """NumPy's 5-point Jacobi mean of the interior, taps summed in cnda's order (bit-exact)."""
+    return 0.25 * u[:-2, 1:-1] + 0.25 * u[2:, 1:-1] + 0.25 * u[1:-1, :-2] + 0.25 * u[1:-1, 2:]
+
+
+# ---- item 1: aliasing through NumPy views and threads ------------------------------------------
+
+
+def test_two_views_of_one_array_are_refused_as_stencil_input_and_output():
+    # Before: each to_numpy() had its own base object, so the borrow tracker let both through and
+    # the parallel bands raced (different results run to run).
+    c = cnda.ContiguousND((32, 32))
+    with pytest.raises(ValueError, match="out and u overlap in memory"):
+        cnda.stencil(c.to_numpy(), c.to_numpy())
+
+
+def test_every_route_to_one_memory_block_is_seen_as_one():
+    x = rng.random((16, 16))
+    c = cnda.from_numpy(x)  # a cnda array over x's memory
+    with pytest.raises(ValueError, match="overlap"):
+        cnda.stencil(x, c.to_numpy())  # NumPy array and a view of its import
+    owned = cnda.ContiguousND((16, 16))
+    with pytest.raises(ValueError, match="overlap"):
+        cnda.stencil(np.from_dlpack(owned), owned.to_numpy())  # a DLPack export and a view
+    imported = cnda.from_dlpack(x)
+    with pytest.raises(ValueError, match="overlap"):
+        cnda.stencil(imported.to_numpy(), x)
+
+
+def test_in_place_ops_through_overlapping_views_compute_as_numpy():
+    # Before: `iadd(a[1:], b[:-1])` over two views of one array gave a running sum.
+    c = cnda.from_numpy(np.ones(8), copy=True)
+    a, b = c.to_numpy(), c.to_numpy()
+    cnda.iadd(a[1:], b[:-1])
+    want = np.ones(8)
+    np.add(want[1:], want[:-1], out=want[1:])
+    assert np.array_equal(a, want)  # [1, 2, 2, ...]
+    x = np.arange(6.0)
+    cnda.iadd(x, x)
+    assert np.array_equal(x, 2 * np.arange(6.0))
+    y = np.arange(10.0)
+    cnda.imultiply(y[::2], y[::-2])  # interleaved and reversed: NumPy's copy semantics
+    want = np.arange(10.0)
+    want[::2] = want[::2] * want[::-2].copy()
+    assert np.array_equal(y, want)
+
+
+def test_structured_field_views_are_operands_like_any_other():
+    s = cnda.Particle.zeros((8,))
+    fields = s.to_numpy()
+    names = fields.dtype.names
+    first, second = s.field(names[0]), s.field(names[1])
+    second[...] = np.arange(8, dtype=second.dtype)
+    cnda.iadd(first, second)  # interleaved fields of one record array
+    assert np.array_equal(first, np.arange(8, dtype=first.dtype))
+
+
+def test_writes_from_another_thread_never_race_with_a_running_kernel():
+    # A kernel runs with the interpreter lock released; ContiguousND.fill from another thread
+    # must not write under it. Each round either refuses the fill (RuntimeError) or runs it
+    # wholly before or after the sweep; never a mixture.
+    n = 2048
+    refused = 0
+    for _ in range(6):
+        c = cnda.from_numpy(rng.random((n, n)), copy=True)
+        before = c.to_numpy().copy()
+        out = np.zeros((n, n))
+        started = threading.Event()
+
+        def sweep():
+            started.set()
+            cnda.stencil(c.to_numpy(), out)
+
+        worker = threading.Thread(target=sweep)
+        worker.start()
+        started.wait()
+        while worker.is_alive():
+            try:
+                c.fill(0.0)
+            except RuntimeError as e:
+                assert "running in another thread" in str(e)
+                refused += 1
+        worker.join()
+        interior = out[1:-1, 1:-1]
+        assert np.array_equal(interior, jacobi(before)) or not interior.any()
+    assert refused > 0, "no fill ever met a running sweep"
+
+
+def test_setitem_and_resize_check_the_same_flag():
+    n = 2048
+    c = cnda.from_numpy(rng.random((n, n)), copy=True)
+    out = np.zeros((n, n))
+    errors = []
+    done = threading.Event()
+
+    def writer():
+        while not done.is_set():
+            try:
+                c[0, 0] = 1.0
+            except RuntimeError as e:
+                errors.append(str(e))
+                return
+
+    t = threading.Thread(target=writer)
+    t.start()
+    for _ in range(20):
+        cnda.stencil(c.to_numpy(), out)
+        if errors:
+            break
+    done.set()
+    t.join()
+    assert all("running in another thread" in e for e in errors)
+
+
+def test_concurrent_readers_share_and_a_writer_waits_its_turn():
+    u = rng.random((512, 512))
+    outs = [np.zeros_like(u) for _ in range(4)]
+    threads = [threading.Thread(target=cnda.stencil, args=(u, o)) for o in outs]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for o in outs:
+        assert np.array_equal(o[1:-1, 1:-1], jacobi(u))
+
+
+def test_a_read_only_output_is_named_as_such():
+    u = np.zeros((8, 8))
+    out = np.zeros((8, 8))
+    out.flags.writeable = False
+    with pytest.raises(ValueError, match="out is read-only"):
+        cnda.stencil(u, out)
+
+
+# ---- item 2: empty arrays with huge axes -------------------------------------------------------
+
+
+def test_empty_shapes_whose_other_axes_overflow_are_value_errors():
+    # Before: a segfault in to_numpy().
+    with pytest.raises(ValueError, match="spans more bytes"):
+        cnda.ContiguousND((0, 2**62))
+    with pytest.raises(ValueError):
+        np.empty((0, 2**62))  # NumPy's own rule, the same
+    ok = cnda.ContiguousND((0, 2**40))
+    assert ok.to_numpy().shape == (0, 2**40)
+
+
+def npy_file(path, descr, shape, data=b""):
+    header = f"{{'descr': '{descr}', 'fortran_order': False, 'shape': {shape}, }}"
+    header += " " * ((64 - (10 + len(header) + 1) % 64) % 64) + "\n"
+    path.write_bytes(b"\x93NUMPY\x01\x00" + len(header).to_bytes(2, "little") + header.encode() + data)
+    return path
+
+
+def test_a_file_with_a_huge_empty_shape_is_refused(tmp_path):
+    path = npy_file(tmp_path / "empty.npy", "<f8", (0, 2**62))
+    assert path.stat().st_size == 128
+    with pytest.raises(ValueError, match="spans more bytes"):
+        cnda.load(path)
+
+
+# ---- item 6: untrusted files -------------------------------------------------------------------
+
+
+def test_a_lying_header_is_refused_before_allocating(tmp_path):
+    # Before: 16 GiB zero-filled, then the error.
+    path = npy_file(tmp_path / "lying.npy", "<f8", (2**31,), b"\0" * 8)
+    assert path.stat().st_size == 136
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    with pytest.raises(OSError, match=r"17179869184 bytes of data, but the file holds only 8 bytes"):
+        cnda.load(path)
+    grown_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - peak
+    assert grown_kib < 64 * 1024
+
+
+# ---- item 7: strides are honoured everywhere ---------------------------------------------------
+
+
+def layouts(shape):
+    """The same logical values under every memory order an argument may arrive in."""
+    base = rng.random(shape)
+    yield "C", base
+    yield "F", np.asfortranarray(base)
+    yield "transposed", np.ascontiguousarray(base.T).T
+    yield "negative", np.ascontiguousarray(base[::-1, ::-1])[::-1, ::-1]
+    big = np.zeros((2 * shape[0], 3 * shape[1]))
+    big[::2, ::3] = base
+    yield "stepped", big[::2, ::3]
+
+
+def writable_like(kind, shape):
+    if kind == "F":
+        return np.asfortranarray(np.full(shape, -1.0))
+    if kind == "transposed":
+        return np.full(shape[::-1], -1.0).T
+    if kind == "negative":
+        return np.full(shape, -1.0)[::-1, ::-1]
+    if kind == "stepped":
+        return np.full((2 * shape[0], 3 * shape[1]), -1.0)[::2, ::3]
+    return np.full(shape, -1.0)
+
+
+@pytest.mark.parametrize("out_kind", ["C", "F", "transposed", "negative", "stepped"])
+def test_stencil_honours_the_strides_of_input_and_output(out_kind):
+    # Before: u.T and Fortran-ordered outputs were read and written in memory order.
+    shape = (13, 17)
+    for kind, u in layouts(shape):
+        out = writable_like(out_kind, shape)
+        cnda.stencil(u, out)
+        assert np.array_equal(out[1:-1, 1:-1], jacobi(np.array(u))), (kind, out_kind)
+        assert (out[0] == -1.0).all() and (out[:, -1] == -1.0).all()
+
+
+def test_every_function_reads_every_layout_as_numpy_does():
+    shape = (6, 5)
+    other = rng.random(shape)
+    for kind, a in layouts(shape):
+        plain = np.array(a)
+        assert np.array_equal(cnda.add(a, other), plain + other), kind
+        assert np.array_equal(cnda.multiply(other, a), other * plain), kind
+        assert np.allclose(cnda.sum(a), plain.sum()), kind
+        assert np.allclose(cnda.sum(a, axis=0), plain.sum(axis=0)), kind
+        assert np.allclose(cnda.matmul(a, other.T), plain @ other.T), kind
+        assert np.array_equal(cnda.pad(a, 2, mode="reflect"), np.pad(plain, 2, mode="reflect")), kind
+        assert np.array_equal(cnda.from_numpy(a, copy=True).to_numpy(), plain), kind
+        target = writable_like(kind, shape)
+        target[...] = plain
+        cnda.isubtract(target, other)
+        assert np.array_equal(target, plain - other), kind
+
+
+# ---- item 8: copy=True accepts byte-swapped input ----------------------------------------------
+
+
+def test_copy_true_converts_byte_swapped_input():
+    x = np.arange(12.0).reshape(3, 4).astype(">f8")
+    c = cnda.from_numpy(x, copy=True)
+    assert c.dtype == np.float64 and np.array_equal(c.to_numpy(), np.arange(12.0).reshape(3, 4))
+    with pytest.raises(ValueError, match="use copy=True"):
+        cnda.from_numpy(x)
