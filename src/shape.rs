@@ -25,7 +25,8 @@ use crate::error::Error;
 /// `Error::Overflow` naming `op`, the shape and the element size.
 pub fn checked_len(op: &'static str, shape: &[usize], elem_size: usize) -> Result<usize, Error> {
     let overflow = || Error::Overflow { op, shape: shape.to_vec(), elem_size };
-    let spanned = shape.iter().filter(|&&n| n != 0).try_fold(1usize, |acc, &n| acc.checked_mul(n)).ok_or_else(overflow)?;
+    let spanned =
+        shape.iter().filter(|&&n| n != 0).try_fold(1usize, |acc, &n| acc.checked_mul(n)).ok_or_else(overflow)?;
     let bytes = spanned.checked_mul(elem_size.max(1)).ok_or_else(overflow)?;
     if bytes > isize::MAX as usize {
         return Err(overflow());

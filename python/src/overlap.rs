@@ -141,7 +141,8 @@ pub fn overlap_error(op: &str, written: &str, other: &str) -> PyErr {
 
 /// The error for memory a call in another thread is using.
 fn busy_error(op: &'static str, name: &str, other: &InUse, we_write: bool) -> PyErr {
-    let (theirs, ours) = if other.write { ("writes", if we_write { "write" } else { "read" }) } else { ("reads", "write") };
+    let (theirs, ours) =
+        if other.write { ("writes", if we_write { "write" } else { "read" }) } else { ("reads", "write") };
     to_pyerr(cnda::Error::Ownership {
         op,
         reason: format!(

@@ -292,12 +292,14 @@ fn read_data_within<T: NpyElement>(header: &Header, r: &mut impl Read, available
     let size = core::mem::size_of::<T>();
     let len = crate::shape::checked_len("npy::read", &header.shape, size)?;
     let bytes = len * size; // cannot overflow: `checked_len` bounds it by isize::MAX
-    let short = |got: u64, why: &str| Error::Io {
+    let short = |got: u64, why: &str| {
+        Error::Io {
         op: "npy::read",
         reason: format!(
             "the header announces shape {:?}: {len} elements of {size} bytes = {bytes} bytes of data, but {why} {got} bytes; the file is truncated or its header is wrong",
             header.shape
         ),
+    }
     };
     if let Some(available) = available {
         if available < bytes as u64 {
