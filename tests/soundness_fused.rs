@@ -20,13 +20,33 @@ fn pool(threads: usize) -> rayon::ThreadPool {
     rayon::ThreadPoolBuilder::new().num_threads(threads).build().expect("a rayon pool")
 }
 
-/// A field of `rows` x 64 `i32` whose sweeps with `f'(i, j) = f(i, j - 1) + f(i, j)` overflow for
+/// `pool.install(f)`, with the hand-over to and from the pool's thread made visible to
+/// ThreadSanitizer: rayon's latches are std's `Mutex` and `Condvar`, whose synchronization TSan
+/// cannot see (std is not instrumented), so without this every write of the pipeline's threads
+/// would look raced with the caller's reads after `install`. The atomics here are compiled into
+/// this crate, so TSan sees their release/acquire pairs; they change nothing else.
+fn install<R: Send>(pool: &rayon::ThreadPool, f: impl FnOnce() -> R + Send) -> R {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let handover = AtomicBool::new(false);
+    handover.store(true, Ordering::Release);
+    let result = pool.install(|| {
+        handover.load(Ordering::Acquire);
+        // A panic too is handed over this way, then resumed.
+        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
+        handover.store(true, Ordering::Release);
+        result
+    });
+    handover.load(Ordering::Acquire);
+    result.unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+}
+
+/// A field of `shape` `i32` whose sweeps with `f'(i, j) = f(i, j - 1) + f(i, j)` overflow for
 /// the first time in sweep 2, on row 1 only: the current field is 0 except `M = i32::MAX` at
 /// `(1, 1)`, and the scratch field is 0 except `M` in its boundary column at `(1, 0)`, which the
 /// sweeps never write. Sweep 1 spreads `M` to `(1, 1..3)`, sweep 2 adds the scratch field's `M`
 /// on its left: `M + M`. Every other row stays 0.
-fn overflowing_in_sweep_two(rows: usize) -> DoubleBuffer<i32, 2> {
-    let mut field = DoubleBuffer::new(Array::from_fn([rows, 64], |i| if i == [1, 1] { i32::MAX } else { 0 }));
+fn overflowing_in_sweep_two(shape: [usize; 2]) -> DoubleBuffer<i32, 2> {
+    let mut field = DoubleBuffer::new(Array::from_fn(shape, |i| if i == [1, 1] { i32::MAX } else { 0 }));
     let (_, mut next) = field.split();
     next.fill(0);
     next[[1, 0]] = i32::MAX;
@@ -42,9 +62,13 @@ fn a_panicking_pipeline_thread_stops_every_thread_and_its_panic_reaches_the_call
     // sweep 1 into, with no order between them: a data race (ThreadSanitizer: write/write in
     // `Cpu::linear`). And the caller saw std's "a scoped thread panicked", not the overflow.
     let shift_add = LinearStencil::<i32, 2, 1, 2>::new([([0, -1], 1), ([0, 0], 1)]);
-    for _ in 0..4 {
-        let mut field = overflowing_in_sweep_two(2048);
-        let msg = panic_message(|| pool(4).install(|| shift_add.par_apply_steps(&mut field, 4)))
+    for _ in 0..12 {
+        // Large enough that thread 0 is usually still sweeping when thread 1 panics, and repeated:
+        // ThreadSanitizer sees the race only when thread 1 last synchronized with thread 0 before
+        // thread 0 finished (on main it reported it within 20 tries here; the message check
+        // fails on main every time).
+        let mut field = overflowing_in_sweep_two([8192, 256]);
+        let msg = panic_message(|| install(&pool(4), || shift_add.par_apply_steps(&mut field, 4)))
             .expect("sweep 2 overflows, so the call must panic");
         assert!(msg.contains("overflow"), "the caller must see the thread's own panic, got {msg:?}");
     }
@@ -54,7 +78,7 @@ fn a_panicking_pipeline_thread_stops_every_thread_and_its_panic_reaches_the_call
 #[cfg_attr(not(debug_assertions), ignore = "integer overflow panics only with overflow checks (debug)")]
 fn a_panic_in_a_sequential_fused_call_reaches_the_caller() {
     let shift_add = LinearStencil::<i32, 2, 1, 2>::new([([0, -1], 1), ([0, 0], 1)]);
-    let mut field = overflowing_in_sweep_two(16);
+    let mut field = overflowing_in_sweep_two([16, 8]);
     let msg = panic_message(|| shift_add.apply_steps(&mut field, 4)).expect("sweep 2 overflows");
     assert!(msg.contains("overflow"), "{msg:?}");
 }
@@ -70,7 +94,7 @@ fn huge_step_counts_are_refused_with_an_error_not_an_overflow_or_a_hang() {
     let initial = Array::from_fn([9, 7], |[i, j]| (i * 7 + j) as f64);
     for steps in [usize::MAX, usize::MAX - 1, usize::MAX - 7, usize::MAX / 2 * 2] {
         let mut field = DoubleBuffer::new(initial.clone());
-        let err = pool(4).install(|| jacobi.try_par_apply_steps(&mut field, steps)).expect_err("refused");
+        let err = install(&pool(4), || jacobi.try_par_apply_steps(&mut field, steps)).expect_err("refused");
         assert!(matches!(err, Error::Decomposition { .. }), "{err:?}");
         let msg = err.to_string();
         assert!(msg.contains(&steps.to_string()) && msg.contains("usize::MAX"), "{msg}");
@@ -78,7 +102,7 @@ fn huge_step_counts_are_refused_with_an_error_not_an_overflow_or_a_hang() {
         assert_eq!(field.current(), &initial, "a refused call writes nothing");
         let err = jacobi.try_apply_steps(&mut field, steps).expect_err("refused sequentially too");
         assert!(matches!(err, Error::Decomposition { .. }), "{err:?}");
-        let msg = panic_message(|| pool(3).install(|| jacobi.par_apply_steps(&mut field, steps)));
+        let msg = panic_message(|| install(&pool(3), || jacobi.par_apply_steps(&mut field, steps)));
         assert!(msg.is_some_and(|m| m.contains("usize::MAX")), "the plain form panics with the message");
     }
     // A radius-2 stencil's wavefront moves two hyperplanes per sweep: half as many sweeps fit.
@@ -87,5 +111,5 @@ fn huge_step_counts_are_refused_with_an_error_not_an_overflow_or_a_hang() {
     assert!(wide.try_par_apply_steps(&mut field, usize::MAX / 2 + 1).is_err());
     // Nothing to sweep (no interior point) is no work, whatever the count: done at once.
     let mut flat = DoubleBuffer::new(Array::<f64, 2>::zeros([2, 7]));
-    assert_eq!(pool(4).install(|| jacobi.try_par_apply_steps(&mut flat, usize::MAX)), Ok(()));
+    assert_eq!(install(&pool(4), || jacobi.try_par_apply_steps(&mut flat, usize::MAX)), Ok(()));
 }
