@@ -208,3 +208,43 @@ fn arrays_over_foreign_device_memory_share_it_and_keep_the_owner() {
     let empty = unsafe { Array::<f32, 2, Cuda>::try_from_device_memory(&dev, 0, [0, 5], ()) }.unwrap();
     assert_eq!(empty.to_host().shape(), [0, 5]);
 }
+
+/// Every float math function of the elementwise family, f32 and f64, on a device against the
+/// CPU: the libdevice code behind them (argument reduction with local memory and `.func` calls
+/// for large sines, `powf`'s exact logarithm) within a few ulps, the roundings exactly.
+#[test]
+fn every_float_math_function_matches_the_cpu() {
+    let Some(dev) = device() else { return };
+    fn check<T: Float + core::fmt::Debug>(dev: &CudaDevice, eps: f64, to: fn(T) -> f64) {
+        let mut xs: Vec<f64> = (0..97).map(|k| -12.0 + 0.25 * k as f64 + 0.013).collect();
+        xs.extend([0.0, -0.0, 0.5, -0.5, 2.5, -2.5, 1.0e5 + 0.3, -3.0e7, 1.0e22, 123_456.789]);
+        let a = Array::from_fn([xs.len()], |[i]| T::from_f64(xs[i]));
+        let pos = Array::from_fn([xs.len()], |[i]| T::from_f64(xs[i].abs() + 0.1));
+        let (da, dp) = (a.to_device(dev), pos.to_device(dev));
+        let close = |what: &str, got: Array<T, 1>, want: Array<T, 1>, ulps: f64| {
+            for (k, (g, w)) in got.iter().zip(want.iter()).enumerate() {
+                let (g, w) = (to(*g), to(*w));
+                let ok = (g.is_nan() && w.is_nan()) || (g - w).abs() <= ulps * eps * w.abs().max(1.0);
+                assert!(ok, "{what}({}) = {g:e} on CUDA, {w:e} on the CPU", xs[k]);
+            }
+        };
+        close("sin", da.sin().to_host(), a.sin(), 4.0);
+        close("cos", da.cos().to_host(), a.cos(), 4.0);
+        close("tan", da.tan().to_host(), a.tan(), 8.0);
+        close("tanh", da.tanh().to_host(), a.tanh(), 4.0);
+        close("exp", da.exp().to_host(), a.exp(), 4.0);
+        close("ln", dp.ln().to_host(), pos.ln(), 4.0);
+        close("log10", dp.log10().to_host(), pos.log10(), 4.0);
+        close("sqrt", dp.sqrt().to_host(), pos.sqrt(), 0.0);
+        close("powf", dp.powf(T::from_f64(1.7)).to_host(), pos.powf(T::from_f64(1.7)), 8.0);
+        close("powi", da.powi(3).to_host(), a.powi(3), 4.0);
+        close("floor", da.floor().to_host(), a.floor(), 0.0);
+        close("ceil", da.ceil().to_host(), a.ceil(), 0.0);
+        close("round", da.round().to_host(), a.round(), 0.0);
+        close("abs", da.abs().to_host(), a.abs(), 0.0);
+        let (lo, hi) = (T::from_f64(-1.5), T::from_f64(2.25));
+        close("clamp", da.clamp(lo, hi).to_host(), a.clamp(lo, hi), 0.0);
+    }
+    check::<f32>(&dev, f32::EPSILON as f64, |x| x as f64);
+    check::<f64>(&dev, f64::EPSILON, |x| x);
+}

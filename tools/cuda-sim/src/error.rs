@@ -1,6 +1,6 @@
 //! CUDA's error codes (`CUresult`) and the sim's last error message.
 
-use std::sync::Mutex;
+use std::cell::RefCell;
 
 /// A `CUresult` value.
 pub type CuResult = u32;
@@ -42,25 +42,30 @@ impl std::fmt::Display for SimError {
     }
 }
 
-static LAST: Mutex<Option<SimError>> = Mutex::new(None);
+thread_local! {
+    /// The calling thread's last error (as CUDA's runtime keeps its last error per thread).
+    static LAST: RefCell<Option<SimError>> = const { RefCell::new(None) };
+}
 
-/// Records `e` as the last error (readable with [`last_error`] or `cuSimGetLastError`) and
-/// prints it on stderr; returns its code.
+/// Records `e` as the calling thread's last error (readable with [`last_error`] or
+/// `cuSimGetLastError`) and prints it on stderr (unless `CUDA_SIM_QUIET=1`); returns its code.
 pub fn report(e: SimError) -> CuResult {
-    eprintln!("cuda-sim: {e}");
+    if std::env::var_os("CUDA_SIM_QUIET").is_none_or(|v| v != "1") {
+        eprintln!("cuda-sim: {e}");
+    }
     let code = e.code;
-    *LAST.lock().unwrap_or_else(|p| p.into_inner()) = Some(e);
+    LAST.with(|l| *l.borrow_mut() = Some(e));
     code
 }
 
-/// The last error the sim reported, if any.
+/// The calling thread's last error, if any.
 pub fn last_error() -> Option<SimError> {
-    LAST.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    LAST.with(|l| l.borrow().clone())
 }
 
-/// Forgets the last error.
+/// Forgets the calling thread's last error.
 pub fn clear_last_error() {
-    *LAST.lock().unwrap_or_else(|p| p.into_inner()) = None;
+    LAST.with(|l| *l.borrow_mut() = None);
 }
 
 /// CUDA's name of a code.

@@ -95,7 +95,7 @@ pub unsafe fn out<T>(p: *mut T, v: T) -> Result<(), SimError> {
     Ok(())
 }
 
-/// The last error the sim reported, copied NUL-terminated into `buf` (`len` bytes); returns
+/// The calling thread's last error the sim reported, copied NUL-terminated into `buf` (`len` bytes); returns
 /// the message's length (0 when there is none). For tests that want the kernel, thread and
 /// address of a failure.
 ///

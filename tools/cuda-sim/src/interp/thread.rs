@@ -6,7 +6,7 @@ use super::float::{fbin32, fbin64, fcmp, fma32, fma64, fun32, fun64};
 use super::int::{add_carry, bfi, int_bin, int_un, mad, mask, sx, wide, zx};
 use super::mem::{aligned, load_global, read_buf, store_global, write_buf, Fault};
 use super::race::RaceChecker;
-use crate::error::{ILLEGAL_ADDRESS, LAUNCH_FAILED};
+use crate::error::LAUNCH_FAILED;
 use crate::memory::MemoryMap;
 use crate::ptx::ir::{Cmp, Module, Op, Space, Src, Sreg, Ty};
 
@@ -310,7 +310,7 @@ fn race_fault(r: super::race::Race, me: u32, wrote: bool) -> Fault {
         None => "several threads".into(),
     };
     (
-        ILLEGAL_ADDRESS,
+        LAUNCH_FAILED,
         format!(
             "shared-memory race at shared offset {}: this thread ({me}) {} it after {other} {} it, with no barrier between (a missing __syncthreads?)",
             r.offset,
