@@ -3,7 +3,7 @@
 //! ```
 //! use cnda::prelude::*;
 //!
-//! // A 2D row-major f64 array on the CPU, checked per axis in debug builds.
+//! // A 2D row-major f64 array on the CPU, checked per axis in every build (`DefaultCheck`).
 //! let mut u = Array::<f64, 2>::zeros([4, 5]);
 //! u[[1, 2]] = 1.0;
 //! let v = u.view();
