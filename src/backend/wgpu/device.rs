@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use wgpu::util::DeviceExt;
 
-use super::launch::Params;
+use super::dispatch::Params;
 use super::shaders::{self, Family};
 use crate::error::{Error, Result};
 

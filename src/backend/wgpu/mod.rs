@@ -15,9 +15,14 @@
 //! generic code every backend shares.
 
 mod buffer;
+mod copy;
 mod device;
-mod launch;
+mod dispatch;
+mod elementwise;
+mod matmul;
+mod reduce;
 pub mod shaders;
+mod stencil;
 mod transfer;
 mod user;
 

@@ -1,7 +1,9 @@
 //! Host-device copies for WebGPU: the two bulk copies the generic transfers
 //! (`backend/transfer.rs`: `to_device`, `to_host`, `to_backend`) need.
 
-use super::launch::read_back;
+use std::sync::{Arc, Mutex};
+
+use super::device::{device_error, WgpuDevice};
 use super::{Wgpu, WgpuBuffer};
 use crate::array::Array;
 use crate::backend::transfer::{Download, WriteFromHost};
@@ -43,4 +45,60 @@ impl Download for Wgpu {
         }
         Ok(host)
     }
+}
+
+/// Reads `count` elements from element `offset` of `buffer` back to the host (waits).
+pub(crate) fn read_back<T: Pod>(
+    dev: &WgpuDevice,
+    buffer: &wgpu::Buffer,
+    offset: usize,
+    count: usize,
+) -> Result<Vec<T>> {
+    let size = core::mem::size_of::<T>();
+    let (start, bytes) = ((offset * size) as u64, (count * size) as u64);
+    // WebGPU copies 4-byte aligned ranges: from the word holding the first byte (an f16 at an odd
+    // offset), to the end of the word holding the last (inside the buffer, whose size is whole
+    // words).
+    let skip = start % 4;
+    let start = start - skip;
+    let padded = (skip + bytes).max(4).next_multiple_of(4);
+    let (staging, submission) = dev.checked("to_host", || {
+        let staging = dev.device().create_buffer(&wgpu::BufferDescriptor {
+            label: Some("cnda read-back"),
+            size: padded,
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let mut encoder = dev.device().create_command_encoder(&wgpu::CommandEncoderDescriptor::default());
+        encoder.copy_buffer_to_buffer(buffer, start, &staging, 0, padded);
+        let submission = dev.queue().submit([encoder.finish()]);
+        (staging, submission)
+    })?;
+    let mapped: Arc<Mutex<Option<core::result::Result<(), wgpu::BufferAsyncError>>>> = Arc::new(Mutex::new(None));
+    let slot = mapped.clone();
+    staging
+        .slice(..)
+        .map_async(wgpu::MapMode::Read, move |r| *slot.lock().unwrap_or_else(|e| e.into_inner()) = Some(r));
+    // Another thread's poll may be the one that runs the callback: poll until it has run.
+    let mut outcome = None;
+    for _ in 0..10_000 {
+        dev.device()
+            .poll(wgpu::PollType::Wait { submission_index: Some(submission.clone()), timeout: None })
+            .map_err(|e| device_error(format!("to_host: {e}")))?;
+        outcome = mapped.lock().unwrap_or_else(|e| e.into_inner()).take();
+        if outcome.is_some() {
+            break;
+        }
+        std::thread::yield_now();
+    }
+    match outcome {
+        Some(Ok(())) => {}
+        other => return Err(device_error(format!("to_host: mapping the read-back buffer failed: {other:?}"))),
+    }
+    let view = staging.slice(..).get_mapped_range().map_err(|e| device_error(format!("to_host: {e}")))?;
+    let mut out = vec![T::zeroed(); count];
+    bytemuck::cast_slice_mut::<T, u8>(&mut out).copy_from_slice(&view[skip as usize..(skip + bytes) as usize]);
+    drop(view);
+    staging.unmap();
+    Ok(out)
 }

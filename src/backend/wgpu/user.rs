@@ -6,7 +6,7 @@
 use core::marker::PhantomData;
 
 use super::device::{device_error, WgpuDevice};
-use super::launch::{buffer_of, params_of};
+use super::dispatch::{buffer_of, params_of};
 use super::shaders::COMMON;
 use super::Wgpu;
 use crate::array::Array;

@@ -1,0 +1,142 @@
+//! The elementwise kernels for `Wgpu`: binary, unary and scalar ops and their in-place forms,
+//! entry points of `kernels/elementwise.wgsl` named after the op tokens.
+
+use core::any::TypeId;
+
+use super::copy::staged;
+use super::device::{device_error, WgpuDevice};
+use super::dispatch::{buffer, elem, no_f64, params, run, same_buffer, transcendental, try_2d, words};
+use super::shaders::family;
+use super::Wgpu;
+use crate::element::Pod;
+use crate::error::Result;
+use crate::ops::desc::Desc;
+use crate::ops::elementwise::ElementwiseKernels;
+use crate::ops::tokens::{BinaryOp, DeviceUnary, UnaryOp};
+
+// SAFETY: every shader writes each index of its output once with the op's value, reading and
+// writing only the indices of its descriptors, queued in order on the device's queue.
+unsafe impl ElementwiseKernels for Wgpu {
+    unsafe fn binary<T: Pod, Op: BinaryOp<T>, const N: usize>(
+        dev: &WgpuDevice,
+        _: Op,
+        out: Desc<Wgpu, T, N>,
+        a: Desc<Wgpu, T, N>,
+        b: Desc<Wgpu, T, N>,
+    ) -> Result<()> {
+        let t = elem::<T>(dev, Op::NAME)?;
+        let n = out.len();
+        if n == 0 {
+            return Ok(());
+        }
+        let p = params(n, [words(&out)?, words(&a)?, words(&b)?], &[])?;
+        // SAFETY: the operands are live (the trait's contract).
+        let (bo, ba, bb) = unsafe { (buffer(&out), buffer(&a), buffer(&b)) };
+        let bindings = [(0, bo), (1, ba), (2, bb)];
+        if [out.is_contiguous(), a.is_contiguous(), b.is_contiguous()] == [true; 3] {
+            return run(dev, family("elementwise"), t, &format!("binary_{}_contig", Op::NAME), n, &bindings, &p);
+        }
+        if try_2d(
+            dev,
+            family("elementwise"),
+            t,
+            &format!("binary_{}_2d", Op::NAME),
+            [&out, &a, &b],
+            (&[], &[]),
+            &bindings,
+        )? {
+            return Ok(());
+        }
+        run(dev, family("elementwise"), t, &format!("binary_{}", Op::NAME), n, &bindings, &p)
+    }
+
+    unsafe fn unary<T: Pod, Op: UnaryOp<T>, const N: usize>(
+        dev: &WgpuDevice,
+        op: Op,
+        out: Desc<Wgpu, Op::Output, N>,
+        a: Desc<Wgpu, T, N>,
+    ) -> Result<()> {
+        if TypeId::of::<Op::Output>() != TypeId::of::<T>() {
+            return Err(device_error(format!("{}: WebGPU kernels keep the element type", Op::NAME)));
+        }
+        let form = op
+            .device_form()
+            .ok_or_else(|| device_error(format!("the op {} has no WebGPU kernel (a host-only token)", Op::NAME)))?;
+        let t = elem::<T>(dev, Op::NAME)?;
+        let n = out.len();
+        if n == 0 {
+            return Ok(());
+        }
+        // The entry point, its integer and element scalars, and whether it has a `_contig` form.
+        let (entry, scalars, elems, has_dense) = match form {
+            DeviceUnary::Named(name) => (format!("unary_{name}"), vec![], vec![], true),
+            DeviceUnary::ScalarRight(name, s) => (format!("scalar_right_{name}"), vec![], vec![s], true),
+            DeviceUnary::ScalarLeft(name, s) => (format!("scalar_left_{name}"), vec![], vec![s], true),
+            DeviceUnary::Powi(p) => ("unary_powi".to_string(), vec![p], vec![], false),
+            DeviceUnary::Powf(p) => ("unary_powf".to_string(), vec![], vec![p], false),
+            DeviceUnary::Clamp(lo, hi) => ("unary_clamp".to_string(), vec![], vec![lo, hi], false),
+        };
+        if t == "f64" && entry.strip_prefix("unary_").is_some_and(transcendental) {
+            return Err(no_f64(Op::NAME));
+        }
+        let entry = if has_dense && out.is_contiguous() && a.is_contiguous() { entry + "_contig" } else { entry };
+        let out_words = words(&out)?;
+        let p = params(n, [out_words, words(&a)?], &scalars)?.with(&elems);
+        // SAFETY: the operands are live; `out` is a different buffer (a fresh output) or the
+        // caller staged it.
+        let (bo, ba) = unsafe { (buffer(&out), buffer(&a)) };
+        run(dev, family("elementwise"), t, &entry, n, &[(0, bo), (1, ba)], &p)
+    }
+
+    unsafe fn update<T: Pod, Op: BinaryOp<T>, const N: usize>(
+        dev: &WgpuDevice,
+        _: Op,
+        dst: Desc<Wgpu, T, N>,
+        src: Desc<Wgpu, T, N>,
+    ) -> Result<()> {
+        let t = elem::<T>(dev, Op::NAME)?;
+        let n = dst.len();
+        if n == 0 {
+            return Ok(());
+        }
+        // SAFETY: `src` is live (the trait's contract).
+        let staging = if same_buffer(&dst, &src) { Some(unsafe { staged(dev, src) }?) } else { None };
+        let src = staging.as_ref().map_or(src, |(_, d)| *d);
+        let p = params(n, [words(&dst)?, words(&src)?], &[])?;
+        // SAFETY: as above; `dst` and `src` are now in different buffers.
+        let (bd, bs) = unsafe { (buffer(&dst), buffer(&src)) };
+        run(dev, family("elementwise"), t, &format!("update_{}", Op::NAME), n, &[(0, bd), (1, bs)], &p)
+    }
+
+    unsafe fn update_unary<T: Pod, Op: UnaryOp<T, Output = T>, const N: usize>(
+        dev: &WgpuDevice,
+        op: Op,
+        dst: Desc<Wgpu, T, N>,
+    ) -> Result<()> {
+        let t = elem::<T>(dev, Op::NAME)?;
+        let n = dst.len();
+        if n == 0 {
+            return Ok(());
+        }
+        let form = op
+            .device_form()
+            .ok_or_else(|| device_error(format!("the op {} has no WebGPU kernel (a host-only token)", Op::NAME)))?;
+        let (entry, scalar) = match form {
+            DeviceUnary::Named(name) if t == "f64" && transcendental(name) => return Err(no_f64(Op::NAME)),
+            DeviceUnary::Named(name) => (format!("update_unary_{name}"), None),
+            DeviceUnary::ScalarRight(name, s) => (format!("update_scalar_right_{name}"), Some(s)),
+            DeviceUnary::ScalarLeft(name, s) => (format!("update_scalar_left_{name}"), Some(s)),
+            _ => {
+                // The parametrized ops have no in-place form: from a staged copy.
+                // SAFETY: `dst` is live; the copy is another buffer.
+                let (_temp, src) = unsafe { staged(dev, dst) }?;
+                // SAFETY: as above.
+                return unsafe { Self::unary(dev, op, dst, src) };
+            }
+        };
+        let p = params(n, [words(&dst)?], &[])?.with(scalar.as_slice());
+        // SAFETY: `dst` is live (the trait's contract).
+        let bd = unsafe { buffer(&dst) };
+        run(dev, family("elementwise"), t, &entry, n, &[(0, bd)], &p)
+    }
+}
