@@ -25,7 +25,14 @@
 //!   `impl AsView<f64, 2>`, or the default `ArrayView<f64, 2>` through `.into()`);
 //! - [`check`] for what each bounds policy tests, and [`stencil`] for sweeps;
 //! - one rule for fallible operations: the plain name panics at the caller's line with the
-//!   error's message, the `try_` name returns `Result<_, Error>`.
+//!   error's message, the `try_` name returns `Result<_, Error>` (`reshape`/`try_reshape`,
+//!   `zeros`/`try_zeros` ...). Where failure is an ordinary answer the caller cannot rule out
+//!   beforehand, the plain name itself returns `Result`, as std's `File::open` does: lookups by a
+//!   run-time index or name (`at`, `at_mut`, `field_by_name`), constructors from external data
+//!   (`from_shape_vec`, `from_slice`, `from_ndarray` ...: every `from_*`), files and streams
+//!   (`npy::read`, `load`, `save` ...), devices (`CudaDevice::new`, `WgpuDevice::new`,
+//!   `synchronize` ...), and text checked or compiled at run time (`check_*`, kernel sources,
+//!   user stencils). `tests/api_rules.rs` holds every public function to this rule.
 //!
 //! The repository's `docs/ARCHITECTURE.md` is the module map and traces the design decisions;
 //! `docs/BENCHMARKS.md` holds every measured figure.
