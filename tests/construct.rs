@@ -11,7 +11,7 @@ fn zeros_ones_full_hold_the_promised_values() {
     assert!(Array::<i32, 2>::ones([3, 3]).iter().all(|&x| x == 1));
     let f = Array::full([5], 2.5f32);
     assert_eq!(f.as_slice(), &[2.5; 5]);
-    assert_eq!(Array::from_elem([2, 2], 7u8).as_slice(), &[7, 7, 7, 7]);
+    assert_eq!(Array::full([2, 2], 7u8).as_slice(), &[7, 7, 7, 7]);
 }
 
 #[test]

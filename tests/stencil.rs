@@ -330,7 +330,7 @@ mod linear {
                     }
                 }
             };
-            let mut out = Array::<f64, 2>::from_elem(input.shape(), -1.0);
+            let mut out = Array::<f64, 2>::full(input.shape(), -1.0);
             let s5 = LinearStencil::laplacian_5pt(0.5);
             s5.apply(input.t().t(), out.view_mut());
             check(&out, naive2(&s5, &input));
@@ -348,7 +348,7 @@ mod linear {
         #[test]
         fn linear_3d_stencils_match_a_naive_loop_exactly(n in 1usize..7, m in 1usize..7, l in 1usize..7, seed in 0u64..50) {
             let u = field([n, m, l], seed);
-            let mut out = Array::<f64, 3>::from_elem([n, m, l], -1.0);
+            let mut out = Array::<f64, 3>::full([n, m, l], -1.0);
             for s in [LinearStencil::laplacian_27pt(1.5)] {
                 s.apply(u.view(), out.view_mut());
                 for (index, &w) in naive3(&s, &u).indexed_iter() {
@@ -377,7 +377,7 @@ mod linear {
         LinearStencil::laplacian_7pt(1.0).apply(u.view(), lap.view_mut());
         assert_eq!(lap[[2, 3, 2]], 2.0 + 4.0);
         let j = LinearStencil::<f64, 2, 1, 4>::jacobi_5pt();
-        let flat = Array::<f64, 2>::from_elem([4, 4], 3.0);
+        let flat = Array::<f64, 2>::full([4, 4], 3.0);
         let mut out = Array::<f64, 2>::zeros([4, 4]);
         j.apply(flat.view(), out.view_mut());
         assert_eq!(out[[1, 2]], 3.0);

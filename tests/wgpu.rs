@@ -79,7 +79,7 @@ fn f16_computes_where_the_adapter_has_it() {
     assert_eq!((-&a).to_host(), -&host);
     let mut z = Array::<f16, 2, Wgpu>::zeros_in(&dev, [3, 5]); // an odd number of f16 (15 x 2 bytes)
     z.fill(two);
-    assert_eq!(z.to_host(), Array::from_elem([3, 5], two));
+    assert_eq!(z.to_host(), Array::full([3, 5], two));
 }
 
 #[test]

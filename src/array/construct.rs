@@ -220,7 +220,9 @@ impl<T: Pod, const N: usize> Array<T, N> {
         Self::try_full_in(&Cpu, shape, value)
     }
 
-    /// The same as [`Array::full`], under ndarray's name.
+    /// The same as [`Array::full`], under ndarray's name: one op has one name, so this one is
+    /// deprecated (it still works).
+    #[deprecated(since = "0.1.0", note = "use `Array::full(shape, value)`: one name per op")]
     #[track_caller]
     pub fn from_elem(shape: [usize; N], value: T) -> Self {
         Self::full(shape, value)

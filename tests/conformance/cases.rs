@@ -304,7 +304,7 @@ fn stencils_for<H: Harness, T: Float>() {
     for (k, &shape) in shapes().iter().enumerate() {
         for va in VIEWS {
             let a = field::<T>(base_shape(shape, va), k as u64);
-            let out = Array::<T, 2>::from_elem(shape, T::from_f64(-7.0));
+            let out = Array::<T, 2>::full(shape, T::from_f64(-7.0));
             let (da, dout) = (H::upload(&a), H::upload(&out));
             check_stencil::<H, T, 5>(&LinearStencil::laplacian_5pt(T::from_f64(0.5)), &a, va, &da, &dout, shape);
             check_stencil::<H, T, 9>(&LinearStencil::laplacian_9pt(T::from_f64(2.0)), &a, va, &da, &dout, shape);
