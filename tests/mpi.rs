@@ -8,7 +8,29 @@
 use cnda::dist::{sweep_dist, DistArray, DistDoubleBuffer};
 use cnda::prelude::*;
 use cnda::stencil::{self, fill_halo, interior, pad_axes, DoubleBuffer, LinearStencil, PadMode, Window2};
-use mpi::traits::Communicator;
+use mpi::traits::{Communicator, Root};
+
+/// Set while a check expects a panic, so that the panic hook does not abort the job.
+static EXPECTING_PANIC: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// `f`'s panic message, with the job-aborting hook held off.
+fn expect_panic(f: impl FnOnce()) -> String {
+    EXPECTING_PANIC.store(true, std::sync::atomic::Ordering::SeqCst);
+    let err = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).expect_err("a panic");
+    EXPECTING_PANIC.store(false, std::sync::atomic::Ordering::SeqCst);
+    err.downcast_ref::<String>().cloned().unwrap_or_else(|| err.downcast_ref::<&str>().unwrap().to_string())
+}
+
+/// Whether `text` is the same on every process (rank 0's, broadcast, against each one's own).
+fn same_everywhere(comm: &impl Communicator, text: &str) -> bool {
+    let root = comm.process_at_rank(0);
+    let mut bytes = text.as_bytes().to_vec();
+    let mut len = bytes.len() as u64;
+    root.broadcast_into(&mut len);
+    bytes.resize(len as usize, 0);
+    root.broadcast_into(&mut bytes[..]);
+    bytes == text.as_bytes()
+}
 
 /// The value a point at global index `g` holds: distinct for every index of the test grids.
 fn value<const N: usize>(g: [usize; N]) -> f64 {
@@ -230,6 +252,69 @@ fn check_sweep_dist(comm: &impl Communicator, global: [usize; 2], periodic: [boo
     }
 }
 
+/// Fallible collectives agree on the outcome (issue 22, item 5a): a precondition that fails on
+/// some processes only makes every process return the same error, and none waits in a collective
+/// the others never enter. Before: the processes whose block was thick enough went on into
+/// `MPI_Comm_dup` and waited there for ever (a hang, caught by `timeout`), and `scatter` with a
+/// wrong array asserted on the root only (the others waited).
+fn check_failures_agree(comm: &impl Communicator) {
+    let n = comm.size() as usize;
+    // 2n - 1 points over n processes: blocks of 2, the last of 1, thinner than a halo of 2.
+    let made = DistArray::<f64, 1>::try_new(comm, [2 * n - 1], [2], [false]);
+    if n == 1 {
+        assert!(made.is_ok(), "one process has no neighbour, so no halo to fill");
+    } else {
+        let err = made.err().expect("the last block is thinner than the halo, so every process fails");
+        assert!(matches!(err, Error::Decomposition { .. }), "{err:?}");
+        let msg = err.to_string();
+        assert!(msg.contains(&format!("process {}'s block has 1 points along axis 0", n - 1)), "{msg}");
+        assert!(same_everywhere(comm, &msg), "the same error on every process: {msg}");
+    }
+    let mut u = DistArray::<f64, 2>::new(comm, [7, 5], [1, 1], [false, true]);
+    // scatter: a wrong global array on the root only.
+    let wrong = Array::<f64, 2>::zeros([5, 7]);
+    let err = u.try_scatter(0, (u.rank() == 0).then_some(&wrong)).expect_err("the root's array has the wrong shape");
+    let msg = err.to_string();
+    assert!(msg.contains("expected shape [7, 5], got [5, 7]"), "{msg}");
+    assert!(same_everywhere(comm, &msg), "{msg}");
+    let err = u.try_scatter(0, None).expect_err("the root passes no array");
+    assert!(same_everywhere(comm, &err.to_string()), "{err}");
+    let msg = expect_panic(|| u.scatter(0, None));
+    assert!(msg.contains("passed no global array"), "the plain form panics with the message: {msg}");
+    // gather and scatter to a root that is not a process.
+    let err = u.try_gather(n).expect_err("no process has rank n");
+    assert!(err.to_string().contains(&format!("the root {n} is not a process")), "{err}");
+    assert!(u.try_scatter(n + 3, None).is_err());
+    // Residuals of arrays split differently.
+    let w = DistArray::<f64, 2>::new(comm, [7, 5], [1, 1], [true, true]);
+    let err = u.try_max_abs_diff(&w).expect_err("split differently");
+    assert!(err.to_string().contains("split differently") && same_everywhere(comm, &err.to_string()), "{err}");
+    assert!(u.try_diff_norm2(&w).is_err());
+    // A stencil whose radius exceeds the halo.
+    let mut v = u.clone();
+    let wide = LinearStencil::<f64, 2, 2, 1>::new([([2, 0], 1.0)]);
+    let err = wide.try_apply_dist(&mut u, &mut v).expect_err("halo 1 < radius 2");
+    assert!(same_everywhere(comm, &err.to_string()), "{err}");
+    // After all that, the processes still talk in step.
+    u.fill_owned_with(|[i, j]| (i * 5 + j) as f64);
+    assert_eq!(u.sum(), (0..35).sum::<usize>() as f64);
+    assert_eq!(u.try_max_abs_diff(&u.clone()), Ok(0.0));
+}
+
+/// A closure given to `exchange_halos_with` that finalizes MPI (drops the `Universe`) while the
+/// messages are in flight (issue 22, item 5b): a clear panic, and no MPI call after it (the
+/// block, which MPI might still write, is leaked). Before: `MPI_Waitall` ran after
+/// `MPI_Finalize`. Must be the last check: MPI is finalized after it.
+fn check_finalize_in_exchange_panics(comm: &impl Communicator, universe: mpi::environment::Universe) {
+    let mut u = DistArray::<f64, 2>::new(comm, [12, 9], [1, 1], [true, true]);
+    let msg = expect_panic(|| u.exchange_halos_with(move |_| drop(universe)));
+    assert!(msg.contains("finalized MPI") && msg.contains("keep the `Universe` alive"), "{msg}");
+    assert!(mpi::environment::is_finalized());
+    let msg = expect_panic(|| u.exchange_halos());
+    assert!(msg.contains("MPI is finalized"), "no MPI call after finalization: {msg}");
+    drop(u); // frees nothing through MPI any more
+}
+
 /// `dims_create` against the MPI library's own `MPI_Dims_create` for 1 to 64 processes in 1 to 3
 /// dimensions.
 fn check_dims_create() {
@@ -251,6 +336,9 @@ fn main() {
     let world = universe.world();
     let default_hook = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
+        if EXPECTING_PANIC.load(std::sync::atomic::Ordering::SeqCst) {
+            return;
+        }
         default_hook(info);
         // SAFETY: MPI is initialized; aborting the job is what a failed check must do.
         unsafe { mpi::ffi::MPI_Abort(mpi::ffi::RSMPI_COMM_WORLD, 1) };
@@ -291,7 +379,12 @@ fn main() {
         check_sweep_dist(&world, [5, 4], periodic, 3); // blocks of 2 or 3: no inner box
         checks += 2;
     }
-    if world.rank() == 0 {
-        println!("tests/mpi.rs: {checks} checks passed on {} processes", world.size());
+    check_failures_agree(&world);
+    checks += 1;
+    let (rank, size) = (world.rank(), world.size());
+    check_finalize_in_exchange_panics(&world, universe);
+    checks += 1;
+    if rank == 0 {
+        println!("tests/mpi.rs: {checks} checks passed on {size} processes");
     }
 }

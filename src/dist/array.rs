@@ -1,15 +1,17 @@
 //! [`DistArray`]: one block of a distributed grid per MPI process, surrounded by a halo that
 //! [`DistArray::exchange_halos`] fills from the neighbouring blocks.
 
+use core::mem::ManuallyDrop;
 use core::ops::Range;
 
 use mpi::collective::SystemOperation;
-use mpi::datatype::{Equivalence, PartitionMut};
+use mpi::datatype::Equivalence;
 use mpi::raw::AsRaw;
 use mpi::topology::SimpleCommunicator;
-use mpi::traits::{Communicator, CommunicatorCollectives, Root};
+use mpi::traits::{Communicator, CommunicatorCollectives};
 
-use super::exchange::HaloPlan;
+use super::agree::{agree, ensure_live};
+use super::exchange::{Failure, HaloPlan};
 use super::Decomposition;
 use crate::array::Array;
 use crate::element::{Numeric, Pod};
@@ -37,9 +39,10 @@ use crate::view::{ArrayView, ArrayViewMut};
 /// let total = u.sum(); // the same on every process
 /// ```
 pub struct DistArray<T: Pod + Equivalence, const N: usize> {
-    comm: SimpleCommunicator,
-    decomposition: Decomposition<N>,
-    rank: usize,
+    /// Freed on drop only while MPI is live: after `MPI_Finalize` no MPI call is allowed.
+    pub(super) comm: ManuallyDrop<SimpleCommunicator>,
+    pub(super) decomposition: Decomposition<N>,
+    pub(super) rank: usize,
     halo: [usize; N],
     local: Array<T, N>,
     plan: HaloPlan,
@@ -62,7 +65,8 @@ impl<T: Pod + Equivalence, const N: usize> DistArray<T, N> {
     ///
     /// # Errors
     ///
-    /// As [`DistArray::try_with_decomposition`].
+    /// As [`DistArray::try_with_decomposition`], and `Error::Decomposition` when `global` cannot
+    /// be split over the communicator's processes. The same error on every process.
     pub fn try_new(
         comm: &impl Communicator,
         global: [usize; N],
@@ -70,21 +74,38 @@ impl<T: Pod + Equivalence, const N: usize> DistArray<T, N> {
         periodic: [bool; N],
     ) -> Result<Self> {
         let ranks = usize::try_from(comm.size()).unwrap_or(0);
-        Self::try_with_decomposition(comm, Decomposition::try_new(global, ranks, periodic)?, halo)
+        let local = Decomposition::try_new(global, ranks, periodic).and_then(|d| Self::local_part(comm, d, halo));
+        Self::from_local_part(comm, agree(comm, "DistArray::new", local)?)
     }
 
     /// A zero-filled grid split as `decomposition` says, over every process of `comm`.
+    /// Collective: every process calls it with the same arguments.
     ///
     /// # Errors
     ///
     /// `Error::Decomposition` when `comm` has not `decomposition.ranks()` processes, or a block
-    /// is thinner than its halo on an axis with neighbours (the halo would need a second
-    /// neighbour's points); `Error::Overflow`/`Error::Alloc` for a local block too large.
+    /// (any process's) is thinner than its halo on an axis with neighbours (the halo would need a
+    /// second neighbour's points); `Error::Overflow`/`Error::Alloc` for a local block too large;
+    /// `Error::Mpi` when MPI refuses the halos' datatypes, or when another process failed (the
+    /// processes agree before communicating, so all return the same error and none waits for
+    /// the others).
     pub fn try_with_decomposition(
         comm: &impl Communicator,
         decomposition: Decomposition<N>,
         halo: [usize; N],
     ) -> Result<Self> {
+        let local = Self::local_part(comm, decomposition, halo);
+        Self::from_local_part(comm, agree(comm, "DistArray::new", local)?)
+    }
+
+    /// What one process builds on its own, without communicating: the checks of
+    /// [`DistArray::try_with_decomposition`] (over every process's block, so that every process
+    /// finds the same error), its zeroed block and its halo plan.
+    fn local_part(
+        comm: &impl Communicator,
+        decomposition: Decomposition<N>,
+        halo: [usize; N],
+    ) -> Result<LocalPart<T, N>> {
         let op = "DistArray::new";
         let size = usize::try_from(comm.size()).unwrap_or(0);
         if size != decomposition.ranks() {
@@ -98,20 +119,21 @@ impl<T: Pod + Equivalence, const N: usize> DistArray<T, N> {
                 fix: "run with as many processes as the grid has, or build the grid from the communicator's size",
             });
         }
-        let rank = usize::try_from(comm.rank()).expect("MPI ranks are non-negative");
-        let block = decomposition.block_shape(rank);
-        for k in 0..N {
-            if decomposition.exchanges_along(k) && block[k] < halo[k] {
+        for r in 0..size {
+            let block = decomposition.block_shape(r);
+            if let Some(k) = (0..N).find(|&k| decomposition.exchanges_along(k) && block[k] < halo[k]) {
                 return Err(Error::Decomposition {
                     op,
                     reason: format!(
-                        "process {rank}'s block has {} points along axis {k}, fewer than the halo width {}",
+                        "process {r}'s block has {} points along axis {k}, fewer than the halo width {}",
                         block[k], halo[k]
                     ),
                     fix: "use fewer processes along that axis, a larger grid, or a narrower halo",
                 });
             }
         }
+        let rank = usize::try_from(comm.rank()).expect("MPI ranks are non-negative");
+        let block = decomposition.block_shape(rank);
         let mut shape = [0usize; N];
         for k in 0..N {
             shape[k] = halo[k].checked_mul(2).and_then(|h| h.checked_add(block[k])).ok_or(Error::Overflow {
@@ -122,7 +144,13 @@ impl<T: Pod + Equivalence, const N: usize> DistArray<T, N> {
         }
         let local = Array::try_zeros(shape)?;
         let plan = HaloPlan::new(&decomposition, rank, halo, T::equivalent_datatype().as_raw())?;
-        Ok(DistArray { comm: comm.duplicate(), decomposition, rank, halo, local, plan })
+        Ok(LocalPart { decomposition, rank, halo, local, plan })
+    }
+
+    /// The array from its local part, once every process has one: duplicates the communicator.
+    fn from_local_part(comm: &impl Communicator, part: LocalPart<T, N>) -> Result<Self> {
+        let LocalPart { decomposition, rank, halo, local, plan } = part;
+        Ok(DistArray { comm: ManuallyDrop::new(comm.duplicate()), decomposition, rank, halo, local, plan })
     }
 
     /// How the global grid is split.
@@ -200,8 +228,25 @@ impl<T: Pod + Equivalence, const N: usize> DistArray<T, N> {
     /// periodic axes). A halo across a fixed global edge (a corner too, when one of its axes
     /// crosses a fixed edge) is left alone: it holds the boundary values the program sets.
     /// Collective over the communicator.
+    ///
+    /// # Panics
+    ///
+    /// As [`DistArray::try_exchange_halos`] errs, and when MPI is finalized.
+    #[track_caller]
     pub fn exchange_halos(&mut self) {
-        self.exchange_halos_with(|_| ());
+        or_panic(self.try_exchange_halos())
+    }
+
+    /// [`DistArray::exchange_halos`], returning errors.
+    ///
+    /// # Errors
+    ///
+    /// `Error::Mpi` when an MPI call of the exchange returns an error code (only under an error
+    /// handler that returns codes; MPI's default aborts the job). The halos are then unspecified;
+    /// when messages may still be in flight the block is leaked (MPI may still write into it)
+    /// and replaced by a zeroed one.
+    pub fn try_exchange_halos(&mut self) -> Result<()> {
+        self.exchange("DistArray::exchange_halos", false, |_| ())
     }
 
     /// [`DistArray::exchange_halos`] with `during` run while the messages are in flight, given the
@@ -210,112 +255,110 @@ impl<T: Pod + Equivalence, const N: usize> DistArray<T, N> {
     /// every halo has arrived. A closure rather than a start/finish pair: a forgotten "finish"
     /// guard would leave MPI writing into memory the program could reach again.
     ///
+    /// `during` must not finalize MPI (drop the `Universe`): after that not even the wait for
+    /// the messages is allowed, so the exchange leaks the block (MPI may still write into it)
+    /// and panics with a message saying so, before any further MPI call. A panic in `during` is
+    /// resumed once every message has arrived.
+    ///
     /// ```no_run
     /// # use cnda::dist::DistArray;
     /// # let universe = mpi::initialize().unwrap();
     /// # let mut u = DistArray::<f64, 2>::new(&universe.world(), [512, 512], [1, 1], [false; 2]);
     /// let interior_sum = u.exchange_halos_with(|owned| owned.sum());
     /// ```
+    ///
+    /// # Panics
+    ///
+    /// As [`DistArray::try_exchange_halos_with`] errs, and when MPI is finalized, before the call
+    /// or by `during`.
+    #[track_caller]
     pub fn exchange_halos_with<R>(&mut self, during: impl FnOnce(ArrayView<'_, T, N, Strided>) -> R) -> R {
-        self.exchange(false, during)
+        or_panic(self.try_exchange_halos_with(during))
+    }
+
+    /// [`DistArray::exchange_halos_with`], returning errors.
+    ///
+    /// # Errors
+    ///
+    /// As [`DistArray::try_exchange_halos`].
+    pub fn try_exchange_halos_with<R>(&mut self, during: impl FnOnce(ArrayView<'_, T, N, Strided>) -> R) -> Result<R> {
+        self.exchange("DistArray::exchange_halos_with", false, during)
     }
 
     /// [`DistArray::exchange_halos`] for the face neighbours only (`2N` messages instead of up
     /// to `3^N - 1`): enough for stencils without diagonal taps (5- and 7-point), whose sweeps
     /// never read an edge or corner of the halo, which keeps its old values.
+    ///
+    /// # Panics
+    ///
+    /// As [`DistArray::try_exchange_faces`] errs, and when MPI is finalized.
+    #[track_caller]
     pub fn exchange_faces(&mut self) {
-        self.exchange(true, |_| ());
+        or_panic(self.try_exchange_faces())
+    }
+
+    /// [`DistArray::exchange_faces`], returning errors.
+    ///
+    /// # Errors
+    ///
+    /// As [`DistArray::try_exchange_halos`].
+    pub fn try_exchange_faces(&mut self) -> Result<()> {
+        self.exchange("DistArray::exchange_faces", true, |_| ())
     }
 
     /// The exchange, with every neighbour or the faces only, running `during` meanwhile.
+    ///
+    /// # Panics
+    ///
+    /// When MPI is finalized, before the exchange (no MPI call is made) or by `during`.
+    #[track_caller]
     pub(crate) fn exchange<R>(
         &mut self,
+        op: &'static str,
         faces_only: bool,
         during: impl FnOnce(ArrayView<'_, T, N, Strided>) -> R,
-    ) -> R {
+    ) -> Result<R> {
+        ensure_live(op);
         let base = self.local.desc_mut().handle.cast::<core::ffi::c_void>();
         let owned = self.owned();
         // SAFETY: the plan was made for this block, row-major and of this shape for the array's
         // life (`local_mut` hands out views only); `during` gets a shared view of the owned
         // points, which the plan only reads, and nothing else can reach the halos meanwhile.
-        unsafe { self.plan.exchange(&self.comm, base, faces_only, || during(owned)) }
-    }
-
-    /// The whole grid on process `root` (`None` on the others). Collective.
-    ///
-    /// # Panics
-    ///
-    /// When `root` is not a rank of the communicator.
-    pub fn gather(&self, root: usize) -> Option<Array<T, N>> {
-        let mine = self.owned().to_owned();
-        let process = self.comm.process_at_rank(root as i32);
-        if self.rank != root {
-            process.gather_varcount_into(mine.as_slice());
-            return None;
-        }
-        let (counts, displs) = self.partition();
-        let total = self.decomposition.global_shape().iter().product::<usize>();
-        let mut flat = vec![T::zeroed(); total];
-        let mut parts = PartitionMut::new(&mut flat[..], &counts[..], &displs[..]);
-        process.gather_varcount_into_root(mine.as_slice(), &mut parts);
-        let mut global = Array::zeros(self.decomposition.global_shape());
-        for r in 0..self.decomposition.ranks() {
-            let block = self.decomposition.block(r);
-            let start = displs[r] as usize;
-            let part = &flat[start..start + counts[r] as usize];
-            let part = Array::from_shape_vec(block.clone().map(|b| b.len()), part.to_vec()).expect("block-sized part");
-            region(global.view_mut().into_strided(), &block).assign(&part);
-        }
-        Some(global)
-    }
-
-    /// Sets the owned points from `global` on process `root` (the others pass `None`). Collective.
-    ///
-    /// # Panics
-    ///
-    /// When `root` is not a rank, or `global` is missing or of the wrong shape on `root`.
-    #[track_caller]
-    pub fn scatter(&mut self, root: usize, global: Option<&Array<T, N>>) {
-        let block = self.decomposition.block_shape(self.rank);
-        let mut mine = Array::<T, N>::zeros(block);
-        let process = self.comm.process_at_rank(root as i32);
-        if self.rank == root {
-            let global = global.expect("scatter: the root process passes the global array");
-            assert_eq!(global.shape(), self.decomposition.global_shape(), "scatter: the global array's shape");
-            let (counts, displs) = self.partition();
-            let mut flat = Vec::with_capacity(global.len());
-            for r in 0..self.decomposition.ranks() {
-                let part = region(global.view().into_strided(), &self.decomposition.block(r)).to_owned();
-                flat.extend_from_slice(part.as_slice());
+        // A failure with messages in flight leaks the block below, as the plan requires.
+        match unsafe { self.plan.exchange(&*self.comm, base, faces_only, || during(owned)) } {
+            Ok(value) => Ok(value),
+            Err(Failure { error, in_flight }) => {
+                if in_flight {
+                    let fresh = Array::zeros(self.local.shape());
+                    core::mem::forget(core::mem::replace(&mut self.local, fresh));
+                }
+                if mpi::environment::is_finalized() {
+                    panic!("{error}");
+                }
+                Err(error)
             }
-            let parts = mpi::datatype::Partition::new(&flat[..], &counts[..], &displs[..]);
-            process.scatter_varcount_into_root(&parts, mine.as_mut_slice());
-        } else {
-            process.scatter_varcount_into(mine.as_mut_slice());
         }
-        self.owned_mut().assign(&mine);
     }
+}
 
-    /// Each rank's block size and offset in rank order (gather's and scatter's layout).
-    fn partition(&self) -> (Vec<i32>, Vec<i32>) {
-        let counts: Vec<i32> = (0..self.decomposition.ranks())
-            .map(|r| {
-                i32::try_from(self.decomposition.block_shape(r).iter().product::<usize>())
-                    .expect("blocks of at most i32::MAX points")
-            })
-            .collect();
-        let displs = counts.iter().scan(0i32, |at, &c| Some(core::mem::replace(at, *at + c))).collect();
-        (counts, displs)
+/// Frees the duplicated communicator, unless MPI is finalized already (the `Universe` dropped
+/// first): then the library has released it, and calling it would be an error.
+impl<T: Pod + Equivalence, const N: usize> Drop for DistArray<T, N> {
+    fn drop(&mut self) {
+        if !mpi::environment::is_finalized() {
+            // SAFETY: dropped once, here; the field is not used after.
+            unsafe { ManuallyDrop::drop(&mut self.comm) };
+        }
     }
 }
 
 /// A copy on a duplicate of the communicator. Collective: every process clones its part.
 impl<T: Pod + Equivalence, const N: usize> Clone for DistArray<T, N> {
     fn clone(&self) -> Self {
-        let plan = HaloPlan::new(&self.decomposition, self.rank, self.halo, T::equivalent_datatype().as_raw())
-            .expect("the original's plan was built from the same split");
+        let plan = HaloPlan::new(&self.decomposition, self.rank, self.halo, T::equivalent_datatype().as_raw());
+        let plan = or_panic(agree(&*self.comm, "DistArray::clone", plan));
         DistArray {
-            comm: self.comm.duplicate(),
+            comm: ManuallyDrop::new(self.comm.duplicate()),
             decomposition: self.decomposition,
             rank: self.rank,
             halo: self.halo,
@@ -331,10 +374,20 @@ impl<T: crate::element::Float + Equivalence, const N: usize> DistArray<T, N> {
     ///
     /// # Panics
     ///
-    /// When the two arrays are split differently.
+    /// As [`DistArray::try_max_abs_diff`] errs (on every process alike).
     #[track_caller]
     pub fn max_abs_diff(&self, other: &DistArray<T, N>) -> T {
-        assert_eq!(self.decomposition, other.decomposition, "max_abs_diff: the arrays are split differently");
+        or_panic(self.try_max_abs_diff(other))
+    }
+
+    /// [`DistArray::max_abs_diff`], returning errors.
+    ///
+    /// # Errors
+    ///
+    /// `Error::Decomposition` when the two arrays are split differently (`Error::Mpi` everywhere
+    /// when that differs between processes).
+    pub fn try_max_abs_diff(&self, other: &DistArray<T, N>) -> Result<T> {
+        agree(&*self.comm, "DistArray::max_abs_diff", self.same_split("DistArray::max_abs_diff", other))?;
         let mine = crate::Zip::from(self.owned()).and(other.owned()).fold(T::ZERO, |m, &a, &b| {
             let d = (a - b).abs();
             if d > m || d.is_nan() {
@@ -347,28 +400,57 @@ impl<T: crate::element::Float + Equivalence, const N: usize> DistArray<T, N> {
         let (nan, mut any_nan) = (i32::from(mine.is_nan()), 0);
         self.comm.all_reduce_into(&nan, &mut any_nan, SystemOperation::max());
         let max = self.all_reduce(mine, SystemOperation::max());
-        if any_nan != 0 {
+        Ok(if any_nan != 0 {
             (-T::ONE).sqrt() // NaN
         } else {
             max
-        }
+        })
     }
-}
 
-impl<T: crate::element::Float + Equivalence, const N: usize> DistArray<T, N> {
     /// `sqrt(sum (self - other)^2)` over the grid's points (a residual's 2-norm), the same on every
     /// process: each sums its block's squares, MPI adds the partial sums (so the last bits depend
     /// on the split, unlike [`DistArray::max_abs_diff`]). Collective.
     ///
     /// # Panics
     ///
-    /// When the two arrays are split differently.
+    /// As [`DistArray::try_diff_norm2`] errs (on every process alike).
     #[track_caller]
     pub fn diff_norm2(&self, other: &DistArray<T, N>) -> T {
-        assert_eq!(self.decomposition, other.decomposition, "diff_norm2: the arrays are split differently");
+        or_panic(self.try_diff_norm2(other))
+    }
+
+    /// [`DistArray::diff_norm2`], returning errors.
+    ///
+    /// # Errors
+    ///
+    /// As [`DistArray::try_max_abs_diff`].
+    pub fn try_diff_norm2(&self, other: &DistArray<T, N>) -> Result<T> {
+        agree(&*self.comm, "DistArray::diff_norm2", self.same_split("DistArray::diff_norm2", other))?;
         let mine =
             crate::Zip::from(self.owned()).and(other.owned()).fold(T::ZERO, |acc, &a, &b| acc + (a - b) * (a - b));
-        self.all_reduce(mine, SystemOperation::sum()).sqrt()
+        Ok(self.all_reduce(mine, SystemOperation::sum()).sqrt())
+    }
+}
+
+impl<T: Pod + Equivalence, const N: usize> DistArray<T, N> {
+    /// `Ok` when `other` is split as `self` is (its blocks have the same places and shapes).
+    pub(crate) fn same_split(&self, op: &'static str, other: &DistArray<T, N>) -> Result<()> {
+        if self.decomposition != other.decomposition {
+            return Err(Error::Decomposition {
+                op,
+                reason: format!(
+                    "the arrays are split differently: {:?} and {:?}",
+                    self.decomposition, other.decomposition
+                ),
+                fix: "use arrays of one split (a clone, or the same arguments to `DistArray::new`)",
+            });
+        }
+        Ok(())
+    }
+
+    /// [`agree`] on `self`'s communicator, for the distributed stencils.
+    pub(crate) fn agree<A>(&self, op: &'static str, local: Result<A>) -> Result<A> {
+        agree(&*self.comm, op, local)
     }
 }
 
@@ -390,19 +472,21 @@ impl<T: Numeric + Equivalence, const N: usize> DistArray<T, N> {
     }
 
     fn all_reduce(&self, mine: T, op: SystemOperation) -> T {
+        ensure_live("DistArray (reduction)");
         let mut all = mine;
         self.comm.all_reduce_into(&mine, &mut all, op);
         all
     }
 }
 
+/// One process's part of a new [`DistArray`], built without communicating.
+struct LocalPart<T: Pod, const N: usize> {
+    decomposition: Decomposition<N>,
+    rank: usize,
+    halo: [usize; N],
+    local: Array<T, N>,
+    plan: HaloPlan,
+}
+
 /// Every process owns at least one point (the decomposition refuses splits that leave one empty).
 const NON_EMPTY: &str = "a decomposition gives every process at least one point";
-
-/// The sub-view of `v` at the index ranges `at`.
-fn region<'a, T: Pod, const N: usize, A: crate::view::Access>(
-    v: crate::view::View<'a, T, N, A, crate::backend::Cpu, Strided>,
-    at: &[Range<usize>; N],
-) -> crate::view::View<'a, T, N, A, crate::backend::Cpu, Strided> {
-    (0..N).fold(v, |v, k| v.narrow(k, at[k].start, at[k].len()))
-}

@@ -35,7 +35,8 @@ impl HaloPlan {
     ///
     /// # Errors
     ///
-    /// `Error::Decomposition` when a local axis is longer than MPI's `int` can count.
+    /// `Error::Decomposition` when a local axis is longer than MPI's `int` can count;
+    /// `Error::Mpi` when MPI refuses a datatype.
     pub(super) fn new<const N: usize>(
         decomposition: &Decomposition<N>,
         rank: usize,
@@ -44,7 +45,8 @@ impl HaloPlan {
     ) -> Result<Self> {
         let block = decomposition.block_shape(rank);
         let local: Vec<c_int> = (0..N).map(|k| int(block[k] + 2 * halo[k])).collect::<Result<_>>()?;
-        let mut neighbours = Vec::new();
+        // Pushed into the plan as they are made, so that a later failure frees them.
+        let mut plan = HaloPlan { neighbours: Vec::new() };
         for code in 0..3usize.pow(N as u32) {
             let offset: [isize; N] = core::array::from_fn(|k| (code / 3usize.pow(k as u32) % 3) as isize - 1);
             if offset.iter().all(|&o| o == 0) || (0..N).any(|k| offset[k] != 0 && halo[k] == 0) {
@@ -64,55 +66,102 @@ impl HaloPlan {
             let sub: Vec<c_int> = sub.into_iter().map(int).collect::<Result<_>>()?;
             let send_at: Vec<c_int> = send_at.into_iter().map(int).collect::<Result<_>>()?;
             let recv_at: Vec<c_int> = recv_at.into_iter().map(int).collect::<Result<_>>()?;
-            neighbours.push(Neighbour {
+            plan.neighbours.push(Neighbour {
                 face: offset.iter().filter(|&&o| o != 0).count() == 1,
                 rank: to as c_int,
-                send: subarray(&local, &sub, &send_at, element),
-                recv: subarray(&local, &sub, &recv_at, element),
+                send: subarray(&local, &sub, &send_at, element)?,
+                recv: subarray(&local, &sub, &recv_at, element)?,
                 tag_out: tag(offset),
                 tag_in: tag(offset.map(|o| -o)),
             });
         }
-        Ok(HaloPlan { neighbours })
+        Ok(plan)
     }
 
     /// Starts every receive and send on the block at `base` (only the face neighbours' with
-    /// `faces_only`), then runs `during`, then waits for all of them.
+    /// `faces_only`), then runs `during`, then waits for all of them. A panic in `during` is
+    /// resumed once every message has arrived.
+    ///
+    /// # Errors
+    ///
+    /// A [`Failure`] when an MPI call returns an error code (the messages started are waited for
+    /// first), or when `during` finalized MPI: then no MPI call may follow, so the messages are
+    /// not waited for.
     ///
     /// # Safety
     ///
     /// `base` is the first element of the row-major local block the plan was made for, valid for
-    /// the whole call; during the call nothing else writes the owned slabs the plan sends, and
-    /// nothing else accesses the halos it receives (`during` may read the owned points).
+    /// the whole call, and for ever after it when it fails with [`Failure::in_flight`] (MPI may
+    /// still write into the block: the caller leaks it); during the call nothing else writes the
+    /// owned slabs the plan sends, and nothing else accesses the halos it receives (`during` may
+    /// read the owned points).
     pub(super) unsafe fn exchange<R>(
         &self,
         comm: &impl AsRaw<Raw = ffi::MPI_Comm>,
         base: *mut core::ffi::c_void,
         faces_only: bool,
         during: impl FnOnce() -> R,
-    ) -> R {
+    ) -> core::result::Result<R, Failure> {
         let neighbours: Vec<&Neighbour> = self.neighbours.iter().filter(|n| n.face || !faces_only).collect();
         // SAFETY: `RSMPI_REQUEST_NULL` is a constant handle of the MPI library.
         let mut requests = vec![unsafe { ffi::RSMPI_REQUEST_NULL }; 2 * neighbours.len()];
+        let mut started = Ok(());
         for (n, pair) in neighbours.iter().zip(requests.chunks_exact_mut(2)) {
             // SAFETY: the datatypes address the block at `base` (the caller's contract); each
             // request handle is written once and waited for below, before the block can move.
-            unsafe {
-                ffi::MPI_Irecv(base, 1, n.recv, n.rank, n.tag_in, comm.as_raw(), &mut pair[0]);
-                ffi::MPI_Isend(base, 1, n.send, n.rank, n.tag_out, comm.as_raw(), &mut pair[1]);
+            started = check("MPI_Irecv", unsafe {
+                ffi::MPI_Irecv(base, 1, n.recv, n.rank, n.tag_in, comm.as_raw(), &mut pair[0])
+            })
+            .and_then(|()| {
+                // SAFETY: as above.
+                check("MPI_Isend", unsafe {
+                    ffi::MPI_Isend(base, 1, n.send, n.rank, n.tag_out, comm.as_raw(), &mut pair[1])
+                })
+            });
+            if started.is_err() {
+                break; // the requests started so far are still waited for
             }
         }
-        // Waits even if `during` panics, so MPI never writes into a block that is gone.
-        struct WaitAll<'r>(&'r mut Vec<ffi::MPI_Request>);
-        impl Drop for WaitAll<'_> {
-            fn drop(&mut self) {
-                // SAFETY: the handles were set by `MPI_Irecv`/`MPI_Isend` (or are null).
-                unsafe { ffi::MPI_Waitall(self.0.len() as c_int, self.0.as_mut_ptr(), ffi::RSMPI_STATUSES_IGNORE) };
-            }
+        // Caught, so that the messages are waited for before the panic goes on and the block can
+        // be freed; resumed below.
+        let result = started.is_ok().then(|| std::panic::catch_unwind(std::panic::AssertUnwindSafe(during)));
+        // `during` may have dropped the `Universe`: after `MPI_Finalize` no MPI call is allowed,
+        // not even the wait, so the messages' memory must outlive the program.
+        if mpi::environment::is_finalized() {
+            return Err(Failure {
+                error: Error::Mpi {
+                    op: "DistArray::exchange_halos_with",
+                    reason: "the closure finalized MPI (it dropped the `Universe`) while the halo \
+                             messages were in flight"
+                        .into(),
+                    fix: "keep the `Universe` alive until every `DistArray` is dropped; the closure \
+                          may only compute",
+                },
+                in_flight: true,
+            });
         }
-        let _wait = WaitAll(&mut requests);
-        during()
+        // SAFETY: the handles were set by `MPI_Irecv`/`MPI_Isend` (or are null).
+        let code =
+            unsafe { ffi::MPI_Waitall(requests.len() as c_int, requests.as_mut_ptr(), ffi::RSMPI_STATUSES_IGNORE) };
+        if let Err(error) = check("MPI_Waitall", code) {
+            // Some requests may be pending still, writing into the block whenever they complete.
+            return Err(Failure { error, in_flight: true });
+        }
+        if let Err(error) = started {
+            return Err(Failure { error, in_flight: false });
+        }
+        match result.expect("`during` ran, since every request started") {
+            Ok(value) => Ok(value),
+            Err(panic) => std::panic::resume_unwind(panic),
+        }
     }
+}
+
+/// A failed exchange: the error, and whether messages may still be in flight (MPI may write into
+/// the block later, so its owner must leak it).
+pub(super) struct Failure {
+    pub(super) error: Error,
+    pub(super) in_flight: bool,
 }
 
 impl Drop for HaloPlan {
@@ -121,7 +170,8 @@ impl Drop for HaloPlan {
             return; // the library has released everything already
         }
         for n in &mut self.neighbours {
-            // SAFETY: committed datatypes of this plan, freed once.
+            // SAFETY: committed datatypes of this plan, freed once. A failure (an invalid handle,
+            // which cannot happen) could only leak them: nothing to do about it in a drop.
             unsafe {
                 ffi::MPI_Type_free(&mut n.send);
                 ffi::MPI_Type_free(&mut n.recv);
@@ -146,11 +196,15 @@ fn int(n: usize) -> Result<c_int> {
 }
 
 /// A committed row-major subarray datatype.
-fn subarray(sizes: &[c_int], sub: &[c_int], starts: &[c_int], element: ffi::MPI_Datatype) -> ffi::MPI_Datatype {
+///
+/// # Errors
+///
+/// `Error::Mpi` when MPI refuses to create or commit it.
+fn subarray(sizes: &[c_int], sub: &[c_int], starts: &[c_int], element: ffi::MPI_Datatype) -> Result<ffi::MPI_Datatype> {
     let mut t = core::mem::MaybeUninit::<ffi::MPI_Datatype>::uninit();
     // SAFETY: the arrays have one entry per axis, every subarray lies inside `sizes` (the
     // caller's slabs and halos are inside the local block), and `t` receives the new handle.
-    unsafe {
+    check("MPI_Type_create_subarray", unsafe {
         ffi::MPI_Type_create_subarray(
             sizes.len() as c_int,
             sizes.as_ptr(),
@@ -159,9 +213,56 @@ fn subarray(sizes: &[c_int], sub: &[c_int], starts: &[c_int], element: ffi::MPI_
             ffi::MPI_ORDER_C as c_int,
             element,
             t.as_mut_ptr(),
-        );
-        let mut t = t.assume_init();
-        ffi::MPI_Type_commit(&mut t);
-        t
+        )
+    })?;
+    // SAFETY: `MPI_Type_create_subarray` succeeded, so it wrote the handle.
+    let mut t = unsafe { t.assume_init() };
+    // SAFETY: `t` is a new, uncommitted datatype handle.
+    if let Err(e) = check("MPI_Type_commit", unsafe { ffi::MPI_Type_commit(&mut t) }) {
+        // SAFETY: `t` is a datatype handle of this function's, freed once; its own failure would
+        // only leak the handle.
+        unsafe { ffi::MPI_Type_free(&mut t) };
+        return Err(e);
+    }
+    Ok(t)
+}
+
+/// `Ok` for `MPI_SUCCESS`, else `Error::Mpi` with the call's name, the code and MPI's message for
+/// it. (Under MPI's default error handler, `MPI_ERRORS_ARE_FATAL`, a failing call aborts the job
+/// before it returns; codes come back under `MPI_ERRORS_RETURN`.)
+pub(super) fn check(call: &'static str, code: c_int) -> Result<()> {
+    if code == ffi::MPI_SUCCESS as c_int {
+        return Ok(());
+    }
+    let mut text = [0u8; 1024]; // MPI_MAX_ERROR_STRING is 256 in Open MPI and 1024 in MPICH
+    let mut len: c_int = 0;
+    // SAFETY: the buffer holds MPI_MAX_ERROR_STRING bytes (at most 1024 in every MPI); `len`
+    // receives the message's length. Allowed before `MPI_Init` and after `MPI_Finalize`.
+    let message =
+        if unsafe { ffi::MPI_Error_string(code, text.as_mut_ptr().cast(), &mut len) } == ffi::MPI_SUCCESS as c_int {
+            String::from_utf8_lossy(&text[..usize::try_from(len).unwrap_or(0).min(text.len())]).into_owned()
+        } else {
+            "no message".to_owned()
+        };
+    Err(Error::Mpi {
+        op: "DistArray (halo exchange)",
+        reason: format!("{call} returned error code {code} ({message})"),
+        fix: "the MPI library refused the call: check the MPI installation and the communicator \
+              (its error handler returned the code instead of aborting); the halos are unspecified",
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::check;
+
+    #[test]
+    fn an_mpi_error_code_becomes_an_error_with_the_call_and_mpis_message() {
+        assert_eq!(check("MPI_Isend", mpi::ffi::MPI_SUCCESS as core::ffi::c_int), Ok(()));
+        let err = check("MPI_Isend", mpi::ffi::MPI_ERR_RANK as core::ffi::c_int).expect_err("an error code");
+        let msg = err.to_string();
+        assert!(matches!(err, crate::Error::Mpi { .. }), "{err:?}");
+        assert!(msg.contains("MPI_Isend returned error code"), "{msg}");
+        assert!(msg.to_lowercase().contains("rank"), "MPI's own message names the cause: {msg}");
     }
 }

@@ -6,10 +6,14 @@
 //! MPI (the `mpi` crate, rsmpi).
 
 #[cfg(feature = "mpi")]
+mod agree;
+#[cfg(feature = "mpi")]
 mod array;
 mod decomposition;
 #[cfg(feature = "mpi")]
 mod exchange;
+#[cfg(feature = "mpi")]
+mod gather;
 #[cfg(feature = "mpi")]
 mod stencil;
 

@@ -34,21 +34,25 @@ impl<T: Numeric + Equivalence, const N: usize, const R: usize, const K: usize> L
     /// # Errors
     ///
     /// `Error::ShapeMismatch` when `u` and `v` are split differently or have different halos;
-    /// `Error::Decomposition` when a halo is narrower than the radius on an axis with neighbours.
+    /// `Error::Decomposition` when a halo is narrower than the radius on an axis with neighbours;
+    /// `Error::Mpi` when an MPI call of the exchange fails, or the checks fail on some processes
+    /// only (the processes agree on them before communicating: the same error everywhere).
     pub fn try_apply_dist(&self, u: &mut DistArray<T, N>, v: &mut DistArray<T, N>) -> Result<()> {
-        let Regions { update, inner } = Regions::new::<T, R>("LinearStencil::apply_dist", u, v)?;
+        let op = "LinearStencil::apply_dist";
+        // The processes agree on the checks before the exchange, so all fail or none does.
+        let Regions { update, inner } = u.agree(op, Regions::new::<T, R>(op, u, v))?;
         let halo = u.halo();
         let out = v.local_desc_mut();
         let taps = self.taps();
         // A stencil without diagonal taps reads no edge or corner of the halo: faces suffice.
         let faces_only = taps.iter().all(|(offset, _)| offset.iter().filter(|&&o| o != 0).count() <= 1);
-        u.exchange(faces_only, |owned| {
+        u.exchange(op, faces_only, |owned| {
             // SAFETY: `out` is `v`'s block, distinct from `u`'s; the inner box lies inside the
             // owned region and the taps of its points inside the owned points the closure reads
             // (towards a side with a neighbour it keeps `R` away; a side without one is a fixed
             // global edge, which the update region keeps `R` away from).
             unsafe { sweep_box(out, halo, owned.raw.desc(), [0; N], &inner, taps) }
-        })?;
+        })??;
         let input = u.local().desc();
         for strip in strips(&update, &inner) {
             // SAFETY: as above; the strip's taps reach at most `R <= halo` into the halos, which
@@ -161,7 +165,8 @@ pub fn try_sweep_dist<T: Pod + Equivalence, const N: usize, const R: usize>(
     v: &mut DistArray<T, N>,
     mut f: impl FnMut(&mut T, Window<'_, T, N, R>),
 ) -> Result<()> {
-    let Regions { update, inner } = Regions::new::<T, R>("sweep_dist", u, v)?;
+    let op = "sweep_dist";
+    let Regions { update, inner } = u.agree(op, Regions::new::<T, R>(op, u, v))?;
     let halo = u.halo();
     let mut out = v.local_mut();
     // The box `at` with `R` points around it, `origin` being where owned coordinates start: the
@@ -169,7 +174,7 @@ pub fn try_sweep_dist<T: Pod + Equivalence, const N: usize, const R: usize>(
     let around =
         |at: &[Range<usize>; N], origin: [usize; N], k: usize| (origin[k] + at[k].start - R, at[k].len() + 2 * R);
     let empty = |at: &[Range<usize>; N]| at.iter().any(|r| r.is_empty());
-    u.exchange(false, |owned| {
+    u.exchange(op, false, |owned| {
         if empty(&inner) {
             return Ok(());
         }
@@ -181,7 +186,7 @@ pub fn try_sweep_dist<T: Pod + Equivalence, const N: usize, const R: usize>(
             output = output.narrow(k, s, n);
         }
         crate::stencil::try_sweep(input, output, &mut f)
-    })?;
+    })??;
     for strip in strips(&update, &inner).iter().filter(|b| !empty(b)) {
         let (mut input, mut output) = (u.local().view().into_strided(), out.view_mut().into_strided());
         for k in 0..N {
