@@ -20,8 +20,10 @@ pub const STATUS_INTERNAL_ERROR: Status = 14;
 
 const HANDLE: usize = 0xB1A5_0000;
 
-fn status(r: Result<(), (Status, String)>) -> Status {
-    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| r)) {
+/// Runs a call's body: its error as a cuBLAS status (recorded and printed like the driver's), a
+/// panic as `CUBLAS_STATUS_INTERNAL_ERROR`, never unwinding into the caller.
+fn status(f: impl FnOnce() -> Result<(), (Status, String)>) -> Status {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
         Ok(Ok(())) => STATUS_SUCCESS,
         Ok(Err((s, msg))) => {
             report(SimError::new(crate::error::INVALID_VALUE, format!("cuBLAS: {msg}")));
@@ -34,7 +36,7 @@ fn status(r: Result<(), (Status, String)>) -> Status {
 #[no_mangle]
 pub unsafe extern "C" fn cublasCreate_v2(h: *mut *mut c_void) -> Status {
     // SAFETY: the caller passes a valid out-pointer.
-    status(unsafe { out(h, HANDLE as *mut c_void) }.map_err(|e| (STATUS_INVALID_VALUE, e.message)))
+    status(|| unsafe { out(h, HANDLE as *mut c_void) }.map_err(|e| (STATUS_INVALID_VALUE, e.message)))
 }
 
 #[no_mangle]
@@ -44,7 +46,7 @@ pub extern "C" fn cublasDestroy_v2(_h: *mut c_void) -> Status {
 
 #[no_mangle]
 pub extern "C" fn cublasSetStream_v2(_h: *mut c_void, s: *mut c_void) -> Status {
-    status(device().stream(s).map_err(|e| (STATUS_INVALID_VALUE, e.message)))
+    status(|| device().stream(s).map_err(|e| (STATUS_INVALID_VALUE, e.message)))
 }
 
 #[no_mangle]
@@ -60,12 +62,14 @@ pub extern "C" fn cublasSetWorkspace_v2(_h: *mut c_void, _w: *mut c_void, _bytes
 #[no_mangle]
 pub unsafe extern "C" fn cublasGetPointerMode_v2(_h: *mut c_void, mode: *mut c_uint) -> Status {
     // SAFETY: the caller passes a valid out-pointer.
-    status(unsafe { out(mode, 0) }.map_err(|e| (STATUS_INVALID_VALUE, e.message)))
+    status(|| unsafe { out(mode, 0) }.map_err(|e| (STATUS_INVALID_VALUE, e.message)))
 }
 
 #[no_mangle]
 pub extern "C" fn cublasSetPointerMode_v2(_h: *mut c_void, mode: c_uint) -> Status {
-    status(if mode == 0 { Ok(()) } else { Err((STATUS_INVALID_VALUE, "device pointer mode is not supported".into())) })
+    status(
+        || if mode == 0 { Ok(()) } else { Err((STATUS_INVALID_VALUE, "device pointer mode is not supported".into())) },
+    )
 }
 
 /// Element types of the GEMM.
@@ -185,7 +189,7 @@ pub unsafe extern "C" fn cublasSgemm_v2(
     ldc: c_int,
 ) -> Status {
     // SAFETY: cuBLAS's contract; device sides are checked inside.
-    status(unsafe { gemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc) })
+    status(|| unsafe { gemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc) })
 }
 
 #[no_mangle]
@@ -206,5 +210,5 @@ pub unsafe extern "C" fn cublasDgemm_v2(
     ldc: c_int,
 ) -> Status {
     // SAFETY: cuBLAS's contract; device sides are checked inside.
-    status(unsafe { gemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc) })
+    status(|| unsafe { gemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc) })
 }
