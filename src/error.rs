@@ -188,6 +188,18 @@ pub enum Error {
         fix: &'static str,
     },
 
+    /// A run-time rank that does not match: an index of the wrong length for a view of run-time
+    /// rank, or a view converted to a rank it does not have.
+    #[error("{op}: got {got} axes where the array has {expected}; give one entry per axis (shape and strides alike)")]
+    Rank {
+        /// The operation that failed.
+        op: &'static str,
+        /// The array's rank.
+        expected: usize,
+        /// The rank given.
+        got: usize,
+    },
+
     /// A size computation (shape product or byte count) overflows `usize` or exceeds `isize::MAX`.
     #[error(
         "{op}: shape {shape:?} of {elem_size}-byte elements spans more bytes than an allocation may \

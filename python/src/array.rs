@@ -11,7 +11,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 
 use crate::errors::to_pyerr;
-use crate::store::{element_count, Keep, Memory, Store};
+use crate::store::{element_count, python_index, Keep, Memory, Store};
 
 /// The elements of an array, by type.
 pub enum Data {
@@ -113,14 +113,14 @@ impl ContiguousND {
     /// The distance between neighbours along each axis, in elements (as CNDA documents them).
     #[getter]
     fn strides<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
-        PyTuple::new(py, row_major_strides(self.dims()))
+        by_element!(Data, &self.data, s, _T => PyTuple::new(py, s.view()?.strides()))
     }
 
     /// The strides in bytes, as NumPy gives them.
     #[getter]
     fn strides_bytes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
         let size = self.itemsize();
-        PyTuple::new(py, row_major_strides(self.dims()).into_iter().map(|s| s * size))
+        by_element!(Data, &self.data, s, _T => PyTuple::new(py, s.view()?.strides().iter().map(|&s| s * size as isize)))
     }
 
     /// Whether this is a read-only view (of a read-only NumPy array, `from_numpy(x, readonly=True)`).
@@ -171,8 +171,8 @@ impl ContiguousND {
     fn __getitem__<'py>(&self, py: Python<'py>, index: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
         let index = indices(index)?;
         by_element!(Data, &self.data, s, _T => {
-            let at = s.flat(&index)?;
-            Ok(s.as_slice()[at].into_pyobject(py)?.into_any())
+            let index = python_index(&index, &s.shape)?;
+            Ok(s.view()?.at(&index).map_err(to_pyerr)?.into_pyobject(py)?.into_any())
         })
     }
 
@@ -180,8 +180,8 @@ impl ContiguousND {
         let index = indices(index)?;
         crate::overlap::check_write("__setitem__", self.span())?;
         by_element!(Data, &mut self.data, s, T => {
-            let at = s.flat(&index)?;
-            s.as_mut_slice("__setitem__")?[at] = value.extract::<T>()?;
+            let index = python_index(&index, &s.shape)?;
+            *s.view_mut("__setitem__")?.at_mut(&index).map_err(to_pyerr)? = value.extract::<T>()?;
             Ok(())
         })
     }
@@ -360,14 +360,6 @@ impl Drop for Export {
     fn drop(&mut self) {
         self.count.fetch_sub(1, Ordering::SeqCst);
     }
-}
-
-fn row_major_strides(shape: &[usize]) -> Vec<usize> {
-    let mut strides = vec![1usize; shape.len()];
-    for k in (0..shape.len().saturating_sub(1)).rev() {
-        strides[k] = strides[k + 1] * shape[k + 1];
-    }
-    strides
 }
 
 /// An index as a tuple of ints (or one int).

@@ -201,18 +201,15 @@ impl Parts {
         let len = crate::store::element_count::<T>("from_dlpack", &self.shape)?;
         let ptr = self.base.cast::<T>();
         if copy {
-            let mut flat = Vec::new();
-            flat.try_reserve_exact(len).map_err(|e| {
-                to_pyerr(cnda::Error::Alloc {
-                    op: "from_dlpack(copy=True)",
-                    bytes: len * core::mem::size_of::<T>(),
-                    reason: e.to_string(),
-                })
-            })?;
-            // SAFETY: the tensor's shape and strides from `ptr` reach its elements, alive while
-            // `imported` is (until the end of this function).
-            unsafe { gather(ptr, &self.shape, &self.strides, &mut flat) };
-            let buffer = cnda::Array::<T, 1>::from_shape_vec([len], flat).map_err(to_pyerr)?;
+            let mut buffer = cnda::Array::<T, 1>::try_zeros([len]).map_err(to_pyerr)?;
+            if len > 0 {
+                // SAFETY: the tensor's shape and strides from `ptr` reach its elements (the
+                // producer's DLPack contract), alive while `imported` is (to the end of this
+                // function).
+                let view = unsafe { cnda::view::DynView::from_raw_strided(ptr, &self.shape, &self.strides) }
+                    .map_err(to_pyerr)?;
+                view.copy_to_slice(buffer.as_mut_slice()).map_err(to_pyerr)?;
+            }
             return Ok(T::data(Store::owning(buffer, self.shape)));
         }
         if !self.compact {
@@ -236,26 +233,6 @@ impl Parts {
         let memory =
             Memory::Borrowed { keep: Keep::Dlpack(imported.into_deleter()), ptr, len, writable: self.writable };
         Ok(T::data(Store { memory, shape: self.shape }))
-    }
-}
-
-/// Appends the elements of `shape`/`strides` from `ptr` to `out`, in row-major order.
-///
-/// # Safety
-///
-/// Every index of the shape reaches a live, initialized element from `ptr`.
-unsafe fn gather<T: Copy>(ptr: *const T, shape: &[usize], strides: &[isize], out: &mut Vec<T>) {
-    match shape.split_first() {
-        // SAFETY: the empty index of what is left of the shape reaches an element (the caller's
-        // contract, passed down one axis at a time).
-        None => out.push(unsafe { *ptr }),
-        Some((&n, rest)) => {
-            for i in 0..n {
-                // SAFETY: index `i` is in bounds on this axis, so the rest of the shape from the
-                // moved pointer still reaches only the tensor's elements.
-                unsafe { gather(ptr.wrapping_offset(i as isize * strides[0]), rest, &strides[1..], out) };
-            }
-        }
     }
 }
 

@@ -3,6 +3,7 @@
 
 use core::sync::atomic::{AtomicUsize, Ordering};
 
+use cnda::view::{DynView, DynViewMut};
 use cnda::{Array, Pod};
 use pyo3::prelude::*;
 
@@ -109,36 +110,49 @@ impl<T: Pod> Store<T> {
         }
     }
 
-    /// The flat position of `index` (negative entries count from the end, as in Python).
+    /// The elements as a view of the store's shape.
+    pub fn view(&self) -> PyResult<DynView<'_, T>> {
+        DynView::from_slice(&self.shape, self.as_slice()).map_err(to_pyerr)
+    }
+
+    /// The elements as a mutable view of the store's shape.
     ///
     /// # Errors
     ///
-    /// `IndexError` naming the axis, the index and the size; `IndexError` for the wrong number
-    /// of indices.
-    pub fn flat(&self, index: &[isize]) -> PyResult<usize> {
-        if index.len() != self.shape.len() {
-            return Err(pyo3::exceptions::PyIndexError::new_err(format!(
-                "{} indices for an array of {} dimensions; give one index per axis",
-                index.len(),
-                self.shape.len()
-            )));
-        }
-        let mut flat = 0usize;
-        for (axis, (&i, &n)) in index.iter().zip(&self.shape).enumerate() {
-            let at = if i < 0 { i.checked_add(n as isize) } else { Some(i) };
-            let at = at.filter(|&a| a >= 0 && (a as usize) < n).ok_or_else(|| {
-                if i >= 0 {
-                    to_pyerr(cnda::Error::IndexOutOfBounds { axis, index: i as usize, size: n })
-                } else {
-                    pyo3::exceptions::PyIndexError::new_err(format!(
-                        "index {i} is out of bounds for axis {axis} with size {n}; valid indices on this axis are -{n}..{n}"
-                    ))
-                }
-            })?;
-            flat = flat * n + at as usize;
-        }
-        Ok(flat)
+    /// As [`Store::as_mut_slice`].
+    pub fn view_mut(&mut self, op: &'static str) -> PyResult<DynViewMut<'_, T>> {
+        let shape = self.shape.clone();
+        DynViewMut::from_slice(&shape, self.as_mut_slice(op)?).map_err(to_pyerr)
     }
+}
+
+/// A Python index (one entry per axis; negative entries count from the end) as cnda's.
+///
+/// # Errors
+///
+/// `IndexError` for the wrong number of entries or a negative entry past the start; an entry
+/// past the end is left for the view's check, which names axis, index and size.
+pub fn python_index(index: &[isize], shape: &[usize]) -> PyResult<Vec<usize>> {
+    if index.len() != shape.len() {
+        return Err(pyo3::exceptions::PyIndexError::new_err(format!(
+            "{} indices for an array of {} dimensions; give one index per axis",
+            index.len(),
+            shape.len()
+        )));
+    }
+    index
+        .iter()
+        .zip(shape)
+        .enumerate()
+        .map(|(axis, (&i, &n))| match i {
+            0.. => Ok(i as usize),
+            _ => i.checked_add(n as isize).filter(|&a| a >= 0).map(|a| a as usize).ok_or_else(|| {
+                pyo3::exceptions::PyIndexError::new_err(format!(
+                    "index {i} is out of bounds for axis {axis} with size {n}; valid indices on this axis are -{n}..{n}"
+                ))
+            }),
+        })
+        .collect()
 }
 
 impl<T: Pod> Drop for Store<T> {

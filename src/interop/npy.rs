@@ -29,7 +29,7 @@ use crate::element::{DType, Element, Pod};
 use crate::error::{Error, Result};
 use crate::layout::Layout;
 use crate::structured::{check_layout, ByteOrder, FieldInfo, Structured};
-use crate::view::ArrayView;
+use crate::view::{ArrayView, DynView};
 
 /// The element layout a `.npy` header describes.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -326,30 +326,15 @@ fn read_data_within<T: NpyElement>(header: &Header, r: &mut impl Read, available
     if !header.fortran_order || header.shape.len() < 2 {
         return Ok(data);
     }
-    // Column-major: the file's bytes are the row-major array of the reversed shape; transpose.
-    let reversed: Vec<usize> = header.shape.iter().rev().copied().collect();
-    let mut out = Array::<T, 1>::try_zeros([len])?;
-    let dst = out.as_mut_slice();
-    let src = data.as_slice();
-    let rank = reversed.len();
-    let mut index = vec![0usize; rank]; // row-major index into the logical shape
-    for value in dst.iter_mut() {
-        // Offset in the column-major source: index[k] strides by the product of shape[..k].
-        let mut offset = 0;
-        let mut stride = 1;
-        for (k, &i) in index.iter().enumerate() {
-            offset += i * stride;
-            stride *= header.shape[k];
-        }
-        *value = src[offset];
-        for k in (0..rank).rev() {
-            index[k] += 1;
-            if index[k] < header.shape[k] {
-                break;
-            }
-            index[k] = 0;
-        }
+    // Column-major: the file's bytes are the array with first-axis-fastest strides; copy them
+    // into row-major order through a run-time-rank view of the data.
+    let mut strides = vec![1isize; header.shape.len()];
+    for axis in 1..header.shape.len() {
+        // Cannot overflow: `checked_len` bounded the product by isize::MAX.
+        strides[axis] = strides[axis - 1] * header.shape[axis - 1] as isize;
     }
+    let mut out = Array::<T, 1>::try_zeros([len])?;
+    DynView::from_slice_strided(&header.shape, &strides, 0, data.as_slice())?.copy_to_slice(out.as_mut_slice())?;
     Ok(out)
 }
 

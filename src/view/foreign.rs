@@ -19,11 +19,7 @@ use crate::shape;
 /// # Errors
 ///
 /// `Error::Layout` when an offset does not fit an `isize`.
-pub(crate) fn reach<const N: usize>(
-    op: &'static str,
-    shape: &[usize; N],
-    strides: &[isize; N],
-) -> Result<Option<(isize, isize)>> {
+pub(crate) fn reach(op: &'static str, shape: &[usize], strides: &[isize]) -> Result<Option<(isize, isize)>> {
     if shape.contains(&0) {
         return Ok(None);
     }
@@ -45,10 +41,10 @@ pub(crate) fn reach<const N: usize>(
 }
 
 /// Checks that `shape`/`strides` from position `offset` stay inside a slice of `len` elements.
-fn check_inside<const N: usize>(
+pub(crate) fn check_inside(
     op: &'static str,
-    shape: &[usize; N],
-    strides: &[isize; N],
+    shape: &[usize],
+    strides: &[isize],
     offset: usize,
     len: usize,
     elem_size: usize,
@@ -80,7 +76,7 @@ fn check_inside<const N: usize>(
 /// Whether no two indices of `shape`/`strides` reach the same element, by a sufficient test:
 /// with the axes ordered by stride magnitude, each stride exceeds the span of all smaller ones
 /// (true of every layout made by slicing, transposing or flipping one dense block).
-fn is_unique<const N: usize>(shape: &[usize; N], strides: &[isize; N]) -> bool {
+pub(crate) fn is_unique(shape: &[usize], strides: &[isize]) -> bool {
     if shape.contains(&0) {
         return true;
     }
@@ -152,12 +148,7 @@ impl<'a, T: Pod, const N: usize> ArrayView<'a, T, N, Strided, DefaultCheck> {
 
 /// The checks of the raw constructors: a non-null aligned pointer, a shape whose bytes fit an
 /// allocation, and offsets that fit an `isize` (in bytes too).
-fn check_raw<T, const N: usize>(
-    op: &'static str,
-    ptr: *const T,
-    shape: &[usize; N],
-    strides: &[isize; N],
-) -> Result<()> {
+pub(crate) fn check_raw<T>(op: &'static str, ptr: *const T, shape: &[usize], strides: &[isize]) -> Result<()> {
     if ptr.is_null() || !ptr.is_aligned() {
         return Err(Error::Layout {
             op,
@@ -240,7 +231,7 @@ impl<'a, T: Pod, const N: usize> ArrayViewMut<'a, T, N, Strided, DefaultCheck> {
     }
 }
 
-fn overlap<const N: usize>(op: &'static str, shape: &[usize; N], strides: &[isize; N]) -> Error {
+pub(crate) fn overlap(op: &'static str, shape: &[usize], strides: &[isize]) -> Error {
     Error::Layout {
         op,
         reason: format!("shape {shape:?} with strides {strides:?} reaches some elements from two indices"),

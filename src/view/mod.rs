@@ -36,6 +36,7 @@
 mod base;
 mod convert;
 mod copies;
+mod dynamic;
 pub(crate) mod foreign;
 mod multi;
 pub(crate) mod ops;
@@ -44,4 +45,5 @@ mod unique;
 
 pub use base::{Access, ArrayView, ArrayViewMut, Shared, Unique, View};
 pub use copies::{AsView, CowArray};
+pub use dynamic::{DynView, DynViewMut};
 pub use ops::{Split, SplitMut};
