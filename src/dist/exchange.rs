@@ -258,6 +258,9 @@ mod tests {
 
     #[test]
     fn an_mpi_error_code_becomes_an_error_with_the_call_and_mpis_message() {
+        // Open MPI answers `MPI_Error_string` only once initialized (a singleton here, without
+        // `mpirun`); this is the only test of the library that initializes MPI.
+        let _universe = mpi::initialize().expect("MPI initializes once");
         assert_eq!(check("MPI_Isend", mpi::ffi::MPI_SUCCESS as core::ffi::c_int), Ok(()));
         let err = check("MPI_Isend", mpi::ffi::MPI_ERR_RANK as core::ffi::c_int).expect_err("an error code");
         let msg = err.to_string();
