@@ -75,10 +75,10 @@ pub use layout::{ColMajor, Dense, Layout, Padded, RowLayout, RowMajor, Strided};
 pub use ops::arith::{AssignOperand, Operand};
 pub use ops::dot::MatrixOperand;
 pub use ops::matmul::{GemmElement, Par};
-pub use ops::zip::{NdProducer, Zip};
+pub use ops::zip::{IndexedZip, NdProducer, Zip};
 pub use rank::{BroadcastInto, Dec, Inc, IsMatrix, MaxRank, Rank};
 pub use slice::{AxisSlice, SliceSpec};
-pub use view::{ArrayView, ArrayViewMut, AsView, CowArray, Shared, Unique, View};
+pub use view::{ArrayView, ArrayViewMut, AsView, AsViewMut, CowArray, Shared, Unique, View};
 
 /// The README's code blocks, compiled and run as doc tests so the README stays true.
 #[cfg(doctest)]
@@ -99,9 +99,9 @@ pub mod prelude {
     pub use crate::error::Error;
     pub use crate::layout::{ColMajor, Dense, Layout, Padded, RowLayout, RowMajor, Strided};
     pub use crate::ops::matmul::Par;
-    pub use crate::ops::zip::{NdProducer, Zip};
+    pub use crate::ops::zip::{IndexedZip, NdProducer, Zip};
     pub use crate::pool::Pool;
     pub use crate::rank::{BroadcastInto, Dec, Inc, IsMatrix, MaxRank, Rank};
     pub use crate::s;
-    pub use crate::view::{ArrayView, ArrayViewMut, AsView, CowArray, View};
+    pub use crate::view::{ArrayView, ArrayViewMut, AsView, AsViewMut, CowArray, View};
 }

@@ -12,6 +12,112 @@ use crate::error::{or_panic, Error, Result};
 use crate::layout::Dense;
 use crate::shape;
 
+/// Plain constructors: row-major CPU arrays with the default bounds policy.
+impl<T: Pod, const N: usize> Array<T, N> {
+    /// A zero-filled array of `shape`.
+    ///
+    /// # Panics
+    ///
+    /// When the allocation fails or its size overflows; [`Array::try_zeros`] returns the error instead.
+    #[track_caller]
+    pub fn zeros(shape: [usize; N]) -> Self {
+        or_panic(Self::try_zeros(shape))
+    }
+
+    /// A zero-filled array of `shape`.
+    ///
+    /// # Errors
+    ///
+    /// `Error::Overflow` when the byte size does not fit an allocation, `Error::Alloc` when the
+    /// system refuses the memory (a huge request is an error, never an abort).
+    pub fn try_zeros(shape: [usize; N]) -> Result<Self> {
+        Self::try_zeros_in(&Cpu, shape)
+    }
+
+    /// An array of `shape` with every element `value`.
+    ///
+    /// # Panics
+    ///
+    /// As for [`Array::zeros`]; [`Array::try_full`] returns the error instead.
+    #[track_caller]
+    pub fn full(shape: [usize; N], value: T) -> Self {
+        or_panic(Self::try_full(shape, value))
+    }
+
+    /// An array of `shape` with every element `value`.
+    ///
+    /// # Errors
+    ///
+    /// As for [`Array::try_zeros`].
+    pub fn try_full(shape: [usize; N], value: T) -> Result<Self> {
+        Self::try_full_in(&Cpu, shape, value)
+    }
+
+    /// The same as [`Array::full`], under ndarray's name: one op has one name, so this one is
+    /// deprecated (it still works).
+    #[deprecated(since = "0.1.0", note = "use `Array::full(shape, value)`: one name per op")]
+    #[track_caller]
+    pub fn from_elem(shape: [usize; N], value: T) -> Self {
+        Self::full(shape, value)
+    }
+
+    /// An array of `shape` holding `data` in row-major order (copied once into an aligned buffer).
+    ///
+    /// # Errors
+    ///
+    /// `Error::LengthMismatch` when `data.len()` is not the product of `shape`, e.g.
+    /// "from_shape_vec: shape [2, 3] needs 6 elements, got 5; pass 6 elements or change the shape".
+    pub fn from_shape_vec(shape: [usize; N], data: Vec<T>) -> Result<Self> {
+        Self::try_from_shape_vec_in(&Cpu, shape, data)
+    }
+
+    /// An array of `shape` filled from `iter` in row-major order.
+    ///
+    /// # Errors
+    ///
+    /// `Error::LengthMismatch` when the iterator yields fewer or more elements than the shape needs.
+    pub fn from_shape_iter(shape: [usize; N], iter: impl IntoIterator<Item = T>) -> Result<Self> {
+        Self::try_from_shape_iter_in(&Cpu, shape, iter)
+    }
+
+    /// An array whose element at `index` is `f(index)`, called in row-major order.
+    ///
+    /// ```
+    /// use cnda::prelude::*;
+    /// let a = Array::from_fn([2, 3], |[i, j]| (10 * i + j) as f64);
+    /// assert_eq!(a[[1, 2]], 12.0);
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// As for [`Array::zeros`]; [`Array::try_from_fn`] returns the error instead.
+    #[track_caller]
+    pub fn from_fn(shape: [usize; N], f: impl FnMut([usize; N]) -> T) -> Self {
+        or_panic(Self::try_from_fn(shape, f))
+    }
+
+    /// An array whose element at `index` is `f(index)`, called in row-major order.
+    ///
+    /// # Errors
+    ///
+    /// As for [`Array::try_zeros`].
+    pub fn try_from_fn(shape: [usize; N], f: impl FnMut([usize; N]) -> T) -> Result<Self> {
+        Self::try_from_fn_in(&Cpu, shape, f)
+    }
+}
+
+impl<T: Numeric, const N: usize> Array<T, N> {
+    /// An array of `shape` with every element one.
+    ///
+    /// # Panics
+    ///
+    /// As for [`Array::zeros`]; `Array::try_full(shape, T::ONE)` returns the error instead.
+    #[track_caller]
+    pub fn ones(shape: [usize; N]) -> Self {
+        Self::full(shape, T::ONE)
+    }
+}
+
 impl<T: Pod, const N: usize, L: Dense, C: BoundsCheck> Array<T, N, Cpu, L, C> {
     /// An array over `buf`, whose length must be the product of `shape`.
     pub(crate) fn from_buffer(buf: CpuBuffer<T>, shape: [usize; N]) -> Self {
@@ -176,112 +282,6 @@ fn advance_in_memory_order<L: Dense, const N: usize>(index: &mut [usize; N], sha
             return;
         }
         index[axis] = 0;
-    }
-}
-
-/// Plain constructors: row-major CPU arrays with the default bounds policy.
-impl<T: Pod, const N: usize> Array<T, N> {
-    /// A zero-filled array of `shape`.
-    ///
-    /// # Panics
-    ///
-    /// When the allocation fails or its size overflows; [`Array::try_zeros`] returns the error instead.
-    #[track_caller]
-    pub fn zeros(shape: [usize; N]) -> Self {
-        or_panic(Self::try_zeros(shape))
-    }
-
-    /// A zero-filled array of `shape`.
-    ///
-    /// # Errors
-    ///
-    /// `Error::Overflow` when the byte size does not fit an allocation, `Error::Alloc` when the
-    /// system refuses the memory (a huge request is an error, never an abort).
-    pub fn try_zeros(shape: [usize; N]) -> Result<Self> {
-        Self::try_zeros_in(&Cpu, shape)
-    }
-
-    /// An array of `shape` with every element `value`.
-    ///
-    /// # Panics
-    ///
-    /// As for [`Array::zeros`]; [`Array::try_full`] returns the error instead.
-    #[track_caller]
-    pub fn full(shape: [usize; N], value: T) -> Self {
-        or_panic(Self::try_full(shape, value))
-    }
-
-    /// An array of `shape` with every element `value`.
-    ///
-    /// # Errors
-    ///
-    /// As for [`Array::try_zeros`].
-    pub fn try_full(shape: [usize; N], value: T) -> Result<Self> {
-        Self::try_full_in(&Cpu, shape, value)
-    }
-
-    /// The same as [`Array::full`], under ndarray's name: one op has one name, so this one is
-    /// deprecated (it still works).
-    #[deprecated(since = "0.1.0", note = "use `Array::full(shape, value)`: one name per op")]
-    #[track_caller]
-    pub fn from_elem(shape: [usize; N], value: T) -> Self {
-        Self::full(shape, value)
-    }
-
-    /// An array of `shape` holding `data` in row-major order (copied once into an aligned buffer).
-    ///
-    /// # Errors
-    ///
-    /// `Error::LengthMismatch` when `data.len()` is not the product of `shape`, e.g.
-    /// "from_shape_vec: shape [2, 3] needs 6 elements, got 5; pass 6 elements or change the shape".
-    pub fn from_shape_vec(shape: [usize; N], data: Vec<T>) -> Result<Self> {
-        Self::try_from_shape_vec_in(&Cpu, shape, data)
-    }
-
-    /// An array of `shape` filled from `iter` in row-major order.
-    ///
-    /// # Errors
-    ///
-    /// `Error::LengthMismatch` when the iterator yields fewer or more elements than the shape needs.
-    pub fn from_shape_iter(shape: [usize; N], iter: impl IntoIterator<Item = T>) -> Result<Self> {
-        Self::try_from_shape_iter_in(&Cpu, shape, iter)
-    }
-
-    /// An array whose element at `index` is `f(index)`, called in row-major order.
-    ///
-    /// ```
-    /// use cnda::prelude::*;
-    /// let a = Array::from_fn([2, 3], |[i, j]| (10 * i + j) as f64);
-    /// assert_eq!(a[[1, 2]], 12.0);
-    /// ```
-    ///
-    /// # Panics
-    ///
-    /// As for [`Array::zeros`]; [`Array::try_from_fn`] returns the error instead.
-    #[track_caller]
-    pub fn from_fn(shape: [usize; N], f: impl FnMut([usize; N]) -> T) -> Self {
-        or_panic(Self::try_from_fn(shape, f))
-    }
-
-    /// An array whose element at `index` is `f(index)`, called in row-major order.
-    ///
-    /// # Errors
-    ///
-    /// As for [`Array::try_zeros`].
-    pub fn try_from_fn(shape: [usize; N], f: impl FnMut([usize; N]) -> T) -> Result<Self> {
-        Self::try_from_fn_in(&Cpu, shape, f)
-    }
-}
-
-impl<T: Numeric, const N: usize> Array<T, N> {
-    /// An array of `shape` with every element one.
-    ///
-    /// # Panics
-    ///
-    /// As for [`Array::zeros`]; `Array::try_full(shape, T::ONE)` returns the error instead.
-    #[track_caller]
-    pub fn ones(shape: [usize; N]) -> Self {
-        Self::full(shape, T::ONE)
     }
 }
 

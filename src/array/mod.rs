@@ -22,6 +22,12 @@ use crate::view::{ArrayView, ArrayViewMut, Shared, Unique, View};
 
 /// An owned `N`-dimensional array of `T` on backend `B` with layout `L` and bounds policy `C`.
 ///
+/// Make one with the plain constructors, on the CPU in row-major order: [`Array::zeros`],
+/// [`Array::ones`], [`Array::full`], [`Array::from_fn`] (`|[i, j]| ...`), [`Array::from_shape_vec`]
+/// (your data, checked), [`Array::linspace`] and [`Array::eye`]; their `try_` forms return the
+/// error instead of panicking, and the `_in` forms (`zeros_in(&alloc, shape)`) take the
+/// allocator first: a [`Pool`](crate::pool::Pool), or a device (`CudaDevice`, `WgpuDevice`).
+///
 /// ```
 /// use cnda::prelude::*;
 /// let mut a = Array::<f64, 2>::zeros([3, 4]);

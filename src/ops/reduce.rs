@@ -4,6 +4,11 @@
 //! allocates the output and calls the backend's [`ReduceKernels`] with a token from
 //! [`crate::ops::tokens`]. `fold_axis` (a closure) is a host-only convenience.
 //!
+//! Empty input: reductions with an identity (`sum`, `product`, `sum_axis`) return it; those
+//! without one (`mean`, `min`, `max`, `argmin`, `argmax` and the `_axis` forms of the first three)
+//! return `Option`, `None` for an empty array or axis, so `mean_axis` is `Option` where
+//! `sum_axis` is not, by the same rule as `Iterator::max` against `Iterator::sum`.
+//!
 //! NaN: `sum`, `product` and `mean` follow IEEE arithmetic (any NaN makes the result NaN). `min`
 //! and `max` propagate NaN as NumPy does: if any element is NaN the result is NaN, and
 //! `argmin`/`argmax` return the index of the first NaN. The CPU sums floats pairwise

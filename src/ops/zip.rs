@@ -1,4 +1,5 @@
-//! [`Zip`]: lockstep iteration over up to six arrays or views of one shape, any layouts.
+//! [`Zip`]: lockstep iteration over up to eight arrays or views of one shape, any layouts, with
+//! the index of each element on request ([`Zip::indexed`]).
 //!
 //! ```
 //! use cnda::prelude::*;
@@ -7,13 +8,17 @@
 //! let mut out = Array::<f64, 2>::zeros([3, 4]);
 //! Zip::from(out.view_mut()).and(a.view()).and(b.t()).for_each(|o, &x, &y| *o = x * y);
 //! assert_eq!(out[[2, 3]], 25.0);
+//! // Arrays themselves are producers (`&a` reads, `&mut out` writes), and `indexed()` adds the
+//! // index of each element.
+//! Zip::from(&mut out).and(&a).indexed().for_each(|[i, j], o, &x| *o = x + (10 * i + j) as f64);
+//! assert_eq!(out[[2, 3]], 5.0 + 23.0);
 //! ```
 //!
 //! The walk goes lane by lane through the lane engine: when every operand is contiguous the whole
 //! array is one lane and the closure runs in a plain counted loop that LLVM vectorizes.
 
 use crate::array::Array;
-use crate::backend::Cpu;
+use crate::backend::{Cpu, HostAccessible};
 use crate::check::{BoundsCheck, DefaultCheck};
 use crate::element::Pod;
 use crate::error::or_panic;
@@ -92,6 +97,54 @@ impl<'a, T: Pod, const N: usize, L: Layout, C: BoundsCheck> NdProducer<N> for Ar
     }
 }
 
+impl<T: Pod, const N: usize, B: HostAccessible, L: Layout, C: BoundsCheck> sealed::Sealed for &Array<T, N, B, L, C> {}
+impl<T: Pod, const N: usize, B: HostAccessible, L: Layout, C: BoundsCheck> sealed::Sealed
+    for &mut Array<T, N, B, L, C>
+{
+}
+
+/// An array lends its elements for reading, as its view would.
+impl<'a, T: Pod, const N: usize, B: HostAccessible, L: Layout, C: BoundsCheck> NdProducer<N>
+    for &'a Array<T, N, B, L, C>
+{
+    type Item = &'a T;
+    type Elem = T;
+    fn shape(&self) -> [usize; N] {
+        Array::shape(self)
+    }
+    fn strides(&self) -> [isize; N] {
+        self.host_view().raw.strides()
+    }
+    fn base_ptr(&self) -> *mut T {
+        self.host_view().raw.ptr
+    }
+    unsafe fn item(ptr: *mut T) -> &'a T {
+        // SAFETY: the caller passes an element of this array, borrowed shared for 'a.
+        unsafe { &*ptr }
+    }
+}
+
+/// An array lends its elements for writing, as its mutable view would.
+impl<'a, T: Pod, const N: usize, B: HostAccessible, L: Layout, C: BoundsCheck> NdProducer<N>
+    for &'a mut Array<T, N, B, L, C>
+{
+    type Item = &'a mut T;
+    type Elem = T;
+    fn shape(&self) -> [usize; N] {
+        Array::shape(self)
+    }
+    fn strides(&self) -> [isize; N] {
+        self.host_view().raw.strides()
+    }
+    fn base_ptr(&self) -> *mut T {
+        self.host_view().raw.ptr
+    }
+    unsafe fn item(ptr: *mut T) -> &'a mut T {
+        // SAFETY: the caller passes an element of this array, borrowed uniquely for 'a, once.
+        unsafe { &mut *ptr }
+    }
+}
+
 /// Lockstep iteration over producers of one shape; see the module documentation.
 pub struct Zip<P, const N: usize> {
     parts: P,
@@ -165,6 +218,8 @@ zip_and! {
     [P1 p1, P2 p2, P3 p3] next P4;
     [P1 p1, P2 p2, P3 p3, P4 p4] next P5;
     [P1 p1, P2 p2, P3 p3, P4 p4, P5 p5] next P6;
+    [P1 p1, P2 p2, P3 p3, P4 p4, P5 p5, P6 p6] next P7;
+    [P1 p1, P2 p2, P3 p3, P4 p4, P5 p5, P6 p6, P7 p7] next P8;
 }
 
 /// Per arity: producer type, producer value / lane step, lane base, base pointer, row offset.
@@ -259,4 +314,70 @@ zip_arity! {
     [P1 p1 b1 s1 r1, P2 p2 b2 s2 r2, P3 p3 b3 s3 r3, P4 p4 b4 s4 r4];
     [P1 p1 b1 s1 r1, P2 p2 b2 s2 r2, P3 p3 b3 s3 r3, P4 p4 b4 s4 r4, P5 p5 b5 s5 r5];
     [P1 p1 b1 s1 r1, P2 p2 b2 s2 r2, P3 p3 b3 s3 r3, P4 p4 b4 s4 r4, P5 p5 b5 s5 r5, P6 p6 b6 s6 r6];
+    [P1 p1 b1 s1 r1, P2 p2 b2 s2 r2, P3 p3 b3 s3 r3, P4 p4 b4 s4 r4, P5 p5 b5 s5 r5, P6 p6 b6 s6 r6,
+     P7 p7 b7 s7 r7];
+    [P1 p1 b1 s1 r1, P2 p2 b2 s2 r2, P3 p3 b3 s3 r3, P4 p4 b4 s4 r4, P5 p5 b5 s5 r5, P6 p6 b6 s6 r6,
+     P7 p7 b7 s7 r7, P8 p8 b8 s8 r8];
+}
+
+/// A [`Zip`] whose closures also receive the index of each element: [`Zip::indexed`].
+pub struct IndexedZip<P, const N: usize>(Zip<P, N>);
+
+impl<P, const N: usize> Zip<P, N> {
+    /// The same walk, with the index of each element (`[usize; N]`) as the closures' first
+    /// argument.
+    pub fn indexed(self) -> IndexedZip<P, N> {
+        IndexedZip(self)
+    }
+}
+
+/// The index after `index` in row-major order of `shape` (wrapping to zeros after the last).
+#[inline(always)]
+fn next_index<const N: usize>(index: &mut [usize; N], shape: &[usize; N]) {
+    for axis in (0..N).rev() {
+        index[axis] += 1;
+        if index[axis] < shape[axis] {
+            return;
+        }
+        index[axis] = 0;
+    }
+}
+
+/// Per arity: the indexed forms, over the plain walk (which visits indices in row-major order).
+macro_rules! zip_indexed {
+    ($([$($P:ident $p:ident),+];)*) => {$(
+        impl<$($P: NdProducer<N>,)+ const N: usize> IndexedZip<($($P,)+), N> {
+            /// Calls `f` with each index and the items there, in row-major order of the indices.
+            pub fn for_each(self, mut f: impl FnMut([usize; N], $($P::Item),+)) {
+                let shape = self.0.shape;
+                let mut index = [0usize; N];
+                self.0.for_each(|$($p),+| {
+                    f(index, $($p),+);
+                    next_index(&mut index, &shape);
+                });
+            }
+
+            /// Folds each index and the items there into an accumulator, in row-major order.
+            pub fn fold<A>(self, init: A, mut f: impl FnMut(A, [usize; N], $($P::Item),+) -> A) -> A {
+                let shape = self.0.shape;
+                let mut index = [0usize; N];
+                self.0.fold(init, |acc, $($p),+| {
+                    let acc = f(acc, index, $($p),+);
+                    next_index(&mut index, &shape);
+                    acc
+                })
+            }
+        }
+    )*};
+}
+
+zip_indexed! {
+    [P1 p1];
+    [P1 p1, P2 p2];
+    [P1 p1, P2 p2, P3 p3];
+    [P1 p1, P2 p2, P3 p3, P4 p4];
+    [P1 p1, P2 p2, P3 p3, P4 p4, P5 p5];
+    [P1 p1, P2 p2, P3 p3, P4 p4, P5 p5, P6 p6];
+    [P1 p1, P2 p2, P3 p3, P4 p4, P5 p5, P6 p6, P7 p7];
+    [P1 p1, P2 p2, P3 p3, P4 p4, P5 p5, P6 p6, P7 p7, P8 p8];
 }

@@ -9,7 +9,7 @@ use crate::element::Pod;
 use crate::error::or_panic;
 use crate::error::{Error, Result};
 use crate::layout::{Layout, Strided};
-use crate::view::{ArrayView, ArrayViewMut};
+use crate::view::{ArrayView, AsViewMut};
 
 /// How halo points are filled.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -172,11 +172,7 @@ pub fn try_pad_axes<T: Pod, const N: usize, L: Layout, C: BoundsCheck>(
 ///
 /// When an axis is shorter than twice its halo width, or an interior is empty and a mode needs values from it; [`try_fill_halo`] returns the error instead.
 #[track_caller]
-pub fn fill_halo<T: Pod, const N: usize, L: Layout, C: BoundsCheck>(
-    padded: ArrayViewMut<'_, T, N, L, C>,
-    widths: [usize; N],
-    modes: [PadMode<T>; N],
-) {
+pub fn fill_halo<T: Pod, const N: usize>(padded: impl AsViewMut<T, N>, widths: [usize; N], modes: [PadMode<T>; N]) {
     or_panic(try_fill_halo(padded, widths, modes))
 }
 
@@ -190,7 +186,7 @@ pub fn fill_halo<T: Pod, const N: usize, L: Layout, C: BoundsCheck>(
 /// use cnda::stencil::{fill_halo, pad, PadMode};
 /// let mut u = pad(Array::from_fn([3, 3], |[i, j]| (3 * i + j) as f64).view(), 1, PadMode::Periodic);
 /// u[[1, 1]] = 100.0;                                           // interior point [0, 0] changes
-/// fill_halo(u.view_mut(), [1, 1], [PadMode::Periodic; 2]);
+/// fill_halo(&mut u, [1, 1], [PadMode::Periodic; 2]);      // an array, or any mutable view
 /// assert_eq!((u[[4, 1]], u[[1, 4]], u[[4, 4]]), (100.0, 100.0, 100.0)); // its periodic images
 /// ```
 ///
@@ -198,11 +194,12 @@ pub fn fill_halo<T: Pod, const N: usize, L: Layout, C: BoundsCheck>(
 ///
 /// `Error::Range` when an axis is shorter than twice its halo width; `Error::Layout` when an
 /// interior is empty and a mode needs values from it.
-pub fn try_fill_halo<T: Pod, const N: usize, L: Layout, C: BoundsCheck>(
-    mut padded: ArrayViewMut<'_, T, N, L, C>,
+pub fn try_fill_halo<T: Pod, const N: usize>(
+    mut padded: impl AsViewMut<T, N>,
     widths: [usize; N],
     modes: [PadMode<T>; N],
 ) -> Result<()> {
+    let mut padded = padded.as_view_mut();
     let shape = padded.shape();
     let mut inner = [0usize; N];
     for k in 0..N {

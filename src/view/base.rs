@@ -202,6 +202,47 @@ impl<'a, T: Pod, const N: usize, B: Backend, L: Layout, C: BoundsCheck> View<'a,
         unsafe { View::from_raw(self.raw) }
     }
 
+    /// A mutable view of the region `spec` selects, borrowing this view (the same name and form
+    /// as [`Array::slice_mut`](crate::Array::slice_mut); [`View::slice`] consumes the view).
+    ///
+    /// ```
+    /// use cnda::prelude::*;
+    /// let mut a = Array::<i32, 2>::zeros([3, 4]);
+    /// let mut v = a.view_mut();
+    /// v.slice_mut(s![1..-1, 1..-1]).fill(7);
+    /// v.slice_mut(s![0, ..]).fill(1);
+    /// assert_eq!(a.as_slice(), &[1, 1, 1, 1, 0, 7, 7, 0, 0, 0, 0, 0]);
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// As [`View::slice`]; [`View::try_slice_mut`] returns the error.
+    #[track_caller]
+    pub fn slice_mut<const M: usize, const CO: bool, const FO: bool>(
+        &mut self,
+        spec: crate::slice::SliceSpec<N, M, CO, FO>,
+    ) -> View<'_, T, M, Unique, B, <L as crate::slice::SliceLayout<CO, FO>>::Out, C>
+    where
+        L: crate::slice::SliceLayout<CO, FO>,
+    {
+        self.view_mut().slice(spec)
+    }
+
+    /// [`View::slice_mut`], returning the error.
+    ///
+    /// # Errors
+    ///
+    /// As [`View::try_slice`].
+    pub fn try_slice_mut<const M: usize, const CO: bool, const FO: bool>(
+        &mut self,
+        spec: crate::slice::SliceSpec<N, M, CO, FO>,
+    ) -> crate::error::Result<View<'_, T, M, Unique, B, <L as crate::slice::SliceLayout<CO, FO>>::Out, C>>
+    where
+        L: crate::slice::SliceLayout<CO, FO>,
+    {
+        self.view_mut().try_slice(spec)
+    }
+
     /// Turns this view into a shared view for the whole lifetime `'a`.
     pub fn into_view(self) -> View<'a, T, N, Shared, B, L, C> {
         // SAFETY: giving up the unique borrow leaves shared access for 'a.

@@ -56,6 +56,43 @@ impl<T: Pod, const N: usize, S: AsView<T, N>> AsView<T, N> for &S {
     }
 }
 
+/// Anything that can lend a mutable view: arrays on host backends and mutable views (and `&mut`
+/// of either). In-place operations (`stencil::fill_halo`, ...) take `impl AsViewMut`, so both
+/// `fill_halo(&mut a, ..)` and `fill_halo(a.view_mut(), ..)` work.
+pub trait AsViewMut<T: Pod, const N: usize> {
+    /// Layout of the lent view.
+    type Layout: Layout;
+    /// Bounds policy of the lent view.
+    type Check: BoundsCheck;
+
+    /// A mutable view of the whole operand.
+    fn as_view_mut(&mut self) -> ArrayViewMut<'_, T, N, Self::Layout, Self::Check>;
+}
+
+impl<T: Pod, const N: usize, B: HostAccessible, L: Layout, C: BoundsCheck> AsViewMut<T, N> for Array<T, N, B, L, C> {
+    type Layout = L;
+    type Check = C;
+    fn as_view_mut(&mut self) -> ArrayViewMut<'_, T, N, L, C> {
+        self.host_view_mut()
+    }
+}
+
+impl<T: Pod, const N: usize, L: Layout, C: BoundsCheck> AsViewMut<T, N> for ArrayViewMut<'_, T, N, L, C> {
+    type Layout = L;
+    type Check = C;
+    fn as_view_mut(&mut self) -> ArrayViewMut<'_, T, N, L, C> {
+        self.view_mut()
+    }
+}
+
+impl<T: Pod, const N: usize, S: AsViewMut<T, N>> AsViewMut<T, N> for &mut S {
+    type Layout = S::Layout;
+    type Check = S::Check;
+    fn as_view_mut(&mut self) -> ArrayViewMut<'_, T, N, S::Layout, S::Check> {
+        (**self).as_view_mut()
+    }
+}
+
 /// A row-major view that is either borrowed (the source already was row-major contiguous) or
 /// owns a fresh copy: what `contiguous()` returns.
 pub enum CowArray<'a, T: Pod, const N: usize, C: BoundsCheck> {

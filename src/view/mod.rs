@@ -44,6 +44,6 @@ mod shared;
 mod unique;
 
 pub use base::{Access, ArrayView, ArrayViewMut, Shared, Unique, View};
-pub use copies::{AsView, CowArray};
+pub use copies::{AsView, AsViewMut, CowArray};
 pub use dynamic::{DynView, DynViewMut};
 pub use ops::{Split, SplitMut};
