@@ -34,7 +34,7 @@ fn refusals_are_typed_errors_with_their_numbers() {
     assert!(matches!(DynView::<f32>::from_slice(&[0, 1 << 62], &[]), Err(Error::Overflow { .. })));
     assert!(matches!(DynView::from_slice_strided(&[3, 4], &[4], 0, &data), Err(Error::Rank { .. })));
     assert!(matches!(DynView::from_slice_strided(&[3, 4], &[5, 1], 0, &data), Err(Error::Layout { .. })));
-    assert!(matches!(v.clone().into_rank::<3>(), Err(Error::Rank { expected: 2, got: 3, .. })));
+    assert!(matches!(v.clone().try_into_rank::<3>(), Err(Error::Rank { expected: 2, got: 3, .. })));
     let mut m = [0u8; 4];
     assert!(matches!(DynViewMut::from_slice_strided(&[4, 2], &[1, 0], 0, &mut m), Err(Error::Layout { .. })));
 }
@@ -48,7 +48,7 @@ fn mutable_views_write_where_the_typed_ones_read() {
         assert!(!v.is_contiguous() && v.as_mut_slice().is_none());
         *v.at_mut(&[2, 5]).unwrap() = 7;
         assert_eq!(v.at(&[2, 5]), Ok(&7));
-        let mut typed = v.into_rank::<2>().unwrap();
+        let mut typed = v.into_rank::<2>();
         typed[[3, 0]] = 9;
     }
     assert_eq!((data[2 + 5 * 4], data[3]), (7, 9));
@@ -63,8 +63,8 @@ fn typed_views_convert_both_ways() {
     let t = a.t();
     let d: DynView<'_, f64> = t.into();
     assert_eq!(d.shape(), &[2, 5, 4]);
-    assert_eq!(d.to_vec().unwrap(), t.iter().copied().collect::<Vec<_>>());
-    assert_eq!(d.into_rank::<3>().unwrap(), t);
+    assert_eq!(d.to_vec(), t.iter().copied().collect::<Vec<_>>());
+    assert_eq!(d.into_rank::<3>(), t);
     let mut b = a.clone();
     let mut flipped: DynViewMut<'_, f64> = b.view_mut().flip(1).into();
     *flipped.at_mut(&[0, 0, 0]).unwrap() = -5.0;
@@ -109,7 +109,7 @@ proptest! {
                 index[axis] = 0;
             }
         }
-        prop_assert_eq!(v.to_vec().unwrap(), expected);
+        prop_assert_eq!(v.to_vec(), expected);
         prop_assert_eq!(v.len(), count);
         if v.is_contiguous() && count > 0 {
             prop_assert_eq!(v.as_slice().unwrap(), &data[offset..offset + count]);

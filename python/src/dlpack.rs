@@ -208,7 +208,7 @@ impl Parts {
                 // function).
                 let view = unsafe { cnda::view::DynView::from_raw_strided(ptr, &self.shape, &self.strides) }
                     .map_err(to_pyerr)?;
-                view.copy_to_slice(buffer.as_mut_slice()).map_err(to_pyerr)?;
+                view.try_copy_to_slice(buffer.as_mut_slice()).map_err(to_pyerr)?;
             }
             return Ok(T::data(Store::owning(buffer, self.shape)));
         }

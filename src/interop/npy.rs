@@ -334,7 +334,7 @@ fn read_data_within<T: NpyElement>(header: &Header, r: &mut impl Read, available
         strides[axis] = strides[axis - 1] * header.shape[axis - 1] as isize;
     }
     let mut out = Array::<T, 1>::try_zeros([len])?;
-    DynView::from_slice_strided(&header.shape, &strides, 0, data.as_slice())?.copy_to_slice(out.as_mut_slice())?;
+    DynView::from_slice_strided(&header.shape, &strides, 0, data.as_slice())?.try_copy_to_slice(out.as_mut_slice())?;
     Ok(out)
 }
 

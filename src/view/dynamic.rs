@@ -13,7 +13,7 @@
 //! assert_eq!((v.ndim(), v.strides()), (3, &[12, 4, 1][..]));
 //! assert_eq!(v.at(&[1, 2, 3]), Ok(&23));
 //! assert!(v.at(&[2, 0, 0]).is_err()); // axis 0 has size 2
-//! let typed = v.into_rank::<3>().unwrap(); // an ArrayView<i32, 3> for cnda's ops
+//! let typed = v.into_rank::<3>(); // an ArrayView<i32, 3> for cnda's ops (try_into_rank: Result)
 //! assert_eq!(typed.sum(), 276);
 //! ```
 
@@ -25,7 +25,7 @@ use super::base::{ArrayView, ArrayViewMut};
 use super::foreign::{check_inside, check_raw, is_unique, overlap};
 use crate::check::BoundsCheck;
 use crate::element::Pod;
-use crate::error::{Error, Result};
+use crate::error::{or_panic, Error, Result};
 use crate::layout::Layout;
 use crate::raw::RawParts;
 use crate::shape;
@@ -277,10 +277,21 @@ impl<'a, T: Pod> DynView<'a, T> {
     /// Copies the elements, in row-major index order, into `out` (a transposing or gathering
     /// copy when the view is not one row-major block).
     ///
+    /// # Panics
+    ///
+    /// When `out` does not hold exactly the view's elements; [`DynView::try_copy_to_slice`]
+    /// returns the error.
+    #[track_caller]
+    pub fn copy_to_slice(&self, out: &mut [T]) {
+        or_panic(self.try_copy_to_slice(out))
+    }
+
+    /// [`DynView::copy_to_slice`], returning the error.
+    ///
     /// # Errors
     ///
     /// `Error::LengthMismatch` when `out` does not hold exactly the view's elements.
-    pub fn copy_to_slice(&self, out: &mut [T]) -> Result<()> {
+    pub fn try_copy_to_slice(&self, out: &mut [T]) -> Result<()> {
         if out.len() != self.geometry.len {
             return Err(Error::LengthMismatch {
                 op: "DynView::copy_to_slice",
@@ -301,10 +312,20 @@ impl<'a, T: Pod> DynView<'a, T> {
 
     /// The elements in row-major index order, copied into a new vector.
     ///
+    /// # Panics
+    ///
+    /// When the vector cannot be allocated; [`DynView::try_to_vec`] returns the error.
+    #[track_caller]
+    pub fn to_vec(&self) -> Vec<T> {
+        or_panic(self.try_to_vec())
+    }
+
+    /// [`DynView::to_vec`], returning the error.
+    ///
     /// # Errors
     ///
     /// `Error::Alloc` when the vector cannot be allocated.
-    pub fn to_vec(&self) -> Result<Vec<T>> {
+    pub fn try_to_vec(&self) -> Result<Vec<T>> {
         let mut out = Vec::new();
         out.try_reserve_exact(self.geometry.len).map_err(|e| Error::Alloc {
             op: "DynView::to_vec",
@@ -318,10 +339,20 @@ impl<'a, T: Pod> DynView<'a, T> {
 
     /// The typed view of rank `N`, for cnda's operations.
     ///
+    /// # Panics
+    ///
+    /// When the view's rank is not `N`; [`DynView::try_into_rank`] returns the error.
+    #[track_caller]
+    pub fn into_rank<const N: usize>(self) -> ArrayView<'a, T, N> {
+        or_panic(self.try_into_rank())
+    }
+
+    /// [`DynView::into_rank`], returning the error.
+    ///
     /// # Errors
     ///
     /// `Error::Rank` when the view's rank is not `N`.
-    pub fn into_rank<const N: usize>(self) -> Result<ArrayView<'a, T, N>> {
+    pub fn try_into_rank<const N: usize>(self) -> Result<ArrayView<'a, T, N>> {
         let (shape, strides) = self.geometry.typed::<N>("DynView::into_rank")?;
         // SAFETY: the geometry was checked at construction to reach only elements of a slice
         // borrowed for 'a.
@@ -402,10 +433,20 @@ impl<'a, T: Pod> DynViewMut<'a, T> {
 
     /// The typed mutable view of rank `N`, for cnda's operations.
     ///
+    /// # Panics
+    ///
+    /// When the view's rank is not `N`; [`DynViewMut::try_into_rank`] returns the error.
+    #[track_caller]
+    pub fn into_rank<const N: usize>(self) -> ArrayViewMut<'a, T, N> {
+        or_panic(self.try_into_rank())
+    }
+
+    /// [`DynViewMut::into_rank`], returning the error.
+    ///
     /// # Errors
     ///
     /// `Error::Rank` when the view's rank is not `N`.
-    pub fn into_rank<const N: usize>(self) -> Result<ArrayViewMut<'a, T, N>> {
+    pub fn try_into_rank<const N: usize>(self) -> Result<ArrayViewMut<'a, T, N>> {
         let (shape, strides) = self.geometry.typed::<N>("DynViewMut::into_rank")?;
         // SAFETY: checked at construction: inside a slice borrowed uniquely for 'a, no element
         // reached twice.
