@@ -1,9 +1,11 @@
 """CUDA arrays and DLPack on the GPU: zero-copy exchange with CuPy and PyTorch by pointer
-equality, lifetimes across the boundary, device copies, and refusals. Without a GPU (most
-machines) only the refusals run: opening a device must fail with a RuntimeError saying why, before
-any producer is asked for its memory."""
+equality, lifetimes across the boundary, device copies, and refusals. Without a GPU only the
+refusals run: opening a device must fail with a RuntimeError saying why, before any producer is
+asked for its memory. On the CPU-hosted CUDA device (tools/cuda-sim: scripts/test runs this file
+again with it, CNDA_CUDA_PTX=1 and CNDA_REQUIRE_CUDA=1) everything but CuPy and PyTorch runs."""
 
 import gc
+import os
 
 import numpy as np
 import pytest
@@ -17,6 +19,12 @@ gpu = pytest.mark.skipif(not HAS_GPU, reason="no CUDA device")
 
 def test_the_device_count_is_a_count():
     assert isinstance(cnda.cuda_device_count(), int) and cnda.cuda_device_count() >= 0
+
+
+def test_a_required_device_is_there():
+    # Under CNDA_REQUIRE_CUDA=1 a missing device is a failure, not a silent skip of the GPU tests.
+    if os.environ.get("CNDA_REQUIRE_CUDA") == "1":
+        assert HAS_GPU, "CNDA_REQUIRE_CUDA=1 but no CUDA device: is libcuda (or tools/cuda-sim) and NVRTC on LD_LIBRARY_PATH?"
 
 
 @pytest.mark.skipif(HAS_GPU, reason="a CUDA device is present")
