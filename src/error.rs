@@ -240,14 +240,48 @@ pub enum Error {
 
     /// The operands of one operation live on two different devices of the same backend.
     #[error(
-        "{op}: the operands live on two different {backend} devices; move one with \
-         `to_device(&dev)` so that both share a device"
+        "{op}: the operands live on two different {backend} devices ({expected} and {got}); move \
+         one with `to_device(&dev)` so that both share a device"
     )]
     DeviceMismatch {
         /// The operation that failed.
         op: &'static str,
         /// The backend's name.
         backend: &'static str,
+        /// The device of the first operand (or of the output's allocator), as its `Debug` prints it.
+        expected: String,
+        /// The device of the operand that differs.
+        got: String,
+    },
+
+    /// A device backend's kernels cannot take this operation as asked: one of their fixed limits,
+    /// with its numbers (a rank past `MAX_RANK`, more taps than `MAX_TAPS`, an index past 32 bits).
+    #[error("{op}: {what} is {got}, but {backend} kernels take at most {max}; {fix}")]
+    Limit {
+        /// The operation that failed.
+        op: &'static str,
+        /// The backend's name.
+        backend: &'static str,
+        /// What is limited ("the rank of an operand", "the number of stencil taps" ...).
+        what: &'static str,
+        /// The value asked for.
+        got: u64,
+        /// The most the kernels take.
+        max: u64,
+        /// What to do instead.
+        fix: &'static str,
+    },
+
+    /// No kernel of this backend implements the operation (a host-only op token such as a
+    /// closure, or an op that changes the element type): run it on the host.
+    #[error("{op}: {backend} has no kernel for this operation ({reason}); run it on the host (`to_host()`) or with an op the backend has")]
+    NoKernel {
+        /// The operation (op token) that failed.
+        op: &'static str,
+        /// The backend's name.
+        backend: &'static str,
+        /// Why there is none.
+        reason: &'static str,
     },
 
     /// A structured element's field layout does not match the one expected.

@@ -248,3 +248,15 @@ fn every_float_math_function_matches_the_cpu() {
     check::<f32>(&dev, f32::EPSILON as f64, |x| x as f64);
     check::<f64>(&dev, f64::EPSILON, |x| x);
 }
+
+#[test]
+fn a_stencil_with_more_taps_than_the_kernels_take_is_a_typed_limit() {
+    let Some(dev) = device() else { return };
+    let taps: [([isize; 1], f32); 33] = core::array::from_fn(|k| ([k as isize - 16], 1.0));
+    let wide = cnda::stencil::LinearStencil::<f32, 1, 16, 33>::new(taps);
+    let u = Array::<f32, 1>::zeros([40]).to_device(&dev);
+    let mut v = Array::<f32, 1>::zeros([40]).to_device(&dev);
+    let e = wide.try_apply(&u, &mut v).unwrap_err();
+    assert!(matches!(e, Error::Limit { got: 33, max: 32, .. }), "{e}");
+    assert!(e.to_string().contains("the number of stencil taps is 33"), "{e}");
+}

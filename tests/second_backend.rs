@@ -48,7 +48,8 @@ fn operands_on_two_devices_are_an_error_not_a_wrong_answer() {
     let b = model(1, [2, 2], |_| 2.0);
     let err = a.try_add(&b).unwrap_err();
     assert!(matches!(err, Error::DeviceMismatch { backend: "Model", .. }), "{err}");
-    assert!(err.to_string().contains("two different Model devices"), "{err}");
+    assert!(err.to_string().contains("two different Model devices (Dev(0) and Dev(1))"), "{err}");
+    assert!(matches!(&err, Error::DeviceMismatch { expected, got, .. } if expected == "Dev(0)" && got == "Dev(1)"));
     let caught = std::panic::catch_unwind(|| &a * &b).unwrap_err();
     let message = caught.downcast_ref::<String>().unwrap();
     assert!(message.contains("to_device"), "{message}");

@@ -122,3 +122,15 @@ fn a_user_stencil_validates_and_matches_the_same_update_on_the_cpu() {
     let Err(e) = WgpuStencil2::<1>::new(&dev, "u(0, 0) ? 1.0 : 2.0") else { panic!("WGSL has no ?:") };
     assert!(matches!(e, Error::Device { backend: "wgpu", .. }), "{e}");
 }
+
+#[test]
+fn a_stencil_with_more_taps_than_the_kernels_take_is_a_typed_limit() {
+    let Some(dev) = device() else { return };
+    let taps: [([isize; 1], f32); 33] = core::array::from_fn(|k| ([k as isize - 16], 1.0));
+    let wide = cnda::stencil::LinearStencil::<f32, 1, 16, 33>::new(taps);
+    let u = Array::<f32, 1>::zeros([40]).to_device(&dev);
+    let mut v = Array::<f32, 1>::zeros([40]).to_device(&dev);
+    let e = wide.try_apply(&u, &mut v).unwrap_err();
+    assert!(matches!(e, Error::Limit { got: 33, max: 32, .. }), "{e}");
+    assert!(e.to_string().contains("the number of stencil taps is 33"), "{e}");
+}

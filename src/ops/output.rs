@@ -11,10 +11,11 @@ use crate::ops::desc::Desc;
 
 /// `Error::DeviceMismatch` unless every device in `others` is `dev`.
 pub(crate) fn same_device<B: Backend>(op: &'static str, dev: &B::Device, others: &[B::Device]) -> Result<()> {
-    if others.iter().all(|d| d == dev) {
-        Ok(())
-    } else {
-        Err(Error::DeviceMismatch { op, backend: B::NAME })
+    match others.iter().find(|d| *d != dev) {
+        None => Ok(()),
+        Some(other) => {
+            Err(Error::DeviceMismatch { op, backend: B::NAME, expected: format!("{dev:?}"), got: format!("{other:?}") })
+        }
     }
 }
 

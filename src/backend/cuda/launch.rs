@@ -67,9 +67,14 @@ unsafe impl<T: Pod> DeviceRepr for KernelTaps<T> {}
 /// descriptor's offset is 0).
 pub(super) fn kernel_desc<T: Pod, const N: usize>(d: &Desc<Cuda, T, N>) -> Result<(u64, KernelDesc)> {
     if N > MAX_RANK {
-        return Err(device_error(format!(
-            "an operand of {N} axes reached a kernel, which take at most {MAX_RANK}; reshape to fewer axes"
-        )));
+        return Err(Error::Limit {
+            op: "a CUDA kernel",
+            backend: "CUDA",
+            what: "the rank of an operand",
+            got: N as u64,
+            max: MAX_RANK as u64,
+            fix: "reshape to fewer axes (merge the contiguous ones)",
+        });
     }
     let mut k = KernelDesc { offset: 0, shape: [1; MAX_RANK], strides: [0; MAX_RANK], rank: N as i32, padding: 0 };
     for axis in 0..N {
@@ -157,10 +162,12 @@ unsafe impl ElementwiseKernels for Cuda {
         a: Desc<Cuda, T, N>,
     ) -> Result<()> {
         if TypeId::of::<Op::Output>() != TypeId::of::<T>() {
-            return Err(device_error(format!("{}: CUDA kernels keep the element type", Op::NAME)));
+            return Err(Error::NoKernel { op: Op::NAME, backend: "CUDA", reason: "its kernels keep the element type" });
         }
-        let form = op.device_form().ok_or_else(|| {
-            device_error(format!("the op {} has no CUDA kernel (a host-only token); run it on the host", Op::NAME))
+        let form = op.device_form().ok_or(Error::NoKernel {
+            op: Op::NAME,
+            backend: "CUDA",
+            reason: "a host-only op token",
         })?;
         let t = suffix::<T>(Op::NAME)?;
         let n = out.len();
@@ -436,7 +443,14 @@ unsafe impl StencilKernels for Cuda {
     ) -> Result<()> {
         let t = suffix::<T>("stencil")?;
         if K > MAX_TAPS {
-            return Err(device_error(format!("a stencil of {K} taps; CUDA stencils take at most {MAX_TAPS}")));
+            return Err(Error::Limit {
+                op: "LinearStencil::apply",
+                backend: "CUDA",
+                what: "the number of stencil taps",
+                got: K as u64,
+                max: MAX_TAPS as u64,
+                fix: "split the stencil into sums of smaller ones",
+            });
         }
         let n = out.len();
         if n == 0 {

@@ -115,8 +115,13 @@ extern "C" __global__ void cnda_user_stencil(T *out, Desc o, const T *in, Desc d
             });
         }
         let (i, o) = (input.desc(), output.desc_mut());
-        if i.handle.device != self.device || o.handle.device != self.device {
-            return Err(Error::DeviceMismatch { op: "CudaStencil2::apply", backend: "Cuda" });
+        if let Some(other) = [i.handle.device, o.handle.device].into_iter().find(|d| *d != self.device) {
+            return Err(Error::DeviceMismatch {
+                op: "CudaStencil2::apply",
+                backend: "Cuda",
+                expected: format!("{:?}", self.device),
+                got: format!("{other:?}"),
+            });
         }
         if shape.iter().any(|&n| n <= 2 * R) {
             return Ok(()); // no interior point

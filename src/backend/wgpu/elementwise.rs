@@ -4,12 +4,12 @@
 use core::any::TypeId;
 
 use super::copy::staged;
-use super::device::{device_error, WgpuDevice};
+use super::device::WgpuDevice;
 use super::dispatch::{buffer, elem, no_f64, params, run, same_buffer, transcendental, try_2d, words};
 use super::shaders::family;
 use super::Wgpu;
 use crate::element::Pod;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::ops::desc::Desc;
 use crate::ops::elementwise::ElementwiseKernels;
 use crate::ops::tokens::{BinaryOp, DeviceUnary, UnaryOp};
@@ -57,11 +57,17 @@ unsafe impl ElementwiseKernels for Wgpu {
         a: Desc<Wgpu, T, N>,
     ) -> Result<()> {
         if TypeId::of::<Op::Output>() != TypeId::of::<T>() {
-            return Err(device_error(format!("{}: WebGPU kernels keep the element type", Op::NAME)));
+            return Err(Error::NoKernel {
+                op: Op::NAME,
+                backend: "WebGPU",
+                reason: "its kernels keep the element type",
+            });
         }
-        let form = op
-            .device_form()
-            .ok_or_else(|| device_error(format!("the op {} has no WebGPU kernel (a host-only token)", Op::NAME)))?;
+        let form = op.device_form().ok_or(Error::NoKernel {
+            op: Op::NAME,
+            backend: "WebGPU",
+            reason: "a host-only op token",
+        })?;
         let t = elem::<T>(dev, Op::NAME)?;
         let n = out.len();
         if n == 0 {
@@ -118,9 +124,11 @@ unsafe impl ElementwiseKernels for Wgpu {
         if n == 0 {
             return Ok(());
         }
-        let form = op
-            .device_form()
-            .ok_or_else(|| device_error(format!("the op {} has no WebGPU kernel (a host-only token)", Op::NAME)))?;
+        let form = op.device_form().ok_or(Error::NoKernel {
+            op: Op::NAME,
+            backend: "WebGPU",
+            reason: "a host-only op token",
+        })?;
         let (entry, scalar) = match form {
             DeviceUnary::Named(name) if t == "f64" && transcendental(name) => return Err(no_f64(Op::NAME)),
             DeviceUnary::Named(name) => (format!("update_unary_{name}"), None),

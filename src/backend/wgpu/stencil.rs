@@ -6,7 +6,7 @@ use super::dispatch::{buffer, elem, params, run, same_buffer, to_i32, try_2d, wo
 use super::shaders::family;
 use super::Wgpu;
 use crate::element::Numeric;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::ops::desc::Desc;
 use crate::stencil::StencilKernels;
 
@@ -20,7 +20,14 @@ unsafe impl StencilKernels for Wgpu {
     ) -> Result<()> {
         let t = elem::<T>(dev, "stencil")?;
         if K > MAX_TAPS {
-            return Err(device_error(format!("a stencil of {K} taps; WebGPU stencils take at most {MAX_TAPS}")));
+            return Err(Error::Limit {
+                op: "LinearStencil::apply",
+                backend: "WebGPU",
+                what: "the number of stencil taps",
+                got: K as u64,
+                max: MAX_TAPS as u64,
+                fix: "split the stencil into sums of smaller ones",
+            });
         }
         let n = out.len();
         if n == 0 {

@@ -113,8 +113,13 @@ fn user_stencil(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_work
             });
         }
         let (i, o) = (input.desc(), output.desc_mut());
-        if i.handle.device != self.device || o.handle.device != self.device {
-            return Err(Error::DeviceMismatch { op: "WgpuStencil2::apply", backend: "Wgpu" });
+        if let Some(other) = [i.handle.device, o.handle.device].into_iter().find(|d| *d != self.device) {
+            return Err(Error::DeviceMismatch {
+                op: "WgpuStencil2::apply",
+                backend: "Wgpu",
+                expected: format!("{:?}", self.device),
+                got: format!("{other:?}"),
+            });
         }
         if shape.iter().any(|&n| n <= 2 * R) {
             return Ok(()); // no interior point
