@@ -1,6 +1,6 @@
 """Type stubs of the cnda module (cnda arrays for NumPy users)."""
 
-from typing import Any, Tuple, Union
+from typing import Any, Sequence, Tuple, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -42,6 +42,8 @@ class ContiguousND:
     def copy(self) -> ContiguousND: ...
     def resize(self, shape: Tuple[int, ...]) -> None:
         """Raises BufferError while a NumPy view of the array exists."""
+    def __array__(self, dtype: Any = ..., copy: bool | None = ...) -> npt.NDArray[Any]:
+        """NumPy's array protocol: np.asarray(arr) and ufuncs see the same memory."""
     def __dlpack__(
         self,
         *,
@@ -97,6 +99,8 @@ class StructuredND:
         """A strided NumPy view of one field."""
     def to_soa(self) -> dict[str, npt.NDArray[Any]]: ...
     def copy(self) -> StructuredND: ...
+    def __array__(self, dtype: Any = ..., copy: bool | None = ...) -> npt.NDArray[Any]:
+        """NumPy's array protocol: np.asarray(s) is the structured view to_numpy() gives."""
 
 Cell2D: ElementType
 Particle: ElementType
@@ -174,23 +178,33 @@ def stencil(u: npt.NDArray[np.float64], out: npt.NDArray[np.float64], laplacian:
     Any strides for both; out must be writable and share no memory with u (ValueError)."""
 
 _Array = npt.NDArray[Any]
+_Operand = Union[_Array, "ContiguousND", int, float, np.generic, Any]
 
-def add(a: _Array, b: _Array) -> _Array:
-    """a + b with NumPy broadcasting, any strides, same dtype (float32/64, int32/64); a new array."""
-def subtract(a: _Array, b: _Array) -> _Array: ...
-def multiply(a: _Array, b: _Array) -> _Array: ...
-def divide(a: _Array, b: _Array) -> _Array:
-    """a / b for float arrays."""
+def add(a: _Operand, b: _Operand, out: _Array | None = ...) -> _Array:
+    """a + b with NumPy broadcasting over any strides and NumPy's type promotion (scalars, lists and
+    mixed float32/64, int32/64 operands; other promoted types are a TypeError); a new array, or
+    written into out (its shape and dtype must be the result's)."""
+def subtract(a: _Operand, b: _Operand, out: _Array | None = ...) -> _Array: ...
+def multiply(a: _Operand, b: _Operand, out: _Array | None = ...) -> _Array: ...
+def divide(a: _Operand, b: _Operand, out: _Array | None = ...) -> _Array:
+    """a / b; integers divide into float64, as NumPy's true division."""
 def iadd(a: _Array, b: _Array) -> None:
     """a += b in place (b broadcast into a's shape; a may be any writable view; a b overlapping a
     is read as NumPy reads it, as if copied first)."""
 def isubtract(a: _Array, b: _Array) -> None: ...
 def imultiply(a: _Array, b: _Array) -> None: ...
 def idivide(a: _Array, b: _Array) -> None: ...
-def sum(a: _Array, axis: int | None = ...) -> Union[int, float, _Array]:
-    """Sum of all elements, or along axis; int32 promoted to int64 as NumPy does."""
+def sum(a: _Array, axis: int | tuple[int, ...] | None = ...) -> Union[np.generic, _Array]:
+    """Sum of all elements (a NumPy scalar), or along an axis or a tuple of axes; int32 promoted to
+    int64 as NumPy does."""
 def matmul(a: _Array, b: _Array) -> _Array:
     """a @ b for 2D float32/float64 arrays; transposed operands are read in place."""
-def pad(a: _Array, width: int, mode: str = ..., constant_values: Union[int, float, None] = ...) -> _Array:
-    """np.pad(a, width, mode) for mode "constant", "edge", "reflect" or "wrap"."""
+def pad(
+    a: _Array,
+    width: Union[int, Sequence[int], Sequence[Sequence[int]]],
+    mode: Union[str, Sequence[str], None] = ...,
+    constant_values: Union[int, float, None] = ...,
+) -> _Array:
+    """np.pad(a, width, mode) for mode "constant", "edge", "reflect" or "wrap" (or one per axis);
+    width in NumPy's forms, equal before and after each axis."""
 def _live_buffers() -> int: ...

@@ -191,7 +191,7 @@ pub enum Error {
     /// A run-time rank that does not match: an index of the wrong length for a view of run-time
     /// rank, or a view converted to a rank it does not have.
     #[error("{op}: got {got} axes where the array has {expected}; give one entry per axis (shape and strides alike)")]
-    Rank {
+    RankMismatch {
         /// The operation that failed.
         op: &'static str,
         /// The array's rank.

@@ -89,7 +89,10 @@ pub struct FieldInfo<Name = &'static str> {
 ///
 /// # Safety
 ///
-/// `FIELDS` lists every field with its true offset, type and size, in declaration order.
+/// `FIELDS` lists every field with its true offset, type and size, in declaration order; the
+/// struct has no padding; and its alignment is a multiple of every field's (so no
+/// `#[repr(packed)]`: a field view of an element slice at any address must hand out aligned
+/// references; `field_by_name` also checks this).
 pub unsafe trait Structured: Pod {
     /// The struct's name, for error messages.
     const NAME: &'static str;
@@ -115,8 +118,8 @@ impl<S, F> Copy for Field<S, F> {}
 impl<S: Structured, F: Element> Field<S, F> {
     /// # Safety
     ///
-    /// `S` has a field of type `F` at byte `offset`, and `size_of::<S>()` and `offset` are
-    /// multiples of `size_of::<F>()`.
+    /// `S` has a field of type `F` at byte `offset`, `size_of::<S>()` and `offset` are multiples of
+    /// `size_of::<F>()`, and `align_of::<S>()` is a multiple of `align_of::<F>()`.
     #[doc(hidden)]
     pub const unsafe fn new_unchecked(offset: usize) -> Self {
         Field { offset, types: PhantomData }
@@ -244,7 +247,9 @@ impl<'a, S: Structured, const N: usize, L: Layout, C: BoundsCheck> ArrayView<'a,
         let fits = info.size == size
             && info.offset.checked_add(size).is_some_and(|end| end <= whole)
             && info.offset % size == 0
-            && whole % size == 0;
+            && whole % size == 0
+            // A field of a packed element at an odd address would be misaligned.
+            && core::mem::align_of::<S>() % core::mem::align_of::<F>() == 0;
         if !fits {
             return Err(Error::Structure {
                 name: S::NAME,
@@ -257,7 +262,8 @@ impl<'a, S: Structured, const N: usize, L: Layout, C: BoundsCheck> ArrayView<'a,
             });
         }
         // SAFETY: `Element` is sealed, so `F::DTYPE` is `F`'s true type; the checks above put a
-        // whole `F` inside `S` at an offset and struct size that are multiples of its size.
+        // whole `F` inside `S` at an offset and struct size that are multiples of its size, in an
+        // element whose alignment is a multiple of `F`'s.
         Ok(self.field(unsafe { Field::new_unchecked(info.offset) }))
     }
 }

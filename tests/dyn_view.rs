@@ -27,14 +27,14 @@ fn refusals_are_typed_errors_with_their_numbers() {
     let data = [0f32; 12];
     let v = DynView::from_slice(&[3, 4], &data).unwrap();
     assert_eq!(v.at(&[3, 0]), Err(Error::IndexOutOfBounds { axis: 0, index: 3, size: 3 }));
-    assert_eq!(v.at(&[0, 0, 0]), Err(Error::Rank { op: "DynView::at", expected: 2, got: 3 }));
+    assert_eq!(v.at(&[0, 0, 0]), Err(Error::RankMismatch { op: "DynView::at", expected: 2, got: 3 }));
     assert!(v.at(&[1]).unwrap_err().to_string().contains("got 1 axes where the array has 2"));
     assert!(v.get(&[2, 4]).is_none());
     assert!(matches!(DynView::from_slice(&[5, 3], &data), Err(Error::LengthMismatch { .. })));
     assert!(matches!(DynView::<f32>::from_slice(&[0, 1 << 62], &[]), Err(Error::Overflow { .. })));
-    assert!(matches!(DynView::from_slice_strided(&[3, 4], &[4], 0, &data), Err(Error::Rank { .. })));
+    assert!(matches!(DynView::from_slice_strided(&[3, 4], &[4], 0, &data), Err(Error::RankMismatch { .. })));
     assert!(matches!(DynView::from_slice_strided(&[3, 4], &[5, 1], 0, &data), Err(Error::Layout { .. })));
-    assert!(matches!(v.clone().try_into_rank::<3>(), Err(Error::Rank { expected: 2, got: 3, .. })));
+    assert!(matches!(v.clone().try_into_rank::<3>(), Err(Error::RankMismatch { expected: 2, got: 3, .. })));
     let mut m = [0u8; 4];
     assert!(matches!(DynViewMut::from_slice_strided(&[4, 2], &[1, 0], 0, &mut m), Err(Error::Layout { .. })));
 }
@@ -55,6 +55,16 @@ fn mutable_views_write_where_the_typed_ones_read() {
     let mut row = DynViewMut::from_slice_strided(&[6], &[4], 1, &mut data).unwrap();
     row.fill(-1);
     assert_eq!(data.iter().filter(|&&x| x == -1).count(), 6);
+}
+
+#[test]
+fn a_length_one_axis_may_have_any_stride() {
+    // Its stride is never stepped: before, the carry added it first and overflowed in debug builds.
+    let data = [1u8, 2];
+    let v = DynView::from_slice_strided(&[2, 1], &[1, isize::MAX], 0, &data).unwrap();
+    assert_eq!(v.to_vec(), [1, 2]);
+    let w = DynView::from_slice_strided(&[1, 2], &[isize::MIN, 1], 0, &data).unwrap();
+    assert_eq!(w.to_vec(), [1, 2]);
 }
 
 #[test]

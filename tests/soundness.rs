@@ -179,6 +179,50 @@ fn field_by_name_checks_types() {
     assert!(matches!(a.field_by_name::<u32>("x"), Err(Error::DType { .. })));
 }
 
+/// A hand-written packed structured element: its alignment is 1, so a slice of them may start at
+/// an odd address, and a field view would hand out misaligned `&f64`s.
+#[derive(Clone, Copy)]
+#[repr(C, packed)]
+struct Packed {
+    a: f64,
+    b: f64,
+}
+// SAFETY (test): two f64, no padding; every bit pattern is valid.
+unsafe impl cnda::bytemuck::Zeroable for Packed {}
+// SAFETY (test): as above.
+unsafe impl cnda::bytemuck::Pod for Packed {}
+// SAFETY (test): the fields' true offsets, types and sizes (the alignment clause of the contract
+// is what it breaks, and what `field_by_name` must catch at run time).
+unsafe impl cnda::structured::Structured for Packed {
+    const NAME: &'static str = "Packed";
+    const FIELDS: &'static [cnda::structured::FieldInfo] = &[
+        cnda::structured::FieldInfo {
+            name: "a",
+            offset: 0,
+            dtype: DType::F64,
+            size: 8,
+            byte_order: cnda::structured::ByteOrder::NATIVE,
+        },
+        cnda::structured::FieldInfo {
+            name: "b",
+            offset: 8,
+            dtype: DType::F64,
+            size: 8,
+            byte_order: cnda::structured::ByteOrder::NATIVE,
+        },
+    ];
+}
+
+#[test]
+fn field_by_name_refuses_fields_a_packed_element_would_misalign() {
+    // Soundness II, review finding: offsets and sizes tile, but the element's alignment (1) is
+    // not a multiple of the field's (8).
+    let bytes = [0u8; 33];
+    let elements: &[Packed] = cnda::bytemuck::cast_slice(&bytes[1..33]); // at an odd address
+    let v = ArrayView::<Packed, 1, RowMajor>::from_slice([2], elements).unwrap();
+    assert!(matches!(v.field_by_name::<f64>("a"), Err(Error::Structure { .. })));
+}
+
 // ---- 1.5 Display of empty arrays with huge axes ------------------------------------------------
 
 #[test]

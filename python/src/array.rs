@@ -172,16 +172,23 @@ impl ContiguousND {
         let index = indices(index)?;
         by_element!(Data, &self.data, s, _T => {
             let index = python_index(&index, &s.shape)?;
-            Ok(s.view()?.at(&index).map_err(to_pyerr)?.into_pyobject(py)?.into_any())
+            // No Python code between the check and the read (another thread could start a kernel).
+            crate::overlap::check_read("__getitem__", self.span())?;
+            let value = *s.view()?.at(&index).map_err(to_pyerr)?;
+            Ok(value.into_pyobject(py)?.into_any())
         })
     }
 
     fn __setitem__(&mut self, index: &Bound<'_, PyAny>, value: &Bound<'_, PyAny>) -> PyResult<()> {
         let index = indices(index)?;
-        crate::overlap::check_write("__setitem__", self.span())?;
+        let span = self.span();
         by_element!(Data, &mut self.data, s, T => {
+            // The value first: its conversion may run Python code (`__float__`), which may let
+            // another thread start a kernel. Nothing but Rust between the check and the write.
+            let value = value.extract::<T>()?;
             let index = python_index(&index, &s.shape)?;
-            *s.view_mut("__setitem__")?.at_mut(&index).map_err(to_pyerr)? = value.extract::<T>()?;
+            crate::overlap::check_write("__setitem__", span)?;
+            *s.view_mut("__setitem__")?.at_mut(&index).map_err(to_pyerr)? = value;
             Ok(())
         })
     }
@@ -193,9 +200,11 @@ impl ContiguousND {
 
     /// Sets every element to `value`.
     fn fill(&mut self, value: &Bound<'_, PyAny>) -> PyResult<()> {
-        crate::overlap::check_write("fill", self.span())?;
+        let span = self.span();
         by_element!(Data, &mut self.data, s, T => {
+            // As in `__setitem__`: convert first, then check and write with no Python code between.
             let v = value.extract::<T>()?;
+            crate::overlap::check_write("fill", span)?;
             s.as_mut_slice("fill")?.fill(v);
             Ok(())
         })
@@ -203,6 +212,7 @@ impl ContiguousND {
 
     /// A copy in a new cnda buffer.
     pub fn copy(&self) -> PyResult<Self> {
+        crate::overlap::check_read("copy", self.span())?;
         let data = by_element!(Data, &self.data, s, T => {
             let array = cnda::Array::<T, 1>::from_shape_vec([s.as_slice().len()], s.as_slice().to_vec())
                 .map_err(to_pyerr)?;
@@ -261,6 +271,19 @@ impl ContiguousND {
         crate::dlpack::export(slf, args, ContiguousND::copy, crate::dlpack::exporter_of)
     }
 
+    /// NumPy's array protocol: `np.asarray(arr)`, `np.array(arr)` and every ufunc see this array
+    /// through `to_numpy()`: the same memory, kept alive (and unresizable) while NumPy holds it.
+    /// A `dtype` other than the array's gives a converted copy, refused under `copy=False`.
+    #[pyo3(signature = (dtype = None, copy = None))]
+    fn __array__<'py>(
+        slf: Bound<'py, Self>,
+        dtype: Option<Bound<'py, PyAny>>,
+        copy: Option<bool>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let view = ContiguousND::to_numpy(slf, copy == Some(true))?;
+        converted(view, dtype, copy)
+    }
+
     /// The device of the memory, as DLPack names it: `(1, 0)`, the CPU.
     fn __dlpack_device__(&self) -> (i32, i32) {
         crate::dlpack::device()
@@ -278,6 +301,7 @@ impl ContiguousND {
             // shape, alive while `this` is.
             let view = unsafe { ArrayViewD::<T>::from_shape_ptr(IxDyn(&s.shape), s.ptr()) };
             if copy {
+                crate::overlap::check_read("to_numpy(copy=True)", this.span())?;
                 return Ok(PyArrayDyn::<T>::from_array(py, &view).into_any());
             }
             let guard = Export::new(py, &slf)?.into_bound(py);
@@ -304,7 +328,7 @@ impl ContiguousND {
     }
 
     /// The bytes the elements occupy.
-    fn span(&self) -> crate::overlap::Span {
+    pub(crate) fn span(&self) -> crate::overlap::Span {
         by_element!(Data, &self.data, s, T => {
             crate::overlap::Span::contiguous(s.ptr() as usize, s.as_slice().len(), core::mem::size_of::<T>())
         })
@@ -316,7 +340,13 @@ impl ContiguousND {
     }
 
     /// Writes the elements as a `.npy` stream.
-    pub fn write_npy(&self, w: impl std::io::Write) -> cnda::Result<()> {
+    pub fn write_npy(&self, w: impl std::io::Write) -> PyResult<()> {
+        crate::overlap::check_read("save", self.span())?;
+        self.write_npy_unchecked(w).map_err(to_pyerr)
+    }
+
+    /// `write_npy` after the in-use check.
+    fn write_npy_unchecked(&self, w: impl std::io::Write) -> cnda::Result<()> {
         by_element!(Data, &self.data, s, _T => cnda::interop::npy::write_slice(w, &s.shape, s.as_slice()))
     }
 
@@ -324,6 +354,28 @@ impl ContiguousND {
     pub fn raw_parts(&self) -> (*mut core::ffi::c_void, dlpark::ffi::DLDataType, bool) {
         by_element!(Data, &self.data, s, _T => crate::dlpack::raw_parts_of(s))
     }
+}
+
+/// `view` in element type `dtype` for NumPy's `__array__` protocol: itself when the type is the
+/// same (or none is asked), else a converted copy, which `copy=False` refuses.
+pub(crate) fn converted<'py>(
+    view: Bound<'py, PyAny>,
+    dtype: Option<Bound<'py, PyAny>>,
+    copy: Option<bool>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let Some(dtype) = dtype else { return Ok(view) };
+    let want = view.py().import("numpy")?.call_method1("dtype", (dtype,))?;
+    if view.getattr("dtype")?.eq(&want)? {
+        return Ok(view);
+    }
+    if copy == Some(false) {
+        return Err(pyo3::exceptions::PyValueError::new_err(format!(
+            "__array__: the array holds {} and {want} was asked for with copy=False; a conversion copies, so pass \
+             copy=None (the default) or True",
+            view.getattr("dtype")?
+        )));
+    }
+    view.call_method1("astype", (want,))
 }
 
 /// The element types a `ContiguousND` holds: float32, float64, int32, int64.

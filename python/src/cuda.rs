@@ -307,6 +307,7 @@ pub fn to_cuda(py: Python<'_>, x: &Bound<'_, PyAny>, device: usize) -> PyResult<
     let dev = open(device)?;
     let upload = |host: &ContiguousND| -> PyResult<CudaArray> {
         let data = by_element!(Data, host.data(), s, T => {
+            crate::overlap::check_read("to_cuda", host.span())?;
             let view = ArrayView::<T, 1, RowMajor>::from_slice([s.as_slice().len()], s.as_slice()).map_err(to_pyerr)?;
             let array = view.try_to_backend(&dev).map_err(to_pyerr)?;
             T::device_data(DeviceStore { array, shape: s.shape.clone() })

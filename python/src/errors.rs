@@ -26,7 +26,7 @@ pub fn to_pyerr(e: cnda::Error) -> PyErr {
         | cnda::Error::Broadcast { .. }
         | cnda::Error::BroadcastOperands { .. }
         | cnda::Error::Overflow { .. }
-        | cnda::Error::Rank { .. }
+        | cnda::Error::RankMismatch { .. }
         | cnda::Error::Layout { .. } => PyValueError::new_err(message),
         // Ownership (borrowed or read-only memory), device errors and the rest.
         _ => PyRuntimeError::new_err(message),

@@ -24,10 +24,10 @@ fn io(op: &'static str, e: std::io::Error) -> PyErr {
 pub fn save(py: Python<'_>, path: PathBuf, arr: &Bound<'_, PyAny>) -> PyResult<()> {
     let file = BufWriter::new(File::create(&path).map_err(|e| io("save", e))?);
     if let Ok(a) = arr.cast::<ContiguousND>() {
-        return a.borrow().write_npy(file).map_err(to_pyerr);
+        return a.borrow().write_npy(file);
     }
     if let Ok(a) = arr.cast::<StructuredND>() {
-        return a.borrow().write_npy(py, file).map_err(to_pyerr);
+        return a.borrow().write_npy(py, file);
     }
     Err(pyo3::exceptions::PyTypeError::new_err(format!(
         "save takes a cnda.ContiguousND or cnda.StructuredND, got {}; use cnda.from_numpy(x) first",

@@ -13,8 +13,10 @@ pub mod elements;
 mod errors;
 mod files;
 mod kernels;
+mod operands;
 mod ops;
 mod overlap;
+mod pad;
 mod store;
 mod structured;
 
@@ -51,7 +53,7 @@ fn cnda(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(ops::idivide, m)?)?;
     m.add_function(wrap_pyfunction!(ops::sum, m)?)?;
     m.add_function(wrap_pyfunction!(ops::matmul, m)?)?;
-    m.add_function(wrap_pyfunction!(ops::pad, m)?)?;
+    m.add_function(wrap_pyfunction!(pad::pad, m)?)?;
     // CNDA's per-type names: the same class with the element type fixed.
     let numpy_dtypes = [("f32", "float32"), ("f64", "float64"), ("i32", "int32"), ("i64", "int64")];
     let make = m.getattr("ContiguousND")?;

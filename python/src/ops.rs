@@ -4,16 +4,16 @@
 //! buffers handed to NumPy without a copy. Large operations run with the interpreter lock
 //! released, so other Python threads go on meanwhile.
 
-use cnda::stencil::{try_pad, PadMode};
 use cnda::{Array, ArrayView, GemmElement, Numeric, Zip};
 use numpy::{PyArrayDyn, PyUntypedArray, PyUntypedArrayMethods};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::IntoPyObjectExt;
+use pyo3::types::{IntoPyDict, PyTuple};
 
 use crate::array::{into_numpy, Stored};
 use crate::borrow::{by_rank, read, view, view_mut, write};
 use crate::errors::to_pyerr;
+use crate::operands::{check_out, promote};
 use crate::overlap::{lease, span_of, Operand};
 
 /// Operations on at least this many elements release the interpreter lock (below it, releasing
@@ -21,7 +21,7 @@ use crate::overlap::{lease, span_of, Operand};
 const DETACH_FROM: usize = 1 << 16;
 
 /// `f()`, with the interpreter lock released when `len` elements make it worth it.
-fn run<R: Send>(py: Python<'_>, len: usize, f: impl FnOnce() -> R + Send) -> R {
+pub(crate) fn run<R: Send>(py: Python<'_>, len: usize, f: impl FnOnce() -> R + Send) -> R {
     if len >= DETACH_FROM {
         py.detach(f)
     } else {
@@ -34,16 +34,16 @@ fn run<R: Send>(py: Python<'_>, len: usize, f: impl FnOnce() -> R + Send) -> R {
 macro_rules! by_dtype {
     ($op:expr, $x:expr, $T:ident => $body:expr) => {{
         let x: &Bound<'_, PyAny> = $x;
-        if x.cast::<PyArrayDyn<f64>>().is_ok() {
+        if x.cast::<numpy::PyArrayDyn<f64>>().is_ok() {
             type $T = f64;
             $body
-        } else if x.cast::<PyArrayDyn<f32>>().is_ok() {
+        } else if x.cast::<numpy::PyArrayDyn<f32>>().is_ok() {
             type $T = f32;
             $body
-        } else if x.cast::<PyArrayDyn<i64>>().is_ok() {
+        } else if x.cast::<numpy::PyArrayDyn<i64>>().is_ok() {
             type $T = i64;
             $body
-        } else if x.cast::<PyArrayDyn<i32>>().is_ok() {
+        } else if x.cast::<numpy::PyArrayDyn<i32>>().is_ok() {
             type $T = i32;
             $body
         } else {
@@ -51,8 +51,9 @@ macro_rules! by_dtype {
         }
     }};
 }
+pub(crate) use by_dtype;
 
-fn unsupported(op: &'static str, x: &Bound<'_, PyAny>) -> PyErr {
+pub(crate) fn unsupported(op: &'static str, x: &Bound<'_, PyAny>) -> PyErr {
     let got = match x.cast::<PyUntypedArray>() {
         Ok(a) => a.dtype().to_string(),
         Err(_) => format!("a {} (not a numpy.ndarray)", x.get_type()),
@@ -63,6 +64,11 @@ fn unsupported(op: &'static str, x: &Bound<'_, PyAny>) -> PyErr {
         fix:
             "cnda computes on numpy.ndarray of float32, float64, int32 or int64; convert with np.asarray(x, dtype=...)",
     })
+}
+
+/// `value` as a NumPy scalar of its own type (`np.float32(..)`), as `np.sum` returns a total.
+fn numpy_scalar<'py, T: numpy::Element + IntoPyObject<'py>>(py: Python<'py>, value: T) -> PyResult<Bound<'py, PyAny>> {
+    numpy::dtype::<T>(py).getattr("type")?.call1((value,))
 }
 
 /// The elementwise binary operations.
@@ -93,6 +99,36 @@ fn broadcast_len(a: &[usize], b: &[usize]) -> usize {
     long.iter().enumerate().map(|(k, &n)| if k < pad { n } else { n.max(short[k - pad]) }).product()
 }
 
+/// `name` (a NumPy dtype name cnda computes in) as the type `$T` in `$body`.
+macro_rules! by_name {
+    ($name:expr, $T:ident => $body:expr) => {
+        match $name {
+            "float64" => {
+                type $T = f64;
+                $body
+            }
+            "float32" => {
+                type $T = f32;
+                $body
+            }
+            "int64" => {
+                type $T = i64;
+                $body
+            }
+            _ => {
+                type $T = i32;
+                $body
+            }
+        }
+    };
+}
+
+/// The shape NumPy broadcasting gives two arrays.
+fn broadcast_shape(py: Python<'_>, a: &Bound<'_, PyAny>, b: &Bound<'_, PyAny>) -> PyResult<Vec<usize>> {
+    py.import("numpy")?.call_method1("broadcast_shapes", (a.getattr("shape")?, b.getattr("shape")?))?.extract()
+}
+
+/// `a op b` into a new array; both already of `T` (promoted).
 fn binary<'py, T: Stored + Numeric>(
     py: Python<'py>,
     op: Binary,
@@ -103,7 +139,8 @@ fn binary<'py, T: Stored + Numeric>(
     let (ra, rb) = (read::<T>(a, name, "a")?, read::<T>(b, name, "b")?);
     let _in_use = lease(name, &[Operand::read("a", span_of::<T>(a)), Operand::read("b", span_of::<T>(b))])?;
     let len = broadcast_len(ra.shape(), rb.shape());
-    by_rank!(name, ra.ndim().max(rb.ndim()), N => {
+    // Scalars (0-d) compute as one-element arrays, reshaped back below.
+    let result = by_rank!(name, ra.ndim().max(rb.ndim()).max(1), N => {
         let (va, vb) = (view::<T, N>(&ra, name)?, view::<T, N>(&rb, name)?);
         let out = run(py, len, || match op {
             Binary::Add => va.try_add(vb),
@@ -113,7 +150,62 @@ fn binary<'py, T: Stored + Numeric>(
         })
         .map_err(to_pyerr)?;
         into_numpy(py, out)
-    })
+    })?;
+    if ra.ndim().max(rb.ndim()) == 0 {
+        return result.call_method1("reshape", (PyTuple::empty(py),));
+    }
+    Ok(result)
+}
+
+/// `out = a op b`, written into `out` (checked: shape, element type, writable); an input that
+/// overlaps `out` is read whole first, as NumPy does.
+fn binary_into<'py, T: Stored + Numeric>(
+    py: Python<'py>,
+    op: Binary,
+    a: &Bound<'py, PyAny>,
+    b: &Bound<'py, PyAny>,
+    out: &Bound<'py, PyAny>,
+    dtype: &str,
+) -> PyResult<Bound<'py, PyAny>> {
+    let name = op.name();
+    let shape = broadcast_shape(py, a, b)?;
+    check_out(name, out, &shape, dtype)?;
+    let whole = |x: &Bound<'py, PyAny>| -> PyResult<Bound<'py, PyAny>> {
+        if span_of::<T>(out).overlaps(span_of::<T>(x)) {
+            x.call_method0("copy")
+        } else {
+            Ok(x.clone())
+        }
+    };
+    let (a, b) = (whole(a)?, whole(b)?);
+    // A 0-d out is written through its one-element 1-D view (same memory).
+    let target = if shape.is_empty() { out.call_method1("reshape", ((1,),))? } else { out.clone() };
+    let (ra, rb) = (read::<T>(&a, name, "a")?, read::<T>(&b, name, "b")?);
+    let mut wo = write::<T>(&target, name, "out")?;
+    let _in_use = lease(
+        name,
+        &[
+            Operand::write("out", span_of::<T>(&target)),
+            Operand::read("a", span_of::<T>(&a)),
+            Operand::read("b", span_of::<T>(&b)),
+        ],
+    )?;
+    let len = wo.len();
+    by_rank!(name, wo.ndim(), N => {
+        let (va, vb) = (view::<T, N>(&ra, name)?, view::<T, N>(&rb, name)?);
+        let mut vo = view_mut::<T, N>(&mut wo, name)?;
+        let vb = vb.try_broadcast_to(vo.shape()).map_err(to_pyerr)?;
+        vo.try_assign(&va).map_err(to_pyerr)?;
+        // One rounding per element, as `a op b` computed whole: `out = a; out op= b`.
+        run(py, len, || match op {
+            Binary::Add => vo += vb,
+            Binary::Sub => vo -= vb,
+            Binary::Mul => vo *= vb,
+            Binary::Div => vo /= vb,
+        });
+        Ok::<(), PyErr>(())
+    })?;
+    Ok(out.clone())
 }
 
 fn binary_in_place<T: Stored + Numeric>(
@@ -168,45 +260,59 @@ fn dispatch_binary<'py>(
     op: Binary,
     a: &Bound<'py, PyAny>,
     b: &Bound<'py, PyAny>,
+    out: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    by_dtype!(op.name(), a, T => {
-        if matches!(op, Binary::Div) && !is_float::<T>() {
-            return Err(integer_division());
-        }
-        binary::<T>(py, op, a, b)
+    let p = promote(py, op.name(), a, b, matches!(op, Binary::Div))?;
+    by_name!(p.dtype.as_str(), T => match out {
+        None => binary::<T>(py, op, &p.a, &p.b),
+        Some(out) => binary_into::<T>(py, op, &p.a, &p.b, out, &p.dtype),
     })
 }
 
+/// `a op= b`: `a` keeps its element type, and `b` is converted to it when NumPy's `same_kind`
+/// casting allows (a float into an integer array does not: `TypeError`, as NumPy).
 fn dispatch_in_place(py: Python<'_>, op: Binary, a: &Bound<'_, PyAny>, b: &Bound<'_, PyAny>) -> PyResult<()> {
-    by_dtype!(op.name(), a, T => {
-        if matches!(op, Binary::Div) && !is_float::<T>() {
-            return Err(integer_division());
-        }
-        binary_in_place::<T>(py, op, a, b)
-    })
+    let name = op.name();
+    let own: String = match a.getattr("dtype").and_then(|d| d.getattr("name")).and_then(|n| n.extract()) {
+        Ok(own) => own,
+        Err(_) => return Err(unsupported(name, a)),
+    };
+    let p = promote(py, name, a, b, matches!(op, Binary::Div))?;
+    if p.dtype == own {
+        return by_name!(own.as_str(), T => binary_in_place::<T>(py, op, a, &p.b));
+    }
+    // As NumPy: compute in the promoted type, then cast into `a` when its `same_kind` rule allows
+    // (float64 into float32 yes, a float into an integer array no).
+    let np = py.import("numpy")?;
+    if !np.call_method1("can_cast", (&p.dtype, &own, "same_kind"))?.extract::<bool>()? {
+        return Err(PyTypeError::new_err(format!(
+            "{name}: the result is {} but a is {own}, and cnda (as NumPy's same_kind rule) does not write {} into {own} \
+             in place; use the form that returns a new array, or convert a first",
+            p.dtype, p.dtype
+        )));
+    }
+    let result = dispatch_binary(py, op, &p.a, &p.b, None)?;
+    np.call_method("copyto", (a, result), Some(&[("casting", "same_kind")].into_py_dict(py)?))?;
+    Ok(())
 }
 
-fn is_float<T: Numeric>() -> bool {
-    matches!(<T as cnda::Element>::DTYPE, cnda::DType::F32 | cnda::DType::F64)
-}
-
-fn integer_division() -> PyErr {
-    PyTypeError::new_err(
-        "divide: integer arrays are not divided here (NumPy's true division gives floats); convert with astype(np.float64)",
-    )
-}
-
-/// One Python function per binary op and form: `$new(a, b)` returns a new array, `$in_place(a, b)`
-/// updates `a`.
+/// One Python function per binary op and form: `$new(a, b, out=None)` returns a new array (or
+/// writes `out`), `$in_place(a, b)` updates `a`.
 macro_rules! binary_functions {
     ($($op:ident: $new:ident $in_place:ident $what:literal;)*) => {$(
-        #[doc = concat!("`a ", $what, " b` with NumPy broadcasting over any strides, as a new array (same dtype; cnda's memory, handed to NumPy without a copy).")]
+        #[doc = concat!("`a ", $what, " b` with NumPy broadcasting over any strides and NumPy's type promotion (scalars, lists and cnda arrays too), as a new array in cnda's memory handed to NumPy without a copy, or written into `out`.")]
         #[pyfunction]
-        pub fn $new<'py>(py: Python<'py>, a: &Bound<'py, PyAny>, b: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
-            dispatch_binary(py, Binary::$op, a, b)
+        #[pyo3(signature = (a, b, out = None))]
+        pub fn $new<'py>(
+            py: Python<'py>,
+            a: &Bound<'py, PyAny>,
+            b: &Bound<'py, PyAny>,
+            out: Option<Bound<'py, PyAny>>,
+        ) -> PyResult<Bound<'py, PyAny>> {
+            dispatch_binary(py, Binary::$op, a, b, out.as_ref())
         }
 
-        #[doc = concat!("`a ", $what, "= b` in place, `b` broadcast into `a`'s shape (`a` may be any writable view).")]
+        #[doc = concat!("`a ", $what, "= b` in place, `b` broadcast into `a`'s shape (`a` may be any writable view; `b` any operand NumPy converts to `a`'s type).")]
         #[pyfunction]
         pub fn $in_place(py: Python<'_>, a: &Bound<'_, PyAny>, b: &Bound<'_, PyAny>) -> PyResult<()> {
             dispatch_in_place(py, Binary::$op, a, b)
@@ -245,7 +351,7 @@ fn sum_typed<'py, T: Stored + Numeric + IntoPyObject<'py>>(
             let v = view::<T, N>(&ra, "sum")?;
             Ok(if len >= DETACH_FROM { py.detach(|| v.par_sum()) } else { v.sum() })
         })?;
-        total.into_bound_py_any(py)
+        numpy_scalar::<T>(py, total)
     };
     let Some(axis) = axis else { return whole(py) };
     let axis = normalize_axis("sum", axis, rank)?;
@@ -278,7 +384,7 @@ fn sum_widened<'py>(py: Python<'py>, a: &Bound<'py, PyAny>, axis: Option<isize>)
             let v = view::<i32, $N>(&ra, "sum")?;
             match axis {
                 None => {
-                    run(py, v.len(), || Zip::from(v).fold(0i64, |acc, &x| acc + i64::from(x))).into_bound_py_any(py)
+                    numpy_scalar::<i64>(py, run(py, v.len(), || Zip::from(v).fold(0i64, |acc, &x| acc + i64::from(x))))
                 }
                 Some(axis) => {
                     let mut shape = v.shape().to_vec();
@@ -299,7 +405,7 @@ fn sum_widened<'py>(py: Python<'py>, a: &Bound<'py, PyAny>, axis: Option<isize>)
     match (rank, axis) {
         (1, _) => {
             let v = view::<i32, 1>(&ra, "sum")?;
-            run(py, v.len(), || Zip::from(v).fold(0i64, |acc, &x| acc + i64::from(x))).into_bound_py_any(py)
+            numpy_scalar::<i64>(py, run(py, v.len(), || Zip::from(v).fold(0i64, |acc, &x| acc + i64::from(x))))
         }
         (2, _) => widened!(2, 1),
         (3, _) => widened!(3, 2),
@@ -308,11 +414,53 @@ fn sum_widened<'py>(py: Python<'py>, a: &Bound<'py, PyAny>, axis: Option<isize>)
     }
 }
 
-/// The sum of all elements (a Python number), or along `axis` (an array of one rank less), as
-/// NumPy's `sum`: floats summed pairwise in their own type, int32 promoted to int64.
+/// The sum of all elements (a NumPy scalar of the sum's type), or along `axis` (an int, or a tuple of ints summed
+/// one after another, highest first), as NumPy's `sum`: floats summed pairwise in their own type,
+/// int32 promoted to int64.
 #[pyfunction]
 #[pyo3(signature = (a, axis = None))]
-pub fn sum<'py>(py: Python<'py>, a: &Bound<'py, PyAny>, axis: Option<isize>) -> PyResult<Bound<'py, PyAny>> {
+pub fn sum<'py>(
+    py: Python<'py>,
+    a: &Bound<'py, PyAny>,
+    axis: Option<Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let axes: Option<Vec<isize>> = match &axis {
+        None => None,
+        Some(axis) => match axis.extract::<isize>() {
+            Ok(one) => return sum_one(py, a, Some(one)),
+            Err(_) => Some(axis.extract::<Vec<isize>>().map_err(|_| {
+                PyTypeError::new_err(format!("sum: axis must be an int or a tuple of ints, got {}", axis.get_type()))
+            })?),
+        },
+    };
+    let Some(axes) = axes else { return sum_one(py, a, None) };
+    let rank = a.getattr("ndim").map_err(|_| unsupported("sum", a))?.extract::<usize>()?;
+    let mut normal = axes.iter().map(|&k| normalize_axis("sum", k, rank)).collect::<PyResult<Vec<_>>>()?;
+    normal.sort_unstable();
+    if normal.windows(2).any(|w| w[0] == w[1]) {
+        return Err(PyValueError::new_err(format!("sum: axis {axes:?} names an axis twice; name each once")));
+    }
+    if normal.is_empty() {
+        // No axis: every element on its own, in the sum's element type (int32 widened), as NumPy.
+        return if a.cast::<PyArrayDyn<i32>>().is_ok() {
+            a.call_method1("astype", ("int64",))
+        } else {
+            a.call_method0("copy")
+        };
+    }
+    if normal.len() == rank {
+        return sum_one(py, a, None);
+    }
+    // Highest axis first, so the lower axes keep their numbers.
+    let mut x = a.clone();
+    for &k in normal.iter().rev() {
+        x = sum_one(py, &x, Some(k as isize))?;
+    }
+    Ok(x)
+}
+
+/// `sum` over everything or one axis.
+fn sum_one<'py>(py: Python<'py>, a: &Bound<'py, PyAny>, axis: Option<isize>) -> PyResult<Bound<'py, PyAny>> {
     if a.cast::<PyArrayDyn<i32>>().is_ok() {
         return sum_widened(py, a, axis);
     }
@@ -354,48 +502,4 @@ pub fn matmul<'py>(py: Python<'py>, a: &Bound<'py, PyAny>, b: &Bound<'py, PyAny>
             fix: "matmul takes float32 or float64 arrays; convert with astype(np.float64)",
         }))
     }
-}
-
-fn pad_typed<'py, T: Stored + Numeric + for<'a> FromPyObject<'a, 'py>>(
-    py: Python<'py>,
-    a: &Bound<'py, PyAny>,
-    width: usize,
-    mode: &str,
-    constant: &Bound<'py, PyAny>,
-) -> PyResult<Bound<'py, PyAny>> {
-    let mode = match mode {
-        "constant" => PadMode::Constant(constant.extract::<T>().map_err(Into::into)?),
-        "edge" => PadMode::Edge,
-        "reflect" => PadMode::Reflect,
-        "wrap" => PadMode::Periodic,
-        other => {
-            return Err(PyValueError::new_err(format!(
-                "pad: mode {other:?} is not supported; use \"constant\", \"edge\", \"reflect\" or \"wrap\""
-            )))
-        }
-    };
-    let ra = read::<T>(a, "pad", "a")?;
-    let _in_use = lease("pad", &[Operand::read("a", span_of::<T>(a))])?;
-    let len = ra.len();
-    by_rank!("pad", ra.ndim(), N => {
-        let v = view::<T, N>(&ra, "pad")?;
-        let out: Array<T, N> = run(py, len, || try_pad(v, width, mode)).map_err(to_pyerr)?;
-        into_numpy(py, out)
-    })
-}
-
-/// `a` with `width` points added at both ends of every axis, filled as NumPy's `np.pad` fills them
-/// for `mode` "constant" (with `constant_values`), "edge", "reflect" or "wrap".
-#[pyfunction]
-#[pyo3(signature = (a, width, mode = "constant", constant_values = None))]
-pub fn pad<'py>(
-    py: Python<'py>,
-    a: &Bound<'py, PyAny>,
-    width: usize,
-    mode: &str,
-    constant_values: Option<Bound<'py, PyAny>>,
-) -> PyResult<Bound<'py, PyAny>> {
-    let zero = 0i32.into_pyobject(py)?.into_any();
-    let constant = constant_values.unwrap_or(zero);
-    by_dtype!("pad", a, T => pad_typed::<T>(py, a, width, mode, &constant))
 }

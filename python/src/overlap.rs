@@ -17,6 +17,10 @@
 //!
 //! Spans are bounding byte ranges, as NumPy's `may_share_memory`: two interleaved views
 //! (`a[::2]`, `a[1::2]`) count as overlapping.
+//!
+//! Not covered: NumPy's own code in another Python thread (a ufunc, `x[...] = 1`) writing memory
+//! a cnda kernel is using. NumPy does not consult this registry, exactly as two NumPy ufuncs in
+//! two threads do not consult each other; order such threads yourself.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard};
@@ -53,7 +57,9 @@ impl Span {
                 hi += reach;
             }
         }
-        Span { lo: lo.max(0) as usize, hi: hi.max(0) as usize }
+        // An extent past the address space (only a hand-made `as_strided` array has one) clamps,
+        // so it still overlaps everything it may touch.
+        Span { lo: lo.clamp(0, usize::MAX as i128) as usize, hi: hi.clamp(0, usize::MAX as i128) as usize }
     }
 
     /// The span of `len` contiguous elements of `itemsize` bytes from `ptr`.
@@ -186,8 +192,23 @@ pub fn lease(op: &'static str, operands: &[Operand<'_>]) -> PyResult<Lease> {
     Ok(Lease(id))
 }
 
+/// For a short read under the interpreter lock (an element, a copy, a file write): refuses when
+/// a running kernel writes memory overlapping `span`. Call it with no Python code between it and
+/// the read, so that no other thread can start a kernel in between.
+///
+/// # Errors
+///
+/// `RuntimeError` naming the running call.
+pub fn check_read(op: &'static str, span: Span) -> PyResult<()> {
+    match in_use().iter().find(|u| u.write && u.span.overlaps(span)) {
+        Some(other) => Err(busy_error(op, "this array", other, false)),
+        None => Ok(()),
+    }
+}
+
 /// For a short write under the interpreter lock (no lease needed: no kernel can start before it
-/// ends): refuses when a running kernel uses `span`.
+/// ends, provided no Python code runs between this check and the write): refuses when a running
+/// kernel uses `span`.
 ///
 /// # Errors
 ///

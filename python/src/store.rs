@@ -38,10 +38,12 @@ pub enum Keep {
 }
 
 // SAFETY: the only non-thread-safe part is the raw pointer of `Borrowed`, to memory that `keep`
-// (a `Py` reference or a DLPack deleter, both Send + Sync) keeps alive wherever the store goes. The store's
-// elements are read and written only inside `ContiguousND` methods, which hold the interpreter
-// lock and a PyO3 borrow of the object; the module is built for the stable ABI, which only
-// GIL-enabled interpreters load, so the lock orders those accesses across threads.
+// (a `Py` reference or a DLPack deleter, both Send + Sync) keeps alive wherever the store goes. The
+// store's elements are read and written by `ContiguousND`/`StructuredND` methods, which hold the
+// interpreter lock and a PyO3 borrow of the object (the module is built for the stable ABI, which
+// only GIL-enabled interpreters load, so the lock orders them), and by cnda's kernels through
+// NumPy views with the lock released: those hold a lease on the memory (`overlap.rs`), which every
+// method checks (`check_read`/`check_write`) right before its access, with no Python code between.
 unsafe impl<T: Pod> Send for Memory<T> {}
 // SAFETY: as for `Send`: shared access happens under the interpreter lock.
 unsafe impl<T: Pod> Sync for Memory<T> {}
@@ -98,8 +100,8 @@ impl<T: Pod> Store<T> {
         match &mut self.memory {
             Memory::Owned(a) => Ok(a.as_mut_slice()),
             Memory::Borrowed { ptr, len, writable: true, .. } => {
-                // SAFETY: as in `as_slice`; the NumPy array is writable (checked), and access
-                // under the interpreter lock orders our writes with NumPy's.
+                // SAFETY: as in `as_slice`; the NumPy array is writable (checked); callers check the
+                // leases of running kernels first (`overlap::check_write`).
                 Ok(unsafe { core::slice::from_raw_parts_mut(*ptr, *len) })
             }
             Memory::Borrowed { writable: false, .. } => Err(to_pyerr(cnda::Error::Ownership {

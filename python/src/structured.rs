@@ -316,8 +316,15 @@ pub struct StructuredND {
 
 impl StructuredND {
     /// Writes the elements as a `.npy` stream.
-    pub fn write_npy(&self, py: Python<'_>, mut w: impl std::io::Write) -> cnda::Result<()> {
-        (self.element.bind(py).get().write_npy)(&mut w, &self.shape, self.store().as_slice())
+    pub fn write_npy(&self, py: Python<'_>, mut w: impl std::io::Write) -> PyResult<()> {
+        crate::overlap::check_read("save", self.span())?;
+        (self.element.bind(py).get().write_npy)(&mut w, &self.shape, self.store().as_slice()).map_err(to_pyerr)
+    }
+
+    /// The bytes the elements occupy.
+    fn span(&self) -> crate::overlap::Span {
+        let store = self.store();
+        crate::overlap::Span::contiguous(store.ptr() as usize, store.as_slice().len(), 1)
     }
 
     fn new(bytes: Store<u8>, shape: Vec<usize>, element: Py<ElementType>) -> Self {
@@ -411,6 +418,19 @@ impl StructuredND {
         bytes.call_method1("view", (dtype,))?.call_method1("reshape", (PyTuple::new(py, &this.shape)?,))
     }
 
+    /// NumPy's array protocol (`np.asarray(s)`): the structured view `to_numpy()` gives; another
+    /// `dtype` a converted copy (refused under `copy=False`).
+    #[pyo3(signature = (dtype = None, copy = None))]
+    fn __array__<'py>(
+        slf: Bound<'py, Self>,
+        dtype: Option<Bound<'py, PyAny>>,
+        copy: Option<bool>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let view = StructuredND::to_numpy(slf)?;
+        let view = if copy == Some(true) { view.call_method0("copy")? } else { view };
+        crate::array::converted(view, dtype, copy)
+    }
+
     /// A NumPy view of field `name` of every element (strided, same memory, writable unless the
     /// array is read-only).
     fn field<'py>(slf: Bound<'py, Self>, name: &str) -> PyResult<Bound<'py, PyAny>> {
@@ -432,6 +452,9 @@ impl StructuredND {
     /// to struct of arrays.
     fn to_soa<'py>(slf: Bound<'py, Self>) -> PyResult<Bound<'py, PyDict>> {
         let py = slf.py();
+        // NumPy copies the fields below, under the interpreter lock (see overlap.rs for what a
+        // NumPy copy in another thread can still meet).
+        crate::overlap::check_read("to_soa", slf.borrow().span())?;
         let view = StructuredND::to_numpy(slf.clone())?;
         let out = PyDict::new(py);
         let element = slf.borrow().element.clone_ref(py);
@@ -445,6 +468,7 @@ impl StructuredND {
     /// A copy in a new cnda buffer.
     fn copy(slf: Bound<'_, Self>) -> PyResult<StructuredND> {
         let py = slf.py();
+        crate::overlap::check_read("copy", slf.borrow().span())?;
         let element = slf.borrow().element.clone_ref(py);
         let source = StructuredND::to_numpy(slf)?;
         ElementType::from_numpy(element.into_bound(py), &source, true, false)

@@ -71,15 +71,17 @@ pub(crate) fn walk_lanes<const N: usize, const K: usize>(
                 return;
             }
             axis -= 1;
-            index[axis] += 1;
-            for k in 0..K {
-                bases[k] += strides[k][axis];
-            }
-            if index[axis] < shape[axis] {
+            // Step only within the axis, so the bases only take values of visited lanes (a
+            // length-1 axis may carry any stride, which is never added) and cannot overflow.
+            if index[axis] + 1 < shape[axis] {
+                index[axis] += 1;
+                for k in 0..K {
+                    bases[k] += strides[k][axis];
+                }
                 break;
             }
             for k in 0..K {
-                bases[k] -= strides[k][axis] * shape[axis] as isize;
+                bases[k] -= strides[k][axis] * index[axis] as isize;
             }
             index[axis] = 0;
         }

@@ -66,7 +66,7 @@ impl Geometry {
         elem_size: usize,
     ) -> Result<Self> {
         if shape.len() != strides.len() {
-            return Err(Error::Rank { op, expected: shape.len(), got: strides.len() });
+            return Err(Error::RankMismatch { op, expected: shape.len(), got: strides.len() });
         }
         check_inside(op, shape, strides, offset, data_len, elem_size)?;
         let len = shape::checked_len(op, shape, elem_size)?;
@@ -76,7 +76,7 @@ impl Geometry {
     /// The element offset of `index`, every axis checked.
     fn offset(&self, op: &'static str, index: &[usize]) -> Result<isize> {
         if index.len() != self.shape.len() {
-            return Err(Error::Rank { op, expected: self.shape.len(), got: index.len() });
+            return Err(Error::RankMismatch { op, expected: self.shape.len(), got: index.len() });
         }
         let mut offset = 0isize;
         for (axis, ((&i, &size), &stride)) in index.iter().zip(&self.shape).zip(&self.strides).enumerate() {
@@ -99,9 +99,9 @@ impl Geometry {
             })
     }
 
-    /// The typed shape and strides, or `Error::Rank`.
+    /// The typed shape and strides, or `Error::RankMismatch`.
     fn typed<const N: usize>(&self, op: &'static str) -> Result<([usize; N], [isize; N])> {
-        let wrong = || Error::Rank { op, expected: self.shape.len(), got: N };
+        let wrong = || Error::RankMismatch { op, expected: self.shape.len(), got: N };
         Ok((
             self.shape.as_slice().try_into().map_err(|_| wrong())?,
             self.strides.as_slice().try_into().map_err(|_| wrong())?,
@@ -117,19 +117,21 @@ impl Geometry {
         let mut offset = 0isize;
         loop {
             f(offset);
-            // The next index, last axis fastest, carrying the offset along.
+            // The next index, last axis fastest, carrying the offset along. The offset only ever
+            // takes values of visited elements (an axis of length 1 may have any stride, which is
+            // never added), so nothing here can overflow.
             let mut axis = self.shape.len();
             loop {
                 if axis == 0 {
                     return;
                 }
                 axis -= 1;
-                index[axis] += 1;
-                offset += self.strides[axis];
-                if index[axis] < self.shape[axis] {
+                if index[axis] + 1 < self.shape[axis] {
+                    index[axis] += 1;
+                    offset += self.strides[axis];
                     break;
                 }
-                offset -= self.strides[axis] * self.shape[axis] as isize;
+                offset -= self.strides[axis] * index[axis] as isize;
                 index[axis] = 0;
             }
         }
@@ -215,7 +217,7 @@ impl<'a, T: Pod> DynView<'a, T> {
     ///
     /// # Errors
     ///
-    /// `Error::Rank` when `shape` and `strides` differ in length; `Error::Layout` when some index
+    /// `Error::RankMismatch` when `shape` and `strides` differ in length; `Error::Layout` when some index
     /// reaches outside `data`; `Error::Overflow`.
     pub fn from_slice_strided(shape: &[usize], strides: &[isize], offset: usize, data: &'a [T]) -> Result<Self> {
         let op = "DynView::from_slice_strided";
@@ -234,12 +236,12 @@ impl<'a, T: Pod> DynView<'a, T> {
     ///
     /// # Errors
     ///
-    /// `Error::Rank` when `shape` and `strides` differ in length; `Error::Layout` for a null or
+    /// `Error::RankMismatch` when `shape` and `strides` differ in length; `Error::Layout` for a null or
     /// misaligned pointer or offsets beyond `isize`; `Error::Overflow`.
     pub unsafe fn from_raw_strided(ptr: *const T, shape: &[usize], strides: &[isize]) -> Result<Self> {
         let op = "DynView::from_raw_strided";
         if shape.len() != strides.len() {
-            return Err(Error::Rank { op, expected: shape.len(), got: strides.len() });
+            return Err(Error::RankMismatch { op, expected: shape.len(), got: strides.len() });
         }
         check_raw(op, ptr, shape, strides)?;
         let len = shape::checked_len(op, shape, core::mem::size_of::<T>())?;
@@ -252,7 +254,7 @@ impl<'a, T: Pod> DynView<'a, T> {
     ///
     /// # Errors
     ///
-    /// `Error::Rank` for an index of the wrong length; `Error::IndexOutOfBounds` naming the axis.
+    /// `Error::RankMismatch` for an index of the wrong length; `Error::IndexOutOfBounds` naming the axis.
     pub fn at(&self, index: &[usize]) -> Result<&'a T> {
         let offset = self.geometry.offset("DynView::at", index)?;
         // SAFETY: every index of the geometry reaches an element of the borrowed slice (checked
@@ -351,7 +353,7 @@ impl<'a, T: Pod> DynView<'a, T> {
     ///
     /// # Errors
     ///
-    /// `Error::Rank` when the view's rank is not `N`.
+    /// `Error::RankMismatch` when the view's rank is not `N`.
     pub fn try_into_rank<const N: usize>(self) -> Result<ArrayView<'a, T, N>> {
         let (shape, strides) = self.geometry.typed::<N>("DynView::into_rank")?;
         // SAFETY: the geometry was checked at construction to reach only elements of a slice
@@ -445,7 +447,7 @@ impl<'a, T: Pod> DynViewMut<'a, T> {
     ///
     /// # Errors
     ///
-    /// `Error::Rank` when the view's rank is not `N`.
+    /// `Error::RankMismatch` when the view's rank is not `N`.
     pub fn try_into_rank<const N: usize>(self) -> Result<ArrayViewMut<'a, T, N>> {
         let (shape, strides) = self.geometry.typed::<N>("DynViewMut::into_rank")?;
         // SAFETY: checked at construction: inside a slice borrowed uniquely for 'a, no element
