@@ -21,12 +21,16 @@
 //! `Cuda` and `Cpu` operands does not either.
 
 mod buffer;
+mod copy;
 mod device;
+mod dispatch;
+mod elementwise;
 mod foreign;
-mod gemm;
 pub mod kernels;
-mod launch;
+mod matmul;
+mod reduce;
 mod staging;
+mod stencil;
 mod transfer;
 mod user;
 
