@@ -443,23 +443,3 @@ impl<T: Pod, const N: usize, B: HostAccessible, L: Layout, C: BoundsCheck> Array
         self.host_view().try_fold_axis(axis, init, f)
     }
 }
-
-/// The identity of the fold named `name` (a `ReduceOp`'s `NAME`), what a device kernel's idle
-/// threads start from: 0 for `sum`, 1 for `product`, the largest value for `min`, the smallest
-/// for `max`; `None` for another.
-///
-/// ```
-/// use cnda::ops::reduce::fold_identity;
-/// assert_eq!(fold_identity::<f32>("min"), Some(f32::INFINITY));
-/// assert_eq!(fold_identity::<i32>("max"), Some(i32::MIN));
-/// assert_eq!(fold_identity::<f64>("median"), None);
-/// ```
-pub fn fold_identity<T: Numeric>(name: &str) -> Option<T> {
-    match name {
-        "sum" => Some(T::ZERO),
-        "product" => Some(T::ONE),
-        "min" => Some(T::LARGEST),
-        "max" => Some(T::SMALLEST),
-        _ => None,
-    }
-}

@@ -271,6 +271,13 @@ pub trait ReduceOp<T>: Copy + Debug + Send + Sync + 'static {
     /// The result over no element, `None` where it is undefined (`min` of nothing).
     fn identity(self) -> Option<T>;
 
+    /// What a device's idle threads fold from: a value that leaves every other unchanged
+    /// (`identity`, or for `min`/`max` the largest/smallest value of `T`); `None` for a
+    /// reduction no device kernel runs.
+    fn fold_start(self) -> Option<T> {
+        self.identity()
+    }
+
     /// `acc` combined with one more element.
     fn combine(self, acc: T, x: T) -> T;
 }
@@ -279,6 +286,10 @@ pub trait ReduceOp<T>: Copy + Debug + Send + Sync + 'static {
 pub trait ArgOp<T>: Copy + Debug + Send + Sync + 'static {
     /// The search's name, for errors and traces.
     const NAME: &'static str;
+
+    /// Whether the search looks for the largest element (`argmax`) rather than the smallest:
+    /// the direction device kernels take as a parameter.
+    const SEEKS_MAX: bool;
 
     /// Whether `x` beats the best so far (ties keep the first).
     fn better(self, x: T, best: T) -> bool;
@@ -336,6 +347,10 @@ pub struct Min;
 
 impl<T: Numeric> ReduceOp<T> for Min {
     const NAME: &'static str = "min";
+
+    fn fold_start(self) -> Option<T> {
+        Some(T::LARGEST)
+    }
     const PAIRWISE: bool = false;
 
     fn identity(self) -> Option<T> {
@@ -354,6 +369,10 @@ pub struct Max;
 
 impl<T: Numeric> ReduceOp<T> for Max {
     const NAME: &'static str = "max";
+
+    fn fold_start(self) -> Option<T> {
+        Some(T::SMALLEST)
+    }
     const PAIRWISE: bool = false;
 
     fn identity(self) -> Option<T> {
@@ -372,6 +391,7 @@ pub struct ArgMin;
 
 impl<T: Numeric> ArgOp<T> for ArgMin {
     const NAME: &'static str = "argmin";
+    const SEEKS_MAX: bool = false;
 
     #[inline(always)]
     fn better(self, x: T, best: T) -> bool {
@@ -385,6 +405,7 @@ pub struct ArgMax;
 
 impl<T: Numeric> ArgOp<T> for ArgMax {
     const NAME: &'static str = "argmax";
+    const SEEKS_MAX: bool = true;
 
     #[inline(always)]
     fn better(self, x: T, best: T) -> bool {

@@ -8,15 +8,18 @@ use super::dispatch::{kernel_desc, launch, launch_error, suffix, Scalar, REDUCE}
 use super::kernels::FAMILIES;
 use super::{Cuda, CudaBuffer};
 use crate::element::{Numeric, Pod};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::ops::desc::Desc;
-use crate::ops::reduce::{self, ReduceKernels};
+use crate::ops::reduce::ReduceKernels;
 use crate::ops::tokens::{ArgOp, ReduceOp};
 
-/// The identity a fold's idle threads start from.
-fn fold_identity<T: Numeric>(name: &str) -> Result<T> {
-    reduce::fold_identity(name)
-        .ok_or_else(|| device_error(format!("the reduction {name} has no CUDA kernel; run it on the host")))
+/// What a fold's idle threads start from: the token's `fold_start`.
+fn fold_start<T: Numeric, Op: ReduceOp<T>>(op: Op) -> Result<T> {
+    op.fold_start().ok_or(Error::NoKernel {
+        op: Op::NAME,
+        backend: "CUDA",
+        reason: "a reduction with no value to fold from",
+    })
 }
 
 /// Reads `len` elements of device memory at `addr` into a host vector (synchronizing).
@@ -36,11 +39,11 @@ fn read_back<T: Pod>(dev: &CudaDevice, addr: u64, len: usize) -> Result<Vec<T>> 
 unsafe impl ReduceKernels for Cuda {
     unsafe fn reduce<T: Numeric, Op: ReduceOp<T>, const N: usize>(
         dev: &CudaDevice,
-        _: Op,
+        op: Op,
         a: Desc<Cuda, T, N>,
     ) -> Result<T> {
         let t = suffix::<T>(Op::NAME)?;
-        let identity = fold_identity::<T>(Op::NAME)?;
+        let identity = fold_start::<T, Op>(op)?;
         let n = a.len();
         let blocks = dev.grid(n).grid_dim.0 as usize;
         let partial = CudaBuffer::<T>::allocate(*dev, Op::NAME, blocks + 1, false)?;
@@ -64,12 +67,12 @@ unsafe impl ReduceKernels for Cuda {
 
     unsafe fn reduce_last_axis<T: Numeric, Op: ReduceOp<T>, const N: usize, const M: usize>(
         dev: &CudaDevice,
-        _: Op,
+        op: Op,
         out: Desc<Cuda, T, M>,
         a: Desc<Cuda, T, N>,
     ) -> Result<()> {
         let t = suffix::<T>(Op::NAME)?;
-        let identity = fold_identity::<T>(Op::NAME)?;
+        let identity = fold_start::<T, Op>(op)?;
         let n = out.len();
         if n == 0 {
             return Ok(());

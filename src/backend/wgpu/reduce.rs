@@ -7,15 +7,18 @@ use super::shaders::family;
 use super::transfer::read_back;
 use super::{Wgpu, WgpuBuffer};
 use crate::element::Numeric;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::ops::desc::Desc;
-use crate::ops::reduce::{self, ReduceKernels};
+use crate::ops::reduce::ReduceKernels;
 use crate::ops::tokens::{ArgOp, ReduceOp};
 
-/// The identity idle threads of a fold start from.
-fn fold_identity<T: Numeric>(name: &str) -> Result<T> {
-    reduce::fold_identity(name)
-        .ok_or_else(|| device_error(format!("the reduction {name} has no WebGPU kernel; run it on the host")))
+/// What a fold's idle threads start from: the token's `fold_start`.
+fn fold_start<T: Numeric, Op: ReduceOp<T>>(op: Op) -> Result<T> {
+    op.fold_start().ok_or(Error::NoKernel {
+        op: Op::NAME,
+        backend: "WebGPU",
+        reason: "a reduction with no value to fold from",
+    })
 }
 
 /// Workgroups of a grid-stride reduction pass over `n` items.
@@ -28,11 +31,11 @@ fn reduction_groups(n: usize) -> usize {
 unsafe impl ReduceKernels for Wgpu {
     unsafe fn reduce<T: Numeric, Op: ReduceOp<T>, const N: usize>(
         dev: &WgpuDevice,
-        _: Op,
+        op: Op,
         a: Desc<Wgpu, T, N>,
     ) -> Result<T> {
         let t = elem::<T>(dev, Op::NAME)?;
-        let identity = [fold_identity::<T>(Op::NAME)?];
+        let identity = [fold_start::<T, Op>(op)?];
         let entry = format!("fold_{}_contig", Op::NAME);
         let pipeline = dev.pipeline(family("reduce"), t, &entry)?;
         // Pass 1 over `a` (strided or dense), then dense passes over the partials until one is
@@ -60,12 +63,12 @@ unsafe impl ReduceKernels for Wgpu {
 
     unsafe fn reduce_last_axis<T: Numeric, Op: ReduceOp<T>, const N: usize, const M: usize>(
         dev: &WgpuDevice,
-        _: Op,
+        op: Op,
         out: Desc<Wgpu, T, M>,
         a: Desc<Wgpu, T, N>,
     ) -> Result<()> {
         let t = elem::<T>(dev, Op::NAME)?;
-        let identity = [fold_identity::<T>(Op::NAME)?];
+        let identity = [fold_start::<T, Op>(op)?];
         let n = out.len();
         if n == 0 {
             return Ok(());
@@ -88,7 +91,7 @@ unsafe impl ReduceKernels for Wgpu {
         a: Desc<Wgpu, T, N>,
     ) -> Result<usize> {
         let t = elem::<T>(dev, Op::NAME)?;
-        let argmax = i32::from(Op::NAME == "argmax");
+        let argmax = i32::from(Op::SEEKS_MAX);
         let pipeline = dev.pipeline(family("reduce"), t, Op::NAME)?;
         let mut n = a.len();
         let mut groups = reduction_groups(n);
