@@ -353,6 +353,34 @@ impl Error {
     }
 }
 
+/// The device backends' limits, built one way.
+#[cfg(any(feature = "cuda", feature = "wgpu"))]
+impl Error {
+    /// A device kernel's rank limit: an operand of `got` axes where the kernels take `max`.
+    pub(crate) fn rank_limit(backend: &'static str, got: usize, max: usize) -> Error {
+        Error::Limit {
+            op: "a device kernel",
+            backend,
+            what: "the rank of an operand",
+            got: got as u64,
+            max: max as u64,
+            fix: "reshape to fewer axes (merge the contiguous ones)",
+        }
+    }
+
+    /// A device stencil's tap limit: `got` taps where the kernels take `max`.
+    pub(crate) fn taps_limit(backend: &'static str, got: usize, max: usize) -> Error {
+        Error::Limit {
+            op: "LinearStencil::apply",
+            backend,
+            what: "the number of stencil taps",
+            got: got as u64,
+            max: max as u64,
+            fix: "split the stencil into sums of smaller ones",
+        }
+    }
+}
+
 /// The value, or a panic with the error's message at the caller's line: how every plain-named
 /// operation turns its `try_` twin's `Result` into a panic. A `match`, not `unwrap_or_else`,
 /// whose closure would report its own location instead of the caller's.

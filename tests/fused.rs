@@ -5,6 +5,12 @@ use cnda::prelude::*;
 use cnda::stencil::{self, fill_halo, pad, Boundary, DoubleBuffer, LinearStencil, PadMode};
 use proptest::prelude::*;
 
+#[cfg(feature = "rayon")]
+#[path = "common/pool_install.rs"]
+mod pool_install;
+#[cfg(feature = "rayon")]
+use pool_install::install;
+
 fn field(shape: [usize; 2], seed: u64) -> Array<f64, 2> {
     Array::from_fn(shape, |[i, j]| (((i as u64 * 31 + j as u64 * 17 + seed) % 23) as f64) - 11.0)
 }
@@ -183,27 +189,6 @@ fn sweeps_fused_with<const N: usize, const R: usize, const K: usize>(
         Some(_) => stencil.apply_steps_with(&mut field, steps, boundaries),
     }
     both(field)
-}
-
-/// `pool.install(f)`, with the hand-over to and from the pool's thread made visible to
-/// ThreadSanitizer: rayon's latches are std's `Mutex` and `Condvar`, whose synchronization TSan
-/// cannot see (std is not instrumented), so without this every write of the pipeline's threads
-/// would look raced with the caller's reads after `install`. The atomics here are compiled into
-/// this crate, so TSan sees their release/acquire pairs; they change nothing else.
-#[cfg(feature = "rayon")]
-fn install<R: Send>(pool: &rayon::ThreadPool, f: impl FnOnce() -> R + Send) -> R {
-    use std::sync::atomic::{AtomicBool, Ordering};
-    let handover = AtomicBool::new(false);
-    handover.store(true, Ordering::Release);
-    let result = pool.install(|| {
-        handover.load(Ordering::Acquire);
-        // A panic too is handed over this way, then resumed.
-        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
-        handover.store(true, Ordering::Release);
-        result
-    });
-    handover.load(Ordering::Acquire);
-    result.unwrap_or_else(|panic| std::panic::resume_unwind(panic))
 }
 
 fn boundary(periodic: bool) -> Boundary {

@@ -9,6 +9,10 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use cnda::prelude::*;
 use cnda::stencil::{DoubleBuffer, LinearStencil};
 
+#[path = "common/pool_install.rs"]
+mod pool_install;
+use pool_install::install;
+
 fn panic_message(f: impl FnOnce()) -> Option<String> {
     let err = catch_unwind(AssertUnwindSafe(f)).err()?;
     err.downcast_ref::<String>().cloned().or_else(|| err.downcast_ref::<&str>().map(|s| s.to_string()))
@@ -18,26 +22,6 @@ fn panic_message(f: impl FnOnce()) -> Option<String> {
 /// the current pool, so this fixes the pipeline's length whatever the machine's core count.
 fn pool(threads: usize) -> rayon::ThreadPool {
     rayon::ThreadPoolBuilder::new().num_threads(threads).build().expect("a rayon pool")
-}
-
-/// `pool.install(f)`, with the hand-over to and from the pool's thread made visible to
-/// ThreadSanitizer: rayon's latches are std's `Mutex` and `Condvar`, whose synchronization TSan
-/// cannot see (std is not instrumented), so without this every write of the pipeline's threads
-/// would look raced with the caller's reads after `install`. The atomics here are compiled into
-/// this crate, so TSan sees their release/acquire pairs; they change nothing else.
-fn install<R: Send>(pool: &rayon::ThreadPool, f: impl FnOnce() -> R + Send) -> R {
-    use std::sync::atomic::{AtomicBool, Ordering};
-    let handover = AtomicBool::new(false);
-    handover.store(true, Ordering::Release);
-    let result = pool.install(|| {
-        handover.load(Ordering::Acquire);
-        // A panic too is handed over this way, then resumed.
-        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
-        handover.store(true, Ordering::Release);
-        result
-    });
-    handover.load(Ordering::Acquire);
-    result.unwrap_or_else(|panic| std::panic::resume_unwind(panic))
 }
 
 /// A field of `shape` `i32` whose sweeps with `f'(i, j) = f(i, j - 1) + f(i, j)` overflow for

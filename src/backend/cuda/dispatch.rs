@@ -63,14 +63,7 @@ unsafe impl<T: Pod> DeviceRepr for KernelTaps<T> {}
 /// descriptor's offset is 0).
 pub(super) fn kernel_desc<T: Pod, const N: usize>(d: &Desc<Cuda, T, N>) -> Result<(u64, KernelDesc)> {
     if N > MAX_RANK {
-        return Err(Error::Limit {
-            op: "a CUDA kernel",
-            backend: "CUDA",
-            what: "the rank of an operand",
-            got: N as u64,
-            max: MAX_RANK as u64,
-            fix: "reshape to fewer axes (merge the contiguous ones)",
-        });
+        return Err(Error::rank_limit("CUDA", N, MAX_RANK));
     }
     let mut k = KernelDesc { offset: 0, shape: [1; MAX_RANK], strides: [0; MAX_RANK], rank: N as i32, padding: 0 };
     for axis in 0..N {

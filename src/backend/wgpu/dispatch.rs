@@ -66,14 +66,7 @@ pub(super) fn to_i32(what: &str, v: impl TryInto<i32>) -> Result<i32> {
 /// The descriptor's 18 words: element offset, rank, shape[8], strides[8].
 pub(super) fn words<T: Pod, const N: usize>(d: &Desc<Wgpu, T, N>) -> Result<[i32; 18]> {
     if N > MAX_RANK {
-        return Err(Error::Limit {
-            op: "a WebGPU kernel",
-            backend: "WebGPU",
-            what: "the rank of an operand",
-            got: N as u64,
-            max: MAX_RANK as u64,
-            fix: "reshape to fewer axes (merge the contiguous ones)",
-        });
+        return Err(Error::rank_limit("WebGPU", N, MAX_RANK));
     }
     let mut w = [0i32; 18];
     w[0] = to_i32("an element offset", d.handle.offset)?;

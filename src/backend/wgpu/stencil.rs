@@ -20,14 +20,7 @@ unsafe impl StencilKernels for Wgpu {
     ) -> Result<()> {
         let t = elem::<T>(dev, "stencil")?;
         if K > MAX_TAPS {
-            return Err(Error::Limit {
-                op: "LinearStencil::apply",
-                backend: "WebGPU",
-                what: "the number of stencil taps",
-                got: K as u64,
-                max: MAX_TAPS as u64,
-                fix: "split the stencil into sums of smaller ones",
-            });
+            return Err(Error::taps_limit("WebGPU", K, MAX_TAPS));
         }
         let n = out.len();
         if n == 0 {
