@@ -11,7 +11,8 @@
 //! as one process does, whatever the split. `--3d` solves the 3D analogue instead (a cube with a
 //! hot face, the 7-point `LinearStencil` with `apply_dist`, a 3D process grid, one level).
 //!
-//! `mpirun -n 4 cargo run --release --features mpi --example heat2d_mpi -- [N TOLERANCE OUTPUT.png] [--check] [--3d]`
+//! `cargo build --release --features mpi --example heat2d_mpi`, then
+//! `mpirun -n 4 "${CARGO_TARGET_DIR:-target}/release/examples/heat2d_mpi" [N TOLERANCE OUTPUT.png] [--check] [--3d]`
 
 use std::time::Instant;
 

@@ -255,7 +255,7 @@ pub enum Error {
     },
 
     /// A device backend's kernels cannot take this operation as asked: one of their fixed limits,
-    /// with its numbers (a rank past `MAX_RANK`, more taps than `MAX_TAPS`, an index past 32 bits).
+    /// with its numbers (a rank past `MAX_RANK`, more taps than `MAX_TAPS`).
     #[error("{op}: {what} is {got}, but {backend} kernels take at most {max}; {fix}")]
     Limit {
         /// The operation that failed.

@@ -1,5 +1,6 @@
-//! cnda's array operations on NumPy arrays: elementwise arithmetic with broadcasting (and its
-//! in-place forms), `sum` (whole or along an axis), `matmul` and `pad`. Operands are read in place
+//! cnda's array operations on NumPy arrays: elementwise arithmetic with broadcasting, NumPy's
+//! promotion and `out=` (and its in-place forms), `sum` (whole, along an axis or a tuple of
+//! axes) and `matmul`; `pad` is in `pad.rs`. Operands are read in place
 //! whatever their strides (transposed, sliced with steps, flipped, broadcast); results are cnda
 //! buffers handed to NumPy without a copy. Large operations run with the interpreter lock
 //! released, so other Python threads go on meanwhile.

@@ -2,7 +2,7 @@
 //! `MAX_RANK`/`MAX_TAPS`, defined once here), the element type's kernel suffix, the op families'
 //! indices into `kernels::FAMILIES`, and the `launch!` of a grid-stride kernel on the device's
 //! stream. The op families' kernel traits (`elementwise.rs`, `copy.rs`, `reduce.rs`,
-//! `stencil.rs`; `gemm.rs` for matmul) build on it.
+//! `stencil.rs`; `matmul.rs` for matmul) build on it.
 
 use core::any::TypeId;
 

@@ -1,12 +1,15 @@
 //! The CUDA backend (feature `cuda`), through cudarc with the CUDA libraries loaded at run time,
-//! so the crate builds and its tests run where no CUDA is installed (device tests print SKIP).
+//! so the crate builds where no CUDA is installed; its tests run on a GPU or on the CPU-hosted
+//! CUDA device (`tools/cuda-sim`), and print SKIP only where neither is there.
 //!
 //! - [`CudaDevice`] (`device.rs`): a GPU's context, stream and kernel cache, opened once per
 //!   ordinal; it is also the allocator of device arrays (`Array::<f32, 2, Cuda>::zeros_in(&dev,
 //!   shape)`).
 //! - [`CudaBuffer`] / [`CudaPtr`] (`buffer.rs`): device memory and the data handle views carry.
-//! - `launch.rs`: the kernel traits of the op families, launching `kernels/*.cu`; `gemm.rs`:
-//!   matmul through cuBLAS, operands passed as they lie (a transposed view is not copied).
+//! - `dispatch.rs` (what every launch shares) and one file per op family with its kernel trait
+//!   (`elementwise.rs`, `copy.rs`, `reduce.rs`, `stencil.rs`), launching `kernels/*.cu`;
+//!   `matmul.rs`: matmul through cuBLAS, operands passed as they lie (a transposed view is not
+//!   copied).
 //! - `foreign.rs`: interop with other CUDA code: the device address of an array, and arrays
 //!   over memory another library owns (`Array::from_device_memory`, used by the Python module's
 //!   DLPack import).

@@ -5,7 +5,9 @@
 //!   validation errors caught in error scopes; it is also the allocator of device arrays.
 //! - [`WgpuBuffer`] / [`WgpuPtr`] (`buffer.rs`): storage buffers (refused beyond the adapter's
 //!   binding limit) and the data handle views carry.
-//! - `launch.rs`: the kernel traits of every op family, dispatching `kernels/*.wgsl`.
+//! - `dispatch.rs` (what every launch shares) and one file per op family with its kernel trait
+//!   (`elementwise.rs`, `copy.rs`, `reduce.rs`, `matmul.rs`, `stencil.rs`), dispatching
+//!   `kernels/*.wgsl`.
 //! - `transfer.rs`: the bulk copies behind `to_device` and `to_host`.
 //! - [`shaders`]: the WGSL sources, assembled per element type and validated by naga in tests.
 //! - [`WgpuStencil2`] (`user.rs`): user stencils as WGSL expressions of the neighbours, checked
