@@ -23,6 +23,7 @@ use crate::check::{BoundsCheck, DefaultCheck};
 use crate::element::Pod;
 use crate::error::or_panic;
 use crate::error::{Error, Result};
+use crate::iter::Odometer;
 use crate::layout::{Layout, RowMajor};
 use crate::ops::lanes;
 use crate::ops::map::collect;
@@ -331,40 +332,26 @@ impl<P, const N: usize> Zip<P, N> {
     }
 }
 
-/// The index after `index` in row-major order of `shape` (wrapping to zeros after the last).
-#[inline(always)]
-fn next_index<const N: usize>(index: &mut [usize; N], shape: &[usize; N]) {
-    for axis in (0..N).rev() {
-        index[axis] += 1;
-        if index[axis] < shape[axis] {
-            return;
-        }
-        index[axis] = 0;
-    }
-}
-
 /// Per arity: the indexed forms, over the plain walk (which visits indices in row-major order).
 macro_rules! zip_indexed {
     ($([$($P:ident $p:ident),+];)*) => {$(
         impl<$($P: NdProducer<N>,)+ const N: usize> IndexedZip<($($P,)+), N> {
             /// Calls `f` with each index and the items there, in row-major order of the indices.
             pub fn for_each(self, mut f: impl FnMut([usize; N], $($P::Item),+)) {
-                let shape = self.0.shape;
-                let mut index = [0usize; N];
+                // The plain walk visits indices in row-major order: the odometer names them.
+                let mut indices = Odometer::new(self.0.shape, [0; N]);
                 self.0.for_each(|$($p),+| {
+                    let (index, _) = indices.next().expect("one index per element");
                     f(index, $($p),+);
-                    next_index(&mut index, &shape);
                 });
             }
 
             /// Folds each index and the items there into an accumulator, in row-major order.
             pub fn fold<A>(self, init: A, mut f: impl FnMut(A, [usize; N], $($P::Item),+) -> A) -> A {
-                let shape = self.0.shape;
-                let mut index = [0usize; N];
+                let mut indices = Odometer::new(self.0.shape, [0; N]);
                 self.0.fold(init, |acc, $($p),+| {
-                    let acc = f(acc, index, $($p),+);
-                    next_index(&mut index, &shape);
-                    acc
+                    let (index, _) = indices.next().expect("one index per element");
+                    f(acc, index, $($p),+)
                 })
             }
         }

@@ -35,67 +35,62 @@ fn two_sum(a: f64, b: f64) -> (f64, f64) {
     (s, (a - (s - bb)) + (b - bb))
 }
 
-fn next_up32(x: f32) -> f32 {
-    if x.is_nan() || x == f32::INFINITY {
-        return x;
+/// What the rounding and min/max helpers need of f32 and f64, written once for both.
+trait Ieee: Copy + PartialOrd + core::ops::Neg<Output = Self> {
+    const NAN: Self;
+    const ZERO: Self;
+    /// The next representable value toward +infinity (NaN and +infinity stay; zeros step to the
+    /// smallest subnormal), as `f64::next_up`, which needs a newer Rust than this crate's MSRV.
+    fn next_up(self) -> Self;
+    fn is_nan(self) -> bool;
+    fn is_sign_negative(self) -> bool;
+    /// The next representable value toward -infinity.
+    fn next_down(self) -> Self {
+        -(-self).next_up()
     }
-    if x == 0.0 {
-        return f32::from_bits(1);
-    }
-    let b = x.to_bits();
-    f32::from_bits(if x > 0.0 { b + 1 } else { b - 1 })
 }
 
-fn next_down32(x: f32) -> f32 {
-    -next_up32(-x)
+macro_rules! ieee {
+    ($($F:ty),*) => {$(
+        impl Ieee for $F {
+            const NAN: Self = <$F>::NAN;
+            const ZERO: Self = 0.0;
+            fn next_up(self) -> Self {
+                if self.is_nan() || self == <$F>::INFINITY {
+                    return self;
+                }
+                if self == 0.0 {
+                    return <$F>::from_bits(1);
+                }
+                let b = self.to_bits();
+                <$F>::from_bits(if self > 0.0 { b + 1 } else { b - 1 })
+            }
+            fn is_nan(self) -> bool {
+                <$F>::is_nan(self)
+            }
+            fn is_sign_negative(self) -> bool {
+                <$F>::is_sign_negative(self)
+            }
+        }
+    )*};
 }
-
-fn next_up64(x: f64) -> f64 {
-    if x.is_nan() || x == f64::INFINITY {
-        return x;
-    }
-    if x == 0.0 {
-        return f64::from_bits(1);
-    }
-    let b = x.to_bits();
-    f64::from_bits(if x > 0.0 { b + 1 } else { b - 1 })
-}
-
-fn next_down64(x: f64) -> f64 {
-    -next_up64(-x)
-}
+ieee!(f32, f64);
 
 /// The result of rounding mode `rnd` from the nearest result `r` and the sign of `exact - r`.
-fn direct32(r: f32, err: f64, rnd: Rnd) -> f32 {
+fn direct<F: Ieee>(r: F, err: f64, rnd: Rnd) -> F {
+    let zero = F::ZERO;
     match rnd {
         Rnd::Rn | Rnd::Approx => r,
-        Rnd::Rz if (err < 0.0 && r > 0.0) || (err > 0.0 && r < 0.0) => {
-            if r > 0.0 {
-                next_down32(r)
+        Rnd::Rz if (err < 0.0 && r > zero) || (err > 0.0 && r < zero) => {
+            if r > zero {
+                r.next_down()
             } else {
-                next_up32(r)
+                r.next_up()
             }
         }
         Rnd::Rz => r,
-        Rnd::Rm if err < 0.0 => next_down32(r),
-        Rnd::Rp if err > 0.0 => next_up32(r),
-        _ => r,
-    }
-}
-
-fn direct64(r: f64, err: f64, rnd: Rnd) -> f64 {
-    match rnd {
-        Rnd::Rn | Rnd::Approx => r,
-        Rnd::Rz if (err < 0.0 && r > 0.0) || (err > 0.0 && r < 0.0) => {
-            if r > 0.0 {
-                next_down64(r)
-            } else {
-                next_up64(r)
-            }
-        }
-        Rnd::Rz => r,
-        Rnd::Rm if err < 0.0 => next_down64(r),
-        Rnd::Rp if err > 0.0 => next_up64(r),
+        Rnd::Rm if err < 0.0 => r.next_down(),
+        Rnd::Rp if err > 0.0 => r.next_up(),
         _ => r,
     }
 }
@@ -118,25 +113,10 @@ fn zero_sign32(r: f32, rnd: Rnd) -> f32 {
     }
 }
 
-fn minmax32(min: bool, a: f32, b: f32) -> f32 {
+/// PTX's `min`/`max`: a NaN operand yields the other; -0 is below +0.
+fn minmax<F: Ieee>(min: bool, a: F, b: F) -> F {
     match (a.is_nan(), b.is_nan()) {
-        (true, true) => f32::NAN,
-        (true, false) => b,
-        (false, true) => a,
-        _ => {
-            let a_first = if a == b { a.is_sign_negative() == min } else { (a < b) == min };
-            if a_first {
-                a
-            } else {
-                b
-            }
-        }
-    }
-}
-
-fn minmax64(min: bool, a: f64, b: f64) -> f64 {
-    match (a.is_nan(), b.is_nan()) {
-        (true, true) => f64::NAN,
+        (true, true) => F::NAN,
         (true, false) => b,
         (false, true) => a,
         _ => {
@@ -169,16 +149,16 @@ pub fn fbin32(k: FK, rnd: Rnd, ftz: bool, sat: bool, a: f32, b: f32) -> f32 {
                 zero_sign32(r, rnd)
             } else {
                 let (hi, lo) = two_sum(f64::from(a), f64::from(b));
-                direct32(r, err32(hi, lo, r), rnd)
+                direct(r, err32(hi, lo, r), rnd)
             }
         }
         FK::Mul => {
             let r = a * b;
-            direct32(r, err32(f64::from(a) * f64::from(b), 0.0, r), rnd)
+            direct(r, err32(f64::from(a) * f64::from(b), 0.0, r), rnd)
         }
         FK::Div => a / b,
-        FK::Min => minmax32(true, a, b),
-        FK::Max => minmax32(false, a, b),
+        FK::Min => minmax(true, a, b),
+        FK::Max => minmax(false, a, b),
         FK::CopySign => b.copysign(a),
     };
     let r = if ftz { ftz32(r) } else { r };
@@ -199,16 +179,16 @@ pub fn fbin64(k: FK, rnd: Rnd, a: f64, b: f64) -> f64 {
                 return if rnd == Rnd::Rm { -0.0 } else { r };
             }
             let e = if r.is_infinite() && a.is_finite() && b.is_finite() { -r.signum() } else { e };
-            direct64(r, e, rnd)
+            direct(r, e, rnd)
         }
         FK::Mul => {
             let r = a * b;
             let e = if r.is_infinite() && a.is_finite() && b.is_finite() { -r.signum() } else { a.mul_add(b, -r) };
-            direct64(r, e, rnd)
+            direct(r, e, rnd)
         }
         FK::Div => a / b,
-        FK::Min => minmax64(true, a, b),
-        FK::Max => minmax64(false, a, b),
+        FK::Min => minmax(true, a, b),
+        FK::Max => minmax(false, a, b),
         FK::CopySign => b.copysign(a),
     }
 }
@@ -225,7 +205,7 @@ pub fn fma32(rnd: Rnd, ftz: bool, sat: bool, a: f32, b: f32, c: f32) -> f32 {
         if r == 0.0 && hi == 0.0 && lo == 0.0 && p != 0.0 {
             zero_sign32(r, rnd)
         } else {
-            direct32(r, err32(hi, lo, r), rnd)
+            direct(r, err32(hi, lo, r), rnd)
         }
     };
     let r = if ftz { ftz32(r) } else { r };
