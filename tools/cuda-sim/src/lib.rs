@@ -14,6 +14,7 @@
 //!
 //! Work on a stream executes when it is enqueued, on the calling thread, under one device lock:
 //! stream order holds trivially and every `cu*Synchronize` returns at once.
+#![warn(clippy::undocumented_unsafe_blocks)]
 
 pub mod cublas;
 pub mod driver;
