@@ -1,0 +1,1 @@
+//! Procedural macros of cnda (re-exported by it): `stencil!`.
