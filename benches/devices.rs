@@ -13,12 +13,13 @@
 
 use std::time::Instant;
 
-use cnda::ops::elementwise::ElementwiseKernels;
-use cnda::ops::fill_copy::CopyKernels;
-use cnda::ops::matmul::MatmulKernels;
-use cnda::ops::reduce::ReduceKernels;
+use cnda::kernel::CopyKernels;
+use cnda::kernel::ElementwiseKernels;
+use cnda::kernel::MatmulKernels;
+use cnda::kernel::ReduceKernels;
+use cnda::kernel::StencilKernels;
 use cnda::prelude::*;
-use cnda::stencil::{LinearStencil, StencilKernels};
+use cnda::stencil::LinearStencil;
 use cnda::{Element, GemmElement};
 
 /// A device the bench runs on.

@@ -10,11 +10,11 @@
 
 use std::time::Instant;
 
-use cnda::ops::elementwise::ElementwiseKernels;
-use cnda::ops::fill_copy::CopyKernels;
-use cnda::ops::reduce::ReduceKernels;
+use cnda::kernel::CopyKernels;
+use cnda::kernel::ElementwiseKernels;
+use cnda::kernel::{ReduceKernels, StencilKernels};
 use cnda::prelude::*;
-use cnda::stencil::{LinearStencil, StencilKernels};
+use cnda::stencil::LinearStencil;
 
 #[path = "common/heat.rs"]
 #[allow(dead_code)] // the closure kernel `jacobi` of the CPU examples is not used here

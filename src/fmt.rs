@@ -4,9 +4,9 @@
 use core::fmt::{self, Write as _};
 
 use crate::array::Array;
-use crate::backend::{Backend, HostAccessible};
 use crate::check::BoundsCheck;
 use crate::element::Pod;
+use crate::kernel::{Backend, HostAccessible};
 use crate::layout::Layout;
 use crate::view::{ArrayView, ArrayViewMut};
 

@@ -475,7 +475,7 @@ mod tests {
     /// Every (index, offset per operand) a walk visits, in order.
     fn walk<const N: usize, const K: usize>(shape: [usize; N], strides: [[isize; N]; K]) -> Vec<[isize; K]> {
         let mut out = Vec::new();
-        crate::ops::lanes::for_each_lane(shape, strides, |bases, len, steps| {
+        crate::backend::cpu::lanes::for_each_lane(shape, strides, |bases, len, steps| {
             for i in 0..len as isize {
                 out.push(core::array::from_fn(|k| bases[k] + i * steps[k]));
             }

@@ -6,9 +6,9 @@
 use core::ops::{Index, IndexMut};
 
 use crate::array::Array;
-use crate::backend::HostAccessible;
 use crate::check::BoundsCheck;
 use crate::element::Pod;
+use crate::kernel::HostAccessible;
 use crate::layout::Layout;
 use crate::view::{ArrayView, ArrayViewMut};
 

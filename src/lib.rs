@@ -41,6 +41,9 @@
 #![deny(missing_docs, unsafe_op_in_unsafe_fn, unreachable_pub)]
 #![warn(clippy::undocumented_unsafe_blocks)]
 
+// `stencil!` expands to paths under `::cnda`, which then resolve inside the crate too.
+extern crate self as cnda;
+
 pub mod array;
 pub mod backend;
 pub mod check;
@@ -52,6 +55,7 @@ mod geometry;
 mod index;
 pub mod interop;
 pub mod iter;
+pub mod kernel;
 pub mod layout;
 pub mod ops;
 pub mod pool;
@@ -68,14 +72,13 @@ pub use bytemuck;
 
 pub use array::Array;
 pub use backend::cpu::CpuAlloc;
-pub use backend::{Allocator, Backend, Cpu, HostAccessible};
 pub use check::{BoundsCheck, Checked, DefaultCheck, Unchecked};
 pub use element::{DType, Element, Float, Numeric, Pod, Zeroable};
 pub use error::{Error, Result};
+pub use kernel::{Allocator, Backend, Cpu, GemmElement, HostAccessible, Par};
 pub use layout::{ColMajor, Dense, Layout, Padded, RowLayout, RowMajor, Strided};
 pub use ops::arith::{AssignOperand, Operand};
 pub use ops::dot::MatrixOperand;
-pub use ops::matmul::{GemmElement, Par};
 pub use ops::zip::{IndexedZip, NdProducer, Zip};
 pub use rank::{BroadcastInto, Dec, Inc, IsMatrix, MaxRank, Rank};
 pub use slice::{AxisSlice, SliceSpec};
@@ -94,12 +97,12 @@ pub mod prelude {
     pub use crate::backend::cuda::{Cuda, CudaDevice};
     #[cfg(feature = "wgpu")]
     pub use crate::backend::wgpu::{Wgpu, WgpuDevice};
-    pub use crate::backend::{Allocator, Backend, Cpu, HostAccessible};
     pub use crate::check::{BoundsCheck, Checked, DefaultCheck, Unchecked};
     pub use crate::element::{DType, Element, Float, Numeric, Pod, Zeroable};
     pub use crate::error::Error;
+    pub use crate::kernel::Par;
+    pub use crate::kernel::{Allocator, Backend, Cpu, HostAccessible};
     pub use crate::layout::{ColMajor, Dense, Layout, Padded, RowLayout, RowMajor, Strided};
-    pub use crate::ops::matmul::Par;
     pub use crate::ops::zip::{IndexedZip, NdProducer, Zip};
     pub use crate::pool::Pool;
     pub use crate::rank::{BroadcastInto, Dec, Inc, IsMatrix, MaxRank, Rank};

@@ -2,11 +2,11 @@
 
 use core::fmt;
 
-use crate::backend::{Backend, Cpu};
 use crate::check::{self, BoundsCheck};
 use crate::element::Pod;
 use crate::error::Error;
 use crate::geometry::Geometry;
+use crate::kernel::{Backend, Cpu};
 use crate::layout::Layout;
 use crate::shape;
 
@@ -49,8 +49,8 @@ impl<T: Pod, const N: usize, L: Layout, B: Backend> RawParts<T, N, L, B> {
 
     /// The kernel descriptor of these elements.
     #[inline]
-    pub(crate) fn desc(&self) -> crate::ops::desc::Desc<B, T, N> {
-        crate::ops::desc::Desc { handle: self.ptr, shape: self.shape, strides: self.strides() }
+    pub(crate) fn desc(&self) -> crate::kernel::Desc<B, T, N> {
+        crate::kernel::Desc { handle: self.ptr, shape: self.shape, strides: self.strides() }
     }
 
     /// The same elements with all axes reversed, in layout `L::Reversed`: the metadata follows

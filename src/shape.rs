@@ -82,6 +82,17 @@ pub(crate) fn matches_dense<const N: usize>(shape: &[usize; N], strides: &[isize
     shape.contains(&0) || (0..N).all(|axis| shape[axis] == 1 || strides[axis] == dense[axis])
 }
 
+/// The interior range of a stencil along an axis of length `n` for radius `r` (empty when `n < 2r + 1`).
+/// Written without `2 * r`, which overflows for radii near `usize::MAX / 2`. The one definition of
+/// a stencil's interior: sweeps, stencil kernels, fused steps and distributed blocks use it.
+pub(crate) fn interior_range(n: usize, r: usize) -> core::ops::Range<usize> {
+    if r < n && n - r > r {
+        r..n - r
+    } else {
+        0..0
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

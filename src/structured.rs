@@ -45,10 +45,10 @@
 use core::marker::PhantomData;
 
 use crate::array::Array;
-use crate::backend::HostAccessible;
 use crate::check::BoundsCheck;
 use crate::element::{DType, Element, Pod};
 use crate::error::{Error, Result};
+use crate::kernel::HostAccessible;
 use crate::layout::{Layout, Strided};
 use crate::raw::RawParts;
 use crate::view::{ArrayView, ArrayViewMut};

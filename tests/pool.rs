@@ -151,13 +151,14 @@ fn host_copies_into_a_pool_and_between_host_allocators() {
 
 #[test]
 fn an_upload_whose_data_does_not_fill_its_shape_is_an_error() {
-    use cnda::backend::transfer::Upload;
     let pool = Pool::new();
-    let Err(e) = pool.try_upload(&[1.0f32, 2.0], [100, 100]) else { panic!("2 elements cannot fill 100 x 100") };
+    let Err(e) = Array::from_slice_in(&pool, [100, 100], &[1.0f32, 2.0]) else {
+        panic!("2 elements cannot fill 100 x 100")
+    };
     assert!(matches!(e, Error::LengthMismatch { expected: 10_000, got: 2, .. }), "{e}");
-    assert!(Cpu.try_upload(&[1u8; 3], [usize::MAX, 2]).is_err(), "an overflowing shape");
+    assert!(Array::from_slice_in(&Cpu, [usize::MAX, 2], &[1u8; 3]).is_err(), "an overflowing shape");
     assert_eq!(
-        Cpu.try_upload(&[1i32, 2, 3, 4], [2, 2]).unwrap(),
+        Array::from_slice_in(&Cpu, [2, 2], &[1i32, 2, 3, 4]).unwrap(),
         Array::from_fn([2, 2], |[i, j]| (i * 2 + j + 1) as i32)
     );
 }

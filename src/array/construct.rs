@@ -3,12 +3,11 @@
 //! and bounds policy on a given backend.
 
 use super::Array;
-use crate::backend::cpu::CpuBuffer;
-use crate::backend::Cpu;
-use crate::backend::{Allocator, Backend, HostAccessible};
 use crate::check::BoundsCheck;
 use crate::element::{Numeric, Pod};
 use crate::error::{or_panic, Error, Result};
+use crate::kernel::Cpu;
+use crate::kernel::{Allocator, Backend, HostAccessible};
 use crate::layout::Dense;
 use crate::shape;
 
@@ -118,14 +117,6 @@ impl<T: Numeric, const N: usize> Array<T, N> {
     }
 }
 
-impl<T: Pod, const N: usize, L: Dense, C: BoundsCheck> Array<T, N, Cpu, L, C> {
-    /// An array over `buf`, whose length must be the product of `shape`.
-    pub(crate) fn from_buffer(buf: CpuBuffer<T>, shape: [usize; N]) -> Self {
-        debug_assert_eq!(Some(buf.len()), crate::shape::element_count(&shape));
-        Self::from_buffer_in(buf, shape)
-    }
-}
-
 impl<T: Pod, const N: usize, B: Backend, L: Dense, C: BoundsCheck> Array<T, N, B, L, C> {
     /// A zero-filled array of `shape` with layout `L` and bounds policy `C`, from `alloc` (`&Cpu`
     /// for the system allocator, a `&Pool`, or a device's allocator): the backend follows from
@@ -173,7 +164,7 @@ impl<T: Pod, const N: usize, B: HostAccessible, L: Dense, C: BoundsCheck> Array<
         let len = shape::checked_len(op, &shape, core::mem::size_of::<T>())?;
         // SAFETY: the fill writes all `len` elements (zeroing reused pool memory too).
         let buf = unsafe {
-            crate::backend::init_buffer(alloc, op, len, |ptr: *mut T| {
+            crate::kernel::init_buffer(alloc, op, len, |ptr: *mut T| {
                 if bytemuck::bytes_of(&value).iter().all(|&b| b == 0) {
                     core::ptr::write_bytes(ptr, 0, len);
                 } else {
@@ -202,7 +193,7 @@ impl<T: Pod, const N: usize, B: HostAccessible, L: Dense, C: BoundsCheck> Array<
         // SAFETY: the loop writes every one of the `len` elements in memory order; if `f`
         // panics, the partly written buffer is freed without being read.
         let buf = unsafe {
-            crate::backend::init_buffer(alloc, "from_fn", len, |ptr: *mut T| {
+            crate::kernel::init_buffer(alloc, "from_fn", len, |ptr: *mut T| {
                 let mut index = [0usize; N];
                 for k in 0..len {
                     ptr.add(k).write(f(index));
@@ -233,7 +224,7 @@ impl<T: Pod, const N: usize, B: HostAccessible, L: Dense, C: BoundsCheck> Array<
         }
         // SAFETY: the copy writes all `len` elements from a vector that cannot overlap fresh memory.
         let buf = unsafe {
-            crate::backend::init_buffer(alloc, "from_shape_vec", len, |ptr: *mut T| {
+            crate::kernel::init_buffer(alloc, "from_shape_vec", len, |ptr: *mut T| {
                 core::ptr::copy_nonoverlapping(data.as_ptr(), ptr, len)
             })
         }?;

@@ -5,11 +5,11 @@
 //! (`a.view().try_slice(..)`, `try_reshape`, ...), which fails without consuming.
 
 use super::Array;
-use crate::backend::Backend;
 use crate::check::BoundsCheck;
 use crate::element::Pod;
 use crate::error::or_panic;
 use crate::geometry::Geometry;
+use crate::kernel::Backend;
 use crate::layout::{Layout, Strided};
 use crate::rank::{Dec, Inc, Rank};
 use crate::slice::{SliceLayout, SliceSpec};

@@ -9,13 +9,13 @@ mod views;
 
 use core::marker::PhantomData;
 
-use crate::backend::{Backend, Cpu, HostAccessible};
 use crate::check::{BoundsCheck, DefaultCheck};
 use crate::element::{DType, Element, Pod};
 use crate::error::Result;
 use crate::iter::{IndexedIter, Iter, IterMut, Rows, RowsMut};
+use crate::kernel::Desc;
+use crate::kernel::{Backend, Cpu, HostAccessible};
 use crate::layout::{Dense, Layout, RowLayout, RowMajor};
-use crate::ops::desc::Desc;
 use crate::rank::{Dec, IsMatrix, Rank};
 use crate::raw::RawParts;
 use crate::view::{ArrayView, ArrayViewMut, Shared, Unique, View};

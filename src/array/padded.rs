@@ -3,11 +3,11 @@
 use core::marker::PhantomData;
 
 use super::Array;
-use crate::backend::Allocator;
-use crate::backend::Cpu;
 use crate::check::BoundsCheck;
 use crate::element::Pod;
 use crate::error::{Error, Result};
+use crate::kernel::Allocator;
+use crate::kernel::Cpu;
 use crate::layout::padded::{aligned_pitch, PaddedMeta};
 use crate::layout::Padded;
 use crate::shape;
@@ -61,7 +61,7 @@ impl<T: Pod, const N: usize, C: BoundsCheck> Array<T, N, Cpu, Padded, C> {
         // SAFETY: every element of the `rows x pitch` block is written: the logical ones by `f`
         // in row-major order, the padding with zeros.
         let buf = unsafe {
-            crate::backend::init_buffer(alloc, op, total, |ptr: *mut T| {
+            crate::kernel::init_buffer(alloc, op, total, |ptr: *mut T| {
                 core::ptr::write_bytes(ptr, 0, total);
                 let mut index = [0usize; N];
                 for k in 0..len {
@@ -82,7 +82,7 @@ impl<T: Pod, const N: usize, C: BoundsCheck> Array<T, N, Cpu, Padded, C> {
     }
 }
 
-impl<T: Pod, const N: usize, B: crate::backend::Backend, C: BoundsCheck> Array<T, N, B, Padded, C> {
+impl<T: Pod, const N: usize, B: crate::kernel::Backend, C: BoundsCheck> Array<T, N, B, Padded, C> {
     /// Distance between the starts of consecutive rows, in elements.
     pub fn pitch(&self) -> usize {
         self.meta.pitch()

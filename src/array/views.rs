@@ -2,11 +2,11 @@
 //! op of the same name (which documents it), so the algebra exists once.
 
 use super::Array;
-use crate::backend::Backend;
 use crate::check::BoundsCheck;
 use crate::element::Pod;
 use crate::error::or_panic;
 use crate::error::Result;
+use crate::kernel::Backend;
 use crate::layout::{Layout, Strided};
 use crate::rank::{BroadcastInto, Dec, Inc, Rank};
 use crate::slice::{SliceLayout, SliceSpec};

@@ -5,9 +5,9 @@
 
 use core::fmt::Debug;
 
-use super::{Allocator, Backend};
 use crate::element::Pod;
 use crate::error::{Error, Result};
+use crate::kernel::{Allocator, Backend, Upload, WriteFromHost};
 use crate::pool::{BlockSource, Lease, Pool};
 
 /// The buffer type of backend `B` for elements `T`.
@@ -125,4 +125,25 @@ unsafe impl<D: PooledDevice> Allocator<D::Backend> for DeviceAlloc<D> {
             }
         }
     }
+}
+
+impl<D: PooledDevice> Upload for D
+where
+    D::Backend: WriteFromHost,
+{
+    type Target = D::Backend;
+}
+
+impl<D: PooledDevice> Upload for Pool<D>
+where
+    D::Backend: WriteFromHost,
+{
+    type Target = D::Backend;
+}
+
+impl<D: PooledDevice> Upload for DeviceAlloc<D>
+where
+    D::Backend: WriteFromHost,
+{
+    type Target = D::Backend;
 }

@@ -185,7 +185,7 @@ impl<T: Pod + Equivalence, const N: usize> DistArray<T, N> {
     }
 
     /// The local block's descriptor, for writing through (the distributed stencil sweep).
-    pub(crate) fn local_desc_mut(&mut self) -> crate::ops::desc::Desc<crate::backend::Cpu, T, N> {
+    pub(crate) fn local_desc_mut(&mut self) -> crate::kernel::Desc<crate::kernel::Cpu, T, N> {
         self.local.desc_mut()
     }
 

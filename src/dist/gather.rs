@@ -159,8 +159,8 @@ impl<T: Pod + Equivalence, const N: usize> DistArray<T, N> {
 
 /// The sub-view of `v` at the index ranges `at`.
 fn region<'a, T: Pod, const N: usize, A: crate::view::Access>(
-    v: crate::view::View<'a, T, N, A, crate::backend::Cpu, Strided>,
+    v: crate::view::View<'a, T, N, A, crate::kernel::Cpu, Strided>,
     at: &[Range<usize>; N],
-) -> crate::view::View<'a, T, N, A, crate::backend::Cpu, Strided> {
+) -> crate::view::View<'a, T, N, A, crate::kernel::Cpu, Strided> {
     (0..N).fold(v, |v, k| v.narrow(k, at[k].start, at[k].len()))
 }

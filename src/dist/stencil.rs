@@ -6,12 +6,13 @@ use core::ops::Range;
 use mpi::datatype::Equivalence;
 
 use super::DistArray;
-use crate::backend::Cpu;
 use crate::element::{Numeric, Pod};
 use crate::error::{or_panic, Error, Result};
-use crate::ops::desc::Desc;
+use crate::kernel::Cpu;
+use crate::kernel::Desc;
+use crate::kernel::StencilKernels;
+use crate::stencil::LinearStencil;
 use crate::stencil::Window;
-use crate::stencil::{LinearStencil, StencilKernels};
 
 impl<T: Numeric + Equivalence, const N: usize, const R: usize, const K: usize> LinearStencil<T, N, R, K> {
     /// One sweep over a distributed grid: `v = stencil(u)` at every global point at least `R`

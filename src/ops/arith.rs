@@ -22,15 +22,17 @@
 use core::ops::{Add, AddAssign, Div, DivAssign, Mul, MulAssign, Neg, Rem, RemAssign, Sub, SubAssign};
 
 use crate::array::Array;
-use crate::backend::{Backend, Cpu};
 use crate::check::BoundsCheck;
 use crate::element::Numeric;
 use crate::error::or_panic;
 use crate::error::Result;
+use crate::kernel::tokens::{self, BinaryOp, ScalarLeft, ScalarRight};
+use crate::kernel::Desc;
+use crate::kernel::ElementwiseKernels;
+use crate::kernel::{Backend, Cpu};
 use crate::layout::{Layout, RowMajor};
-use crate::ops::desc::{AsOperand, Desc};
-use crate::ops::elementwise::{self, ElementwiseKernels};
-use crate::ops::tokens::{self, BinaryOp, ScalarLeft, ScalarRight};
+use crate::ops::elementwise;
+use crate::ops::operand::AsOperand;
 use crate::rank::{BroadcastInto, MaxRank, Rank};
 use crate::view::{Access, Shared, Unique, View};
 

@@ -2,13 +2,13 @@
 //! one name (NumPy's `dot` for ranks 1 and 2); `row(i)` / `column(j)` of matrices.
 
 use crate::array::Array;
-use crate::backend::{Backend, HostAccessible};
 use crate::check::BoundsCheck;
 use crate::element::Numeric;
 use crate::error::or_panic;
 use crate::error::{Error, Result};
+use crate::kernel::GemmElement;
+use crate::kernel::{Backend, HostAccessible};
 use crate::layout::{Layout, Strided};
-use crate::ops::matmul::GemmElement;
 use crate::rank::Rank;
 use crate::view::{Access, ArrayView, ArrayViewMut, AsView, View};
 

@@ -5,49 +5,13 @@
 //! backend's [`CopyKernels`].
 
 use crate::array::Array;
-use crate::backend::{Allocator, Backend};
 use crate::check::BoundsCheck;
 use crate::element::Pod;
 use crate::error::Result;
+use crate::kernel::{merged2, CopyKernels, Desc};
+use crate::kernel::{Allocator, Backend};
 use crate::layout::Dense;
-use crate::ops::desc::{merged2, Desc};
 use crate::ops::output::same_device;
-
-/// The fill and copy kernels a backend provides.
-///
-/// # Safety
-///
-/// Implementations write every element of `dst` for every index of its shape (the source's
-/// element at the same index for `copy`, `value` for `fill`) and touch no other memory.
-pub unsafe trait CopyKernels: Backend {
-    /// `dst[i] = src[i]`; `src` may repeat elements (stride 0).
-    ///
-    /// # Safety
-    ///
-    /// Both address live memory on `dev` for every index of `dst.shape` (their common shape);
-    /// `dst`'s indices address distinct writable elements (possibly uninitialized) that overlap
-    /// no element of `src`.
-    ///
-    /// # Errors
-    ///
-    /// `Error::Device` when a device fails.
-    unsafe fn copy<T: Pod, const N: usize>(
-        dev: &Self::Device,
-        dst: Desc<Self, T, N>,
-        src: Desc<Self, T, N>,
-    ) -> Result<()>;
-
-    /// `dst[i] = value`.
-    ///
-    /// # Safety
-    ///
-    /// `dst` addresses live memory on `dev`, distinct writable elements (possibly uninitialized).
-    ///
-    /// # Errors
-    ///
-    /// `Error::Device` when a device fails.
-    unsafe fn fill<T: Pod, const N: usize>(dev: &Self::Device, dst: Desc<Self, T, N>, value: T) -> Result<()>;
-}
 
 /// The same elements with every axis reversed (a copy between two operands reversed alike visits
 /// the same pairs).

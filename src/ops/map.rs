@@ -2,14 +2,14 @@
 //! engine (contiguous operands run as one slice loop).
 
 use crate::array::Array;
-use crate::backend::cpu::CpuBuffer;
-use crate::backend::{Cpu, HostAccessible};
 use crate::check::BoundsCheck;
 use crate::element::Pod;
 use crate::error::or_panic;
 use crate::error::Result;
+use crate::kernel::host::HostEngine;
+use crate::kernel::host::{Dst, Src};
+use crate::kernel::{Cpu, HostAccessible};
 use crate::layout::{Layout, RowMajor};
-use crate::ops::lanes::{self, Dst, Src};
 use crate::rank::{BroadcastInto, Rank};
 use crate::shape;
 use crate::view::{ArrayView, ArrayViewMut, AsView};
@@ -28,8 +28,8 @@ pub(crate) unsafe fn collect<R: Pod, const N: usize, C: BoundsCheck>(
     let len = shape::checked_len(op, &shape, core::mem::size_of::<R>())?;
     let strides = shape::row_major_strides(&shape);
     // SAFETY: the caller's `fill` initializes all `len` elements.
-    let buf = unsafe { CpuBuffer::try_init_with(op, len, |ptr| fill(Dst { ptr, strides })) }?;
-    Ok(Array::from_buffer(buf, shape))
+    let buf = unsafe { crate::kernel::init_buffer(&Cpu, op, len, |ptr| fill(Dst { ptr, strides })) }?;
+    Ok(Array::from_buffer_in(buf, shape))
 }
 
 impl<'a, T: Pod, const N: usize, L: Layout, C: BoundsCheck> ArrayView<'a, T, N, L, C> {
@@ -56,7 +56,7 @@ impl<'a, T: Pod, const N: usize, L: Layout, C: BoundsCheck> ArrayView<'a, T, N, 
     pub fn map<R: Pod>(&self, f: impl FnMut(T) -> R) -> Array<R, N, Cpu, RowMajor, C> {
         let src = self.src();
         // SAFETY: `unary_map` writes every element of the fresh row-major destination once.
-        let out = unsafe { collect("map", self.shape(), |dst| lanes::unary_map(self.shape(), src, dst, f)) };
+        let out = unsafe { collect("map", self.shape(), |dst| Cpu::unary_map(self.shape(), src, dst, f)) };
         or_panic(out)
     }
 
@@ -95,7 +95,7 @@ impl<'a, T: Pod, const N: usize, L: Layout, C: BoundsCheck> ArrayView<'a, T, N, 
         let b = other.as_view().src_broadcast(self.shape())?;
         let a = self.src();
         // SAFETY: both sources cover the shape; the destination is fresh and written once per index.
-        unsafe { collect("zip_with", self.shape(), |dst| lanes::binary_map(self.shape(), a, b, dst, f)) }
+        unsafe { collect("zip_with", self.shape(), |dst| Cpu::binary_map(self.shape(), a, b, dst, f)) }
     }
 }
 
@@ -108,7 +108,7 @@ impl<T: Pod, const N: usize, L: Layout, C: BoundsCheck> ArrayViewMut<'_, T, N, L
     pub fn map_inplace(&mut self, f: impl FnMut(&mut T)) {
         let (shape, dst) = (self.shape(), self.dst());
         // SAFETY: a mutable view's indices address distinct elements it borrows uniquely.
-        unsafe { lanes::update(shape, dst, f) };
+        unsafe { Cpu::update(shape, dst, f) };
     }
 
     /// Calls `f(&mut x, y)` for every element `x` of this view and the element `y` of `other` at
@@ -143,7 +143,7 @@ impl<T: Pod, const N: usize, L: Layout, C: BoundsCheck> ArrayViewMut<'_, T, N, L
         let (shape, dst) = (self.shape(), self.dst());
         // SAFETY: distinct destination elements, uniquely borrowed; `other` is a shared borrow,
         // so it cannot overlap them.
-        unsafe { lanes::update_with(shape, dst, src, f) };
+        unsafe { Cpu::update_with(shape, dst, src, f) };
         Ok(())
     }
 }

@@ -3,13 +3,14 @@
 //! (`allclose`, `abs_diff_eq`) on the host.
 
 use crate::array::Array;
-use crate::backend::HostAccessible;
 use crate::check::BoundsCheck;
 use crate::element::Float;
 use crate::error::{or_panic, Result};
+use crate::kernel::tokens;
+use crate::kernel::ElementwiseKernels;
+use crate::kernel::HostAccessible;
 use crate::layout::{Layout, RowMajor};
-use crate::ops::elementwise::{self, ElementwiseKernels};
-use crate::ops::tokens;
+use crate::ops::elementwise;
 use crate::rank::{BroadcastInto, Rank};
 use crate::view::{Access, ArrayView, AsView, View};
 

@@ -5,81 +5,16 @@
 //! picked at run time); a device's is its BLAS.
 
 use crate::array::Array;
-use crate::backend::{Allocator, Backend};
 use crate::check::{BoundsCheck, DefaultCheck};
-use crate::element::Numeric;
 use crate::error::or_panic;
 use crate::error::{Error, Result};
+use crate::kernel::{Allocator, Backend};
+use crate::kernel::{Desc, GemmElement, MatmulKernels, Par};
 use crate::layout::{Layout, RowMajor};
-use crate::ops::desc::{AsOperand, Desc};
+use crate::ops::operand::AsOperand;
 use crate::ops::output::{fresh, same_device};
 use crate::rank::{IsMatrix, Rank};
 use crate::view::{Access, View};
-
-mod sealed {
-    pub trait Sealed {}
-    impl Sealed for f32 {}
-    impl Sealed for f64 {}
-}
-
-/// Element types with a `gemm` kernel: `f32` and `f64`.
-pub trait GemmElement: Numeric + sealed::Sealed {}
-impl GemmElement for f32 {}
-impl GemmElement for f64 {}
-
-/// How many threads a matrix product may use: an explicit resource, as in faer.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Par {
-    /// The calling thread only.
-    Seq,
-    /// Rayon's pool: `0` means all its threads (the default with feature `rayon`).
-    Rayon(usize),
-}
-
-impl Default for Par {
-    /// All of rayon's threads.
-    fn default() -> Self {
-        Par::Rayon(0)
-    }
-}
-
-impl Par {
-    pub(crate) fn gemm(self) -> gemm::Parallelism {
-        match self {
-            Par::Seq => gemm::Parallelism::None,
-            #[cfg(feature = "rayon")]
-            Par::Rayon(n) => gemm::Parallelism::Rayon(n),
-            #[cfg(not(feature = "rayon"))]
-            Par::Rayon(_) => gemm::Parallelism::None,
-        }
-    }
-}
-
-/// The matrix-product kernel a backend provides.
-///
-/// # Safety
-///
-/// Implementations write every element of `out` with the product (zeros when the inner dimension
-/// is 0) and touch no other memory.
-pub unsafe trait MatmulKernels: Backend {
-    /// `out (m x n, dense row-major) = a (m x k) * b (k x n)`, `a` and `b` with any strides.
-    ///
-    /// # Safety
-    ///
-    /// All three address live memory on `dev` for every index of their shapes; `out` is dense
-    /// row-major, writable (possibly uninitialized), and overlaps neither input.
-    ///
-    /// # Errors
-    ///
-    /// `Error::Device` when a device fails.
-    unsafe fn gemm<T: GemmElement>(
-        dev: &Self::Device,
-        out: Desc<Self, T, 2>,
-        a: Desc<Self, T, 2>,
-        b: Desc<Self, T, 2>,
-        par: Par,
-    ) -> Result<()>;
-}
 
 /// A descriptor of rank `N` (2, proven by `IsMatrix` at the callers) as a matrix.
 fn matrix<B: Backend, T: crate::element::Pod, const N: usize>(d: Desc<B, T, N>) -> Desc<B, T, 2> {

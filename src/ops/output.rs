@@ -2,12 +2,12 @@
 //! allocator.
 
 use crate::array::Array;
-use crate::backend::{Allocator, Backend};
 use crate::check::BoundsCheck;
 use crate::element::Pod;
 use crate::error::{Error, Result};
+use crate::kernel::Desc;
+use crate::kernel::{Allocator, Backend};
 use crate::layout::RowMajor;
-use crate::ops::desc::Desc;
 
 /// `Error::DeviceMismatch` unless every device in `others` is `dev`.
 pub(crate) fn same_device<B: Backend>(op: &'static str, dev: &B::Device, others: &[B::Device]) -> Result<()> {

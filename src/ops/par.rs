@@ -2,52 +2,15 @@
 //! task each, and every block runs the same sequential kernel. Sound by construction: a mutable
 //! operand's blocks share no element because positions of axis 0 are distinct elements.
 
-use core::ops::Range;
-
-use rayon::prelude::*;
-
 use crate::array::Array;
-use crate::backend::cpu::sum_slice;
-use crate::backend::{Cpu, HostAccessible};
 use crate::check::BoundsCheck;
 use crate::element::{Numeric, Pod};
 use crate::error::or_panic;
+use crate::kernel::host::HostEngine;
+use crate::kernel::{Cpu, HostAccessible};
 use crate::layout::{Layout, RowMajor};
-use crate::ops::lanes;
 use crate::ops::map::collect;
 use crate::view::{ArrayView, ArrayViewMut};
-
-/// Blocks per thread: enough to balance uneven rows, few enough to amortize task overhead.
-const BLOCKS_PER_THREAD: usize = 4;
-
-/// Runs `work` on disjoint sub-ranges covering `range`, about `per_thread` of them per thread of
-/// rayon's pool, in parallel: the one thread splitter of the crate (row blocks of elementwise ops
-/// and reductions here, bands of stencil rows in `stencil/sweep.rs`).
-pub(crate) fn for_each_subrange(range: Range<usize>, per_thread: usize, work: impl Fn(Range<usize>) + Sync + Send) {
-    let len = range.len();
-    if len == 0 {
-        return;
-    }
-    let parts = (rayon::current_num_threads() * per_thread).clamp(1, len);
-    let per_part = len.div_ceil(parts);
-    (0..len.div_ceil(per_part)).into_par_iter().for_each(|b| {
-        let start = range.start + b * per_part;
-        work(start..(start + per_part).min(range.end));
-    });
-}
-
-/// Calls `work(first_row, block_shape)` for disjoint blocks of rows covering axis 0, in parallel.
-pub(crate) fn for_each_row_block<const N: usize>(shape: [usize; N], work: impl Fn(usize, [usize; N]) + Sync + Send) {
-    if N == 0 || shape[0] <= 1 || shape.contains(&0) {
-        work(0, shape);
-        return;
-    }
-    for_each_subrange(0..shape[0], BLOCKS_PER_THREAD, |rows| {
-        let mut block = shape;
-        block[0] = rows.len();
-        work(rows.start, block);
-    });
-}
 
 impl<T: Pod + Sync, const N: usize, L: Layout, C: BoundsCheck> ArrayView<'_, T, N, L, C> {
     /// [`ArrayView::map`] on all threads of rayon's pool.
@@ -56,8 +19,8 @@ impl<T: Pod + Sync, const N: usize, L: Layout, C: BoundsCheck> ArrayView<'_, T, 
         // SAFETY: each block writes its own rows of the fresh destination exactly once.
         let out = unsafe {
             collect("par_map", shape, |dst| {
-                for_each_row_block(shape, |first, block| {
-                    lanes::unary_map(block, src.at_row(first), dst.at_row(first), &f);
+                Cpu::for_each_row_block(shape, |first, block| {
+                    Cpu::unary_map(block, src.at_row(first), dst.at_row(first), &f);
                 })
             })
         };
@@ -71,7 +34,7 @@ impl<T: Numeric, const N: usize, L: Layout, C: BoundsCheck> ArrayView<'_, T, N, 
     pub fn par_sum(&self) -> T {
         let (shape, src) = (self.shape(), self.src());
         let sums = std::sync::Mutex::new(Vec::new());
-        for_each_row_block(shape, |first, block| {
+        Cpu::for_each_row_block(shape, |first, block| {
             let rows = src.at_row(first);
             // SAFETY: the block's rows lie inside this view and are only read.
             let view: ArrayView<'_, T, N, crate::layout::Strided, C> = unsafe {
@@ -86,7 +49,7 @@ impl<T: Numeric, const N: usize, L: Layout, C: BoundsCheck> ArrayView<'_, T, N, 
         });
         let mut sums = sums.into_inner().unwrap_or_else(|e| e.into_inner());
         sums.sort_by_key(|&(first, _)| first);
-        sum_slice(&sums.into_iter().map(|(_, s)| s).collect::<Vec<_>>())
+        Cpu::sum_slice(&sums.into_iter().map(|(_, s)| s).collect::<Vec<_>>())
     }
 }
 
@@ -94,9 +57,9 @@ impl<T: Pod + Send, const N: usize, L: Layout, C: BoundsCheck> ArrayViewMut<'_, 
     /// [`ArrayViewMut::map_inplace`] on all threads of rayon's pool.
     pub fn par_map_inplace(&mut self, f: impl Fn(&mut T) + Sync + Send) {
         let (shape, dst) = (self.shape(), self.dst());
-        for_each_row_block(shape, |first, block| {
+        Cpu::for_each_row_block(shape, |first, block| {
             // SAFETY: blocks are disjoint rows of a view whose indices address distinct elements.
-            unsafe { lanes::update(block, dst.at_row(first), &f) };
+            unsafe { Cpu::update(block, dst.at_row(first), &f) };
         });
     }
 }

@@ -2,7 +2,7 @@
 //! `argmin`, `argmax` over all elements, and `sum_axis`, `mean_axis`, `min_axis`, `max_axis`
 //! along one axis. Each generic algorithm validates, merges axes (moving a reduced axis last),
 //! allocates the output and calls the backend's [`ReduceKernels`] with a token from
-//! [`crate::ops::tokens`]. `fold_axis` (a closure) is a host-only convenience.
+//! [`crate::kernel::tokens`]. `fold_axis` (a closure) is a host-only convenience.
 //!
 //! Empty input: reductions with an identity (`sum`, `product`, `sum_axis`) return it; those
 //! without one (`mean`, `min`, `max`, `argmin`, `argmax` and the `_axis` forms of the first three)
@@ -15,77 +15,20 @@
 //! (`backend/cpu/reduce.rs`).
 
 use crate::array::Array;
-use crate::backend::{Allocator, Backend, Cpu, HostAccessible};
 use crate::check::BoundsCheck;
 use crate::element::{Numeric, Pod};
 use crate::error::or_panic;
 use crate::error::{Error, Result};
 use crate::geometry::{merge_axes, remove_axis};
+use crate::kernel::tokens::{self, ArgOp, ReduceOp, ScalarRight};
+use crate::kernel::ElementwiseKernels;
+use crate::kernel::{Allocator, Cpu, HostAccessible};
+use crate::kernel::{Desc, ReduceKernels};
 use crate::layout::{Layout, RowMajor};
-use crate::ops::desc::Desc;
-use crate::ops::elementwise::{self, ElementwiseKernels};
+use crate::ops::elementwise;
 use crate::ops::output::fresh;
-use crate::ops::tokens::{self, ArgOp, ReduceOp, ScalarRight};
 use crate::rank::{Dec, Rank};
 use crate::view::{Access, ArrayView, View};
-
-/// The reduction kernels a backend provides.
-///
-/// # Safety
-///
-/// Implementations read only the indices of their operands' shapes, write every element of
-/// `out` in `reduce_last_axis`, and return results as the tokens define them (NaN rules included).
-pub unsafe trait ReduceKernels: Backend {
-    /// `op` over every element of `a`, which is not empty.
-    ///
-    /// # Safety
-    ///
-    /// `a` addresses live memory on `dev` for every index of its shape.
-    ///
-    /// # Errors
-    ///
-    /// `Error::Device` when a device fails.
-    unsafe fn reduce<T: Numeric, Op: ReduceOp<T>, const N: usize>(
-        dev: &Self::Device,
-        op: Op,
-        a: Desc<Self, T, N>,
-    ) -> Result<T>;
-
-    /// `out[i] = op` over the last axis of `a` at outer index `i`: `a` has `N = M + 1` axes, its
-    /// first `M` are `out`'s shape; an empty last axis gives the op's identity (the generic
-    /// algorithm only passes one when the identity exists).
-    ///
-    /// # Safety
-    ///
-    /// Both address live memory on `dev`; `out`'s indices address distinct writable elements
-    /// (possibly uninitialized) that overlap no element of `a`.
-    ///
-    /// # Errors
-    ///
-    /// `Error::Device` when a device fails.
-    unsafe fn reduce_last_axis<T: Numeric, Op: ReduceOp<T>, const N: usize, const M: usize>(
-        dev: &Self::Device,
-        op: Op,
-        out: Desc<Self, T, M>,
-        a: Desc<Self, T, N>,
-    ) -> Result<()>;
-
-    /// The row-major position of the first best element of `a` (of its first NaN, if any); `a`
-    /// is not empty.
-    ///
-    /// # Safety
-    ///
-    /// As for [`ReduceKernels::reduce`].
-    ///
-    /// # Errors
-    ///
-    /// `Error::Device` when a device fails.
-    unsafe fn arg_reduce<T: Numeric, Op: ArgOp<T>, const N: usize>(
-        dev: &Self::Device,
-        op: Op,
-        a: Desc<Self, T, N>,
-    ) -> Result<usize>;
-}
 
 /// `op` over every element of `a`; the op's identity (or `None`) when `a` is empty.
 ///

@@ -18,14 +18,14 @@
 //! array is one lane and the closure runs in a plain counted loop that LLVM vectorizes.
 
 use crate::array::Array;
-use crate::backend::{Cpu, HostAccessible};
 use crate::check::{BoundsCheck, DefaultCheck};
 use crate::element::Pod;
 use crate::error::or_panic;
 use crate::error::{Error, Result};
 use crate::iter::Odometer;
+use crate::kernel::host::HostEngine;
+use crate::kernel::{Cpu, HostAccessible};
 use crate::layout::{Layout, RowMajor};
-use crate::ops::lanes;
 use crate::ops::map::collect;
 use crate::view::{ArrayView, ArrayViewMut};
 
@@ -231,7 +231,7 @@ macro_rules! zip_arity {
             pub fn for_each(self, mut f: impl FnMut($($P::Item),+)) {
                 let ($($p,)+) = self.parts;
                 let ($($s,)+) = ($($p.base_ptr(),)+);
-                lanes::for_each_lane(self.shape, [$($p.strides()),+], |[$($b),+], len, [$($p),+]| {
+                Cpu::for_each_lane(self.shape, [$($p.strides()),+], |[$($b),+], len, [$($p),+]| {
                     if true $(&& $p == 1)+ {
                         // Unit steps everywhere: plain pointer increments, which LLVM vectorizes.
                         $(let $s = $s.wrapping_offset($b);)+
@@ -274,7 +274,7 @@ macro_rules! zip_arity {
                 // producers' lane offsets are in bounds.
                 let out = unsafe {
                     collect::<R, N, DefaultCheck>("Zip::map_collect", shape, |dst| {
-                        lanes::for_each_lane(shape, [$($p.strides(),)+ dst.strides], |[$($b,)+ bd], len, [$($p,)+ sd]| {
+                        Cpu::for_each_lane(shape, [$($p.strides(),)+ dst.strides], |[$($b,)+ bd], len, [$($p,)+ sd]| {
                             for i in 0..len as isize {
                                 dst.ptr.offset(bd + i * sd).write(f($($P::item($s.offset($b + i * $p))),+));
                             }
@@ -293,10 +293,10 @@ macro_rules! zip_arity {
                 let ($($p,)+) = self.parts;
                 let strides = [$($p.strides()),+];
                 let ptrs = Shared(($($p.base_ptr(),)+));
-                crate::ops::par::for_each_row_block(self.shape, |first, block| {
+                Cpu::for_each_row_block(self.shape, |first, block| {
                     let ($($s,)+) = ptrs.get();
                     let [$($r),+] = strides.map(|st| if N == 0 { 0 } else { first as isize * st[0] });
-                    lanes::for_each_lane(block, strides, |[$($b),+], len, [$($p),+]| {
+                    Cpu::for_each_lane(block, strides, |[$($b),+], len, [$($p),+]| {
                         for i in 0..len as isize {
                             // SAFETY: as in `for_each`, within this task's disjoint rows.
                             unsafe { f($($P::item($s.offset($r + $b + i * $p))),+) };

@@ -28,8 +28,8 @@ use std::sync::{Arc, Mutex, MutexGuard, Weak};
 pub use source::BlockSource;
 pub use stats::{ClassStats, PoolStats};
 
-use crate::backend::Cpu;
 use crate::error::Error;
+use crate::kernel::Cpu;
 
 /// Smallest size class: one cache line.
 const MIN_CLASS_SHIFT: u32 = 6;

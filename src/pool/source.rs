@@ -3,8 +3,8 @@
 //! source is the system allocator (`backend/cpu/block.rs`), and a device backend adds its own (a
 //! CUDA context handing out device allocations, say) without touching the pool.
 
-use crate::backend::Backend;
 use crate::error::Error;
+use crate::kernel::Backend;
 
 /// A provider of raw memory blocks for a [`Pool`](super::Pool).
 ///

@@ -3,8 +3,8 @@
 
 use crate::element::Pod;
 use crate::error::Result;
-use crate::ops::desc::Desc;
-use crate::ops::fill_copy::CopyKernels;
+use crate::kernel::CopyKernels;
+use crate::kernel::Desc;
 
 /// The boundary condition of one axis of a field swept by
 /// [`LinearStencil::apply_steps_with`](super::LinearStencil::apply_steps_with).

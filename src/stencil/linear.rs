@@ -15,16 +15,19 @@
 //! assert_eq!(lap[[2, 3]], 2.0); // d2/di2 of i^2 is 2, d2/dj2 of j is 0
 //! ```
 
-use super::sweep::interior_range;
-use crate::backend::Backend;
-#[cfg(feature = "rayon")]
-use crate::backend::Cpu;
 use crate::element::{Float, Numeric, Pod};
 use crate::error::{or_panic, Error, Result};
 #[cfg(feature = "rayon")]
-use crate::ops::desc::SharedDesc;
-use crate::ops::desc::{AsOperand, AsOperandMut, Desc};
+use crate::kernel::host::HostEngine;
+use crate::kernel::Backend;
+#[cfg(feature = "rayon")]
+use crate::kernel::Cpu;
+#[cfg(feature = "rayon")]
+use crate::kernel::SharedDesc;
+use crate::kernel::{Desc, StencilKernels};
+use crate::ops::operand::{AsOperand, AsOperandMut};
 use crate::ops::output::same_device;
+use crate::shape::interior_range;
 
 /// `K` taps `(offset, weight)` on a rank-`N` grid, every offset within radius `R` on every axis.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -158,32 +161,6 @@ impl<T: Float> LinearStencil<T, 3, 1, 27> {
     }
 }
 
-/// The constant-coefficient stencil kernel a backend provides.
-///
-/// # Safety
-///
-/// Implementations write every element of `out` with the weighted sum of the taps, in tap order,
-/// and touch no other memory.
-pub unsafe trait StencilKernels: Backend {
-    /// `out[x] = sum_k taps[k].1 * input[x + taps[k].0]` for every point `x` of `out.shape`, where
-    /// `input` (with its own strides) describes the input point of `out[0; N]`.
-    ///
-    /// # Safety
-    ///
-    /// Both address live memory on `dev`; every tap of every point lies inside the input; `out`'s
-    /// indices address distinct writable elements that overlap no input element.
-    ///
-    /// # Errors
-    ///
-    /// `Error::Device` when a device fails.
-    unsafe fn linear<T: Numeric, const N: usize, const K: usize>(
-        dev: &Self::Device,
-        out: Desc<Self, T, N>,
-        input: Desc<Self, T, N>,
-        taps: &[([isize; N], T); K],
-    ) -> Result<()>;
-}
-
 impl<T: Numeric, const N: usize, const R: usize, const K: usize> LinearStencil<T, N, R, K> {
     /// `output[x] = sum_k weight_k * input[x + offset_k]` for every interior point (at least `R`
     /// from every edge); the other points are left alone. Input and output are views (CPU) or
@@ -267,7 +244,7 @@ impl<T: Numeric, const N: usize, const R: usize, const K: usize> LinearStencil<T
             Desc { handle: d.handle.wrapping_offset(rows.start as isize * d.strides[0]), shape, strides: d.strides }
         };
         let (out, input) = (SharedDesc(out), SharedDesc(input));
-        crate::ops::par::for_each_subrange(0..out.0.shape[0], 2, |rows| {
+        Cpu::for_each_subrange(0..out.0.shape[0], 2, |rows| {
             let (out, input) = (&out, &input);
             // SAFETY: as in `try_apply`; bands of the first axis are disjoint, so no output
             // element is written by two tasks.

@@ -39,9 +39,8 @@ mod window;
 
 pub use boundary::Boundary;
 pub use buffer::DoubleBuffer;
-pub use linear::{LinearStencil, StencilKernels};
+pub use linear::LinearStencil;
 pub use pad::{fill_halo, interior, pad, pad_axes, try_fill_halo, try_interior, try_pad, try_pad_axes, PadMode};
-pub(crate) use sweep::for_each_point;
 pub use sweep::{
     boundary, boundary2, boundary3, sweep, sweep2, sweep3, try_boundary, try_boundary2, try_boundary3, try_sweep,
     try_sweep2, try_sweep3,

@@ -146,7 +146,7 @@ pub fn try_pad_axes<T: Pod, const N: usize, L: Layout, C: BoundsCheck>(
     // SAFETY: every element is written before any is read: the halo slabs of every axis (which
     // together cover every point outside the interior) by `fill` just below, then the interior
     // by `assign`; `fill` and `assign` only write their destination.
-    let buffer = unsafe { crate::backend::Allocator::try_alloc_for_overwrite(&crate::backend::Cpu, "pad", len)? };
+    let buffer = unsafe { crate::kernel::Allocator::try_alloc_for_overwrite(&crate::kernel::Cpu, "pad", len)? };
     let mut out = Array::<T, N>::from_buffer_in(buffer, padded);
     for k in 0..N {
         if widths[k] > 0 {

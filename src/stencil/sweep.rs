@@ -6,12 +6,14 @@
 use core::ops::Range;
 
 use super::window::Window;
-use crate::backend::cpu::simd::{Isa, Kernel};
 use crate::check::BoundsCheck;
 use crate::element::Pod;
 use crate::error::or_panic;
 use crate::error::{Error, Result};
+use crate::kernel::host::HostEngine;
+use crate::kernel::Cpu;
 use crate::layout::Layout;
+use crate::shape::interior_range;
 use crate::view::{ArrayView, ArrayViewMut};
 
 fn same_shape<const N: usize>(op: &'static str, input: [usize; N], output: [usize; N]) -> Result<()> {
@@ -19,16 +21,6 @@ fn same_shape<const N: usize>(op: &'static str, input: [usize; N], output: [usiz
         Ok(())
     } else {
         Err(Error::ShapeMismatch { op, expected: input.to_vec(), got: output.to_vec() })
-    }
-}
-
-/// The interior range of an axis of length `n` for radius `r` (empty when `n < 2r + 1`).
-/// Written without `2 * r`, which overflows for radii near `usize::MAX / 2`.
-pub(crate) fn interior_range(n: usize, r: usize) -> Range<usize> {
-    if r < n && n - r > r {
-        r..n - r
-    } else {
-        0..0
     }
 }
 
@@ -67,67 +59,6 @@ impl<T, const N: usize> Grid<T, N> {
     }
 }
 
-/// `f(&mut output[x], pointer to input[x], strides)` for every point `x` of `shape`, with `input`
-/// and `output` pointing at the point `[0; N]` and `strides` the input's. Walks lanes along the
-/// last axis; on lanes where both step by one, the output lane is a slice and the strides handed
-/// to `f` end in the literal 1, so LLVM knows the writes alias no read and the neighbours' offsets
-/// are constants, and vectorizes the loop. Everything the loop reads is a local value (moved
-/// into the lane closure, copied before the loop): values read through a closure's environment
-/// would be reloaded after every store, which kept the loop scalar (3x slower, measured). The
-/// input is read through raw pointers only: a slice spanning rows around a lane would also span
-/// memory between rows that may belong to other views. The one point walker of the interior
-/// sweeps and the CPU's stencil kernel.
-///
-/// # Safety
-///
-/// Every point's input element is a live element and its output element is live, writable,
-/// distinct per point and written by nobody else; `f` reads only input elements the caller
-/// vouches for; the output does not overlap them.
-#[inline(always)]
-pub(crate) unsafe fn for_each_point<T, const N: usize>(
-    input: *const T,
-    in_strides: [isize; N],
-    output: *mut T,
-    out_strides: [isize; N],
-    shape: [usize; N],
-    f: &mut impl FnMut(&mut T, *const T, [isize; N]),
-) {
-    crate::ops::lanes::walk_lanes(shape, [in_strides, out_strides], PointLanes { input, in_strides, output, f });
-}
-
-/// The lanes of [`for_each_point`] (a named type, so the SIMD-dispatched stencil kernel inlines
-/// its loops).
-struct PointLanes<'f, T, const N: usize, F> {
-    input: *const T,
-    in_strides: [isize; N],
-    output: *mut T,
-    f: &'f mut F,
-}
-
-impl<T, const N: usize, F: FnMut(&mut T, *const T, [isize; N])> crate::ops::lanes::Lane<2> for PointLanes<'_, T, N, F> {
-    #[inline(always)]
-    fn run(&mut self, [bi, bo]: [isize; 2], len: usize, [si, so]: [isize; 2]) {
-        let (f, in_strides) = (&mut *self.f, self.in_strides);
-        // SAFETY: `for_each_point`'s contract, for every point of the lane (in-bounds pointer
-        // arithmetic, which LLVM needs to vectorize the loop).
-        unsafe {
-            let (centre, out) = (self.input.offset(bi), self.output.offset(bo));
-            if si == 1 && so == 1 {
-                let mut unit = in_strides;
-                unit[N - 1] = 1;
-                let out = core::slice::from_raw_parts_mut(out, len);
-                for j in 0..len {
-                    f(out.get_unchecked_mut(j), centre.add(j), unit);
-                }
-            } else {
-                for j in 0..len as isize {
-                    f(&mut *out.offset(j * so), centre.offset(j * si), in_strides);
-                }
-            }
-        }
-    }
-}
-
 /// The interior points whose first index lies in `first` (a sub-range of axis 0's interior):
 /// `f(&mut output[x], window of input around x)`. On unit-stride lanes the window's last stride
 /// is the literal 1.
@@ -158,33 +89,19 @@ unsafe fn interior<const N: usize, const R: usize, T>(
     let (input, output) = unsafe { (g.input.offset(start(g.in_strides)), g.output.offset(start(g.out_strides))) };
     let shape = ranges.map(|r| r.len());
     let region = Grid { input, in_strides: g.in_strides, output, out_strides: g.out_strides, shape };
-    // SAFETY: the walk's contract is this function's, for the interior region.
-    unsafe { Isa::detect().run(InteriorWalk::<T, N, R, _> { region, f }) };
-}
-
-/// The interior walk of a sweep as a SIMD-dispatched kernel, so the user's closure is compiled for
-/// the CPU's instruction set inside the loop. Safety (`Kernel::run`): the region's points are
-/// interior points of live input and output grids (`interior`'s contract).
-struct InteriorWalk<'f, T, const N: usize, const R: usize, F> {
-    /// The interior region: pointers at its first point, its shape.
-    region: Grid<T, N>,
-    f: &'f mut F,
-}
-
-impl<T, const N: usize, const R: usize, F: FnMut(&mut T, Window<'_, T, N, R>)> Kernel for InteriorWalk<'_, T, N, R, F> {
-    type Output = ();
-
-    #[inline(always)]
-    unsafe fn run(self) {
-        let InteriorWalk { region: g, f } = self;
-        // SAFETY: every point walked is an interior point, so its window lies in the input; the
-        // output is uniquely borrowed and never the input (the kernel's contract).
-        unsafe {
-            for_each_point(g.input, g.in_strides, g.output, g.out_strides, g.shape, &mut |out, centre, strides| {
-                f(out, Window::new(centre, strides))
-            })
-        };
-    }
+    // SAFETY: the walk's contract is this function's, for the interior region: every point
+    // walked is an interior point, so its window lies in the input; the output is uniquely
+    // borrowed and never the input.
+    unsafe {
+        Cpu::for_each_point(
+            region.input,
+            region.in_strides,
+            region.output,
+            region.out_strides,
+            region.shape,
+            |out, centre, strides| f(out, Window::new(centre, strides)),
+        )
+    };
 }
 
 /// Calls `f(&mut output[x], window of input around x)` for every interior point `x`: those at
@@ -298,7 +215,7 @@ fn par_sweep_named<
         unsafe { interior(g, 0..1, &mut &f) };
         return Ok(());
     }
-    crate::ops::par::for_each_subrange(interior_range(g.shape[0], R), BANDS_PER_THREAD, |band| {
+    Cpu::for_each_subrange(interior_range(g.shape[0], R), BANDS_PER_THREAD, |band| {
         // SAFETY: as in `try_sweep`; bands are disjoint, so no output element is written by two
         // tasks.
         unsafe { interior(g, band, &mut &f) }
@@ -462,7 +379,7 @@ rank_named! {
 
 #[cfg(test)]
 mod tests {
-    use super::interior_range;
+    use crate::shape::interior_range;
 
     #[test]
     fn interior_range_never_overflows() {

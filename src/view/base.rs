@@ -6,12 +6,12 @@
 
 use core::marker::PhantomData;
 
-use crate::backend::{Backend, Cpu};
 use crate::check::{BoundsCheck, DefaultCheck};
 use crate::element::Pod;
 use crate::geometry::Geometry;
+use crate::kernel::Desc;
+use crate::kernel::{Backend, Cpu};
 use crate::layout::{Layout, Strided};
-use crate::ops::desc::Desc;
 use crate::rank::{IsMatrix, Rank};
 use crate::raw::RawParts;
 

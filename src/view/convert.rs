@@ -4,9 +4,9 @@
 //! which need no conversion at all.
 
 use crate::array::Array;
-use crate::backend::HostAccessible;
 use crate::check::BoundsCheck;
 use crate::element::Pod;
+use crate::kernel::HostAccessible;
 use crate::layout::{ColMajor, Layout, Padded, RowMajor, Strided};
 use crate::view::{ArrayView, ArrayViewMut};
 

@@ -2,13 +2,14 @@
 //! and `assign()` with broadcasting. The element loops live in `copy.rs`.
 
 use crate::array::Array;
-use crate::backend::{Allocator, Cpu, HostAccessible};
 use crate::check::BoundsCheck;
 use crate::element::Pod;
 use crate::error::or_panic;
 use crate::error::Result;
+use crate::kernel::CopyKernels;
+use crate::kernel::{Allocator, Cpu, HostAccessible};
 use crate::layout::{Dense, Layout, RowMajor};
-use crate::ops::fill_copy::{self, CopyKernels};
+use crate::ops::fill_copy;
 use crate::rank::{BroadcastInto, Rank};
 use crate::view::{Access, ArrayView, ArrayViewMut, Unique, View};
 

@@ -84,7 +84,7 @@ impl<'a, T: Pod, const N: usize, L: Layout, C: BoundsCheck> ArrayViewMut<'a, T, 
     }
 }
 
-impl<T: Pod, const N: usize, B: crate::backend::HostAccessible, L: Layout, C: BoundsCheck> crate::Array<T, N, B, L, C> {
+impl<T: Pod, const N: usize, B: crate::kernel::HostAccessible, L: Layout, C: BoundsCheck> crate::Array<T, N, B, L, C> {
     /// Several mutable regions at once; see [`ArrayViewMut::multi_slice_mut`].
     #[track_caller]
     pub fn multi_slice_mut<const M: usize, const CO: bool, const FO: bool, const K: usize>(

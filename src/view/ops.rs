@@ -10,11 +10,11 @@
 //! layouts (`reshape`, `permute`, `broadcast_to`, `squeeze`, `try_layout`) return `Result`.
 
 use super::base::{Access, Shared, Unique, View};
-use crate::backend::{Backend, Cpu};
 use crate::check::BoundsCheck;
 use crate::element::Pod;
 use crate::error::Result;
 use crate::geometry::Geometry;
+use crate::kernel::{Backend, Cpu};
 use crate::layout::{Layout, Strided};
 use crate::rank::{BroadcastInto, Dec, Inc, Rank};
 use crate::slice::{SliceLayout, SliceSpec};

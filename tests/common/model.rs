@@ -9,14 +9,14 @@
 
 use std::cell::RefCell;
 
-use cnda::ops::desc::Desc;
-use cnda::ops::elementwise::ElementwiseKernels;
-use cnda::ops::fill_copy::CopyKernels;
-use cnda::ops::matmul::{GemmElement, MatmulKernels, Par};
-use cnda::ops::reduce::ReduceKernels;
-use cnda::ops::tokens::{ArgOp, BinaryOp, ReduceOp, UnaryOp};
+use cnda::kernel::tokens::{ArgOp, BinaryOp, ReduceOp, UnaryOp};
+use cnda::kernel::CopyKernels;
+use cnda::kernel::Desc;
+use cnda::kernel::ElementwiseKernels;
+use cnda::kernel::ReduceKernels;
+use cnda::kernel::StencilKernels;
+use cnda::kernel::{GemmElement, MatmulKernels, Par};
 use cnda::prelude::*;
-use cnda::stencil::StencilKernels;
 
 /// The model backend: host memory tagged with a device id.
 #[derive(Clone, Copy, Debug, Default)]

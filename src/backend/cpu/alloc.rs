@@ -2,10 +2,10 @@
 //! one a buffer remembers.
 
 use super::buffer::CpuBuffer;
-use super::Cpu;
-use crate::backend::Allocator;
 use crate::element::Pod;
 use crate::error::Result;
+use crate::kernel::Allocator;
+use crate::kernel::Cpu;
 use crate::pool::Pool;
 
 /// The allocator a CPU buffer came from: the system, or a pool. `Array::allocator` returns it,

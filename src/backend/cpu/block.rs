@@ -6,8 +6,9 @@ use std::alloc::{self, Layout as AllocLayout};
 
 use super::buffer::HUGE_PAGE_THRESHOLD;
 use super::placement::{self, HUGE_PAGE};
-use super::{Cpu, CPU_ALIGN};
+use super::CPU_ALIGN;
 use crate::error::Error;
+use crate::kernel::Cpu;
 use crate::pool::{BlockSource, Pool};
 
 /// The layout to allocate for a block of `bytes` usable bytes: cache-line aligned, or huge-page

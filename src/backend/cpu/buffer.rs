@@ -5,9 +5,10 @@ use std::alloc::{self, Layout as AllocLayout};
 
 use super::block::{advise_huge_pages, block_layout, block_start};
 use super::placement::{self, HUGE_PAGE};
-use super::{Cpu, CpuAlloc};
+use super::CpuAlloc;
 use crate::element::Pod;
 use crate::error::Error;
+use crate::kernel::Cpu;
 use crate::pool::{Lease, Pool};
 
 /// Alignment of every non-empty CPU buffer, in bytes: one cache line, and a full AVX-512 vector.
@@ -191,7 +192,7 @@ impl<T: Pod> CpuBuffer<T> {
             unsafe { core::ptr::copy_nonoverlapping(data.as_ptr(), dst, data.len()) }
         };
         // SAFETY: `copy` writes every element.
-        unsafe { crate::backend::init_buffer::<super::Cpu, T>(&self.allocator(), "clone", data.len(), copy) }
+        unsafe { crate::kernel::init_buffer::<super::Cpu, T>(&self.allocator(), "clone", data.len(), copy) }
     }
 
     /// The allocator this buffer came from: its pool while that pool lives, else the system.

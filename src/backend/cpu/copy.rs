@@ -2,13 +2,14 @@
 //! `assign()` and `fill()`): the only CPU code that copies elements between layouts. The generic
 //! algorithms of `ops/fill_copy.rs` guarantee their inputs.
 
-use super::Cpu;
+use super::lanes;
 use crate::element::Pod;
 use crate::error::Result;
 use crate::iter::Odometer;
-use crate::ops::desc::Desc;
-use crate::ops::fill_copy::CopyKernels;
-use crate::ops::lanes::{self, Dst, Src};
+use crate::kernel::host::{Dst, Src};
+use crate::kernel::CopyKernels;
+use crate::kernel::Cpu;
+use crate::kernel::Desc;
 
 /// Edge of the square micro-tile, in elements: one cache line of `T`. Inside a tile every source
 /// line and every destination line is used whole before moving on, so a power-of-two stride

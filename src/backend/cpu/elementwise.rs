@@ -1,13 +1,14 @@
 //! The CPU's elementwise kernels: the lane engine (`ops/lanes.rs`) driven by op tokens.
 
+use super::lanes;
 use super::simd::{Isa, Kernel};
-use super::Cpu;
 use crate::element::Pod;
 use crate::error::Result;
-use crate::ops::desc::Desc;
-use crate::ops::elementwise::ElementwiseKernels;
-use crate::ops::lanes::{self, Dst, Src};
-use crate::ops::tokens::{BinaryOp, UnaryOp};
+use crate::kernel::host::{Dst, Src};
+use crate::kernel::tokens::{BinaryOp, UnaryOp};
+use crate::kernel::Cpu;
+use crate::kernel::Desc;
+use crate::kernel::ElementwiseKernels;
 
 fn src<T: Pod, const N: usize>(d: Desc<Cpu, T, N>) -> Src<T, N> {
     Src { ptr: d.handle.cast_const(), strides: d.strides }
@@ -140,7 +141,7 @@ impl<T: Pod, Op: UnaryOp<T, Output = T>, const N: usize> Kernel for UpdateUnaryC
 mod tests {
     use super::{BinaryCall, UnaryCall, UpdateCall};
     use crate::backend::cpu::simd::Isa;
-    use crate::ops::tokens::{Add, Mul, Sqrt};
+    use crate::kernel::tokens::{Add, Mul, Sqrt};
     use crate::prelude::*;
 
     #[test]
@@ -156,7 +157,7 @@ mod tests {
             assert_eq!(sum, Array::from_fn([13, 67], |[i, j]| a[[i, j]] + row[[0, j]]), "{isa:?}");
             let mut roots = Array::<f64, 2>::zeros([67, 13]);
             let at = a.t();
-            let t = crate::ops::desc::Desc::<crate::backend::Cpu, f64, 2> {
+            let t = crate::kernel::Desc::<crate::kernel::Cpu, f64, 2> {
                 handle: at.raw.ptr,
                 shape: at.shape(),
                 strides: at.strides(),

@@ -1,10 +1,8 @@
 //! The CPU's matrix-product kernel: the `gemm` crate, which takes arbitrary row and column
 //! strides.
 
-use super::Cpu;
 use crate::error::Result;
-use crate::ops::desc::Desc;
-use crate::ops::matmul::{GemmElement, MatmulKernels, Par};
+use crate::kernel::{Cpu, Desc, GemmElement, MatmulKernels, Par};
 
 // SAFETY: `gemm` with `read_dst = false` writes every element of the dense `m x n` output
 // (`dst = 1 * a * b`); an empty inner dimension is filled with zeros here.
@@ -48,9 +46,20 @@ unsafe impl MatmulKernels for Cpu {
                 false,
                 false,
                 false,
-                par.gemm(),
+                parallelism(par),
             )
         };
         Ok(())
+    }
+}
+
+/// The `gemm` crate's thread budget for `par`.
+fn parallelism(par: Par) -> gemm::Parallelism {
+    match par {
+        Par::Seq => gemm::Parallelism::None,
+        #[cfg(feature = "rayon")]
+        Par::Rayon(n) => gemm::Parallelism::Rayon(n),
+        #[cfg(not(feature = "rayon"))]
+        Par::Rayon(_) => gemm::Parallelism::None,
     }
 }

@@ -1,29 +1,31 @@
-//! The CPU backend: 64-byte aligned host buffers.
+//! The CPU backend: 64-byte aligned host buffers, and the whole host engine: the lane engine
+//! (`lanes`), the point walker of stencils (`points`), the thread splitter (`threads`) and
+//! runtime SIMD dispatch (`simd`), which its kernels run on and which it lends to the host-side
+//! closure APIs through the contract's `HostEngine` (`engine`).
 
 mod alloc;
 mod block;
 pub(crate) mod buffer;
 mod copy;
 mod elementwise;
+mod engine;
+pub(crate) mod lanes;
 mod matmul;
 mod placement;
+mod points;
 mod reduce;
 pub(crate) mod simd;
 mod stencil;
+#[cfg(feature = "rayon")]
+pub(crate) mod threads;
+mod transfer;
 
 pub use alloc::CpuAlloc;
 pub use block::HostBlock;
 pub use buffer::{CpuBuffer, CPU_ALIGN, HUGE_PAGE_THRESHOLD};
-#[cfg(feature = "rayon")]
-pub(crate) use reduce::sum_slice;
 
-use super::{Backend, HostAccessible};
 use crate::element::Pod;
-
-/// The host CPU backend (the default `B` of every array), and its own device handle and system
-/// allocator (`Array::zeros_in(&Cpu, shape)`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub struct Cpu;
+use crate::kernel::{Backend, Cpu, HostAccessible};
 
 impl Backend for Cpu {
     const NAME: &'static str = "Cpu";

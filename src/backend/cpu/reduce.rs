@@ -5,14 +5,15 @@
 //! with the logarithm of the length, not the length (10^7 additions of 0.1f32 stay within 1e-6
 //! relative, where a running sum is off by 9%), and the accumulators vectorize.
 
+use super::lanes;
 use super::simd::Isa;
-use super::Cpu;
 use crate::element::Numeric;
 use crate::error::Result;
-use crate::ops::desc::Desc;
-use crate::ops::lanes::{self, Dst, Src};
-use crate::ops::reduce::ReduceKernels;
-use crate::ops::tokens::{ArgOp, ReduceOp};
+use crate::kernel::host::{Dst, Src};
+use crate::kernel::tokens::{ArgOp, ReduceOp};
+use crate::kernel::Cpu;
+use crate::kernel::Desc;
+use crate::kernel::ReduceKernels;
 
 /// Length below which a slice is combined directly with 8 accumulators.
 const PAIRWISE_BLOCK: usize = 128;
@@ -72,7 +73,7 @@ fn block<T: Numeric, Op: ReduceOp<T>>(op: Op, zero: T, x: &[T]) -> T {
 /// Pairwise sum of a slice (what `par_sum` combines its block sums with).
 #[cfg(feature = "rayon")]
 pub(crate) fn sum_slice<T: Numeric>(x: &[T]) -> T {
-    pairwise(crate::ops::tokens::Sum, T::ZERO, x)
+    pairwise(crate::kernel::tokens::Sum, T::ZERO, x)
 }
 
 /// Pushes the results of consecutive blocks of `PAIRWISE_BLOCK` elements of a strided lane (8
@@ -235,7 +236,7 @@ unsafe impl ReduceKernels for Cpu {
 #[cfg(test)]
 mod tests {
     use super::{block, Isa, Pairwise, PAIRWISE_BLOCK};
-    use crate::ops::tokens::Sum;
+    use crate::kernel::tokens::Sum;
 
     /// The recursion written plainly, as the reference.
     fn recursive(x: &[f64]) -> f64 {

@@ -2,11 +2,11 @@
 //! summed at every point of the sweeps' point walker.
 
 use super::simd::{Isa, Kernel};
-use super::Cpu;
 use crate::element::Numeric;
 use crate::error::Result;
-use crate::ops::desc::Desc;
-use crate::stencil::StencilKernels;
+use crate::kernel::Cpu;
+use crate::kernel::Desc;
+use crate::kernel::StencilKernels;
 
 /// A stencil laid out for one input: each tap's flat element offset for the input's strides
 /// (computed once per call, so the inner loop does no index arithmetic) and its weight.
@@ -65,7 +65,7 @@ impl<T: Numeric, const N: usize, const K: usize> Kernel for Sweep<T, N, K> {
         // SAFETY: the kernel's contract: every tap of every point is inside the input, and
         // the output's points are distinct and overlap no input element.
         unsafe {
-            crate::stencil::for_each_point(
+            super::points::for_each_point(
                 input.handle.cast_const(),
                 input.strides,
                 out.handle,

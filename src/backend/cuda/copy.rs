@@ -8,8 +8,8 @@ use super::kernels::FAMILIES;
 use super::Cuda;
 use crate::element::Pod;
 use crate::error::Result;
-use crate::ops::desc::Desc;
-use crate::ops::fill_copy::CopyKernels;
+use crate::kernel::CopyKernels;
+use crate::kernel::Desc;
 
 // SAFETY: writes every destination index once with the source's (or the fill) value.
 unsafe impl CopyKernels for Cuda {

@@ -12,7 +12,7 @@ use super::device::device_error;
 use super::Cuda;
 use crate::element::Pod;
 use crate::error::{Error, Result};
-use crate::ops::desc::Desc;
+use crate::kernel::Desc;
 
 /// The most axes a kernel descriptor holds (`CNDA_MAX_RANK` in `kernels/common.cuh`).
 pub(super) const MAX_RANK: usize = 8;

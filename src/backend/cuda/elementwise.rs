@@ -11,9 +11,9 @@ use super::kernels::FAMILIES;
 use super::Cuda;
 use crate::element::Pod;
 use crate::error::{Error, Result};
-use crate::ops::desc::Desc;
-use crate::ops::elementwise::ElementwiseKernels;
-use crate::ops::tokens::{BinaryOp, DeviceUnary, UnaryOp};
+use crate::kernel::tokens::{BinaryOp, DeviceUnary, UnaryOp};
+use crate::kernel::Desc;
+use crate::kernel::ElementwiseKernels;
 
 // SAFETY: every kernel writes each index of its output exactly once with the op's value, reading
 // and writing only the indices of its descriptors, on the device's stream.

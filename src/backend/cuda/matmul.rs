@@ -11,9 +11,9 @@ use cudarc::cublas::{result as blas, sys as blas_sys};
 use super::device::{device_error, CudaDevice};
 use super::{Cuda, CudaBuffer};
 use crate::error::Result;
-use crate::ops::desc::Desc;
-use crate::ops::fill_copy::CopyKernels;
-use crate::ops::matmul::{GemmElement, MatmulKernels, Par};
+use crate::kernel::CopyKernels;
+use crate::kernel::Desc;
+use crate::kernel::{GemmElement, MatmulKernels, Par};
 
 /// How cuBLAS sees one operand of the column-major product: transposed or not, and its leading
 /// dimension.

@@ -9,9 +9,9 @@ use super::kernels::FAMILIES;
 use super::{Cuda, CudaBuffer};
 use crate::element::{Numeric, Pod};
 use crate::error::{Error, Result};
-use crate::ops::desc::Desc;
-use crate::ops::reduce::ReduceKernels;
-use crate::ops::tokens::{ArgOp, ReduceOp};
+use crate::kernel::tokens::{ArgOp, ReduceOp};
+use crate::kernel::Desc;
+use crate::kernel::ReduceKernels;
 
 /// What a fold's idle threads start from: the token's `fold_start`.
 fn fold_start<T: Numeric, Op: ReduceOp<T>>(op: Op) -> Result<T> {

@@ -9,8 +9,8 @@ use super::kernels::FAMILIES;
 use super::Cuda;
 use crate::element::Numeric;
 use crate::error::{Error, Result};
-use crate::ops::desc::Desc;
-use crate::stencil::StencilKernels;
+use crate::kernel::Desc;
+use crate::kernel::StencilKernels;
 
 // SAFETY: writes every output point once with the taps summed in order.
 unsafe impl StencilKernels for Cuda {

@@ -6,12 +6,9 @@ use core::mem::MaybeUninit;
 use super::device::device_error;
 use super::staging::STAGED_FROM;
 use super::{Cuda, CudaBuffer};
-use crate::array::Array;
-use crate::backend::transfer::{Download, WriteFromHost};
-use crate::backend::{Allocator, Cpu, HostAccessible};
 use crate::element::Pod;
 use crate::error::Result;
-use crate::ops::desc::Desc;
+use crate::kernel::{Desc, Download, WriteFromHost};
 
 // SAFETY: the copy of all of `data` is queued on the device's stream, ordered before any later
 // work there; `data` has been read in full when the call returns (staged through pinned blocks
@@ -36,19 +33,15 @@ unsafe impl WriteFromHost for Cuda {
     }
 }
 
-impl Download for Cuda {
-    unsafe fn try_download<T: Pod, const N: usize>(desc: Desc<Cuda, T, N>) -> Result<Array<T, N>> {
-        let len = crate::shape::checked_len("to_host", &desc.shape, core::mem::size_of::<T>())?;
-        // SAFETY: the copy below writes every element before anything reads one (on failure the
-        // buffer is dropped unread).
-        let mut buffer = unsafe { Cpu.try_alloc_for_overwrite::<T>("to_host", len) }?;
-        let size = len * core::mem::size_of::<T>();
+// SAFETY: the copy writes every byte of the contiguous operand to `dst`, after the work queued on
+// the device's stream (the same stream, then waited for).
+unsafe impl Download for Cuda {
+    unsafe fn try_download_into<T: Pod, const N: usize>(desc: Desc<Cuda, T, N>, dst: *mut T) -> Result<()> {
+        let size = desc.len() * core::mem::size_of::<T>();
         if size > 0 {
-            // SAFETY: the buffer is `size` bytes of its own memory, possibly uninitialized, which
-            // `MaybeUninit` bytes may be.
-            let bytes = unsafe {
-                core::slice::from_raw_parts_mut(Cpu::host_ptr_mut(&mut buffer).cast::<MaybeUninit<u8>>(), size)
-            };
+            // SAFETY: `dst` is valid for writes of `len` elements, possibly uninitialized, which
+            // `MaybeUninit` bytes may be, and overlaps nothing live (the caller's contract).
+            let bytes = unsafe { core::slice::from_raw_parts_mut(dst.cast::<MaybeUninit<u8>>(), size) };
             let dev = desc.handle.device;
             // The operand is row-major with exactly `len` elements from its address (the
             // caller's contract); both copies are ordered after the work on the device's
@@ -75,6 +68,6 @@ impl Download for Cuda {
                 }
             }
         }
-        Ok(Array::from_buffer_in(buffer, desc.shape))
+        Ok(())
     }
 }

@@ -127,10 +127,10 @@ extern "C" __global__ void cnda_user_stencil(T *out, Desc o, const T *in, Desc d
             return Ok(()); // no interior point
         }
         let interior =
-            |d: crate::ops::desc::Desc<Cuda, T, 2>| d.narrowed(0, R, shape[0] - 2 * R).narrowed(1, R, shape[1] - 2 * R);
+            |d: crate::kernel::Desc<Cuda, T, 2>| d.narrowed(0, R, shape[0] - 2 * R).narrowed(1, R, shape[1] - 2 * R);
         let (i, o) = (interior(i), interior(o));
         let n = (shape[0] - 2 * R) * (shape[1] - 2 * R);
-        let desc = |d: &crate::ops::desc::Desc<Cuda, T, 2>| super::dispatch::kernel_desc(d);
+        let desc = |d: &crate::kernel::Desc<Cuda, T, 2>| super::dispatch::kernel_desc(d);
         let ((pi, di), (po, dd)) = (desc(&i)?, desc(&o)?);
         let count = n as i64;
         let mut builder = self.device.stream().launch_builder(&self.function);

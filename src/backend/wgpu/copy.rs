@@ -8,8 +8,8 @@ use super::shaders::family;
 use super::{Wgpu, WgpuBuffer};
 use crate::element::Pod;
 use crate::error::Result;
-use crate::ops::desc::Desc;
-use crate::ops::fill_copy::CopyKernels;
+use crate::kernel::CopyKernels;
+use crate::kernel::Desc;
 
 /// A row-major copy of `src` in a new buffer, for an operand that shares a buffer with the
 /// destination.

@@ -10,7 +10,7 @@ use super::shaders::Family;
 use super::Wgpu;
 use crate::element::Pod;
 use crate::error::{Error, Result};
-use crate::ops::desc::Desc;
+use crate::kernel::Desc;
 
 /// The most axes a shader descriptor holds, and the most stencil taps (`kernels/*.wgsl`).
 pub(super) const MAX_RANK: usize = 8;

@@ -10,9 +10,9 @@ use super::shaders::family;
 use super::Wgpu;
 use crate::element::Pod;
 use crate::error::{Error, Result};
-use crate::ops::desc::Desc;
-use crate::ops::elementwise::ElementwiseKernels;
-use crate::ops::tokens::{BinaryOp, DeviceUnary, UnaryOp};
+use crate::kernel::tokens::{BinaryOp, DeviceUnary, UnaryOp};
+use crate::kernel::Desc;
+use crate::kernel::ElementwiseKernels;
 
 // SAFETY: every shader writes each index of its output once with the op's value, reading and
 // writing only the indices of its descriptors, queued in order on the device's queue.

@@ -5,8 +5,8 @@ use super::dispatch::{buffer, elem, params, to_i32, words};
 use super::shaders::family;
 use super::Wgpu;
 use crate::error::Result;
-use crate::ops::desc::Desc;
-use crate::ops::matmul::{GemmElement, MatmulKernels, Par};
+use crate::kernel::Desc;
+use crate::kernel::{GemmElement, MatmulKernels, Par};
 
 // SAFETY: writes every element of the dense output once with the product.
 unsafe impl MatmulKernels for Wgpu {

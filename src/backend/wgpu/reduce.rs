@@ -8,9 +8,9 @@ use super::transfer::read_back;
 use super::{Wgpu, WgpuBuffer};
 use crate::element::Numeric;
 use crate::error::{Error, Result};
-use crate::ops::desc::Desc;
-use crate::ops::reduce::ReduceKernels;
-use crate::ops::tokens::{ArgOp, ReduceOp};
+use crate::kernel::tokens::{ArgOp, ReduceOp};
+use crate::kernel::Desc;
+use crate::kernel::ReduceKernels;
 
 /// What a fold's idle threads start from: the token's `fold_start`.
 fn fold_start<T: Numeric, Op: ReduceOp<T>>(op: Op) -> Result<T> {

@@ -5,11 +5,9 @@ use std::sync::{Arc, Mutex};
 
 use super::device::{device_error, WgpuDevice};
 use super::{Wgpu, WgpuBuffer};
-use crate::array::Array;
-use crate::backend::transfer::{Download, WriteFromHost};
 use crate::element::Pod;
 use crate::error::Result;
-use crate::ops::desc::Desc;
+use crate::kernel::{Desc, Download, WriteFromHost};
 
 // SAFETY: `write_buffer` queues the copy of all of `data` (staged by wgpu, so `data` is free
 // when it returns) before any later submission.
@@ -33,17 +31,20 @@ unsafe impl WriteFromHost for Wgpu {
     }
 }
 
-impl Download for Wgpu {
-    unsafe fn try_download<T: Pod, const N: usize>(desc: Desc<Wgpu, T, N>) -> Result<Array<T, N>> {
-        let mut host = Array::<T, N>::try_zeros(desc.shape)?;
-        if !host.is_empty() {
+// SAFETY: `read_back` returns every element of the contiguous operand after the queued work.
+unsafe impl Download for Wgpu {
+    unsafe fn try_download_into<T: Pod, const N: usize>(desc: Desc<Wgpu, T, N>, dst: *mut T) -> Result<()> {
+        let len = desc.len();
+        if len > 0 {
             let offset = usize::try_from(desc.handle.offset).expect("a live operand's offset is inside its buffer");
             // SAFETY: the caller's contract: the operand, and so its buffer, is live.
             let buffer = unsafe { &*desc.handle.buffer };
-            let data = read_back::<T>(&desc.handle.device, buffer, offset, host.len())?;
-            host.as_mut_slice().copy_from_slice(&data);
+            let data = read_back::<T>(&desc.handle.device, buffer, offset, len)?;
+            // SAFETY: `dst` is valid for writes of `len` elements and overlaps nothing live (the
+            // caller's contract); `data` holds `len` elements.
+            unsafe { core::ptr::copy_nonoverlapping(data.as_ptr(), dst, len) };
         }
-        Ok(host)
+        Ok(())
     }
 }
 

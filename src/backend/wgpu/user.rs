@@ -12,8 +12,8 @@ use super::Wgpu;
 use crate::array::Array;
 use crate::check::BoundsCheck;
 use crate::error::{Error, Result};
+use crate::kernel::Desc;
 use crate::layout::Layout;
-use crate::ops::desc::Desc;
 use crate::stencil::expression::neighbour_reads;
 
 /// The WGSL built-in functions an expression may call: pure functions of their arguments.

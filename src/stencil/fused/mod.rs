@@ -28,13 +28,14 @@ mod parallel;
 
 use super::boundary::{wrap_axis, wrap_hyperplane, Boundary};
 use super::buffer::DoubleBuffer;
-use super::linear::{LinearStencil, StencilKernels};
-use super::sweep::interior_range;
-use crate::backend::{Backend, Cpu};
+use super::linear::LinearStencil;
 use crate::element::Numeric;
 use crate::error::{or_panic, Error, Result};
-use crate::ops::desc::Desc;
-use crate::ops::fill_copy::CopyKernels;
+use crate::kernel::CopyKernels;
+use crate::kernel::Desc;
+use crate::kernel::StencilKernels;
+use crate::kernel::{Backend, Cpu};
+use crate::shape::interior_range;
 use schedule::Schedule;
 
 impl<T: Numeric, const N: usize, const R: usize, const K: usize> LinearStencil<T, N, R, K> {

@@ -4,9 +4,9 @@ use core::ops::Range;
 use core::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use super::{Boundary, Plan};
-use crate::backend::Cpu;
 use crate::element::Numeric;
 use crate::error::{or_panic, Error, Result};
+use crate::kernel::Cpu;
 use crate::stencil::{DoubleBuffer, LinearStencil};
 
 impl<T: Numeric + Send + Sync, const N: usize, const R: usize, const K: usize> LinearStencil<T, N, R, K> {

@@ -2,12 +2,12 @@
 //! argument (`Array::zeros_in(&pool, shape)`), and every buffer remembers its own
 //! ([`Backend::allocator_of`]), so ops on an array allocate their outputs from it.
 
-use super::{Backend, HostAccessible};
 use crate::element::Pod;
 use crate::error::Result;
+use crate::kernel::{Backend, HostAccessible};
 
 /// An allocator of buffers on backend `B`: for `Cpu`, `&Cpu` (the system allocator), a
-/// [`Pool`](crate::pool::Pool) or a [`CpuAlloc`](super::cpu::CpuAlloc); for a device, its device
+/// [`Pool`](crate::pool::Pool) or a [`CpuAlloc`](crate::backend::cpu::CpuAlloc); for a device, its device
 /// handle.
 ///
 /// # Safety

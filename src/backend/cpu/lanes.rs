@@ -4,6 +4,8 @@
 
 use core::mem::MaybeUninit;
 
+use crate::kernel::host::{Dst, Src};
+
 /// What runs on each lane of `K` operands: `run(bases, len, steps)`. Closures are lanes; the hot
 /// kernels implement it on a named type with `#[inline(always)]`, so that their loops are compiled
 /// inside the SIMD-dispatched function that calls them (`backend/cpu/simd.rs`): a closure's body
@@ -85,49 +87,6 @@ pub(crate) fn walk_lanes<const N: usize, const K: usize>(
             }
             index[axis] = 0;
         }
-    }
-}
-
-/// A read operand: pointer to the element at index 0 and its strides (0 on broadcast axes).
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Src<T, const N: usize> {
-    pub(crate) ptr: *const T,
-    pub(crate) strides: [isize; N],
-}
-
-/// A write operand.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Dst<T, const N: usize> {
-    pub(crate) ptr: *mut T,
-    pub(crate) strides: [isize; N],
-}
-
-// SAFETY: a `Src` only reads its elements, so sharing it across threads is as safe as sharing
-// `&T`; the kernels' callers guarantee the pointed-to memory outlives every use.
-unsafe impl<T: Sync, const N: usize> Send for Src<T, N> {}
-// SAFETY: as above.
-unsafe impl<T: Sync, const N: usize> Sync for Src<T, N> {}
-// SAFETY: parallel callers hand each thread a disjoint block of a `Dst` (split along axis 0), so
-// each element is written by one thread, as with `&mut [T]` split into chunks.
-unsafe impl<T: Send, const N: usize> Send for Dst<T, N> {}
-// SAFETY: as above.
-unsafe impl<T: Send, const N: usize> Sync for Dst<T, N> {}
-
-#[cfg(feature = "rayon")]
-impl<T, const N: usize> Src<T, N> {
-    /// The operand shifted to position `index` of axis 0.
-    pub(crate) fn at_row(self, index: usize) -> Self {
-        let offset = if N == 0 { 0 } else { index as isize * self.strides[0] };
-        Src { ptr: self.ptr.wrapping_offset(offset), strides: self.strides }
-    }
-}
-
-#[cfg(feature = "rayon")]
-impl<T, const N: usize> Dst<T, N> {
-    /// The operand shifted to position `index` of axis 0.
-    pub(crate) fn at_row(self, index: usize) -> Self {
-        let offset = if N == 0 { 0 } else { index as isize * self.strides[0] };
-        Dst { ptr: self.ptr.wrapping_offset(offset), strides: self.strides }
     }
 }
 

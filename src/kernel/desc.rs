@@ -2,14 +2,14 @@
 
 use core::fmt;
 
-use crate::backend::Backend;
 use crate::element::Pod;
 use crate::error::Result;
 use crate::geometry::{self, Geometry};
+use crate::kernel::Backend;
 
 /// One operand of a kernel: the data handle of its element `[0; N]`, its shape, and its strides in
 /// elements (negative when flipped, zero on broadcast axes). Views and arrays of every layout
-/// reduce to this; the kernel traits of [`crate::ops`] take nothing else.
+/// reduce to this; the kernel traits of [`crate::kernel`] take nothing else.
 pub struct Desc<B: Backend, T: Pod, const N: usize> {
     /// The data handle of element `[0; N]` (a host pointer for `Cpu`).
     pub handle: B::Handle<T>,
@@ -101,97 +101,9 @@ pub(crate) fn merged3<B: Backend, T: Pod, const N: usize>(
 /// A CPU descriptor handed to several threads. Each use site states why the threads' accesses
 /// do not race (disjoint output regions, reads of data no thread writes meanwhile).
 #[cfg(feature = "rayon")]
-pub(crate) struct SharedDesc<T: Pod, const N: usize>(pub(crate) Desc<crate::backend::Cpu, T, N>);
+pub(crate) struct SharedDesc<T: Pod, const N: usize>(pub(crate) Desc<crate::kernel::Cpu, T, N>);
 
 // SAFETY: a descriptor is a pointer, a shape and strides; whether concurrent accesses through it
 // are sound is argued at each use site (see the type's documentation).
 #[cfg(feature = "rayon")]
 unsafe impl<T: Pod + Send + Sync, const N: usize> Sync for SharedDesc<T, N> {}
-
-mod sealed {
-    pub trait Sealed {}
-}
-
-/// A borrowed operand of an op on backend `B`: an array on `B`, or (for `Cpu`) a view or a
-/// [`CowArray`](crate::CowArray). What the right-hand sides of `matmul` and the operators
-/// accept; sealed, because kernels trust the descriptor it hands out.
-pub trait AsOperand<T: Pod, const N: usize, B: Backend = crate::backend::Cpu>: sealed::Sealed {
-    /// The operand's kernel descriptor, valid while `self` is borrowed.
-    #[doc(hidden)]
-    fn operand_desc(&self) -> Desc<B, T, N>;
-}
-
-/// A uniquely borrowed operand that an op writes on backend `B`: a mutable array reference on
-/// `B`, or (for `Cpu`) a mutable view. Sealed, because kernels trust its descriptor.
-pub trait AsOperandMut<T: Pod, const N: usize, B: Backend = crate::backend::Cpu>: sealed::Sealed {
-    /// The operand's kernel descriptor for writing, valid while `self` is borrowed; its indices
-    /// address distinct elements.
-    #[doc(hidden)]
-    fn operand_desc_mut(&mut self) -> Desc<B, T, N>;
-}
-
-mod impls {
-    use super::{sealed::Sealed, AsOperand, AsOperandMut, Desc};
-    use crate::array::Array;
-    use crate::backend::{Backend, Cpu};
-    use crate::check::BoundsCheck;
-    use crate::element::Pod;
-    use crate::layout::Layout;
-    use crate::view::{Access, AsView, CowArray, Unique, View};
-
-    impl<T: Pod, const N: usize, B: Backend, L: Layout, C: BoundsCheck> Sealed for Array<T, N, B, L, C> {}
-    impl<T: Pod, const N: usize, A: Access, B: Backend, L: Layout, C: BoundsCheck> Sealed for View<'_, T, N, A, B, L, C> {}
-    impl<T: Pod, const N: usize, C: BoundsCheck> Sealed for CowArray<'_, T, N, C> {}
-    impl<S: Sealed> Sealed for &S {}
-    impl<S: Sealed> Sealed for &mut S {}
-
-    impl<T: Pod, const N: usize, B: Backend, L: Layout, C: BoundsCheck> AsOperandMut<T, N, B>
-        for &mut Array<T, N, B, L, C>
-    {
-        fn operand_desc_mut(&mut self) -> Desc<B, T, N> {
-            self.desc_mut()
-        }
-    }
-
-    impl<T: Pod, const N: usize, B: Backend, L: Layout, C: BoundsCheck> AsOperandMut<T, N, B>
-        for View<'_, T, N, Unique, B, L, C>
-    {
-        fn operand_desc_mut(&mut self) -> Desc<B, T, N> {
-            self.desc_mut()
-        }
-    }
-
-    impl<T: Pod, const N: usize, B: Backend, L: Layout, C: BoundsCheck> AsOperandMut<T, N, B>
-        for &mut View<'_, T, N, Unique, B, L, C>
-    {
-        fn operand_desc_mut(&mut self) -> Desc<B, T, N> {
-            self.desc_mut()
-        }
-    }
-
-    impl<T: Pod, const N: usize, B: Backend, L: Layout, C: BoundsCheck> AsOperand<T, N, B> for Array<T, N, B, L, C> {
-        fn operand_desc(&self) -> Desc<B, T, N> {
-            self.desc()
-        }
-    }
-
-    impl<T: Pod, const N: usize, A: Access, B: Backend, L: Layout, C: BoundsCheck> AsOperand<T, N, B>
-        for View<'_, T, N, A, B, L, C>
-    {
-        fn operand_desc(&self) -> Desc<B, T, N> {
-            self.desc()
-        }
-    }
-
-    impl<T: Pod, const N: usize, C: BoundsCheck> AsOperand<T, N, Cpu> for CowArray<'_, T, N, C> {
-        fn operand_desc(&self) -> Desc<Cpu, T, N> {
-            self.as_view().desc()
-        }
-    }
-
-    impl<T: Pod, const N: usize, B: Backend, S: AsOperand<T, N, B>> AsOperand<T, N, B> for &S {
-        fn operand_desc(&self) -> Desc<B, T, N> {
-            (**self).operand_desc()
-        }
-    }
-}

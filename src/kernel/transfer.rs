@@ -1,0 +1,85 @@
+//! The transfer family: bulk copies between a backend's memory and the host, out of which the
+//! generic `to_device`/`to_host`/`to_backend` (`ops/transfer.rs`) are written.
+
+use crate::element::Pod;
+use crate::error::{Error, Result};
+use crate::kernel::{Allocator, Backend, Desc};
+
+/// A backend whose buffers host data can be copied into.
+///
+/// # Safety
+///
+/// On success, `try_write_from_host` has written `data` into the buffer's elements (or queued the
+/// copy on the buffer's device, ordered before any later work there, with `data` no longer
+/// needed when it returns), so the buffer is initialized.
+pub unsafe trait WriteFromHost: Backend {
+    /// Copies `data` into `buf`.
+    ///
+    /// # Safety
+    ///
+    /// `buf` holds exactly `data.len()` elements.
+    ///
+    /// # Errors
+    ///
+    /// `Error::Device` when the copy fails.
+    unsafe fn try_write_from_host<T: Pod>(buf: &mut Self::Buffer<T>, data: &[T]) -> Result<()>;
+}
+
+/// An allocator arrays can be copied into from another backend: a device (`&CudaDevice`,
+/// `&WgpuDevice`), a pool of a device's memory, or a host allocator (`&Cpu`, a CPU `Pool`).
+pub trait Upload: Allocator<Self::Target> {
+    /// The backend the allocator's buffers are on.
+    type Target: WriteFromHost;
+}
+
+/// A backend whose data can be copied to the host.
+///
+/// # Safety
+///
+/// On success, `try_download_into` has written every element of the operand, in row-major order,
+/// to `dst`, after all work queued on the operand's device.
+pub unsafe trait Download: Backend {
+    /// Copies the elements of `desc`, a contiguous row-major operand, to `dst`; waits for the
+    /// device's queued work.
+    ///
+    /// # Errors
+    ///
+    /// `Error::Device` with the error the copy or any queued work raised.
+    ///
+    /// # Safety
+    ///
+    /// `desc` describes live, row-major contiguous elements on its device; `dst` is valid for
+    /// writes of `desc.len()` elements (possibly uninitialized) and overlaps no live reference.
+    unsafe fn try_download_into<T: Pod, const N: usize>(desc: Desc<Self, T, N>, dst: *mut T) -> Result<()>;
+
+    /// `f` applied to the elements of `desc` as one host slice: downloaded first on a device,
+    /// read in place on the host.
+    ///
+    /// # Errors
+    ///
+    /// `Error::Alloc` when the host memory is refused; as for [`Download::try_download_into`],
+    /// and `f`'s own.
+    ///
+    /// # Safety
+    ///
+    /// `desc` describes live, row-major contiguous elements on its device.
+    unsafe fn try_with_host<T: Pod, const N: usize, R>(
+        desc: Desc<Self, T, N>,
+        f: impl FnOnce(&[T]) -> Result<R>,
+    ) -> Result<R> {
+        let len = crate::shape::checked_len("to_host", &desc.shape, core::mem::size_of::<T>())?;
+        let mut host: Vec<T> = Vec::new();
+        host.try_reserve_exact(len).map_err(|_| Error::Alloc {
+            op: "to_host",
+            bytes: len * core::mem::size_of::<T>(),
+            reason: "the system allocator refused the request".into(),
+        })?;
+        // SAFETY: the spare capacity holds `len` elements (reserved above), written by the copy
+        // (the trait's contract) before `set_len` makes them visible.
+        unsafe {
+            Self::try_download_into(desc, host.as_mut_ptr())?;
+            host.set_len(len);
+        }
+        f(&host)
+    }
+}
