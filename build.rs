@@ -1,5 +1,5 @@
 //! Build script. With feature `cuda` and an `nvcc` (named by `CNDA_NVCC`, or on `PATH`), it
-//! compiles every `kernels/*.cu` to CUBIN ahead of time for the architectures in
+//! compiles every `kernels/cuda/*.cu` to CUBIN ahead of time for the architectures in
 //! `CNDA_CUDA_ARCHS` (default `80,90`: A100 and H100) and embeds them, so opening a device needs
 //! no JIT. Otherwise, and always without feature `cuda`, it only writes an empty table: NVRTC
 //! compiles the kernels at first use, cached per device.
@@ -43,9 +43,9 @@ fn nvcc() -> Option<PathBuf> {
 /// does not compile fails the build: with nvcc at hand, that is the fastest place to learn it.
 fn compile_all(nvcc: &Path, out: &Path, table: &mut String) {
     let archs = env::var("CNDA_CUDA_ARCHS").unwrap_or_else(|_| "80,90".into());
-    let common = fs::read_to_string("kernels/common.cuh").expect("kernels/common.cuh");
+    let common = fs::read_to_string("kernels/cuda/common.cuh").expect("kernels/cuda/common.cuh");
     for family in FAMILIES {
-        let source = fs::read_to_string(format!("kernels/{family}.cu")).expect("a kernel file per family");
+        let source = fs::read_to_string(format!("kernels/cuda/{family}.cu")).expect("a kernel file per family");
         let unit = out.join(format!("{family}.cu"));
         fs::write(&unit, format!("{common}\n#line 1 \"{family}.cu\"\n{source}")).expect("OUT_DIR is writable");
         for sm in archs.split(',').map(str::trim).filter(|s| !s.is_empty()) {
@@ -62,7 +62,7 @@ fn compile_all(nvcc: &Path, out: &Path, table: &mut String) {
                 });
             if !result.status.success() {
                 panic!(
-                    "nvcc could not compile kernels/{family}.cu for sm_{sm}:\n{}",
+                    "nvcc could not compile kernels/cuda/{family}.cu for sm_{sm}:\n{}",
                     String::from_utf8_lossy(&result.stderr)
                 );
             }

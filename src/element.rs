@@ -145,8 +145,19 @@ pub trait Numeric:
     }
 }
 
+/// The [`Element::DTYPE`] of `T` when `T` is an element type (kernels are generic over any
+/// [`Pod`], and a device backend's kernel-suffix map starts from this).
+pub fn dtype_of<T: 'static>() -> Option<DType> {
+    let id = core::any::TypeId::of::<T>();
+    ELEMENT_TYPES.iter().find(|(t, _)| (t)() == id).map(|&(_, d)| d)
+}
+
 macro_rules! numeric {
-    ($($t:ty => $tag:ident, $zero:expr, $one:expr, $largest:expr, $smallest:expr, $from:expr;)*) => {$(
+    ($($t:ty => $tag:ident, $zero:expr, $one:expr, $largest:expr, $smallest:expr, $from:expr;)*) => {
+        /// Every element type's `TypeId` (as a function: `TypeId::of` is not const) and `DTYPE`.
+        static ELEMENT_TYPES: &[(fn() -> core::any::TypeId, DType)] =
+            &[$((core::any::TypeId::of::<$t> as fn() -> core::any::TypeId, <$t as Element>::DTYPE)),*];
+        $(
         impl sealed::Sealed for $t {}
         impl Element for $t {
             const DTYPE: DType = DType::$tag;

@@ -71,6 +71,7 @@ pub mod view;
 pub use bytemuck;
 
 pub use array::Array;
+pub use array::{AsView, AsViewMut, CowArray};
 pub use backend::cpu::CpuAlloc;
 pub use check::{BoundsCheck, Checked, DefaultCheck, Unchecked};
 pub use element::{DType, Element, Float, Numeric, Pod, Zeroable};
@@ -82,7 +83,7 @@ pub use ops::dot::MatrixOperand;
 pub use ops::zip::{IndexedZip, NdProducer, Zip};
 pub use rank::{BroadcastInto, Dec, Inc, IsMatrix, MaxRank, Rank};
 pub use slice::{AxisSlice, SliceSpec};
-pub use view::{ArrayView, ArrayViewMut, AsView, AsViewMut, CowArray, Shared, Unique, View};
+pub use view::{ArrayView, ArrayViewMut, Shared, Unique, View};
 
 /// The README's code blocks, compiled and run as doc tests so the README stays true.
 #[cfg(doctest)]
@@ -92,6 +93,7 @@ pub struct ReadmeDoctests;
 /// Everything a typical user needs: `use cnda::prelude::*;`.
 pub mod prelude {
     pub use crate::array::Array;
+    pub use crate::array::{AsView, AsViewMut, CowArray};
     pub use crate::backend::cpu::CpuAlloc;
     #[cfg(feature = "cuda")]
     pub use crate::backend::cuda::{Cuda, CudaDevice};
@@ -107,5 +109,5 @@ pub mod prelude {
     pub use crate::pool::Pool;
     pub use crate::rank::{BroadcastInto, Dec, Inc, IsMatrix, MaxRank, Rank};
     pub use crate::s;
-    pub use crate::view::{ArrayView, ArrayViewMut, AsView, AsViewMut, CowArray, View};
+    pub use crate::view::{ArrayView, ArrayViewMut, View};
 }

@@ -80,3 +80,162 @@ fn bare_names_take_the_folder_of_the_path_before_them() {
     let files: Vec<_> = mapped_files(doc).into_iter().collect();
     assert_eq!(files, ["src/lib.rs", "src/ops/elementwise.rs", "src/ops/fill_copy.rs"]);
 }
+
+/// The module-level node of a source file under `src/`: its top folder (`ops`, `kernel`), each
+/// backend's folder (`backend/cpu`), or a top-level file's stem (`shape`).
+fn node_of(rel: &str) -> String {
+    let parts: Vec<&str> = rel.split('/').collect();
+    match parts.as_slice() {
+        ["backend", sub, _, ..] => format!("backend/{sub}"),
+        [file] => file.trim_end_matches(".rs").to_string(),
+        [folder, ..] => folder.to_string(),
+        [] => unreachable!(),
+    }
+}
+
+/// Every `crate::` path of a file's non-test code, as the node it names (comments and the
+/// `#[cfg(test)] mod tests` block at the end of a file are not imports of the library).
+fn imports_of(text: &str, modules: &BTreeSet<String>) -> BTreeSet<String> {
+    let code = text.split("#[cfg(test)]\nmod tests").next().unwrap_or("");
+    let mut out = BTreeSet::new();
+    for line in code.lines().filter(|l| !l.trim_start().starts_with("//")) {
+        for (k, _) in line.match_indices("crate::") {
+            let rest = &line[k + "crate::".len()..];
+            let segment =
+                |s: &str| s.split(|c: char| !c.is_alphanumeric() && c != '_').next().unwrap_or("").to_string();
+            let first = segment(rest);
+            let name = if first == "backend" {
+                let sub = rest.strip_prefix("backend::").map(segment).unwrap_or_default();
+                if modules.contains(&format!("backend/{sub}")) {
+                    format!("backend/{sub}")
+                } else {
+                    first
+                }
+            } else {
+                first
+            };
+            if modules.contains(&name) {
+                out.insert(name);
+            }
+        }
+    }
+    out
+}
+
+/// The import graph of `src`: node -> (imported node -> the files importing it).
+fn import_graph() -> std::collections::BTreeMap<String, std::collections::BTreeMap<String, BTreeSet<String>>> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = BTreeSet::new();
+    tree_files(root, "src", &mut files);
+    let rels: Vec<String> =
+        files.iter().filter(|f| f.ends_with(".rs")).map(|f| f["src/".len()..].to_string()).collect();
+    let modules: BTreeSet<String> = rels.iter().map(|r| node_of(r)).collect();
+    let mut graph = std::collections::BTreeMap::new();
+    for rel in &rels {
+        let node = node_of(rel);
+        let text = std::fs::read_to_string(root.join("src").join(rel)).unwrap();
+        for target in imports_of(&text, &modules) {
+            if target != node && node != "lib" {
+                let edges: &mut std::collections::BTreeMap<String, BTreeSet<String>> =
+                    graph.entry(node.clone()).or_default();
+                edges.entry(target).or_default().insert(format!("src/{rel}"));
+            }
+        }
+    }
+    graph
+}
+
+#[test]
+fn the_folders_of_src_import_each_other_without_a_circle() {
+    let graph = import_graph();
+    // Depth-first search for a back edge; the path to it is the circle.
+    fn visit(
+        node: &str,
+        graph: &std::collections::BTreeMap<String, std::collections::BTreeMap<String, BTreeSet<String>>>,
+        path: &mut Vec<String>,
+        done: &mut BTreeSet<String>,
+    ) -> Option<Vec<String>> {
+        if let Some(at) = path.iter().position(|n| n == node) {
+            let mut circle = path[at..].to_vec();
+            circle.push(node.to_string());
+            return Some(circle);
+        }
+        if done.contains(node) {
+            return None;
+        }
+        path.push(node.to_string());
+        for next in graph.get(node).map(|e| e.keys().cloned().collect::<Vec<_>>()).unwrap_or_default() {
+            if let Some(circle) = visit(&next, graph, path, done) {
+                return Some(circle);
+            }
+        }
+        path.pop();
+        done.insert(node.to_string());
+        None
+    }
+    let mut done = BTreeSet::new();
+    for node in graph.keys() {
+        if let Some(circle) = visit(node, &graph, &mut Vec::new(), &mut done) {
+            let files: Vec<String> =
+                circle.windows(2).map(|w| format!("{} -> {}: {:?}", w[0], w[1], graph[&w[0]][&w[1]])).collect();
+            panic!(
+                "the modules of src import each other in a circle: {}\n  {}\nmove the code so imports run one way (docs/ARCHITECTURE.md, \"Layers\")",
+                circle.join(" -> "),
+                files.join("\n  ")
+            );
+        }
+    }
+}
+
+/// The foundation: modules every layer may import, which import only each other.
+const FOUNDATION: &[&str] = &["element", "error", "shape", "rank", "check", "layout", "geometry", "iter", "slice"];
+
+/// Files allowed outside their layer's rule, each with the reason and the change that removes it.
+const EXCEPTIONS: &[(&str, &str)] = &[
+    ("src/backend/cuda/user.rs", "CudaStencil2 (CUDA C strings) is replaced by `stencil!` (issue 24)"),
+    ("src/backend/wgpu/user.rs", "WgpuStencil2 (WGSL strings) is replaced by `stencil!` (issue 24)"),
+];
+
+#[test]
+fn the_kernel_contract_sits_between_backends_and_generic_algorithms() {
+    let graph = import_graph();
+    let is_backend = |n: &str| n == "backend" || n.starts_with("backend/");
+    let mut wrong = Vec::new();
+    for (node, edges) in &graph {
+        for (target, files) in edges {
+            let allowed = if node == "kernel" {
+                FOUNDATION.contains(&target.as_str())
+            } else if is_backend(node) {
+                FOUNDATION.contains(&target.as_str()) || target == "kernel" || target == "pool" || is_backend(target)
+            } else if node == "ops" || node == "stencil" {
+                !is_backend(target)
+            } else {
+                true
+            };
+            for file in files {
+                if !allowed && !EXCEPTIONS.iter().any(|(f, _)| f == file) {
+                    wrong.push(format!("{file} ({node}) imports {target}"));
+                }
+            }
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "imports against the layers (kernel imports only the foundation; backends import the \
+         foundation, kernel and pool; ops and stencil never a backend):\n  {}",
+        wrong.join("\n  ")
+    );
+}
+
+#[test]
+fn imports_are_read_from_code_not_comments_or_tests() {
+    let modules: BTreeSet<String> = ["backend/cpu", "backend", "ops", "kernel"].iter().map(|s| s.to_string()).collect();
+    let text = "use crate::backend::cpu::lanes;\nuse crate::kernel::{Desc, Cpu};\n// crate::ops::x\n\
+                fn f() { crate::backend::Cpu; }\n#[cfg(test)]\nmod tests {\n    use crate::ops::x;\n}\n";
+    let got: Vec<String> = imports_of(text, &modules).into_iter().collect();
+    assert_eq!(got, ["backend", "backend/cpu", "kernel"]);
+    assert_eq!(node_of("backend/cuda/device.rs"), "backend/cuda");
+    assert_eq!(node_of("backend/mod.rs"), "backend");
+    assert_eq!(node_of("shape.rs"), "shape");
+    assert_eq!(node_of("stencil/fused/mod.rs"), "stencil");
+}

@@ -123,7 +123,7 @@ fn a_broken_kernel_is_an_error_with_nvrtc_log() {
     )
     .unwrap_err();
     let message = e.to_string();
-    assert!(message.contains("NVRTC could not compile kernels/broken.cu for sm_90"), "{message}");
+    assert!(message.contains("NVRTC could not compile kernels/cuda/broken.cu for sm_90"), "{message}");
     assert!(message.contains("undefined_name"), "the log names the error: {message}");
 }
 

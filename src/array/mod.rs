@@ -1,11 +1,15 @@
 //! [`Array`]: the owned N-dimensional array. It composes a backend buffer, a layout and a bounds
 //! policy; index math lives in the layout, checks in the policy, views in `view/`.
 
+mod borrow;
 mod construct;
 mod consume;
+mod convert;
 mod padded;
 mod sequences;
 mod views;
+
+pub use borrow::{AsView, AsViewMut, CowArray};
 
 use core::marker::PhantomData;
 

@@ -11,6 +11,7 @@ use crate::error::{or_panic, Error, Result};
 use crate::kernel::Cpu;
 use crate::kernel::Desc;
 use crate::kernel::StencilKernels;
+use crate::shape::interior_range;
 use crate::stencil::LinearStencil;
 use crate::stencil::Window;
 
@@ -104,9 +105,10 @@ impl<const N: usize> Regions<N> {
             if d.periodic()[k] {
                 return 0..block[k];
             }
-            let global = d.global_shape()[k];
-            let lo = R.saturating_sub(start[k]).min(block[k]);
-            let hi = (global.saturating_sub(R)).saturating_sub(start[k]).min(block[k]).max(lo);
+            // The global interior, in block coordinates.
+            let global = interior_range(d.global_shape()[k], R);
+            let lo = global.start.saturating_sub(start[k]).min(block[k]);
+            let hi = global.end.saturating_sub(start[k]).min(block[k]).max(lo);
             lo..hi
         });
         // A side with no neighbour is a fixed global edge, already `R` away from every updated

@@ -1,6 +1,9 @@
-//! Conversions to and from other crates' arrays, each behind the feature named after the crate:
-//! `ndarray` (zero-copy views both ways) and `npy` (NumPy's `.npy` files).
+//! Conversions to and from other crates' arrays and other libraries' memory, each behind the
+//! feature named after what it talks to: `ndarray` (zero-copy views both ways), `npy` (NumPy's
+//! `.npy` files) and `cuda` (device memory shared with other CUDA code: CuPy, PyTorch, DLPack).
 
+#[cfg(feature = "cuda")]
+mod cuda;
 #[cfg(feature = "ndarray")]
 mod ndarray;
 #[cfg(feature = "npy")]

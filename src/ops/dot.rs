@@ -2,6 +2,7 @@
 //! one name (NumPy's `dot` for ranks 1 and 2); `row(i)` / `column(j)` of matrices.
 
 use crate::array::Array;
+use crate::array::AsView;
 use crate::check::BoundsCheck;
 use crate::element::Numeric;
 use crate::error::or_panic;
@@ -10,7 +11,7 @@ use crate::kernel::GemmElement;
 use crate::kernel::{Backend, HostAccessible};
 use crate::layout::{Layout, Strided};
 use crate::rank::Rank;
-use crate::view::{Access, ArrayView, ArrayViewMut, AsView, View};
+use crate::view::{Access, ArrayView, ArrayViewMut, View};
 
 mod sealed {
     pub trait Sealed {}

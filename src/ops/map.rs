@@ -2,6 +2,7 @@
 //! engine (contiguous operands run as one slice loop).
 
 use crate::array::Array;
+use crate::array::AsView;
 use crate::check::BoundsCheck;
 use crate::element::Pod;
 use crate::error::or_panic;
@@ -12,7 +13,7 @@ use crate::kernel::{Cpu, HostAccessible};
 use crate::layout::{Layout, RowMajor};
 use crate::rank::{BroadcastInto, Rank};
 use crate::shape;
-use crate::view::{ArrayView, ArrayViewMut, AsView};
+use crate::view::{ArrayView, ArrayViewMut};
 
 /// A fresh row-major array of `shape` whose every element `fill` writes through the given
 /// destination (row-major strides).

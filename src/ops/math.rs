@@ -3,6 +3,7 @@
 //! (`allclose`, `abs_diff_eq`) on the host.
 
 use crate::array::Array;
+use crate::array::AsView;
 use crate::check::BoundsCheck;
 use crate::element::Float;
 use crate::error::{or_panic, Result};
@@ -12,7 +13,7 @@ use crate::kernel::HostAccessible;
 use crate::layout::{Layout, RowMajor};
 use crate::ops::elementwise;
 use crate::rank::{BroadcastInto, Rank};
-use crate::view::{Access, ArrayView, AsView, View};
+use crate::view::{Access, ArrayView, View};
 
 /// Elementwise float math on views and arrays of any backend with elementwise kernels, each
 /// allocating its result from its `allocator()` (an array's own, so a pooled array gives a pooled

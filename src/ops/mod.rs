@@ -7,6 +7,7 @@
 //! ([`HostEngine`](crate::kernel) on `Cpu`).
 
 pub mod arith;
+mod copies;
 pub(crate) mod dot;
 pub mod elementwise;
 pub mod fill_copy;

@@ -29,11 +29,12 @@ pub trait AsOperandMut<T: Pod, const N: usize, B: Backend = crate::kernel::Cpu>:
 mod impls {
     use super::{sealed::Sealed, AsOperand, AsOperandMut, Desc};
     use crate::array::Array;
+    use crate::array::{AsView, CowArray};
     use crate::check::BoundsCheck;
     use crate::element::Pod;
     use crate::kernel::{Backend, Cpu};
     use crate::layout::Layout;
-    use crate::view::{Access, AsView, CowArray, Unique, View};
+    use crate::view::{Access, Unique, View};
 
     impl<T: Pod, const N: usize, B: Backend, L: Layout, C: BoundsCheck> Sealed for Array<T, N, B, L, C> {}
     impl<T: Pod, const N: usize, A: Access, B: Backend, L: Layout, C: BoundsCheck> Sealed for View<'_, T, N, A, B, L, C> {}

@@ -1,6 +1,7 @@
 //! What a multi-sweep stencil does at the edges of each axis: keep fixed values, or wrap around
 //! (a periodic domain whose halo holds images of the interior).
 
+use super::PadMode;
 use crate::element::Pod;
 use crate::error::Result;
 use crate::kernel::CopyKernels;
@@ -21,15 +22,9 @@ pub enum Boundary {
     Periodic,
 }
 
-/// The interior index whose periodic image halo index `p` of an axis with `width` halo points
-/// at each end and `inner` interior points holds (`inner > 0`).
-fn periodic_source(p: usize, width: usize, inner: usize) -> usize {
-    (p as isize - width as isize).rem_euclid(inner as isize) as usize + width
-}
-
 /// Copies, along `axis` of `d`, every halo slab (the `width` indices at each end) from its
 /// periodic source in the interior, over the whole extent of the other axes; as the axis's pass
-/// of [`fill_halo`](super::fill_halo).
+/// of [`fill_halo`](super::fill_halo) with `PadMode::Periodic`, which it is.
 ///
 /// # Safety
 ///
@@ -45,14 +40,8 @@ pub(super) unsafe fn wrap_axis<B: CopyKernels, T: Pod, const N: usize>(
     axis: usize,
     width: usize,
 ) -> Result<()> {
-    let inner = d.shape[axis] - 2 * width;
-    for p in (0..width).chain(width + inner..2 * width + inner) {
-        let q = periodic_source(p, width, inner);
-        // SAFETY: `p` is a halo index and `q` an interior one, so the two slabs are distinct
-        // elements of `d` (the caller's contract).
-        unsafe { B::copy(dev, d.narrowed(axis, p, 1), d.narrowed(axis, q, 1)) }?;
-    }
-    Ok(())
+    // SAFETY: the caller's contract is `fill_axis_halo`'s.
+    unsafe { super::pad::fill_axis_halo(dev, d, axis, width, &PadMode::Periodic) }
 }
 
 /// Refreshes the halos of hyperplane `i` of axis 0 of `d` along every periodic axis after the
@@ -83,20 +72,4 @@ pub(super) unsafe fn wrap_hyperplane<B: CopyKernels, T: Pod, const N: usize>(
         }
     }
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::periodic_source;
-
-    #[test]
-    fn halo_indices_map_to_their_periodic_images() {
-        // Width 2, interior 3 (indices 2, 3, 4): np.pad(x, 2, mode="wrap") takes positions
-        // [1, 2, 0, 1, 2, 0, 1] of x, i.e. padded indices [3, 4, 2, 3, 4, 2, 3].
-        let got: Vec<usize> = [0, 1, 5, 6].iter().map(|&p| periodic_source(p, 2, 3)).collect();
-        assert_eq!(got, vec![3, 4, 2, 3]);
-        // A halo wider than the interior wraps several times.
-        let got: Vec<usize> = [0, 1, 2, 4, 5, 6].iter().map(|&p| periodic_source(p, 3, 1)).collect();
-        assert_eq!(got, vec![3; 6]);
-    }
 }

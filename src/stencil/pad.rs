@@ -4,12 +4,14 @@
 //! exchange calls between sweeps), and the view of the original region inside a padded array.
 
 use crate::array::Array;
+use crate::array::AsViewMut;
 use crate::check::BoundsCheck;
 use crate::element::Pod;
 use crate::error::or_panic;
 use crate::error::{Error, Result};
+use crate::kernel::{CopyKernels, Cpu, Desc};
 use crate::layout::{Layout, Strided};
-use crate::view::{ArrayView, AsViewMut};
+use crate::view::ArrayView;
 
 /// How halo points are filled.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -212,18 +214,46 @@ pub fn try_fill_halo<T: Pod, const N: usize>(
         })?;
     }
     check_modes("fill_halo", inner, &modes)?;
+    let desc = padded.desc_mut();
     for k in 0..N {
-        let (w, n) = (widths[k], inner[k]);
-        let halo = (0..w).chain(w + n..2 * w + n);
-        for p in halo {
-            match source(p as isize - w as isize, n, &modes[k]) {
-                None => padded.view_mut().try_narrow(k, p, 1)?.fill(constant(&modes[k])),
-                Some(q) => {
-                    // Through a copy: source and destination slabs are parts of one mutable view.
-                    let from = padded.view().try_narrow(k, q + w, 1)?.to_owned();
-                    padded.view_mut().try_narrow(k, p, 1)?.assign(&from);
-                }
-            }
+        // SAFETY: `desc` is the uniquely borrowed view's, live and writable for the call; axis
+        // `k` is `2 * widths[k] + inner[k]` long (checked above), and only `Constant` halos are
+        // filled around an empty interior (`check_modes`).
+        unsafe { fill_axis_halo::<Cpu, T, N>(&Cpu, desc, k, widths[k], &modes[k]) }?;
+    }
+    Ok(())
+}
+
+/// Fills, along `axis` of `d`, every halo slab (the `width` indices at each end) as `mode` says:
+/// the constant, or a copy of the slab of the interior its mode reads (NumPy's `pad` rule, which
+/// [`fill_halo`] documents), over the whole extent of the other axes. Written over the copy
+/// kernels, so it runs on every backend: `fill_halo`'s pass for one axis, and the periodic
+/// refresh of the fused steps.
+///
+/// # Safety
+///
+/// `d` addresses live, writable memory on `dev`, accessed by nothing else during the call;
+/// `d.shape[axis] >= 2 * width`, with a non-empty interior unless `mode` is `Constant`.
+///
+/// # Errors
+///
+/// `Error::Device` from a kernel.
+pub(super) unsafe fn fill_axis_halo<B: CopyKernels, T: Pod, const N: usize>(
+    dev: &B::Device,
+    d: Desc<B, T, N>,
+    axis: usize,
+    width: usize,
+    mode: &PadMode<T>,
+) -> Result<()> {
+    let inner = d.shape[axis] - 2 * width;
+    for p in (0..width).chain(width + inner..2 * width + inner) {
+        let slab = d.narrowed(axis, p, 1);
+        match source(p as isize - width as isize, inner, mode) {
+            // SAFETY: the slab is part of `d` (the caller's contract).
+            None => unsafe { B::fill(dev, slab, constant(mode)) }?,
+            // SAFETY: `p` is a halo index and `q + width` an interior one, so the two slabs are
+            // distinct elements of `d`.
+            Some(q) => unsafe { B::copy(dev, slab, d.narrowed(axis, q + width, 1)) }?,
         }
     }
     Ok(())
@@ -293,6 +323,19 @@ pub fn try_interior<'a, T: Pod, const N: usize, L: Layout, C: BoundsCheck>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn periodic_halo_indices_map_to_their_images() {
+        // Width 2, interior 3 (indices 2, 3, 4): np.pad(x, 2, mode="wrap") takes positions
+        // [1, 2, 0, 1, 2, 0, 1] of x, i.e. padded indices [3, 4, 2, 3, 4, 2, 3].
+        let image =
+            |p: usize, w: usize, n: usize| source::<u8>(p as isize - w as isize, n, &PadMode::Periodic).unwrap() + w;
+        let got: Vec<usize> = [0, 1, 5, 6].iter().map(|&p| image(p, 2, 3)).collect();
+        assert_eq!(got, vec![3, 4, 2, 3]);
+        // A halo wider than the interior wraps several times.
+        let got: Vec<usize> = [0, 1, 2, 4, 5, 6].iter().map(|&p| image(p, 3, 1)).collect();
+        assert_eq!(got, vec![3; 6]);
+    }
 
     #[test]
     fn reflect_folds_wide_halos_like_numpy() {

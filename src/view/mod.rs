@@ -34,8 +34,6 @@
 //! ```
 
 mod base;
-mod convert;
-mod copies;
 mod dynamic;
 pub(crate) mod foreign;
 mod multi;
@@ -44,6 +42,5 @@ mod shared;
 mod unique;
 
 pub use base::{Access, ArrayView, ArrayViewMut, Shared, Unique, View};
-pub use copies::{AsView, AsViewMut, CowArray};
 pub use dynamic::{DynView, DynViewMut};
 pub use ops::{Split, SplitMut};

@@ -373,7 +373,7 @@ impl CudaDevice {
                         .0
                         .context
                         .load_module(Ptx::from_binary(cubin))
-                        .map_err(|e| device_error(format!("loading kernels/{}.cu: {e:?}", family.name)))?;
+                        .map_err(|e| device_error(format!("loading kernels/cuda/{}.cu: {e:?}", family.name)))?;
                     modules.insert(key, module.clone());
                     module
                 }
@@ -381,7 +381,7 @@ impl CudaDevice {
         };
         let function = module.load_function(name).map_err(|e| {
             device_error(format!(
-                "kernels/{}.cu has no kernel {name} ({e:?}); this element type or op has no CUDA kernel",
+                "kernels/cuda/{}.cu has no kernel {name} ({e:?}); this element type or op has no CUDA kernel",
                 family.name
             ))
         })?;

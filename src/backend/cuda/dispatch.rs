@@ -4,8 +4,6 @@
 //! stream. The op families' kernel traits (`elementwise.rs`, `copy.rs`, `reduce.rs`,
 //! `stencil.rs`; `matmul.rs` for matmul) build on it.
 
-use core::any::TypeId;
-
 use cudarc::driver::DeviceRepr;
 
 use super::device::device_error;
@@ -14,9 +12,9 @@ use crate::element::Pod;
 use crate::error::{Error, Result};
 use crate::kernel::Desc;
 
-/// The most axes a kernel descriptor holds (`CNDA_MAX_RANK` in `kernels/common.cuh`).
+/// The most axes a kernel descriptor holds (`CNDA_MAX_RANK` in `kernels/cuda/common.cuh`).
 pub(super) const MAX_RANK: usize = 8;
-/// The most taps of a device stencil (`CNDA_MAX_TAPS` in `kernels/stencil.cu`).
+/// The most taps of a device stencil (`CNDA_MAX_TAPS` in `kernels/cuda/stencil.cu`).
 pub(super) const MAX_TAPS: usize = 32;
 
 pub(super) const ELEMENTWISE: usize = 0;
@@ -24,7 +22,7 @@ pub(super) const COPY: usize = 1;
 pub(super) const REDUCE: usize = 2;
 pub(super) const STENCIL: usize = 3;
 
-/// The kernels' `Desc`: `#[repr(C)]` as in `kernels/common.cuh` (8 + 64 + 64 + 4 bytes, padded
+/// The kernels' `Desc`: `#[repr(C)]` as in `kernels/cuda/common.cuh` (8 + 64 + 64 + 4 bytes, padded
 /// to 144).
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
@@ -46,7 +44,7 @@ const _: () = assert!(core::mem::size_of::<KernelTaps<f64>>() == 520);
 const _: () = assert!(core::mem::size_of::<KernelTaps<f32>>() == 392);
 const _: () = assert!(core::mem::size_of::<KernelTaps<half::f16>>() == 328);
 
-/// The kernels' `Taps<T>` (`kernels/stencil.cu`).
+/// The kernels' `Taps<T>` (`kernels/cuda/stencil.cu`).
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub(super) struct KernelTaps<T> {
@@ -73,22 +71,23 @@ pub(super) fn kernel_desc<T: Pod, const N: usize>(d: &Desc<Cuda, T, N>) -> Resul
     Ok((d.handle.addr, k))
 }
 
-/// The kernel-name suffix of element type `T`, or `Error::UnsupportedDType`.
+/// The kernel-name suffix of element type `T` (its `DTYPE`'s name in the kernel files), or
+/// `Error::UnsupportedDType`: the CUDA backend's one element-type map.
 pub(super) fn suffix<T: Pod>(op: &'static str) -> Result<&'static str> {
-    let id = TypeId::of::<T>();
-    let names = [
-        (TypeId::of::<f32>(), "f32"),
-        (TypeId::of::<f64>(), "f64"),
-        (TypeId::of::<i32>(), "i32"),
-        (TypeId::of::<i64>(), "i64"),
-        (TypeId::of::<half::f16>(), "f16"),
-        (TypeId::of::<half::bf16>(), "bf16"),
-    ];
-    names.iter().find(|(t, _)| *t == id).map(|&(_, s)| s).ok_or_else(|| Error::UnsupportedDType {
-        op,
-        got: core::any::type_name::<T>().into(),
-        fix: "CUDA kernels exist for f32, f64, i32, i64, and (without float math or matmul) f16 and bf16; convert on the host first",
-    })
+    use crate::element::DType;
+    match crate::element::dtype_of::<T>() {
+        Some(DType::F32) => Ok("f32"),
+        Some(DType::F64) => Ok("f64"),
+        Some(DType::I32) => Ok("i32"),
+        Some(DType::I64) => Ok("i64"),
+        Some(DType::F16) => Ok("f16"),
+        Some(DType::BF16) => Ok("bf16"),
+        _ => Err(Error::UnsupportedDType {
+            op,
+            got: core::any::type_name::<T>().into(),
+            fix: "CUDA kernels exist for f32, f64, i32, i64, and (without float math or matmul) f16 and bf16; convert on the host first",
+        }),
+    }
 }
 
 pub(super) fn launch_error(name: &str) -> impl Fn(cudarc::driver::DriverError) -> Error + '_ {

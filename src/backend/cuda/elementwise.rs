@@ -1,5 +1,5 @@
 //! The elementwise kernels for `Cuda`: binary, unary and scalar ops and their in-place forms,
-//! entry points of `kernels/elementwise.cu` named after the op tokens.
+//! entry points of `kernels/cuda/elementwise.cu` named after the op tokens.
 
 use core::any::TypeId;
 

@@ -1,6 +1,6 @@
 //! The CUDA kernel sources and their compilation by NVRTC.
 //!
-//! Every file in `kernels/` is compiled with `kernels/common.cuh` prepended (the strided
+//! Every file in `kernels/` is compiled with `kernels/cuda/common.cuh` prepended (the strided
 //! descriptor `Desc` and the index arithmetic), so the files need no include path. Entry points
 //! are `extern "C"` and named `cnda_<form>_<op>_<type>` (`cnda_binary_add_f32`,
 //! `cnda_sum_f64`, ...) after the Rust op tokens' `NAME`s, so a launcher finds its kernel by name.
@@ -12,7 +12,7 @@ use cudarc::nvrtc::{result, sys};
 use crate::error::{Error, Result};
 
 /// The descriptor and helpers every kernel file starts with.
-pub const COMMON: &str = include_str!("../../../kernels/common.cuh");
+pub const COMMON: &str = include_str!("../../../kernels/cuda/common.cuh");
 
 /// One op family's kernels.
 #[derive(Clone, Copy, Debug)]
@@ -31,10 +31,10 @@ impl Family {
 
 /// Every kernel family, one per op family.
 pub const FAMILIES: [Family; 4] = [
-    Family { name: "elementwise", source: include_str!("../../../kernels/elementwise.cu") },
-    Family { name: "copy", source: include_str!("../../../kernels/copy.cu") },
-    Family { name: "reduce", source: include_str!("../../../kernels/reduce.cu") },
-    Family { name: "stencil", source: include_str!("../../../kernels/stencil.cu") },
+    Family { name: "elementwise", source: include_str!("../../../kernels/cuda/elementwise.cu") },
+    Family { name: "copy", source: include_str!("../../../kernels/cuda/copy.cu") },
+    Family { name: "reduce", source: include_str!("../../../kernels/cuda/reduce.cu") },
+    Family { name: "stencil", source: include_str!("../../../kernels/cuda/stencil.cu") },
 ];
 
 /// What NVRTC produces.
@@ -141,7 +141,9 @@ fn compile_unit(name: &str, source: &str, sm: u32, output: Output, only: Option<
         let log = unsafe { result::get_program_log(program.0) }
             .map(|raw| unsafe { CStr::from_ptr(raw.as_ptr()) }.to_string_lossy().into_owned())
             .unwrap_or_default();
-        return Err(device_error(format!("NVRTC could not compile kernels/{name}.cu for sm_{sm} ({e:?}):\n{log}")));
+        return Err(device_error(format!(
+            "NVRTC could not compile kernels/cuda/{name}.cu for sm_{sm} ({e:?}):\n{log}"
+        )));
     }
     let mut size = 0usize;
     let mut image;

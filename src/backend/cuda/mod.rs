@@ -7,12 +7,9 @@
 //!   shape)`).
 //! - [`CudaBuffer`] / [`CudaPtr`] (`buffer.rs`): device memory and the data handle views carry.
 //! - `dispatch.rs` (what every launch shares) and one file per op family with its kernel trait
-//!   (`elementwise.rs`, `copy.rs`, `reduce.rs`, `stencil.rs`), launching `kernels/*.cu`;
+//!   (`elementwise.rs`, `copy.rs`, `reduce.rs`, `stencil.rs`), launching `kernels/cuda/*.cu`;
 //!   `matmul.rs`: matmul through cuBLAS, operands passed as they lie (a transposed view is not
 //!   copied).
-//! - `foreign.rs`: interop with other CUDA code: the device address of an array, and arrays
-//!   over memory another library owns (`Array::from_device_memory`, used by the Python module's
-//!   DLPack import).
 //! - `transfer.rs`: the bulk copies behind `to_device`, `to_host` and `to_backend`; large ones go
 //!   through pinned staging blocks (`staging.rs`), chunked and overlapped with the host's copies.
 //! - [`CudaStencil2`] (`user.rs`): user stencils written as CUDA C expressions of the
@@ -28,7 +25,6 @@ mod copy;
 mod device;
 mod dispatch;
 mod elementwise;
-mod foreign;
 pub mod kernels;
 mod matmul;
 mod reduce;

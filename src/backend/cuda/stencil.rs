@@ -1,5 +1,5 @@
 //! The constant-coefficient stencil kernel for `Cuda`: taps as flat offsets and weights in a
-//! `#[repr(C)]` block, summed in tap order (`kernels/stencil.cu`).
+//! `#[repr(C)]` block, summed in tap order (`kernels/cuda/stencil.cu`).
 
 use cudarc::driver::PushKernelArg;
 

@@ -55,7 +55,7 @@ fn c_type<T: Float>() -> Result<&'static str> {
 
 impl<T: Float, const R: usize> CudaStencil2<T, R> {
     /// The CUDA source of the kernel for update `expression` (compiled after
-    /// `kernels/common.cuh`): what [`CudaStencil2::new`] compiles, and what a test can compile
+    /// `kernels/cuda/common.cuh`): what [`CudaStencil2::new`] compiles, and what a test can compile
     /// without a device.
     ///
     /// # Errors

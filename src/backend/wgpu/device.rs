@@ -29,7 +29,7 @@ pub(crate) struct DeviceState {
 }
 
 /// A WebGPU device (Vulkan; on machines without a GPU, a software adapter such as Mesa's
-/// lavapipe): its queue, and the compute pipelines built from `kernels/*.wgsl` for it.
+/// lavapipe): its queue, and the compute pipelines built from `kernels/wgpu/*.wgsl` for it.
 ///
 /// ```no_run
 /// use cnda::prelude::*;

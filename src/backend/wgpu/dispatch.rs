@@ -1,9 +1,7 @@
 //! What every WebGPU kernel launch shares: the element type's shader name, the descriptors' words
 //! in the parameter block, the 2D dispatch of rank-2 shapes, and the dispatch itself. The op
 //! families' kernel traits (`elementwise.rs`, `copy.rs`, `reduce.rs`, `matmul.rs`, `stencil.rs`)
-//! pick the entry point of `kernels/*.wgsl` named after the op token and launch it through here.
-
-use core::any::TypeId;
+//! pick the entry point of `kernels/wgpu/*.wgsl` named after the op token and launch it through here.
 
 use super::device::{device_error, WgpuDevice};
 use super::shaders::Family;
@@ -12,27 +10,24 @@ use crate::element::Pod;
 use crate::error::{Error, Result};
 use crate::kernel::Desc;
 
-/// The most axes a shader descriptor holds, and the most stencil taps (`kernels/*.wgsl`).
+/// The most axes a shader descriptor holds, and the most stencil taps (`kernels/wgpu/*.wgsl`).
 pub(super) const MAX_RANK: usize = 8;
 pub(super) const MAX_TAPS: usize = 32;
 
-/// The shader element type of `T` on `dev`, or `Error::UnsupportedDType`.
+/// The shader element type of `T` on `dev` (from its `DTYPE`), or `Error::UnsupportedDType`: the
+/// WebGPU backend's one element-type map.
 pub(super) fn elem<T: Pod>(dev: &WgpuDevice, op: &'static str) -> Result<&'static str> {
-    let id = TypeId::of::<T>();
-    let (name, feature) = if id == TypeId::of::<f32>() {
-        ("f32", None)
-    } else if id == TypeId::of::<i32>() {
-        ("i32", None)
-    } else if id == TypeId::of::<f64>() {
-        ("f64", Some(wgpu::Features::SHADER_F64))
-    } else if id == TypeId::of::<half::f16>() {
-        ("f16", Some(wgpu::Features::SHADER_F16))
-    } else {
-        return Err(Error::UnsupportedDType {
+    use crate::element::DType;
+    let (name, feature) = match crate::element::dtype_of::<T>() {
+        Some(DType::F32) => ("f32", None),
+        Some(DType::I32) => ("i32", None),
+        Some(DType::F64) => ("f64", Some(wgpu::Features::SHADER_F64)),
+        Some(DType::F16) => ("f16", Some(wgpu::Features::SHADER_F16)),
+        _ => return Err(Error::UnsupportedDType {
             op,
             got: core::any::type_name::<T>().into(),
             fix: "WebGPU kernels take f32, i32, and f64 and f16 where the adapter has them; convert on the host first",
-        });
+        }),
     };
     match feature {
         Some(f) if !dev.has(f) => Err(Error::UnsupportedDType {

@@ -1,5 +1,5 @@
 //! The elementwise kernels for `Wgpu`: binary, unary and scalar ops and their in-place forms,
-//! entry points of `kernels/elementwise.wgsl` named after the op tokens.
+//! entry points of `kernels/wgpu/elementwise.wgsl` named after the op tokens.
 
 use core::any::TypeId;
 

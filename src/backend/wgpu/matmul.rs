@@ -1,4 +1,4 @@
-//! The matmul kernel for `Wgpu`: 16 x 16 output tiles of `kernels/matmul.wgsl`.
+//! The matmul kernel for `Wgpu`: 16 x 16 output tiles of `kernels/wgpu/matmul.wgsl`.
 
 use super::device::{device_error, WgpuDevice};
 use super::dispatch::{buffer, elem, params, to_i32, words};

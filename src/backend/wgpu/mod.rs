@@ -7,7 +7,7 @@
 //!   binding limit) and the data handle views carry.
 //! - `dispatch.rs` (what every launch shares) and one file per op family with its kernel trait
 //!   (`elementwise.rs`, `copy.rs`, `reduce.rs`, `matmul.rs`, `stencil.rs`), dispatching
-//!   `kernels/*.wgsl`.
+//!   `kernels/wgpu/*.wgsl`.
 //! - `transfer.rs`: the bulk copies behind `to_device` and `to_host`.
 //! - [`shaders`]: the WGSL sources, assembled per element type and validated by naga in tests.
 //! - [`WgpuStencil2`] (`user.rs`): user stencils as WGSL expressions of the neighbours, checked

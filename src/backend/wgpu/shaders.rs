@@ -1,5 +1,5 @@
-//! The WGSL shader sources (`kernels/*.wgsl`, one file per op family) and their assembly for one
-//! element type: `kernels/common.wgsl` first, `ELEM` replaced by the type, and the files'
+//! The WGSL shader sources (`kernels/wgpu/*.wgsl`, one file per op family) and their assembly for one
+//! element type: `kernels/wgpu/common.wgsl` first, `ELEM` replaced by the type, and the files'
 //! `//@each` / `//@float` sections expanded (WGSL has no macros or templates). Every assembled
 //! shader is validated by naga in the tests, so a broken shader fails `cargo test` even where no
 //! adapter exists.
@@ -7,7 +7,7 @@
 use crate::error::{Error, Result};
 
 /// The parameter-block header every shader starts with.
-pub const COMMON: &str = include_str!("../../../kernels/common.wgsl");
+pub const COMMON: &str = include_str!("../../../kernels/wgpu/common.wgsl");
 
 /// One op family's shader file.
 #[derive(Clone, Copy, Debug)]
@@ -21,11 +21,11 @@ pub struct Family {
 
 /// Every shader family.
 pub const FAMILIES: [Family; 5] = [
-    Family { name: "elementwise", source: include_str!("../../../kernels/elementwise.wgsl"), integers: true },
-    Family { name: "copy", source: include_str!("../../../kernels/copy.wgsl"), integers: true },
-    Family { name: "reduce", source: include_str!("../../../kernels/reduce.wgsl"), integers: true },
-    Family { name: "matmul", source: include_str!("../../../kernels/matmul.wgsl"), integers: true },
-    Family { name: "stencil", source: include_str!("../../../kernels/stencil.wgsl"), integers: false },
+    Family { name: "elementwise", source: include_str!("../../../kernels/wgpu/elementwise.wgsl"), integers: true },
+    Family { name: "copy", source: include_str!("../../../kernels/wgpu/copy.wgsl"), integers: true },
+    Family { name: "reduce", source: include_str!("../../../kernels/wgpu/reduce.wgsl"), integers: true },
+    Family { name: "matmul", source: include_str!("../../../kernels/wgpu/matmul.wgsl"), integers: true },
+    Family { name: "stencil", source: include_str!("../../../kernels/wgpu/stencil.wgsl"), integers: false },
 ];
 
 /// The element types shaders are assembled for: WGSL's 32-bit float and signed integer, and

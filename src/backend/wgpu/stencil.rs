@@ -1,5 +1,5 @@
 //! The constant-coefficient stencil kernel for `Wgpu`: taps as flat offsets and weights in the
-//! parameter block, summed in tap order (`kernels/stencil.wgsl`).
+//! parameter block, summed in tap order (`kernels/wgpu/stencil.wgsl`).
 
 use super::device::{device_error, WgpuDevice};
 use super::dispatch::{buffer, elem, params, run, same_buffer, to_i32, try_2d, words, MAX_TAPS};

@@ -2,9 +2,8 @@
 //! kernels): the address and device of a cnda device array for them, and cnda device arrays over
 //! memory they own, kept alive by a handle of theirs and never freed by cnda.
 
-use super::buffer::CudaBuffer;
-use super::{Cuda, CudaDevice};
 use crate::array::Array;
+use crate::backend::cuda::{Cuda, CudaBuffer, CudaDevice};
 use crate::check::BoundsCheck;
 use crate::element::Pod;
 use crate::error::{or_panic, Error, Result};
