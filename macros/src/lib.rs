@@ -1,1 +1,60 @@
-//! Procedural macros of cnda (re-exported by it): `stencil!`.
+//! Procedural macros of cnda (re-exported by it as `cnda::stencil!` and `cnda::stencil::stencil!`).
+//!
+//! `stencil!` turns one closure-like definition into a unit struct implementing
+//! `::cnda::stencil::Stencil`: the point update in Rust for the CPU, plus the same expression as CUDA
+//! C++ and WGSL source for the device backends, all computing in the same operation order.
+//! See `README.md` in this crate for the accepted language and the expansion.
+
+mod body;
+mod device;
+mod elem;
+mod emit_cuda;
+mod emit_rust;
+mod emit_wgsl;
+mod ir;
+mod literal;
+mod lower;
+mod parse;
+mod reject;
+mod typing;
+
+#[cfg(test)]
+mod tests;
+
+use proc_macro2::TokenStream;
+
+/// Defines a stencil: a point update reading input fields at fixed offsets.
+///
+/// Expression form, evaluating to a value of a hidden unit struct:
+///
+/// ```ignore
+/// let heat = stencil!(|u, k; dt: T| u[0, 0] + dt * (k[0, 0] * (u[-1, 0] + u[1, 0] + u[0, -1] + u[0, 1] - 4.0 * u[0, 0])));
+/// ```
+///
+/// Item form, naming the struct so it can appear in signatures:
+///
+/// ```ignore
+/// stencil! { pub struct Heat = |u, k; dt: T| u[0, 0] + dt * k[0, 0] * (u[-1, 0] - u[0, 0]); }
+/// ```
+///
+/// Before `;`, the input fields; after it, scalar parameters `name`, `name: T`, `name: f32` or
+/// `name: f64` (a concrete type restricts the stencil to that element type). The body reads fields
+/// at integer-literal offsets (one per axis, rank 1 to 4, magnitude at most 64) and may use
+/// parameters, number literals, `+ - * /`, unary `-`, comparisons, `&&` `||` `!`,
+/// `select(condition, a, b)`, and `sqrt exp ln sin cos tanh abs floor min max powi` in function or
+/// method style (`powi` with an integer literal exponent). Anything else is a compile error that
+/// says what to write instead.
+#[proc_macro]
+pub fn stencil(input: proc_macro::TokenStream) -> proc_macro::TokenStream {
+    expand(input.into()).unwrap_or_else(syn::Error::into_compile_error).into()
+}
+
+/// The expansion of `stencil!(input)`, or the first error in the input.
+fn expand(input: TokenStream) -> syn::Result<TokenStream> {
+    Ok(emit_rust::expansion(&analyze(input)?))
+}
+
+/// Parses and checks the input.
+fn analyze(input: TokenStream) -> syn::Result<ir::Stencil> {
+    lower::stencil(parse::input(input)?)
+}

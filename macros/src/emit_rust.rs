@@ -1,0 +1,212 @@
+//! The Rust expansion: a unit struct implementing `::cnda::stencil::Stencil`, whose `point` computes
+//! the body in the source's operation order and whose `cuda`/`wgsl` give the device expressions.
+
+use proc_macro2::{Ident, Literal, Span, TokenStream};
+use quote::quote;
+
+use crate::device;
+use crate::emit_cuda::{self, CudaType};
+use crate::emit_wgsl;
+use crate::ir::{Elem, Expr, Item, Lit, Stencil};
+
+/// The name of the expression form's struct, private to the block it is defined in.
+pub(crate) const HIDDEN: &str = "__CndaStencil";
+
+/// The whole expansion: an item (struct and impl) or a block evaluating to the stencil's value.
+pub(crate) fn expansion(stencil: &Stencil) -> TokenStream {
+    let derive = quote! {
+        #[derive(
+            ::core::clone::Clone, ::core::marker::Copy, ::core::fmt::Debug, ::core::default::Default,
+            ::core::cmp::PartialEq, ::core::cmp::Eq, ::core::hash::Hash
+        )]
+    };
+    match &stencil.item {
+        Some(Item { attrs, vis, name }) => {
+            // `missing_docs` holds for a public stencil as for any struct; give it the source as a doc.
+            let doc = if attrs.iter().any(|a| a.path().is_ident("doc")) {
+                quote!()
+            } else {
+                let text = format!(" The stencil `{}` (defined with `stencil!`).", stencil.source);
+                quote!(#[doc = #text])
+            };
+            let imp = implementation(stencil, name);
+            quote! {
+                #(#attrs)*
+                #doc
+                #derive
+                #vis struct #name;
+                #imp
+            }
+        }
+        None => {
+            let name = Ident::new(HIDDEN, Span::call_site());
+            let imp = implementation(stencil, &name);
+            quote! {
+                {
+                    #derive
+                    struct #name;
+                    #imp
+                    #name
+                }
+            }
+        }
+    }
+}
+
+/// `impl Stencil<E, N> for Name`.
+fn implementation(s: &Stencil, name: &Ident) -> TokenStream {
+    let (generics, elem) = match s.elem {
+        Elem::Generic => (quote!(<T: ::cnda::stencil::Scalar>), quote!(T)),
+        Elem::F32 => (quote!(), quote!(::core::primitive::f32)),
+        Elem::F64 => (quote!(), quote!(::core::primitive::f64)),
+    };
+    let rank = Literal::usize_unsuffixed(s.rank);
+    let fields = s.fields.iter().map(ToString::to_string);
+    let params = s.params.iter().map(ToString::to_string);
+    let taps = s.taps.iter().map(|tap| {
+        let field = Literal::usize_unsuffixed(tap.field);
+        let offset = tap.offset.iter().map(|&o| signed(i64::from(o)));
+        quote!(::cnda::stencil::Tap { field: #field, offset: [#(#offset),*] })
+    });
+    let source = &s.source;
+    let param_types = s.params.iter().map(|_| &elem);
+    // Mixed-site names cannot capture, or be captured by, the user's parameter names.
+    let reader = Ident::new("taps", Span::mixed_site());
+    let params_arg = Ident::new("params", Span::mixed_site());
+    let (params_pat, bind) = if s.params.is_empty() {
+        (quote!(_), quote!())
+    } else {
+        let names = &s.params;
+        (quote!(#params_arg), quote!(let (#(#names,)*) = *#params_arg;))
+    };
+    let body = RustExpr { elem: &elem, reader: &reader, params: &s.params }.expr(&s.body);
+    let (cuda, wgsl) = device_strings(s);
+    quote! {
+        impl #generics ::cnda::stencil::Stencil<#elem, #rank> for #name {
+            const FIELDS: &'static [&'static str] = &[#(#fields),*];
+            const PARAMS: &'static [&'static str] = &[#(#params),*];
+            const TAPS: &'static [::cnda::stencil::Tap<#rank>] = &[#(#taps),*];
+            const SOURCE: &'static str = #source;
+            type Params = (#(#param_types,)*);
+            #[inline(always)]
+            fn point<R: ::cnda::stencil::TapReader<#elem>>(#reader: &R, #params_pat: &Self::Params) -> #elem {
+                #bind
+                #body
+            }
+            fn cuda() -> ::core::option::Option<&'static str> {
+                #cuda
+            }
+            fn wgsl() -> ::core::option::Option<&'static str> {
+                #wgsl
+            }
+        }
+    }
+}
+
+/// The bodies of `cuda()` and `wgsl()`: the strings for the impl's element type(s).
+fn device_strings(s: &Stencil) -> (TokenStream, TokenStream) {
+    let some = |text: String| quote!(::core::option::Option::Some(#text));
+    let none = quote!(::core::option::Option::None);
+    let float = || some(emit_cuda::expression(s, CudaType::Float));
+    let double = || some(emit_cuda::expression(s, CudaType::Double));
+    let wgsl = || some(emit_wgsl::expression(s));
+    match s.elem {
+        Elem::F32 => (float(), wgsl()),
+        Elem::F64 => (double(), none),
+        Elem::Generic => {
+            let (float, double, wgsl) = (float(), double(), wgsl());
+            let cuda = quote! {
+                match <T as ::cnda::Element>::DTYPE {
+                    ::cnda::DType::F32 => #float,
+                    ::cnda::DType::F64 => #double,
+                    _ => #none,
+                }
+            };
+            let wgsl = quote! {
+                match <T as ::cnda::Element>::DTYPE {
+                    ::cnda::DType::F32 => #wgsl,
+                    _ => #none,
+                }
+            };
+            (cuda, wgsl)
+        }
+    }
+}
+
+/// `-1` as two tokens, as the parser produces it (a negative literal token is not portable).
+fn signed(v: i64) -> TokenStream {
+    let magnitude = Literal::u64_unsuffixed(v.unsigned_abs());
+    if v < 0 {
+        quote!(-#magnitude)
+    } else {
+        quote!(#magnitude)
+    }
+}
+
+/// Prints the body as Rust; every operation is parenthesized so the tree is the source's.
+struct RustExpr<'a> {
+    elem: &'a TokenStream,
+    reader: &'a Ident,
+    params: &'a [Ident],
+}
+
+impl RustExpr<'_> {
+    fn expr(&self, e: &Expr) -> TokenStream {
+        let elem = self.elem;
+        let scalar = quote!(<#elem as ::cnda::stencil::Scalar>);
+        match e {
+            Expr::Tap(k) => {
+                let (reader, k) = (self.reader, Literal::usize_unsuffixed(*k));
+                quote!(#reader.tap(#k))
+            }
+            Expr::Param(i) => {
+                let name = &self.params[*i];
+                quote!(#name)
+            }
+            Expr::Lit(lit) => {
+                let (f64_bits, f32_bits) = bits(*lit);
+                quote!(#scalar::literal(
+                    ::core::primitive::f64::from_bits(#f64_bits),
+                    ::core::primitive::f32::from_bits(#f32_bits)
+                ))
+            }
+            Expr::Neg(x) => {
+                let x = self.expr(x);
+                quote!((-#x))
+            }
+            Expr::Not(x) => {
+                let x = self.expr(x);
+                quote!((!#x))
+            }
+            Expr::Arith(op, a, b) => self.binary(device::arith(*op), a, b),
+            Expr::Cmp(op, a, b) => self.binary(device::cmp(*op), a, b),
+            Expr::Logic(op, a, b) => self.binary(device::logic(*op), a, b),
+            Expr::Select(c, a, b) => {
+                let (c, a, b) = (self.expr(c), self.expr(a), self.expr(b));
+                quote!(#scalar::select(#c, #a, #b))
+            }
+            Expr::Call(func, args) => {
+                let name = Ident::new(func.name(), Span::call_site());
+                let args = args.iter().map(|a| self.expr(a));
+                quote!(#scalar::#name(#(#args),*))
+            }
+            Expr::Powi(x, n) => {
+                let (x, n) = (self.expr(x), signed(i64::from(*n)));
+                quote!(::cnda::stencil::powi::<#elem>(#x, #n))
+            }
+        }
+    }
+
+    fn binary(&self, op: &str, a: &Expr, b: &Expr) -> TokenStream {
+        let op: TokenStream = op.parse().expect("an operator is one valid token");
+        let (a, b) = (self.expr(a), self.expr(b));
+        quote!((#a #op #b))
+    }
+}
+
+/// The literal's values as `u64` and `u32` hex literals: exact, and the same values the device
+/// strings spell, whatever rustc would make of the decimal text in either type.
+fn bits(lit: Lit) -> (Literal, Literal) {
+    let parse = |text: String| text.parse::<Literal>().expect("a valid integer literal");
+    (parse(format!("0x{:016x}_u64", lit.f64.to_bits())), parse(format!("0x{:08x}_u32", lit.f32.to_bits())))
+}

@@ -1,0 +1,201 @@
+//! The checked stencil: names resolved, taps numbered, types known. Every emitter reads only this.
+
+use proc_macro2::Ident;
+use syn::{Attribute, Visibility};
+
+/// The element type the stencil is implemented for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Elem {
+    /// Every `T: Scalar` (no parameter or literal named a concrete type).
+    Generic,
+    /// Only `f32`.
+    F32,
+    /// Only `f64`.
+    F64,
+}
+
+/// One distinct read of a field at a fixed offset.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Tap {
+    /// Index of the field in the stencil's field list.
+    pub(crate) field: usize,
+    /// One offset per axis.
+    pub(crate) offset: Vec<i32>,
+}
+
+/// A literal's value, rounded once for each precision from its decimal text.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Lit {
+    /// The correctly rounded `f64` value (infinite when the text overflows `f64`).
+    pub(crate) f64: f64,
+    /// The correctly rounded `f32` value (infinite when the text overflows `f32`).
+    pub(crate) f32: f32,
+}
+
+/// `+ - * /`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Arith {
+    /// `+`
+    Add,
+    /// `-`
+    Sub,
+    /// `*`
+    Mul,
+    /// `/`
+    Div,
+}
+
+/// `< <= > >= == !=`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Cmp {
+    /// `<`
+    Lt,
+    /// `<=`
+    Le,
+    /// `>`
+    Gt,
+    /// `>=`
+    Ge,
+    /// `==`
+    Eq,
+    /// `!=`
+    Ne,
+}
+
+/// `&&` and `||`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Logic {
+    /// `&&`
+    And,
+    /// `||`
+    Or,
+}
+
+/// The math functions, callable as `f(x)` or `x.f()` (`powi` and `select` are separate nodes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Func {
+    /// Square root.
+    Sqrt,
+    /// `e^x`.
+    Exp,
+    /// Natural logarithm.
+    Ln,
+    /// Sine.
+    Sin,
+    /// Cosine.
+    Cos,
+    /// Hyperbolic tangent.
+    Tanh,
+    /// Absolute value.
+    Abs,
+    /// Round toward negative infinity.
+    Floor,
+    /// The smaller of two numbers.
+    Min,
+    /// The larger of two numbers.
+    Max,
+}
+
+impl Func {
+    /// Every function, in the order error messages list them.
+    pub(crate) const ALL: [Func; 10] = [
+        Func::Sqrt,
+        Func::Exp,
+        Func::Ln,
+        Func::Sin,
+        Func::Cos,
+        Func::Tanh,
+        Func::Abs,
+        Func::Floor,
+        Func::Min,
+        Func::Max,
+    ];
+
+    /// The name in the stencil body, which is also the `Scalar` method's name.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Func::Sqrt => "sqrt",
+            Func::Exp => "exp",
+            Func::Ln => "ln",
+            Func::Sin => "sin",
+            Func::Cos => "cos",
+            Func::Tanh => "tanh",
+            Func::Abs => "abs",
+            Func::Floor => "floor",
+            Func::Min => "min",
+            Func::Max => "max",
+        }
+    }
+
+    /// Number of arguments in function style (the receiver counts in method style).
+    pub(crate) fn arity(self) -> usize {
+        match self {
+            Func::Min | Func::Max => 2,
+            _ => 1,
+        }
+    }
+
+    /// The function called `name`, if any.
+    pub(crate) fn from_name(name: &str) -> Option<Func> {
+        Func::ALL.into_iter().find(|f| f.name() == name)
+    }
+}
+
+/// An expression of the stencil body. Its tree is the source's: no reassociation, no folding.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum Expr {
+    /// Tap `k` of [`Stencil::taps`].
+    Tap(usize),
+    /// Parameter `i`.
+    Param(usize),
+    /// A literal number.
+    Lit(Lit),
+    /// Unary minus.
+    Neg(Box<Expr>),
+    /// Logical not.
+    Not(Box<Expr>),
+    /// Arithmetic on numbers.
+    Arith(Arith, Box<Expr>, Box<Expr>),
+    /// A comparison of numbers, giving a bool.
+    Cmp(Cmp, Box<Expr>, Box<Expr>),
+    /// `&&` or `||` on bools.
+    Logic(Logic, Box<Expr>, Box<Expr>),
+    /// `select(condition, if_true, if_false)`.
+    Select(Box<Expr>, Box<Expr>, Box<Expr>),
+    /// A math function applied to its arguments.
+    Call(Func, Vec<Expr>),
+    /// `x` to a fixed integer power.
+    Powi(Box<Expr>, i32),
+}
+
+/// The item form's `#[attrs] vis struct Name`.
+#[derive(Clone)]
+pub(crate) struct Item {
+    /// Outer attributes, doc comments included.
+    pub(crate) attrs: Vec<Attribute>,
+    /// The struct's visibility.
+    pub(crate) vis: Visibility,
+    /// The struct's name.
+    pub(crate) name: Ident,
+}
+
+/// A checked stencil definition.
+#[derive(Clone)]
+pub(crate) struct Stencil {
+    /// `Some` for the item form, `None` for the expression form.
+    pub(crate) item: Option<Item>,
+    /// Input fields, in declaration order.
+    pub(crate) fields: Vec<Ident>,
+    /// Scalar parameters, in declaration order.
+    pub(crate) params: Vec<Ident>,
+    /// The element type of the impl.
+    pub(crate) elem: Elem,
+    /// Number of axes (1 to 4).
+    pub(crate) rank: usize,
+    /// Distinct reads in order of first appearance in the source.
+    pub(crate) taps: Vec<Tap>,
+    /// The body.
+    pub(crate) body: Expr,
+    /// The closure as written, for `Stencil::SOURCE`.
+    pub(crate) source: String,
+}

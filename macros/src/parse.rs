@@ -1,0 +1,182 @@
+//! The macro's input: the expression form `|fields; params| body` or the item form
+//! `#[attrs] vis struct Name = |fields; params| body;`, split into a header and the body's tokens.
+
+use std::collections::HashMap;
+
+use proc_macro2::{Ident, TokenStream, TokenTree};
+use quote::ToTokens;
+use syn::parse::{ParseStream, Parser};
+use syn::{Attribute, Error, Result, Token, Type, Visibility};
+
+use crate::ir::{Elem, Item};
+
+/// A scalar parameter as declared: `name`, `name: T`, `name: f32` or `name: f64`.
+pub(crate) struct Param {
+    /// The parameter's name.
+    pub(crate) name: Ident,
+    /// `Generic` for `T` or no type, else the concrete type named.
+    pub(crate) elem: Elem,
+    /// The type as written, to point errors at (`None` when left out).
+    pub(crate) ty: Option<Type>,
+}
+
+/// The macro input, parsed up to the body (which [`crate::body`] parses).
+pub(crate) struct Input {
+    /// `Some` for the item form.
+    pub(crate) item: Option<Item>,
+    /// Field names, in order.
+    pub(crate) fields: Vec<Ident>,
+    /// Parameters, in order.
+    pub(crate) params: Vec<Param>,
+    /// The body's tokens as written (the item form's final `;` removed).
+    pub(crate) body: TokenStream,
+    /// The closure as written, stringified.
+    pub(crate) source: String,
+}
+
+const EXPECTED: &str = "expected a stencil: `|fields; params| body`, e.g. `|u; dt: T| u[0] * dt`, \
+                        or an item `struct Name = |fields; params| body;`";
+
+const NO_FIELD: &str = "a stencil needs at least one input field: name the fields between the bars, \
+                        before the parameters, e.g. `|u, k; dt: T| ...`";
+
+/// Parses the whole macro input.
+pub(crate) fn input(tokens: TokenStream) -> Result<Input> {
+    Parser::parse2(parse_input, tokens)
+}
+
+fn parse_input(input: ParseStream) -> Result<Input> {
+    let item = if input.peek(Token![|]) || input.peek(Token![||]) {
+        None
+    } else if input.peek(Token![#]) || input.peek(Token![pub]) || input.peek(Token![struct]) {
+        Some(item_header(input)?)
+    } else {
+        return Err(input.error(EXPECTED));
+    };
+    // Everything from the opening bar on is the closure, kept verbatim for `SOURCE`.
+    let mut closure: Vec<TokenTree> = input.fork().parse::<TokenStream>()?.into_iter().collect();
+    let (fields, params, close) = closure_header(input)?;
+    let mut body: Vec<TokenTree> = input.parse::<TokenStream>()?.into_iter().collect();
+    if item.is_some() {
+        match body.last() {
+            Some(TokenTree::Punct(p)) if p.as_char() == ';' => {
+                body.pop();
+                closure.pop();
+            }
+            Some(last) => {
+                return Err(Error::new(
+                    last.span(),
+                    "expected `;` after the stencil body: the item form is `struct Name = |fields; params| body;`",
+                ));
+            }
+            None => {}
+        }
+    }
+    if body.is_empty() {
+        return Err(Error::new_spanned(close, "the stencil has no body: write an expression after the closing `|`"));
+    }
+    check_distinct(&fields, &params)?;
+    Ok(Input {
+        item,
+        fields,
+        params,
+        body: body.into_iter().collect(),
+        // One line: the compiler's printer may break long token streams over several.
+        source: closure
+            .into_iter()
+            .collect::<TokenStream>()
+            .to_string()
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" "),
+    })
+}
+
+fn item_header(input: ParseStream) -> Result<Item> {
+    let attrs = input.call(Attribute::parse_outer)?;
+    let vis: Visibility = input.parse()?;
+    if !input.peek(Token![struct]) {
+        return Err(input.error(EXPECTED));
+    }
+    input.parse::<Token![struct]>()?;
+    let name: Ident = input.parse()?;
+    if !input.peek(Token![=]) {
+        return Err(input.error("expected `=` after the stencil's name: `struct Name = |fields; params| body;`"));
+    }
+    input.parse::<Token![=]>()?;
+    if !input.peek(Token![|]) && !input.peek(Token![||]) {
+        return Err(input.error("expected the stencil closure `|fields; params| body` after `=`"));
+    }
+    Ok(Item { attrs, vis, name })
+}
+
+/// `|u, k; dt: T, c|`: fields, then optionally `;` and parameters. Returns the closing bar too.
+fn closure_header(input: ParseStream) -> Result<(Vec<Ident>, Vec<Param>, Token![|])> {
+    if input.peek(Token![||]) {
+        return Err(input.error(NO_FIELD));
+    }
+    input.parse::<Token![|]>()?;
+    let mut fields = Vec::new();
+    while !input.peek(Token![;]) && !input.peek(Token![|]) {
+        fields.push(input.parse::<Ident>()?);
+        if input.parse::<Option<Token![,]>>()?.is_none() {
+            break;
+        }
+    }
+    if fields.is_empty() {
+        return Err(input.error(NO_FIELD));
+    }
+    let mut params = Vec::new();
+    if input.parse::<Option<Token![;]>>()?.is_some() {
+        while !input.peek(Token![|]) {
+            params.push(param(input)?);
+            if input.parse::<Option<Token![,]>>()?.is_none() {
+                break;
+            }
+        }
+    }
+    if !input.peek(Token![|]) {
+        return Err(input.error("expected `,`, `;` or the closing `|` of the stencil's field and parameter list"));
+    }
+    Ok((fields, params, input.parse()?))
+}
+
+fn param(input: ParseStream) -> Result<Param> {
+    let name: Ident = input.parse()?;
+    if input.parse::<Option<Token![:]>>()?.is_none() {
+        return Ok(Param { name, elem: Elem::Generic, ty: None });
+    }
+    let ty: Type = input.parse()?;
+    let elem = match &ty {
+        Type::Path(p) if p.qself.is_none() => match p.path.get_ident().map(ToString::to_string).as_deref() {
+            Some("T") => Some(Elem::Generic),
+            Some("f32") => Some(Elem::F32),
+            Some("f64") => Some(Elem::F64),
+            _ => None,
+        },
+        _ => None,
+    };
+    let Some(elem) = elem else {
+        let msg = format!(
+            "parameter `{name}` has type `{}`: a parameter's type is `T` (the stencil's element type), `f32` or `f64`",
+            ty.to_token_stream()
+        );
+        return Err(Error::new_spanned(ty, msg));
+    };
+    Ok(Param { name, elem, ty: Some(ty) })
+}
+
+/// Fields and parameters share one namespace in the body, so every name is declared once.
+fn check_distinct(fields: &[Ident], params: &[Param]) -> Result<()> {
+    let mut seen: HashMap<String, &'static str> = HashMap::new();
+    let names = fields.iter().map(|f| (f, "field")).chain(params.iter().map(|p| (&p.name, "parameter")));
+    for (name, kind) in names {
+        if let Some(first) = seen.insert(name.to_string(), kind) {
+            let msg = format!(
+                "`{name}` is declared twice (as a {first}, then as a {kind}): field and parameter names must be distinct"
+            );
+            return Err(Error::new_spanned(name, msg));
+        }
+    }
+    Ok(())
+}

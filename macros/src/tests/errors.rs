@@ -1,0 +1,274 @@
+//! Every rejected input: the message (what, why, how to fix) and where it points.
+
+use super::*;
+
+fn message(src: &str) -> String {
+    err(src).to_string()
+}
+
+/// Asserts the message of `src` contains `expected`.
+#[track_caller]
+fn rejects(src: &str, expected: &str) {
+    let msg = message(src);
+    assert!(msg.contains(expected), "`{src}`:\n  got      {msg}\n  expected {expected}");
+}
+
+/// The column where the error for single-line `src` starts.
+fn column(src: &str) -> usize {
+    let start = err(src).span().start();
+    assert_eq!(start.line, 1, "{src}");
+    start.column
+}
+
+/// Asserts the error for `src` starts at the first occurrence of `at` in it.
+#[track_caller]
+fn points_at(src: &str, at: &str) {
+    assert_eq!(column(src), src.find(at).expect("`at` occurs in `src`"), "`{src}` should point at `{at}`");
+}
+
+#[test]
+fn unknown_names() {
+    let src = "|u, k; dt: T| u[0, 0] + foo * k[0, 0]";
+    assert_eq!(message(src), "`foo` is not a field or parameter of this stencil: fields are `u, k`, parameters `dt`");
+    points_at(src, "foo");
+    rejects("|u| u[0] + foo", "`foo` is not a field or parameter of this stencil: fields are `u`, and there are no parameters (declare one after `;`, e.g. `|...; foo: T|`)");
+    rejects("|u; a, b| v[0]", "`v` is not a field or parameter of this stencil: fields are `u`, parameters `a, b`");
+    rejects("|u| u[0] * std::f64::consts::PI", "`std :: f64 :: consts :: PI` is not allowed in a stencil body");
+    rejects("|u| u[0] * sqrt", "`sqrt` is a function: call it, e.g. `sqrt(...)`");
+}
+
+#[test]
+fn bare_field() {
+    let src = "|u, k| u + k[0, 0]";
+    assert_eq!(message(src), "`u` is a field: read it at an offset, e.g. `u[0, 0]`");
+    points_at(src, "u +");
+    // The example has the stencil's rank, even before any read is seen.
+    rejects("|u| u * u[1, 2, 3]", "e.g. `u[0, 0, 0]`");
+    rejects("|u| u[1] * u", "e.g. `u[0]`");
+    rejects("|u| u(0, 0)", "`u` is a field: read it with brackets, e.g. `u[0, 0]`");
+}
+
+#[test]
+fn indexed_parameter() {
+    let src = "|u; dt: T| u[0] * dt[0]";
+    assert_eq!(message(src), "`dt` is a parameter, not a field: it cannot be indexed");
+    points_at(src, "dt[");
+    rejects("|u; dt| dt(1)", "`dt` is a parameter, not a function: it cannot be called");
+}
+
+#[test]
+fn offsets_must_be_literals() {
+    let src = "|u; i| u[i, 0]";
+    assert_eq!(
+        message(src),
+        "stencil offsets must be integer literals; `i` is not (a stencil reads its fields at offsets fixed at compile time)"
+    );
+    points_at(src, "i,");
+    rejects("|u| u[1.0]", "`1.0` is not");
+    rejects("|u| u[0 + 1]", "`0 + 1` is not");
+    rejects("|u| u[-(1)]", "`- (1)` is not");
+    rejects("|u| u[1u8]", "`1u8` is not");
+    points_at("|u| u[0, 1, u[0, 0, 0]]", "u[0, 0");
+}
+
+#[test]
+fn offset_too_large() {
+    rejects("|u| u[65]", "the offset 65 is too large: stencil offsets are at most 64 in magnitude");
+    rejects("|u| u[0, -65]", "the offset -65 is too large");
+    points_at("|u| u[0, -65]", "-65");
+    assert_eq!(ok("|u| u[-64] + u[64]").taps.len(), 2);
+}
+
+#[test]
+fn rank_mismatch_and_range() {
+    let src = "|u, v| u[0, 0] + v[1, 0, 0]";
+    assert_eq!(
+        message(src),
+        "`v` is read with 3 indices here but 2 before: every read of every field has the rank of the stencil"
+    );
+    points_at(src, "v[1");
+    rejects("|u| u[0, 0] + u[0, 0, 0]", "`u` is read with 3 indices here but 2 before");
+    rejects("|u| u[0, 0, 0, 0, 0]", "`u` is read with 5 offsets: a stencil has rank 1 to 4");
+    rejects("|u| u[]", "`u` is read with no offsets: give one per axis");
+    rejects("|u; a| a * 2", "the body reads no field");
+}
+
+#[test]
+fn control_flow_and_statements() {
+    let src = "|u| if u[0] > 0.0 { u[0] } else { 0.0 }";
+    assert_eq!(message(src), "`if` is not allowed in a stencil body: write `select(condition, a, b)`");
+    points_at(src, "if");
+    rejects("|u| match u[0] { _ => 1.0 }", "`match` is not allowed in a stencil body: write `select(condition, a, b)`");
+    rejects("|u| let x = u[0]; x", "`let` is not allowed in a stencil body");
+    rejects("|u| { u[0] }", "blocks are not allowed in a stencil body");
+    rejects("|u| unsafe { u[0] }", "blocks are not allowed in a stencil body");
+    rejects("|u| (|x| x)(u[0])", "closures are not allowed in a stencil body");
+    rejects("|u| loop { }", "loops are not allowed in a stencil body");
+    rejects("|u| return u[0]", "`return` is not allowed in a stencil body");
+    let src = "|u| u[0]; u[1]";
+    rejects(src, "expected the end of the stencil body: the body is one expression");
+    points_at(src, ";");
+}
+
+#[test]
+fn functions_and_methods() {
+    let src = "|u| tan(u[0])";
+    assert_eq!(
+        message(src),
+        "unknown function `tan`: a stencil body may call sqrt, exp, ln, sin, cos, tanh, abs, floor, min, max, powi, select"
+    );
+    points_at(src, "tan");
+    let src = "|u| u[0].tan()";
+    assert_eq!(
+        message(src),
+        "unknown method `tan`: a stencil body may call the methods sqrt, exp, ln, sin, cos, tanh, abs, floor, min, max, powi"
+    );
+    points_at(src, "tan");
+    rejects("|u| f64::sqrt(u[0])", "`f64 :: sqrt` cannot be called in a stencil body");
+    rejects("|u| u[0].select(1, 2)", "unknown method `select`");
+    rejects("|u| u[0].sqrt::<f64>()", "`sqrt` takes no generic arguments");
+    rejects("|u| sqrt(u[0], u[1])", "`sqrt` takes 1 argument, but 2 are given here");
+    rejects("|u| u[0].min()", "`min` takes 2 arguments, but 1 are given here");
+    rejects("|u| select(u[0] > 0.0, 1.0)", "`select` takes 3 arguments, but 2 are given here");
+    rejects("|u| powi(u[0])", "`powi` takes 2 arguments");
+    rejects("|u| u[0].x", "field access (`.name`) is not allowed in a stencil body");
+}
+
+#[test]
+fn powi_exponent() {
+    let src = "|u; n| powi(u[0], n)";
+    rejects(src, "`powi` takes an integer literal exponent, e.g. `powi(x, 2)` or `x.powi(-1)`; `n` is not one");
+    points_at(src, "n)");
+    rejects("|u| u[0].powi(2.0)", "`powi` takes an integer literal exponent");
+    rejects("|u| u[0].powi(2147483648)", "`powi` takes an integer literal exponent");
+    rejects("|u| u[0].powi(1 + 1)", "`1 + 1` is not one");
+    assert!(matches!(ok("|u| u[0].powi(2i32)").body, crate::ir::Expr::Powi(_, 2)));
+}
+
+#[test]
+fn operators() {
+    let src = "|u| u[0] % 2.0";
+    rejects(src, "`%` is not allowed in a stencil body");
+    points_at(src, "%");
+    rejects("|u| u[0] as f32", "`as` casts are not allowed in a stencil body");
+    rejects("|u| u[0] = 1.0", "assignment is not allowed in a stencil body");
+    rejects("|u| u[0] += 1.0", "`+=` is not allowed in a stencil body");
+    rejects("|u| u[0] & u[1]", "`&` is not allowed in a stencil body: combine conditions with `&&`");
+    rejects("|u| u[0] | u[1]", "`|` is not allowed in a stencil body: combine conditions with `||`");
+    rejects("|u| u[0] ^ 2.0", "`^` is not allowed in a stencil body: for a power write `powi(x, n)`");
+    rejects("|u| u[0] << 1", "`<<` is not allowed in a stencil body");
+    rejects("|u| *u[0]", "`*` is not allowed in a stencil body");
+    rejects("|u| &u[0]", "references are not allowed in a stencil body");
+    rejects("|u| [u[0], 1.0]", "arrays are not allowed in a stencil body");
+    rejects("|u| (u[0], 1.0)", "tuples are not allowed in a stencil body");
+    rejects("|u| u[0][1]", "only a field can be read at offsets");
+    rejects("|u| (u)[0]", "only a field can be read at offsets");
+    rejects("|u| format!(\"{}\", u[0])", "macros (`format!`) are not allowed in a stencil body");
+    rejects("|u| #[allow(unused)] u[0]", "attributes are not allowed in a stencil body");
+}
+
+#[test]
+fn literals() {
+    rejects("|u| u[0] * true", "`true` and `false` are not allowed in a stencil body");
+    rejects("|u| u[0] * 'a'", "only number literals are allowed in a stencil body");
+    rejects("|u| u[0] * 1u8", "the literal `1u8` has suffix `u8`");
+    let src = "|u; a: f32| u[0] * 1e39";
+    assert_eq!(message(src), "the literal `1e39` overflows f32: its largest finite value is 3.4028235e38");
+    points_at(src, "1e39");
+    rejects("|u| u[0] * 1e39f32", "the literal `1e39f32` overflows f32");
+    rejects("|u| u[0] * 1e400", "the literal `1e400` overflows f64");
+    rejects("|u; a: f64| u[0] * 1e309", "overflows f64");
+    // Generic: fine, since the stencil may be used with f64 only.
+    ok("|u| u[0] * 1e39");
+}
+
+#[test]
+fn types() {
+    let src = "|u; a: f32, b: f64| u[0] * a * b";
+    assert_eq!(
+        message(src),
+        "parameter `b` is `f64` but parameter `a` is `f32`: a stencil computes in one type; \
+         write `T` (or no type) for a stencil generic over its element type"
+    );
+    points_at(src, "f64");
+    rejects("|u; a: f32| u[0] * a * 2.0f64", "the literal `2.0f64` is `f64` but parameter `a` is `f32`");
+    rejects("|u| u[0] * 2f64 + 1f32", "the literal `1f32` is `f32` but the literal `2f64` is `f64`");
+    let src = "|u; a: i32| u[0]";
+    rejects(
+        src,
+        "parameter `a` has type `i32`: a parameter's type is `T` (the stencil's element type), `f32` or `f64`",
+    );
+    points_at(src, "i32");
+    rejects("|u; a: Vec<T>| u[0]", "parameter `a` has type `Vec < T >`");
+}
+
+#[test]
+fn bools_and_numbers() {
+    let src = "|u| u[0] + (u[1] > 0.0)";
+    rejects(src, "`+` needs numbers, but its right operand is a condition (a bool)");
+    points_at(src, "(u[1]");
+    rejects("|u| -(u[0] > 0.0)", "`-` needs numbers, but its operand is a condition");
+    rejects("|u| (u[0] > 0.0) < u[1]", "`<` compares numbers, but its left operand is a condition");
+    let src = "|u| select(u[0] && u[1] > 0.0, 1, 0)";
+    rejects(src, "`&&` works on conditions (bools), but its left operand is a number: compare a number to get a condition, e.g. `x > 0.0`");
+    points_at(src, "u[0] &&");
+    rejects("|u| select(!u[0], 1, 0)", "`!` works on conditions (bools), but its operand is a number: compare a number to get a condition, e.g. `x > 0.0`; negate a number with `-x`");
+    rejects("|u| select(u[0], 1, 0)", "the first argument of `select` is the condition (a bool), but this is a number");
+    rejects(
+        "|u| select(u[0] > 0.0, u[0] > 1.0, 0)",
+        "the branches of `select(condition, a, b)` are numbers, but this one is a condition",
+    );
+    rejects("|u| sqrt(u[0] > 0.0)", "`sqrt` takes numbers, but this argument is a condition");
+    rejects("|u| (u[0] > 0.0).powi(2)", "`powi` takes numbers, but this argument is a condition");
+    let src = "|u| u[0] > 0.0";
+    assert_eq!(
+        message(src),
+        "the stencil body is a condition (a bool), but a stencil computes a number: write `select(condition, 1.0, 0.0)` for a number"
+    );
+}
+
+#[test]
+fn header() {
+    let msg = "a stencil needs at least one input field";
+    rejects("|| 1.0", msg);
+    rejects("|; dt: T| dt", msg);
+    rejects("pub struct S = || 1.0;", msg);
+    let src = "|u, v; u: T| v[0]";
+    assert_eq!(
+        message(src),
+        "`u` is declared twice (as a field, then as a parameter): field and parameter names must be distinct"
+    );
+    points_at(src, "u: T");
+    rejects("|u, u| u[0]", "`u` is declared twice (as a field, then as a field)");
+    rejects("|u; a, a| u[0]", "`a` is declared twice (as a parameter, then as a parameter)");
+    rejects("|u|", "the stencil has no body");
+    rejects("struct S = |u| ;", "the stencil has no body");
+    rejects("|u v| u[0]", "expected `,`, `;` or the closing `|`");
+    rejects("|u; a b| u[0]", "expected `,`, `;` or the closing `|`");
+    rejects("", "expected a stencil");
+    rejects("u[0]", "expected a stencil");
+    rejects("move |u| u[0]", "expected a stencil");
+}
+
+#[test]
+fn item_form_errors() {
+    rejects("pub struct S = |u| u[0]", "expected `;` after the stencil body");
+    rejects("pub struct S = |u| u[0]; struct T = |u| u[0];", "expected the end of the stencil body");
+    rejects("pub struct S<T> = |u| u[0];", "expected `=` after the stencil's name");
+    rejects("pub struct S = u[0];", "expected the stencil closure");
+    rejects("pub fn f = |u| u[0];", "expected a stencil");
+}
+
+#[test]
+fn errors_point_inside_the_input() {
+    // A whole-input span would start at column 0; these point at the offending token.
+    for (src, at) in [
+        ("|u, k; dt: T| u[0, 0] + dt * k[0, 0] + foo", "foo"),
+        ("|u| u[0] + u[1].tan()", "tan"),
+        ("|u| u[0] + u[0, 1]", "u[0, 1]"),
+        ("|u| u[0] + u[0] as f64", "u[0] as"),
+    ] {
+        assert_ne!(column(src), 0, "{src}");
+        points_at(src, at);
+    }
+}

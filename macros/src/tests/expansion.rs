@@ -1,0 +1,203 @@
+//! The Rust expansion: its exact shape, and that it is valid Rust syntax.
+
+use quote::quote;
+
+use super::*;
+
+fn expansion(src: &str) -> String {
+    expand(tokens(src)).unwrap_or_else(|e| panic!("`{src}` was rejected: {e}")).to_string()
+}
+
+#[track_caller]
+fn contains(haystack: &str, needle: TokenStream) {
+    let needle = needle.to_string();
+    assert!(haystack.contains(&needle), "expansion lacks\n  {needle}\nin\n  {haystack}");
+}
+
+#[test]
+fn exact_shape_of_a_concrete_stencil() {
+    let src = "|u; c: f32| c * u[1] - u[-1].abs()";
+    let source = tokens(src).to_string();
+    let expected = quote! {
+        {
+            #[derive(
+                ::core::clone::Clone, ::core::marker::Copy, ::core::fmt::Debug, ::core::default::Default,
+                ::core::cmp::PartialEq, ::core::cmp::Eq, ::core::hash::Hash
+            )]
+            struct __CndaStencil;
+            impl ::cnda::stencil::Stencil<::core::primitive::f32, 1> for __CndaStencil {
+                const FIELDS: &'static [&'static str] = &["u"];
+                const PARAMS: &'static [&'static str] = &["c"];
+                const TAPS: &'static [::cnda::stencil::Tap<1>] = &[
+                    ::cnda::stencil::Tap { field: 0, offset: [1] },
+                    ::cnda::stencil::Tap { field: 0, offset: [-1] }
+                ];
+                const SOURCE: &'static str = #source;
+                type Params = (::core::primitive::f32,);
+                #[inline(always)]
+                fn point<R: ::cnda::stencil::TapReader<::core::primitive::f32>>(
+                    taps: &R,
+                    params: &Self::Params
+                ) -> ::core::primitive::f32 {
+                    let (c,) = *params;
+                    ((c * taps.tap(0)) - <::core::primitive::f32 as ::cnda::stencil::Scalar>::abs(taps.tap(1)))
+                }
+                fn cuda() -> ::core::option::Option<&'static str> {
+                    ::core::option::Option::Some("((p0 * t0) - fabsf(t1))")
+                }
+                fn wgsl() -> ::core::option::Option<&'static str> {
+                    ::core::option::Option::Some("((p0 * t0) - abs(t1))")
+                }
+            }
+            __CndaStencil
+        }
+    };
+    assert_eq!(expansion(src), expected.to_string());
+}
+
+#[test]
+fn generic_heat() {
+    let out = expansion(HEAT);
+    syn::parse_str::<syn::Expr>(&out).expect("the expansion is an expression");
+    contains(&out, quote!(impl<T: ::cnda::stencil::Scalar> ::cnda::stencil::Stencil<T, 2> for __CndaStencil));
+    contains(
+        &out,
+        quote!(
+            const FIELDS: &'static [&'static str] = &["u", "k"];
+        ),
+    );
+    contains(
+        &out,
+        quote!(
+            const PARAMS: &'static [&'static str] = &["dt"];
+        ),
+    );
+    contains(
+        &out,
+        quote!(::cnda::stencil::Tap { field: 1, offset: [0, 0] }, ::cnda::stencil::Tap { field: 0, offset: [-1, 0] }),
+    );
+    contains(
+        &out,
+        quote!(
+            type Params = (T,);
+        ),
+    );
+    contains(&out, quote!(fn point<R: ::cnda::stencil::TapReader<T>>(taps: &R, params: &Self::Params) -> T));
+    // A prefix of the body, as text since its parentheses do not close.
+    assert!(out.contains("let (dt ,) = * params ; (taps . tap (0) + (dt * (taps . tap (1) * ("), "{out}");
+    let float = "(t0 + (p0 * (t1 * ((((t2 + t3) + t4) + t5) - (4.0f * t0)))))";
+    let double = "(t0 + (p0 * (t1 * ((((t2 + t3) + t4) + t5) - (4.0 * t0)))))";
+    contains(
+        &out,
+        quote! {
+            fn cuda() -> ::core::option::Option<&'static str> {
+                match <T as ::cnda::Element>::DTYPE {
+                    ::cnda::DType::F32 => ::core::option::Option::Some(#float),
+                    ::cnda::DType::F64 => ::core::option::Option::Some(#double),
+                    _ => ::core::option::Option::None,
+                }
+            }
+            fn wgsl() -> ::core::option::Option<&'static str> {
+                match <T as ::cnda::Element>::DTYPE {
+                    ::cnda::DType::F32 => ::core::option::Option::Some(#float),
+                    _ => ::core::option::Option::None,
+                }
+            }
+        },
+    );
+    assert!(out.ends_with("__CndaStencil }"));
+}
+
+#[test]
+fn literals_are_bit_patterns() {
+    let out = expansion("|u| u[0] * 0.1");
+    contains(
+        &out,
+        quote!(<T as ::cnda::stencil::Scalar>::literal(
+            ::core::primitive::f64::from_bits(0x3fb999999999999a_u64),
+            ::core::primitive::f32::from_bits(0x3dcccccd_u32)
+        )),
+    );
+    // f32 overflow in a generic stencil is infinity's bits.
+    contains(&expansion("|u| u[0] * 1e39"), quote!(::core::primitive::f32::from_bits(0x7f800000_u32)));
+}
+
+#[test]
+fn functions_select_and_powi() {
+    let out = expansion("|u| select(u[0] < 1 || !(u[0] >= 2), u[0].min(u[1]), powi(ln(u[1]), -2))");
+    let scalar = quote!(<T as ::cnda::stencil::Scalar>);
+    let one = quote!(#scalar::literal(
+        ::core::primitive::f64::from_bits(0x3ff0000000000000_u64),
+        ::core::primitive::f32::from_bits(0x3f800000_u32)
+    ));
+    let two = quote!(#scalar::literal(
+        ::core::primitive::f64::from_bits(0x4000000000000000_u64),
+        ::core::primitive::f32::from_bits(0x40000000_u32)
+    ));
+    contains(
+        &out,
+        quote! {
+            #scalar::select(
+                ((taps.tap(0) < #one) || (!(taps.tap(0) >= #two))),
+                #scalar::min(taps.tap(0), taps.tap(1)),
+                ::cnda::stencil::powi::<T>(#scalar::ln(taps.tap(1)), -2)
+            )
+        },
+    );
+}
+
+#[test]
+fn concrete_f64_has_no_wgsl() {
+    let out = expansion("|u; a: f64| a * u[0, 0]");
+    contains(&out, quote!(impl ::cnda::stencil::Stencil<::core::primitive::f64, 2> for __CndaStencil));
+    contains(&out, quote!(::core::option::Option::Some("(p0 * t0)")));
+    contains(
+        &out,
+        quote!(
+            fn wgsl() -> ::core::option::Option<&'static str> {
+                ::core::option::Option::None
+            }
+        ),
+    );
+}
+
+#[test]
+fn no_parameters() {
+    let out = expansion("|u| u[0, 0, 0]");
+    contains(
+        &out,
+        quote!(
+            type Params = ();
+        ),
+    );
+    contains(&out, quote!((taps: &R, _: &Self::Params) -> T { taps.tap(0) }));
+}
+
+#[test]
+fn item_form_is_a_struct_and_an_impl() {
+    let out = expansion("pub struct Heat = |u, k; dt: T| u[0, 0] + dt * k[0, 0];");
+    let file = syn::parse_str::<syn::File>(&out).expect("the expansion is items");
+    assert_eq!(file.items.len(), 2);
+    let source = tokens("|u, k; dt: T| u[0, 0] + dt * k[0, 0]").to_string();
+    let doc = format!(" The stencil `{source}` (defined with `stencil!`).");
+    contains(&out, quote!(#[doc = #doc]));
+    contains(
+        &out,
+        quote!(
+            pub struct Heat;
+        ),
+    );
+    contains(&out, quote!(impl<T: ::cnda::stencil::Scalar> ::cnda::stencil::Stencil<T, 2> for Heat));
+
+    // The user's attributes come first, and a user doc replaces the generated one.
+    let out = expansion("/// Heat.\n#[allow(dead_code)] pub(crate) struct Heat = |u| u[0];");
+    let at = |s: &str| out.find(s).unwrap_or_else(|| panic!("no `{s}` in {out}"));
+    assert!(at("Heat.") < at("dead_code") && at("dead_code") < at("derive"), "{out}");
+    assert!(!out.contains("defined with"));
+    contains(
+        &out,
+        quote!(
+            pub(crate) struct Heat;
+        ),
+    );
+}

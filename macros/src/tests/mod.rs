@@ -1,0 +1,44 @@
+//! Unit tests over token streams: the macro's behaviour without compiling cnda.
+
+use proc_macro2::TokenStream;
+
+use crate::emit_cuda::{self, CudaType};
+use crate::ir::Stencil;
+use crate::{analyze, emit_wgsl, expand};
+
+mod errors;
+mod expansion;
+mod parsing;
+mod property;
+mod strings;
+
+/// The brief's heat equation step.
+const HEAT: &str = "|u, k; dt: T| u[0, 0] + dt * (k[0, 0] * (u[-1, 0] + u[1, 0] + u[0, -1] + u[0, 1] - 4.0 * u[0, 0]))";
+
+/// Tokens of `s`.
+fn tokens(s: &str) -> TokenStream {
+    s.parse().expect("test input lexes")
+}
+
+/// The checked stencil of `s`, which must be valid.
+fn ok(s: &str) -> Stencil {
+    analyze(tokens(s)).unwrap_or_else(|e| panic!("`{s}` was rejected: {e}"))
+}
+
+/// The error for `s`, which must be invalid.
+fn err(s: &str) -> syn::Error {
+    match analyze(tokens(s)) {
+        Ok(_) => panic!("`{s}` was accepted"),
+        Err(e) => e,
+    }
+}
+
+/// (CUDA float, CUDA double, WGSL) of `s`.
+fn strings(s: &str) -> (String, String, String) {
+    let st = ok(s);
+    (
+        emit_cuda::expression(&st, CudaType::Float),
+        emit_cuda::expression(&st, CudaType::Double),
+        emit_wgsl::expression(&st),
+    )
+}

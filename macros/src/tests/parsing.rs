@@ -1,0 +1,122 @@
+//! Both input forms, and what the checked stencil holds: fields, parameters, rank, taps, types.
+
+use super::*;
+use crate::ir::{Arith, Elem, Expr, Func, Tap};
+
+fn names(ids: &[proc_macro2::Ident]) -> Vec<String> {
+    ids.iter().map(ToString::to_string).collect()
+}
+
+fn tap(field: usize, offset: &[i32]) -> Tap {
+    Tap { field, offset: offset.to_vec() }
+}
+
+#[test]
+fn expression_form_heat() {
+    let st = ok(HEAT);
+    assert!(st.item.is_none());
+    assert_eq!(names(&st.fields), ["u", "k"]);
+    assert_eq!(names(&st.params), ["dt"]);
+    assert_eq!(st.rank, 2);
+    assert_eq!(st.elem, Elem::Generic);
+    let expected =
+        [tap(0, &[0, 0]), tap(1, &[0, 0]), tap(0, &[-1, 0]), tap(0, &[1, 0]), tap(0, &[0, -1]), tap(0, &[0, 1])];
+    assert_eq!(st.taps, expected);
+    assert_eq!(st.source, tokens(HEAT).to_string());
+}
+
+#[test]
+fn semicolon_is_optional_without_parameters() {
+    for src in ["|u| u[0]", "|u;| u[0]", "|u,| u[0]", "|u, v,;| u[0] + v[0]"] {
+        assert!(ok(src).params.is_empty(), "{src}");
+    }
+    assert_eq!(names(&ok("|u, v,;| u[0] + v[0]").fields), ["u", "v"]);
+}
+
+#[test]
+fn parameters_with_and_without_types() {
+    let st = ok("|u; a, b: T, c,| u[0] * a * b * c");
+    assert_eq!(names(&st.params), ["a", "b", "c"]);
+    assert_eq!(st.elem, Elem::Generic);
+    assert_eq!(ok("|u; a: f64, b| u[0] * a * b").elem, Elem::F64);
+    assert_eq!(ok("|u; a, b: f32, c: f32| u[0] * a * b * c").elem, Elem::F32);
+}
+
+#[test]
+fn literal_suffix_fixes_the_element_type() {
+    assert_eq!(ok("|u| u[0] * 2.0f32").elem, Elem::F32);
+    assert_eq!(ok("|u| u[0] * 2f64").elem, Elem::F64);
+    assert_eq!(ok("|u; a: f64| u[0] * a + 1.0_f64").elem, Elem::F64);
+}
+
+#[test]
+fn item_form() {
+    let st = ok("pub struct Heat = |u, k; dt: T| u[0, 0] + dt * k[0, 0];");
+    let item = st.item.expect("item form");
+    assert_eq!(item.name, "Heat");
+    assert!(matches!(item.vis, syn::Visibility::Public(_)));
+    assert!(item.attrs.is_empty());
+    assert_eq!(st.source, tokens("|u, k; dt: T| u[0, 0] + dt * k[0, 0]").to_string());
+
+    let st = ok("/// Doc.\n#[allow(dead_code)] pub(crate) struct Avg = |u| (u[-1] + u[1]) / 2;");
+    let item = st.item.expect("item form");
+    assert_eq!(item.attrs.len(), 2);
+    assert!(matches!(item.vis, syn::Visibility::Restricted(_)));
+
+    let st = ok("struct Private = |u| u[0];");
+    assert!(matches!(st.item.expect("item form").vis, syn::Visibility::Inherited));
+}
+
+#[test]
+fn ranks_one_to_four() {
+    for (src, rank) in
+        [("|u| u[1]", 1), ("|u| u[1, 2]", 2), ("|u| u[1, 2, -3]", 3), ("|u| u[1, 2, 3, 64] - u[-64, 0, 0, 0]", 4)]
+    {
+        assert_eq!(ok(src).rank, rank, "{src}");
+    }
+}
+
+#[test]
+fn taps_are_distinct_in_order_of_first_appearance() {
+    let st = ok("|u, v| v[1] * u[0] + u[0] - v[1] + u[-0] + v[0] + u[1]");
+    assert_eq!(st.taps, [tap(1, &[1]), tap(0, &[0]), tap(1, &[0]), tap(0, &[1])]);
+    // Repeated reads are the same tap, read again (no common-subexpression folding in the tree).
+    let Expr::Arith(Arith::Add, _, last) = &st.body else { panic!("{:?}", st.body) };
+    assert_eq!(**last, Expr::Tap(3));
+}
+
+#[test]
+fn a_field_may_go_unread() {
+    assert_eq!(ok("|u, unused| u[0]").taps, [tap(0, &[0])]);
+}
+
+#[test]
+fn function_and_method_styles_agree() {
+    for f in Func::ALL {
+        let name = f.name();
+        let (function, method) = if f.arity() == 1 {
+            (format!("|u| {name}(u[0])"), format!("|u| u[0].{name}()"))
+        } else {
+            (format!("|u| {name}(u[0], u[1])"), format!("|u| u[0].{name}(u[1])"))
+        };
+        let body = ok(&function).body;
+        assert_eq!(body, ok(&method).body, "{name}");
+        assert!(matches!(&body, Expr::Call(g, args) if *g == f && args.len() == f.arity()));
+    }
+    assert_eq!(ok("|u| powi(u[0], -3)").body, ok("|u| u[0].powi(-3)").body);
+    assert_eq!(ok("|u| u[0].powi(2)").body, Expr::Powi(Box::new(Expr::Tap(0)), 2));
+}
+
+#[test]
+fn integer_literals_are_floats() {
+    assert_eq!(ok("|u| u[0] * 4").body, ok("|u| u[0] * 4.0").body);
+    assert_eq!(ok("|u| u[0] * 0x10").body, ok("|u| u[0] * 16.0").body);
+}
+
+#[test]
+fn parentheses_shape_the_tree() {
+    let left = ok("|u| u[0] - u[1] - u[2]").body;
+    let right = ok("|u| u[0] - (u[1] - u[2])").body;
+    assert_ne!(left, right);
+    assert_eq!(left, ok("|u| (u[0] - u[1]) - u[2]").body);
+}

@@ -1,0 +1,311 @@
+//! The expansion compiled and run against a minimal stand-in for cnda's stencil API: the names and
+//! signatures here are the contract the macro's output needs (`::cnda::{Element, DType}` and
+//! `::cnda::stencil::{Scalar, Stencil, Tap, TapReader, powi}`).
+#![deny(warnings)]
+
+// As cnda does, so that `::cnda::...` paths resolve inside this crate.
+extern crate self as cnda;
+
+use cnda::stencil::{Stencil, TapReader};
+use cnda_macros::stencil;
+
+/// Runtime tag of an element type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum DType {
+    /// `i32`
+    I32,
+    /// `f32`
+    F32,
+    /// `f64`
+    F64,
+}
+
+/// An array element.
+pub trait Element: Copy {
+    /// The element's tag.
+    const DTYPE: DType;
+}
+
+impl Element for i32 {
+    const DTYPE: DType = DType::I32;
+}
+impl Element for f32 {
+    const DTYPE: DType = DType::F32;
+}
+impl Element for f64 {
+    const DTYPE: DType = DType::F64;
+}
+
+/// The stencil API the expansion refers to.
+pub mod stencil {
+    use core::ops::{Add, Div, Mul, Neg, Sub};
+
+    /// One read: a field at an offset.
+    #[derive(Debug, PartialEq, Eq)]
+    pub struct Tap<const N: usize> {
+        /// Index into `Stencil::FIELDS`.
+        pub field: usize,
+        /// One offset per axis.
+        pub offset: [isize; N],
+    }
+
+    /// Gives the value of tap `k` at the current point.
+    pub trait TapReader<T> {
+        /// The value of `Stencil::TAPS[k]`.
+        fn tap(&self, k: usize) -> T;
+    }
+
+    /// A floating-point element a stencil computes in.
+    pub trait Scalar:
+        crate::Element
+        + Add<Output = Self>
+        + Sub<Output = Self>
+        + Mul<Output = Self>
+        + Div<Output = Self>
+        + Neg<Output = Self>
+        + PartialOrd
+    {
+        /// The literal whose value in `f64` is `f64` and in `f32` is `f32`.
+        fn literal(f64: f64, f32: f32) -> Self;
+        /// `a` if `c`, else `b`.
+        fn select(c: bool, a: Self, b: Self) -> Self {
+            if c {
+                a
+            } else {
+                b
+            }
+        }
+        /// Square root.
+        fn sqrt(self) -> Self;
+        /// Exponential.
+        fn exp(self) -> Self;
+        /// Natural logarithm.
+        fn ln(self) -> Self;
+        /// Sine.
+        fn sin(self) -> Self;
+        /// Cosine.
+        fn cos(self) -> Self;
+        /// Hyperbolic tangent.
+        fn tanh(self) -> Self;
+        /// Absolute value.
+        fn abs(self) -> Self;
+        /// Floor.
+        fn floor(self) -> Self;
+        /// Minimum.
+        fn min(self, other: Self) -> Self;
+        /// Maximum.
+        fn max(self, other: Self) -> Self;
+    }
+
+    macro_rules! scalar {
+        ($t:ident, $pick:expr) => {
+            impl Scalar for $t {
+                fn literal(f64: f64, f32: f32) -> Self {
+                    $pick(f64, f32)
+                }
+                fn sqrt(self) -> Self {
+                    $t::sqrt(self)
+                }
+                fn exp(self) -> Self {
+                    $t::exp(self)
+                }
+                fn ln(self) -> Self {
+                    $t::ln(self)
+                }
+                fn sin(self) -> Self {
+                    $t::sin(self)
+                }
+                fn cos(self) -> Self {
+                    $t::cos(self)
+                }
+                fn tanh(self) -> Self {
+                    $t::tanh(self)
+                }
+                fn abs(self) -> Self {
+                    $t::abs(self)
+                }
+                fn floor(self) -> Self {
+                    $t::floor(self)
+                }
+                fn min(self, other: Self) -> Self {
+                    $t::min(self, other)
+                }
+                fn max(self, other: Self) -> Self {
+                    $t::max(self, other)
+                }
+            }
+        };
+    }
+    scalar!(f32, |_, narrow| narrow);
+    scalar!(f64, |wide, _| wide);
+
+    /// `x^n` by repeated multiplication.
+    pub fn powi<T: Scalar>(x: T, n: i32) -> T {
+        let mut p = T::literal(1.0, 1.0);
+        for _ in 0..n.unsigned_abs() {
+            p = p * x;
+        }
+        if n < 0 {
+            T::literal(1.0, 1.0) / p
+        } else {
+            p
+        }
+    }
+
+    /// A point update over `N`-dimensional fields of `T`.
+    pub trait Stencil<T: Scalar, const N: usize> {
+        /// Input field names.
+        const FIELDS: &'static [&'static str];
+        /// Parameter names.
+        const PARAMS: &'static [&'static str];
+        /// Distinct reads.
+        const TAPS: &'static [Tap<N>];
+        /// The definition as written.
+        const SOURCE: &'static str;
+        /// One `T` per parameter.
+        type Params: Copy;
+        /// The update at one point.
+        fn point<R: TapReader<T>>(taps: &R, params: &Self::Params) -> T;
+        /// The CUDA expression for `T`.
+        fn cuda() -> Option<&'static str>;
+        /// The WGSL expression for `T`.
+        fn wgsl() -> Option<&'static str>;
+    }
+}
+
+/// Tap values gathered in advance.
+struct Taps<T>(Vec<T>);
+
+impl<T: Copy> TapReader<T> for Taps<T> {
+    fn tap(&self, k: usize) -> T {
+        self.0[k]
+    }
+}
+
+/// Applies `S` at `(i, j)` of row-major `n`-wide fields.
+fn at<S: Stencil<T, 2>, T: stencil::Scalar>(
+    _: &S,
+    fields: &[&[T]],
+    n: usize,
+    (i, j): (isize, isize),
+    p: S::Params,
+) -> T {
+    let taps = S::TAPS.iter().map(|t| fields[t.field][((i + t.offset[0]) * n as isize + j + t.offset[1]) as usize]);
+    S::point(&Taps(taps.collect()), &p)
+}
+
+stencil! {
+    /// The heat equation's explicit step.
+    pub struct Heat = |u, k; dt: T| u[0, 0] + dt * (k[0, 0] * (u[-1, 0] + u[1, 0] + u[0, -1] + u[0, 1] - 4.0 * u[0, 0]));
+}
+
+/// The derived `Default`, from a generic context.
+fn made<S: Default>() -> S {
+    S::default()
+}
+
+/// A stencil type in a signature, as the item form allows.
+fn heat_at(s: Heat, u: &[f64], k: &[f64], dt: f64) -> f64 {
+    at(&s, &[u, k], 3, (1, 1), (dt,))
+}
+
+fn grid<T: Copy>(f: impl Fn(usize) -> T) -> Vec<T> {
+    (0..9).map(f).collect()
+}
+
+#[test]
+fn heat_item_form_computes_in_source_order() {
+    let u = grid(|i| (i * i) as f64 * 0.37);
+    let k = grid(|i| 1.0 + i as f64 * 0.01);
+    let dt = 0.1;
+    let expected = u[4] + dt * (k[4] * (u[1] + u[7] + u[3] + u[5] - 4.0 * u[4]));
+    assert_eq!(heat_at(Heat, &u, &k, dt).to_bits(), expected.to_bits());
+    assert_eq!(<Heat as Stencil<f64, 2>>::FIELDS, ["u", "k"]);
+    assert_eq!(<Heat as Stencil<f64, 2>>::PARAMS, ["dt"]);
+    assert_eq!(<Heat as Stencil<f64, 2>>::TAPS.len(), 6);
+    assert_eq!(<Heat as Stencil<f64, 2>>::TAPS[2], stencil::Tap { field: 0, offset: [-1, 0] });
+    let source = <Heat as Stencil<f32, 2>>::SOURCE;
+    assert!(source.starts_with('|') && source.ends_with("u[0, 0]))") && !source.contains('\n'), "{source}");
+    assert_eq!(format!("{:?}", made::<Heat>()), "Heat");
+}
+
+#[test]
+fn generic_stencils_dispatch_device_strings_on_the_element_type() {
+    let double = <Heat as Stencil<f64, 2>>::cuda().unwrap();
+    let float = <Heat as Stencil<f32, 2>>::cuda().unwrap();
+    assert!(double.ends_with("(4.0 * t0)))))") && float.ends_with("(4.0f * t0)))))"));
+    assert_eq!(<Heat as Stencil<f32, 2>>::wgsl(), Some(float));
+    assert_eq!(<Heat as Stencil<f64, 2>>::wgsl(), None);
+}
+
+#[test]
+fn expression_form_in_f32() {
+    let heat =
+        stencil!(|u, k; dt: T| u[0, 0] + dt * (k[0, 0] * (u[-1, 0] + u[1, 0] + u[0, -1] + u[0, 1] - 4.0 * u[0, 0])));
+    let u = grid(|i| (i as f32).sin());
+    let k = grid(|i| 0.5 + i as f32);
+    let dt = 0.013_f32;
+    let expected = u[4] + dt * (k[4] * (u[1] + u[7] + u[3] + u[5] - 4.0 * u[4]));
+    assert_eq!(at(&heat, &[&u, &k], 3, (1, 1), (dt,)).to_bits(), expected.to_bits());
+}
+
+#[test]
+fn literals_have_each_types_rounding() {
+    let s = stencil!(|u| u[0, 0] * 0.1 + 1e-300);
+    let u64s = grid(|i| i as f64);
+    let u32s = grid(|i| i as f32);
+    assert_eq!(at(&s, &[&u64s], 3, (1, 1), ()), 4.0 * 0.1 + 1e-300);
+    assert_eq!(at(&s, &[&u32s], 3, (1, 1), ()), 4.0_f32 * 0.1 + 0.0);
+}
+
+#[test]
+fn functions_select_and_powi() {
+    let s = stencil!(|u; a| select(u[0, 0] > a && !(u[0, 1] < 0), u[0, 0].sqrt().min(ln(u[0, 1])), powi(u[0, -1], -2) + abs(-u[0, 0]).floor()));
+    let u = grid(|i| 0.5 + i as f64);
+    let (c, r, l) = (u[4], u[5], u[3]);
+    assert_eq!(at(&s, &[&u], 3, (1, 1), (1.0,)), c.sqrt().min(r.ln()));
+    assert_eq!(at(&s, &[&u], 3, (1, 1), (9.0,)), 1.0 / (l * l) + c.abs().floor());
+    let t = stencil!(|u| exp(u[0, 0]) - u[0, 0].sin() * cos(u[0, 0]) + u[0, 0].tanh().max(0.25));
+    let expected = c.exp() - c.sin() * c.cos() + c.tanh().max(0.25);
+    assert_eq!(at(&t, &[&u], 3, (1, 1), ()), expected);
+}
+
+#[test]
+fn concrete_types_restrict_the_impl() {
+    let s = stencil!(|u; a: f32| a * u[0, 0] - u[0, 1]);
+    let u = grid(|i| i as f32);
+    assert_eq!(at(&s, &[&u], 3, (1, 1), (2.0,)), 3.0);
+    assert_eq!(cuda_of(&s), Some("((p0 * t0) - t1)"));
+    let d = stencil!(|u; a: f64| a * u[0, 0]);
+    assert_eq!(cuda_of(&d), Some("(p0 * t0)"));
+    assert_eq!(wgsl_of(&d), None);
+}
+
+fn cuda_of<S: Stencil<T, 2>, T: stencil::Scalar>(_: &S) -> Option<&'static str> {
+    S::cuda()
+}
+
+fn wgsl_of<S: Stencil<T, 2>, T: stencil::Scalar>(_: &S) -> Option<&'static str> {
+    S::wgsl()
+}
+
+#[test]
+#[allow(non_snake_case)] // `R`, the name of `point`'s type parameter, as a parameter name
+fn parameter_names_do_not_capture_the_expansions_locals() {
+    let s = stencil!(|u; taps, params, R| taps * u[0, 0] + params - R);
+    let u = grid(|i| i as f64);
+    assert_eq!(at(&s, &[&u], 3, (1, 1), (2.0, 3.0, 1.0)), 10.0);
+}
+
+#[test]
+fn works_inside_macro_rules() {
+    macro_rules! scaled {
+        ($factor:expr) => {
+            stencil!(|u| u[0, 0] * $factor)
+        };
+    }
+    let s = scaled!(3);
+    let u = grid(|i| i as f64);
+    assert_eq!(at(&s, &[&u], 3, (1, 1), ()), 12.0);
+}
