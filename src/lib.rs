@@ -70,6 +70,9 @@ pub mod view;
 /// The `bytemuck` crate, whose `Pod` derive and trait make a type an array element.
 pub use bytemuck;
 
+/// One stencil definition for every backend: `stencil!(|u, k; dt: T| ...)` (see [`stencil::Stencil`]).
+pub use cnda_macros::stencil;
+
 pub use array::Array;
 pub use array::{AsView, AsViewMut, CowArray};
 pub use backend::cpu::CpuAlloc;
@@ -109,5 +112,7 @@ pub mod prelude {
     pub use crate::pool::Pool;
     pub use crate::rank::{BroadcastInto, Dec, Inc, IsMatrix, MaxRank, Rank};
     pub use crate::s;
+    pub use crate::stencil::StencilApply;
     pub use crate::view::{ArrayView, ArrayViewMut, View};
+    pub use cnda_macros::stencil;
 }

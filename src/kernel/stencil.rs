@@ -1,7 +1,9 @@
-//! The constant-coefficient stencil kernel family.
+//! The stencil kernel family: constant-coefficient stencils as data ([`StencilKernels`]) and
+//! any [`Stencil`] expression ([`ExprStencilKernels`]).
 
 use crate::element::Numeric;
 use crate::error::Result;
+use crate::kernel::expr::{Scalar, Stencil};
 use crate::kernel::{Backend, Desc};
 
 /// The constant-coefficient stencil kernel a backend provides.
@@ -27,5 +29,34 @@ pub unsafe trait StencilKernels: Backend {
         out: Desc<Self, T, N>,
         input: Desc<Self, T, N>,
         taps: &[([isize; N], T); K],
+    ) -> Result<()>;
+}
+
+/// The expression-stencil kernel a backend provides: any [`Stencil`] (what `stencil!` emits).
+///
+/// # Safety
+///
+/// Implementations write every element of `out` with `S::point` of the taps at that point (the
+/// same operations in the same order; a device may differ only where its documented math
+/// differs from the CPU's) and touch no other memory.
+pub unsafe trait ExprStencilKernels: Backend {
+    /// `out[x] = S::point(taps at x, params)` for every point `x` of `out.shape`, where tap `k`
+    /// reads `fields[TAPS[k].field]` at `x + TAPS[k].offset`, each field (with its own strides)
+    /// describing its point of `out[0; N]`.
+    ///
+    /// # Safety
+    ///
+    /// `fields.len() == S::FIELDS.len()`; every descriptor addresses live memory on `dev`; every
+    /// tap of every point lies inside its field; `out`'s indices address distinct writable
+    /// elements that overlap no field element.
+    ///
+    /// # Errors
+    ///
+    /// `Error::Device` when a device fails; `Error::Limit` past a kernel's fixed limits.
+    unsafe fn expression<S: Stencil<T, N>, T: Scalar, const N: usize>(
+        dev: &Self::Device,
+        out: Desc<Self, T, N>,
+        fields: &[Desc<Self, T, N>],
+        params: &S::Params,
     ) -> Result<()>;
 }

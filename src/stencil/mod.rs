@@ -28,6 +28,7 @@
 //! over rayon. [`pad`] builds halo-padded copies (constant, edge, reflect, periodic, as NumPy's
 //! `np.pad`), [`DoubleBuffer`] swaps input and output between sweeps.
 
+mod apply;
 mod boundary;
 mod buffer;
 pub mod expression;
@@ -37,8 +38,12 @@ mod pad;
 mod sweep;
 mod window;
 
+pub use crate::kernel::expr::{powi, Scalar, Stencil, StencilParams, Tap, TapReader};
+pub use apply::{Fields, StencilApply};
 pub use boundary::Boundary;
 pub use buffer::DoubleBuffer;
+/// One stencil definition for every backend; see the crate `cnda_macros` and [`Stencil`].
+pub use cnda_macros::stencil;
 pub use linear::LinearStencil;
 pub use pad::{fill_halo, interior, pad, pad_axes, try_fill_halo, try_interior, try_pad, try_pad_axes, PadMode};
 pub use sweep::{

@@ -1,0 +1,177 @@
+//! Applying a [`Stencil`] (what `stencil!` emits) on any backend, written once: the input fields
+//! and the output share one shape and one device, the interior (the points at least the
+//! stencil's radius from every edge, per axis) is computed here, and the backend's
+//! [`ExprStencilKernels`] computes every interior point.
+
+use smallvec::SmallVec;
+
+use crate::array::Array;
+use crate::check::BoundsCheck;
+use crate::element::Pod;
+use crate::error::{or_panic, Error, Result};
+use crate::kernel::expr::{Scalar, Stencil};
+use crate::kernel::{Backend, Desc, ExprStencilKernels};
+use crate::layout::Layout;
+use crate::ops::operand::{AsOperand, AsOperandMut};
+use crate::ops::output::same_device;
+use crate::shape::interior_range;
+use crate::view::{Access, View};
+
+mod sealed {
+    pub trait Sealed {}
+}
+
+/// The input fields of a stencil: one operand (`&array` or a view on backend `B`) or a tuple of
+/// up to four operands, in the order the stencil names its fields.
+pub trait Fields<T: Pod, const N: usize, B: Backend>: sealed::Sealed {
+    /// How many fields.
+    const COUNT: usize;
+    /// Each field's kernel descriptor, valid while `self` is borrowed.
+    #[doc(hidden)]
+    fn field_descs(&self) -> SmallVec<[Desc<B, T, N>; 4]>;
+}
+
+/// One field given alone (an array reference or a view), as well as in a 1-tuple.
+macro_rules! single_field {
+    ($([$($generics:tt)*] $ty:ty;)*) => {$(
+        impl<$($generics)*> sealed::Sealed for $ty {}
+        impl<$($generics)*> Fields<T, N, B> for $ty {
+            const COUNT: usize = 1;
+            fn field_descs(&self) -> SmallVec<[Desc<B, T, N>; 4]> {
+                smallvec::smallvec![self.operand_desc()]
+            }
+        }
+    )*};
+}
+
+single_field! {
+    ['a, T: Pod, const N: usize, B: Backend, L: Layout, C: BoundsCheck] &'a Array<T, N, B, L, C>;
+    ['a, T: Pod, const N: usize, A: Access, B: Backend, L: Layout, C: BoundsCheck] View<'a, T, N, A, B, L, C>;
+    ['a, 'b, T: Pod, const N: usize, A: Access, B: Backend, L: Layout, C: BoundsCheck] &'b View<'a, T, N, A, B, L, C>;
+}
+
+impl<A> sealed::Sealed for (A,) {}
+impl<A: AsOperand<T, N, B>, T: Pod, const N: usize, B: Backend> Fields<T, N, B> for (A,) {
+    const COUNT: usize = 1;
+    fn field_descs(&self) -> SmallVec<[Desc<B, T, N>; 4]> {
+        smallvec::smallvec![self.0.operand_desc()]
+    }
+}
+
+macro_rules! fields_tuple {
+    ($count:expr; $($name:ident $i:tt),+) => {
+        impl<$($name),+> sealed::Sealed for ($($name,)+) {}
+        impl<T: Pod, const N: usize, B: Backend, $($name: AsOperand<T, N, B>),+> Fields<T, N, B> for ($($name,)+) {
+            const COUNT: usize = $count;
+            fn field_descs(&self) -> SmallVec<[Desc<B, T, N>; 4]> {
+                smallvec::smallvec![$(self.$i.operand_desc()),+]
+            }
+        }
+    };
+}
+
+fields_tuple!(2; A 0, C 1);
+fields_tuple!(3; A 0, C 1, D 2);
+fields_tuple!(4; A 0, C 1, D 2, E 3);
+
+/// Applying a stencil: implemented for every [`Stencil`], so `use cnda::stencil::StencilApply`
+/// (or the prelude) gives `s.apply(fields, out, params)` to any `stencil!` value.
+///
+/// ```
+/// use cnda::prelude::*;
+/// use cnda::stencil;
+///
+/// let heat = stencil!(|u, k; dt: T| u[0, 0] + dt * k[0, 0] * (u[-1, 0] + u[1, 0] + u[0, -1] + u[0, 1] - 4.0 * u[0, 0]));
+/// let u = Array::from_fn([5, 6], |[i, j]| (i * j) as f64);
+/// let k = Array::<f64, 2>::full([5, 6], 0.5);
+/// let mut v = Array::<f64, 2>::zeros([5, 6]);
+/// heat.apply((&u, &k), &mut v, (0.1,));
+/// // u is bilinear, so its 5-point Laplacian vanishes: v = u inside, 0 on the edges.
+/// assert_eq!(v[[2, 3]], 6.0);
+/// assert_eq!(v[[0, 3]], 0.0);
+/// ```
+pub trait StencilApply<T: Scalar, const N: usize>: Stencil<T, N> {
+    /// `output[x] = self(fields at x, params)` for every interior point `x` (at least the
+    /// stencil's radius from every edge, per axis); the other points are left alone. Fields and
+    /// output are arrays or views of any layout on one backend; `fields` is one operand or a
+    /// tuple, in the order the stencil names them.
+    ///
+    /// # Panics
+    ///
+    /// When the shapes differ or the operands are on different devices;
+    /// [`StencilApply::try_apply`] returns the error instead.
+    #[track_caller]
+    fn apply<B: ExprStencilKernels, I: Fields<T, N, B>>(
+        &self,
+        fields: I,
+        output: impl AsOperandMut<T, N, B>,
+        params: Self::Params,
+    ) {
+        or_panic(self.try_apply(fields, output, params))
+    }
+
+    /// The interior sweep of [`StencilApply::apply`].
+    ///
+    /// # Errors
+    ///
+    /// `Error::ShapeMismatch` when a field's shape differs from the output's;
+    /// `Error::DeviceMismatch`; `Error::Device` and `Error::Limit` from a device kernel.
+    fn try_apply<B: ExprStencilKernels, I: Fields<T, N, B>>(
+        &self,
+        fields: I,
+        mut output: impl AsOperandMut<T, N, B>,
+        params: Self::Params,
+    ) -> Result<()> {
+        const {
+            assert!(
+                I::COUNT == Self::FIELDS.len(),
+                "this stencil reads a different number of fields than given: pass one operand per field it names, as a tuple in its order"
+            )
+        };
+        let out = output.operand_desc_mut();
+        let fields = fields.field_descs();
+        apply::<Self, B, T, N>(out, &fields, &params)
+    }
+}
+
+impl<S: Stencil<T, N>, T: Scalar, const N: usize> StencilApply<T, N> for S {}
+
+/// The generic algorithm: checks, the interior, and the backend's kernel.
+fn apply<S: Stencil<T, N>, B: ExprStencilKernels, T: Scalar, const N: usize>(
+    out: Desc<B, T, N>,
+    fields: &[Desc<B, T, N>],
+    params: &S::Params,
+) -> Result<()> {
+    const OP: &str = "stencil apply";
+    if let Some(tap) = S::TAPS.iter().find(|tap| tap.field >= fields.len()) {
+        return Err(Error::Layout {
+            op: OP,
+            reason: format!("a tap reads field {} of a stencil with {} fields", tap.field, fields.len()),
+            fix: "write the stencil with `stencil!`, which numbers its taps' fields",
+        });
+    }
+    for field in fields {
+        if field.shape != out.shape {
+            return Err(Error::ShapeMismatch { op: OP, expected: out.shape.to_vec(), got: field.shape.to_vec() });
+        }
+    }
+    let devices: SmallVec<[B::Device; 4]> = fields.iter().map(|f| B::handle_device(f.handle)).collect();
+    same_device::<B>(OP, &B::handle_device(out.handle), &devices)?;
+    let radius = S::radius();
+    let ranges: [core::ops::Range<usize>; N] = core::array::from_fn(|k| interior_range(out.shape[k], radius[k]));
+    if ranges.iter().any(|r| r.is_empty()) {
+        return Ok(());
+    }
+    let interior = |mut d: Desc<B, T, N>| {
+        for (k, r) in ranges.iter().enumerate() {
+            d = d.narrowed(k, r.start, r.len());
+        }
+        d
+    };
+    let inner: SmallVec<[Desc<B, T, N>; 4]> = fields.iter().map(|&f| interior(f)).collect();
+    // SAFETY: one field per name (the const assertion of `try_apply`); every descriptor is a
+    // borrowed operand's, live for the call; every point of the interior is at least the radius
+    // from every edge, so each tap lies inside its field (same shape as the output); the output
+    // is uniquely borrowed, so it overlaps no field.
+    unsafe { B::expression::<S, T, N>(&B::handle_device(out.handle), interior(out), &inner, params) }
+}
