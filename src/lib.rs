@@ -31,8 +31,8 @@
 //!   run-time index or name (`at`, `at_mut`, `field_by_name`), constructors from external data
 //!   (`from_shape_vec`, `from_slice`, `from_ndarray` ...: every `from_*`), files and streams
 //!   (`npy::read`, `load`, `save` ...), devices (`CudaDevice::new`, `WgpuDevice::new`,
-//!   `synchronize` ...), text checked or compiled at run time (`check_*`, kernel sources,
-//!   user stencils), and `shape::checked_len` (the size rule on run-time shapes).
+//!   `synchronize` ...), text checked or compiled at run time (`check_*`, kernel sources), and
+//!   `shape::checked_len` (the size rule on run-time shapes).
 //!   `tests/api_rules.rs` holds every public function to this rule.
 //!
 //! The repository's `docs/ARCHITECTURE.md` is the module map and traces the design decisions;

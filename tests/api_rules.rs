@@ -10,8 +10,7 @@
 //! - devices: opening one, waiting for one, ordering against another library's stream (the
 //!   functions of `backend/*/device.rs`);
 //! - text checked or compiled at run time (`check_*`, `validate`, `compile*`, `source`,
-//!   `neighbour_reads`, `checked_len`) and the user stencils built from it (`new`, `apply` in
-//!   `backend/*/user.rs`).
+//!   `checked_len`).
 //!
 //! A new public function returning `Result` under a plain name fails this test: give it a `try_`
 //! name and a panicking twin, or extend the rule here and in src/lib.rs with a reason.
@@ -26,9 +25,8 @@ fn allowed(file: &str, name: &str) -> bool {
     let device = file.ends_with("/device.rs") && file.contains("src/backend/");
     let text = name.starts_with("check_")
         || name.starts_with("compile")
-        || matches!(name, "validate" | "source" | "neighbour_reads" | "checked_len");
-    let user_stencil = file.ends_with("/user.rs") && matches!(name, "new" | "apply");
-    lookup || external || io || device || text || user_stencil
+        || matches!(name, "validate" | "source" | "checked_len");
+    lookup || external || io || device || text
 }
 
 /// The public functions of `source` (outside its `#[cfg(test)]` module) with their return types.

@@ -152,16 +152,20 @@ fn ahead_of_time_cubins_export_every_entry_point() {
 }
 
 #[test]
-fn a_user_stencil_source_compiles() {
+fn a_stencil_macro_kernel_compiles_in_f32_and_f64() {
     if !nvrtc_or_skip() {
         return;
     }
-    let source = cnda::backend::cuda::CudaStencil2::<f32, 1>::source(
-        "u(0, 0) + 0.1f * (u(-1, 0) + u(1, 0) + u(0, -1) + u(0, 1) - 4 * u(0, 0)) * fmax(u(0, 0), (T)0)",
-    )
-    .unwrap();
-    let cubin = cnda::backend::cuda::kernels::compile_source("user_stencil", &source, 90, Output::Cubin).unwrap();
-    assert!(exports(&cubin, "cnda_user_stencil", Output::Cubin));
+    use cnda::backend::cuda::stencil_source;
+    use cnda::stencil::{stencil, Stencil};
+    fn sources<S: Stencil<f32, 2> + Stencil<f64, 2>>(_: &S) -> [String; 2] {
+        [stencil_source::<S, f32, 2>().unwrap(), stencil_source::<S, f64, 2>().unwrap()]
+    }
+    let s = stencil!(|u, k; a| u[0, 0] + a * k[1, -1] * (exp(u[-1, 0]) - powi(u[0, 1], -3)).max(tanh(k[0, 0])));
+    for source in sources(&s) {
+        let cubin = cnda::backend::cuda::kernels::compile_source("stencil", &source, 90, Output::Cubin).unwrap();
+        assert!(exports(&cubin, "cnda_expression", Output::Cubin));
+    }
 }
 
 #[test]

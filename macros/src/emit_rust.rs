@@ -81,6 +81,7 @@ fn implementation(s: &Stencil, name: &Ident) -> TokenStream {
     };
     let body = RustExpr { elem: &elem, reader: &reader, params: &s.params }.expr(&s.body);
     let (cuda, wgsl) = device_strings(s);
+    let arity = s.fields.len();
     quote! {
         impl #generics ::cnda::stencil::Stencil<#elem, #rank> for #name {
             const FIELDS: &'static [&'static str] = &[#(#fields),*];
@@ -88,6 +89,7 @@ fn implementation(s: &Stencil, name: &Ident) -> TokenStream {
             const TAPS: &'static [::cnda::stencil::Tap<#rank>] = &[#(#taps),*];
             const SOURCE: &'static str = #source;
             type Params = (#(#param_types,)*);
+            type Arity = ::cnda::stencil::Arity<#arity>;
             #[inline(always)]
             fn point<R: ::cnda::stencil::TapReader<#elem>>(#reader: &R, #params_pat: &Self::Params) -> #elem {
                 #bind

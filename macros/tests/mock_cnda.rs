@@ -41,6 +41,9 @@ impl Element for f64 {
 pub mod stencil {
     use core::ops::{Add, Div, Mul, Neg, Sub};
 
+    /// A field count as a type.
+    pub struct Arity<const K: usize>;
+
     /// One read: a field at an offset.
     #[derive(Debug, PartialEq, Eq)]
     pub struct Tap<const N: usize> {
@@ -165,6 +168,8 @@ pub mod stencil {
         const SOURCE: &'static str;
         /// One `T` per parameter.
         type Params: Copy;
+        /// The number of fields, as a type.
+        type Arity;
         /// The update at one point.
         fn point<R: TapReader<T>>(taps: &R, params: &Self::Params) -> T;
         /// The CUDA expression for `T`.

@@ -120,6 +120,11 @@ pub fn powi<T: Scalar>(x: T, n: i32) -> T {
     }
 }
 
+/// The number of input fields of a stencil, as a type (so that applying a stencil to the wrong
+/// number of fields is a compile error naming both counts).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Arity<const K: usize>;
+
 /// One read of a stencil: input field `field` at `offset` from the point being computed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Tap<const N: usize> {
@@ -192,6 +197,8 @@ pub trait Stencil<T: Scalar, const N: usize>: Copy + Send + Sync + 'static {
     const SOURCE: &'static str;
     /// The parameters' values: one `T` per name in [`Stencil::PARAMS`].
     type Params: StencilParams<T>;
+    /// `Arity<K>` for `K` input fields (`FIELDS.len()`).
+    type Arity;
 
     /// The value at one point, from its taps (`taps.tap(k)` for `TAPS[k]`) and the parameters.
     fn point<R: TapReader<T>>(taps: &R, params: &Self::Params) -> T;

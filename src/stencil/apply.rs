@@ -9,7 +9,7 @@ use crate::array::Array;
 use crate::check::BoundsCheck;
 use crate::element::Pod;
 use crate::error::{or_panic, Error, Result};
-use crate::kernel::expr::{Scalar, Stencil};
+use crate::kernel::expr::{Arity, Scalar, Stencil};
 use crate::kernel::{Backend, Desc, ExprStencilKernels};
 use crate::layout::Layout;
 use crate::ops::operand::{AsOperand, AsOperandMut};
@@ -21,11 +21,14 @@ mod sealed {
     pub trait Sealed {}
 }
 
-/// The input fields of a stencil: one operand (`&array` or a view on backend `B`) or a tuple of
-/// up to four operands, in the order the stencil names its fields.
-pub trait Fields<T: Pod, const N: usize, B: Backend>: sealed::Sealed {
-    /// How many fields.
-    const COUNT: usize;
+/// The input fields of a stencil of arity `K` ([`Arity`]): one operand (`&array` or a view on
+/// backend `B`) or a tuple of up to four operands, in the order the stencil names its fields.
+#[diagnostic::on_unimplemented(
+    message = "a stencil of `{K}` fields cannot read `{Self}`",
+    label = "not one operand per field of the stencil",
+    note = "pass one operand per field the stencil names, as a tuple in its order (`(&u, &k)`), all of one shape on one backend"
+)]
+pub trait Fields<T: Pod, const N: usize, B: Backend, K>: sealed::Sealed {
     /// Each field's kernel descriptor, valid while `self` is borrowed.
     #[doc(hidden)]
     fn field_descs(&self) -> SmallVec<[Desc<B, T, N>; 4]>;
@@ -35,8 +38,7 @@ pub trait Fields<T: Pod, const N: usize, B: Backend>: sealed::Sealed {
 macro_rules! single_field {
     ($([$($generics:tt)*] $ty:ty;)*) => {$(
         impl<$($generics)*> sealed::Sealed for $ty {}
-        impl<$($generics)*> Fields<T, N, B> for $ty {
-            const COUNT: usize = 1;
+        impl<$($generics)*> Fields<T, N, B, Arity<1>> for $ty {
             fn field_descs(&self) -> SmallVec<[Desc<B, T, N>; 4]> {
                 smallvec::smallvec![self.operand_desc()]
             }
@@ -51,8 +53,7 @@ single_field! {
 }
 
 impl<A> sealed::Sealed for (A,) {}
-impl<A: AsOperand<T, N, B>, T: Pod, const N: usize, B: Backend> Fields<T, N, B> for (A,) {
-    const COUNT: usize = 1;
+impl<A: AsOperand<T, N, B>, T: Pod, const N: usize, B: Backend> Fields<T, N, B, Arity<1>> for (A,) {
     fn field_descs(&self) -> SmallVec<[Desc<B, T, N>; 4]> {
         smallvec::smallvec![self.0.operand_desc()]
     }
@@ -61,8 +62,7 @@ impl<A: AsOperand<T, N, B>, T: Pod, const N: usize, B: Backend> Fields<T, N, B> 
 macro_rules! fields_tuple {
     ($count:expr; $($name:ident $i:tt),+) => {
         impl<$($name),+> sealed::Sealed for ($($name,)+) {}
-        impl<T: Pod, const N: usize, B: Backend, $($name: AsOperand<T, N, B>),+> Fields<T, N, B> for ($($name,)+) {
-            const COUNT: usize = $count;
+        impl<T: Pod, const N: usize, B: Backend, $($name: AsOperand<T, N, B>),+> Fields<T, N, B, Arity<$count>> for ($($name,)+) {
             fn field_descs(&self) -> SmallVec<[Desc<B, T, N>; 4]> {
                 smallvec::smallvec![$(self.$i.operand_desc()),+]
             }
@@ -101,7 +101,7 @@ pub trait StencilApply<T: Scalar, const N: usize>: Stencil<T, N> {
     /// When the shapes differ or the operands are on different devices;
     /// [`StencilApply::try_apply`] returns the error instead.
     #[track_caller]
-    fn apply<B: ExprStencilKernels, I: Fields<T, N, B>>(
+    fn apply<B: ExprStencilKernels, I: Fields<T, N, B, Self::Arity>>(
         &self,
         fields: I,
         output: impl AsOperandMut<T, N, B>,
@@ -116,18 +116,12 @@ pub trait StencilApply<T: Scalar, const N: usize>: Stencil<T, N> {
     ///
     /// `Error::ShapeMismatch` when a field's shape differs from the output's;
     /// `Error::DeviceMismatch`; `Error::Device` and `Error::Limit` from a device kernel.
-    fn try_apply<B: ExprStencilKernels, I: Fields<T, N, B>>(
+    fn try_apply<B: ExprStencilKernels, I: Fields<T, N, B, Self::Arity>>(
         &self,
         fields: I,
         mut output: impl AsOperandMut<T, N, B>,
         params: Self::Params,
     ) -> Result<()> {
-        const {
-            assert!(
-                I::COUNT == Self::FIELDS.len(),
-                "this stencil reads a different number of fields than given: pass one operand per field it names, as a tuple in its order"
-            )
-        };
         let out = output.operand_desc_mut();
         let fields = fields.field_descs();
         apply::<Self, B, T, N>(out, &fields, &params)
@@ -143,6 +137,15 @@ fn apply<S: Stencil<T, N>, B: ExprStencilKernels, T: Scalar, const N: usize>(
     params: &S::Params,
 ) -> Result<()> {
     const OP: &str = "stencil apply";
+    // `Fields` of the stencil's `Arity` gives one operand per field for every `stencil!`; a
+    // hand-written `Stencil` could disagree with itself, and kernels trust these counts.
+    if fields.len() != S::FIELDS.len() {
+        return Err(Error::Layout {
+            op: OP,
+            reason: format!("{} fields given to a stencil that names {}", fields.len(), S::FIELDS.len()),
+            fix: "give the stencil an `Arity` of its field count (as `stencil!` does)",
+        });
+    }
     if let Some(tap) = S::TAPS.iter().find(|tap| tap.field >= fields.len()) {
         return Err(Error::Layout {
             op: OP,
@@ -169,7 +172,8 @@ fn apply<S: Stencil<T, N>, B: ExprStencilKernels, T: Scalar, const N: usize>(
         d
     };
     let inner: SmallVec<[Desc<B, T, N>; 4]> = fields.iter().map(|&f| interior(f)).collect();
-    // SAFETY: one field per name (the const assertion of `try_apply`); every descriptor is a
+    // SAFETY: one field per name (`Fields` of the stencil's `Arity`, and the tap check above);
+    // every descriptor is a
     // borrowed operand's, live for the call; every point of the interior is at least the radius
     // from every edge, so each tap lies inside its field (same shape as the output); the output
     // is uniquely borrowed, so it overlaps no field.

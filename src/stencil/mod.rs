@@ -31,14 +31,13 @@
 mod apply;
 mod boundary;
 mod buffer;
-pub mod expression;
 mod fused;
 mod linear;
 mod pad;
 mod sweep;
 mod window;
 
-pub use crate::kernel::expr::{powi, Scalar, Stencil, StencilParams, Tap, TapReader};
+pub use crate::kernel::expr::{powi, Arity, Scalar, Stencil, StencilParams, Tap, TapReader};
 pub use apply::{Fields, StencilApply};
 pub use boundary::Boundary;
 pub use buffer::DoubleBuffer;

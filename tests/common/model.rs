@@ -9,12 +9,13 @@
 
 use std::cell::RefCell;
 
+use cnda::kernel::expr::{Scalar, Stencil, StencilParams, TapReader};
 use cnda::kernel::tokens::{ArgOp, BinaryOp, ReduceOp, UnaryOp};
 use cnda::kernel::CopyKernels;
 use cnda::kernel::Desc;
 use cnda::kernel::ElementwiseKernels;
 use cnda::kernel::ReduceKernels;
-use cnda::kernel::StencilKernels;
+use cnda::kernel::{ExprStencilKernels, StencilKernels};
 use cnda::kernel::{GemmElement, MatmulKernels, Par};
 use cnda::prelude::*;
 
@@ -316,6 +317,44 @@ unsafe impl StencilKernels for Model {
             }
             // SAFETY: as above.
             unsafe { at(&out, x).write(acc) };
+        }
+        Ok(())
+    }
+}
+
+/// The taps of one point of the model's expression stencils: each read through the field's
+/// descriptor at the point plus the tap's offset.
+struct ModelTaps<'a, T: Scalar, const N: usize, S> {
+    fields: &'a [Desc<Model, T, N>],
+    point: [usize; N],
+    stencil: core::marker::PhantomData<S>,
+}
+
+impl<T: Scalar, const N: usize, S: Stencil<T, N>> TapReader<T> for ModelTaps<'_, T, N, S> {
+    fn tap(&self, k: usize) -> T {
+        let tap = S::TAPS[k];
+        let field = &self.fields[tap.field];
+        let delta: isize = (0..N).map(|a| tap.offset[a] * field.strides[a]).sum();
+        // SAFETY: the trait's contract keeps every tap inside its field.
+        unsafe { *at(field, self.point).offset(delta) }
+    }
+}
+
+// SAFETY: every index of the output is written once with the stencil's point value.
+unsafe impl ExprStencilKernels for Model {
+    unsafe fn expression<S: Stencil<T, N>, T: Scalar, const N: usize>(
+        _: &Dev,
+        out: Desc<Model, T, N>,
+        fields: &[Desc<Model, T, N>],
+        params: &S::Params,
+    ) -> Result<(), Error> {
+        LAUNCHES.with(|l| l.borrow_mut().push(out.shape.to_vec()));
+        assert_eq!(fields.len(), S::FIELDS.len());
+        let _ = <S::Params as StencilParams<T>>::LEN;
+        for x in indices(out.shape) {
+            let taps = ModelTaps::<T, N, S> { fields, point: x, stencil: core::marker::PhantomData };
+            // SAFETY: as above.
+            unsafe { at(&out, x).write(S::point(&taps, params)) };
         }
         Ok(())
     }

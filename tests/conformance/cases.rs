@@ -3,7 +3,7 @@
 //! within a few ulps scaled to the operation (a device may fuse or reorder).
 
 use cnda::prelude::*;
-use cnda::stencil::LinearStencil;
+use cnda::stencil::{LinearStencil, Scalar};
 use cnda::GemmElement;
 
 use crate::harness::{BinOp, Harness, Reduction, UnOp, View, VIEWS};
@@ -309,6 +309,46 @@ fn stencils_for<H: Harness, T: Float>() {
             check_stencil::<H, T, 5>(&LinearStencil::laplacian_5pt(T::from_f64(0.5)), &a, va, &da, &dout, shape);
             check_stencil::<H, T, 9>(&LinearStencil::laplacian_9pt(T::from_f64(2.0)), &a, va, &da, &dout, shape);
             check_stencil::<H, T, 4>(&LinearStencil::jacobi_5pt(), &a, va, &da, &dout, shape);
+        }
+    }
+}
+
+pub fn expression_stencils<H: Harness>() {
+    expression_stencils_for::<H, f32>();
+    // WGSL has no f64 stencil expressions, as it has no f64 transcendental functions.
+    if H::supports_f64_transcendentals() {
+        expression_stencils_for::<H, f64>();
+    }
+}
+
+/// `Mixed` (harness.rs) against its expression evaluated here in `T`, one rounding per operation
+/// in the source's order: exact on the CPU, the model and CUDA (no fused multiply-adds); WebGPU
+/// may fuse (Vulkan allows it), hence the few-ulp tolerance.
+fn expression_stencils_for<H: Harness, T: Scalar>() {
+    for (seed, &shape) in shapes().iter().enumerate() {
+        for vu in VIEWS {
+            let u = field::<T>(base_shape(shape, vu), seed as u64);
+            let k = field::<T>(shape, seed as u64 + 99);
+            let out = Array::<T, 2>::full(shape, T::from_f64(-7.0));
+            let a = T::from_f64(0.375);
+            let got = H::expression_stencil(&H::upload(&u), vu, &H::upload(&k), a, &H::upload(&out));
+            let [m, n] = shape;
+            let want = |[i, j]: [usize; 2]| {
+                if i == 0 || j == 0 || i + 1 >= m || j + 1 >= n {
+                    return -7.0;
+                }
+                let uu = |di: isize, dj: isize| at(&u, vu, [(i as isize + di) as usize, (j as isize + dj) as usize]);
+                let kk = |di: isize, dj: isize| k[[(i as isize + di) as usize, (j as isize + dj) as usize]];
+                let two = T::from_f64(2.0);
+                let lap = uu(-1, 0) + uu(1, 0) - two * uu(0, 0);
+                let pick = if uu(1, 1) > kk(0, 0) {
+                    uu(-1, -1).abs().sqrt()
+                } else {
+                    kk(-1, 1) * kk(-1, 1) - T::from_f64(0.5) * uu(0, -1)
+                };
+                to_f64(uu(0, 0) + a * kk(0, 1) * lap + pick)
+            };
+            check_matrix(&format!("{} stencil! {vu:?} {shape:?}", H::NAME), &got, want, shape, 4.0 * eps::<T>());
         }
     }
 }

@@ -9,20 +9,20 @@ use cnda::kernel::CopyKernels;
 use cnda::kernel::ElementwiseKernels;
 use cnda::kernel::MatmulKernels;
 use cnda::kernel::ReduceKernels;
-use cnda::kernel::StencilKernels;
+use cnda::kernel::{ExprStencilKernels, StencilKernels};
 use cnda::prelude::*;
-use cnda::stencil::LinearStencil;
+use cnda::stencil::{LinearStencil, Scalar};
 use cnda::view::{Shared, Unique};
 use cnda::GemmElement;
 
-use super::harness::{BinOp, Harness, Reduction, UnOp, View};
+use super::harness::{BinOp, Harness, Mixed, Reduction, UnOp, View};
 
 /// A device backend as the conformance suite needs it.
 pub trait Device: 'static {
     /// The backend's name, for failure messages.
     const NAME: &'static str;
     /// The backend.
-    type B: ElementwiseKernels + CopyKernels + ReduceKernels + MatmulKernels + StencilKernels;
+    type B: ElementwiseKernels + CopyKernels + ReduceKernels + MatmulKernels + StencilKernels + ExprStencilKernels;
     /// Whether a device is present (the cases print SKIP otherwise).
     fn available() -> bool {
         true
@@ -178,6 +178,18 @@ impl<D: Device> Harness for DeviceHarness<D> {
     ) -> Array<T, 2> {
         let mut out = output.to_owned();
         s.apply(device_view(input, va), out.view_mut());
+        D::download(&out)
+    }
+
+    fn expression_stencil<T: Scalar>(
+        u: &Self::Matrix<T>,
+        vu: View,
+        k: &Self::Matrix<T>,
+        a: T,
+        output: &Self::Matrix<T>,
+    ) -> Array<T, 2> {
+        let mut out = output.to_owned();
+        Mixed.apply((device_view(u, vu), k), &mut out, (a,));
         D::download(&out)
     }
 }

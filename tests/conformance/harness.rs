@@ -2,7 +2,7 @@
 //! four views the cases take, and each op family. Results come back as host arrays.
 
 use cnda::prelude::*;
-use cnda::stencil::LinearStencil;
+use cnda::stencil::{stencil, LinearStencil, Scalar};
 use cnda::GemmElement;
 
 /// The views every case takes of its operands.
@@ -115,6 +115,21 @@ pub trait Harness {
         va: View,
         output: &Self::Matrix<T>,
     ) -> Array<T, 2>;
+    /// [`Mixed`] applied to `view(u)` and `k` (plain) with parameter `a` into a copy of `output`.
+    fn expression_stencil<T: Scalar>(
+        u: &Self::Matrix<T>,
+        vu: View,
+        k: &Self::Matrix<T>,
+        a: T,
+        output: &Self::Matrix<T>,
+    ) -> Array<T, 2>;
+}
+
+stencil! {
+    /// The conformance suite's `stencil!` case: two fields, radius 1, a parameter, a comparison
+    /// with `select`, `sqrt`, `abs` and `powi` (operations every backend computes exactly).
+    pub struct Mixed = |u, k; a: T| u[0, 0] + a * k[0, 1] * (u[-1, 0] + u[1, 0] - 2.0 * u[0, 0])
+        + select(u[1, 1] > k[0, 0], sqrt(abs(u[-1, -1])), powi(k[-1, 1], 2) - 0.5 * u[0, -1]);
 }
 
 /// The CPU backend: arrays are host arrays, ops are cnda's.
@@ -219,6 +234,18 @@ impl Harness for CpuHarness {
     ) -> Array<T, 2> {
         let mut out = output.clone();
         s.apply(host_view(input, va), out.view_mut());
+        out
+    }
+
+    fn expression_stencil<T: Scalar>(
+        u: &Array<T, 2>,
+        vu: View,
+        k: &Array<T, 2>,
+        a: T,
+        output: &Array<T, 2>,
+    ) -> Array<T, 2> {
+        let mut out = output.clone();
+        Mixed.apply((host_view(u, vu), k), &mut out, (a,));
         out
     }
 }

@@ -88,6 +88,15 @@ macro_rules! conformance {
                 }
                 cases::stencils::<$Harness>();
             }
+
+            #[test]
+            fn stencil_macro_stencils() {
+                if !<$Harness as crate::harness::Harness>::available() {
+                    eprintln!("SKIP: no {} device", <$Harness as crate::harness::Harness>::NAME);
+                    return;
+                }
+                cases::expression_stencils::<$Harness>();
+            }
         }
     )*};
 }

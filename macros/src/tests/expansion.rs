@@ -34,6 +34,7 @@ fn exact_shape_of_a_concrete_stencil() {
                 ];
                 const SOURCE: &'static str = #source;
                 type Params = (::core::primitive::f32,);
+                type Arity = ::cnda::stencil::Arity<1usize>;
                 #[inline(always)]
                 fn point<R: ::cnda::stencil::TapReader<::core::primitive::f32>>(
                     taps: &R,

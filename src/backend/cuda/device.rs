@@ -346,6 +346,28 @@ impl CudaDevice {
         module.load_function(name).map_err(|e| device_error(format!("a user kernel without {name}: {e:?}")))
     }
 
+    /// The kernel `name` of a generated source (an expression stencil's), compiled by NVRTC
+    /// from `source()` and loaded the first time `key` is asked for, then cached by it.
+    ///
+    /// # Errors
+    ///
+    /// `source`'s error; `Error::Device` with NVRTC's log when it does not compile, or when the
+    /// module does not load.
+    pub(crate) fn generated_function(
+        &self,
+        key: String,
+        name: &str,
+        source: impl FnOnce() -> Result<String>,
+    ) -> Result<CudaFunction> {
+        if let Some(f) = self.0.functions.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
+            return Ok(f.clone());
+        }
+        let image = super::kernels::compile_source(name, &source()?, self.compute_capability(), self.kernel_output())?;
+        let function = self.load_user(name, image)?;
+        self.0.functions.lock().unwrap_or_else(|e| e.into_inner()).insert(key, function.clone());
+        Ok(function)
+    }
+
     /// The kernel `name` of `family` for element type `t`, loading its module first if needed:
     /// the family's CUBIN compiled ahead of time when build.rs had nvcc, else the family's
     /// kernels for `t` alone, compiled now by NVRTC (a fraction of the family, so the first op

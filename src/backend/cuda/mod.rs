@@ -12,8 +12,8 @@
 //!   copied).
 //! - `transfer.rs`: the bulk copies behind `to_device`, `to_host` and `to_backend`; large ones go
 //!   through pinned staging blocks (`staging.rs`), chunked and overlapped with the host's copies.
-//! - [`CudaStencil2`] (`user.rs`): user stencils written as CUDA C expressions of the
-//!   neighbours, checked to be pure arithmetic within the radius, compiled by NVRTC.
+//! - `stencil.rs` also runs `stencil!` stencils: their CUDA expression in a kernel generated for
+//!   the stencil's taps, compiled by NVRTC at first use and cached ([`stencil_source`]).
 //! - [`kernels`]: the kernel sources and their compilation by NVRTC.
 //!
 //! Views of device arrays are the same metadata-only views as on the CPU (one view algebra);
@@ -31,11 +31,10 @@ mod reduce;
 mod staging;
 mod stencil;
 mod transfer;
-mod user;
 
 pub use buffer::{CudaBuffer, CudaPtr};
 pub use device::{CudaDevice, CudaDeviceBuilder};
-pub use user::{check_expression, CudaStencil2};
+pub use stencil::stencil_source;
 
 use cudarc::driver::CudaSlice;
 

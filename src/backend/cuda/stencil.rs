@@ -7,10 +7,11 @@ use super::device::CudaDevice;
 use super::dispatch::{kernel_desc, launch, launch_error, suffix, KernelTaps, MAX_TAPS, STENCIL};
 use super::kernels::FAMILIES;
 use super::Cuda;
+use crate::element::DType;
 use crate::element::Numeric;
 use crate::error::{Error, Result};
-use crate::kernel::Desc;
-use crate::kernel::StencilKernels;
+use crate::kernel::expr::{Scalar, Stencil, StencilParams};
+use crate::kernel::{Desc, ExprStencilKernels, StencilKernels};
 
 // SAFETY: writes every output point once with the taps summed in order.
 unsafe impl StencilKernels for Cuda {
@@ -36,6 +37,117 @@ unsafe impl StencilKernels for Cuda {
         let ((po, o), (pu, du)) = (kernel_desc(&out)?, kernel_desc(&input)?);
         let count = n as i64;
         launch!(dev, STENCIL, t, format!("cnda_stencil_{t}"), n, [&po, &o, &pu, &du, &kernel_taps, &count]);
+        Ok(())
+    }
+}
+
+/// The CUDA source of stencil `S` for C type `c` (`float`, `double`): one thread per output
+/// point (a grid-stride loop) loads every tap into `t{k}` (field offset plus the tap's delta, one
+/// kernel argument each) and every parameter into `p{i}`, and stores `S::cuda()`'s expression,
+/// compiled without fused multiply-adds (`--fmad=false`) as every cnda kernel is.
+fn expression_source<S: Stencil<T, N>, T: Scalar, const N: usize>(c: &str, expression: &str) -> String {
+    let fields = S::FIELDS.len();
+    let mut s = format!("typedef {c} T;\n\n");
+    // powi as the CPU computes it (`cnda::stencil::powi`): |n| - 1 products from the left, then
+    // one division for negative n.
+    s.push_str("__device__ __forceinline__ T cn_powi(T x, int n) {\n    T p = n == 0 ? (T)1 : x;\n    for (int k = 1; k < (n < 0 ? -n : n); ++k) p = cnda_mul_rn(p, x);\n    return n < 0 ? (T)1 / p : p;\n}\n\n");
+    s.push_str("extern \"C\" __global__ void cnda_expression(T *out, Desc o");
+    for f in 0..fields {
+        s.push_str(&format!(", const T *f{f}, Desc d{f}"));
+    }
+    s.push_str(", i64 n");
+    for k in 0..S::TAPS.len() {
+        s.push_str(&format!(", i64 delta{k}"));
+    }
+    for i in 0..S::PARAMS.len() {
+        s.push_str(&format!(", T p{i}"));
+    }
+    s.push_str(") {\n    CNDA_FOR_EACH(i, n) {\n        const i64 at = cnda_offset(o, i);\n");
+    for f in (0..fields).filter(|&f| S::TAPS.iter().any(|tap| tap.field == f)) {
+        s.push_str(&format!("        const i64 c{f} = cnda_offset(d{f}, i);\n"));
+    }
+    for (k, tap) in S::TAPS.iter().enumerate() {
+        s.push_str(&format!("        const T t{k} = f{}[c{} + delta{k}];\n", tap.field, tap.field));
+    }
+    s.push_str(&format!("        out[at] = {expression};\n    }}\n}}\n"));
+    s
+}
+
+/// The CUDA source of the kernel that applies stencil `S` in element type `T` (compiled after
+/// `kernels/cuda/common.cuh`): what the first `apply` on a device compiles, for reading or for
+/// compiling without a device. `None` when CUDA has no expression for `T`.
+pub fn stencil_source<S: Stencil<T, N>, T: Scalar, const N: usize>() -> Option<String> {
+    S::cuda().map(|expression| expression_source::<S, T, N>(c_type::<T>(), expression))
+}
+
+/// The C type of a stencil element type.
+fn c_type<T: Scalar>() -> &'static str {
+    match T::DTYPE {
+        DType::F32 => "float",
+        _ => "double",
+    }
+}
+
+// SAFETY: one thread per output point computes `S::cuda()`, the same expression as `S::point`
+// with separately rounded operations, from the taps it loads (inside their fields: the caller's
+// contract) and writes only that point.
+unsafe impl ExprStencilKernels for Cuda {
+    unsafe fn expression<S: Stencil<T, N>, T: Scalar, const N: usize>(
+        dev: &CudaDevice,
+        out: Desc<Cuda, T, N>,
+        fields: &[Desc<Cuda, T, N>],
+        params: &S::Params,
+    ) -> Result<()> {
+        let Some(expression) = S::cuda() else {
+            return Err(Error::UnsupportedDType {
+                op: "stencil apply",
+                got: T::DTYPE.to_string(),
+                fix: "CUDA stencils compute in f32 or f64",
+            });
+        };
+        let n = out.len();
+        if n == 0 {
+            return Ok(());
+        }
+        let key = format!("stencil! {:?} {}", core::any::TypeId::of::<S>(), T::DTYPE);
+        let function = dev.generated_function(key, "cnda_expression", || {
+            Ok(expression_source::<S, T, N>(c_type::<T>(), expression))
+        })?;
+        let (po, o) = kernel_desc(&out)?;
+        let mut operands = Vec::with_capacity(fields.len());
+        for d in fields {
+            operands.push(kernel_desc(d)?);
+        }
+        let deltas: Vec<i64> = S::TAPS
+            .iter()
+            .map(|tap| (0..N).map(|axis| tap.offset[axis] as i64 * fields[tap.field].strides[axis] as i64).sum())
+            .collect();
+        let values: Vec<T> = (0..<S::Params as StencilParams<T>>::LEN).map(|i| params.get(i)).collect();
+        // The parameters as their concrete type (`T` is `f32` or `f64`, which cudarc can pass).
+        let (as_f32, as_f64): (Vec<f32>, Vec<f64>) = match T::DTYPE {
+            DType::F32 => (bytemuck::cast_slice(&values).to_vec(), Vec::new()),
+            _ => (Vec::new(), bytemuck::cast_slice(&values).to_vec()),
+        };
+        let count = n as i64;
+        let mut builder = dev.stream().launch_builder(&function);
+        builder.arg(&po).arg(&o);
+        for (p, d) in &operands {
+            builder.arg(p).arg(d);
+        }
+        builder.arg(&count);
+        for delta in &deltas {
+            builder.arg(delta);
+        }
+        for v in &as_f32 {
+            builder.arg(v);
+        }
+        for v in &as_f64 {
+            builder.arg(v);
+        }
+        // SAFETY: the arguments match `cnda_expression`'s parameters as generated for `S`; every
+        // tap of every point lies inside its field and the output overlaps no field (the
+        // caller's contract).
+        unsafe { builder.launch(dev.grid(n)) }.map_err(launch_error("cnda_expression"))?;
         Ok(())
     }
 }

@@ -164,13 +164,25 @@ impl WgpuDevice {
         Ok(pipeline)
     }
 
-    /// A pipeline of WGSL `source`'s entry point `entry`, not cached (its owner keeps it).
+    /// The pipeline of a generated shader (an expression stencil's), built from `source()` the
+    /// first time `key` is asked for and cached by it.
     ///
     /// # Errors
     ///
-    /// `Error::Device` with wgpu's message when the shader is rejected.
-    pub(crate) fn user_pipeline(&self, source: &str, entry: &str) -> Result<wgpu::ComputePipeline> {
-        self.build("building a user shader", source, entry)
+    /// `source`'s error; `Error::Device` with wgpu's message when the shader is rejected.
+    pub(crate) fn generated_pipeline(
+        &self,
+        key: String,
+        entry: &str,
+        source: impl FnOnce() -> Result<String>,
+    ) -> Result<wgpu::ComputePipeline> {
+        let key = ("generated", "", key);
+        if let Some(p) = self.0.pipelines.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
+            return Ok(p.clone());
+        }
+        let pipeline = self.build("building a stencil! shader", &source()?, entry)?;
+        self.0.pipelines.lock().unwrap_or_else(|e| e.into_inner()).insert(key, pipeline.clone());
+        Ok(pipeline)
     }
 
     /// Compiles WGSL `source` and builds the pipeline of its entry point `entry`.

@@ -151,28 +151,6 @@ pub(super) fn params<const D: usize>(n: usize, descs: [[i32; 18]; D], scalars: &
     Ok(Params { words: p, elems: Vec::new() })
 }
 
-/// The parameter block of `n` items over operands of one element type and rank.
-pub(super) fn params_of<T: Pod, const N: usize, const D: usize>(
-    n: usize,
-    descs: [&Desc<Wgpu, T, N>; D],
-) -> Result<Params> {
-    let mut words_of = [[0i32; 18]; D];
-    for (w, d) in words_of.iter_mut().zip(descs) {
-        *w = words(d)?;
-    }
-    params(n, words_of, &[])
-}
-
-/// The buffer an operand lives in (for modules beside this one).
-///
-/// # Safety
-///
-/// As [`buffer`].
-pub(super) unsafe fn buffer_of<'a, T: Pod, const N: usize>(d: &Desc<Wgpu, T, N>) -> &'a wgpu::Buffer {
-    // SAFETY: the caller's contract.
-    unsafe { buffer(d) }
-}
-
 /// The buffer an operand lives in.
 ///
 /// # Safety

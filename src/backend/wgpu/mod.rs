@@ -10,8 +10,8 @@
 //!   `kernels/wgpu/*.wgsl`.
 //! - `transfer.rs`: the bulk copies behind `to_device` and `to_host`.
 //! - [`shaders`]: the WGSL sources, assembled per element type and validated by naga in tests.
-//! - [`WgpuStencil2`] (`user.rs`): user stencils as WGSL expressions of the neighbours, checked
-//!   to be pure arithmetic within the radius.
+//! - `stencil.rs` also runs `stencil!` stencils: their WGSL expression in a shader generated for
+//!   the stencil's taps, built at first use and cached ([`stencil_shader`]).
 //!
 //! Only kernels are new here: views, shapes, broadcasting and every op's algorithm are the
 //! generic code every backend shares.
@@ -26,11 +26,10 @@ mod reduce;
 pub mod shaders;
 mod stencil;
 mod transfer;
-mod user;
 
 pub use buffer::{WgpuBuffer, WgpuPtr};
 pub use device::WgpuDevice;
-pub use user::WgpuStencil2;
+pub use stencil::stencil_shader;
 
 use device::device_error;
 
