@@ -73,7 +73,11 @@ fn stencil_macro_stencils_match_the_cpu_bit_for_bit() {
     let step = stencil!(|u, k; dt: T| u[0, 0]
         + dt * (1.0 + u[0, 0] * u[0, 0]) * k[0, 1] * (u[-1, 0] + u[1, 0] + u[0, -1] + u[0, 1] - 4.0 * u[0, 0])
         + select(u[0, 0] > 0.5, powi(u[1, 1], 3), -sqrt(abs(u[-1, -1]))) / powi(k[0, 0], -2));
-    fn check<T: cnda::stencil::Scalar, S: Stencil<T, 2, Params = (T,), Arity = Arity<2>>>(dev: &CudaDevice, step: S, from: fn(f64) -> T) {
+    fn check<T: cnda::stencil::Scalar, S: Stencil<T, 2, Params = (T,), Arity = Arity<2>>>(
+        dev: &CudaDevice,
+        step: S,
+        from: fn(f64) -> T,
+    ) {
         let u = Array::from_fn([33, 47], |[i, j]| from(((i * 7 + j * 3) % 11) as f64 * 0.1));
         let k = Array::from_fn([33, 47], |[i, j]| from(0.5 + ((i + j) % 3) as f64 * 0.25));
         let mut want = Array::<T, 2>::full([33, 47], from(-1.0));
