@@ -149,7 +149,7 @@ fn sweeps_one_by_one_with<const N: usize, const R: usize, const K: usize>(
     initial: &Array<f64, N>,
     next: &Array<f64, N>,
     steps: usize,
-    boundaries: [Boundary; N],
+    boundaries: [Boundary<f64>; N],
 ) -> (Array<f64, N>, Array<f64, N>) {
     let mut field = fields(initial, next);
     if steps == 0 || initial.shape().iter().any(|&n| n < 2 * R + 1) {
@@ -175,7 +175,7 @@ fn sweeps_fused_with<const N: usize, const R: usize, const K: usize>(
     initial: &Array<f64, N>,
     next: &Array<f64, N>,
     steps: usize,
-    boundaries: [Boundary; N],
+    boundaries: [Boundary<f64>; N],
     threads: Option<usize>,
 ) -> (Array<f64, N>, Array<f64, N>) {
     let mut field = fields(initial, next);
@@ -191,7 +191,7 @@ fn sweeps_fused_with<const N: usize, const R: usize, const K: usize>(
     both(field)
 }
 
-fn boundary(periodic: bool) -> Boundary {
+fn boundary(periodic: bool) -> Boundary<f64> {
     if periodic {
         Boundary::Periodic
     } else {

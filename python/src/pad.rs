@@ -53,8 +53,9 @@ fn modes<T: Copy>(op: &'static str, mode: &Bound<'_, PyAny>, rank: usize, consta
             "edge" => Ok(PadMode::Edge),
             "reflect" => Ok(PadMode::Reflect),
             "wrap" => Ok(PadMode::Periodic),
+            "symmetric" => Ok(PadMode::Symmetric),
             other => Err(PyValueError::new_err(format!(
-                "{op}: mode {other:?} is not supported; use \"constant\", \"edge\", \"reflect\" or \"wrap\""
+                "{op}: mode {other:?} is not supported; use \"constant\", \"edge\", \"reflect\", \"symmetric\" or \"wrap\""
             ))),
         }
     };

@@ -145,7 +145,7 @@ def test_matmul_with_transposed_and_strided_operands(dtype):
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
-@pytest.mark.parametrize("mode", ["constant", "edge", "reflect", "wrap"])
+@pytest.mark.parametrize("mode", ["constant", "edge", "reflect", "symmetric", "wrap"])
 def test_pad_matches_numpy(dtype, mode):
     a = sample((5, 6, 4), dtype)
     for v in [a, a[::-1, 1:, ::2], a[0]]:

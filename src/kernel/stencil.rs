@@ -13,6 +13,11 @@ use crate::kernel::{Backend, Desc};
 /// Implementations write every element of `out` with the weighted sum of the taps, in tap order,
 /// and touch no other memory.
 pub unsafe trait StencilKernels: Backend {
+    /// Whether the time steppers run this backend's kernel hyperplane by hyperplane on the fused
+    /// wavefront (many small calls: right where a call is a function call, as on the CPU); else
+    /// one call per sweep.
+    const WAVEFRONT: bool = false;
+
     /// `out[x] = sum_k taps[k].1 * input[x + taps[k].0]` for every point `x` of `out.shape`, where
     /// `input` (with its own strides) describes the input point of `out[0; N]`.
     ///
@@ -40,6 +45,9 @@ pub unsafe trait StencilKernels: Backend {
 /// same operations in the same order; a device may differ only where its documented math
 /// differs from the CPU's) and touch no other memory.
 pub unsafe trait ExprStencilKernels: Backend {
+    /// As [`StencilKernels::WAVEFRONT`].
+    const WAVEFRONT: bool = false;
+
     /// `out[x] = S::point(taps at x, params)` for every point `x` of `out.shape`, where tap `k`
     /// reads `fields[TAPS[k].field]` at `x + TAPS[k].offset`, each field (with its own strides)
     /// describing its point of `out[0; N]`.

@@ -5,12 +5,17 @@
 
 use smallvec::SmallVec;
 
+use super::boundary::{Boundaries, Boundary};
+use super::buffer::DoubleBuffer;
+use super::steps::Coefficients;
 use crate::array::Array;
 use crate::check::BoundsCheck;
 use crate::element::Pod;
 use crate::error::{or_panic, Error, Result};
 use crate::kernel::expr::{Arity, Scalar, Stencil};
-use crate::kernel::{Backend, Desc, ExprStencilKernels};
+#[cfg(feature = "rayon")]
+use crate::kernel::Cpu;
+use crate::kernel::{Backend, CopyKernels, Desc, ExprStencilKernels};
 use crate::layout::Layout;
 use crate::ops::operand::{AsOperand, AsOperandMut};
 use crate::ops::output::same_device;
@@ -125,6 +130,138 @@ pub trait StencilApply<T: Scalar, const N: usize>: Stencil<T, N> {
         let out = output.operand_desc_mut();
         let fields = fields.field_descs();
         apply::<Self, B, T, N>(out, &fields, &params)
+    }
+
+    /// `steps` sweeps over `field` (the stencil's first field), each reading the current field
+    /// and writing the next one, then swapping them, with `coefficients` (the stencil's other
+    /// fields, `()` for none) read by every sweep: bit for bit the same as `steps` times
+    /// `self.apply((current, coefficients..), next, params); field.swap()`, on any backend (fused
+    /// into one pass over memory on the CPU). The boundary (points within the radius of an edge)
+    /// is never written; [`StencilApply::apply_steps_with`] refills it between sweeps.
+    ///
+    /// ```
+    /// use cnda::prelude::*;
+    /// use cnda::stencil::DoubleBuffer;
+    ///
+    /// let diffuse = stencil!(|u, k; dt: T| u[0, 0] + dt * k[0, 0] * (u[-1, 0] + u[1, 0] + u[0, -1] + u[0, 1] - 4.0 * u[0, 0]));
+    /// let k = Array::from_fn([32, 32], |[i, _]| if i < 16 { 1.0 } else { 0.5 });
+    /// let mut u = DoubleBuffer::new(Array::from_fn([32, 32], |[i, j]| if (i, j) == (16, 16) { 1.0 } else { 0.0 }));
+    /// diffuse.apply_steps(&mut u, 10, &k, (0.1,));
+    /// assert!(u.current()[[16, 16]] < 1.0 && u.current()[[15, 16]] > 0.0);
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// As [`StencilApply::try_apply_steps`] errs.
+    #[track_caller]
+    fn apply_steps<B: ExprStencilKernels + CopyKernels, C: Coefficients<T, N, B, Self::Arity>>(
+        &self,
+        field: &mut DoubleBuffer<T, N, B>,
+        steps: usize,
+        coefficients: C,
+        params: Self::Params,
+    ) {
+        or_panic(self.try_apply_steps(field, steps, coefficients, params))
+    }
+
+    /// [`StencilApply::apply_steps`], returning errors.
+    ///
+    /// # Errors
+    ///
+    /// `Error::ShapeMismatch` when a field's shape differs; `Error::DeviceMismatch`;
+    /// `Error::Decomposition` for a step count whose wavefront overflows; a kernel's errors.
+    fn try_apply_steps<B: ExprStencilKernels + CopyKernels, C: Coefficients<T, N, B, Self::Arity>>(
+        &self,
+        field: &mut DoubleBuffer<T, N, B>,
+        steps: usize,
+        coefficients: C,
+        params: Self::Params,
+    ) -> Result<()> {
+        self.try_apply_steps_with(field, steps, coefficients, params, Boundaries::all(Boundary::Fixed))
+    }
+
+    /// `steps` sweeps over `field` with a [`Boundary`] at each side of each axis (one per axis,
+    /// or [`Boundaries`] per side; the halo is the stencil's radius wide): bit for bit the same
+    /// as, `steps` times, refilling the current field's halos as the boundaries say (axis by axis,
+    /// as [`fill_halo`](super::fill_halo)), `apply`, `swap`, and a last refill.
+    ///
+    /// ```
+    /// use cnda::prelude::*;
+    /// use cnda::stencil::{Boundary, DoubleBuffer};
+    ///
+    /// // Zero-gradient walls keep the total heat of a diffusing field.
+    /// let heat = stencil!(|u; a: T| u[0, 0] + a * (u[-1, 0] + u[1, 0] + u[0, -1] + u[0, 1] - 4.0 * u[0, 0]));
+    /// let mut u = DoubleBuffer::new(Array::from_fn([18, 18], |[i, j]| if (i, j) == (3, 5) { 64.0 } else { 0.0 }));
+    /// heat.apply_steps_with(&mut u, 50, (), (0.2,), [Boundary::Neumann; 2]);
+    /// let total = u.current().slice(s![1..17, 1..17]).sum();
+    /// assert!((total - 64.0).abs() < 1e-9);
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// As [`StencilApply::try_apply_steps_with`] errs.
+    #[track_caller]
+    fn apply_steps_with<B: ExprStencilKernels + CopyKernels, C: Coefficients<T, N, B, Self::Arity>>(
+        &self,
+        field: &mut DoubleBuffer<T, N, B>,
+        steps: usize,
+        coefficients: C,
+        params: Self::Params,
+        boundaries: impl Into<Boundaries<T, N>>,
+    ) {
+        or_panic(self.try_apply_steps_with(field, steps, coefficients, params, boundaries))
+    }
+
+    /// [`StencilApply::apply_steps_with`], returning errors.
+    ///
+    /// # Errors
+    ///
+    /// As [`StencilApply::try_apply_steps`]; `Error::Layout` for an axis periodic on one side.
+    fn try_apply_steps_with<B: ExprStencilKernels + CopyKernels, C: Coefficients<T, N, B, Self::Arity>>(
+        &self,
+        field: &mut DoubleBuffer<T, N, B>,
+        steps: usize,
+        coefficients: C,
+        params: Self::Params,
+        boundaries: impl Into<Boundaries<T, N>>,
+    ) -> Result<()> {
+        super::steps::apply_steps::<Self, B, T, N, C>(field, steps, coefficients, &params, boundaries.into())
+    }
+
+    /// [`StencilApply::apply_steps_with`] on rayon's threads (a pipeline of sweep groups on one
+    /// wavefront); the same result, bit for bit.
+    ///
+    /// # Panics
+    ///
+    /// As [`StencilApply::try_par_apply_steps_with`] errs.
+    #[cfg(feature = "rayon")]
+    #[track_caller]
+    fn par_apply_steps_with<C: Coefficients<T, N, Cpu, Self::Arity>>(
+        &self,
+        field: &mut DoubleBuffer<T, N>,
+        steps: usize,
+        coefficients: C,
+        params: Self::Params,
+        boundaries: impl Into<Boundaries<T, N>>,
+    ) {
+        or_panic(self.try_par_apply_steps_with(field, steps, coefficients, params, boundaries))
+    }
+
+    /// [`StencilApply::par_apply_steps_with`], returning errors.
+    ///
+    /// # Errors
+    ///
+    /// As [`StencilApply::try_apply_steps_with`].
+    #[cfg(feature = "rayon")]
+    fn try_par_apply_steps_with<C: Coefficients<T, N, Cpu, Self::Arity>>(
+        &self,
+        field: &mut DoubleBuffer<T, N>,
+        steps: usize,
+        coefficients: C,
+        params: Self::Params,
+        boundaries: impl Into<Boundaries<T, N>>,
+    ) -> Result<()> {
+        super::steps::par_apply_steps::<Self, T, N, C>(field, steps, coefficients, &params, boundaries.into())
     }
 }
 

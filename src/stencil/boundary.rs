@@ -1,75 +1,183 @@
-//! What a multi-sweep stencil does at the edges of each axis: keep fixed values, or wrap around
-//! (a periodic domain whose halo holds images of the interior).
+//! Boundary conditions of the time steppers, per axis and side: keep fixed values, wrap around,
+//! hold a value, or mirror (zero gradient). Applied to the halo (the radius-wide band at each end
+//! of each axis) before each sweep by the halo fills of `halo.rs`, so on every backend.
 
-use super::PadMode;
+use super::halo::{fill_side, Side};
+use super::pad::PadMode;
 use crate::element::Pod;
-use crate::error::Result;
-use crate::kernel::CopyKernels;
-use crate::kernel::Desc;
+use crate::error::{Error, Result};
+use crate::kernel::{CopyKernels, Desc};
 
-/// The boundary condition of one axis of a field swept by
-/// [`LinearStencil::apply_steps_with`](super::LinearStencil::apply_steps_with).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub enum Boundary {
-    /// The `R` points at each end of the axis hold boundary values no sweep writes (Dirichlet):
-    /// each field keeps what it had.
+/// The boundary condition of one side of one axis of a field swept by the time steppers
+/// (`apply_steps_with`). The halo is the `R` points at that end (`R` the stencil's radius along
+/// the axis); sweeps write only the interior, and the halo is refilled before each sweep.
+#[derive(Clone, Copy, Debug, PartialEq, Default)]
+pub enum Boundary<T> {
+    /// The halo holds boundary values no sweep writes (Dirichlet): each field keeps what it had.
     #[default]
     Fixed,
-    /// The axis wraps around: its `R` points at each end are a halo holding the periodic images
-    /// of the interior, refreshed before every sweep and after the last, exactly as
-    /// [`fill_halo`](super::fill_halo) with [`PadMode::Periodic`](super::PadMode::Periodic) of
-    /// width `R` would refresh them.
+    /// The axis wraps around: the halo holds the periodic images of the interior, as
+    /// [`fill_halo`](super::fill_halo) with [`PadMode::Periodic`] would refresh it. Both sides of
+    /// an axis are periodic or neither is.
     Periodic,
+    /// The halo holds this value (Dirichlet through the halo), in both fields.
+    Value(T),
+    /// Zero gradient (Neumann): the halo mirrors the interior about the face between them, the
+    /// edge value repeated ([`PadMode::Symmetric`], NumPy's `"symmetric"`), for any radius.
+    Neumann,
 }
 
-/// Copies, along `axis` of `d`, every halo slab (the `width` indices at each end) from its
-/// periodic source in the interior, over the whole extent of the other axes; as the axis's pass
-/// of [`fill_halo`](super::fill_halo) with `PadMode::Periodic`, which it is.
-///
-/// # Safety
-///
-/// `d` addresses live, writable memory on `dev`, accessed by nothing else during the call; the
-/// axis has a non-empty interior (`shape[axis] > 2 width`).
-///
-/// # Errors
-///
-/// `Error::Device` from the copy kernel.
-pub(super) unsafe fn wrap_axis<B: CopyKernels, T: Pod, const N: usize>(
-    dev: &B::Device,
-    d: Desc<B, T, N>,
-    axis: usize,
-    width: usize,
-) -> Result<()> {
-    // SAFETY: the caller's contract is `fill_axis_halo`'s.
-    unsafe { super::pad::fill_axis_halo(dev, d, axis, width, &PadMode::Periodic) }
-}
-
-/// Refreshes the halos of hyperplane `i` of axis 0 of `d` along every periodic axis after the
-/// first, in axis order (as [`fill_halo`](super::fill_halo) leaves that hyperplane).
-///
-/// # Safety
-///
-/// As for [`wrap_axis`], for every periodic axis after the first; `i < d.shape[0]`.
-///
-/// # Errors
-///
-/// `Error::Device` from the copy kernel.
-pub(super) unsafe fn wrap_hyperplane<B: CopyKernels, T: Pod, const N: usize>(
-    dev: &B::Device,
-    d: Desc<B, T, N>,
-    i: usize,
-    boundaries: &[Boundary; N],
-    width: usize,
-) -> Result<()> {
-    if width == 0 {
-        return Ok(());
-    }
-    let plane = d.narrowed(0, i, 1);
-    for (axis, boundary) in boundaries.iter().enumerate().skip(1) {
-        if *boundary == Boundary::Periodic {
-            // SAFETY: the caller's contract.
-            unsafe { wrap_axis(dev, plane, axis, width) }?;
+impl<T: Copy> Boundary<T> {
+    /// The halo fill of this condition; `None` for [`Boundary::Fixed`], which fills nothing.
+    fn mode(self) -> Option<PadMode<T>> {
+        match self {
+            Boundary::Fixed => None,
+            Boundary::Periodic => Some(PadMode::Periodic),
+            Boundary::Value(x) => Some(PadMode::Constant(x)),
+            Boundary::Neumann => Some(PadMode::Symmetric),
         }
     }
-    Ok(())
+}
+
+/// The boundary conditions of every side of every axis of an `N`-dimensional field. From one
+/// condition per axis (`[Boundary::Periodic, Boundary::Neumann]`: both sides alike) or one per
+/// side (`[[low, high]; N]`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Boundaries<T, const N: usize> {
+    sides: [[Boundary<T>; 2]; N],
+}
+
+impl<T: Copy, const N: usize> Boundaries<T, N> {
+    /// `boundary` on every side of every axis.
+    pub fn all(boundary: Boundary<T>) -> Self {
+        Boundaries { sides: [[boundary; 2]; N] }
+    }
+
+    /// These conditions with `boundary` at `side` of `axis`.
+    ///
+    /// # Panics
+    ///
+    /// When `axis >= N`.
+    pub fn with(mut self, axis: usize, side: Side, boundary: Boundary<T>) -> Self {
+        self.sides[axis][side as usize] = boundary;
+        self
+    }
+
+    /// The condition at `side` of `axis`.
+    ///
+    /// # Panics
+    ///
+    /// When `axis >= N`.
+    pub fn at(&self, axis: usize, side: Side) -> Boundary<T> {
+        self.sides[axis][side as usize]
+    }
+
+    /// Whether `side` of `axis` mirrors the interior.
+    pub(super) fn mirrors(&self, axis: usize, side: Side) -> bool {
+        matches!(self.at(axis, side), Boundary::Neumann)
+    }
+
+    /// Whether axis `axis` wraps around.
+    pub(super) fn periodic(&self, axis: usize) -> bool {
+        matches!(self.sides[axis][0], Boundary::Periodic)
+    }
+
+    /// Checks that periodic axes are periodic on both sides.
+    ///
+    /// # Errors
+    ///
+    /// `Error::Layout` naming the axis.
+    pub(super) fn check(&self, op: &'static str) -> Result<()> {
+        for (axis, [low, high]) in self.sides.iter().enumerate() {
+            if matches!(low, Boundary::Periodic) != matches!(high, Boundary::Periodic) {
+                return Err(Error::Layout {
+                    op,
+                    reason: format!("axis {axis} is periodic on one side only"),
+                    fix: "make both sides of a periodic axis `Boundary::Periodic`",
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
+impl<T: Copy, const N: usize> From<[Boundary<T>; N]> for Boundaries<T, N> {
+    fn from(per_axis: [Boundary<T>; N]) -> Self {
+        Boundaries { sides: per_axis.map(|b| [b; 2]) }
+    }
+}
+
+impl<T: Copy, const N: usize> From<[[Boundary<T>; 2]; N]> for Boundaries<T, N> {
+    fn from(sides: [[Boundary<T>; 2]; N]) -> Self {
+        Boundaries { sides }
+    }
+}
+
+/// Which conditions a fill covers.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Which {
+    /// Every condition but `Fixed`.
+    All,
+    /// The conditions whose halo follows the interior (`Periodic`, `Neumann`), not the constant
+    /// `Value` halos, which never change once filled.
+    Following,
+}
+
+impl<T: Pod, const N: usize> Boundaries<T, N> {
+    /// Fills the halo at `side` of `axis` of `d` (width `width`) if its condition is in `which`.
+    ///
+    /// # Safety
+    ///
+    /// `d` addresses live, writable memory on `dev`, accessed by nothing else during the call;
+    /// the axis has a non-empty interior inside halos of `width`.
+    ///
+    /// # Errors
+    ///
+    /// `Error::Device` from a kernel.
+    pub(super) unsafe fn fill<B: CopyKernels>(
+        &self,
+        dev: &B::Device,
+        d: Desc<B, T, N>,
+        axis: usize,
+        side: Side,
+        width: usize,
+        which: Which,
+    ) -> Result<()> {
+        let boundary = self.at(axis, side);
+        if which == Which::Following && matches!(boundary, Boundary::Value(_)) {
+            return Ok(());
+        }
+        match boundary.mode() {
+            // SAFETY: the caller's contract.
+            Some(mode) => unsafe { fill_side(dev, d, axis, width, side, &mode) },
+            None => Ok(()),
+        }
+    }
+
+    /// Fills the halos of the axes `axes` of `d`, in axis order, both sides (as
+    /// [`fill_halo`](super::fill_halo) does, so corners agree with it).
+    ///
+    /// # Safety
+    ///
+    /// As for [`Boundaries::fill`], for every axis in `axes` with its width `radius[axis]`.
+    ///
+    /// # Errors
+    ///
+    /// `Error::Device` from a kernel.
+    pub(super) unsafe fn fill_axes<B: CopyKernels>(
+        &self,
+        dev: &B::Device,
+        d: Desc<B, T, N>,
+        axes: core::ops::Range<usize>,
+        radius: &[usize; N],
+        which: Which,
+    ) -> Result<()> {
+        for axis in axes {
+            for side in [Side::Low, Side::High] {
+                // SAFETY: the caller's contract.
+                unsafe { self.fill(dev, d, axis, side, radius[axis], which) }?;
+            }
+        }
+        Ok(())
+    }
 }

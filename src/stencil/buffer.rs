@@ -1,12 +1,14 @@
-//! Two arrays of one shape whose roles (read / write) swap after every sweep.
+//! Two arrays of one shape whose roles (read / write) swap after every sweep, on any backend.
 
 use crate::array::Array;
 use crate::element::Pod;
+use crate::kernel::{Backend, Cpu};
 use crate::layout::RowMajor;
-use crate::view::{ArrayView, ArrayViewMut};
+use crate::view::{Shared, Unique, View};
 
-/// The current field and a scratch field of the same shape. Each step reads `current` and writes
-/// `next`; [`DoubleBuffer::swap`] then exchanges them without copying.
+/// The current field and a scratch field of the same shape, on backend `B` (the CPU by default).
+/// Each step reads `current` and writes `next`; [`DoubleBuffer::swap`] then exchanges them
+/// without copying.
 ///
 /// ```
 /// use cnda::prelude::*;
@@ -19,37 +21,57 @@ use crate::view::{ArrayView, ArrayViewMut};
 /// }
 /// assert!(field.current()[[1, 2]] > 0.0);
 /// ```
-pub struct DoubleBuffer<T: Pod, const N: usize> {
-    current: Array<T, N>,
-    next: Array<T, N>,
+pub struct DoubleBuffer<T: Pod, const N: usize, B: Backend = Cpu> {
+    current: Array<T, N, B>,
+    next: Array<T, N, B>,
 }
 
-impl<T: Pod, const N: usize> DoubleBuffer<T, N> {
-    /// Starts from `initial`; the scratch field is a copy, so boundary values set once in
-    /// `initial` persist in both.
-    pub fn new(initial: Array<T, N>) -> Self {
+impl<T: Pod, const N: usize, B: Backend> DoubleBuffer<T, N, B> {
+    /// Starts from `initial`; the scratch field is a copy (from the same allocator), so boundary
+    /// values set once in `initial` persist in both.
+    ///
+    /// # Panics
+    ///
+    /// When the copy's memory is refused.
+    #[track_caller]
+    pub fn new(initial: Array<T, N, B>) -> Self
+    where
+        Array<T, N, B>: Clone,
+    {
         let next = initial.clone();
         Self { current: initial, next }
     }
 
+    /// Starts from `current` and a scratch field `next` of the same shape (its values are read
+    /// only where no sweep writes: keep the boundary values of `current` there).
+    ///
+    /// # Panics
+    ///
+    /// When the shapes differ.
+    #[track_caller]
+    pub fn from_pair(current: Array<T, N, B>, next: Array<T, N, B>) -> Self {
+        assert_eq!(current.shape(), next.shape(), "DoubleBuffer::from_pair: the two fields must have one shape");
+        Self { current, next }
+    }
+
     /// The current field.
-    pub fn current(&self) -> &Array<T, N> {
+    pub fn current(&self) -> &Array<T, N, B> {
         &self.current
     }
 
     /// The current field, mutably: to set boundary values or refresh halos between sweeps (set
     /// values that must persist in both fields in `new`'s `initial`, or in both fields).
-    pub fn current_mut(&mut self) -> &mut Array<T, N> {
+    pub fn current_mut(&mut self) -> &mut Array<T, N, B> {
         &mut self.current
     }
 
     /// The current field to read and the next field to write.
-    pub fn split(&mut self) -> (ArrayView<'_, T, N, RowMajor>, ArrayViewMut<'_, T, N, RowMajor>) {
+    pub fn split(&mut self) -> (View<'_, T, N, Shared, B, RowMajor>, View<'_, T, N, Unique, B, RowMajor>) {
         (self.current.view(), self.next.view_mut())
     }
 
     /// Both fields, current first, for algorithms that run several sweeps at once.
-    pub(crate) fn both_mut(&mut self) -> (&mut Array<T, N>, &mut Array<T, N>) {
+    pub(crate) fn both_mut(&mut self) -> (&mut Array<T, N, B>, &mut Array<T, N, B>) {
         (&mut self.current, &mut self.next)
     }
 
@@ -59,7 +81,7 @@ impl<T: Pod, const N: usize> DoubleBuffer<T, N> {
     }
 
     /// The current field, consuming the buffer.
-    pub fn into_current(self) -> Array<T, N> {
+    pub fn into_current(self) -> Array<T, N, B> {
         self.current
     }
 }

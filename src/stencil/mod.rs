@@ -32,19 +32,25 @@ mod apply;
 mod boundary;
 mod buffer;
 mod fused;
+mod halo;
 mod linear;
 mod pad;
+mod steps;
 mod sweep;
 mod window;
 
 pub use crate::kernel::expr::{powi, Arity, Scalar, Stencil, StencilParams, Tap, TapReader};
 pub use apply::{Fields, StencilApply};
-pub use boundary::Boundary;
+pub use boundary::{Boundaries, Boundary};
 pub use buffer::DoubleBuffer;
 /// One stencil definition for every backend; see the crate `cnda_macros` and [`Stencil`].
 pub use cnda_macros::stencil;
+pub use halo::{
+    fill_halo, fill_halo_side, pad, pad_axes, try_fill_halo, try_fill_halo_side, try_pad, try_pad_axes, Side,
+};
 pub use linear::LinearStencil;
-pub use pad::{fill_halo, interior, pad, pad_axes, try_fill_halo, try_interior, try_pad, try_pad_axes, PadMode};
+pub use pad::{interior, try_interior, PadMode};
+pub use steps::Coefficients;
 pub use sweep::{
     boundary, boundary2, boundary3, sweep, sweep2, sweep3, try_boundary, try_boundary2, try_boundary3, try_sweep,
     try_sweep2, try_sweep3,

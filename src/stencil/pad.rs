@@ -1,15 +1,11 @@
-//! Halo padding: a copy of an array with extra points on both sides of each axis, filled like
-//! NumPy's `np.pad` modes (one width and mode for all axes, or one per axis), the in-place refresh
-//! of the halo of an already padded array (`fill_halo`, what a time loop or a distributed halo
-//! exchange calls between sweeps), and the view of the original region inside a padded array.
+//! Halo modes: how NumPy's `np.pad` fills the points around an array ([`PadMode`], and which
+//! interior point each halo point reads), and the view of the original region inside a padded
+//! array. The fills themselves, on every backend, are in `halo.rs`.
 
-use crate::array::Array;
-use crate::array::AsViewMut;
 use crate::check::BoundsCheck;
 use crate::element::Pod;
 use crate::error::or_panic;
 use crate::error::{Error, Result};
-use crate::kernel::{CopyKernels, Cpu, Desc};
 use crate::layout::{Layout, Strided};
 use crate::view::ArrayView;
 
@@ -24,11 +20,15 @@ pub enum PadMode<T> {
     Reflect,
     /// Wrapped around (`mode="wrap"`), a periodic domain.
     Periodic,
+    /// Mirrored about the face between the halo and the edge, the edge repeated
+    /// (`mode="symmetric"`): a zero-gradient (Neumann) boundary of cell-centred values for any
+    /// halo width.
+    Symmetric,
 }
 
 /// Where padded position `p` (relative to the original start) reads from on an axis of length `n`,
 /// or `None` for a constant halo point.
-fn source<T>(p: isize, n: usize, mode: &PadMode<T>) -> Option<usize> {
+pub(super) fn source<T>(p: isize, n: usize, mode: &PadMode<T>) -> Option<usize> {
     let n = n as isize;
     if (0..n).contains(&p) {
         return Some(p as usize);
@@ -37,6 +37,11 @@ fn source<T>(p: isize, n: usize, mode: &PadMode<T>) -> Option<usize> {
         PadMode::Constant(_) => None,
         PadMode::Edge => Some(p.clamp(0, n - 1) as usize),
         PadMode::Periodic => Some(p.rem_euclid(n) as usize),
+        PadMode::Symmetric => {
+            // Mirroring about both faces has period 2n: fold into one period, mirror its second half.
+            let q = p.rem_euclid(2 * n);
+            Some(if q < n { q } else { 2 * n - 1 - q } as usize)
+        }
         PadMode::Reflect => {
             if n == 1 {
                 return Some(0);
@@ -49,226 +54,12 @@ fn source<T>(p: isize, n: usize, mode: &PadMode<T>) -> Option<usize> {
     }
 }
 
-/// A copy of `a` with `width` halo points on both ends of every axis (shape `n + 2 * width`),
-/// filled by `mode`; [`pad_axes`] takes a width and a mode per axis.
-///
-/// # Panics
-///
-/// When an axis is empty and the mode needs values from it, or the padded array cannot be allocated; [`try_pad`] returns the error instead.
-#[track_caller]
-pub fn pad<T: Pod, const N: usize, L: Layout, C: BoundsCheck>(
-    a: ArrayView<'_, T, N, L, C>,
-    width: usize,
-    mode: PadMode<T>,
-) -> Array<T, N> {
-    or_panic(try_pad(a, width, mode))
-}
-
-/// A copy of `a` with `width` halo points on both ends of every axis (shape `n + 2 * width`),
-/// filled by `mode`; [`pad_axes`] takes a width and a mode per axis.
-///
-/// ```
-/// use cnda::prelude::*;
-/// use cnda::stencil::{pad, PadMode};
-/// let a = Array::from_shape_vec([3], vec![1, 2, 3]).unwrap();
-/// assert_eq!(pad(a.view(), 2, PadMode::Reflect).as_slice(), &[3, 2, 1, 2, 3, 2, 1]);
-/// assert_eq!(pad(a.view(), 2, PadMode::Periodic).as_slice(), &[2, 3, 1, 2, 3, 1, 2]);
-/// assert_eq!(pad(a.view(), 1, PadMode::Edge).as_slice(), &[1, 1, 2, 3, 3]);
-/// assert_eq!(pad(a.view(), 1, PadMode::Constant(0)).as_slice(), &[0, 1, 2, 3, 0]);
-/// ```
-///
-/// # Errors
-///
-/// `Error::Layout` when an axis is empty and the mode needs values from it (every mode but
-/// `Constant`); `Error::Overflow` / `Error::Alloc` for a padded shape too large.
-pub fn try_pad<T: Pod, const N: usize, L: Layout, C: BoundsCheck>(
-    a: ArrayView<'_, T, N, L, C>,
-    width: usize,
-    mode: PadMode<T>,
-) -> Result<Array<T, N>> {
-    try_pad_axes(a, [width; N], [mode; N])
-}
-
-/// A copy of `a` with `widths[k]` halo points on both ends of axis `k`, filled by `modes[k]`:
-/// periodic in one axis and a fixed value in another, say. A halo point outside the array on
-/// several axes (a corner) takes `Constant`'s value if any of those axes is `Constant`, else the
-/// value the other modes select together, as NumPy's `np.pad` does.
-///
-/// # Panics
-///
-/// As for [`pad`], per axis; [`try_pad_axes`] returns the error instead.
-#[track_caller]
-pub fn pad_axes<T: Pod, const N: usize, L: Layout, C: BoundsCheck>(
-    a: ArrayView<'_, T, N, L, C>,
-    widths: [usize; N],
-    modes: [PadMode<T>; N],
-) -> Array<T, N> {
-    or_panic(try_pad_axes(a, widths, modes))
-}
-
-/// A copy of `a` with `widths[k]` halo points on both ends of axis `k`, filled by `modes[k]`:
-/// periodic in one axis and a fixed value in another, say. A halo point outside the array on
-/// several axes (a corner) takes `Constant`'s value if any of those axes is `Constant`, else the
-/// value the other modes select together, as NumPy's `np.pad` does.
-///
-/// ```
-/// use cnda::prelude::*;
-/// use cnda::stencil::{pad_axes, PadMode};
-/// let a = Array::from_fn([2, 2], |[i, j]| (10 * i + j) as i32);
-/// let p = pad_axes(a.view(), [1, 1], [PadMode::Periodic, PadMode::Constant(-1)]);
-/// assert_eq!(p.as_slice(), &[-1, 10, 11, -1,
-///                            -1,  0,  1, -1,
-///                            -1, 10, 11, -1,
-///                            -1,  0,  1, -1]);
-/// ```
-///
-/// # Errors
-///
-/// As for [`pad`], per axis.
-pub fn try_pad_axes<T: Pod, const N: usize, L: Layout, C: BoundsCheck>(
-    a: ArrayView<'_, T, N, L, C>,
-    widths: [usize; N],
-    modes: [PadMode<T>; N],
-) -> Result<Array<T, N>> {
-    let shape = a.shape();
-    check_modes("pad", shape, &modes)?;
-    let mut padded = [0usize; N];
-    for k in 0..N {
-        padded[k] = widths[k].checked_mul(2).and_then(|w| w.checked_add(shape[k])).ok_or(Error::Overflow {
-            op: "pad",
-            shape: shape.to_vec(),
-            elem_size: core::mem::size_of::<T>(),
-        })?;
-    }
-    // The interior by the blocked copy kernel, then the halos slab by slab (`fill_halo`, which
-    // gives the corners the same values): a copy's speed, where a per-element source lookup
-    // ran at about a quarter of it. No zeroing pass over the whole array: only the halo slabs
-    // are zeroed, so that every element is written before `fill_halo` reads any.
-    let len = crate::shape::checked_len("pad", &padded, core::mem::size_of::<T>())?;
-    // SAFETY: every element is written before any is read: the halo slabs of every axis (which
-    // together cover every point outside the interior) by `fill` just below, then the interior
-    // by `assign`; `fill` and `assign` only write their destination.
-    let buffer = unsafe { crate::kernel::Allocator::try_alloc_for_overwrite(&crate::kernel::Cpu, "pad", len)? };
-    let mut out = Array::<T, N>::from_buffer_in(buffer, padded);
-    for k in 0..N {
-        if widths[k] > 0 {
-            out.view_mut().try_narrow(k, 0, widths[k])?.fill(T::zeroed());
-            out.view_mut().try_narrow(k, padded[k] - widths[k], widths[k])?.fill(T::zeroed());
-        }
-    }
-    let mut interior = out.view_mut().into_strided();
-    for k in 0..N {
-        interior = interior.try_narrow(k, widths[k], shape[k])?;
-    }
-    interior.assign(&a);
-    try_fill_halo(out.view_mut(), widths, modes)?;
-    Ok(out)
-}
-
-/// Refreshes, in place, the halo of an array padded by `widths[k]` points on both ends of axis
-/// `k`: every halo point gets what [`pad_axes`] would give it from the current interior. No
-/// allocation of the array; axes are filled one after another over their whole extent (halos of
-/// the other axes included), so corners come out as `pad_axes` makes them.
-///
-/// # Panics
-///
-/// When an axis is shorter than twice its halo width, or an interior is empty and a mode needs values from it; [`try_fill_halo`] returns the error instead.
-#[track_caller]
-pub fn fill_halo<T: Pod, const N: usize>(padded: impl AsViewMut<T, N>, widths: [usize; N], modes: [PadMode<T>; N]) {
-    or_panic(try_fill_halo(padded, widths, modes))
-}
-
-/// Refreshes, in place, the halo of an array padded by `widths[k]` points on both ends of axis
-/// `k`: every halo point gets what [`pad_axes`] would give it from the current interior. No
-/// allocation of the array; axes are filled one after another over their whole extent (halos of
-/// the other axes included), so corners come out as `pad_axes` makes them.
-///
-/// ```
-/// use cnda::prelude::*;
-/// use cnda::stencil::{fill_halo, pad, PadMode};
-/// let mut u = pad(Array::from_fn([3, 3], |[i, j]| (3 * i + j) as f64).view(), 1, PadMode::Periodic);
-/// u[[1, 1]] = 100.0;                                           // interior point [0, 0] changes
-/// fill_halo(&mut u, [1, 1], [PadMode::Periodic; 2]);      // an array, or any mutable view
-/// assert_eq!((u[[4, 1]], u[[1, 4]], u[[4, 4]]), (100.0, 100.0, 100.0)); // its periodic images
-/// ```
-///
-/// # Errors
-///
-/// `Error::Range` when an axis is shorter than twice its halo width; `Error::Layout` when an
-/// interior is empty and a mode needs values from it.
-pub fn try_fill_halo<T: Pod, const N: usize>(
-    mut padded: impl AsViewMut<T, N>,
-    widths: [usize; N],
-    modes: [PadMode<T>; N],
-) -> Result<()> {
-    let mut padded = padded.as_view_mut();
-    let shape = padded.shape();
-    let mut inner = [0usize; N];
-    for k in 0..N {
-        inner[k] = widths[k].checked_mul(2).and_then(|both| shape[k].checked_sub(both)).ok_or(Error::Range {
-            op: "fill_halo",
-            axis: k,
-            start: isize::try_from(widths[k]).unwrap_or(isize::MAX),
-            end: (shape[k] as i128 - widths[k] as i128).clamp(isize::MIN as i128, isize::MAX as i128) as isize,
-            size: shape[k],
-        })?;
-    }
-    check_modes("fill_halo", inner, &modes)?;
-    let desc = padded.desc_mut();
-    for k in 0..N {
-        // SAFETY: `desc` is the uniquely borrowed view's, live and writable for the call; axis
-        // `k` is `2 * widths[k] + inner[k]` long (checked above), and only `Constant` halos are
-        // filled around an empty interior (`check_modes`).
-        unsafe { fill_axis_halo::<Cpu, T, N>(&Cpu, desc, k, widths[k], &modes[k]) }?;
-    }
-    Ok(())
-}
-
-/// Fills, along `axis` of `d`, every halo slab (the `width` indices at each end) as `mode` says:
-/// the constant, or a copy of the slab of the interior its mode reads (NumPy's `pad` rule, which
-/// [`fill_halo`] documents), over the whole extent of the other axes. Written over the copy
-/// kernels, so it runs on every backend: `fill_halo`'s pass for one axis, and the periodic
-/// refresh of the fused steps.
-///
-/// # Safety
-///
-/// `d` addresses live, writable memory on `dev`, accessed by nothing else during the call;
-/// `d.shape[axis] >= 2 * width`, with a non-empty interior unless `mode` is `Constant`.
-///
-/// # Errors
-///
-/// `Error::Device` from a kernel.
-pub(super) unsafe fn fill_axis_halo<B: CopyKernels, T: Pod, const N: usize>(
-    dev: &B::Device,
-    d: Desc<B, T, N>,
-    axis: usize,
-    width: usize,
-    mode: &PadMode<T>,
-) -> Result<()> {
-    let inner = d.shape[axis] - 2 * width;
-    for p in (0..width).chain(width + inner..2 * width + inner) {
-        let slab = d.narrowed(axis, p, 1);
-        match source(p as isize - width as isize, inner, mode) {
-            // SAFETY: the slab is part of `d` (the caller's contract).
-            None => unsafe { B::fill(dev, slab, constant(mode)) }?,
-            // SAFETY: `p` is a halo index and `q + width` an interior one, so the two slabs are
-            // distinct elements of `d`.
-            Some(q) => unsafe { B::copy(dev, slab, d.narrowed(axis, q + width, 1)) }?,
-        }
-    }
-    Ok(())
-}
-
-/// The fill value of a `Constant` mode.
-fn constant<T: Pod>(mode: &PadMode<T>) -> T {
-    match mode {
-        PadMode::Constant(value) => *value,
-        _ => T::zeroed(),
-    }
-}
-
 /// Every mode but `Constant` reads the interior: it must not be empty on that axis.
-fn check_modes<T, const N: usize>(op: &'static str, interior: [usize; N], modes: &[PadMode<T>; N]) -> Result<()> {
+pub(super) fn check_modes<T, const N: usize>(
+    op: &'static str,
+    interior: [usize; N],
+    modes: &[PadMode<T>; N],
+) -> Result<()> {
     for k in 0..N {
         if interior[k] == 0 && !matches!(modes[k], PadMode::Constant(_)) {
             return Err(Error::Layout {

@@ -82,6 +82,8 @@ impl<T: Numeric, const N: usize, const K: usize> Kernel for Sweep<T, N, K> {
 
 // SAFETY: the point walker visits every point of `out` once and writes the taps' sum there.
 unsafe impl StencilKernels for Cpu {
+    const WAVEFRONT: bool = true;
+
     unsafe fn linear<T: Numeric, const N: usize, const K: usize>(
         _: &Cpu,
         out: Desc<Cpu, T, N>,
@@ -183,6 +185,8 @@ impl<S: Stencil<T, N>, T: Scalar, const N: usize> Lane<{ MAX_FIELDS + 1 }> for E
 // SAFETY: the lane walk visits every point of `out` once and writes the stencil's value there,
 // reading each tap through `Taps`, inside its field (the caller's contract).
 unsafe impl ExprStencilKernels for Cpu {
+    const WAVEFRONT: bool = true;
+
     unsafe fn expression<S: Stencil<T, N>, T: Scalar, const N: usize>(
         _: &Cpu,
         out: Desc<Cpu, T, N>,

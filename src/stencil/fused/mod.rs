@@ -1,5 +1,8 @@
-//! Fused multi-sweep stencils: `k` sweeps of a [`LinearStencil`] over a [`DoubleBuffer`] in one
-//! pass over memory, bit for bit equal to `k` separate sweeps (`apply` then `swap`, `k` times).
+//! Time steps, written once for every stencil and backend: `k` sweeps of a [`LinearStencil`] or
+//! a `stencil!` stencil over a [`DoubleBuffer`], with a [`Boundary`] at each side of each axis,
+//! bit for bit equal to `k` separate sweeps (refill the halo, `apply`, `swap`, `k` times, and a
+//! last refill). On a backend whose calls are cheap (the CPU: `WAVEFRONT` in the stencil kernel
+//! traits) the sweeps are **fused**, in one pass over memory; elsewhere each sweep is one call.
 //!
 //! One sweep over a grid larger than the caches is bound by memory bandwidth: every point is read
 //! and written once per sweep. The fused form walks a **skewed wavefront** along the first axis:
@@ -16,34 +19,99 @@
 //! merely close.
 
 //!
-//! On a **periodic** axis the `R` points at each end are a halo of periodic images, refreshed as
-//! [`fill_halo`](super::fill_halo) would before every sweep: right after a hyperplane is computed
-//! for the axes after the first, and by a short seam pass at the end for axis 0, whose wrap the
-//! wavefront cannot follow (see `schedule`).
+//! The halos follow the boundaries as [`fill_halo`](super::fill_halo) would refresh them before
+//! every sweep: `Value` halos are filled once (no sweep writes them); periodic and mirrored
+//! (`Neumann`) halos of the axes after the first right after each hyperplane is computed; a
+//! mirrored halo of axis 0 right after the hyperplanes it mirrors (the `R` first or last interior
+//! ones), before any later sweep reads it; a periodic axis 0 by a short seam pass at the end,
+//! whose wrap the wavefront cannot follow (see `schedule`).
 
 mod schedule;
 
 #[cfg(feature = "rayon")]
 mod parallel;
 
-use super::boundary::{wrap_axis, wrap_hyperplane, Boundary};
+#[cfg(feature = "rayon")]
+pub(super) use parallel::run_parallel;
+
+use core::ops::Range;
+
+use super::boundary::{Boundaries, Which};
 use super::buffer::DoubleBuffer;
+use super::halo::Side;
 use super::linear::LinearStencil;
-use crate::element::Numeric;
+use crate::element::{Numeric, Pod};
 use crate::error::{or_panic, Error, Result};
-use crate::kernel::CopyKernels;
-use crate::kernel::Desc;
-use crate::kernel::StencilKernels;
-use crate::kernel::{Backend, Cpu};
+use crate::kernel::{Backend, CopyKernels, Desc, StencilKernels};
 use crate::shape::interior_range;
 use schedule::Schedule;
+
+/// One sweep of a stencil over a region, what a plan runs: the stencil kernel of a
+/// `LinearStencil` (here) or of a `stencil!` stencil with its coefficient fields (`steps.rs`).
+pub(super) trait Sweep<B: Backend, T: Pod, const N: usize> {
+    /// The radius along each axis.
+    fn radius(&self) -> [usize; N];
+
+    /// Whether the backend runs the fused wavefront (many small calls); else one call per sweep.
+    fn wavefront(&self) -> bool;
+
+    /// `out = stencil(input)` over the region `start..start + shape` of the fields (`out` and
+    /// `input` are that region of the destination and source fields; other fields the sweep
+    /// reads are narrowed alike).
+    ///
+    /// # Safety
+    ///
+    /// The region lies in the interior for the sweep's radius, so every tap lies in the fields;
+    /// `out` is live, writable, and overlaps no field the sweep reads; nothing else accesses
+    /// them during the call.
+    ///
+    /// # Errors
+    ///
+    /// `Error::Device` from a kernel.
+    unsafe fn region(
+        &self,
+        dev: &B::Device,
+        out: Desc<B, T, N>,
+        input: Desc<B, T, N>,
+        start: [usize; N],
+        shape: [usize; N],
+    ) -> Result<()>;
+}
+
+/// A `LinearStencil`'s taps as a sweep.
+pub(super) struct LinearSweep<'t, T, const N: usize, const K: usize> {
+    taps: &'t [([isize; N], T); K],
+    radius: usize,
+}
+
+impl<B: StencilKernels, T: Numeric, const N: usize, const K: usize> Sweep<B, T, N> for LinearSweep<'_, T, N, K> {
+    fn radius(&self) -> [usize; N] {
+        [self.radius; N]
+    }
+
+    fn wavefront(&self) -> bool {
+        B::WAVEFRONT
+    }
+
+    unsafe fn region(
+        &self,
+        dev: &B::Device,
+        out: Desc<B, T, N>,
+        input: Desc<B, T, N>,
+        _: [usize; N],
+        _: [usize; N],
+    ) -> Result<()> {
+        // SAFETY: the caller's contract is the kernel's.
+        unsafe { B::linear(dev, out, input, self.taps) }
+    }
+}
 
 impl<T: Numeric, const N: usize, const R: usize, const K: usize> LinearStencil<T, N, R, K> {
     /// `steps` sweeps over `field`, each reading the current field and writing the next one, then
     /// swapping them: the same result, bit for bit, as `steps` times
-    /// `self.apply(current, next); field.swap()`, in one pass over memory (see the module
-    /// documentation). The boundary (points within `R` of an edge) is never written, so each
-    /// field keeps the boundary values it had.
+    /// `self.apply(current, next); field.swap()`, on any backend (fused into one pass over
+    /// memory on the CPU, see the module documentation). The boundary (points within `R` of an
+    /// edge) is never written, so each field keeps the boundary values it had.
     ///
     /// ```
     /// use cnda::prelude::*;
@@ -67,11 +135,11 @@ impl<T: Numeric, const N: usize, const R: usize, const K: usize> LinearStencil<T
     /// As [`LinearStencil::try_apply_steps`] errs (never for a `DoubleBuffer` and a step count
     /// below about `usize::MAX / R`).
     #[track_caller]
-    pub fn apply_steps(&self, field: &mut DoubleBuffer<T, N>, steps: usize) {
+    pub fn apply_steps<B: StencilKernels + CopyKernels>(&self, field: &mut DoubleBuffer<T, N, B>, steps: usize) {
         or_panic(self.try_apply_steps(field, steps))
     }
 
-    /// `steps` fused sweeps over `field`; see [`LinearStencil::apply_steps`].
+    /// `steps` sweeps over `field`; see [`LinearStencil::apply_steps`].
     ///
     /// # Errors
     ///
@@ -79,16 +147,20 @@ impl<T: Numeric, const N: usize, const R: usize, const K: usize> LinearStencil<T
     /// is so large that the skewed wavefront's step count (the interior's end along axis 0 plus
     /// `steps` times the radius, at least 1) overflows `usize`: such a call could never finish, so
     /// it is refused at once rather than left to run with a wrapped count; `Error::Device` from
-    /// the kernel.
-    pub fn try_apply_steps(&self, field: &mut DoubleBuffer<T, N>, steps: usize) -> Result<()> {
-        self.try_apply_steps_with(field, steps, [Boundary::Fixed; N])
+    /// a kernel.
+    pub fn try_apply_steps<B: StencilKernels + CopyKernels>(
+        &self,
+        field: &mut DoubleBuffer<T, N, B>,
+        steps: usize,
+    ) -> Result<()> {
+        self.try_apply_steps_with(field, steps, Boundaries::all(super::Boundary::Fixed))
     }
 
-    /// `steps` fused sweeps over `field` with a [`Boundary`] per axis: fixed axes keep their
-    /// boundary values, periodic ones wrap around. Bit for bit the same as, `steps` times,
-    /// [`fill_halo`](super::fill_halo) of the current field (width `R` with
-    /// [`PadMode::Periodic`](super::PadMode::Periodic) on the periodic axes, width 0 on the
-    /// others), `apply`, `swap`, and a last `fill_halo`: both fields end with consistent halos.
+    /// `steps` sweeps over `field` with a [`Boundary`](super::Boundary) at each side of each
+    /// axis (one per axis, or [`Boundaries`] per side). Bit for bit the same as, `steps` times,
+    /// refilling the current field's halos as the boundaries say (axis by axis, as
+    /// [`fill_halo`](super::fill_halo) with width `R`), `apply`, `swap`, and a last refill: both
+    /// fields end with consistent halos.
     ///
     /// ```
     /// use cnda::prelude::*;
@@ -108,7 +180,12 @@ impl<T: Numeric, const N: usize, const R: usize, const K: usize> LinearStencil<T
     ///
     /// As [`LinearStencil::try_apply_steps_with`] errs.
     #[track_caller]
-    pub fn apply_steps_with(&self, field: &mut DoubleBuffer<T, N>, steps: usize, boundaries: [Boundary; N]) {
+    pub fn apply_steps_with<B: StencilKernels + CopyKernels>(
+        &self,
+        field: &mut DoubleBuffer<T, N, B>,
+        steps: usize,
+        boundaries: impl Into<Boundaries<T, N>>,
+    ) {
         or_panic(self.try_apply_steps_with(field, steps, boundaries))
     }
 
@@ -116,96 +193,124 @@ impl<T: Numeric, const N: usize, const R: usize, const K: usize> LinearStencil<T
     ///
     /// # Errors
     ///
-    /// As [`LinearStencil::try_apply_steps`].
-    pub fn try_apply_steps_with(
+    /// As [`LinearStencil::try_apply_steps`]; `Error::Layout` for an axis periodic on one side
+    /// only.
+    pub fn try_apply_steps_with<B: StencilKernels + CopyKernels>(
         &self,
-        field: &mut DoubleBuffer<T, N>,
+        field: &mut DoubleBuffer<T, N, B>,
         steps: usize,
-        boundaries: [Boundary; N],
+        boundaries: impl Into<Boundaries<T, N>>,
     ) -> Result<()> {
-        // SAFETY: `run_fused` hands over the plan of two distinct fields, borrowed uniquely.
-        self.run_fused(field, steps, boundaries, |plan| unsafe { plan.run_sequential() })
-    }
-
-    /// Plans `steps` sweeps over `field`'s two fields, runs the plan with `run` (when there is
-    /// anything to sweep), and makes the field written last the current one. The plan's fields
-    /// are distinct owned arrays, borrowed uniquely for the call.
-    pub(super) fn run_fused(
-        &self,
-        field: &mut DoubleBuffer<T, N>,
-        steps: usize,
-        boundaries: [Boundary; N],
-        run: impl FnOnce(&Plan<'_, Cpu, T, N, R, K>) -> Result<()>,
-    ) -> Result<()> {
-        let (a, b) = field.both_mut();
-        let fields = [a.desc_mut(), b.desc_mut()];
-        if let Some(plan) = Plan::<Cpu, T, N, R, K>::new(&Cpu, self.taps(), fields, steps, boundaries)? {
-            run(&plan)?;
-        }
-        if steps % 2 == 1 {
-            field.swap();
-        }
-        Ok(())
+        let sweep = LinearSweep { taps: self.taps(), radius: R };
+        // SAFETY: `run_steps` hands over the plan of two distinct fields, borrowed uniquely.
+        run_steps("LinearStencil::apply_steps", &sweep, field, steps, boundaries.into(), |plan| unsafe {
+            plan.run_sequential()
+        })
     }
 }
 
-/// One fused call: the stencil, the two fields (`fields[0]` holds sweep 0, the initial field),
-/// the boundaries and the schedule.
-pub(super) struct Plan<'t, B: Backend, T: Numeric, const N: usize, const R: usize, const K: usize> {
+/// Plans `steps` sweeps of `sweep` over `field`'s two fields, runs the plan (the wavefront by
+/// `fused`, or one call per sweep), and makes the field written last the current one. The
+/// plan's fields are distinct owned arrays, borrowed uniquely for the call.
+///
+/// # Errors
+///
+/// `Error::ShapeMismatch`, `Error::DeviceMismatch`, `Error::Layout`, `Error::Decomposition`
+/// (see [`Plan::new`]); the kernels' errors.
+pub(super) fn run_steps<B: CopyKernels, T: Pod, const N: usize, S: Sweep<B, T, N>>(
+    op: &'static str,
+    sweep: &S,
+    field: &mut DoubleBuffer<T, N, B>,
+    steps: usize,
+    boundaries: Boundaries<T, N>,
+    fused: impl FnOnce(&Plan<'_, B, T, N, S>) -> Result<()>,
+) -> Result<()> {
+    let (a, b) = field.both_mut();
+    let fields = [a.desc_mut(), b.desc_mut()];
+    if let Some(plan) = Plan::new(op, sweep, fields, steps, boundaries)? {
+        if plan.schedule.is_some() {
+            fused(&plan)?;
+        } else {
+            // SAFETY: the plan's two fields are distinct, borrowed uniquely (above).
+            unsafe { plan.run_unfused() }?;
+        }
+    }
+    if steps % 2 == 1 {
+        field.swap();
+    }
+    Ok(())
+}
+
+/// One call: the sweep, the two fields (`fields[0]` holds sweep 0, the initial field), the
+/// boundaries, the interior, and the wavefront's schedule (`None`: one call per sweep).
+pub(super) struct Plan<'s, B: Backend, T: Pod, const N: usize, S> {
     dev: B::Device,
-    taps: &'t [([isize; N], T); K],
+    sweep: &'s S,
     fields: [Desc<B, T, N>; 2],
-    boundaries: [Boundary; N],
-    schedule: Schedule,
+    radius: [usize; N],
+    boundaries: Boundaries<T, N>,
+    interior: [Range<usize>; N],
+    steps: usize,
+    schedule: Option<Schedule>,
 }
 
-impl<'t, B: StencilKernels + CopyKernels, T: Numeric, const N: usize, const R: usize, const K: usize>
-    Plan<'t, B, T, N, R, K>
-{
+impl<'s, B: CopyKernels, T: Pod, const N: usize, S: Sweep<B, T, N>> Plan<'s, B, T, N, S> {
     /// The plan after checking that both fields have one shape and one device; `None` when no
     /// sweep writes anything (no interior point, or no sweep).
     ///
     /// # Errors
     ///
-    /// `Error::ShapeMismatch`, `Error::DeviceMismatch`; `Error::Decomposition` when the
-    /// wavefront's step count overflows `usize`.
+    /// `Error::ShapeMismatch`, `Error::DeviceMismatch`; `Error::Layout` for an axis periodic on
+    /// one side only; `Error::Decomposition` when the wavefront's step count overflows `usize`.
     fn new(
-        dev: &B::Device,
-        taps: &'t [([isize; N], T); K],
+        op: &'static str,
+        sweep: &'s S,
         fields: [Desc<B, T, N>; 2],
         steps: usize,
-        boundaries: [Boundary; N],
+        boundaries: Boundaries<T, N>,
     ) -> Result<Option<Self>> {
-        let op = "LinearStencil::apply_steps";
         if fields[0].shape != fields[1].shape {
             return Err(Error::ShapeMismatch { op, expected: fields[0].shape.to_vec(), got: fields[1].shape.to_vec() });
         }
-        let devices = [B::handle_device(fields[0].handle), B::handle_device(fields[1].handle)];
-        crate::ops::output::same_device::<B>(op, dev, &devices)?;
-        let shape = fields[0].shape;
-        if N == 0 || steps == 0 || (0..N).any(|k| interior_range(shape[k], R).is_empty()) {
+        boundaries.check(op)?;
+        let dev = B::handle_device(fields[0].handle);
+        crate::ops::output::same_device::<B>(op, &dev, &[B::handle_device(fields[1].handle)])?;
+        let (shape, radius) = (fields[0].shape, sweep.radius());
+        let interior: [Range<usize>; N] = core::array::from_fn(|k| interior_range(shape[k], radius[k]));
+        if N == 0 || steps == 0 || interior.iter().any(|r| r.is_empty()) {
             return Ok(None);
         }
-        let rows = interior_range(shape[0], R);
+        let rows = interior[0].clone();
         // The wavefront's last step is `rows.end - 1 + (steps - 1) lag` and the sweeps are
         // numbered `1..steps + 1`: both must fit, with room to spare.
-        if steps.checked_mul(R.max(1)).and_then(|w| w.checked_add(rows.end)).is_none() {
+        if steps.checked_mul(radius[0].max(1)).and_then(|w| w.checked_add(rows.end)).is_none() {
             return Err(Error::Decomposition {
                 op,
                 reason: format!(
-                    "{steps} sweeps of a radius-{R} stencil over {} hyperplanes along axis 0 need a \
+                    "{steps} sweeps of a radius-{} stencil over {} hyperplanes along axis 0 need a \
                      wavefront of more than usize::MAX steps, which could never finish",
-                    shape[0]
+                    radius[0], shape[0]
                 ),
                 fix: "ask for fewer sweeps (a step count computed by a subtraction that wrapped \
                       around is the usual cause), or split them over several calls",
             });
         }
-        let schedule = Schedule::new(rows, steps, R, boundaries[0] == Boundary::Periodic);
-        Ok(Some(Plan { dev: dev.clone(), taps, fields, boundaries, schedule }))
+        // A mirrored axis 0 is refreshed right after the `R` hyperplanes it mirrors, which the
+        // interior must hold; a shorter one takes one call per sweep.
+        let mirrors_short =
+            rows.len() < radius[0] && [Side::Low, Side::High].iter().any(|&side| boundaries.mirrors(0, side));
+        let schedule = (sweep.wavefront() && !mirrors_short)
+            .then(|| Schedule::new(rows, steps, radius[0], boundaries.periodic(0)));
+        Ok(Some(Plan { dev, sweep, fields, radius, boundaries, interior, steps, schedule }))
     }
 
-    /// The sweeps on the wavefront, then the seam pass.
+    /// The fused plan's schedule.
+    fn schedule(&self) -> &Schedule {
+        self.schedule.as_ref().expect("a fused plan has a schedule")
+    }
+
+    /// One call per sweep: refill the source field's halos, sweep the whole interior; then
+    /// refill the last field's halos.
     ///
     /// # Safety
     ///
@@ -214,12 +319,39 @@ impl<'t, B: StencilKernels + CopyKernels, T: Numeric, const N: usize, const R: u
     /// # Errors
     ///
     /// `Error::Device` from a kernel.
-    unsafe fn run_sequential(&self) -> Result<()> {
-        let all = 1..self.schedule.sweeps() + 1;
+    unsafe fn run_unfused(&self) -> Result<()> {
+        let start = self.interior.clone().map(|r| r.start);
+        let shape = self.interior.clone().map(|r| r.len());
+        let region = |d: Desc<B, T, N>| (0..N).fold(d, |d, k| d.narrowed(k, start[k], shape[k]));
+        for t in 1..=self.steps {
+            let (src, dst) = (self.fields[(t - 1) % 2], self.fields[t % 2]);
+            // SAFETY: the caller's contract; the region is the interior, and `dst` is the other
+            // field.
+            unsafe {
+                self.boundaries.fill_axes(&self.dev, src, 0..N, &self.radius, Which::All)?;
+                self.sweep.region(&self.dev, region(dst), region(src), start, shape)?;
+            }
+        }
+        // SAFETY: the caller's contract.
+        unsafe { self.boundaries.fill_axes(&self.dev, self.fields[self.steps % 2], 0..N, &self.radius, Which::All) }
+    }
+
+    /// The sweeps on the wavefront, then the seam pass.
+    ///
+    /// # Safety
+    ///
+    /// As for `run_unfused`.
+    ///
+    /// # Errors
+    ///
+    /// `Error::Device` from a kernel.
+    pub(super) unsafe fn run_sequential(&self) -> Result<()> {
+        let schedule = self.schedule();
+        let all = 1..schedule.sweeps() + 1;
         // SAFETY: the caller's contract.
         unsafe { self.prepare() }?;
-        for s in self.schedule.steps() {
-            for (t, i) in self.schedule.at_step(s, all.clone()) {
+        for s in schedule.steps() {
+            for (t, i) in schedule.at_step(s, all.clone()) {
                 // SAFETY: the caller's contract; the wavefront's order is the one `compute`
                 // requires (module documentation).
                 unsafe { self.compute(t, i) }?;
@@ -229,57 +361,70 @@ impl<'t, B: StencilKernels + CopyKernels, T: Numeric, const N: usize, const R: u
         unsafe { self.finish() }
     }
 
-    /// Refreshes the halos of the periodic axes after the first on every hyperplane of both
-    /// fields (the halos of fixed hyperplanes are never computed, so they are refreshed here
-    /// once), and the halo of axis 0 of the initial field.
+    /// Before the wavefront: the initial field's halos as one refill makes them, the `Value`
+    /// halos of the other field (no sweep writes them), and the following halos of the axes
+    /// after the first on every hyperplane of the other field (those of hyperplanes no sweep
+    /// computes, the halo hyperplanes of axis 0, are refreshed only here).
     ///
     /// # Safety
     ///
-    /// As for `run_sequential`.
+    /// As for `run_unfused`.
     ///
     /// # Errors
     ///
-    /// `Error::Device` from the copy kernel.
+    /// `Error::Device` from a kernel.
     pub(super) unsafe fn prepare(&self) -> Result<()> {
-        if (1..N).any(|k| self.boundaries[k] == Boundary::Periodic) {
-            for d in self.fields {
-                for i in 0..d.shape[0] {
-                    // SAFETY: the caller's contract; every axis has a non-empty interior.
-                    unsafe { wrap_hyperplane(&self.dev, d, i, &self.boundaries, R) }?;
+        let [first, other] = self.fields;
+        // SAFETY: the caller's contract; every axis has a non-empty interior.
+        unsafe {
+            self.boundaries.fill_axes(&self.dev, first, 0..N, &self.radius, Which::All)?;
+            for axis in 0..N {
+                for side in [Side::Low, Side::High] {
+                    if matches!(self.boundaries.at(axis, side), super::Boundary::Value(_)) {
+                        self.boundaries.fill(&self.dev, other, axis, side, self.radius[axis], Which::All)?;
+                    }
                 }
             }
-        }
-        if self.boundaries[0] == Boundary::Periodic {
-            // SAFETY: as above.
-            unsafe { wrap_axis(&self.dev, self.fields[0], 0, R) }?;
+            self.boundaries.fill_axes(&self.dev, other, 1..N, &self.radius, Which::Following)?;
         }
         Ok(())
     }
 
-    /// Sweep `t` at interior hyperplane `i`, then the hyperplane's halos.
+    /// Sweep `t` at interior hyperplane `i`, then the hyperplane's halos, and the mirrored halos
+    /// of axis 0 that this hyperplane completes.
     ///
     /// # Safety
     ///
-    /// As for `run_sequential`, and every hyperplane of sweep `t - 1` within `R` of `i` is
-    /// computed (with its halos) and not yet overwritten, and no later computation reads
-    /// hyperplane `i` of sweep `t - 2` (the schedule's order).
+    /// As for `run_unfused`, and every hyperplane of sweep `t - 1` within `R` of `i` is computed
+    /// (with its halos) and not yet overwritten, and no later computation reads hyperplane `i`
+    /// of sweep `t - 2` (the schedule's order).
     ///
     /// # Errors
     ///
     /// `Error::Device` from a kernel.
     pub(super) unsafe fn compute(&self, t: usize, i: usize) -> Result<()> {
         let (src, dst) = (self.fields[(t - 1) % 2], self.fields[t % 2]);
+        let mut start = self.interior.clone().map(|r| r.start);
+        let mut shape = self.interior.clone().map(|r| r.len());
+        (start[0], shape[0]) = (i, 1);
+        let region = |d: Desc<B, T, N>| (0..N).fold(d, |d, k| d.narrowed(k, start[k], shape[k]));
         // SAFETY: hyperplane `i` is interior, so every tap of its points lies in `src`; `dst` is
         // the other field; the caller's contract orders the reads and writes.
         unsafe {
-            B::linear(
-                &self.dev,
-                interior_hyperplane::<B, T, N, R>(dst, i),
-                interior_hyperplane::<B, T, N, R>(src, i),
-                self.taps,
-            )?;
-            wrap_hyperplane(&self.dev, dst, i, &self.boundaries, R)
+            self.sweep.region(&self.dev, region(dst), region(src), start, shape)?;
+            self.boundaries.fill_axes(&self.dev, dst.narrowed(0, i, 1), 1..N, &self.radius, Which::Following)?;
+            // A mirrored side of axis 0 mirrors the `R` interior hyperplanes next to it: refilled
+            // once the last of them is computed, before sweep `t + 1` reads the halo (a lag of
+            // `R` later), and after sweep `t - 1` has read the halo it replaces.
+            let (rows, r) = (&self.interior[0], self.radius[0]);
+            if r > 0 && i == rows.start + r - 1 && self.boundaries.mirrors(0, Side::Low) {
+                self.boundaries.fill(&self.dev, dst, 0, Side::Low, r, Which::Following)?;
+            }
+            if r > 0 && i == rows.end - 1 && self.boundaries.mirrors(0, Side::High) {
+                self.boundaries.fill(&self.dev, dst, 0, Side::High, r, Which::Following)?;
+            }
         }
+        Ok(())
     }
 
     /// The seam pass of a periodic axis 0: sweep by sweep, the hyperplanes the wavefront left,
@@ -287,35 +432,25 @@ impl<'t, B: StencilKernels + CopyKernels, T: Numeric, const N: usize, const R: u
     ///
     /// # Safety
     ///
-    /// As for `run_sequential`, after the wavefront.
+    /// As for `run_unfused`, after the wavefront.
     ///
     /// # Errors
     ///
     /// `Error::Device` from a kernel.
     pub(super) unsafe fn finish(&self) -> Result<()> {
-        if self.boundaries[0] != Boundary::Periodic {
+        if !self.boundaries.periodic(0) {
             return Ok(());
         }
-        for t in 1..=self.schedule.sweeps() {
-            for i in self.schedule.seam_rows(t) {
+        let schedule = self.schedule();
+        for t in 1..=schedule.sweeps() {
+            for i in schedule.seam_rows(t) {
                 // SAFETY: sweep `t - 1` is complete, with its halo, near the seam, and sweep
                 // `t + 1` has overwritten sweep `t - 1` only beyond what this reads (`schedule`).
                 unsafe { self.compute(t, i) }?;
             }
             // SAFETY: the caller's contract; sweep `t` is complete.
-            unsafe { wrap_axis(&self.dev, self.fields[t % 2], 0, R) }?;
+            unsafe { self.boundaries.fill_axes(&self.dev, self.fields[t % 2], 0..1, &self.radius, Which::Following) }?;
         }
         Ok(())
     }
-}
-
-/// Hyperplane `i` (of axis 0) of `d`'s interior for radius `R`.
-fn interior_hyperplane<B: Backend, T: Numeric, const N: usize, const R: usize>(
-    d: Desc<B, T, N>,
-    i: usize,
-) -> Desc<B, T, N> {
-    (1..N).fold(d.narrowed(0, i, 1), |plane, k| {
-        let r = interior_range(d.shape[k], R);
-        plane.narrowed(k, r.start, r.len())
-    })
 }

@@ -3,11 +3,11 @@
 use core::ops::Range;
 use core::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
-use super::{Boundary, Plan};
-use crate::element::Numeric;
+use super::{run_steps, LinearSweep, Plan, Sweep};
+use crate::element::{Numeric, Pod};
 use crate::error::{or_panic, Error, Result};
-use crate::kernel::Cpu;
-use crate::stencil::{DoubleBuffer, LinearStencil};
+use crate::kernel::{CopyKernels, Cpu};
+use crate::stencil::{Boundaries, Boundary, DoubleBuffer, LinearStencil};
 
 impl<T: Numeric + Send + Sync, const N: usize, const R: usize, const K: usize> LinearStencil<T, N, R, K> {
     /// [`LinearStencil::apply_steps`] on rayon's threads (as many as its pool has, at most one
@@ -34,10 +34,10 @@ impl<T: Numeric + Send + Sync, const N: usize, const R: usize, const K: usize> L
     /// `steps` is so large that the wavefront's step count overflows `usize` (see
     /// [`LinearStencil::try_apply_steps`]).
     pub fn try_par_apply_steps(&self, field: &mut DoubleBuffer<T, N>, steps: usize) -> Result<()> {
-        self.try_par_apply_steps_with(field, steps, [Boundary::Fixed; N])
+        self.try_par_apply_steps_with(field, steps, Boundaries::all(Boundary::Fixed))
     }
 
-    /// [`LinearStencil::apply_steps_with`] (fixed or periodic axes) on rayon's threads, as
+    /// [`LinearStencil::apply_steps_with`] (any boundaries) on rayon's threads, as
     /// [`LinearStencil::par_apply_steps`]; the same result, bit for bit.
     ///
     /// # Panics
@@ -45,7 +45,12 @@ impl<T: Numeric + Send + Sync, const N: usize, const R: usize, const K: usize> L
     /// As [`LinearStencil::try_par_apply_steps_with`] errs, and as
     /// [`LinearStencil::par_apply_steps`] for a panicking thread.
     #[track_caller]
-    pub fn par_apply_steps_with(&self, field: &mut DoubleBuffer<T, N>, steps: usize, boundaries: [Boundary; N]) {
+    pub fn par_apply_steps_with(
+        &self,
+        field: &mut DoubleBuffer<T, N>,
+        steps: usize,
+        boundaries: impl Into<Boundaries<T, N>>,
+    ) {
         or_panic(self.try_par_apply_steps_with(field, steps, boundaries))
     }
 
@@ -58,22 +63,23 @@ impl<T: Numeric + Send + Sync, const N: usize, const R: usize, const K: usize> L
         &self,
         field: &mut DoubleBuffer<T, N>,
         steps: usize,
-        boundaries: [Boundary; N],
+        boundaries: impl Into<Boundaries<T, N>>,
     ) -> Result<()> {
-        // SAFETY: `run_fused` hands over the plan of two distinct fields, borrowed uniquely.
-        self.run_fused(field, steps, boundaries, |plan| unsafe { run_parallel(plan) })
+        let sweep = LinearSweep { taps: self.taps(), radius: R };
+        // SAFETY: `run_steps` hands over the plan of two distinct fields, borrowed uniquely.
+        run_steps("LinearStencil::par_apply_steps", &sweep, field, steps, boundaries.into(), |plan| unsafe {
+            run_parallel(plan)
+        })
     }
 }
 
 /// A plan handed to the pipeline's threads; `run_parallel` argues why their accesses do not race.
-struct SharedPlan<'p, 't, T: Numeric, const N: usize, const R: usize, const K: usize>(&'p Plan<'t, Cpu, T, N, R, K>);
+struct SharedPlan<'p, 's, T: Pod, const N: usize, S>(&'p Plan<'s, Cpu, T, N, S>);
 
-// SAFETY: a plan is descriptors (pointers, shapes, strides), taps and a schedule; the threads'
-// accesses through it follow the order `run_parallel` documents.
-unsafe impl<T: Numeric + Send + Sync, const N: usize, const R: usize, const K: usize> Sync
-    for SharedPlan<'_, '_, T, N, R, K>
-{
-}
+// SAFETY: a plan is descriptors (pointers, shapes, strides), a sweep (taps, or coefficient fields
+// that no thread writes, and parameters) and a schedule; the threads' accesses through it follow
+// the order `run_parallel` documents.
+unsafe impl<T: Pod + Send + Sync, const N: usize, S> Sync for SharedPlan<'_, '_, T, N, S> {}
 
 /// Raises the pipeline's `stopped` flag when a thread leaves before finishing its sweeps (an
 /// error, or a panic unwinding), so that the threads waiting on it stop instead of computing from
@@ -145,10 +151,13 @@ fn groups(steps: usize, threads: usize) -> Vec<Range<usize>> {
 /// # Safety
 ///
 /// As for `Plan::run_sequential`.
-unsafe fn run_parallel<T: Numeric + Send + Sync, const N: usize, const R: usize, const K: usize>(
-    plan: &Plan<'_, Cpu, T, N, R, K>,
-) -> Result<()> {
-    let schedule = &plan.schedule;
+pub(in crate::stencil) unsafe fn run_parallel<T: Pod + Send + Sync, const N: usize, S: Sweep<Cpu, T, N>>(
+    plan: &Plan<'_, Cpu, T, N, S>,
+) -> Result<()>
+where
+    Cpu: CopyKernels,
+{
+    let schedule = plan.schedule();
     let steps = schedule.sweeps();
     let threads = rayon::current_num_threads().min(steps).max(1);
     if threads == 1 {
@@ -171,7 +180,7 @@ unsafe fn run_parallel<T: Numeric + Send + Sync, const N: usize, const R: usize,
                 let levels = levels.clone();
                 scope.spawn(move || {
                     let mut guard = StopOnDrop { stopped, finished: false };
-                    let schedule = &shared.0.schedule;
+                    let schedule = shared.0.schedule();
                     for s in schedule.steps() {
                         if stopped.load(Ordering::Relaxed) {
                             return; // another thread failed: the call's result is its failure
