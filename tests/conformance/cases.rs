@@ -3,7 +3,7 @@
 //! within a few ulps scaled to the operation (a device may fuse or reorder).
 
 use cnda::prelude::*;
-use cnda::stencil::{LinearStencil, Scalar};
+use cnda::stencil::{Boundary, LinearStencil, Scalar};
 use cnda::GemmElement;
 
 use crate::harness::{BinOp, Harness, Reduction, UnOp, View, VIEWS};
@@ -349,6 +349,33 @@ fn expression_stencils_for<H: Harness, T: Scalar>() {
                 to_f64(uu(0, 0) + a * kk(0, 1) * lap + pick)
             };
             check_matrix(&format!("{} stencil! {vu:?} {shape:?}", H::NAME), &got, want, shape, 4.0 * eps::<T>());
+        }
+    }
+}
+
+pub fn time_steps<H: Harness>() {
+    time_steps_for::<H, f32>();
+    if H::supports_f64_transcendentals() {
+        time_steps_for::<H, f64>();
+    }
+}
+
+/// `Mixed`'s time steps with per-side boundaries against the CPU's (itself checked against
+/// naive sweeps in tests/time_steps.rs): one call per sweep on devices, the fused wavefront on
+/// the CPU, the same result (exact where operations round alike, a few ulps per step on
+/// WebGPU).
+fn time_steps_for<H: Harness, T: Scalar>() {
+    let b = [[Boundary::Neumann, Boundary::Value(T::from_f64(0.5))], [Boundary::Periodic, Boundary::Periodic]];
+    for (seed, &shape) in shapes().iter().enumerate() {
+        let u = field::<T>(shape, seed as u64 + 11);
+        let k = field::<T>(shape, seed as u64 + 13);
+        for steps in [1, 4, 9] {
+            let got = H::time_steps(&u, &k, T::from_f64(0.25), steps, b);
+            let want = crate::harness::CpuHarness::time_steps(&u, &k, T::from_f64(0.25), steps, b);
+            let what = format!("{} time steps {steps} {shape:?}", H::NAME);
+            let tol = 8.0 * steps as f64 * eps::<T>();
+            check_matrix(&format!("{what} current"), &got.0, |ix| to_f64(want.0[ix]), shape, tol);
+            check_matrix(&format!("{what} other"), &got.1, |ix| to_f64(want.1[ix]), shape, tol);
         }
     }
 }

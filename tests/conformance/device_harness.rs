@@ -11,7 +11,7 @@ use cnda::kernel::MatmulKernels;
 use cnda::kernel::ReduceKernels;
 use cnda::kernel::{ExprStencilKernels, StencilKernels};
 use cnda::prelude::*;
-use cnda::stencil::{LinearStencil, Scalar};
+use cnda::stencil::{Boundary, DoubleBuffer, LinearStencil, Scalar};
 use cnda::view::{Shared, Unique};
 use cnda::GemmElement;
 
@@ -179,6 +179,21 @@ impl<D: Device> Harness for DeviceHarness<D> {
         let mut out = output.to_owned();
         s.apply(device_view(input, va), out.view_mut());
         D::download(&out)
+    }
+
+    fn time_steps<T: Scalar>(
+        u: &Array<T, 2>,
+        k: &Array<T, 2>,
+        a: T,
+        steps: usize,
+        b: [[Boundary<T>; 2]; 2],
+    ) -> (Array<T, 2>, Array<T, 2>) {
+        let mut f = DoubleBuffer::from_pair(D::upload(u), D::upload(u));
+        let dk = D::upload(k);
+        Mixed.apply_steps_with(&mut f, steps, &dk, (a,), b);
+        let current = D::download(f.current());
+        f.swap();
+        (current, D::download(&f.into_current()))
     }
 
     fn expression_stencil<T: Scalar>(

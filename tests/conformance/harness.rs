@@ -2,7 +2,7 @@
 //! four views the cases take, and each op family. Results come back as host arrays.
 
 use cnda::prelude::*;
-use cnda::stencil::{stencil, LinearStencil, Scalar};
+use cnda::stencil::{stencil, Boundary, DoubleBuffer, LinearStencil, Scalar};
 use cnda::GemmElement;
 
 /// The views every case takes of its operands.
@@ -115,6 +115,15 @@ pub trait Harness {
         va: View,
         output: &Self::Matrix<T>,
     ) -> Array<T, 2>;
+    /// `steps` time steps of [`Mixed`] over a field starting from `u` (both fields), coefficient
+    /// field `k`, parameter `a`, boundaries `b`: both fields afterwards, current first.
+    fn time_steps<T: Scalar>(
+        u: &Array<T, 2>,
+        k: &Array<T, 2>,
+        a: T,
+        steps: usize,
+        b: [[Boundary<T>; 2]; 2],
+    ) -> (Array<T, 2>, Array<T, 2>);
     /// [`Mixed`] applied to `view(u)` and `k` (plain) with parameter `a` into a copy of `output`.
     fn expression_stencil<T: Scalar>(
         u: &Self::Matrix<T>,
@@ -235,6 +244,20 @@ impl Harness for CpuHarness {
         let mut out = output.clone();
         s.apply(host_view(input, va), out.view_mut());
         out
+    }
+
+    fn time_steps<T: Scalar>(
+        u: &Array<T, 2>,
+        k: &Array<T, 2>,
+        a: T,
+        steps: usize,
+        b: [[Boundary<T>; 2]; 2],
+    ) -> (Array<T, 2>, Array<T, 2>) {
+        let mut f = DoubleBuffer::new(u.clone());
+        Mixed.apply_steps_with(&mut f, steps, k, (a,), b);
+        let current = f.current().clone();
+        f.swap();
+        (current, f.into_current())
     }
 
     fn expression_stencil<T: Scalar>(

@@ -97,6 +97,15 @@ macro_rules! conformance {
                 }
                 cases::expression_stencils::<$Harness>();
             }
+
+            #[test]
+            fn time_steps_with_boundaries() {
+                if !<$Harness as crate::harness::Harness>::available() {
+                    eprintln!("SKIP: no {} device", <$Harness as crate::harness::Harness>::NAME);
+                    return;
+                }
+                cases::time_steps::<$Harness>();
+            }
         }
     )*};
 }

@@ -1,0 +1,196 @@
+//! Time steps with boundaries: `apply_steps_with` (fused on the CPU, sequential and on two
+//! threads) against `k` separate sweeps whose halos a naive reference refills before every sweep
+//! and after the last, written here from the definitions (no cnda halo code): bit for bit, both
+//! fields. `stencil!` stencils with coefficient fields and `LinearStencil`s, every boundary kind
+//! per side, radii 1-2 (anisotropic too), ranks 2 and 3, odd sizes, k = 1..9.
+
+use cnda::prelude::*;
+use cnda::stencil::{Boundaries, Boundary, DoubleBuffer, LinearStencil, Side};
+use proptest::prelude::*;
+
+/// Where halo position `p` (relative to the interior start) reads from on an axis with `n`
+/// interior points, by the definition of each boundary; `None` for a value or a fixed point.
+fn source(p: isize, n: isize, b: Boundary<f64>) -> Option<isize> {
+    match b {
+        Boundary::Fixed | Boundary::Value(_) => None,
+        Boundary::Periodic => Some(p.rem_euclid(n)),
+        Boundary::Neumann => {
+            // Mirror about the face, the edge repeated, one fold at a time.
+            let mut q = p;
+            while !(0..n).contains(&q) {
+                q = if q < 0 { -q - 1 } else { 2 * n - 1 - q };
+            }
+            Some(q)
+        }
+    }
+}
+
+/// The naive refill of `a`'s halos (width `r[k]` on axis `k`), axis by axis, as `fill_halo`
+/// orders them.
+fn refill<const N: usize>(a: &mut Array<f64, N>, r: [usize; N], b: &[[Boundary<f64>; 2]; N]) {
+    let shape = a.shape();
+    for k in 0..N {
+        let n = (shape[k] - 2 * r[k]) as isize;
+        let copy = a.clone();
+        *a = Array::from_fn(shape, |index| {
+            let p = index[k] as isize - r[k] as isize;
+            if (0..n).contains(&p) {
+                return copy[index];
+            }
+            let side = b[k][usize::from(p >= n)];
+            match (side, source(p, n, side)) {
+                (Boundary::Value(v), _) => v,
+                (_, Some(q)) => {
+                    let mut from = index;
+                    from[k] = (q + r[k] as isize) as usize;
+                    copy[from]
+                }
+                _ => copy[index],
+            }
+        });
+    }
+}
+
+fn both<const N: usize>(f: DoubleBuffer<f64, N>) -> (Array<f64, N>, Array<f64, N>) {
+    let mut f = f;
+    let current = f.current().clone();
+    f.swap();
+    (current, f.into_current())
+}
+
+/// A random boundary for one side (periodic is decided per axis).
+fn side_boundary(pick: u8, value: f64) -> Boundary<f64> {
+    match pick % 3 {
+        0 => Boundary::Fixed,
+        1 => Boundary::Value(value),
+        _ => Boundary::Neumann,
+    }
+}
+
+fn boundaries<const N: usize>(picks: [u8; 4], periodic: [bool; N]) -> [[Boundary<f64>; 2]; N] {
+    core::array::from_fn(|k| {
+        if periodic[k] {
+            [Boundary::Periodic; 2]
+        } else {
+            [side_boundary(picks[(2 * k) % 4], -1.5 + k as f64), side_boundary(picks[(2 * k + 1) % 4], 2.25)]
+        }
+    })
+}
+
+stencil! {
+    /// A variable-coefficient diffusion with an advection term, radius 2 along axis 0 and 1 along
+    /// axis 1.
+    pub struct AdvectDiffuse = |u, k, c; dt: T| u[0, 0]
+        + dt * (k[0, 0] * (u[-1, 0] + u[1, 0] + u[0, -1] + u[0, 1] - 4.0 * u[0, 0])
+            - c[0, 0] * (u[2, 0] - u[-2, 0]) * 0.25);
+}
+
+/// The reference: refill, apply, swap, `steps` times; then a last refill.
+fn reference_steps(
+    initial: &Array<f64, 2>,
+    next: &Array<f64, 2>,
+    k: &Array<f64, 2>,
+    c: &Array<f64, 2>,
+    steps: usize,
+    b: &[[Boundary<f64>; 2]; 2],
+) -> (Array<f64, 2>, Array<f64, 2>) {
+    let mut f = DoubleBuffer::from_pair(initial.clone(), next.clone());
+    let r = [2, 1];
+    let shape = initial.shape();
+    if steps == 0 || shape[0] < 5 || shape[1] < 3 {
+        for _ in 0..steps {
+            f.swap();
+        }
+        return both(f);
+    }
+    for _ in 0..steps {
+        refill(f.current_mut(), r, b);
+        let (u, v) = f.split();
+        AdvectDiffuse.apply((u, k, c), v, (0.05,));
+        f.swap();
+    }
+    refill(f.current_mut(), r, b);
+    both(f)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(96))]
+
+    #[test]
+    fn stencil_macro_time_steps_match_separate_sweeps_with_refilled_halos(
+        n0 in 1usize..14, n1 in 1usize..11, steps in 0usize..10, picks in any::<[u8; 4]>(),
+        periodic in any::<[bool; 2]>(), seed in 0u64..50, threads in 1usize..3,
+    ) {
+        let shape = [n0, n1];
+        let field = |s: u64| Array::from_fn(shape, move |[i, j]| ((i as u64 * 31 + j as u64 * 17 + s) % 23) as f64 * 0.125 - 1.0);
+        let (initial, next) = (field(seed), field(seed + 7));
+        let (k, c) = (field(seed + 3).map(|x| 0.5 + 0.1 * x), field(seed + 5));
+        let b = boundaries(picks, periodic);
+        let want = reference_steps(&initial, &next, &k, &c, steps, &b);
+        let mut f = DoubleBuffer::from_pair(initial.clone(), next.clone());
+        if threads == 1 {
+            AdvectDiffuse.apply_steps_with(&mut f, steps, (&k, &c), (0.05,), b);
+        } else {
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+            pool.install(|| AdvectDiffuse.par_apply_steps_with(&mut f, steps, (&k, &c), (0.05,), b));
+        }
+        let got = both(f);
+        prop_assert_eq!(&got.0, &want.0, "current field, {:?} {} steps, {:?}", shape, steps, b);
+        prop_assert_eq!(&got.1, &want.1, "other field");
+    }
+
+    /// A radius-1 `LinearStencil` in 3D with per-side boundaries, fused against the reference.
+    #[test]
+    fn linear_stencil_time_steps_with_per_side_boundaries_in_3d(
+        n in 3usize..8, m in 3usize..7, l in 3usize..6, steps in 1usize..8, picks in any::<[u8; 4]>(),
+        periodic in any::<[bool; 3]>(),
+    ) {
+        let shape = [n, m, l];
+        let initial = Array::from_fn(shape, |[i, j, k]| ((i * 7 + j * 3 + k * 5) % 11) as f64);
+        let b: [[Boundary<f64>; 2]; 3] = core::array::from_fn(|a| {
+            if periodic[a] { [Boundary::Periodic; 2] } else { [side_boundary(picks[a], 9.0), side_boundary(picks[a + 1], -3.0)] }
+        });
+        let jacobi = LinearStencil::jacobi_7pt();
+        let mut reference = DoubleBuffer::new(initial.clone());
+        for _ in 0..steps {
+            refill(reference.current_mut(), [1; 3], &b);
+            let (u, v) = reference.split();
+            jacobi.apply(u, v);
+            reference.swap();
+        }
+        refill(reference.current_mut(), [1; 3], &b);
+        let mut fused = DoubleBuffer::new(initial);
+        jacobi.apply_steps_with(&mut fused, steps, b);
+        prop_assert_eq!(both(fused), both(reference));
+    }
+}
+
+#[test]
+fn boundaries_per_side_build_from_arrays_and_refuse_a_half_periodic_axis() {
+    let per_axis: Boundaries<f64, 2> = [Boundary::Neumann, Boundary::Value(1.0)].into();
+    assert_eq!(per_axis.at(0, Side::High), Boundary::Neumann);
+    assert_eq!(per_axis.at(1, Side::Low), Boundary::Value(1.0));
+    let mixed = Boundaries::all(Boundary::Fixed).with(1, Side::High, Boundary::Periodic);
+    let mut f = DoubleBuffer::new(Array::<f64, 2>::zeros([6, 6]));
+    let err = LinearStencil::jacobi_5pt().try_apply_steps_with(&mut f, 2, mixed).unwrap_err();
+    assert!(err.to_string().contains("axis 1 is periodic on one side only"), "{err}");
+}
+
+#[test]
+fn a_value_boundary_holds_its_value_in_both_fields() {
+    let s = stencil!(|u| 0.5 * (u[-1] + u[1]));
+    let b = [[Boundary::Value(4.0), Boundary::Value(-2.0)]];
+    let mut f = DoubleBuffer::new(Array::<f64, 1>::zeros([9]));
+    s.apply_steps_with(&mut f, 3, (), (), b);
+    let (a, other) = both(f);
+    assert_eq!((a[[0]], a[[8]], other[[0]], other[[8]]), (4.0, -2.0, 4.0, -2.0));
+    // By hand: 2, 1, 0.5 reach in from the left after three sweeps of averaging.
+    let mut want = Array::<f64, 1>::zeros([9]);
+    for _ in 0..3 {
+        refill(&mut want, [1], &b);
+        want =
+            Array::from_fn([9], |[i]| if i == 0 || i == 8 { want[[i]] } else { 0.5 * (want[[i - 1]] + want[[i + 1]]) });
+    }
+    refill(&mut want, [1], &b);
+    assert_eq!(a, want);
+}
