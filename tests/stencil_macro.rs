@@ -202,6 +202,12 @@ proptest! {
         let k = Array::from_fn([n0, n1], |[i, j]| ((i * 3 + j * 5) as u64 % 17) as f64 - 8.0);
         let mut out = Array::<f64, 2>::full([n0, n1], 0.5);
         s.apply((u, &k), &mut out, (1.25, -0.5));
+        #[cfg(feature = "rayon")]
+        {
+            let mut par = Array::<f64, 2>::full([n0, n1], 0.5);
+            s.par_apply((u, &k), &mut par, (1.25, -0.5));
+            prop_assert_eq!(&par, &out);
+        }
         let mut want = vec![0.5; n0 * n1];
         naive(&[n0, n1], &[2, 1], &[u.to_owned().as_slice().to_vec(), k.as_slice().to_vec()], &mut want, |r| {
             1.25 * r(0, &[2, -1]) + r(1, &[0, 0]) * (r(0, &[-2, 1]) - -0.5 * r(1, &[1, 1]))

@@ -132,6 +132,40 @@ pub trait StencilApply<T: Scalar, const N: usize>: Stencil<T, N> {
         apply::<Self, B, T, N>(out, &fields, &params)
     }
 
+    /// [`StencilApply::apply`] on the CPU with rayon's threads: bands of the first axis, one per
+    /// task; the same result, bit for bit.
+    ///
+    /// # Panics
+    ///
+    /// As [`StencilApply::try_par_apply`] errs.
+    #[cfg(feature = "rayon")]
+    #[track_caller]
+    fn par_apply<I: Fields<T, N, Cpu, Self::Arity>>(
+        &self,
+        fields: I,
+        output: impl AsOperandMut<T, N, Cpu>,
+        params: Self::Params,
+    ) {
+        or_panic(self.try_par_apply(fields, output, params))
+    }
+
+    /// [`StencilApply::par_apply`], returning errors.
+    ///
+    /// # Errors
+    ///
+    /// As [`StencilApply::try_apply`].
+    #[cfg(feature = "rayon")]
+    fn try_par_apply<I: Fields<T, N, Cpu, Self::Arity>>(
+        &self,
+        fields: I,
+        mut output: impl AsOperandMut<T, N, Cpu>,
+        params: Self::Params,
+    ) -> Result<()> {
+        let out = output.operand_desc_mut();
+        let fields = fields.field_descs();
+        par_apply::<Self, T, N>(out, &fields, &params)
+    }
+
     /// `steps` sweeps over `field` (the stencil's first field), each reading the current field
     /// and writing the next one, then swapping them, with `coefficients` (the stencil's other
     /// fields, `()` for none) read by every sweep: bit for bit the same as `steps` times
@@ -267,12 +301,18 @@ pub trait StencilApply<T: Scalar, const N: usize>: Stencil<T, N> {
 
 impl<S: Stencil<T, N>, T: Scalar, const N: usize> StencilApply<T, N> for S {}
 
-/// The generic algorithm: checks, the interior, and the backend's kernel.
-fn apply<S: Stencil<T, N>, B: ExprStencilKernels, T: Scalar, const N: usize>(
+/// The generic algorithm's checks and the interior: the output's and every field's interior
+/// region (the points at least the radius from every edge), or `None` when it is empty.
+///
+/// # Errors
+///
+/// `Error::Layout` for a stencil that disagrees with itself; `Error::ShapeMismatch`;
+/// `Error::DeviceMismatch`.
+#[allow(clippy::type_complexity)]
+fn interior<S: Stencil<T, N>, B: Backend, T: Scalar, const N: usize>(
     out: Desc<B, T, N>,
     fields: &[Desc<B, T, N>],
-    params: &S::Params,
-) -> Result<()> {
+) -> Result<Option<(Desc<B, T, N>, SmallVec<[Desc<B, T, N>; 4]>)>> {
     const OP: &str = "stencil apply";
     // `Fields` of the stencil's `Arity` gives one operand per field for every `stencil!`; a
     // hand-written `Stencil` could disagree with itself, and kernels trust these counts.
@@ -300,19 +340,55 @@ fn apply<S: Stencil<T, N>, B: ExprStencilKernels, T: Scalar, const N: usize>(
     let radius = S::radius();
     let ranges: [core::ops::Range<usize>; N] = core::array::from_fn(|k| interior_range(out.shape[k], radius[k]));
     if ranges.iter().any(|r| r.is_empty()) {
-        return Ok(());
+        return Ok(None);
     }
-    let interior = |mut d: Desc<B, T, N>| {
-        for (k, r) in ranges.iter().enumerate() {
-            d = d.narrowed(k, r.start, r.len());
+    let region = |d: Desc<B, T, N>| (0..N).fold(d, |d, k| d.narrowed(k, ranges[k].start, ranges[k].len()));
+    Ok(Some((region(out), fields.iter().map(|&f| region(f)).collect())))
+}
+
+/// The generic algorithm: checks, the interior, and the backend's kernel.
+fn apply<S: Stencil<T, N>, B: ExprStencilKernels, T: Scalar, const N: usize>(
+    out: Desc<B, T, N>,
+    fields: &[Desc<B, T, N>],
+    params: &S::Params,
+) -> Result<()> {
+    let Some((out, inner)) = interior::<S, B, T, N>(out, fields)? else { return Ok(()) };
+    // SAFETY: one field per name (checked by `interior`); every descriptor is a borrowed
+    // operand's, live for the call; every point of the interior is at least the radius from
+    // every edge, so each tap lies inside its field (same shape as the output); the output is
+    // uniquely borrowed, so it overlaps no field.
+    unsafe { B::expression::<S, T, N>(&B::handle_device(out.handle), out, &inner, params) }
+}
+
+/// [`apply`] on rayon's threads: bands of the interior's first axis, one kernel call each.
+#[cfg(feature = "rayon")]
+fn par_apply<S: Stencil<T, N>, T: Scalar, const N: usize>(
+    out: Desc<Cpu, T, N>,
+    fields: &[Desc<Cpu, T, N>],
+    params: &S::Params,
+) -> Result<()> {
+    use crate::kernel::host::HostEngine;
+    let Some((out, inner)) = interior::<S, Cpu, T, N>(out, fields)? else { return Ok(()) };
+    if N == 0 {
+        // SAFETY: as in `apply`.
+        return unsafe { Cpu::expression::<S, T, N>(&Cpu, out, &inner, params) };
+    }
+    /// The operands handed to the bands' tasks.
+    struct Shared<T: Scalar, const N: usize>(Desc<Cpu, T, N>, SmallVec<[Desc<Cpu, T, N>; 4]>);
+    // SAFETY: the tasks write disjoint bands of the output (distinct positions of axis 0) and
+    // only read the fields, which nothing writes during the call.
+    unsafe impl<T: Scalar, const N: usize> Sync for Shared<T, N> {}
+    let shared = Shared(out, inner);
+    let failed = std::sync::Mutex::new(None);
+    Cpu::for_each_subrange(0..out.shape[0], 2, |rows| {
+        let shared = &shared; // the whole wrapper (a closure would capture only its fields)
+        let band = |d: Desc<Cpu, T, N>| d.narrowed(0, rows.start, rows.len());
+        let fields: SmallVec<[Desc<Cpu, T, N>; 4]> = shared.1.iter().map(|&f| band(f)).collect();
+        // SAFETY: as in `apply`, for one band; bands are disjoint, so no output element is
+        // written by two tasks.
+        if let Err(e) = unsafe { Cpu::expression::<S, T, N>(&Cpu, band(shared.0), &fields, params) } {
+            failed.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert(e);
         }
-        d
-    };
-    let inner: SmallVec<[Desc<B, T, N>; 4]> = fields.iter().map(|&f| interior(f)).collect();
-    // SAFETY: one field per name (`Fields` of the stencil's `Arity`, and the tap check above);
-    // every descriptor is a
-    // borrowed operand's, live for the call; every point of the interior is at least the radius
-    // from every edge, so each tap lies inside its field (same shape as the output); the output
-    // is uniquely borrowed, so it overlaps no field.
-    unsafe { B::expression::<S, T, N>(&B::handle_device(out.handle), interior(out), &inner, params) }
+    });
+    failed.into_inner().unwrap_or_else(|e| e.into_inner()).map_or(Ok(()), Err)
 }
