@@ -1,4 +1,4 @@
-//! Pooled CPU storage: a [`Pool`] recycles allocations in power-of-two size classes, so arrays
+//! Pooled storage, on the host or a device: a [`Pool`] recycles allocations in power-of-two size classes, so arrays
 //! allocated again and again in a time loop stop paying for fresh memory (page faults, kernel
 //! zeroing). The pool is thread-safe (a `Mutex` around free lists), is a cheap-to-clone handle,
 //! and is an allocator for any array constructor (`Array::try_zeros_in(&pool, shape)`).

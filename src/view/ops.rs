@@ -5,9 +5,9 @@
 //! only (a stride-0 axis would let two indices write one element); `split_at` gives two shared
 //! views or two disjoint unique ones. Owned arrays forward here (`array/views.rs`).
 //!
-//! Ops whose failure depends on indices (like slice indexing in std) panic with the error's
-//! message and have a `try_` twin that returns it; ops whose failure depends on shapes or
-//! layouts (`reshape`, `permute`, `broadcast_to`, `squeeze`, `try_layout`) return `Result`.
+//! Ops that can fail (an index, a shape or a layout the op cannot take) panic with the error's
+//! message and have a `try_` twin that returns it (`reshape`/`try_reshape`, `permute`,
+//! `broadcast_to`, `squeeze`, ...); `try_layout` has only the `Result` form.
 
 use super::base::{Access, Shared, Unique, View};
 use crate::check::BoundsCheck;

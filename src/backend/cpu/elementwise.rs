@@ -1,4 +1,4 @@
-//! The CPU's elementwise kernels: the lane engine (`ops/lanes.rs`) driven by op tokens.
+//! The CPU's elementwise kernels: the lane engine (`lanes.rs`) driven by op tokens.
 
 use super::lanes;
 use super::simd::{Isa, Kernel};

@@ -1,5 +1,6 @@
-//! The thread splitter: the one place the CPU cuts work into parallel tasks over rayon's pool
-//! (row blocks of elementwise ops and reductions, bands of stencil rows).
+//! The thread splitter: how the CPU cuts data-parallel work into tasks over rayon's pool (row
+//! blocks of elementwise ops and reductions, bands of stencil rows). The fused time steps'
+//! pipeline (`stencil/fused/parallel.rs`) runs its own scoped threads, one per sweep group.
 
 use core::ops::Range;
 

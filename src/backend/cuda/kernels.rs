@@ -1,6 +1,6 @@
 //! The CUDA kernel sources and their compilation by NVRTC.
 //!
-//! Every file in `kernels/` is compiled with `kernels/cuda/common.cuh` prepended (the strided
+//! Every file in `kernels/cuda/` is compiled with `kernels/cuda/common.cuh` prepended (the strided
 //! descriptor `Desc` and the index arithmetic), so the files need no include path. Entry points
 //! are `extern "C"` and named `cnda_<form>_<op>_<type>` (`cnda_binary_add_f32`,
 //! `cnda_sum_f64`, ...) after the Rust op tokens' `NAME`s, so a launcher finds its kernel by name.

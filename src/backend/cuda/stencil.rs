@@ -1,5 +1,7 @@
-//! The constant-coefficient stencil kernel for `Cuda`: taps as flat offsets and weights in a
-//! `#[repr(C)]` block, summed in tap order (`kernels/cuda/stencil.cu`).
+//! The stencil kernels for `Cuda`: constant-coefficient stencils (taps as flat offsets and
+//! weights in a `#[repr(C)]` block, summed in tap order, `kernels/cuda/stencil.cu`) and
+//! `stencil!` stencils (a kernel generated from the stencil's CUDA expression, one tap load per
+//! tap, compiled by NVRTC at first use and cached per device).
 
 use cudarc::driver::PushKernelArg;
 

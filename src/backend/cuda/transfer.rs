@@ -1,5 +1,5 @@
 //! Host-device copies for CUDA: the two bulk copies the generic transfers
-//! (`backend/transfer.rs`: `to_device`, `to_host`, `to_backend`) need.
+//! (`ops/transfer.rs`: `to_device`, `to_host`, `to_backend`) need.
 
 use core::mem::MaybeUninit;
 

@@ -1,5 +1,7 @@
-//! The constant-coefficient stencil kernel for `Wgpu`: taps as flat offsets and weights in the
-//! parameter block, summed in tap order (`kernels/wgpu/stencil.wgsl`).
+//! The stencil kernels for `Wgpu`: constant-coefficient stencils (taps as flat offsets and
+//! weights in the parameter block, summed in tap order, `kernels/wgpu/stencil.wgsl`) and
+//! `stencil!` stencils (a shader generated from the stencil's WGSL expression, built at first
+//! use and cached per device).
 
 use super::device::{device_error, WgpuDevice};
 use super::dispatch::{buffer, elem, params, run, same_buffer, to_i32, try_2d, words, MAX_TAPS};
