@@ -23,7 +23,7 @@
 //!   compute (`+ - * /`, `map`, `sum`, `dot`, `sqrt`, ...) and views;
 //! - the [`view`] module for writing functions that take any layout (`ArrayView<f64, 2, L>`,
 //!   `impl AsView<f64, 2>`, or the default `ArrayView<f64, 2>` through `.into()`);
-//! - [`check`] for what each bounds policy tests, and [`stencil`] for sweeps;
+//! - [`check`] for what each bounds policy tests, and [`stencil`](mod@stencil) for sweeps and [`stencil!`](macro@stencil) for one stencil on every backend;
 //! - one rule for fallible operations: the plain name panics at the caller's line with the
 //!   error's message, the `try_` name returns `Result<_, Error>` (`reshape`/`try_reshape`,
 //!   `zeros`/`try_zeros` ...). Where failure is an ordinary answer the caller cannot rule out
