@@ -67,4 +67,33 @@ pub unsafe trait ExprStencilKernels: Backend {
         fields: &[Desc<Self, T, N>],
         params: &S::Params,
     ) -> Result<()>;
+
+    /// `steps` sweeps of `S` at once where the backend has a time-tiled kernel for it (a tile
+    /// of the grid advanced several sweeps in fast on-chip memory): `Ok(true)` when done, with
+    /// `fields[steps % 2]` holding sweep `steps` and `fields[(steps - 1) % 2]` sweep `steps - 1`
+    /// on their interiors, exactly as `steps` calls of [`ExprStencilKernels::expression`] over
+    /// the interior alternating between the fields; `Ok(false)`, with nothing written, when it
+    /// has none (the caller then makes one call per sweep). The default has none.
+    ///
+    /// # Safety
+    ///
+    /// `fields` are two distinct whole fields of one shape on `dev` (`fields[0]` holds sweep 0),
+    /// whose halos (the points within the stencil's radius of an edge) hold what every sweep
+    /// reads there and are not written; `coefficients` are whole fields of the same shape, one per
+    /// field of `S` after the first, overlapping neither; nothing else accesses any of them
+    /// during the call; `steps >= 1`.
+    ///
+    /// # Errors
+    ///
+    /// As for [`ExprStencilKernels::expression`].
+    unsafe fn expression_steps<S: Stencil<T, N>, T: Scalar, const N: usize>(
+        dev: &Self::Device,
+        fields: [Desc<Self, T, N>; 2],
+        coefficients: &[Desc<Self, T, N>],
+        params: &S::Params,
+        steps: usize,
+    ) -> Result<bool> {
+        let _ = (dev, fields, coefficients, params, steps);
+        Ok(false)
+    }
 }

@@ -72,6 +72,11 @@ impl<T: Copy, const N: usize> Boundaries<T, N> {
         self.sides[axis][side as usize]
     }
 
+    /// Whether every halo is constant over the sweeps (`Fixed` or `Value` on every side).
+    pub(super) fn constant(&self) -> bool {
+        self.sides.iter().flatten().all(|b| matches!(b, Boundary::Fixed | Boundary::Value(_)))
+    }
+
     /// Whether `side` of `axis` mirrors the interior.
     pub(super) fn mirrors(&self, axis: usize, side: Side) -> bool {
         matches!(self.at(axis, side), Boundary::Neumann)

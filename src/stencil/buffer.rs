@@ -6,6 +6,9 @@ use crate::kernel::{Backend, Cpu};
 use crate::layout::RowMajor;
 use crate::view::{Shared, Unique, View};
 
+/// A view of one of a [`DoubleBuffer`]'s fields.
+pub type FieldView<'a, T, const N: usize, A, B> = View<'a, T, N, A, B, RowMajor>;
+
 /// The current field and a scratch field of the same shape, on backend `B` (the CPU by default).
 /// Each step reads `current` and writes `next`; [`DoubleBuffer::swap`] then exchanges them
 /// without copying.
@@ -66,7 +69,7 @@ impl<T: Pod, const N: usize, B: Backend> DoubleBuffer<T, N, B> {
     }
 
     /// The current field to read and the next field to write.
-    pub fn split(&mut self) -> (View<'_, T, N, Shared, B, RowMajor>, View<'_, T, N, Unique, B, RowMajor>) {
+    pub fn split(&mut self) -> (FieldView<'_, T, N, Shared, B>, FieldView<'_, T, N, Unique, B>) {
         (self.current.view(), self.next.view_mut())
     }
 

@@ -149,6 +149,12 @@ impl<S: Stencil<T, N>, B: ExprStencilKernels, T: Scalar, const N: usize> Sweep<B
         // borrows and `out` a field of the uniquely borrowed buffer, so they do not overlap.
         unsafe { B::expression::<S, T, N>(dev, out, &fields, self.params) }
     }
+
+    unsafe fn all_steps(&self, dev: &B::Device, fields: [Desc<B, T, N>; 2], steps: usize) -> Result<bool> {
+        // SAFETY: the caller's contract; the coefficient fields are shared borrows of the
+        // evolving field's shape (checked in `new`), distinct from the buffer's two fields.
+        unsafe { B::expression_steps::<S, T, N>(dev, fields, &self.coefficients, self.params, steps) }
+    }
 }
 
 /// `steps` sweeps of `S` over `field` with `boundaries`, `coefficients` read by every sweep.

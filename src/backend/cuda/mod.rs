@@ -30,6 +30,7 @@ mod matmul;
 mod reduce;
 mod staging;
 mod stencil;
+mod tiled;
 mod transfer;
 
 pub use buffer::{CudaBuffer, CudaPtr};

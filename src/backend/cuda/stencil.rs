@@ -152,4 +152,15 @@ unsafe impl ExprStencilKernels for Cuda {
         unsafe { builder.launch(dev.grid(n)) }.map_err(launch_error("cnda_expression"))?;
         Ok(())
     }
+
+    unsafe fn expression_steps<S: Stencil<T, N>, T: Scalar, const N: usize>(
+        dev: &CudaDevice,
+        fields: [Desc<Cuda, T, N>; 2],
+        coefficients: &[Desc<Cuda, T, N>],
+        params: &S::Params,
+        steps: usize,
+    ) -> Result<bool> {
+        // SAFETY: the trait's contract is the tiled kernel's.
+        unsafe { super::tiled::expression_steps::<S, T, N>(dev, fields, coefficients, params, steps) }
+    }
 }

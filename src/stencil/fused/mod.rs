@@ -76,6 +76,23 @@ pub(super) trait Sweep<B: Backend, T: Pod, const N: usize> {
         start: [usize; N],
         shape: [usize; N],
     ) -> Result<()>;
+
+    /// `steps` sweeps over the whole fields at once, where the backend has a time-tiled kernel:
+    /// `Ok(true)` when done (`fields[steps % 2]` holds sweep `steps`, the other sweep
+    /// `steps - 1`), `Ok(false)` with nothing written otherwise. None by default.
+    ///
+    /// # Safety
+    ///
+    /// As for `ExprStencilKernels::expression_steps`: the halos hold what every sweep reads
+    /// there (constant boundaries) and nothing else accesses the fields.
+    ///
+    /// # Errors
+    ///
+    /// `Error::Device` from a kernel.
+    unsafe fn all_steps(&self, dev: &B::Device, fields: [Desc<B, T, N>; 2], steps: usize) -> Result<bool> {
+        let _ = (dev, fields, steps);
+        Ok(false)
+    }
 }
 
 /// A `LinearStencil`'s taps as a sweep.
@@ -320,6 +337,19 @@ impl<'s, B: CopyKernels, T: Pod, const N: usize, S: Sweep<B, T, N>> Plan<'s, B, 
     ///
     /// `Error::Device` from a kernel.
     unsafe fn run_unfused(&self) -> Result<()> {
+        // Constant halos (fixed or a value on every side): filled once, then the backend's
+        // time-tiled kernel may take all the sweeps.
+        if self.boundaries.constant() && self.steps >= 2 {
+            // SAFETY: the caller's contract; the halos then hold what every sweep reads.
+            unsafe {
+                for field in self.fields {
+                    self.boundaries.fill_axes(&self.dev, field, 0..N, &self.radius, Which::All)?;
+                }
+                if self.sweep.all_steps(&self.dev, self.fields, self.steps)? {
+                    return Ok(());
+                }
+            }
+        }
         let start = self.interior.clone().map(|r| r.start);
         let shape = self.interior.clone().map(|r| r.len());
         let region = |d: Desc<B, T, N>| (0..N).fold(d, |d, k| d.narrowed(k, start[k], shape[k]));
