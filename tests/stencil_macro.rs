@@ -215,3 +215,33 @@ proptest! {
         prop_assert_eq!(out.as_slice(), &want[..]);
     }
 }
+
+/// Closure sweeps over several fields with the point's index: against the naive loop, and the
+/// parallel form against the sequential one.
+#[test]
+fn closure_sweeps_over_several_fields_see_the_index() {
+    use cnda::stencil::{sweep_fields, Window2};
+    let shape = [9, 11];
+    let u = Array::from_fn(shape, |[i, j]| ((i * 5 + j * 3) % 7) as f64 - 2.0);
+    let k = Array::from_fn(shape, |[i, j]| 0.25 + ((i + j) % 4) as f64 * 0.125);
+    let t = Array::from_fn(shape, |[i, j]| (i * 11 + j) as f64).t().to_owned().t().to_owned();
+    let update = |out: &mut f64, [u, k, t]: [Window2<f64, 2>; 3], [i, j]: [usize; 2]| {
+        *out = u[(0, 0)] + k[(0, 0)] * (u[(-2, 0)] + u[(0, 1)]) - t[(1, -1)] * (i * 100 + j) as f64;
+    };
+    let mut v = Array::<f64, 2>::full(shape, 3.0);
+    sweep_fields([u.view().into(), k.view().into(), t.view().into()], v.view_mut(), update);
+    let mut want = vec![3.0; 99];
+    for i in 2..7 {
+        for j in 2..9 {
+            want[i * 11 + j] =
+                u[[i, j]] + k[[i, j]] * (u[[i - 2, j]] + u[[i, j + 1]]) - t[[i + 1, j - 1]] * (i * 100 + j) as f64;
+        }
+    }
+    assert_eq!(v.as_slice(), &want[..]);
+    #[cfg(feature = "rayon")]
+    {
+        let mut p = Array::<f64, 2>::full(shape, 3.0);
+        cnda::stencil::par_sweep_fields([u.view().into(), k.view().into(), t.view().into()], p.view_mut(), update);
+        assert_eq!(p, v);
+    }
+}

@@ -31,6 +31,7 @@
 mod apply;
 mod boundary;
 mod buffer;
+mod fields;
 mod fused;
 mod halo;
 mod linear;
@@ -45,6 +46,9 @@ pub use boundary::{Boundaries, Boundary};
 pub use buffer::{DoubleBuffer, FieldView};
 /// One stencil definition for every backend; see the crate `cnda_macros` and [`Stencil`].
 pub use cnda_macros::stencil;
+#[cfg(feature = "rayon")]
+pub use fields::{par_sweep_fields, try_par_sweep_fields};
+pub use fields::{sweep_fields, try_sweep_fields};
 pub use halo::{
     fill_halo, fill_halo_side, pad, pad_axes, try_fill_halo, try_fill_halo_side, try_pad, try_pad_axes, Side,
 };
