@@ -25,6 +25,7 @@ mod matmul;
 mod reduce;
 pub mod shaders;
 mod stencil;
+mod tiled;
 mod transfer;
 
 pub use buffer::{WgpuBuffer, WgpuPtr};

@@ -162,4 +162,15 @@ unsafe impl ExprStencilKernels for Wgpu {
         }
         dev.dispatch("stencil apply", &pipeline, &bindings, &p, WgpuDevice::groups(n)?)
     }
+
+    unsafe fn expression_steps<S: Stencil<T, N>, T: Scalar, const N: usize>(
+        dev: &WgpuDevice,
+        fields: [Desc<Wgpu, T, N>; 2],
+        coefficients: &[Desc<Wgpu, T, N>],
+        params: &S::Params,
+        steps: usize,
+    ) -> Result<bool> {
+        // SAFETY: the trait's contract is the tiled shader's.
+        unsafe { super::tiled::expression_steps::<S, T, N>(dev, fields, coefficients, params, steps) }
+    }
 }
