@@ -168,6 +168,109 @@ fn jacobi_2d(c: &mut Criterion, n: usize) {
     group.finish();
 }
 
+/// `out = u + k * (5-point Laplacian of u)`, the variable-coefficient twin of `raw_2d` (the
+/// `stencil!` body below, in the same operation order).
+#[inline(never)]
+fn raw_2d_2_fields(n: usize, u: &[f64], k: &[f64], v: &mut [f64]) {
+    assert!(u.len() == n * n && k.len() == n * n && v.len() == n * n);
+    for i in 1..n - 1 {
+        for j in 1..n - 1 {
+            let c = i * n + j;
+            // SAFETY: interior point of an n x n grid; all three slices hold n * n (checked above).
+            unsafe {
+                *v.get_unchecked_mut(c) = u.get_unchecked(c)
+                    + k.get_unchecked(c)
+                        * (u.get_unchecked(c - n)
+                            + u.get_unchecked(c + n)
+                            + u.get_unchecked(c - 1)
+                            + u.get_unchecked(c + 1)
+                            - 4.0 * u.get_unchecked(c));
+            }
+        }
+    }
+}
+
+/// The 5-point Jacobi update written three ways (the raw loop, `LinearStencil`, `stencil!`), a
+/// two-field `stencil!` (variable coefficient) against its raw loop, and 8 time steps: fused
+/// `apply_steps` against 8 separate `stencil!` sweeps and 8 raw-loop sweeps. One thread (the
+/// calling one: `apply` and `apply_steps` run there); every variant is checked against the raw
+/// loops first, bit for bit except `LinearStencil` (its tap order, to a relative 1e-14).
+fn stencil_macro_2d(c: &mut Criterion) {
+    let n = 4096;
+    let steps = 8;
+    let u = field([n, n]);
+    let k = field([n, n]).map(|x| 0.05 + 0.01 * x);
+    let mut v = Array::<f64, 2>::zeros([n, n]);
+    let mut group = c.benchmark_group(format!("stencil_macro_2d_{n}"));
+    group.sample_size(10);
+    let jacobi_macro = stencil!(|u| 0.25 * (u[-1, 0] + u[1, 0] + u[0, -1] + u[0, 1]));
+    let diffuse = stencil!(|u, k| u[0, 0] + k[0, 0] * (u[-1, 0] + u[1, 0] + u[0, -1] + u[0, 1] - 4.0 * u[0, 0]));
+    let linear = LinearStencil::jacobi_5pt();
+
+    // The references and every check, before (and independently of) any benchmark filter.
+    let mut reference = Array::<f64, 2>::zeros([n, n]);
+    raw_2d(n, u.as_slice(), reference.as_mut_slice());
+    jacobi_macro.apply(&u, &mut v, ());
+    assert_eq!(v, reference, "stencil! Jacobi");
+    v.fill(0.0);
+    linear.apply(&u, &mut v);
+    assert!(v.allclose(&reference, 1e-14, 0.0), "LinearStencil::jacobi_5pt");
+    raw_2d_2_fields(n, u.as_slice(), k.as_slice(), reference.as_mut_slice());
+    v.fill(0.0);
+    diffuse.apply((&u, &k), &mut v, ());
+    assert_eq!(v, reference, "stencil! with two fields");
+    let mut fused = stencil::DoubleBuffer::new(u.clone());
+    jacobi_macro.apply_steps(&mut fused, steps, (), ());
+    let mut separate = stencil::DoubleBuffer::new(u.clone());
+    for _ in 0..steps {
+        let (current, next) = separate.split();
+        jacobi_macro.apply(current, next, ());
+        separate.swap();
+    }
+    assert_eq!(fused.current(), separate.current(), "stencil! apply_steps against separate sweeps");
+    // The raw loop's two fields are cnda arrays too (the same allocator's placement).
+    let (mut raw_a, mut raw_b) = (u.clone(), u.clone());
+    for _ in 0..steps {
+        raw_2d(n, raw_a.as_slice(), raw_b.as_mut_slice());
+        core::mem::swap(&mut raw_a, &mut raw_b);
+    }
+    assert_eq!(&raw_a, separate.current(), "raw loop sweeps against stencil! sweeps");
+
+    group.throughput(Throughput::Elements(((n - 2) * (n - 2)) as u64));
+    group.bench_function("t1/raw_loop", |b| b.iter(|| raw_2d(n, black_box(u.as_slice()), v.as_mut_slice())));
+    group.bench_function("t1/cnda_linear_stencil", |b| b.iter(|| linear.apply(black_box(&u), &mut v)));
+    group.bench_function("t1/cnda_stencil_macro", |b| b.iter(|| jacobi_macro.apply(black_box(&u), &mut v, ())));
+    group.bench_function("t1/raw_loop_2_fields", |b| {
+        b.iter(|| raw_2d_2_fields(n, black_box(u.as_slice()), black_box(k.as_slice()), v.as_mut_slice()))
+    });
+    group.bench_function("t1/cnda_stencil_macro_2_fields", |b| {
+        b.iter(|| diffuse.apply((black_box(&u), black_box(&k)), &mut v, ()))
+    });
+
+    group.throughput(Throughput::Elements(((n - 2) * (n - 2) * steps) as u64));
+    group.bench_function(format!("k{steps}/raw_loop_{steps}_sweeps"), |bench| {
+        bench.iter(|| {
+            for _ in 0..steps {
+                raw_2d(n, black_box(raw_a.as_slice()), raw_b.as_mut_slice());
+                core::mem::swap(&mut raw_a, &mut raw_b);
+            }
+        })
+    });
+    group.bench_function(format!("k{steps}/cnda_stencil_macro_{steps}_sweeps"), |bench| {
+        bench.iter(|| {
+            for _ in 0..steps {
+                let (current, next) = separate.split();
+                jacobi_macro.apply(black_box(current), next, ());
+                separate.swap();
+            }
+        })
+    });
+    group.bench_function(format!("k{steps}/cnda_stencil_macro_apply_steps"), |bench| {
+        bench.iter(|| jacobi_macro.apply_steps(black_box(&mut fused), steps, (), ()))
+    });
+    group.finish();
+}
+
 fn stencil_2d(c: &mut Criterion) {
     jacobi_2d(c, 4096);
     jacobi_2d(c, 256);
@@ -458,5 +561,5 @@ fn config() -> Criterion {
         .measurement_time(std::time::Duration::from_secs(3))
 }
 
-criterion_group! { name = benches; config = config(); targets = stencil_2d, stencil_3d, fused }
+criterion_group! { name = benches; config = config(); targets = stencil_2d, stencil_3d, fused, stencil_macro_2d }
 criterion_main!(benches);
