@@ -23,14 +23,14 @@
 //! (WGSL has no f64); without the feature, or when no device opens, the run stops with exit code
 //! 2. `--check` also runs on the CPU and compares: CUDA bit for bit, WebGPU against the CPU's f32
 //! run within 1e-5 of the field's maximum. On the CPU alone, `--check` compares the fused steps
-//! with one sweep at a time, halos refilled by `fill_halo` (bit for bit), and the threaded run.
+//! with one sweep at a time, halos refilled by `fill_boundaries` (bit for bit), and the threaded run.
 
 use std::process::ExitCode;
 use std::time::Instant;
 
 use cnda::kernel::{CopyKernels, ExprStencilKernels};
 use cnda::prelude::*;
-use cnda::stencil::{fill_halo, Boundary, DoubleBuffer, PadMode, Scalar, Stencil};
+use cnda::stencil::{fill_boundaries, Boundary, DoubleBuffer, Scalar};
 
 stencil! {
     /// One step: `u += D (flux of k grad u through the four faces) - C (upwind flux along axis 1)`,
@@ -48,15 +48,13 @@ const C: f64 = 0.3;
 fn walls<T>() -> [Boundary<T>; 2] {
     [Boundary::Neumann, Boundary::Periodic]
 }
-/// ... and the same as halo fills, for `k`'s halo and for sweeping one step at a time.
-const HALO_FILLS: [PadMode<f64>; 2] = [PadMode::Symmetric, PadMode::Periodic];
 
 /// The tracer and the diffusivity, on the host in f64, halos included.
 type Problem = (Array<f64, 2>, Array<f64, 2>);
 
 /// The halo widths: the stencil's radius per axis ([1, 1]).
 fn radius() -> [usize; 2] {
-    <AdvectDiffuse as Stencil<f64, 2>>::radius()
+    AdvectDiffuse::RADIUS
 }
 
 /// The initial tracer (a Gaussian blob; zero halo, which the first step fills) and the diffusivity
@@ -76,7 +74,7 @@ fn setup(n: usize) -> Problem {
     });
     let tau = 2.0 * std::f64::consts::PI;
     let mut k = Array::from_fn(shape, |[i, j]| 0.55 + 0.45 * (tau * centre(i, 0)).sin() * (tau * centre(j, 1)).cos());
-    fill_halo(k.view_mut(), r, HALO_FILLS);
+    fill_boundaries(&mut k, r, walls());
     (tracer, k)
 }
 
@@ -100,8 +98,7 @@ where
 {
     let u = tracer.map(T::from_f64);
     let k = upload(k.map(T::from_f64))?;
-    // Two uploads, not `DoubleBuffer::new`: device arrays have no `Clone`.
-    let mut field = DoubleBuffer::from_pair(upload(u.clone())?, upload(u)?);
+    let mut field = DoubleBuffer::try_new(upload(u)?)?;
     AdvectDiffuse.try_apply_steps_with(&mut field, steps, &k, (T::from_f64(D), T::from_f64(C)), walls())?;
     Ok(download(field.current())?.map(Into::into))
 }
@@ -116,12 +113,12 @@ fn check_cpu(problem: &Problem, steps: usize, fused: &Array<f64, 2>) -> Result<(
     let (tracer, k) = problem;
     let mut field = DoubleBuffer::new(tracer.clone());
     for _ in 0..steps {
-        fill_halo(field.current_mut().view_mut(), radius(), HALO_FILLS);
+        fill_boundaries(field.current_mut(), radius(), walls());
         let (u, v) = field.split();
         AdvectDiffuse.apply((u, k), v, (D, C));
         field.swap();
     }
-    fill_halo(field.current_mut().view_mut(), radius(), HALO_FILLS);
+    fill_boundaries(field.current_mut(), radius(), walls());
     if field.current() != fused {
         return Err("the fused steps differ from one sweep at a time".into());
     }

@@ -82,7 +82,17 @@ fn implementation(s: &Stencil, name: &Ident) -> TokenStream {
     let body = RustExpr { elem: &elem, reader: &reader, params: &s.params }.expr(&s.body);
     let (cuda, wgsl) = device_strings(s);
     let arity = s.fields.len();
+    let radius = (0..s.rank).map(|k| {
+        let r = s.taps.iter().map(|tap| tap.offset[k].unsigned_abs() as usize).max().unwrap_or(0);
+        Literal::usize_unsuffixed(r)
+    });
     quote! {
+        impl #name {
+            /// The stencil's radius along each axis: the largest offset it reads there.
+            #[allow(dead_code)]
+            pub const RADIUS: [usize; #rank] = [#(#radius),*];
+        }
+
         impl #generics ::cnda::stencil::Stencil<#elem, #rank> for #name {
             const FIELDS: &'static [&'static str] = &[#(#fields),*];
             const PARAMS: &'static [&'static str] = &[#(#params),*];

@@ -5,8 +5,9 @@
 use super::halo::{fill_side, Side};
 use super::pad::PadMode;
 use crate::element::Pod;
-use crate::error::{Error, Result};
+use crate::error::{or_panic, Error, Result};
 use crate::kernel::{CopyKernels, Desc};
+use crate::ops::operand::AsOperandMut;
 
 /// The boundary condition of one side of one axis of a field swept by the time steppers
 /// (`apply_steps_with`). The halo is the `R` points at that end (`R` the stencil's radius along
@@ -185,4 +186,59 @@ impl<T: Pod, const N: usize> Boundaries<T, N> {
         }
         Ok(())
     }
+}
+
+/// Fills the halos of a padded field (width `widths[k]` at both ends of axis `k`) as
+/// `boundaries` say, axis by axis as [`fill_halo`](super::fill_halo) orders them: what the time
+/// steppers do before each sweep, for a field they do not step (a coefficient field read at
+/// offsets reaching into its halo). `Fixed` sides are left alone. Any backend.
+///
+/// ```
+/// use cnda::prelude::*;
+/// use cnda::stencil::{fill_boundaries, Boundary};
+/// let mut k = Array::from_fn([4, 5], |[i, j]| (10 * i + j) as f64);
+/// fill_boundaries(&mut k, [1, 1], [Boundary::Neumann, Boundary::Periodic]);
+/// assert_eq!(k[[0, 2]], k[[1, 2]]); // mirrored across the low face of axis 0
+/// assert_eq!(k[[2, 0]], k[[2, 3]]); // the periodic image along axis 1
+/// ```
+///
+/// # Panics
+///
+/// As [`try_fill_boundaries`] errs.
+#[track_caller]
+pub fn fill_boundaries<T: Pod, const N: usize, B: CopyKernels>(
+    padded: impl AsOperandMut<T, N, B>,
+    widths: [usize; N],
+    boundaries: impl Into<Boundaries<T, N>>,
+) {
+    or_panic(try_fill_boundaries(padded, widths, boundaries))
+}
+
+/// [`fill_boundaries`], returning errors.
+///
+/// # Errors
+///
+/// `Error::Range` when an axis is not longer than twice its width (no interior);
+/// `Error::Layout` for an axis periodic on one side only; `Error::Device` from a kernel.
+pub fn try_fill_boundaries<T: Pod, const N: usize, B: CopyKernels>(
+    mut padded: impl AsOperandMut<T, N, B>,
+    widths: [usize; N],
+    boundaries: impl Into<Boundaries<T, N>>,
+) -> Result<()> {
+    let (d, boundaries) = (padded.operand_desc_mut(), boundaries.into());
+    boundaries.check("fill_boundaries")?;
+    for k in 0..N {
+        if widths[k].checked_mul(2).is_none_or(|both| d.shape[k] <= both) {
+            return Err(Error::Range {
+                op: "fill_boundaries",
+                axis: k,
+                start: isize::try_from(widths[k]).unwrap_or(isize::MAX),
+                end: (d.shape[k] as i128 - widths[k] as i128).clamp(isize::MIN as i128, isize::MAX as i128) as isize,
+                size: d.shape[k],
+            });
+        }
+    }
+    // SAFETY: the uniquely borrowed operand's descriptor, live for the call; every axis has a
+    // non-empty interior inside its halo (checked above).
+    unsafe { boundaries.fill_axes(&B::handle_device(d.handle), d, 0..N, &widths, Which::All) }
 }

@@ -2,7 +2,8 @@
 
 use crate::array::Array;
 use crate::element::Pod;
-use crate::kernel::{Backend, Cpu};
+use crate::error::{or_panic, Result};
+use crate::kernel::{Backend, CopyKernels, Cpu};
 use crate::layout::RowMajor;
 use crate::view::{Shared, Unique, View};
 
@@ -29,22 +30,30 @@ pub struct DoubleBuffer<T: Pod, const N: usize, B: Backend = Cpu> {
     next: Array<T, N, B>,
 }
 
-impl<T: Pod, const N: usize, B: Backend> DoubleBuffer<T, N, B> {
-    /// Starts from `initial`; the scratch field is a copy (from the same allocator), so boundary
-    /// values set once in `initial` persist in both.
+impl<T: Pod, const N: usize, B: CopyKernels> DoubleBuffer<T, N, B> {
+    /// Starts from `initial`; the scratch field is a copy (by the backend's copy kernel, from
+    /// the same allocator), so boundary values set once in `initial` persist in both.
     ///
     /// # Panics
     ///
-    /// When the copy's memory is refused.
+    /// When the copy's memory is refused; [`DoubleBuffer::try_new`] returns the error instead.
     #[track_caller]
-    pub fn new(initial: Array<T, N, B>) -> Self
-    where
-        Array<T, N, B>: Clone,
-    {
-        let next = initial.clone();
-        Self { current: initial, next }
+    pub fn new(initial: Array<T, N, B>) -> Self {
+        or_panic(Self::try_new(initial))
     }
 
+    /// [`DoubleBuffer::new`], returning errors.
+    ///
+    /// # Errors
+    ///
+    /// `Error::Alloc` when the copy's memory is refused; `Error::Device` from the copy.
+    pub fn try_new(initial: Array<T, N, B>) -> Result<Self> {
+        let next = initial.try_to_owned()?;
+        Ok(Self { current: initial, next })
+    }
+}
+
+impl<T: Pod, const N: usize, B: Backend> DoubleBuffer<T, N, B> {
     /// Starts from `current` and a scratch field `next` of the same shape (its values are read
     /// only where no sweep writes: keep the boundary values of `current` there).
     ///

@@ -25,6 +25,11 @@ fn exact_shape_of_a_concrete_stencil() {
                 ::core::cmp::PartialEq, ::core::cmp::Eq, ::core::hash::Hash
             )]
             struct __CndaStencil;
+            impl __CndaStencil {
+                /// The stencil's radius along each axis: the largest offset it reads there.
+                #[allow(dead_code)]
+                pub const RADIUS: [usize; 1] = [1];
+            }
             impl ::cnda::stencil::Stencil<::core::primitive::f32, 1> for __CndaStencil {
                 const FIELDS: &'static [&'static str] = &["u"];
                 const PARAMS: &'static [&'static str] = &["c"];
@@ -178,7 +183,7 @@ fn no_parameters() {
 fn item_form_is_a_struct_and_an_impl() {
     let out = expansion("pub struct Heat = |u, k; dt: T| u[0, 0] + dt * k[0, 0];");
     let file = syn::parse_str::<syn::File>(&out).expect("the expansion is items");
-    assert_eq!(file.items.len(), 2);
+    assert_eq!(file.items.len(), 3, "the struct, its RADIUS and the Stencil impl");
     let source = tokens("|u, k; dt: T| u[0, 0] + dt * k[0, 0]").to_string();
     let doc = format!(" The stencil `{source}` (defined with `stencil!`).");
     contains(&out, quote!(#[doc = #doc]));
