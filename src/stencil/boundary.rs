@@ -227,14 +227,14 @@ pub fn try_fill_boundaries<T: Pod, const N: usize, B: CopyKernels>(
 ) -> Result<()> {
     let (d, boundaries) = (padded.operand_desc_mut(), boundaries.into());
     boundaries.check("fill_boundaries")?;
-    for k in 0..N {
-        if widths[k].checked_mul(2).is_none_or(|both| d.shape[k] <= both) {
+    for (k, (&width, &n)) in widths.iter().zip(&d.shape).enumerate() {
+        if width.checked_mul(2).is_none_or(|both| n <= both) {
             return Err(Error::Range {
                 op: "fill_boundaries",
                 axis: k,
-                start: isize::try_from(widths[k]).unwrap_or(isize::MAX),
-                end: (d.shape[k] as i128 - widths[k] as i128).clamp(isize::MIN as i128, isize::MAX as i128) as isize,
-                size: d.shape[k],
+                start: isize::try_from(width).unwrap_or(isize::MAX),
+                end: (n as i128 - width as i128).clamp(isize::MIN as i128, isize::MAX as i128) as isize,
+                size: n,
             });
         }
     }
