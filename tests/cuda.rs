@@ -263,3 +263,20 @@ fn time_tiled_steps_match_the_cpu_bit_for_bit() {
         assert_eq!(gpu.current().to_host(), *cpu.current(), "f32 {shape:?} {steps} steps");
     }
 }
+
+/// `assign` between device views: a halo refresh by hand, broadcasting a row, on the device.
+#[test]
+fn assign_between_device_views_broadcasts_on_the_device() {
+    let Some(dev) = device() else { return };
+    let host = Array::from_fn([6, 7], |[i, j]| (i * 7 + j) as f32);
+    let mut d = host.to_device(&dev);
+    let row = d.slice(s![2..3, ..]).to_owned();
+    d.slice_mut(s![4.., ..]).assign(&row); // rows 4 and 5 become row 2
+    let mut want = host.clone();
+    let copy = host.slice(s![2..3, ..]).to_owned();
+    want.slice_mut(s![4.., ..]).assign(&copy);
+    assert_eq!(d.to_host(), want);
+    let line = Array::from_fn([7], |[j]| -(j as f32)).to_device(&dev);
+    d.assign(&line);
+    assert_eq!(d.to_host(), Array::from_fn([6, 7], |[_, j]| -(j as f32)));
+}

@@ -2,7 +2,7 @@
 //! and `assign()` with broadcasting, on views and arrays, over the generic fill and copy
 //! algorithms (`fill_copy.rs`).
 
-use crate::array::{Array, AsView, CowArray};
+use crate::array::{Array, CowArray};
 use crate::check::BoundsCheck;
 use crate::element::Pod;
 use crate::error::or_panic;
@@ -11,8 +11,9 @@ use crate::kernel::CopyKernels;
 use crate::kernel::{Allocator, HostAccessible};
 use crate::layout::{Dense, Layout, RowMajor};
 use crate::ops::fill_copy;
+use crate::ops::operand::AsOperand;
 use crate::rank::{BroadcastInto, Rank};
-use crate::view::{Access, ArrayView, ArrayViewMut, Unique, View};
+use crate::view::{Access, ArrayView, Unique, View};
 
 impl<'a, T: Pod, const N: usize, L: Layout, C: BoundsCheck> ArrayView<'a, T, N, L, C> {
     /// Row-major contiguous data: the view itself when it already is (no copy), otherwise a copy
@@ -42,9 +43,10 @@ impl<'a, T: Pod, const N: usize, L: Layout, C: BoundsCheck> ArrayView<'a, T, N, 
     }
 }
 
-impl<T: Pod, const N: usize, L: Layout, C: BoundsCheck> ArrayViewMut<'_, T, N, L, C> {
-    /// Copies `src` into this view element by element, broadcasting `src` to this view's shape
-    /// (its rank `M` may be lower, checked by the type).
+impl<T: Pod, const N: usize, B: CopyKernels, L: Layout, C: BoundsCheck> View<'_, T, N, Unique, B, L, C> {
+    /// Copies `src` (an array or view on the same backend, `&` either) into this view element
+    /// by element, broadcasting `src` to this view's shape (its rank `M` may be lower, checked by
+    /// the type); on a device, by its copy kernel.
     ///
     /// ```
     /// use cnda::prelude::*;
@@ -56,9 +58,9 @@ impl<T: Pod, const N: usize, L: Layout, C: BoundsCheck> ArrayViewMut<'_, T, N, L
     ///
     /// # Panics
     ///
-    /// When the shapes do not broadcast; [`ArrayViewMut::try_assign`] returns the error.
+    /// When the shapes do not broadcast; [`View::try_assign`] returns the error.
     #[track_caller]
-    pub fn assign<const M: usize, S: AsView<T, M>>(&mut self, src: &S)
+    pub fn assign<const M: usize, S: AsOperand<T, M, B>>(&mut self, src: &S)
     where
         Rank<M>: BroadcastInto<Rank<N>>,
     {
@@ -69,14 +71,15 @@ impl<T: Pod, const N: usize, L: Layout, C: BoundsCheck> ArrayViewMut<'_, T, N, L
     ///
     /// # Errors
     ///
-    /// `Error::Broadcast` when `src`'s shape does not broadcast to this view's.
-    pub fn try_assign<const M: usize, S: AsView<T, M>>(&mut self, src: &S) -> Result<()>
+    /// `Error::Broadcast` when `src`'s shape does not broadcast to this view's;
+    /// `Error::DeviceMismatch`; `Error::Device` from the copy kernel.
+    pub fn try_assign<const M: usize, S: AsOperand<T, M, B>>(&mut self, src: &S) -> Result<()>
     where
         Rank<M>: BroadcastInto<Rank<N>>,
     {
         // SAFETY: a mutable view's indices address distinct elements it borrows uniquely; `src`
         // is a shared borrow, so it cannot overlap them.
-        unsafe { fill_copy::assign(self.desc_mut(), src.as_view().desc()) }
+        unsafe { fill_copy::assign(self.desc_mut(), src.operand_desc()) }
     }
 }
 
@@ -85,26 +88,28 @@ impl<T: Pod, const N: usize, B: HostAccessible, L: Layout, C: BoundsCheck> Array
     pub fn contiguous(&self) -> CowArray<'_, T, N, C> {
         self.host_view().contiguous()
     }
+}
 
-    /// Copies `src` in, broadcasting it; see [`ArrayViewMut::assign`].
+impl<T: Pod, const N: usize, B: CopyKernels, L: Layout, C: BoundsCheck> Array<T, N, B, L, C> {
+    /// Copies `src` in, broadcasting it; see [`View::assign`].
     #[track_caller]
-    pub fn assign<const M: usize, S: AsView<T, M>>(&mut self, src: &S)
+    pub fn assign<const M: usize, S: AsOperand<T, M, B>>(&mut self, src: &S)
     where
         Rank<M>: BroadcastInto<Rank<N>>,
     {
-        self.host_view_mut().assign(src)
+        self.view_mut().assign(src)
     }
 
-    /// Copies `src` in, broadcasting it; see [`ArrayViewMut::try_assign`].
+    /// Copies `src` in, broadcasting it; see [`View::try_assign`].
     ///
     /// # Errors
     ///
-    /// As for [`ArrayViewMut::try_assign`].
-    pub fn try_assign<const M: usize, S: AsView<T, M>>(&mut self, src: &S) -> Result<()>
+    /// As for [`View::try_assign`].
+    pub fn try_assign<const M: usize, S: AsOperand<T, M, B>>(&mut self, src: &S) -> Result<()>
     where
         Rank<M>: BroadcastInto<Rank<N>>,
     {
-        self.host_view_mut().try_assign(src)
+        self.view_mut().try_assign(src)
     }
 }
 
