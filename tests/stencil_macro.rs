@@ -9,7 +9,7 @@ use proptest::prelude::*;
 
 /// The radius of stencil `s`.
 fn radius_of<T: stencil::Scalar, const N: usize, S: Stencil<T, N>>(_: &S) -> [usize; N] {
-    S::radius()
+    stencil::radius::<S, T, N>()
 }
 
 /// Row-major flat index of `idx` in `shape`.

@@ -21,6 +21,10 @@ const FUNCTIONS: &str = "sqrt, exp, ln, sin, cos, tanh, abs, floor, min, max, po
 const METHODS: &str = "sqrt, exp, ln, sin, cos, tanh, abs, floor, min, max, powi";
 
 /// Checks the parsed input and builds the stencil.
+/// The most distinct taps a stencil may read (the CPU kernel keeps one offset per tap in a
+/// fixed array; devices take as many).
+const MAX_TAPS: usize = 64;
+
 pub(crate) fn stencil(input: Input) -> Result<Stencil> {
     let mut elem = ElemChoice::default();
     for p in &input.params {
@@ -241,6 +245,13 @@ impl Lowering<'_> {
         let tap = Tap { field, offset };
         let k = match self.taps.iter().position(|t| *t == tap) {
             Some(k) => k,
+            None if self.taps.len() == MAX_TAPS => {
+                let msg = format!(
+                    "a stencil reads at most {MAX_TAPS} distinct (field, offset) points, and this read is one more: \
+                     split the update into two stencils"
+                );
+                return Err(Error::new_spanned(read, msg));
+            }
             None => {
                 self.taps.push(tap);
                 self.taps.len() - 1

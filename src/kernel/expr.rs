@@ -183,9 +183,11 @@ params_tuple!(8; T 0, T 1, T 2, T 3, T 4, T 5, T 6, T 7);
 /// A stencil over `N`-dimensional fields of `T`: the value at each point is an expression of the
 /// input fields read at constant offsets ([`Stencil::TAPS`]) and of scalar parameters. Written
 /// with [`stencil!`](crate::stencil!), which emits the Rust, CUDA C and WGSL forms of one
-/// expression with the same operation order; not meant to be implemented by hand (nothing unsafe
-/// trusts it: kernels read a point's taps only through the [`TapReader`] they hand in, checked
-/// against `TAPS`).
+/// expression with the same operation order; not meant to be implemented by hand. Nothing unsafe
+/// trusts an implementation: every apply runs [`check`] first (tap fields within `FIELDS`, one
+/// parameter per name, device expressions made only of taps, parameters, literals, operators and
+/// the allowed functions), the radius comes from `TAPS` ([`radius`]), and the CPU reads taps
+/// only through the [`TapReader`] it hands in.
 pub trait Stencil<T: Scalar, const N: usize>: Copy + Send + Sync + 'static {
     /// The input fields' names, in order.
     const FIELDS: &'static [&'static str];
@@ -209,15 +211,178 @@ pub trait Stencil<T: Scalar, const N: usize>: Copy + Send + Sync + 'static {
 
     /// The expression in WGSL for `T`, over the same locals, or `None` (WGSL has no `f64`).
     fn wgsl() -> Option<&'static str>;
+}
 
-    /// The radius along each axis: the largest offset magnitude of any tap.
-    fn radius() -> [usize; N] {
-        let mut r = [0usize; N];
-        for tap in Self::TAPS {
-            for (k, o) in tap.offset.iter().enumerate() {
-                r[k] = r[k].max(o.unsigned_abs());
+/// The radius of `S` along each axis: the largest offset magnitude of any tap (what every
+/// generic algorithm uses, computed from `TAPS` so that it cannot disagree with them).
+pub fn radius<S: Stencil<T, N>, T: Scalar, const N: usize>() -> [usize; N] {
+    let mut r = [0usize; N];
+    for tap in S::TAPS {
+        for (k, o) in tap.offset.iter().enumerate() {
+            r[k] = r[k].max(o.unsigned_abs());
+        }
+    }
+    r
+}
+
+/// Checks that `S` agrees with itself before any kernel runs it: a tap reads one of the
+/// `FIELDS`, `Params` has one value per name in `PARAMS`, and the device expressions use only
+/// taps and parameters that exist, number literals, operators and the functions `stencil!`
+/// emits. `stencil!` always passes; a hand-written `Stencil` that does not is refused here
+/// rather than trusted by a kernel.
+///
+/// # Errors
+///
+/// `Error::Layout` naming what disagrees.
+pub fn check<S: Stencil<T, N>, T: Scalar, const N: usize>(op: &'static str) -> crate::error::Result<()> {
+    let refuse = |reason: String| {
+        Err(crate::error::Error::Layout {
+            op,
+            reason,
+            fix: "define the stencil with `stencil!`, which keeps these consistent",
+        })
+    };
+    if let Some(tap) = S::TAPS.iter().find(|tap| tap.field >= S::FIELDS.len()) {
+        return refuse(format!("a tap reads field {} of a stencil with {} fields", tap.field, S::FIELDS.len()));
+    }
+    if <S::Params as StencilParams<T>>::LEN != S::PARAMS.len() {
+        return refuse(format!(
+            "the stencil names {} parameters but its `Params` holds {}",
+            S::PARAMS.len(),
+            <S::Params as StencilParams<T>>::LEN
+        ));
+    }
+    for (language, expression) in [("CUDA", S::cuda()), ("WGSL", S::wgsl())] {
+        if let Some(text) = expression {
+            if let Err(what) = device_expression(text, S::TAPS.len(), S::PARAMS.len()) {
+                return refuse(format!("its {language} expression {what}"));
             }
         }
-        r
+    }
+    Ok(())
+}
+
+/// The functions a device expression may call (CUDA's and WGSL's spellings of `stencil!`'s
+/// math, its `powi`, and the bit casts of infinite literals).
+const DEVICE_FUNCTIONS: &[&str] = &[
+    "sqrt",
+    "sqrtf",
+    "exp",
+    "expf",
+    "log",
+    "logf",
+    "sin",
+    "sinf",
+    "cos",
+    "cosf",
+    "tanh",
+    "tanhf",
+    "fabs",
+    "fabsf",
+    "abs",
+    "floor",
+    "floorf",
+    "fmin",
+    "fminf",
+    "fmax",
+    "fmaxf",
+    "min",
+    "max",
+    "select",
+    "cn_powi",
+    "__int_as_float",
+    "__longlong_as_double",
+    "bitcast",
+    "f32",
+];
+
+/// Whether `text` is a pure expression over taps `t0..t{taps - 1}` and parameters
+/// `p0..p{params - 1}`: identifiers from those and [`DEVICE_FUNCTIONS`], number literals, and
+/// the characters of arithmetic, comparison, logic, selection and grouping; nothing that could
+/// end the expression, declare, index, assign or reach memory.
+fn device_expression(text: &str, taps: usize, params: usize) -> core::result::Result<(), String> {
+    if text.contains("//") || text.contains("/*") {
+        return Err("contains a comment".into());
+    }
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        let c = bytes[i] as char;
+        if c.is_ascii_alphabetic() || c == '_' {
+            let start = i;
+            while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_') {
+                i += 1;
+            }
+            let word = &text[start..i];
+            let indexed = |prefix: char, count: usize| {
+                word.strip_prefix(prefix).and_then(|n| n.parse::<usize>().ok()).is_some_and(|n| n < count)
+            };
+            if !(indexed('t', taps) || indexed('p', params) || DEVICE_FUNCTIONS.contains(&word)) {
+                return Err(format!("names `{word}`, which is not one of its taps, parameters or allowed functions"));
+            }
+        } else if c.is_ascii_digit() {
+            // A number: digits, hex digits after 0x, a point, an exponent with its sign, suffixes.
+            while i < bytes.len() {
+                let d = bytes[i] as char;
+                let sign_of_exponent =
+                    (d == '-' || d == '+') && matches!(bytes[i - 1], b'e' | b'E') && !text[..i].contains("0x");
+                if d.is_ascii_alphanumeric() || d == '.' || sign_of_exponent {
+                    i += 1;
+                } else {
+                    break;
+                }
+            }
+        } else if c == '&' || c == '|' {
+            // Only `&&` and `||`: a lone `&` could take an address, a lone `|` has no use.
+            if bytes.get(i + 1) != Some(&(c as u8)) {
+                return Err(format!("contains a lone `{c}`"));
+            }
+            i += 2;
+        } else if c == '*' && text[..i].trim_end().chars().last().is_none_or(|p| "(,?:+-*/<>!&|=".contains(p)) {
+            return Err("contains a unary `*`, which could reach memory".into());
+        } else if "+-*/()?:<>!,. ".contains(c)
+            || c == '='
+                && (i > 0 && matches!(bytes[i - 1], b'<' | b'>' | b'!' | b'=') || bytes.get(i + 1) == Some(&b'='))
+        {
+            // Operators and grouping; `=` only inside `<=`, `>=`, `!=` and `==`.
+            i += 1;
+        } else {
+            return Err(format!("contains `{c}`, which a pure expression has no use for"));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::device_expression;
+
+    #[test]
+    fn device_expressions_are_pure_or_refused() {
+        for ok in [
+            "(t0 + (p0 * (t1 * ((((t2 + t3) + t4) + t5) - (4.0f * t0)))))",
+            "((t0 < t1) ? sqrtf(fabsf(t2)) : (-cn_powi(t3, -2)))",
+            "select(t1, t0, (t0 >= 1e-30f))",
+            "(t0 + __longlong_as_double(0x7ff0000000000000LL))",
+            "(t0 * bitcast<f32>(0x7f800000u)) + 1.5e+3",
+            "((t0 == t1) && (!(t0 != 2.0)))",
+        ] {
+            device_expression(ok, 6, 1).unwrap_or_else(|e| panic!("{ok}: {e}"));
+        }
+        for (bad, why) in [
+            ("t0; } __global__ void x() {", "`;`"),
+            ("((double*)t0)[5]", "`double`"),
+            ("t6", "`t6`"),
+            ("p1", "`p1`"),
+            ("out[0]", "`out`"),
+            ("t0 = 1", "`=`"),
+            ("t0 /* x */", "comment"),
+            ("\"a\"", "`\"`"),
+            ("*(&t0 + 9)", "unary `*`"),
+            ("(t0 & t1)", "lone `&`"),
+        ] {
+            let e = device_expression(bad, 6, 1).unwrap_err();
+            assert!(e.contains(why), "{bad}: {e}");
+        }
     }
 }

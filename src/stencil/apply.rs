@@ -120,7 +120,9 @@ pub trait StencilApply<T: Scalar, const N: usize>: Stencil<T, N> {
     /// # Errors
     ///
     /// `Error::ShapeMismatch` when a field's shape differs from the output's;
-    /// `Error::DeviceMismatch`; `Error::Device` and `Error::Limit` from a device kernel.
+    /// `Error::DeviceMismatch`; `Error::Layout` for a hand-written `Stencil` that disagrees with
+    /// itself; `Error::Device` from a device kernel; `Error::Limit` past a kernel's limits (more
+    /// than 4 fields or 64 taps on the CPU).
     fn try_apply<B: ExprStencilKernels, I: Fields<T, N, B, Self::Arity>>(
         &self,
         fields: I,
@@ -323,13 +325,7 @@ fn interior<S: Stencil<T, N>, B: Backend, T: Scalar, const N: usize>(
             fix: "give the stencil an `Arity` of its field count (as `stencil!` does)",
         });
     }
-    if let Some(tap) = S::TAPS.iter().find(|tap| tap.field >= fields.len()) {
-        return Err(Error::Layout {
-            op: OP,
-            reason: format!("a tap reads field {} of a stencil with {} fields", tap.field, fields.len()),
-            fix: "write the stencil with `stencil!`, which numbers its taps' fields",
-        });
-    }
+    crate::kernel::expr::check::<S, T, N>(OP)?;
     for field in fields {
         if field.shape != out.shape {
             return Err(Error::ShapeMismatch { op: OP, expected: out.shape.to_vec(), got: field.shape.to_vec() });
@@ -337,7 +333,7 @@ fn interior<S: Stencil<T, N>, B: Backend, T: Scalar, const N: usize>(
     }
     let devices: SmallVec<[B::Device; 4]> = fields.iter().map(|f| B::handle_device(f.handle)).collect();
     same_device::<B>(OP, &B::handle_device(out.handle), &devices)?;
-    let radius = S::radius();
+    let radius = crate::kernel::expr::radius::<S, T, N>();
     let ranges: [core::ops::Range<usize>; N] = core::array::from_fn(|k| interior_range(out.shape[k], radius[k]));
     if ranges.iter().any(|r| r.is_empty()) {
         return Ok(None);

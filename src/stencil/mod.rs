@@ -40,7 +40,7 @@ mod steps;
 mod sweep;
 mod window;
 
-pub use crate::kernel::expr::{powi, Arity, Scalar, Stencil, StencilParams, Tap, TapReader};
+pub use crate::kernel::expr::{powi, radius, Arity, Scalar, Stencil, StencilParams, Tap, TapReader};
 pub use apply::{Fields, StencilApply};
 pub use boundary::{fill_boundaries, try_fill_boundaries, Boundaries, Boundary};
 pub use buffer::{DoubleBuffer, FieldView};

@@ -108,6 +108,7 @@ impl<'p, S: Stencil<T, N>, B: Backend, T: Scalar, const N: usize> ExprSweep<'p, 
         }
         let devices: SmallVec<[B::Device; 3]> = coefficients.iter().map(|c| B::handle_device(c.handle)).collect();
         crate::ops::output::same_device::<B>(op, &B::handle_device(current.desc().handle), &devices)?;
+        crate::kernel::expr::check::<S, T, N>(op)?;
         if coefficients.len() + 1 != S::FIELDS.len() {
             return Err(Error::Layout {
                 op,
@@ -125,7 +126,7 @@ impl<'p, S: Stencil<T, N>, B: Backend, T: Scalar, const N: usize> ExprSweep<'p, 
 
 impl<S: Stencil<T, N>, B: ExprStencilKernels, T: Scalar, const N: usize> Sweep<B, T, N> for ExprSweep<'_, S, B, T, N> {
     fn radius(&self) -> [usize; N] {
-        S::radius()
+        crate::kernel::expr::radius::<S, T, N>()
     }
 
     fn wavefront(&self) -> bool {

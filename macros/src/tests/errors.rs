@@ -272,3 +272,11 @@ fn errors_point_inside_the_input() {
         points_at(src, at);
     }
 }
+
+#[test]
+fn more_than_sixty_four_taps_are_refused() {
+    let reads: Vec<String> = (0..65).map(|k| format!("u[{}, {}]", k / 9 - 3, k % 9 - 4)).collect();
+    let src = format!("|u| {}", reads.join(" + "));
+    let e = crate::expand(src.parse().unwrap()).unwrap_err();
+    assert!(e.to_string().contains("at most 64 distinct"), "{e}");
+}

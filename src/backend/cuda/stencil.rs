@@ -52,7 +52,7 @@ fn expression_source<S: Stencil<T, N>, T: Scalar, const N: usize>(c: &str, expre
     let mut s = format!("typedef {c} T;\n\n");
     // powi as the CPU computes it (`cnda::stencil::powi`): |n| - 1 products from the left, then
     // one division for negative n.
-    s.push_str("__device__ __forceinline__ T cn_powi(T x, int n) {\n    T p = n == 0 ? (T)1 : x;\n    for (int k = 1; k < (n < 0 ? -n : n); ++k) p = cnda_mul_rn(p, x);\n    return n < 0 ? (T)1 / p : p;\n}\n\n");
+    s.push_str(CN_POWI);
     s.push_str("extern \"C\" __global__ void cnda_expression(T *out, Desc o");
     for f in 0..fields {
         s.push_str(&format!(", const T *f{f}, Desc d{f}"));
@@ -81,6 +81,10 @@ fn expression_source<S: Stencil<T, N>, T: Scalar, const N: usize>(c: &str, expre
 pub fn stencil_source<S: Stencil<T, N>, T: Scalar, const N: usize>() -> Option<String> {
     S::cuda().map(|expression| expression_source::<S, T, N>(c_type::<T>(), expression))
 }
+
+/// `powi` as the CPU computes it (`cnda::stencil::powi`): `|n| - 1` products from the left (the
+/// magnitude taken unsigned, so `i32::MIN` is no overflow), then one division for negative `n`.
+pub(super) const CN_POWI: &str = "__device__ __forceinline__ T cn_powi(T x, int n) {\n    const unsigned m = n < 0 ? 0u - (unsigned)n : (unsigned)n;\n    T p = n == 0 ? (T)1 : x;\n    for (unsigned k = 1; k < m; ++k) p = cnda_mul_rn(p, x);\n    return n < 0 ? (T)1 / p : p;\n}\n\n";
 
 /// The C type of a stencil element type.
 fn c_type<T: Scalar>() -> &'static str {
@@ -111,7 +115,8 @@ unsafe impl ExprStencilKernels for Cuda {
         if n == 0 {
             return Ok(());
         }
-        let key = format!("stencil! {:?} {}", core::any::TypeId::of::<S>(), T::DTYPE);
+        crate::kernel::expr::check::<S, T, N>("stencil apply")?;
+        let key = format!("stencil! {:?} {N} {}", core::any::TypeId::of::<S>(), T::DTYPE);
         let function = dev.generated_function(key, "cnda_expression", || {
             Ok(expression_source::<S, T, N>(c_type::<T>(), expression))
         })?;

@@ -60,7 +60,7 @@ fn source<S: Stencil<T, N>, T: Scalar, const N: usize>(c: &str, expression: &str
     let mut s = format!(
         "typedef {c} T;\n#define RY {ry}\n#define RX {rx}\n#define W {w}\n#define H {h}\n#define TX {TX}\n#define TY {TY}\n\n"
     );
-    s.push_str("__device__ __forceinline__ T cn_powi(T x, int n) {\n    T p = n == 0 ? (T)1 : x;\n    for (int k = 1; k < (n < 0 ? -n : n); ++k) p = cnda_mul_rn(p, x);\n    return n < 0 ? (T)1 / p : p;\n}\n\n");
+    s.push_str(super::stencil::CN_POWI);
     s.push_str("__device__ __forceinline__ i64 cnda_at2(const Desc &d, i64 y, i64 x) { return y * d.strides[0] + x * d.strides[1]; }\n\n");
     // cur: the field holding sweep t0 (its interior); b0/b1: the fields holding even/odd sweeps,
     // read only on the halo; dst: where sweep t0 + steps goes.
@@ -124,7 +124,7 @@ pub(super) unsafe fn expression_steps<S: Stencil<T, N>, T: Scalar, const N: usiz
     params: &S::Params,
     steps: usize,
 ) -> Result<bool> {
-    let radius = S::radius();
+    let radius = crate::kernel::expr::radius::<S, T, N>();
     let Some(expression) = S::cuda() else { return Ok(false) };
     if N != 2 || radius.iter().any(|&r| r > 2) || steps < 2 {
         return Ok(false);
@@ -138,7 +138,7 @@ pub(super) unsafe fn expression_steps<S: Stencil<T, N>, T: Scalar, const N: usiz
     if rows.iter().any(|r| r.is_empty()) {
         return Ok(false);
     }
-    let key = format!("stencil! tiled {:?} {}", core::any::TypeId::of::<S>(), T::DTYPE);
+    let key = format!("stencil! tiled {:?} {N} {}", core::any::TypeId::of::<S>(), T::DTYPE);
     let function = dev
         .generated_function(key, "cnda_expression_tiled", || Ok(source::<S, T, N>(c_type::<T>(), expression, &tile)))?;
     // A scratch field: a launch never writes the field it reads (other blocks still load it).
@@ -161,11 +161,15 @@ pub(super) unsafe fn expression_steps<S: Stencil<T, N>, T: Scalar, const N: usiz
         DType::F32 => (bytemuck::cast_slice(&values).to_vec(), Vec::new()),
         _ => (Vec::new(), bytemuck::cast_slice(&values).to_vec()),
     };
-    let config = LaunchConfig {
-        grid_dim: (rows[1].len().div_ceil(TX) as u32, rows[0].len().div_ceil(TY) as u32, 1),
-        block_dim: ((TX * TY) as u32, 1, 1),
-        shared_mem_bytes: 0,
+    // One block per tile; a grid past the launch limits takes one launch per sweep instead.
+    let (Ok(gx), Ok(gy)) = (u32::try_from(rows[1].len().div_ceil(TX)), u32::try_from(rows[0].len().div_ceil(TY)))
+    else {
+        return Ok(false);
     };
+    if gy > 65_535 || gx > i32::MAX as u32 {
+        return Ok(false);
+    }
+    let config = LaunchConfig { grid_dim: (gx, gy, 1), block_dim: ((TX * TY) as u32, 1, 1), shared_mem_bytes: 0 };
     let bounds = [
         shape[0] as i64,
         shape[1] as i64,
@@ -229,7 +233,7 @@ pub(super) unsafe fn expression_steps<S: Stencil<T, N>, T: Scalar, const N: usiz
             params,
         )
     }?;
-    dev.synchronize()?; // before the scratch field is freed
+    // Freed in stream order (after the launches that use it), as every device buffer is.
     drop(scratch_buffer);
     Ok(true)
 }

@@ -67,6 +67,15 @@ pub fn stencil_shader<S: Stencil<T, N>, T: Scalar, const N: usize>() -> Option<S
     S::wgsl().map(|expression| expression_shader::<S, T, N>(t, expression))
 }
 
+/// `powi` as the CPU computes it (`cnda::stencil::powi`), for element type `t`: `|n| - 1` products
+/// from the left (the magnitude taken unsigned, so `i32::MIN` is no overflow), then one division
+/// for negative `n`.
+pub(super) fn cn_powi(t: &str) -> String {
+    format!(
+        "\nfn cn_powi(x: {t}, n: i32) -> {t} {{\n    let m = select(u32(n), 0u - u32(n), n < 0);\n    var p = select(x, {t}(1), n == 0);\n    for (var k = 1u; k < m; k = k + 1u) {{ p = p * x; }}\n    if (n < 0) {{ return {t}(1) / p; }}\n    return p;\n}}\n"
+    )
+}
+
 /// Whether some tap of `S` reads field `f`.
 fn read_by_a_tap<S: Stencil<T, N>, T: Scalar, const N: usize>(f: usize) -> bool {
     S::TAPS.iter().any(|tap| tap.field == f)
@@ -82,11 +91,7 @@ fn expression_shader<S: Stencil<T, N>, T: Scalar, const N: usize>(t: &str, expre
     for (f, binding) in FIELD_BINDINGS.iter().enumerate().take(fields).filter(|(f, _)| read_by_a_tap::<S, T, N>(*f)) {
         s.push_str(&format!("@group(0) @binding({binding}) var<storage, read> f{f}: array<{t}>;\n"));
     }
-    // powi as the CPU computes it (`cnda::stencil::powi`): |n| - 1 products from the left, then one
-    // division for negative n.
-    s.push_str(&format!(
-        "\nfn cn_powi(x: {t}, n: i32) -> {t} {{\n    var p = select(x, {t}(1), n == 0);\n    for (var k = 1; k < abs(n); k = k + 1) {{ p = p * x; }}\n    if (n < 0) {{ return {t}(1) / p; }}\n    return p;\n}}\n"
-    ));
+    s.push_str(&cn_powi(t));
     s.push_str("\n@compute @workgroup_size(256)\nfn expression(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {\n    let i = flat_index(gid, groups);\n    if (i >= item_count()) { return; }\n");
     for f in (0..fields).filter(|&f| read_by_a_tap::<S, T, N>(f)) {
         s.push_str(&format!("    let c{f} = offset_of({}u, i);\n", f + 1));
@@ -151,7 +156,8 @@ unsafe impl ExprStencilKernels for Wgpu {
             descs[f + 1] = words(d)?;
         }
         let p = super::dispatch::params(n, descs, &scalars)?.with(&values);
-        let key = format!("{:?} {t}", core::any::TypeId::of::<S>());
+        crate::kernel::expr::check::<S, T, N>("stencil apply")?;
+        let key = format!("{:?} {N} {t}", core::any::TypeId::of::<S>());
         let pipeline = dev.generated_pipeline(key, "expression", || Ok(expression_shader::<S, T, N>(t, expression)))?;
         // SAFETY: the operands are live (the caller's contract); the output is in none of the
         // fields' buffers (checked above).

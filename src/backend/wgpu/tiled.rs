@@ -52,7 +52,7 @@ fn source<S: Stencil<T, N>, T: Scalar, const N: usize>(expression: &str, ry: usi
     if coefficients > 0 {
         s.push_str(&format!("var<workgroup> sc: array<f32, {}>;\n", coefficients * w * h));
     }
-    s.push_str("\nfn cn_powi(x: f32, n: i32) -> f32 {\n    var p = select(x, f32(1), n == 0);\n    for (var k = 1; k < abs(n); k = k + 1) { p = p * x; }\n    if (n < 0) { return f32(1) / p; }\n    return p;\n}\n");
+    s.push_str(&super::stencil::cn_powi("f32"));
     s.push_str("\nfn at(d: u32, y: i32, x: i32) -> i32 {\n    let base = desc(d);\n    return params[base] + y * params[base + 10u] + x * params[base + 11u];\n}\n");
     let descs = 4 + coefficients;
     s.push_str(&format!("\nfn scalar(k: u32) -> i32 {{ return params[scalar_word({descs}u, k)]; }}\n"));
@@ -105,7 +105,7 @@ pub(super) unsafe fn expression_steps<S: Stencil<T, N>, T: Scalar, const N: usiz
     params_of: &S::Params,
     steps: usize,
 ) -> Result<bool> {
-    let radius = S::radius();
+    let radius = crate::kernel::expr::radius::<S, T, N>();
     let Some(expression) = S::wgsl() else { return Ok(false) };
     if N != 2 || radius.iter().any(|&r| r > 2) || steps < 2 || T::DTYPE != crate::element::DType::F32 {
         return Ok(false);
@@ -121,7 +121,7 @@ pub(super) unsafe fn expression_steps<S: Stencil<T, N>, T: Scalar, const N: usiz
         return Ok(false);
     }
     // `T` is f32 here (checked above): the shader and the scalars are written for it.
-    let key = format!("stencil! tiled {:?}", core::any::TypeId::of::<S>());
+    let key = format!("stencil! tiled {:?} {N}", core::any::TypeId::of::<S>());
     let pipeline = dev.generated_pipeline(key, "tiled", || Ok(source::<S, T, N>(expression, ry, rx)))?;
     // A scratch field: a dispatch never writes the field it reads (other workgroups load it).
     let len = shape[0] * shape[1];
@@ -135,7 +135,14 @@ pub(super) unsafe fn expression_steps<S: Stencil<T, N>, T: Scalar, const N: usiz
     let interior =
         |d: Desc<Wgpu, T, N>| d.narrowed(0, rows[0].start, rows[0].len()).narrowed(1, rows[1].start, rows[1].len());
     let same = |a: &Desc<Wgpu, T, N>, b: &Desc<Wgpu, T, N>| core::ptr::eq(a.handle.buffer, b.handle.buffer);
-    let groups = (to_u32(rows[1].len().div_ceil(TX))?, to_u32(rows[0].len().div_ceil(TY))?);
+    // One workgroup per tile; a grid past the dispatch limits takes one dispatch per sweep.
+    let (Ok(gx), Ok(gy)) = (to_u32(rows[1].len().div_ceil(TX)), to_u32(rows[0].len().div_ceil(TY))) else {
+        return Ok(false);
+    };
+    if gx > 65_535 || gy > 65_535 {
+        return Ok(false);
+    }
+    let groups = (gx, gy);
     // Sweep `steps - 1` must end in `fields[(steps - 1) % 2]` (`last`), read from elsewhere; the
     // last sweep is then one ordinary dispatch from it into the other field.
     let last = fields[(steps - 1) % 2];

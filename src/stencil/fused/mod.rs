@@ -48,6 +48,8 @@ use schedule::Schedule;
 
 /// One sweep of a stencil over a region, what a plan runs: the stencil kernel of a
 /// `LinearStencil` (here) or of a `stencil!` stencil with its coefficient fields (`steps.rs`).
+/// The parallel pipeline shares a sweep between threads: an implementation holds only data the
+/// threads may read at once (taps, parameters, fields no sweep writes).
 pub(super) trait Sweep<B: Backend, T: Pod, const N: usize> {
     /// The radius along each axis.
     fn radius(&self) -> [usize; N];
@@ -294,10 +296,13 @@ impl<'s, B: CopyKernels, T: Pod, const N: usize, S: Sweep<B, T, N>> Plan<'s, B, 
         crate::ops::output::same_device::<B>(op, &dev, &[B::handle_device(fields[1].handle)])?;
         let (shape, radius) = (fields[0].shape, sweep.radius());
         let interior: [Range<usize>; N] = core::array::from_fn(|k| interior_range(shape[k], radius[k]));
-        if N == 0 || steps == 0 || interior.iter().any(|r| r.is_empty()) {
+        if steps == 0 || interior.iter().any(|r| r.is_empty()) {
             return Ok(None);
         }
-        let rows = interior[0].clone();
+        // Rank 0 (one point, no axis to walk): one call per sweep.
+        let Some(rows) = interior.first().cloned() else {
+            return Ok(Some(Plan { dev, sweep, fields, radius, boundaries, interior, steps, schedule: None }));
+        };
         // The wavefront's last step is `rows.end - 1 + (steps - 1) lag` and the sweeps are
         // numbered `1..steps + 1`: both must fit, with room to spare.
         if steps.checked_mul(radius[0].max(1)).and_then(|w| w.checked_add(rows.end)).is_none() {
