@@ -205,6 +205,6 @@ def pad(
     mode: Union[str, Sequence[str], None] = ...,
     constant_values: Union[int, float, None] = ...,
 ) -> _Array:
-    """np.pad(a, width, mode) for mode "constant", "edge", "reflect" or "wrap" (or one per axis);
+    """np.pad(a, width, mode) for mode "constant", "edge", "reflect", "symmetric" or "wrap" (or one per axis);
     width in NumPy's forms, equal before and after each axis."""
 def _live_buffers() -> int: ...
