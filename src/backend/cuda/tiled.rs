@@ -7,8 +7,9 @@
 //! AN5D's 2D case), so blocks never wait for one another. Same expression, same operation
 //! order, no fused multiply-adds: bit-identical to `K` separate launches.
 //!
-//! Taken for rank 2, radius at most 2 along each axis, halos that do not change between sweeps
-//! (the time steppers call it only then), and shared memory that fits; otherwise the caller
+//! Taken for ranks 2 (four sweeps per launch) and 3 (two), radius at most 2 along each axis,
+//! halos that do not change between sweeps (the time steppers call it only then), and shared
+//! memory that fits (a 3D tile widened by two radii of 2 does not in f64); otherwise the caller
 //! makes one launch per sweep.
 
 use cudarc::driver::{LaunchConfig, PushKernelArg};
@@ -23,78 +24,154 @@ use crate::kernel::expr::{Scalar, Stencil, StencilParams};
 use crate::kernel::{Backend, Desc};
 use crate::shape::interior_range;
 
-/// The output tile of one block: `TX` columns by `TY` rows, one thread per point.
-const TX: usize = 32;
-const TY: usize = 8;
+/// The output tile of one block per axis (the last axis fastest), one thread per point: 8 x 32
+/// in 2D, 2 x 4 x 32 in 3D.
+const TILE_2D: [usize; 2] = [8, 32];
+const TILE_3D: [usize; 3] = [2, 4, 32];
 
-/// Sweeps per launch.
-const STEPS_PER_LAUNCH: usize = 4;
+/// Sweeps per launch: a 3D tile widened by that many radii on every side grows fast, so fewer.
+const STEPS_2D: usize = 4;
+const STEPS_3D: usize = 2;
 
 /// The shared memory a block may take (the default limit without opting in).
 const SHARED_BYTES: usize = 48 * 1024;
 
-/// The shape of a tiled kernel: radii, the loaded tile's width and height, and its shared bytes.
+/// The shape of a tiled kernel: per axis the radius, the output tile and the widest loaded
+/// extent (the tile widened by `steps` radii on both sides), and the sweeps per launch.
 struct Tile {
-    ry: usize,
-    rx: usize,
-    w: usize,
-    h: usize,
+    radius: Vec<usize>,
+    tile: Vec<usize>,
+    extent: Vec<usize>,
+    steps: usize,
 }
 
 impl Tile {
-    fn new(radius: [usize; 2]) -> Self {
-        let [ry, rx] = radius;
-        Tile { ry, rx, w: TX + 2 * STEPS_PER_LAUNCH * rx, h: TY + 2 * STEPS_PER_LAUNCH * ry }
+    /// The tile of a rank-2 or rank-3 stencil of `radius`; `None` for other ranks.
+    fn new(radius: &[usize]) -> Option<Self> {
+        let (tile, steps) = match radius.len() {
+            2 => (TILE_2D.to_vec(), STEPS_2D),
+            3 => (TILE_3D.to_vec(), STEPS_3D),
+            _ => return None,
+        };
+        let extent = tile.iter().zip(radius).map(|(t, r)| t + 2 * steps * r).collect();
+        Some(Tile { radius: radius.to_vec(), tile, extent, steps })
     }
 
     /// Two buffers of the evolving field and one per coefficient field, in elements of `size`.
     fn bytes(&self, coefficients: usize, size: usize) -> usize {
-        (2 + coefficients) * self.w * self.h * size
+        (2 + coefficients) * self.extent.iter().product::<usize>() * size
     }
+
+    /// The threads of a block: one per output point of the tile.
+    fn threads(&self) -> usize {
+        self.tile.iter().product()
+    }
+}
+
+/// `[a][b]..` for the names `l0, l1, ..` shifted by `shift(k)` per axis.
+fn cell(rank: usize, shift: impl Fn(usize) -> String) -> String {
+    (0..rank).map(|k| format!("[l{k}{}]", shift(k))).collect()
+}
+
+/// Splits flat index `idx` over the extents `names` into `l0, l1, ..` (row-major).
+fn split(names: &[String], indent: &str) -> String {
+    let rank = names.len();
+    let mut s = String::new();
+    let mut rest = "idx".to_string();
+    for k in 0..rank {
+        let inner: Vec<&str> = names[k + 1..].iter().map(String::as_str).collect();
+        if inner.is_empty() {
+            s.push_str(&format!("{indent}const int l{k} = {rest};\n"));
+        } else {
+            let size = inner.join(" * ");
+            s.push_str(&format!("{indent}const int l{k} = {rest} / ({size});\n"));
+            rest = format!("({rest} % ({size}))");
+        }
+    }
+    s
 }
 
 /// The CUDA source of the time-tiled kernel of `S` for C type `c`.
 fn source<S: Stencil<T, N>, T: Scalar, const N: usize>(c: &str, expression: &str, tile: &Tile) -> String {
     let coefficients = S::FIELDS.len() - 1;
-    let Tile { ry, rx, w, h } = *tile;
-    let mut s = format!(
-        "typedef {c} T;\n#define RY {ry}\n#define RX {rx}\n#define W {w}\n#define H {h}\n#define TX {TX}\n#define TY {TY}\n\n"
-    );
+    let dims: String = tile.extent.iter().map(|e| format!("[{e}]")).collect();
+    let mut s = format!("typedef {c} T;\n\n");
     s.push_str(super::stencil::CN_POWI);
-    s.push_str("__device__ __forceinline__ i64 cnda_at2(const Desc &d, i64 y, i64 x) { return y * d.strides[0] + x * d.strides[1]; }\n\n");
+    let at = (0..N).map(|k| format!("g{k} * d.strides[{k}]")).collect::<Vec<_>>().join(" + ");
+    let coords = (0..N).map(|k| format!("i64 g{k}")).collect::<Vec<_>>().join(", ");
+    let args = (0..N).map(|k| format!("g{k}")).collect::<Vec<_>>().join(", ");
+    s.push_str(&format!("__device__ __forceinline__ i64 cnda_at(const Desc &d, {coords}) {{ return {at}; }}\n\n"));
     // cur: the field holding sweep t0 (its interior); b0/b1: the fields holding even/odd sweeps,
     // read only on the halo; dst: where sweep t0 + steps goes.
     s.push_str("extern \"C\" __global__ void cnda_expression_tiled(const T *cur, Desc dcur, T *dst, Desc ddst, const T *b0, Desc db0, const T *b1, Desc db1");
     for f in 1..=coefficients {
         s.push_str(&format!(", const T *f{f}, Desc d{f}"));
     }
-    s.push_str(", i64 n0, i64 n1, i64 lo0, i64 hi0, i64 lo1, i64 hi1, int steps, int parity");
+    for k in 0..N {
+        s.push_str(&format!(", i64 n{k}, i64 lo{k}, i64 hi{k}"));
+    }
+    s.push_str(", int steps, int parity");
     for i in 0..S::PARAMS.len() {
         s.push_str(&format!(", T p{i}"));
     }
-    s.push_str(") {\n    __shared__ T s[2][H][W];\n");
+    s.push_str(&format!(") {{\n    __shared__ T s[2]{dims};\n"));
     if coefficients > 0 {
-        s.push_str(&format!("    __shared__ T sc[{coefficients}][H][W];\n"));
+        s.push_str(&format!("    __shared__ T sc[{coefficients}]{dims};\n"));
     }
-    s.push_str(
-        "    const i64 oy = lo0 + (i64)blockIdx.y * TY, ox = lo1 + (i64)blockIdx.x * TX;\n    const i64 y0 = oy - steps * RY, x0 = ox - steps * RX;\n    const int hh = TY + 2 * steps * RY, ww = TX + 2 * steps * RX;\n",
-    );
-    s.push_str("    for (int idx = threadIdx.x; idx < hh * ww; idx += blockDim.x) {\n        const int ly = idx / ww, lx = idx % ww;\n        const i64 gy = y0 + ly, gx = x0 + lx;\n        if (gy < 0 || gy >= n0 || gx < 0 || gx >= n1) continue;\n        const bool inner = gy >= lo0 && gy < hi0 && gx >= lo1 && gx < hi1;\n");
+    // Axis k's tile origin (the last axis on blockIdx.x, the one before on .y, the first of three on .z).
+    let block = ["x", "y", "z"];
+    for k in 0..N {
+        let (t, r) = (tile.tile[k], tile.radius[k]);
+        s.push_str(&format!(
+            "    const i64 y{k} = lo{k} + (i64)blockIdx.{} * {t} - steps * {r};\n    const int e{k} = {t} + 2 * steps * {r};\n",
+            block[N - 1 - k]
+        ));
+    }
+    let extents: Vec<String> = (0..N).map(|k| format!("e{k}")).collect();
+    let total = extents.join(" * ");
+    let global = (0..N).map(|k| format!("        const i64 g{k} = y{k} + l{k};\n")).collect::<String>();
+    let inside = (0..N).map(|k| format!("g{k} >= 0 && g{k} < n{k}")).collect::<Vec<_>>().join(" && ");
+    let interior = (0..N).map(|k| format!("g{k} >= lo{k} && g{k} < hi{k}")).collect::<Vec<_>>().join(" && ");
+    let here = cell(N, |_| String::new());
+    s.push_str(&format!("    for (int idx = threadIdx.x; idx < {total}; idx += blockDim.x) {{\n"));
+    s.push_str(&split(&extents, "        "));
+    s.push_str(&global);
+    s.push_str(&format!("        if (!({inside})) continue;\n"));
     // The halos of both parities come from the fields that hold them (never written); the
     // interior only from `cur` (the fields' interiors may be another block's output).
-    s.push_str("        if (inner) {\n            s[0][ly][lx] = cur[cnda_at2(dcur, gy, gx)];\n        } else {\n            const T even = b0[cnda_at2(db0, gy, gx)], odd = b1[cnda_at2(db1, gy, gx)];\n            s[0][ly][lx] = parity ? odd : even;\n            s[1][ly][lx] = parity ? even : odd;\n        }\n");
+    s.push_str(&format!(
+        "        if ({interior}) {{\n            s[0]{here} = cur[cnda_at(dcur, {args})];\n        }} else {{\n            const T even = b0[cnda_at(db0, {args})], odd = b1[cnda_at(db1, {args})];\n            s[0]{here} = parity ? odd : even;\n            s[1]{here} = parity ? even : odd;\n        }}\n"
+    ));
     for f in 1..=coefficients {
-        s.push_str(&format!("        sc[{}][ly][lx] = f{f}[cnda_at2(d{f}, gy, gx)];\n", f - 1));
+        s.push_str(&format!("        sc[{}]{here} = f{f}[cnda_at(d{f}, {args})];\n", f - 1));
     }
-    s.push_str("    }\n    __syncthreads();\n    for (int t = 1; t <= steps; ++t) {\n        T (*src)[W] = s[(t - 1) & 1];\n        T (*out)[W] = s[t & 1];\n");
-    s.push_str("        for (int idx = threadIdx.x; idx < hh * ww; idx += blockDim.x) {\n            const int ly = idx / ww, lx = idx % ww;\n            const i64 gy = y0 + ly, gx = x0 + lx;\n            if (ly < t * RY || ly >= hh - t * RY || lx < t * RX || lx >= ww - t * RX) continue;\n            if (gy < lo0 || gy >= hi0 || gx < lo1 || gx >= hi1) continue;\n");
+    s.push_str("    }\n    __syncthreads();\n    for (int t = 1; t <= steps; ++t) {\n        const int from = (t - 1) & 1, to = t & 1;\n");
+    let valid = (0..N)
+        .map(|k| format!("l{k} >= t * {r} && l{k} < e{k} - t * {r}", r = tile.radius[k]))
+        .collect::<Vec<_>>()
+        .join(" && ");
+    s.push_str(&format!("        for (int idx = threadIdx.x; idx < {total}; idx += blockDim.x) {{\n"));
+    s.push_str(&split(&extents, "            "));
+    s.push_str(&global.replace("        const", "            const"));
+    s.push_str(&format!("            if (!({valid}) || !({interior})) continue;\n"));
     for (k, tap) in S::TAPS.iter().enumerate() {
-        let (dy, dx) = (tap.offset[0], tap.offset[1]);
-        let from = if tap.field == 0 { "src".to_string() } else { format!("sc[{}]", tap.field - 1) };
-        s.push_str(&format!("            const T t{k} = {from}[ly + ({dy})][lx + ({dx})];\n"));
+        let at = cell(N, |a| format!(" + ({})", tap.offset[a]));
+        let from = if tap.field == 0 { format!("s[from]{at}") } else { format!("sc[{}]{at}", tap.field - 1) };
+        s.push_str(&format!("            const T t{k} = {from};\n"));
     }
-    s.push_str(&format!("            out[ly][lx] = {expression};\n        }}\n        __syncthreads();\n    }}\n"));
-    s.push_str("    for (int idx = threadIdx.x; idx < TY * TX; idx += blockDim.x) {\n        const int ly = steps * RY + idx / TX, lx = steps * RX + idx % TX;\n        const i64 gy = y0 + ly, gx = x0 + lx;\n        if (gy < hi0 && gx < hi1) dst[cnda_at2(ddst, gy, gx)] = s[steps & 1][ly][lx];\n    }\n}\n");
+    s.push_str(&format!("            s[to]{here} = {expression};\n        }}\n        __syncthreads();\n    }}\n"));
+    // The tile back to `dst`: the points the last sweep computed.
+    let tiles: Vec<String> = tile.tile.iter().map(ToString::to_string).collect();
+    s.push_str(&format!("    for (int idx = threadIdx.x; idx < {}; idx += blockDim.x) {{\n", tiles.join(" * ")));
+    s.push_str(&split(&tiles, "        ").replace("const int l", "const int m"));
+    for k in 0..N {
+        s.push_str(&format!(
+            "        const int l{k} = steps * {} + m{k};\n        const i64 g{k} = y{k} + l{k};\n",
+            tile.radius[k]
+        ));
+    }
+    let below = (0..N).map(|k| format!("g{k} < hi{k}")).collect::<Vec<_>>().join(" && ");
+    s.push_str(&format!("        if ({below}) dst[cnda_at(ddst, {args})] = s[steps & 1]{here};\n    }}\n}}\n"));
     s
 }
 
@@ -106,7 +183,7 @@ fn c_type<T: Scalar>() -> &'static str {
     }
 }
 
-/// `steps` sweeps of `S` over `fields` in launches of up to `STEPS_PER_LAUNCH` sweeps, or
+/// `steps` sweeps of `S` over `fields` in launches of up to the tile's sweeps each, or
 /// `Ok(false)` when the stencil does not take the tiled kernel; see
 /// `ExprStencilKernels::expression_steps`, whose contract this has.
 ///
@@ -126,15 +203,15 @@ pub(super) unsafe fn expression_steps<S: Stencil<T, N>, T: Scalar, const N: usiz
 ) -> Result<bool> {
     let radius = crate::kernel::expr::radius::<S, T, N>();
     let Some(expression) = S::cuda() else { return Ok(false) };
-    if N != 2 || radius.iter().any(|&r| r > 2) || steps < 2 {
+    if radius.iter().any(|&r| r > 2) || steps < 2 {
         return Ok(false);
     }
-    let tile = Tile::new([radius[0], radius[1]]);
+    let Some(tile) = Tile::new(&radius) else { return Ok(false) };
     if tile.bytes(coefficients.len(), core::mem::size_of::<T>()) > SHARED_BYTES {
         return Ok(false);
     }
-    let shape = [fields[0].shape[0], fields[0].shape[1]];
-    let rows = [interior_range(shape[0], radius[0]), interior_range(shape[1], radius[1])];
+    let shape = fields[0].shape;
+    let rows: [core::ops::Range<usize>; N] = core::array::from_fn(|k| interior_range(shape[k], radius[k]));
     if rows.iter().any(|r| r.is_empty()) {
         return Ok(false);
     }
@@ -142,7 +219,7 @@ pub(super) unsafe fn expression_steps<S: Stencil<T, N>, T: Scalar, const N: usiz
     let function = dev
         .generated_function(key, "cnda_expression_tiled", || Ok(source::<S, T, N>(c_type::<T>(), expression, &tile)))?;
     // A scratch field: a launch never writes the field it reads (other blocks still load it).
-    let len = shape[0] * shape[1];
+    let len = shape.iter().product();
     let mut scratch_buffer = CudaBuffer::<T>::allocate(*dev, "stencil apply_steps", len, false)?;
     let scratch = Desc::<Cuda, T, N> {
         handle: Cuda::handle_mut(&mut scratch_buffer, 0),
@@ -161,25 +238,23 @@ pub(super) unsafe fn expression_steps<S: Stencil<T, N>, T: Scalar, const N: usiz
         DType::F32 => (bytemuck::cast_slice(&values).to_vec(), Vec::new()),
         _ => (Vec::new(), bytemuck::cast_slice(&values).to_vec()),
     };
-    // One block per tile; a grid past the launch limits takes one launch per sweep instead.
-    let (Ok(gx), Ok(gy)) = (u32::try_from(rows[1].len().div_ceil(TX)), u32::try_from(rows[0].len().div_ceil(TY)))
-    else {
-        return Ok(false);
-    };
-    if gy > 65_535 || gx > i32::MAX as u32 {
-        return Ok(false);
+    // One block per tile (the last axis on x); a grid past the launch limits takes one launch per
+    // sweep instead.
+    let mut grid = [1u32; 3];
+    for k in 0..N {
+        match u32::try_from(rows[k].len().div_ceil(tile.tile[k])) {
+            Ok(g) if g <= if k + 1 == N { i32::MAX as u32 } else { 65_535 } => grid[N - 1 - k] = g,
+            _ => return Ok(false),
+        }
     }
-    let config = LaunchConfig { grid_dim: (gx, gy, 1), block_dim: ((TX * TY) as u32, 1, 1), shared_mem_bytes: 0 };
-    let bounds = [
-        shape[0] as i64,
-        shape[1] as i64,
-        rows[0].start as i64,
-        rows[0].end as i64,
-        rows[1].start as i64,
-        rows[1].end as i64,
-    ];
+    let config = LaunchConfig {
+        grid_dim: (grid[0], grid[1], grid[2]),
+        block_dim: (tile.threads() as u32, 1, 1),
+        shared_mem_bytes: 0,
+    };
+    let bounds: Vec<i64> = (0..N).flat_map(|k| [shape[k] as i64, rows[k].start as i64, rows[k].end as i64]).collect();
     while done < steps - 1 {
-        let chunk = STEPS_PER_LAUNCH.min(steps - 1 - done);
+        let chunk = tile.steps.min(steps - 1 - done);
         let finishing = done + chunk == steps - 1;
         // The target: `last` at the end; else whichever of the scratch and the non-final field
         // this launch does not read.
@@ -243,7 +318,7 @@ fn same<T: Scalar, const N: usize>(a: &Desc<Cuda, T, N>, b: &Desc<Cuda, T, N>) -
     a.handle.addr == b.handle.addr
 }
 
-/// The interior region `rows` (axes 0 and 1) of a rank-2 field.
-fn interior<T: Scalar, const N: usize>(d: Desc<Cuda, T, N>, rows: &[core::ops::Range<usize>; 2]) -> Desc<Cuda, T, N> {
-    d.narrowed(0, rows[0].start, rows[0].len()).narrowed(1, rows[1].start, rows[1].len())
+/// The interior region `rows` of a field.
+fn interior<T: Scalar, const N: usize>(d: Desc<Cuda, T, N>, rows: &[core::ops::Range<usize>; N]) -> Desc<Cuda, T, N> {
+    (0..N).fold(d, |d, k| d.narrowed(k, rows[k].start, rows[k].len()))
 }

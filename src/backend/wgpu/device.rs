@@ -217,10 +217,11 @@ impl WgpuDevice {
         pipeline: &wgpu::ComputePipeline,
         bindings: &[(u32, &wgpu::Buffer)],
         params: &Params,
-        groups: (u32, u32),
+        groups: impl Into<Groups>,
     ) -> Result<()> {
+        let Groups(groups) = groups.into();
         #[cfg(feature = "tracing")]
-        tracing::trace!(target: "cnda::wgpu", entry = what, groups_x = groups.0, groups_y = groups.1, "dispatch");
+        tracing::trace!(target: "cnda::wgpu", entry = what, groups_x = groups[0], groups_y = groups[1], groups_z = groups[2], "dispatch");
         let device = &self.0.device;
         self.checked(what, || {
             let storage = |label, contents: &[u8]| {
@@ -255,7 +256,7 @@ impl WgpuDevice {
                 let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor::default());
                 pass.set_pipeline(pipeline);
                 pass.set_bind_group(0, &group, &[]);
-                pass.dispatch_workgroups(groups.0, groups.1, 1);
+                pass.dispatch_workgroups(groups[0], groups[1], groups[2]);
             }
             self.0.queue.submit([encoder.finish()]);
         })
@@ -313,4 +314,19 @@ fn open() -> core::result::Result<DeviceState, String> {
         features,
         pipelines: Mutex::new(HashMap::new()),
     })
+}
+
+/// The workgroups of a dispatch along x, y and z: from `(x, y)` (z = 1) or `[x, y, z]`.
+pub(crate) struct Groups(pub(crate) [u32; 3]);
+
+impl From<(u32, u32)> for Groups {
+    fn from((x, y): (u32, u32)) -> Self {
+        Groups([x, y, 1])
+    }
+}
+
+impl From<[u32; 3]> for Groups {
+    fn from(xyz: [u32; 3]) -> Self {
+        Groups(xyz)
+    }
 }

@@ -2,9 +2,9 @@
 //! dispatch advances the grid several sweeps, each workgroup loading a tile widened by that many
 //! radii (and the coefficient fields) into workgroup memory and computing the sweeps there, so
 //! global memory is read and written once per several sweeps; tiles overlap and recompute the
-//! overlap, so workgroups never wait for one another. f32 (WGSL's one float for stencils), rank
-//! 2, radius at most 2, constant halos, and workgroup memory within WebGPU's default 16 KiB;
-//! otherwise the caller makes one dispatch per sweep.
+//! overlap, so workgroups never wait for one another. f32 (WGSL's one float for stencils), ranks
+//! 2 (four sweeps per dispatch) and 3 (two), radius at most 2, constant halos, and workgroup
+//! memory within WebGPU's default 16 KiB; otherwise the caller makes one dispatch per sweep.
 //!
 //! WebGPU binds a buffer either for writing or for reading in one dispatch, so the halo values of
 //! each sweep parity are read through whichever binding holds that field: the output (whose
@@ -19,12 +19,12 @@ use crate::kernel::expr::{Scalar, Stencil, StencilParams};
 use crate::kernel::{Backend, Desc};
 use crate::shape::interior_range;
 
-/// The output tile of one workgroup (one invocation per point).
-const TX: usize = 32;
-const TY: usize = 8;
-
-/// Sweeps per dispatch.
-const STEPS_PER_DISPATCH: usize = 4;
+/// The output tile of one workgroup per axis (the last fastest), one invocation per point, and
+/// the sweeps per dispatch: 8 x 32 and four in 2D, 2 x 4 x 32 and two in 3D.
+const TILE_2D: [usize; 2] = [8, 32];
+const TILE_3D: [usize; 3] = [2, 4, 32];
+const STEPS_2D: usize = 4;
+const STEPS_3D: usize = 2;
 
 /// WebGPU's default limit on a workgroup's memory.
 const WORKGROUP_BYTES: usize = 16 * 1024;
@@ -33,47 +33,130 @@ const WORKGROUP_BYTES: usize = 16 * 1024;
 /// parameter block and the element scalars).
 const COEFFICIENT_BINDINGS: [u32; 3] = [4, 6, 7];
 
+/// Per axis the radius, the output tile and the widest loaded extent; the sweeps per dispatch.
+struct Tile {
+    radius: Vec<usize>,
+    tile: Vec<usize>,
+    extent: Vec<usize>,
+    steps: usize,
+}
+
+impl Tile {
+    fn new(radius: &[usize]) -> Option<Self> {
+        let (tile, steps) = match radius.len() {
+            2 => (TILE_2D.to_vec(), STEPS_2D),
+            3 => (TILE_3D.to_vec(), STEPS_3D),
+            _ => return None,
+        };
+        let extent = tile.iter().zip(radius).map(|(t, r)| t + 2 * steps * r).collect();
+        Some(Tile { radius: radius.to_vec(), tile, extent, steps })
+    }
+
+    /// The cells of one loaded tile.
+    fn cells(&self) -> usize {
+        self.extent.iter().product()
+    }
+
+    /// The flat stride of axis `k` in a loaded tile.
+    fn stride(&self, k: usize) -> usize {
+        self.extent[k + 1..].iter().product()
+    }
+}
+
+/// Splits flat index `idx` over the extents `names` into `{var}0, {var}1, ..` (row-major).
+fn split(names: &[String], var: &str, indent: &str) -> String {
+    let mut s = String::new();
+    let mut rest = "idx".to_string();
+    for k in 0..names.len() {
+        let inner = names[k + 1..].join(" * ");
+        if inner.is_empty() {
+            s.push_str(&format!("{indent}let {var}{k} = {rest};\n"));
+        } else {
+            s.push_str(&format!("{indent}let {var}{k} = {rest} / ({inner});\n"));
+            rest = format!("({rest} % ({inner}))");
+        }
+    }
+    s
+}
+
 /// The WGSL source of the tiled shader of `S` (entry point `tiled`). Descriptors: 0 the output, 1
 /// the input, 2 the even sweeps' field, 3 the odd sweeps' field, 4.. the coefficient fields;
-/// scalars: the interior bounds, the sweep count, the input's parity, and the binding (0 output,
-/// 1 input, 2 halo field) that holds each parity's field.
-fn source<S: Stencil<T, N>, T: Scalar, const N: usize>(expression: &str, ry: usize, rx: usize) -> String {
+/// scalars: per axis its length and interior bounds, then the sweep count, the input's parity,
+/// and the binding (0 output, 1 input, 2 halo field) that holds each parity's field.
+fn source<S: Stencil<T, N>, T: Scalar, const N: usize>(expression: &str, tile: &Tile) -> String {
     let coefficients = S::FIELDS.len() - 1;
-    let (w, h) = (TX + 2 * STEPS_PER_DISPATCH * rx, TY + 2 * STEPS_PER_DISPATCH * ry);
+    let cells = tile.cells();
     let mut s = COMMON.replace("ELEM", "f32");
-    s.push_str(&format!(
-        "\nconst RY: i32 = {ry};\nconst RX: i32 = {rx};\nconst W: i32 = {w};\nconst H: i32 = {h};\nconst TX: i32 = {TX};\nconst TY: i32 = {TY};\n"
-    ));
-    s.push_str("@group(0) @binding(0) var<storage, read_write> out: array<f32>;\n@group(0) @binding(1) var<storage, read> cur: array<f32>;\n@group(0) @binding(2) var<storage, read> aux: array<f32>;\n");
+    s.push_str("\n@group(0) @binding(0) var<storage, read_write> out: array<f32>;\n@group(0) @binding(1) var<storage, read> cur: array<f32>;\n@group(0) @binding(2) var<storage, read> aux: array<f32>;\n");
     for (f, binding) in COEFFICIENT_BINDINGS.iter().enumerate().take(coefficients) {
         s.push_str(&format!("@group(0) @binding({binding}) var<storage, read> c{f}: array<f32>;\n"));
     }
-    s.push_str(&format!("var<workgroup> sh: array<f32, {}>;\n", 2 * w * h));
+    s.push_str(&format!("var<workgroup> sh: array<f32, {}>;\n", 2 * cells));
     if coefficients > 0 {
-        s.push_str(&format!("var<workgroup> sc: array<f32, {}>;\n", coefficients * w * h));
+        s.push_str(&format!("var<workgroup> sc: array<f32, {}>;\n", coefficients * cells));
     }
     s.push_str(&super::stencil::cn_powi("f32"));
-    s.push_str("\nfn at(d: u32, y: i32, x: i32) -> i32 {\n    let base = desc(d);\n    return params[base] + y * params[base + 10u] + x * params[base + 11u];\n}\n");
+    let coords = (0..N).map(|k| format!("g{k}: i32")).collect::<Vec<_>>().join(", ");
+    let args = (0..N).map(|k| format!("g{k}")).collect::<Vec<_>>().join(", ");
+    let at = (0..N).map(|k| format!(" + g{k} * params[base + {}u]", 10 + k)).collect::<String>();
+    s.push_str(&format!(
+        "\nfn at(d: u32, {coords}) -> i32 {{\n    let base = desc(d);\n    return params[base]{at};\n}}\n"
+    ));
     let descs = 4 + coefficients;
     s.push_str(&format!("\nfn scalar(k: u32) -> i32 {{ return params[scalar_word({descs}u, k)]; }}\n"));
-    // The halo value of parity `p` at (y, x): from the binding that holds that field.
-    s.push_str("\nfn halo(p: i32, y: i32, x: i32) -> f32 {\n    let slot = scalar(8u + u32(p));\n    let at_field = at(2u + u32(p), y, x);\n    if (slot == 0) { return out[at_field]; }\n    if (slot == 1) { return cur[at_field]; }\n    return aux[at_field];\n}\n");
+    // The halo value of parity `p`: from the binding that holds that field.
+    s.push_str(&format!(
+        "\nfn halo(p: i32, {coords}) -> f32 {{\n    let slot = scalar({}u + u32(p));\n    let at_field = at(2u + u32(p), {args});\n    if (slot == 0) {{ return out[at_field]; }}\n    if (slot == 1) {{ return cur[at_field]; }}\n    return aux[at_field];\n}}\n",
+        3 * N + 2
+    ));
     s.push_str("\n@compute @workgroup_size(256)\nfn tiled(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {\n");
-    s.push_str("    let n0 = scalar(0u); let n1 = scalar(1u); let lo0 = scalar(2u); let hi0 = scalar(3u); let lo1 = scalar(4u); let hi1 = scalar(5u);\n    let steps = scalar(6u); let parity = scalar(7u);\n");
-    s.push_str("    let oy = lo0 + i32(wg.y) * TY; let ox = lo1 + i32(wg.x) * TX;\n    let y0 = oy - steps * RY; let x0 = ox - steps * RX;\n    let hh = TY + 2 * steps * RY; let ww = TX + 2 * steps * RX;\n");
-    s.push_str("    for (var idx = i32(lid); idx < hh * ww; idx = idx + 256) {\n        let ly = idx / ww; let lx = idx % ww; let gy = y0 + ly; let gx = x0 + lx;\n        if (gy < 0 || gy >= n0 || gx < 0 || gx >= n1) { continue; }\n        let cell = ly * W + lx;\n        if (gy >= lo0 && gy < hi0 && gx >= lo1 && gx < hi1) {\n            sh[cell] = cur[at(1u, gy, gx)];\n        } else {\n            sh[cell] = halo(parity, gy, gx);\n            sh[W * H + cell] = halo(1 - parity, gy, gx);\n        }\n");
-    for f in 0..coefficients {
-        s.push_str(&format!("        sc[{} + cell] = c{f}[at({}u, gy, gx)];\n", f * w * h, 4 + f));
+    s.push_str(&format!("    let steps = scalar({}u); let parity = scalar({}u);\n", 3 * N, 3 * N + 1));
+    let group = ["x", "y", "z"];
+    for k in 0..N {
+        let (t, r) = (tile.tile[k], tile.radius[k]);
+        s.push_str(&format!(
+            "    let n{k} = scalar({}u); let lo{k} = scalar({}u); let hi{k} = scalar({}u);\n    let y{k} = lo{k} + i32(wg.{}) * {t} - steps * {r}; let e{k} = {t} + 2 * steps * {r};\n",
+            3 * k,
+            3 * k + 1,
+            3 * k + 2,
+            group[N - 1 - k]
+        ));
     }
-    s.push_str("    }\n    workgroupBarrier();\n    for (var t = 1; t <= steps; t = t + 1) {\n        let src = ((t - 1) & 1) * W * H; let dst = (t & 1) * W * H;\n");
-    s.push_str("        for (var idx = i32(lid); idx < hh * ww; idx = idx + 256) {\n            let ly = idx / ww; let lx = idx % ww; let gy = y0 + ly; let gx = x0 + lx;\n            if (ly < t * RY || ly >= hh - t * RY || lx < t * RX || lx >= ww - t * RX) { continue; }\n            if (gy < lo0 || gy >= hi0 || gx < lo1 || gx >= hi1) { continue; }\n");
+    let extents: Vec<String> = (0..N).map(|k| format!("e{k}")).collect();
+    let total = extents.join(" * ");
+    let global = |indent: &str| (0..N).map(|k| format!("{indent}let g{k} = y{k} + l{k};\n")).collect::<String>();
+    let inside = (0..N).map(|k| format!("g{k} >= 0 && g{k} < n{k}")).collect::<Vec<_>>().join(" && ");
+    let interior = (0..N).map(|k| format!("g{k} >= lo{k} && g{k} < hi{k}")).collect::<Vec<_>>().join(" && ");
+    let cell = (0..N).map(|k| format!("l{k} * {}", tile.stride(k))).collect::<Vec<_>>().join(" + ");
+    s.push_str(&format!("    for (var idx = i32(lid); idx < {total}; idx = idx + 256) {{\n"));
+    s.push_str(&split(&extents, "l", "        "));
+    s.push_str(&global("        "));
+    s.push_str(&format!("        if (!({inside})) {{ continue; }}\n        let cell = {cell};\n"));
+    s.push_str(&format!(
+        "        if ({interior}) {{\n            sh[cell] = cur[at(1u, {args})];\n        }} else {{\n            sh[cell] = halo(parity, {args});\n            sh[{cells} + cell] = halo(1 - parity, {args});\n        }}\n"
+    ));
+    for f in 0..coefficients {
+        s.push_str(&format!("        sc[{} + cell] = c{f}[at({}u, {args})];\n", f * cells, 4 + f));
+    }
+    s.push_str(&format!(
+        "    }}\n    workgroupBarrier();\n    for (var t = 1; t <= steps; t = t + 1) {{\n        let src = ((t - 1) & 1) * {cells}; let dst = (t & 1) * {cells};\n"
+    ));
+    let valid = (0..N)
+        .map(|k| format!("l{k} >= t * {r} && l{k} < e{k} - t * {r}", r = tile.radius[k]))
+        .collect::<Vec<_>>()
+        .join(" && ");
+    s.push_str(&format!("        for (var idx = i32(lid); idx < {total}; idx = idx + 256) {{\n"));
+    s.push_str(&split(&extents, "l", "            "));
+    s.push_str(&global("            "));
+    s.push_str(&format!(
+        "            if (!({valid}) || !({interior})) {{ continue; }}\n            let cell = {cell};\n"
+    ));
     for (k, tap) in S::TAPS.iter().enumerate() {
-        let (dy, dx) = (tap.offset[0], tap.offset[1]);
-        let cell = format!("(ly + ({dy})) * W + lx + ({dx})");
+        let shift: isize = (0..N).map(|a| tap.offset[a] * tile.stride(a) as isize).sum();
         let from = if tap.field == 0 {
-            format!("sh[src + {cell}]")
+            format!("sh[src + cell + ({shift})]")
         } else {
-            format!("sc[{} + {cell}]", (tap.field - 1) * w * h)
+            format!("sc[{} + cell + ({shift})]", (tap.field - 1) * cells)
         };
         s.push_str(&format!("            let t{k} = {from};\n"));
     }
@@ -81,9 +164,20 @@ fn source<S: Stencil<T, N>, T: Scalar, const N: usize>(expression: &str, ry: usi
         s.push_str(&format!("            let p{i} = elems[{i}];\n"));
     }
     s.push_str(&format!(
-        "            sh[dst + ly * W + lx] = {expression};\n        }}\n        workgroupBarrier();\n    }}\n"
+        "            sh[dst + cell] = {expression};\n        }}\n        workgroupBarrier();\n    }}\n"
     ));
-    s.push_str("    let last = (steps & 1) * W * H;\n    for (var idx = i32(lid); idx < TY * TX; idx = idx + 256) {\n        let ly = steps * RY + idx / TX; let lx = steps * RX + idx % TX;\n        let gy = y0 + ly; let gx = x0 + lx;\n        if (gy < hi0 && gx < hi1) { out[at(0u, gy, gx)] = sh[last + ly * W + lx]; }\n    }\n}\n");
+    let tiles: Vec<String> = tile.tile.iter().map(ToString::to_string).collect();
+    s.push_str(&format!(
+        "    let last = (steps & 1) * {cells};\n    for (var idx = i32(lid); idx < {}; idx = idx + 256) {{\n",
+        tiles.join(" * ")
+    ));
+    s.push_str(&split(&tiles, "m", "        "));
+    for k in 0..N {
+        s.push_str(&format!("        let l{k} = steps * {} + m{k};\n", tile.radius[k]));
+    }
+    s.push_str(&global("        "));
+    let below = (0..N).map(|k| format!("g{k} < hi{k}")).collect::<Vec<_>>().join(" && ");
+    s.push_str(&format!("        if ({below}) {{ out[at(0u, {args})] = sh[last + {cell}]; }}\n    }}\n}}\n"));
     s
 }
 
@@ -107,24 +201,23 @@ pub(super) unsafe fn expression_steps<S: Stencil<T, N>, T: Scalar, const N: usiz
 ) -> Result<bool> {
     let radius = crate::kernel::expr::radius::<S, T, N>();
     let Some(expression) = S::wgsl() else { return Ok(false) };
-    if N != 2 || radius.iter().any(|&r| r > 2) || steps < 2 || T::DTYPE != crate::element::DType::F32 {
+    if radius.iter().any(|&r| r > 2) || steps < 2 || T::DTYPE != crate::element::DType::F32 {
         return Ok(false);
     }
-    let (ry, rx) = (radius[0], radius[1]);
-    let cells = (TX + 2 * STEPS_PER_DISPATCH * rx) * (TY + 2 * STEPS_PER_DISPATCH * ry);
-    if (2 + coefficients.len()) * cells * 4 > WORKGROUP_BYTES {
+    let Some(tile) = Tile::new(&radius) else { return Ok(false) };
+    if (2 + coefficients.len()) * tile.cells() * 4 > WORKGROUP_BYTES {
         return Ok(false);
     }
-    let shape = [fields[0].shape[0], fields[0].shape[1]];
-    let rows = [interior_range(shape[0], ry), interior_range(shape[1], rx)];
+    let shape = fields[0].shape;
+    let rows: [core::ops::Range<usize>; N] = core::array::from_fn(|k| interior_range(shape[k], radius[k]));
     if rows.iter().any(|r| r.is_empty()) {
         return Ok(false);
     }
     // `T` is f32 here (checked above): the shader and the scalars are written for it.
     let key = format!("stencil! tiled {:?} {N}", core::any::TypeId::of::<S>());
-    let pipeline = dev.generated_pipeline(key, "tiled", || Ok(source::<S, T, N>(expression, ry, rx)))?;
+    let pipeline = dev.generated_pipeline(key, "tiled", || Ok(source::<S, T, N>(expression, &tile)))?;
     // A scratch field: a dispatch never writes the field it reads (other workgroups load it).
-    let len = shape[0] * shape[1];
+    let len = shape.iter().product();
     let mut scratch_buffer = WgpuBuffer::<T>::allocate(*dev, "stencil apply_steps", len)?;
     let scratch = Desc::<Wgpu, T, N> {
         handle: Wgpu::handle_mut(&mut scratch_buffer, 0),
@@ -132,24 +225,24 @@ pub(super) unsafe fn expression_steps<S: Stencil<T, N>, T: Scalar, const N: usiz
         strides: crate::shape::row_major_strides(&fields[0].shape),
     };
     let values: Vec<T> = (0..<S::Params as StencilParams<T>>::LEN).map(|i| params_of.get(i)).collect();
-    let interior =
-        |d: Desc<Wgpu, T, N>| d.narrowed(0, rows[0].start, rows[0].len()).narrowed(1, rows[1].start, rows[1].len());
+    let interior = |d: Desc<Wgpu, T, N>| (0..N).fold(d, |d, k| d.narrowed(k, rows[k].start, rows[k].len()));
     let same = |a: &Desc<Wgpu, T, N>, b: &Desc<Wgpu, T, N>| core::ptr::eq(a.handle.buffer, b.handle.buffer);
-    // One workgroup per tile; a grid past the dispatch limits takes one dispatch per sweep.
-    let (Ok(gx), Ok(gy)) = (to_u32(rows[1].len().div_ceil(TX)), to_u32(rows[0].len().div_ceil(TY))) else {
-        return Ok(false);
-    };
-    if gx > 65_535 || gy > 65_535 {
-        return Ok(false);
+    // One workgroup per tile (the last axis on x); a grid past the dispatch limits takes one
+    // dispatch per sweep.
+    let mut groups = [1u32; 3];
+    for k in 0..N {
+        match to_u32(rows[k].len().div_ceil(tile.tile[k])) {
+            Ok(g) if g <= 65_535 => groups[N - 1 - k] = g,
+            _ => return Ok(false),
+        }
     }
-    let groups = (gx, gy);
     // Sweep `steps - 1` must end in `fields[(steps - 1) % 2]` (`last`), read from elsewhere; the
     // last sweep is then one ordinary dispatch from it into the other field.
     let last = fields[(steps - 1) % 2];
     let mut cur = fields[0];
     let mut done = 0;
     while done < steps - 1 {
-        let chunk = STEPS_PER_DISPATCH.min(steps - 1 - done);
+        let chunk = tile.steps.min(steps - 1 - done);
         let finishing = done + chunk == steps - 1;
         let dst = if finishing {
             last
@@ -178,18 +271,13 @@ pub(super) unsafe fn expression_steps<S: Stencil<T, N>, T: Scalar, const N: usiz
         for c in coefficients {
             descs.push(words(c)?);
         }
-        let scalars = [
-            to_i32("a grid size", shape[0])?,
-            to_i32("a grid size", shape[1])?,
-            to_i32("an interior bound", rows[0].start)?,
-            to_i32("an interior bound", rows[0].end)?,
-            to_i32("an interior bound", rows[1].start)?,
-            to_i32("an interior bound", rows[1].end)?,
-            chunk as i32,
-            (done % 2) as i32,
-            slot(&fields[0]),
-            slot(&fields[1]),
-        ];
+        let mut scalars = Vec::with_capacity(3 * N + 4);
+        for k in 0..N {
+            scalars.push(to_i32("a grid size", shape[k])?);
+            scalars.push(to_i32("an interior bound", rows[k].start)?);
+            scalars.push(to_i32("an interior bound", rows[k].end)?);
+        }
+        scalars.extend([chunk as i32, (done % 2) as i32, slot(&fields[0]), slot(&fields[1])]);
         let p = params_n(len, &descs, &scalars)?.with(&values);
         // SAFETY: the operands are live (the caller's contract and the scratch owned here); the
         // written buffer is bound once, for writing, and read by no other binding.
