@@ -295,3 +295,30 @@ macro_rules! float {
 }
 
 float!(f32, f64);
+
+/// The 16-bit floats compute in `f32` and round back after every operation (as their arithmetic
+/// operators in the `half` crate do, and as cnda's CUDA kernels do), so host and device agree.
+macro_rules! half_float {
+    ($($t:ty),*) => {$(
+        impl Float for $t {
+            fn abs(self) -> Self { Self::from_f32(self.to_f32().abs()) }
+            fn sqrt(self) -> Self { Self::from_f32(self.to_f32().sqrt()) }
+            fn exp(self) -> Self { Self::from_f32(self.to_f32().exp()) }
+            fn ln(self) -> Self { Self::from_f32(self.to_f32().ln()) }
+            fn log10(self) -> Self { Self::from_f32(self.to_f32().log10()) }
+            fn sin(self) -> Self { Self::from_f32(self.to_f32().sin()) }
+            fn cos(self) -> Self { Self::from_f32(self.to_f32().cos()) }
+            fn tan(self) -> Self { Self::from_f32(self.to_f32().tan()) }
+            fn tanh(self) -> Self { Self::from_f32(self.to_f32().tanh()) }
+            fn floor(self) -> Self { Self::from_f32(self.to_f32().floor()) }
+            fn ceil(self) -> Self { Self::from_f32(self.to_f32().ceil()) }
+            fn round(self) -> Self { Self::from_f32(self.to_f32().round()) }
+            fn powi(self, n: i32) -> Self { Self::from_f32(self.to_f32().powi(n)) }
+            fn powf(self, p: Self) -> Self { Self::from_f32(self.to_f32().powf(p.to_f32())) }
+            fn clamp(self, lo: Self, hi: Self) -> Self { Self::from_f32(self.to_f32().clamp(lo.to_f32(), hi.to_f32())) }
+            fn from_f64(x: f64) -> Self { Self::from_f64(x) }
+        }
+    )*};
+}
+
+half_float!(half::f16, half::bf16);

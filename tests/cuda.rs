@@ -311,3 +311,32 @@ fn time_tiled_steps_in_3d_match_the_cpu_bit_for_bit() {
         assert_eq!(gpu.current().to_host(), *cpu.current(), "f32 radius 2 {shape:?} {steps} steps");
     }
 }
+
+/// `stencil!` stencils in the 16-bit floats: every operation in f32 rounded back, on the device
+/// as on the host, so apply and the (time-tiled) steps match the CPU bit for bit.
+#[test]
+fn half_precision_stencils_match_the_cpu_bit_for_bit() {
+    use cnda::stencil::{Boundary, DoubleBuffer};
+    let Some(dev) = device() else { return };
+    let s = stencil!(|u, k; a: T| u[0, 0] + a * k[0, 0] * (u[-1, 0] + u[1, 0] + u[0, -1] + u[0, 1] - 4.0 * u[0, 0])
+        + 0.1 * sqrt(abs(u[1, 1])) - powi(u[0, -1], 2) * 0.05 + select(u[0, 0] > k[0, 0], 0.25, -0.25));
+    fn check<T: cnda::stencil::Scalar, S: Stencil<T, 2, Params = (T,), Arity = Arity<2>>>(dev: &CudaDevice, s: S) {
+        let shape = [19, 37];
+        let u = Array::from_fn(shape, |[i, j]| T::from_f64(((i * 7 + j * 3) % 11) as f64 * 0.1 - 0.5));
+        let k = Array::from_fn(shape, |[i, j]| T::from_f64(0.1 + ((i + j) % 3) as f64 * 0.05));
+        let a = T::from_f64(0.2);
+        let mut v = Array::<T, 2>::zeros(shape);
+        let mut dv = v.to_device(dev);
+        s.apply((&u.to_device(dev), &k.to_device(dev)), &mut dv, (a,));
+        s.apply((&u, &k), &mut v, (a,));
+        assert_eq!(dv.to_host(), v, "{}", T::DTYPE);
+        let b = [[Boundary::Fixed; 2]; 2];
+        let mut cpu = DoubleBuffer::new(u.clone());
+        s.apply_steps_with(&mut cpu, 6, &k, (a,), b);
+        let mut gpu = DoubleBuffer::new(u.to_device(dev));
+        s.apply_steps_with(&mut gpu, 6, &k.to_device(dev), (a,), b);
+        assert_eq!(gpu.current().to_host(), *cpu.current(), "{} steps", T::DTYPE);
+    }
+    check::<half::f16, _>(&dev, s);
+    check::<half::bf16, _>(&dev, s);
+}

@@ -16,6 +16,11 @@ pub(crate) trait Dialect {
     fn exponent(&self, n: i32) -> String;
     /// `select(condition, if_true, if_false)`, operands already printed.
     fn select(&self, condition: &str, if_true: &str, if_false: &str) -> String;
+    /// What a math function's call is wrapped in (a conversion back to the element type when the
+    /// functions compute in another): before and after.
+    fn call_wrap(&self) -> (&'static str, &'static str) {
+        ("", "")
+    }
 }
 
 /// Prints `e`: tap `k` is the variable `t{k}`, parameter `i` is `p{i}`.
@@ -38,6 +43,8 @@ fn write(e: &Expr, d: &impl Dialect, out: &mut String) {
         Expr::Logic(op, a, b) => binary(logic(*op), a, b, d, out),
         Expr::Select(c, a, b) => out.push_str(&d.select(&print(c, d), &print(a, d), &print(b, d))),
         Expr::Call(func, args) => {
+            let (before, after) = d.call_wrap();
+            out.push_str(before);
             out.push_str(d.function(*func));
             out.push('(');
             for (i, arg) in args.iter().enumerate() {
@@ -47,6 +54,7 @@ fn write(e: &Expr, d: &impl Dialect, out: &mut String) {
                 write(arg, d, out);
             }
             out.push(')');
+            out.push_str(after);
         }
         Expr::Powi(x, n) => {
             out.push_str("cn_powi(");

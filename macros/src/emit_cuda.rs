@@ -1,4 +1,5 @@
-//! The CUDA C++ expression of a stencil, for `float` or `double`.
+//! The CUDA C++ expression of a stencil, for `float`, `double`, or the 16-bit floats (`f16`,
+//! `bf16`: storage types whose operators compute in `float` and round, as the `half` crate does).
 
 use crate::device::{self, Dialect};
 use crate::ir::{Func, Lit, Stencil};
@@ -11,6 +12,9 @@ pub(crate) enum CudaType {
     Float,
     /// `double`, for `f64`.
     Double,
+    /// `T` a 16-bit float: literals and math results converted to it (`T(..)`), so every
+    /// operation rounds to it as on the host.
+    Half,
 }
 
 impl Dialect for CudaType {
@@ -18,6 +22,7 @@ impl Dialect for CudaType {
         match self {
             CudaType::Float => literal::cuda_float(lit.f32),
             CudaType::Double => literal::cuda_double(lit.f64),
+            CudaType::Half => format!("T({})", literal::cuda_float(lit.f32)),
         }
     }
 
@@ -35,7 +40,7 @@ impl Dialect for CudaType {
             Func::Max => ("fmaxf", "fmax"),
         };
         match self {
-            CudaType::Float => float,
+            CudaType::Float | CudaType::Half => float,
             CudaType::Double => double,
         }
     }
@@ -51,6 +56,13 @@ impl Dialect for CudaType {
 
     fn select(&self, condition: &str, if_true: &str, if_false: &str) -> String {
         format!("({condition} ? {if_true} : {if_false})")
+    }
+
+    fn call_wrap(&self) -> (&'static str, &'static str) {
+        match self {
+            CudaType::Half => ("T(", ")"),
+            _ => ("", ""),
+        }
     }
 }
 

@@ -121,16 +121,18 @@ fn device_strings(s: &Stencil) -> (TokenStream, TokenStream) {
     let none = quote!(::core::option::Option::None);
     let float = || some(emit_cuda::expression(s, CudaType::Float));
     let double = || some(emit_cuda::expression(s, CudaType::Double));
+    let half = || some(emit_cuda::expression(s, CudaType::Half));
     let wgsl = || some(emit_wgsl::expression(s));
     match s.elem {
         Elem::F32 => (float(), wgsl()),
         Elem::F64 => (double(), none),
         Elem::Generic => {
-            let (float, double, wgsl) = (float(), double(), wgsl());
+            let (float, double, half, wgsl) = (float(), double(), half(), wgsl());
             let cuda = quote! {
                 match <T as ::cnda::Element>::DTYPE {
                     ::cnda::DType::F32 => #float,
                     ::cnda::DType::F64 => #double,
+                    ::cnda::DType::F16 | ::cnda::DType::BF16 => #half,
                     _ => #none,
                 }
             };

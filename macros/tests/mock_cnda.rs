@@ -19,6 +19,10 @@ pub enum DType {
     F32,
     /// `f64`
     F64,
+    /// `half::f16`
+    F16,
+    /// `half::bf16`
+    BF16,
 }
 
 /// An array element.

@@ -8,9 +8,12 @@ mod sealed {
     pub trait Sealed {}
     impl Sealed for f32 {}
     impl Sealed for f64 {}
+    impl Sealed for half::f16 {}
+    impl Sealed for half::bf16 {}
 }
 
-/// The element types a [`Stencil`] computes in: `f32` and `f64`. The math a `stencil!` body may
+/// The element types a [`Stencil`] computes in: `f32`, `f64`, and the 16-bit floats `half::f16`
+/// and `half::bf16` (every operation in `f32`, rounded back, on the host as on CUDA). The math a `stencil!` body may
 /// call, with one definition per operation so the CPU and the device expressions agree. The
 /// functions take no `self`, so they never compete with [`Float`]'s methods in `x.sqrt()`.
 pub trait Scalar: Float + Element + sealed::Sealed {
@@ -103,6 +106,69 @@ macro_rules! scalar {
 
 // Each type takes the literal the compiler parsed for it.
 scalar!(f32: x64, x32 => x32, f64: x64, x32 => x64);
+
+/// The 16-bit floats: literals from their `f32` parse (as CUDA's `T(4.0f)`), math through `f32`
+/// and rounded back.
+macro_rules! half_scalar {
+    ($($t:ty),*) => {$(
+        impl Scalar for $t {
+            #[inline(always)]
+            fn literal(_: f64, x32: f32) -> $t {
+                <$t>::from_f32(x32)
+            }
+            #[inline(always)]
+            fn select(condition: bool, a: $t, b: $t) -> $t {
+                if condition {
+                    a
+                } else {
+                    b
+                }
+            }
+            #[inline(always)]
+            fn min(a: $t, b: $t) -> $t {
+                <$t>::from_f32(a.to_f32().min(b.to_f32()))
+            }
+            #[inline(always)]
+            fn max(a: $t, b: $t) -> $t {
+                <$t>::from_f32(a.to_f32().max(b.to_f32()))
+            }
+            #[inline(always)]
+            fn sqrt(x: $t) -> $t {
+                Float::sqrt(x)
+            }
+            #[inline(always)]
+            fn exp(x: $t) -> $t {
+                Float::exp(x)
+            }
+            #[inline(always)]
+            fn ln(x: $t) -> $t {
+                Float::ln(x)
+            }
+            #[inline(always)]
+            fn sin(x: $t) -> $t {
+                Float::sin(x)
+            }
+            #[inline(always)]
+            fn cos(x: $t) -> $t {
+                Float::cos(x)
+            }
+            #[inline(always)]
+            fn tanh(x: $t) -> $t {
+                Float::tanh(x)
+            }
+            #[inline(always)]
+            fn abs(x: $t) -> $t {
+                Float::abs(x)
+            }
+            #[inline(always)]
+            fn floor(x: $t) -> $t {
+                Float::floor(x)
+            }
+        }
+    )*};
+}
+
+half_scalar!(half::f16, half::bf16);
 
 /// `x` to the integer power `n` as every backend computes `powi` in a stencil: `|n| - 1`
 /// multiplications from the left (`x * x * x`), then one division for negative `n`; `1` for 0.
@@ -263,7 +329,8 @@ pub fn check<S: Stencil<T, N>, T: Scalar, const N: usize>(op: &'static str) -> c
 }
 
 /// The functions a device expression may call (CUDA's and WGSL's spellings of `stencil!`'s
-/// math, its `powi`, and the bit casts of infinite literals).
+/// math, its `powi`, the bit casts of infinite literals, and `T(..)`: the conversion to a 16-bit
+/// element type).
 const DEVICE_FUNCTIONS: &[&str] = &[
     "sqrt",
     "sqrtf",
@@ -294,6 +361,7 @@ const DEVICE_FUNCTIONS: &[&str] = &[
     "__longlong_as_double",
     "bitcast",
     "f32",
+    "T",
 ];
 
 /// Whether `text` is a pure expression over taps `t0..t{taps - 1}` and parameters

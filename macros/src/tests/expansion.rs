@@ -93,6 +93,7 @@ fn generic_heat() {
     assert!(out.contains("let (dt ,) = * params ; (taps . tap (0) + (dt * (taps . tap (1) * ("), "{out}");
     let float = "(t0 + (p0 * (t1 * ((((t2 + t3) + t4) + t5) - (4.0f * t0)))))";
     let double = "(t0 + (p0 * (t1 * ((((t2 + t3) + t4) + t5) - (4.0 * t0)))))";
+    let half = "(t0 + (p0 * (t1 * ((((t2 + t3) + t4) + t5) - (T(4.0f) * t0)))))";
     contains(
         &out,
         quote! {
@@ -100,6 +101,7 @@ fn generic_heat() {
                 match <T as ::cnda::Element>::DTYPE {
                     ::cnda::DType::F32 => ::core::option::Option::Some(#float),
                     ::cnda::DType::F64 => ::core::option::Option::Some(#double),
+                    ::cnda::DType::F16 | ::cnda::DType::BF16 => ::core::option::Option::Some(#half),
                     _ => ::core::option::Option::None,
                 }
             }

@@ -86,11 +86,46 @@ pub fn stencil_source<S: Stencil<T, N>, T: Scalar, const N: usize>() -> Option<S
 /// magnitude taken unsigned, so `i32::MIN` is no overflow), then one division for negative `n`.
 pub(super) const CN_POWI: &str = "__device__ __forceinline__ T cn_powi(T x, int n) {\n    const unsigned m = n < 0 ? 0u - (unsigned)n : (unsigned)n;\n    T p = n == 0 ? (T)1 : x;\n    for (unsigned k = 1; k < m; ++k) p = cnda_mul_rn(p, x);\n    return n < 0 ? (T)1 / p : p;\n}\n\n";
 
-/// The C type of a stencil element type.
-fn c_type<T: Scalar>() -> &'static str {
+/// The C type of a stencil element type (the 16-bit floats are `common.cuh`'s storage types).
+pub(super) fn c_type<T: Scalar>() -> &'static str {
     match T::DTYPE {
         DType::F32 => "float",
+        DType::F16 => "f16",
+        DType::BF16 => "bf16",
         _ => "double",
+    }
+}
+
+/// The parameters as kernel arguments of their concrete type (`T` is one of four, which cudarc
+/// passes as `f32`, `f64`, or the 16-bit floats' bits).
+pub(super) struct ParamArgs {
+    f32s: Vec<f32>,
+    f64s: Vec<f64>,
+    bits: Vec<u16>,
+}
+
+impl ParamArgs {
+    pub(super) fn new<T: Scalar>(values: &[T]) -> Self {
+        let mut args = ParamArgs { f32s: Vec::new(), f64s: Vec::new(), bits: Vec::new() };
+        match T::DTYPE {
+            DType::F32 => args.f32s = bytemuck::cast_slice(values).to_vec(),
+            DType::F64 => args.f64s = bytemuck::cast_slice(values).to_vec(),
+            _ => args.bits = bytemuck::cast_slice(values).to_vec(),
+        }
+        args
+    }
+
+    /// Pushes every parameter, in order, onto `builder`.
+    pub(super) fn push<'a>(&'a self, builder: &mut cudarc::driver::LaunchArgs<'a>) {
+        for v in &self.f32s {
+            builder.arg(v);
+        }
+        for v in &self.f64s {
+            builder.arg(v);
+        }
+        for v in &self.bits {
+            builder.arg(v);
+        }
     }
 }
 
@@ -130,11 +165,7 @@ unsafe impl ExprStencilKernels for Cuda {
             .map(|tap| (0..N).map(|axis| tap.offset[axis] as i64 * fields[tap.field].strides[axis] as i64).sum())
             .collect();
         let values: Vec<T> = (0..<S::Params as StencilParams<T>>::LEN).map(|i| params.get(i)).collect();
-        // The parameters as their concrete type (`T` is `f32` or `f64`, which cudarc can pass).
-        let (as_f32, as_f64): (Vec<f32>, Vec<f64>) = match T::DTYPE {
-            DType::F32 => (bytemuck::cast_slice(&values).to_vec(), Vec::new()),
-            _ => (Vec::new(), bytemuck::cast_slice(&values).to_vec()),
-        };
+        let args = ParamArgs::new(&values);
         let count = n as i64;
         let mut builder = dev.stream().launch_builder(&function);
         builder.arg(&po).arg(&o);
@@ -145,12 +176,7 @@ unsafe impl ExprStencilKernels for Cuda {
         for delta in &deltas {
             builder.arg(delta);
         }
-        for v in &as_f32 {
-            builder.arg(v);
-        }
-        for v in &as_f64 {
-            builder.arg(v);
-        }
+        args.push(&mut builder);
         // SAFETY: the arguments match `cnda_expression`'s parameters as generated for `S`; every
         // tap of every point lies inside its field and the output overlaps no field (the
         // caller's contract).

@@ -18,7 +18,6 @@ use super::buffer::CudaBuffer;
 use super::device::CudaDevice;
 use super::dispatch::{kernel_desc, launch_error};
 use super::Cuda;
-use crate::element::DType;
 use crate::error::Result;
 use crate::kernel::expr::{Scalar, Stencil, StencilParams};
 use crate::kernel::{Backend, Desc};
@@ -175,14 +174,6 @@ fn source<S: Stencil<T, N>, T: Scalar, const N: usize>(c: &str, expression: &str
     s
 }
 
-/// The C type of a stencil element type.
-fn c_type<T: Scalar>() -> &'static str {
-    match T::DTYPE {
-        DType::F32 => "float",
-        _ => "double",
-    }
-}
-
 /// `steps` sweeps of `S` over `fields` in launches of up to the tile's sweeps each, or
 /// `Ok(false)` when the stencil does not take the tiled kernel; see
 /// `ExprStencilKernels::expression_steps`, whose contract this has.
@@ -216,8 +207,9 @@ pub(super) unsafe fn expression_steps<S: Stencil<T, N>, T: Scalar, const N: usiz
         return Ok(false);
     }
     let key = format!("stencil! tiled {:?} {N} {}", core::any::TypeId::of::<S>(), T::DTYPE);
-    let function = dev
-        .generated_function(key, "cnda_expression_tiled", || Ok(source::<S, T, N>(c_type::<T>(), expression, &tile)))?;
+    let function = dev.generated_function(key, "cnda_expression_tiled", || {
+        Ok(source::<S, T, N>(super::stencil::c_type::<T>(), expression, &tile))
+    })?;
     // A scratch field: a launch never writes the field it reads (other blocks still load it).
     let len = shape.iter().product();
     let mut scratch_buffer = CudaBuffer::<T>::allocate(*dev, "stencil apply_steps", len, false)?;
@@ -234,10 +226,7 @@ pub(super) unsafe fn expression_steps<S: Stencil<T, N>, T: Scalar, const N: usiz
     let descs: Vec<_> = coefficients.iter().map(kernel_desc).collect::<Result<_>>()?;
     let [(b0, db0), (b1, db1)] = [kernel_desc(&fields[0])?, kernel_desc(&fields[1])?];
     let values: Vec<T> = (0..<S::Params as StencilParams<T>>::LEN).map(|i| params.get(i)).collect();
-    let (as_f32, as_f64): (Vec<f32>, Vec<f64>) = match T::DTYPE {
-        DType::F32 => (bytemuck::cast_slice(&values).to_vec(), Vec::new()),
-        _ => (Vec::new(), bytemuck::cast_slice(&values).to_vec()),
-    };
+    let args = super::stencil::ParamArgs::new(&values);
     // One block per tile (the last axis on x); a grid past the launch limits takes one launch per
     // sweep instead.
     let mut grid = [1u32; 3];
@@ -283,12 +272,7 @@ pub(super) unsafe fn expression_steps<S: Stencil<T, N>, T: Scalar, const N: usiz
             builder.arg(b);
         }
         builder.arg(&count).arg(&parity);
-        for v in &as_f32 {
-            builder.arg(v);
-        }
-        for v in &as_f64 {
-            builder.arg(v);
-        }
+        args.push(&mut builder);
         // SAFETY: the arguments match the generated kernel's parameters; every block reads
         // `cur` (and the halos of both fields, never written) and writes interior points of
         // `dst`, a different field; the tiles' loads and computations stay inside the fields.
