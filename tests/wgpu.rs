@@ -199,3 +199,31 @@ fn time_tiled_steps_in_3d_match_the_cpu() {
         }
     }
 }
+
+/// `stencil!` in f16 where the adapter has shader f16: the CPU's f16 result (every operation
+/// through f32, rounded back) within an ulp or so; without it, a typed refusal.
+#[test]
+fn half_precision_stencils_on_webgpu() {
+    use cnda::stencil::stencil;
+    use half::f16;
+    let Some(dev) = device() else { return };
+    let s = stencil!(|u, k; a: T| u[0, 0] + a * k[0, 0] * (u[-1, 0] + u[1, 0] + u[0, -1] + u[0, 1] - 4.0 * u[0, 0])
+        + 0.1 * sqrt(abs(u[1, 1])));
+    let shape = [17, 29];
+    let u = Array::from_fn(shape, |[i, j]| f16::from_f64(((i * 7 + j * 3) % 11) as f64 * 0.1 - 0.5));
+    let k = Array::from_fn(shape, |[i, j]| f16::from_f64(0.1 + ((i + j) % 3) as f64 * 0.05));
+    let a = f16::from_f64(0.2);
+    let mut want = Array::<f16, 2>::zeros(shape);
+    s.apply((&u, &k), &mut want, (a,));
+    let mut d = Array::<f16, 2>::zeros(shape).to_device(&dev);
+    let result = s.try_apply((&u.to_device(&dev), &k.to_device(&dev)), &mut d, (a,));
+    if !dev.supports::<f16>() {
+        assert!(matches!(result, Err(Error::UnsupportedDType { .. })), "{result:?}");
+        return;
+    }
+    result.unwrap();
+    let got = d.to_host();
+    let close =
+        got.iter().zip(want.iter()).all(|(g, w)| (g.to_f32() - w.to_f32()).abs() <= 2e-3 * w.to_f32().abs().max(1.0));
+    assert!(close, "{got}\n{want}");
+}

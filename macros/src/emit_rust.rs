@@ -123,11 +123,12 @@ fn device_strings(s: &Stencil) -> (TokenStream, TokenStream) {
     let double = || some(emit_cuda::expression(s, CudaType::Double));
     let half = || some(emit_cuda::expression(s, CudaType::Half));
     let wgsl = || some(emit_wgsl::expression(s));
+    let wgsl_f16 = || some(emit_wgsl::expression_f16(s));
     match s.elem {
         Elem::F32 => (float(), wgsl()),
         Elem::F64 => (double(), none),
         Elem::Generic => {
-            let (float, double, half, wgsl) = (float(), double(), half(), wgsl());
+            let (float, double, half, wgsl, wgsl_f16) = (float(), double(), half(), wgsl(), wgsl_f16());
             let cuda = quote! {
                 match <T as ::cnda::Element>::DTYPE {
                     ::cnda::DType::F32 => #float,
@@ -139,6 +140,7 @@ fn device_strings(s: &Stencil) -> (TokenStream, TokenStream) {
             let wgsl = quote! {
                 match <T as ::cnda::Element>::DTYPE {
                     ::cnda::DType::F32 => #wgsl,
+                    ::cnda::DType::F16 => #wgsl_f16,
                     _ => #none,
                 }
             };

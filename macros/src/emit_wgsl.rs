@@ -1,15 +1,22 @@
-//! The WGSL expression of a stencil, for `f32` (WGSL has no `f64`).
+//! The WGSL expression of a stencil, for `f32` or `f16` (WGSL has no `f64` or `bf16`).
 
 use crate::device::{self, Dialect};
 use crate::ir::{Func, Lit, Stencil};
 use crate::literal;
 
-/// The WGSL dialect (`f32` only).
-struct Wgsl;
+/// The WGSL dialect: `f32`, or `f16` with literals converted from their `f32` value (as the host
+/// rounds them: `f16::from_f32`).
+struct Wgsl {
+    half: bool,
+}
 
 impl Dialect for Wgsl {
     fn literal(&self, lit: Lit) -> String {
-        literal::wgsl_f32(lit.f32)
+        if self.half {
+            format!("f16({})", literal::wgsl_f32(lit.f32))
+        } else {
+            literal::wgsl_f32(lit.f32)
+        }
     }
 
     fn function(&self, func: Func) -> &'static str {
@@ -45,5 +52,10 @@ impl Dialect for Wgsl {
 
 /// The stencil's body as one WGSL `f32` expression over the locals `t{k}` (taps) and `p{i}` (parameters).
 pub(crate) fn expression(stencil: &Stencil) -> String {
-    device::print(&stencil.body, &Wgsl)
+    device::print(&stencil.body, &Wgsl { half: false })
+}
+
+/// The same as an `f16` expression.
+pub(crate) fn expression_f16(stencil: &Stencil) -> String {
+    device::print(&stencil.body, &Wgsl { half: true })
 }

@@ -361,6 +361,7 @@ const DEVICE_FUNCTIONS: &[&str] = &[
     "__longlong_as_double",
     "bitcast",
     "f32",
+    "f16",
     "T",
 ];
 

@@ -94,6 +94,7 @@ fn generic_heat() {
     let float = "(t0 + (p0 * (t1 * ((((t2 + t3) + t4) + t5) - (4.0f * t0)))))";
     let double = "(t0 + (p0 * (t1 * ((((t2 + t3) + t4) + t5) - (4.0 * t0)))))";
     let half = "(t0 + (p0 * (t1 * ((((t2 + t3) + t4) + t5) - (T(4.0f) * t0)))))";
+    let wgsl_half = "(t0 + (p0 * (t1 * ((((t2 + t3) + t4) + t5) - (f16(4.0f) * t0)))))";
     contains(
         &out,
         quote! {
@@ -108,6 +109,7 @@ fn generic_heat() {
             fn wgsl() -> ::core::option::Option<&'static str> {
                 match <T as ::cnda::Element>::DTYPE {
                     ::cnda::DType::F32 => ::core::option::Option::Some(#float),
+                    ::cnda::DType::F16 => ::core::option::Option::Some(#wgsl_half),
                     _ => ::core::option::Option::None,
                 }
             }

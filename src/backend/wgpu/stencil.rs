@@ -62,6 +62,7 @@ const FIELD_BINDINGS: [u32; 4] = [1, 2, 4, 6];
 pub fn stencil_shader<S: Stencil<T, N>, T: Scalar, const N: usize>() -> Option<String> {
     let t = match T::DTYPE {
         crate::element::DType::F32 => "f32",
+        crate::element::DType::F16 => "f16",
         _ => return None,
     };
     S::wgsl().map(|expression| expression_shader::<S, T, N>(t, expression))
@@ -85,7 +86,9 @@ fn read_by_a_tap<S: Stencil<T, N>, T: Scalar, const N: usize>(f: usize) -> bool 
 /// tap into `t{k}`, every parameter into `p{i}`, and stores `S::wgsl()`'s expression.
 fn expression_shader<S: Stencil<T, N>, T: Scalar, const N: usize>(t: &str, expression: &str) -> String {
     let fields = S::FIELDS.len();
-    let mut s = COMMON.replace("ELEM", t);
+    // f16 must be enabled before any declaration.
+    let mut s = if t == "f16" { "enable f16;\n".to_string() } else { String::new() };
+    s.push_str(&COMMON.replace("ELEM", t));
     s.push_str(&format!("\n@group(0) @binding(0) var<storage, read_write> out: array<{t}>;\n"));
     // Only fields some tap reads are bound (an unread binding would leave the pipeline's layout).
     for (f, binding) in FIELD_BINDINGS.iter().enumerate().take(fields).filter(|(f, _)| read_by_a_tap::<S, T, N>(*f)) {
@@ -121,7 +124,7 @@ unsafe impl ExprStencilKernels for Wgpu {
             return Err(Error::UnsupportedDType {
                 op: "stencil apply",
                 got: t.into(),
-                fix: "WGSL stencils compute in f32; convert the fields, or apply on the CPU or CUDA",
+                fix: "WGSL stencils compute in f32, or f16 where the adapter has it; convert the fields, or apply on the CPU or CUDA",
             });
         };
         if fields.len() > FIELD_BINDINGS.len() {
