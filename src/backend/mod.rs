@@ -10,6 +10,8 @@ pub mod cpu;
 #[cfg(feature = "cuda")]
 pub mod cuda;
 mod device_alloc;
+#[cfg(any(feature = "cuda", feature = "wgpu"))]
+pub(crate) mod tiling;
 #[cfg(feature = "wgpu")]
 pub mod wgpu;
 

@@ -18,6 +18,7 @@ use super::buffer::CudaBuffer;
 use super::device::CudaDevice;
 use super::dispatch::{kernel_desc, launch_error};
 use super::Cuda;
+use crate::backend::tiling::Chain;
 use crate::error::Result;
 use crate::kernel::expr::{Scalar, Stencil, StencilParams};
 use crate::kernel::{Backend, Desc};
@@ -218,11 +219,6 @@ pub(super) unsafe fn expression_steps<S: Stencil<T, N>, T: Scalar, const N: usiz
         shape: fields[0].shape,
         strides: crate::shape::row_major_strides(&fields[0].shape),
     };
-    // Sweep `steps - 1` must end in `fields[(steps - 1) % 2]` (`last`), read from elsewhere; the
-    // last sweep is then one ordinary launch from it into the other field.
-    let last = fields[(steps - 1) % 2];
-    let mut cur = fields[0];
-    let mut done = 0;
     let descs: Vec<_> = coefficients.iter().map(kernel_desc).collect::<Result<_>>()?;
     let [(b0, db0), (b1, db1)] = [kernel_desc(&fields[0])?, kernel_desc(&fields[1])?];
     let values: Vec<T> = (0..<S::Params as StencilParams<T>>::LEN).map(|i| params.get(i)).collect();
@@ -242,27 +238,12 @@ pub(super) unsafe fn expression_steps<S: Stencil<T, N>, T: Scalar, const N: usiz
         shared_mem_bytes: 0,
     };
     let bounds: Vec<i64> = (0..N).flat_map(|k| [shape[k] as i64, rows[k].start as i64, rows[k].end as i64]).collect();
-    while done < steps - 1 {
-        let chunk = tile.steps.min(steps - 1 - done);
-        let finishing = done + chunk == steps - 1;
-        // The target: `last` at the end; else whichever of the scratch and the non-final field
-        // this launch does not read.
-        let dst = if finishing {
-            last
-        } else if same(&cur, &scratch) {
-            fields[steps % 2]
-        } else {
-            scratch
-        };
-        if finishing && same(&cur, &last) {
-            // Only when the chain is one launch from the initial field: move it aside first.
-            // SAFETY: both are live, distinct whole fields of one shape.
-            unsafe { <Cuda as crate::kernel::CopyKernels>::copy(dev, interior(scratch, &rows), interior(cur, &rows)) }?;
-            cur = scratch;
-        }
+    let interior = |d: Desc<Cuda, T, N>| interior(d, &rows);
+    let chain = Chain { dev, fields, scratch, coefficients, interior: &interior, same: &same };
+    let launch = |cur: Desc<Cuda, T, N>, dst: Desc<Cuda, T, N>, chunk: usize, parity: usize| {
         let (pc, dc) = kernel_desc(&cur)?;
         let (pd, dd) = kernel_desc(&dst)?;
-        let (count, parity) = (chunk as i32, (done % 2) as i32);
+        let (count, parity) = (chunk as i32, parity as i32);
         let mut builder = dev.stream().launch_builder(&function);
         builder.arg(&pc).arg(&dc).arg(&pd).arg(&dd).arg(&b0).arg(&db0).arg(&b1).arg(&db1);
         for (p, d) in &descs {
@@ -277,21 +258,10 @@ pub(super) unsafe fn expression_steps<S: Stencil<T, N>, T: Scalar, const N: usiz
         // `cur` (and the halos of both fields, never written) and writes interior points of
         // `dst`, a different field; the tiles' loads and computations stay inside the fields.
         unsafe { builder.launch(config) }.map_err(launch_error("cnda_expression_tiled"))?;
-        cur = dst;
-        done += chunk;
-    }
-    // The last sweep, from `last` into the other field.
-    let mut all: Vec<Desc<Cuda, T, N>> = vec![interior(last, &rows)];
-    all.extend(coefficients.iter().map(|&c| interior(c, &rows)));
-    // SAFETY: the caller's contract; the interior of the other field is written from `last`.
-    unsafe {
-        <Cuda as crate::kernel::ExprStencilKernels>::expression::<S, T, N>(
-            dev,
-            interior(fields[steps % 2], &rows),
-            &all,
-            params,
-        )
-    }?;
+        Ok(())
+    };
+    // SAFETY: the caller's contract; each launch reads `cur` and the halos and writes `dst`.
+    unsafe { chain.run::<S>(params, steps, tile.steps, launch) }?;
     // Freed in stream order (after the launches that use it), as every device buffer is.
     drop(scratch_buffer);
     Ok(true)

@@ -14,6 +14,7 @@ use super::device::WgpuDevice;
 use super::dispatch::{buffer, params, to_i32, words};
 use super::shaders::COMMON;
 use super::{Wgpu, WgpuBuffer};
+use crate::backend::tiling::Chain;
 use crate::error::Result;
 use crate::kernel::expr::{Scalar, Stencil, StencilParams};
 use crate::kernel::{Backend, Desc};
@@ -236,26 +237,8 @@ pub(super) unsafe fn expression_steps<S: Stencil<T, N>, T: Scalar, const N: usiz
             _ => return Ok(false),
         }
     }
-    // Sweep `steps - 1` must end in `fields[(steps - 1) % 2]` (`last`), read from elsewhere; the
-    // last sweep is then one ordinary dispatch from it into the other field.
-    let last = fields[(steps - 1) % 2];
-    let mut cur = fields[0];
-    let mut done = 0;
-    while done < steps - 1 {
-        let chunk = tile.steps.min(steps - 1 - done);
-        let finishing = done + chunk == steps - 1;
-        let dst = if finishing {
-            last
-        } else if same(&cur, &scratch) {
-            fields[steps % 2]
-        } else {
-            scratch
-        };
-        if finishing && same(&cur, &last) {
-            // SAFETY: two live, distinct whole fields of one shape.
-            unsafe { <Wgpu as crate::kernel::CopyKernels>::copy(dev, interior(scratch), interior(cur)) }?;
-            cur = scratch;
-        }
+    let chain = Chain { dev, fields, scratch, coefficients, interior: &interior, same: &same };
+    let launch = |cur: Desc<Wgpu, T, N>, dst: Desc<Wgpu, T, N>, chunk: usize, parity: usize| {
         // The halo field neither read as the input nor written: whichever of the two remains.
         let aux = fields.into_iter().find(|f| !same(f, &dst) && !same(f, &cur)).unwrap_or(cur);
         let slot = |f: &Desc<Wgpu, T, N>| {
@@ -277,7 +260,7 @@ pub(super) unsafe fn expression_steps<S: Stencil<T, N>, T: Scalar, const N: usiz
             scalars.push(to_i32("an interior bound", rows[k].start)?);
             scalars.push(to_i32("an interior bound", rows[k].end)?);
         }
-        scalars.extend([chunk as i32, (done % 2) as i32, slot(&fields[0]), slot(&fields[1])]);
+        scalars.extend([chunk as i32, parity as i32, slot(&fields[0]), slot(&fields[1])]);
         let p = params_n(len, &descs, &scalars)?.with(&values);
         // SAFETY: the operands are live (the caller's contract and the scratch owned here); the
         // written buffer is bound once, for writing, and read by no other binding.
@@ -286,21 +269,10 @@ pub(super) unsafe fn expression_steps<S: Stencil<T, N>, T: Scalar, const N: usiz
             // SAFETY: as above.
             bindings.push((COEFFICIENT_BINDINGS[f], unsafe { buffer(c) }));
         }
-        dev.dispatch("stencil apply_steps (tiled)", &pipeline, &bindings, &p, groups)?;
-        cur = dst;
-        done += chunk;
-    }
-    let mut all: Vec<Desc<Wgpu, T, N>> = vec![interior(last)];
-    all.extend(coefficients.iter().map(|&c| interior(c)));
-    // SAFETY: the caller's contract; the interior of the other field is written from `last`.
-    unsafe {
-        <Wgpu as crate::kernel::ExprStencilKernels>::expression::<S, T, N>(
-            dev,
-            interior(fields[steps % 2]),
-            &all,
-            params_of,
-        )
-    }?;
+        dev.dispatch("stencil apply_steps (tiled)", &pipeline, &bindings, &p, groups)
+    };
+    // SAFETY: the caller's contract; each dispatch reads `cur` and the halos and writes `dst`.
+    unsafe { chain.run::<S>(params_of, steps, tile.steps, launch) }?;
     drop(scratch_buffer); // wgpu keeps it alive until the queued work is done
     Ok(true)
 }
