@@ -79,3 +79,50 @@ impl<B: ExprStencilKernels + CopyKernels, T: Scalar, const N: usize> Chain<'_, B
         unsafe { B::expression::<S, T, N>(self.dev, (self.interior)(fields[steps % 2]), &all, params) }
     }
 }
+
+/// The output tile of one block per axis (the last fastest), one thread per point, and the
+/// sweeps per launch: 8 x 32 and four in 2D; 2 x 4 x 32 and two in 3D, where a tile widened by
+/// that many radii on every side grows fast.
+const TILE_2D: [usize; 2] = [8, 32];
+const TILE_3D: [usize; 3] = [2, 4, 32];
+const STEPS_2D: usize = 4;
+const STEPS_3D: usize = 2;
+
+/// The shape of a tiled kernel: per axis the radius, the output tile and the widest loaded
+/// extent (the tile widened by `steps` radii on both sides), and the sweeps per launch.
+pub(crate) struct Tile {
+    pub(crate) radius: Vec<usize>,
+    pub(crate) tile: Vec<usize>,
+    pub(crate) extent: Vec<usize>,
+    pub(crate) steps: usize,
+}
+
+impl Tile {
+    /// The tile of a rank-2 or rank-3 stencil of `radius`; `None` for other ranks.
+    pub(crate) fn new(radius: &[usize]) -> Option<Self> {
+        let (tile, steps) = match radius.len() {
+            2 => (TILE_2D.to_vec(), STEPS_2D),
+            3 => (TILE_3D.to_vec(), STEPS_3D),
+            _ => return None,
+        };
+        let extent = tile.iter().zip(radius).map(|(t, r)| t + 2 * steps * r).collect();
+        Some(Tile { radius: radius.to_vec(), tile, extent, steps })
+    }
+
+    /// The cells of one loaded tile.
+    pub(crate) fn cells(&self) -> usize {
+        self.extent.iter().product()
+    }
+
+    /// The flat stride of axis `k` in a loaded tile (WebGPU's flat workgroup arrays).
+    #[cfg(feature = "wgpu")]
+    pub(crate) fn stride(&self, k: usize) -> usize {
+        self.extent[k + 1..].iter().product()
+    }
+
+    /// The threads of a block: one per output point of the tile (CUDA's launch shape).
+    #[cfg(feature = "cuda")]
+    pub(crate) fn threads(&self) -> usize {
+        self.tile.iter().product()
+    }
+}

@@ -18,54 +18,19 @@ use super::buffer::CudaBuffer;
 use super::device::CudaDevice;
 use super::dispatch::{kernel_desc, launch_error};
 use super::Cuda;
-use crate::backend::tiling::Chain;
+use crate::backend::tiling::{Chain, Tile};
 use crate::error::Result;
 use crate::kernel::expr::{Scalar, Stencil, StencilParams};
 use crate::kernel::{Backend, Desc};
 use crate::shape::interior_range;
 
-/// The output tile of one block per axis (the last axis fastest), one thread per point: 8 x 32
-/// in 2D, 2 x 4 x 32 in 3D.
-const TILE_2D: [usize; 2] = [8, 32];
-const TILE_3D: [usize; 3] = [2, 4, 32];
-
-/// Sweeps per launch: a 3D tile widened by that many radii on every side grows fast, so fewer.
-const STEPS_2D: usize = 4;
-const STEPS_3D: usize = 2;
-
 /// The shared memory a block may take (the default limit without opting in).
 const SHARED_BYTES: usize = 48 * 1024;
 
-/// The shape of a tiled kernel: per axis the radius, the output tile and the widest loaded
-/// extent (the tile widened by `steps` radii on both sides), and the sweeps per launch.
-struct Tile {
-    radius: Vec<usize>,
-    tile: Vec<usize>,
-    extent: Vec<usize>,
-    steps: usize,
-}
-
-impl Tile {
-    /// The tile of a rank-2 or rank-3 stencil of `radius`; `None` for other ranks.
-    fn new(radius: &[usize]) -> Option<Self> {
-        let (tile, steps) = match radius.len() {
-            2 => (TILE_2D.to_vec(), STEPS_2D),
-            3 => (TILE_3D.to_vec(), STEPS_3D),
-            _ => return None,
-        };
-        let extent = tile.iter().zip(radius).map(|(t, r)| t + 2 * steps * r).collect();
-        Some(Tile { radius: radius.to_vec(), tile, extent, steps })
-    }
-
-    /// Two buffers of the evolving field and one per coefficient field, in elements of `size`.
-    fn bytes(&self, coefficients: usize, size: usize) -> usize {
-        (2 + coefficients) * self.extent.iter().product::<usize>() * size
-    }
-
-    /// The threads of a block: one per output point of the tile.
-    fn threads(&self) -> usize {
-        self.tile.iter().product()
-    }
+/// The bytes of shared memory a tile takes: two buffers of the evolving field and one per
+/// coefficient field, in elements of `size`.
+fn shared_bytes(tile: &Tile, coefficients: usize, size: usize) -> usize {
+    (2 + coefficients) * tile.cells() * size
 }
 
 /// `[a][b]..` for the names `l0, l1, ..` shifted by `shift(k)` per axis.
@@ -199,7 +164,7 @@ pub(super) unsafe fn expression_steps<S: Stencil<T, N>, T: Scalar, const N: usiz
         return Ok(false);
     }
     let Some(tile) = Tile::new(&radius) else { return Ok(false) };
-    if tile.bytes(coefficients.len(), core::mem::size_of::<T>()) > SHARED_BYTES {
+    if shared_bytes(&tile, coefficients.len(), core::mem::size_of::<T>()) > SHARED_BYTES {
         return Ok(false);
     }
     let shape = fields[0].shape;

@@ -14,18 +14,11 @@ use super::device::WgpuDevice;
 use super::dispatch::{buffer, params, to_i32, words};
 use super::shaders::COMMON;
 use super::{Wgpu, WgpuBuffer};
-use crate::backend::tiling::Chain;
+use crate::backend::tiling::{Chain, Tile};
 use crate::error::Result;
 use crate::kernel::expr::{Scalar, Stencil, StencilParams};
 use crate::kernel::{Backend, Desc};
 use crate::shape::interior_range;
-
-/// The output tile of one workgroup per axis (the last fastest), one invocation per point, and
-/// the sweeps per dispatch: 8 x 32 and four in 2D, 2 x 4 x 32 and two in 3D.
-const TILE_2D: [usize; 2] = [8, 32];
-const TILE_3D: [usize; 3] = [2, 4, 32];
-const STEPS_2D: usize = 4;
-const STEPS_3D: usize = 2;
 
 /// WebGPU's default limit on a workgroup's memory.
 const WORKGROUP_BYTES: usize = 16 * 1024;
@@ -33,36 +26,6 @@ const WORKGROUP_BYTES: usize = 16 * 1024;
 /// Bindings of the coefficient fields (0-2 are the output, input and halo fields, 3 and 5 the
 /// parameter block and the element scalars).
 const COEFFICIENT_BINDINGS: [u32; 3] = [4, 6, 7];
-
-/// Per axis the radius, the output tile and the widest loaded extent; the sweeps per dispatch.
-struct Tile {
-    radius: Vec<usize>,
-    tile: Vec<usize>,
-    extent: Vec<usize>,
-    steps: usize,
-}
-
-impl Tile {
-    fn new(radius: &[usize]) -> Option<Self> {
-        let (tile, steps) = match radius.len() {
-            2 => (TILE_2D.to_vec(), STEPS_2D),
-            3 => (TILE_3D.to_vec(), STEPS_3D),
-            _ => return None,
-        };
-        let extent = tile.iter().zip(radius).map(|(t, r)| t + 2 * steps * r).collect();
-        Some(Tile { radius: radius.to_vec(), tile, extent, steps })
-    }
-
-    /// The cells of one loaded tile.
-    fn cells(&self) -> usize {
-        self.extent.iter().product()
-    }
-
-    /// The flat stride of axis `k` in a loaded tile.
-    fn stride(&self, k: usize) -> usize {
-        self.extent[k + 1..].iter().product()
-    }
-}
 
 /// Splits flat index `idx` over the extents `names` into `{var}0, {var}1, ..` (row-major).
 fn split(names: &[String], var: &str, indent: &str) -> String {
