@@ -351,6 +351,18 @@ impl Error {
             .find(|(_, (&i, &n))| i >= n)
             .map(|(axis, (&index, &size))| Error::IndexOutOfBounds { axis, index, size })
     }
+
+    /// A stencil kernel's tap limit: `got` taps where the kernels take `max`.
+    pub(crate) fn taps_limit(backend: &'static str, got: usize, max: usize) -> Error {
+        Error::Limit {
+            op: "stencil apply",
+            backend,
+            what: "the number of stencil taps",
+            got: got as u64,
+            max: max as u64,
+            fix: "split the stencil into sums of smaller ones",
+        }
+    }
 }
 
 /// The device backends' limits, built one way.
@@ -365,18 +377,6 @@ impl Error {
             got: got as u64,
             max: max as u64,
             fix: "reshape to fewer axes (merge the contiguous ones)",
-        }
-    }
-
-    /// A device stencil's tap limit: `got` taps where the kernels take `max`.
-    pub(crate) fn taps_limit(backend: &'static str, got: usize, max: usize) -> Error {
-        Error::Limit {
-            op: "LinearStencil::apply",
-            backend,
-            what: "the number of stencil taps",
-            got: got as u64,
-            max: max as u64,
-            fix: "split the stencil into sums of smaller ones",
         }
     }
 }

@@ -145,6 +145,51 @@ proptest! {
         prop_assert_eq!(&got.1, &want.1, "other field");
     }
 
+    /// Run-time stencils (`DynStencil`; `VariableStencil` with a coefficient field per tap),
+    /// radius 2 along axis 0 and 1 along axis 1, fused (one or two threads) against the
+    /// reference of refilled halos and single sweeps.
+    #[cfg(feature = "rayon")]
+    #[test]
+    fn runtime_stencil_time_steps_match_separate_sweeps_with_refilled_halos(
+        n0 in 1usize..13, n1 in 1usize..10, steps in 0usize..8, picks in any::<[u8; 4]>(),
+        periodic in any::<[bool; 2]>(), seed in 0u64..50, threads in 1usize..3, variable in any::<bool>(),
+    ) {
+        let shape = [n0, n1];
+        let field = |s: u64| Array::from_fn(shape, move |[i, j]| ((i as u64 * 29 + j as u64 * 13 + s) % 19) as f64 * 0.0625 - 0.5);
+        let offsets = [[-2, 0], [0, -1], [0, 0], [0, 1], [1, 1], [2, 0]];
+        let weights = [0.125, 0.25, 0.5 - seed as f64 / 64.0, 0.25, -0.125, 0.0625];
+        let taps = cnda::stencil::DynStencil::new(offsets.iter().copied().zip(weights));
+        let varying = cnda::stencil::VariableStencil::new(offsets);
+        let coefficients: Vec<Array<f64, 2>> = (0..6).map(|k| field(seed + 3 * k).map(|x| 0.2 + 0.1 * x)).collect();
+        let coefficients: Vec<&Array<f64, 2>> = coefficients.iter().collect();
+        let sweep = |u: ArrayView<'_, f64, 2>, v: ArrayViewMut<'_, f64, 2>| {
+            if variable { varying.apply(u, &coefficients, v) } else { taps.apply(u, v) }
+        };
+        let b = boundaries(picks, periodic);
+        let mut reference = DoubleBuffer::from_pair(field(seed), field(seed + 1));
+        let interior = n0 >= 5 && n1 >= 3;
+        for _ in 0..steps {
+            if interior {
+                refill(reference.current_mut(), [2, 1], &b);
+                let (u, v) = reference.split();
+                sweep(u.into(), v.into());
+            }
+            reference.swap();
+        }
+        if interior && steps > 0 {
+            refill(reference.current_mut(), [2, 1], &b);
+        }
+        let mut f = DoubleBuffer::from_pair(field(seed), field(seed + 1));
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+        pool.install(|| match (variable, threads > 1) {
+            (false, false) => taps.apply_steps_with(&mut f, steps, b),
+            (false, true) => taps.par_apply_steps_with(&mut f, steps, b),
+            (true, false) => varying.apply_steps_with(&mut f, steps, &coefficients, b),
+            (true, true) => varying.par_apply_steps_with(&mut f, steps, &coefficients, b),
+        });
+        prop_assert_eq!(both(f), both(reference), "{:?} {} steps, {:?}", shape, steps, b);
+    }
+
     /// A radius-1 `LinearStencil` in 3D with per-side boundaries, fused against the reference.
     #[test]
     fn linear_stencil_time_steps_with_per_side_boundaries_in_3d(

@@ -6,7 +6,7 @@
 // multiply-adds. One thread per output point; the innermost axis is contiguous in the common
 // case, so neighbouring threads read neighbouring elements.
 
-#define CNDA_MAX_TAPS 32
+#define CNDA_MAX_TAPS 64
 
 template <typename T>
 struct Taps {

@@ -2,12 +2,12 @@
 // the output region (descriptor 0), out = sum over taps k of w_k * in[p + delta_k], where the
 // host turned each tap's offset into an element delta with the input's strides (descriptor 1 is
 // the input point of out[0, ..]); taps are summed in order. Scalar words: the tap count, then the
-// deltas, 32 at most; the weights are the element scalars.
+// deltas, 64 at most; the weights are the element scalars.
 
 @group(0) @binding(0) var<storage, read_write> out: array<ELEM>;
 @group(0) @binding(1) var<storage, read> a: array<ELEM>;
 
-const MAX_TAPS: u32 = 32u;
+const MAX_TAPS: u32 = 64u;
 
 // The weighted sum of the taps around input element `centre`, in tap order.
 fn taps_at(centre: i32) -> ELEM {

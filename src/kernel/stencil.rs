@@ -19,7 +19,8 @@ pub unsafe trait StencilKernels: Backend {
     const WAVEFRONT: bool = false;
 
     /// `out[x] = sum_k taps[k].1 * input[x + taps[k].0]` for every point `x` of `out.shape`, where
-    /// `input` (with its own strides) describes the input point of `out[0; N]`.
+    /// `input` (with its own strides) describes the input point of `out[0; N]`: taps known at
+    /// run time (`DynStencil`), summed in order from the first product.
     ///
     /// # Safety
     ///
@@ -28,13 +29,59 @@ pub unsafe trait StencilKernels: Backend {
     ///
     /// # Errors
     ///
-    /// `Error::Device` when a device fails.
+    /// `Error::Device` when a device fails; `Error::Limit` past the backend's tap count.
+    unsafe fn taps<T: Numeric, const N: usize>(
+        dev: &Self::Device,
+        out: Desc<Self, T, N>,
+        input: Desc<Self, T, N>,
+        taps: &[([isize; N], T)],
+    ) -> Result<()>;
+
+    /// [`StencilKernels::taps`] with the tap count known at compile time (`LinearStencil`), which
+    /// a backend may unroll; by default the run-time kernel.
+    ///
+    /// # Safety
+    ///
+    /// As for [`StencilKernels::taps`].
+    ///
+    /// # Errors
+    ///
+    /// As for [`StencilKernels::taps`].
     unsafe fn linear<T: Numeric, const N: usize, const K: usize>(
         dev: &Self::Device,
         out: Desc<Self, T, N>,
         input: Desc<Self, T, N>,
         taps: &[([isize; N], T); K],
-    ) -> Result<()>;
+    ) -> Result<()> {
+        // SAFETY: the caller's contract is the run-time kernel's.
+        unsafe { Self::taps(dev, out, input, taps) }
+    }
+
+    /// The variable-coefficient stencil in one pass where the backend has a kernel for it:
+    /// `out[x] = sum_k coefficients[k][x] * input[x + offsets[k]]`, summed in order from the first
+    /// product, each coefficient field describing its point of `out[0; N]` with its own strides;
+    /// `Ok(true)` when done, `Ok(false)` with nothing written when the backend has none (the
+    /// generic algorithm then composes it from elementwise products and sums, with the same
+    /// roundings). The default has none.
+    ///
+    /// # Safety
+    ///
+    /// As for [`StencilKernels::taps`], with `coefficients.len() == offsets.len()` fields of
+    /// `out`'s shape, live on `dev` and overlapping no element of `out`.
+    ///
+    /// # Errors
+    ///
+    /// As for [`StencilKernels::taps`].
+    unsafe fn varying<T: Numeric, const N: usize>(
+        dev: &Self::Device,
+        out: Desc<Self, T, N>,
+        input: Desc<Self, T, N>,
+        offsets: &[[isize; N]],
+        coefficients: &[Desc<Self, T, N>],
+    ) -> Result<bool> {
+        let _ = (dev, out, input, offsets, coefficients);
+        Ok(false)
+    }
 }
 
 /// The expression-stencil kernel a backend provides: any [`Stencil`] (what `stencil!` emits).

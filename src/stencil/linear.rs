@@ -15,19 +15,17 @@
 //! assert_eq!(lap[[2, 3]], 2.0); // d2/di2 of i^2 is 2, d2/dj2 of j is 0
 //! ```
 
+use super::region::Interior;
+#[cfg(feature = "rayon")]
+use super::region::{band, par_bands};
 use crate::element::{Float, Numeric, Pod};
 use crate::error::{or_panic, Error, Result};
-#[cfg(feature = "rayon")]
-use crate::kernel::host::HostEngine;
-use crate::kernel::Backend;
 #[cfg(feature = "rayon")]
 use crate::kernel::Cpu;
 #[cfg(feature = "rayon")]
 use crate::kernel::SharedDesc;
-use crate::kernel::{Desc, StencilKernels};
+use crate::kernel::StencilKernels;
 use crate::ops::operand::{AsOperand, AsOperandMut};
-use crate::ops::output::same_device;
-use crate::shape::interior_range;
 
 /// `K` taps `(offset, weight)` on a rank-`N` grid, every offset within radius `R` on every axis.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -184,39 +182,14 @@ impl<T: Numeric, const N: usize, const R: usize, const K: usize> LinearStencil<T
         input: impl AsOperand<T, N, B>,
         mut output: impl AsOperandMut<T, N, B>,
     ) -> Result<()> {
-        let Some((out, input)) = self.interior(input.operand_desc(), output.operand_desc_mut())? else {
+        let (input, out) = (input.operand_desc(), output.operand_desc_mut());
+        let Some(interior) = Interior::of("LinearStencil::apply", [R; N], &input, &out, &[])? else {
             return Ok(());
         };
-        // SAFETY: `interior` keeps every tap inside the input; the output is borrowed uniquely
+        let (out, input) = (interior.narrow(out), interior.narrow(input));
+        // SAFETY: the interior keeps every tap inside the input; the output is borrowed uniquely
         // and the input shared, so they cannot overlap.
         unsafe { B::linear(&B::handle_device(out.handle), out, input, &self.taps) }
-    }
-
-    /// The interior points of `output` and the input points under them (same shape, same
-    /// device), or `None` when there is no interior point.
-    #[allow(clippy::type_complexity)]
-    fn interior<B: Backend>(
-        &self,
-        input: Desc<B, T, N>,
-        output: Desc<B, T, N>,
-    ) -> Result<Option<(Desc<B, T, N>, Desc<B, T, N>)>> {
-        if input.shape != output.shape {
-            return Err(Error::ShapeMismatch {
-                op: "LinearStencil::apply",
-                expected: input.shape.to_vec(),
-                got: output.shape.to_vec(),
-            });
-        }
-        same_device::<B>("LinearStencil::apply", &B::handle_device(output.handle), &[B::handle_device(input.handle)])?;
-        let ranges = input.shape.map(|n| interior_range(n, R));
-        if N == 0 || ranges.iter().any(|r| r.is_empty()) {
-            return Ok((N == 0).then_some((output, input)));
-        }
-        let at = |d: Desc<B, T, N>| {
-            let offset = (0..N).fold(0isize, |acc, k| acc + ranges[k].start as isize * d.strides[k]);
-            Desc { handle: B::moved(d.handle, offset), shape: ranges.clone().map(|r| r.len()), strides: d.strides }
-        };
-        Ok(Some((at(output), at(input))))
     }
 
     /// [`LinearStencil::apply`] on CPU views with the interior split over rayon's threads in
@@ -231,24 +204,21 @@ impl<T: Numeric, const N: usize, const R: usize, const K: usize> LinearStencil<T
     where
         T: Send + Sync,
     {
-        let Some((out, input)) = or_panic(self.interior(input.operand_desc(), output.operand_desc_mut())) else {
+        let (input, out) = (input.operand_desc(), output.operand_desc_mut());
+        let Some(interior) = or_panic(Interior::of("LinearStencil::par_apply", [R; N], &input, &out, &[])) else {
             return;
         };
+        let (out, input) = (interior.narrow(out), interior.narrow(input));
         if N == 0 {
             // SAFETY: as in `try_apply`.
             return or_panic(unsafe { Cpu::linear(&Cpu, out, input, &self.taps) });
         }
-        let band = |d: Desc<Cpu, T, N>, rows: core::ops::Range<usize>| {
-            let mut shape = d.shape;
-            shape[0] = rows.len();
-            Desc { handle: d.handle.wrapping_offset(rows.start as isize * d.strides[0]), shape, strides: d.strides }
-        };
         let (out, input) = (SharedDesc(out), SharedDesc(input));
-        Cpu::for_each_subrange(0..out.0.shape[0], 2, |rows| {
+        or_panic(par_bands(out.0.shape[0], |rows| {
             let (out, input) = (&out, &input);
             // SAFETY: as in `try_apply`; bands of the first axis are disjoint, so no output
             // element is written by two tasks.
-            or_panic(unsafe { Cpu::linear(&Cpu, band(out.0, rows.clone()), band(input.0, rows), &self.taps) });
-        });
+            unsafe { Cpu::linear(&Cpu, band(out.0, rows.clone()), band(input.0, rows), &self.taps) }
+        }));
     }
 }

@@ -31,13 +31,16 @@
 mod apply;
 mod boundary;
 mod buffer;
+mod dynamic;
 mod fields;
 mod fused;
 mod halo;
 mod linear;
 mod pad;
+mod region;
 mod steps;
 mod sweep;
+mod variable;
 mod window;
 
 pub use crate::kernel::expr::{powi, radius, Arity, Scalar, Stencil, StencilParams, Tap, TapReader};
@@ -46,6 +49,7 @@ pub use boundary::{fill_boundaries, try_fill_boundaries, Boundaries, Boundary};
 pub use buffer::{DoubleBuffer, FieldView};
 /// One stencil definition for every backend; see the crate `cnda_macros` and [`Stencil`].
 pub use cnda_macros::stencil;
+pub use dynamic::{DynStencil, MAX_RADIUS, MAX_TAPS};
 #[cfg(feature = "rayon")]
 pub use fields::{par_sweep_fields, try_par_sweep_fields};
 pub use fields::{sweep_fields, try_sweep_fields};
@@ -61,4 +65,5 @@ pub use sweep::{
 };
 #[cfg(feature = "rayon")]
 pub use sweep::{par_sweep, par_sweep2, par_sweep3, try_par_sweep, try_par_sweep2, try_par_sweep3};
+pub use variable::VariableStencil;
 pub use window::{Window, Window1, Window2, Window3};

@@ -301,11 +301,11 @@ unsafe impl MatmulKernels for Model {
 
 // SAFETY: writes every output point once.
 unsafe impl StencilKernels for Model {
-    unsafe fn linear<T: Numeric, const N: usize, const K: usize>(
+    unsafe fn taps<T: Numeric, const N: usize>(
         _: &Dev,
         out: Desc<Model, T, N>,
         input: Desc<Model, T, N>,
-        taps: &[([isize; N], T); K],
+        taps: &[([isize; N], T)],
     ) -> Result<(), Error> {
         LAUNCHES.with(|l| l.borrow_mut().push(out.shape.to_vec()));
         for x in indices(out.shape) {

@@ -13,7 +13,7 @@ use crate::reference::{at, base_index, base_shape, close, eps, field, to_f64};
 /// The edge cases (empty either way, one element, square, tall, wide) and six random shapes up to
 /// 40 x 40 from a seeded generator: `CNDA_CONFORMANCE_SEED` picks another seed, and every failure
 /// message names its shape.
-fn shapes() -> Vec<[usize; 2]> {
+pub fn shapes() -> Vec<[usize; 2]> {
     let mut shapes = vec![[0, 3], [3, 0], [1, 1], [3, 5], [4, 4], [7, 3], [17, 9]];
     let seed = std::env::var("CNDA_CONFORMANCE_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or(0x5eed_u64);
     let mut state = seed;
@@ -25,7 +25,7 @@ fn shapes() -> Vec<[usize; 2]> {
     shapes
 }
 
-fn check_matrix<T: Float>(
+pub fn check_matrix<T: Float>(
     what: &str,
     got: &Array<T, 2>,
     want: impl Fn([usize; 2]) -> f64,
@@ -70,7 +70,7 @@ fn apply_bin(op: BinOp, x: f64, y: f64) -> f64 {
 }
 
 /// The same operation rounded to `T` (what an exact elementwise kernel returns).
-fn rounded<T: Float>(x: f64) -> f64 {
+pub fn rounded<T: Float>(x: f64) -> f64 {
     to_f64(T::from_f64(x))
 }
 

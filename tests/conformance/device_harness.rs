@@ -11,7 +11,7 @@ use cnda::kernel::MatmulKernels;
 use cnda::kernel::ReduceKernels;
 use cnda::kernel::{ExprStencilKernels, StencilKernels};
 use cnda::prelude::*;
-use cnda::stencil::{Boundary, DoubleBuffer, LinearStencil, Scalar};
+use cnda::stencil::{Boundary, DoubleBuffer, DynStencil, LinearStencil, Scalar, VariableStencil};
 use cnda::view::{Shared, Unique};
 use cnda::GemmElement;
 
@@ -194,6 +194,49 @@ impl<D: Device> Harness for DeviceHarness<D> {
         let current = D::download(f.current());
         f.swap();
         (current, D::download(&f.into_current()))
+    }
+
+    fn dyn_stencil<T: Float>(
+        s: &DynStencil<T, 2>,
+        input: &Self::Matrix<T>,
+        va: View,
+        output: &Self::Matrix<T>,
+    ) -> Array<T, 2> {
+        let mut out = output.to_owned();
+        s.apply(device_view(input, va), out.view_mut());
+        D::download(&out)
+    }
+
+    fn variable_stencil<T: Float>(
+        s: &VariableStencil<2>,
+        input: &Self::Matrix<T>,
+        va: View,
+        c: &[Self::Matrix<T>],
+        output: &Self::Matrix<T>,
+    ) -> Array<T, 2> {
+        let mut out = output.to_owned();
+        s.apply(device_view(input, va), &c.iter().collect::<Vec<_>>(), out.view_mut());
+        D::download(&out)
+    }
+
+    fn runtime_time_steps<T: Float>(
+        d: &DynStencil<T, 2>,
+        v: &VariableStencil<2>,
+        c: &[Array<T, 2>],
+        u: &Array<T, 2>,
+        steps: usize,
+        b: [[Boundary<T>; 2]; 2],
+    ) -> [(Array<T, 2>, Array<T, 2>); 2] {
+        let mut f = DoubleBuffer::from_pair(D::upload(u), D::upload(u));
+        let mut g = DoubleBuffer::from_pair(D::upload(u), D::upload(u));
+        let dc: Vec<Array<T, 2, D::B>> = c.iter().map(D::upload).collect();
+        d.apply_steps_with(&mut f, steps, b);
+        v.apply_steps_with(&mut g, steps, &dc.iter().collect::<Vec<_>>(), b);
+        [f, g].map(|mut f| {
+            let current = D::download(f.current());
+            f.swap();
+            (current, D::download(&f.into_current()))
+        })
     }
 
     fn expression_stencil<T: Scalar>(

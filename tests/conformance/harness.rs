@@ -2,7 +2,7 @@
 //! four views the cases take, and each op family. Results come back as host arrays.
 
 use cnda::prelude::*;
-use cnda::stencil::{stencil, Boundary, DoubleBuffer, LinearStencil, Scalar};
+use cnda::stencil::{stencil, Boundary, DoubleBuffer, DynStencil, LinearStencil, Scalar, VariableStencil};
 use cnda::GemmElement;
 
 /// The views every case takes of its operands.
@@ -115,6 +115,33 @@ pub trait Harness {
         va: View,
         output: &Self::Matrix<T>,
     ) -> Array<T, 2>;
+    /// The run-time stencil `s` applied to `view(input)` into a copy of `output`.
+    fn dyn_stencil<T: Float>(
+        s: &DynStencil<T, 2>,
+        input: &Self::Matrix<T>,
+        va: View,
+        output: &Self::Matrix<T>,
+    ) -> Array<T, 2>;
+    /// The variable-coefficient stencil `s` with coefficient fields `c` (plain) applied to
+    /// `view(input)` into a copy of `output`.
+    fn variable_stencil<T: Float>(
+        s: &VariableStencil<2>,
+        input: &Self::Matrix<T>,
+        va: View,
+        c: &[Self::Matrix<T>],
+        output: &Self::Matrix<T>,
+    ) -> Array<T, 2>;
+    /// `steps` time steps from `u` (both fields) with boundaries `b`, of `d` and of `v` with
+    /// coefficient fields `c`: each one's two fields afterwards, current first.
+    #[allow(clippy::type_complexity)]
+    fn runtime_time_steps<T: Float>(
+        d: &DynStencil<T, 2>,
+        v: &VariableStencil<2>,
+        c: &[Array<T, 2>],
+        u: &Array<T, 2>,
+        steps: usize,
+        b: [[Boundary<T>; 2]; 2],
+    ) -> [(Array<T, 2>, Array<T, 2>); 2];
     /// `steps` time steps of [`Mixed`] over a field starting from `u` (both fields), coefficient
     /// field `k`, parameter `a`, boundaries `b`: both fields afterwards, current first.
     fn time_steps<T: Scalar>(
@@ -258,6 +285,42 @@ impl Harness for CpuHarness {
         let current = f.current().clone();
         f.swap();
         (current, f.into_current())
+    }
+
+    fn dyn_stencil<T: Float>(s: &DynStencil<T, 2>, input: &Array<T, 2>, va: View, output: &Array<T, 2>) -> Array<T, 2> {
+        let mut out = output.clone();
+        s.apply(host_view(input, va), out.view_mut());
+        out
+    }
+
+    fn variable_stencil<T: Float>(
+        s: &VariableStencil<2>,
+        input: &Array<T, 2>,
+        va: View,
+        c: &[Array<T, 2>],
+        output: &Array<T, 2>,
+    ) -> Array<T, 2> {
+        let mut out = output.clone();
+        s.apply(host_view(input, va), &c.iter().collect::<Vec<_>>(), out.view_mut());
+        out
+    }
+
+    fn runtime_time_steps<T: Float>(
+        d: &DynStencil<T, 2>,
+        v: &VariableStencil<2>,
+        c: &[Array<T, 2>],
+        u: &Array<T, 2>,
+        steps: usize,
+        b: [[Boundary<T>; 2]; 2],
+    ) -> [(Array<T, 2>, Array<T, 2>); 2] {
+        let (mut f, mut g) = (DoubleBuffer::new(u.clone()), DoubleBuffer::new(u.clone()));
+        d.apply_steps_with(&mut f, steps, b);
+        v.apply_steps_with(&mut g, steps, &c.iter().collect::<Vec<_>>(), b);
+        [f, g].map(|mut f| {
+            let current = f.current().clone();
+            f.swap();
+            (current, f.into_current())
+        })
     }
 
     fn expression_stencil<T: Scalar>(

@@ -14,6 +14,7 @@ mod device_harness;
 mod harness;
 mod model_harness;
 mod reference;
+mod runtime_cases;
 #[cfg(feature = "wgpu")]
 mod wgpu_harness;
 
@@ -105,6 +106,24 @@ macro_rules! conformance {
                     return;
                 }
                 cases::time_steps::<$Harness>();
+            }
+
+            #[test]
+            fn runtime_stencils() {
+                if !<$Harness as crate::harness::Harness>::available() {
+                    eprintln!("SKIP: no {} device", <$Harness as crate::harness::Harness>::NAME);
+                    return;
+                }
+                crate::runtime_cases::runtime_stencils::<$Harness>();
+            }
+
+            #[test]
+            fn runtime_stencil_time_steps() {
+                if !<$Harness as crate::harness::Harness>::available() {
+                    eprintln!("SKIP: no {} device", <$Harness as crate::harness::Harness>::NAME);
+                    return;
+                }
+                crate::runtime_cases::runtime_time_steps::<$Harness>();
             }
         }
     )*};

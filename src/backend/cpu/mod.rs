@@ -16,6 +16,7 @@ mod points;
 mod reduce;
 pub(crate) mod simd;
 mod stencil;
+mod taps;
 #[cfg(feature = "rayon")]
 pub(crate) mod threads;
 mod transfer;

@@ -80,9 +80,31 @@ impl<T: Numeric, const N: usize, const K: usize> Kernel for Sweep<T, N, K> {
     }
 }
 
-// SAFETY: the point walker visits every point of `out` once and writes the taps' sum there.
+// SAFETY: the point walker (or, for run-time taps, the lane walk of `taps.rs`) visits every point
+// of `out` once and writes the taps' sum there.
 unsafe impl StencilKernels for Cpu {
     const WAVEFRONT: bool = true;
+
+    unsafe fn taps<T: Numeric, const N: usize>(
+        _: &Cpu,
+        out: Desc<Cpu, T, N>,
+        input: Desc<Cpu, T, N>,
+        taps: &[([isize; N], T)],
+    ) -> Result<()> {
+        // SAFETY: the trait's contract is the kernel's.
+        unsafe { super::taps::constant(out, input, taps) }
+    }
+
+    unsafe fn varying<T: Numeric, const N: usize>(
+        _: &Cpu,
+        out: Desc<Cpu, T, N>,
+        input: Desc<Cpu, T, N>,
+        offsets: &[[isize; N]],
+        coefficients: &[Desc<Cpu, T, N>],
+    ) -> Result<bool> {
+        // SAFETY: the trait's contract is the kernel's.
+        unsafe { super::taps::varying(out, input, offsets, coefficients) }.map(|()| true)
+    }
 
     unsafe fn linear<T: Numeric, const N: usize, const K: usize>(
         _: &Cpu,
@@ -105,8 +127,8 @@ unsafe impl StencilKernels for Cpu {
 /// The most input fields of an expression stencil on the CPU (the operands of one lane walk).
 const MAX_FIELDS: usize = 4;
 
-/// The most taps of an expression stencil on the CPU.
-const MAX_TAPS: usize = 64;
+/// The most taps of an expression or run-time stencil on the CPU.
+pub(super) const MAX_TAPS: usize = 64;
 
 /// Reads tap `k` of the current point: field `TAPS[k].field`'s pointer at the point, moved by
 /// the tap's flat offset in that field's strides.

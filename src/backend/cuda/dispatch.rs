@@ -15,7 +15,7 @@ use crate::kernel::Desc;
 /// The most axes a kernel descriptor holds (`CNDA_MAX_RANK` in `kernels/cuda/common.cuh`).
 pub(super) const MAX_RANK: usize = 8;
 /// The most taps of a device stencil (`CNDA_MAX_TAPS` in `kernels/cuda/stencil.cu`).
-pub(super) const MAX_TAPS: usize = 32;
+pub(super) const MAX_TAPS: usize = 64;
 
 pub(super) const ELEMENTWISE: usize = 0;
 pub(super) const COPY: usize = 1;
@@ -37,12 +37,12 @@ pub(super) struct KernelDesc {
 // SAFETY: a plain `#[repr(C)]` struct of integers with the layout of the kernels' `Desc`.
 unsafe impl DeviceRepr for KernelDesc {}
 
-// The sizes the C structs have (`Desc`: 8 + 64 + 64 + 4 bytes padded to 8; `Taps<T>`: 32 deltas,
-// 32 weights and a count, padded to 8), checked at compile time.
+// The sizes the C structs have (`Desc`: 8 + 64 + 64 + 4 bytes padded to 8; `Taps<T>`: 64 deltas,
+// 64 weights and a count, padded to 8), checked at compile time.
 const _: () = assert!(core::mem::size_of::<KernelDesc>() == 144);
-const _: () = assert!(core::mem::size_of::<KernelTaps<f64>>() == 520);
-const _: () = assert!(core::mem::size_of::<KernelTaps<f32>>() == 392);
-const _: () = assert!(core::mem::size_of::<KernelTaps<half::f16>>() == 328);
+const _: () = assert!(core::mem::size_of::<KernelTaps<f64>>() == 1032);
+const _: () = assert!(core::mem::size_of::<KernelTaps<f32>>() == 776);
+const _: () = assert!(core::mem::size_of::<KernelTaps<half::f16>>() == 648);
 
 /// The kernels' `Taps<T>` (`kernels/cuda/stencil.cu`).
 #[repr(C)]

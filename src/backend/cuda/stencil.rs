@@ -17,21 +17,22 @@ use crate::kernel::{Desc, ExprStencilKernels, StencilKernels};
 
 // SAFETY: writes every output point once with the taps summed in order.
 unsafe impl StencilKernels for Cuda {
-    unsafe fn linear<T: Numeric, const N: usize, const K: usize>(
+    unsafe fn taps<T: Numeric, const N: usize>(
         dev: &CudaDevice,
         out: Desc<Cuda, T, N>,
         input: Desc<Cuda, T, N>,
-        taps: &[([isize; N], T); K],
+        taps: &[([isize; N], T)],
     ) -> Result<()> {
+        let k = taps.len();
         let t = suffix::<T>("stencil")?;
-        if K > MAX_TAPS {
-            return Err(Error::taps_limit("CUDA", K, MAX_TAPS));
+        if k > MAX_TAPS {
+            return Err(Error::taps_limit("CUDA", k, MAX_TAPS));
         }
         let n = out.len();
         if n == 0 {
             return Ok(());
         }
-        let mut kernel_taps = KernelTaps { delta: [0; MAX_TAPS], weight: [T::ZERO; MAX_TAPS], count: K as i32 };
+        let mut kernel_taps = KernelTaps { delta: [0; MAX_TAPS], weight: [T::ZERO; MAX_TAPS], count: k as i32 };
         for (k, (offset, weight)) in taps.iter().enumerate() {
             kernel_taps.delta[k] = (0..N).map(|axis| offset[axis] as i64 * input.strides[axis] as i64).sum();
             kernel_taps.weight[k] = *weight;

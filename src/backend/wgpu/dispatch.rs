@@ -12,7 +12,7 @@ use crate::kernel::Desc;
 
 /// The most axes a shader descriptor holds, and the most stencil taps (`kernels/wgpu/*.wgsl`).
 pub(super) const MAX_RANK: usize = 8;
-pub(super) const MAX_TAPS: usize = 32;
+pub(super) const MAX_TAPS: usize = 64;
 
 /// The shader element type of `T` on `dev` (from its `DTYPE`), or `Error::UnsupportedDType`: the
 /// WebGPU backend's one element-type map.

@@ -14,23 +14,24 @@ use crate::kernel::{Desc, ExprStencilKernels, StencilKernels};
 
 // SAFETY: writes every output point once with the taps summed in order.
 unsafe impl StencilKernels for Wgpu {
-    unsafe fn linear<T: Numeric, const N: usize, const K: usize>(
+    unsafe fn taps<T: Numeric, const N: usize>(
         dev: &WgpuDevice,
         out: Desc<Wgpu, T, N>,
         input: Desc<Wgpu, T, N>,
-        taps: &[([isize; N], T); K],
+        taps: &[([isize; N], T)],
     ) -> Result<()> {
+        let k = taps.len();
         let t = elem::<T>(dev, "stencil")?;
-        if K > MAX_TAPS {
-            return Err(Error::taps_limit("WebGPU", K, MAX_TAPS));
+        if k > MAX_TAPS {
+            return Err(Error::taps_limit("WebGPU", k, MAX_TAPS));
         }
         let n = out.len();
         if n == 0 {
             return Ok(());
         }
         let mut scalars = vec![0i32; 1 + MAX_TAPS];
-        scalars[0] = K as i32;
-        let mut weights = vec![T::ZERO; K];
+        scalars[0] = k as i32;
+        let mut weights = vec![T::ZERO; k];
         for (k, (offset, weight)) in taps.iter().enumerate() {
             let delta: isize = (0..N).map(|axis| offset[axis] * input.strides[axis]).sum();
             scalars[1 + k] = to_i32("a tap offset", delta)?;
