@@ -164,6 +164,43 @@ class CudaArray:
     def __cuda_array_interface__(self) -> dict:
         """The CUDA Array Interface, version 3 (Numba, older CuPy)."""
 
+    # Arithmetic on the device. The other operand: a CudaArray of the same dtype and device (NumPy
+    # broadcasting), a Python int/float/bool the dtype holds (weak, as NEP 50: float32 + 0.1 stays
+    # float32), or a NumPy scalar whose promotion keeps the dtype. Where NumPy's result would have
+    # another dtype (two dtypes, a float with an integer array, integer true division) it is a
+    # TypeError saying how to convert; shapes that do not broadcast are a ValueError; host arrays
+    # are a TypeError (move them with to_cuda). Array-array ops take 0 to 4 dimensions.
+    __array_ufunc__: None
+    def __add__(self, other: Union[CudaArray, int, float, np.generic]) -> CudaArray: ...
+    def __radd__(self, other: Union[int, float, np.generic]) -> CudaArray: ...
+    def __sub__(self, other: Union[CudaArray, int, float, np.generic]) -> CudaArray: ...
+    def __rsub__(self, other: Union[int, float, np.generic]) -> CudaArray: ...
+    def __mul__(self, other: Union[CudaArray, int, float, np.generic]) -> CudaArray: ...
+    def __rmul__(self, other: Union[int, float, np.generic]) -> CudaArray: ...
+    def __truediv__(self, other: Union[CudaArray, int, float, np.generic]) -> CudaArray:
+        """Float arrays only (NumPy divides integers into float64: TypeError)."""
+    def __rtruediv__(self, other: Union[int, float, np.generic]) -> CudaArray: ...
+    def __iadd__(self, other: Union[CudaArray, int, float, np.generic]) -> CudaArray:
+        """In the array's own memory; other broadcasts into its shape."""
+    def __isub__(self, other: Union[CudaArray, int, float, np.generic]) -> CudaArray: ...
+    def __imul__(self, other: Union[CudaArray, int, float, np.generic]) -> CudaArray: ...
+    def __itruediv__(self, other: Union[CudaArray, int, float, np.generic]) -> CudaArray: ...
+    def __matmul__(self, other: CudaArray) -> CudaArray:
+        """2D float32/float64 (cuBLAS); shape errors are a ValueError."""
+    def __rmatmul__(self, other: CudaArray) -> CudaArray: ...
+    def matmul(self, other: CudaArray) -> CudaArray:
+        """self @ other for 2D float32/float64 CudaArrays (cuBLAS)."""
+    def sum(self, axis: int | tuple[int, ...] | None = ...) -> Union[np.generic, CudaArray]:
+        """Sum of all elements (a NumPy scalar of the dtype, as cnda.sum), or along an axis or a tuple
+        of axes (a CudaArray; 2 to 4 dimensions); int32 is a TypeError (NumPy sums it in int64)."""
+    def min(self, axis: int | tuple[int, ...] | None = ...) -> Union[np.generic, CudaArray]:
+        """Smallest element (NaN if any), as sum for axis; empty is a ValueError, as NumPy."""
+    def max(self, axis: int | tuple[int, ...] | None = ...) -> Union[np.generic, CudaArray]:
+        """Largest element (NaN if any), as sum for axis; empty is a ValueError, as NumPy."""
+    def mean(self, axis: int | tuple[int, ...] | None = ...) -> Union[np.generic, CudaArray]:
+        """Mean of a float array, as sum for axis (empty: NaN and a RuntimeWarning); integer arrays
+        are a TypeError (NumPy's mean of them is float64)."""
+
 def to_cuda(x: Any, device: int = ...) -> CudaArray:
     """A CudaArray with the elements of x (a ContiguousND or a NumPy array) on CUDA device `device`."""
 def cuda_device_count() -> int:

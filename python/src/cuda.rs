@@ -2,6 +2,8 @@
 //! time, so the module imports on machines without them): `cnda.CudaArray`, made from host data
 //! by `cnda.to_cuda(x)`, shared without a copy with any DLPack producer or consumer on a CUDA
 //! device (CuPy, PyTorch, JAX): `cnda.from_dlpack(tensor)` and `torch.from_dlpack(arr)`.
+//! Arithmetic (`+ - * /` and their in-place forms, `@`) and reductions (`sum`, `min`, `max`,
+//! `mean`) run on the device: the methods here call `cuda_ops.rs` and `cuda_reduce.rs`.
 //!
 //! Streams: all of cnda's work on a device is ordered on its one stream
 //! (`CudaDevice::raw_stream`). An export makes the consumer's stream wait for it through an event
@@ -25,13 +27,15 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
 
 use crate::array::{by_element, element_variants, ContiguousND, Data, Stored};
+use crate::cuda_ops::{self, Binary, Operand};
+use crate::cuda_reduce::{self, Reduction};
 use crate::errors::to_pyerr;
 use crate::store::{element_count, Store};
 
 /// A device array of one element type: a flat cnda `Cuda` array viewed as row-major `shape`.
 pub struct DeviceStore<T: Pod> {
-    array: Array<T, 1, Cuda>,
-    shape: Vec<usize>,
+    pub(crate) array: Array<T, 1, Cuda>,
+    pub(crate) shape: Vec<usize>,
 }
 
 /// The elements of a `CudaArray`, by type.
@@ -55,7 +59,7 @@ element_variants!(OnDevice::device_data(DeviceStore) -> CudaData);
 /// back, and DLPack shares them with CuPy, PyTorch or JAX without a copy.
 #[pyclass(name = "CudaArray", module = "cnda")]
 pub struct CudaArray {
-    data: CudaData,
+    pub(crate) data: CudaData,
 }
 
 /// Device `ordinal`, or `RuntimeError` saying why it cannot be opened.
@@ -191,14 +195,113 @@ impl CudaArray {
     fn __dlpack_device__(&self) -> (i32, i32) {
         (dlpark::ffi::DLDeviceType::CUDA.0 as i32, self.device() as i32)
     }
+
+    /// `None`: NumPy defers its operators to the CudaArray's (`ndarray + CudaArray` reaches
+    /// `__radd__`, which says how to move the host array to the device).
+    #[classattr]
+    fn __array_ufunc__(py: Python<'_>) -> Py<PyAny> {
+        py.None()
+    }
+
+    /// `self + other` on the device: another CudaArray of the same dtype and device (NumPy
+    /// broadcasting), or a Python or NumPy scalar the dtype holds.
+    fn __add__(&self, other: Operand<'_>) -> PyResult<CudaArray> {
+        cuda_ops::binary(self, &other, Binary::Add, false)
+    }
+
+    fn __radd__(&self, other: Operand<'_>) -> PyResult<CudaArray> {
+        cuda_ops::binary(self, &other, Binary::Add, true)
+    }
+
+    fn __sub__(&self, other: Operand<'_>) -> PyResult<CudaArray> {
+        cuda_ops::binary(self, &other, Binary::Sub, false)
+    }
+
+    fn __rsub__(&self, other: Operand<'_>) -> PyResult<CudaArray> {
+        cuda_ops::binary(self, &other, Binary::Sub, true)
+    }
+
+    fn __mul__(&self, other: Operand<'_>) -> PyResult<CudaArray> {
+        cuda_ops::binary(self, &other, Binary::Mul, false)
+    }
+
+    fn __rmul__(&self, other: Operand<'_>) -> PyResult<CudaArray> {
+        cuda_ops::binary(self, &other, Binary::Mul, true)
+    }
+
+    /// True division of float arrays (of integers it is a `TypeError`: NumPy's result is float64).
+    fn __truediv__(&self, other: Operand<'_>) -> PyResult<CudaArray> {
+        cuda_ops::binary(self, &other, Binary::Div, false)
+    }
+
+    fn __rtruediv__(&self, other: Operand<'_>) -> PyResult<CudaArray> {
+        cuda_ops::binary(self, &other, Binary::Div, true)
+    }
+
+    /// `self += other` in the array's own memory (`other` broadcast into its shape).
+    fn __iadd__(slf: &Bound<'_, Self>, other: Operand<'_>) -> PyResult<()> {
+        cuda_ops::in_place(slf, &other, Binary::Add)
+    }
+
+    fn __isub__(slf: &Bound<'_, Self>, other: Operand<'_>) -> PyResult<()> {
+        cuda_ops::in_place(slf, &other, Binary::Sub)
+    }
+
+    fn __imul__(slf: &Bound<'_, Self>, other: Operand<'_>) -> PyResult<()> {
+        cuda_ops::in_place(slf, &other, Binary::Mul)
+    }
+
+    fn __itruediv__(slf: &Bound<'_, Self>, other: Operand<'_>) -> PyResult<()> {
+        cuda_ops::in_place(slf, &other, Binary::Div)
+    }
+
+    /// `self @ other` for 2D float32 or float64 CudaArrays (cuBLAS).
+    fn __matmul__(&self, other: Operand<'_>) -> PyResult<CudaArray> {
+        cuda_ops::matmul(self, &other, false)
+    }
+
+    fn __rmatmul__(&self, other: Operand<'_>) -> PyResult<CudaArray> {
+        cuda_ops::matmul(self, &other, true)
+    }
+
+    /// The matrix product `self @ other` of 2D float32 or float64 CudaArrays (cuBLAS).
+    fn matmul(&self, other: Operand<'_>) -> PyResult<CudaArray> {
+        cuda_ops::matmul(self, &other, false)
+    }
+
+    /// The sum of all elements (a NumPy scalar of the dtype) or along `axis` (an int or a tuple
+    /// of ints: a CudaArray); int32 is a `TypeError` (NumPy sums it in int64).
+    #[pyo3(signature = (axis = None))]
+    fn sum<'py>(&self, py: Python<'py>, axis: Option<Bound<'py, PyAny>>) -> PyResult<Bound<'py, PyAny>> {
+        cuda_reduce::reduce(py, self, axis.as_ref(), Reduction::Sum)
+    }
+
+    /// The smallest element (NaN if any is), as `sum` for `axis`; `ValueError` when empty.
+    #[pyo3(signature = (axis = None))]
+    fn min<'py>(&self, py: Python<'py>, axis: Option<Bound<'py, PyAny>>) -> PyResult<Bound<'py, PyAny>> {
+        cuda_reduce::reduce(py, self, axis.as_ref(), Reduction::Min)
+    }
+
+    /// The largest element (NaN if any is), as `sum` for `axis`; `ValueError` when empty.
+    #[pyo3(signature = (axis = None))]
+    fn max<'py>(&self, py: Python<'py>, axis: Option<Bound<'py, PyAny>>) -> PyResult<Bound<'py, PyAny>> {
+        cuda_reduce::reduce(py, self, axis.as_ref(), Reduction::Max)
+    }
+
+    /// The mean of float arrays, as `sum` for `axis` (NaN with a `RuntimeWarning` when empty);
+    /// integer arrays are a `TypeError` (NumPy's mean of them is float64).
+    #[pyo3(signature = (axis = None))]
+    fn mean<'py>(&self, py: Python<'py>, axis: Option<Bound<'py, PyAny>>) -> PyResult<Bound<'py, PyAny>> {
+        cuda_reduce::reduce(py, self, axis.as_ref(), Reduction::Mean)
+    }
 }
 
 impl CudaArray {
-    fn dims(&self) -> &[usize] {
+    pub(crate) fn dims(&self) -> &[usize] {
         by_element!(CudaData, &self.data, s, _T => &s.shape)
     }
 
-    fn dtype_name(&self) -> &'static str {
+    pub(crate) fn dtype_name(&self) -> &'static str {
         match self.data {
             CudaData::F32(_) => "float32",
             CudaData::F64(_) => "float64",

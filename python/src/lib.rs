@@ -8,6 +8,10 @@ mod array;
 mod borrow;
 #[cfg(feature = "cuda")]
 mod cuda;
+#[cfg(feature = "cuda")]
+mod cuda_ops;
+#[cfg(feature = "cuda")]
+mod cuda_reduce;
 mod dlpack;
 pub mod elements;
 mod errors;
