@@ -410,7 +410,7 @@ fn span(a: &CudaArray) -> (usize, u64, u64) {
 }
 
 /// Whether two CudaArrays share device memory (one object twice, or aliases through DLPack).
-fn overlap(a: &CudaArray, b: &CudaArray) -> bool {
+pub fn overlap(a: &CudaArray, b: &CudaArray) -> bool {
     let ((da, pa, na), (db, pb, nb)) = (span(a), span(b));
     da == db && na > 0 && nb > 0 && pa < pb + nb && pb < pa + na
 }

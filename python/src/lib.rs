@@ -12,6 +12,8 @@ mod cuda;
 mod cuda_ops;
 #[cfg(feature = "cuda")]
 mod cuda_reduce;
+#[cfg(feature = "cuda")]
+mod cuda_stencil;
 mod dlpack;
 pub mod elements;
 mod errors;
@@ -21,8 +23,10 @@ mod operands;
 mod ops;
 mod overlap;
 mod pad;
+mod stencil_args;
 mod store;
 mod structured;
+mod sweeps;
 
 use pyo3::prelude::*;
 

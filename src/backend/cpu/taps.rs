@@ -5,18 +5,12 @@
 //! pass. Every point still sums its taps in tap order from the first product, so the results equal
 //! `LinearStencil`'s bit for bit.
 
-use core::ptr;
-use core::slice;
-
 use super::lanes::{walk_lanes, Lane};
 use super::simd::{Isa, Kernel};
 use super::stencil::MAX_TAPS;
 use crate::element::Numeric;
 use crate::error::{Error, Result};
 use crate::kernel::{Cpu, Desc};
-
-/// Points per chunk: 256 accumulators (2 KiB of f64) and the run of the tap being added stay in L1.
-const CHUNK: usize = 256;
 
 /// Operands of a variable-coefficient lane walk: the output, the input, one field per tap.
 const VARYING_OPERANDS: usize = MAX_TAPS + 2;
@@ -120,29 +114,31 @@ impl<T: Numeric> Lane<2> for ConstantLanes<'_, T> {
     fn run(&mut self, bases: [isize; 2], len: usize, steps: [isize; 2]) {
         let (out, centre) = (self.out.wrapping_offset(bases[0]), self.input.wrapping_offset(bases[1]));
         if steps == [1, 1] {
-            let mut acc = [T::ZERO; CHUNK];
-            for start in (0..len).step_by(CHUNK) {
-                let acc = &mut acc[..CHUNK.min(len - start)];
-                for (k, (&delta, &weight)) in self.deltas.iter().zip(self.weights).enumerate() {
-                    // SAFETY: tap `k` of the chunk's points lies inside the input (the kernel's
-                    // contract), contiguous here, and no output element overlaps it.
-                    let run = unsafe { slice::from_raw_parts(centre.wrapping_offset(delta).add(start), acc.len()) };
-                    add_products(acc, k == 0, run, weight);
+            let blocks = len - len % BLOCK;
+            for j in (0..blocks).step_by(BLOCK) {
+                // SAFETY: every tap of the block's points lies inside the input (the kernel's
+                // contract), contiguous here; the block's output elements are distinct and
+                // writable and overlap no input.
+                unsafe { weighted_block(out.add(j), centre.add(j), self.deltas, self.weights) };
+            }
+            if blocks < len && len >= BLOCK {
+                // The rest as one last block ending at the lane's end, recomputing a few points
+                // (the same values: the output overlaps no input).
+                // SAFETY: as above, for the block's points `len - BLOCK..len`.
+                unsafe { weighted_block(out.add(len - BLOCK), centre.add(len - BLOCK), self.deltas, self.weights) };
+            } else {
+                for j in blocks..len {
+                    // SAFETY: as above, for one point.
+                    unsafe { *out.add(j) = weighted_point(centre.add(j), self.deltas, self.weights) };
                 }
-                // SAFETY: the chunk's output elements are distinct, writable and contiguous.
-                unsafe { ptr::copy_nonoverlapping(acc.as_ptr(), out.add(start), acc.len()) };
             }
         } else {
             for j in 0..len as isize {
-                let at = centre.wrapping_offset(j * steps[1]);
-                let mut acc = T::ZERO;
-                for (k, (&delta, &weight)) in self.deltas.iter().zip(self.weights).enumerate() {
-                    // SAFETY: the tap lies inside the input (the kernel's contract).
-                    let x = unsafe { *at.wrapping_offset(delta) };
-                    acc = if k == 0 { weight * x } else { acc + weight * x };
-                }
-                // SAFETY: a distinct writable output element.
-                unsafe { *out.offset(j * steps[0]) = acc };
+                // SAFETY: the point's taps lie inside the input, its output element is distinct
+                // and writable (the kernel's contract).
+                unsafe {
+                    *out.offset(j * steps[0]) = weighted_point(centre.offset(j * steps[1]), self.deltas, self.weights)
+                };
             }
         }
     }
@@ -193,60 +189,126 @@ impl<T: Numeric> Lane<VARYING_OPERANDS> for VaryingLanes<'_, T> {
         let (out, centre) = (self.out.wrapping_offset(bases[0]), self.input.wrapping_offset(bases[1]));
         let fields: [*const T; MAX_TAPS] = core::array::from_fn(|k| self.fields[k].wrapping_offset(bases[k + 2]));
         if steps[..taps + 2].iter().all(|&s| s == 1) {
-            let mut acc = [T::ZERO; CHUNK];
-            for start in (0..len).step_by(CHUNK) {
-                let acc = &mut acc[..CHUNK.min(len - start)];
-                for (k, &delta) in self.deltas.iter().enumerate() {
-                    // SAFETY: tap `k` of the chunk's points lies inside the input and the
-                    // chunk's points inside coefficient field `k` (the kernel's contract), both
-                    // contiguous here; no output element overlaps them.
-                    let (run, coefficient) = unsafe {
-                        (
-                            slice::from_raw_parts(centre.wrapping_offset(delta).add(start), acc.len()),
-                            slice::from_raw_parts(fields[k].add(start), acc.len()),
-                        )
-                    };
-                    add_field_products(acc, k == 0, run, coefficient);
+            let blocks = len - len % BLOCK;
+            for j in (0..blocks).step_by(BLOCK) {
+                let fields: [*const T; MAX_TAPS] = core::array::from_fn(|k| fields[k].wrapping_add(j));
+                // SAFETY: every tap of the block's points lies inside the input and the block's
+                // points inside each coefficient field (the kernel's contract), contiguous here;
+                // the output elements are distinct, writable and overlap neither.
+                unsafe { varying_block(out.add(j), centre.add(j), self.deltas, &fields[..taps]) };
+            }
+            if blocks < len && len >= BLOCK {
+                // The rest as one last block ending at the lane's end (as for constant taps).
+                let j = len - BLOCK;
+                let fields: [*const T; MAX_TAPS] = core::array::from_fn(|k| fields[k].wrapping_add(j));
+                // SAFETY: as above, for the block's points `len - BLOCK..len`.
+                unsafe { varying_block(out.add(j), centre.add(j), self.deltas, &fields[..taps]) };
+            } else {
+                for j in blocks..len {
+                    let fields: [*const T; MAX_TAPS] = core::array::from_fn(|k| fields[k].wrapping_add(j));
+                    // SAFETY: as above, for one point.
+                    unsafe { *out.add(j) = varying_point(centre.add(j), self.deltas, &fields[..taps], 0) };
                 }
-                // SAFETY: the chunk's output elements are distinct, writable and contiguous.
-                unsafe { ptr::copy_nonoverlapping(acc.as_ptr(), out.add(start), acc.len()) };
             }
         } else {
             for j in 0..len as isize {
-                let at = centre.wrapping_offset(j * steps[1]);
-                let mut acc = T::ZERO;
-                for (k, &delta) in self.deltas.iter().enumerate() {
-                    // SAFETY: the tap lies inside the input and the point inside coefficient
-                    // field `k` (the kernel's contract).
-                    let (x, c) = unsafe { (*at.wrapping_offset(delta), *fields[k].wrapping_offset(j * steps[k + 2])) };
-                    acc = if k == 0 { c * x } else { acc + c * x };
-                }
-                // SAFETY: a distinct writable output element.
-                unsafe { *out.offset(j * steps[0]) = acc };
+                let fields: [*const T; MAX_TAPS] =
+                    core::array::from_fn(|k| fields[k].wrapping_offset(j * steps[k + 2]));
+                // SAFETY: the point's taps lie inside the input and the point inside each
+                // coefficient field; its output element is distinct and writable (the kernel's
+                // contract).
+                unsafe {
+                    *out.offset(j * steps[0]) =
+                        varying_point(centre.offset(j * steps[1]), self.deltas, &fields[..taps], 0)
+                };
             }
         }
     }
 }
 
-/// `acc[j] = weight * run[j]` for the first tap, else `acc[j] = acc[j] + weight * run[j]`: one
-/// vectorizable pass per tap.
+/// Points per block: the block's sums stay in registers (eight AVX2 vectors of f64) while the
+/// taps, a run-time count, are the loop around them, so each tap costs one load per point, as in
+/// an unrolled sum.
+const BLOCK: usize = 32;
+
+/// `out[l] = sum_k weights[k] * centre[deltas[k] + l]` for the `BLOCK` points `l`, in tap order
+/// from the first product. Plain index loops over a constant block (no closures), so they are
+/// compiled inside the SIMD-dispatched kernel and vectorize.
+///
+/// # Safety
+///
+/// At least one tap, one weight per tap; every `centre + deltas[k] + l` is readable and every
+/// `out + l` writable, overlapping none of them.
 #[inline(always)]
-fn add_products<T: Numeric>(acc: &mut [T], first: bool, run: &[T], weight: T) {
-    let run = &run[..acc.len()];
-    if first {
-        acc.iter_mut().zip(run).for_each(|(a, &x)| *a = weight * x);
-    } else {
-        acc.iter_mut().zip(run).for_each(|(a, &x)| *a = *a + weight * x);
+unsafe fn weighted_block<T: Numeric>(out: *mut T, centre: *const T, deltas: &[isize], weights: &[T]) {
+    let mut a = [T::ZERO; BLOCK];
+    let (run, w) = (centre.wrapping_offset(deltas[0]), weights[0]);
+    for l in 0..BLOCK {
+        // SAFETY (every read and write here): the caller's contract.
+        a[l] = w * unsafe { *run.add(l) };
+    }
+    for (&delta, &w) in deltas.iter().zip(weights).skip(1) {
+        let run = centre.wrapping_offset(delta);
+        for l in 0..BLOCK {
+            a[l] = a[l] + w * unsafe { *run.add(l) };
+        }
+    }
+    for (l, &x) in a.iter().enumerate() {
+        unsafe { *out.add(l) = x };
     }
 }
 
-/// [`add_products`] with a coefficient per point: `acc[j] (+)= coefficient[j] * run[j]`.
+/// One point of [`weighted_block`]: `sum_k weights[k] * centre[deltas[k]]`.
+///
+/// # Safety
+///
+/// At least one tap; every `centre + deltas[k]` is readable.
 #[inline(always)]
-fn add_field_products<T: Numeric>(acc: &mut [T], first: bool, run: &[T], coefficient: &[T]) {
-    let (run, coefficient) = (&run[..acc.len()], &coefficient[..acc.len()]);
-    if first {
-        acc.iter_mut().zip(run.iter().zip(coefficient)).for_each(|(a, (&x, &c))| *a = c * x);
-    } else {
-        acc.iter_mut().zip(run.iter().zip(coefficient)).for_each(|(a, (&x, &c))| *a = *a + c * x);
+unsafe fn weighted_point<T: Numeric>(centre: *const T, deltas: &[isize], weights: &[T]) -> T {
+    // SAFETY (every read): the caller's contract.
+    let mut a = weights[0] * unsafe { *centre.wrapping_offset(deltas[0]) };
+    for (&delta, &w) in deltas.iter().zip(weights).skip(1) {
+        a = a + w * unsafe { *centre.wrapping_offset(delta) };
     }
+    a
+}
+
+/// [`weighted_block`] with a coefficient field per tap: `out[l] = sum_k fields[k][l] *
+/// centre[deltas[k] + l]`.
+///
+/// # Safety
+///
+/// As for [`weighted_block`], with every `fields[k] + l` readable (one field per tap).
+#[inline(always)]
+unsafe fn varying_block<T: Numeric>(out: *mut T, centre: *const T, deltas: &[isize], fields: &[*const T]) {
+    let mut a = [T::ZERO; BLOCK];
+    let (run, c) = (centre.wrapping_offset(deltas[0]), fields[0]);
+    for l in 0..BLOCK {
+        // SAFETY (every read and write here): the caller's contract.
+        a[l] = unsafe { *c.add(l) * *run.add(l) };
+    }
+    for (&delta, &c) in deltas.iter().zip(fields).skip(1) {
+        let run = centre.wrapping_offset(delta);
+        for l in 0..BLOCK {
+            a[l] = a[l] + unsafe { *c.add(l) * *run.add(l) };
+        }
+    }
+    for (l, &x) in a.iter().enumerate() {
+        unsafe { *out.add(l) = x };
+    }
+}
+
+/// One point of [`varying_block`], its coefficients at `fields[k] + at`.
+///
+/// # Safety
+///
+/// At least one tap; every `centre + deltas[k]` and `fields[k] + at` is readable.
+#[inline(always)]
+unsafe fn varying_point<T: Numeric>(centre: *const T, deltas: &[isize], fields: &[*const T], at: isize) -> T {
+    // SAFETY (every read): the caller's contract.
+    let mut a = unsafe { *fields[0].wrapping_offset(at) * *centre.wrapping_offset(deltas[0]) };
+    for (&delta, &c) in deltas.iter().zip(fields).skip(1) {
+        a = a + unsafe { *c.wrapping_offset(at) * *centre.wrapping_offset(delta) };
+    }
+    a
 }
