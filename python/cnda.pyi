@@ -1,6 +1,6 @@
 """Type stubs of the cnda module (cnda arrays for NumPy users)."""
 
-from typing import Any, Sequence, Tuple, Union
+from typing import Any, Literal, Mapping, Protocol, Sequence, Tuple, TypeVar, Union, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -209,10 +209,82 @@ def save(path: Any, arr: Union[ContiguousND, StructuredND]) -> None:
     """Writes a .npy file (cnda's writer) that np.load reads."""
 def load(path: Any, element: ElementType | None = ...) -> Union[ContiguousND, StructuredND]:
     """Reads a .npy file strictly; structured files need element=."""
-def stencil(u: npt.NDArray[np.float64], out: npt.NDArray[np.float64], laplacian: bool = ..., h: float = ...) -> None:
-    """out = Jacobi mean (or Laplacian) of u on the interior of a 2D or 3D float64 array, in place.
+_Float = TypeVar("_Float", np.float32, np.float64)
+_Offset = Union[int, Tuple[int, ...]]  # a tap's offset: one int per axis of u (a bare int in 1D)
+_Preset = Literal["jacobi", "laplacian", "5-point", "9-point", "7-point", "27-point"]
+# A preset name, a dict {offset: weight}, a centred weight array, or (with coeffs) a list of offsets.
+_Taps = Union[_Preset, Mapping[_Offset, float], npt.NDArray[Any], Sequence[_Offset]]
+# One side's boundary: "fixed", "periodic", "neumann" or a number (the value the halo holds).
+_BoundaryKind = Union[Literal["fixed", "periodic", "neumann"], float]
+# One kind for every side, or one entry per axis: a kind, or a (low, high) pair.
+_Boundary = Union[_BoundaryKind, Sequence[Union[_BoundaryKind, Tuple[_BoundaryKind, _BoundaryKind]]]]
 
-    Any strides for both; out must be writable and share no memory with u (ValueError)."""
+class _CudaDLPack(Protocol):
+    """A DLPack producer in CUDA memory (a CuPy array, a PyTorch CUDA tensor)."""
+
+    def __dlpack__(self, *, stream: Any = ...) -> Any: ...
+    def __dlpack_device__(self) -> Tuple[int, int]: ...
+
+@overload
+def stencil(
+    u: npt.NDArray[_Float],
+    out: npt.NDArray[_Float] | None = ...,
+    taps: _Taps | None = ...,
+    coeffs: npt.NDArray[_Float] | Sequence[npt.NDArray[_Float]] | None = ...,
+    steps: int = ...,
+    boundary: _Boundary | None = ...,
+    *,
+    laplacian: bool = ...,
+    h: float = ...,
+) -> npt.NDArray[_Float]:
+    """`steps` sweeps of a stencil over u; returns out (a new array of u's shape and dtype when
+    out is None). All cores, the interpreter lock released; v(x) = sum_k w_k * u(x + offset_k).
+
+    u: float32 or float64, 1D to 3D, any strides (C or Fortran order, transposed, stepped,
+        flipped). A CUDA array (CudaArray, or a CuPy/PyTorch CUDA tensor through DLPack, no copy)
+        runs on its device: see the second form.
+    out: u's shape and dtype, writable, any strides, sharing no memory with u or coeffs. It
+        receives the swept interior and the halo (the points within the stencil's radius of an
+        edge) as the boundary says: u's values on fixed sides. So stencil(u, steps=2) equals
+        stencil(stencil(u)).
+    taps: None: the Jacobi mean of the face neighbours (with laplacian=True: the Laplacian of
+        spacing h). A preset: "jacobi", "laplacian", "5-point" or "9-point" (2D), "7-point" or
+        "27-point" (3D); the Laplacians use spacing h. A dict {offset: weight}, an offset being a
+        tuple with one int per axis (an int in 1D), summed in the dict's order. A centred weight
+        array (odd extents, u's rank): its nonzero weights in row-major order. With coeffs: a
+        list of offsets. At most 64 taps, radius at most 8 along each axis, and u at least
+        2 * radius + 1 points along each axis.
+    coeffs: variable coefficients, v(x) = sum_k coeffs[k][x] * u(x + offset_k): an array of shape
+        (len(taps), *u.shape) or a list of len(taps) arrays of u's shape, in u's dtype.
+    steps: the number of sweeps (at least 1), fused into passes over memory (temporal blocking).
+    boundary: None or "fixed" (the halo keeps u's values), "periodic" (on both sides of an axis),
+        "neumann" (mirrored: zero gradient) or a number (the halo holds that value); one for every
+        side, or a sequence with one entry per axis, each a kind or a (low, high) pair. Halos are
+        refilled before every sweep and after the last.
+    laplacian, h: the Laplacian of spacing h when taps is None; h also scales the Laplacian presets.
+
+    One sweep with fixed boundaries reads u and writes out in place, whatever their strides; more
+    steps or other boundaries run in two row-major working fields (u copied in, the result copied
+    to out). Misuse is a ValueError or TypeError saying what, why and how to fix (overlapping
+    operands, dtypes or shapes that differ, unknown presets, too many taps, a radius too large for
+    u, coeffs not matching taps, steps < 1, an unknown boundary kind, periodic on one side only).
+    """
+@overload
+def stencil(
+    u: Union[CudaArray, _CudaDLPack],
+    out: Union[CudaArray, _CudaDLPack, None] = ...,
+    taps: _Taps | None = ...,
+    coeffs: Union[Sequence[Union[CudaArray, _CudaDLPack]], _CudaDLPack, None] = ...,
+    steps: int = ...,
+    boundary: _Boundary | None = ...,
+    *,
+    laplacian: bool = ...,
+    h: float = ...,
+) -> CudaArray:
+    """The same stencil in CUDA memory, on u's device: u, out and coeffs CudaArrays or CuPy/PyTorch
+    CUDA tensors (through DLPack, no copy, so out may be the producer's own tensor), float32 or
+    float64. coeffs: a list of device arrays, or a stacked CuPy/PyTorch array. Returns out as a
+    CudaArray (sharing out's memory), or a new CudaArray when out is None."""
 
 _Array = npt.NDArray[Any]
 _Operand = Union[_Array, "ContiguousND", int, float, np.generic, Any]
