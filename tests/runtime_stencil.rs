@@ -209,3 +209,50 @@ fn a_grid_smaller_than_the_stencil_is_left_alone() {
     s.apply(Array::<f64, 1>::ones([6]), &mut v);
     assert_eq!(v, Array::full([6], 2.0));
 }
+
+#[test]
+fn steps_between_two_lent_fields_equal_a_double_buffer() {
+    use cnda::stencil::{Boundary, DoubleBuffer};
+    let s = DynStencil::new([([-1, 0], 0.25), ([0, 2], 0.125), ([0, 0], 0.5), ([1, -1], 0.125)]);
+    let v = VariableStencil::new([[-1, 0], [0, 2], [0, 0], [1, -1]]);
+    let coefficients: Vec<Array<f64, 2>> = (0..4).map(|k| field([13, 15], 40 + k).map(|x| 0.05 * x)).collect();
+    let coefficients: Vec<&Array<f64, 2>> = coefficients.iter().collect();
+    let b = [[Boundary::Periodic; 2], [Boundary::Neumann, Boundary::Value(0.5)]];
+    for steps in [1, 4, 7] {
+        for (variable, threads) in [(false, false), (false, true), (true, false), (true, true)] {
+            let u = field([13, 15], steps as u64);
+            let mut want = DoubleBuffer::new(u.clone());
+            // The two fields as views into one larger array (rows 0..13 and 13..26, every other column).
+            let mut big = Array::<f64, 2>::zeros([26, 30]);
+            let (mut top, mut bottom) = big.slice_mut(s![.., ..;2]).split_at(0, 13);
+            top.assign(&u);
+            bottom.assign(&u);
+            if variable {
+                v.apply_steps_with(&mut want, steps, &coefficients, b);
+                if threads {
+                    #[cfg(feature = "rayon")]
+                    v.par_apply_steps_between(top.view_mut(), bottom.view_mut(), steps, &coefficients, b);
+                    #[cfg(not(feature = "rayon"))]
+                    v.apply_steps_between(top.view_mut(), bottom.view_mut(), steps, &coefficients, b);
+                } else {
+                    v.apply_steps_between(top.view_mut(), bottom.view_mut(), steps, &coefficients, b);
+                }
+            } else {
+                s.apply_steps_with(&mut want, steps, b);
+                if threads {
+                    #[cfg(feature = "rayon")]
+                    s.par_apply_steps_between(top.view_mut(), bottom.view_mut(), steps, b);
+                    #[cfg(not(feature = "rayon"))]
+                    s.apply_steps_between(top.view_mut(), bottom.view_mut(), steps, b);
+                } else {
+                    s.apply_steps_between(top.view_mut(), bottom.view_mut(), steps, b);
+                }
+            }
+            let (last, other) = if steps % 2 == 0 { (&top, &bottom) } else { (&bottom, &top) };
+            let what = format!("{steps} steps, variable {variable}, threads {threads}");
+            assert_eq!(&last.to_owned(), want.current(), "{what}");
+            want.swap();
+            assert_eq!(&other.to_owned(), want.current(), "{what}: the other field");
+        }
+    }
+}

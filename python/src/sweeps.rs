@@ -4,12 +4,12 @@
 //! `out` receives the interior swept and the halo (the points within the stencil's radius of an
 //! edge) as the boundary says: `u`'s values for a fixed side, the refilled halo otherwise, so
 //! `stencil(u, steps=2)` equals `stencil(stencil(u))`. One sweep with fixed sides reads `u` and
-//! writes `out` in place, whatever their strides; more steps (or other boundaries) run in a
-//! double buffer of two row-major working fields: `u` copied into the first, its halo into the
-//! second, the result copied to `out`.
+//! writes `out` in place, whatever their strides; more steps (or other boundaries) alternate
+//! between `out` and one row-major scratch field, ordered so that the last sweep lands in `out`:
+//! one copy of `u` (into whichever holds sweep 0) and of its halo (into the other).
 
 use cnda::kernel::{CopyKernels, ElementwiseKernels, StencilKernels};
-use cnda::stencil::{Boundaries, Boundary, DoubleBuffer};
+use cnda::stencil::{Boundaries, Boundary};
 use cnda::view::{Shared, Unique};
 use cnda::{Array, Float, Pod, View};
 
@@ -32,18 +32,30 @@ pub trait Engine: StencilKernels + ElementwiseKernels + CopyKernels {
         parallel: bool,
     ) -> cnda::Result<()>;
 
-    /// `steps` sweeps over `field` with `boundaries`.
+    /// `steps` sweeps alternating between `first` (holding sweep 0) and `second`, with
+    /// `boundaries`: sweep `steps` ends in `second` when `steps` is odd.
+    #[allow(clippy::too_many_arguments)]
     fn steps<T: Float + Send + Sync, const N: usize>(
         spec: &Taps<T, N>,
-        field: &mut DoubleBuffer<T, N, Self>,
+        first: Out<'_, T, N, Self>,
+        second: Out<'_, T, N, Self>,
         steps: usize,
         fields: &[In<'_, T, N, Self>],
         boundaries: Boundaries<T, N>,
         parallel: bool,
     ) -> cnda::Result<()>;
 
-    /// A zero-filled array of `a`'s shape where `a` lives.
-    fn zeros_like<T: Pod, const N: usize>(a: &Array<T, N, Self>) -> cnda::Result<Array<T, N, Self>>;
+    /// `f` of a scratch field of `a`'s shape where `a` lives (contents unspecified: whatever a
+    /// previous call left, or zeros).
+    fn with_scratch<T: Pod, const N: usize, R>(
+        a: &In<'_, T, N, Self>,
+        f: impl FnOnce(Out<'_, T, N, Self>) -> cnda::Result<R>,
+    ) -> cnda::Result<R>;
+}
+
+thread_local! {
+    /// The CPU's scratch field of this thread's last `cnda.stencil` call with steps.
+    static SCRATCH: core::cell::RefCell<Option<Box<dyn core::any::Any>>> = const { core::cell::RefCell::new(None) };
 }
 
 impl Engine for cnda::kernel::Cpu {
@@ -64,22 +76,39 @@ impl Engine for cnda::kernel::Cpu {
 
     fn steps<T: Float + Send + Sync, const N: usize>(
         spec: &Taps<T, N>,
-        field: &mut DoubleBuffer<T, N, Self>,
+        first: Out<'_, T, N, Self>,
+        second: Out<'_, T, N, Self>,
         steps: usize,
         fields: &[In<'_, T, N, Self>],
         boundaries: Boundaries<T, N>,
         parallel: bool,
     ) -> cnda::Result<()> {
         match (spec, parallel) {
-            (Taps::Constant(s), false) => s.try_apply_steps_with(field, steps, boundaries),
-            (Taps::Constant(s), true) => s.try_par_apply_steps_with(field, steps, boundaries),
-            (Taps::Varying(s), false) => s.try_apply_steps_with(field, steps, fields, boundaries),
-            (Taps::Varying(s), true) => s.try_par_apply_steps_with(field, steps, fields, boundaries),
+            (Taps::Constant(s), false) => s.try_apply_steps_between(first, second, steps, boundaries),
+            (Taps::Constant(s), true) => s.try_par_apply_steps_between(first, second, steps, boundaries),
+            (Taps::Varying(s), false) => s.try_apply_steps_between(first, second, steps, fields, boundaries),
+            (Taps::Varying(s), true) => s.try_par_apply_steps_between(first, second, steps, fields, boundaries),
         }
     }
 
-    fn zeros_like<T: Pod, const N: usize>(a: &Array<T, N, Self>) -> cnda::Result<Array<T, N, Self>> {
-        Array::try_zeros(a.shape())
+    /// The scratch field is kept for the next call on this thread (time-stepping loops call
+    /// with one shape again and again; a fresh 128 MiB field costs more than the sweeps it
+    /// serves), and let go when a call needs another shape or element type.
+    fn with_scratch<T: Pod, const N: usize, R>(
+        a: &In<'_, T, N, Self>,
+        f: impl FnOnce(Out<'_, T, N, Self>) -> cnda::Result<R>,
+    ) -> cnda::Result<R> {
+        let kept = SCRATCH.with(|s| s.borrow_mut().take());
+        let mut scratch = match kept.map(|k| k.downcast::<Array<T, N>>()) {
+            Some(Ok(kept)) if kept.shape() == a.shape() => kept,
+            _ => {
+                SCRATCH.with(|s| s.borrow_mut().take());
+                Box::new(Array::<T, N>::try_zeros(a.shape())?)
+            }
+        };
+        let result = f(scratch.view_mut().into_strided());
+        SCRATCH.with(|s| *s.borrow_mut() = Some(scratch));
+        result
     }
 }
 
@@ -100,20 +129,25 @@ impl Engine for cnda::backend::cuda::Cuda {
 
     fn steps<T: Float + Send + Sync, const N: usize>(
         spec: &Taps<T, N>,
-        field: &mut DoubleBuffer<T, N, Self>,
+        first: Out<'_, T, N, Self>,
+        second: Out<'_, T, N, Self>,
         steps: usize,
         fields: &[In<'_, T, N, Self>],
         boundaries: Boundaries<T, N>,
         _: bool,
     ) -> cnda::Result<()> {
         match spec {
-            Taps::Constant(s) => s.try_apply_steps_with(field, steps, boundaries),
-            Taps::Varying(s) => s.try_apply_steps_with(field, steps, fields, boundaries),
+            Taps::Constant(s) => s.try_apply_steps_between(first, second, steps, boundaries),
+            Taps::Varying(s) => s.try_apply_steps_between(first, second, steps, fields, boundaries),
         }
     }
 
-    fn zeros_like<T: Pod, const N: usize>(a: &Array<T, N, Self>) -> cnda::Result<Array<T, N, Self>> {
-        Array::try_zeros_in(&a.device(), a.shape())
+    fn with_scratch<T: Pod, const N: usize, R>(
+        a: &In<'_, T, N, Self>,
+        f: impl FnOnce(Out<'_, T, N, Self>) -> cnda::Result<R>,
+    ) -> cnda::Result<R> {
+        let mut scratch = Array::<T, N, Self>::try_zeros_in(&a.device(), a.shape())?;
+        f(scratch.view_mut().into_strided())
     }
 }
 
@@ -131,12 +165,15 @@ pub fn sweeps<T: Float + Send + Sync, const N: usize, B: Engine>(
         B::sweep(spec, u.clone(), fields, out.view_mut(), parallel)?;
         return copy_frame(u, out, spec.radius());
     }
-    let first = u.try_to_owned()?;
-    let mut second = B::zeros_like(&first)?;
-    copy_frame(first.view().into_strided(), second.view_mut().into_strided(), spec.radius())?;
-    let mut field = DoubleBuffer::from_pair(first, second);
-    B::steps(spec, &mut field, steps, fields, boundaries, parallel)?;
-    out.try_assign(field.current())
+    // `out` and a scratch field alternate, ordered so that the last sweep lands in `out`: the
+    // one that holds sweep 0 gets all of `u`, the other only its halo.
+    B::with_scratch(&u, |mut scratch| {
+        let (mut first, mut second) =
+            if steps % 2 == 0 { (out.view_mut(), scratch.view_mut()) } else { (scratch.view_mut(), out.view_mut()) };
+        first.try_assign(&u)?;
+        copy_frame(u.clone(), second.view_mut(), spec.radius())?;
+        B::steps(spec, first, second, steps, fields, boundaries, parallel)
+    })
 }
 
 /// `out`'s halo (the points within `radius` of an edge) from `u`'s.

@@ -191,3 +191,14 @@ def test_refusals_say_what_why_and_how_to_fix():
     for kind, message, call in cases:
         with pytest.raises(kind, match=message):
             call()
+
+
+def test_repeated_calls_reuse_nothing_but_memory():
+    # Calls with steps keep a scratch field per thread for the next call of the same shape:
+    # interleaved shapes, dtypes and data still give the reference's bits.
+    taps = {(-1, 0): 0.25, (1, 0): 0.25, (0, -1): 0.25, (0, 1): 0.25}
+    for shape, dtype, seed in [((20, 21), np.float64, 1), ((20, 21), np.float64, 2), ((9, 30), np.float64, 3),
+                               ((20, 21), np.float32, 4), ((20, 21), np.float64, 5)]:
+        u = field(shape, dtype, seed)
+        want = reference_steps(u, [(o, dtype(w)) for o, w in taps.items()], 6, "neumann")
+        assert np.array_equal(cnda.stencil(u, taps=taps, steps=6, boundary="neumann"), want)

@@ -21,7 +21,7 @@
 
 use super::boundary::Boundaries;
 use super::buffer::DoubleBuffer;
-use super::fused::{run_steps, Sweep};
+use super::fused::{run_steps, run_steps_between, Sweep};
 use super::linear::LinearStencil;
 use super::region::{orient, Interior};
 use crate::array::AsView;
@@ -307,6 +307,97 @@ impl<T: Numeric, const N: usize> DynStencil<T, N> {
         run_steps("DynStencil::par_apply_steps", &sweep, field, steps, boundaries.into(), |plan| unsafe {
             super::fused::run_parallel(plan)
         })
+    }
+}
+
+impl<T: Numeric, const N: usize> DynStencil<T, N> {
+    /// `steps` sweeps alternating between two fields lent as views or arrays (memory owned
+    /// elsewhere: parts of larger arrays, a NumPy array), without a [`DoubleBuffer`]: `first`
+    /// holds sweep 0 and, as both fields of a `DoubleBuffer` do, the boundary values in its halo
+    /// (`second` holds them too on `Fixed` sides); sweep `steps` ends in `first` when `steps` is
+    /// even, in `second` when it is odd. Otherwise as [`DynStencil::apply_steps_with`], bit for
+    /// bit.
+    ///
+    /// # Panics
+    ///
+    /// As [`DynStencil::try_apply_steps_between`] errs.
+    #[track_caller]
+    pub fn apply_steps_between<B: StencilKernels + CopyKernels>(
+        &self,
+        first: impl AsOperandMut<T, N, B>,
+        second: impl AsOperandMut<T, N, B>,
+        steps: usize,
+        boundaries: impl Into<Boundaries<T, N>>,
+    ) {
+        or_panic(self.try_apply_steps_between(first, second, steps, boundaries))
+    }
+
+    /// [`DynStencil::apply_steps_between`], returning errors.
+    ///
+    /// # Errors
+    ///
+    /// As [`DynStencil::try_apply_steps_with`].
+    pub fn try_apply_steps_between<B: StencilKernels + CopyKernels>(
+        &self,
+        mut first: impl AsOperandMut<T, N, B>,
+        mut second: impl AsOperandMut<T, N, B>,
+        steps: usize,
+        boundaries: impl Into<Boundaries<T, N>>,
+    ) -> Result<()> {
+        let sweep = TapSweep { taps: &self.taps, radius: self.radius };
+        let fields = [first.operand_desc_mut(), second.operand_desc_mut()];
+        // SAFETY: two uniquely borrowed operands (so distinct elements), borrowed for the call;
+        // the plan it hands over is of those two fields.
+        unsafe {
+            run_steps_between("DynStencil::apply_steps", &sweep, fields, steps, boundaries.into(), |plan| {
+                plan.run_sequential()
+            })
+        }
+    }
+
+    /// [`DynStencil::apply_steps_between`] on rayon's threads; the same result, bit for bit.
+    ///
+    /// # Panics
+    ///
+    /// As [`DynStencil::try_par_apply_steps_between`] errs.
+    #[cfg(feature = "rayon")]
+    #[track_caller]
+    pub fn par_apply_steps_between(
+        &self,
+        first: impl AsOperandMut<T, N>,
+        second: impl AsOperandMut<T, N>,
+        steps: usize,
+        boundaries: impl Into<Boundaries<T, N>>,
+    ) where
+        T: Send + Sync,
+    {
+        or_panic(self.try_par_apply_steps_between(first, second, steps, boundaries))
+    }
+
+    /// [`DynStencil::par_apply_steps_between`], returning errors.
+    ///
+    /// # Errors
+    ///
+    /// As [`DynStencil::try_apply_steps_with`].
+    #[cfg(feature = "rayon")]
+    pub fn try_par_apply_steps_between(
+        &self,
+        mut first: impl AsOperandMut<T, N>,
+        mut second: impl AsOperandMut<T, N>,
+        steps: usize,
+        boundaries: impl Into<Boundaries<T, N>>,
+    ) -> Result<()>
+    where
+        T: Send + Sync,
+    {
+        let sweep = TapSweep { taps: &self.taps, radius: self.radius };
+        let fields = [first.operand_desc_mut(), second.operand_desc_mut()];
+        // SAFETY: as in `try_apply_steps_between`.
+        unsafe {
+            run_steps_between("DynStencil::par_apply_steps", &sweep, fields, steps, boundaries.into(), |plan| {
+                super::fused::run_parallel(plan)
+            })
+        }
     }
 }
 

@@ -23,7 +23,7 @@ use smallvec::SmallVec;
 use super::boundary::Boundaries;
 use super::buffer::DoubleBuffer;
 use super::dynamic::radius_of;
-use super::fused::{run_steps, Sweep};
+use super::fused::{run_steps, run_steps_between, Sweep};
 use super::region::{orient, Interior};
 use crate::array::Array;
 use crate::element::Numeric;
@@ -204,7 +204,7 @@ impl<const N: usize> VariableStencil<N> {
         boundaries: impl Into<Boundaries<T, N>>,
     ) -> Result<()> {
         const OP: &str = "VariableStencil::apply_steps";
-        let sweep = self.sweep(OP, field, coefficients)?;
+        let sweep = self.sweep_for(OP, &field.current().desc(), coefficients)?;
         // SAFETY: `run_steps` hands over the plan of two distinct fields, borrowed uniquely.
         run_steps(OP, &sweep, field, steps, boundaries.into(), |plan| unsafe { plan.run_sequential() })
     }
@@ -240,9 +240,91 @@ impl<const N: usize> VariableStencil<N> {
         boundaries: impl Into<Boundaries<T, N>>,
     ) -> Result<()> {
         const OP: &str = "VariableStencil::par_apply_steps";
-        let sweep = self.sweep(OP, field, coefficients)?;
+        let sweep = self.sweep_for(OP, &field.current().desc(), coefficients)?;
         // SAFETY: `run_steps` hands over the plan of two distinct fields, borrowed uniquely.
         run_steps(OP, &sweep, field, steps, boundaries.into(), |plan| unsafe { super::fused::run_parallel(plan) })
+    }
+
+    /// `steps` sweeps alternating between two fields lent as views or arrays, without a
+    /// [`DoubleBuffer`], as [`DynStencil::apply_steps_between`](super::DynStencil::apply_steps_between):
+    /// `first` holds sweep 0, sweep `steps` ends in `first` when `steps` is even, in `second`
+    /// when odd.
+    ///
+    /// # Panics
+    ///
+    /// As [`VariableStencil::try_apply_steps_between`] errs.
+    #[track_caller]
+    pub fn apply_steps_between<T: Numeric, B: StencilKernels + ElementwiseKernels + CopyKernels>(
+        &self,
+        first: impl AsOperandMut<T, N, B>,
+        second: impl AsOperandMut<T, N, B>,
+        steps: usize,
+        coefficients: &[impl AsOperand<T, N, B>],
+        boundaries: impl Into<Boundaries<T, N>>,
+    ) {
+        or_panic(self.try_apply_steps_between(first, second, steps, coefficients, boundaries))
+    }
+
+    /// [`VariableStencil::apply_steps_between`], returning errors.
+    ///
+    /// # Errors
+    ///
+    /// As [`VariableStencil::try_apply_steps_with`].
+    pub fn try_apply_steps_between<T: Numeric, B: StencilKernels + ElementwiseKernels + CopyKernels>(
+        &self,
+        mut first: impl AsOperandMut<T, N, B>,
+        mut second: impl AsOperandMut<T, N, B>,
+        steps: usize,
+        coefficients: &[impl AsOperand<T, N, B>],
+        boundaries: impl Into<Boundaries<T, N>>,
+    ) -> Result<()> {
+        const OP: &str = "VariableStencil::apply_steps";
+        let fields = [first.operand_desc_mut(), second.operand_desc_mut()];
+        let sweep = self.sweep_for(OP, &fields[0], coefficients)?;
+        // SAFETY: two uniquely borrowed operands (so distinct elements), borrowed for the call;
+        // the plan it hands over is of those two fields.
+        unsafe { run_steps_between(OP, &sweep, fields, steps, boundaries.into(), |plan| plan.run_sequential()) }
+    }
+
+    /// [`VariableStencil::apply_steps_between`] on rayon's threads; the same result, bit for bit.
+    ///
+    /// # Panics
+    ///
+    /// As [`VariableStencil::try_par_apply_steps_between`] errs.
+    #[cfg(feature = "rayon")]
+    #[track_caller]
+    pub fn par_apply_steps_between<T: Numeric + Send + Sync>(
+        &self,
+        first: impl AsOperandMut<T, N>,
+        second: impl AsOperandMut<T, N>,
+        steps: usize,
+        coefficients: &[impl AsOperand<T, N>],
+        boundaries: impl Into<Boundaries<T, N>>,
+    ) {
+        or_panic(self.try_par_apply_steps_between(first, second, steps, coefficients, boundaries))
+    }
+
+    /// [`VariableStencil::par_apply_steps_between`], returning errors.
+    ///
+    /// # Errors
+    ///
+    /// As [`VariableStencil::try_apply_steps_with`].
+    #[cfg(feature = "rayon")]
+    pub fn try_par_apply_steps_between<T: Numeric + Send + Sync>(
+        &self,
+        mut first: impl AsOperandMut<T, N>,
+        mut second: impl AsOperandMut<T, N>,
+        steps: usize,
+        coefficients: &[impl AsOperand<T, N>],
+        boundaries: impl Into<Boundaries<T, N>>,
+    ) -> Result<()> {
+        const OP: &str = "VariableStencil::par_apply_steps";
+        let fields = [first.operand_desc_mut(), second.operand_desc_mut()];
+        let sweep = self.sweep_for(OP, &fields[0], coefficients)?;
+        // SAFETY: as in `try_apply_steps_between`.
+        unsafe {
+            run_steps_between(OP, &sweep, fields, steps, boundaries.into(), |plan| super::fused::run_parallel(plan))
+        }
     }
 
     /// The coefficient fields' descriptors, after checking there is one per tap.
@@ -267,15 +349,14 @@ impl<const N: usize> VariableStencil<N> {
 
     /// The time stepper's sweep, after checking the coefficient fields against the field's
     /// shape and device.
-    fn sweep<'s, T: Numeric, B: StencilKernels + ElementwiseKernels>(
+    fn sweep_for<'s, T: Numeric, B: StencilKernels + ElementwiseKernels>(
         &'s self,
         op: &'static str,
-        field: &DoubleBuffer<T, N, B>,
+        current: &Desc<B, T, N>,
         coefficients: &[impl AsOperand<T, N, B>],
     ) -> Result<VaryingSweep<'s, B, T, N>> {
         let fields = self.fields(op, coefficients)?;
-        let current = field.current().desc();
-        Interior::of(op, [0; N], &current, &current, &fields)?;
+        Interior::of(op, [0; N], current, current, &fields)?;
         Ok(VaryingSweep { offsets: &self.offsets, fields, radius: self.radius })
     }
 }

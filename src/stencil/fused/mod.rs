@@ -245,17 +245,40 @@ pub(super) fn run_steps<B: CopyKernels, T: Pod, const N: usize, S: Sweep<B, T, N
     fused: impl FnOnce(&Plan<'_, B, T, N, S>) -> Result<()>,
 ) -> Result<()> {
     let (a, b) = field.both_mut();
-    let fields = [a.desc_mut(), b.desc_mut()];
+    // SAFETY: two distinct owned arrays, borrowed uniquely for the call.
+    unsafe { run_steps_between(op, sweep, [a.desc_mut(), b.desc_mut()], steps, boundaries, fused) }?;
+    if steps % 2 == 1 {
+        field.swap();
+    }
+    Ok(())
+}
+
+/// [`run_steps`] on two fields given as descriptors: `fields[0]` holds sweep 0, and sweep
+/// `steps` ends in `fields[steps % 2]`.
+///
+/// # Safety
+///
+/// The fields address distinct, live, writable elements that nothing else accesses during the
+/// call (two uniquely borrowed operands).
+///
+/// # Errors
+///
+/// As [`run_steps`].
+pub(super) unsafe fn run_steps_between<B: CopyKernels, T: Pod, const N: usize, S: Sweep<B, T, N>>(
+    op: &'static str,
+    sweep: &S,
+    fields: [Desc<B, T, N>; 2],
+    steps: usize,
+    boundaries: Boundaries<T, N>,
+    fused: impl FnOnce(&Plan<'_, B, T, N, S>) -> Result<()>,
+) -> Result<()> {
     if let Some(plan) = Plan::new(op, sweep, fields, steps, boundaries)? {
         if plan.schedule.is_some() {
             fused(&plan)?;
         } else {
-            // SAFETY: the plan's two fields are distinct, borrowed uniquely (above).
+            // SAFETY: the plan's two fields are distinct, borrowed uniquely (the caller's contract).
             unsafe { plan.run_unfused() }?;
         }
-    }
-    if steps % 2 == 1 {
-        field.swap();
     }
     Ok(())
 }
