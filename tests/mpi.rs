@@ -1,13 +1,14 @@
 //! Distributed arrays under `mpirun -n P` (scripts/test runs P = 1, 2, 3 and 4): halo contents
 //! after an exchange against the global index they should mirror, for every face, edge and corner,
 //! fixed and periodic; gather/scatter round trips; global reductions; and distributed Jacobi
-//! sweeps against the single-process sweeps, bit for bit. A plain binary (no test harness), so
+//! sweeps (one exchange per sweep, and deep halos: several sweeps per exchange) against the
+//! single-process sweeps, bit for bit. A plain binary (no test harness), so
 //! every process runs the same checks in the same order; a failed check aborts the whole job
 //! instead of leaving the other processes waiting.
 
 use cnda::dist::{sweep_dist, DistArray, DistDoubleBuffer};
 use cnda::prelude::*;
-use cnda::stencil::{self, fill_halo, interior, pad_axes, DoubleBuffer, LinearStencil, PadMode, Window2};
+use cnda::stencil::{self, fill_halo, interior, pad_axes, DoubleBuffer, DynStencil, LinearStencil, PadMode, Window2};
 use mpi::traits::{Communicator, Root};
 
 /// Set while a check expects a panic, so that the panic hook does not abort the job.
@@ -221,6 +222,37 @@ fn check_apply_dist<const N: usize, const R: usize, const K: usize>(
     }
 }
 
+/// `steps` sweeps with deep halos (`apply_steps_dist`: one exchange per `halo / radius` sweeps,
+/// run by `run`) against one process sweeping the whole grid with `sweep` (padded with periodic
+/// images on the periodic axes, refreshed before every sweep): equal bit for bit.
+fn check_steps_dist<const N: usize>(
+    comm: &impl Communicator,
+    radius: [usize; N],
+    sweep: impl Fn(ArrayView<'_, f64, N>, ArrayViewMut<'_, f64, N>),
+    run: impl Fn(&mut DistDoubleBuffer<f64, N>),
+    (global, halo, periodic): ([usize; N], [usize; N], [bool; N]),
+    steps: usize,
+) {
+    let f = |g: [usize; N]| g.iter().enumerate().map(|(k, &i)| ((i * (5 + k) + 3 * k) % 13) as f64 * 0.1).sum::<f64>();
+    let widths: [usize; N] = core::array::from_fn(|k| if periodic[k] { radius[k] } else { 0 });
+    let modes = periodic.map(|p| if p { PadMode::Periodic } else { PadMode::Constant(0.0) });
+    let mut reference = DoubleBuffer::new(pad_axes(Array::from_fn(global, f).view(), widths, modes));
+    for _ in 0..steps {
+        fill_halo(reference.current_mut().view_mut(), widths, [PadMode::Periodic; N]);
+        let (a, b) = reference.split();
+        sweep(a.into(), b.into());
+        reference.swap();
+    }
+    let mut initial = DistArray::<f64, N>::new(comm, global, halo, periodic);
+    initial.fill_owned_with(f);
+    let mut field = DistDoubleBuffer::new(initial);
+    run(&mut field);
+    if let Some(g) = field.current().gather(0) {
+        let strip = (0..N).fold(reference.current().view().into_strided(), |v, k| v.narrow(k, widths[k], global[k]));
+        assert_eq!(g, strip.to_owned(), "apply_steps_dist {global:?} halo {halo:?} {periodic:?}, {steps} steps");
+    }
+}
+
 /// A non-linear closure stencil reading a diagonal.
 fn nonlinear(out: &mut f64, w: Window2<'_, f64, 1>) {
     *out = w[(0, 0)] + 0.1 * w[(-1, 0)] * w[(0, 1)] - 0.05 * w[(1, 1)];
@@ -379,6 +411,33 @@ fn main() {
         check_sweep_dist(&world, [5, 4], periodic, 3); // blocks of 2 or 3: no inner box
         checks += 2;
     }
+    // Deep halos: 3 sweeps per exchange (halo 3, radius 1); an anisotropic run-time stencil
+    // (radii 2 and 1, halos 4 and 3: 2 sweeps per exchange), on blocks as small as the halos allow.
+    let jacobi = LinearStencil::jacobi_5pt();
+    for periodic in [[false, false], [true, false], [true, true]] {
+        let grid = ([23, 17], [3, 3], periodic);
+        check_steps_dist(&world, [1, 1], |a, b| jacobi.apply(a, b), |f| jacobi.apply_steps_dist(f, 10), grid, 10);
+        checks += 1;
+    }
+    let aniso = DynStencil::new([([-2, 0], 0.125), ([0, -1], 0.25), ([0, 0], 0.25), ([1, 1], 0.25), ([2, 0], 0.125)]);
+    for periodic in [[false, false], [true, true], [false, true]] {
+        let grid = ([21, 19], [4, 3], periodic);
+        check_steps_dist(&world, [2, 1], |a, b| aniso.apply(a, b), |f| aniso.apply_steps_dist(f, 9), grid, 9);
+        check_steps_dist(
+            &world,
+            [2, 1],
+            |a, b| aniso.apply(a, b),
+            |f| aniso.apply_steps_dist(f, 5),
+            ([12, 9], [4, 3], periodic),
+            5,
+        );
+        checks += 2;
+    }
+    let mut narrow = DistDoubleBuffer::new(DistArray::<f64, 2>::new(&world, [12, 9], [1, 1], [true, true]));
+    let e = aniso.try_apply_steps_dist(&mut narrow, 2).unwrap_err();
+    assert!(e.to_string().contains("the halo of axis 0 is 1 wide, narrower than the stencil's radius 2"), "{e}");
+    assert!(same_everywhere(&world, &e.to_string()), "{e}");
+    checks += 1;
     check_failures_agree(&world);
     checks += 1;
     let (rank, size) = (world.rank(), world.size());

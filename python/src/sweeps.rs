@@ -162,16 +162,19 @@ pub fn sweeps<T: Float + Send + Sync, const N: usize, B: Engine>(
     parallel: bool,
 ) -> cnda::Result<()> {
     if steps == 1 && boundaries == Boundaries::all(Boundary::Fixed) {
-        B::sweep(spec, u.clone(), fields, out.view_mut(), parallel)?;
+        B::sweep(spec, u, fields, out.view_mut(), parallel)?;
         return copy_frame(u, out, spec.radius());
     }
     // `out` and a scratch field alternate, ordered so that the last sweep lands in `out`: the
     // one that holds sweep 0 gets all of `u`, the other only its halo.
     B::with_scratch(&u, |mut scratch| {
-        let (mut first, mut second) =
-            if steps % 2 == 0 { (out.view_mut(), scratch.view_mut()) } else { (scratch.view_mut(), out.view_mut()) };
+        let (mut first, mut second) = if steps.is_multiple_of(2) {
+            (out.view_mut(), scratch.view_mut())
+        } else {
+            (scratch.view_mut(), out.view_mut())
+        };
         first.try_assign(&u)?;
-        copy_frame(u.clone(), second.view_mut(), spec.radius())?;
+        copy_frame(u, second.view_mut(), spec.radius())?;
         B::steps(spec, first, second, steps, fields, boundaries, parallel)
     })
 }
@@ -189,7 +192,7 @@ fn copy_frame<T: Pod, const N: usize, B: CopyKernels>(
             continue;
         }
         for start in [0, shape[axis] - r] {
-            out.view_mut().narrow(axis, start, r).try_assign(&u.clone().narrow(axis, start, r))?;
+            out.view_mut().narrow(axis, start, r).try_assign(&u.narrow(axis, start, r))?;
         }
     }
     Ok(())

@@ -243,17 +243,19 @@ const BLOCK: usize = 32;
 unsafe fn weighted_block<T: Numeric>(out: *mut T, centre: *const T, deltas: &[isize], weights: &[T]) {
     let mut a = [T::ZERO; BLOCK];
     let (run, w) = (centre.wrapping_offset(deltas[0]), weights[0]);
-    for l in 0..BLOCK {
-        // SAFETY (every read and write here): the caller's contract.
-        a[l] = w * unsafe { *run.add(l) };
+    for (l, x) in a.iter_mut().enumerate() {
+        // SAFETY: `l < BLOCK`: a readable input element (the caller's contract).
+        *x = w * unsafe { *run.add(l) };
     }
     for (&delta, &w) in deltas.iter().zip(weights).skip(1) {
         let run = centre.wrapping_offset(delta);
-        for l in 0..BLOCK {
-            a[l] = a[l] + w * unsafe { *run.add(l) };
+        for (l, x) in a.iter_mut().enumerate() {
+            // SAFETY: as above.
+            *x = *x + w * unsafe { *run.add(l) };
         }
     }
     for (l, &x) in a.iter().enumerate() {
+        // SAFETY: `l < BLOCK`: a writable output element (the caller's contract).
         unsafe { *out.add(l) = x };
     }
 }
@@ -265,9 +267,10 @@ unsafe fn weighted_block<T: Numeric>(out: *mut T, centre: *const T, deltas: &[is
 /// At least one tap; every `centre + deltas[k]` is readable.
 #[inline(always)]
 unsafe fn weighted_point<T: Numeric>(centre: *const T, deltas: &[isize], weights: &[T]) -> T {
-    // SAFETY (every read): the caller's contract.
+    // SAFETY: a tap of the point: readable (the caller's contract).
     let mut a = weights[0] * unsafe { *centre.wrapping_offset(deltas[0]) };
     for (&delta, &w) in deltas.iter().zip(weights).skip(1) {
+        // SAFETY: as above.
         a = a + w * unsafe { *centre.wrapping_offset(delta) };
     }
     a
@@ -283,17 +286,19 @@ unsafe fn weighted_point<T: Numeric>(centre: *const T, deltas: &[isize], weights
 unsafe fn varying_block<T: Numeric>(out: *mut T, centre: *const T, deltas: &[isize], fields: &[*const T]) {
     let mut a = [T::ZERO; BLOCK];
     let (run, c) = (centre.wrapping_offset(deltas[0]), fields[0]);
-    for l in 0..BLOCK {
-        // SAFETY (every read and write here): the caller's contract.
-        a[l] = unsafe { *c.add(l) * *run.add(l) };
+    for (l, x) in a.iter_mut().enumerate() {
+        // SAFETY: `l < BLOCK`: readable input and coefficient elements (the caller's contract).
+        *x = unsafe { *c.add(l) * *run.add(l) };
     }
     for (&delta, &c) in deltas.iter().zip(fields).skip(1) {
         let run = centre.wrapping_offset(delta);
-        for l in 0..BLOCK {
-            a[l] = a[l] + unsafe { *c.add(l) * *run.add(l) };
+        for (l, x) in a.iter_mut().enumerate() {
+            // SAFETY: as above.
+            *x = *x + unsafe { *c.add(l) * *run.add(l) };
         }
     }
     for (l, &x) in a.iter().enumerate() {
+        // SAFETY: `l < BLOCK`: a writable output element (the caller's contract).
         unsafe { *out.add(l) = x };
     }
 }
@@ -305,9 +310,10 @@ unsafe fn varying_block<T: Numeric>(out: *mut T, centre: *const T, deltas: &[isi
 /// At least one tap; every `centre + deltas[k]` and `fields[k] + at` is readable.
 #[inline(always)]
 unsafe fn varying_point<T: Numeric>(centre: *const T, deltas: &[isize], fields: &[*const T], at: isize) -> T {
-    // SAFETY (every read): the caller's contract.
+    // SAFETY: a tap of the point and its coefficient: readable (the caller's contract).
     let mut a = unsafe { *fields[0].wrapping_offset(at) * *centre.wrapping_offset(deltas[0]) };
     for (&delta, &c) in deltas.iter().zip(fields).skip(1) {
+        // SAFETY: as above.
         a = a + unsafe { *c.wrapping_offset(at) * *centre.wrapping_offset(delta) };
     }
     a

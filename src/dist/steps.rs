@@ -1,0 +1,190 @@
+//! Deep halos: several sweeps between two halo exchanges. With a halo `H` wide on an axis and a
+//! stencil of radius `R`, one exchange serves `k = H / R` sweeps: sweep `s` of a batch of `k`
+//! updates the owned block widened by `(k - s) R` into the halos on every side with a neighbour
+//! (points a neighbour owns, computed here again from the same inputs in the same order), so the
+//! last sweep of the batch has exactly the owned block right. One exchange (and its latency) per
+//! `k` sweeps instead of per sweep, for `k` times the message volume and a little recomputation:
+//! the trade every production code makes on small blocks and slow networks. The results are
+//! those of one process sweeping the whole grid, bit for bit.
+
+use core::ops::Range;
+
+use mpi::datatype::Equivalence;
+
+use super::stencil::DistDoubleBuffer;
+use super::DistArray;
+use crate::element::Numeric;
+use crate::error::{or_panic, Error, Result};
+use crate::stencil::{DynStencil, LinearStencil};
+use crate::view::{ArrayView, ArrayViewMut};
+
+impl<T: Numeric + Equivalence, const N: usize, const R: usize, const K: usize> LinearStencil<T, N, R, K> {
+    /// `steps` sweeps over a distributed field, exchanging its halos once every `k` sweeps,
+    /// where `k` is how many radii the narrowest exchanged halo holds (see the module
+    /// documentation); the same bit for bit as `steps` calls of
+    /// [`LinearStencil::apply_dist`] (and as one process sweeping the whole grid). Points within
+    /// `R` of a fixed global edge keep their values. Collective.
+    ///
+    /// # Panics
+    ///
+    /// As [`LinearStencil::try_apply_steps_dist`] errs.
+    #[track_caller]
+    pub fn apply_steps_dist(&self, field: &mut DistDoubleBuffer<T, N>, steps: usize) {
+        or_panic(self.try_apply_steps_dist(field, steps))
+    }
+
+    /// [`LinearStencil::apply_steps_dist`], returning errors.
+    ///
+    /// # Errors
+    ///
+    /// `Error::ShapeMismatch` when the two fields are split differently or have different halos;
+    /// `Error::Decomposition` when a halo is narrower than the radius on an axis with neighbours;
+    /// `Error::Mpi` when an exchange fails (the processes agree on the checks first: the same
+    /// error everywhere).
+    pub fn try_apply_steps_dist(&self, field: &mut DistDoubleBuffer<T, N>, steps: usize) -> Result<()> {
+        steps_dist("LinearStencil::apply_steps_dist", field, steps, [R; N], |input, output| {
+            self.try_apply(input, output)
+        })
+    }
+}
+
+impl<T: Numeric + Equivalence, const N: usize> DynStencil<T, N> {
+    /// `steps` sweeps over a distributed field with deep halos, as
+    /// [`LinearStencil::apply_steps_dist`] (the radius per axis is the stencil's).
+    ///
+    /// # Panics
+    ///
+    /// As [`DynStencil::try_apply_steps_dist`] errs.
+    #[track_caller]
+    pub fn apply_steps_dist(&self, field: &mut DistDoubleBuffer<T, N>, steps: usize) {
+        or_panic(self.try_apply_steps_dist(field, steps))
+    }
+
+    /// [`DynStencil::apply_steps_dist`], returning errors.
+    ///
+    /// # Errors
+    ///
+    /// As [`LinearStencil::try_apply_steps_dist`].
+    pub fn try_apply_steps_dist(&self, field: &mut DistDoubleBuffer<T, N>, steps: usize) -> Result<()> {
+        steps_dist("DynStencil::apply_steps_dist", field, steps, self.radius(), |input, output| {
+            self.try_apply(input, output)
+        })
+    }
+}
+
+/// How many sweeps one exchange serves: the fewest radii an exchanged halo holds (`usize::MAX`
+/// when no axis exchanges or the stencil reaches along none of them).
+///
+/// # Errors
+///
+/// `Error::Decomposition` when a halo is narrower than the radius on an axis with neighbours.
+fn depth<T: Numeric + Equivalence, const N: usize>(
+    op: &'static str,
+    u: &DistArray<T, N>,
+    v: &DistArray<T, N>,
+    radius: [usize; N],
+) -> Result<usize> {
+    let d = *u.decomposition();
+    if d != *v.decomposition() || u.halo() != v.halo() {
+        return Err(Error::ShapeMismatch { op, expected: u.local().shape().to_vec(), got: v.local().shape().to_vec() });
+    }
+    let halo = u.halo();
+    let mut k = usize::MAX;
+    for a in (0..N).filter(|&a| d.exchanges_along(a) && radius[a] > 0) {
+        if halo[a] < radius[a] {
+            return Err(Error::Decomposition {
+                op,
+                reason: format!(
+                    "the halo of axis {a} is {} wide, narrower than the stencil's radius {}",
+                    halo[a], radius[a]
+                ),
+                fix: "build the arrays with a halo of at least the radius (k radii for k sweeps per exchange)",
+            });
+        }
+        k = k.min(halo[a] / radius[a]);
+    }
+    Ok(k)
+}
+
+/// The local region sweep `s` of a batch updates, `extra` sweeps before the batch's end: the
+/// owned block widened by `extra` radii towards every neighbour, and kept `radius` away from a
+/// fixed global edge. `None` when it is empty.
+fn region<T: Numeric + Equivalence, const N: usize>(
+    u: &DistArray<T, N>,
+    radius: [usize; N],
+    extra: usize,
+) -> Option<[Range<usize>; N]> {
+    let d = u.decomposition();
+    let (rank, halo) = (u.rank(), u.halo());
+    let block = d.block_shape(rank);
+    let start = u.owned_range().map(|r| r.start);
+    let global = d.global_shape();
+    let ranges: [Range<usize>; N] = core::array::from_fn(|a| {
+        let reach = extra * radius[a];
+        let lo = if d.neighbour(rank, a, -1).is_some() {
+            halo[a] - reach
+        } else {
+            // The global edge: the points within the radius of it are the fixed boundary.
+            halo[a] + radius[a].saturating_sub(start[a])
+        };
+        let hi = if d.neighbour(rank, a, 1).is_some() {
+            halo[a] + block[a] + reach
+        } else {
+            let end = (global[a].saturating_sub(radius[a])).saturating_sub(start[a]);
+            halo[a] + end.min(block[a])
+        };
+        lo..hi.max(lo)
+    });
+    (!ranges.iter().any(|r| r.is_empty())).then_some(ranges)
+}
+
+/// The one algorithm behind every `apply_steps_dist`: `steps` sweeps of `sweep` (which writes
+/// the interior of its output view, at least the radius from each edge) in batches of
+/// [`depth`] sweeps, one full exchange (faces, edges and corners: a second sweep reaches
+/// diagonally) before each batch.
+fn steps_dist<T: Numeric + Equivalence, const N: usize>(
+    op: &'static str,
+    field: &mut DistDoubleBuffer<T, N>,
+    steps: usize,
+    radius: [usize; N],
+    sweep: impl Fn(ArrayView<'_, T, N>, ArrayViewMut<'_, T, N>) -> Result<()>,
+) -> Result<()> {
+    let k = {
+        let (u, v) = field.both_mut();
+        u.agree(op, depth(op, u, v, radius))?
+    };
+    if steps == 0 {
+        return Ok(());
+    }
+    // Both fields' halos from the neighbours once: the fixed global boundary a neighbour owns is
+    // read from the halos of either field and never written.
+    {
+        let (u, v) = field.both_mut();
+        u.exchange(op, false, |_| ())?;
+        v.exchange(op, false, |_| ())?;
+    }
+    let mut done = 0;
+    while done < steps {
+        let batch = k.min(steps - done);
+        if done > 0 {
+            field.current_mut().exchange(op, false, |_| ())?;
+        }
+        for s in 1..=batch {
+            let (u, v) = field.both_mut();
+            if let Some(r) = region(u, radius, batch - s) {
+                // The input reaches one radius further than the region on every side.
+                let input = (0..N).fold(u.local().view().into_strided(), |d, a| {
+                    d.narrow(a, r[a].start - radius[a], r[a].len() + 2 * radius[a])
+                });
+                let mut output = v.local_mut();
+                let output = (0..N).fold(output.view_mut().into_strided(), |o, a| {
+                    o.narrow(a, r[a].start - radius[a], r[a].len() + 2 * radius[a])
+                });
+                sweep(input, output)?;
+            }
+            field.swap();
+        }
+        done += batch;
+    }
+    Ok(())
+}
