@@ -3,7 +3,8 @@
 //! same order. Prints medians from rank 0.
 //!
 //! `cargo bench --features mpi --bench mpi_halo --no-run`, then
-//! `mpirun -n 2 target/release/deps/mpi_halo-<hash>`.
+//! `mpirun -n 2 target/release/deps/mpi_halo-<hash>` (`--quick`: small grids and few runs, what
+//! scripts/test runs to keep the bench working).
 
 use std::time::Instant;
 
@@ -29,15 +30,18 @@ fn main() {
     let universe = mpi::initialize().expect("MPI initializes once");
     let world = universe.world();
     let root = world.rank() == 0;
+    let quick = std::env::args().any(|a| a == "--quick");
+    let (sizes, runs_small, runs_big): (&[usize], usize, usize) =
+        if quick { (&[64, 256], 20, 5) } else { (&[64, 256, 1024, 4096, 16384], 400, 50) };
     if root {
         println!("{} processes; one halo of width 1 per face of a 2D grid", world.size());
         println!("| global grid | bytes per face message | exchange (median) | bandwidth per message |");
         println!("|---|---:|---:|---:|");
     }
-    for n in [64usize, 256, 1024, 4096, 16384] {
+    for &n in sizes {
         let mut u = DistArray::<f64, 2>::new(&world, [n, n], [1, 1], [false, false]);
         let face = u.decomposition().block_shape(0)[1] * 8;
-        let runs = if n >= 4096 { 50 } else { 400 };
+        let runs = if n >= 4096 { runs_big } else { runs_small };
         let t = median_us(&world, runs, || u.exchange_halos());
         if root {
             println!("| {n} x {n} | {face} | {t:.1} us | {:.2} GB/s |", face as f64 / t / 1e3);
@@ -46,32 +50,65 @@ fn main() {
     // Overlap: a sweep with the exchange hidden behind the interior, against exchanging first and
     // sweeping after, against the sweep alone (no exchange at all).
     let jacobi = LinearStencil::jacobi_5pt();
-    for n in [1024usize, 4096] {
+    let overlap_sizes: &[usize] = if quick { &[256] } else { &[1024, 4096] };
+    let sweeps = if quick { 3 } else { 30 };
+    for &n in overlap_sizes {
         let mut initial = DistArray::<f64, 2>::new(&world, [n, n], [1, 1], [false, false]);
         initial.fill_owned_with(|[i, j]| ((i * 7 + j * 3) % 11) as f64);
         let mut field = DistDoubleBuffer::new(initial);
-        let overlapped = median_us(&world, 30, || {
+        let overlapped = median_us(&world, sweeps, || {
             let (u, v) = field.both_mut();
             jacobi.apply_dist(u, v);
         });
-        let sequential = median_us(&world, 30, || {
+        let sequential = median_us(&world, sweeps, || {
             let (u, v) = field.both_mut();
             u.exchange_halos();
             let mut out = v.local_mut();
             jacobi.apply(u.local().view(), out.view_mut());
         });
-        let compute = median_us(&world, 30, || {
+        let compute = median_us(&world, sweeps, || {
             let (u, v) = field.both_mut();
             let mut out = v.local_mut();
             jacobi.apply(u.local().view(), out.view_mut());
         });
-        let exchange = median_us(&world, 30, || field.current_mut().exchange_halos());
+        let exchange = median_us(&world, sweeps, || field.current_mut().exchange_halos());
         if root {
             println!(
                 "{n} x {n}: sweep alone {compute:.0} us, exchange alone {exchange:.1} us, exchange then sweep \
                  {sequential:.0} us, overlapped (apply_dist) {overlapped:.0} us ({:.3}x the exchange-then-sweep)",
                 overlapped / sequential
             );
+        }
+    }
+    // Deep halos: 8 sweeps with one exchange per sweep (`apply_dist`, halo 1) against
+    // `apply_steps_dist` with halos of 2 and 4 (one exchange per 2 or 4 sweeps, the widened
+    // regions recomputed).
+    if root {
+        println!("| grid | 8 x apply_dist (halo 1) | apply_steps_dist, halo 2 | apply_steps_dist, halo 4 |");
+        println!("|---|---:|---:|---:|");
+    }
+    let deep_sizes: &[usize] = if quick { &[128] } else { &[256, 1024, 4096] };
+    for &n in deep_sizes {
+        let field_with = |halo: usize| {
+            let mut initial = DistArray::<f64, 2>::new(&world, [n, n], [halo, halo], [false, false]);
+            initial.fill_owned_with(|[i, j]| ((i * 7 + j * 3) % 11) as f64);
+            DistDoubleBuffer::new(initial)
+        };
+        let mut one = field_with(1);
+        let per_sweep = median_us(&world, sweeps, || {
+            for _ in 0..8 {
+                let (u, v) = one.both_mut();
+                jacobi.apply_dist(u, v);
+                one.swap();
+            }
+        });
+        let mut deep: Vec<f64> = Vec::new();
+        for halo in [2, 4] {
+            let mut field = field_with(halo);
+            deep.push(median_us(&world, sweeps, || jacobi.apply_steps_dist(&mut field, 8)));
+        }
+        if root {
+            println!("| {n} x {n} | {per_sweep:.0} us | {:.0} us | {:.0} us |", deep[0], deep[1]);
         }
     }
 }

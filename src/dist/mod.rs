@@ -3,7 +3,26 @@
 //! owners, neighbours), independent of any transport, so it is tested without MPI and shared by
 //! every rank, which computes the same answer on its own. With feature `mpi`, `DistArray` holds
 //! one block per MPI process with halos, exchanges them, and reduces, gathers and scatters over
-//! MPI (the `mpi` crate, rsmpi).
+//! MPI (the `mpi` crate, rsmpi, re-exported here with what a program needs to start:
+//! `initialize`, `Universe`, `Communicator`).
+//!
+//! # Threads per process
+//!
+//! Each process runs cnda's `par_*` kernels on rayon's global pool, which starts one thread per
+//! CPU the process may run on. Several processes on one node, each free to use every core,
+//! oversubscribe it: a memory-bound sweep then runs no faster and the exchanges wait behind
+//! descheduled threads. Give each process its share, before its first parallel call:
+//!
+//! - bind the processes to disjoint cores and let rayon count them: Open MPI's
+//!   `mpirun --map-by ppr:4:node:pe=8 --bind-to core` gives each of 4 processes per node 8
+//!   cores, and `std::thread::available_parallelism` (rayon's default) honours the binding;
+//! - or size the pool yourself: `RAYON_NUM_THREADS=8 mpirun ...`, or at start-up
+//!   `rayon::ThreadPoolBuilder::new().num_threads(cores / per_node).build_global()`, where
+//!   `per_node` is `world.split_shared(0).size()` (the processes sharing this node's memory).
+//!
+//! One process per node with all its cores, or one per socket (NUMA domain) with that socket's
+//! cores, are the usual choices for memory-bound stencils: fewer, larger blocks exchange fewer
+//! halo bytes than one process per core.
 
 #[cfg(feature = "mpi")]
 mod agree;
