@@ -253,6 +253,29 @@ fn check_steps_dist<const N: usize>(
     }
 }
 
+/// A face-centred array on a cell array's decomposition: every process's faces line up with its
+/// cells, the gathered array is the global one, and an exchange fills every halo point inside the
+/// global grid with its value (the sentinel outside).
+fn check_staggered(comm: &impl Communicator, cells: [usize; 2], axis: usize, halo: [usize; 2]) {
+    let cell_array = DistArray::<f64, 2>::new(comm, cells, halo, [false; 2]);
+    let mut faces = DistArray::<f64, 2>::staggered(&cell_array, axis, halo);
+    let mut global = cells;
+    global[axis] += 1;
+    assert_eq!(faces.decomposition().global_shape(), global);
+    let (fr, cr) = (faces.owned_range(), cell_array.owned_range());
+    assert_eq!(fr[axis].start, cr[axis].start, "faces start at their cells' low sides");
+    faces.local_mut().fill(-1.0);
+    faces.fill_owned_with(value);
+    if let Some(g) = faces.gather(0) {
+        assert_eq!(g, Array::from_fn(global, value), "gathered faces {cells:?} axis {axis}");
+    }
+    faces.exchange_halos();
+    for_each_index(faces.local().shape(), |i| {
+        let want = expected(faces.global_index(i), global, [false; 2], -1.0);
+        assert_eq!(faces.local()[i], want, "rank {} local {i:?}", faces.rank());
+    });
+}
+
 /// A non-linear closure stencil reading a diagonal.
 fn nonlinear(out: &mut f64, w: Window2<'_, f64, 1>) {
     *out = w[(0, 0)] + 0.1 * w[(-1, 0)] * w[(0, 1)] - 0.05 * w[(1, 1)];
@@ -438,6 +461,9 @@ fn main() {
     assert!(e.to_string().contains("the halo of axis 0 is 1 wide, narrower than the stencil's radius 2"), "{e}");
     assert!(same_everywhere(&world, &e.to_string()), "{e}");
     checks += 1;
+    check_staggered(&world, [13, 10], 0, [1, 1]);
+    check_staggered(&world, [13, 10], 1, [2, 1]);
+    checks += 2;
     check_failures_agree(&world);
     checks += 1;
     let (rank, size) = (world.rank(), world.size());

@@ -98,6 +98,30 @@ impl<T: Pod + Equivalence, const N: usize> DistArray<T, N> {
         Self::from_local_part(comm, agree(comm, "DistArray::new", local)?)
     }
 
+    /// A face-centred (staggered) array on `cells`' decomposition, one point longer along
+    /// `axis` ([`Decomposition::staggered`]): each process owns the faces on the low side of its
+    /// cells (and the last process the last face), so face and cell values line up block by
+    /// block, with no slicing of global arrays. Collective, as [`DistArray::new`].
+    ///
+    /// # Panics
+    ///
+    /// As [`DistArray::try_staggered`] errs.
+    #[track_caller]
+    pub fn staggered<U: Pod + Equivalence>(cells: &DistArray<U, N>, axis: usize, halo: [usize; N]) -> Self {
+        or_panic(Self::try_staggered(cells, axis, halo))
+    }
+
+    /// [`DistArray::staggered`], returning errors.
+    ///
+    /// # Errors
+    ///
+    /// As [`Decomposition::try_staggered`] and [`DistArray::try_with_decomposition`].
+    pub fn try_staggered<U: Pod + Equivalence>(cells: &DistArray<U, N>, axis: usize, halo: [usize; N]) -> Result<Self> {
+        let comm = &*cells.comm;
+        let local = cells.decomposition.try_staggered(axis).and_then(|d| Self::local_part(comm, d, halo));
+        Self::from_local_part(comm, agree(comm, "DistArray::staggered", local)?)
+    }
+
     /// What one process builds on its own, without communicating: the checks of
     /// [`DistArray::try_with_decomposition`] (over every process's block, so that every process
     /// finds the same error), its zeroed block and its halo plan.

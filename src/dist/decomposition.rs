@@ -69,6 +69,9 @@ pub struct Decomposition<const N: usize> {
     global: [usize; N],
     dims: [usize; N],
     periodic: [bool; N],
+    /// Axes of face-centred points: one more than the cells along it, split as the cells are,
+    /// the last face going to the last process (see [`Decomposition::staggered`]).
+    staggered: [bool; N],
 }
 
 impl<const N: usize> Decomposition<N> {
@@ -134,7 +137,7 @@ impl<const N: usize> Decomposition<N> {
                 fix: "use fewer processes along that axis (give the grid explicitly) or a larger grid",
             });
         }
-        Ok(Decomposition { global, dims, periodic })
+        Ok(Decomposition { global, dims, periodic, staggered: [false; N] })
     }
 
     /// The global shape.
@@ -198,6 +201,71 @@ impl<const N: usize> Decomposition<N> {
         })
     }
 
+    /// The decomposition of face-centred values along `axis` on these cells (a flux or a velocity
+    /// between cells, a finite-volume code's staggered grid): `n + 1` faces along the axis for
+    /// `n` cells, face `i` on the low side of cell `i`. Each process owns the faces on the low
+    /// side of its cells, and the last process along the axis the last face too, so a process's
+    /// faces and cells line up and one halo exchange serves both. A fixed axis only: on a
+    /// periodic one the last face is the first, and the cells' decomposition already fits.
+    ///
+    /// ```
+    /// use cnda::dist::Decomposition;
+    /// let cells = Decomposition::new([10, 7], 4, [false, false]);
+    /// let faces = cells.staggered(0);
+    /// assert_eq!(faces.global_shape(), [11, 7]);
+    /// assert_eq!(faces.block(0), [0..5, 0..4]); // the cells' block ...
+    /// assert_eq!(faces.block(3), [5..11, 4..7]); // ... and the last face on the last row
+    /// assert_eq!(faces.owner([10, 5]), 3);
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// As [`Decomposition::try_staggered`] errs.
+    #[track_caller]
+    pub fn staggered(&self, axis: usize) -> Self {
+        crate::error::or_panic(self.try_staggered(axis))
+    }
+
+    /// [`Decomposition::staggered`], returning errors.
+    ///
+    /// # Errors
+    ///
+    /// `Error::Decomposition` for an axis that is not below `N`, periodic, staggered already, or
+    /// whose face count would overflow `usize`.
+    pub fn try_staggered(&self, axis: usize) -> Result<Self> {
+        let op = "Decomposition::staggered";
+        let refuse = |reason: String, fix| Err(Error::Decomposition { op, reason, fix });
+        if axis >= N {
+            return refuse(format!("axis {axis} of a rank-{N} grid"), "give an axis below the rank");
+        }
+        if self.periodic[axis] {
+            return refuse(
+                format!("axis {axis} is periodic, so its last face is its first: as many faces as cells"),
+                "use the cells' decomposition for faces along a periodic axis",
+            );
+        }
+        if self.staggered[axis] {
+            return refuse(format!("axis {axis} is staggered already"), "stagger the cells' decomposition");
+        }
+        let Some(faces) = self.global[axis].checked_add(1) else {
+            return refuse(format!("axis {axis} has usize::MAX cells"), "use a smaller grid");
+        };
+        let mut d = *self;
+        d.global[axis] = faces;
+        d.staggered[axis] = true;
+        Ok(d)
+    }
+
+    /// Whether `axis` holds face-centred points ([`Decomposition::staggered`]).
+    pub fn is_staggered(&self, axis: usize) -> bool {
+        self.staggered[axis]
+    }
+
+    /// The number of cells along axis `k` (the points, or the faces less one).
+    fn cells(&self, k: usize) -> usize {
+        self.global[k] - usize::from(self.staggered[k])
+    }
+
     /// The global index ranges `rank` owns.
     ///
     /// # Panics
@@ -206,7 +274,12 @@ impl<const N: usize> Decomposition<N> {
     #[track_caller]
     pub fn block(&self, rank: usize) -> [Range<usize>; N] {
         let coords = self.coords(rank);
-        core::array::from_fn(|k| split(self.global[k], self.dims[k], coords[k]))
+        core::array::from_fn(|k| {
+            let cells = split(self.cells(k), self.dims[k], coords[k]);
+            // The last face goes to the last process along a staggered axis.
+            let last = self.staggered[k] && coords[k] + 1 == self.dims[k];
+            cells.start..cells.end + usize::from(last)
+        })
     }
 
     /// The shape of `rank`'s block.
@@ -224,7 +297,7 @@ impl<const N: usize> Decomposition<N> {
     pub fn owner(&self, index: [usize; N]) -> usize {
         let coords = core::array::from_fn(|k| {
             assert!(index[k] < self.global[k], "index {index:?} is outside the global shape {:?}", self.global);
-            owner_along(self.global[k], self.dims[k], index[k])
+            owner_along(self.cells(k), self.dims[k], index[k].min(self.cells(k) - 1))
         });
         self.rank_at(coords)
     }
@@ -320,6 +393,38 @@ mod tests {
                 assert_eq!(next, n);
             }
         }
+    }
+
+    #[test]
+    fn staggered_faces_line_up_with_their_cells_and_the_last_face_goes_last() {
+        for ranks in 1..9 {
+            for periodic in [[false, false], [false, true]] {
+                let cells = Decomposition::new([11, 9], ranks, periodic);
+                let faces = cells.staggered(0);
+                assert_eq!(faces.global_shape(), [12, 9]);
+                assert!(faces.is_staggered(0) && !faces.is_staggered(1) && faces != cells);
+                let mut owned = 0;
+                for r in 0..ranks {
+                    let ([fa, fb], [ca, cb]) = (faces.block(r), cells.block(r));
+                    assert_eq!(fb, cb);
+                    assert_eq!(fa.start, ca.start, "faces start at their cells' low sides");
+                    let last = cells.coords(r)[0] + 1 == cells.dims()[0];
+                    assert_eq!(fa.end, ca.end + usize::from(last));
+                    for i in fa.clone() {
+                        for j in fb.clone() {
+                            assert_eq!(faces.owner([i, j]), r, "{ranks} {periodic:?} [{i}, {j}]");
+                        }
+                    }
+                    owned += fa.len() * fb.len();
+                }
+                assert_eq!(owned, 12 * 9);
+            }
+        }
+        let e = Decomposition::new([5, 5], 1, [true, false]).try_staggered(0).unwrap_err();
+        assert!(e.to_string().contains("axis 0 is periodic"), "{e}");
+        let e = Decomposition::new([5, 5], 1, [false; 2]).staggered(1).try_staggered(1).unwrap_err();
+        assert!(e.to_string().contains("staggered already"), "{e}");
+        assert!(Decomposition::new([5, 5], 1, [false; 2]).try_staggered(2).is_err());
     }
 
     #[test]
