@@ -93,7 +93,7 @@ impl<const N: usize> Regions<N> {
                 got: v.local().shape().to_vec(),
             });
         }
-        let (halo, block, start) = (u.halo(), d.block_shape(u.rank()), u.owned_range().map(|r| r.start));
+        let (halo, block) = (u.halo(), d.block_shape(u.rank()));
         if let Some(k) = (0..N).find(|&k| d.exchanges_along(k) && halo[k] < R) {
             return Err(Error::Decomposition {
                 op,
@@ -101,16 +101,8 @@ impl<const N: usize> Regions<N> {
                 fix: "build the arrays with a halo at least as wide as the radius",
             });
         }
-        let update: [Range<usize>; N] = core::array::from_fn(|k| {
-            if d.periodic()[k] {
-                return 0..block[k];
-            }
-            // The global interior, in block coordinates.
-            let global = interior_range(d.global_shape()[k], R);
-            let lo = global.start.saturating_sub(start[k]).min(block[k]);
-            let hi = global.end.saturating_sub(start[k]).min(block[k]).max(lo);
-            lo..hi
-        });
+        let local = sweep_region(u, [R; N], 0);
+        let update: [Range<usize>; N] = core::array::from_fn(|k| local[k].start - halo[k]..local[k].end - halo[k]);
         // A side with no neighbour is a fixed global edge, already `R` away from every updated
         // point, so the inner box reaches it: no strip there.
         let rank = u.rank();
@@ -129,6 +121,34 @@ impl<const N: usize> Regions<N> {
         });
         Ok(Regions { update, inner })
     }
+}
+
+/// The local points (halo included, so owned point `i` is `halo + i`) a sweep of radius `radius`
+/// updates, widened by `extra` radii into the halo towards every neighbour: every point along a
+/// periodic axis, and along a fixed one only points at least the radius from the global edges
+/// (the fixed boundary). `extra` is 0 for one sweep after an exchange, more for the earlier
+/// sweeps of a deep-halo batch (`steps.rs`); `extra * radius` must not exceed the halo.
+pub(super) fn sweep_region<T: Pod + Equivalence, const N: usize>(
+    u: &DistArray<T, N>,
+    radius: [usize; N],
+    extra: usize,
+) -> [Range<usize>; N] {
+    let d = u.decomposition();
+    let (rank, halo) = (u.rank(), u.halo());
+    let (block, start) = (d.block_shape(rank), u.owned_range().map(|r| r.start));
+    core::array::from_fn(|k| {
+        // In global coordinates, shifted by the halo so that nothing is negative.
+        let reach = extra * radius[k];
+        let mut lo = start[k] + halo[k] - if d.neighbour(rank, k, -1).is_some() { reach } else { 0 };
+        let mut hi = start[k] + halo[k] + block[k] + if d.neighbour(rank, k, 1).is_some() { reach } else { 0 };
+        if !d.periodic()[k] {
+            let global = interior_range(d.global_shape()[k], radius[k]);
+            lo = lo.max(global.start + halo[k]);
+            hi = hi.min(global.end + halo[k]);
+        }
+        let (lo, hi) = (lo - start[k], hi.saturating_sub(start[k]));
+        lo..hi.max(lo)
+    })
 }
 
 /// One sweep of the closure stencil `f` over a distributed grid: `f(&mut v[x], window of u

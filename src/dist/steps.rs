@@ -7,11 +7,9 @@
 //! the trade every production code makes on small blocks and slow networks. The results are
 //! those of one process sweeping the whole grid, bit for bit.
 
-use core::ops::Range;
-
 use mpi::datatype::Equivalence;
 
-use super::stencil::DistDoubleBuffer;
+use super::stencil::{sweep_region, DistDoubleBuffer};
 use super::DistArray;
 use crate::element::Numeric;
 use crate::error::{or_panic, Error, Result};
@@ -106,38 +104,6 @@ fn depth<T: Numeric + Equivalence, const N: usize>(
     Ok(k)
 }
 
-/// The local region sweep `s` of a batch updates, `extra` sweeps before the batch's end: the
-/// owned block widened by `extra` radii towards every neighbour, and kept `radius` away from a
-/// fixed global edge. `None` when it is empty.
-fn region<T: Numeric + Equivalence, const N: usize>(
-    u: &DistArray<T, N>,
-    radius: [usize; N],
-    extra: usize,
-) -> Option<[Range<usize>; N]> {
-    let d = u.decomposition();
-    let (rank, halo) = (u.rank(), u.halo());
-    let block = d.block_shape(rank);
-    let start = u.owned_range().map(|r| r.start);
-    let global = d.global_shape();
-    let ranges: [Range<usize>; N] = core::array::from_fn(|a| {
-        let reach = extra * radius[a];
-        let lo = if d.neighbour(rank, a, -1).is_some() {
-            halo[a] - reach
-        } else {
-            // The global edge: the points within the radius of it are the fixed boundary.
-            halo[a] + radius[a].saturating_sub(start[a])
-        };
-        let hi = if d.neighbour(rank, a, 1).is_some() {
-            halo[a] + block[a] + reach
-        } else {
-            let end = (global[a].saturating_sub(radius[a])).saturating_sub(start[a]);
-            halo[a] + end.min(block[a])
-        };
-        lo..hi.max(lo)
-    });
-    (!ranges.iter().any(|r| r.is_empty())).then_some(ranges)
-}
-
 /// The one algorithm behind every `apply_steps_dist`: `steps` sweeps of `sweep` (which writes
 /// the interior of its output view, at least the radius from each edge) in batches of
 /// [`depth`] sweeps, one full exchange (faces, edges and corners: a second sweep reaches
@@ -171,7 +137,8 @@ fn steps_dist<T: Numeric + Equivalence, const N: usize>(
         }
         for s in 1..=batch {
             let (u, v) = field.both_mut();
-            if let Some(r) = region(u, radius, batch - s) {
+            let r = sweep_region(u, radius, batch - s);
+            if !r.iter().any(|r| r.is_empty()) {
                 // The input reaches one radius further than the region on every side.
                 let input = (0..N).fold(u.local().view().into_strided(), |d, a| {
                     d.narrow(a, r[a].start - radius[a], r[a].len() + 2 * radius[a])
