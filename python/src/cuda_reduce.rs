@@ -11,7 +11,7 @@
 
 use cnda::backend::cuda::Cuda;
 use cnda::Array;
-use pyo3::exceptions::{PyIndexError, PyRuntimeWarning, PyTypeError, PyValueError};
+use pyo3::exceptions::{PyRuntimeWarning, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 
 use crate::array::by_element;
@@ -39,17 +39,6 @@ impl Reduction {
     }
 }
 
-/// The axis `axis` (negative counts from the end) of a rank-`rank` array, or `IndexError` (the
-/// message of `cnda.sum`).
-fn normalize_axis(op: &str, axis: isize, rank: usize) -> PyResult<usize> {
-    let at = if axis < 0 { axis + rank as isize } else { axis };
-    usize::try_from(at).ok().filter(|&a| a < rank).ok_or_else(|| {
-        PyIndexError::new_err(format!(
-            "{op}: axis {axis} is out of range for an array of {rank} dimensions; use -{rank}..{rank}"
-        ))
-    })
-}
-
 /// The axes `axis` names (an int, a tuple or list of ints, or `None`: all), ascending.
 fn axes(op: &str, axis: Option<&Bound<'_, PyAny>>, rank: usize) -> PyResult<Vec<usize>> {
     let Some(axis) = axis.filter(|a| !a.is_none()) else { return Ok((0..rank).collect()) };
@@ -59,12 +48,7 @@ fn axes(op: &str, axis: Option<&Bound<'_, PyAny>>, rank: usize) -> PyResult<Vec<
             PyTypeError::new_err(format!("{op}: axis must be an int or a tuple of ints, got {}", axis.get_type()))
         })?,
     };
-    let mut normal = given.iter().map(|&k| normalize_axis(op, k, rank)).collect::<PyResult<Vec<_>>>()?;
-    normal.sort_unstable();
-    if normal.windows(2).any(|w| w[0] == w[1]) {
-        return Err(PyValueError::new_err(format!("{op}: axis {given:?} names an axis twice; name each once")));
-    }
-    Ok(normal)
+    crate::axes::distinct_axes(op, &given, rank)
 }
 
 /// `op` of `a` over `axis`: a NumPy scalar for all axes, else a CudaArray.

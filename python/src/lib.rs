@@ -5,6 +5,7 @@
 #![warn(clippy::undocumented_unsafe_blocks)]
 
 mod array;
+mod axes;
 mod borrow;
 #[cfg(feature = "cuda")]
 mod cuda;

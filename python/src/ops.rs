@@ -328,16 +328,6 @@ binary_functions! {
     Div: divide idivide "/";
 }
 
-/// The axis `axis` (negative counts from the end) of a rank-`rank` array, or `IndexError`.
-fn normalize_axis(op: &'static str, axis: isize, rank: usize) -> PyResult<usize> {
-    let at = if axis < 0 { axis + rank as isize } else { axis };
-    usize::try_from(at).ok().filter(|&a| a < rank).ok_or_else(|| {
-        pyo3::exceptions::PyIndexError::new_err(format!(
-            "{op}: axis {axis} is out of range for an array of {rank} dimensions; use -{rank}..{rank}"
-        ))
-    })
-}
-
 fn sum_typed<'py, T: Stored + Numeric + IntoPyObject<'py>>(
     py: Python<'py>,
     a: &Bound<'py, PyAny>,
@@ -355,7 +345,7 @@ fn sum_typed<'py, T: Stored + Numeric + IntoPyObject<'py>>(
         numpy_scalar::<T>(py, total)
     };
     let Some(axis) = axis else { return whole(py) };
-    let axis = normalize_axis("sum", axis, rank)?;
+    let axis = crate::axes::normalize_axis("sum", axis, rank)?;
     if rank == 1 {
         return whole(py);
     }
@@ -379,7 +369,7 @@ fn sum_widened<'py>(py: Python<'py>, a: &Bound<'py, PyAny>, axis: Option<isize>)
     let ra = read::<i32>(a, "sum", "a")?;
     let _in_use = lease("sum", &[Operand::read("a", span_of::<i32>(a))])?;
     let rank = ra.ndim();
-    let axis = axis.map(|axis| normalize_axis("sum", axis, rank)).transpose()?;
+    let axis = axis.map(|axis| crate::axes::normalize_axis("sum", axis, rank)).transpose()?;
     macro_rules! widened {
         ($N:literal, $M:literal) => {{
             let v = view::<i32, $N>(&ra, "sum")?;
@@ -436,11 +426,7 @@ pub fn sum<'py>(
     };
     let Some(axes) = axes else { return sum_one(py, a, None) };
     let rank = a.getattr("ndim").map_err(|_| unsupported("sum", a))?.extract::<usize>()?;
-    let mut normal = axes.iter().map(|&k| normalize_axis("sum", k, rank)).collect::<PyResult<Vec<_>>>()?;
-    normal.sort_unstable();
-    if normal.windows(2).any(|w| w[0] == w[1]) {
-        return Err(PyValueError::new_err(format!("sum: axis {axes:?} names an axis twice; name each once")));
-    }
+    let normal = crate::axes::distinct_axes("sum", &axes, rank)?;
     if normal.is_empty() {
         // No axis: every element on its own, in the sum's element type (int32 widened), as NumPy.
         return if a.cast::<PyArrayDyn<i32>>().is_ok() {
