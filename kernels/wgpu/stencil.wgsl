@@ -9,11 +9,13 @@
 
 const MAX_TAPS: u32 = 64u;
 
-// The weighted sum of the taps around input element `centre`, in tap order.
+// The weighted sum of the taps around input element `centre`, in tap order from the first
+// product (as the CPU sums: a zero start would turn a -0 sum into +0); 0 without taps.
 fn taps_at(centre: i32) -> ELEM {
     let taps = u32(params[scalar_word(2u, 0u)]);
-    var acc = ELEM(0);
-    for (var t = 0u; t < taps; t = t + 1u) {
+    if (taps == 0u) { return ELEM(0); }
+    var acc = elems[0] * a[centre + params[scalar_word(2u, 1u)]];
+    for (var t = 1u; t < taps; t = t + 1u) {
         let delta = params[scalar_word(2u, 1u + t)];
         let weight = elems[t];
         acc = acc + weight * a[centre + delta];

@@ -56,6 +56,9 @@ pub fn stencil<'py>(
     args: &Args<'_, 'py>,
 ) -> PyResult<Option<Bound<'py, PyAny>>> {
     let Some(u) = device_array(py, u)? else { return Ok(None) };
+    // An `out` imported from another library is read on that library's streams, which cnda's
+    // stream does not order: the call waits for its work before returning it.
+    let foreign_out = out.is_some_and(|o| o.cast::<CudaArray>().is_err());
     let out = match out {
         Some(o) => Some(device_array(py, o)?.ok_or_else(|| {
             PyTypeError::new_err(format!(
@@ -68,8 +71,8 @@ pub fn stencil<'py>(
     };
     let dtype = u.try_borrow()?.dtype_name();
     let result = match dtype {
-        "float64" => typed::<f64>(py, &u, out, args)?,
-        "float32" => typed::<f32>(py, &u, out, args)?,
+        "float64" => typed::<f64>(py, &u, out, args, foreign_out)?,
+        "float32" => typed::<f32>(py, &u, out, args, foreign_out)?,
         other => {
             return Err(PyTypeError::new_err(format!(
                 "stencil: u is a CUDA array of {other}; stencils run in float32 or float64"
@@ -104,11 +107,12 @@ fn typed<'py, T: DeviceFloat>(
     u: &Bound<'py, CudaArray>,
     out: Option<Bound<'py, CudaArray>>,
     args: &Args<'_, 'py>,
+    wait: bool,
 ) -> PyResult<Bound<'py, PyAny>> {
     match u.try_borrow()?.dims().len() {
-        1 => ranked::<T, 1>(py, u, out, args),
-        2 => ranked::<T, 2>(py, u, out, args),
-        3 => ranked::<T, 3>(py, u, out, args),
+        1 => ranked::<T, 1>(py, u, out, args, wait),
+        2 => ranked::<T, 2>(py, u, out, args, wait),
+        3 => ranked::<T, 3>(py, u, out, args, wait),
         n => Err(rank_error(n)),
     }
 }
@@ -118,6 +122,7 @@ fn ranked<'py, T: DeviceFloat, const N: usize>(
     u: &Bound<'py, CudaArray>,
     out: Option<Bound<'py, CudaArray>>,
     args: &Args<'_, 'py>,
+    wait: bool,
 ) -> PyResult<Bound<'py, PyAny>> {
     let spec = stencil_args::taps::<T, N>(args.taps, args.coeffs.is_some(), args.laplacian, args.h)?;
     let boundaries = stencil_args::boundaries::<T, N>(args.boundary)?;
@@ -155,6 +160,9 @@ fn ranked<'py, T: DeviceFloat, const N: usize>(
     let uv = at_rank::<T, N>(us)?.into_strided();
     let ov = os.array.view_mut().try_reshape(shape).map_err(to_pyerr)?.into_strided();
     sweeps::<T, N, Cuda>(&spec, uv, &field_views, ov, args.steps, boundaries, false).map_err(to_pyerr)?;
+    if wait {
+        os.array.device().synchronize().map_err(to_pyerr)?;
+    }
     drop((ob, field_borrows));
     Ok(out.into_any())
 }

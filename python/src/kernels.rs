@@ -7,8 +7,9 @@
 //! What `out` receives: the interior swept, and the halo (the points within the stencil's radius
 //! of an edge) as the boundary says: `u`'s values for a fixed side, the refilled halo otherwise.
 //! So `stencil(u, steps=2)` equals `stencil(stencil(u))`. One sweep with fixed sides reads `u`
-//! and writes `out` in place, whatever their strides; more steps (or other boundaries) run in a
-//! double buffer of two row-major working fields, `u` copied in and the result copied to `out`.
+//! and writes `out` in place, whatever their strides; more steps (or other boundaries) alternate
+//! between `out` and a row-major scratch field that each thread keeps for its next call of the
+//! same shape and dtype (`sweeps.rs`).
 
 use cnda::kernel::Cpu;
 use cnda::Float;

@@ -98,13 +98,12 @@ impl Engine for cnda::kernel::Cpu {
         a: &In<'_, T, N, Self>,
         f: impl FnOnce(Out<'_, T, N, Self>) -> cnda::Result<R>,
     ) -> cnda::Result<R> {
+        // A kept field of another type or shape is dropped before the new one is allocated.
         let kept = SCRATCH.with(|s| s.borrow_mut().take());
-        let mut scratch = match kept.map(|k| k.downcast::<Array<T, N>>()) {
-            Some(Ok(kept)) if kept.shape() == a.shape() => kept,
-            _ => {
-                SCRATCH.with(|s| s.borrow_mut().take());
-                Box::new(Array::<T, N>::try_zeros(a.shape())?)
-            }
+        let kept = kept.and_then(|k| k.downcast::<Array<T, N>>().ok()).filter(|k| k.shape() == a.shape());
+        let mut scratch = match kept {
+            Some(kept) => kept,
+            None => Box::new(Array::<T, N>::try_zeros(a.shape())?),
         };
         let result = f(scratch.view_mut().into_strided());
         SCRATCH.with(|s| *s.borrow_mut() = Some(scratch));

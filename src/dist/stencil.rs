@@ -138,9 +138,11 @@ pub(super) fn sweep_region<T: Pod + Equivalence, const N: usize>(
     let (block, start) = (d.block_shape(rank), u.owned_range().map(|r| r.start));
     core::array::from_fn(|k| {
         // In global coordinates, shifted by the halo so that nothing is negative.
-        let reach = extra * radius[k];
-        let mut lo = start[k] + halo[k] - if d.neighbour(rank, k, -1).is_some() { reach } else { 0 };
-        let mut hi = start[k] + halo[k] + block[k] + if d.neighbour(rank, k, 1).is_some() { reach } else { 0 };
+        // Only towards a neighbour, where `extra * radius` is at most the halo (so no overflow,
+        // however many sweeps a batch has where no axis exchanges).
+        let reach = |side: isize| if d.neighbour(rank, k, side).is_some() { extra * radius[k] } else { 0 };
+        let mut lo = start[k] + halo[k] - reach(-1);
+        let mut hi = start[k] + halo[k] + block[k] + reach(1);
         if !d.periodic()[k] {
             let global = interior_range(d.global_shape()[k], radius[k]);
             lo = lo.max(global.start + halo[k]);

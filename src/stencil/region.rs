@@ -59,7 +59,10 @@ pub(super) fn orient<B: Backend, T: Pod, const N: usize, const M: usize>(
     let mut order: [usize; N] = core::array::from_fn(|k| k);
     if let Some(out) = descs.first() {
         // Stable: axes of equal stride keep their order (the identity for row-major outputs).
-        order.sort_by_key(|&a| core::cmp::Reverse(out.strides[a].unsigned_abs()));
+        // A length-1 axis (any stride) goes outermost: a lane along it would be one point.
+        order.sort_by_key(|&a| {
+            core::cmp::Reverse(if out.shape[a] <= 1 { usize::MAX } else { out.strides[a].unsigned_abs() })
+        });
     }
     let permuted = descs.map(|d| Desc {
         handle: d.handle,

@@ -367,7 +367,7 @@ impl<const N: usize> VariableStencil<N> {
 ///
 /// # Safety
 ///
-/// As for `StencilKernels::varying`.
+/// As for `StencilKernels::varying`, with at least one offset (a `VariableStencil` has one).
 unsafe fn varying<T: Numeric, B: StencilKernels + ElementwiseKernels, const N: usize>(
     dev: &B::Device,
     out: Desc<B, T, N>,

@@ -309,12 +309,15 @@ unsafe impl StencilKernels for Model {
     ) -> Result<(), Error> {
         LAUNCHES.with(|l| l.borrow_mut().push(out.shape.to_vec()));
         for x in indices(out.shape) {
-            let mut acc = T::ZERO;
+            // From the first product (the empty sum without taps), as every backend sums.
+            let mut acc = None;
             for (offset, weight) in taps {
                 let delta: isize = (0..N).map(|k| offset[k] * input.strides[k]).sum();
                 // SAFETY: the trait's contract keeps every tap inside the input.
-                acc = acc + *weight * unsafe { *at(&input, x).offset(delta) };
+                let term = *weight * unsafe { *at(&input, x).offset(delta) };
+                acc = Some(acc.map_or(term, |acc| acc + term));
             }
+            let acc = acc.unwrap_or(T::ZERO);
             // SAFETY: as above.
             unsafe { at(&out, x).write(acc) };
         }

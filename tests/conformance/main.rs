@@ -125,6 +125,15 @@ macro_rules! conformance {
                 }
                 crate::runtime_cases::runtime_time_steps::<$Harness>();
             }
+
+            #[test]
+            fn signed_zeros_and_empty_sums() {
+                if !<$Harness as crate::harness::Harness>::available() {
+                    eprintln!("SKIP: no {} device", <$Harness as crate::harness::Harness>::NAME);
+                    return;
+                }
+                crate::runtime_cases::signed_zeros_and_empty_sums::<$Harness>();
+            }
         }
     )*};
 }

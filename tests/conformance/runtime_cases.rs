@@ -62,6 +62,27 @@ fn runtime_stencils_for<H: Harness, T: Float>() {
     }
 }
 
+/// Sums start from the first product on every backend (a zero start turns `-0.0` into `+0.0`),
+/// and a stencil without taps writes the empty sum.
+pub fn signed_zeros_and_empty_sums<H: Harness>() {
+    let shape = [5, 6];
+    let zeros = H::upload(&Array::<f32, 2>::zeros(shape));
+    let out = H::upload(&Array::<f32, 2>::full(shape, 7.0));
+    let minus = DynStencil::new([([0, 0], -1.0f32)]);
+    // Radius 0: every point is interior.
+    let got = H::dyn_stencil(&minus, &zeros, View::Plain, &out);
+    assert!(got.iter().all(|&x| x.to_bits() == (-0.0f32).to_bits()), "{}: DynStencil -1 * 0 is -0: {got:?}", H::NAME);
+    let minus_one = H::upload(&Array::<f32, 2>::full(shape, -1.0));
+    let got = H::variable_stencil(&VariableStencil::new([[0, 0]]), &zeros, View::Plain, &[minus_one], &out);
+    assert!(got.iter().all(|&x| x.to_bits() == (-0.0f32).to_bits()), "{}: VariableStencil: {got:?}", H::NAME);
+    let empty = cnda::stencil::LinearStencil::<f32, 2, 1, 0>::new([]);
+    let got = H::stencil(&empty, &zeros, View::Plain, &out);
+    for (ix, &x) in got.indexed_iter() {
+        let want = if (1..4).contains(&ix[0]) && (1..5).contains(&ix[1]) { 0.0 } else { 7.0 };
+        assert_eq!(x, want, "{}: no tap at {ix:?}", H::NAME);
+    }
+}
+
 /// Time steps of both run-time stencils with per-side boundaries against the CPU's (itself
 /// checked against refilled single sweeps in tests/time_steps.rs).
 pub fn runtime_time_steps<H: Harness>() {

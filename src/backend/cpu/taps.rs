@@ -113,6 +113,14 @@ impl<T: Numeric> Lane<2> for ConstantLanes<'_, T> {
     #[inline(always)]
     fn run(&mut self, bases: [isize; 2], len: usize, steps: [isize; 2]) {
         let (out, centre) = (self.out.wrapping_offset(bases[0]), self.input.wrapping_offset(bases[1]));
+        if self.deltas.is_empty() {
+            // No tap: the empty sum, as the other backends and `LinearStencil` with `K = 0`.
+            for j in 0..len as isize {
+                // SAFETY: a distinct writable output element of the lane.
+                unsafe { *out.offset(j * steps[0]) = T::ZERO };
+            }
+            return;
+        }
         if steps == [1, 1] {
             let blocks = len - len % BLOCK;
             for j in (0..blocks).step_by(BLOCK) {
@@ -187,6 +195,13 @@ impl<T: Numeric> Lane<VARYING_OPERANDS> for VaryingLanes<'_, T> {
     fn run(&mut self, bases: [isize; VARYING_OPERANDS], len: usize, steps: [isize; VARYING_OPERANDS]) {
         let taps = self.deltas.len();
         let (out, centre) = (self.out.wrapping_offset(bases[0]), self.input.wrapping_offset(bases[1]));
+        if taps == 0 {
+            for j in 0..len as isize {
+                // SAFETY: a distinct writable output element of the lane.
+                unsafe { *out.offset(j * steps[0]) = T::ZERO };
+            }
+            return;
+        }
         let fields: [*const T; MAX_TAPS] = core::array::from_fn(|k| self.fields[k].wrapping_offset(bases[k + 2]));
         if steps[..taps + 2].iter().all(|&s| s == 1) {
             let blocks = len - len % BLOCK;

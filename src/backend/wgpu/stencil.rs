@@ -31,7 +31,8 @@ unsafe impl StencilKernels for Wgpu {
         }
         let mut scalars = vec![0i32; 1 + MAX_TAPS];
         scalars[0] = k as i32;
-        let mut weights = vec![T::ZERO; k];
+        // At least one element: the shader's weights binding must exist even without taps.
+        let mut weights = vec![T::ZERO; k.max(1)];
         for (k, (offset, weight)) in taps.iter().enumerate() {
             let delta: isize = (0..N).map(|axis| offset[axis] * input.strides[axis]).sum();
             scalars[1 + k] = to_i32("a tap offset", delta)?;
