@@ -8,9 +8,11 @@
 
 use std::time::Instant;
 
-use cnda::dist::{DistArray, DistDoubleBuffer};
+use cnda::dist::{Decomposition, DistArray, DistDoubleBuffer};
+use cnda::prelude::*;
 use cnda::stencil::LinearStencil;
-use mpi::traits::{Communicator, CommunicatorCollectives};
+use mpi::point_to_point::send_receive_into;
+use mpi::traits::{Communicator, CommunicatorCollectives, Destination, Source};
 
 /// The median of `runs` timings of `f` in microseconds, every process starting together.
 fn median_us(world: &impl Communicator, runs: usize, mut f: impl FnMut()) -> f64 {
@@ -109,6 +111,68 @@ fn main() {
         }
         if root {
             println!("| {n} x {n} | {per_sweep:.0} us | {:.0} us | {:.0} us |", deep[0], deep[1]);
+        }
+    }
+    // Strided faces: the processes split axis 1, so a face is a column. `exchange_halos` hands
+    // MPI derived datatypes (the MPI library walks the strides) against packing each column into
+    // a contiguous buffer, sending it, and unpacking (what device blocks must do, through host
+    // memory). The packed exchange is checked against `exchange_halos` first.
+    if root {
+        println!("| global grid | column bytes | derived datatypes | packed | packed / derived |");
+        println!("|---|---:|---:|---:|---:|");
+    }
+    let size = world.size() as usize;
+    let column_sizes: &[usize] = if quick { &[256] } else { &[256, 1024, 4096, 8192] };
+    for &n in column_sizes {
+        let d = Decomposition::with_dims([n, n], [1, size], [false, false]);
+        let mut u = DistArray::<f64, 2>::try_with_decomposition(&world, d, [1, 1]).expect("a column split");
+        u.fill_owned_with(|[i, j]| (i * 3 + j) as f64);
+        let runs = if n >= 4096 { runs_big } else { runs_small };
+        let derived = median_us(&world, runs, || u.exchange_halos());
+        let rank = u.rank();
+        let (left, right) = (d.neighbour(rank, 1, -1), d.neighbour(rank, 1, 1));
+        let width = d.block_shape(rank)[1];
+        let (mut send, mut receive) = (vec![0.0f64; n], vec![0.0f64; n]);
+        let mut packed_exchange = |u: &mut DistArray<f64, 2>| {
+            // Rightwards (the last owned column to the right's low halo), then leftwards.
+            for (to, from, column, halo) in [(right, left, width, 0), (left, right, 1, width + 1)] {
+                if to.is_some() {
+                    let local = u.local();
+                    let src = local.slice(s![1..n + 1, column]);
+                    send.iter_mut().zip(src.iter()).for_each(|(s, &x)| *s = x);
+                }
+                match (to, from) {
+                    (Some(to), Some(from)) => {
+                        let (to, from) = (world.process_at_rank(to as i32), world.process_at_rank(from as i32));
+                        send_receive_into(&send[..], &to, &mut receive[..], &from);
+                    }
+                    (Some(to), None) => world.process_at_rank(to as i32).send(&send[..]),
+                    (None, Some(from)) => {
+                        world.process_at_rank(from as i32).receive_into(&mut receive[..]);
+                    }
+                    (None, None) => {}
+                }
+                if from.is_some() {
+                    let mut local = u.local_mut();
+                    let mut dst = local.slice_mut(s![1..n + 1, halo]);
+                    dst.iter_mut().zip(&receive).for_each(|(d, &x)| *d = x);
+                }
+            }
+        };
+        let want = u.local().clone();
+        for (neighbour, halo) in [(left, 0), (right, width + 1)] {
+            if neighbour.is_some() {
+                u.local_mut().slice_mut(s![.., halo]).fill(f64::NAN);
+            }
+        }
+        packed_exchange(&mut u);
+        let got = u.local().clone();
+        let inner = |a: &Array<f64, 2>| a.slice(s![1..n + 1, ..]).to_owned();
+        let (got, want) = (inner(&got), inner(&want));
+        assert_eq!(got, want, "the packed exchange differs from exchange_halos");
+        let packed = median_us(&world, runs, || packed_exchange(&mut u));
+        if root {
+            println!("| {n} x {n} | {} | {derived:.1} us | {packed:.1} us | {:.2} |", n * 8, packed / derived);
         }
     }
 }
