@@ -167,7 +167,8 @@ impl<T: Pod + Equivalence, const N: usize> DistArray<T, N> {
             })?;
         }
         let local = Array::try_zeros(shape)?;
-        let plan = HaloPlan::new(&decomposition, rank, halo, T::equivalent_datatype().as_raw())?;
+        let plan =
+            HaloPlan::new(&decomposition, rank, halo, T::equivalent_datatype().as_raw(), core::mem::size_of::<T>())?;
         Ok(LocalPart { decomposition, rank, halo, local, plan })
     }
 
@@ -379,7 +380,13 @@ impl<T: Pod + Equivalence, const N: usize> Drop for DistArray<T, N> {
 /// A copy on a duplicate of the communicator. Collective: every process clones its part.
 impl<T: Pod + Equivalence, const N: usize> Clone for DistArray<T, N> {
     fn clone(&self) -> Self {
-        let plan = HaloPlan::new(&self.decomposition, self.rank, self.halo, T::equivalent_datatype().as_raw());
+        let plan = HaloPlan::new(
+            &self.decomposition,
+            self.rank,
+            self.halo,
+            T::equivalent_datatype().as_raw(),
+            core::mem::size_of::<T>(),
+        );
         let plan = or_panic(agree(&*self.comm, "DistArray::clone", plan));
         DistArray {
             comm: ManuallyDrop::new(self.comm.duplicate()),

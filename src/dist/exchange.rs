@@ -1,7 +1,10 @@
 //! The halo exchange of a [`DistArray`](super::DistArray): one message to and from each of the up
-//! to `3^N - 1` neighbouring blocks (faces, edges, corners), described by MPI subarray datatypes
-//! over the local block, so MPI reads the owned slabs and writes the halos in place: no packing
-//! copy on either side.
+//! to `3^N - 1` neighbouring blocks (faces, edges, corners). A region that is one contiguous run
+//! of the local block (a face across the first axis) is sent and received in place through an MPI
+//! subarray datatype; any other is packed into a contiguous buffer row by row (a `memcpy` per
+//! run along the last axis), sent as bytes, and unpacked: measured here (docs/BENCHMARKS.md,
+//! `mpi_halo`), Open MPI's datatype engine walking a strided column took 1.2-1.8x as long as
+//! packing it.
 
 use core::ffi::c_int;
 
@@ -21,6 +24,88 @@ struct Neighbour {
     recv: ffi::MPI_Datatype,
     tag_out: c_int,
     tag_in: c_int,
+    /// How to pack the two regions when they are not contiguous (else the datatypes are used).
+    packing: Option<Packing>,
+}
+
+/// Two equally shaped regions of the row-major local block, walked as runs along its last axis.
+struct Packing {
+    /// Element offsets of the sent and the received region's first element.
+    send_at: usize,
+    recv_at: usize,
+    /// The regions' shape, and the local block's strides in elements.
+    sub: Vec<usize>,
+    strides: Vec<usize>,
+    /// Bytes per element, and per message (fits MPI's `int`).
+    elem: usize,
+    bytes: c_int,
+}
+
+impl Packing {
+    /// The element offsets (from the region's first element) of every run along the last axis,
+    /// in row-major order, and the run length in bytes.
+    fn runs(&self) -> (impl Iterator<Item = usize> + '_, usize) {
+        let n = self.sub.len();
+        let rows: usize = self.sub[..n - 1].iter().product();
+        let offsets = (0..rows).map(move |mut r| {
+            let mut at = 0;
+            for k in (0..n - 1).rev() {
+                at += (r % self.sub[k]) * self.strides[k];
+                r /= self.sub[k];
+            }
+            at
+        });
+        (offsets, self.sub[n - 1] * self.elem)
+    }
+
+    /// Copies the sent region of the block at `base` into `buf`.
+    ///
+    /// # Safety
+    ///
+    /// `base` is the local block the plan was made for (so the region lies inside it), readable;
+    /// `buf` holds `bytes` bytes.
+    unsafe fn pack(&self, base: *const u8, buf: &mut [u8]) {
+        let (offsets, run) = self.runs();
+        for (i, at) in offsets.enumerate() {
+            // SAFETY: the run lies inside the block (the region does) and inside `buf` (runs are
+            // `bytes / rows` bytes each, in order); the two do not overlap.
+            unsafe {
+                core::ptr::copy_nonoverlapping(
+                    base.add((self.send_at + at) * self.elem),
+                    buf.as_mut_ptr().add(i * run),
+                    run,
+                )
+            };
+        }
+    }
+
+    /// Copies `buf` into the received region of the block at `base`.
+    ///
+    /// # Safety
+    ///
+    /// As for [`Packing::pack`], with the block writable and nothing else accessing the region.
+    unsafe fn unpack(&self, buf: &[u8], base: *mut u8) {
+        let (offsets, run) = self.runs();
+        for (i, at) in offsets.enumerate() {
+            // SAFETY: as in `pack`.
+            unsafe {
+                core::ptr::copy_nonoverlapping(
+                    buf.as_ptr().add(i * run),
+                    base.add((self.recv_at + at) * self.elem),
+                    run,
+                )
+            };
+        }
+    }
+}
+
+/// Whether a region of shape `sub` is one contiguous run of a row-major block of shape `local`:
+/// every axis after the first one longer than 1 is whole.
+fn contiguous(sub: &[usize], local: &[usize]) -> bool {
+    match sub.iter().position(|&n| n > 1) {
+        None => true,
+        Some(k) => (k + 1..sub.len()).all(|j| sub[j] == local[j]),
+    }
 }
 
 /// The committed datatypes of every neighbour of one process's block; freed on drop.
@@ -42,8 +127,11 @@ impl HaloPlan {
         rank: usize,
         halo: [usize; N],
         element: ffi::MPI_Datatype,
+        elem: usize,
     ) -> Result<Self> {
         let block = decomposition.block_shape(rank);
+        let local_shape: [usize; N] = core::array::from_fn(|k| block[k] + 2 * halo[k]);
+        let strides: Vec<usize> = (0..N).map(|k| local_shape[k + 1..].iter().product()).collect();
         let local: Vec<c_int> = (0..N).map(|k| int(block[k] + 2 * halo[k])).collect::<Result<_>>()?;
         // Pushed into the plan as they are made, so that a later failure frees them.
         let mut plan = HaloPlan { neighbours: Vec::new() };
@@ -63,6 +151,19 @@ impl HaloPlan {
                     _ => (n, w, w),
                 };
             }
+            let at = |start: &[usize]| (0..N).map(|k| start[k] * strides[k]).sum::<usize>();
+            let bytes = sub.iter().product::<usize>() * elem;
+            let packing = (!contiguous(&sub, &local_shape) && N > 0).then(|| -> Result<Packing> {
+                Ok(Packing {
+                    send_at: at(&send_at),
+                    recv_at: at(&recv_at),
+                    sub: sub.clone(),
+                    strides: strides.clone(),
+                    elem,
+                    bytes: int(bytes)?,
+                })
+            });
+            let packing = packing.transpose()?;
             let sub: Vec<c_int> = sub.into_iter().map(int).collect::<Result<_>>()?;
             let send_at: Vec<c_int> = send_at.into_iter().map(int).collect::<Result<_>>()?;
             let recv_at: Vec<c_int> = recv_at.into_iter().map(int).collect::<Result<_>>()?;
@@ -73,6 +174,7 @@ impl HaloPlan {
                 recv: subarray(&local, &sub, &recv_at, element)?,
                 tag_out: tag(offset),
                 tag_in: tag(offset.map(|o| -o)),
+                packing,
             });
         }
         Ok(plan)
@@ -103,19 +205,41 @@ impl HaloPlan {
         during: impl FnOnce() -> R,
     ) -> core::result::Result<R, Failure> {
         let neighbours: Vec<&Neighbour> = self.neighbours.iter().filter(|n| n.face || !faces_only).collect();
+        // The packed messages' buffers: the sent regions copied in now, the received ones
+        // copied out after the wait.
+        let mut buffers: Vec<(Vec<u8>, Vec<u8>)> = neighbours
+            .iter()
+            .map(|n| {
+                n.packing
+                    .as_ref()
+                    .map_or((Vec::new(), Vec::new()), |p| (vec![0; p.bytes as usize], vec![0; p.bytes as usize]))
+            })
+            .collect();
         // SAFETY: `RSMPI_REQUEST_NULL` is a constant handle of the MPI library.
         let mut requests = vec![unsafe { ffi::RSMPI_REQUEST_NULL }; 2 * neighbours.len()];
         let mut started = Ok(());
-        for (n, pair) in neighbours.iter().zip(requests.chunks_exact_mut(2)) {
-            // SAFETY: the datatypes address the block at `base` (the caller's contract); each
-            // request handle is written once and waited for below, before the block can move.
+        for ((n, pair), (send, recv)) in neighbours.iter().zip(requests.chunks_exact_mut(2)).zip(&mut buffers) {
+            let (send_ptr, recv_ptr, count, send_type, recv_type) = match &n.packing {
+                Some(p) => {
+                    // SAFETY: the block at `base` is the plan's (the caller's contract), and its
+                    // owned slabs are only read meanwhile; `send` holds the message's bytes.
+                    unsafe { p.pack(base.cast_const().cast(), send) };
+                    // SAFETY: `RSMPI_UINT8_T` is a constant handle of the MPI library.
+                    let bytes = unsafe { ffi::RSMPI_UINT8_T };
+                    (send.as_ptr().cast::<core::ffi::c_void>(), recv.as_mut_ptr().cast(), p.bytes, bytes, bytes)
+                }
+                None => (base.cast_const(), base, 1, n.send, n.recv),
+            };
+            // SAFETY: the datatypes address the block at `base` (the caller's contract), or the
+            // buffers hold the packed bytes (kept until the wait, or leaked on failure); each
+            // request handle is written once and waited for below, before the memory can move.
             started = check("MPI_Irecv", unsafe {
-                ffi::MPI_Irecv(base, 1, n.recv, n.rank, n.tag_in, comm.as_raw(), &mut pair[0])
+                ffi::MPI_Irecv(recv_ptr, count, recv_type, n.rank, n.tag_in, comm.as_raw(), &mut pair[0])
             })
             .and_then(|()| {
                 // SAFETY: as above.
                 check("MPI_Isend", unsafe {
-                    ffi::MPI_Isend(base, 1, n.send, n.rank, n.tag_out, comm.as_raw(), &mut pair[1])
+                    ffi::MPI_Isend(send_ptr, count, send_type, n.rank, n.tag_out, comm.as_raw(), &mut pair[1])
                 })
             });
             if started.is_err() {
@@ -128,6 +252,8 @@ impl HaloPlan {
         // `during` may have dropped the `Universe`: after `MPI_Finalize` no MPI call is allowed,
         // not even the wait, so the messages' memory must outlive the program.
         if mpi::environment::is_finalized() {
+            // MPI may still write into the receive buffers: they must outlive the program too.
+            core::mem::forget(buffers);
             return Err(Failure {
                 error: Error::Mpi {
                     op: "DistArray::exchange_halos_with",
@@ -144,8 +270,19 @@ impl HaloPlan {
         let code =
             unsafe { ffi::MPI_Waitall(requests.len() as c_int, requests.as_mut_ptr(), ffi::RSMPI_STATUSES_IGNORE) };
         if let Err(error) = check("MPI_Waitall", code) {
-            // Some requests may be pending still, writing into the block whenever they complete.
+            // Some requests may be pending still, writing into the block (or the buffers,
+            // leaked for it) whenever they complete.
+            core::mem::forget(buffers);
             return Err(Failure { error, in_flight: true });
+        }
+        if started.is_ok() {
+            for (n, (_, recv)) in neighbours.iter().zip(&buffers) {
+                if let Some(p) = &n.packing {
+                    // SAFETY: every message has arrived; the block at `base` is the plan's and
+                    // nothing else accesses its halos (the caller's contract).
+                    unsafe { p.unpack(recv, base.cast()) };
+                }
+            }
         }
         if let Err(error) = started {
             return Err(Failure { error, in_flight: false });
