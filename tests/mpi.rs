@@ -276,6 +276,71 @@ fn check_staggered(comm: &impl Communicator, cells: [usize; 2], axis: usize, hal
     });
 }
 
+/// Checkpoint and restart: 20 Jacobi steps on every process of `world`, saved at step 10 and
+/// resumed on one process fewer (a sub-communicator; the same one alone), equal one process's
+/// uninterrupted 20 steps bit for bit. The file (and the gathered field, for the h5py test in
+/// python/tests/test_hdf5_checkpoint.py) go to `$CNDA_CHECKPOINT_DIR` (default: the temporary
+/// directory). Bad files are typed errors on every process alike.
+#[cfg(feature = "hdf5")]
+fn check_checkpoint(world: &mpi::topology::SimpleCommunicator) {
+    use cnda::dist::Checkpoint;
+    use mpi::topology::Color;
+    use mpi::traits::CommunicatorCollectives;
+    let (global, steps) = ([29, 23], 20);
+    let f = |[i, j]: [usize; 2]| if i == 0 { 1.0 } else { ((i * 5 + j * 3) % 7) as f64 * 0.125 };
+    let jacobi = LinearStencil::jacobi_5pt();
+    let mut reference = DoubleBuffer::new(Array::from_fn(global, f));
+    jacobi.apply_steps(&mut reference, steps);
+    let dir = std::env::var_os("CNDA_CHECKPOINT_DIR").map_or_else(std::env::temp_dir, Into::into);
+    let size = world.size();
+    let path = dir.join(format!("cnda-checkpoint-{size}.h5"));
+    let mut initial = DistArray::<f64, 2>::new(world, global, [1, 1], [false, false]);
+    initial.fill_owned_with(f);
+    let mut field = DistDoubleBuffer::new(initial);
+    for _ in 0..steps / 2 {
+        let (u, v) = field.both_mut();
+        jacobi.apply_dist(u, v);
+        field.swap();
+    }
+    field.current().save(&path, Checkpoint { step: 10, time: 0.5 });
+    if let Some(g) = field.current().gather(0) {
+        // The plain (one-process) form too: a round trip, and its refusals.
+        use cnda::interop::hdf5;
+        let gathered = dir.join(format!("cnda-checkpoint-{size}-gathered.h5"));
+        hdf5::save(&gathered, "field", &g);
+        assert_eq!(hdf5::load::<f64, 2>(&gathered, "field"), g);
+        let e = hdf5::try_load::<f64, 2>(&gathered, "nope").unwrap_err();
+        assert!(e.to_string().contains("has no dataset `nope`"), "{e}");
+        assert!(matches!(hdf5::try_load::<i32, 2>(&gathered, "field"), Err(cnda::Error::UnsupportedDType { .. })));
+        assert!(matches!(hdf5::try_load::<f64, 1>(&gathered, "field"), Err(cnda::Error::RankMismatch { .. })));
+    }
+    // Resume on one process fewer.
+    let resumers = (size - 1).max(1);
+    let color = if world.rank() < resumers { Color::with_value(0) } else { Color::undefined() };
+    if let Some(sub) = world.split_by_color(color) {
+        let (loaded, at) = DistArray::<f64, 2>::load(&sub, &path, [1, 1]);
+        assert_eq!(at, Checkpoint { step: 10, time: 0.5 });
+        let mut field = DistDoubleBuffer::new(loaded);
+        for _ in 0..steps / 2 {
+            let (u, v) = field.both_mut();
+            jacobi.apply_dist(u, v);
+            field.swap();
+        }
+        if let Some(g) = field.current().gather(0) {
+            assert_eq!(&g, reference.current(), "saved on {size}, resumed on {resumers}");
+        }
+        let e = DistArray::<f64, 2>::try_load(&sub, dir.join("no-such-checkpoint.h5"), [1, 1])
+            .err()
+            .expect("a missing file");
+        assert!(matches!(e, cnda::Error::Io { .. }) && same_everywhere(&sub, &e.to_string()), "{e}");
+        let e = DistArray::<f32, 2>::try_load(&sub, &path, [1, 1]).err().expect("another element type");
+        assert!(matches!(e, cnda::Error::UnsupportedDType { .. }), "{e}");
+        let e = DistArray::<f64, 3>::try_load(&sub, &path, [1, 1, 1]).err().expect("another rank");
+        assert!(matches!(e, cnda::Error::RankMismatch { expected: 3, got: 2, .. }), "{e}");
+    }
+    world.barrier();
+}
+
 /// A non-linear closure stencil reading a diagonal.
 fn nonlinear(out: &mut f64, w: Window2<'_, f64, 1>) {
     *out = w[(0, 0)] + 0.1 * w[(-1, 0)] * w[(0, 1)] - 0.05 * w[(1, 1)];
@@ -461,6 +526,11 @@ fn main() {
     assert!(e.to_string().contains("the halo of axis 0 is 1 wide, narrower than the stencil's radius 2"), "{e}");
     assert!(same_everywhere(&world, &e.to_string()), "{e}");
     checks += 1;
+    #[cfg(feature = "hdf5")]
+    {
+        check_checkpoint(&world);
+        checks += 1;
+    }
     check_staggered(&world, [13, 10], 0, [1, 1]);
     check_staggered(&world, [13, 10], 1, [2, 1]);
     checks += 2;

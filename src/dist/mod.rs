@@ -28,6 +28,8 @@
 mod agree;
 #[cfg(feature = "mpi")]
 mod array;
+#[cfg(feature = "hdf5")]
+mod checkpoint;
 mod decomposition;
 #[cfg(feature = "mpi")]
 mod exchange;
@@ -40,6 +42,8 @@ mod steps;
 
 #[cfg(feature = "mpi")]
 pub use array::DistArray;
+#[cfg(feature = "hdf5")]
+pub use checkpoint::Checkpoint;
 pub use decomposition::{dims_create, Decomposition};
 #[cfg(feature = "mpi")]
 pub use stencil::{sweep_dist, try_sweep_dist, DistDoubleBuffer};

@@ -1,0 +1,30 @@
+"""Checkpoints of distributed arrays (`DistArray::save`, Rust feature `hdf5`) read by h5py: the
+field is one dataset in global index order with its step, time, halo and periodicity, equal to
+the array gathered onto one process. scripts/test runs tests/mpi.rs under mpirun with 1 to 4
+processes first, with CNDA_CHECKPOINT_DIR naming where they write; without it (or without h5py)
+these tests skip."""
+
+import os
+import pathlib
+
+import numpy as np
+import pytest
+
+h5py = pytest.importorskip("h5py")
+DIR = os.environ.get("CNDA_CHECKPOINT_DIR")
+pytestmark = pytest.mark.skipif(DIR is None, reason="CNDA_CHECKPOINT_DIR is not set (scripts/test sets it)")
+
+
+@pytest.mark.parametrize("processes", [1, 2, 3, 4])
+def test_a_checkpoint_is_the_gathered_field_with_its_attributes(processes):
+    path = pathlib.Path(DIR) / f"cnda-checkpoint-{processes}.h5"
+    if os.environ.get("CNDA_REQUIRE_CHECKPOINTS") != "1" and not path.exists():
+        pytest.skip(f"{path} was not written")
+    with h5py.File(path, "r") as f, h5py.File(pathlib.Path(DIR) / f"cnda-checkpoint-{processes}-gathered.h5", "r") as g:
+        field = f["field"]
+        assert field.dtype == np.float64 and field.shape == (29, 23)
+        assert np.array_equal(field[...], g["field"][...])
+        assert field.attrs["step"] == 10 and field.attrs["time"] == 0.5
+        assert list(field.attrs["halo"]) == [1, 1] and list(field.attrs["periodic"]) == [0, 0]
+        # The hot top row (the fixed boundary) is where the program put it.
+        assert np.array_equal(field[0], np.ones(23))

@@ -1,0 +1,157 @@
+//! Checkpoints of distributed arrays (features `mpi` and `hdf5`): one HDF5 file written
+//! collectively through MPI-IO, the global array as one dataset (`field`) in global index order,
+//! whatever the process count and decomposition, with attributes `step`, `time`, `halo` and
+//! `periodic` (the element type is the dataset's own). So a run saved on 4 processes resumes on 3
+//! (or 1024), and h5py or any HDF5 tool reads the field as a plain array.
+
+use std::path::Path;
+
+use ::hdf5::{File, FileBuilder, Hyperslab, Selection, SliceOrIndex};
+use mpi::datatype::Equivalence;
+use mpi::raw::AsRaw;
+use mpi::traits::Communicator;
+
+use super::agree::agree;
+use super::DistArray;
+use crate::array::Array;
+use crate::element::Pod;
+use crate::error::{or_panic, Error, Result};
+use crate::interop::hdf5::{io, open_dataset, H5Type};
+
+/// The dataset a checkpoint holds its field in.
+const FIELD: &str = "field";
+
+/// Where a checkpoint was taken: the step count and simulated time the program saved with it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Checkpoint {
+    /// The step the field is at.
+    pub step: u64,
+    /// The simulated time the field is at.
+    pub time: f64,
+}
+
+/// `rank`'s block of `range` as an HDF5 hyperslab.
+fn slab<const N: usize>(block: &[core::ops::Range<usize>; N]) -> Selection {
+    let axes: Vec<SliceOrIndex> =
+        block.iter().map(|r| SliceOrIndex::SliceCount { start: r.start, step: 1, count: r.len(), block: 1 }).collect();
+    Selection::new(Hyperslab::from(axes))
+}
+
+impl<T: Pod + Equivalence + H5Type, const N: usize> DistArray<T, N> {
+    /// Writes the global array to a new HDF5 file at `path` (replacing one), each process its own
+    /// block, with `checkpoint`'s step and time. Collective: every process calls it with the same
+    /// path.
+    ///
+    /// # Panics
+    ///
+    /// As [`DistArray::try_save`] errs.
+    #[track_caller]
+    pub fn save(&self, path: impl AsRef<Path>, checkpoint: Checkpoint) {
+        or_panic(self.try_save(path, checkpoint))
+    }
+
+    /// [`DistArray::save`], returning errors.
+    ///
+    /// # Errors
+    ///
+    /// `Error::Io` when the file cannot be created or written (on every process alike: the
+    /// processes agree on the outcome).
+    pub fn try_save(&self, path: impl AsRef<Path>, checkpoint: Checkpoint) -> Result<()> {
+        const OP: &str = "DistArray::save";
+        let path = path.as_ref();
+        let local = (|| -> ::hdf5::Result<()> {
+            let file = FileBuilder::new().with_fapl(|p| p.mpio(self.comm.as_raw(), None)).create(path)?;
+            let global = self.decomposition().global_shape();
+            let dataset = file.new_dataset::<T>().shape(global.to_vec()).create(FIELD)?;
+            dataset.new_attr::<u64>().create("step")?.write_scalar(&checkpoint.step)?;
+            dataset.new_attr::<f64>().create("time")?.write_scalar(&checkpoint.time)?;
+            let halo: Vec<u64> = self.halo().iter().map(|&h| h as u64).collect();
+            dataset.new_attr::<u64>().shape(N).create("halo")?.write_raw(&halo)?;
+            let periodic: Vec<u8> = self.decomposition().periodic().iter().map(|&p| u8::from(p)).collect();
+            dataset.new_attr::<u8>().shape(N).create("periodic")?.write_raw(&periodic)?;
+            let owned = self.owned().to_owned();
+            let view = ::ndarray::ArrayView::from_shape(owned.shape().to_vec(), owned.as_slice())
+                .map_err(|e| ::hdf5::Error::from(e.to_string()))?;
+            dataset.as_writer().write_slice(view, slab(&self.owned_range_global()))
+        })()
+        .map_err(|e| io(OP, path, e));
+        agree(&*self.comm, OP, local)
+    }
+
+    /// Reads a checkpoint written by [`DistArray::save`] (on any number of processes) onto the
+    /// processes of `comm`, split as [`DistArray::new`] splits, with halos `halo` (filled by the
+    /// next exchange) and the saved periodicity; the step and time saved with it. Collective.
+    ///
+    /// # Panics
+    ///
+    /// As [`DistArray::try_load`] errs.
+    #[track_caller]
+    pub fn load(comm: &impl Communicator, path: impl AsRef<Path>, halo: [usize; N]) -> (Self, Checkpoint) {
+        or_panic(Self::try_load(comm, path, halo))
+    }
+
+    /// [`DistArray::load`], returning errors.
+    ///
+    /// # Errors
+    ///
+    /// `Error::Io` for a missing, unreadable or truncated file, or one without the field or its
+    /// attributes; `Error::UnsupportedDType` when the field's elements are not `T`;
+    /// `Error::RankMismatch` when it has not `N` axes; as [`DistArray::try_new`] for the split.
+    /// Every process returns the same error.
+    pub fn try_load(comm: &impl Communicator, path: impl AsRef<Path>, halo: [usize; N]) -> Result<(Self, Checkpoint)> {
+        const OP: &str = "DistArray::load";
+        let path = path.as_ref();
+        let header = (|| -> Result<(File, [usize; N], [bool; N], Checkpoint)> {
+            let file = FileBuilder::new()
+                .with_fapl(|p| p.mpio(comm.as_raw(), None))
+                .open(path)
+                .map_err(|e| io(OP, path, e))?;
+            let dataset = open_dataset::<T, N>(OP, path, &file, FIELD)?;
+            let attr = |name: &str| {
+                dataset.attr(name).map_err(|e| Error::Io {
+                    op: OP,
+                    reason: format!(
+                        "{}: the field has no `{name}` attribute ({e}); is it a cnda checkpoint?",
+                        path.display()
+                    ),
+                })
+            };
+            let step = attr("step")?.read_scalar::<u64>().map_err(|e| io(OP, path, e))?;
+            let time = attr("time")?.read_scalar::<f64>().map_err(|e| io(OP, path, e))?;
+            let periodic: Vec<u8> = attr("periodic")?.read_raw().map_err(|e| io(OP, path, e))?;
+            if periodic.len() != N {
+                return Err(Error::Io {
+                    op: OP,
+                    reason: format!("{}: `periodic` has {} entries", path.display(), periodic.len()),
+                });
+            }
+            let shape = dataset.shape();
+            Ok((
+                file,
+                core::array::from_fn(|k| shape[k]),
+                core::array::from_fn(|k| periodic[k] != 0),
+                Checkpoint { step, time },
+            ))
+        })();
+        let (file, global, periodic, checkpoint) = agree(comm, OP, header)?;
+        let mut array = Self::try_new(comm, global, halo, periodic)?;
+        let block = array.owned_range_global();
+        let local = file
+            .dataset(FIELD)
+            .and_then(|d| d.read_slice::<T, _, ::ndarray::IxDyn>(slab(&block)))
+            .map_err(|e| io(OP, path, e))
+            .and_then(|data| {
+                let shape: [usize; N] = core::array::from_fn(|k| block[k].len());
+                let data: Vec<T> = data.iter().copied().collect();
+                let block = Array::from_shape_vec(shape, data)?;
+                array.owned_mut().try_assign(&block)
+            });
+        agree(comm, OP, local)?;
+        Ok((array, checkpoint))
+    }
+
+    /// The global index ranges of this process's block.
+    fn owned_range_global(&self) -> [core::ops::Range<usize>; N] {
+        self.decomposition().block(self.rank())
+    }
+}
