@@ -4,24 +4,26 @@
 use core::mem::ManuallyDrop;
 use core::ops::Range;
 
-use mpi::collective::SystemOperation;
 use mpi::datatype::Equivalence;
 use mpi::raw::AsRaw;
 use mpi::topology::SimpleCommunicator;
-use mpi::traits::{Communicator, CommunicatorCollectives};
+use mpi::traits::Communicator;
 
 use super::agree::{agree, ensure_live};
 use super::exchange::{Failure, HaloPlan};
-use super::Decomposition;
+use super::staged::Staging;
+use super::{Decomposition, DistBackend};
 use crate::array::Array;
-use crate::element::{Numeric, Pod};
+use crate::element::Pod;
 use crate::error::{or_panic, Error, Result};
+use crate::kernel::{Allocator, Backend, Cpu};
 use crate::layout::{RowMajor, Strided};
-use crate::view::{ArrayView, ArrayViewMut};
+use crate::view::{Shared, Unique, View};
 
 /// A global grid of shape `global` distributed over the processes of a communicator: each process
-/// holds its block of the [`Decomposition`] as an ordinary [`Array`] (`local`), with `halo[k]`
-/// extra points at both ends of axis `k` for the neighbours' values a stencil reads.
+/// holds its block of the [`Decomposition`] as an ordinary [`Array`] (`local`) on backend `B`
+/// (host memory by default, or a device's: [`DistArray::new_in`]), with `halo[k]` extra points
+/// at both ends of axis `k` for the neighbours' values a stencil reads.
 ///
 /// The halo of a periodic axis wraps around the global grid; the halo on a fixed (non-periodic)
 /// global edge is never written by the exchange, so it holds the boundary values the program puts
@@ -38,14 +40,16 @@ use crate::view::{ArrayView, ArrayViewMut};
 /// u.exchange_halos();
 /// let total = u.sum(); // the same on every process
 /// ```
-pub struct DistArray<T: Pod + Equivalence, const N: usize> {
+pub struct DistArray<T: Pod + Equivalence, const N: usize, B: DistBackend = Cpu> {
     /// Freed on drop only while MPI is live: after `MPI_Finalize` no MPI call is allowed.
     pub(super) comm: ManuallyDrop<SimpleCommunicator>,
     pub(super) decomposition: Decomposition<N>,
     pub(super) rank: usize,
     halo: [usize; N],
-    local: Array<T, N>,
+    local: Array<T, N, B>,
     plan: HaloPlan,
+    /// A device block's packed messages, made at its first exchange (never for host blocks).
+    staging: Option<Staging<B, T>>,
 }
 
 impl<T: Pod + Equivalence, const N: usize> DistArray<T, N> {
@@ -73,13 +77,75 @@ impl<T: Pod + Equivalence, const N: usize> DistArray<T, N> {
         halo: [usize; N],
         periodic: [bool; N],
     ) -> Result<Self> {
-        let ranks = usize::try_from(comm.size()).unwrap_or(0);
-        let local = Decomposition::try_new(global, ranks, periodic).and_then(|d| Self::local_part(comm, d, halo));
-        Self::from_local_part(comm, agree(comm, "DistArray::new", local)?)
+        Self::try_new_in(&Cpu, comm, global, halo, periodic)
     }
 
     /// A zero-filled grid split as `decomposition` says, over every process of `comm`.
     /// Collective: every process calls it with the same arguments.
+    ///
+    /// # Errors
+    ///
+    /// As [`DistArray::try_with_decomposition_in`].
+    pub fn try_with_decomposition(
+        comm: &impl Communicator,
+        decomposition: Decomposition<N>,
+        halo: [usize; N],
+    ) -> Result<Self> {
+        Self::try_with_decomposition_in(&Cpu, comm, decomposition, halo)
+    }
+}
+
+impl<T: Pod + Equivalence, const N: usize, B: DistBackend> DistArray<T, N, B> {
+    /// A zero-filled `global` grid over every process of `comm`, each block allocated from
+    /// `alloc`: `&Cpu`, a `&Pool`, or a device (`&CudaDevice`, `&WgpuDevice`, one per process,
+    /// on that process's GPU). Collective, as [`DistArray::new`].
+    ///
+    /// ```no_run
+    /// # #[cfg(feature = "wgpu")] {
+    /// use cnda::dist::DistArray;
+    /// use cnda::backend::wgpu::{Wgpu, WgpuDevice};
+    /// let universe = mpi::initialize().unwrap();
+    /// let dev = WgpuDevice::new().unwrap();
+    /// let mut u = DistArray::<f32, 2, Wgpu>::new_in(&dev, &universe.world(), [1024, 1024], [1, 1], [false; 2]);
+    /// u.exchange_halos(); // packed on the device, through pinned host memory
+    /// # }
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// As [`DistArray::try_new_in`] errs.
+    #[track_caller]
+    pub fn new_in(
+        alloc: &impl Allocator<B>,
+        comm: &impl Communicator,
+        global: [usize; N],
+        halo: [usize; N],
+        periodic: [bool; N],
+    ) -> Self {
+        or_panic(Self::try_new_in(alloc, comm, global, halo, periodic))
+    }
+
+    /// [`DistArray::new_in`], returning errors.
+    ///
+    /// # Errors
+    ///
+    /// As [`DistArray::try_with_decomposition_in`], and `Error::Decomposition` when `global`
+    /// cannot be split over the communicator's processes. The same error on every process.
+    pub fn try_new_in(
+        alloc: &impl Allocator<B>,
+        comm: &impl Communicator,
+        global: [usize; N],
+        halo: [usize; N],
+        periodic: [bool; N],
+    ) -> Result<Self> {
+        let ranks = usize::try_from(comm.size()).unwrap_or(0);
+        let local =
+            Decomposition::try_new(global, ranks, periodic).and_then(|d| Self::local_part(alloc, comm, d, halo));
+        Self::from_local_part(comm, agree(comm, "DistArray::new", local)?)
+    }
+
+    /// A zero-filled grid split as `decomposition` says, over every process of `comm`, each block
+    /// allocated from `alloc`. Collective: every process calls it with the same arguments.
     ///
     /// # Errors
     ///
@@ -89,25 +155,27 @@ impl<T: Pod + Equivalence, const N: usize> DistArray<T, N> {
     /// `Error::Mpi` when MPI refuses the halos' datatypes, or when another process failed (the
     /// processes agree before communicating, so all return the same error and none waits for
     /// the others).
-    pub fn try_with_decomposition(
+    pub fn try_with_decomposition_in(
+        alloc: &impl Allocator<B>,
         comm: &impl Communicator,
         decomposition: Decomposition<N>,
         halo: [usize; N],
     ) -> Result<Self> {
-        let local = Self::local_part(comm, decomposition, halo);
+        let local = Self::local_part(alloc, comm, decomposition, halo);
         Self::from_local_part(comm, agree(comm, "DistArray::new", local)?)
     }
 
     /// A face-centred (staggered) array on `cells`' decomposition, one point longer along
     /// `axis` ([`Decomposition::staggered`]): each process owns the faces on the low side of its
     /// cells (and the last process the last face), so face and cell values line up block by
-    /// block, with no slicing of global arrays. Collective, as [`DistArray::new`].
+    /// block, with no slicing of global arrays. Its blocks live where `cells`' do. Collective,
+    /// as [`DistArray::new`].
     ///
     /// # Panics
     ///
     /// As [`DistArray::try_staggered`] errs.
     #[track_caller]
-    pub fn staggered<U: Pod + Equivalence>(cells: &DistArray<U, N>, axis: usize, halo: [usize; N]) -> Self {
+    pub fn staggered<U: Pod + Equivalence>(cells: &DistArray<U, N, B>, axis: usize, halo: [usize; N]) -> Self {
         or_panic(Self::try_staggered(cells, axis, halo))
     }
 
@@ -115,21 +183,27 @@ impl<T: Pod + Equivalence, const N: usize> DistArray<T, N> {
     ///
     /// # Errors
     ///
-    /// As [`Decomposition::try_staggered`] and [`DistArray::try_with_decomposition`].
-    pub fn try_staggered<U: Pod + Equivalence>(cells: &DistArray<U, N>, axis: usize, halo: [usize; N]) -> Result<Self> {
+    /// As [`Decomposition::try_staggered`] and [`DistArray::try_with_decomposition_in`].
+    pub fn try_staggered<U: Pod + Equivalence>(
+        cells: &DistArray<U, N, B>,
+        axis: usize,
+        halo: [usize; N],
+    ) -> Result<Self> {
         let comm = &*cells.comm;
-        let local = cells.decomposition.try_staggered(axis).and_then(|d| Self::local_part(comm, d, halo));
+        let alloc = cells.allocator();
+        let local = cells.decomposition.try_staggered(axis).and_then(|d| Self::local_part(&alloc, comm, d, halo));
         Self::from_local_part(comm, agree(comm, "DistArray::staggered", local)?)
     }
 
     /// What one process builds on its own, without communicating: the checks of
-    /// [`DistArray::try_with_decomposition`] (over every process's block, so that every process
-    /// finds the same error), its zeroed block and its halo plan.
+    /// [`DistArray::try_with_decomposition_in`] (over every process's block, so that every
+    /// process finds the same error), its zeroed block and its halo plan.
     fn local_part(
+        alloc: &impl Allocator<B>,
         comm: &impl Communicator,
         decomposition: Decomposition<N>,
         halo: [usize; N],
-    ) -> Result<LocalPart<T, N>> {
+    ) -> Result<LocalPart<T, N, B>> {
         let op = "DistArray::new";
         let size = usize::try_from(comm.size()).unwrap_or(0);
         if size != decomposition.ranks() {
@@ -166,16 +240,29 @@ impl<T: Pod + Equivalence, const N: usize> DistArray<T, N> {
                 elem_size: core::mem::size_of::<T>(),
             })?;
         }
-        let local = Array::try_zeros(shape)?;
+        let local = Array::try_zeros_in(alloc, shape)?;
         let plan =
             HaloPlan::new(&decomposition, rank, halo, T::equivalent_datatype().as_raw(), core::mem::size_of::<T>())?;
         Ok(LocalPart { decomposition, rank, halo, local, plan })
     }
 
     /// The array from its local part, once every process has one: duplicates the communicator.
-    fn from_local_part(comm: &impl Communicator, part: LocalPart<T, N>) -> Result<Self> {
+    fn from_local_part(comm: &impl Communicator, part: LocalPart<T, N, B>) -> Result<Self> {
         let LocalPart { decomposition, rank, halo, local, plan } = part;
-        Ok(DistArray { comm: ManuallyDrop::new(comm.duplicate()), decomposition, rank, halo, local, plan })
+        Ok(DistArray {
+            comm: ManuallyDrop::new(comm.duplicate()),
+            decomposition,
+            rank,
+            halo,
+            local,
+            plan,
+            staging: None,
+        })
+    }
+
+    /// The allocator of the block, for arrays that should live where it does.
+    pub(super) fn allocator(&self) -> B::Alloc {
+        self.local.allocator()
     }
 
     /// How the global grid is split.
@@ -199,30 +286,25 @@ impl<T: Pod + Equivalence, const N: usize> DistArray<T, N> {
     }
 
     /// The local block with its halos.
-    pub fn local(&self) -> &Array<T, N> {
+    pub fn local(&self) -> &Array<T, N, B> {
         &self.local
     }
 
     /// The local block with its halos, mutably (to set boundary values in a fixed edge's halo, or
     /// write a sweep's result); a view, so the block keeps its shape and place.
-    pub fn local_mut(&mut self) -> ArrayViewMut<'_, T, N, RowMajor> {
+    pub fn local_mut(&mut self) -> View<'_, T, N, Unique, B, RowMajor> {
         self.local.view_mut()
     }
 
-    /// The local block's descriptor, for writing through (the distributed stencil sweep).
-    pub(crate) fn local_desc_mut(&mut self) -> crate::kernel::Desc<crate::kernel::Cpu, T, N> {
-        self.local.desc_mut()
-    }
-
     /// The owned points: the local block without its halos.
-    pub fn owned(&self) -> ArrayView<'_, T, N, Strided> {
+    pub fn owned(&self) -> View<'_, T, N, Shared, B, Strided> {
         let view = self.local.view();
         let block = self.decomposition.block_shape(self.rank);
         (0..N).fold(view.into_strided(), |v, k| v.narrow(k, self.halo[k], block[k]))
     }
 
     /// The owned points, mutably.
-    pub fn owned_mut(&mut self) -> ArrayViewMut<'_, T, N, Strided> {
+    pub fn owned_mut(&mut self) -> View<'_, T, N, Unique, B, Strided> {
         let block = self.decomposition.block_shape(self.rank);
         let halo = self.halo;
         (0..N).fold(self.local.view_mut().into_strided(), |v, k| v.narrow(k, halo[k], block[k]))
@@ -241,12 +323,29 @@ impl<T: Pod + Equivalence, const N: usize> DistArray<T, N> {
         self.decomposition.owner(global)
     }
 
-    /// Sets every owned point from its global index.
+    /// Sets every owned point from its global index (computed on the host, then copied to a
+    /// device block).
+    ///
+    /// # Panics
+    ///
+    /// When a device refuses the memory or the copy.
+    #[track_caller]
     pub fn fill_owned_with(&mut self, mut f: impl FnMut([usize; N]) -> T) {
         let start = self.owned_range().map(|r| r.start);
         let block = self.decomposition.block_shape(self.rank);
         let values = Array::from_fn(block, |i| f(core::array::from_fn(|k| start[k] + i[k])));
-        self.owned_mut().assign(&values);
+        or_panic(self.try_set_owned(&values));
+    }
+
+    /// Sets the owned points from a host array of the block's shape.
+    ///
+    /// # Errors
+    ///
+    /// `Error::ShapeMismatch` for another shape; `Error::Alloc`/`Error::Device` from a device.
+    pub(super) fn try_set_owned(&mut self, values: &Array<T, N>) -> Result<()> {
+        // Where the block lives first (a copy on the host too: one generic path, off the hot loop).
+        let on_block = B::upload(&self.allocator(), values)?;
+        self.owned_mut().try_assign(&on_block)
     }
 
     /// Fills every halo from the neighbouring blocks (faces, edges and corners, wrapping on
@@ -297,7 +396,7 @@ impl<T: Pod + Equivalence, const N: usize> DistArray<T, N> {
     /// As [`DistArray::try_exchange_halos_with`] errs, and when MPI is finalized, before the call
     /// or by `during`.
     #[track_caller]
-    pub fn exchange_halos_with<R>(&mut self, during: impl FnOnce(ArrayView<'_, T, N, Strided>) -> R) -> R {
+    pub fn exchange_halos_with<R>(&mut self, during: impl FnOnce(View<'_, T, N, Shared, B, Strided>) -> R) -> R {
         or_panic(self.try_exchange_halos_with(during))
     }
 
@@ -306,7 +405,10 @@ impl<T: Pod + Equivalence, const N: usize> DistArray<T, N> {
     /// # Errors
     ///
     /// As [`DistArray::try_exchange_halos`].
-    pub fn try_exchange_halos_with<R>(&mut self, during: impl FnOnce(ArrayView<'_, T, N, Strided>) -> R) -> Result<R> {
+    pub fn try_exchange_halos_with<R>(
+        &mut self,
+        during: impl FnOnce(View<'_, T, N, Shared, B, Strided>) -> R,
+    ) -> Result<R> {
         self.exchange("DistArray::exchange_halos_with", false, during)
     }
 
@@ -341,34 +443,68 @@ impl<T: Pod + Equivalence, const N: usize> DistArray<T, N> {
         &mut self,
         op: &'static str,
         faces_only: bool,
-        during: impl FnOnce(ArrayView<'_, T, N, Strided>) -> R,
+        during: impl FnOnce(View<'_, T, N, Shared, B, Strided>) -> R,
     ) -> Result<R> {
         ensure_live(op);
-        let base = self.local.desc_mut().handle.cast::<core::ffi::c_void>();
-        let owned = self.owned();
+        let local = self.local.desc_mut();
+        let owned = (0..N).fold(self.local.view().into_strided(), |v, k| {
+            v.narrow(k, self.halo[k], self.decomposition.block_shape(self.rank)[k])
+        });
+        let Some(base) = B::host_address(local.handle) else {
+            // A device block: staged through pinned host memory, made at the first exchange.
+            let dev = B::handle_device(local.handle);
+            if self.staging.is_none() {
+                self.staging = Some(Staging::new(&self.plan, &self.local.allocator(), &dev)?);
+            }
+            let staging = self.staging.as_mut().expect("made above");
+            // SAFETY: `local` is the block the plan was made for (row-major, of this shape for
+            // the array's life); `during` gets a shared view of the owned points, which the
+            // exchange only reads, and nothing else can reach the halos meanwhile. A failure
+            // with messages in flight leaks the staging below, as the exchange requires.
+            let outcome =
+                unsafe { self.plan.exchange_staged(&*self.comm, staging, &dev, local, faces_only, || during(owned)) };
+            return outcome.or_else(|Failure { error, in_flight }| {
+                if in_flight {
+                    core::mem::forget(self.staging.take());
+                }
+                Self::failed(error)
+            });
+        };
         // SAFETY: the plan was made for this block, row-major and of this shape for the array's
         // life (`local_mut` hands out views only); `during` gets a shared view of the owned
         // points, which the plan only reads, and nothing else can reach the halos meanwhile.
         // A failure with messages in flight leaks the block below, as the plan requires.
-        match unsafe { self.plan.exchange(&*self.comm, base, faces_only, || during(owned)) } {
+        match unsafe { self.plan.exchange(&*self.comm, base.cast(), faces_only, || during(owned)) } {
             Ok(value) => Ok(value),
             Err(Failure { error, in_flight }) => {
                 if in_flight {
-                    let fresh = Array::zeros(self.local.shape());
+                    // MPI may still write into the block: leak it, keeping a block of its shape
+                    // (the plan's). Without memory for one, freeing or keeping the block could
+                    // both let MPI write into memory Rust reuses: nothing sound is left.
+                    let Ok(fresh) = Array::try_zeros_in(&self.local.allocator(), self.local.shape()) else {
+                        eprintln!("cnda: {error}; no memory to replace the block MPI may still write into");
+                        std::process::abort();
+                    };
                     core::mem::forget(core::mem::replace(&mut self.local, fresh));
                 }
-                if mpi::environment::is_finalized() {
-                    panic!("{error}");
-                }
-                Err(error)
+                Self::failed(error)
             }
         }
+    }
+
+    /// A failed exchange's error, or its panic when MPI is finalized (no MPI call may follow).
+    #[track_caller]
+    fn failed<R>(error: Error) -> Result<R> {
+        if mpi::environment::is_finalized() {
+            panic!("{error}");
+        }
+        Err(error)
     }
 }
 
 /// Frees the duplicated communicator, unless MPI is finalized already (the `Universe` dropped
 /// first): then the library has released it, and calling it would be an error.
-impl<T: Pod + Equivalence, const N: usize> Drop for DistArray<T, N> {
+impl<T: Pod + Equivalence, const N: usize, B: DistBackend> Drop for DistArray<T, N, B> {
     fn drop(&mut self) {
         if !mpi::environment::is_finalized() {
             // SAFETY: dropped once, here; the field is not used after.
@@ -377,8 +513,14 @@ impl<T: Pod + Equivalence, const N: usize> Drop for DistArray<T, N> {
     }
 }
 
-/// A copy on a duplicate of the communicator. Collective: every process clones its part.
-impl<T: Pod + Equivalence, const N: usize> Clone for DistArray<T, N> {
+/// A copy on a duplicate of the communicator, its block where this one's is. Collective: every
+/// process clones its part.
+///
+/// # Panics
+///
+/// When the memory for the copy is refused (on every process alike).
+impl<T: Pod + Equivalence, const N: usize, B: DistBackend> Clone for DistArray<T, N, B> {
+    #[track_caller]
     fn clone(&self) -> Self {
         let plan = HaloPlan::new(
             &self.decomposition,
@@ -387,137 +529,25 @@ impl<T: Pod + Equivalence, const N: usize> Clone for DistArray<T, N> {
             T::equivalent_datatype().as_raw(),
             core::mem::size_of::<T>(),
         );
-        let plan = or_panic(agree(&*self.comm, "DistArray::clone", plan));
+        let part = plan.and_then(|plan| Ok((plan, self.local.try_to_owned_in(&self.allocator())?)));
+        let (plan, local) = or_panic(agree(&*self.comm, "DistArray::clone", part));
         DistArray {
             comm: ManuallyDrop::new(self.comm.duplicate()),
             decomposition: self.decomposition,
             rank: self.rank,
             halo: self.halo,
-            local: self.local.clone(),
+            local,
             plan,
+            staging: None,
         }
-    }
-}
-
-impl<T: crate::element::Float + Equivalence, const N: usize> DistArray<T, N> {
-    /// The largest `|self - other|` over the grid's points (a residual's maximum norm), the same
-    /// on every process; NaN when any difference is NaN. Collective.
-    ///
-    /// # Panics
-    ///
-    /// As [`DistArray::try_max_abs_diff`] errs (on every process alike).
-    #[track_caller]
-    pub fn max_abs_diff(&self, other: &DistArray<T, N>) -> T {
-        or_panic(self.try_max_abs_diff(other))
-    }
-
-    /// [`DistArray::max_abs_diff`], returning errors.
-    ///
-    /// # Errors
-    ///
-    /// `Error::Decomposition` when the two arrays are split differently (`Error::Mpi` everywhere
-    /// when that differs between processes).
-    pub fn try_max_abs_diff(&self, other: &DistArray<T, N>) -> Result<T> {
-        agree(&*self.comm, "DistArray::max_abs_diff", self.same_split("DistArray::max_abs_diff", other))?;
-        let mine = crate::Zip::from(self.owned()).and(other.owned()).fold(T::ZERO, |m, &a, &b| {
-            let d = (a - b).abs();
-            if d > m || d.is_nan() {
-                d
-            } else {
-                m
-            }
-        });
-        // MPI's max may drop a NaN, which must not pass for convergence: flag it separately.
-        let (nan, mut any_nan) = (i32::from(mine.is_nan()), 0);
-        self.comm.all_reduce_into(&nan, &mut any_nan, SystemOperation::max());
-        let max = self.all_reduce(mine, SystemOperation::max());
-        Ok(if any_nan != 0 {
-            (-T::ONE).sqrt() // NaN
-        } else {
-            max
-        })
-    }
-
-    /// `sqrt(sum (self - other)^2)` over the grid's points (a residual's 2-norm), the same on every
-    /// process: each sums its block's squares, MPI adds the partial sums (so the last bits depend
-    /// on the split, unlike [`DistArray::max_abs_diff`]). Collective.
-    ///
-    /// # Panics
-    ///
-    /// As [`DistArray::try_diff_norm2`] errs (on every process alike).
-    #[track_caller]
-    pub fn diff_norm2(&self, other: &DistArray<T, N>) -> T {
-        or_panic(self.try_diff_norm2(other))
-    }
-
-    /// [`DistArray::diff_norm2`], returning errors.
-    ///
-    /// # Errors
-    ///
-    /// As [`DistArray::try_max_abs_diff`].
-    pub fn try_diff_norm2(&self, other: &DistArray<T, N>) -> Result<T> {
-        agree(&*self.comm, "DistArray::diff_norm2", self.same_split("DistArray::diff_norm2", other))?;
-        let mine =
-            crate::Zip::from(self.owned()).and(other.owned()).fold(T::ZERO, |acc, &a, &b| acc + (a - b) * (a - b));
-        Ok(self.all_reduce(mine, SystemOperation::sum()).sqrt())
-    }
-}
-
-impl<T: Pod + Equivalence, const N: usize> DistArray<T, N> {
-    /// `Ok` when `other` is split as `self` is (its blocks have the same places and shapes).
-    pub(crate) fn same_split(&self, op: &'static str, other: &DistArray<T, N>) -> Result<()> {
-        if self.decomposition != other.decomposition {
-            return Err(Error::Decomposition {
-                op,
-                reason: format!(
-                    "the arrays are split differently: {:?} and {:?}",
-                    self.decomposition, other.decomposition
-                ),
-                fix: "use arrays of one split (a clone, or the same arguments to `DistArray::new`)",
-            });
-        }
-        Ok(())
-    }
-
-    /// [`agree`] on `self`'s communicator, for the distributed stencils.
-    pub(crate) fn agree<A>(&self, op: &'static str, local: Result<A>) -> Result<A> {
-        agree(&*self.comm, op, local)
-    }
-}
-
-impl<T: Numeric + Equivalence, const N: usize> DistArray<T, N> {
-    /// The sum of every owned point of every process, the same on all (each process sums its block
-    /// pairwise, then MPI adds the partial sums). Collective.
-    pub fn sum(&self) -> T {
-        self.all_reduce(self.owned().sum(), SystemOperation::sum())
-    }
-
-    /// The least point of the grid. Collective.
-    pub fn min(&self) -> T {
-        self.all_reduce(self.owned().min().expect(NON_EMPTY), SystemOperation::min())
-    }
-
-    /// The greatest point of the grid. Collective.
-    pub fn max(&self) -> T {
-        self.all_reduce(self.owned().max().expect(NON_EMPTY), SystemOperation::max())
-    }
-
-    fn all_reduce(&self, mine: T, op: SystemOperation) -> T {
-        ensure_live("DistArray (reduction)");
-        let mut all = mine;
-        self.comm.all_reduce_into(&mine, &mut all, op);
-        all
     }
 }
 
 /// One process's part of a new [`DistArray`], built without communicating.
-struct LocalPart<T: Pod, const N: usize> {
+struct LocalPart<T: Pod, const N: usize, B: Backend> {
     decomposition: Decomposition<N>,
     rank: usize,
     halo: [usize; N],
-    local: Array<T, N>,
+    local: Array<T, N, B>,
     plan: HaloPlan,
 }
-
-/// Every process owns at least one point (the decomposition refuses splits that leave one empty).
-const NON_EMPTY: &str = "a decomposition gives every process at least one point";

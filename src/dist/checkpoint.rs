@@ -12,11 +12,12 @@ use mpi::raw::AsRaw;
 use mpi::traits::Communicator;
 
 use super::agree::agree;
-use super::DistArray;
+use super::{DistArray, DistBackend};
 use crate::array::Array;
 use crate::element::Pod;
 use crate::error::{or_panic, Error, Result};
 use crate::interop::hdf5::{io, open_dataset, H5Type};
+use crate::kernel::{Allocator, Cpu};
 
 /// The dataset a checkpoint holds its field in.
 const FIELD: &str = "field";
@@ -38,6 +39,28 @@ fn slab<const N: usize>(block: &[core::ops::Range<usize>; N]) -> Selection {
 }
 
 impl<T: Pod + Equivalence + H5Type, const N: usize> DistArray<T, N> {
+    /// Reads a checkpoint written by [`DistArray::save`] (on any number of processes) onto the
+    /// processes of `comm`, in host memory; see [`DistArray::load_in`]. Collective.
+    ///
+    /// # Panics
+    ///
+    /// As [`DistArray::try_load`] errs.
+    #[track_caller]
+    pub fn load(comm: &impl Communicator, path: impl AsRef<Path>, halo: [usize; N]) -> (Self, Checkpoint) {
+        or_panic(Self::try_load(comm, path, halo))
+    }
+
+    /// [`DistArray::load`], returning errors.
+    ///
+    /// # Errors
+    ///
+    /// As [`DistArray::try_load_in`].
+    pub fn try_load(comm: &impl Communicator, path: impl AsRef<Path>, halo: [usize; N]) -> Result<(Self, Checkpoint)> {
+        Self::try_load_in(&Cpu, comm, path, halo)
+    }
+}
+
+impl<T: Pod + Equivalence + H5Type, const N: usize, B: DistBackend> DistArray<T, N, B> {
     /// Writes the global array to a new HDF5 file at `path` (replacing one), each process its own
     /// block, with `checkpoint`'s step and time. Collective: every process calls it with the same
     /// path.
@@ -54,12 +77,12 @@ impl<T: Pod + Equivalence + H5Type, const N: usize> DistArray<T, N> {
     ///
     /// # Errors
     ///
-    /// `Error::Io` when the file cannot be created or written (on every process alike: the
-    /// processes agree on the outcome).
+    /// `Error::Io` when the file cannot be created or written; `Error::Device` when a device
+    /// block's copy down fails (on every process alike: the processes agree on the outcome).
     pub fn try_save(&self, path: impl AsRef<Path>, checkpoint: Checkpoint) -> Result<()> {
         const OP: &str = "DistArray::save";
         let path = path.as_ref();
-        let local = (|| -> ::hdf5::Result<()> {
+        let write = |owned: Array<T, N>| -> ::hdf5::Result<()> {
             let file = FileBuilder::new().with_fapl(|p| p.mpio(self.comm.as_raw(), None)).create(path)?;
             let global = self.decomposition().global_shape();
             let dataset = file.new_dataset::<T>().shape(global.to_vec()).create(FIELD)?;
@@ -69,36 +92,46 @@ impl<T: Pod + Equivalence + H5Type, const N: usize> DistArray<T, N> {
             dataset.new_attr::<u64>().shape(N).create("halo")?.write_raw(&halo)?;
             let periodic: Vec<u8> = self.decomposition().periodic().iter().map(|&p| u8::from(p)).collect();
             dataset.new_attr::<u8>().shape(N).create("periodic")?.write_raw(&periodic)?;
-            let owned = self.owned().to_owned();
             let view = ::ndarray::ArrayView::from_shape(owned.shape().to_vec(), owned.as_slice())
                 .map_err(|e| ::hdf5::Error::from(e.to_string()))?;
             dataset.as_writer().write_slice(view, slab(&self.owned_range_global()))
-        })()
-        .map_err(|e| io(OP, path, e));
+        };
+        let local = self.owned().try_to_host().and_then(|owned| write(owned).map_err(|e| io(OP, path, e)));
         agree(&*self.comm, OP, local)
     }
 
     /// Reads a checkpoint written by [`DistArray::save`] (on any number of processes) onto the
     /// processes of `comm`, split as [`DistArray::new`] splits, with halos `halo` (filled by the
-    /// next exchange) and the saved periodicity; the step and time saved with it. Collective.
+    /// next exchange) and the saved periodicity, each block allocated from `alloc` (`&Cpu`, or a
+    /// device: the block goes up after reading); the step and time saved with it. Collective.
     ///
     /// # Panics
     ///
-    /// As [`DistArray::try_load`] errs.
+    /// As [`DistArray::try_load_in`] errs.
     #[track_caller]
-    pub fn load(comm: &impl Communicator, path: impl AsRef<Path>, halo: [usize; N]) -> (Self, Checkpoint) {
-        or_panic(Self::try_load(comm, path, halo))
+    pub fn load_in(
+        alloc: &impl Allocator<B>,
+        comm: &impl Communicator,
+        path: impl AsRef<Path>,
+        halo: [usize; N],
+    ) -> (Self, Checkpoint) {
+        or_panic(Self::try_load_in(alloc, comm, path, halo))
     }
 
-    /// [`DistArray::load`], returning errors.
+    /// [`DistArray::load_in`], returning errors.
     ///
     /// # Errors
     ///
     /// `Error::Io` for a missing, unreadable or truncated file, or one without the field or its
     /// attributes; `Error::UnsupportedDType` when the field's elements are not `T`;
-    /// `Error::RankMismatch` when it has not `N` axes; as [`DistArray::try_new`] for the split.
-    /// Every process returns the same error.
-    pub fn try_load(comm: &impl Communicator, path: impl AsRef<Path>, halo: [usize; N]) -> Result<(Self, Checkpoint)> {
+    /// `Error::RankMismatch` when it has not `N` axes; as [`DistArray::try_new_in`] for the
+    /// split and a device's memory. Every process returns the same error.
+    pub fn try_load_in(
+        alloc: &impl Allocator<B>,
+        comm: &impl Communicator,
+        path: impl AsRef<Path>,
+        halo: [usize; N],
+    ) -> Result<(Self, Checkpoint)> {
         const OP: &str = "DistArray::load";
         let path = path.as_ref();
         let header = (|| -> Result<(File, [usize; N], [bool; N], Checkpoint)> {
@@ -134,7 +167,7 @@ impl<T: Pod + Equivalence + H5Type, const N: usize> DistArray<T, N> {
             ))
         })();
         let (file, global, periodic, checkpoint) = agree(comm, OP, header)?;
-        let mut array = Self::try_new(comm, global, halo, periodic)?;
+        let mut array = Self::try_new_in(alloc, comm, global, halo, periodic)?;
         let block = array.owned_range_global();
         let local = file
             .dataset(FIELD)
@@ -144,7 +177,7 @@ impl<T: Pod + Equivalence + H5Type, const N: usize> DistArray<T, N> {
                 let shape: [usize; N] = core::array::from_fn(|k| block[k].len());
                 let data: Vec<T> = data.iter().copied().collect();
                 let block = Array::from_shape_vec(shape, data)?;
-                array.owned_mut().try_assign(&block)
+                array.try_set_owned(&block)
             });
         agree(comm, OP, local)?;
         Ok((array, checkpoint))

@@ -16,7 +16,7 @@ use crate::error::{Error, Result};
 
 /// One neighbour: its rank, the region of the local block sent to it and the region its message
 /// fills, as committed MPI datatypes, and the tags of both messages.
-struct Neighbour {
+pub(super) struct Neighbour {
     /// Whether it shares a face (one non-zero offset), not just an edge or a corner.
     face: bool,
     rank: c_int,
@@ -24,6 +24,12 @@ struct Neighbour {
     recv: ffi::MPI_Datatype,
     tag_out: c_int,
     tag_in: c_int,
+    /// The regions' shape and where the sent and the received one start (local coordinates).
+    pub(super) sub: Vec<usize>,
+    pub(super) send_start: Vec<usize>,
+    pub(super) recv_start: Vec<usize>,
+    /// Bytes per message.
+    pub(super) bytes: usize,
     /// How to pack the two regions when they are not contiguous (else the datatypes are used).
     packing: Option<Packing>,
 }
@@ -108,7 +114,8 @@ fn contiguous(sub: &[usize], local: &[usize]) -> bool {
     }
 }
 
-/// The committed datatypes of every neighbour of one process's block; freed on drop.
+/// The committed datatypes of every neighbour of one process's block; freed on drop. Faces come
+/// first (an exchange of the faces only takes a prefix).
 pub(super) struct HaloPlan {
     neighbours: Vec<Neighbour>,
 }
@@ -164,20 +171,35 @@ impl HaloPlan {
                 })
             });
             let packing = packing.transpose()?;
-            let sub: Vec<c_int> = sub.into_iter().map(int).collect::<Result<_>>()?;
-            let send_at: Vec<c_int> = send_at.into_iter().map(int).collect::<Result<_>>()?;
-            let recv_at: Vec<c_int> = recv_at.into_iter().map(int).collect::<Result<_>>()?;
+            let ints = |v: &[usize]| v.iter().map(|&n| int(n)).collect::<Result<Vec<c_int>>>();
+            let (sub_int, send_int, recv_int) = (ints(&sub)?, ints(&send_at)?, ints(&recv_at)?);
             plan.neighbours.push(Neighbour {
                 face: offset.iter().filter(|&&o| o != 0).count() == 1,
                 rank: to as c_int,
-                send: subarray(&local, &sub, &send_at, element)?,
-                recv: subarray(&local, &sub, &recv_at, element)?,
+                send: subarray(&local, &sub_int, &send_int, element)?,
+                recv: subarray(&local, &sub_int, &recv_int, element)?,
                 tag_out: tag(offset),
                 tag_in: tag(offset.map(|o| -o)),
+                sub,
+                send_start: send_at,
+                recv_start: recv_at,
+                bytes,
                 packing,
             });
         }
+        // Faces first, each group in code order (a stable sort).
+        plan.neighbours.sort_by_key(|n| !n.face);
         Ok(plan)
+    }
+
+    /// The neighbours an exchange talks to: every one, or the faces only (a prefix).
+    pub(super) fn neighbours(&self, faces_only: bool) -> &[Neighbour] {
+        let faces = self.neighbours.iter().take_while(|n| n.face).count();
+        if faces_only {
+            &self.neighbours[..faces]
+        } else {
+            &self.neighbours
+        }
     }
 
     /// Starts every receive and send on the block at `base` (only the face neighbours' with
@@ -204,7 +226,7 @@ impl HaloPlan {
         faces_only: bool,
         during: impl FnOnce() -> R,
     ) -> core::result::Result<R, Failure> {
-        let neighbours: Vec<&Neighbour> = self.neighbours.iter().filter(|n| n.face || !faces_only).collect();
+        let neighbours = self.neighbours(faces_only);
         // The packed messages' buffers: the sent regions copied in now, the received ones
         // copied out after the wait.
         let mut buffers: Vec<(Vec<u8>, Vec<u8>)> = neighbours
@@ -215,83 +237,160 @@ impl HaloPlan {
                     .map_or((Vec::new(), Vec::new()), |p| (vec![0; p.bytes as usize], vec![0; p.bytes as usize]))
             })
             .collect();
-        // SAFETY: `RSMPI_REQUEST_NULL` is a constant handle of the MPI library.
-        let mut requests = vec![unsafe { ffi::RSMPI_REQUEST_NULL }; 2 * neighbours.len()];
-        let mut started = Ok(());
-        for ((n, pair), (send, recv)) in neighbours.iter().zip(requests.chunks_exact_mut(2)).zip(&mut buffers) {
-            let (send_ptr, recv_ptr, count, send_type, recv_type) = match &n.packing {
+        let mut messages = Vec::with_capacity(neighbours.len());
+        for (n, (send, recv)) in neighbours.iter().zip(&mut buffers) {
+            messages.push(match &n.packing {
                 Some(p) => {
                     // SAFETY: the block at `base` is the plan's (the caller's contract), and its
                     // owned slabs are only read meanwhile; `send` holds the message's bytes.
                     unsafe { p.pack(base.cast_const().cast(), send) };
-                    // SAFETY: `RSMPI_UINT8_T` is a constant handle of the MPI library.
-                    let bytes = unsafe { ffi::RSMPI_UINT8_T };
-                    (send.as_ptr().cast::<core::ffi::c_void>(), recv.as_mut_ptr().cast(), p.bytes, bytes, bytes)
+                    Message::bytes(n, send.as_ptr().cast(), recv.as_mut_ptr().cast(), p.bytes)
                 }
-                None => (base.cast_const(), base, 1, n.send, n.recv),
-            };
-            // SAFETY: the datatypes address the block at `base` (the caller's contract), or the
-            // buffers hold the packed bytes (kept until the wait, or leaked on failure); each
-            // request handle is written once and waited for below, before the memory can move.
-            started = check("MPI_Irecv", unsafe {
-                ffi::MPI_Irecv(recv_ptr, count, recv_type, n.rank, n.tag_in, comm.as_raw(), &mut pair[0])
-            })
-            .and_then(|()| {
-                // SAFETY: as above.
-                check("MPI_Isend", unsafe {
-                    ffi::MPI_Isend(send_ptr, count, send_type, n.rank, n.tag_out, comm.as_raw(), &mut pair[1])
-                })
-            });
-            if started.is_err() {
-                break; // the requests started so far are still waited for
-            }
-        }
-        // Caught, so that the messages are waited for before the panic goes on and the block can
-        // be freed; resumed below.
-        let result = started.is_ok().then(|| std::panic::catch_unwind(std::panic::AssertUnwindSafe(during)));
-        // `during` may have dropped the `Universe`: after `MPI_Finalize` no MPI call is allowed,
-        // not even the wait, so the messages' memory must outlive the program.
-        if mpi::environment::is_finalized() {
-            // MPI may still write into the receive buffers: they must outlive the program too.
-            core::mem::forget(buffers);
-            return Err(Failure {
-                error: Error::Mpi {
-                    op: "DistArray::exchange_halos_with",
-                    reason: "the closure finalized MPI (it dropped the `Universe`) while the halo \
-                             messages were in flight"
-                        .into(),
-                    fix: "keep the `Universe` alive until every `DistArray` is dropped; the closure \
-                          may only compute",
-                },
-                in_flight: true,
+                None => Message::typed(n, base.cast_const(), base, 1, [n.send, n.recv]),
             });
         }
-        // SAFETY: the handles were set by `MPI_Irecv`/`MPI_Isend` (or are null).
-        let code =
-            unsafe { ffi::MPI_Waitall(requests.len() as c_int, requests.as_mut_ptr(), ffi::RSMPI_STATUSES_IGNORE) };
-        if let Err(error) = check("MPI_Waitall", code) {
-            // Some requests may be pending still, writing into the block (or the buffers,
-            // leaked for it) whenever they complete.
-            core::mem::forget(buffers);
-            return Err(Failure { error, in_flight: true });
-        }
-        if started.is_ok() {
-            for (n, (_, recv)) in neighbours.iter().zip(&buffers) {
-                if let Some(p) = &n.packing {
-                    // SAFETY: every message has arrived; the block at `base` is the plan's and
-                    // nothing else accesses its halos (the caller's contract).
-                    unsafe { p.unpack(recv, base.cast()) };
-                }
+        // SAFETY: the datatypes address the block at `base` (the caller's contract), or the
+        // buffers hold the packed bytes, kept until the wait or leaked below on failure.
+        let outcome = unsafe { post(comm, &messages, during) };
+        let outcome = match outcome {
+            Ok(outcome) => outcome,
+            Err(failure) => {
+                // MPI may still write into the receive buffers: they must outlive the program.
+                core::mem::forget(buffers);
+                return Err(failure);
+            }
+        };
+        let arrived = matches!(outcome, Posted::Ran(_));
+        for (n, (_, recv)) in neighbours.iter().zip(&buffers).filter(|_| arrived) {
+            if let Some(p) = &n.packing {
+                // SAFETY: every message has arrived; the block at `base` is the plan's and
+                // nothing else accesses its halos (the caller's contract).
+                unsafe { p.unpack(recv, base.cast()) };
             }
         }
-        if let Err(error) = started {
-            return Err(Failure { error, in_flight: false });
-        }
-        match result.expect("`during` ran, since every request started") {
-            Ok(value) => Ok(value),
-            Err(panic) => std::panic::resume_unwind(panic),
+        outcome.finish()
+    }
+}
+
+/// One message pair with a neighbour: where the outgoing data lies and the incoming goes.
+pub(super) struct Message {
+    send: *const core::ffi::c_void,
+    recv: *mut core::ffi::c_void,
+    count: c_int,
+    send_type: ffi::MPI_Datatype,
+    recv_type: ffi::MPI_Datatype,
+    rank: c_int,
+    tag_out: c_int,
+    tag_in: c_int,
+}
+
+impl Message {
+    /// `count` bytes to and from neighbour `n`, from `send` and into `recv`.
+    pub(super) fn bytes(
+        n: &Neighbour,
+        send: *const core::ffi::c_void,
+        recv: *mut core::ffi::c_void,
+        count: c_int,
+    ) -> Self {
+        // SAFETY: `RSMPI_UINT8_T` is a constant handle of the MPI library.
+        let bytes = unsafe { ffi::RSMPI_UINT8_T };
+        Self::typed(n, send, recv, count, [bytes, bytes])
+    }
+
+    /// `count` items of datatypes `[sent, received]` to and from neighbour `n`.
+    fn typed(
+        n: &Neighbour,
+        send: *const core::ffi::c_void,
+        recv: *mut core::ffi::c_void,
+        count: c_int,
+        [send_type, recv_type]: [ffi::MPI_Datatype; 2],
+    ) -> Self {
+        Message { send, recv, count, send_type, recv_type, rank: n.rank, tag_out: n.tag_out, tag_in: n.tag_in }
+    }
+}
+
+/// What [`post`] leaves once every message has arrived: `during`'s outcome, or the error that
+/// stopped the posting (`during` then did not run).
+pub(super) enum Posted<R> {
+    Ran(std::thread::Result<R>),
+    Refused(Error),
+}
+
+impl<R> Posted<R> {
+    /// `during`'s value, its panic resumed, or the posting's error (nothing in flight).
+    pub(super) fn finish(self) -> core::result::Result<R, Failure> {
+        match self {
+            Posted::Ran(Ok(value)) => Ok(value),
+            Posted::Ran(Err(panic)) => std::panic::resume_unwind(panic),
+            Posted::Refused(error) => Err(Failure { error, in_flight: false }),
         }
     }
+}
+
+/// Starts every receive and send of `messages`, runs `during`, and waits for all of them: the
+/// one MPI sequence behind both exchanges (in place on the host, staged for devices).
+///
+/// # Errors
+///
+/// A [`Failure`] with messages in flight when `MPI_Waitall` fails or `during` finalized MPI
+/// (then no MPI call may follow): the caller leaks the memory the messages address.
+///
+/// # Safety
+///
+/// Every message's pointers and datatypes address memory valid for the whole call (and for
+/// ever after on a [`Failure`]), which nothing else accesses meanwhile but `during`'s reads
+/// of sent data.
+pub(super) unsafe fn post<R>(
+    comm: &impl AsRaw<Raw = ffi::MPI_Comm>,
+    messages: &[Message],
+    during: impl FnOnce() -> R,
+) -> core::result::Result<Posted<R>, Failure> {
+    // SAFETY: `RSMPI_REQUEST_NULL` is a constant handle of the MPI library.
+    let mut requests = vec![unsafe { ffi::RSMPI_REQUEST_NULL }; 2 * messages.len()];
+    let mut started = Ok(());
+    for (m, pair) in messages.iter().zip(requests.chunks_exact_mut(2)) {
+        // SAFETY: the memory is valid (the caller's contract); each request handle is written
+        // once and waited for below, before the memory can move.
+        started = check("MPI_Irecv", unsafe {
+            ffi::MPI_Irecv(m.recv, m.count, m.recv_type, m.rank, m.tag_in, comm.as_raw(), &mut pair[0])
+        })
+        .and_then(|()| {
+            // SAFETY: as above.
+            check("MPI_Isend", unsafe {
+                ffi::MPI_Isend(m.send, m.count, m.send_type, m.rank, m.tag_out, comm.as_raw(), &mut pair[1])
+            })
+        });
+        if started.is_err() {
+            break; // the requests started so far are still waited for
+        }
+    }
+    // Caught, so that the messages are waited for before the panic goes on and the memory can
+    // be freed; resumed by `Posted::finish`.
+    let result = started.is_ok().then(|| std::panic::catch_unwind(std::panic::AssertUnwindSafe(during)));
+    // `during` may have dropped the `Universe`: after `MPI_Finalize` no MPI call is allowed,
+    // not even the wait, so the messages' memory must outlive the program.
+    if mpi::environment::is_finalized() {
+        return Err(Failure {
+            error: Error::Mpi {
+                op: "DistArray::exchange_halos_with",
+                reason: "the closure finalized MPI (it dropped the `Universe`) while the halo \
+                         messages were in flight"
+                    .into(),
+                fix: "keep the `Universe` alive until every `DistArray` is dropped; the closure \
+                      may only compute",
+            },
+            in_flight: true,
+        });
+    }
+    // SAFETY: the handles were set by `MPI_Irecv`/`MPI_Isend` (or are null).
+    let code = unsafe { ffi::MPI_Waitall(requests.len() as c_int, requests.as_mut_ptr(), ffi::RSMPI_STATUSES_IGNORE) };
+    // Some requests may be pending still, writing whenever they complete.
+    check("MPI_Waitall", code).map_err(|error| Failure { error, in_flight: true })?;
+    Ok(match (started, result) {
+        (Err(error), _) => Posted::Refused(error),
+        (Ok(()), Some(outcome)) => Posted::Ran(outcome),
+        (Ok(()), None) => unreachable!("`during` runs whenever every request started"),
+    })
 }
 
 /// A failed exchange: the error, and whether messages may still be in flight (MPI may write into

@@ -7,14 +7,15 @@ use mpi::datatype::{Equivalence, PartitionMut};
 use mpi::traits::{Communicator, Root};
 
 use super::agree::agree;
-use super::DistArray;
+use super::{DistArray, DistBackend};
 use crate::array::Array;
 use crate::element::Pod;
 use crate::error::{or_panic, Error, Result};
 use crate::layout::Strided;
 
-impl<T: Pod + Equivalence, const N: usize> DistArray<T, N> {
-    /// The whole grid on process `root` (`None` on the others). Collective.
+impl<T: Pod + Equivalence, const N: usize, B: DistBackend> DistArray<T, N, B> {
+    /// The whole grid on process `root` (`None` on the others), in host memory (a device block
+    /// comes down first). Collective.
     ///
     /// # Panics
     ///
@@ -30,7 +31,8 @@ impl<T: Pod + Equivalence, const N: usize> DistArray<T, N> {
     ///
     /// `Error::Decomposition` when `root` is not a rank of the communicator or a block, or the
     /// whole grid, has more points than MPI's `int` counts; `Error::Overflow`/`Error::Alloc` when
-    /// the root cannot allocate the grid; `Error::Mpi` when another process failed. The same
+    /// the root cannot allocate the grid, or a device its block's copy; `Error::Device` when a
+    /// device block's copy down fails; `Error::Mpi` when another process failed. The same
     /// error on every process: they agree before communicating.
     pub fn try_gather(&self, root: usize) -> Result<Option<Array<T, N>>> {
         let op = "DistArray::gather";
@@ -41,10 +43,9 @@ impl<T: Pod + Equivalence, const N: usize> DistArray<T, N> {
             } else {
                 None
             };
-            Ok((layout, global))
+            Ok((layout, global, self.owned().try_to_host()?))
         });
-        let ((counts, displs), global) = agree(&*self.comm, op, local)?;
-        let mine = self.owned().to_owned();
+        let ((counts, displs), global, mine) = agree(&*self.comm, op, local)?;
         let process = self.comm.process_at_rank(root as i32);
         let Some(mut global) = global else {
             process.gather_varcount_into(mine.as_slice());
@@ -64,7 +65,8 @@ impl<T: Pod + Equivalence, const N: usize> DistArray<T, N> {
         Ok(Some(global))
     }
 
-    /// Sets the owned points from `global` on process `root` (the others pass `None`). Collective.
+    /// Sets the owned points from `global`, a host array on process `root` (the others pass
+    /// `None`; a device block receives its part by a copy up). Collective.
     ///
     /// # Panics
     ///
@@ -82,6 +84,8 @@ impl<T: Pod + Equivalence, const N: usize> DistArray<T, N> {
     /// points than MPI's `int` counts; on the root, `Error::ShapeMismatch` when `global` is not of
     /// the grid's shape and `Error::Mpi` when it is `None`; `Error::Mpi` on the other processes
     /// when the root fails. The same error on every process: they agree before communicating.
+    /// `Error::Alloc`/`Error::Device` on a process whose device refuses its part, after the
+    /// collective.
     pub fn try_scatter(&mut self, root: usize, global: Option<&Array<T, N>>) -> Result<()> {
         let op = "DistArray::scatter";
         let local = self.check_root(op, root).and_then(|()| {
@@ -118,8 +122,7 @@ impl<T: Pod + Equivalence, const N: usize> DistArray<T, N> {
         } else {
             process.scatter_varcount_into(mine.as_mut_slice());
         }
-        self.owned_mut().assign(&mine);
-        Ok(())
+        self.try_set_owned(&mine)
     }
 
     /// `Ok` when `root` is a rank of the communicator.

@@ -6,6 +6,16 @@
 //! MPI (the `mpi` crate, rsmpi, re-exported here with what a program needs to start:
 //! `initialize`, `Universe`, `Communicator`).
 //!
+//! # Blocks on devices
+//!
+//! `DistArray<T, N, B>` keeps its block where backend `B` keeps arrays: host memory (`Cpu`, the
+//! default) or a device's (`Cuda`, `Wgpu`; [`DistArray::new_in`] takes the device). On the host
+//! the halo messages go to MPI in place (contiguous faces) or packed; a device block's regions
+//! are packed by the device's copy kernel, come down to pinned host memory in one transfer,
+//! travel, and go back up, while the interior sweep runs on the device. Sweeps, deep halos,
+//! reductions, gather, scatter and checkpoints are the same calls on every backend, with the
+//! same results bit for bit (the device kernels round as the CPU's do).
+//!
 //! # Threads per process
 //!
 //! Each process runs cnda's `par_*` kernels on rayon's global pool, which starts one thread per
@@ -28,13 +38,19 @@
 mod agree;
 #[cfg(feature = "mpi")]
 mod array;
+#[cfg(feature = "mpi")]
+mod block;
 #[cfg(feature = "hdf5")]
 mod checkpoint;
+#[cfg(feature = "mpi")]
+mod collectives;
 mod decomposition;
 #[cfg(feature = "mpi")]
 mod exchange;
 #[cfg(feature = "mpi")]
 mod gather;
+#[cfg(feature = "mpi")]
+mod staged;
 #[cfg(feature = "mpi")]
 mod stencil;
 #[cfg(feature = "mpi")]
@@ -42,6 +58,8 @@ mod steps;
 
 #[cfg(feature = "mpi")]
 pub use array::DistArray;
+#[cfg(feature = "mpi")]
+pub use block::DistBackend;
 #[cfg(feature = "hdf5")]
 pub use checkpoint::Checkpoint;
 pub use decomposition::{dims_create, Decomposition};

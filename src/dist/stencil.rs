@@ -5,15 +5,15 @@ use core::ops::Range;
 
 use mpi::datatype::Equivalence;
 
-use super::DistArray;
+use super::{DistArray, DistBackend};
 use crate::element::{Numeric, Pod};
 use crate::error::{or_panic, Error, Result};
-use crate::kernel::Cpu;
-use crate::kernel::Desc;
-use crate::kernel::StencilKernels;
+use crate::kernel::{Cpu, StencilKernels};
+use crate::layout::Strided;
 use crate::shape::interior_range;
 use crate::stencil::LinearStencil;
 use crate::stencil::Window;
+use crate::view::{Shared, Unique, View};
 
 impl<T: Numeric + Equivalence, const N: usize, const R: usize, const K: usize> LinearStencil<T, N, R, K> {
     /// One sweep over a distributed grid: `v = stencil(u)` at every global point at least `R`
@@ -21,13 +21,14 @@ impl<T: Numeric + Equivalence, const N: usize, const R: usize, const K: usize> L
     /// [`LinearStencil::apply`] on the whole grid; `v`'s other points are left alone. `u`'s
     /// halos are exchanged first (the faces only when no tap is diagonal), and the points whose
     /// taps stay inside the owned block are swept while the messages travel; the strip next to
-    /// the halos follows. Collective.
+    /// the halos follows. On any backend the blocks live on (a device's sweep is queued while
+    /// the messages travel). Collective.
     ///
     /// # Panics
     ///
     /// As [`LinearStencil::try_apply_dist`] errs.
     #[track_caller]
-    pub fn apply_dist(&self, u: &mut DistArray<T, N>, v: &mut DistArray<T, N>) {
+    pub fn apply_dist<B: DistBackend + StencilKernels>(&self, u: &mut DistArray<T, N, B>, v: &mut DistArray<T, N, B>) {
         or_panic(self.try_apply_dist(u, v))
     }
 
@@ -38,31 +39,64 @@ impl<T: Numeric + Equivalence, const N: usize, const R: usize, const K: usize> L
     /// `Error::ShapeMismatch` when `u` and `v` are split differently or have different halos;
     /// `Error::Decomposition` when a halo is narrower than the radius on an axis with neighbours;
     /// `Error::Mpi` when an MPI call of the exchange fails, or the checks fail on some processes
-    /// only (the processes agree on them before communicating: the same error everywhere).
-    pub fn try_apply_dist(&self, u: &mut DistArray<T, N>, v: &mut DistArray<T, N>) -> Result<()> {
-        let op = "LinearStencil::apply_dist";
-        // The processes agree on the checks before the exchange, so all fail or none does.
-        let Regions { update, inner } = u.agree(op, Regions::new::<T, R>(op, u, v))?;
-        let halo = u.halo();
-        let out = v.local_desc_mut();
-        let taps = self.taps();
+    /// only (the processes agree on them before communicating: the same error everywhere);
+    /// `Error::Device` from a device.
+    pub fn try_apply_dist<B: DistBackend + StencilKernels>(
+        &self,
+        u: &mut DistArray<T, N, B>,
+        v: &mut DistArray<T, N, B>,
+    ) -> Result<()> {
         // A stencil without diagonal taps reads no edge or corner of the halo: faces suffice.
-        let faces_only = taps.iter().all(|(offset, _)| offset.iter().filter(|&&o| o != 0).count() <= 1);
-        u.exchange(op, faces_only, |owned| {
-            // SAFETY: `out` is `v`'s block, distinct from `u`'s; the inner box lies inside the
-            // owned region and the taps of its points inside the owned points the closure reads
-            // (towards a side with a neighbour it keeps `R` away; a side without one is a fixed
-            // global edge, which the update region keeps `R` away from).
-            unsafe { sweep_box(out, halo, owned.raw.desc(), [0; N], &inner, taps) }
-        })??;
-        let input = u.local().desc();
-        for strip in strips(&update, &inner) {
-            // SAFETY: as above; the strip's taps reach at most `R <= halo` into the halos, which
-            // the exchange has filled.
-            unsafe { sweep_box(out, halo, input, halo, &strip, taps) }?;
-        }
-        Ok(())
+        let faces_only = self.taps().iter().all(|(offset, _)| offset.iter().filter(|&&o| o != 0).count() <= 1);
+        sweep_split::<T, N, R, B>("LinearStencil::apply_dist", u, v, faces_only, |input, output| {
+            self.try_apply(input, output)
+        })
     }
+}
+
+/// The one distributed sweep behind [`LinearStencil::apply_dist`] and [`sweep_dist`]: after
+/// checking the split, exchanges `u`'s halos (the faces only with `faces_only`) while `sweep`
+/// writes the inner box of `v` (the points whose taps stay inside the owned block), then sweeps
+/// the strips next to the halos. `sweep` gets an input and an output view reaching `R` points
+/// around the box it must write (their interior).
+fn sweep_split<T: Pod + Equivalence, const N: usize, const R: usize, B: DistBackend>(
+    op: &'static str,
+    u: &mut DistArray<T, N, B>,
+    v: &mut DistArray<T, N, B>,
+    faces_only: bool,
+    mut sweep: impl FnMut(View<'_, T, N, Shared, B, Strided>, View<'_, T, N, Unique, B, Strided>) -> Result<()>,
+) -> Result<()> {
+    // The processes agree on the checks before the exchange, so all fail or none does.
+    let Regions { update, inner } = u.agree(op, Regions::new::<T, R, B>(op, u, v))?;
+    let halo = u.halo();
+    let mut out = v.local_mut();
+    // The box `at` with `R` points around it, `origin` being where owned coordinates start.
+    let around =
+        |at: &[Range<usize>; N], origin: [usize; N], k: usize| (origin[k] + at[k].start - R, at[k].len() + 2 * R);
+    let empty = |at: &[Range<usize>; N]| at.iter().any(|r| r.is_empty());
+    u.exchange(op, faces_only, |owned| {
+        if empty(&inner) {
+            return Ok(());
+        }
+        let (mut input, mut output) = (owned, out.view_mut().into_strided());
+        for k in 0..N {
+            let (s, n) = around(&inner, [0; N], k);
+            input = input.narrow(k, s, n);
+            let (s, n) = around(&inner, halo, k);
+            output = output.narrow(k, s, n);
+        }
+        sweep(input, output)
+    })??;
+    for strip in strips(&update, &inner).iter().filter(|b| !empty(b)) {
+        let (mut input, mut output) = (u.local().view().into_strided(), out.view_mut().into_strided());
+        for k in 0..N {
+            let (s, n) = around(strip, halo, k);
+            input = input.narrow(k, s, n);
+            output = output.narrow(k, s, n);
+        }
+        sweep(input, output)?;
+    }
+    Ok(())
 }
 
 /// Where one distributed sweep writes (owned coordinates): `update`, the points at least `R` from
@@ -80,10 +114,10 @@ impl<const N: usize> Regions<N> {
     ///
     /// `Error::ShapeMismatch` when `u` and `v` are split differently or have different halos;
     /// `Error::Decomposition` when a halo is narrower than `R` on an axis with neighbours.
-    fn new<T: Pod + Equivalence, const R: usize>(
+    fn new<T: Pod + Equivalence, const R: usize, B: DistBackend>(
         op: &'static str,
-        u: &DistArray<T, N>,
-        v: &DistArray<T, N>,
+        u: &DistArray<T, N, B>,
+        v: &DistArray<T, N, B>,
     ) -> Result<Self> {
         let d = *u.decomposition();
         if d != *v.decomposition() || u.halo() != v.halo() {
@@ -128,8 +162,8 @@ impl<const N: usize> Regions<N> {
 /// periodic axis, and along a fixed one only points at least the radius from the global edges
 /// (the fixed boundary). `extra` is 0 for one sweep after an exchange, more for the earlier
 /// sweeps of a deep-halo batch (`steps.rs`); `extra * radius` must not exceed the halo.
-pub(super) fn sweep_region<T: Pod + Equivalence, const N: usize>(
-    u: &DistArray<T, N>,
+pub(super) fn sweep_region<T: Pod + Equivalence, const N: usize, B: DistBackend>(
+    u: &DistArray<T, N, B>,
     radius: [usize; N],
     extra: usize,
 ) -> [Range<usize>; N] {
@@ -190,62 +224,9 @@ pub fn try_sweep_dist<T: Pod + Equivalence, const N: usize, const R: usize>(
     v: &mut DistArray<T, N>,
     mut f: impl FnMut(&mut T, Window<'_, T, N, R>),
 ) -> Result<()> {
-    let op = "sweep_dist";
-    let Regions { update, inner } = u.agree(op, Regions::new::<T, R>(op, u, v))?;
-    let halo = u.halo();
-    let mut out = v.local_mut();
-    // The box `at` with `R` points around it, `origin` being where owned coordinates start: the
-    // sweep visits exactly `at`.
-    let around =
-        |at: &[Range<usize>; N], origin: [usize; N], k: usize| (origin[k] + at[k].start - R, at[k].len() + 2 * R);
-    let empty = |at: &[Range<usize>; N]| at.iter().any(|r| r.is_empty());
-    u.exchange(op, false, |owned| {
-        if empty(&inner) {
-            return Ok(());
-        }
-        let (mut input, mut output) = (owned.into_strided(), out.view_mut().into_strided());
-        for k in 0..N {
-            let (s, n) = around(&inner, [0; N], k);
-            input = input.narrow(k, s, n);
-            let (s, n) = around(&inner, halo, k);
-            output = output.narrow(k, s, n);
-        }
+    sweep_split::<T, N, R, Cpu>("sweep_dist", u, v, false, |input, output| {
         crate::stencil::try_sweep(input, output, &mut f)
-    })??;
-    for strip in strips(&update, &inner).iter().filter(|b| !empty(b)) {
-        let (mut input, mut output) = (u.local().view().into_strided(), out.view_mut().into_strided());
-        for k in 0..N {
-            let (s, n) = around(strip, halo, k);
-            input = input.narrow(k, s, n);
-            output = output.narrow(k, s, n);
-        }
-        crate::stencil::try_sweep(input, output, &mut f)?;
-    }
-    Ok(())
-}
-
-/// The stencil over the box `at` (owned coordinates): output `out` (a local block with halos
-/// `halo`), input `input` whose owned coordinates start at `input_at`.
-///
-/// # Safety
-///
-/// As for `StencilKernels::linear`, for the box.
-unsafe fn sweep_box<T: Numeric, const N: usize, const K: usize>(
-    out: Desc<Cpu, T, N>,
-    halo: [usize; N],
-    input: Desc<Cpu, T, N>,
-    input_at: [usize; N],
-    at: &[Range<usize>; N],
-    taps: &[([isize; N], T); K],
-) -> Result<()> {
-    if at.iter().any(|r| r.is_empty()) {
-        return Ok(());
-    }
-    let cut = |d: Desc<Cpu, T, N>, origin: [usize; N]| {
-        (0..N).fold(d, |d, k| d.narrowed(k, origin[k] + at[k].start, at[k].len()))
-    };
-    // SAFETY: the caller's contract.
-    unsafe { Cpu::linear(&Cpu, cut(out, halo), cut(input, input_at), taps) }
+    })
 }
 
 /// `update` minus `inner` as at most `2 N` disjoint boxes: along each axis `k`, the slabs below
@@ -281,31 +262,31 @@ fn strips<const N: usize>(update: &[Range<usize>; N], inner: &[Range<usize>; N])
 ///     field.swap();
 /// }
 /// ```
-pub struct DistDoubleBuffer<T: Numeric + Equivalence, const N: usize> {
-    current: DistArray<T, N>,
-    next: DistArray<T, N>,
+pub struct DistDoubleBuffer<T: Numeric + Equivalence, const N: usize, B: DistBackend = Cpu> {
+    current: DistArray<T, N, B>,
+    next: DistArray<T, N, B>,
 }
 
-impl<T: Numeric + Equivalence, const N: usize> DistDoubleBuffer<T, N> {
+impl<T: Numeric + Equivalence, const N: usize, B: DistBackend> DistDoubleBuffer<T, N, B> {
     /// Starts from `initial`; the scratch field is a copy (boundary values persist in both).
     /// Collective.
-    pub fn new(initial: DistArray<T, N>) -> Self {
+    pub fn new(initial: DistArray<T, N, B>) -> Self {
         let next = initial.clone();
         DistDoubleBuffer { current: initial, next }
     }
 
     /// The current field.
-    pub fn current(&self) -> &DistArray<T, N> {
+    pub fn current(&self) -> &DistArray<T, N, B> {
         &self.current
     }
 
     /// The current field, mutably.
-    pub fn current_mut(&mut self) -> &mut DistArray<T, N> {
+    pub fn current_mut(&mut self) -> &mut DistArray<T, N, B> {
         &mut self.current
     }
 
     /// The current field to read and the next one to write.
-    pub fn both_mut(&mut self) -> (&mut DistArray<T, N>, &mut DistArray<T, N>) {
+    pub fn both_mut(&mut self) -> (&mut DistArray<T, N, B>, &mut DistArray<T, N, B>) {
         (&mut self.current, &mut self.next)
     }
 
@@ -315,7 +296,7 @@ impl<T: Numeric + Equivalence, const N: usize> DistDoubleBuffer<T, N> {
     }
 
     /// The current field, consuming the buffer.
-    pub fn into_current(self) -> DistArray<T, N> {
+    pub fn into_current(self) -> DistArray<T, N, B> {
         self.current
     }
 }

@@ -10,11 +10,13 @@
 use mpi::datatype::Equivalence;
 
 use super::stencil::{sweep_region, DistDoubleBuffer};
-use super::DistArray;
+use super::{DistArray, DistBackend};
 use crate::element::Numeric;
 use crate::error::{or_panic, Error, Result};
+use crate::kernel::StencilKernels;
+use crate::layout::Strided;
 use crate::stencil::{DynStencil, LinearStencil};
-use crate::view::{ArrayView, ArrayViewMut};
+use crate::view::{Shared, Unique, View};
 
 impl<T: Numeric + Equivalence, const N: usize, const R: usize, const K: usize> LinearStencil<T, N, R, K> {
     /// `steps` sweeps over a distributed field, exchanging its halos once every `k` sweeps,
@@ -27,7 +29,11 @@ impl<T: Numeric + Equivalence, const N: usize, const R: usize, const K: usize> L
     ///
     /// As [`LinearStencil::try_apply_steps_dist`] errs.
     #[track_caller]
-    pub fn apply_steps_dist(&self, field: &mut DistDoubleBuffer<T, N>, steps: usize) {
+    pub fn apply_steps_dist<B: DistBackend + StencilKernels>(
+        &self,
+        field: &mut DistDoubleBuffer<T, N, B>,
+        steps: usize,
+    ) {
         or_panic(self.try_apply_steps_dist(field, steps))
     }
 
@@ -39,7 +45,11 @@ impl<T: Numeric + Equivalence, const N: usize, const R: usize, const K: usize> L
     /// `Error::Decomposition` when a halo is narrower than the radius on an axis with neighbours;
     /// `Error::Mpi` when an exchange fails (the processes agree on the checks first: the same
     /// error everywhere).
-    pub fn try_apply_steps_dist(&self, field: &mut DistDoubleBuffer<T, N>, steps: usize) -> Result<()> {
+    pub fn try_apply_steps_dist<B: DistBackend + StencilKernels>(
+        &self,
+        field: &mut DistDoubleBuffer<T, N, B>,
+        steps: usize,
+    ) -> Result<()> {
         steps_dist("LinearStencil::apply_steps_dist", field, steps, [R; N], |input, output| {
             self.try_apply(input, output)
         })
@@ -54,7 +64,11 @@ impl<T: Numeric + Equivalence, const N: usize> DynStencil<T, N> {
     ///
     /// As [`DynStencil::try_apply_steps_dist`] errs.
     #[track_caller]
-    pub fn apply_steps_dist(&self, field: &mut DistDoubleBuffer<T, N>, steps: usize) {
+    pub fn apply_steps_dist<B: DistBackend + StencilKernels>(
+        &self,
+        field: &mut DistDoubleBuffer<T, N, B>,
+        steps: usize,
+    ) {
         or_panic(self.try_apply_steps_dist(field, steps))
     }
 
@@ -63,7 +77,11 @@ impl<T: Numeric + Equivalence, const N: usize> DynStencil<T, N> {
     /// # Errors
     ///
     /// As [`LinearStencil::try_apply_steps_dist`].
-    pub fn try_apply_steps_dist(&self, field: &mut DistDoubleBuffer<T, N>, steps: usize) -> Result<()> {
+    pub fn try_apply_steps_dist<B: DistBackend + StencilKernels>(
+        &self,
+        field: &mut DistDoubleBuffer<T, N, B>,
+        steps: usize,
+    ) -> Result<()> {
         steps_dist("DynStencil::apply_steps_dist", field, steps, self.radius(), |input, output| {
             self.try_apply(input, output)
         })
@@ -76,10 +94,10 @@ impl<T: Numeric + Equivalence, const N: usize> DynStencil<T, N> {
 /// # Errors
 ///
 /// `Error::Decomposition` when a halo is narrower than the radius on an axis with neighbours.
-fn depth<T: Numeric + Equivalence, const N: usize>(
+fn depth<T: Numeric + Equivalence, const N: usize, B: DistBackend>(
     op: &'static str,
-    u: &DistArray<T, N>,
-    v: &DistArray<T, N>,
+    u: &DistArray<T, N, B>,
+    v: &DistArray<T, N, B>,
     radius: [usize; N],
 ) -> Result<usize> {
     let d = *u.decomposition();
@@ -108,12 +126,12 @@ fn depth<T: Numeric + Equivalence, const N: usize>(
 /// the interior of its output view, at least the radius from each edge) in batches of
 /// [`depth`] sweeps, one full exchange (faces, edges and corners: a second sweep reaches
 /// diagonally) before each batch.
-fn steps_dist<T: Numeric + Equivalence, const N: usize>(
+fn steps_dist<T: Numeric + Equivalence, const N: usize, B: DistBackend>(
     op: &'static str,
-    field: &mut DistDoubleBuffer<T, N>,
+    field: &mut DistDoubleBuffer<T, N, B>,
     steps: usize,
     radius: [usize; N],
-    sweep: impl Fn(ArrayView<'_, T, N>, ArrayViewMut<'_, T, N>) -> Result<()>,
+    sweep: impl Fn(View<'_, T, N, Shared, B, Strided>, View<'_, T, N, Unique, B, Strided>) -> Result<()>,
 ) -> Result<()> {
     let k = {
         let (u, v) = field.both_mut();

@@ -35,4 +35,5 @@ pub use elementwise::ElementwiseKernels;
 pub use matmul::{GemmElement, MatmulKernels, Par};
 pub use reduce::ReduceKernels;
 pub use stencil::{ExprStencilKernels, StencilKernels};
-pub use transfer::{Download, Upload, WriteFromHost};
+pub(crate) use transfer::try_zeroed_vec;
+pub use transfer::{Download, HostStaging, Upload, WriteFromHost};

@@ -83,3 +83,67 @@ pub unsafe trait Download: Backend {
         f(&host)
     }
 }
+
+/// Host memory a backend's transfers run fastest through, for buffers a program moves again and
+/// again (a distributed array's halo messages): page-locked on CUDA, so the DMA engine reads and
+/// writes it directly (pageable copies run at a fraction of the bus's speed); ordinary memory
+/// elsewhere. Also says whether the backend's memory is host memory, which a caller can then
+/// hand to other libraries (MPI) in place.
+///
+/// # Safety
+///
+/// `host_address` returns `Some` only for handles whose memory is host memory, the address of
+/// the handle's element; `try_host_buf` returns `len` initialized elements; on success,
+/// `try_upload_staged` has read all of `data` (the copy may still run on the device, ordered
+/// before later work there), so `data` may be written again when it returns.
+pub unsafe trait HostStaging: Download + WriteFromHost {
+    /// A host buffer of elements.
+    type HostBuf<T: Pod>: core::ops::DerefMut<Target = [T]>;
+
+    /// The host address of a handle's element, when the backend's memory is host memory.
+    fn host_address<T: Pod>(handle: Self::Handle<T>) -> Option<*mut T>;
+
+    /// `len` zeroed elements of staging memory for `dev`.
+    ///
+    /// # Errors
+    ///
+    /// `Error::Alloc` when the memory is refused; `Error::Device` when the device fails.
+    fn try_host_buf<T: Pod>(dev: &Self::Device, len: usize) -> Result<Self::HostBuf<T>>;
+
+    /// Copies `data` into `buf`, as [`WriteFromHost::try_write_from_host`], done reading `data`
+    /// when it returns.
+    ///
+    /// # Safety
+    ///
+    /// `buf` holds exactly `data.len()` elements.
+    ///
+    /// # Errors
+    ///
+    /// `Error::Device` when the copy fails.
+    unsafe fn try_upload_staged<T: Pod>(buf: &mut Self::Buffer<T>, data: &Self::HostBuf<T>) -> Result<()> {
+        // SAFETY: the caller's contract.
+        unsafe { Self::try_write_from_host(buf, data) }
+    }
+}
+
+/// `len` zeroed elements in ordinary host memory: the staging memory of backends without a
+/// faster kind.
+///
+/// # Errors
+///
+/// `Error::Alloc` when the system allocator refuses the memory.
+pub(crate) fn try_zeroed_vec<T: Pod>(op: &'static str, len: usize) -> Result<Vec<T>> {
+    let bytes = len.checked_mul(core::mem::size_of::<T>()).ok_or(Error::Overflow {
+        op,
+        shape: vec![len],
+        elem_size: core::mem::size_of::<T>(),
+    })?;
+    let mut v = Vec::new();
+    v.try_reserve_exact(len).map_err(|_| Error::Alloc {
+        op,
+        bytes,
+        reason: "the system allocator refused the request".into(),
+    })?;
+    v.resize(len, T::zeroed());
+    Ok(v)
+}

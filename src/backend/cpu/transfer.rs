@@ -3,7 +3,7 @@
 use super::CpuAlloc;
 use crate::element::Pod;
 use crate::error::Result;
-use crate::kernel::{Cpu, Desc, Download, HostAccessible, Upload, WriteFromHost};
+use crate::kernel::{try_zeroed_vec, Cpu, Desc, Download, HostAccessible, HostStaging, Upload, WriteFromHost};
 use crate::pool::Pool;
 
 // SAFETY: the copy writes all of `data` into the buffer, which holds as many elements.
@@ -45,4 +45,17 @@ impl Upload for Pool {
 
 impl Upload for CpuAlloc {
     type Target = Cpu;
+}
+
+// SAFETY: the handle is the element's host address; the buffers are zeroed `Vec`s.
+unsafe impl HostStaging for Cpu {
+    type HostBuf<T: Pod> = Vec<T>;
+
+    fn host_address<T: Pod>(handle: *mut T) -> Option<*mut T> {
+        Some(handle)
+    }
+
+    fn try_host_buf<T: Pod>(_: &Cpu, len: usize) -> Result<Vec<T>> {
+        try_zeroed_vec("host staging", len)
+    }
 }

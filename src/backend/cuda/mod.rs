@@ -27,6 +27,7 @@ mod dispatch;
 mod elementwise;
 pub mod kernels;
 mod matmul;
+mod pinned;
 mod reduce;
 mod staging;
 mod stencil;
@@ -35,6 +36,7 @@ mod transfer;
 
 pub use buffer::{CudaBuffer, CudaPtr};
 pub use device::{CudaDevice, CudaDeviceBuilder};
+pub use pinned::PinnedBuf;
 pub use stencil::stencil_source;
 
 use cudarc::driver::CudaSlice;

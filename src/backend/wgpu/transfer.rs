@@ -7,7 +7,7 @@ use super::device::{device_error, WgpuDevice};
 use super::{Wgpu, WgpuBuffer};
 use crate::element::Pod;
 use crate::error::Result;
-use crate::kernel::{Desc, Download, WriteFromHost};
+use crate::kernel::{try_zeroed_vec, Desc, Download, HostStaging, WriteFromHost};
 
 // SAFETY: `write_buffer` queues the copy of all of `data` (staged by wgpu, so `data` is free
 // when it returns) before any later submission.
@@ -102,4 +102,18 @@ pub(crate) fn read_back<T: Pod>(
     drop(view);
     staging.unmap();
     Ok(out)
+}
+
+// SAFETY: device memory is never host memory; the buffers are zeroed `Vec`s; `write_buffer`
+// stages the data, so it is read when the upload returns.
+unsafe impl HostStaging for Wgpu {
+    type HostBuf<T: Pod> = Vec<T>;
+
+    fn host_address<T: Pod>(_: Self::Handle<T>) -> Option<*mut T> {
+        None
+    }
+
+    fn try_host_buf<T: Pod>(_: &WgpuDevice, len: usize) -> Result<Vec<T>> {
+        try_zeroed_vec("host staging", len)
+    }
 }

@@ -1,0 +1,121 @@
+//! Reductions over a distributed grid (sums, extrema, residual norms), the same on every
+//! process: each reduces its owned block with the backend's kernels, then MPI combines the
+//! partial results.
+
+use mpi::collective::SystemOperation;
+use mpi::datatype::Equivalence;
+use mpi::traits::CommunicatorCollectives;
+
+use super::agree::{agree, ensure_live};
+use super::{DistArray, DistBackend};
+use crate::element::{Float, Numeric, Pod};
+use crate::error::{or_panic, Error, Result};
+use crate::kernel::{ElementwiseKernels, ReduceKernels};
+
+impl<T: Float + Equivalence, const N: usize, B: DistBackend + ElementwiseKernels + ReduceKernels> DistArray<T, N, B> {
+    /// The largest `|self - other|` over the grid's points (a residual's maximum norm), the same
+    /// on every process; NaN when any difference is NaN. Collective.
+    ///
+    /// # Panics
+    ///
+    /// As [`DistArray::try_max_abs_diff`] errs (on every process alike).
+    #[track_caller]
+    pub fn max_abs_diff(&self, other: &DistArray<T, N, B>) -> T {
+        or_panic(self.try_max_abs_diff(other))
+    }
+
+    /// [`DistArray::max_abs_diff`], returning errors.
+    ///
+    /// # Errors
+    ///
+    /// `Error::Decomposition` when the two arrays are split differently (`Error::Mpi` everywhere
+    /// when that differs between processes).
+    pub fn try_max_abs_diff(&self, other: &DistArray<T, N, B>) -> Result<T> {
+        agree(&*self.comm, "DistArray::max_abs_diff", self.same_split("DistArray::max_abs_diff", other))?;
+        // On the block's backend: the differences, their magnitudes, the largest (NaN if any).
+        let mine = self.owned().try_sub(&other.owned())?.try_abs()?.max().expect(NON_EMPTY);
+        // MPI's max may drop a NaN, which must not pass for convergence: flag it separately.
+        let (nan, mut any_nan) = (i32::from(mine.is_nan()), 0);
+        self.comm.all_reduce_into(&nan, &mut any_nan, SystemOperation::max());
+        let max = self.all_reduce(mine, SystemOperation::max());
+        Ok(if any_nan != 0 {
+            (-T::ONE).sqrt() // NaN
+        } else {
+            max
+        })
+    }
+
+    /// `sqrt(sum (self - other)^2)` over the grid's points (a residual's 2-norm), the same on every
+    /// process: each sums its block's squares, MPI adds the partial sums (so the last bits depend
+    /// on the split, unlike [`DistArray::max_abs_diff`]). Collective.
+    ///
+    /// # Panics
+    ///
+    /// As [`DistArray::try_diff_norm2`] errs (on every process alike).
+    #[track_caller]
+    pub fn diff_norm2(&self, other: &DistArray<T, N, B>) -> T {
+        or_panic(self.try_diff_norm2(other))
+    }
+
+    /// [`DistArray::diff_norm2`], returning errors.
+    ///
+    /// # Errors
+    ///
+    /// As [`DistArray::try_max_abs_diff`].
+    pub fn try_diff_norm2(&self, other: &DistArray<T, N, B>) -> Result<T> {
+        agree(&*self.comm, "DistArray::diff_norm2", self.same_split("DistArray::diff_norm2", other))?;
+        let d = self.owned().try_sub(&other.owned())?;
+        let mine = d.try_mul(&d)?.sum();
+        Ok(self.all_reduce(mine, SystemOperation::sum()).sqrt())
+    }
+}
+
+impl<T: Pod + Equivalence, const N: usize, B: DistBackend> DistArray<T, N, B> {
+    /// `Ok` when `other` is split as `self` is (its blocks have the same places and shapes).
+    pub(crate) fn same_split(&self, op: &'static str, other: &DistArray<T, N, B>) -> Result<()> {
+        if self.decomposition != other.decomposition {
+            return Err(Error::Decomposition {
+                op,
+                reason: format!(
+                    "the arrays are split differently: {:?} and {:?}",
+                    self.decomposition, other.decomposition
+                ),
+                fix: "use arrays of one split (a clone, or the same arguments to `DistArray::new`)",
+            });
+        }
+        Ok(())
+    }
+
+    /// [`agree`] on `self`'s communicator, for the distributed stencils.
+    pub(crate) fn agree<A>(&self, op: &'static str, local: Result<A>) -> Result<A> {
+        agree(&*self.comm, op, local)
+    }
+}
+
+impl<T: Numeric + Equivalence, const N: usize, B: DistBackend + ReduceKernels> DistArray<T, N, B> {
+    /// The sum of every owned point of every process, the same on all (each process sums its block
+    /// pairwise, then MPI adds the partial sums). Collective.
+    pub fn sum(&self) -> T {
+        self.all_reduce(self.owned().sum(), SystemOperation::sum())
+    }
+
+    /// The least point of the grid. Collective.
+    pub fn min(&self) -> T {
+        self.all_reduce(self.owned().min().expect(NON_EMPTY), SystemOperation::min())
+    }
+
+    /// The greatest point of the grid. Collective.
+    pub fn max(&self) -> T {
+        self.all_reduce(self.owned().max().expect(NON_EMPTY), SystemOperation::max())
+    }
+
+    fn all_reduce(&self, mine: T, op: SystemOperation) -> T {
+        ensure_live("DistArray (reduction)");
+        let mut all = mine;
+        self.comm.all_reduce_into(&mine, &mut all, op);
+        all
+    }
+}
+
+/// Every process owns at least one point (the decomposition refuses splits that leave one empty).
+const NON_EMPTY: &str = "a decomposition gives every process at least one point";
