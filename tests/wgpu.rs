@@ -247,3 +247,17 @@ fn time_tiled_steps_equal_separate_sweeps_on_the_device() {
     }
     assert_eq!(tiled.current().to_host(), separate.current().to_host());
 }
+
+#[test]
+fn min_and_max_propagate_nan_as_on_the_cpu() {
+    let Some(dev) = device() else { return };
+    for at in [0, 1, 700, 1999] {
+        let mut host = Array::from_fn([2000], |[i]| i as f32 - 900.0);
+        host[[at]] = f32::NAN;
+        let d = host.to_device(&dev);
+        assert!(d.max().unwrap().is_nan() && host.max().unwrap().is_nan(), "max, NaN at {at}");
+        assert!(d.min().unwrap().is_nan(), "min, NaN at {at}");
+        assert_eq!(d.argmax(), host.argmax(), "argmax, NaN at {at}");
+        assert!((&d - &d).abs().max().unwrap().is_nan(), "|d - d| keeps the NaN");
+    }
+}

@@ -12,7 +12,8 @@
 var<workgroup> part: array<ELEM, 256>;
 var<workgroup> part_index: array<i32, 256>;
 
-fn is_nan(x: ELEM) -> bool { return x != x; }
+// Not `x != x`: naga emits an ordered not-equal, false for NaN; ordered `==` is false for NaN.
+fn is_nan(x: ELEM) -> bool { return !(x == x); }
 fn red_sum(x: ELEM, y: ELEM) -> ELEM { return x + y; }
 fn red_product(x: ELEM, y: ELEM) -> ELEM { return x * y; }
 fn red_min(x: ELEM, y: ELEM) -> ELEM {
