@@ -253,6 +253,32 @@ fn check_steps_dist<const N: usize>(
     }
 }
 
+/// `steps` sweeps with boundary conditions at the global edges (`apply_steps_dist_with`, run by
+/// `run`) against one process stepping the whole grid with the same conditions (`reference`,
+/// the one-process `apply_steps_with`; padded with periodic images on the periodic axes, whose
+/// condition is `Periodic`): equal bit for bit.
+fn check_steps_dist_with<const N: usize>(
+    comm: &impl Communicator,
+    radius: [usize; N],
+    reference: impl Fn(&mut DoubleBuffer<f64, N>),
+    run: impl Fn(&mut DistDoubleBuffer<f64, N>),
+    (global, halo, periodic): ([usize; N], [usize; N], [bool; N]),
+) {
+    let f = |g: [usize; N]| g.iter().enumerate().map(|(k, &i)| ((i * (7 + k) + 2 * k) % 11) as f64 * 0.3).sum::<f64>();
+    let widths: [usize; N] = core::array::from_fn(|k| if periodic[k] { radius[k] } else { 0 });
+    let modes = periodic.map(|p| if p { PadMode::Periodic } else { PadMode::Constant(0.0) });
+    let mut one = DoubleBuffer::new(pad_axes(Array::from_fn(global, f).view(), widths, modes));
+    reference(&mut one);
+    let mut initial = DistArray::<f64, N>::new(comm, global, halo, periodic);
+    initial.fill_owned_with(f);
+    let mut field = DistDoubleBuffer::new(initial);
+    run(&mut field);
+    if let Some(g) = field.current().gather(0) {
+        let strip = (0..N).fold(one.current().view().into_strided(), |v, k| v.narrow(k, widths[k], global[k]));
+        assert_eq!(g, strip.to_owned(), "apply_steps_dist_with {global:?} halo {halo:?} {periodic:?}");
+    }
+}
+
 /// A face-centred array on a cell array's decomposition: every process's faces line up with its
 /// cells, the gathered array is the global one, and an exchange fills every halo point inside the
 /// global grid with its value (the sentinel outside).
@@ -520,6 +546,28 @@ fn main() {
             5,
         );
         checks += 2;
+    }
+    // Boundary conditions at the global edges: a value, mirrors (Neumann), fixed; radius 1 and an
+    // anisotropic radius 2; and a periodic axis beside them.
+    {
+        use cnda::stencil::Boundary::{Fixed, Neumann, Periodic, Value};
+        let sides = [[Value(3.5), Neumann], [Neumann, Fixed]];
+        let grid = ([19, 14], [1, 1], [false, false]);
+        let one = |f: &mut DoubleBuffer<f64, 2>| jacobi.apply_steps_with(f, 7, sides);
+        check_steps_dist_with(&world, [1, 1], one, |f| jacobi.apply_steps_dist_with(f, 7, sides), grid);
+        let sides = [[Neumann, Value(-1.0)], [Periodic, Periodic]];
+        let grid = ([21, 16], [4, 3], [false, true]);
+        let one = |f: &mut DoubleBuffer<f64, 2>| aniso.apply_steps_with(f, 6, sides);
+        check_steps_dist_with(&world, [2, 1], one, |f| aniso.apply_steps_dist_with(f, 6, sides), grid);
+        // A periodic condition on an axis the decomposition does not wrap: the same error everywhere.
+        let mut fixed = DistDoubleBuffer::new(DistArray::<f64, 2>::new(&world, [12, 9], [1, 1], [false, false]));
+        let e = jacobi.try_apply_steps_dist_with(&mut fixed, 2, [Periodic, Neumann]).unwrap_err();
+        assert!(
+            e.to_string().contains("axis 0 is not periodic in the decomposition but its boundary is Periodic"),
+            "{e}"
+        );
+        assert!(same_everywhere(&world, &e.to_string()), "{e}");
+        checks += 3;
     }
     let mut narrow = DistDoubleBuffer::new(DistArray::<f64, 2>::new(&world, [12, 9], [1, 1], [true, true]));
     let e = aniso.try_apply_steps_dist(&mut narrow, 2).unwrap_err();

@@ -2,14 +2,14 @@
 //! WebGPU's lavapipe and the CPU-hosted CUDA device): every check runs the same calls on a host
 //! `DistArray` and on one whose blocks live on the device, and compares them bit for bit: halos
 //! after an exchange (all neighbours, faces only), sweeps with the exchange hidden behind the
-//! interior, deep halos, reductions, gather/scatter, staggered arrays, and checkpoints (feature
+//! interior, deep halos, boundary conditions at the global edges, reductions, gather/scatter, staggered arrays, and checkpoints (feature
 //! `hdf5`). A plain binary (no harness), so every process runs the same checks in the same
 //! order; a failed check aborts the job instead of leaving the other processes waiting.
 
 use cnda::dist::{DistArray, DistBackend, DistDoubleBuffer};
 use cnda::kernel::{Allocator, ElementwiseKernels, ReduceKernels, StencilKernels};
 use cnda::prelude::*;
-use cnda::stencil::{DynStencil, LinearStencil};
+use cnda::stencil::{Boundary, DynStencil, LinearStencil};
 use mpi::traits::Communicator;
 
 /// What the checks need of a device backend.
@@ -109,6 +109,13 @@ fn check_steps_dist<B: Device>(dev: &impl Allocator<B>, comm: &impl Communicator
     nine.apply_steps_dist(&mut host, 5);
     nine.apply_steps_dist(&mut on_dev, 5);
     same_blocks(host.current(), on_dev.current(), "DynStencil::apply_steps_dist, 9 points, halo 2");
+    // Boundary conditions at the global edges, refilled on the device before each sweep.
+    let sides = [[Boundary::Value(3.5), Boundary::Neumann], [Boundary::Neumann, Boundary::Fixed]];
+    let (host, on_dev) = pair(dev, comm, [19, 14], [1, 1], [false, false], 1.0);
+    let (mut host, mut on_dev) = (DistDoubleBuffer::new(host), DistDoubleBuffer::new(on_dev));
+    jacobi.apply_steps_dist_with(&mut host, 5, sides);
+    jacobi.apply_steps_dist_with(&mut on_dev, 5, sides);
+    same_blocks(host.current(), on_dev.current(), "LinearStencil::apply_steps_dist_with");
 }
 
 /// Reductions (exact ones bit for bit; sums to rounding), gather, scatter, the split exchange.

@@ -296,6 +296,11 @@ impl<T: Pod + Equivalence, const N: usize, B: DistBackend> DistArray<T, N, B> {
         self.local.view_mut()
     }
 
+    /// The block's descriptor, for writing through (boundary refills).
+    pub(super) fn local_desc_mut(&mut self) -> crate::kernel::Desc<B, T, N> {
+        self.local.desc_mut()
+    }
+
     /// The owned points: the local block without its halos.
     pub fn owned(&self) -> View<'_, T, N, Shared, B, Strided> {
         let view = self.local.view();

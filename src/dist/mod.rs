@@ -40,6 +40,8 @@ mod agree;
 mod array;
 #[cfg(feature = "mpi")]
 mod block;
+#[cfg(feature = "mpi")]
+mod boundaries;
 #[cfg(feature = "hdf5")]
 mod checkpoint;
 #[cfg(feature = "mpi")]

@@ -15,7 +15,7 @@ use crate::element::Numeric;
 use crate::error::{or_panic, Error, Result};
 use crate::kernel::StencilKernels;
 use crate::layout::Strided;
-use crate::stencil::{DynStencil, LinearStencil};
+use crate::stencil::{Boundaries, DynStencil, LinearStencil};
 use crate::view::{Shared, Unique, View};
 
 impl<T: Numeric + Equivalence, const N: usize, const R: usize, const K: usize> LinearStencil<T, N, R, K> {
@@ -50,7 +50,46 @@ impl<T: Numeric + Equivalence, const N: usize, const R: usize, const K: usize> L
         field: &mut DistDoubleBuffer<T, N, B>,
         steps: usize,
     ) -> Result<()> {
-        steps_dist("LinearStencil::apply_steps_dist", field, steps, [R; N], |input, output| {
+        steps_dist("LinearStencil::apply_steps_dist", field, steps, [R; N], None, |input, output| {
+            self.try_apply(input, output)
+        })
+    }
+
+    /// `steps` sweeps over a distributed field with `boundaries` at the global edges: before
+    /// each sweep the boundary layer (the points within `R` of a fixed global edge) is refilled
+    /// as [`DistArray::fill_boundaries`] says, then the halos are exchanged, then the rest is
+    /// swept; the boundary layer is refilled once more at the end. The same bit for bit as
+    /// [`LinearStencil::apply_steps_with`] on one array holding the whole grid (padded with
+    /// periodic images along the periodic axes: a periodic axis is the decomposition's, given
+    /// `Boundary::Periodic`, and only it). One exchange per sweep (the refill changes what the
+    /// neighbours read). Collective.
+    ///
+    /// # Panics
+    ///
+    /// As [`LinearStencil::try_apply_steps_dist_with`] errs.
+    #[track_caller]
+    pub fn apply_steps_dist_with<B: DistBackend + StencilKernels>(
+        &self,
+        field: &mut DistDoubleBuffer<T, N, B>,
+        steps: usize,
+        boundaries: impl Into<Boundaries<T, N>>,
+    ) {
+        or_panic(self.try_apply_steps_dist_with(field, steps, boundaries))
+    }
+
+    /// [`LinearStencil::apply_steps_dist_with`], returning errors.
+    ///
+    /// # Errors
+    ///
+    /// As [`LinearStencil::try_apply_steps_dist`] and [`DistArray::try_fill_boundaries`].
+    pub fn try_apply_steps_dist_with<B: DistBackend + StencilKernels>(
+        &self,
+        field: &mut DistDoubleBuffer<T, N, B>,
+        steps: usize,
+        boundaries: impl Into<Boundaries<T, N>>,
+    ) -> Result<()> {
+        let b = Some(boundaries.into());
+        steps_dist("LinearStencil::apply_steps_dist_with", field, steps, [R; N], b, |input, output| {
             self.try_apply(input, output)
         })
     }
@@ -82,7 +121,40 @@ impl<T: Numeric + Equivalence, const N: usize> DynStencil<T, N> {
         field: &mut DistDoubleBuffer<T, N, B>,
         steps: usize,
     ) -> Result<()> {
-        steps_dist("DynStencil::apply_steps_dist", field, steps, self.radius(), |input, output| {
+        steps_dist("DynStencil::apply_steps_dist", field, steps, self.radius(), None, |input, output| {
+            self.try_apply(input, output)
+        })
+    }
+
+    /// [`LinearStencil::apply_steps_dist_with`] for a run-time stencil (the radius per axis is
+    /// the stencil's): the same bit for bit as [`DynStencil::apply_steps_with`] on one array.
+    ///
+    /// # Panics
+    ///
+    /// As [`DynStencil::try_apply_steps_dist_with`] errs.
+    #[track_caller]
+    pub fn apply_steps_dist_with<B: DistBackend + StencilKernels>(
+        &self,
+        field: &mut DistDoubleBuffer<T, N, B>,
+        steps: usize,
+        boundaries: impl Into<Boundaries<T, N>>,
+    ) {
+        or_panic(self.try_apply_steps_dist_with(field, steps, boundaries))
+    }
+
+    /// [`DynStencil::apply_steps_dist_with`], returning errors.
+    ///
+    /// # Errors
+    ///
+    /// As [`LinearStencil::try_apply_steps_dist_with`].
+    pub fn try_apply_steps_dist_with<B: DistBackend + StencilKernels>(
+        &self,
+        field: &mut DistDoubleBuffer<T, N, B>,
+        steps: usize,
+        boundaries: impl Into<Boundaries<T, N>>,
+    ) -> Result<()> {
+        let b = Some(boundaries.into());
+        steps_dist("DynStencil::apply_steps_dist_with", field, steps, self.radius(), b, |input, output| {
             self.try_apply(input, output)
         })
     }
@@ -125,17 +197,21 @@ fn depth<T: Numeric + Equivalence, const N: usize, B: DistBackend>(
 /// The one algorithm behind every `apply_steps_dist`: `steps` sweeps of `sweep` (which writes
 /// the interior of its output view, at least the radius from each edge) in batches of
 /// [`depth`] sweeps, one full exchange (faces, edges and corners: a second sweep reaches
-/// diagonally) before each batch.
+/// diagonally) before each batch. With `boundaries`, batches of one sweep, each after a refill
+/// of the boundary layer (and one more refill at the end).
 fn steps_dist<T: Numeric + Equivalence, const N: usize, B: DistBackend>(
     op: &'static str,
     field: &mut DistDoubleBuffer<T, N, B>,
     steps: usize,
     radius: [usize; N],
+    boundaries: Option<Boundaries<T, N>>,
     sweep: impl Fn(View<'_, T, N, Shared, B, Strided>, View<'_, T, N, Unique, B, Strided>) -> Result<()>,
 ) -> Result<()> {
     let k = {
         let (u, v) = field.both_mut();
-        u.agree(op, depth(op, u, v, radius))?
+        let checked = depth(op, u, v, radius)
+            .and_then(|k| boundaries.as_ref().map_or(Ok(k), |b| u.check_boundaries(op, radius, b).map(|()| 1)));
+        u.agree(op, checked)?
     };
     if steps == 0 {
         return Ok(());
@@ -150,7 +226,10 @@ fn steps_dist<T: Numeric + Equivalence, const N: usize, B: DistBackend>(
     let mut done = 0;
     while done < steps {
         let batch = k.min(steps - done);
-        if done > 0 {
+        if let Some(b) = boundaries {
+            field.current_mut().try_fill_boundaries(radius, b)?;
+        }
+        if done > 0 || boundaries.is_some() {
             field.current_mut().exchange(op, false, |_| ())?;
         }
         for s in 1..=batch {
@@ -171,5 +250,8 @@ fn steps_dist<T: Numeric + Equivalence, const N: usize, B: DistBackend>(
         }
         done += batch;
     }
-    Ok(())
+    match boundaries {
+        Some(b) => field.current_mut().try_fill_boundaries(radius, b),
+        None => Ok(()),
+    }
 }

@@ -121,7 +121,7 @@ impl<T: Copy, const N: usize> From<[[Boundary<T>; 2]; N]> for Boundaries<T, N> {
 
 /// Which conditions a fill covers.
 #[derive(Clone, Copy, PartialEq, Eq)]
-pub(super) enum Which {
+pub(crate) enum Which {
     /// Every condition but `Fixed`.
     All,
     /// The conditions whose halo follows the interior (`Periodic`, `Neumann`), not the constant
@@ -140,7 +140,7 @@ impl<T: Pod, const N: usize> Boundaries<T, N> {
     /// # Errors
     ///
     /// `Error::Device` from a kernel.
-    pub(super) unsafe fn fill<B: CopyKernels>(
+    pub(crate) unsafe fn fill<B: CopyKernels>(
         &self,
         dev: &B::Device,
         d: Desc<B, T, N>,

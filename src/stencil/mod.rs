@@ -45,6 +45,7 @@ mod window;
 
 pub use crate::kernel::expr::{powi, radius, Arity, Scalar, Stencil, StencilParams, Tap, TapReader};
 pub use apply::{Fields, StencilApply};
+pub(crate) use boundary::Which;
 pub use boundary::{fill_boundaries, try_fill_boundaries, Boundaries, Boundary};
 pub use buffer::{DoubleBuffer, FieldView};
 /// One stencil definition for every backend; see the crate `cnda_macros` and [`Stencil`].
