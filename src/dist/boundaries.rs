@@ -71,7 +71,7 @@ impl<T: Pod + Equivalence, const N: usize, B: DistBackend> DistArray<T, N, B> {
     /// another condition); `Error::Decomposition` for a block too thin at a global edge.
     pub(super) fn check_boundaries(&self, op: &'static str, width: [usize; N], b: &Boundaries<T, N>) -> Result<()> {
         let d = &self.decomposition;
-        for k in 0..N {
+        for (k, &width) in width.iter().enumerate() {
             for side in [Side::Low, Side::High] {
                 let condition = b.at(k, side);
                 let name = match condition {
@@ -92,8 +92,8 @@ impl<T: Pod + Equivalence, const N: usize, B: DistBackend> DistArray<T, N, B> {
                     });
                 }
                 let need = match condition {
-                    Boundary::Neumann => 2 * width[k],
-                    Boundary::Value(_) => width[k],
+                    Boundary::Neumann => 2 * width,
+                    Boundary::Value(_) => width,
                     Boundary::Fixed | Boundary::Periodic => 0,
                 };
                 let edge = |r: usize| d.neighbour(r, k, if side == Side::Low { -1 } else { 1 }).is_none();
