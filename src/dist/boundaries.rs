@@ -52,8 +52,7 @@ impl<T: Pod + Equivalence, const N: usize, B: DistBackend> DistArray<T, N, B> {
                     Side::High => local.narrowed(k, 0, halo[k] + block[k]),
                 };
                 // SAFETY: the block's own live memory, borrowed uniquely through `&mut self`; the
-                // axis holds at least `2 * width` points there where the condition reads the
-                // interior, `width` for a value (checked).
+                // axis holds at least `2 * width` points there where the condition fills (checked).
                 unsafe { boundaries.fill(&dev, d, k, side, width[k], Which::All) }?;
             }
         }
@@ -61,9 +60,9 @@ impl<T: Pod + Equivalence, const N: usize, B: DistBackend> DistArray<T, N, B> {
     }
 
     /// Checks `boundaries` against the split: `Periodic` only on the decomposition's periodic
-    /// axes (whose wrap the exchange does), and every block at a global edge deep enough for
-    /// its condition (`2 * width` points to mirror, `width` for a value), on every process
-    /// alike (the decomposition is the same everywhere).
+    /// axes (whose wrap the exchange does), and every block at a global edge at least
+    /// `2 * width` deep where its condition fills the layer, on every process alike (the
+    /// decomposition is the same everywhere).
     ///
     /// # Errors
     ///
@@ -91,9 +90,10 @@ impl<T: Pod + Equivalence, const N: usize, B: DistBackend> DistArray<T, N, B> {
                               give it `Boundary::Periodic`, or neither",
                     });
                 }
+                // The layer and as many interior points (the mirror's sources, and the one-array
+                // fills' rule: an interior beside the halo).
                 let need = match condition {
-                    Boundary::Neumann => 2 * width,
-                    Boundary::Value(_) => width,
+                    Boundary::Neumann | Boundary::Value(_) => width.saturating_mul(2),
                     Boundary::Fixed | Boundary::Periodic => 0,
                 };
                 let edge = |r: usize| d.neighbour(r, k, if side == Side::Low { -1 } else { 1 }).is_none();
