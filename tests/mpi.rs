@@ -6,7 +6,7 @@
 //! every process runs the same checks in the same order; a failed check aborts the whole job
 //! instead of leaving the other processes waiting.
 
-use cnda::dist::{sweep_dist, DistArray, DistDoubleBuffer};
+use cnda::dist::{sweep_dist, DistArray, DistDoubleBuffer, StencilApplyDist};
 use cnda::prelude::*;
 use cnda::stencil::{self, fill_halo, interior, pad_axes, DoubleBuffer, DynStencil, LinearStencil, PadMode, Window2};
 use mpi::traits::{Communicator, Root};
@@ -219,6 +219,36 @@ fn check_apply_dist<const N: usize, const R: usize, const K: usize>(
             let want = Zip::from(now.view()).and(before.view()).fold(0.0f64, |m, &a, &b| m.max((a - b).abs()));
             assert_eq!(last, want, "max_abs_diff");
         }
+    }
+}
+
+/// A `stencil!` stencil swept `steps` times over a distributed grid (`StencilApplyDist`) against
+/// one process applying it to the whole grid (padded with periodic images): equal bit for bit.
+fn check_expr_dist(comm: &impl Communicator, global: [usize; 2], periodic: [bool; 2], steps: usize) {
+    // Radius 2 along axis 0, 1 along axis 1, a diagonal tap: the full exchange.
+    let s = stencil!(|u; a: T| u[0, 0] + a * (u[-2, 0] + u[2, 0] + u[0, -1] + u[0, 1] + 0.5 * u[1, 1] - 4.5 * u[0, 0]));
+    let f = |g: [usize; 2]| ((g[0] * 7 + g[1] * 3) % 11) as f64 * 0.2;
+    let radius = [2, 1];
+    let widths = [0, 1].map(|k| if periodic[k] { radius[k] } else { 0 });
+    let modes = periodic.map(|p| if p { PadMode::Periodic } else { PadMode::Constant(0.0) });
+    let mut reference = DoubleBuffer::new(pad_axes(Array::from_fn(global, f).view(), widths, modes));
+    for _ in 0..steps {
+        fill_halo(reference.current_mut().view_mut(), widths, [PadMode::Periodic; 2]);
+        let (a, b) = reference.split();
+        s.apply((a,), b, (0.05,));
+        reference.swap();
+    }
+    let mut initial = DistArray::<f64, 2>::new(comm, global, [2, 1], periodic);
+    initial.fill_owned_with(f);
+    let mut field = DistDoubleBuffer::new(initial);
+    for _ in 0..steps {
+        let (u, v) = field.both_mut();
+        s.apply_dist(u, v, (0.05,));
+        field.swap();
+    }
+    if let Some(g) = field.current().gather(0) {
+        let strip = (0..2).fold(reference.current().view().into_strided(), |v, k| v.narrow(k, widths[k], global[k]));
+        assert_eq!(g, strip.to_owned(), "StencilApplyDist {global:?} {periodic:?}");
     }
 }
 
@@ -520,6 +550,10 @@ fn main() {
     check_apply_dist(&world, &LinearStencil::jacobi_7pt(), [10, 9, 8], [false, true, true], 4);
     check_apply_dist(&world, &LinearStencil::laplacian_9pt(1.0), [5, 4], [true, false], 3); // no inner box
     checks += 3;
+    for periodic in [[false, false], [true, false], [false, true]] {
+        check_expr_dist(&world, [19, 13], periodic, 4);
+        checks += 1;
+    }
     for periodic in [[false, false], [true, true], [false, true]] {
         check_sweep_dist(&world, [17, 12], periodic, 5);
         check_sweep_dist(&world, [5, 4], periodic, 3); // blocks of 2 or 3: no inner box

@@ -6,15 +6,15 @@
 //! `hdf5`). A plain binary (no harness), so every process runs the same checks in the same
 //! order; a failed check aborts the job instead of leaving the other processes waiting.
 
-use cnda::dist::{DistArray, DistBackend, DistDoubleBuffer};
-use cnda::kernel::{Allocator, ElementwiseKernels, ReduceKernels, StencilKernels};
+use cnda::dist::{DistArray, DistBackend, DistDoubleBuffer, StencilApplyDist};
+use cnda::kernel::{Allocator, ElementwiseKernels, ExprStencilKernels, ReduceKernels, StencilKernels};
 use cnda::prelude::*;
 use cnda::stencil::{Boundary, DynStencil, LinearStencil};
 use mpi::traits::Communicator;
 
 /// What the checks need of a device backend.
-trait Device: DistBackend + StencilKernels + ElementwiseKernels + ReduceKernels {}
-impl<B: DistBackend + StencilKernels + ElementwiseKernels + ReduceKernels> Device for B {}
+trait Device: DistBackend + StencilKernels + ExprStencilKernels + ElementwiseKernels + ReduceKernels {}
+impl<B: DistBackend + StencilKernels + ExprStencilKernels + ElementwiseKernels + ReduceKernels> Device for B {}
 
 /// A value distinct for every global index of the test grids, exact in `f32`.
 fn value<const N: usize>(g: [usize; N]) -> f32 {
@@ -118,6 +118,22 @@ fn check_steps_dist<B: Device>(dev: &impl Allocator<B>, comm: &impl Communicator
     same_blocks(host.current(), on_dev.current(), "LinearStencil::apply_steps_dist_with");
 }
 
+/// A `stencil!` stencil (radius 2 along axis 0, a diagonal tap) swept over device blocks.
+fn check_expr_dist<B: Device>(dev: &impl Allocator<B>, comm: &impl Communicator) {
+    let s = stencil!(|u; a: T| u[0, 0] + a * (u[-2, 0] + u[2, 0] + u[0, -1] + u[0, 1] + 0.5 * u[1, 1] - 4.5 * u[0, 0]));
+    let (host, on_dev) = pair(dev, comm, [19, 13], [2, 1], [false, true], 1.0);
+    let (mut host, mut on_dev) = (DistDoubleBuffer::new(host), DistDoubleBuffer::new(on_dev));
+    for _ in 0..3 {
+        let (u, v) = host.both_mut();
+        s.apply_dist(u, v, (0.0625,));
+        host.swap();
+        let (u, v) = on_dev.both_mut();
+        s.apply_dist(u, v, (0.0625,));
+        on_dev.swap();
+    }
+    same_blocks(host.current(), on_dev.current(), "StencilApplyDist::apply_dist");
+}
+
 /// Reductions (exact ones bit for bit; sums to rounding), gather, scatter, the split exchange.
 fn check_collectives<B: Device>(dev: &impl Allocator<B>, comm: &impl Communicator) {
     let global = [17, 12];
@@ -190,11 +206,12 @@ fn run_on<B: Device>(dev: &impl Allocator<B>, world: &mpi::topology::SimpleCommu
     check_apply_dist(dev, world, &LinearStencil::laplacian_9pt(1.0), [15, 14], [true, false], 4);
     check_apply_dist(dev, world, &LinearStencil::jacobi_7pt(), [9, 8, 7], [false, true, true], 3);
     check_steps_dist(dev, world);
+    check_expr_dist(dev, world);
     check_collectives(dev, world);
     #[cfg(feature = "hdf5")]
     check_checkpoint(dev, world, name);
     let _ = name;
-    7 + usize::from(cfg!(feature = "hdf5"))
+    8 + usize::from(cfg!(feature = "hdf5"))
 }
 
 fn main() {

@@ -16,7 +16,7 @@ use super::{Decomposition, DistBackend};
 use crate::array::Array;
 use crate::element::Pod;
 use crate::error::{or_panic, Error, Result};
-use crate::kernel::{Allocator, Backend, Cpu};
+use crate::kernel::{Allocator, Cpu};
 use crate::layout::{RowMajor, Strided};
 use crate::view::{Shared, Unique, View};
 
@@ -48,7 +48,8 @@ pub struct DistArray<T: Pod + Equivalence, const N: usize, B: DistBackend = Cpu>
     halo: [usize; N],
     local: Array<T, N, B>,
     plan: HaloPlan,
-    /// A device block's packed messages, made at its first exchange (never for host blocks).
+    /// A device block's packed messages, made with the block (never for host blocks); `None`
+    /// on a device once a failed exchange leaked it.
     staging: Option<Staging<B, T>>,
 }
 
@@ -107,7 +108,7 @@ impl<T: Pod + Equivalence, const N: usize, B: DistBackend> DistArray<T, N, B> {
     /// let universe = mpi::initialize().unwrap();
     /// let dev = WgpuDevice::new().unwrap();
     /// let mut u = DistArray::<f32, 2, Wgpu>::new_in(&dev, &universe.world(), [1024, 1024], [1, 1], [false; 2]);
-    /// u.exchange_halos(); // packed on the device, through pinned host memory
+    /// u.exchange_halos(); // packed on the device, staged through host memory
     /// # }
     /// ```
     ///
@@ -240,24 +241,28 @@ impl<T: Pod + Equivalence, const N: usize, B: DistBackend> DistArray<T, N, B> {
                 elem_size: core::mem::size_of::<T>(),
             })?;
         }
-        let local = Array::try_zeros_in(alloc, shape)?;
+        let mut local = Array::try_zeros_in(alloc, shape)?;
         let plan =
             HaloPlan::new(&decomposition, rank, halo, T::equivalent_datatype().as_raw(), core::mem::size_of::<T>())?;
-        Ok(LocalPart { decomposition, rank, halo, local, plan })
+        let staging = Self::staging_for(&plan, &mut local)?;
+        Ok(LocalPart { decomposition, rank, halo, local, plan, staging })
+    }
+
+    /// The staging memory of `local`'s exchanges when it is device memory (none for host
+    /// memory, which MPI reads in place): made with the block, whose making the processes agree
+    /// on, so no process finds itself short of it in the middle of an exchange.
+    fn staging_for(plan: &HaloPlan, local: &mut Array<T, N, B>) -> Result<Option<Staging<B, T>>> {
+        let handle = local.desc_mut().handle;
+        match B::host_address(handle) {
+            Some(_) => Ok(None),
+            None => Staging::new(plan, &local.allocator(), &B::handle_device(handle)).map(Some),
+        }
     }
 
     /// The array from its local part, once every process has one: duplicates the communicator.
     fn from_local_part(comm: &impl Communicator, part: LocalPart<T, N, B>) -> Result<Self> {
-        let LocalPart { decomposition, rank, halo, local, plan } = part;
-        Ok(DistArray {
-            comm: ManuallyDrop::new(comm.duplicate()),
-            decomposition,
-            rank,
-            halo,
-            local,
-            plan,
-            staging: None,
-        })
+        let LocalPart { decomposition, rank, halo, local, plan, staging } = part;
+        Ok(DistArray { comm: ManuallyDrop::new(comm.duplicate()), decomposition, rank, halo, local, plan, staging })
     }
 
     /// The allocator of the block, for arrays that should live where it does.
@@ -372,8 +377,11 @@ impl<T: Pod + Equivalence, const N: usize, B: DistBackend> DistArray<T, N, B> {
     ///
     /// `Error::Mpi` when an MPI call of the exchange returns an error code (only under an error
     /// handler that returns codes; MPI's default aborts the job). The halos are then unspecified;
-    /// when messages may still be in flight the block is leaked (MPI may still write into it)
-    /// and replaced by a zeroed one.
+    /// when messages may still be in flight a host block is leaked (MPI may still write into it)
+    /// and replaced by a zeroed one, and a device block's staging memory is leaked (the array
+    /// cannot exchange again). `Error::Device` when a device block's copies fail: every message
+    /// is still sent and received, so the other processes finish their exchange, but the error
+    /// is this process's alone.
     pub fn try_exchange_halos(&mut self) -> Result<()> {
         self.exchange("DistArray::exchange_halos", false, |_| ())
     }
@@ -456,12 +464,16 @@ impl<T: Pod + Equivalence, const N: usize, B: DistBackend> DistArray<T, N, B> {
             v.narrow(k, self.halo[k], self.decomposition.block_shape(self.rank)[k])
         });
         let Some(base) = B::host_address(local.handle) else {
-            // A device block: staged through pinned host memory, made at the first exchange.
+            // A device block: staged through host staging memory made with the block.
             let dev = B::handle_device(local.handle);
-            if self.staging.is_none() {
-                self.staging = Some(Staging::new(&self.plan, &self.local.allocator(), &dev)?);
-            }
-            let staging = self.staging.as_mut().expect("made above");
+            let Some(staging) = self.staging.as_mut() else {
+                return Err(Error::Mpi {
+                    op,
+                    reason: "a failed exchange left messages in flight, so this array's staging memory was leaked"
+                        .into(),
+                    fix: "the array cannot exchange again: rebuild it (and check the MPI error handler)",
+                });
+            };
             // SAFETY: `local` is the block the plan was made for (row-major, of this shape for
             // the array's life); `during` gets a shared view of the owned points, which the
             // exchange only reads, and nothing else can reach the halos meanwhile. A failure
@@ -534,8 +546,12 @@ impl<T: Pod + Equivalence, const N: usize, B: DistBackend> Clone for DistArray<T
             T::equivalent_datatype().as_raw(),
             core::mem::size_of::<T>(),
         );
-        let part = plan.and_then(|plan| Ok((plan, self.local.try_to_owned_in(&self.allocator())?)));
-        let (plan, local) = or_panic(agree(&*self.comm, "DistArray::clone", part));
+        let part = plan.and_then(|plan| {
+            let mut local = self.local.try_to_owned_in(&self.allocator())?;
+            let staging = Self::staging_for(&plan, &mut local)?;
+            Ok((plan, local, staging))
+        });
+        let (plan, local, staging) = or_panic(agree(&*self.comm, "DistArray::clone", part));
         DistArray {
             comm: ManuallyDrop::new(self.comm.duplicate()),
             decomposition: self.decomposition,
@@ -543,16 +559,17 @@ impl<T: Pod + Equivalence, const N: usize, B: DistBackend> Clone for DistArray<T
             halo: self.halo,
             local,
             plan,
-            staging: None,
+            staging,
         }
     }
 }
 
 /// One process's part of a new [`DistArray`], built without communicating.
-struct LocalPart<T: Pod, const N: usize, B: Backend> {
+struct LocalPart<T: Pod, const N: usize, B: DistBackend> {
     decomposition: Decomposition<N>,
     rank: usize,
     halo: [usize; N],
     local: Array<T, N, B>,
     plan: HaloPlan,
+    staging: Option<Staging<B, T>>,
 }

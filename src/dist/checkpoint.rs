@@ -96,7 +96,9 @@ impl<T: Pod + Equivalence + H5Type, const N: usize, B: DistBackend> DistArray<T,
                 .map_err(|e| ::hdf5::Error::from(e.to_string()))?;
             dataset.as_writer().write_slice(view, slab(&self.owned_range_global()))
         };
-        let local = self.owned().try_to_host().and_then(|owned| write(owned).map_err(|e| io(OP, path, e)));
+        // Agreed first: opening the file is collective, so every process must reach it.
+        let owned = agree(&*self.comm, OP, self.owned().try_to_host())?;
+        let local = write(owned).map_err(|e| io(OP, path, e));
         agree(&*self.comm, OP, local)
     }
 

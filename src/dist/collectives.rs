@@ -28,12 +28,18 @@ impl<T: Float + Equivalence, const N: usize, B: DistBackend + ElementwiseKernels
     ///
     /// # Errors
     ///
-    /// `Error::Decomposition` when the two arrays are split differently (`Error::Mpi` everywhere
-    /// when that differs between processes).
+    /// `Error::Decomposition` when the two arrays are split differently; `Error::Alloc` or
+    /// `Error::Device` when a process's backend refuses the temporaries (`Error::Mpi` on the
+    /// others: every process returns an error).
     pub fn try_max_abs_diff(&self, other: &DistArray<T, N, B>) -> Result<T> {
-        agree(&*self.comm, "DistArray::max_abs_diff", self.same_split("DistArray::max_abs_diff", other))?;
-        // On the block's backend: the differences, their magnitudes, the largest (NaN if any).
-        let mine = self.owned().try_sub(&other.owned())?.try_abs()?.max().expect(NON_EMPTY);
+        const OP: &str = "DistArray::max_abs_diff";
+        // On the block's backend: the differences, their magnitudes, the largest (NaN if any);
+        // agreed on, so a process short of memory for the temporaries fails them all.
+        let local = self.same_split(OP, other).and_then(|()| {
+            let magnitudes = self.owned().try_sub(&other.owned())?.try_abs()?;
+            Ok(magnitudes.max().expect(NON_EMPTY))
+        });
+        let mine = agree(&*self.comm, OP, local)?;
         // MPI's max may drop a NaN, which must not pass for convergence: flag it separately.
         let (nan, mut any_nan) = (i32::from(mine.is_nan()), 0);
         self.comm.all_reduce_into(&nan, &mut any_nan, SystemOperation::max());
@@ -63,9 +69,12 @@ impl<T: Float + Equivalence, const N: usize, B: DistBackend + ElementwiseKernels
     ///
     /// As [`DistArray::try_max_abs_diff`].
     pub fn try_diff_norm2(&self, other: &DistArray<T, N, B>) -> Result<T> {
-        agree(&*self.comm, "DistArray::diff_norm2", self.same_split("DistArray::diff_norm2", other))?;
-        let d = self.owned().try_sub(&other.owned())?;
-        let mine = d.try_mul(&d)?.sum();
+        const OP: &str = "DistArray::diff_norm2";
+        let local = self.same_split(OP, other).and_then(|()| {
+            let d = self.owned().try_sub(&other.owned())?;
+            Ok(d.try_mul(&d)?.sum())
+        });
+        let mine = agree(&*self.comm, OP, local)?;
         Ok(self.all_reduce(mine, SystemOperation::sum()).sqrt())
     }
 }
@@ -94,7 +103,12 @@ impl<T: Pod + Equivalence, const N: usize, B: DistBackend> DistArray<T, N, B> {
 
 impl<T: Numeric + Equivalence, const N: usize, B: DistBackend + ReduceKernels> DistArray<T, N, B> {
     /// The sum of every owned point of every process, the same on all (each process sums its block
-    /// pairwise, then MPI adds the partial sums). Collective.
+    /// with its backend's reduction, pairwise on the CPU, then MPI adds the partial sums: the
+    /// last bits depend on the split and the backend). Collective.
+    ///
+    /// # Panics
+    ///
+    /// When a device's reduction fails (on that process: end the job, the others wait for it).
     pub fn sum(&self) -> T {
         self.all_reduce(self.owned().sum(), SystemOperation::sum())
     }

@@ -83,9 +83,8 @@ impl<T: Pod + Equivalence, const N: usize, B: DistBackend> DistArray<T, N, B> {
     /// `Error::Decomposition` when `root` is not a rank of the communicator, or a block has more
     /// points than MPI's `int` counts; on the root, `Error::ShapeMismatch` when `global` is not of
     /// the grid's shape and `Error::Mpi` when it is `None`; `Error::Mpi` on the other processes
-    /// when the root fails. The same error on every process: they agree before communicating.
-    /// `Error::Alloc`/`Error::Device` on a process whose device refuses its part, after the
-    /// collective.
+    /// when the root fails. The same error on every process: they agree before communicating,
+    /// and on the copy up to a device block after it (`Error::Alloc`/`Error::Device` there).
     pub fn try_scatter(&mut self, root: usize, global: Option<&Array<T, N>>) -> Result<()> {
         let op = "DistArray::scatter";
         let local = self.check_root(op, root).and_then(|()| {
@@ -122,7 +121,8 @@ impl<T: Pod + Equivalence, const N: usize, B: DistBackend> DistArray<T, N, B> {
         } else {
             process.scatter_varcount_into(mine.as_mut_slice());
         }
-        self.try_set_owned(&mine)
+        let set = self.try_set_owned(&mine);
+        agree(&*self.comm, op, set)
     }
 
     /// `Ok` when `root` is a rank of the communicator.

@@ -11,10 +11,17 @@
 //! `DistArray<T, N, B>` keeps its block where backend `B` keeps arrays: host memory (`Cpu`, the
 //! default) or a device's (`Cuda`, `Wgpu`; [`DistArray::new_in`] takes the device). On the host
 //! the halo messages go to MPI in place (contiguous faces) or packed; a device block's regions
-//! are packed by the device's copy kernel, come down to pinned host memory in one transfer,
+//! are packed by the device's copy kernel, come down to host staging memory (page-locked on
+//! CUDA) in one transfer,
 //! travel, and go back up, while the interior sweep runs on the device. Sweeps, deep halos,
 //! reductions, gather, scatter and checkpoints are the same calls on every backend, with the
-//! same results bit for bit (the device kernels round as the CPU's do).
+//! same results bit for bit (the device kernels round as the CPU's do), but for sums, whose
+//! order of additions is the backend's.
+//!
+//! Errors the processes agree on (a bad split, a halo too narrow, memory refused for a block)
+//! are returned on every process alike. A device failing in the middle of a sweep fails on its
+//! process only: the others then wait for it in the next collective, so treat it as the end of
+//! the job.
 //!
 //! # Threads per process
 //!
@@ -50,6 +57,8 @@ mod decomposition;
 #[cfg(feature = "mpi")]
 mod exchange;
 #[cfg(feature = "mpi")]
+mod expr;
+#[cfg(feature = "mpi")]
 mod gather;
 #[cfg(feature = "mpi")]
 mod staged;
@@ -65,6 +74,8 @@ pub use block::DistBackend;
 #[cfg(feature = "hdf5")]
 pub use checkpoint::Checkpoint;
 pub use decomposition::{dims_create, Decomposition};
+#[cfg(feature = "mpi")]
+pub use expr::StencilApplyDist;
 #[cfg(feature = "mpi")]
 pub use stencil::{sweep_dist, try_sweep_dist, DistDoubleBuffer};
 

@@ -48,7 +48,7 @@ impl<T: Numeric + Equivalence, const N: usize, const R: usize, const K: usize> L
     ) -> Result<()> {
         // A stencil without diagonal taps reads no edge or corner of the halo: faces suffice.
         let faces_only = self.taps().iter().all(|(offset, _)| offset.iter().filter(|&&o| o != 0).count() <= 1);
-        sweep_split::<T, N, R, B>("LinearStencil::apply_dist", u, v, faces_only, |input, output| {
+        sweep_split("LinearStencil::apply_dist", u, v, [R; N], faces_only, |input, output| {
             self.try_apply(input, output)
         })
     }
@@ -57,22 +57,24 @@ impl<T: Numeric + Equivalence, const N: usize, const R: usize, const K: usize> L
 /// The one distributed sweep behind [`LinearStencil::apply_dist`] and [`sweep_dist`]: after
 /// checking the split, exchanges `u`'s halos (the faces only with `faces_only`) while `sweep`
 /// writes the inner box of `v` (the points whose taps stay inside the owned block), then sweeps
-/// the strips next to the halos. `sweep` gets an input and an output view reaching `R` points
-/// around the box it must write (their interior).
-fn sweep_split<T: Pod + Equivalence, const N: usize, const R: usize, B: DistBackend>(
+/// the strips next to the halos. `sweep` gets an input and an output view reaching `radius[k]`
+/// points around the box it must write along each axis `k` (their interior).
+pub(super) fn sweep_split<T: Pod + Equivalence, const N: usize, B: DistBackend>(
     op: &'static str,
     u: &mut DistArray<T, N, B>,
     v: &mut DistArray<T, N, B>,
+    radius: [usize; N],
     faces_only: bool,
     mut sweep: impl FnMut(View<'_, T, N, Shared, B, Strided>, View<'_, T, N, Unique, B, Strided>) -> Result<()>,
 ) -> Result<()> {
     // The processes agree on the checks before the exchange, so all fail or none does.
-    let Regions { update, inner } = u.agree(op, Regions::new::<T, R, B>(op, u, v))?;
+    let Regions { update, inner } = u.agree(op, Regions::new(op, u, v, radius))?;
     let halo = u.halo();
     let mut out = v.local_mut();
-    // The box `at` with `R` points around it, `origin` being where owned coordinates start.
-    let around =
-        |at: &[Range<usize>; N], origin: [usize; N], k: usize| (origin[k] + at[k].start - R, at[k].len() + 2 * R);
+    // The box `at` with the radius around it, `origin` being where owned coordinates start.
+    let around = |at: &[Range<usize>; N], origin: [usize; N], k: usize| {
+        (origin[k] + at[k].start - radius[k], at[k].len() + 2 * radius[k])
+    };
     let empty = |at: &[Range<usize>; N]| at.iter().any(|r| r.is_empty());
     u.exchange(op, faces_only, |owned| {
         if empty(&inner) {
@@ -114,10 +116,11 @@ impl<const N: usize> Regions<N> {
     ///
     /// `Error::ShapeMismatch` when `u` and `v` are split differently or have different halos;
     /// `Error::Decomposition` when a halo is narrower than `R` on an axis with neighbours.
-    fn new<T: Pod + Equivalence, const R: usize, B: DistBackend>(
+    fn new<T: Pod + Equivalence, B: DistBackend>(
         op: &'static str,
         u: &DistArray<T, N, B>,
         v: &DistArray<T, N, B>,
+        radius: [usize; N],
     ) -> Result<Self> {
         let d = *u.decomposition();
         if d != *v.decomposition() || u.halo() != v.halo() {
@@ -128,22 +131,26 @@ impl<const N: usize> Regions<N> {
             });
         }
         let (halo, block) = (u.halo(), d.block_shape(u.rank()));
-        if let Some(k) = (0..N).find(|&k| d.exchanges_along(k) && halo[k] < R) {
+        if let Some(k) = (0..N).find(|&k| d.exchanges_along(k) && halo[k] < radius[k]) {
             return Err(Error::Decomposition {
                 op,
-                reason: format!("the halo of axis {k} is {} wide, narrower than the stencil's radius {R}", halo[k]),
+                reason: format!(
+                    "the halo of axis {k} is {} wide, narrower than the stencil's radius {}",
+                    halo[k], radius[k]
+                ),
                 fix: "build the arrays with a halo at least as wide as the radius",
             });
         }
-        let local = sweep_region(u, [R; N], 0);
+        let local = sweep_region(u, radius, 0);
         let update: [Range<usize>; N] = core::array::from_fn(|k| local[k].start - halo[k]..local[k].end - halo[k]);
         // A side with no neighbour is a fixed global edge, already `R` away from every updated
         // point, so the inner box reaches it: no strip there.
         let rank = u.rank();
         let inner: [Range<usize>; N] = core::array::from_fn(|k| {
-            let lo = if d.neighbour(rank, k, -1).is_some() { update[k].start.max(R) } else { update[k].start };
+            let r = radius[k];
+            let lo = if d.neighbour(rank, k, -1).is_some() { update[k].start.max(r) } else { update[k].start };
             let hi = if d.neighbour(rank, k, 1).is_some() {
-                update[k].end.min(block[k].saturating_sub(R))
+                update[k].end.min(block[k].saturating_sub(r))
             } else {
                 update[k].end
             };
@@ -224,7 +231,7 @@ pub fn try_sweep_dist<T: Pod + Equivalence, const N: usize, const R: usize>(
     v: &mut DistArray<T, N>,
     mut f: impl FnMut(&mut T, Window<'_, T, N, R>),
 ) -> Result<()> {
-    sweep_split::<T, N, R, Cpu>("sweep_dist", u, v, false, |input, output| {
+    sweep_split::<T, N, Cpu>("sweep_dist", u, v, [R; N], false, |input, output| {
         crate::stencil::try_sweep(input, output, &mut f)
     })
 }

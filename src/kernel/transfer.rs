@@ -85,17 +85,20 @@ pub unsafe trait Download: Backend {
 }
 
 /// Host memory a backend's transfers run fastest through, for buffers a program moves again and
-/// again (a distributed array's halo messages): page-locked on CUDA, so the DMA engine reads and
-/// writes it directly (pageable copies run at a fraction of the bus's speed); ordinary memory
-/// elsewhere. Also says whether the backend's memory is host memory, which a caller can then
-/// hand to other libraries (MPI) in place.
+/// again (a distributed array's halo messages): page-locked on CUDA, which the DMA engine reads
+/// and writes directly, without the driver's bounce buffers; ordinary memory elsewhere. Also
+/// says whether the backend's memory is host memory, which a caller can then hand to other
+/// libraries (MPI) in place.
 ///
 /// # Safety
 ///
 /// `host_address` returns `Some` only for handles whose memory is host memory, the address of
-/// the handle's element; `try_host_buf` returns `len` initialized elements; on success,
-/// `try_upload_staged` has read all of `data` (the copy may still run on the device, ordered
-/// before later work there), so `data` may be written again when it returns.
+/// the handle's element. A `HostBuf` of `len` elements derefs to the same `len` initialized
+/// elements at the same address for its whole life, however the value moves (raw pointers
+/// into it stay valid while it lives). On success, `try_download_staged` has written every
+/// element of the operand into the buffer's first elements, after the device's queued work,
+/// and `try_upload_staged` has read all of `data` (the copy may still run on the device,
+/// ordered before later work there), so the buffer may be written again.
 pub unsafe trait HostStaging: Download + WriteFromHost {
     /// A host buffer of elements.
     type HostBuf<T: Pod>: core::ops::DerefMut<Target = [T]>;
@@ -105,10 +108,36 @@ pub unsafe trait HostStaging: Download + WriteFromHost {
 
     /// `len` zeroed elements of staging memory for `dev`.
     ///
+    /// # Safety
+    ///
+    /// The buffer's elements reach the device only through
+    /// [`HostStaging::try_upload_staged`]: a plain [`WriteFromHost`] copy from page-locked
+    /// memory may still be reading it when it returns.
+    ///
     /// # Errors
     ///
     /// `Error::Alloc` when the memory is refused; `Error::Device` when the device fails.
-    fn try_host_buf<T: Pod>(dev: &Self::Device, len: usize) -> Result<Self::HostBuf<T>>;
+    unsafe fn try_host_buf<T: Pod>(dev: &Self::Device, len: usize) -> Result<Self::HostBuf<T>>;
+
+    /// Copies the elements of `desc` (a contiguous row-major operand of at most `dst.len()`
+    /// elements) into the first elements of `dst`; waits for the device's queued work.
+    ///
+    /// # Safety
+    ///
+    /// `desc` describes live, row-major contiguous elements on its device, no more than
+    /// `dst.len()`.
+    ///
+    /// # Errors
+    ///
+    /// `Error::Device` with the error the copy or any queued work raised.
+    unsafe fn try_download_staged<T: Pod, const N: usize>(
+        desc: Desc<Self, T, N>,
+        dst: &mut Self::HostBuf<T>,
+    ) -> Result<()> {
+        // SAFETY: `dst` holds at least `desc.len()` writable elements (the caller's contract),
+        // borrowed uniquely.
+        unsafe { Self::try_download_into(desc, dst.as_mut_ptr()) }
+    }
 
     /// Copies `data` into `buf`, as [`WriteFromHost::try_write_from_host`], done reading `data`
     /// when it returns.

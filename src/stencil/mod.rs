@@ -45,6 +45,7 @@ mod window;
 
 pub use crate::kernel::expr::{powi, radius, Arity, Scalar, Stencil, StencilParams, Tap, TapReader};
 pub use apply::{Fields, StencilApply};
+#[cfg(feature = "mpi")]
 pub(crate) use boundary::Which;
 pub use boundary::{fill_boundaries, try_fill_boundaries, Boundaries, Boundary};
 pub use buffer::{DoubleBuffer, FieldView};

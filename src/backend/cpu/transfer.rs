@@ -47,7 +47,8 @@ impl Upload for CpuAlloc {
     type Target = Cpu;
 }
 
-// SAFETY: the handle is the element's host address; the buffers are zeroed `Vec`s.
+// SAFETY: the handle is the element's host address; the buffers are zeroed `Vec`s, whose
+// elements stay in place when the `Vec` moves.
 unsafe impl HostStaging for Cpu {
     type HostBuf<T: Pod> = Vec<T>;
 
@@ -55,7 +56,7 @@ unsafe impl HostStaging for Cpu {
         Some(handle)
     }
 
-    fn try_host_buf<T: Pod>(_: &Cpu, len: usize) -> Result<Vec<T>> {
+    unsafe fn try_host_buf<T: Pod>(_: &Cpu, len: usize) -> Result<Vec<T>> {
         try_zeroed_vec("host staging", len)
     }
 }

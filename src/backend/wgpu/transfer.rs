@@ -104,8 +104,9 @@ pub(crate) fn read_back<T: Pod>(
     Ok(out)
 }
 
-// SAFETY: device memory is never host memory; the buffers are zeroed `Vec`s; `write_buffer`
-// stages the data, so it is read when the upload returns.
+// SAFETY: device memory is never host memory; the buffers are zeroed `Vec`s, whose elements stay
+// in place when the `Vec` moves; `write_buffer` stages the data, so it is read when the upload
+// returns.
 unsafe impl HostStaging for Wgpu {
     type HostBuf<T: Pod> = Vec<T>;
 
@@ -113,7 +114,7 @@ unsafe impl HostStaging for Wgpu {
         None
     }
 
-    fn try_host_buf<T: Pod>(_: &WgpuDevice, len: usize) -> Result<Vec<T>> {
+    unsafe fn try_host_buf<T: Pod>(_: &WgpuDevice, len: usize) -> Result<Vec<T>> {
         try_zeroed_vec("host staging", len)
     }
 }
