@@ -32,7 +32,11 @@ impl<T: Pod + Equivalence, const N: usize, B: DistBackend> DistArray<T, N, B> {
     ///
     /// # Errors
     ///
-    /// As [`DistArray::check_boundaries`]; `Error::Device` from a device's kernel.
+    /// `Error::Layout` for `Boundary::Periodic` on an axis the decomposition does not wrap (or
+    /// another condition on one it does); `Error::Decomposition` when a block at a global edge
+    /// has fewer than `2 * width` points along the axis where its condition fills the layer (the
+    /// same error on every process: the split is known to all); `Error::Device` from a device's
+    /// kernel.
     pub fn try_fill_boundaries(&mut self, width: [usize; N], boundaries: impl Into<Boundaries<T, N>>) -> Result<()> {
         let boundaries = boundaries.into();
         self.check_boundaries("DistArray::fill_boundaries", width, &boundaries)?;
