@@ -261,3 +261,45 @@ fn min_and_max_propagate_nan_as_on_the_cpu() {
         assert!((&d - &d).abs().max().unwrap().is_nan(), "|d - d| keeps the NaN");
     }
 }
+
+#[test]
+fn ops_between_parts_of_one_buffer_run_as_on_the_cpu() {
+    let Some(dev) = device() else { return };
+    let host = Array::from_fn([4, 6], |[i, j]| (i * 6 + j) as f32);
+    let (mut h, mut d) = (host.clone(), host.to_device(&dev));
+    {
+        let ((mut ht, hb), (mut dt, db)) = (h.view_mut().split_at(0, 2), d.view_mut().split_at(0, 2));
+        ht.assign(&hb); // a copy from the other half of one buffer
+        dt.assign(&db);
+        ht += &hb; // an in-place update from it
+        dt += &db;
+    }
+    assert_eq!(d.to_host(), h);
+    {
+        let ((ht, hb), (dt, db)) = (h.view_mut().split_at(1, 3), d.view_mut().split_at(1, 3));
+        assert_eq!((&dt * &db).to_host(), &ht * &hb, "two halves of one buffer as operands");
+    }
+}
+
+#[test]
+fn a_variable_stencil_between_parts_of_one_buffer_runs_as_on_the_cpu() {
+    use cnda::stencil::VariableStencil;
+    let Some(dev) = device() else { return };
+    let s = VariableStencil::new([[0, -1], [0, 0], [0, 1]]);
+    // Input, output and one coefficient field as three bands of one array.
+    let host = Array::from_fn([9, 7], |[i, j]| ((i * 7 + j) % 5) as f32 * 0.5 + 0.25);
+    let (mut h, mut d) = (host.clone(), host.to_device(&dev));
+    {
+        let (top, rest) = h.view_mut().split_at(0, 3);
+        let (mut middle, bottom) = rest.split_at(0, 3);
+        let k = [bottom.view(), bottom.view(), top.view()];
+        s.apply(top.view(), &k, middle.view_mut());
+    }
+    {
+        let (top, rest) = d.view_mut().split_at(0, 3);
+        let (mut middle, bottom) = rest.split_at(0, 3);
+        let k = [bottom.view(), bottom.view(), top.view()];
+        s.apply(top.view(), &k, middle.view_mut());
+    }
+    assert_eq!(d.to_host(), h);
+}

@@ -29,8 +29,16 @@ unsafe impl ElementwiseKernels for Wgpu {
         if n == 0 {
             return Ok(());
         }
-        let p = params(n, [words(&out)?, words(&a)?, words(&b)?], &[])?;
+        // WebGPU cannot bind one buffer for reading and writing in one dispatch: an input in the
+        // output's buffer (another part of one array) is read from a staged copy.
         // SAFETY: the operands are live (the trait's contract).
+        let staged_a = if same_buffer(&out, &a) { Some(unsafe { staged(dev, a) }?) } else { None };
+        // SAFETY: as above.
+        let staged_b = if same_buffer(&out, &b) { Some(unsafe { staged(dev, b) }?) } else { None };
+        let a = staged_a.as_ref().map_or(a, |(_, d)| *d);
+        let b = staged_b.as_ref().map_or(b, |(_, d)| *d);
+        let p = params(n, [words(&out)?, words(&a)?, words(&b)?], &[])?;
+        // SAFETY: the operands are live (the trait's contract, or the staged copies kept above).
         let (bo, ba, bb) = unsafe { (buffer(&out), buffer(&a), buffer(&b)) };
         let bindings = [(0, bo), (1, ba), (2, bb)];
         if [out.is_contiguous(), a.is_contiguous(), b.is_contiguous()] == [true; 3] {
