@@ -586,9 +586,11 @@ fn main() {
     {
         use cnda::stencil::Boundary::{Fixed, Neumann, Periodic, Value};
         let sides = [[Value(3.5), Neumann], [Neumann, Fixed]];
-        let grid = ([19, 14], [1, 1], [false, false]);
-        let one = |f: &mut DoubleBuffer<f64, 2>| jacobi.apply_steps_with(f, 7, sides);
-        check_steps_dist_with(&world, [1, 1], one, |f| jacobi.apply_steps_dist_with(f, 7, sides), grid);
+        for halo in [[1, 1], [3, 2]] {
+            let grid = ([19, 14], halo, [false, false]); // one exchange per 1 and 2 sweeps
+            let one = |f: &mut DoubleBuffer<f64, 2>| jacobi.apply_steps_with(f, 7, sides);
+            check_steps_dist_with(&world, [1, 1], one, |f| jacobi.apply_steps_dist_with(f, 7, sides), grid);
+        }
         let sides = [[Neumann, Value(-1.0)], [Periodic, Periodic]];
         let grid = ([21, 16], [4, 3], [false, true]);
         let one = |f: &mut DoubleBuffer<f64, 2>| aniso.apply_steps_with(f, 6, sides);
@@ -601,7 +603,7 @@ fn main() {
             "{e}"
         );
         assert!(same_everywhere(&world, &e.to_string()), "{e}");
-        checks += 3;
+        checks += 4;
     }
     let mut narrow = DistDoubleBuffer::new(DistArray::<f64, 2>::new(&world, [12, 9], [1, 1], [true, true]));
     let e = aniso.try_apply_steps_dist(&mut narrow, 2).unwrap_err();

@@ -57,12 +57,12 @@ impl<T: Numeric + Equivalence, const N: usize, const R: usize, const K: usize> L
 
     /// `steps` sweeps over a distributed field with `boundaries` at the global edges: before
     /// each sweep the boundary layer (the points within `R` of a fixed global edge) is refilled
-    /// as [`DistArray::fill_boundaries`] says, then the halos are exchanged, then the rest is
-    /// swept; the boundary layer is refilled once more at the end. The same bit for bit as
+    /// as [`DistArray::fill_boundaries`] says (then the halos are exchanged, when due), then the
+    /// rest is swept; the boundary layer is refilled once more at the end. The same bit for bit as
     /// [`LinearStencil::apply_steps_with`] on one array holding the whole grid (padded with
     /// periodic images along the periodic axes: a periodic axis is the decomposition's, given
-    /// `Boundary::Periodic`, and only it). One exchange per sweep (the refill changes what the
-    /// neighbours read). Collective.
+    /// `Boundary::Periodic`, and only it). Deep halos as in
+    /// [`LinearStencil::apply_steps_dist`]: one exchange per `halo / R` sweeps. Collective.
     ///
     /// # Panics
     ///
@@ -197,8 +197,8 @@ fn depth<T: Numeric + Equivalence, const N: usize, B: DistBackend>(
 /// The one algorithm behind every `apply_steps_dist`: `steps` sweeps of `sweep` (which writes
 /// the interior of its output view, at least the radius from each edge) in batches of
 /// [`depth`] sweeps, one full exchange (faces, edges and corners: a second sweep reaches
-/// diagonally) before each batch. With `boundaries`, batches of one sweep, each after a refill
-/// of the boundary layer (and one more refill at the end).
+/// diagonally) before each batch. With `boundaries`, the boundary layer is refilled before each
+/// sweep (before the batch's exchange for its first), and once more at the end.
 fn steps_dist<T: Numeric + Equivalence, const N: usize, B: DistBackend>(
     op: &'static str,
     field: &mut DistDoubleBuffer<T, N, B>,
@@ -210,7 +210,7 @@ fn steps_dist<T: Numeric + Equivalence, const N: usize, B: DistBackend>(
     let k = {
         let (u, v) = field.both_mut();
         let checked = depth(op, u, v, radius)
-            .and_then(|k| boundaries.as_ref().map_or(Ok(k), |b| u.check_boundaries(op, radius, b).map(|()| 1)));
+            .and_then(|k| boundaries.as_ref().map_or(Ok(k), |b| u.check_boundaries(op, radius, b).map(|()| k)));
         u.agree(op, checked)?
     };
     if steps == 0 {
@@ -226,13 +226,16 @@ fn steps_dist<T: Numeric + Equivalence, const N: usize, B: DistBackend>(
     let mut done = 0;
     while done < steps {
         let batch = k.min(steps - done);
-        if let Some(b) = boundaries {
-            field.current_mut().try_fill_boundaries(radius, b)?;
-        }
-        if done > 0 || boundaries.is_some() {
-            field.current_mut().exchange(op, false, |_| ())?;
-        }
         for s in 1..=batch {
+            // The boundary layer of the field about to be read, refilled over the whole block
+            // (the rows a widened sweep computed in the halos too: the rule reads along its axis
+            // only, so it gives the values the neighbour gives its own rows).
+            if let Some(b) = boundaries {
+                field.current_mut().try_fill_boundaries(radius, b)?;
+            }
+            if s == 1 && (done > 0 || boundaries.is_some()) {
+                field.current_mut().exchange(op, false, |_| ())?;
+            }
             let (u, v) = field.both_mut();
             let r = sweep_region(u, radius, batch - s);
             if !r.iter().any(|r| r.is_empty()) {
