@@ -217,3 +217,13 @@ def test_fixed_steps_read_u_itself_on_threads_and_overwrite_garbage(steps, dtype
     assert np.array_equal(out, want)
     assert np.array_equal(cnda.stencil(u, taps={(-1, 0): 0.25, (1, 0): 0.25, (0, -1): 0.25, (0, 1): 0.25},
                                        steps=steps), want)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_grids_large_enough_for_streaming_stores_equal_the_reference(dtype):
+    # Each thread's band of a sweep this large is written with streaming stores (over 8 MiB).
+    u = field((2 * 1111, 2061 if dtype == np.float64 else 4111), dtype, 12)
+    for taps in [preset("jacobi", 2, 1.0, dtype), preset("9-point", 2, 0.5, dtype)]:
+        out = np.full(u.shape, np.nan, dtype)
+        cnda.stencil(u, out, taps={o: float(w) for o, w in taps})
+        assert np.array_equal(out, reference_steps(u, taps, 1))
