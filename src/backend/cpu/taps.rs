@@ -66,7 +66,7 @@ fn streams<T: Numeric, const N: usize>(out: &Desc<Cpu, T, N>) -> bool {
     let bytes = out.shape.iter().fold(core::mem::size_of::<T>(), |b, &n| b.saturating_mul(n));
     cfg!(target_arch = "x86_64")
         && bytes >= STREAM_FROM
-        && core::mem::size_of::<[T; BLOCK]>() % 16 == 0
+        && core::mem::size_of::<[T; BLOCK]>() % 16 == 0 // and so of twice the block
         && core::mem::align_of::<T>() == core::mem::size_of::<T>()
 }
 
@@ -150,42 +150,13 @@ impl<T: Numeric> Lane<2> for ConstantLanes<'_, T> {
             }
             return;
         }
-        if steps == [1, 1] && self.stream && len >= 2 * BLOCK {
-            // Points up to the first 64-byte boundary of the output one by one, then whole blocks
-            // from there with streaming stores, then the rest as below.
-            let skip = ((out as usize).wrapping_neg() % 64) / core::mem::size_of::<T>();
-            for j in 0..skip {
-                // SAFETY: as below, for one point.
-                unsafe { *out.add(j) = weighted_point(centre.add(j), self.deltas, self.weights) };
-            }
-            let blocks = skip + (len - skip) / BLOCK * BLOCK;
-            for j in (skip..blocks).step_by(BLOCK) {
-                // SAFETY: as below; `out + j` is 64-byte aligned (`skip` points reach the
-                // boundary: `T`'s size is its alignment, `streams` checked, so a whole number of
-                // elements does) and the block is a whole number of 16-byte chunks.
-                unsafe { streamed_block(out.add(j), centre.add(j), self.deltas, self.weights) };
-            }
-            for j in blocks..len {
-                // SAFETY: as below, for one point.
-                unsafe { *out.add(j) = weighted_point(centre.add(j), self.deltas, self.weights) };
-            }
-        } else if steps == [1, 1] {
-            let blocks = len - len % BLOCK;
-            for j in (0..blocks).step_by(BLOCK) {
-                // SAFETY: every tap of the block's points lies inside the input (the kernel's
-                // contract), contiguous here; the block's output elements are distinct and
-                // writable and overlap no input.
-                unsafe { weighted_block(out.add(j), centre.add(j), self.deltas, self.weights) };
-            }
-            if blocks < len && len >= BLOCK {
-                // The rest as one last block ending at the lane's end, recomputing a few points
-                // (the same values: the output overlaps no input).
-                // SAFETY: as above, for the block's points `len - BLOCK..len`.
-                unsafe { weighted_block(out.add(len - BLOCK), centre.add(len - BLOCK), self.deltas, self.weights) };
-            } else {
-                for j in blocks..len {
-                    // SAFETY: as above, for one point.
-                    unsafe { *out.add(j) = weighted_point(centre.add(j), self.deltas, self.weights) };
+        if steps == [1, 1] {
+            // SAFETY: the kernel's contract, for this contiguous lane.
+            unsafe {
+                if core::mem::size_of::<T>() <= 4 {
+                    self.contiguous::<{ 2 * BLOCK }>(out, centre, len)
+                } else {
+                    self.contiguous::<BLOCK>(out, centre, len)
                 }
             }
         } else {
@@ -195,6 +166,59 @@ impl<T: Numeric> Lane<2> for ConstantLanes<'_, T> {
                 unsafe {
                     *out.offset(j * steps[0]) = weighted_point(centre.offset(j * steps[1]), self.deltas, self.weights)
                 };
+            }
+        }
+    }
+}
+
+impl<T: Numeric> ConstantLanes<'_, T> {
+    /// A contiguous lane in blocks of `B` points (`run` picks `B`: twice [`BLOCK`] for elements
+    /// of 4 bytes or fewer, so each block still has as many vectors of sums as one of f64: the
+    /// adds of one tap after another form one dependency chain per vector, and too few chains
+    /// leave the CPU waiting on their latency).
+    ///
+    /// # Safety
+    ///
+    /// The kernel's contract for the lane's `len` points from `out` and `centre`, contiguous.
+    #[inline(always)]
+    unsafe fn contiguous<const B: usize>(&self, out: *mut T, centre: *const T, len: usize) {
+        if self.stream && len >= 2 * B {
+            // Points up to the first 64-byte boundary of the output one by one, then whole blocks
+            // from there with streaming stores, then the rest as below.
+            let skip = ((out as usize).wrapping_neg() % 64) / core::mem::size_of::<T>();
+            for j in 0..skip {
+                // SAFETY: as below, for one point.
+                unsafe { *out.add(j) = weighted_point(centre.add(j), self.deltas, self.weights) };
+            }
+            let blocks = skip + (len - skip) / B * B;
+            for j in (skip..blocks).step_by(B) {
+                // SAFETY: as below; `out + j` is 64-byte aligned (`skip` points reach the
+                // boundary: `T`'s size is its alignment, `streams` checked, so a whole number of
+                // elements does) and the block is a whole number of 16-byte chunks.
+                unsafe { streamed_block::<T, B>(out.add(j), centre.add(j), self.deltas, self.weights) };
+            }
+            for j in blocks..len {
+                // SAFETY: as below, for one point.
+                unsafe { *out.add(j) = weighted_point(centre.add(j), self.deltas, self.weights) };
+            }
+        } else {
+            let blocks = len - len % B;
+            for j in (0..blocks).step_by(B) {
+                // SAFETY: every tap of the block's points lies inside the input (the kernel's
+                // contract), contiguous here; the block's output elements are distinct and
+                // writable and overlap no input.
+                unsafe { weighted_block::<T, B>(out.add(j), centre.add(j), self.deltas, self.weights) };
+            }
+            if blocks < len && len >= B {
+                // The rest as one last block ending at the lane's end, recomputing a few points
+                // (the same values: the output overlaps no input).
+                // SAFETY: as above, for the block's points `len - B..len`.
+                unsafe { weighted_block::<T, B>(out.add(len - B), centre.add(len - B), self.deltas, self.weights) };
+            } else {
+                for j in blocks..len {
+                    // SAFETY: as above, for one point.
+                    unsafe { *out.add(j) = weighted_point(centre.add(j), self.deltas, self.weights) };
+                }
             }
         }
     }
@@ -294,7 +318,7 @@ impl<T: Numeric> Lane<VARYING_OPERANDS> for VaryingLanes<'_, T> {
 /// an unrolled sum.
 const BLOCK: usize = 32;
 
-/// `out[l] = sum_k weights[k] * centre[deltas[k] + l]` for the `BLOCK` points `l`, in tap order
+/// `out[l] = sum_k weights[k] * centre[deltas[k] + l]` for the `B` points `l`, in tap order
 /// from the first product. Plain index loops over a constant block (no closures), so they are
 /// compiled inside the SIMD-dispatched kernel and vectorize.
 ///
@@ -303,11 +327,11 @@ const BLOCK: usize = 32;
 /// At least one tap, one weight per tap; every `centre + deltas[k] + l` is readable and every
 /// `out + l` writable, overlapping none of them.
 #[inline(always)]
-unsafe fn weighted_block<T: Numeric>(out: *mut T, centre: *const T, deltas: &[isize], weights: &[T]) {
-    let mut a = [T::ZERO; BLOCK];
+unsafe fn weighted_block<T: Numeric, const B: usize>(out: *mut T, centre: *const T, deltas: &[isize], weights: &[T]) {
+    let mut a = [T::ZERO; B];
     let (run, w) = (centre.wrapping_offset(deltas[0]), weights[0]);
     for (l, x) in a.iter_mut().enumerate() {
-        // SAFETY: `l < BLOCK`: a readable input element (the caller's contract).
+        // SAFETY: `l < B`: a readable input element (the caller's contract).
         *x = w * unsafe { *run.add(l) };
     }
     for (&delta, &w) in deltas.iter().zip(weights).skip(1) {
@@ -318,7 +342,7 @@ unsafe fn weighted_block<T: Numeric>(out: *mut T, centre: *const T, deltas: &[is
         }
     }
     for (l, &x) in a.iter().enumerate() {
-        // SAFETY: `l < BLOCK`: a writable output element (the caller's contract).
+        // SAFETY: `l < B`: a writable output element (the caller's contract).
         unsafe { *out.add(l) = x };
     }
 }
@@ -330,11 +354,11 @@ unsafe fn weighted_block<T: Numeric>(out: *mut T, centre: *const T, deltas: &[is
 /// As for [`weighted_block`], and `out` is 16-byte aligned, the block a whole number of 16-byte
 /// chunks.
 #[inline(always)]
-unsafe fn streamed_block<T: Numeric>(out: *mut T, centre: *const T, deltas: &[isize], weights: &[T]) {
-    let mut a = [T::ZERO; BLOCK];
+unsafe fn streamed_block<T: Numeric, const B: usize>(out: *mut T, centre: *const T, deltas: &[isize], weights: &[T]) {
+    let mut a = [T::ZERO; B];
     let (run, w) = (centre.wrapping_offset(deltas[0]), weights[0]);
     for (l, x) in a.iter_mut().enumerate() {
-        // SAFETY: `l < BLOCK`: a readable input element (the caller's contract).
+        // SAFETY: `l < B`: a readable input element (the caller's contract).
         *x = w * unsafe { *run.add(l) };
     }
     for (&delta, &w) in deltas.iter().zip(weights).skip(1) {
@@ -347,7 +371,7 @@ unsafe fn streamed_block<T: Numeric>(out: *mut T, centre: *const T, deltas: &[is
     #[cfg(target_arch = "x86_64")]
     {
         use core::arch::x86_64::{__m128i, _mm_stream_si128};
-        let chunks = core::mem::size_of::<[T; BLOCK]>() / 16;
+        let chunks = core::mem::size_of::<[T; B]>() / 16;
         let (src, dst) = (a.as_ptr().cast::<__m128i>(), out.cast::<__m128i>());
         for c in 0..chunks {
             // SAFETY: chunk `c` lies inside `a` (read unaligned) and inside the block's output,
@@ -357,7 +381,7 @@ unsafe fn streamed_block<T: Numeric>(out: *mut T, centre: *const T, deltas: &[is
     }
     #[cfg(not(target_arch = "x86_64"))]
     for (l, &x) in a.iter().enumerate() {
-        // SAFETY: `l < BLOCK`: a writable output element (the caller's contract).
+        // SAFETY: `l < B`: a writable output element (the caller's contract).
         unsafe { *out.add(l) = x };
     }
 }
