@@ -47,27 +47,9 @@ pub(super) unsafe fn constant<T: Numeric, const N: usize>(
         weights[k] = *weight;
     }
     let count = taps.len();
-    let stream = streams::<T, N>(&out);
-    let sweep = ConstantSweep { out, input, deltas: &deltas[..count], weights: &weights[..count], stream };
     // SAFETY: the caller's contract is the kernel's.
-    unsafe { Isa::detect().run(sweep) };
+    unsafe { Isa::detect().run(ConstantSweep { out, input, deltas: &deltas[..count], weights: &weights[..count] }) };
     Ok(())
-}
-
-/// Outputs of at least this many bytes in one call are written with streaming (non-temporal)
-/// stores where the CPU has them: an output that large leaves the caches before anything reads
-/// it again, and streaming it skips reading each line before writing it (a third of a large
-/// sweep's memory traffic). The fused time steps' calls (one hyperplane) stay far below.
-const STREAM_FROM: usize = 8 << 20;
-
-/// Whether a call writing `out` streams its stores: a large output, on x86-64 (SSE2's streaming
-/// stores are in its baseline), of an element type whose blocks are whole 16-byte chunks.
-fn streams<T: Numeric, const N: usize>(out: &Desc<Cpu, T, N>) -> bool {
-    let bytes = out.shape.iter().fold(core::mem::size_of::<T>(), |b, &n| b.saturating_mul(n));
-    cfg!(target_arch = "x86_64")
-        && bytes >= STREAM_FROM
-        && core::mem::size_of::<[T; BLOCK]>() % 16 == 0 // and so of twice the block
-        && core::mem::align_of::<T>() == core::mem::size_of::<T>()
 }
 
 /// `out[x] = sum_k coefficients[k][x] * input[x + offsets[k]]` (`StencilKernels::varying` on
@@ -102,8 +84,6 @@ struct ConstantSweep<'a, T: Numeric, const N: usize> {
     input: Desc<Cpu, T, N>,
     deltas: &'a [isize],
     weights: &'a [T],
-    /// Contiguous lanes write whole aligned blocks with streaming stores (`streams`).
-    stream: bool,
 }
 
 impl<T: Numeric, const N: usize> Kernel for ConstantSweep<'_, T, N> {
@@ -116,16 +96,8 @@ impl<T: Numeric, const N: usize> Kernel for ConstantSweep<'_, T, N> {
             input: self.input.handle.cast_const(),
             deltas: self.deltas,
             weights: self.weights,
-            stream: self.stream,
         };
         walk_lanes(self.out.shape, [self.out.strides, self.input.strides], lanes);
-        #[cfg(target_arch = "x86_64")]
-        if self.stream {
-            // Streaming stores are weakly ordered: fenced before the call returns, so whatever
-            // follows (another thread's reads after the join included) sees them.
-            // SAFETY: SSE2 is in x86-64's baseline; a fence has no other effect.
-            unsafe { core::arch::x86_64::_mm_sfence() };
-        }
     }
 }
 
@@ -135,7 +107,6 @@ struct ConstantLanes<'a, T> {
     input: *const T,
     deltas: &'a [isize],
     weights: &'a [T],
-    stream: bool,
 }
 
 impl<T: Numeric> Lane<2> for ConstantLanes<'_, T> {
@@ -182,43 +153,22 @@ impl<T: Numeric> ConstantLanes<'_, T> {
     /// The kernel's contract for the lane's `len` points from `out` and `centre`, contiguous.
     #[inline(always)]
     unsafe fn contiguous<const B: usize>(&self, out: *mut T, centre: *const T, len: usize) {
-        if self.stream && len >= 2 * B {
-            // Points up to the first 64-byte boundary of the output one by one, then whole blocks
-            // from there with streaming stores, then the rest as below.
-            let skip = ((out as usize).wrapping_neg() % 64) / core::mem::size_of::<T>();
-            for j in 0..skip {
-                // SAFETY: as below, for one point.
-                unsafe { *out.add(j) = weighted_point(centre.add(j), self.deltas, self.weights) };
-            }
-            let blocks = skip + (len - skip) / B * B;
-            for j in (skip..blocks).step_by(B) {
-                // SAFETY: as below; `out + j` is 64-byte aligned (`skip` points reach the
-                // boundary: `T`'s size is its alignment, `streams` checked, so a whole number of
-                // elements does) and the block is a whole number of 16-byte chunks.
-                unsafe { streamed_block::<T, B>(out.add(j), centre.add(j), self.deltas, self.weights) };
-            }
-            for j in blocks..len {
-                // SAFETY: as below, for one point.
-                unsafe { *out.add(j) = weighted_point(centre.add(j), self.deltas, self.weights) };
-            }
+        let blocks = len - len % B;
+        for j in (0..blocks).step_by(B) {
+            // SAFETY: every tap of the block's points lies inside the input (the kernel's
+            // contract), contiguous here; the block's output elements are distinct and
+            // writable and overlap no input.
+            unsafe { weighted_block::<T, B>(out.add(j), centre.add(j), self.deltas, self.weights) };
+        }
+        if blocks < len && len >= B {
+            // The rest as one last block ending at the lane's end, recomputing a few points
+            // (the same values: the output overlaps no input).
+            // SAFETY: as above, for the block's points `len - B..len`.
+            unsafe { weighted_block::<T, B>(out.add(len - B), centre.add(len - B), self.deltas, self.weights) };
         } else {
-            let blocks = len - len % B;
-            for j in (0..blocks).step_by(B) {
-                // SAFETY: every tap of the block's points lies inside the input (the kernel's
-                // contract), contiguous here; the block's output elements are distinct and
-                // writable and overlap no input.
-                unsafe { weighted_block::<T, B>(out.add(j), centre.add(j), self.deltas, self.weights) };
-            }
-            if blocks < len && len >= B {
-                // The rest as one last block ending at the lane's end, recomputing a few points
-                // (the same values: the output overlaps no input).
-                // SAFETY: as above, for the block's points `len - B..len`.
-                unsafe { weighted_block::<T, B>(out.add(len - B), centre.add(len - B), self.deltas, self.weights) };
-            } else {
-                for j in blocks..len {
-                    // SAFETY: as above, for one point.
-                    unsafe { *out.add(j) = weighted_point(centre.add(j), self.deltas, self.weights) };
-                }
+            for j in blocks..len {
+                // SAFETY: as above, for one point.
+                unsafe { *out.add(j) = weighted_point(centre.add(j), self.deltas, self.weights) };
             }
         }
     }
@@ -347,45 +297,6 @@ unsafe fn weighted_block<T: Numeric, const B: usize>(out: *mut T, centre: *const
     }
 }
 
-/// [`weighted_block`] written with streaming stores (x86-64; elsewhere plain stores).
-///
-/// # Safety
-///
-/// As for [`weighted_block`], and `out` is 16-byte aligned, the block a whole number of 16-byte
-/// chunks.
-#[inline(always)]
-unsafe fn streamed_block<T: Numeric, const B: usize>(out: *mut T, centre: *const T, deltas: &[isize], weights: &[T]) {
-    let mut a = [T::ZERO; B];
-    let (run, w) = (centre.wrapping_offset(deltas[0]), weights[0]);
-    for (l, x) in a.iter_mut().enumerate() {
-        // SAFETY: `l < B`: a readable input element (the caller's contract).
-        *x = w * unsafe { *run.add(l) };
-    }
-    for (&delta, &w) in deltas.iter().zip(weights).skip(1) {
-        let run = centre.wrapping_offset(delta);
-        for (l, x) in a.iter_mut().enumerate() {
-            // SAFETY: as above.
-            *x = *x + w * unsafe { *run.add(l) };
-        }
-    }
-    #[cfg(target_arch = "x86_64")]
-    {
-        use core::arch::x86_64::{__m128i, _mm_stream_si128};
-        let chunks = core::mem::size_of::<[T; B]>() / 16;
-        let (src, dst) = (a.as_ptr().cast::<__m128i>(), out.cast::<__m128i>());
-        for c in 0..chunks {
-            // SAFETY: chunk `c` lies inside `a` (read unaligned) and inside the block's output,
-            // 16-byte aligned and writable (the caller's contract); SSE2 is x86-64's baseline.
-            unsafe { _mm_stream_si128(dst.add(c), src.add(c).read_unaligned()) };
-        }
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    for (l, &x) in a.iter().enumerate() {
-        // SAFETY: `l < B`: a writable output element (the caller's contract).
-        unsafe { *out.add(l) = x };
-    }
-}
-
 /// One point of [`weighted_block`]: `sum_k weights[k] * centre[deltas[k]]`.
 ///
 /// # Safety
@@ -443,35 +354,4 @@ unsafe fn varying_point<T: Numeric>(centre: *const T, deltas: &[isize], fields: 
         a = a + unsafe { *c.wrapping_offset(at) * *centre.wrapping_offset(delta) };
     }
     a
-}
-
-#[cfg(test)]
-mod tests {
-    use crate::prelude::*;
-    use crate::stencil::{DynStencil, LinearStencil};
-
-    /// Outputs large enough for streaming stores, at every alignment and with lanes that end
-    /// mid-block, equal the compile-time kernel's bit for bit (f64 and f32).
-    #[test]
-    fn streamed_outputs_equal_the_linear_kernel() {
-        let (n, m) = (1031, 1043); // over 8 MiB of f64 interior; f32 below takes a wider grid
-        let u = Array::from_fn([n, m], |[i, j]| ((i * 131 + j * 71) % 97) as f64 * 0.013 - 0.4);
-        let lap = LinearStencil::laplacian_9pt(0.3);
-        let mut want = Array::<f64, 2>::zeros([n, m]);
-        lap.apply(u.view(), want.view_mut());
-        for shift in 0..3 {
-            // A view starting `shift` elements in: a different alignment of every lane.
-            let mut wide = Array::<f64, 2>::zeros([n, m + 3]);
-            let mut out = wide.slice_mut(s![.., shift as isize..(shift + m) as isize]);
-            DynStencil::from(lap).apply(u.view(), out.view_mut());
-            assert!(out.to_owned() == want, "shift {shift}");
-        }
-        let (n, m) = (1031, 2111);
-        let u = Array::from_fn([n, m], |[i, j]| ((i * 31 + j * 17) % 89) as f32 * 0.07 - 1.2);
-        let jacobi = LinearStencil::<f32, 2, 1, 4>::jacobi_5pt();
-        let (mut want, mut got) = (Array::<f32, 2>::zeros([n, m]), Array::<f32, 2>::zeros([n, m]));
-        jacobi.apply(u.view(), want.view_mut());
-        DynStencil::from(jacobi).apply(u.view(), got.view_mut());
-        assert!(got == want);
-    }
 }
