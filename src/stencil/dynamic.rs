@@ -409,6 +409,22 @@ impl<T: Numeric, const N: usize> DynStencil<T, N> {
     /// sweep 2 on). Sweep `steps` ends in `first` when `steps` is even, in `second` when odd; the
     /// same result, bit for bit.
     ///
+    /// # Panics
+    ///
+    /// As [`DynStencil::try_apply_steps_from`] errs.
+    #[track_caller]
+    pub fn apply_steps_from<B: StencilKernels + CopyKernels>(
+        &self,
+        input: impl AsOperand<T, N, B>,
+        first: impl AsOperandMut<T, N, B>,
+        second: impl AsOperandMut<T, N, B>,
+        steps: usize,
+    ) {
+        or_panic(self.try_apply_steps_from(input, first, second, steps))
+    }
+
+    /// [`DynStencil::apply_steps_from`], returning errors.
+    ///
     /// # Errors
     ///
     /// As [`DynStencil::try_apply_steps_with`]; `Error::ShapeMismatch` when `input`'s shape
@@ -438,7 +454,26 @@ impl<T: Numeric, const N: usize> DynStencil<T, N> {
         }
     }
 
-    /// [`DynStencil::try_apply_steps_from`] on rayon's threads; the same result, bit for bit.
+    /// [`DynStencil::apply_steps_from`] on rayon's threads; the same result, bit for bit.
+    ///
+    /// # Panics
+    ///
+    /// As [`DynStencil::try_apply_steps_from`] errs.
+    #[cfg(feature = "rayon")]
+    #[track_caller]
+    pub fn par_apply_steps_from(
+        &self,
+        input: impl AsOperand<T, N>,
+        first: impl AsOperandMut<T, N>,
+        second: impl AsOperandMut<T, N>,
+        steps: usize,
+    ) where
+        T: Send + Sync,
+    {
+        or_panic(self.try_par_apply_steps_from(input, first, second, steps))
+    }
+
+    /// [`DynStencil::par_apply_steps_from`], returning errors.
     ///
     /// # Errors
     ///
@@ -531,7 +566,7 @@ mod tests {
                     s.try_par_apply_steps_from(u.view(), first.view_mut(), second.view_mut(), steps).unwrap();
                 }
                 if !par {
-                    s.try_apply_steps_from(u.view(), first.view_mut(), second.view_mut(), steps).unwrap();
+                    s.apply_steps_from(u.view(), first.view_mut(), second.view_mut(), steps);
                 }
                 let got = if steps % 2 == 0 { first } else { second };
                 let bits = |a: &Array<f64, 2>| a.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
