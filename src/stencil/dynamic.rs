@@ -407,7 +407,8 @@ impl<T: Numeric, const N: usize> DynStencil<T, N> {
     /// into `first`, but without that copy: sweep 1 reads `input` itself. Both fields hold the
     /// boundary values in their halos, as `input` does; `first`'s interior is only written (from
     /// sweep 2 on). Sweep `steps` ends in `first` when `steps` is even, in `second` when odd; the
-    /// same result, bit for bit.
+    /// same result, bit for bit. With `steps == 0` nothing is written (`first` does not receive
+    /// `input`: copy it, or skip the call).
     ///
     /// # Panics
     ///
