@@ -6,6 +6,7 @@
 //! `stencil(u, steps=2)` equals `stencil(stencil(u))`. One sweep with fixed sides reads `u` and
 //! writes `out` in place, whatever their strides; more steps (or other boundaries) alternate
 //! between `out` and one row-major scratch field, ordered so that the last sweep lands in `out`:
+//! with fixed sides the first sweep reads `u` itself and both get a copy of its halo; otherwise
 //! one copy of `u` (into whichever holds sweep 0) and of its halo (into the other).
 
 use cnda::kernel::{CopyKernels, ElementwiseKernels, StencilKernels};
@@ -44,6 +45,21 @@ pub trait Engine: StencilKernels + ElementwiseKernels + CopyKernels {
         boundaries: Boundaries<T, N>,
         parallel: bool,
     ) -> cnda::Result<()>;
+
+    /// `steps` sweeps with fixed boundaries from `u` itself (sweep 1 reads it: no copy into
+    /// `first`), alternating between `first` and `second` whose halos hold `u`'s, where the
+    /// backend and the stencil have that form: `Ok(false)`, with nothing written, otherwise.
+    fn steps_from<T: Float + Send + Sync, const N: usize>(
+        spec: &Taps<T, N>,
+        u: In<'_, T, N, Self>,
+        first: Out<'_, T, N, Self>,
+        second: Out<'_, T, N, Self>,
+        steps: usize,
+        parallel: bool,
+    ) -> cnda::Result<bool> {
+        let _ = (spec, u, first, second, steps, parallel);
+        Ok(false)
+    }
 
     /// `f` of a scratch field of `a`'s shape where `a` lives (contents unspecified: whatever a
     /// previous call left, or zeros).
@@ -88,6 +104,21 @@ impl Engine for cnda::kernel::Cpu {
             (Taps::Constant(s), true) => s.try_par_apply_steps_between(first, second, steps, boundaries),
             (Taps::Varying(s), false) => s.try_apply_steps_between(first, second, steps, fields, boundaries),
             (Taps::Varying(s), true) => s.try_par_apply_steps_between(first, second, steps, fields, boundaries),
+        }
+    }
+
+    fn steps_from<T: Float + Send + Sync, const N: usize>(
+        spec: &Taps<T, N>,
+        u: In<'_, T, N, Self>,
+        first: Out<'_, T, N, Self>,
+        second: Out<'_, T, N, Self>,
+        steps: usize,
+        parallel: bool,
+    ) -> cnda::Result<bool> {
+        match (spec, parallel) {
+            (Taps::Constant(s), false) => s.try_apply_steps_from(u, first, second, steps).map(|()| true),
+            (Taps::Constant(s), true) => s.try_par_apply_steps_from(u, first, second, steps).map(|()| true),
+            (Taps::Varying(_), _) => Ok(false),
         }
     }
 
@@ -165,15 +196,22 @@ pub fn sweeps<T: Float + Send + Sync, const N: usize, B: Engine>(
         return copy_frame(u, out, spec.radius());
     }
     // `out` and a scratch field alternate, ordered so that the last sweep lands in `out`: the
-    // one that holds sweep 0 gets all of `u`, the other only its halo.
+    // one that holds sweep 0 gets all of `u` (only its halo where sweep 1 can read `u` itself),
+    // the other only its halo.
     B::with_scratch(&u, |mut scratch| {
         let (mut first, mut second) = if steps.is_multiple_of(2) {
             (out.view_mut(), scratch.view_mut())
         } else {
             (scratch.view_mut(), out.view_mut())
         };
-        first.try_assign(&u)?;
         copy_frame(u, second.view_mut(), spec.radius())?;
+        if boundaries == Boundaries::all(Boundary::Fixed) {
+            copy_frame(u, first.view_mut(), spec.radius())?;
+            if B::steps_from(spec, u, first.view_mut(), second.view_mut(), steps, parallel)? {
+                return Ok(());
+            }
+        }
+        first.try_assign(&u)?;
         B::steps(spec, first, second, steps, fields, boundaries, parallel)
     })
 }

@@ -202,3 +202,28 @@ def test_repeated_calls_reuse_nothing_but_memory():
         u = field(shape, dtype, seed)
         want = reference_steps(u, [(o, dtype(w)) for o, w in taps.items()], 6, "neumann")
         assert np.array_equal(cnda.stencil(u, taps=taps, steps=6, boundary="neumann"), want)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("steps", [2, 3, 8])
+def test_fixed_steps_read_u_itself_on_threads_and_overwrite_garbage(steps, dtype):
+    # With fixed sides the first sweep reads `u` directly (no copy into `out` or the scratch
+    # field): a grid large enough for threads, a strided `u`, and an `out` full of garbage.
+    base = field((2 * 301, 257), dtype, 11)
+    u = base[::2]
+    want = reference_steps(np.ascontiguousarray(u), preset("jacobi", 2, 1.0, dtype), steps)
+    out = np.full(u.shape, np.nan, dtype)
+    assert cnda.stencil(u, out, steps=steps) is out
+    assert np.array_equal(out, want)
+    assert np.array_equal(cnda.stencil(u, taps={(-1, 0): 0.25, (1, 0): 0.25, (0, -1): 0.25, (0, 1): 0.25},
+                                       steps=steps), want)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_large_grids_on_threads_equal_the_reference(dtype):
+    # Bands of several MiB per thread, lanes of a few thousand points.
+    u = field((2 * 1111, 2061 if dtype == np.float64 else 4111), dtype, 12)
+    for taps in [preset("jacobi", 2, 1.0, dtype), preset("9-point", 2, 0.5, dtype)]:
+        out = np.full(u.shape, np.nan, dtype)
+        cnda.stencil(u, out, taps={o: float(w) for o, w in taps})
+        assert np.array_equal(out, reference_steps(u, taps, 1))

@@ -21,7 +21,7 @@
 
 use super::boundary::Boundaries;
 use super::buffer::DoubleBuffer;
-use super::fused::{run_steps, run_steps_between, Sweep};
+use super::fused::{run_steps, run_steps_between, run_steps_from, Sweep};
 use super::linear::LinearStencil;
 use super::region::{orient, Interior};
 use crate::array::AsView;
@@ -401,6 +401,107 @@ impl<T: Numeric, const N: usize> DynStencil<T, N> {
     }
 }
 
+impl<T: Numeric, const N: usize> DynStencil<T, N> {
+    /// `steps` sweeps with `Fixed` boundaries from `input` (only read), alternating between
+    /// `first` and `second` as [`DynStencil::apply_steps_between`] does after copying `input`
+    /// into `first`, but without that copy: sweep 1 reads `input` itself. Both fields hold the
+    /// boundary values in their halos, as `input` does; `first`'s interior is only written (from
+    /// sweep 2 on). Sweep `steps` ends in `first` when `steps` is even, in `second` when odd; the
+    /// same result, bit for bit. With `steps == 0` nothing is written (`first` does not receive
+    /// `input`: copy it, or skip the call).
+    ///
+    /// # Panics
+    ///
+    /// As [`DynStencil::try_apply_steps_from`] errs.
+    #[track_caller]
+    pub fn apply_steps_from<B: StencilKernels + CopyKernels>(
+        &self,
+        input: impl AsOperand<T, N, B>,
+        first: impl AsOperandMut<T, N, B>,
+        second: impl AsOperandMut<T, N, B>,
+        steps: usize,
+    ) {
+        or_panic(self.try_apply_steps_from(input, first, second, steps))
+    }
+
+    /// [`DynStencil::apply_steps_from`], returning errors.
+    ///
+    /// # Errors
+    ///
+    /// As [`DynStencil::try_apply_steps_with`]; `Error::ShapeMismatch` when `input`'s shape
+    /// differs.
+    pub fn try_apply_steps_from<B: StencilKernels + CopyKernels>(
+        &self,
+        input: impl AsOperand<T, N, B>,
+        mut first: impl AsOperandMut<T, N, B>,
+        mut second: impl AsOperandMut<T, N, B>,
+        steps: usize,
+    ) -> Result<()> {
+        let sweep = TapSweep { taps: &self.taps, radius: self.radius };
+        let fields = [first.operand_desc_mut(), second.operand_desc_mut()];
+        let fixed = Boundaries::all(super::Boundary::Fixed);
+        // SAFETY: two uniquely borrowed operands and a shared one, so distinct elements, borrowed
+        // for the call; the plan it hands over is of those fields.
+        unsafe {
+            run_steps_from(
+                "DynStencil::apply_steps",
+                &sweep,
+                Some(input.operand_desc()),
+                fields,
+                steps,
+                fixed,
+                |plan| plan.run_sequential(),
+            )
+        }
+    }
+
+    /// [`DynStencil::apply_steps_from`] on rayon's threads; the same result, bit for bit.
+    ///
+    /// # Panics
+    ///
+    /// As [`DynStencil::try_apply_steps_from`] errs.
+    #[cfg(feature = "rayon")]
+    #[track_caller]
+    pub fn par_apply_steps_from(
+        &self,
+        input: impl AsOperand<T, N>,
+        first: impl AsOperandMut<T, N>,
+        second: impl AsOperandMut<T, N>,
+        steps: usize,
+    ) where
+        T: Send + Sync,
+    {
+        or_panic(self.try_par_apply_steps_from(input, first, second, steps))
+    }
+
+    /// [`DynStencil::par_apply_steps_from`], returning errors.
+    ///
+    /// # Errors
+    ///
+    /// As [`DynStencil::try_apply_steps_from`].
+    #[cfg(feature = "rayon")]
+    pub fn try_par_apply_steps_from(
+        &self,
+        input: impl AsOperand<T, N>,
+        mut first: impl AsOperandMut<T, N>,
+        mut second: impl AsOperandMut<T, N>,
+        steps: usize,
+    ) -> Result<()>
+    where
+        T: Send + Sync,
+    {
+        let sweep = TapSweep { taps: &self.taps, radius: self.radius };
+        let fields = [first.operand_desc_mut(), second.operand_desc_mut()];
+        let (op, fixed) = ("DynStencil::par_apply_steps", Boundaries::all(super::Boundary::Fixed));
+        // SAFETY: as in `try_apply_steps_from`.
+        unsafe {
+            run_steps_from(op, &sweep, Some(input.operand_desc()), fields, steps, fixed, |plan| {
+                super::fused::run_parallel(plan)
+            })
+        }
+    }
+}
+
 impl<T: Numeric, const N: usize, const R: usize, const K: usize> From<LinearStencil<T, N, R, K>> for DynStencil<T, N> {
     /// The same taps, known at run time (the radius per axis may be smaller than `R`).
     ///
@@ -438,5 +539,40 @@ impl<B: StencilKernels, T: Numeric, const N: usize> Sweep<B, T, N> for TapSweep<
     ) -> Result<()> {
         // SAFETY: the caller's contract is the kernel's.
         unsafe { B::taps(dev, out, input, self.taps) }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::DynStencil;
+    use crate::stencil::LinearStencil;
+    use crate::Array;
+
+    /// Sweeps from a separate input equal the copy-then-sweep form bit for bit, on one thread and
+    /// on rayon's, whatever the outputs held before.
+    #[test]
+    fn steps_from_an_input_equal_steps_between_after_a_copy() {
+        let u = Array::<f64, 2>::from_fn([37, 29], |[i, j]| ((i * 7 + j * 3) % 11) as f64 - 0.5 * j as f64);
+        let s: DynStencil<f64, 2> = LinearStencil::laplacian_9pt(1.0).into();
+        for steps in 1..6 {
+            let (mut a, mut b) = (u.clone(), u.clone());
+            s.apply_steps_between(a.view_mut(), b.view_mut(), steps, [crate::stencil::Boundary::Fixed; 2]);
+            let want = if steps % 2 == 0 { a } else { b };
+            for par in [false, cfg!(feature = "rayon")] {
+                let halo = |[i, j]: [usize; 2]| i == 0 || i == 36 || j == 0 || j == 28;
+                let garbage = Array::<f64, 2>::from_fn([37, 29], |x| if halo(x) { u[x] } else { f64::NAN });
+                let (mut first, mut second) = (garbage.clone(), u.clone());
+                #[cfg(feature = "rayon")]
+                if par {
+                    s.try_par_apply_steps_from(u.view(), first.view_mut(), second.view_mut(), steps).unwrap();
+                }
+                if !par {
+                    s.apply_steps_from(u.view(), first.view_mut(), second.view_mut(), steps);
+                }
+                let got = if steps % 2 == 0 { first } else { second };
+                let bits = |a: &Array<f64, 2>| a.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+                assert_eq!(bits(&got), bits(&want), "{steps} {par}");
+            }
+        }
     }
 }

@@ -122,22 +122,12 @@ impl<T: Numeric> Lane<2> for ConstantLanes<'_, T> {
             return;
         }
         if steps == [1, 1] {
-            let blocks = len - len % BLOCK;
-            for j in (0..blocks).step_by(BLOCK) {
-                // SAFETY: every tap of the block's points lies inside the input (the kernel's
-                // contract), contiguous here; the block's output elements are distinct and
-                // writable and overlap no input.
-                unsafe { weighted_block(out.add(j), centre.add(j), self.deltas, self.weights) };
-            }
-            if blocks < len && len >= BLOCK {
-                // The rest as one last block ending at the lane's end, recomputing a few points
-                // (the same values: the output overlaps no input).
-                // SAFETY: as above, for the block's points `len - BLOCK..len`.
-                unsafe { weighted_block(out.add(len - BLOCK), centre.add(len - BLOCK), self.deltas, self.weights) };
-            } else {
-                for j in blocks..len {
-                    // SAFETY: as above, for one point.
-                    unsafe { *out.add(j) = weighted_point(centre.add(j), self.deltas, self.weights) };
+            // SAFETY: the kernel's contract, for this contiguous lane.
+            unsafe {
+                if core::mem::size_of::<T>() <= 4 {
+                    self.contiguous::<{ 2 * BLOCK }>(out, centre, len)
+                } else {
+                    self.contiguous::<BLOCK>(out, centre, len)
                 }
             }
         } else {
@@ -147,6 +137,38 @@ impl<T: Numeric> Lane<2> for ConstantLanes<'_, T> {
                 unsafe {
                     *out.offset(j * steps[0]) = weighted_point(centre.offset(j * steps[1]), self.deltas, self.weights)
                 };
+            }
+        }
+    }
+}
+
+impl<T: Numeric> ConstantLanes<'_, T> {
+    /// A contiguous lane in blocks of `B` points (`run` picks `B`: twice [`BLOCK`] for elements
+    /// of 4 bytes or fewer, so each block still has as many vectors of sums as one of f64: the
+    /// adds of one tap after another form one dependency chain per vector, and too few chains
+    /// leave the CPU waiting on their latency).
+    ///
+    /// # Safety
+    ///
+    /// The kernel's contract for the lane's `len` points from `out` and `centre`, contiguous.
+    #[inline(always)]
+    unsafe fn contiguous<const B: usize>(&self, out: *mut T, centre: *const T, len: usize) {
+        let blocks = len - len % B;
+        for j in (0..blocks).step_by(B) {
+            // SAFETY: every tap of the block's points lies inside the input (the kernel's
+            // contract), contiguous here; the block's output elements are distinct and
+            // writable and overlap no input.
+            unsafe { weighted_block::<T, B>(out.add(j), centre.add(j), self.deltas, self.weights) };
+        }
+        if blocks < len && len >= B {
+            // The rest as one last block ending at the lane's end, recomputing a few points
+            // (the same values: the output overlaps no input).
+            // SAFETY: as above, for the block's points `len - B..len`.
+            unsafe { weighted_block::<T, B>(out.add(len - B), centre.add(len - B), self.deltas, self.weights) };
+        } else {
+            for j in blocks..len {
+                // SAFETY: as above, for one point.
+                unsafe { *out.add(j) = weighted_point(centre.add(j), self.deltas, self.weights) };
             }
         }
     }
@@ -246,7 +268,7 @@ impl<T: Numeric> Lane<VARYING_OPERANDS> for VaryingLanes<'_, T> {
 /// an unrolled sum.
 const BLOCK: usize = 32;
 
-/// `out[l] = sum_k weights[k] * centre[deltas[k] + l]` for the `BLOCK` points `l`, in tap order
+/// `out[l] = sum_k weights[k] * centre[deltas[k] + l]` for the `B` points `l`, in tap order
 /// from the first product. Plain index loops over a constant block (no closures), so they are
 /// compiled inside the SIMD-dispatched kernel and vectorize.
 ///
@@ -255,11 +277,11 @@ const BLOCK: usize = 32;
 /// At least one tap, one weight per tap; every `centre + deltas[k] + l` is readable and every
 /// `out + l` writable, overlapping none of them.
 #[inline(always)]
-unsafe fn weighted_block<T: Numeric>(out: *mut T, centre: *const T, deltas: &[isize], weights: &[T]) {
-    let mut a = [T::ZERO; BLOCK];
+unsafe fn weighted_block<T: Numeric, const B: usize>(out: *mut T, centre: *const T, deltas: &[isize], weights: &[T]) {
+    let mut a = [T::ZERO; B];
     let (run, w) = (centre.wrapping_offset(deltas[0]), weights[0]);
     for (l, x) in a.iter_mut().enumerate() {
-        // SAFETY: `l < BLOCK`: a readable input element (the caller's contract).
+        // SAFETY: `l < B`: a readable input element (the caller's contract).
         *x = w * unsafe { *run.add(l) };
     }
     for (&delta, &w) in deltas.iter().zip(weights).skip(1) {
@@ -270,7 +292,7 @@ unsafe fn weighted_block<T: Numeric>(out: *mut T, centre: *const T, deltas: &[is
         }
     }
     for (l, &x) in a.iter().enumerate() {
-        // SAFETY: `l < BLOCK`: a writable output element (the caller's contract).
+        // SAFETY: `l < B`: a writable output element (the caller's contract).
         unsafe { *out.add(l) = x };
     }
 }

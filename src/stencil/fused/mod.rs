@@ -272,7 +272,53 @@ pub(super) unsafe fn run_steps_between<B: CopyKernels, T: Pod, const N: usize, S
     boundaries: Boundaries<T, N>,
     fused: impl FnOnce(&Plan<'_, B, T, N, S>) -> Result<()>,
 ) -> Result<()> {
-    if let Some(plan) = Plan::new(op, sweep, fields, steps, boundaries)? {
+    // SAFETY: the caller's contract; the source is `fields[0]`.
+    unsafe { run_steps_from(op, sweep, None, fields, steps, boundaries, fused) }
+}
+
+/// [`run_steps_between`] with sweep 1 reading `source` instead of `fields[0]` (when given): the
+/// initial field is then never copied, and `fields[0]`'s interior is first written by sweep 2.
+/// Only with `Fixed` sides (`Error::Layout` otherwise): sweep 1 reads the halo of `source`, and
+/// any other boundary would have to write it there.
+///
+/// # Safety
+///
+/// As for [`run_steps_between`], and `source` addresses live, readable elements that overlap
+/// neither field and that nothing writes during the call (a shared operand).
+///
+/// # Errors
+///
+/// As [`run_steps`]; `Error::ShapeMismatch` and `Error::DeviceMismatch` for the source.
+pub(super) unsafe fn run_steps_from<B: CopyKernels, T: Pod, const N: usize, S: Sweep<B, T, N>>(
+    op: &'static str,
+    sweep: &S,
+    source: Option<Desc<B, T, N>>,
+    fields: [Desc<B, T, N>; 2],
+    steps: usize,
+    boundaries: Boundaries<T, N>,
+    fused: impl FnOnce(&Plan<'_, B, T, N, S>) -> Result<()>,
+) -> Result<()> {
+    if let Some(source) = source {
+        if source.shape != fields[0].shape {
+            return Err(Error::ShapeMismatch { op, expected: fields[0].shape.to_vec(), got: source.shape.to_vec() });
+        }
+        crate::ops::output::same_device::<B>(
+            op,
+            &B::handle_device(fields[0].handle),
+            &[B::handle_device(source.handle)],
+        )?;
+        let fixed = (0..N)
+            .all(|a| [Side::Low, Side::High].iter().all(|&s| matches!(boundaries.at(a, s), super::Boundary::Fixed)));
+        if !fixed {
+            return Err(Error::Layout {
+                op,
+                reason: "sweeps from a separate source field need fixed boundaries on every side".into(),
+                fix: "copy the source into the first field and call the form without a source",
+            });
+        }
+    }
+    if let Some(mut plan) = Plan::new(op, sweep, fields, steps, boundaries)? {
+        plan.source = source;
         if plan.schedule.is_some() {
             fused(&plan)?;
         } else {
@@ -289,6 +335,8 @@ pub(super) struct Plan<'s, B: Backend, T: Pod, const N: usize, S> {
     dev: B::Device,
     sweep: &'s S,
     fields: [Desc<B, T, N>; 2],
+    /// What sweep 1 reads when not `fields[0]` (`run_steps_from`).
+    source: Option<Desc<B, T, N>>,
     radius: [usize; N],
     boundaries: Boundaries<T, N>,
     interior: [Range<usize>; N],
@@ -324,7 +372,17 @@ impl<'s, B: CopyKernels, T: Pod, const N: usize, S: Sweep<B, T, N>> Plan<'s, B, 
         }
         // Rank 0 (one point, no axis to walk): one call per sweep.
         let Some(rows) = interior.first().cloned() else {
-            return Ok(Some(Plan { dev, sweep, fields, radius, boundaries, interior, steps, schedule: None }));
+            return Ok(Some(Plan {
+                dev,
+                sweep,
+                fields,
+                source: None,
+                radius,
+                boundaries,
+                interior,
+                steps,
+                schedule: None,
+            }));
         };
         // The wavefront's last step is `rows.end - 1 + (steps - 1) lag` and the sweeps are
         // numbered `1..steps + 1`: both must fit, with room to spare.
@@ -346,7 +404,15 @@ impl<'s, B: CopyKernels, T: Pod, const N: usize, S: Sweep<B, T, N>> Plan<'s, B, 
             rows.len() < radius[0] && [Side::Low, Side::High].iter().any(|&side| boundaries.mirrors(0, side));
         let schedule = (sweep.wavefront() && !mirrors_short)
             .then(|| Schedule::new(rows, steps, radius[0], boundaries.periodic(0)));
-        Ok(Some(Plan { dev, sweep, fields, radius, boundaries, interior, steps, schedule }))
+        Ok(Some(Plan { dev, sweep, fields, source: None, radius, boundaries, interior, steps, schedule }))
+    }
+
+    /// The field sweep `t` reads.
+    fn input_of(&self, t: usize) -> Desc<B, T, N> {
+        match self.source {
+            Some(source) if t == 1 => source,
+            _ => self.fields[(t - 1) % 2],
+        }
     }
 
     /// The fused plan's schedule.
@@ -367,7 +433,7 @@ impl<'s, B: CopyKernels, T: Pod, const N: usize, S: Sweep<B, T, N>> Plan<'s, B, 
     unsafe fn run_unfused(&self) -> Result<()> {
         // Constant halos (fixed or a value on every side): filled once, then the backend's
         // time-tiled kernel may take all the sweeps.
-        if self.boundaries.constant() && self.steps >= 2 {
+        if self.boundaries.constant() && self.steps >= 2 && self.source.is_none() {
             // SAFETY: the caller's contract; the halos then hold what every sweep reads.
             unsafe {
                 for field in self.fields {
@@ -382,7 +448,7 @@ impl<'s, B: CopyKernels, T: Pod, const N: usize, S: Sweep<B, T, N>> Plan<'s, B, 
         let shape = self.interior.clone().map(|r| r.len());
         let region = |d: Desc<B, T, N>| (0..N).fold(d, |d, k| d.narrowed(k, start[k], shape[k]));
         for t in 1..=self.steps {
-            let (src, dst) = (self.fields[(t - 1) % 2], self.fields[t % 2]);
+            let (src, dst) = (self.input_of(t), self.fields[t % 2]);
             // SAFETY: the caller's contract; the region is the interior, and `dst` is the other
             // field.
             unsafe {
@@ -461,7 +527,7 @@ impl<'s, B: CopyKernels, T: Pod, const N: usize, S: Sweep<B, T, N>> Plan<'s, B, 
     ///
     /// `Error::Device` from a kernel.
     pub(super) unsafe fn compute(&self, t: usize, i: usize) -> Result<()> {
-        let (src, dst) = (self.fields[(t - 1) % 2], self.fields[t % 2]);
+        let (src, dst) = (self.input_of(t), self.fields[t % 2]);
         let mut start = self.interior.clone().map(|r| r.start);
         let mut shape = self.interior.clone().map(|r| r.len());
         (start[0], shape[0]) = (i, 1);
