@@ -264,8 +264,9 @@ def stencil(
     laplacian, h: the Laplacian of spacing h when taps is None; h also scales the Laplacian presets.
 
     One sweep with fixed boundaries reads u and writes out in place, whatever their strides; more
-    steps or other boundaries alternate between out (u copied in) and a row-major scratch field of
-    u's shape, which the calling thread keeps for its next call of the same shape and dtype (its
+    steps or other boundaries alternate between out and a row-major scratch field of u's shape
+    (with fixed sides and constant taps in host memory the first sweep reads u itself and both
+    get only u's halo; otherwise u is copied into the one holding sweep 0), which the calling thread keeps for its next call of the same shape and dtype (its
     memory is let go when a call needs another, or when the thread ends). Misuse is a ValueError or TypeError saying what, why and how to fix (overlapping
     operands, dtypes or shapes that differ, unknown presets, too many taps, a radius too large for
     u, coeffs not matching taps, steps < 1, an unknown boundary kind, periodic on one side only).

@@ -6,7 +6,8 @@
 //! `stencil(u, steps=2)` equals `stencil(stencil(u))`. One sweep with fixed sides reads `u` and
 //! writes `out` in place, whatever their strides; more steps (or other boundaries) alternate
 //! between `out` and one row-major scratch field, ordered so that the last sweep lands in `out`:
-//! with fixed sides the first sweep reads `u` itself and both get a copy of its halo; otherwise
+//! with fixed sides and constant taps on the CPU the first sweep reads `u` itself and both get a
+//! copy of its halo; otherwise
 //! one copy of `u` (into whichever holds sweep 0) and of its halo (into the other).
 
 use cnda::kernel::{CopyKernels, ElementwiseKernels, StencilKernels};

@@ -404,9 +404,10 @@ impl<T: Numeric, const N: usize> DynStencil<T, N> {
 impl<T: Numeric, const N: usize> DynStencil<T, N> {
     /// `steps` sweeps with `Fixed` boundaries from `input` (only read), alternating between
     /// `first` and `second` as [`DynStencil::apply_steps_between`] does after copying `input`
-    /// into `first`, but without that copy: sweep 1 reads `input` itself. Both fields hold the
-    /// boundary values in their halos, as `input` does; `first`'s interior is only written (from
-    /// sweep 2 on). Sweep `steps` ends in `first` when `steps` is even, in `second` when odd; the
+    /// into `first`, but without that copy: sweep 1 reads `input` itself. The caller fills both
+    /// fields' halos with `input`'s halo first (nothing here writes them: with other halos the
+    /// result differs from [`DynStencil::apply_steps_between`]'s); `first`'s interior is only
+    /// written (from sweep 2 on). Sweep `steps` ends in `first` when `steps` is even, in `second` when odd; the
     /// same result, bit for bit. With `steps == 0` nothing is written (`first` does not receive
     /// `input`: copy it, or skip the call).
     ///
@@ -429,7 +430,7 @@ impl<T: Numeric, const N: usize> DynStencil<T, N> {
     /// # Errors
     ///
     /// As [`DynStencil::try_apply_steps_with`]; `Error::ShapeMismatch` when `input`'s shape
-    /// differs.
+    /// differs from the fields'; `Error::DeviceMismatch` when it is on another device.
     pub fn try_apply_steps_from<B: StencilKernels + CopyKernels>(
         &self,
         input: impl AsOperand<T, N, B>,
@@ -444,7 +445,7 @@ impl<T: Numeric, const N: usize> DynStencil<T, N> {
         // for the call; the plan it hands over is of those fields.
         unsafe {
             run_steps_from(
-                "DynStencil::apply_steps",
+                "DynStencil::apply_steps_from",
                 &sweep,
                 Some(input.operand_desc()),
                 fields,
@@ -492,7 +493,7 @@ impl<T: Numeric, const N: usize> DynStencil<T, N> {
     {
         let sweep = TapSweep { taps: &self.taps, radius: self.radius };
         let fields = [first.operand_desc_mut(), second.operand_desc_mut()];
-        let (op, fixed) = ("DynStencil::par_apply_steps", Boundaries::all(super::Boundary::Fixed));
+        let (op, fixed) = ("DynStencil::par_apply_steps_from", Boundaries::all(super::Boundary::Fixed));
         // SAFETY: as in `try_apply_steps_from`.
         unsafe {
             run_steps_from(op, &sweep, Some(input.operand_desc()), fields, steps, fixed, |plan| {

@@ -449,10 +449,16 @@ impl<'s, B: CopyKernels, T: Pod, const N: usize, S: Sweep<B, T, N>> Plan<'s, B, 
         let region = |d: Desc<B, T, N>| (0..N).fold(d, |d, k| d.narrowed(k, start[k], shape[k]));
         for t in 1..=self.steps {
             let (src, dst) = (self.input_of(t), self.fields[t % 2]);
-            // SAFETY: the caller's contract; the region is the interior, and `dst` is the other
-            // field.
+            // A separate source (sweep 1 of `run_steps_from`) is only read: never filled (its
+            // boundaries are all `Fixed`, checked there, so there is nothing to fill).
+            let from_source = t == 1 && self.source.is_some();
+            debug_assert!(!from_source || self.boundaries.constant());
+            // SAFETY: the caller's contract; `src` is filled only when it is one of the fields;
+            // the region is the interior, and `dst` is the other field.
             unsafe {
-                self.boundaries.fill_axes(&self.dev, src, 0..N, &self.radius, Which::All)?;
+                if !from_source {
+                    self.boundaries.fill_axes(&self.dev, src, 0..N, &self.radius, Which::All)?;
+                }
                 self.sweep.region(&self.dev, region(dst), region(src), start, shape)?;
             }
         }

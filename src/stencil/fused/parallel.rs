@@ -129,6 +129,7 @@ fn wait_past(progress: &AtomicUsize, needed: usize, stopped: &AtomicBool) -> boo
 /// `p * (steps + 1)` cannot overflow whatever the step count; `steps < usize::MAX` (the plan
 /// refuses more), so `1 + steps` fits.
 fn groups(steps: usize, threads: usize) -> Vec<Range<usize>> {
+    debug_assert!(1 <= threads && threads <= steps, "{threads} threads for {steps} sweeps");
     let first = |p: usize| match p {
         0 => 1,
         p if p == threads => steps + 1,
