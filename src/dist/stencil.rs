@@ -122,25 +122,9 @@ impl<const N: usize> Regions<N> {
         v: &DistArray<T, N, B>,
         radius: [usize; N],
     ) -> Result<Self> {
-        let d = *u.decomposition();
-        if d != *v.decomposition() || u.halo() != v.halo() {
-            return Err(Error::ShapeMismatch {
-                op,
-                expected: u.local().shape().to_vec(),
-                got: v.local().shape().to_vec(),
-            });
-        }
-        let (halo, block) = (u.halo(), d.block_shape(u.rank()));
-        if let Some(k) = (0..N).find(|&k| d.exchanges_along(k) && halo[k] < radius[k]) {
-            return Err(Error::Decomposition {
-                op,
-                reason: format!(
-                    "the halo of axis {k} is {} wide, narrower than the stencil's radius {}",
-                    halo[k], radius[k]
-                ),
-                fix: "build the arrays with a halo at least as wide as the radius",
-            });
-        }
+        check_pair(op, u, v, radius)?;
+        let (d, halo) = (*u.decomposition(), u.halo());
+        let block = d.block_shape(u.rank());
         let local = sweep_region(u, radius, 0);
         let update: [Range<usize>; N] = core::array::from_fn(|k| local[k].start - halo[k]..local[k].end - halo[k]);
         // A side with no neighbour is a fixed global edge, already `R` away from every updated
@@ -162,6 +146,37 @@ impl<const N: usize> Regions<N> {
         });
         Ok(Regions { update, inner })
     }
+}
+
+/// Checks a pair of fields a stencil of `radius` sweeps from one into the other: split alike,
+/// with equal halos, each at least the radius on every axis with neighbours.
+///
+/// # Errors
+///
+/// `Error::ShapeMismatch` when `u` and `v` are split differently or have different halos;
+/// `Error::Decomposition` when a halo is narrower than the radius on an axis with neighbours.
+pub(super) fn check_pair<T: Pod + Equivalence, const N: usize, B: DistBackend>(
+    op: &'static str,
+    u: &DistArray<T, N, B>,
+    v: &DistArray<T, N, B>,
+    radius: [usize; N],
+) -> Result<()> {
+    let (d, halo) = (u.decomposition(), u.halo());
+    if d != v.decomposition() || halo != v.halo() {
+        return Err(Error::ShapeMismatch { op, expected: u.local().shape().to_vec(), got: v.local().shape().to_vec() });
+    }
+    if let Some(k) = (0..N).find(|&k| d.exchanges_along(k) && halo[k] < radius[k]) {
+        return Err(Error::Decomposition {
+            op,
+            reason: format!(
+                "the halo of axis {k} is {} wide, narrower than the stencil's radius {}",
+                halo[k], radius[k]
+            ),
+            fix: "build the arrays with a halo at least as wide as the radius (k radii for k sweeps per exchange \
+                  with `apply_steps_dist`)",
+        });
+    }
+    Ok(())
 }
 
 /// The local points (halo included, so owned point `i` is `halo + i`) a sweep of radius `radius`

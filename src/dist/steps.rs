@@ -9,10 +9,10 @@
 
 use mpi::datatype::Equivalence;
 
-use super::stencil::{sweep_region, DistDoubleBuffer};
+use super::stencil::{check_pair, sweep_region, DistDoubleBuffer};
 use super::{DistArray, DistBackend};
 use crate::element::Numeric;
-use crate::error::{or_panic, Error, Result};
+use crate::error::{or_panic, Result};
 use crate::kernel::StencilKernels;
 use crate::layout::Strided;
 use crate::stencil::{Boundaries, DynStencil, LinearStencil};
@@ -165,33 +165,17 @@ impl<T: Numeric + Equivalence, const N: usize> DynStencil<T, N> {
 ///
 /// # Errors
 ///
-/// `Error::Decomposition` when a halo is narrower than the radius on an axis with neighbours.
+/// As [`check_pair`].
 fn depth<T: Numeric + Equivalence, const N: usize, B: DistBackend>(
     op: &'static str,
     u: &DistArray<T, N, B>,
     v: &DistArray<T, N, B>,
     radius: [usize; N],
 ) -> Result<usize> {
-    let d = *u.decomposition();
-    if d != *v.decomposition() || u.halo() != v.halo() {
-        return Err(Error::ShapeMismatch { op, expected: u.local().shape().to_vec(), got: v.local().shape().to_vec() });
-    }
-    let halo = u.halo();
-    let mut k = usize::MAX;
-    for a in (0..N).filter(|&a| d.exchanges_along(a) && radius[a] > 0) {
-        if halo[a] < radius[a] {
-            return Err(Error::Decomposition {
-                op,
-                reason: format!(
-                    "the halo of axis {a} is {} wide, narrower than the stencil's radius {}",
-                    halo[a], radius[a]
-                ),
-                fix: "build the arrays with a halo of at least the radius (k radii for k sweeps per exchange)",
-            });
-        }
-        k = k.min(halo[a] / radius[a]);
-    }
-    Ok(k)
+    check_pair(op, u, v, radius)?;
+    let (d, halo) = (u.decomposition(), u.halo());
+    let exchanged = (0..N).filter(|&a| d.exchanges_along(a) && radius[a] > 0);
+    Ok(exchanged.map(|a| halo[a] / radius[a]).min().unwrap_or(usize::MAX))
 }
 
 /// The one algorithm behind every `apply_steps_dist`: `steps` sweeps of `sweep` (which writes
