@@ -204,7 +204,7 @@ proptest! {
 
     #[test]
     fn fused_sweeps_with_periodic_axes_equal_refresh_then_sweep_bit_for_bit(
-        rows in 0usize..16, cols in 0usize..12, steps in 0usize..8, seed in 0u64..1000,
+        rows in prop_oneof![0usize..16, 40usize..600], cols in 0usize..12, steps in 0usize..8, seed in 0u64..1000,
         periodic in any::<[bool; 2]>(), radius2 in any::<bool>(), threads in 0usize..4,
     ) {
         let (initial, next) = (field([rows, cols], seed), field([rows, cols], seed + 5));
@@ -231,7 +231,8 @@ proptest! {
 #[test]
 fn fused_sweeps_with_periodic_axes_in_1d_and_3d() {
     let wave = LinearStencil::<f64, 1, 2, 3>::new([([-2], 0.25), ([1], 0.5), ([0], 0.25)]);
-    for n in 0..12 {
+    // Up to 12 points a pipeline of threads, 200 and 333 in slabs.
+    for n in (0..12).chain([200, 333]) {
         let initial = Array::from_fn([n], |[i]| ((i * 7) % 5) as f64 - 2.0);
         let next = Array::from_fn([n], |[i]| i as f64);
         for steps in 0..7 {
@@ -244,7 +245,13 @@ fn fused_sweeps_with_periodic_axes_in_1d_and_3d() {
             }
         }
     }
-    let shape = [11, 6, 7];
+    // 11 hyperplanes: a pipeline of threads; 150: slabs.
+    for shape in [[11, 6, 7], [150, 5, 4]] {
+        fused_sweeps_with_periodic_axes_in_3d(shape);
+    }
+}
+
+fn fused_sweeps_with_periodic_axes_in_3d(shape: [usize; 3]) {
     let initial = Array::from_fn(shape, |[i, j, k]| ((i * 31 + j * 17 + k * 7) % 13) as f64 * 0.37);
     let next = Array::from_fn(shape, |[i, j, k]| ((i + j + k) % 5) as f64);
     let lap = LinearStencil::laplacian_27pt(0.5);

@@ -46,15 +46,19 @@ fn a_panicking_pipeline_thread_stops_every_thread_and_its_panic_reaches_the_call
     // sweep 1 into, with no order between them: a data race (ThreadSanitizer: write/write in
     // `Cpu::linear`). And the caller saw std's "a scoped thread panicked", not the overflow.
     let shift_add = LinearStencil::<i32, 2, 1, 2>::new([([0, -1], 1), ([0, 0], 1)]);
-    for _ in 0..12 {
-        // Large enough that thread 0 is usually still sweeping when thread 1 panics, and repeated:
-        // ThreadSanitizer sees the race only when thread 1 last synchronized with thread 0 before
-        // thread 0 finished (on main it reported it within 20 tries here; the message check
-        // fails on main every time).
-        let mut field = overflowing_in_sweep_two([8192, 256]);
-        let msg = panic_message(|| install(&pool(4), || shift_add.par_apply_steps(&mut field, 4)))
-            .expect("sweep 2 overflows, so the call must panic");
-        assert!(msg.contains("overflow"), "the caller must see the thread's own panic, got {msg:?}");
+    // 200 rows for 4 sweeps on 4 threads: too few for slabs (64 rows each), so a pipeline; 8192
+    // rows: slabs, where the panicking thread is the first one's and the others run on.
+    for shape in [[200, 8192], [8192, 256]] {
+        for _ in 0..12 {
+            // Large enough that thread 0 is usually still sweeping when thread 1 panics, and
+            // repeated: ThreadSanitizer sees the race only when thread 1 last synchronized with
+            // thread 0 before thread 0 finished (on main it reported it within 20 tries here; the
+            // message check fails on main every time).
+            let mut field = overflowing_in_sweep_two(shape);
+            let msg = panic_message(|| install(&pool(4), || shift_add.par_apply_steps(&mut field, 4)))
+                .expect("sweep 2 overflows, so the call must panic");
+            assert!(msg.contains("overflow"), "the caller must see the thread's own panic, got {msg:?}");
+        }
     }
 }
 

@@ -118,8 +118,8 @@ proptest! {
 
     #[test]
     fn stencil_macro_time_steps_match_separate_sweeps_with_refilled_halos(
-        n0 in 1usize..14, n1 in 1usize..11, steps in 0usize..10, picks in any::<[u8; 4]>(),
-        periodic in any::<[bool; 2]>(), seed in 0u64..50, threads in 1usize..3,
+        n0 in prop_oneof![1usize..14, 40usize..400], n1 in 1usize..11, steps in 0usize..10,
+        picks in any::<[u8; 4]>(), periodic in any::<[bool; 2]>(), seed in 0u64..50, threads in 1usize..4,
     ) {
         let shape = [n0, n1];
         let field = |s: u64| Array::from_fn(shape, move |[i, j]| ((i as u64 * 31 + j as u64 * 17 + s) % 23) as f64 * 0.125 - 1.0);
@@ -151,8 +151,9 @@ proptest! {
     #[cfg(feature = "rayon")]
     #[test]
     fn runtime_stencil_time_steps_match_separate_sweeps_with_refilled_halos(
-        n0 in 1usize..13, n1 in 1usize..10, steps in 0usize..8, picks in any::<[u8; 4]>(),
-        periodic in any::<[bool; 2]>(), seed in 0u64..50, threads in 1usize..3, variable in any::<bool>(),
+        n0 in prop_oneof![1usize..13, 60usize..500], n1 in 1usize..10, steps in 0usize..8,
+        picks in any::<[u8; 4]>(), periodic in any::<[bool; 2]>(), seed in 0u64..50, threads in 1usize..4,
+        variable in any::<bool>(),
     ) {
         let shape = [n0, n1];
         let field = |s: u64| Array::from_fn(shape, move |[i, j]| ((i as u64 * 29 + j as u64 * 13 + s) % 19) as f64 * 0.0625 - 0.5);

@@ -264,8 +264,10 @@ pub trait StencilApply<T: Scalar, const N: usize>: Stencil<T, N> {
         super::steps::apply_steps::<Self, B, T, N, C>(field, steps, coefficients, &params, boundaries.into())
     }
 
-    /// [`StencilApply::apply_steps_with`] on rayon's threads (a pipeline of sweep groups on one
-    /// wavefront); the same result, bit for bit.
+    /// [`StencilApply::apply_steps_with`] on rayon's threads (slabs of the grid, or a pipeline of
+    /// sweep groups on one wavefront, as
+    /// [`LinearStencil::par_apply_steps`](crate::stencil::LinearStencil::par_apply_steps)); the
+    /// same result, bit for bit.
     ///
     /// # Panics
     ///

@@ -160,6 +160,12 @@ impl<T: Pod, const N: usize> Boundaries<T, N> {
         }
     }
 
+    /// Whether a side of one of `axes` has a halo that follows the interior (`Periodic`,
+    /// `Neumann`: what a [`Which::Following`] fill refreshes), so that a fill has work to do.
+    pub(crate) fn follows(&self, axes: core::ops::Range<usize>) -> bool {
+        self.sides[axes].iter().flatten().any(|b| matches!(b, Boundary::Periodic | Boundary::Neumann))
+    }
+
     /// Fills the halos of the axes `axes` of `d`, in axis order, both sides (as
     /// [`fill_halo`](super::fill_halo) does, so corners agree with it).
     ///

@@ -268,8 +268,8 @@ impl<T: Numeric, const N: usize> DynStencil<T, N> {
         })
     }
 
-    /// [`DynStencil::apply_steps_with`] on rayon's threads (the CPU's pipeline of sweep
-    /// groups, as [`LinearStencil::par_apply_steps`]); the same result, bit for bit.
+    /// [`DynStencil::apply_steps_with`] on rayon's threads (slabs of the grid or a pipeline of
+    /// sweep groups, as [`LinearStencil::par_apply_steps`]); the same result, bit for bit.
     ///
     /// # Panics
     ///
@@ -550,29 +550,36 @@ mod tests {
     use crate::Array;
 
     /// Sweeps from a separate input equal the copy-then-sweep form bit for bit, on one thread and
-    /// on rayon's, whatever the outputs held before.
+    /// on three of rayon's (a pipeline on the short grid, slabs on the tall one), whatever the
+    /// outputs held before.
     #[test]
     fn steps_from_an_input_equal_steps_between_after_a_copy() {
-        let u = Array::<f64, 2>::from_fn([37, 29], |[i, j]| ((i * 7 + j * 3) % 11) as f64 - 0.5 * j as f64);
-        let s: DynStencil<f64, 2> = LinearStencil::laplacian_9pt(1.0).into();
-        for steps in 1..6 {
-            let (mut a, mut b) = (u.clone(), u.clone());
-            s.apply_steps_between(a.view_mut(), b.view_mut(), steps, [crate::stencil::Boundary::Fixed; 2]);
-            let want = if steps % 2 == 0 { a } else { b };
-            for par in [false, cfg!(feature = "rayon")] {
-                let halo = |[i, j]: [usize; 2]| i == 0 || i == 36 || j == 0 || j == 28;
-                let garbage = Array::<f64, 2>::from_fn([37, 29], |x| if halo(x) { u[x] } else { f64::NAN });
-                let (mut first, mut second) = (garbage.clone(), u.clone());
-                #[cfg(feature = "rayon")]
-                if par {
-                    s.try_par_apply_steps_from(u.view(), first.view_mut(), second.view_mut(), steps).unwrap();
+        for shape in [[37, 29], [333, 7]] {
+            let u = Array::<f64, 2>::from_fn(shape, |[i, j]| ((i * 7 + j * 3) % 11) as f64 - 0.5 * j as f64);
+            let s: DynStencil<f64, 2> = LinearStencil::laplacian_9pt(1.0).into();
+            for steps in 1..6 {
+                let (mut a, mut b) = (u.clone(), u.clone());
+                s.apply_steps_between(a.view_mut(), b.view_mut(), steps, [crate::stencil::Boundary::Fixed; 2]);
+                let want = if steps % 2 == 0 { a } else { b };
+                for par in [false, cfg!(feature = "rayon")] {
+                    let halo = |[i, j]: [usize; 2]| i == 0 || i == shape[0] - 1 || j == 0 || j == shape[1] - 1;
+                    let garbage = Array::<f64, 2>::from_fn(shape, |x| if halo(x) { u[x] } else { f64::NAN });
+                    let (mut first, mut second) = (garbage.clone(), garbage.clone());
+                    #[cfg(feature = "rayon")]
+                    if par {
+                        let pool = rayon::ThreadPoolBuilder::new().num_threads(3).build().unwrap();
+                        pool.install(|| {
+                            s.try_par_apply_steps_from(u.view(), first.view_mut(), second.view_mut(), steps)
+                        })
+                        .unwrap();
+                    }
+                    if !par {
+                        s.apply_steps_from(u.view(), first.view_mut(), second.view_mut(), steps);
+                    }
+                    let got = if steps % 2 == 0 { first } else { second };
+                    let bits = |a: &Array<f64, 2>| a.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+                    assert_eq!(bits(&got), bits(&want), "{shape:?} {steps} {par}");
                 }
-                if !par {
-                    s.apply_steps_from(u.view(), first.view_mut(), second.view_mut(), steps);
-                }
-                let got = if steps % 2 == 0 { first } else { second };
-                let bits = |a: &Array<f64, 2>| a.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
-                assert_eq!(bits(&got), bits(&want), "{steps} {par}");
             }
         }
     }

@@ -182,7 +182,7 @@ where
     run_steps(OP, &sweep, field, steps, boundaries, |plan| unsafe { plan.run_sequential() })
 }
 
-/// [`apply_steps`] on rayon's threads (the CPU's pipeline of sweep groups).
+/// [`apply_steps`] on rayon's threads (slabs of the grid, or a pipeline of sweep groups).
 ///
 /// # Errors
 ///

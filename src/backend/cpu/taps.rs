@@ -5,6 +5,8 @@
 //! pass. Every point still sums its taps in tap order from the first product, so the results equal
 //! `LinearStencil`'s bit for bit.
 
+use core::mem::MaybeUninit;
+
 use super::lanes::{walk_lanes, Lane};
 use super::simd::{Isa, Kernel};
 use super::stencil::MAX_TAPS;
@@ -19,6 +21,18 @@ const VARYING_OPERANDS: usize = MAX_TAPS + 2;
 /// every tap lies inside the input, so the true offset fits and the wrapped value equals it.
 fn flat<const N: usize>(offset: &[isize; N], strides: [isize; N]) -> isize {
     (0..N).fold(0isize, |acc, a| acc.wrapping_add(offset[a].wrapping_mul(strides[a])))
+}
+
+/// The first `count` entries of `table`.
+///
+/// # Safety
+///
+/// `count <= table.len()`, and those entries are initialized.
+unsafe fn written<X>(table: &[MaybeUninit<X>], count: usize) -> &[X] {
+    debug_assert!(count <= table.len());
+    // SAFETY: `MaybeUninit<X>` has `X`'s layout, and the caller's contract says the first `count`
+    // entries are initialized and in bounds.
+    unsafe { core::slice::from_raw_parts(table.as_ptr().cast::<X>(), count) }
 }
 
 /// `Error::Limit` past [`MAX_TAPS`] taps.
@@ -40,15 +54,19 @@ pub(super) unsafe fn constant<T: Numeric, const N: usize>(
     taps: &[([isize; N], T)],
 ) -> Result<()> {
     check_count(taps.len())?;
-    let mut deltas = [0isize; MAX_TAPS];
-    let mut weights = [T::ZERO; MAX_TAPS];
+    // Tables of the taps' flat offsets and weights, only the first `count` entries written: the
+    // fused sweeps call this once per hyperplane, where zeroing all 64 entries of both showed.
+    let mut deltas = [const { MaybeUninit::<isize>::uninit() }; MAX_TAPS];
+    let mut weights = [const { MaybeUninit::<T>::uninit() }; MAX_TAPS];
     for (k, (offset, weight)) in taps.iter().enumerate() {
-        deltas[k] = flat(offset, input.strides);
-        weights[k] = *weight;
+        deltas[k].write(flat(offset, input.strides));
+        weights[k].write(*weight);
     }
     let count = taps.len();
+    // SAFETY: the first `count <= MAX_TAPS` entries of both tables were written just above.
+    let (deltas, weights) = unsafe { (written(&deltas, count), written(&weights, count)) };
     // SAFETY: the caller's contract is the kernel's.
-    unsafe { Isa::detect().run(ConstantSweep { out, input, deltas: &deltas[..count], weights: &weights[..count] }) };
+    unsafe { Isa::detect().run(ConstantSweep { out, input, deltas, weights }) };
     Ok(())
 }
 
@@ -65,10 +83,12 @@ pub(super) unsafe fn varying<T: Numeric, const N: usize>(
     coefficients: &[Desc<Cpu, T, N>],
 ) -> Result<()> {
     check_count(offsets.len())?;
-    let mut deltas = [0isize; MAX_TAPS];
+    let mut deltas = [const { MaybeUninit::<isize>::uninit() }; MAX_TAPS];
     for (k, offset) in offsets.iter().enumerate() {
-        deltas[k] = flat(offset, input.strides);
+        deltas[k].write(flat(offset, input.strides));
     }
+    // SAFETY: the first `offsets.len() <= MAX_TAPS` entries were written just above.
+    let deltas = unsafe { written(&deltas, offsets.len()) };
     // Unused operand slots walk as the input (never read: no tap names them).
     let fields: [Desc<Cpu, T, N>; MAX_TAPS] = core::array::from_fn(|k| *coefficients.get(k).unwrap_or(&input));
     let count = offsets.len();

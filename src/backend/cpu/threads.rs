@@ -1,6 +1,6 @@
 //! The thread splitter: how the CPU cuts data-parallel work into tasks over rayon's pool (row
 //! blocks of elementwise ops and reductions, bands of stencil rows). The fused time steps'
-//! pipeline (`stencil/fused/parallel.rs`) runs its own scoped threads, one per sweep group.
+//! slabs and pipeline (`stencil/fused/parallel.rs`) run their own scoped threads.
 
 use core::ops::Range;
 

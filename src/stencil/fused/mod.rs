@@ -1,5 +1,6 @@
-//! Time steps, written once for every stencil and backend: `k` sweeps of a [`LinearStencil`] or
-//! a `stencil!` stencil over a [`DoubleBuffer`], with a [`Boundary`] at each side of each axis,
+//! Time steps, written once for every stencil and backend: `k` sweeps of a
+//! [`LinearStencil`](crate::stencil::LinearStencil) or a `stencil!` stencil over a
+//! [`DoubleBuffer`], with a [`Boundary`] at each side of each axis,
 //! bit for bit equal to `k` separate sweeps (refill the halo, `apply`, `swap`, `k` times, and a
 //! last refill). On a backend whose calls are cheap (the CPU: `WAVEFRONT` in the stencil kernel
 //! traits) the sweeps are **fused**, in one pass over memory; elsewhere each sweep is one call.
@@ -26,6 +27,7 @@
 //! ones), before any later sweep reads it; a periodic axis 0 by a short seam pass at the end,
 //! whose wrap the wavefront cannot follow (see `schedule`).
 
+mod linear_steps;
 mod schedule;
 
 #[cfg(feature = "rayon")]
@@ -34,22 +36,23 @@ mod parallel;
 #[cfg(feature = "rayon")]
 pub(super) use parallel::run_parallel;
 
+use linear_steps::LinearSweep;
+
 use core::ops::Range;
 
 use super::boundary::{Boundaries, Which};
 use super::buffer::DoubleBuffer;
 use super::halo::Side;
-use super::linear::LinearStencil;
-use crate::element::{Numeric, Pod};
-use crate::error::{or_panic, Error, Result};
-use crate::kernel::{Backend, CopyKernels, Desc, StencilKernels};
+use crate::element::Pod;
+use crate::error::{Error, Result};
+use crate::kernel::{Backend, CopyKernels, Desc};
 use crate::shape::interior_range;
 use schedule::Schedule;
 
 /// One sweep of a stencil over a region, what a plan runs: the stencil kernel of a
 /// `LinearStencil` (here) or of a `stencil!` stencil with its coefficient fields (`steps.rs`).
-/// The parallel pipeline shares a sweep between threads: an implementation holds only data the
-/// threads may read at once (taps, parameters, fields no sweep writes).
+/// The threads of `par_apply_steps` share a sweep: an implementation holds only data they may
+/// read at once (taps, parameters, fields no sweep writes).
 pub(super) trait Sweep<B: Backend, T: Pod, const N: usize> {
     /// The radius along each axis.
     fn radius(&self) -> [usize; N];
@@ -94,137 +97,6 @@ pub(super) trait Sweep<B: Backend, T: Pod, const N: usize> {
     unsafe fn all_steps(&self, dev: &B::Device, fields: [Desc<B, T, N>; 2], steps: usize) -> Result<bool> {
         let _ = (dev, fields, steps);
         Ok(false)
-    }
-}
-
-/// A `LinearStencil`'s taps as a sweep.
-pub(super) struct LinearSweep<'t, T, const N: usize, const K: usize> {
-    taps: &'t [([isize; N], T); K],
-    radius: usize,
-}
-
-impl<B: StencilKernels, T: Numeric, const N: usize, const K: usize> Sweep<B, T, N> for LinearSweep<'_, T, N, K> {
-    fn radius(&self) -> [usize; N] {
-        [self.radius; N]
-    }
-
-    fn wavefront(&self) -> bool {
-        B::WAVEFRONT
-    }
-
-    unsafe fn region(
-        &self,
-        dev: &B::Device,
-        out: Desc<B, T, N>,
-        input: Desc<B, T, N>,
-        _: [usize; N],
-        _: [usize; N],
-    ) -> Result<()> {
-        // SAFETY: the caller's contract is the kernel's.
-        unsafe { B::linear(dev, out, input, self.taps) }
-    }
-}
-
-impl<T: Numeric, const N: usize, const R: usize, const K: usize> LinearStencil<T, N, R, K> {
-    /// `steps` sweeps over `field`, each reading the current field and writing the next one, then
-    /// swapping them: the same result, bit for bit, as `steps` times
-    /// `self.apply(current, next); field.swap()`, on any backend (fused into one pass over
-    /// memory on the CPU, see the module documentation). The boundary (points within `R` of an
-    /// edge) is never written, so each field keeps the boundary values it had.
-    ///
-    /// ```
-    /// use cnda::prelude::*;
-    /// use cnda::stencil::{DoubleBuffer, LinearStencil};
-    ///
-    /// let hot_top = |[i, _]: [usize; 2]| if i == 0 { 1.0 } else { 0.0 };
-    /// let jacobi = LinearStencil::jacobi_5pt();
-    /// let mut fused = DoubleBuffer::new(Array::from_fn([64, 64], hot_top));
-    /// jacobi.apply_steps(&mut fused, 8);
-    /// let mut one_by_one = DoubleBuffer::new(Array::from_fn([64, 64], hot_top));
-    /// for _ in 0..8 {
-    ///     let (u, v) = one_by_one.split();
-    ///     jacobi.apply(u, v);
-    ///     one_by_one.swap();
-    /// }
-    /// assert_eq!(fused.current(), one_by_one.current());
-    /// ```
-    ///
-    /// # Panics
-    ///
-    /// As [`LinearStencil::try_apply_steps`] errs (never for a `DoubleBuffer` and a step count
-    /// below about `usize::MAX / R`).
-    #[track_caller]
-    pub fn apply_steps<B: StencilKernels + CopyKernels>(&self, field: &mut DoubleBuffer<T, N, B>, steps: usize) {
-        or_panic(self.try_apply_steps(field, steps))
-    }
-
-    /// `steps` sweeps over `field`; see [`LinearStencil::apply_steps`].
-    ///
-    /// # Errors
-    ///
-    /// `Error::ShapeMismatch` when the fields' shapes differ; `Error::Decomposition` when `steps`
-    /// is so large that the skewed wavefront's step count (the interior's end along axis 0 plus
-    /// `steps` times the radius, at least 1) overflows `usize`: such a call could never finish, so
-    /// it is refused at once rather than left to run with a wrapped count; `Error::Device` from
-    /// a kernel.
-    pub fn try_apply_steps<B: StencilKernels + CopyKernels>(
-        &self,
-        field: &mut DoubleBuffer<T, N, B>,
-        steps: usize,
-    ) -> Result<()> {
-        self.try_apply_steps_with(field, steps, Boundaries::all(super::Boundary::Fixed))
-    }
-
-    /// `steps` sweeps over `field` with a [`Boundary`](super::Boundary) at each side of each
-    /// axis (one per axis, or [`Boundaries`] per side). Bit for bit the same as, `steps` times,
-    /// refilling the current field's halos as the boundaries say (axis by axis, as
-    /// [`fill_halo`](super::fill_halo) with width `R`), `apply`, `swap`, and a last refill: both
-    /// fields end with consistent halos.
-    ///
-    /// ```
-    /// use cnda::prelude::*;
-    /// use cnda::stencil::{pad, Boundary, DoubleBuffer, LinearStencil, PadMode};
-    ///
-    /// // A 16 x 16 torus with a halo of 1 (the radius) on both axes.
-    /// let torus = Array::from_fn([16, 16], |[i, j]| ((3 * i + 5 * j) % 7) as f64);
-    /// let mut field = DoubleBuffer::new(pad(torus.view(), 1, PadMode::Periodic));
-    /// let jacobi = LinearStencil::jacobi_5pt();
-    /// jacobi.apply_steps_with(&mut field, 6, [Boundary::Periodic; 2]);
-    /// // Averaging on a torus keeps the mean.
-    /// let mean = |a: &Array<f64, 2>| a.slice(s![1..17, 1..17]).sum() / 256.0;
-    /// assert!((mean(field.current()) - mean(&pad(torus.view(), 1, PadMode::Periodic))).abs() < 1e-12);
-    /// ```
-    ///
-    /// # Panics
-    ///
-    /// As [`LinearStencil::try_apply_steps_with`] errs.
-    #[track_caller]
-    pub fn apply_steps_with<B: StencilKernels + CopyKernels>(
-        &self,
-        field: &mut DoubleBuffer<T, N, B>,
-        steps: usize,
-        boundaries: impl Into<Boundaries<T, N>>,
-    ) {
-        or_panic(self.try_apply_steps_with(field, steps, boundaries))
-    }
-
-    /// [`LinearStencil::apply_steps_with`], returning errors.
-    ///
-    /// # Errors
-    ///
-    /// As [`LinearStencil::try_apply_steps`]; `Error::Layout` for an axis periodic on one side
-    /// only.
-    pub fn try_apply_steps_with<B: StencilKernels + CopyKernels>(
-        &self,
-        field: &mut DoubleBuffer<T, N, B>,
-        steps: usize,
-        boundaries: impl Into<Boundaries<T, N>>,
-    ) -> Result<()> {
-        let sweep = LinearSweep { taps: self.taps(), radius: R };
-        // SAFETY: `run_steps` hands over the plan of two distinct fields, borrowed uniquely.
-        run_steps("LinearStencil::apply_steps", &sweep, field, steps, boundaries.into(), |plan| unsafe {
-            plan.run_sequential()
-        })
     }
 }
 
@@ -488,7 +360,7 @@ impl<'s, B: CopyKernels, T: Pod, const N: usize, S: Sweep<B, T, N>> Plan<'s, B, 
             }
         }
         // SAFETY: the caller's contract, after the wavefront.
-        unsafe { self.finish() }
+        unsafe { self.finish(core::slice::from_ref(schedule)) }
     }
 
     /// Before the wavefront: the initial field's halos as one refill makes them, the `Value`
@@ -542,7 +414,9 @@ impl<'s, B: CopyKernels, T: Pod, const N: usize, S: Sweep<B, T, N>> Plan<'s, B, 
         // the other field; the caller's contract orders the reads and writes.
         unsafe {
             self.sweep.region(&self.dev, region(dst), region(src), start, shape)?;
-            self.boundaries.fill_axes(&self.dev, dst.narrowed(0, i, 1), 1..N, &self.radius, Which::Following)?;
+            if self.boundaries.follows(1..N) {
+                self.boundaries.fill_axes(&self.dev, dst.narrowed(0, i, 1), 1..N, &self.radius, Which::Following)?;
+            }
             // A mirrored side of axis 0 mirrors the `R` interior hyperplanes next to it: refilled
             // once the last of them is computed, before sweep `t + 1` reads the halo (a lag of
             // `R` later), and after sweep `t - 1` has read the halo it replaces.
@@ -557,29 +431,33 @@ impl<'s, B: CopyKernels, T: Pod, const N: usize, S: Sweep<B, T, N>> Plan<'s, B, 
         Ok(())
     }
 
-    /// The seam pass of a periodic axis 0: sweep by sweep, the hyperplanes the wavefront left,
-    /// then the sweep's halo along axis 0.
+    /// The seam pass: sweep by sweep, the hyperplanes the wavefronts of `parts` left (near a
+    /// periodic axis 0's ends, and near the cuts between slabs), then, on a periodic axis 0, the
+    /// sweep's halo along it.
     ///
     /// # Safety
     ///
-    /// As for `run_unfused`, after the wavefront.
+    /// As for `run_unfused`, after the wavefronts of `parts`, which cover the interior.
     ///
     /// # Errors
     ///
     /// `Error::Device` from a kernel.
-    pub(super) unsafe fn finish(&self) -> Result<()> {
-        if !self.boundaries.periodic(0) {
+    unsafe fn finish(&self, parts: &[Schedule]) -> Result<()> {
+        if !parts.iter().any(Schedule::has_seams) {
             return Ok(());
         }
-        let schedule = self.schedule();
-        for t in 1..=schedule.sweeps() {
-            for i in schedule.seam_rows(t) {
-                // SAFETY: sweep `t - 1` is complete, with its halo, near the seam, and sweep
+        for t in 1..=self.steps {
+            for i in parts.iter().flat_map(|part| part.seam_rows(t)) {
+                // SAFETY: sweep `t - 1` is complete, with its halo, near the seams, and sweep
                 // `t + 1` has overwritten sweep `t - 1` only beyond what this reads (`schedule`).
                 unsafe { self.compute(t, i) }?;
             }
-            // SAFETY: the caller's contract; sweep `t` is complete.
-            unsafe { self.boundaries.fill_axes(&self.dev, self.fields[t % 2], 0..1, &self.radius, Which::Following) }?;
+            if self.boundaries.periodic(0) {
+                // SAFETY: the caller's contract; sweep `t` is complete.
+                unsafe {
+                    self.boundaries.fill_axes(&self.dev, self.fields[t % 2], 0..1, &self.radius, Which::Following)
+                }?;
+            }
         }
         Ok(())
     }

@@ -13,18 +13,69 @@ use core::ops::{Range, RangeInclusive};
 /// afterwards, sweep by sweep. The two fields still suffice: sweep `t + 1` on the wavefront
 /// overwrites sweep `t - 1` only at least `t R` from the ends, beyond everything the seam pass of
 /// sweep `t` reads.
+///
+/// **Slabs.** The same trapezoid lets threads work without waiting on each other: cut the rows
+/// into slabs, one per thread, each cut at the ends it shares with another slab. A slab's
+/// wavefront then reads only its own hyperplanes (and the outer halo at an uncut end), so the
+/// threads share nothing until they join; the seam pass computes, sweep by sweep, what each cut
+/// left, about `steps^2 R` hyperplanes per cut.
 #[derive(Clone, Debug)]
 pub(super) struct Schedule {
     rows: Range<usize>,
     steps: usize,
     radius: usize,
-    wraps: bool,
+    /// Whether the wavefront stops short of the low and the high end (a wrap-around or a slab's
+    /// cut there), leaving the trapezoid's corners to the seam pass.
+    cut: [bool; 2],
 }
+
+/// A slab holds at least this many hyperplanes per sweep and unit of the lag, so that the seam
+/// passes (about `steps * lag` hyperplanes per sweep and cut, on one thread) stay under about a
+/// sixteenth of the work.
+const SLAB_ROWS_PER_SWEEP: usize = 16;
 
 impl Schedule {
     pub(super) fn new(rows: Range<usize>, steps: usize, radius: usize, wraps: bool) -> Self {
         debug_assert!(!rows.is_empty() && steps > 0);
-        Schedule { rows, steps, radius, wraps }
+        Schedule { rows, steps, radius, cut: [wraps; 2] }
+    }
+
+    /// The rows cut into `count >= 2` slabs of nearly equal size (in order), each cut where it
+    /// meets another and where this schedule is cut; `None` when a slab would be shorter than
+    /// [`SLAB_ROWS_PER_SWEEP`] hyperplanes per sweep and lag (the seam passes would then be a
+    /// large part of the work: the caller pipelines the sweeps instead).
+    pub(super) fn slabs(&self, count: usize) -> Option<Vec<Schedule>> {
+        let least = SLAB_ROWS_PER_SWEEP.checked_mul(self.steps)?.checked_mul(self.lag())?;
+        if count < 2 || self.rows.len() / count < least {
+            return None;
+        }
+        Some(self.split(count))
+    }
+
+    /// [`Schedule::slabs`] without the size check (any slab may be empty).
+    fn split(&self, count: usize) -> Vec<Schedule> {
+        let len = self.rows.len();
+        // `p * len / count` without overflow: `len / count` rows each, the remainder spread.
+        let edge = |p: usize| self.rows.start + p * (len / count) + p * (len % count) / count;
+        (0..count)
+            .map(|p| Schedule {
+                rows: edge(p)..edge(p + 1),
+                steps: self.steps,
+                radius: self.radius,
+                cut: [p > 0 || self.cut[0], p + 1 < count || self.cut[1]],
+            })
+            .collect()
+    }
+
+    /// Whether anything is left to the seam pass.
+    pub(super) fn has_seams(&self) -> bool {
+        self.cut != [false, false]
+    }
+
+    /// The hyperplanes this schedule covers.
+    #[cfg(test)]
+    fn rows(&self) -> Range<usize> {
+        self.rows.clone()
     }
 
     /// The number of sweeps.
@@ -40,11 +91,12 @@ impl Schedule {
 
     /// The hyperplanes sweep `t` (from 1) computes on the wavefront.
     pub(super) fn wavefront_rows(&self, t: usize) -> Range<usize> {
-        if !self.wraps {
+        if !self.has_seams() {
             return self.rows.clone();
         }
         let cut = (t - 1).saturating_mul(self.radius);
-        let (start, end) = (self.rows.start.saturating_add(cut), self.rows.end.saturating_sub(cut));
+        let start = if self.cut[0] { self.rows.start.saturating_add(cut) } else { self.rows.start };
+        let end = if self.cut[1] { self.rows.end.saturating_sub(cut) } else { self.rows.end };
         if start < end {
             start..end
         } else {
@@ -77,35 +129,76 @@ impl Schedule {
 mod tests {
     use super::Schedule;
 
-    /// Replays a schedule against a model that tracks, per hyperplane, which sweep each of the
-    /// two fields holds, and checks every read and every overwrite.
-    fn replay(n: usize, radius: usize, steps: usize, wraps: bool) {
-        let rows = radius..radius + n;
-        let s = Schedule::new(rows.clone(), steps, radius, wraps);
-        // held[f][i]: the sweep field f holds at interior hyperplane i (field 0 starts at 0).
-        let mut held = [vec![0usize; n], vec![usize::MAX; n]];
-        let mut compute = |t: usize, i: usize| {
+    /// Per field and interior hyperplane: the sweep it holds, and the slabs (bit masks) that
+    /// wrote it and that read or wrote it on the wavefront.
+    struct Model {
+        held: [Vec<usize>; 2],
+        wrote: [Vec<u32>; 2],
+        accessed: [Vec<u32>; 2],
+    }
+
+    impl Model {
+        /// Sweep `t` at hyperplane `i` (by slab `slab` on the wavefront, `None` in the seam pass).
+        fn compute(&mut self, t: usize, i: usize, radius: usize, wraps: bool, slab: Option<usize>) {
+            let n = self.held[0].len() as isize;
             for d in -(radius as isize)..=radius as isize {
                 let j = i as isize - radius as isize + d;
-                let j = if wraps { j.rem_euclid(n as isize) } else { j };
-                if (0..n as isize).contains(&j) {
-                    assert_eq!(held[(t - 1) % 2][j as usize], t - 1, "sweep {t} at {i} reads {j}");
+                let j = if wraps { j.rem_euclid(n) } else { j };
+                if (0..n).contains(&j) {
+                    assert_eq!(self.held[(t - 1) % 2][j as usize], t - 1, "sweep {t} at {i} reads {j}");
+                    if let Some(p) = slab {
+                        self.accessed[(t - 1) % 2][j as usize] |= 1 << p;
+                    }
                 }
             }
-            held[t % 2][i - radius] = t;
+            self.held[t % 2][i - radius] = t;
+            if let Some(p) = slab {
+                self.wrote[t % 2][i - radius] |= 1 << p;
+                self.accessed[t % 2][i - radius] |= 1 << p;
+            }
+        }
+    }
+
+    /// Replays schedules against a model that tracks, per hyperplane, which sweep each of the
+    /// two fields holds, and checks every read and every overwrite. With `slabs > 1` each slab's
+    /// wavefront runs to the end before the next one starts (one interleaving of the threads),
+    /// and the model checks that no interior hyperplane of a field that one slab writes there is
+    /// read or written by another, so every interleaving makes the same accesses; then the seam
+    /// pass, sweep by sweep.
+    fn replay(n: usize, radius: usize, steps: usize, wraps: bool, slabs: usize) {
+        let rows = radius..radius + n;
+        let whole = Schedule::new(rows.clone(), steps, radius, wraps);
+        let parts = if slabs == 1 { vec![whole] } else { whole.split(slabs) };
+        let mut model = Model {
+            held: [vec![0usize; n], vec![usize::MAX; n]],
+            wrote: [vec![0u32; n], vec![0u32; n]],
+            accessed: [vec![0u32; n], vec![0u32; n]],
         };
-        for step in s.steps() {
-            for (t, i) in s.at_step(step, 1..steps + 1) {
-                compute(t, i);
+        for (p, part) in parts.iter().enumerate() {
+            if part.rows().is_empty() {
+                continue;
+            }
+            for step in part.steps() {
+                for (t, i) in part.at_step(step, 1..steps + 1) {
+                    model.compute(t, i, radius, wraps, (slabs > 1).then_some(p));
+                }
+            }
+        }
+        for (wrote, accessed) in model.wrote.iter().zip(&model.accessed) {
+            for (i, (w, a)) in wrote.iter().zip(accessed).enumerate() {
+                assert!(*w == 0 || a.count_ones() == 1, "{n} {radius} {steps} {wraps} {slabs}: at {i}");
             }
         }
         for t in 1..=steps {
-            for i in s.seam_rows(t) {
-                compute(t, i);
+            for part in &parts {
+                for i in part.seam_rows(t) {
+                    model.compute(t, i, radius, wraps, None);
+                }
             }
         }
+        let held = model.held;
         let last = (steps % 2, steps);
-        assert!(held[last.0].iter().all(|&t| t == last.1), "{n} {radius} {steps} {wraps}");
+        assert!(held[last.0].iter().all(|&t| t == last.1), "{n} {radius} {steps} {wraps} {slabs}");
     }
 
     #[test]
@@ -113,10 +206,40 @@ mod tests {
         for n in 1..12 {
             for radius in 0..4 {
                 for steps in 1..8 {
-                    replay(n, radius, steps, false);
-                    replay(n, radius, steps, true);
+                    replay(n, radius, steps, false, 1);
+                    replay(n, radius, steps, true, 1);
                 }
             }
         }
+    }
+
+    #[test]
+    fn slabs_read_only_their_own_hyperplanes_and_the_seams_complete_every_sweep() {
+        for n in [1, 2, 5, 9, 16, 31, 64] {
+            for radius in 0..4 {
+                for steps in 1..8 {
+                    for slabs in 2..5 {
+                        replay(n, radius, steps, false, slabs);
+                        replay(n, radius, steps, true, slabs);
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn slabs_only_when_each_holds_sixteen_hyperplanes_per_sweep() {
+        let s = Schedule::new(1..1 + 4094, 8, 1, false);
+        let slabs = s.slabs(2).expect("2 slabs of 2047 hyperplanes");
+        assert_eq!(slabs.iter().map(|s| s.rows()).collect::<Vec<_>>(), [1..2048, 2048..4095]);
+        assert_eq!(slabs.iter().map(|s| s.cut).collect::<Vec<_>>(), [[false, true], [true, false]]);
+        assert!(s.slabs(1).is_none());
+        assert!(Schedule::new(1..1 + 255, 8, 1, false).slabs(2).is_none());
+        assert!(Schedule::new(1..1 + 256, 8, 1, false).slabs(2).is_some());
+        // A periodic axis keeps its wrap-around cut at the outer ends.
+        let wrapped = Schedule::new(2..2 + 4000, 4, 2, true).slabs(3).unwrap();
+        assert!(wrapped.iter().all(|s| s.cut == [true, true]));
+        assert_eq!(wrapped.iter().map(|s| s.rows().len()).sum::<usize>(), 4000);
+        assert!(Schedule::new(0..usize::MAX, usize::MAX / 2, 3, false).slabs(2).is_none());
     }
 }
