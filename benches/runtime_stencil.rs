@@ -35,6 +35,36 @@ fn raw_laplacian<T: Float>(n: usize, u: &[T], v: &mut [T]) {
     }
 }
 
+/// `steps` raw 5-point Jacobi sweeps (`0.25` times each neighbour, in `jacobi_5pt`'s tap order)
+/// between `u` and `v` on rayon's threads, in one contiguous band of rows per thread: the
+/// baseline a user would write without temporal blocking (as a Numba `prange` loop does). The
+/// last sweep ends in `u` for an even count.
+#[inline(never)]
+fn raw_jacobi_sweeps(n: usize, u: &mut [f64], v: &mut [f64], steps: usize) {
+    use rayon::prelude::*;
+    assert!(n >= 3 && u.len() == n * n && v.len() == n * n);
+    let band = n.div_ceil(rayon::current_num_threads()) * n;
+    let q = 0.25;
+    for s in 0..steps {
+        let (src, dst): (&[f64], &mut [f64]) = if s % 2 == 0 { (&*u, &mut *v) } else { (&*v, &mut *u) };
+        dst.par_chunks_mut(band).enumerate().for_each(|(b, rows)| {
+            let first = b * band / n;
+            for (r, row) in rows.chunks_mut(n).enumerate() {
+                let i = first + r;
+                if i == 0 || i == n - 1 {
+                    continue;
+                }
+                for (j, out) in row.iter_mut().enumerate().take(n - 1).skip(1) {
+                    // SAFETY: interior point of an n x n grid (checked above): its neighbours
+                    // are in `src`.
+                    let at = |r: usize, c: usize| unsafe { *src.get_unchecked(r * n + c) };
+                    *out = q * at(i - 1, j) + q * at(i + 1, j) + q * at(i, j - 1) + q * at(i, j + 1);
+                }
+            }
+        });
+    }
+}
+
 /// The raw variable-coefficient 5-point stencil: `sum_k c_k[x] * u[x + d_k]` in tap order.
 #[inline(never)]
 fn raw_variable(n: usize, u: &[f64], c: &[&[f64]; 5], v: &mut [f64]) {
@@ -122,6 +152,27 @@ fn variable_and_steps(c: &mut Criterion) {
     });
     group.bench_function(format!("k{steps}/dyn_stencil_apply_steps"), |b| {
         b.iter(|| dyn_jacobi.apply_steps_with(black_box(&mut run_time), steps, [cnda::stencil::Boundary::Fixed; 2]))
+    });
+    // On rayon's threads: the raw loop's separate sweeps against the fused sweeps from `u` into a
+    // pair of fields (what `cnda.stencil(u, out, steps=8)` runs: slabs, one per thread).
+    let (mut raw_u, mut raw_v) = (u.as_slice().to_vec(), u.as_slice().to_vec());
+    raw_jacobi_sweeps(n, &mut raw_u, &mut raw_v, steps);
+    let (mut first, mut second) = (u.clone(), u.clone());
+    dyn_jacobi.par_apply_steps_from(&u, &mut first, &mut second, steps);
+    assert_eq!(first.as_slice(), &raw_u[..], "fused sweeps from u against the raw loop");
+    group.bench_function(format!("k{steps}/tN/raw_loop_sweeps"), |b| {
+        b.iter(|| raw_jacobi_sweeps(n, black_box(&mut raw_u), &mut raw_v, steps))
+    });
+    group.bench_function(format!("k{steps}/tN/dyn_stencil_par_apply_separate_sweeps"), |b| {
+        b.iter(|| {
+            for s in 0..steps {
+                let (src, dst) = if s % 2 == 0 { (&first, &mut second) } else { (&second, &mut first) };
+                dyn_jacobi.par_apply(black_box(src), dst);
+            }
+        })
+    });
+    group.bench_function(format!("k{steps}/tN/dyn_stencil_par_apply_steps_from"), |b| {
+        b.iter(|| dyn_jacobi.par_apply_steps_from(black_box(&u), &mut first, &mut second, steps))
     });
     group.finish();
 }

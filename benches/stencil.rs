@@ -443,13 +443,13 @@ fn fused_sweeps<const N: usize, const K: usize>(
         bench.iter(|| stencil.apply_steps(black_box(&mut fused), steps))
     });
     // Two threads: the raw loop split in bands of rows (planes), cnda's banded `par_apply`, and
-    // the pipelined fused sweeps (checked bit for bit too).
+    // the fused sweeps on threads (one slab each; checked bit for bit too).
     let two = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
-    let mut pipelined = stencil::DoubleBuffer::new(initial.clone());
-    two.install(|| stencil.par_apply_steps(&mut pipelined, steps));
+    let mut threaded = stencil::DoubleBuffer::new(initial.clone());
+    two.install(|| stencil.par_apply_steps(&mut threaded, steps));
     let mut reference = stencil::DoubleBuffer::new(initial.clone());
     stencil.apply_steps(&mut reference, steps);
-    assert_eq!(pipelined.current(), reference.current(), "parallel fused sweeps differ");
+    assert_eq!(threaded.current(), reference.current(), "parallel fused sweeps differ");
     group.bench_function("t2/raw_loop_rayon_k_sweeps", |bench| {
         bench.iter(|| {
             two.install(|| {
@@ -472,7 +472,7 @@ fn fused_sweeps<const N: usize, const K: usize>(
         })
     });
     group.bench_function("t2/cnda_par_apply_steps", |bench| {
-        bench.iter(|| two.install(|| stencil.par_apply_steps(black_box(&mut pipelined), steps)))
+        bench.iter(|| two.install(|| stencil.par_apply_steps(black_box(&mut threaded), steps)))
     });
     group.finish();
 }

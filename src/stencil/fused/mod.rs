@@ -431,9 +431,8 @@ impl<'s, B: CopyKernels, T: Pod, const N: usize, S: Sweep<B, T, N>> Plan<'s, B, 
         Ok(())
     }
 
-    /// The seam pass: sweep by sweep, the hyperplanes the wavefronts of `parts` left (near a
-    /// periodic axis 0's ends, and near the cuts between slabs), then, on a periodic axis 0, the
-    /// sweep's halo along it.
+    /// The seam pass: the hyperplanes the wavefronts of `parts` left (near a periodic axis 0's
+    /// ends, and near the cuts between slabs), one task after the other (`schedule::seams`).
     ///
     /// # Safety
     ///
@@ -443,17 +442,38 @@ impl<'s, B: CopyKernels, T: Pod, const N: usize, S: Sweep<B, T, N>> Plan<'s, B, 
     ///
     /// `Error::Device` from a kernel.
     unsafe fn finish(&self, parts: &[Schedule]) -> Result<()> {
-        if !parts.iter().any(Schedule::has_seams) {
-            return Ok(());
+        debug_assert!(schedule::independent(parts), "seam tasks that depend on each other");
+        for seam in schedule::seams(parts) {
+            // SAFETY: the caller's contract.
+            unsafe { self.seam(parts, &seam) }?;
         }
+        Ok(())
+    }
+
+    /// One task of the seam pass: sweep by sweep, the hyperplanes `seam` names, then, for a
+    /// periodic axis 0's wrap-around, the sweep's halo along it.
+    ///
+    /// # Safety
+    ///
+    /// As for `run_unfused`, after the wavefronts of `parts`; nothing else accesses the
+    /// hyperplanes within `steps R` of the seam's cut (and, for the wrap-around, the halo along
+    /// axis 0) during the call.
+    ///
+    /// # Errors
+    ///
+    /// `Error::Device` from a kernel.
+    unsafe fn seam(&self, parts: &[Schedule], seam: &schedule::Seam) -> Result<()> {
         for t in 1..=self.steps {
-            for i in parts.iter().flat_map(|part| part.seam_rows(t)) {
-                // SAFETY: sweep `t - 1` is complete, with its halo, near the seams, and sweep
-                // `t + 1` has overwritten sweep `t - 1` only beyond what this reads (`schedule`).
-                unsafe { self.compute(t, i) }?;
+            for &(part, side) in &seam.sides {
+                for i in parts[part].seam_side(t, side) {
+                    // SAFETY: sweep `t - 1` is complete, with its halo, near the cut (its
+                    // wavefront, and this task's previous sweep), and sweep `t + 1` has
+                    // overwritten sweep `t - 1` only beyond what this reads (`schedule`).
+                    unsafe { self.compute(t, i) }?;
+                }
             }
-            if self.boundaries.periodic(0) {
-                // SAFETY: the caller's contract; sweep `t` is complete.
+            if seam.wraps {
+                // SAFETY: the caller's contract; sweep `t` is complete near both ends.
                 unsafe {
                     self.boundaries.fill_axes(&self.dev, self.fields[t % 2], 0..1, &self.radius, Which::Following)
                 }?;

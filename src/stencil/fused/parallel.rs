@@ -182,7 +182,7 @@ where
 }
 
 /// Every sweep on `slabs.len()` threads, thread `p` on the wavefront of `slabs[p]`, then the
-/// seam pass.
+/// seam pass, one task per cut on threads of their own.
 ///
 /// Why the threads do not race: on its wavefront, a slab's sweep `t` writes only its own
 /// hyperplanes (with their halos along the other axes, and, at an end of the grid that is not
@@ -191,8 +191,12 @@ where
 /// stops `(t - 1) R` short of a cut) and they hold the initial field (or are the separate
 /// source), which no thread writes: the next slab's sweep 2 writes that field only from `R`
 /// past the cut. So no hyperplane that one thread writes is accessed by another before they
-/// join (checked against a model for every small case in `schedule`'s tests). Halos filled
-/// before the threads start (`prepare`) are only read.
+/// join (checked against a model for every small case in `schedule`'s tests). The halos are
+/// filled before the threads start (`prepare`); after that a thread writes only those of its
+/// own hyperplanes (along the other axes), and the mirrored halo of axis 0 next to its slab when
+/// it is the first or the last, which no other slab reads. The seam tasks likewise touch
+/// disjoint hyperplanes, near their own cuts (`schedule::seams`), and the wrap-around's task
+/// alone refills the halo of a periodic axis 0.
 ///
 /// # Safety
 ///
@@ -224,8 +228,19 @@ where
         }
         Ok(())
     })?;
-    // SAFETY: every thread has joined; the slabs' wavefronts are complete.
-    unsafe { plan.finish(slabs) }
+    // The seam pass, one task per cut on threads of its own: the tasks touch disjoint
+    // hyperplanes (`schedule::seams`, for slabs as tall as `Schedule::slabs` makes them).
+    debug_assert!(super::schedule::independent(slabs), "slabs too short for independent seams");
+    let seams = super::schedule::seams(slabs);
+    match seams.as_slice() {
+        // SAFETY: every thread has joined; the slabs' wavefronts are complete.
+        [one] => unsafe { plan.seam(slabs, one) },
+        _ => on_threads(seams.len(), move |k, _| {
+            // SAFETY: the slabs' wavefronts are complete (their threads have joined), and no
+            // other task accesses the hyperplanes near this one's cut.
+            unsafe { shared.0.seam(slabs, &seams[k]) }
+        }),
+    }
 }
 
 /// Runs `body(p, stopped)` for `p` in `0..count`, each on its own scoped thread. A thread that

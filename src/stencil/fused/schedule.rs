@@ -1,5 +1,6 @@
 //! The order of the fused sweeps: which hyperplanes (of axis 0) each sweep computes on the skewed
-//! wavefront, and, when axis 0 wraps around, which ones wait for the seam pass.
+//! wavefront, and which ones wait for the seam pass (near the ends when axis 0 wraps around, and
+//! near the cuts between slabs).
 
 use core::ops::{Range, RangeInclusive};
 
@@ -18,7 +19,9 @@ use core::ops::{Range, RangeInclusive};
 /// into slabs, one per thread, each cut at the ends it shares with another slab. A slab's
 /// wavefront then reads only its own hyperplanes (and the outer halo at an uncut end), so the
 /// threads share nothing until they join; the seam pass computes, sweep by sweep, what each cut
-/// left, about `steps^2 R` hyperplanes per cut.
+/// left, about `steps^2 R` hyperplanes per cut. The hyperplanes near one cut depend on nothing near
+/// another (a slab holds many more than `2 steps R`), so each cut's seam pass, all its sweeps in
+/// order, is a task of its own ([`seams`]).
 #[derive(Clone, Debug)]
 pub(super) struct Schedule {
     rows: Range<usize>,
@@ -27,6 +30,39 @@ pub(super) struct Schedule {
     /// Whether the wavefront stops short of the low and the high end (a wrap-around or a slab's
     /// cut there), leaving the trapezoid's corners to the seam pass.
     cut: [bool; 2],
+}
+
+/// One independent task of the seam pass over `parts` (the slabs of one wavefront, in order): the
+/// sides of the parts near one cut, as `(part, side)`, whose hyperplanes it computes sweep by
+/// sweep; `wraps` when it is the cut of a periodic axis 0 (both ends), whose halo along axis 0
+/// is then refilled after each sweep.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) struct Seam {
+    pub(super) sides: [(usize, usize); 2],
+    pub(super) wraps: bool,
+}
+
+/// The seam pass over `parts` as independent tasks: one per cut between consecutive parts, and
+/// one for a periodic axis 0's wrap-around (the low end of the first part and the high end of the
+/// last). Tasks touch disjoint hyperplanes when every part holds more than `2 (steps - 1) R` of
+/// them (as [`Schedule::slabs`] ensures), so they may run at once.
+pub(super) fn seams(parts: &[Schedule]) -> Vec<Seam> {
+    let mut seams: Vec<Seam> = (1..parts.len()).map(|p| Seam { sides: [(p - 1, 1), (p, 0)], wraps: false }).collect();
+    if let (Some(first), Some(last)) = (parts.first(), parts.last()) {
+        if first.cut[0] {
+            debug_assert!(last.cut[1], "a periodic axis is cut at both ends");
+            seams.push(Seam { sides: [(0, 0), (parts.len() - 1, 1)], wraps: true });
+        }
+    }
+    seams
+}
+
+/// Whether the tasks of [`seams`] over `parts` are independent (they may run in any order, or at
+/// once): one part, or every part more than `2 steps lag` hyperplanes long. Such parts also keep
+/// the hyperplanes next to the outer ends, after which a mirrored halo of axis 0 is refilled
+/// (`Plan::compute`), on the wavefront of the part there.
+pub(super) fn independent(parts: &[Schedule]) -> bool {
+    parts.len() < 2 || parts.iter().all(|p| p.rows.len() > 2 * p.steps.saturating_mul(p.lag()))
 }
 
 /// A slab holds at least this many hyperplanes per sweep and unit of the lag, so that the seam
@@ -104,10 +140,18 @@ impl Schedule {
         }
     }
 
-    /// The hyperplanes of sweep `t` left to the seam pass (none when axis 0 does not wrap).
-    pub(super) fn seam_rows(&self, t: usize) -> impl Iterator<Item = usize> {
-        let wavefront = self.wavefront_rows(t);
-        self.rows.clone().filter(move |i| !wavefront.contains(i))
+    /// The hyperplanes of sweep `t` left to the seam pass near the low (`side` 0) or the high
+    /// (`side` 1) end: none at an end that is not cut. Together with the wavefront's hyperplanes
+    /// they cover the rows once.
+    pub(super) fn seam_side(&self, t: usize, side: usize) -> Range<usize> {
+        let cut = (t - 1).saturating_mul(self.radius);
+        let low_end =
+            if self.cut[0] { self.rows.start.saturating_add(cut).min(self.rows.end) } else { self.rows.start };
+        if side == 0 {
+            return self.rows.start..low_end;
+        }
+        let high_start = if self.cut[1] { self.rows.end.saturating_sub(cut).max(low_end) } else { self.rows.end };
+        high_start..self.rows.end
     }
 
     /// The wavefront's steps.
@@ -127,7 +171,7 @@ impl Schedule {
 
 #[cfg(test)]
 mod tests {
-    use super::Schedule;
+    use super::{independent, seams, Schedule};
 
     /// Per field and interior hyperplane: the sweep it holds, and the slabs (bit masks) that
     /// wrote it and that read or wrote it on the wavefront.
@@ -189,10 +233,36 @@ mod tests {
                 assert!(*w == 0 || a.count_ones() == 1, "{n} {radius} {steps} {wraps} {slabs}: at {i}");
             }
         }
-        for t in 1..=steps {
-            for part in &parts {
-                for i in part.seam_rows(t) {
-                    model.compute(t, i, radius, wraps, None);
+        // The seam pass as its tasks. Where the parts are tall enough for the tasks to be
+        // independent (as `slabs` makes them), each runs to the end before the next (one
+        // interleaving), and they must touch disjoint hyperplanes; otherwise sweep by sweep.
+        let tasks = seams(&parts);
+        let at_once = independent(&parts);
+        model.wrote = [vec![0; n], vec![0; n]];
+        model.accessed = [vec![0; n], vec![0; n]];
+        let (parts, tasks) = (&parts, &tasks);
+        let sides = |k: usize, t: usize| tasks[k].sides.iter().flat_map(move |&(p, side)| parts[p].seam_side(t, side));
+        if at_once {
+            for k in 0..tasks.len() {
+                for t in 1..=steps {
+                    for i in sides(k, t) {
+                        model.compute(t, i, radius, wraps, Some(k));
+                    }
+                }
+            }
+        } else {
+            for t in 1..=steps {
+                for k in 0..tasks.len() {
+                    for i in sides(k, t) {
+                        model.compute(t, i, radius, wraps, None);
+                    }
+                }
+            }
+        }
+        if at_once {
+            for (wrote, accessed) in model.wrote.iter().zip(&model.accessed) {
+                for (i, (w, a)) in wrote.iter().zip(accessed).enumerate() {
+                    assert!(*w == 0 || a.count_ones() == 1, "{n} {radius} {steps} {wraps} {slabs}: seam at {i}");
                 }
             }
         }
@@ -215,7 +285,7 @@ mod tests {
 
     #[test]
     fn slabs_read_only_their_own_hyperplanes_and_the_seams_complete_every_sweep() {
-        for n in [1, 2, 5, 9, 16, 31, 64] {
+        for n in [1, 2, 5, 9, 16, 31, 64, 200, 333] {
             for radius in 0..4 {
                 for steps in 1..8 {
                     for slabs in 2..5 {
