@@ -2,12 +2,14 @@
 environment only: it is no dependency of cnda), a Numba `njit` loop, in the same run, on the 2D
 5-point Jacobi in float64 and float32: one sweep (cnda writing a preallocated `out`), 8 sweeps
 (cnda's `steps=8`: fused on the CPU; NumPy and Numba sweep 8 times between two arrays), and the
-call overhead on a 4 x 4 array. Every variant is checked against NumPy first. Prints medians in
-ns per point update and the ratios.
+call overhead on a 4 x 4 array. Every variant is checked against NumPy first. The variants are
+timed in three rounds (in each, the median of REPEATS calls of each variant); prints the medians
+in ns per point update, and each ratio as the median of the rounds' ratios.
 
 `python python/bench_stencil.py [N] [REPEATS]` (defaults 4096 and 9)."""
 
 import sys
+import time
 
 import numpy as np
 
@@ -20,6 +22,8 @@ except ImportError:  # the ratios against Numba are skipped
     numba = None
 
 STEPS = 8
+ROUNDS = 3
+SETTLE_SECONDS = 0.5
 
 
 def numpy_sweep(u, out):
@@ -76,29 +80,45 @@ def run(n, dtype, repeats):
     assert np.allclose(cnda.stencil(u, steps=STEPS), want8, rtol=16 * np.finfo(dtype).eps)
 
     a, b = u.copy(), u.copy()
-    rows = {}
-    rows["numpy 1 sweep"] = median_seconds(lambda: numpy_sweep(u, out), repeats) / points
-    rows["cnda 1 sweep"] = median_seconds(lambda: cnda.stencil(u, out), repeats) / points
-    rows["numpy 8 sweeps"] = median_seconds(lambda: numpy_steps(a, b, STEPS), repeats) / (points * STEPS)
-    rows["cnda steps=8"] = median_seconds(lambda: cnda.stencil(u, out, steps=STEPS), repeats) / (points * STEPS)
+    variants = {
+        "numpy 1 sweep": (lambda: numpy_sweep(u, out), points),
+        "cnda 1 sweep": (lambda: cnda.stencil(u, out), points),
+        "numpy 8 sweeps": (lambda: numpy_steps(a, b, STEPS), points * STEPS),
+        "cnda steps=8": (lambda: cnda.stencil(u, out, steps=STEPS), points * STEPS),
+    }
     if numba is not None:
         njit_sweep(u, out)
         assert np.array_equal(out, want)
         njit_steps(a.copy(), b.copy(), 1)  # compile before timing
-        rows["numba njit 1 sweep"] = median_seconds(lambda: njit_sweep(u, out), repeats) / points
-        rows["numba njit 8 sweeps"] = median_seconds(lambda: njit_steps(a, b, STEPS), repeats) / (points * STEPS)
+        variants["numba njit 1 sweep"] = (lambda: njit_sweep(u, out), points)
+        variants["numba njit 8 sweeps"] = (lambda: njit_steps(a, b, STEPS), points * STEPS)
+    # In rounds: each round times every variant (the median of `repeats` calls in a row), so a
+    # change in the machine's load (it is shared) falls on all of them alike; the ratios are the
+    # medians of the rounds' ratios. After each variant the machine settles for a moment: what
+    # one library leaves running slows the next one down (libgomp's threads spin after Numba's
+    # parallel loops; NumPy's fresh 128 MiB temporaries keep the kernel busy with their pages).
+    times = {what: [] for what in variants}
+    for _ in range(ROUNDS):
+        for what, (f, updates) in variants.items():
+            times[what].append(median_seconds(f, repeats) / updates)
+            time.sleep(SETTLE_SECONDS)
+    rows = {what: sorted(t)[len(t) // 2] for what, t in times.items()}
+
+    def ratio(slow, fast):
+        per_round = sorted(x / y for x, y in zip(times[slow], times[fast]))
+        return per_round[len(per_round) // 2]
 
     name = np.dtype(dtype).name
-    print(f"{n} x {n} {name}, 2D 5-point Jacobi, median of {repeats} (ns per point update):")
+    print(f"{n} x {n} {name}, 2D 5-point Jacobi, {ROUNDS} rounds of {repeats} calls (ns per point update, medians):")
     for what, seconds in rows.items():
         print(f"  {what:22s} {seconds * 1e9:7.3f}")
-    print(f"  cnda 1 sweep   = {rows['numpy 1 sweep'] / rows['cnda 1 sweep']:.2f}x numpy", end="")
+    print(f"  cnda 1 sweep   = {ratio('numpy 1 sweep', 'cnda 1 sweep'):.2f}x numpy", end="")
     if numba is not None:
-        print(f", {rows['numba njit 1 sweep'] / rows['cnda 1 sweep']:.2f}x numba njit", end="")
+        print(f", {ratio('numba njit 1 sweep', 'cnda 1 sweep'):.2f}x numba njit", end="")
     print()
-    print(f"  cnda steps=8   = {rows['numpy 8 sweeps'] / rows['cnda steps=8']:.2f}x numpy's 8 sweeps", end="")
+    print(f"  cnda steps=8   = {ratio('numpy 8 sweeps', 'cnda steps=8'):.2f}x numpy's 8 sweeps", end="")
     if numba is not None:
-        print(f", {rows['numba njit 8 sweeps'] / rows['cnda steps=8']:.2f}x numba njit's 8 sweeps", end="")
+        print(f", {ratio('numba njit 8 sweeps', 'cnda steps=8'):.2f}x numba njit's 8 sweeps", end="")
     print()
 
 
