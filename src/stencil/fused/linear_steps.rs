@@ -86,10 +86,10 @@ impl<T: Numeric, const N: usize, const R: usize, const K: usize> LinearStencil<T
         self.try_apply_steps_with(field, steps, Boundaries::all(crate::stencil::Boundary::Fixed))
     }
 
-    /// `steps` sweeps over `field` with a [`Boundary`](super::Boundary) at each side of each
+    /// `steps` sweeps over `field` with a [`Boundary`](crate::stencil::Boundary) at each side of each
     /// axis (one per axis, or [`Boundaries`] per side). Bit for bit the same as, `steps` times,
     /// refilling the current field's halos as the boundaries say (axis by axis, as
-    /// [`fill_halo`](super::fill_halo) with width `R`), `apply`, `swap`, and a last refill: both
+    /// [`fill_halo`](crate::stencil::fill_halo) with width `R`), `apply`, `swap`, and a last refill: both
     /// fields end with consistent halos.
     ///
     /// ```
