@@ -36,8 +36,6 @@ mod parallel;
 #[cfg(feature = "rayon")]
 pub(super) use parallel::run_parallel;
 
-use linear_steps::LinearSweep;
-
 use core::ops::Range;
 
 use super::boundary::{Boundaries, Which};

@@ -4,8 +4,9 @@
 use core::ops::Range;
 use core::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
+use super::linear_steps::LinearSweep;
 use super::schedule::Schedule;
-use super::{run_steps, LinearSweep, Plan, Sweep};
+use super::{run_steps, Plan, Sweep};
 use crate::element::{Numeric, Pod};
 use crate::error::{or_panic, Error, Result};
 use crate::kernel::{CopyKernels, Cpu};

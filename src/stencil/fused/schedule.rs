@@ -68,6 +68,7 @@ pub(super) fn independent(parts: &[Schedule]) -> bool {
 /// A slab holds at least this many hyperplanes per sweep and unit of the lag, so that the seam
 /// passes (about `steps * lag` hyperplanes per sweep and cut, on one thread) stay under about a
 /// sixteenth of the work.
+#[cfg(feature = "rayon")]
 const SLAB_ROWS_PER_SWEEP: usize = 16;
 
 impl Schedule {
@@ -80,6 +81,7 @@ impl Schedule {
     /// meets another and where this schedule is cut; `None` when a slab would be shorter than
     /// [`SLAB_ROWS_PER_SWEEP`] hyperplanes per sweep and lag (the seam passes would then be a
     /// large part of the work: the caller pipelines the sweeps instead).
+    #[cfg(feature = "rayon")]
     pub(super) fn slabs(&self, count: usize) -> Option<Vec<Schedule>> {
         let least = SLAB_ROWS_PER_SWEEP.checked_mul(self.steps)?.checked_mul(self.lag())?;
         if count < 2 || self.rows.len() / count < least {
@@ -89,6 +91,7 @@ impl Schedule {
     }
 
     /// [`Schedule::slabs`] without the size check (any slab may be empty).
+    #[cfg(any(feature = "rayon", test))]
     fn split(&self, count: usize) -> Vec<Schedule> {
         let len = self.rows.len();
         // `p * len / count` without overflow: `len / count` rows each, the remainder spread.
@@ -297,6 +300,7 @@ mod tests {
         }
     }
 
+    #[cfg(feature = "rayon")]
     #[test]
     fn slabs_only_when_each_holds_sixteen_hyperplanes_per_sweep() {
         let s = Schedule::new(1..1 + 4094, 8, 1, false);
