@@ -8,6 +8,12 @@ use cnda::prelude::*;
 use cnda::stencil::{Boundaries, Boundary, DoubleBuffer, LinearStencil, Side};
 use proptest::prelude::*;
 
+#[cfg(feature = "rayon")]
+#[path = "common/pool_install.rs"]
+mod pool_install;
+#[cfg(feature = "rayon")]
+use pool_install::install;
+
 /// Where halo position `p` (relative to the interior start) reads from on an axis with `n`
 /// interior points, by the definition of each boundary; `None` for a value or a fixed point.
 fn source(p: isize, n: isize, b: Boundary<f64>) -> Option<isize> {
@@ -131,7 +137,7 @@ proptest! {
         #[cfg(feature = "rayon")]
         if threads > 1 {
             let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
-            pool.install(|| AdvectDiffuse.par_apply_steps_with(&mut f, steps, (&k, &c), (0.05,), b));
+            install(&pool, || AdvectDiffuse.par_apply_steps_with(&mut f, steps, (&k, &c), (0.05,), b));
         } else {
             AdvectDiffuse.apply_steps_with(&mut f, steps, (&k, &c), (0.05,), b);
         }
@@ -182,7 +188,7 @@ proptest! {
         }
         let mut f = DoubleBuffer::from_pair(field(seed), field(seed + 1));
         let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
-        pool.install(|| match (variable, threads > 1) {
+        install(&pool, || match (variable, threads > 1) {
             (false, false) => taps.apply_steps_with(&mut f, steps, b),
             (false, true) => taps.par_apply_steps_with(&mut f, steps, b),
             (true, false) => varying.apply_steps_with(&mut f, steps, &coefficients, b),
