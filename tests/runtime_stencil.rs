@@ -1,8 +1,8 @@
 //! Run-time stencils on the CPU (`DynStencil`: taps known at run time; `VariableStencil`: a
 //! coefficient field per tap) against a naive loop written here from the definition, bit for
 //! bit: ranks 1-3, random taps and radii (anisotropic), every stride pattern (row- and
-//! column-major, stepped, flipped), the threaded form; `DynStencil` against the compile-time
-//! `LinearStencil`; and every refusal with its message.
+//! column-major, stepped, flipped), lanes at every offset from a cache line, the threaded form;
+//! `DynStencil` against the compile-time `LinearStencil`; and every refusal with its message.
 
 use cnda::prelude::*;
 use cnda::stencil::{DynStencil, LinearStencil, VariableStencil, MAX_RADIUS, MAX_TAPS};
@@ -255,4 +255,48 @@ fn steps_between_two_lent_fields_equal_a_double_buffer() {
             assert_eq!(&other.to_owned(), want.current(), "{what}: the other field");
         }
     }
+}
+
+/// Lanes starting at every element offset from a cache line (the kernels align the bulk of their
+/// blocks to the output's lines, peeling a first block), in float64 and float32, lanes of every
+/// length around the block sizes, input and output at different offsets: bit for bit the naive
+/// sum, written here in the element type; the points outside the lanes untouched.
+#[test]
+fn lanes_at_every_offset_from_a_cache_line_give_the_naive_sums() {
+    macro_rules! check {
+        ($t:ty) => {{
+            let taps: Vec<([isize; 2], $t)> =
+                vec![([-1, 0], 0.25), ([1, 0], 0.5), ([0, -2], -0.125), ([0, 1], 1.5), ([0, 0], -0.75)];
+            let s = DynStencil::<$t, 2>::new(taps.clone());
+            for width in [33, 63, 64, 65, 97, 130, 131, 200] {
+                for (c_in, c_out) in (0..17).map(|c| (c, (c * 5) % 17)) {
+                    let wide = |c: usize| width + c + 3;
+                    let src =
+                        Array::<$t, 2>::from_fn([4, wide(c_in)], |[i, j]| ((i * 31 + j * 7) % 23) as $t * 0.5 - 3.0);
+                    let mut dst = Array::<$t, 2>::full([4, wide(c_out)], <$t>::NAN);
+                    let input = src.slice(s![.., c_in..c_in + width]);
+                    s.apply(input, dst.slice_mut(s![.., c_out..c_out + width]));
+                    for i in 0..4 {
+                        for j in 0..wide(c_out) {
+                            let got = dst[[i, j]];
+                            let inside = (1..3).contains(&i) && (c_out + 2..c_out + width - 2).contains(&j);
+                            if !inside {
+                                assert!(got.is_nan(), "{width} {c_in} {c_out}: [{i}, {j}] written");
+                                continue;
+                            }
+                            let at = |k: usize| {
+                                let (o, w) = taps[k];
+                                let jj = (j - c_out + c_in) as isize + o[1];
+                                w * src[[(i as isize + o[0]) as usize, jj as usize]]
+                            };
+                            let want = (1..taps.len()).fold(at(0), |acc, k| acc + at(k));
+                            assert_eq!(got.to_bits(), want.to_bits(), "{width} {c_in} {c_out}: [{i}, {j}]");
+                        }
+                    }
+                }
+            }
+        }};
+    }
+    check!(f64);
+    check!(f32);
 }

@@ -7,6 +7,7 @@
 
 use core::mem::MaybeUninit;
 
+use super::lane_blocks::Blocks;
 use super::lanes::{walk_lanes, Lane};
 use super::simd::{Isa, Kernel};
 use super::stencil::MAX_TAPS;
@@ -163,7 +164,7 @@ impl<T: Numeric> Lane<2> for ConstantLanes<'_, T> {
 }
 
 impl<T: Numeric> ConstantLanes<'_, T> {
-    /// A contiguous lane in blocks of `B` points (`run` picks `B`: twice [`BLOCK`] for elements
+    /// A contiguous lane in blocks of `B` points, cut by [`Blocks`] (`run` picks `B`: twice [`BLOCK`] for elements
     /// of 4 bytes or fewer, so each block still has as many vectors of sums as one of f64: the
     /// adds of one tap after another form one dependency chain per vector, and too few chains
     /// leave the CPU waiting on their latency).
@@ -173,20 +174,16 @@ impl<T: Numeric> ConstantLanes<'_, T> {
     /// The kernel's contract for the lane's `len` points from `out` and `centre`, contiguous.
     #[inline(always)]
     unsafe fn contiguous<const B: usize>(&self, out: *mut T, centre: *const T, len: usize) {
-        let blocks = len - len % B;
-        for j in (0..blocks).step_by(B) {
-            // SAFETY: every tap of the block's points lies inside the input (the kernel's
-            // contract), contiguous here; the block's output elements are distinct and
-            // writable and overlap no input.
-            unsafe { weighted_block::<T, B>(out.add(j), centre.add(j), self.deltas, self.weights) };
-        }
-        if blocks < len && len >= B {
-            // The rest as one last block ending at the lane's end, recomputing a few points
-            // (the same values: the output overlaps no input).
-            // SAFETY: as above, for the block's points `len - B..len`.
-            unsafe { weighted_block::<T, B>(out.add(len - B), centre.add(len - B), self.deltas, self.weights) };
+        if len >= B {
+            for j in Blocks::<B>::new(out, len) {
+                // SAFETY: `j + B <= len` (`Blocks`): every tap of the block's points lies inside
+                // the input (the kernel's contract), contiguous here; the block's output elements
+                // are distinct and writable and overlap no input, so blocks that overlap compute
+                // the same values.
+                unsafe { weighted_block::<T, B>(out.add(j), centre.add(j), self.deltas, self.weights) };
+            }
         } else {
-            for j in blocks..len {
+            for j in 0..len {
                 // SAFETY: as above, for one point.
                 unsafe { *out.add(j) = weighted_point(centre.add(j), self.deltas, self.weights) };
             }
@@ -246,22 +243,17 @@ impl<T: Numeric> Lane<VARYING_OPERANDS> for VaryingLanes<'_, T> {
         }
         let fields: [*const T; MAX_TAPS] = core::array::from_fn(|k| self.fields[k].wrapping_offset(bases[k + 2]));
         if steps[..taps + 2].iter().all(|&s| s == 1) {
-            let blocks = len - len % BLOCK;
-            for j in (0..blocks).step_by(BLOCK) {
-                let fields: [*const T; MAX_TAPS] = core::array::from_fn(|k| fields[k].wrapping_add(j));
-                // SAFETY: every tap of the block's points lies inside the input and the block's
-                // points inside each coefficient field (the kernel's contract), contiguous here;
-                // the output elements are distinct, writable and overlap neither.
-                unsafe { varying_block(out.add(j), centre.add(j), self.deltas, &fields[..taps]) };
-            }
-            if blocks < len && len >= BLOCK {
-                // The rest as one last block ending at the lane's end (as for constant taps).
-                let j = len - BLOCK;
-                let fields: [*const T; MAX_TAPS] = core::array::from_fn(|k| fields[k].wrapping_add(j));
-                // SAFETY: as above, for the block's points `len - BLOCK..len`.
-                unsafe { varying_block(out.add(j), centre.add(j), self.deltas, &fields[..taps]) };
+            if len >= BLOCK {
+                for j in Blocks::<BLOCK>::new(out, len) {
+                    let fields: [*const T; MAX_TAPS] = core::array::from_fn(|k| fields[k].wrapping_add(j));
+                    // SAFETY: `j + BLOCK <= len` (`Blocks`): every tap of the block's points lies
+                    // inside the input and the block's points inside each coefficient field (the
+                    // kernel's contract), contiguous here; the output elements are distinct,
+                    // writable and overlap neither, so overlapping blocks compute the same values.
+                    unsafe { varying_block(out.add(j), centre.add(j), self.deltas, &fields[..taps]) };
+                }
             } else {
-                for j in blocks..len {
+                for j in 0..len {
                     let fields: [*const T; MAX_TAPS] = core::array::from_fn(|k| fields[k].wrapping_add(j));
                     // SAFETY: as above, for one point.
                     unsafe { *out.add(j) = varying_point(centre.add(j), self.deltas, &fields[..taps], 0) };

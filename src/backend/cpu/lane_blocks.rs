@@ -1,0 +1,113 @@
+//! Where the run-time-tap kernels (`taps.rs`) cut a contiguous lane into blocks of `B` points,
+//! whose sums stay in registers while the taps loop around them.
+//!
+//! The blocks after the first start on a cache line of the output, whatever the lane's offset:
+//! each block then stores whole lines, and the taps at the point's own column in other rows of a
+//! field (the vertical taps, most of a stencil's) load whole lines when the rows are aligned
+//! alike. A lane starting at column 1 of a 64-byte aligned row (an interior row) otherwise splits
+//! every AVX-512 store and those loads over two lines: the 5-point Jacobi's fused sweeps over
+//! 4096-point rows ran 5% faster aligned (docs/BENCHMARKS.md). The first block, at the lane's
+//! start, and the last, ending at its end, overlap their neighbours; the overlapped points are
+//! computed twice with the same taps, to the same values (the output overlaps no input).
+
+/// The cache line (and the AVX-512 vector) in bytes.
+const LINE: usize = 64;
+
+/// The starts of the blocks of `B` points covering a lane of `len >= B` contiguous points, in
+/// increasing order: `0`, then (when the output's first point is not on a line) from the first
+/// point on a line every `B` points, and last `len - B` when the blocks before end short of the
+/// lane's end. Every start is at most `len - B`, and every point of `0..len` is in a block.
+pub(super) struct Blocks<const B: usize> {
+    /// Whether the block at 0 comes before the aligned ones.
+    peel: bool,
+    /// The next aligned block's start.
+    next: usize,
+    len: usize,
+    done: bool,
+}
+
+impl<const B: usize> Blocks<B> {
+    /// The blocks of a lane of `len >= B` points whose first output element is at `out`.
+    #[inline(always)]
+    pub(super) fn new<T>(out: *const T, len: usize) -> Self {
+        debug_assert!(B > 0 && len >= B, "a lane of {len} points in blocks of {B}");
+        let size = core::mem::size_of::<T>();
+        let address = out as usize;
+        // Points to the next line; none when an element straddles lines (then no start is aligned).
+        let ahead = if size == 0 || address % size != 0 { 0 } else { (LINE - address % LINE) % LINE / size };
+        // A peeled first block only when an aligned block fits after it.
+        let peel = ahead > 0 && len - B >= ahead;
+        Blocks { peel, next: if peel { ahead } else { 0 }, len, done: false }
+    }
+}
+
+impl<const B: usize> Iterator for Blocks<B> {
+    type Item = usize;
+
+    #[inline(always)]
+    fn next(&mut self) -> Option<usize> {
+        if self.peel {
+            self.peel = false;
+            return Some(0);
+        }
+        if self.done {
+            return None;
+        }
+        // `next <= len` always: it starts at most at `len - B` and grows only past a whole block.
+        if self.len - self.next >= B {
+            let start = self.next;
+            self.next += B;
+            return Some(start);
+        }
+        self.done = true;
+        (self.next < self.len).then(|| self.len - B)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Blocks, LINE};
+
+    /// Every point once or more, every block inside the lane, starts increasing, and every block
+    /// but the first and the last on a line of the output (for an element-aligned output): for
+    /// every offset and length, f64 and f32, and lanes at the top of the address space.
+    #[test]
+    fn blocks_cover_the_lane_inside_it_aligned_between_the_ends() {
+        fn check<T, const B: usize>(address: usize, len: usize) {
+            let out = address as *const T;
+            let starts: Vec<usize> = Blocks::<B>::new(out, len).collect();
+            let mut covered = vec![false; len];
+            for &s in &starts {
+                assert!(s + B <= len, "{address} {len}: block at {s}");
+                covered[s..s + B].iter_mut().for_each(|c| *c = true);
+            }
+            assert!(covered.iter().all(|&c| c), "{address} {len}: {starts:?}");
+            assert!(starts.windows(2).all(|w| w[0] < w[1]), "{address} {len}: {starts:?}");
+            let size = core::mem::size_of::<T>();
+            let inner = if starts.len() > 2 { &starts[1..starts.len() - 1] } else { &[][..] };
+            if address % size == 0 {
+                assert!(
+                    inner.iter().all(|s| address.wrapping_add(s * size) % LINE == 0),
+                    "{address} {len}: {starts:?}"
+                );
+            }
+            // No more blocks than the unaligned cut needs, plus the peeled one.
+            assert!(starts.len() <= len.div_ceil(B) + 1, "{address} {len}: {starts:?}");
+        }
+        for offset in (0..2 * LINE).step_by(4) {
+            for len in [32, 33, 40, 63, 64, 65, 95, 96, 97, 128, 129, 200, 4094, 4096] {
+                check::<f64, 32>(0x1000 + offset, len);
+                if len >= 64 {
+                    check::<f32, 64>(0x1000 + offset, len);
+                }
+                check::<f64, 32>((usize::MAX - 8 * len - offset - 64) & !7, len);
+            }
+        }
+        // A lane starting on a line is cut as before: no peeled block.
+        assert_eq!(Blocks::<32>::new(0x1000 as *const f64, 70).collect::<Vec<_>>(), [0, 32, 38]);
+        // Three points short of a line: the block at 0, then from point 3.
+        assert_eq!(Blocks::<32>::new((0x1000 - 24) as *const f64, 70).collect::<Vec<_>>(), [0, 3, 35, 38]);
+        // Too short for an aligned block after the peeled one: as before.
+        assert_eq!(Blocks::<32>::new((0x1000 - 24) as *const f64, 34).collect::<Vec<_>>(), [0, 2]);
+    }
+}
