@@ -1,8 +1,9 @@
 //! Where the run-time-tap kernels (`taps.rs`) cut a contiguous lane into blocks of `B` points,
 //! whose sums stay in registers while the taps loop around them.
 //!
-//! The blocks after the first start on a cache line of the output, whatever the lane's offset:
-//! each block then stores whole lines, and the taps at the point's own column in other rows of a
+//! The blocks between the first and the last start on a cache line of the output, whatever the
+//! lane's offset (when a block reaches from the lane's start to the first line): each block of a
+//! line or more then stores whole lines, and the taps at the point's own column in other rows of a
 //! field (the vertical taps, most of a stencil's) load whole lines when the rows are aligned
 //! alike. A lane starting at column 1 of a 64-byte aligned row (an interior row) otherwise splits
 //! every AVX-512 store and those loads over two lines: the 5-point Jacobi's fused sweeps over
@@ -14,8 +15,8 @@
 const LINE: usize = 64;
 
 /// The starts of the blocks of `B` points covering a lane of `len >= B` contiguous points, in
-/// increasing order: `0`, then (when the output's first point is not on a line) from the first
-/// point on a line every `B` points, and last `len - B` when the blocks before end short of the
+/// increasing order: `0`, then (when the output's first point is not on a line, and the first
+/// block reaches one) from the first point on a line every `B` points, and last `len - B` when the blocks before end short of the
 /// lane's end. Every start is at most `len - B`, and every point of `0..len` is in a block.
 pub(super) struct Blocks<const B: usize> {
     /// Whether the block at 0 comes before the aligned ones.
@@ -33,10 +34,12 @@ impl<const B: usize> Blocks<B> {
         debug_assert!(B > 0 && len >= B, "a lane of {len} points in blocks of {B}");
         let size = core::mem::size_of::<T>();
         let address = out as usize;
-        // Points to the next line; none when an element straddles lines (then no start is aligned).
+        // Points to the next line; none for an output not aligned to its element (no start of a
+        // block could then be on a line).
         let ahead = if size == 0 || address % size != 0 { 0 } else { (LINE - address % LINE) % LINE / size };
-        // A peeled first block only when an aligned block fits after it.
-        let peel = ahead > 0 && len - B >= ahead;
+        // A peeled first block only when it reaches the line (blocks shorter than a line, as of
+        // 1-byte elements, may not) and an aligned block fits after it.
+        let peel = ahead > 0 && ahead <= B && len - B >= ahead;
         Blocks { peel, next: if peel { ahead } else { 0 }, len, done: false }
     }
 }
@@ -69,8 +72,9 @@ mod tests {
     use super::{Blocks, LINE};
 
     /// Every point once or more, every block inside the lane, starts increasing, and every block
-    /// but the first and the last on a line of the output (for an element-aligned output): for
-    /// every offset and length, f64 and f32, and lanes at the top of the address space.
+    /// but the first and the last on a line of the output (for an element-aligned output whose first
+    /// line a block reaches): for every offset and length, elements of 1 to 8 bytes in blocks of 32
+    /// and 64, and lanes at the top of the address space.
     #[test]
     fn blocks_cover_the_lane_inside_it_aligned_between_the_ends() {
         fn check<T, const B: usize>(address: usize, len: usize) {
@@ -85,9 +89,11 @@ mod tests {
             assert!(starts.windows(2).all(|w| w[0] < w[1]), "{address} {len}: {starts:?}");
             let size = core::mem::size_of::<T>();
             let inner = if starts.len() > 2 { &starts[1..starts.len() - 1] } else { &[][..] };
-            if address % size == 0 {
+            // Aligned when a block reaches from the lane's start to the first line (to the block's
+            // bytes when a block is shorter than a line).
+            if address % size == 0 && (LINE - address % LINE) % LINE / size <= B {
                 assert!(
-                    inner.iter().all(|s| address.wrapping_add(s * size) % LINE == 0),
+                    inner.iter().all(|s| address.wrapping_add(s * size) % LINE.min(B * size) == 0),
                     "{address} {len}: {starts:?}"
                 );
             }
@@ -97,10 +103,15 @@ mod tests {
         for offset in (0..2 * LINE).step_by(4) {
             for len in [32, 33, 40, 63, 64, 65, 95, 96, 97, 128, 129, 200, 4094, 4096] {
                 check::<f64, 32>(0x1000 + offset, len);
+                check::<f32, 32>(0x1000 + offset, len);
+                check::<u16, 32>(0x1000 + offset, len);
+                check::<u8, 32>(0x1000 + offset + 1, len);
                 if len >= 64 {
                     check::<f32, 64>(0x1000 + offset, len);
+                    check::<u8, 64>(0x1000 + offset + 3, len);
                 }
                 check::<f64, 32>((usize::MAX - 8 * len - offset - 64) & !7, len);
+                check::<f32, 32>((usize::MAX - 4 * len - offset - 64) & !3, len);
             }
         }
         // A lane starting on a line is cut as before: no peeled block.
