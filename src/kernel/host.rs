@@ -6,6 +6,10 @@
 
 #[cfg(feature = "rayon")]
 use crate::element::Numeric;
+#[cfg(feature = "rayon")]
+use crate::error::Result;
+#[cfg(feature = "rayon")]
+use crate::kernel::{Cpu, Desc};
 
 /// A read operand: pointer to the element at index 0 and its strides (0 on broadcast axes).
 #[derive(Clone, Copy, Debug)]
@@ -144,4 +148,42 @@ pub(crate) trait HostEngine {
     /// parallel.
     #[cfg(feature = "rayon")]
     fn for_each_row_block<const N: usize>(shape: [usize; N], work: impl Fn(usize, [usize; N]) + Sync + Send);
+
+    /// `StencilKernels::taps` for one band of a sweep that writes `sweep_bytes` in all: the CPU
+    /// writes a sweep that outgrows its last-level cache with non-temporal stores (the band alone
+    /// cannot tell; the plain kernel, which the fused sweeps call per hyperplane, never streams).
+    ///
+    /// # Safety
+    ///
+    /// As for `StencilKernels::taps`.
+    ///
+    /// # Errors
+    ///
+    /// As for `StencilKernels::taps`.
+    #[cfg(feature = "rayon")]
+    unsafe fn taps_in_sweep<T: Numeric, const N: usize>(
+        out: Desc<Cpu, T, N>,
+        input: Desc<Cpu, T, N>,
+        taps: &[([isize; N], T)],
+        sweep_bytes: usize,
+    ) -> Result<()>;
+
+    /// `StencilKernels::varying` for one band of a sweep that writes `sweep_bytes` in all (see
+    /// [`HostEngine::taps_in_sweep`]).
+    ///
+    /// # Safety
+    ///
+    /// As for `StencilKernels::varying`.
+    ///
+    /// # Errors
+    ///
+    /// As for `StencilKernels::varying`.
+    #[cfg(feature = "rayon")]
+    unsafe fn varying_in_sweep<T: Numeric, const N: usize>(
+        out: Desc<Cpu, T, N>,
+        input: Desc<Cpu, T, N>,
+        offsets: &[[isize; N]],
+        coefficients: &[Desc<Cpu, T, N>],
+        sweep_bytes: usize,
+    ) -> Result<()>;
 }

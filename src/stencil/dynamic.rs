@@ -210,7 +210,8 @@ impl<T: Numeric, const N: usize> DynStencil<T, N> {
     where
         T: Send + Sync,
     {
-        use super::region::{band, par_bands};
+        use super::region::{band, par_bands, sweep_bytes};
+        use crate::kernel::host::HostEngine;
         use crate::kernel::{Cpu, SharedDesc};
         let (input, out) = (input.operand_desc(), output.operand_desc_mut());
         let Some(interior) = Interior::of("DynStencil::par_apply", self.radius, &input, &out, &[])? else {
@@ -221,6 +222,7 @@ impl<T: Numeric, const N: usize> DynStencil<T, N> {
             // SAFETY: as in `try_apply`.
             return unsafe { Cpu::taps(&Cpu, out, input, &self.taps) };
         }
+        let whole = sweep_bytes(&out);
         let (out, input) = (SharedDesc(out), SharedDesc(input));
         par_bands(out.0.shape[0], |rows| {
             let (out, input) = (&out, &input);
@@ -228,7 +230,7 @@ impl<T: Numeric, const N: usize> DynStencil<T, N> {
             let taps: Vec<([isize; N], T)> = self.taps.iter().map(|&(o, w)| (order.map(|a| o[a]), w)).collect();
             // SAFETY: as in `try_apply`; bands of the first axis are disjoint, so no output
             // element is written by two tasks.
-            unsafe { Cpu::taps(&Cpu, out, input, &taps) }
+            unsafe { Cpu::taps_in_sweep(out, input, &taps, whole) }
         })
     }
 

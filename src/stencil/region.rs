@@ -78,6 +78,13 @@ pub(super) fn band<B: Backend, T: Pod, const N: usize>(d: Desc<B, T, N>, rows: R
     d.narrowed(0, rows.start, rows.len())
 }
 
+/// The bytes a sweep writes into `out` (saturating: only compared with a cache's size), for the
+/// CPU's choice of stores (`HostEngine::taps_in_sweep`).
+#[cfg(feature = "rayon")]
+pub(super) fn sweep_bytes<B: Backend, T: Pod, const N: usize>(out: &Desc<B, T, N>) -> usize {
+    out.shape.iter().fold(core::mem::size_of::<T>(), |bytes, &n| bytes.saturating_mul(n))
+}
+
 /// Runs `sweep(rows)` on rayon's threads over disjoint bands of `rows` rows of axis 0, a couple
 /// per thread; the first error is returned (the other bands still run).
 ///

@@ -148,7 +148,8 @@ impl<const N: usize> VariableStencil<N> {
         coefficients: &[impl AsOperand<T, N>],
         mut output: impl AsOperandMut<T, N>,
     ) -> Result<()> {
-        use super::region::{band, par_bands};
+        use super::region::{band, par_bands, sweep_bytes};
+        use crate::kernel::host::HostEngine;
         use crate::kernel::{Cpu, SharedDesc};
         let fields = self.fields("VariableStencil::par_apply", coefficients)?;
         let (input, out) = (input.operand_desc(), output.operand_desc_mut());
@@ -162,12 +163,15 @@ impl<const N: usize> VariableStencil<N> {
             // SAFETY: as in `try_apply`.
             return unsafe { varying(&Cpu, out.0, input.0, &self.offsets, &fields) };
         }
+        let whole = sweep_bytes(&out.0);
         par_bands(out.0.shape[0], |rows| {
             let (out, input, fields) = (&out, &input, &fields);
             let fields: Fields<Cpu, T, N> = fields.iter().map(|c| band(c.0, rows.clone())).collect();
+            let (out, input, offsets, fields) =
+                oriented(band(out.0, rows.clone()), band(input.0, rows), &self.offsets, &fields);
             // SAFETY: as in `try_apply`; bands of the first axis are disjoint, so no output
             // element is written by two tasks.
-            unsafe { varying(&Cpu, band(out.0, rows.clone()), band(input.0, rows), &self.offsets, &fields) }
+            unsafe { Cpu::varying_in_sweep(out, input, &offsets, &fields, whole) }
         })
     }
 
@@ -361,6 +365,24 @@ impl<const N: usize> VariableStencil<N> {
     }
 }
 
+/// `out`, `input`, the offsets and the fields with their axes in the order the kernels walk
+/// fastest (`orient`).
+#[allow(clippy::type_complexity)]
+fn oriented<T: Numeric, B: StencilKernels, const N: usize>(
+    out: Desc<B, T, N>,
+    input: Desc<B, T, N>,
+    offsets: &[[isize; N]],
+    fields: &[Desc<B, T, N>],
+) -> (Desc<B, T, N>, Desc<B, T, N>, SmallVec<[[isize; N]; 9]>, Fields<B, T, N>) {
+    let (order, [out, input]) = orient([out, input]);
+    let offsets = offsets.iter().map(|o| order.map(|a| o[a])).collect();
+    let fields = fields
+        .iter()
+        .map(|c| Desc { handle: c.handle, shape: out.shape, strides: order.map(|a| c.strides[a]) })
+        .collect();
+    (out, input, offsets, fields)
+}
+
 /// The sweep over `out`, by the backend's one-pass kernel where it has one, else composed: the
 /// first product into `out`, then each further product into a scratch field and added, with
 /// the kernel's roundings (one product, one sum per tap, in tap order).
@@ -375,12 +397,7 @@ unsafe fn varying<T: Numeric, B: StencilKernels + ElementwiseKernels, const N: u
     offsets: &[[isize; N]],
     fields: &[Desc<B, T, N>],
 ) -> Result<()> {
-    let (order, [out, input]) = orient([out, input]);
-    let offsets: SmallVec<[[isize; N]; 9]> = offsets.iter().map(|o| order.map(|a| o[a])).collect();
-    let fields: Fields<B, T, N> = fields
-        .iter()
-        .map(|c| Desc { handle: c.handle, shape: out.shape, strides: order.map(|a| c.strides[a]) })
-        .collect();
+    let (out, input, offsets, fields) = oriented(out, input, offsets, fields);
     // SAFETY: the caller's contract is the kernel's.
     if unsafe { B::varying(dev, out, input, &offsets, &fields) }? {
         return Ok(());

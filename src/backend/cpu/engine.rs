@@ -6,8 +6,12 @@ use super::simd::{Isa, Kernel};
 use super::{lanes, points};
 #[cfg(feature = "rayon")]
 use crate::element::Numeric;
+#[cfg(feature = "rayon")]
+use crate::error::Result;
 use crate::kernel::host::{Dst, HostEngine, Src};
 use crate::kernel::Cpu;
+#[cfg(feature = "rayon")]
+use crate::kernel::Desc;
 
 impl HostEngine for Cpu {
     #[inline]
@@ -89,6 +93,29 @@ impl HostEngine for Cpu {
     #[cfg(feature = "rayon")]
     fn for_each_row_block<const N: usize>(shape: [usize; N], work: impl Fn(usize, [usize; N]) + Sync + Send) {
         super::threads::for_each_row_block(shape, work)
+    }
+
+    #[cfg(feature = "rayon")]
+    unsafe fn taps_in_sweep<T: Numeric, const N: usize>(
+        out: Desc<Cpu, T, N>,
+        input: Desc<Cpu, T, N>,
+        taps: &[([isize; N], T)],
+        sweep_bytes: usize,
+    ) -> Result<()> {
+        // SAFETY: the trait's contract is the kernel's.
+        unsafe { super::taps::constant(out, input, taps, sweep_bytes) }
+    }
+
+    #[cfg(feature = "rayon")]
+    unsafe fn varying_in_sweep<T: Numeric, const N: usize>(
+        out: Desc<Cpu, T, N>,
+        input: Desc<Cpu, T, N>,
+        offsets: &[[isize; N]],
+        coefficients: &[Desc<Cpu, T, N>],
+        sweep_bytes: usize,
+    ) -> Result<()> {
+        // SAFETY: the trait's contract is the kernel's.
+        unsafe { super::taps::varying(out, input, offsets, coefficients, sweep_bytes) }
     }
 }
 

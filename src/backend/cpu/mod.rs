@@ -17,6 +17,7 @@ mod points;
 mod reduce;
 pub(crate) mod simd;
 mod stencil;
+mod stream;
 mod taps;
 #[cfg(feature = "rayon")]
 pub(crate) mod threads;

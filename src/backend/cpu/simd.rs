@@ -42,6 +42,19 @@ impl Isa {
         all
     }
 
+    /// The widest vector this instruction set loads and stores, in bytes: 64 with AVX-512, 32 with
+    /// AVX2, 16 otherwise (SSE2, the x86-64 baseline; NEON).
+    #[inline]
+    pub(crate) fn vector_bytes(self) -> usize {
+        match self.0 {
+            #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+            pulp::Arch::V4(_) => 64,
+            #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+            pulp::Arch::V3(_) => 32,
+            _ => 16,
+        }
+    }
+
     /// `body.with_simd(simd)` inside a function compiled for this instruction set: for a body that
     /// recurses through `simd.vectorize` (each level entering the compiled function again).
     #[inline(always)]

@@ -91,8 +91,9 @@ unsafe impl StencilKernels for Cpu {
         input: Desc<Cpu, T, N>,
         taps: &[([isize; N], T)],
     ) -> Result<()> {
-        // SAFETY: the trait's contract is the kernel's.
-        unsafe { super::taps::constant(out, input, taps) }
+        // SAFETY: the trait's contract is the kernel's. Part of a sweep of unknown size (a
+        // hyperplane of the fused sweeps, which the next sweep reads from cache): plain stores.
+        unsafe { super::taps::constant(out, input, taps, 0) }
     }
 
     unsafe fn varying<T: Numeric, const N: usize>(
@@ -102,8 +103,8 @@ unsafe impl StencilKernels for Cpu {
         offsets: &[[isize; N]],
         coefficients: &[Desc<Cpu, T, N>],
     ) -> Result<bool> {
-        // SAFETY: the trait's contract is the kernel's.
-        unsafe { super::taps::varying(out, input, offsets, coefficients) }.map(|()| true)
+        // SAFETY: the trait's contract is the kernel's (plain stores, as in `taps`).
+        unsafe { super::taps::varying(out, input, offsets, coefficients, 0) }.map(|()| true)
     }
 
     unsafe fn linear<T: Numeric, const N: usize, const K: usize>(

@@ -7,10 +7,13 @@
 
 use core::mem::MaybeUninit;
 
-use super::lane_blocks::Blocks;
+use core::ops::Range;
+
+use super::lane_blocks::{Block, Blocks};
 use super::lanes::{walk_lanes, Lane};
 use super::simd::{Isa, Kernel};
 use super::stencil::MAX_TAPS;
+use super::stream::Stores;
 use crate::element::Numeric;
 use crate::error::{Error, Result};
 use crate::kernel::{Cpu, Desc};
@@ -44,7 +47,8 @@ fn check_count(taps: usize) -> Result<()> {
     Ok(())
 }
 
-/// `out[x] = sum_k taps[k].1 * input[x + taps[k].0]` (`StencilKernels::taps` on the CPU).
+/// `out[x] = sum_k taps[k].1 * input[x + taps[k].0]` (`StencilKernels::taps` on the CPU), for
+/// part of a sweep that writes `sweep_bytes` in all (0 where unknown: see [`Stores::for_sweep`]).
 ///
 /// # Safety
 ///
@@ -53,6 +57,7 @@ pub(super) unsafe fn constant<T: Numeric, const N: usize>(
     out: Desc<Cpu, T, N>,
     input: Desc<Cpu, T, N>,
     taps: &[([isize; N], T)],
+    sweep_bytes: usize,
 ) -> Result<()> {
     check_count(taps.len())?;
     // Tables of the taps' flat offsets and weights, only the first `count` entries written: the
@@ -66,13 +71,15 @@ pub(super) unsafe fn constant<T: Numeric, const N: usize>(
     let count = taps.len();
     // SAFETY: the first `count <= MAX_TAPS` entries of both tables were written just above.
     let (deltas, weights) = unsafe { (written(&deltas, count), written(&weights, count)) };
-    // SAFETY: the caller's contract is the kernel's.
-    unsafe { Isa::detect().run(ConstantSweep { out, input, deltas, weights }) };
+    let isa = Isa::detect();
+    let stores = Stores::for_sweep(isa, sweep_bytes);
+    // SAFETY: the caller's contract is the kernel's; `stores` was made for `isa`.
+    unsafe { isa.run(ConstantSweep { out, input, deltas, weights, stores }) };
     Ok(())
 }
 
 /// `out[x] = sum_k coefficients[k][x] * input[x + offsets[k]]` (`StencilKernels::varying` on
-/// the CPU).
+/// the CPU), for part of a sweep that writes `sweep_bytes` in all (as for [`constant`]).
 ///
 /// # Safety
 ///
@@ -82,6 +89,7 @@ pub(super) unsafe fn varying<T: Numeric, const N: usize>(
     input: Desc<Cpu, T, N>,
     offsets: &[[isize; N]],
     coefficients: &[Desc<Cpu, T, N>],
+    sweep_bytes: usize,
 ) -> Result<()> {
     check_count(offsets.len())?;
     let mut deltas = [const { MaybeUninit::<isize>::uninit() }; MAX_TAPS];
@@ -93,18 +101,22 @@ pub(super) unsafe fn varying<T: Numeric, const N: usize>(
     // Unused operand slots walk as the input (never read: no tap names them).
     let fields: [Desc<Cpu, T, N>; MAX_TAPS] = core::array::from_fn(|k| *coefficients.get(k).unwrap_or(&input));
     let count = offsets.len();
-    // SAFETY: the caller's contract is the kernel's.
-    unsafe { Isa::detect().run(VaryingSweep { out, input, fields, deltas: &deltas[..count] }) };
+    let isa = Isa::detect();
+    let stores = Stores::for_sweep(isa, sweep_bytes);
+    // SAFETY: the caller's contract is the kernel's; `stores` was made for `isa`.
+    unsafe { isa.run(VaryingSweep { out, input, fields, deltas: &deltas[..count], stores }) };
     Ok(())
 }
 
 /// One constant-coefficient call, as a SIMD-dispatched kernel. Safety (`Kernel::run`): as for
-/// `StencilKernels::taps`, with `deltas` the taps' flat offsets for the input's strides.
+/// `StencilKernels::taps`, with `deltas` the taps' flat offsets for the input's strides, and
+/// `stores` made for the instruction set the kernel runs with.
 struct ConstantSweep<'a, T: Numeric, const N: usize> {
     out: Desc<Cpu, T, N>,
     input: Desc<Cpu, T, N>,
     deltas: &'a [isize],
     weights: &'a [T],
+    stores: Stores,
 }
 
 impl<T: Numeric, const N: usize> Kernel for ConstantSweep<'_, T, N> {
@@ -117,8 +129,10 @@ impl<T: Numeric, const N: usize> Kernel for ConstantSweep<'_, T, N> {
             input: self.input.handle.cast_const(),
             deltas: self.deltas,
             weights: self.weights,
+            stores: self.stores,
         };
         walk_lanes(self.out.shape, [self.out.strides, self.input.strides], lanes);
+        self.stores.finish();
     }
 }
 
@@ -128,6 +142,7 @@ struct ConstantLanes<'a, T> {
     input: *const T,
     deltas: &'a [isize],
     weights: &'a [T],
+    stores: Stores,
 }
 
 impl<T: Numeric> Lane<2> for ConstantLanes<'_, T> {
@@ -174,31 +189,71 @@ impl<T: Numeric> ConstantLanes<'_, T> {
     /// The kernel's contract for the lane's `len` points from `out` and `centre`, contiguous.
     #[inline(always)]
     unsafe fn contiguous<const B: usize>(&self, out: *mut T, centre: *const T, len: usize) {
-        if len >= B {
-            for j in Blocks::<B>::new(out, len) {
-                // SAFETY: `j + B <= len` (`Blocks`): every tap of the block's points lies inside
-                // the input (the kernel's contract), contiguous here; the block's output elements
-                // are distinct and writable and overlap no input, so blocks that overlap compute
-                // the same values.
-                unsafe { weighted_block::<T, B>(out.add(j), centre.add(j), self.deltas, self.weights) };
-            }
-        } else {
+        if len < B {
             for j in 0..len {
-                // SAFETY: as above, for one point.
+                // SAFETY: every tap of the point lies inside the input (the kernel's contract),
+                // its output element is distinct, writable and overlaps no input.
                 unsafe { *out.add(j) = weighted_point(centre.add(j), self.deltas, self.weights) };
+            }
+            return;
+        }
+        // Two copies of the block loop: with plain stores, the edge blocks store whole, exactly
+        // the loop the fused sweeps ran before streaming existed (a run-time test of the mode in
+        // it cost them up to 20% on one thread: the blocks stopped vectorizing).
+        // SAFETY: the kernel's contract, for this lane.
+        unsafe {
+            if self.stores == Stores::Cached {
+                self.blocks::<B, false>(out, centre, len, Stores::Cached)
+            } else {
+                self.blocks::<B, true>(out, centre, len, self.stores)
+            }
+        }
+    }
+
+    /// The blocks of a contiguous lane of `len >= B` points, stored with `stores`; with `EDGES`,
+    /// the lane's first and last blocks store only the points no other block stores
+    /// ([`store_part`]).
+    ///
+    /// # Safety
+    ///
+    /// As for [`ConstantLanes::contiguous`], with `len >= B`.
+    #[inline(always)]
+    unsafe fn blocks<const B: usize, const EDGES: bool>(
+        &self,
+        out: *mut T,
+        centre: *const T,
+        len: usize,
+        stores: Stores,
+    ) {
+        for Block { start: j, store } in Blocks::<B>::new(out, len) {
+            let (centre, weights) = (centre.wrapping_add(j), self.weights);
+            // SAFETY: `j + B <= len` and `store` inside the block (`Blocks`): every tap of the
+            // block's points lies inside the input (the kernel's contract), contiguous here; the
+            // block's output elements are distinct, writable and overlap no input, nor does the
+            // edge's scratch block; `stores` was made for the kernel's instruction set.
+            unsafe {
+                if EDGES && store.len() != B {
+                    let mut edge = [T::ZERO; B];
+                    weighted_block::<T, B>(edge.as_mut_ptr(), centre, self.deltas, weights, Stores::Cached);
+                    store_part(out.add(j), &edge, store);
+                } else {
+                    weighted_block::<T, B>(out.add(j), centre, self.deltas, weights, stores);
+                }
             }
         }
     }
 }
 
 /// One variable-coefficient call, as a SIMD-dispatched kernel. Safety (`Kernel::run`): as for
-/// `StencilKernels::varying`, with `deltas` the offsets' flat offsets for the input's strides and
-/// `fields[..deltas.len()]` the coefficient fields.
+/// `StencilKernels::varying`, with `deltas` the offsets' flat offsets for the input's strides,
+/// `fields[..deltas.len()]` the coefficient fields, and `stores` made for the instruction set the
+/// kernel runs with.
 struct VaryingSweep<'a, T: Numeric, const N: usize> {
     out: Desc<Cpu, T, N>,
     input: Desc<Cpu, T, N>,
     fields: [Desc<Cpu, T, N>; MAX_TAPS],
     deltas: &'a [isize],
+    stores: Stores,
 }
 
 impl<T: Numeric, const N: usize> Kernel for VaryingSweep<'_, T, N> {
@@ -216,8 +271,10 @@ impl<T: Numeric, const N: usize> Kernel for VaryingSweep<'_, T, N> {
             input: self.input.handle.cast_const(),
             fields: self.fields.map(|f| f.handle.cast_const()),
             deltas: self.deltas,
+            stores: self.stores,
         };
         walk_lanes(self.out.shape, strides, lanes);
+        self.stores.finish();
     }
 }
 
@@ -227,6 +284,7 @@ struct VaryingLanes<'a, T> {
     input: *const T,
     fields: [*const T; MAX_TAPS],
     deltas: &'a [isize],
+    stores: Stores,
 }
 
 impl<T: Numeric> Lane<VARYING_OPERANDS> for VaryingLanes<'_, T> {
@@ -244,13 +302,14 @@ impl<T: Numeric> Lane<VARYING_OPERANDS> for VaryingLanes<'_, T> {
         let fields: [*const T; MAX_TAPS] = core::array::from_fn(|k| self.fields[k].wrapping_offset(bases[k + 2]));
         if steps[..taps + 2].iter().all(|&s| s == 1) {
             if len >= BLOCK {
-                for j in Blocks::<BLOCK>::new(out, len) {
-                    let fields: [*const T; MAX_TAPS] = core::array::from_fn(|k| fields[k].wrapping_add(j));
-                    // SAFETY: `j + BLOCK <= len` (`Blocks`): every tap of the block's points lies
-                    // inside the input and the block's points inside each coefficient field (the
-                    // kernel's contract), contiguous here; the output elements are distinct,
-                    // writable and overlap neither, so overlapping blocks compute the same values.
-                    unsafe { varying_block(out.add(j), centre.add(j), self.deltas, &fields[..taps]) };
+                // SAFETY: the kernel's contract, for this contiguous lane (two copies of the
+                // block loop, as in `ConstantLanes::contiguous`).
+                unsafe {
+                    if self.stores == Stores::Cached {
+                        self.blocks::<false>(out, centre, &fields, len, Stores::Cached)
+                    } else {
+                        self.blocks::<true>(out, centre, &fields, len, self.stores)
+                    }
                 }
             } else {
                 for j in 0..len {
@@ -275,6 +334,45 @@ impl<T: Numeric> Lane<VARYING_OPERANDS> for VaryingLanes<'_, T> {
     }
 }
 
+impl<T: Numeric> VaryingLanes<'_, T> {
+    /// The blocks of a contiguous lane of `len >= BLOCK` points with coefficient fields `fields`
+    /// (the first one per tap, at the lane's start), stored with `stores`; with `EDGES`, the lane's first and
+    /// last blocks store only the points no other block stores ([`store_part`]).
+    ///
+    /// # Safety
+    ///
+    /// The kernel's contract for the lane's `len >= BLOCK` points from `out`, `centre` and each
+    /// field, contiguous.
+    #[inline(always)]
+    unsafe fn blocks<const EDGES: bool>(
+        &self,
+        out: *mut T,
+        centre: *const T,
+        fields: &[*const T; MAX_TAPS],
+        len: usize,
+        stores: Stores,
+    ) {
+        for Block { start: j, store } in Blocks::<BLOCK>::new(out, len) {
+            let fields: [*const T; MAX_TAPS] = core::array::from_fn(|k| fields[k].wrapping_add(j));
+            let (centre, fields) = (centre.wrapping_add(j), &fields[..self.deltas.len()]);
+            // SAFETY: `j + BLOCK <= len` and `store` inside the block (`Blocks`): every tap of the
+            // block's points lies inside the input and the block's points inside each coefficient
+            // field (the kernel's contract), contiguous here; the output elements are distinct,
+            // writable and overlap neither, nor does the edge's scratch block; `stores` was made
+            // for the kernel's instruction set.
+            unsafe {
+                if EDGES && store.len() != BLOCK {
+                    let mut edge = [T::ZERO; BLOCK];
+                    varying_block(edge.as_mut_ptr(), centre, self.deltas, fields, Stores::Cached);
+                    store_part(out.add(j), &edge, store);
+                } else {
+                    varying_block(out.add(j), centre, self.deltas, fields, stores);
+                }
+            }
+        }
+    }
+}
+
 /// Points per block: the block's sums stay in registers (eight AVX2 vectors of f64) while the
 /// taps, a run-time count, are the loop around them, so each tap costs one load per point, as in
 /// an unrolled sum.
@@ -287,9 +385,16 @@ const BLOCK: usize = 32;
 /// # Safety
 ///
 /// At least one tap, one weight per tap; every `centre + deltas[k] + l` is readable and every
-/// `out + l` writable, overlapping none of them.
+/// `out + l` writable, overlapping none of them; the kernel runs with the instruction set
+/// `stores` was made for.
 #[inline(always)]
-unsafe fn weighted_block<T: Numeric, const B: usize>(out: *mut T, centre: *const T, deltas: &[isize], weights: &[T]) {
+unsafe fn weighted_block<T: Numeric, const B: usize>(
+    out: *mut T,
+    centre: *const T,
+    deltas: &[isize],
+    weights: &[T],
+    stores: Stores,
+) {
     let mut a = [T::ZERO; B];
     let (run, w) = (centre.wrapping_offset(deltas[0]), weights[0]);
     for (l, x) in a.iter_mut().enumerate() {
@@ -303,10 +408,26 @@ unsafe fn weighted_block<T: Numeric, const B: usize>(out: *mut T, centre: *const
             *x = *x + w * unsafe { *run.add(l) };
         }
     }
-    for (l, &x) in a.iter().enumerate() {
-        // SAFETY: `l < B`: a writable output element (the caller's contract).
-        unsafe { *out.add(l) = x };
-    }
+    // SAFETY: `out..out + B` is writable; `stores` was made for the kernel's instruction set (the
+    // caller's contract).
+    unsafe { stores.block(out, &a) };
+}
+
+/// `out[l] = block[l]` for the points `l` of `store`: with streamed stores, a lane's first or
+/// last block, computed whole into `block`, stores only the points no other block of the lane
+/// stores, so that no line is stored both plainly and streamed (`lane_blocks.rs`). With plain
+/// stores the edge blocks store whole: the overlapped points get the same values again, cheaper
+/// than the detour (the fused sweeps' rows showed it).
+///
+/// # Safety
+///
+/// `store` lies inside the block, and `out + l` is writable for each of its points.
+#[inline(always)]
+unsafe fn store_part<T: Copy, const B: usize>(out: *mut T, block: &[T; B], store: Range<usize>) {
+    let part = &block[store.clone()];
+    // SAFETY: `part` (checked inside the block) is `store`'s points, writable at `out` (the
+    // caller's contract); the scratch block overlaps no output.
+    unsafe { core::ptr::copy_nonoverlapping(part.as_ptr(), out.add(store.start), part.len()) };
 }
 
 /// One point of [`weighted_block`]: `sum_k weights[k] * centre[deltas[k]]`.
@@ -332,7 +453,13 @@ unsafe fn weighted_point<T: Numeric>(centre: *const T, deltas: &[isize], weights
 ///
 /// As for [`weighted_block`], with every `fields[k] + l` readable (one field per tap).
 #[inline(always)]
-unsafe fn varying_block<T: Numeric>(out: *mut T, centre: *const T, deltas: &[isize], fields: &[*const T]) {
+unsafe fn varying_block<T: Numeric>(
+    out: *mut T,
+    centre: *const T,
+    deltas: &[isize],
+    fields: &[*const T],
+    stores: Stores,
+) {
     let mut a = [T::ZERO; BLOCK];
     let (run, c) = (centre.wrapping_offset(deltas[0]), fields[0]);
     for (l, x) in a.iter_mut().enumerate() {
@@ -346,10 +473,9 @@ unsafe fn varying_block<T: Numeric>(out: *mut T, centre: *const T, deltas: &[isi
             *x = *x + unsafe { *c.add(l) * *run.add(l) };
         }
     }
-    for (l, &x) in a.iter().enumerate() {
-        // SAFETY: `l < BLOCK`: a writable output element (the caller's contract).
-        unsafe { *out.add(l) = x };
-    }
+    // SAFETY: `out..out + BLOCK` is writable; `stores` was made for the kernel's instruction set
+    // (the caller's contract).
+    unsafe { stores.block(out, &a) };
 }
 
 /// One point of [`varying_block`], its coefficients at `fields[k] + at`.
