@@ -89,6 +89,33 @@ def bandwidth(dtype, n, repeats):
         print(f"  {what:<32} {t * 1e3:>9.3f} ms  {r / 1e9:>8.1f} GB/s  {r / rate:>5.2f} of copy")
 
 
+def time_steps(dtype, n, repeats, k=8):
+    """The heat step of the devices bench's `stencil!` case (`u + a*c*(laplacian)`), k sweeps
+    with swaps, as a CuPy user writes it with slicing."""
+    size = np.dtype(dtype).itemsize
+    i, j = np.indices((n, n))
+    u = xp.asarray(((i * 31 + j * 17) % 101 * 0.01).astype(dtype))
+    v = u.copy()
+    c = xp.asarray((0.5 + (i + j) % 3 * 0.1).astype(dtype))
+    a, four = dtype(0.2), dtype(4.0)
+    pair = [u, v]
+
+    def sweeps():
+        for _ in range(k):
+            s, d = pair
+            d[1:-1, 1:-1] = s[1:-1, 1:-1] + a * c[1:-1, 1:-1] * (
+                s[:-2, 1:-1] + s[2:, 1:-1] + s[1:-1, :-2] + s[1:-1, 2:] - four * s[1:-1, 1:-1]
+            )
+            pair.reverse()
+
+    t = median(repeats, sweeps)
+    moved = 3.0 * n * n * k * size
+    print(
+        f"  {'heat step, slicing, one by one':<32} {t * 1e3:>9.3f} ms  {moved / t / 1e9:>8.1f} GB/s"
+        f"  ({k} steps, {n}^2 {np.dtype(dtype).name}, {t / (n * n * k) * 1e9:.2f} ns/point)"
+    )
+
+
 def products(dtype, m, repeats):
     i, j = np.indices((m, m))
     a = xp.asarray(((i * 7 + j * 3) % 11 * 0.1).astype(dtype))
@@ -123,6 +150,8 @@ def main():
     m = args[2] if len(args) > 2 else 1024
     for dtype in (np.float32, np.float64):
         bandwidth(dtype, n, repeats)
+    for dtype in (np.float32, np.float64):
+        time_steps(dtype, n, repeats)
     for dtype in (np.float32, np.float64):
         products(dtype, m, repeats)
     transfers(n, repeats)

@@ -15,16 +15,17 @@ use std::time::Instant;
 
 use cnda::kernel::CopyKernels;
 use cnda::kernel::ElementwiseKernels;
+use cnda::kernel::ExprStencilKernels;
 use cnda::kernel::MatmulKernels;
 use cnda::kernel::ReduceKernels;
 use cnda::kernel::StencilKernels;
 use cnda::prelude::*;
-use cnda::stencil::LinearStencil;
+use cnda::stencil::{Boundary, DoubleBuffer, LinearStencil};
 use cnda::{Element, GemmElement};
 
 /// A device the bench runs on.
 trait Bench {
-    type B: ElementwiseKernels + CopyKernels + ReduceKernels + StencilKernels + MatmulKernels;
+    type B: ElementwiseKernels + CopyKernels + ReduceKernels + StencilKernels + ExprStencilKernels + MatmulKernels;
     fn name(&self) -> String;
     fn upload<T: Float, const N: usize>(&self, a: &Array<T, N>) -> Array<T, N, Self::B>;
     fn sync(&self);
@@ -194,9 +195,46 @@ fn products<T: Float + GemmElement>(dev: &impl Bench, m: usize, repeats: usize) 
     }
 }
 
+/// A `stencil!` 5-point heat step with a coefficient field (three arrays read per point): `k`
+/// sweeps one launch at a time (apply and swap) against `apply_steps_with` (time-tiled where the
+/// backend tiles), in sweeps' bytes (the field read and written, the coefficients read) per second.
+fn time_steps<T: Float + cnda::stencil::Scalar>(dev: &impl Bench, n: usize, repeats: usize, k: usize) {
+    if !dev.supports::<T>() {
+        return;
+    }
+    let heat = stencil!(|u, c; a: T| u[0, 0] + a * c[0, 0] * (u[-1, 0] + u[1, 0] + u[0, -1] + u[0, 1] - 4.0 * u[0, 0]));
+    let host = Array::from_fn([n, n], |[i, j]| T::from_f64(((i * 31 + j * 17) % 101) as f64 * 0.01));
+    let c = dev.upload(&Array::from_fn([n, n], |[i, j]| T::from_f64(0.5 + ((i + j) % 3) as f64 * 0.1)));
+    let mut field = DoubleBuffer::from_pair(dev.upload(&host), dev.upload(&host));
+    let a = T::from_f64(0.2);
+    let one_by_one = median(dev, repeats, || {
+        for _ in 0..k {
+            let (u, v) = field.split();
+            heat.apply((u, &c), v, (a,));
+            field.swap();
+        }
+    });
+    let fused = median(dev, repeats, || {
+        heat.apply_steps_with(&mut field, k, &c, (a,), [Boundary::Fixed; 2]);
+    });
+    let bytes = 3.0 * (n * n * k) as f64 * core::mem::size_of::<T>() as f64;
+    let t = core::any::type_name::<T>();
+    for (what, s) in [("stencil! sweeps, one by one", one_by_one), ("stencil! apply_steps_with", fused)] {
+        println!(
+            "  {:<32} {:>9.3} ms  {:>8.1} GB/s  ({k} steps, {n}^2 {t}, {:.2} ns/point)",
+            what,
+            s * 1e3,
+            bytes / s / 1e9,
+            s / (n * n * k) as f64 * 1e9
+        );
+    }
+}
+
 fn run(dev: &impl Bench, n: usize, repeats: usize, m: usize) {
     bandwidth::<f32>(dev, n, repeats);
     bandwidth::<f64>(dev, n, repeats);
+    time_steps::<f32>(dev, n, repeats, 8);
+    time_steps::<f64>(dev, n, repeats, 8);
     products::<f32>(dev, m, repeats);
     products::<f64>(dev, m, repeats);
     let host = Array::from_fn([n, n], |[i, j]| ((i * 31 + j * 17) % 101) as f32 * 0.01);
