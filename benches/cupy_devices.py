@@ -72,6 +72,7 @@ def bandwidth(dtype, n, repeats):
     bytes_ = n * n * size
     copy = median(repeats, lambda: a.copy())
     cases = [
+        ("copy into an existing array", 2 * bytes_, median(repeats, lambda: xp.copyto(v, a))),
         ("add, same shape (contiguous)", 3 * bytes_, median(repeats, lambda: a + v)),
         ("add, broadcast row", 2 * bytes_, median(repeats, lambda: a + row)),
         ("contiguous() of the transpose", 2 * bytes_, median(repeats, lambda: xp.ascontiguousarray(a.T))),

@@ -1,5 +1,6 @@
-//! Device backends against their own copy bandwidth, in one run: a device-to-device copy (the
-//! baseline), elementwise add (same shape, and with a broadcast row), `contiguous()` of a
+//! Device backends against their own copy bandwidth, in one run: a device-to-device copy into a
+//! new array (the baseline; `to_owned`, which allocates), a copy into an existing one (`assign`:
+//! the kernel without the allocation), elementwise add (same shape, and with a broadcast row), `contiguous()` of a
 //! transposed matrix, `sum`, one 2D 5-point and one 3D 7-point Jacobi sweep, in f32 and f64, on
 //! an n x n grid (the 3D cube has about as many points): bytes read + written per second, and each
 //! op as a fraction of the copy's bandwidth. Then `matmul` of m x m matrices (TFLOP/s), the
@@ -150,7 +151,8 @@ fn bandwidth<T: Float>(dev: &impl Bench, n: usize, repeats: usize) {
     let jacobi_3d = LinearStencil::<T, 3, 1, 6>::jacobi_7pt();
     let bytes = (n * n) as f64 * size;
     let copy = median(dev, repeats, || drop(a.to_owned()));
-    let cases: [(&str, f64, f64); 7] = [
+    let cases: [(&str, f64, f64); 8] = [
+        ("copy into an existing array", 2.0 * bytes, median(dev, repeats, || v.assign(&a))),
         ("add, same shape (contiguous)", 3.0 * bytes, median(dev, repeats, || drop(&a + &v))),
         ("add, broadcast row", 2.0 * bytes, median(dev, repeats, || drop(&a + &row))),
         ("contiguous() of the transpose", 2.0 * bytes, median(dev, repeats, || drop(a.t().to_owned()))),
@@ -207,6 +209,13 @@ fn time_steps<T: Float + cnda::stencil::Scalar>(dev: &impl Bench, n: usize, repe
     let c = dev.upload(&Array::from_fn([n, n], |[i, j]| T::from_f64(0.5 + ((i + j) % 3) as f64 * 0.1)));
     let mut field = DoubleBuffer::from_pair(dev.upload(&host), dev.upload(&host));
     let a = T::from_f64(0.2);
+    {
+        let (u, v) = field.split();
+        if let Err(e) = heat.try_apply((u, &c), v, (a,)) {
+            println!("  stencil! heat step: {e}");
+            return;
+        }
+    }
     let one_by_one = median(dev, repeats, || {
         for _ in 0..k {
             let (u, v) = field.split();

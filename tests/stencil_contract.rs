@@ -1,11 +1,12 @@
 //! A hand-written `Stencil` that disagrees with itself is refused before any kernel trusts it
-//! (the trait is safe to implement: nothing unsafe may rely on an implementation being honest).
+//! (the trait is safe to implement: nothing unsafe may rely on an implementation being honest,
+//! and it hands over data, never device code).
 
 use cnda::prelude::*;
-use cnda::stencil::{DoubleBuffer, Scalar, Stencil, Tap, TapReader};
+use cnda::stencil::{Binary, DoubleBuffer, Lit, Node, Scalar, Stencil, Tap, TapReader, Unary};
 
-/// A configurable liar: its taps, field names, parameter names and device expressions are given
-/// per test through the type parameter.
+/// A configurable liar: its taps, parameter names and expression data are given per test through
+/// the type parameter.
 #[derive(Clone, Copy, Debug, Default)]
 struct Liar<const CASE: u8>;
 
@@ -17,23 +18,25 @@ impl<T: Scalar, const CASE: u8> Stencil<T, 1> for Liar<CASE> {
         3 => &[Tap { field: 0, offset: [1_000_000] }],
         _ => &[Tap { field: 0, offset: [1] }],
     };
+    const NODES: &'static [Node] = match CASE {
+        // Node 1 reads node 2, which comes after it: not a tree.
+        2 => &[Node::Tap(0), Node::Binary(Binary::Add, 0, 2), Node::Tap(0)],
+        // A tap the stencil does not have.
+        4 => &[Node::Tap(1)],
+        // A condition as the value.
+        5 => &[Node::Tap(0), Node::Tap(0), Node::Binary(Binary::Lt, 0, 1)],
+        // A number where `!` wants a condition.
+        6 => &[Node::Tap(0), Node::Unary(Unary::Not, 0)],
+        // A NaN literal, which a device compiler cannot spell as a constant.
+        7 => &[Node::Tap(0), Node::Lit(Lit::new(f64::NAN)), Node::Binary(Binary::Mul, 0, 1)],
+        _ => &[Node::Tap(0)],
+    };
     const SOURCE: &'static str = "a hand-written stencil";
     type Params = ();
     type Arity = cnda::stencil::Arity<1>;
 
     fn point<R: TapReader<T>>(taps: &R, _: &()) -> T {
         taps.tap(0)
-    }
-
-    fn cuda() -> Option<&'static str> {
-        match CASE {
-            2 => Some("t0; } __global__ void escape() { ((double*)0)[0] = 1;"),
-            _ => Some("t0"),
-        }
-    }
-
-    fn wgsl() -> Option<&'static str> {
-        Some("t0")
     }
 }
 
@@ -59,9 +62,36 @@ fn parameter_names_and_values_must_agree() {
 }
 
 #[test]
-fn a_device_expression_that_is_not_pure_is_refused_on_every_backend() {
-    let e = apply_err(Liar::<2>);
-    assert!(e.to_string().contains("its CUDA expression contains `;`"), "{e}");
+fn malformed_expression_data_is_refused_before_any_kernel() {
+    for (e, why) in [
+        (apply_err(Liar::<2>), "node 1 (Binary(Add, 0, 2)) reading node 2, which does not come before it"),
+        (apply_err(Liar::<4>), "node 0 reading tap 1 of 1"),
+        (apply_err(Liar::<5>), "ends in a condition"),
+        (apply_err(Liar::<6>), "node 1 (Unary(Not, 0)) mixing conditions and numbers"),
+        (apply_err(Liar::<7>), "a NaN literal"),
+    ] {
+        assert!(matches!(e, Error::Layout { .. }), "{e}");
+        assert!(e.to_string().contains(why), "{e}");
+    }
+    let mut f = DoubleBuffer::new(Array::<f64, 1>::ones([8]));
+    let e = Liar::<2>.try_apply_steps(&mut f, 3, (), ()).unwrap_err();
+    assert!(e.to_string().contains("does not come before it"), "{e}");
+}
+
+/// The data, not the compiled point function, is what the devices run: a hand-written stencil
+/// whose data and `point` agree is checked and interpreted to the same value.
+#[test]
+fn checked_data_evaluates_as_the_point_function() {
+    struct At(f64);
+    impl TapReader<f64> for At {
+        fn tap(&self, _: usize) -> f64 {
+            self.0
+        }
+    }
+    let checked = cnda::stencil::check::<Double, f64, 0>("test").unwrap();
+    for x in [0.0, -1.5, 3.25, f64::INFINITY] {
+        assert_eq!(checked.eval(&At(x), &()), <Double as Stencil<f64, 0>>::point(&At(x), &()));
+    }
 }
 
 #[test]
@@ -81,20 +111,13 @@ impl<T: Scalar> Stencil<T, 0> for Double {
     const FIELDS: &'static [&'static str] = &["u"];
     const PARAMS: &'static [&'static str] = &[];
     const TAPS: &'static [Tap<0>] = &[Tap { field: 0, offset: [] }];
+    const NODES: &'static [Node] = &[Node::Tap(0), Node::Tap(0), Node::Binary(Binary::Add, 0, 1)];
     const SOURCE: &'static str = "|u| 2 * u[]";
     type Params = ();
     type Arity = cnda::stencil::Arity<1>;
 
     fn point<R: TapReader<T>>(taps: &R, _: &()) -> T {
         taps.tap(0) + taps.tap(0)
-    }
-
-    fn cuda() -> Option<&'static str> {
-        Some("(t0 + t0)")
-    }
-
-    fn wgsl() -> Option<&'static str> {
-        Some("(t0 + t0)")
     }
 }
 

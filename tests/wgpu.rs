@@ -90,11 +90,31 @@ fn arrays_beyond_the_binding_limit_are_refused() {
     assert!(e.to_string().contains("exceeds the largest buffer the adapter"), "{e}");
 }
 
+/// Every node kind validates as WGSL in both of WGSL's stencil types; the types WGSL stencils do
+/// not compute in are a typed refusal.
+#[test]
+fn every_node_kind_validates_in_f32_and_f16() {
+    use cnda::backend::wgpu::{shaders::validate, stencil_shader};
+    use cnda::stencil::{stencil, Scalar, Stencil};
+    let s = stencil!(|u, k; a, b| select(
+        (u[0, 0] < a && !(k[0, 1] >= b)) || u[1, 0] == u[-1, 0] || u[0, -1] != 1e39 && k[0, 0] <= 2 && u[0, 0] > 0,
+        sqrt(u[0, 0]) + exp(u[1, 0]) - ln(abs(u[-1, 0])) * sin(k[0, 1]) / cos(k[0, 0]),
+        -tanh(floor(u[0, -1])).min(a).max(b) + powi(u[0, 1], -2147483648) + powi(k[0, 0], 0)
+    ));
+    fn shader<S: Stencil<T, 2>, T: Scalar>(_: &S) -> Result<String, Error> {
+        stencil_shader::<S, T, 2>()
+    }
+    validate("f32", &shader::<_, f32>(&s).unwrap()).unwrap();
+    validate("f16", &shader::<_, half::f16>(&s).unwrap()).unwrap();
+    assert!(matches!(shader::<_, f64>(&s), Err(Error::UnsupportedDType { .. })));
+    assert!(matches!(shader::<_, half::bf16>(&s), Err(Error::UnsupportedDType { .. })));
+}
+
 #[test]
 fn a_stencil_macro_shader_validates_and_matches_the_cpu() {
     use cnda::backend::wgpu::{shaders::validate, stencil_shader};
     use cnda::stencil::{stencil, Stencil};
-    fn shader<S: Stencil<f32, 2>>(_: &S) -> Option<String> {
+    fn shader<S: Stencil<f32, 2>>(_: &S) -> Result<String, Error> {
         stencil_shader::<S, f32, 2>()
     }
     let step = stencil!(|u, k; dt: T| u[0, 0]

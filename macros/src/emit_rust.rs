@@ -1,13 +1,12 @@
 //! The Rust expansion: a unit struct implementing `::cnda::stencil::Stencil`, whose `point` computes
-//! the body in the source's operation order and whose `cuda`/`wgsl` give the device expressions.
+//! the body in the source's operation order and whose `NODES` give the same tree as data, from
+//! which cnda generates the device code.
 
 use proc_macro2::{Ident, Literal, Span, TokenStream};
 use quote::quote;
 
-use crate::device;
-use crate::emit_cuda::{self, CudaType};
-use crate::emit_wgsl;
-use crate::ir::{Elem, Expr, Item, Lit, Stencil};
+use crate::emit_nodes;
+use crate::ir::{Arith, Cmp, Elem, Expr, Item, Lit, Logic, Stencil};
 
 /// The name of the expression form's struct, private to the block it is defined in.
 pub(crate) const HIDDEN: &str = "__CndaStencil";
@@ -80,7 +79,7 @@ fn implementation(s: &Stencil, name: &Ident) -> TokenStream {
         (quote!(#params_arg), quote!(let (#(#names,)*) = *#params_arg;))
     };
     let body = RustExpr { elem: &elem, reader: &reader, params: &s.params }.expr(&s.body);
-    let (cuda, wgsl) = device_strings(s);
+    let nodes = emit_nodes::tokens(&s.body);
     let arity = s.fields.len();
     let radius = (0..s.rank).map(|k| {
         let r = s.taps.iter().map(|tap| tap.offset[k].unsigned_abs() as usize).max().unwrap_or(0);
@@ -97,6 +96,7 @@ fn implementation(s: &Stencil, name: &Ident) -> TokenStream {
             const FIELDS: &'static [&'static str] = &[#(#fields),*];
             const PARAMS: &'static [&'static str] = &[#(#params),*];
             const TAPS: &'static [::cnda::stencil::Tap<#rank>] = &[#(#taps),*];
+            const NODES: &'static [::cnda::stencil::Node] = #nodes;
             const SOURCE: &'static str = #source;
             type Params = (#(#param_types,)*);
             type Arity = ::cnda::stencil::Arity<#arity>;
@@ -105,52 +105,12 @@ fn implementation(s: &Stencil, name: &Ident) -> TokenStream {
                 #bind
                 #body
             }
-            fn cuda() -> ::core::option::Option<&'static str> {
-                #cuda
-            }
-            fn wgsl() -> ::core::option::Option<&'static str> {
-                #wgsl
-            }
-        }
-    }
-}
-
-/// The bodies of `cuda()` and `wgsl()`: the strings for the impl's element type(s).
-fn device_strings(s: &Stencil) -> (TokenStream, TokenStream) {
-    let some = |text: String| quote!(::core::option::Option::Some(#text));
-    let none = quote!(::core::option::Option::None);
-    let float = || some(emit_cuda::expression(s, CudaType::Float));
-    let double = || some(emit_cuda::expression(s, CudaType::Double));
-    let half = || some(emit_cuda::expression(s, CudaType::Half));
-    let wgsl = || some(emit_wgsl::expression(s));
-    let wgsl_f16 = || some(emit_wgsl::expression_f16(s));
-    match s.elem {
-        Elem::F32 => (float(), wgsl()),
-        Elem::F64 => (double(), none),
-        Elem::Generic => {
-            let (float, double, half, wgsl, wgsl_f16) = (float(), double(), half(), wgsl(), wgsl_f16());
-            let cuda = quote! {
-                match <T as ::cnda::Element>::DTYPE {
-                    ::cnda::DType::F32 => #float,
-                    ::cnda::DType::F64 => #double,
-                    ::cnda::DType::F16 | ::cnda::DType::BF16 => #half,
-                    _ => #none,
-                }
-            };
-            let wgsl = quote! {
-                match <T as ::cnda::Element>::DTYPE {
-                    ::cnda::DType::F32 => #wgsl,
-                    ::cnda::DType::F16 => #wgsl_f16,
-                    _ => #none,
-                }
-            };
-            (cuda, wgsl)
         }
     }
 }
 
 /// `-1` as two tokens, as the parser produces it (a negative literal token is not portable).
-fn signed(v: i64) -> TokenStream {
+pub(crate) fn signed(v: i64) -> TokenStream {
     let magnitude = Literal::u64_unsuffixed(v.unsigned_abs());
     if v < 0 {
         quote!(-#magnitude)
@@ -194,9 +154,9 @@ impl RustExpr<'_> {
                 let x = self.expr(x);
                 quote!((!#x))
             }
-            Expr::Arith(op, a, b) => self.binary(device::arith(*op), a, b),
-            Expr::Cmp(op, a, b) => self.binary(device::cmp(*op), a, b),
-            Expr::Logic(op, a, b) => self.binary(device::logic(*op), a, b),
+            Expr::Arith(op, a, b) => self.binary(arith(*op), a, b),
+            Expr::Cmp(op, a, b) => self.binary(cmp(*op), a, b),
+            Expr::Logic(op, a, b) => self.binary(logic(*op), a, b),
             Expr::Select(c, a, b) => {
                 let (c, a, b) = (self.expr(c), self.expr(a), self.expr(b));
                 quote!(#scalar::select(#c, #a, #b))
@@ -222,7 +182,37 @@ impl RustExpr<'_> {
 
 /// The literal's values as `u64` and `u32` hex literals: exact, and the same values the device
 /// strings spell, whatever rustc would make of the decimal text in either type.
-fn bits(lit: Lit) -> (Literal, Literal) {
+pub(crate) fn bits(lit: Lit) -> (Literal, Literal) {
     let parse = |text: String| text.parse::<Literal>().expect("a valid integer literal");
     (parse(format!("0x{:016x}_u64", lit.f64.to_bits())), parse(format!("0x{:08x}_u32", lit.f32.to_bits())))
+}
+
+/// The operator's spelling in Rust.
+fn arith(op: Arith) -> &'static str {
+    match op {
+        Arith::Add => "+",
+        Arith::Sub => "-",
+        Arith::Mul => "*",
+        Arith::Div => "/",
+    }
+}
+
+/// The comparison's spelling in Rust.
+fn cmp(op: Cmp) -> &'static str {
+    match op {
+        Cmp::Lt => "<",
+        Cmp::Le => "<=",
+        Cmp::Gt => ">",
+        Cmp::Ge => ">=",
+        Cmp::Eq => "==",
+        Cmp::Ne => "!=",
+    }
+}
+
+/// The logical operator's spelling in Rust.
+fn logic(op: Logic) -> &'static str {
+    match op {
+        Logic::And => "&&",
+        Logic::Or => "||",
+    }
 }

@@ -1,16 +1,16 @@
 //! Procedural macros of cnda (re-exported by it as `cnda::stencil!` and `cnda::stencil::stencil!`).
 //!
 //! `stencil!` turns one closure-like definition into a unit struct implementing
-//! `::cnda::stencil::Stencil`: the point update in Rust for the CPU, plus the same expression as CUDA
-//! C++ and WGSL source for the device backends, all computing in the same operation order.
+//! `::cnda::stencil::Stencil`: the point update in Rust for the CPU, plus the same expression as
+//! data (`NODES`), from which cnda generates the device backends' code, all computing in the same
+//! operation order. The macro parses once into a small IR (`ir.rs`), checks it, then emits each
+//! form from that IR (`emit_rust.rs`, `emit_nodes.rs`).
 //! See `README.md` in this crate for the accepted language and the expansion.
 
 mod body;
-mod device;
 mod elem;
-mod emit_cuda;
+mod emit_nodes;
 mod emit_rust;
-mod emit_wgsl;
 mod ir;
 mod literal;
 mod lower;

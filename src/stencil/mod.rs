@@ -43,7 +43,9 @@ mod sweep;
 mod variable;
 mod window;
 
-pub use crate::kernel::expr::{powi, radius, Arity, Scalar, Stencil, StencilParams, Tap, TapReader};
+pub use crate::kernel::expr::{
+    check, powi, radius, Arity, Binary, Checked, Lit, Node, Scalar, Stencil, StencilParams, Tap, TapReader, Unary,
+};
 pub use apply::{Fields, StencilApply};
 #[cfg(feature = "mpi")]
 pub(crate) use boundary::Which;

@@ -37,6 +37,14 @@ fn exact_shape_of_a_concrete_stencil() {
                     ::cnda::stencil::Tap { field: 0, offset: [1] },
                     ::cnda::stencil::Tap { field: 0, offset: [-1] }
                 ];
+                const NODES: &'static [::cnda::stencil::Node] = &[
+                    ::cnda::stencil::Node::Param(0),
+                    ::cnda::stencil::Node::Tap(0),
+                    ::cnda::stencil::Node::Binary(::cnda::stencil::Binary::Mul, 0, 1),
+                    ::cnda::stencil::Node::Tap(1),
+                    ::cnda::stencil::Node::Unary(::cnda::stencil::Unary::Abs, 3),
+                    ::cnda::stencil::Node::Binary(::cnda::stencil::Binary::Sub, 2, 4)
+                ];
                 const SOURCE: &'static str = #source;
                 type Params = (::core::primitive::f32,);
                 type Arity = ::cnda::stencil::Arity<1usize>;
@@ -47,12 +55,6 @@ fn exact_shape_of_a_concrete_stencil() {
                 ) -> ::core::primitive::f32 {
                     let (c,) = *params;
                     ((c * taps.tap(0)) - <::core::primitive::f32 as ::cnda::stencil::Scalar>::abs(taps.tap(1)))
-                }
-                fn cuda() -> ::core::option::Option<&'static str> {
-                    ::core::option::Option::Some("((p0 * t0) - fabsf(t1))")
-                }
-                fn wgsl() -> ::core::option::Option<&'static str> {
-                    ::core::option::Option::Some("((p0 * t0) - abs(t1))")
                 }
             }
             __CndaStencil
@@ -91,30 +93,15 @@ fn generic_heat() {
     contains(&out, quote!(fn point<R: ::cnda::stencil::TapReader<T>>(taps: &R, params: &Self::Params) -> T));
     // A prefix of the body, as text since its parentheses do not close.
     assert!(out.contains("let (dt ,) = * params ; (taps . tap (0) + (dt * (taps . tap (1) * ("), "{out}");
-    let float = "(t0 + (p0 * (t1 * ((((t2 + t3) + t4) + t5) - (4.0f * t0)))))";
-    let double = "(t0 + (p0 * (t1 * ((((t2 + t3) + t4) + t5) - (4.0 * t0)))))";
-    let half = "(t0 + (p0 * (t1 * ((((t2 + t3) + t4) + t5) - (T(4.0f) * t0)))))";
-    let wgsl_half = "(t0 + (p0 * (t1 * ((((t2 + t3) + t4) + t5) - (f16(4.0f) * t0)))))";
+    // The literal in the data carries both precisions' bits, as the point function's does.
     contains(
         &out,
-        quote! {
-            fn cuda() -> ::core::option::Option<&'static str> {
-                match <T as ::cnda::Element>::DTYPE {
-                    ::cnda::DType::F32 => ::core::option::Option::Some(#float),
-                    ::cnda::DType::F64 => ::core::option::Option::Some(#double),
-                    ::cnda::DType::F16 | ::cnda::DType::BF16 => ::core::option::Option::Some(#half),
-                    _ => ::core::option::Option::None,
-                }
-            }
-            fn wgsl() -> ::core::option::Option<&'static str> {
-                match <T as ::cnda::Element>::DTYPE {
-                    ::cnda::DType::F32 => ::core::option::Option::Some(#float),
-                    ::cnda::DType::F16 => ::core::option::Option::Some(#wgsl_half),
-                    _ => ::core::option::Option::None,
-                }
-            }
-        },
+        quote!(::cnda::stencil::Node::Lit(::cnda::stencil::Lit {
+            f64: ::core::primitive::f64::from_bits(0x4010000000000000_u64),
+            f32: ::core::primitive::f32::from_bits(0x40800000_u32)
+        })),
     );
+    assert!(!out.contains("fn cuda") && !out.contains("fn wgsl"), "no device text: {out}");
     assert!(out.ends_with("__CndaStencil }"));
 }
 
@@ -157,18 +144,16 @@ fn functions_select_and_powi() {
 }
 
 #[test]
-fn concrete_f64_has_no_wgsl() {
+fn concrete_f64_is_an_impl_for_f64_only() {
     let out = expansion("|u; a: f64| a * u[0, 0]");
     contains(&out, quote!(impl ::cnda::stencil::Stencil<::core::primitive::f64, 2> for __CndaStencil));
-    contains(&out, quote!(::core::option::Option::Some("(p0 * t0)")));
-    contains(
-        &out,
-        quote!(
-            fn wgsl() -> ::core::option::Option<&'static str> {
-                ::core::option::Option::None
-            }
-        ),
-    );
+    contains(&out, quote!(::cnda::stencil::Node::Binary(::cnda::stencil::Binary::Mul, 0, 1)));
+}
+
+#[test]
+fn powi_exponents_are_signed_literals() {
+    let out = expansion("|u| powi(u[0], -3)");
+    contains(&out, quote!(::cnda::stencil::Node::Powi(0, -3)));
 }
 
 #[test]

@@ -2,15 +2,15 @@
 
 use proc_macro2::TokenStream;
 
-use crate::emit_cuda::{self, CudaType};
+use crate::emit_nodes::{flatten, Flat};
 use crate::ir::Stencil;
-use crate::{analyze, emit_wgsl, expand};
+use crate::{analyze, expand};
 
 mod errors;
 mod expansion;
+mod nodes;
 mod parsing;
 mod property;
-mod strings;
 
 /// The brief's heat equation step.
 const HEAT: &str = "|u, k; dt: T| u[0, 0] + dt * (k[0, 0] * (u[-1, 0] + u[1, 0] + u[0, -1] + u[0, 1] - 4.0 * u[0, 0]))";
@@ -33,12 +33,7 @@ fn err(s: &str) -> syn::Error {
     }
 }
 
-/// (CUDA float, CUDA double, WGSL) of `s`.
-fn strings(s: &str) -> (String, String, String) {
-    let st = ok(s);
-    (
-        emit_cuda::expression(&st, CudaType::Float),
-        emit_cuda::expression(&st, CudaType::Double),
-        emit_wgsl::expression(&st),
-    )
+/// The flattened expression data of `s`.
+fn nodes(s: &str) -> Vec<Flat> {
+    flatten(&ok(s).body)
 }

@@ -1,8 +1,9 @@
 //! Random bodies, written as Rust in either call style and with minimal or extra parentheses: the
-//! device strings must be exactly what an independent printer of the same tree gives, with balanced
-//! parentheses and only declared taps and parameters.
+//! expression data must be exactly what an independent flattening of the same tree gives, every
+//! operand an earlier node and every tap and parameter declared.
 
 use super::*;
+use crate::ir::Lit;
 use crate::literal;
 
 /// xorshift64*: deterministic, no dependency.
@@ -28,17 +29,18 @@ impl Rng {
 const FIELDS: [&str; 2] = ["u", "v"];
 const PARAMS: [&str; 2] = ["a", "b"];
 const LITERALS: [&str; 7] = ["0.5", "4", "0.1", "1e-3", "2.5e2", "3", "1e39"];
-const UNARY: [(&str, &str, &str); 8] = [
-    ("sqrt", "sqrtf", "sqrt"),
-    ("exp", "expf", "exp"),
-    ("ln", "logf", "log"),
-    ("sin", "sinf", "sin"),
-    ("cos", "cosf", "cos"),
-    ("tanh", "tanhf", "tanh"),
-    ("abs", "fabsf", "abs"),
-    ("floor", "floorf", "floor"),
+/// (the function's name in the body, its node's operation).
+const UNARY: [(&str, &str); 8] = [
+    ("sqrt", "Sqrt"),
+    ("exp", "Exp"),
+    ("ln", "Ln"),
+    ("sin", "Sin"),
+    ("cos", "Cos"),
+    ("tanh", "Tanh"),
+    ("abs", "Abs"),
+    ("floor", "Floor"),
 ];
-const BINARY: [(&str, &str, &str); 2] = [("min", "fminf", "min"), ("max", "fmaxf", "max")];
+const BINARY: [(&str, &str); 2] = [("min", "Min"), ("max", "Max")];
 
 /// A generated number-valued tree.
 enum Num {
@@ -184,82 +186,86 @@ impl RustWriter<'_> {
     }
 }
 
-/// Prints the CUDA `float` expression the macro should give, numbering taps on first appearance.
-struct CudaWriter {
+/// Flattens a generated tree as the macro should, numbering taps on first appearance.
+#[derive(Default)]
+struct Flattener {
     taps: Vec<(usize, [i32; 2])>,
+    nodes: Vec<Flat>,
 }
 
-impl CudaWriter {
-    fn num(&mut self, n: &Num) -> String {
-        match n {
+impl Flattener {
+    fn add(&mut self, node: Flat) -> usize {
+        self.nodes.push(node);
+        self.nodes.len() - 1
+    }
+
+    fn num(&mut self, n: &Num) -> usize {
+        let node = match n {
             Num::Read(f, offset) => {
                 let tap = (*f, *offset);
                 let k = self.taps.iter().position(|t| *t == tap).unwrap_or_else(|| {
                     self.taps.push(tap);
                     self.taps.len() - 1
                 });
-                format!("t{k}")
+                Flat::Tap(k)
             }
-            Num::Param(i) => format!("p{i}"),
-            Num::Lit(text) => literal::cuda_float(literal::value(text).f32),
-            Num::Neg(x) => format!("(-{})", self.num(x)),
-            Num::Arith(op, a, b) => format!("({} {op} {})", self.num(a), self.num(b)),
-            Num::Select(c, a, b) => format!("({} ? {} : {})", self.cond(c), self.num(a), self.num(b)),
-            Num::Unary(f, x) => format!("{}({})", UNARY[*f].1, self.num(x)),
-            Num::Binary(f, a, b) => format!("{}({}, {})", BINARY[*f].1, self.num(a), self.num(b)),
-            Num::Powi(x, n) => format!("cn_powi({}, {n})", self.num(x)),
-        }
-    }
-
-    fn cond(&mut self, c: &Cond) -> String {
-        match c {
-            Cond::Cmp(op, a, b) => format!("({} {op} {})", self.num(a), self.num(b)),
-            Cond::Logic(op, a, b) => format!("({} {op} {})", self.cond(a), self.cond(b)),
-            Cond::Not(x) => format!("(!{})", self.cond(x)),
-        }
-    }
-}
-
-/// Parentheses balance and never close below zero.
-fn balanced(s: &str) -> bool {
-    let mut depth = 0i32;
-    for c in s.chars() {
-        depth += match c {
-            '(' => 1,
-            ')' => -1,
-            _ => 0,
+            Num::Param(i) => Flat::Param(*i),
+            Num::Lit(text) => Flat::Lit(literal::value(text)),
+            Num::Neg(x) => Flat::Unary("Neg", self.num(x)),
+            Num::Arith(op, a, b) => {
+                let op = ["Add", "Sub", "Mul", "Div"]["+-*/".find(op).expect("an operator")];
+                Flat::Binary(op, self.num(a), self.num(b))
+            }
+            Num::Select(c, a, b) => Flat::Select(self.cond(c), self.num(a), self.num(b)),
+            Num::Unary(f, x) => Flat::Unary(UNARY[*f].1, self.num(x)),
+            Num::Binary(f, a, b) => Flat::Binary(BINARY[*f].1, self.num(a), self.num(b)),
+            Num::Powi(x, n) => Flat::Powi(self.num(x), *n),
         };
-        if depth < 0 {
-            return false;
-        }
+        self.add(node)
     }
-    depth == 0
+
+    fn cond(&mut self, c: &Cond) -> usize {
+        let node = match c {
+            Cond::Cmp(op, a, b) => {
+                let op = match *op {
+                    "<" => "Lt",
+                    "<=" => "Le",
+                    ">" => "Gt",
+                    ">=" => "Ge",
+                    "==" => "Eq",
+                    _ => "Ne",
+                };
+                Flat::Binary(op, self.num(a), self.num(b))
+            }
+            Cond::Logic(op, a, b) => Flat::Binary(if *op == "&&" { "And" } else { "Or" }, self.cond(a), self.cond(b)),
+            Cond::Not(x) => Flat::Unary("Not", self.cond(x)),
+        };
+        self.add(node)
+    }
 }
 
-/// Every `t{k}` and `p{i}` names a declared tap or parameter.
-fn names_in_range(s: &str, taps: usize, params: usize) -> bool {
-    let bytes = s.as_bytes();
-    (0..bytes.len()).all(|i| {
-        let starts_name = matches!(bytes[i], b't' | b'p') && (i == 0 || !bytes[i - 1].is_ascii_alphanumeric());
-        let digits: String = s[i + 1..].chars().take_while(char::is_ascii_digit).collect();
-        if !starts_name || digits.is_empty() {
-            return true;
-        }
-        let n: usize = digits.parse().expect("digits");
-        n < if bytes[i] == b't' { taps } else { params }
+/// Every operand is an earlier node, every tap and parameter declared.
+fn well_formed(nodes: &[Flat], taps: usize, params: usize) -> bool {
+    nodes.iter().enumerate().all(|(i, node)| match *node {
+        Flat::Tap(k) => k < taps,
+        Flat::Param(p) => p < params,
+        Flat::Lit(Lit { f64, f32 }) => !f64.is_nan() && !f32.is_nan(),
+        Flat::Unary(_, a) | Flat::Powi(a, _) => a < i,
+        Flat::Binary(_, a, b) => a < i && b < i,
+        Flat::Select(c, a, b) => c < i && a < i && b < i,
     })
 }
 
 #[test]
-fn random_bodies_print_back_exactly() {
+fn random_bodies_flatten_exactly() {
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
     let mut checked = 0;
     for case in 0..600 {
         let tree = num(&mut rng, 1 + case % 6);
         let body = RustWriter { rng: &mut rng }.num(&tree).0;
         let src = format!("|u, v; a, b| {body}");
-        let mut expected = CudaWriter { taps: Vec::new() };
-        let float = expected.num(&tree);
+        let mut expected = Flattener::default();
+        expected.num(&tree);
         let reads = expected.taps.len();
         if reads == 0 {
             assert!(err(&src).to_string().contains("reads no field"), "{src}");
@@ -267,12 +273,9 @@ fn random_bodies_print_back_exactly() {
         }
         let st = ok(&src);
         assert_eq!(st.taps.len(), reads, "{src}");
-        let (cuda_float, cuda_double, wgsl) = strings(&src);
-        assert_eq!(cuda_float, float, "{src}");
-        for s in [&cuda_float, &cuda_double, &wgsl] {
-            assert!(balanced(s), "{src}\n{s}");
-            assert!(names_in_range(s, reads, 2), "{src}\n{s}");
-        }
+        let got = nodes(&src);
+        assert_eq!(got, expected.nodes, "{src}");
+        assert!(well_formed(&got, reads, 2), "{src}\n{got:?}");
         syn::parse2::<syn::Expr>(expand(tokens(&src)).expect("expands")).expect("the expansion parses");
         checked += 1;
     }
@@ -280,9 +283,9 @@ fn random_bodies_print_back_exactly() {
 }
 
 #[test]
-fn the_checkers_catch_bad_strings() {
-    assert!(!balanced("(t0))("));
-    assert!(!names_in_range("(t2 + p0)", 2, 1));
-    assert!(!names_in_range("(t0 + p1)", 2, 1));
-    assert!(names_in_range("fabsf(t1) + sqrtf(p0)", 2, 1));
+fn the_checker_catches_bad_nodes() {
+    assert!(!well_formed(&[Flat::Tap(0), Flat::Binary("Add", 0, 1)], 1, 0));
+    assert!(!well_formed(&[Flat::Tap(2)], 2, 1));
+    assert!(!well_formed(&[Flat::Param(1)], 2, 1));
+    assert!(well_formed(&[Flat::Tap(1), Flat::Param(0), Flat::Binary("Min", 0, 1)], 2, 1));
 }

@@ -12,8 +12,9 @@
 //!   copied).
 //! - `transfer.rs`: the bulk copies behind `to_device`, `to_host` and `to_backend`; large ones go
 //!   through pinned staging blocks (`staging.rs`), chunked and overlapped with the host's copies.
-//! - `stencil.rs` also runs `stencil!` stencils: their CUDA expression in a kernel generated for
-//!   the stencil's taps, compiled by NVRTC at first use and cached ([`stencil_source`]).
+//! - `stencil.rs` also runs `stencil!` stencils: a kernel generated from the stencil's checked
+//!   expression data by `codegen.rs` (never from text a stencil supplies), compiled by NVRTC at
+//!   first use and cached ([`stencil_source`]); `tiled.rs` advances several sweeps per launch.
 //! - [`kernels`]: the kernel sources and their compilation by NVRTC.
 //!
 //! Views of device arrays are the same metadata-only views as on the CPU (one view algebra);
@@ -21,6 +22,7 @@
 //! `Cuda` and `Cpu` operands does not either.
 
 mod buffer;
+mod codegen;
 mod copy;
 mod device;
 mod dispatch;
@@ -35,9 +37,9 @@ mod tiled;
 mod transfer;
 
 pub use buffer::{CudaBuffer, CudaPtr};
+pub use codegen::stencil_source;
 pub use device::{CudaDevice, CudaDeviceBuilder};
 pub use pinned::PinnedBuf;
-pub use stencil::stencil_source;
 
 use cudarc::driver::CudaSlice;
 

@@ -1,18 +1,18 @@
 //! The stencil kernels for `Cuda`: constant-coefficient stencils (taps as flat offsets and
 //! weights in a `#[repr(C)]` block, summed in tap order, `kernels/cuda/stencil.cu`) and
-//! `stencil!` stencils (a kernel generated from the stencil's CUDA expression, one tap load per
-//! tap, compiled by NVRTC at first use and cached per device).
+//! `stencil!` stencils (a kernel generated from the stencil's checked expression data by
+//! `codegen.rs`, one tap load per tap, compiled by NVRTC at first use and cached per device).
 
 use cudarc::driver::PushKernelArg;
 
+use super::codegen::expression_source;
 use super::device::CudaDevice;
 use super::dispatch::{kernel_desc, launch, launch_error, suffix, KernelTaps, MAX_TAPS, STENCIL};
 use super::kernels::FAMILIES;
 use super::Cuda;
-use crate::element::DType;
-use crate::element::Numeric;
+use crate::element::{DType, Numeric};
 use crate::error::{Error, Result};
-use crate::kernel::expr::{Scalar, Stencil, StencilParams};
+use crate::kernel::expr::{check, Scalar, Stencil, StencilParams};
 use crate::kernel::{Desc, ExprStencilKernels, StencilKernels};
 
 // SAFETY: writes every output point once with the taps summed in order.
@@ -41,59 +41,6 @@ unsafe impl StencilKernels for Cuda {
         let count = n as i64;
         launch!(dev, STENCIL, t, format!("cnda_stencil_{t}"), n, [&po, &o, &pu, &du, &kernel_taps, &count]);
         Ok(())
-    }
-}
-
-/// The CUDA source of stencil `S` for C type `c` (`float`, `double`): one thread per output
-/// point (a grid-stride loop) loads every tap into `t{k}` (field offset plus the tap's delta, one
-/// kernel argument each) and every parameter into `p{i}`, and stores `S::cuda()`'s expression,
-/// compiled without fused multiply-adds (`--fmad=false`) as every cnda kernel is.
-fn expression_source<S: Stencil<T, N>, T: Scalar, const N: usize>(c: &str, expression: &str) -> String {
-    let fields = S::FIELDS.len();
-    let mut s = format!("typedef {c} T;\n\n");
-    // powi as the CPU computes it (`cnda::stencil::powi`): |n| - 1 products from the left, then
-    // one division for negative n.
-    s.push_str(CN_POWI);
-    s.push_str("extern \"C\" __global__ void cnda_expression(T *out, Desc o");
-    for f in 0..fields {
-        s.push_str(&format!(", const T *f{f}, Desc d{f}"));
-    }
-    s.push_str(", i64 n");
-    for k in 0..S::TAPS.len() {
-        s.push_str(&format!(", i64 delta{k}"));
-    }
-    for i in 0..S::PARAMS.len() {
-        s.push_str(&format!(", T p{i}"));
-    }
-    s.push_str(") {\n    CNDA_FOR_EACH(i, n) {\n        const i64 at = cnda_offset(o, i);\n");
-    for f in (0..fields).filter(|&f| S::TAPS.iter().any(|tap| tap.field == f)) {
-        s.push_str(&format!("        const i64 c{f} = cnda_offset(d{f}, i);\n"));
-    }
-    for (k, tap) in S::TAPS.iter().enumerate() {
-        s.push_str(&format!("        const T t{k} = f{}[c{} + delta{k}];\n", tap.field, tap.field));
-    }
-    s.push_str(&format!("        out[at] = {expression};\n    }}\n}}\n"));
-    s
-}
-
-/// The CUDA source of the kernel that applies stencil `S` in element type `T` (compiled after
-/// `kernels/cuda/common.cuh`): what the first `apply` on a device compiles, for reading or for
-/// compiling without a device. `None` when CUDA has no expression for `T`.
-pub fn stencil_source<S: Stencil<T, N>, T: Scalar, const N: usize>() -> Option<String> {
-    S::cuda().map(|expression| expression_source::<S, T, N>(c_type::<T>(), expression))
-}
-
-/// `powi` as the CPU computes it (`cnda::stencil::powi`): `|n| - 1` products from the left (the
-/// magnitude taken unsigned, so `i32::MIN` is no overflow), then one division for negative `n`.
-pub(super) const CN_POWI: &str = "__device__ __forceinline__ T cn_powi(T x, int n) {\n    const unsigned m = n < 0 ? 0u - (unsigned)n : (unsigned)n;\n    T p = n == 0 ? (T)1 : x;\n    for (unsigned k = 1; k < m; ++k) p = cnda_mul_rn(p, x);\n    return n < 0 ? (T)1 / p : p;\n}\n\n";
-
-/// The C type of a stencil element type (the 16-bit floats are `common.cuh`'s storage types).
-pub(super) fn c_type<T: Scalar>() -> &'static str {
-    match T::DTYPE {
-        DType::F32 => "float",
-        DType::F16 => "f16",
-        DType::BF16 => "bf16",
-        _ => "double",
     }
 }
 
@@ -130,9 +77,9 @@ impl ParamArgs {
     }
 }
 
-// SAFETY: one thread per output point computes `S::cuda()`, the same expression as `S::point`
-// with separately rounded operations, from the taps it loads (inside their fields: the caller's
-// contract) and writes only that point.
+// SAFETY: one thread per output point computes the stencil's checked expression (the same
+// operations in the same order as `S::point`, separately rounded) from the taps it loads (inside
+// their fields: the caller's contract) and writes only that point.
 unsafe impl ExprStencilKernels for Cuda {
     unsafe fn expression<S: Stencil<T, N>, T: Scalar, const N: usize>(
         dev: &CudaDevice,
@@ -140,32 +87,25 @@ unsafe impl ExprStencilKernels for Cuda {
         fields: &[Desc<Cuda, T, N>],
         params: &S::Params,
     ) -> Result<()> {
-        let Some(expression) = S::cuda() else {
-            return Err(Error::UnsupportedDType {
-                op: "stencil apply",
-                got: T::DTYPE.to_string(),
-                fix: "CUDA stencils compute in f32 or f64",
-            });
-        };
+        let expr = check::<S, T, N>("stencil apply")?;
         let n = out.len();
         if n == 0 {
             return Ok(());
         }
-        crate::kernel::expr::check::<S, T, N>("stencil apply")?;
+        // The key names the type, whose consts (the checked data) cannot change.
         let key = format!("stencil! {:?} {N} {}", core::any::TypeId::of::<S>(), T::DTYPE);
-        let function = dev.generated_function(key, "cnda_expression", || {
-            Ok(expression_source::<S, T, N>(c_type::<T>(), expression))
-        })?;
+        let function = dev.generated_function(key, "cnda_expression", || Ok(expression_source::<T, N>(&expr)))?;
         let (po, o) = kernel_desc(&out)?;
         let mut operands = Vec::with_capacity(fields.len());
         for d in fields {
             operands.push(kernel_desc(d)?);
         }
-        let deltas: Vec<i64> = S::TAPS
+        let deltas: Vec<i64> = expr
+            .taps()
             .iter()
             .map(|tap| (0..N).map(|axis| tap.offset[axis] as i64 * fields[tap.field].strides[axis] as i64).sum())
             .collect();
-        let values: Vec<T> = (0..<S::Params as StencilParams<T>>::LEN).map(|i| params.get(i)).collect();
+        let values: Vec<T> = (0..expr.params()).map(|i| params.get(i)).collect();
         let args = ParamArgs::new(&values);
         let count = n as i64;
         let mut builder = dev.stream().launch_builder(&function);

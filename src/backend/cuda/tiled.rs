@@ -15,12 +15,13 @@
 use cudarc::driver::{LaunchConfig, PushKernelArg};
 
 use super::buffer::CudaBuffer;
+use super::codegen::{c_type, statements, CN_POWI};
 use super::device::CudaDevice;
 use super::dispatch::{kernel_desc, launch_error};
 use super::Cuda;
 use crate::backend::tiling::{Chain, Tile};
 use crate::error::Result;
-use crate::kernel::expr::{Scalar, Stencil, StencilParams};
+use crate::kernel::expr::{check, Checked, Scalar, Stencil, StencilParams};
 use crate::kernel::{Backend, Desc};
 use crate::shape::interior_range;
 
@@ -57,11 +58,11 @@ fn split(names: &[String], indent: &str) -> String {
 }
 
 /// The CUDA source of the time-tiled kernel of `S` for C type `c`.
-fn source<S: Stencil<T, N>, T: Scalar, const N: usize>(c: &str, expression: &str, tile: &Tile) -> String {
-    let coefficients = S::FIELDS.len() - 1;
+fn source<T: Scalar, const N: usize>(expr: &Checked<N>, tile: &Tile) -> String {
+    let coefficients = expr.fields() - 1;
     let dims: String = tile.extent.iter().map(|e| format!("[{e}]")).collect();
-    let mut s = format!("typedef {c} T;\n\n");
-    s.push_str(super::stencil::CN_POWI);
+    let mut s = format!("typedef {} T;\n\n", c_type::<T>());
+    s.push_str(CN_POWI);
     let at = (0..N).map(|k| format!("g{k} * d.strides[{k}]")).collect::<Vec<_>>().join(" + ");
     let coords = (0..N).map(|k| format!("i64 g{k}")).collect::<Vec<_>>().join(", ");
     let args = (0..N).map(|k| format!("g{k}")).collect::<Vec<_>>().join(", ");
@@ -76,7 +77,7 @@ fn source<S: Stencil<T, N>, T: Scalar, const N: usize>(c: &str, expression: &str
         s.push_str(&format!(", i64 n{k}, i64 lo{k}, i64 hi{k}"));
     }
     s.push_str(", int steps, int parity");
-    for i in 0..S::PARAMS.len() {
+    for i in 0..expr.params() {
         s.push_str(&format!(", T p{i}"));
     }
     s.push_str(&format!(") {{\n    __shared__ T s[2]{dims};\n"));
@@ -119,12 +120,14 @@ fn source<S: Stencil<T, N>, T: Scalar, const N: usize>(c: &str, expression: &str
     s.push_str(&split(&extents, "            "));
     s.push_str(&global.replace("        const", "            const"));
     s.push_str(&format!("            if (!({valid}) || !({interior})) continue;\n"));
-    for (k, tap) in S::TAPS.iter().enumerate() {
+    for (k, tap) in expr.taps().iter().enumerate() {
         let at = cell(N, |a| format!(" + ({})", tap.offset[a]));
         let from = if tap.field == 0 { format!("s[from]{at}") } else { format!("sc[{}]{at}", tap.field - 1) };
         s.push_str(&format!("            const T t{k} = {from};\n"));
     }
-    s.push_str(&format!("            s[to]{here} = {expression};\n        }}\n        __syncthreads();\n    }}\n"));
+    let (body, value) = statements::<T, N>(expr, "            ");
+    s.push_str(&body);
+    s.push_str(&format!("            s[to]{here} = {value};\n        }}\n        __syncthreads();\n    }}\n"));
     // The tile back to `dst`: the points the last sweep computed.
     let tiles: Vec<String> = tile.tile.iter().map(ToString::to_string).collect();
     s.push_str(&format!("    for (int idx = threadIdx.x; idx < {}; idx += blockDim.x) {{\n", tiles.join(" * ")));
@@ -158,8 +161,8 @@ pub(super) unsafe fn expression_steps<S: Stencil<T, N>, T: Scalar, const N: usiz
     params: &S::Params,
     steps: usize,
 ) -> Result<bool> {
+    let expr = check::<S, T, N>("stencil apply_steps")?;
     let radius = crate::kernel::expr::radius::<S, T, N>();
-    let Some(expression) = S::cuda() else { return Ok(false) };
     if radius.iter().any(|&r| r > 2) || steps < 2 {
         return Ok(false);
     }
@@ -173,9 +176,7 @@ pub(super) unsafe fn expression_steps<S: Stencil<T, N>, T: Scalar, const N: usiz
         return Ok(false);
     }
     let key = format!("stencil! tiled {:?} {N} {}", core::any::TypeId::of::<S>(), T::DTYPE);
-    let function = dev.generated_function(key, "cnda_expression_tiled", || {
-        Ok(source::<S, T, N>(super::stencil::c_type::<T>(), expression, &tile))
-    })?;
+    let function = dev.generated_function(key, "cnda_expression_tiled", || Ok(source::<T, N>(&expr, &tile)))?;
     // A scratch field: a launch never writes the field it reads (other blocks still load it).
     let len = shape.iter().product();
     let mut scratch_buffer = CudaBuffer::<T>::allocate(*dev, "stencil apply_steps", len, false)?;
@@ -186,7 +187,7 @@ pub(super) unsafe fn expression_steps<S: Stencil<T, N>, T: Scalar, const N: usiz
     };
     let descs: Vec<_> = coefficients.iter().map(kernel_desc).collect::<Result<_>>()?;
     let [(b0, db0), (b1, db1)] = [kernel_desc(&fields[0])?, kernel_desc(&fields[1])?];
-    let values: Vec<T> = (0..<S::Params as StencilParams<T>>::LEN).map(|i| params.get(i)).collect();
+    let values: Vec<T> = (0..expr.params()).map(|i| params.get(i)).collect();
     let args = super::stencil::ParamArgs::new(&values);
     // One block per tile (the last axis on x); a grid past the launch limits takes one launch per
     // sweep instead.

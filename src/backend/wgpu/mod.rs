@@ -10,13 +10,15 @@
 //!   `kernels/wgpu/*.wgsl`.
 //! - `transfer.rs`: the bulk copies behind `to_device` and `to_host`.
 //! - [`shaders`]: the WGSL sources, assembled per element type and validated by naga in tests.
-//! - `stencil.rs` also runs `stencil!` stencils: their WGSL expression in a shader generated for
-//!   the stencil's taps, built at first use and cached ([`stencil_shader`]).
+//! - `stencil.rs` also runs `stencil!` stencils: a shader generated from the stencil's checked
+//!   expression data by `codegen.rs` (never from text a stencil supplies), built at first use and
+//!   cached ([`stencil_shader`]); `tiled.rs` advances several sweeps per dispatch.
 //!
 //! Only kernels are new here: views, shapes, broadcasting and every op's algorithm are the
 //! generic code every backend shares.
 
 mod buffer;
+mod codegen;
 mod copy;
 mod device;
 mod dispatch;
@@ -29,8 +31,8 @@ mod tiled;
 mod transfer;
 
 pub use buffer::{WgpuBuffer, WgpuPtr};
+pub use codegen::stencil_shader;
 pub use device::WgpuDevice;
-pub use stencil::stencil_shader;
 
 use device::device_error;
 

@@ -10,13 +10,15 @@
 //! each sweep parity are read through whichever binding holds that field: the output (whose
 //! halo no workgroup writes), the input, or a third, read-only binding.
 
+use super::codegen::{cn_powi, Wgsl};
 use super::device::WgpuDevice;
 use super::dispatch::{buffer, params, to_i32, words};
 use super::shaders::COMMON;
 use super::{Wgpu, WgpuBuffer};
 use crate::backend::tiling::{Chain, Tile};
 use crate::error::Result;
-use crate::kernel::expr::{Scalar, Stencil, StencilParams};
+use crate::kernel::expr::emit;
+use crate::kernel::expr::{check, Checked, Scalar, Stencil, StencilParams};
 use crate::kernel::{Backend, Desc};
 use crate::shape::interior_range;
 
@@ -47,8 +49,8 @@ fn split(names: &[String], var: &str, indent: &str) -> String {
 /// the input, 2 the even sweeps' field, 3 the odd sweeps' field, 4.. the coefficient fields;
 /// scalars: per axis its length and interior bounds, then the sweep count, the input's parity,
 /// and the binding (0 output, 1 input, 2 halo field) that holds each parity's field.
-fn source<S: Stencil<T, N>, T: Scalar, const N: usize>(expression: &str, tile: &Tile) -> String {
-    let coefficients = S::FIELDS.len() - 1;
+fn source<const N: usize>(expr: &Checked<N>, tile: &Tile) -> String {
+    let coefficients = expr.fields() - 1;
     let cells = tile.cells();
     let mut s = COMMON.replace("ELEM", "f32");
     s.push_str("\n@group(0) @binding(0) var<storage, read_write> out: array<f32>;\n@group(0) @binding(1) var<storage, read> cur: array<f32>;\n@group(0) @binding(2) var<storage, read> aux: array<f32>;\n");
@@ -59,7 +61,7 @@ fn source<S: Stencil<T, N>, T: Scalar, const N: usize>(expression: &str, tile: &
     if coefficients > 0 {
         s.push_str(&format!("var<workgroup> sc: array<f32, {}>;\n", coefficients * cells));
     }
-    s.push_str(&super::stencil::cn_powi("f32"));
+    s.push_str(&cn_powi("f32"));
     let coords = (0..N).map(|k| format!("g{k}: i32")).collect::<Vec<_>>().join(", ");
     let args = (0..N).map(|k| format!("g{k}")).collect::<Vec<_>>().join(", ");
     let at = (0..N).map(|k| format!(" + g{k} * params[base + {}u]", 10 + k)).collect::<String>();
@@ -115,7 +117,7 @@ fn source<S: Stencil<T, N>, T: Scalar, const N: usize>(expression: &str, tile: &
     s.push_str(&format!(
         "            if (!({valid}) || !({interior})) {{ continue; }}\n            let cell = {cell};\n"
     ));
-    for (k, tap) in S::TAPS.iter().enumerate() {
+    for (k, tap) in expr.taps().iter().enumerate() {
         let shift: isize = (0..N).map(|a| tap.offset[a] * tile.stride(a) as isize).sum();
         let from = if tap.field == 0 {
             format!("sh[src + cell + ({shift})]")
@@ -124,12 +126,12 @@ fn source<S: Stencil<T, N>, T: Scalar, const N: usize>(expression: &str, tile: &
         };
         s.push_str(&format!("            let t{k} = {from};\n"));
     }
-    for i in 0..S::PARAMS.len() {
+    for i in 0..expr.params() {
         s.push_str(&format!("            let p{i} = elems[{i}];\n"));
     }
-    s.push_str(&format!(
-        "            sh[dst + cell] = {expression};\n        }}\n        workgroupBarrier();\n    }}\n"
-    ));
+    let (body, value) = emit::statements(expr, &Wgsl::of::<f32>().expect("WGSL has f32").1, "            ");
+    s.push_str(&body);
+    s.push_str(&format!("            sh[dst + cell] = {value};\n        }}\n        workgroupBarrier();\n    }}\n"));
     let tiles: Vec<String> = tile.tile.iter().map(ToString::to_string).collect();
     s.push_str(&format!(
         "    let last = (steps & 1) * {cells};\n    for (var idx = i32(lid); idx < {}; idx = idx + 256) {{\n",
@@ -163,8 +165,8 @@ pub(super) unsafe fn expression_steps<S: Stencil<T, N>, T: Scalar, const N: usiz
     params_of: &S::Params,
     steps: usize,
 ) -> Result<bool> {
+    let expr = check::<S, T, N>("stencil apply_steps")?;
     let radius = crate::kernel::expr::radius::<S, T, N>();
-    let Some(expression) = S::wgsl() else { return Ok(false) };
     if radius.iter().any(|&r| r > 2) || steps < 2 || T::DTYPE != crate::element::DType::F32 {
         return Ok(false);
     }
@@ -179,7 +181,7 @@ pub(super) unsafe fn expression_steps<S: Stencil<T, N>, T: Scalar, const N: usiz
     }
     // `T` is f32 here (checked above): the shader and the scalars are written for it.
     let key = format!("stencil! tiled {:?} {N}", core::any::TypeId::of::<S>());
-    let pipeline = dev.generated_pipeline(key, "tiled", || Ok(source::<S, T, N>(expression, &tile)))?;
+    let pipeline = dev.generated_pipeline(key, "tiled", || Ok(source(&expr, &tile)))?;
     // A scratch field: a dispatch never writes the field it reads (other workgroups load it).
     let len = shape.iter().product();
     let mut scratch_buffer = WgpuBuffer::<T>::allocate(*dev, "stencil apply_steps", len)?;
@@ -188,7 +190,7 @@ pub(super) unsafe fn expression_steps<S: Stencil<T, N>, T: Scalar, const N: usiz
         shape: fields[0].shape,
         strides: crate::shape::row_major_strides(&fields[0].shape),
     };
-    let values: Vec<T> = (0..<S::Params as StencilParams<T>>::LEN).map(|i| params_of.get(i)).collect();
+    let values: Vec<T> = (0..expr.params()).map(|i| params_of.get(i)).collect();
     let interior = |d: Desc<Wgpu, T, N>| (0..N).fold(d, |d, k| d.narrowed(k, rows[k].start, rows[k].len()));
     let same = |a: &Desc<Wgpu, T, N>, b: &Desc<Wgpu, T, N>| core::ptr::eq(a.handle.buffer, b.handle.buffer);
     // One workgroup per tile (the last axis on x); a grid past the dispatch limits takes one

@@ -21,6 +21,11 @@ pub const MULTIPROCESSORS: c_int = 2;
 pub const TOTAL_MEMORY: usize = 16 << 30;
 /// The primary context's handle.
 const CONTEXT: usize = 0x5C7C_0000;
+/// The default memory pool's handle: one device, one pool (allocations are not cached here, so
+/// its attributes change nothing the sim models).
+const DEFAULT_POOL: usize = 0x5C7C_9000;
+/// `CU_MEMPOOL_ATTR_REUSE_FOLLOW_EVENT_DEPENDENCIES` (1) to `CU_MEMPOOL_ATTR_USED_MEM_HIGH` (8).
+const POOL_ATTRIBUTES: core::ops::RangeInclusive<c_uint> = 1..=8;
 
 thread_local! {
     static CURRENT: Cell<usize> = const { Cell::new(0) };
@@ -97,6 +102,32 @@ pub unsafe extern "C" fn cuDeviceGetAttribute(v: *mut c_int, attr: c_uint, dev: 
         check_device(dev)?;
         // SAFETY: the caller passes a valid out-pointer.
         unsafe { out(v, attribute(attr)) }
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn cuDeviceGetDefaultMemPool(pool: *mut *mut c_void, dev: c_int) -> CuResult {
+    guard(|| {
+        device().require_init()?;
+        check_device(dev)?;
+        // SAFETY: the caller passes a valid out-pointer.
+        unsafe { out(pool, DEFAULT_POOL as *mut c_void) }
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn cuMemPoolSetAttribute(pool: *mut c_void, attr: c_uint, value: *mut c_void) -> CuResult {
+    guard(|| {
+        if pool as usize != DEFAULT_POOL {
+            return Err(SimError::new(INVALID_HANDLE, format!("cuMemPoolSetAttribute: {pool:?} is not a memory pool")));
+        }
+        if !POOL_ATTRIBUTES.contains(&attr) || value.is_null() {
+            return Err(SimError::new(
+                INVALID_VALUE,
+                format!("cuMemPoolSetAttribute: attribute {attr}, value {value:?}"),
+            ));
+        }
+        Ok(())
     })
 }
 

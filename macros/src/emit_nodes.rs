@@ -1,0 +1,141 @@
+//! The expression as data: the checked tree flattened into `::cnda::stencil::Node`s in evaluation
+//! order (operands before the operation, left before right, as the CPU's point function computes
+//! them), which cnda checks once and every device backend generates its own code from.
+
+use proc_macro2::{Literal, TokenStream};
+use quote::{format_ident, quote};
+
+use crate::ir::{Arith, Cmp, Expr, Func, Lit, Logic};
+
+/// One flattened node: the name of its `cnda::stencil::Node` variant's operation and its
+/// operands (indices of earlier nodes).
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum Flat {
+    /// `Node::Tap(k)`.
+    Tap(usize),
+    /// `Node::Param(i)`.
+    Param(usize),
+    /// `Node::Lit`.
+    Lit(Lit),
+    /// `Node::Unary(Unary::<name>, a)`.
+    Unary(&'static str, usize),
+    /// `Node::Binary(Binary::<name>, a, b)`.
+    Binary(&'static str, usize, usize),
+    /// `Node::Select(c, a, b)`.
+    Select(usize, usize, usize),
+    /// `Node::Powi(a, n)`.
+    Powi(usize, i32),
+}
+
+/// The nodes of `e`, its value last.
+pub(crate) fn flatten(e: &Expr) -> Vec<Flat> {
+    let mut out = Vec::new();
+    push(e, &mut out);
+    out
+}
+
+/// Appends the nodes of `e` and returns the index of its value.
+fn push(e: &Expr, out: &mut Vec<Flat>) -> usize {
+    let node = match e {
+        Expr::Tap(k) => Flat::Tap(*k),
+        Expr::Param(i) => Flat::Param(*i),
+        Expr::Lit(lit) => Flat::Lit(*lit),
+        Expr::Neg(x) => Flat::Unary("Neg", push(x, out)),
+        Expr::Not(x) => Flat::Unary("Not", push(x, out)),
+        Expr::Arith(op, a, b) => Flat::Binary(arith(*op), push(a, out), push(b, out)),
+        Expr::Cmp(op, a, b) => Flat::Binary(cmp(*op), push(a, out), push(b, out)),
+        Expr::Logic(op, a, b) => Flat::Binary(logic(*op), push(a, out), push(b, out)),
+        Expr::Select(c, a, b) => Flat::Select(push(c, out), push(a, out), push(b, out)),
+        Expr::Call(func, args) => match (func, args.as_slice()) {
+            (Func::Min, [a, b]) => Flat::Binary("Min", push(a, out), push(b, out)),
+            (Func::Max, [a, b]) => Flat::Binary("Max", push(a, out), push(b, out)),
+            (func, [x]) => Flat::Unary(unary(*func), push(x, out)),
+            _ => unreachable!("lowering checks every call's arity"),
+        },
+        Expr::Powi(x, n) => Flat::Powi(push(x, out), *n),
+    };
+    out.push(node);
+    out.len() - 1
+}
+
+fn arith(op: Arith) -> &'static str {
+    match op {
+        Arith::Add => "Add",
+        Arith::Sub => "Sub",
+        Arith::Mul => "Mul",
+        Arith::Div => "Div",
+    }
+}
+
+fn cmp(op: Cmp) -> &'static str {
+    match op {
+        Cmp::Lt => "Lt",
+        Cmp::Le => "Le",
+        Cmp::Gt => "Gt",
+        Cmp::Ge => "Ge",
+        Cmp::Eq => "Eq",
+        Cmp::Ne => "Ne",
+    }
+}
+
+fn logic(op: Logic) -> &'static str {
+    match op {
+        Logic::And => "And",
+        Logic::Or => "Or",
+    }
+}
+
+fn unary(func: Func) -> &'static str {
+    match func {
+        Func::Sqrt => "Sqrt",
+        Func::Exp => "Exp",
+        Func::Ln => "Ln",
+        Func::Sin => "Sin",
+        Func::Cos => "Cos",
+        Func::Tanh => "Tanh",
+        Func::Abs => "Abs",
+        Func::Floor => "Floor",
+        Func::Min | Func::Max => unreachable!("two-operand functions"),
+    }
+}
+
+/// `&[::cnda::stencil::Node::..., ...]` for the nodes of `e`.
+pub(crate) fn tokens(e: &Expr) -> TokenStream {
+    let nodes = flatten(e).into_iter().map(|node| {
+        let n = |i: usize| Literal::usize_unsuffixed(i);
+        match node {
+            Flat::Tap(k) => {
+                let k = n(k);
+                quote!(::cnda::stencil::Node::Tap(#k))
+            }
+            Flat::Param(i) => {
+                let i = n(i);
+                quote!(::cnda::stencil::Node::Param(#i))
+            }
+            Flat::Lit(lit) => {
+                let (f64_bits, f32_bits) = crate::emit_rust::bits(lit);
+                quote!(::cnda::stencil::Node::Lit(::cnda::stencil::Lit {
+                    f64: ::core::primitive::f64::from_bits(#f64_bits),
+                    f32: ::core::primitive::f32::from_bits(#f32_bits)
+                }))
+            }
+            Flat::Unary(op, a) => {
+                let (op, a) = (format_ident!("{op}"), n(a));
+                quote!(::cnda::stencil::Node::Unary(::cnda::stencil::Unary::#op, #a))
+            }
+            Flat::Binary(op, a, b) => {
+                let (op, a, b) = (format_ident!("{op}"), n(a), n(b));
+                quote!(::cnda::stencil::Node::Binary(::cnda::stencil::Binary::#op, #a, #b))
+            }
+            Flat::Select(c, a, b) => {
+                let (c, a, b) = (n(c), n(a), n(b));
+                quote!(::cnda::stencil::Node::Select(#c, #a, #b))
+            }
+            Flat::Powi(a, exponent) => {
+                let (a, exponent) = (n(a), crate::emit_rust::signed(i64::from(exponent)));
+                quote!(::cnda::stencil::Node::Powi(#a, #exponent))
+            }
+        }
+    });
+    quote!(&[#(#nodes),*])
+}

@@ -1,0 +1,236 @@
+//! CUDA C++ from a stencil's checked expression data: the dialect (`float`, `double`, and the
+//! 16-bit floats as `common.cuh`'s storage types, whose operators compute in `float` and round as
+//! the host's `half` does), `powi` as the CPU computes it, and the per-point kernel's source.
+//! Nothing here takes text from a stencil: every token comes from a checked node, a fixed
+//! spelling below, or a number.
+
+use crate::element::DType;
+use crate::kernel::expr::emit::{self, float_literal, Dialect};
+use crate::kernel::expr::{check, Binary, Checked, Lit, Scalar, Stencil, Unary};
+
+/// The CUDA element type a stencil computes in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum CudaType {
+    /// `float`, for `f32`.
+    Float,
+    /// `double`, for `f64`.
+    Double,
+    /// `T` a 16-bit float: literals and math results converted to it (`T(..)`), so every
+    /// operation rounds to it as on the host.
+    Half,
+}
+
+impl CudaType {
+    /// The CUDA type of element type `T`.
+    pub(super) fn of<T: Scalar>() -> CudaType {
+        match T::DTYPE {
+            DType::F32 => CudaType::Float,
+            DType::F16 | DType::BF16 => CudaType::Half,
+            _ => CudaType::Double,
+        }
+    }
+}
+
+impl Dialect for CudaType {
+    fn literal(&self, lit: Lit) -> String {
+        let float = || match lit.f32.is_infinite() {
+            true => format!("__int_as_float({:#010x})", lit.f32.to_bits()),
+            false => float_literal(format!("{:?}", lit.f32), "f"),
+        };
+        match self {
+            CudaType::Float => float(),
+            CudaType::Half => format!("T({})", float()),
+            CudaType::Double if lit.f64.is_infinite() => {
+                format!("__longlong_as_double({:#018x}LL)", lit.f64.to_bits())
+            }
+            CudaType::Double => float_literal(format!("{:?}", lit.f64), ""),
+        }
+    }
+
+    fn function(&self, op: Unary) -> &'static str {
+        let (float, double) = match op {
+            Unary::Sqrt => ("sqrtf", "sqrt"),
+            Unary::Exp => ("expf", "exp"),
+            Unary::Ln => ("logf", "log"),
+            Unary::Sin => ("sinf", "sin"),
+            Unary::Cos => ("cosf", "cos"),
+            Unary::Tanh => ("tanhf", "tanh"),
+            Unary::Abs => ("fabsf", "fabs"),
+            Unary::Floor => ("floorf", "floor"),
+            Unary::Neg | Unary::Not => unreachable!("operators, printed by emit"),
+        };
+        if *self == CudaType::Double {
+            double
+        } else {
+            float
+        }
+    }
+
+    fn function2(&self, op: Binary) -> &'static str {
+        match (op, *self == CudaType::Double) {
+            (Binary::Min, false) => "fminf",
+            (Binary::Min, true) => "fmin",
+            (Binary::Max, false) => "fmaxf",
+            (Binary::Max, true) => "fmax",
+            _ => unreachable!("operators, printed by emit"),
+        }
+    }
+
+    // `-2147483648` would negate a `long` literal, so `INT_MIN` is spelled as a difference.
+    fn exponent(&self, n: i32) -> String {
+        if n == i32::MIN {
+            "(-2147483647 - 1)".to_owned()
+        } else {
+            n.to_string()
+        }
+    }
+
+    fn select(&self, condition: &str, if_true: &str, if_false: &str) -> String {
+        format!("({condition} ? {if_true} : {if_false})")
+    }
+
+    fn call_wrap(&self) -> (&'static str, &'static str) {
+        match self {
+            CudaType::Half => ("T(", ")"),
+            _ => ("", ""),
+        }
+    }
+
+    fn declare(&self, name: &str, condition: bool, value: &str) -> String {
+        format!("const {} {name} = {value};", if condition { "bool" } else { "T" })
+    }
+}
+
+/// The statements that compute `expr` in `T` (after `indent`), and the local holding its value.
+pub(super) fn statements<T: Scalar, const N: usize>(expr: &Checked<N>, indent: &str) -> (String, String) {
+    emit::statements(expr, &CudaType::of::<T>(), indent)
+}
+
+/// `powi` as the CPU computes it (`cnda::stencil::powi`): `|n| - 1` products from the left (the
+/// magnitude taken unsigned, so `i32::MIN` is no overflow), then one division for negative `n`.
+pub(super) const CN_POWI: &str = "__device__ __forceinline__ T cn_powi(T x, int n) {\n    const unsigned m = n < 0 ? 0u - (unsigned)n : (unsigned)n;\n    T p = n == 0 ? (T)1 : x;\n    for (unsigned k = 1; k < m; ++k) p = cnda_mul_rn(p, x);\n    return n < 0 ? (T)1 / p : p;\n}\n\n";
+
+/// The C type of a stencil element type (the 16-bit floats are `common.cuh`'s storage types).
+pub(super) fn c_type<T: Scalar>() -> &'static str {
+    match T::DTYPE {
+        DType::F32 => "float",
+        DType::F16 => "f16",
+        DType::BF16 => "bf16",
+        _ => "double",
+    }
+}
+
+/// The CUDA source of the per-point kernel of `expr` in `T`: one thread per output point (a
+/// grid-stride loop) loads every tap into `t{k}` (field offset plus the tap's delta, one kernel
+/// argument each), every parameter arrives as `p{i}`, and it stores the expression's value,
+/// compiled without fused multiply-adds (`--fmad=false`) as every cnda kernel is.
+pub(super) fn expression_source<T: Scalar, const N: usize>(expr: &Checked<N>) -> String {
+    let mut s = format!("typedef {} T;\n\n", c_type::<T>());
+    s.push_str(CN_POWI);
+    s.push_str("extern \"C\" __global__ void cnda_expression(T *out, Desc o");
+    for f in 0..expr.fields() {
+        s.push_str(&format!(", const T *f{f}, Desc d{f}"));
+    }
+    s.push_str(", i64 n");
+    for k in 0..expr.taps().len() {
+        s.push_str(&format!(", i64 delta{k}"));
+    }
+    for i in 0..expr.params() {
+        s.push_str(&format!(", T p{i}"));
+    }
+    s.push_str(") {\n    CNDA_FOR_EACH(i, n) {\n        const i64 at = cnda_offset(o, i);\n");
+    for f in (0..expr.fields()).filter(|&f| expr.reads_field(f)) {
+        s.push_str(&format!("        const i64 c{f} = cnda_offset(d{f}, i);\n"));
+    }
+    for (k, tap) in expr.taps().iter().enumerate() {
+        s.push_str(&format!("        const T t{k} = f{}[c{} + delta{k}];\n", tap.field, tap.field));
+    }
+    let (body, value) = statements::<T, N>(expr, "        ");
+    s.push_str(&body);
+    s.push_str(&format!("        out[at] = {value};\n    }}\n}}\n"));
+    s
+}
+
+/// The CUDA source of the kernel that applies stencil `S` in element type `T` (compiled after
+/// `kernels/cuda/common.cuh`), generated from its checked data: what the first `apply` on a
+/// device compiles, for reading or for compiling without a device.
+///
+/// # Errors
+///
+/// `Error::Layout` when `S`'s data does not pass [`check`].
+pub fn stencil_source<S: Stencil<T, N>, T: Scalar, const N: usize>() -> crate::error::Result<String> {
+    Ok(expression_source::<T, N>(&check::<S, T, N>("stencil_source")?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernel::expr::{Node, Tap};
+
+    fn printed(ty: CudaType, nodes: &'static [Node]) -> (String, String) {
+        let taps: &'static [Tap<1>] = &[Tap { field: 0, offset: [0] }, Tap { field: 0, offset: [1] }];
+        let expr = Checked::new("test", 1, 1, taps, nodes).unwrap();
+        emit::statements(&expr, &ty, "")
+    }
+
+    #[test]
+    fn literals_by_type_and_by_bits_when_infinite() {
+        let lit = |x: f64| CudaType::Double.literal(Lit::new(x));
+        assert_eq!(lit(0.1), "0.1");
+        assert_eq!(lit(4.0), "4.0");
+        assert_eq!(lit(-2.5), "(-2.5)");
+        assert_eq!(lit(1e-300), "1e-300");
+        assert_eq!(lit(f64::INFINITY), "__longlong_as_double(0x7ff0000000000000LL)");
+        assert_eq!(lit(f64::NEG_INFINITY), "__longlong_as_double(0xfff0000000000000LL)");
+        assert_eq!(CudaType::Float.literal(Lit::new(0.1)), "0.1f");
+        assert_eq!(CudaType::Float.literal(Lit::new(-0.0)), "(-0.0f)");
+        assert_eq!(CudaType::Float.literal(Lit::new(1e39)), "__int_as_float(0x7f800000)");
+        assert_eq!(CudaType::Half.literal(Lit::new(4.0)), "T(4.0f)");
+    }
+
+    #[test]
+    fn one_local_per_operation_in_node_order() {
+        const HEAT: &[Node] = &[
+            Node::Tap(0),
+            Node::Param(0),
+            Node::Tap(1),
+            Node::Lit(Lit { f64: 4.0, f32: 4.0 }),
+            Node::Binary(Binary::Mul, 3, 0),
+            Node::Binary(Binary::Sub, 2, 4),
+            Node::Binary(Binary::Mul, 1, 5),
+            Node::Unary(Unary::Sqrt, 6),
+            Node::Binary(Binary::Max, 0, 7),
+        ];
+        let (body, value) = printed(CudaType::Float, HEAT);
+        assert_eq!(
+            body,
+            "const T e4 = (4.0f * t0);\nconst T e5 = (t1 - e4);\nconst T e6 = (p0 * e5);\nconst T e7 = sqrtf(e6);\nconst T e8 = fmaxf(t0, e7);\n"
+        );
+        assert_eq!(value, "e8");
+        let (body, _) = printed(CudaType::Half, HEAT);
+        assert!(body.contains("(T(4.0f) * t0)") && body.contains("T(sqrtf(e6))") && body.contains("T(fmaxf(t0, e7))"));
+        assert!(printed(CudaType::Double, HEAT).0.contains("const T e8 = fmax(t0, e7);"));
+    }
+
+    #[test]
+    fn conditions_select_and_powi() {
+        const NODES: &[Node] = &[
+            Node::Tap(0),
+            Node::Param(0),
+            Node::Binary(Binary::Gt, 0, 1),
+            Node::Unary(Unary::Not, 2),
+            Node::Binary(Binary::Or, 2, 3),
+            Node::Powi(0, i32::MIN),
+            Node::Unary(Unary::Neg, 0),
+            Node::Select(4, 5, 6),
+        ];
+        let (body, value) = printed(CudaType::Double, NODES);
+        assert_eq!(
+            body,
+            "const bool e2 = (t0 > p0);\nconst bool e3 = (!e2);\nconst bool e4 = (e2 || e3);\nconst T e5 = cn_powi(t0, (-2147483647 - 1));\nconst T e6 = (-t0);\nconst T e7 = (e4 ? e5 : e6);\n"
+        );
+        assert_eq!(value, "e7");
+        // A leaf as the value is spelled in place.
+        assert_eq!(printed(CudaType::Float, &[Node::Tap(1)]), (String::new(), "t1".to_owned()));
+    }
+}

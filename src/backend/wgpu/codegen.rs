@@ -1,0 +1,189 @@
+//! WGSL from a stencil's checked expression data: the dialect (`f32`, or `f16` with literals
+//! converted from their `f32` value, as the host rounds them: WGSL has no `f64` or `bf16` for
+//! stencils), `powi` as the CPU computes it, and the per-point shader. Nothing here takes text
+//! from a stencil: every token comes from a checked node, a fixed spelling below, or a number.
+
+use super::shaders::COMMON;
+use crate::element::DType;
+use crate::error::{Error, Result};
+use crate::kernel::expr::emit::{self, float_literal, Dialect};
+use crate::kernel::expr::{check, Binary, Checked, Lit, Scalar, Stencil, Unary};
+
+/// The WGSL dialect: `f32`, or `f16` when `half`.
+pub(super) struct Wgsl {
+    half: bool,
+}
+
+impl Wgsl {
+    /// The WGSL type name of `T` and its dialect, or `None` where WGSL stencils have none.
+    pub(super) fn of<T: Scalar>() -> Option<(&'static str, Wgsl)> {
+        match T::DTYPE {
+            DType::F32 => Some(("f32", Wgsl { half: false })),
+            DType::F16 => Some(("f16", Wgsl { half: true })),
+            _ => None,
+        }
+    }
+}
+
+impl Dialect for Wgsl {
+    fn literal(&self, lit: Lit) -> String {
+        let f32 = if lit.f32.is_infinite() {
+            format!("bitcast<f32>({:#010x}u)", lit.f32.to_bits())
+        } else {
+            float_literal(format!("{:?}", lit.f32), "f")
+        };
+        if self.half {
+            format!("f16({f32})")
+        } else {
+            f32
+        }
+    }
+
+    fn function(&self, op: Unary) -> &'static str {
+        match op {
+            Unary::Sqrt => "sqrt",
+            Unary::Exp => "exp",
+            Unary::Ln => "log",
+            Unary::Sin => "sin",
+            Unary::Cos => "cos",
+            Unary::Tanh => "tanh",
+            Unary::Abs => "abs",
+            Unary::Floor => "floor",
+            Unary::Neg | Unary::Not => unreachable!("operators, printed by emit"),
+        }
+    }
+
+    fn function2(&self, op: Binary) -> &'static str {
+        match op {
+            Binary::Min => "min",
+            Binary::Max => "max",
+            _ => unreachable!("operators, printed by emit"),
+        }
+    }
+
+    // The backend's `cn_powi` takes an `i32`; an unsuffixed WGSL integer would be abstract.
+    // `2147483648i` is out of range, so `i32::MIN` is spelled as a difference.
+    fn exponent(&self, n: i32) -> String {
+        if n == i32::MIN {
+            "(-2147483647i - 1i)".to_owned()
+        } else {
+            format!("{n}i")
+        }
+    }
+
+    // WGSL's `select` takes the false value first and the condition last.
+    fn select(&self, condition: &str, if_true: &str, if_false: &str) -> String {
+        format!("select({if_false}, {if_true}, {condition})")
+    }
+
+    fn declare(&self, name: &str, _condition: bool, value: &str) -> String {
+        format!("let {name} = {value};")
+    }
+}
+
+/// `powi` as the CPU computes it (`cnda::stencil::powi`), for element type `t`: `|n| - 1` products
+/// from the left (the magnitude taken unsigned, so `i32::MIN` is no overflow), then one division
+/// for negative `n`.
+pub(super) fn cn_powi(t: &str) -> String {
+    format!(
+        "\nfn cn_powi(x: {t}, n: i32) -> {t} {{\n    let m = select(u32(n), 0u - u32(n), n < 0);\n    var p = select(x, {t}(1), n == 0);\n    for (var k = 1u; k < m; k = k + 1u) {{ p = p * x; }}\n    if (n < 0) {{ return {t}(1) / p; }}\n    return p;\n}}\n"
+    )
+}
+
+/// The storage bindings of an expression stencil's fields (0 is the output; 3 and 5 are the
+/// parameter block and the element scalars).
+pub(super) const FIELD_BINDINGS: [u32; 4] = [1, 2, 4, 6];
+
+/// The WGSL shader of `expr` for element type `t` in `dialect` (entry point `expression`): one
+/// thread per output point loads every tap into `t{k}`, every parameter into `p{i}`, and stores
+/// the expression's value.
+pub(super) fn expression_shader<const N: usize>(expr: &Checked<N>, t: &str, dialect: &Wgsl) -> String {
+    // f16 must be enabled before any declaration.
+    let mut s = if dialect.half { "enable f16;\n".to_string() } else { String::new() };
+    s.push_str(&COMMON.replace("ELEM", t));
+    s.push_str(&format!("\n@group(0) @binding(0) var<storage, read_write> out: array<{t}>;\n"));
+    // Only fields some tap reads are bound (an unread binding would leave the pipeline's layout).
+    let read = |f: &usize| expr.reads_field(*f);
+    for (f, binding) in FIELD_BINDINGS.iter().enumerate().take(expr.fields()).filter(|(f, _)| read(f)) {
+        s.push_str(&format!("@group(0) @binding({binding}) var<storage, read> f{f}: array<{t}>;\n"));
+    }
+    s.push_str(&cn_powi(t));
+    s.push_str("\n@compute @workgroup_size(256)\nfn expression(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {\n    let i = flat_index(gid, groups);\n    if (i >= item_count()) { return; }\n");
+    for f in (0..expr.fields()).filter(read) {
+        s.push_str(&format!("    let c{f} = offset_of({}u, i);\n", f + 1));
+    }
+    for (k, tap) in expr.taps().iter().enumerate() {
+        // The deltas follow the output's and four fields' descriptors (absent fields' are unused).
+        s.push_str(&format!("    let t{k} = f{}[c{} + params[scalar_word(5u, {k}u)]];\n", tap.field, tap.field));
+    }
+    for i in 0..expr.params() {
+        s.push_str(&format!("    let p{i} = elems[{i}];\n"));
+    }
+    let (body, value) = emit::statements(expr, dialect, "    ");
+    s.push_str(&body);
+    s.push_str(&format!("    out[offset_of(0u, i)] = {value};\n}}\n"));
+    s
+}
+
+/// The WGSL shader that applies stencil `S` in element type `T` (entry point `expression`),
+/// generated from its checked data: what the first `apply` on a device builds, for reading or
+/// for validating without an adapter.
+///
+/// # Errors
+///
+/// `Error::UnsupportedDType` when WGSL stencils have no `T` (f64, bf16); `Error::Layout` when
+/// `S`'s data does not pass [`check`].
+pub fn stencil_shader<S: Stencil<T, N>, T: Scalar, const N: usize>() -> Result<String> {
+    let Some((t, dialect)) = Wgsl::of::<T>() else { return Err(unsupported::<T>("stencil_shader")) };
+    Ok(expression_shader(&check::<S, T, N>("stencil_shader")?, t, &dialect))
+}
+
+/// The refusal of an element type WGSL stencils do not compute in.
+pub(super) fn unsupported<T: Scalar>(op: &'static str) -> Error {
+    Error::UnsupportedDType {
+        op,
+        got: T::DTYPE.to_string(),
+        fix: "WGSL stencils compute in f32, or f16 where the adapter has it; convert the fields, or apply on the CPU or CUDA",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernel::expr::{Node, Tap};
+
+    fn printed(half: bool, nodes: &'static [Node]) -> (String, String) {
+        let taps: &'static [Tap<1>] = &[Tap { field: 0, offset: [0] }, Tap { field: 0, offset: [1] }];
+        emit::statements(&Checked::new("test", 1, 1, taps, nodes).unwrap(), &Wgsl { half }, "")
+    }
+
+    #[test]
+    fn select_takes_the_false_value_first() {
+        const NODES: &[Node] = &[
+            Node::Tap(0),
+            Node::Tap(1),
+            Node::Binary(Binary::Ne, 0, 1),
+            Node::Lit(Lit { f64: 1.0, f32: 1.0 }),
+            Node::Powi(1, -2),
+            Node::Select(2, 3, 4),
+            Node::Binary(Binary::Min, 5, 0),
+        ];
+        let (body, value) = printed(false, NODES);
+        assert_eq!(
+            body,
+            "let e2 = (t0 != t1);\nlet e4 = cn_powi(t1, -2i);\nlet e5 = select(e4, 1.0f, e2);\nlet e6 = min(e5, t0);\n"
+        );
+        assert_eq!(value, "e6");
+        assert!(printed(true, NODES).0.contains("select(e4, f16(1.0f), e2)"));
+    }
+
+    #[test]
+    fn literals() {
+        let w = Wgsl { half: false };
+        assert_eq!(w.literal(Lit::new(1e-30)), "1e-30f");
+        assert_eq!(w.literal(Lit::new(f32::MAX as f64)), "3.4028235e38f");
+        assert_eq!(w.literal(Lit::new(-3.0)), "(-3.0f)");
+        assert_eq!(w.literal(Lit { f64: 1e39, f32: f32::INFINITY }), "bitcast<f32>(0x7f800000u)");
+        assert_eq!(w.exponent(i32::MIN), "(-2147483647i - 1i)");
+    }
+}

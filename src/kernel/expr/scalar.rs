@@ -1,0 +1,187 @@
+//! The element types a stencil computes in ([`Scalar`]), with one definition of each math
+//! function so the CPU, the IR's interpreter and the device generators agree, and `powi` as
+//! every backend computes it.
+
+use crate::element::{Element, Float};
+
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for f32 {}
+    impl Sealed for f64 {}
+    impl Sealed for half::f16 {}
+    impl Sealed for half::bf16 {}
+}
+
+/// The element types a [`Stencil`] computes in: `f32`, `f64`, and the 16-bit floats `half::f16`
+/// and `half::bf16` (every operation in `f32`, rounded back, on the host as on CUDA). The math a `stencil!` body may
+/// call, with one definition per operation so the CPU and the device expressions agree. The
+/// functions take no `self`, so they never compete with [`Float`]'s methods in `x.sqrt()`.
+pub trait Scalar: Float + Element + sealed::Sealed {
+    /// The value of a literal: `x64` is the source literal parsed as `f64`, `x32` as `f32` (each
+    /// correctly rounded by the compiler, as a device compiler rounds `0.1` / `0.1f`).
+    fn literal(x64: f64, x32: f32) -> Self;
+    /// `a` when `condition` holds, else `b` (both are computed: a stencil body has no branches).
+    fn select(condition: bool, a: Self, b: Self) -> Self;
+    /// The smaller of `a` and `b`; the other when one is NaN (C's `fmin`, WGSL's `min`).
+    fn min(a: Self, b: Self) -> Self;
+    /// The larger of `a` and `b`; the other when one is NaN (C's `fmax`, WGSL's `max`).
+    fn max(a: Self, b: Self) -> Self;
+    /// Square root (correctly rounded, as IEEE 754 and CUDA's `sqrt` are).
+    fn sqrt(x: Self) -> Self;
+    /// `e^x`.
+    fn exp(x: Self) -> Self;
+    /// Natural logarithm.
+    fn ln(x: Self) -> Self;
+    /// Sine.
+    fn sin(x: Self) -> Self;
+    /// Cosine.
+    fn cos(x: Self) -> Self;
+    /// Hyperbolic tangent.
+    fn tanh(x: Self) -> Self;
+    /// Absolute value.
+    fn abs(x: Self) -> Self;
+    /// Largest integer not above `x`.
+    fn floor(x: Self) -> Self;
+}
+
+macro_rules! scalar {
+    ($($t:ident: $x64:ident, $x32:ident => $lit:ident),*) => {$(
+        impl Scalar for $t {
+            #[inline(always)]
+            fn literal($x64: f64, $x32: f32) -> $t {
+                let _ = ($x64, $x32);
+                $lit
+            }
+            #[inline(always)]
+            fn select(condition: bool, a: $t, b: $t) -> $t {
+                if condition {
+                    a
+                } else {
+                    b
+                }
+            }
+            #[inline(always)]
+            fn min(a: $t, b: $t) -> $t {
+                a.min(b)
+            }
+            #[inline(always)]
+            fn max(a: $t, b: $t) -> $t {
+                a.max(b)
+            }
+            #[inline(always)]
+            fn sqrt(x: $t) -> $t {
+                x.sqrt()
+            }
+            #[inline(always)]
+            fn exp(x: $t) -> $t {
+                x.exp()
+            }
+            #[inline(always)]
+            fn ln(x: $t) -> $t {
+                x.ln()
+            }
+            #[inline(always)]
+            fn sin(x: $t) -> $t {
+                x.sin()
+            }
+            #[inline(always)]
+            fn cos(x: $t) -> $t {
+                x.cos()
+            }
+            #[inline(always)]
+            fn tanh(x: $t) -> $t {
+                x.tanh()
+            }
+            #[inline(always)]
+            fn abs(x: $t) -> $t {
+                x.abs()
+            }
+            #[inline(always)]
+            fn floor(x: $t) -> $t {
+                x.floor()
+            }
+        }
+    )*};
+}
+
+// Each type takes the literal the compiler parsed for it.
+scalar!(f32: x64, x32 => x32, f64: x64, x32 => x64);
+
+/// The 16-bit floats: literals from their `f32` parse (as CUDA's `T(4.0f)`), math through `f32`
+/// and rounded back.
+macro_rules! half_scalar {
+    ($($t:ty),*) => {$(
+        impl Scalar for $t {
+            #[inline(always)]
+            fn literal(_: f64, x32: f32) -> $t {
+                <$t>::from_f32(x32)
+            }
+            #[inline(always)]
+            fn select(condition: bool, a: $t, b: $t) -> $t {
+                if condition {
+                    a
+                } else {
+                    b
+                }
+            }
+            #[inline(always)]
+            fn min(a: $t, b: $t) -> $t {
+                <$t>::from_f32(a.to_f32().min(b.to_f32()))
+            }
+            #[inline(always)]
+            fn max(a: $t, b: $t) -> $t {
+                <$t>::from_f32(a.to_f32().max(b.to_f32()))
+            }
+            #[inline(always)]
+            fn sqrt(x: $t) -> $t {
+                Float::sqrt(x)
+            }
+            #[inline(always)]
+            fn exp(x: $t) -> $t {
+                Float::exp(x)
+            }
+            #[inline(always)]
+            fn ln(x: $t) -> $t {
+                Float::ln(x)
+            }
+            #[inline(always)]
+            fn sin(x: $t) -> $t {
+                Float::sin(x)
+            }
+            #[inline(always)]
+            fn cos(x: $t) -> $t {
+                Float::cos(x)
+            }
+            #[inline(always)]
+            fn tanh(x: $t) -> $t {
+                Float::tanh(x)
+            }
+            #[inline(always)]
+            fn abs(x: $t) -> $t {
+                Float::abs(x)
+            }
+            #[inline(always)]
+            fn floor(x: $t) -> $t {
+                Float::floor(x)
+            }
+        }
+    )*};
+}
+
+half_scalar!(half::f16, half::bf16);
+
+/// `x` to the integer power `n` as every backend computes `powi` in a stencil: `|n| - 1`
+/// multiplications from the left (`x * x * x`), then one division for negative `n`; `1` for 0.
+/// (Rust's own `powi` leaves its method unspecified, so a device could not match it.)
+#[inline(always)]
+pub fn powi<T: Scalar>(x: T, n: i32) -> T {
+    let mut p = if n == 0 { T::ONE } else { x };
+    for _ in 1..n.unsigned_abs() {
+        p = p * x;
+    }
+    if n < 0 {
+        T::ONE / p
+    } else {
+        p
+    }
+}
