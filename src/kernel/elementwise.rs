@@ -12,7 +12,11 @@ use crate::kernel::{Backend, Desc};
 ///
 /// Implementations write every element of `out` (or `dst`) for every index of its shape, exactly
 /// as the op token computes it, touch no other memory, and return only after the writes are
-/// visible to the next operation on the same device (or ordered before it on its stream).
+/// visible to the next operation on the same device (or ordered before it on its stream). A
+/// device backend that picks its kernel by the token's name takes only the names of cnda's own
+/// tokens ([`DEVICE_BINARY`](crate::kernel::tokens::DEVICE_BINARY),
+/// [`DEVICE_UNARY`](crate::kernel::tokens::DEVICE_UNARY)) and refuses any other with
+/// `Error::NoKernel`, so no token, whatever it names, selects a kernel of another signature.
 pub unsafe trait ElementwiseKernels: Backend {
     /// `out[i] = op(a[i], b[i])`.
     ///

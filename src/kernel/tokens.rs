@@ -9,6 +9,36 @@
 use core::fmt::Debug;
 
 use crate::element::{Float, Numeric, Pod};
+use crate::error::{Error, Result};
+
+/// The `NAME`s of the binary ops device kernels exist for (binary, update and scalar forms): the
+/// tokens below. A device backend takes no other name, so a token of a user's own, whatever its
+/// `NAME`, can never select a kernel of another signature (`"scalar_add"` would name one).
+pub const DEVICE_BINARY: &[&str] = &["add", "sub", "mul", "div", "rem", "assign"];
+/// The device functions [`DeviceUnary::Named`] may name (the parametrized ones, `powi`, `powf`
+/// and `clamp`, take their own forms).
+pub const DEVICE_UNARY: &[&str] =
+    &["neg", "abs", "sqrt", "exp", "ln", "log10", "sin", "cos", "tan", "tanh", "floor", "ceil", "round"];
+/// The reductions and searches device kernels exist for.
+pub const DEVICE_REDUCE: &[&str] = &["sum", "product", "min", "max", "argmin", "argmax"];
+
+/// `name` when it is one of `known` (a list above), else `Error::NoKernel`: what a device
+/// backend checks before it builds a kernel's name from a token's.
+///
+/// # Errors
+///
+/// `Error::NoKernel` naming the op and the backend.
+pub fn device_name(name: &'static str, known: &[&str], backend: &'static str) -> Result<&'static str> {
+    if known.contains(&name) {
+        Ok(name)
+    } else {
+        Err(Error::NoKernel {
+            op: name,
+            backend,
+            reason: "an op token of its own (only cnda's tokens have device kernels)",
+        })
+    }
+}
 
 /// A binary elementwise operation on `T`.
 pub trait BinaryOp<T>: Copy + Debug + Send + Sync + 'static {
@@ -416,6 +446,45 @@ impl<T: Numeric> ArgOp<T> for ArgMax {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The names a device accepts are single words, so `{form}_{name}_{type}` never names another
+    /// form's kernel; cnda's own tokens are all accepted; a token of one's own is refused.
+    #[test]
+    fn device_names_are_cnda_tokens_only() {
+        for name in DEVICE_BINARY.iter().chain(DEVICE_UNARY).chain(DEVICE_REDUCE) {
+            assert!(name.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit()), "{name}");
+        }
+        for name in [<Add as BinaryOp<f32>>::NAME, <Rem as BinaryOp<f32>>::NAME, <Second as BinaryOp<f32>>::NAME] {
+            assert_eq!(device_name(name, DEVICE_BINARY, "test").unwrap(), name);
+        }
+        let f = |form: Option<DeviceUnary<f64>>| form;
+        for form in [
+            f(Neg.device_form()),
+            f(Abs.device_form()),
+            f(Sqrt.device_form()),
+            f(Exp.device_form()),
+            f(Ln.device_form()),
+            f(Log10.device_form()),
+            f(Sin.device_form()),
+            f(Cos.device_form()),
+            f(Tan.device_form()),
+            f(Tanh.device_form()),
+            f(Floor.device_form()),
+            f(Ceil.device_form()),
+            f(Round.device_form()),
+        ] {
+            let Some(DeviceUnary::Named(name)) = form else { panic!("{form:?}") };
+            assert!(device_name(name, DEVICE_UNARY, "test").is_ok(), "{name}");
+        }
+        for name in [<Sum as ReduceOp<f32>>::NAME, <Max as ReduceOp<f32>>::NAME, <ArgMin as ArgOp<f32>>::NAME] {
+            assert!(device_name(name, DEVICE_REDUCE, "test").is_ok(), "{name}");
+        }
+        for foreign in ["scalar_add", "clamp", "powi", "add_f32", "sum_axis", ""] {
+            for known in [DEVICE_BINARY, DEVICE_UNARY, DEVICE_REDUCE] {
+                assert!(matches!(device_name(foreign, known, "test"), Err(Error::NoKernel { .. })), "{foreign}");
+            }
+        }
+    }
 
     #[test]
     fn tokens_describe_themselves_to_devices() {

@@ -48,8 +48,15 @@ pub trait Operand<T: Numeric, const N: usize, B: Backend>: Sized {
     type Output;
 
     /// `op(lhs, self)` elementwise, the output from `alloc`.
+    ///
+    /// # Safety
+    ///
+    /// `lhs` describes a live operand: every element its shape and strides reach is initialized
+    /// memory on its device that stays valid for the call (what `desc()` of an array or view
+    /// gives). The kernels read through it unchecked, so a made-up descriptor would reach any
+    /// address.
     #[doc(hidden)]
-    fn combine<Op: BinaryOp<T>>(self, alloc: &B::Alloc, op: Op, lhs: Desc<B, T, N>) -> Result<Self::Output>;
+    unsafe fn combine<Op: BinaryOp<T>>(self, alloc: &B::Alloc, op: Op, lhs: Desc<B, T, N>) -> Result<Self::Output>;
 }
 
 /// The right operand of a compound assignment (`+=` ...) into a rank-`N` array of `T` on `B`.
@@ -84,7 +91,7 @@ where
 {
     type Output = Array<T, K, B>;
 
-    fn combine<Op: BinaryOp<T>>(self, alloc: &B::Alloc, op: Op, lhs: Desc<B, T, N>) -> Result<Array<T, K, B>> {
+    unsafe fn combine<Op: BinaryOp<T>>(self, alloc: &B::Alloc, op: Op, lhs: Desc<B, T, N>) -> Result<Array<T, K, B>> {
         elementwise::binary(alloc, op, lhs, self.operand_desc())
     }
 }
@@ -111,7 +118,7 @@ macro_rules! view_operands {
         {
             type Output = Array<T, K, B>;
 
-            fn combine<Op: BinaryOp<T>>(self, alloc: &B::Alloc, op: Op, lhs: Desc<B, T, N>) -> Result<Array<T, K, B>> {
+            unsafe fn combine<Op: BinaryOp<T>>(self, alloc: &B::Alloc, op: Op, lhs: Desc<B, T, N>) -> Result<Array<T, K, B>> {
                 elementwise::binary(alloc, op, lhs, self.operand_desc())
             }
         }
@@ -136,7 +143,7 @@ view_operands!([] View<'r, T, M, Shared, B, L2, C2>, [A: Access,] &'r View<'r, T
 impl<T: Numeric, const N: usize, B: ElementwiseKernels> Operand<T, N, B> for T {
     type Output = Array<T, N, B>;
 
-    fn combine<Op: BinaryOp<T>>(self, alloc: &B::Alloc, op: Op, lhs: Desc<B, T, N>) -> Result<Array<T, N, B>> {
+    unsafe fn combine<Op: BinaryOp<T>>(self, alloc: &B::Alloc, op: Op, lhs: Desc<B, T, N>) -> Result<Array<T, N, B>> {
         elementwise::unary(alloc, ScalarRight(op, self), lhs)
     }
 }
@@ -212,7 +219,8 @@ macro_rules! binary_operators {
             ///
             /// `Error::BroadcastOperands` when the shapes do not broadcast together; `Error::Alloc`.
             pub fn $try_op<R: Operand<T, N, B>>(&self, rhs: R) -> Result<R::Output> {
-                rhs.combine(&self.allocator(), tokens::$Op, self.desc())
+                // SAFETY: `self.desc()` describes this live array, borrowed for the call.
+                unsafe { rhs.combine(&self.allocator(), tokens::$Op, self.desc()) }
             }
         }
 
@@ -227,7 +235,8 @@ macro_rules! binary_operators {
             /// `Error::BroadcastOperands` when the shapes do not broadcast together; `Error::Alloc`.
             pub fn $try_op<R: Operand<T, N, B>>(&self, rhs: R) -> Result<R::Output> {
                 let lhs = self.desc();
-                rhs.combine(&B::allocator_of_handle(lhs.handle), tokens::$Op, lhs)
+                // SAFETY: `lhs` describes this live view, borrowed for the call.
+                unsafe { rhs.combine(&B::allocator_of_handle(lhs.handle), tokens::$Op, lhs) }
             }
         }
     )*};

@@ -11,7 +11,7 @@ use super::kernels::FAMILIES;
 use super::Cuda;
 use crate::element::Pod;
 use crate::error::{Error, Result};
-use crate::kernel::tokens::{BinaryOp, DeviceUnary, UnaryOp};
+use crate::kernel::tokens::{device_name, BinaryOp, DeviceUnary, UnaryOp, DEVICE_BINARY, DEVICE_UNARY};
 use crate::kernel::Desc;
 use crate::kernel::ElementwiseKernels;
 
@@ -26,6 +26,7 @@ unsafe impl ElementwiseKernels for Cuda {
         b: Desc<Cuda, T, N>,
     ) -> Result<()> {
         let t = suffix::<T>(Op::NAME)?;
+        let name = device_name(Op::NAME, DEVICE_BINARY, "CUDA")?;
         let n = out.len();
         if n == 0 {
             return Ok(());
@@ -33,11 +34,11 @@ unsafe impl ElementwiseKernels for Cuda {
         let count = n as i64;
         if all_contiguous(&[&out, &a, &b]) {
             let (po, pa, pb) = (out.handle.addr, a.handle.addr, b.handle.addr);
-            launch!(dev, ELEMENTWISE, t, format!("cnda_binary_{}_{t}_contig", Op::NAME), n, [&po, &pa, &pb, &count]);
+            launch!(dev, ELEMENTWISE, t, format!("cnda_binary_{name}_{t}_contig"), n, [&po, &pa, &pb, &count]);
             return Ok(());
         }
         let ((po, o), (pa, da), (pb, db)) = (kernel_desc(&out)?, kernel_desc(&a)?, kernel_desc(&b)?);
-        launch!(dev, ELEMENTWISE, t, format!("cnda_binary_{}_{t}", Op::NAME), n, [&po, &o, &pa, &da, &pb, &db, &count]);
+        launch!(dev, ELEMENTWISE, t, format!("cnda_binary_{name}_{t}"), n, [&po, &o, &pa, &da, &pb, &db, &count]);
         Ok(())
     }
 
@@ -69,10 +70,11 @@ unsafe impl ElementwiseKernels for Cuda {
         let ((po, o), (pa, da)) = (kernel_desc(&out)?, kernel_desc(&a)?);
         match form {
             DeviceUnary::Named(name) => {
+                let name = device_name(name, DEVICE_UNARY, "CUDA")?;
                 launch!(dev, ELEMENTWISE, t, format!("cnda_unary_{name}_{t}"), n, [&po, &o, &pa, &da, &count]);
             }
             DeviceUnary::ScalarRight(name, s) => {
-                let s = Scalar(s);
+                let (name, s) = (device_name(name, DEVICE_BINARY, "CUDA")?, Scalar(s));
                 launch!(
                     dev,
                     ELEMENTWISE,
@@ -83,7 +85,7 @@ unsafe impl ElementwiseKernels for Cuda {
                 );
             }
             DeviceUnary::ScalarLeft(name, s) => {
-                let s = Scalar(s);
+                let (name, s) = (device_name(name, DEVICE_BINARY, "CUDA")?, Scalar(s));
                 launch!(
                     dev,
                     ELEMENTWISE,
@@ -115,13 +117,14 @@ unsafe impl ElementwiseKernels for Cuda {
         src: Desc<Cuda, T, N>,
     ) -> Result<()> {
         let t = suffix::<T>(Op::NAME)?;
+        let name = device_name(Op::NAME, DEVICE_BINARY, "CUDA")?;
         let n = dst.len();
         if n == 0 {
             return Ok(());
         }
         let count = n as i64;
         let ((pd, d), (ps, ds)) = (kernel_desc(&dst)?, kernel_desc(&src)?);
-        launch!(dev, ELEMENTWISE, t, format!("cnda_update_{}_{t}", Op::NAME), n, [&pd, &d, &ps, &ds, &count]);
+        launch!(dev, ELEMENTWISE, t, format!("cnda_update_{name}_{t}"), n, [&pd, &d, &ps, &ds, &count]);
         Ok(())
     }
 

@@ -9,7 +9,7 @@ use super::kernels::FAMILIES;
 use super::{Cuda, CudaBuffer};
 use crate::element::{Numeric, Pod};
 use crate::error::{Error, Result};
-use crate::kernel::tokens::{ArgOp, ReduceOp};
+use crate::kernel::tokens::{device_name, ArgOp, ReduceOp, DEVICE_REDUCE};
 use crate::kernel::Desc;
 use crate::kernel::ReduceKernels;
 
@@ -43,12 +43,13 @@ unsafe impl ReduceKernels for Cuda {
         a: Desc<Cuda, T, N>,
     ) -> Result<T> {
         let t = suffix::<T>(Op::NAME)?;
+        let name = device_name(Op::NAME, DEVICE_REDUCE, "CUDA")?;
         let identity = fold_start::<T, Op>(op)?;
         let n = a.len();
         let blocks = dev.grid(n).grid_dim.0 as usize;
         let partial = CudaBuffer::<T>::allocate(*dev, Op::NAME, blocks + 1, false)?;
         let (pp, result) = (partial.handle(0).addr, partial.handle(blocks as isize).addr);
-        let name = format!("cnda_{}_{t}", Op::NAME);
+        let name = format!("cnda_{name}_{t}");
         let (pa, da) = kernel_desc(&a)?;
         let (count, identity) = (n as i64, Scalar(identity));
         launch!(dev, REDUCE, t, name, n, [&pa, &da, &count, &identity, &pp]);
@@ -72,6 +73,7 @@ unsafe impl ReduceKernels for Cuda {
         a: Desc<Cuda, T, N>,
     ) -> Result<()> {
         let t = suffix::<T>(Op::NAME)?;
+        let name = device_name(Op::NAME, DEVICE_REDUCE, "CUDA")?;
         let identity = fold_start::<T, Op>(op)?;
         let n = out.len();
         if n == 0 {
@@ -90,7 +92,7 @@ unsafe impl ReduceKernels for Cuda {
             dev,
             REDUCE,
             t,
-            format!("cnda_{}_axis_{t}", Op::NAME),
+            format!("cnda_{name}_axis_{t}"),
             n,
             [&po, &o, &pa, &da, &len, &stride, &identity, &count]
         );
@@ -103,13 +105,14 @@ unsafe impl ReduceKernels for Cuda {
         a: Desc<Cuda, T, N>,
     ) -> Result<usize> {
         let t = suffix::<T>(Op::NAME)?;
+        let name = device_name(Op::NAME, DEVICE_REDUCE, "CUDA")?;
         let n = a.len();
         let blocks = dev.grid(n).grid_dim.0 as usize;
         let values = CudaBuffer::<T>::allocate(*dev, Op::NAME, blocks + 1, false)?;
         let indices = CudaBuffer::<i64>::allocate(*dev, Op::NAME, blocks + 1, false)?;
         let (pv, pi) = (values.handle(0).addr, indices.handle(0).addr);
         let (rv, ri) = (values.handle(blocks as isize).addr, indices.handle(blocks as isize).addr);
-        let name = format!("cnda_{}_{t}", Op::NAME);
+        let name = format!("cnda_{name}_{t}");
         let (pa, da) = kernel_desc(&a)?;
         let (count, no_index) = (n as i64, 0u64);
         launch!(dev, REDUCE, t, name, n, [&pa, &da, &count, &no_index, &pv, &pi]);

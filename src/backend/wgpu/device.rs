@@ -20,6 +20,9 @@ pub(crate) struct DeviceState {
     device: wgpu::Device,
     queue: wgpu::Queue,
     adapter: String,
+    /// Whether the adapter runs shaders on the CPU (lavapipe): workgroup memory is then cache,
+    /// and time tiling pays.
+    on_cpu: bool,
     /// The largest storage binding (and so the largest array) the adapter allows, in bytes.
     max_binding: u64,
     /// The shader features cnda asked for and got (`SHADER_F64`, `SHADER_F16`).
@@ -93,6 +96,11 @@ impl WgpuDevice {
             DType::F16 => self.has(wgpu::Features::SHADER_F16),
             _ => false,
         }
+    }
+
+    /// Whether the adapter runs shaders on the CPU (a software adapter such as lavapipe).
+    pub(crate) fn on_cpu(&self) -> bool {
+        self.0.on_cpu
     }
 
     /// Whether the device was opened with shader feature `feature`.
@@ -310,6 +318,7 @@ fn open() -> core::result::Result<DeviceState, String> {
         device,
         queue,
         adapter: format!("{} ({:?}, {})", info.name, info.device_type, info.driver),
+        on_cpu: info.device_type == wgpu::DeviceType::Cpu,
         max_binding,
         features,
         pipelines: Mutex::new(HashMap::new()),

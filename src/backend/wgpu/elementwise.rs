@@ -10,7 +10,7 @@ use super::shaders::family;
 use super::Wgpu;
 use crate::element::Pod;
 use crate::error::{Error, Result};
-use crate::kernel::tokens::{BinaryOp, DeviceUnary, UnaryOp};
+use crate::kernel::tokens::{device_name, BinaryOp, DeviceUnary, UnaryOp, DEVICE_BINARY, DEVICE_UNARY};
 use crate::kernel::Desc;
 use crate::kernel::ElementwiseKernels;
 
@@ -25,6 +25,7 @@ unsafe impl ElementwiseKernels for Wgpu {
         b: Desc<Wgpu, T, N>,
     ) -> Result<()> {
         let t = elem::<T>(dev, Op::NAME)?;
+        let name = device_name(Op::NAME, DEVICE_BINARY, "WebGPU")?;
         let n = out.len();
         if n == 0 {
             return Ok(());
@@ -42,20 +43,12 @@ unsafe impl ElementwiseKernels for Wgpu {
         let (bo, ba, bb) = unsafe { (buffer(&out), buffer(&a), buffer(&b)) };
         let bindings = [(0, bo), (1, ba), (2, bb)];
         if [out.is_contiguous(), a.is_contiguous(), b.is_contiguous()] == [true; 3] {
-            return run(dev, family("elementwise"), t, &format!("binary_{}_contig", Op::NAME), n, &bindings, &p);
+            return run(dev, family("elementwise"), t, &format!("binary_{name}_contig"), n, &bindings, &p);
         }
-        if try_2d(
-            dev,
-            family("elementwise"),
-            t,
-            &format!("binary_{}_2d", Op::NAME),
-            [&out, &a, &b],
-            (&[], &[]),
-            &bindings,
-        )? {
+        if try_2d(dev, family("elementwise"), t, &format!("binary_{name}_2d"), [&out, &a, &b], (&[], &[]), &bindings)? {
             return Ok(());
         }
-        run(dev, family("elementwise"), t, &format!("binary_{}", Op::NAME), n, &bindings, &p)
+        run(dev, family("elementwise"), t, &format!("binary_{name}"), n, &bindings, &p)
     }
 
     unsafe fn unary<T: Pod, Op: UnaryOp<T>, const N: usize>(
@@ -83,9 +76,15 @@ unsafe impl ElementwiseKernels for Wgpu {
         }
         // The entry point, its integer and element scalars, and whether it has a `_contig` form.
         let (entry, scalars, elems, has_dense) = match form {
-            DeviceUnary::Named(name) => (format!("unary_{name}"), vec![], vec![], true),
-            DeviceUnary::ScalarRight(name, s) => (format!("scalar_right_{name}"), vec![], vec![s], true),
-            DeviceUnary::ScalarLeft(name, s) => (format!("scalar_left_{name}"), vec![], vec![s], true),
+            DeviceUnary::Named(name) => {
+                (format!("unary_{}", device_name(name, DEVICE_UNARY, "WebGPU")?), vec![], vec![], true)
+            }
+            DeviceUnary::ScalarRight(name, s) => {
+                (format!("scalar_right_{}", device_name(name, DEVICE_BINARY, "WebGPU")?), vec![], vec![s], true)
+            }
+            DeviceUnary::ScalarLeft(name, s) => {
+                (format!("scalar_left_{}", device_name(name, DEVICE_BINARY, "WebGPU")?), vec![], vec![s], true)
+            }
             DeviceUnary::Powi(p) => ("unary_powi".to_string(), vec![p], vec![], false),
             DeviceUnary::Powf(p) => ("unary_powf".to_string(), vec![], vec![p], false),
             DeviceUnary::Clamp(lo, hi) => ("unary_clamp".to_string(), vec![], vec![lo, hi], false),
@@ -109,6 +108,7 @@ unsafe impl ElementwiseKernels for Wgpu {
         src: Desc<Wgpu, T, N>,
     ) -> Result<()> {
         let t = elem::<T>(dev, Op::NAME)?;
+        let name = device_name(Op::NAME, DEVICE_BINARY, "WebGPU")?;
         let n = dst.len();
         if n == 0 {
             return Ok(());
@@ -119,7 +119,7 @@ unsafe impl ElementwiseKernels for Wgpu {
         let p = params(n, [words(&dst)?, words(&src)?], &[])?;
         // SAFETY: as above; `dst` and `src` are now in different buffers.
         let (bd, bs) = unsafe { (buffer(&dst), buffer(&src)) };
-        run(dev, family("elementwise"), t, &format!("update_{}", Op::NAME), n, &[(0, bd), (1, bs)], &p)
+        run(dev, family("elementwise"), t, &format!("update_{name}"), n, &[(0, bd), (1, bs)], &p)
     }
 
     unsafe fn update_unary<T: Pod, Op: UnaryOp<T, Output = T>, const N: usize>(

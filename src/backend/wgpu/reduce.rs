@@ -8,7 +8,7 @@ use super::transfer::read_back;
 use super::{Wgpu, WgpuBuffer};
 use crate::element::Numeric;
 use crate::error::{Error, Result};
-use crate::kernel::tokens::{ArgOp, ReduceOp};
+use crate::kernel::tokens::{device_name, ArgOp, ReduceOp, DEVICE_REDUCE};
 use crate::kernel::Desc;
 use crate::kernel::ReduceKernels;
 
@@ -35,15 +35,16 @@ unsafe impl ReduceKernels for Wgpu {
         a: Desc<Wgpu, T, N>,
     ) -> Result<T> {
         let t = elem::<T>(dev, Op::NAME)?;
+        let name = device_name(Op::NAME, DEVICE_REDUCE, "WebGPU")?;
         let identity = [fold_start::<T, Op>(op)?];
-        let entry = format!("fold_{}_contig", Op::NAME);
+        let entry = format!("fold_{name}_contig");
         let pipeline = dev.pipeline(family("reduce"), t, &entry)?;
         // Pass 1 over `a` (strided or dense), then dense passes over the partials until one is
         // left.
         let mut n = a.len();
         let mut groups = reduction_groups(n);
         let mut partial = WgpuBuffer::<T>::allocate(*dev, Op::NAME, groups)?;
-        let first = if a.is_contiguous() { entry.clone() } else { format!("fold_{}", Op::NAME) };
+        let first = if a.is_contiguous() { entry.clone() } else { format!("fold_{name}") };
         let first_pipeline = dev.pipeline(family("reduce"), t, &first)?;
         let p = params(n, [words(&a)?], &[])?.with(&identity);
         // SAFETY: `a` is live (the trait's contract).
@@ -68,6 +69,7 @@ unsafe impl ReduceKernels for Wgpu {
         a: Desc<Wgpu, T, N>,
     ) -> Result<()> {
         let t = elem::<T>(dev, Op::NAME)?;
+        let name = device_name(Op::NAME, DEVICE_REDUCE, "WebGPU")?;
         let identity = [fold_start::<T, Op>(op)?];
         let n = out.len();
         if n == 0 {
@@ -82,7 +84,7 @@ unsafe impl ReduceKernels for Wgpu {
         let p = params(n, [words(&out)?, words(&outer)?], &[len, stride])?.with(&identity);
         // SAFETY: the operands are live (the trait's contract); `out` is a fresh buffer.
         let (bo, ba) = unsafe { (buffer(&out), buffer(&a)) };
-        run(dev, family("reduce"), t, &format!("fold_axis_{}", Op::NAME), n, &[(0, bo), (1, ba)], &p)
+        run(dev, family("reduce"), t, &format!("fold_axis_{name}"), n, &[(0, bo), (1, ba)], &p)
     }
 
     unsafe fn arg_reduce<T: Numeric, Op: ArgOp<T>, const N: usize>(
@@ -91,8 +93,9 @@ unsafe impl ReduceKernels for Wgpu {
         a: Desc<Wgpu, T, N>,
     ) -> Result<usize> {
         let t = elem::<T>(dev, Op::NAME)?;
+        let name = device_name(Op::NAME, DEVICE_REDUCE, "WebGPU")?;
         let argmax = i32::from(Op::SEEKS_MAX);
-        let pipeline = dev.pipeline(family("reduce"), t, Op::NAME)?;
+        let pipeline = dev.pipeline(family("reduce"), t, name)?;
         let mut n = a.len();
         let mut groups = reduction_groups(n);
         let mut values = WgpuBuffer::<T>::allocate(*dev, Op::NAME, groups)?;

@@ -4,7 +4,9 @@
 //! global memory is read and written once per several sweeps; tiles overlap and recompute the
 //! overlap, so workgroups never wait for one another. f32 (WGSL's one float for stencils), ranks
 //! 2 (four sweeps per dispatch) and 3 (two), radius at most 2, constant halos, and workgroup
-//! memory within WebGPU's default 16 KiB; otherwise the caller makes one dispatch per sweep.
+//! memory within WebGPU's default 16 KiB, and only on adapters that run shaders on the CPU
+//! (lavapipe), the one kind where it measured faster; otherwise the caller makes one dispatch
+//! per sweep.
 //!
 //! WebGPU binds a buffer either for writing or for reading in one dispatch, so the halo values of
 //! each sweep parity are read through whichever binding holds that field: the output (whose
@@ -167,7 +169,10 @@ pub(super) unsafe fn expression_steps<S: Stencil<T, N>, T: Scalar, const N: usiz
 ) -> Result<bool> {
     let expr = check::<S, T, N>("stencil apply_steps")?;
     let radius = crate::kernel::expr::radius::<S, T, N>();
-    if radius.iter().any(|&r| r > 2) || steps < 2 || T::DTYPE != crate::element::DType::F32 {
+    // Only where workgroup memory is the CPU's cache (lavapipe): on an H200 through NVIDIA's
+    // Vulkan driver the tiled shader took 2.1x the time of separate dispatches (8 steps of
+    // 8192^2 f32, docs/BENCHMARKS.md), its 16 KiB tiles too small to hide the recomputed rims.
+    if !dev.on_cpu() || radius.iter().any(|&r| r > 2) || steps < 2 || T::DTYPE != crate::element::DType::F32 {
         return Ok(false);
     }
     let Some(tile) = Tile::new(&radius) else { return Ok(false) };
