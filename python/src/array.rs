@@ -528,7 +528,9 @@ fn borrow_or_copy<T: Element + cnda::Pod>(x: &Bound<'_, PyAny>, copy: bool, read
     if !array.is_aligned() || !(array.data() as usize).is_multiple_of(core::mem::align_of::<T>()) {
         return Err(layout_error("requires aligned memory; the input is misaligned".into(), "use copy=True"));
     }
-    let writable = x.getattr("flags")?.getattr("writeable")?.extract::<bool>()?;
+    // From NumPy's C struct: `x.flags` through Python would run a subclass's code, which may
+    // move `x` after the checks above.
+    let writable = crate::borrow::is_writeable(array.as_untyped());
     if !writable && !readonly {
         return Err(layout_error(
             "requires a writable array; the input is read-only".into(),

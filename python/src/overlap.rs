@@ -15,6 +15,12 @@
 //! `ContiguousND`'s own writes (`fill`, `__setitem__`, `resize`) run under the interpreter lock
 //! and ask [`check_write`] first, so they never race with a kernel either.
 //!
+//! A span is only true of the metadata it was taken from, and an ndarray subclass's Python code
+//! (a property, `flags`, `__array_finalize__`, an argument's `__index__`) may give an array new
+//! strides. So every entry point takes its spans after the last call that can run Python code,
+//! and builds its views from the same arrays with nothing but Rust in between; metadata (the data
+//! address, the WRITEABLE flag) is read from NumPy's C struct, never through Python attributes.
+//!
 //! Spans are bounding byte ranges, as NumPy's `may_share_memory`: two interleaved views
 //! (`a[::2]`, `a[1::2]`) count as overlapping.
 //!

@@ -232,15 +232,16 @@ impl ElementType {
                 "use copy=True or np.ascontiguousarray()",
             ));
         }
-        let address: usize = x.getattr("__array_interface__")?.get_item("data")?.get_item(0)?.extract()?;
-        let ptr = address as *mut u8;
+        // The address and the flag from NumPy's C struct: `x.__array_interface__` or `x.flags`
+        // through Python would run a subclass's code, which may move `x` after the checks above.
+        let ptr = crate::borrow::data_address(array) as *mut u8;
         if !(ptr as usize).is_multiple_of(element.align) {
             return Err(layout(
                 format!("requires {}-byte aligned memory; the input is misaligned", element.align),
                 "use copy=True",
             ));
         }
-        let writable = x.getattr("flags")?.getattr("writeable")?.extract::<bool>()?;
+        let writable = crate::borrow::is_writeable(array);
         if !writable && !readonly {
             return Err(layout(
                 "requires a writable array; the input is read-only".into(),
