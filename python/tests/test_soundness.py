@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import cnda
-from races import can_restride, restriding
+from races import can_restride, reads_racing_a_sweep, restriding
 
 rng = np.random.default_rng(2026)
 
@@ -324,3 +324,65 @@ def test_every_kernel_entry_uses_the_layout_it_leased(route):
         assert np.array_equal(got, np.pad(as_laid_out_now(x, base, values), 1, mode="edge"))
     else:
         assert cnda.sum(x, axis=(0,)) == as_laid_out_now(x, base, values).sum()
+
+
+# ---- Soundness III, item 4: copies of memory a running kernel writes ---------------------------
+
+PARTICLE = cnda.Particle.dtype
+
+
+def soa_columns(out):
+    """One column per Particle field, each a view of one eighth of `out`."""
+    rows = out.reshape(len(PARTICLE.names), -1)
+    return {name: rows[k].view(PARTICLE.fields[name][0]) for k, name in enumerate(PARTICLE.names)}
+
+
+def shared_particles(out):
+    return cnda.Particle.from_numpy(out.view(PARTICLE))
+
+
+def as_bytes(x):
+    return np.asarray(x).tobytes()
+
+
+# Each route: what is made of the kernel's `out`, how it is read (to bytes), and out's dtype.
+COPIES = {
+    "from_numpy(copy=True)": (lambda out: out, lambda x: as_bytes(cnda.from_numpy(x, copy=True).to_numpy())),
+    "from_numpy(copy=True), strided": (
+        lambda out: out[::2, ::-3],
+        lambda x: as_bytes(cnda.from_numpy(x, copy=True).to_numpy()),
+    ),
+    "from_numpy(copy=True), byte-swapped": (
+        lambda out: out.view(out.dtype.newbyteorder()),
+        lambda x: as_bytes(cnda.from_numpy(x, copy=True).to_numpy()),
+    ),
+    "from_dlpack(copy=True)": (lambda out: out, lambda x: as_bytes(cnda.from_dlpack(x, copy=True).to_numpy())),
+    "Particle.from_numpy(copy=True)": (
+        lambda out: out.view(PARTICLE),
+        lambda x: as_bytes(cnda.Particle.from_numpy(x, copy=True).to_numpy()),
+    ),
+    "Particle.from_soa": (soa_columns, lambda columns: as_bytes(cnda.Particle.from_soa(columns).to_numpy())),
+    # Calls that copy on the way: a float32 operand converted for float64 arithmetic; sum over no
+    # axis; NumPy's protocol converting a cnda array (to another dtype, or a structured copy); to_soa.
+    "add, converting float32": (
+        lambda out: out,
+        lambda x: as_bytes(cnda.add(x, np.zeros(1))),
+        np.float32,
+    ),
+    "sum(axis=())": (lambda out: out, lambda x: as_bytes(cnda.sum(x, axis=()))),
+    "np.asarray(ContiguousND, dtype)": (
+        cnda.from_numpy,
+        lambda c: as_bytes(np.asarray(c, dtype=np.float32)),
+    ),
+    "np.array(StructuredND)": (shared_particles, lambda s: as_bytes(np.array(s))),
+    "StructuredND.to_soa": (shared_particles, lambda s: b"".join(as_bytes(c) for c in s.to_soa().values())),
+}
+
+
+@pytest.mark.parametrize("route", list(COPIES))
+def test_a_copy_of_memory_a_running_kernel_writes_is_refused(route):
+    # Before: these copies read `out` while a sweep in another thread wrote it: all were accepted,
+    # and gave whatever mixture of sweeps they met. Now each holds a read lease on what it copies,
+    # so it is refused (RuntimeError naming the kernel) while the kernel runs.
+    source, read, *dtype = COPIES[route]
+    assert reads_racing_a_sweep(source, read, *dtype) > 0, "no copy ever met the running sweep"
