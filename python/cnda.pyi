@@ -1,4 +1,17 @@
-"""Type stubs of the cnda module (cnda arrays for NumPy users)."""
+"""Type stubs of the cnda module (cnda arrays for NumPy users).
+
+Memory in use. Kernels run with the interpreter lock released, so cnda keeps a registry of the
+memory (by address range, whatever Python object reaches it) that running calls read and write.
+stencil refuses an output that overlaps an input (ValueError naming both; out= and the in-place
+arithmetic read such an input whole first, as NumPy). Every call refuses memory that a call
+running in another thread writes, or reads while this call would write it (RuntimeError naming
+that call: join its thread first, or work on a copy). Copies of memory cnda did not allocate
+(from_numpy(x, copy=True), from_dlpack(x, copy=True), to_cuda, from_soa, an operand converted to
+another dtype, np.asarray(arr, dtype=...)) hold the memory they read as a kernel does, for the
+whole copy. Memory spans are taken after the last call that can run an argument's Python code
+(an ndarray subclass's properties), so an argument cannot move in between. NumPy's own code in
+another thread (a ufunc, x[...] = 1) does not consult the registry: order it yourself.
+"""
 
 from typing import Any, Literal, Mapping, Protocol, Sequence, Tuple, TypeVar, Union, overload
 
@@ -72,8 +85,13 @@ class ElementType:
     def zeros(self, shape: Tuple[int, ...]) -> StructuredND: ...
     def check(self, dtype: Any) -> None:
         """Raises TypeError naming the first difference between dtype and this element."""
-    def from_numpy(self, x: npt.NDArray[Any], copy: bool = ..., readonly: bool = ...) -> StructuredND: ...
-    def from_soa(self, arrays: dict[str, npt.NDArray[Any]]) -> StructuredND: ...
+    def from_numpy(self, x: npt.NDArray[Any], copy: bool = ..., readonly: bool = ...) -> StructuredND:
+        """Shares x's memory (C-contiguous, aligned; writable unless readonly=True) or copies it
+        (copy=True, any strides; a RuntimeError while a cnda kernel in another thread writes it)."""
+    def from_soa(self, arrays: dict[str, npt.ArrayLike]) -> StructuredND:
+        """Struct of arrays to array of structs: every field, each column anything np.asarray takes
+        of the field's dtype, all of one shape (copied; a RuntimeError while a cnda kernel in
+        another thread writes a column)."""
 
 class StructuredND:
     """An array of structured elements in a cnda buffer or borrowing NumPy memory."""
@@ -97,7 +115,9 @@ class StructuredND:
         """A structured NumPy array over the same memory."""
     def field(self, name: str) -> npt.NDArray[Any]:
         """A strided NumPy view of one field."""
-    def to_soa(self) -> dict[str, npt.NDArray[Any]]: ...
+    def to_soa(self) -> dict[str, npt.NDArray[Any]]:
+        """One contiguous NumPy copy per field (a RuntimeError while a cnda kernel in another
+        thread writes the array; such a kernel is refused while the copy runs)."""
     def copy(self) -> StructuredND: ...
     def __array__(self, dtype: Any = ..., copy: bool | None = ...) -> npt.NDArray[Any]:
         """NumPy's array protocol: np.asarray(s) is the structured view to_numpy() gives."""
@@ -117,11 +137,12 @@ def from_numpy(
 ) -> Any:
     """Shares x's memory (C-contiguous, aligned, native byte order; writable unless readonly=True)
     or copies it (copy=True, any strides and byte order). A structured x needs element= and gives
-    a StructuredND."""
+    a StructuredND. A copy while a cnda kernel in another thread writes x's memory is a
+    RuntimeError naming it (and that kernel is refused while the copy runs)."""
 def from_dlpack(x: Any, copy: bool = ...) -> Union[ContiguousND, CudaArray]:
     """Shares the memory of any DLPack producer (C-contiguous): a ContiguousND for host memory, a
     CudaArray for a CUDA device's (CuPy, PyTorch); or copies it on its device (copy=True; on the
-    host, any strides)."""
+    host, any strides: a RuntimeError while a cnda kernel in another thread writes that memory)."""
 
 class CudaArray:
     """A contiguous, row-major N-dimensional array in a CUDA device's memory, of float32, float64,
@@ -202,7 +223,9 @@ class CudaArray:
         are a TypeError (NumPy's mean of them is float64)."""
 
 def to_cuda(x: Any, device: int = ...) -> CudaArray:
-    """A CudaArray with the elements of x (a ContiguousND or a NumPy array) on CUDA device `device`."""
+    """A CudaArray with the elements of x (a ContiguousND or a NumPy array) on CUDA device `device`
+    (read in place, or copied on the host first for other layouts; either is a RuntimeError while
+    a cnda kernel in another thread writes x's memory)."""
 def cuda_device_count() -> int:
     """The number of CUDA devices (0 without a driver or GPU)."""
 def save(path: Any, arr: Union[ContiguousND, StructuredND]) -> None:
@@ -270,6 +293,10 @@ def stencil(
     memory is let go when a call needs another, or when the thread ends). Misuse is a ValueError or TypeError saying what, why and how to fix (overlapping
     operands, dtypes or shapes that differ, unknown presets, too many taps, a radius too large for
     u, coeffs not matching taps, steps < 1, an unknown boundary kind, periodic on one side only).
+    While it runs, u, out and coeffs are in use (see the module's notes on memory in use): another
+    thread's cnda call that writes them, or reads out, is a RuntimeError; this call is refused the
+    same way when a running call writes what it uses. The memory swept is the memory checked: an
+    argument's Python code (an ndarray subclass's properties) runs before the check, never after.
     """
 @overload
 def stencil(

@@ -8,7 +8,7 @@ use numpy::ndarray::{ArrayViewD, IxDyn};
 use numpy::{Element, PyArrayDescrMethods, PyArrayDyn, PyArrayMethods, PyUntypedArray, PyUntypedArrayMethods};
 use pyo3::exceptions::{PyBufferError, PyTypeError};
 use pyo3::prelude::*;
-use pyo3::types::PyTuple;
+use pyo3::types::{IntoPyDict, PyTuple};
 
 use crate::errors::to_pyerr;
 use crate::store::{element_count, python_index, Keep, Memory, Store};
@@ -375,7 +375,8 @@ pub(crate) fn converted<'py>(
             view.getattr("dtype")?
         )));
     }
-    view.call_method1("astype", (want,))
+    // NumPy converts with the interpreter lock let go on large arrays: under a read lease.
+    crate::overlap::reading("__array__", "this array", &view, || view.call_method1("astype", (&want,)))
 }
 
 /// The element types a `ContiguousND` holds: float32, float64, int32, int64.
@@ -427,8 +428,9 @@ fn indices(index: &Bound<'_, PyAny>) -> PyResult<Vec<isize>> {
 /// A `ContiguousND` over a NumPy array. `copy=False` (the default) shares `x`'s memory and keeps
 /// `x` alive; it requires a C-contiguous, aligned array of native byte order, writable unless
 /// `readonly=True` asks for a read-only view. `copy=True` accepts any strides (negative ones and
-/// offsets included) and copies into a cnda buffer. Unsupported dtypes raise `TypeError`, layouts
-/// `ValueError`.
+/// offsets included) and copies into a cnda buffer, holding a read lease on `x`'s memory
+/// meanwhile (a `RuntimeError` while a kernel in another thread writes it). Unsupported dtypes
+/// raise `TypeError`, layouts `ValueError`.
 ///
 /// A structured array needs `element=` (an exposed element type such as `cnda.Cell2D`) and gives a
 /// `StructuredND`, validated field by field.
@@ -476,8 +478,13 @@ pub(crate) fn plain_from_numpy(
                 "use copy=True (which converts), or x.astype(x.dtype.newbyteorder('='))",
             ));
         }
-        // `copy=True` takes any layout, byte order included: convert, then copy that.
-        let native = x.call_method1("astype", (dtype.call_method1("newbyteorder", ("=",))?,))?;
+        // `copy=True` takes any layout, byte order included: convert (NumPy's C code, not a
+        // subclass's `astype`), reading `x` under a lease, then copy that.
+        let native_order = dtype.call_method1("newbyteorder", ("=",))?;
+        let np = py.import("numpy")?;
+        let native = crate::overlap::reading("from_numpy(copy=True)", "x", x, || {
+            np.call_method("array", (x,), Some(&[("dtype", native_order)].into_py_dict(py)?))
+        })?;
         return plain_from_numpy(py, &native, true, readonly);
     }
     let data = if dtype.is_equiv_to(&numpy::dtype::<f32>(py)) {
@@ -508,6 +515,10 @@ fn borrow_or_copy<T: Element + cnda::Pod>(x: &Bound<'_, PyAny>, copy: bool, read
     let array = x.cast::<PyArrayDyn<T>>()?;
     let shape = array.shape().to_vec();
     if copy {
+        // Under a read lease of the bytes copied, taken from the metadata the copy reads (no
+        // Python code between): a kernel in another thread may be writing them.
+        let span = crate::overlap::span_of::<T>(x);
+        let _in_use = crate::overlap::lease("from_numpy(copy=True)", &[crate::overlap::Operand::read("x", span)])?;
         let owned = array.to_owned_array(); // any strides, in logical (row-major) order
         let flat: Vec<T> = owned.iter().copied().collect();
         let len = flat.len();
@@ -528,7 +539,9 @@ fn borrow_or_copy<T: Element + cnda::Pod>(x: &Bound<'_, PyAny>, copy: bool, read
     if !array.is_aligned() || !(array.data() as usize).is_multiple_of(core::mem::align_of::<T>()) {
         return Err(layout_error("requires aligned memory; the input is misaligned".into(), "use copy=True"));
     }
-    let writable = x.getattr("flags")?.getattr("writeable")?.extract::<bool>()?;
+    // From NumPy's C struct: `x.flags` through Python would run a subclass's code, which may
+    // move `x` after the checks above.
+    let writable = crate::borrow::is_writeable(array.as_untyped());
     if !writable && !readonly {
         return Err(layout_error(
             "requires a writable array; the input is read-only".into(),

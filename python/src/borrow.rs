@@ -5,7 +5,10 @@
 
 use cnda::{ArrayView, ArrayViewMut, Pod};
 use numpy::ndarray::{Axis, IxDyn};
-use numpy::{Element, PyArrayDyn, PyArrayMethods, PyReadonlyArrayDyn, PyReadwriteArrayDyn, PyUntypedArrayMethods};
+use numpy::{
+    BorrowError, Element, PyArrayDyn, PyArrayMethods, PyReadonlyArrayDyn, PyReadwriteArrayDyn, PyUntypedArray,
+    PyUntypedArrayMethods,
+};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 
@@ -102,17 +105,36 @@ pub fn write<'py, T: Element>(
 ) -> PyResult<PyReadwriteArrayDyn<'py, T>> {
     let x = typed::<T>(x, op, name)?;
     check_layout(x, op, name)?;
-    if !x.getattr("flags")?.getattr("writeable")?.extract::<bool>()? {
-        return Err(PyValueError::new_err(format!(
+    // The borrow tests NumPy's WRITEABLE flag itself (in the array's C struct). Reading `x.flags`
+    // through Python instead would run an ndarray subclass's code, which may move `x` after the
+    // caller took its span (`overlap.rs`).
+    x.try_readwrite().map_err(|e| match e {
+        BorrowError::NotWriteable => PyValueError::new_err(format!(
             "{op}: {name} is read-only (its flags.writeable is False: a broadcast view, a read-only import or a \
              constant); pass a writable array, e.g. np.array({name}) (a copy)"
-        )));
-    }
-    x.try_readwrite().map_err(|e| {
-        PyValueError::new_err(format!(
+        )),
+        _ => PyValueError::new_err(format!(
             "{op}: cannot write {name} ({e}); it must overlap no other argument (pass a copy of the other)"
-        ))
+        )),
     })
+}
+
+/// The first element's address of NumPy array `x`, read from its C struct (never through Python
+/// attributes such as `__array_interface__`, which an ndarray subclass may override).
+pub fn data_address(x: &Bound<'_, PyUntypedArray>) -> usize {
+    // SAFETY: `x` is a NumPy array (its type was checked when it was cast), so its object is the
+    // C struct NumPy's API describes; reading a field under the interpreter lock is what NumPy's
+    // own `PyArray_DATA` does.
+    unsafe { (*numpy::npyffi::_PyArray_GET_ITEM_DATA(x.as_array_ptr())).data as usize }
+}
+
+/// Whether NumPy lets `x` be written (its WRITEABLE flag), read from its C struct: `x.flags`
+/// through Python would run an ndarray subclass's code, which may move `x`.
+pub fn is_writeable(x: &Bound<'_, PyUntypedArray>) -> bool {
+    // SAFETY: as in `data_address`: a field of a NumPy array's C struct, read under the lock, as
+    // NumPy's `PyArray_ISWRITEABLE` reads it.
+    let flags = unsafe { (*numpy::npyffi::_PyArray_GET_ITEM_DATA(x.as_array_ptr())).flags };
+    flags & numpy::npyffi::NPY_ARRAY_WRITEABLE != 0
 }
 
 /// The cnda view of a borrowed array, with leading length-1 axes added up to rank `N`.

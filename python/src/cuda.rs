@@ -403,7 +403,8 @@ pub fn cuda_device_count() -> usize {
 }
 
 /// A `CudaArray` on device `device` with the elements of `x` (a `ContiguousND`, or anything
-/// `from_numpy(x, copy=True)` takes).
+/// `from_numpy(x, copy=True)` takes): read in place after a check against the kernels running in
+/// other threads, or copied on the host first under a read lease of `x`'s memory.
 #[pyfunction]
 #[pyo3(signature = (x, device = 0))]
 pub fn to_cuda(py: Python<'_>, x: &Bound<'_, PyAny>, device: usize) -> PyResult<CudaArray> {

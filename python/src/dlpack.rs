@@ -14,6 +14,7 @@ use pyo3::{PyClass, PyClassInitializer};
 
 use crate::array::{ContiguousND, Export, Stored};
 use crate::errors::to_pyerr;
+use crate::overlap::{lease, Operand, Span};
 use crate::store::{Keep, Memory, Store};
 
 /// One `__dlpack__` call's view of a `ContiguousND`: its memory and shape, and the guard each
@@ -126,8 +127,9 @@ pub fn raw_parts_of<T: Stored>(store: &Store<T>) -> (*mut core::ffi::c_void, DLD
 /// An array sharing the memory of any object with `__dlpack__` (NumPy, PyTorch, CuPy, JAX,
 /// another cnda array), kept alive by the imported tensor: a `ContiguousND` for host memory, a
 /// `CudaArray` for CUDA device memory. `copy=True` copies the elements into a new cnda buffer on
-/// the same device instead (on the host, any strides). Read-only producers give read-only host
-/// arrays.
+/// the same device instead (on the host, any strides, under a read lease of the producer's
+/// memory: a `RuntimeError` while a kernel in another thread writes it). Read-only producers give
+/// read-only host arrays.
 #[pyfunction]
 #[pyo3(signature = (x, copy = false))]
 pub fn from_dlpack(py: Python<'_>, x: &Bound<'_, PyAny>, copy: bool) -> PyResult<Py<PyAny>> {
@@ -202,6 +204,12 @@ impl Parts {
         let ptr = self.base.cast::<T>();
         if copy {
             let mut buffer = cnda::Array::<T, 1>::try_zeros([len]).map_err(to_pyerr)?;
+            // The bytes copied, read under a lease: a kernel in another thread may be writing
+            // them (a NumPy producer's memory, or a cnda array's).
+            let size = core::mem::size_of::<T>();
+            let byte_strides: Vec<isize> = self.strides.iter().map(|&s| s.saturating_mul(size as isize)).collect();
+            let span = Span::new(ptr as usize, &self.shape, &byte_strides, size);
+            let _in_use = lease("from_dlpack(copy=True)", &[Operand::read("x", span)])?;
             if len > 0 {
                 // SAFETY: the tensor's shape and strides from `ptr` reach its elements (the
                 // producer's DLPack contract), alive while `imported` is (to the end of this

@@ -100,16 +100,27 @@ fn host_rank<'py, T: Float + Element + Send + Sync, const N: usize>(
 ) -> PyResult<Bound<'py, PyAny>> {
     let spec = stencil_args::taps::<T, N>(args.taps, args.coeffs.is_some(), args.laplacian, args.h)?;
     let boundaries = stencil_args::boundaries::<T, N>(args.boundary)?;
-    let input = read::<T>(u, "stencil", "u")?;
-    let shape: [usize; N] = core::array::from_fn(|a| input.shape()[a]);
+    let dims = crate::borrow::typed::<T>(u, "stencil", "u")?.shape().to_vec();
+    let shape: [usize; N] = core::array::from_fn(|a| dims[a]);
     check_fits(&shape, spec.radius())?;
+    // Reading the coefficient fields may run Python code (a list's items, a subclass's
+    // `__getitem__`), which may move any argument: before any span is taken.
     let coefficient_arrays = coefficients(args.coeffs, spec.len(), &shape)?;
-    let coefficient_reads =
-        coefficient_arrays.iter().map(|c| read::<T>(c, "stencil", "coeffs")).collect::<PyResult<Vec<_>>>()?;
     let out = match out {
         Some(out) => out.clone(),
         None => PyArrayDyn::<T>::zeros(py, shape.as_slice(), false).into_any(),
     };
+    // From here to the views nothing runs Python code, so the spans leased below are those of the
+    // metadata the views are built from (an ndarray subclass cannot move an argument in between).
+    let input = read::<T>(u, "stencil", "u")?;
+    let coefficient_reads =
+        coefficient_arrays.iter().map(|c| read::<T>(c, "stencil", "coeffs")).collect::<PyResult<Vec<_>>>()?;
+    if input.shape() != shape.as_slice() || coefficient_reads.iter().any(|c| c.shape() != shape.as_slice()) {
+        return Err(PyValueError::new_err(
+            "stencil: an argument's shape changed while the call read its arguments (Python code of one of them \
+             reshaped u or a coefficient field); pass plain arrays",
+        ));
+    }
     let (u_span, out_span) = (span_of::<T>(u), span_of::<T>(&out));
     // Before borrowing `out`: an `out` overlapping an input is named as such, not as a borrow failure.
     if u_span.overlaps(out_span) {

@@ -24,10 +24,11 @@ pub struct Promoted<'py> {
 /// # Errors
 ///
 /// `TypeError` naming both operands' types when NumPy promotes them to a type cnda does not
-/// compute (complex, bool, small integers ...), with the conversion that fixes it.
+/// compute (complex, bool, small integers ...), with the conversion that fixes it;
+/// `RuntimeError` when a kernel in another thread writes an operand this call converts.
 pub fn promote<'py>(
     py: Python<'py>,
-    op: &str,
+    op: &'static str,
     a: &Bound<'py, PyAny>,
     b: &Bound<'py, PyAny>,
     divide: bool,
@@ -55,11 +56,13 @@ pub fn promote<'py>(
             describe(b)
         )));
     }
-    let cast = |x: &Bound<'py, PyAny>| -> PyResult<Bound<'py, PyAny>> {
-        // np.asarray(x, dtype): no copy for an array of that type already, a converted copy else.
-        np.call_method("asarray", (x,), Some(&[("dtype", &dtype)].into_py_dict(py)?))
+    let cast = |x: &Bound<'py, PyAny>, name: &str| -> PyResult<Bound<'py, PyAny>> {
+        // np.asarray(x, dtype): no copy for an array of that type already, a converted copy else,
+        // which reads `x` (NumPy's C code, not a subclass's): under a read lease of its memory.
+        let kwargs = [("dtype", &dtype)].into_py_dict(py)?;
+        crate::overlap::reading(op, name, x, || np.call_method("asarray", (x,), Some(&kwargs)))
     };
-    Ok(Promoted { a: cast(a)?, b: cast(b)?, dtype: name })
+    Ok(Promoted { a: cast(a, "a")?, b: cast(b, "b")?, dtype: name })
 }
 
 /// `x` itself when it is an array or a scalar (Python's or NumPy's), else `np.asarray(x)`.

@@ -171,14 +171,14 @@ fn binary_into<'py, T: Stored + Numeric>(
     let name = op.name();
     let shape = broadcast_shape(py, a, b)?;
     check_out(name, out, &shape, dtype)?;
-    let whole = |x: &Bound<'py, PyAny>| -> PyResult<Bound<'py, PyAny>> {
+    let whole = |x: &Bound<'py, PyAny>, operand: &str| -> PyResult<Bound<'py, PyAny>> {
         if span_of::<T>(out).overlaps(span_of::<T>(x)) {
-            x.call_method0("copy")
+            copy_of(name, operand, x)
         } else {
             Ok(x.clone())
         }
     };
-    let (a, b) = (whole(a)?, whole(b)?);
+    let (a, b) = (whole(a, "a")?, whole(b, "b")?);
     // A 0-d out is written through its one-element 1-D view (same memory).
     let target = if shape.is_empty() { out.call_method1("reshape", ((1,),))? } else { out.clone() };
     let (ra, rb) = (read::<T>(&a, name, "a")?, read::<T>(&b, name, "b")?);
@@ -209,6 +209,14 @@ fn binary_into<'py, T: Stored + Numeric>(
     Ok(out.clone())
 }
 
+/// A NumPy copy of `op`'s operand `x` named `operand`: a plain ndarray whatever `x`'s class
+/// (`np.array` copies through NumPy's C code, running no subclass code), read under a lease of
+/// `x`'s memory.
+fn copy_of<'py>(op: &'static str, operand: &str, x: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    let np = x.py().import("numpy")?;
+    crate::overlap::reading(op, operand, x, || np.call_method1("array", (x,)))
+}
+
 fn binary_in_place<T: Stored + Numeric>(
     py: Python<'_>,
     op: Binary,
@@ -220,7 +228,7 @@ fn binary_in_place<T: Stored + Numeric>(
     // read whole before `a` is written, which a copy of `b` makes true.
     let copied;
     let b = if span_of::<T>(a).overlaps(span_of::<T>(b)) {
-        copied = b.call_method0("copy")?;
+        copied = copy_of(name, "b", b)?;
         &copied
     } else {
         b
@@ -293,7 +301,10 @@ fn dispatch_in_place(py: Python<'_>, op: Binary, a: &Bound<'_, PyAny>, b: &Bound
         )));
     }
     let result = dispatch_binary(py, op, &p.a, &p.b, None)?;
-    np.call_method("copyto", (a, result), Some(&[("casting", "same_kind")].into_py_dict(py)?))?;
+    // NumPy writes `a` (its C code, no subclass code): under a lease of `a`'s memory, as a kernel.
+    let kwargs = [("casting", "same_kind")].into_py_dict(py)?;
+    let _in_use = lease(name, &[Operand::write("a", crate::overlap::span_of_array(a))])?;
+    np.call_method("copyto", (a, result), Some(&kwargs))?;
     Ok(())
 }
 
@@ -429,11 +440,11 @@ pub fn sum<'py>(
     let normal = crate::axes::distinct_axes("sum", &axes, rank)?;
     if normal.is_empty() {
         // No axis: every element on its own, in the sum's element type (int32 widened), as NumPy.
-        return if a.cast::<PyArrayDyn<i32>>().is_ok() {
-            a.call_method1("astype", ("int64",))
-        } else {
-            a.call_method0("copy")
-        };
+        // A copy through NumPy's C API (no subclass code), under a read lease of `a`'s memory.
+        let np = py.import("numpy")?;
+        let dtype = if a.cast::<PyArrayDyn<i32>>().is_ok() { Some("int64") } else { None };
+        let kwargs = [("dtype", dtype)].into_py_dict(py)?;
+        return crate::overlap::reading("sum", "a", a, || np.call_method("array", (a,), Some(&kwargs)));
     }
     if normal.len() == rank {
         return sum_one(py, a, None);

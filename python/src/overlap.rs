@@ -15,6 +15,20 @@
 //! `ContiguousND`'s own writes (`fill`, `__setitem__`, `resize`) run under the interpreter lock
 //! and ask [`check_write`] first, so they never race with a kernel either.
 //!
+//! Copies and conversions of memory cnda did not allocate (`from_numpy(x, copy=True)`,
+//! `from_dlpack(x, copy=True)`, `to_cuda`'s host copy, structured `from_numpy(copy=True)` and
+//! `from_soa`, an operand converted to the promoted type, NumPy's array protocol on cnda arrays)
+//! hold a read lease on what they copy ([`reading`]): NumPy's copy loops let go of the interpreter
+//! lock on large arrays, so a check alone would let a kernel start writing mid-copy. Such a copy
+//! is refused while a kernel writes that memory, and a kernel that would write it is refused while
+//! the copy runs (`RuntimeError` naming the other call, as for two kernels).
+//!
+//! A span is only true of the metadata it was taken from, and an ndarray subclass's Python code
+//! (a property, `flags`, `__array_finalize__`, an argument's `__index__`) may give an array new
+//! strides. So every entry point takes its spans after the last call that can run Python code,
+//! and builds its views from the same arrays with nothing but Rust in between; metadata (the data
+//! address, the WRITEABLE flag) is read from NumPy's C struct, never through Python attributes.
+//!
 //! Spans are bounding byte ranges, as NumPy's `may_share_memory`: two interleaved views
 //! (`a[::2]`, `a[1::2]`) count as overlapping.
 //!
@@ -25,7 +39,7 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard};
 
-use numpy::{Element, PyArrayDyn, PyArrayMethods, PyUntypedArrayMethods};
+use numpy::{Element, PyArrayDescrMethods, PyArrayDyn, PyArrayMethods, PyUntypedArray, PyUntypedArrayMethods};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
@@ -83,6 +97,36 @@ pub fn span_of<T: Element>(x: &Bound<'_, PyAny>) -> Span {
         Ok(a) => Span::new(a.data() as usize, a.shape(), a.strides(), core::mem::size_of::<T>()),
         Err(_) => Span::EMPTY,
     }
+}
+
+/// The bytes NumPy array `x` spans, whatever its element type (structured and byte-swapped ones
+/// too); nothing when `x` is not one.
+pub fn span_of_array(x: &Bound<'_, PyAny>) -> Span {
+    match x.cast::<PyUntypedArray>() {
+        Ok(a) => Span::new(crate::borrow::data_address(a), a.shape(), a.strides(), a.dtype().itemsize()),
+        Err(_) => Span::EMPTY,
+    }
+}
+
+/// `read()`, a copy or conversion of NumPy array `x` (`x` itself when it is no array: the caller
+/// leases what it reads), with `x`'s bytes leased for reading until it returns.
+///
+/// `x`'s span is taken here, so `read` must run no Python code of `x`'s before NumPy reads it:
+/// pass a plain ndarray, or read through NumPy functions (`np.asarray`, `np.array`, assignment
+/// into an array cnda made), which use the C struct of a subclass without calling its code.
+///
+/// # Errors
+///
+/// `RuntimeError` naming the running call when a kernel in another thread writes memory that
+/// overlaps `x`; `read`'s own errors.
+pub fn reading<R>(
+    op: &'static str,
+    name: &str,
+    x: &Bound<'_, PyAny>,
+    read: impl FnOnce() -> PyResult<R>,
+) -> PyResult<R> {
+    let _in_use = lease(op, &[Operand::read(name, span_of_array(x))])?;
+    read()
 }
 
 /// One operand of a kernel call.

@@ -81,10 +81,18 @@ fn pad_typed<'py, T: Stored + Numeric + for<'a> FromPyObject<'a, 'py>>(
     mode: &Bound<'py, PyAny>,
     constant: &Bound<'py, PyAny>,
 ) -> PyResult<Bound<'py, PyAny>> {
+    // The arguments first: reading them may run Python code (`__float__`, `__index__`), which may
+    // move `a`; its span and view are taken after, with nothing but Rust in between.
     let constant = constant.extract::<T>().map_err(Into::into)?;
-    let ra = read::<T>(a, "pad", "a")?;
-    let rank = ra.ndim();
+    let rank = crate::borrow::typed::<T>(a, "pad", "a")?.ndim();
     let (widths, modes) = (widths("pad", width, rank)?, modes("pad", mode, rank, constant)?);
+    let ra = read::<T>(a, "pad", "a")?;
+    if ra.ndim() != rank {
+        return Err(PyValueError::new_err(
+            "pad: a's number of dimensions changed while the call read its width and mode (Python code of theirs \
+             reshaped a); pass a plain array",
+        ));
+    }
     let _in_use = lease("pad", &[Operand::read("a", span_of::<T>(a))])?;
     let len = ra.len();
     by_rank!("pad", rank, N => {
@@ -116,7 +124,7 @@ pub fn pad<'py>(
         Some(c) => c,
         None => 0i32.into_pyobject(py)?.into_any(),
     };
-    if a.getattr("ndim").is_err() {
+    if a.cast::<numpy::PyUntypedArray>().is_err() {
         return Err(unsupported("pad", a));
     }
     by_dtype!("pad", a, T => pad_typed::<T>(py, a, width, &mode, &constant))

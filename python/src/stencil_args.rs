@@ -121,7 +121,9 @@ fn offset<const N: usize>(key: &Bound<'_, PyAny>) -> PyResult<[isize; N]> {
 
 /// A centred weight array (odd extents) as taps: one per nonzero weight, row-major order.
 fn weight_array<T: Float + numpy::Element, const N: usize>(taps: &Bound<'_, PyAny>) -> PyResult<Taps<T, N>> {
-    let weights = taps.call_method1("astype", ("float64",))?;
+    // A float64 copy (NumPy's C code, no subclass code), read under a lease of the taps' memory.
+    let np = taps.py().import("numpy")?;
+    let weights = crate::overlap::reading("stencil", "taps", taps, || np.call_method1("array", (taps, "float64")))?;
     let weights = weights.cast::<PyArrayDyn<f64>>()?.readonly();
     if weights.ndim() != N {
         return Err(PyValueError::new_err(format!(

@@ -193,7 +193,7 @@ impl ElementType {
 
     /// A `StructuredND` over NumPy array `x`, whose structured dtype must match this element
     /// exactly. `copy=False` (the default) shares `x`'s memory (C-contiguous, aligned; writable
-    /// unless `readonly=True`); `copy=True` copies any strides.
+    /// unless `readonly=True`); `copy=True` copies any strides, under a read lease of `x`'s memory.
     #[pyo3(signature = (x, copy = false, readonly = false))]
     pub fn from_numpy(
         slf: Bound<'_, Self>,
@@ -214,7 +214,13 @@ impl ElementType {
         if copy {
             let out = ElementType::zeros(slf.clone(), shape)?;
             let out = Bound::new(x.py(), out)?;
-            StructuredND::to_numpy(out.clone())?.set_item(pyo3::types::PyEllipsis::get(x.py()), x)?;
+            let view = StructuredND::to_numpy(out.clone())?;
+            // NumPy's assignment copies `x` through its C struct (no subclass code), letting go
+            // of the interpreter lock on large arrays: under a read lease of `x`'s bytes.
+            crate::overlap::reading("from_numpy(copy=True)", "x", x, || {
+                view.set_item(pyo3::types::PyEllipsis::get(x.py()), x)
+            })?;
+            drop(view);
             let store = out.borrow_mut().take_store()?;
             let shape = out.borrow().shape.clone();
             return Ok(StructuredND::new(store, shape, slf.unbind()));
@@ -232,15 +238,16 @@ impl ElementType {
                 "use copy=True or np.ascontiguousarray()",
             ));
         }
-        let address: usize = x.getattr("__array_interface__")?.get_item("data")?.get_item(0)?.extract()?;
-        let ptr = address as *mut u8;
+        // The address and the flag from NumPy's C struct: `x.__array_interface__` or `x.flags`
+        // through Python would run a subclass's code, which may move `x` after the checks above.
+        let ptr = crate::borrow::data_address(array) as *mut u8;
         if !(ptr as usize).is_multiple_of(element.align) {
             return Err(layout(
                 format!("requires {}-byte aligned memory; the input is misaligned", element.align),
                 "use copy=True",
             ));
         }
-        let writable = x.getattr("flags")?.getattr("writeable")?.extract::<bool>()?;
+        let writable = crate::borrow::is_writeable(array);
         if !writable && !readonly {
             return Err(layout(
                 "requires a writable array; the input is read-only".into(),
@@ -258,8 +265,8 @@ impl ElementType {
     }
 
     /// A `StructuredND` of the fields given as a mapping from field name to an array (every
-    /// field, each of the field's NumPy type and one shape): struct of arrays to array of
-    /// structs.
+    /// field, each anything `np.asarray` takes, of the field's NumPy type and one shape): struct
+    /// of arrays to array of structs. Each column is copied under a read lease of its memory.
     fn from_soa(slf: Bound<'_, Self>, arrays: &Bound<'_, PyDict>) -> PyResult<StructuredND> {
         let element = slf.get();
         let py = slf.py();
@@ -269,14 +276,18 @@ impl ElementType {
             let given: Vec<String> = arrays.keys().iter().map(|k| k.to_string()).collect();
             return Err(structure(format!("from_soa needs exactly the fields {names:?}, got {given:?}")));
         }
-        let first = arrays.get_item(names[0])?.expect("checked above");
-        let shape: Vec<usize> = first.getattr("shape")?.extract()?;
-        let out = Bound::new(py, ElementType::zeros(slf.clone(), shape.clone())?)?;
-        let view = StructuredND::to_numpy(out.clone())?;
-        for field in element.fields {
-            let column = arrays.get_item(field.name)?.expect("checked above");
+        // Each column as a plain ndarray (`np.asarray`: a cnda array's memory, any array-like's
+        // conversion): the last Python code of theirs that runs.
+        let numpy = py.import("numpy")?;
+        let columns = element
+            .fields
+            .iter()
+            .map(|field| numpy.call_method1("asarray", (arrays.get_item(field.name)?.expect("checked above"),)))
+            .collect::<PyResult<Vec<_>>>()?;
+        let shape: Vec<usize> = columns[0].getattr("shape")?.extract()?;
+        for (field, column) in element.fields.iter().zip(&columns) {
             let got: Vec<usize> = column.getattr("shape")?.extract()?;
-            let want = py.import("numpy")?.call_method1("dtype", (numpy_format(field.dtype, field.byte_order),))?;
+            let want = numpy.call_method1("dtype", (numpy_format(field.dtype, field.byte_order),))?;
             if got != shape || !column.getattr("dtype")?.eq(&want)? {
                 return Err(structure(format!(
                     "from_soa: field `{}` must be an array of {} with shape {shape:?}, got {} with shape {got:?}",
@@ -285,7 +296,13 @@ impl ElementType {
                     column.getattr("dtype")?.str()?
                 )));
             }
-            view.set_item(field.name, column)?;
+        }
+        let out = Bound::new(py, ElementType::zeros(slf.clone(), shape.clone())?)?;
+        let view = StructuredND::to_numpy(out.clone())?;
+        for (field, column) in element.fields.iter().zip(&columns) {
+            // NumPy copies the column (letting go of the interpreter lock on large ones): under a
+            // read lease of its bytes.
+            crate::overlap::reading("from_soa", field.name, column, || view.set_item(field.name, column))?;
         }
         drop(view);
         let store = out.borrow_mut().take_store()?;
@@ -427,7 +444,11 @@ impl StructuredND {
         copy: Option<bool>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let view = StructuredND::to_numpy(slf)?;
-        let view = if copy == Some(true) { view.call_method0("copy")? } else { view };
+        let view = match copy {
+            // A NumPy copy (the lock let go on large arrays): under a read lease, as `to_soa`.
+            Some(true) => crate::overlap::reading("__array__", "this array", &view, || view.call_method0("copy"))?,
+            _ => view,
+        };
         crate::array::converted(view, dtype, copy)
     }
 
@@ -452,16 +473,18 @@ impl StructuredND {
     /// to struct of arrays.
     fn to_soa<'py>(slf: Bound<'py, Self>) -> PyResult<Bound<'py, PyDict>> {
         let py = slf.py();
-        // NumPy copies the fields below, under the interpreter lock (see overlap.rs for what a
-        // NumPy copy in another thread can still meet).
-        crate::overlap::check_read("to_soa", slf.borrow().span())?;
         let view = StructuredND::to_numpy(slf.clone())?;
         let out = PyDict::new(py);
         let element = slf.borrow().element.clone_ref(py);
         let numpy = py.import("numpy")?;
-        for field in element.bind(py).get().fields {
-            out.set_item(field.name, numpy.call_method1("ascontiguousarray", (view.get_item(field.name)?,))?)?;
-        }
+        // NumPy copies the fields, letting go of the interpreter lock on large arrays: under a
+        // read lease of the elements, so that no kernel starts writing them meanwhile.
+        crate::overlap::reading("to_soa", "this array", &view, || {
+            for field in element.bind(py).get().fields {
+                out.set_item(field.name, numpy.call_method1("ascontiguousarray", (view.get_item(field.name)?,))?)?;
+            }
+            Ok(())
+        })?;
         Ok(out)
     }
 

@@ -75,6 +75,17 @@ def test_round_trips_through_the_device(dtype):
 
 
 @gpu
+@pytest.mark.parametrize("layout", ["strided (copied on the host first)", "contiguous (read in place)"])
+def test_uploads_of_memory_a_running_kernel_writes_are_refused(layout):
+    # Before (Soundness III): to_cuda's host copy of a layout the device cannot take in place read
+    # the memory while a stencil in another thread wrote it. Now it holds a read lease on it.
+    from races import reads_racing_a_sweep
+
+    source = (lambda out: out[:, ::2]) if layout.startswith("strided") else (lambda out: out)
+    assert reads_racing_a_sweep(source, lambda x: cnda.to_cuda(x).to_numpy().tobytes()) > 0
+
+
+@gpu
 def test_cnda_imports_its_own_export_without_a_copy():
     d = cnda.to_cuda(np.arange(10, dtype=np.float32))
     e = cnda.from_dlpack(d)

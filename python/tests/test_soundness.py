@@ -1,5 +1,5 @@
-"""Regression tests for the second soundness audit (issue "Soundness II"): each of these raced,
-crashed or computed the wrong thing before its fix."""
+"""Regression tests for the soundness audits (issues "Soundness II" and "Soundness III"): each of
+these raced, crashed or computed the wrong thing before its fix."""
 
 import resource
 import threading
@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import cnda
+from races import can_restride, reads_racing_a_sweep, restriding
 
 rng = np.random.default_rng(2026)
 
@@ -253,3 +254,135 @@ def test_copy_true_converts_byte_swapped_input():
     assert c.dtype == np.float64 and np.array_equal(c.to_numpy(), np.arange(12.0).reshape(3, 4))
     with pytest.raises(ValueError, match="use copy=True"):
         cnda.from_numpy(x)
+
+
+# ---- Soundness III, item 3: the memory leased is the memory the kernel uses --------------------
+
+needs_restride = pytest.mark.skipif(not can_restride(), reason="this NumPy no longer lets strides be set")
+
+
+@needs_restride
+@pytest.mark.parametrize("steps", [1, 3])
+def test_an_output_that_moves_onto_its_input_mid_call_never_sweeps_it(steps):
+    # Before: stencil took u's and out's spans, then read out.flags through Python (an ndarray
+    # subclass's code), which moved out back over u's memory; it leased the old spans and swept
+    # the new layout: the kernel wrote what it read. Now nothing between the spans and the views
+    # runs Python code: either out never moves, or the move is seen and refused.
+    n = 64
+    c = cnda.from_numpy(rng.random(2 * n), copy=True)
+    # Two NumPy views of one cnda array (two base objects, so NumPy's borrow tracking in the
+    # numpy crate does not see them as one memory: only cnda's registry does).
+    u = c.to_numpy()[:n]
+    out, arm = restriding(c.to_numpy()[n:])
+    arm((-8,))  # out would run from element n back to element 1: over u
+    before = u.copy()
+    try:
+        cnda.stencil(u, out, steps=steps)
+    except ValueError as e:
+        assert "out and u overlap in memory" in str(e)
+        return
+    assert np.array_equal(u, before), "the kernel wrote its own input"
+    assert np.array_equal(np.asarray(out), cnda.stencil(before, steps=steps))
+
+
+def as_laid_out_now(x, base, values):
+    """`values` (a copy of `base`) seen through `x`'s layout as it is now (moved or not)."""
+    offset = (np.asarray(x).ctypes.data - base.ctypes.data) // base.itemsize
+    return np.lib.stride_tricks.as_strided(values[offset:], shape=np.shape(x), strides=np.asarray(x).strides)
+
+
+@needs_restride
+@pytest.mark.parametrize("route", ["add out=", "iadd", "pad", "sum"])
+def test_every_kernel_entry_uses_the_layout_it_leased(route):
+    # The other kernel entries take their spans after the last call that can run Python code: an
+    # argument that moves when its attributes are read moves before the spans are taken, and the
+    # kernel computes NumPy's result for the layout it leased (or refuses an overlap it creates).
+    n = 64
+    base = np.arange(2.0 * n)
+    values = base.copy()
+    x, arm = restriding(base[n:])
+    b = np.ones(n)
+
+    class Width:
+        def __index__(self):
+            x.dtype  # an argument's Python code, run while pad reads its width, moves x
+            return 1
+
+    arm((-8,))  # x would run from base[n] back to base[1]
+    if route == "add out=":
+        try:
+            cnda.add(base[:n], b, out=x)
+        except ValueError as e:
+            assert "overlap" in str(e)
+            return
+        assert np.array_equal(np.asarray(x), values[:n] + b)
+    elif route == "iadd":
+        cnda.iadd(x, b)
+        assert np.array_equal(np.asarray(x), as_laid_out_now(x, base, values) + b)
+    elif route == "pad":
+        got = cnda.pad(x, Width(), mode="edge")
+        assert np.array_equal(got, np.pad(as_laid_out_now(x, base, values), 1, mode="edge"))
+    else:
+        assert cnda.sum(x, axis=(0,)) == as_laid_out_now(x, base, values).sum()
+
+
+# ---- Soundness III, item 4: copies of memory a running kernel writes ---------------------------
+
+PARTICLE = cnda.Particle.dtype
+
+
+def soa_columns(out):
+    """One column per Particle field, each a view of one eighth of `out`."""
+    rows = out.reshape(len(PARTICLE.names), -1)
+    return {name: rows[k].view(PARTICLE.fields[name][0]) for k, name in enumerate(PARTICLE.names)}
+
+
+def shared_particles(out):
+    return cnda.Particle.from_numpy(out.view(PARTICLE))
+
+
+def as_bytes(x):
+    return np.asarray(x).tobytes()
+
+
+# Each route: what is made of the kernel's `out`, how it is read (to bytes), and out's dtype.
+COPIES = {
+    "from_numpy(copy=True)": (lambda out: out, lambda x: as_bytes(cnda.from_numpy(x, copy=True).to_numpy())),
+    "from_numpy(copy=True), strided": (
+        lambda out: out[::2, ::-3],
+        lambda x: as_bytes(cnda.from_numpy(x, copy=True).to_numpy()),
+    ),
+    "from_numpy(copy=True), byte-swapped": (
+        lambda out: out.view(out.dtype.newbyteorder()),
+        lambda x: as_bytes(cnda.from_numpy(x, copy=True).to_numpy()),
+    ),
+    "from_dlpack(copy=True)": (lambda out: out, lambda x: as_bytes(cnda.from_dlpack(x, copy=True).to_numpy())),
+    "Particle.from_numpy(copy=True)": (
+        lambda out: out.view(PARTICLE),
+        lambda x: as_bytes(cnda.Particle.from_numpy(x, copy=True).to_numpy()),
+    ),
+    "Particle.from_soa": (soa_columns, lambda columns: as_bytes(cnda.Particle.from_soa(columns).to_numpy())),
+    # Calls that copy on the way: a float32 operand converted for float64 arithmetic; sum over no
+    # axis; NumPy's protocol converting a cnda array (to another dtype, or a structured copy); to_soa.
+    "add, converting float32": (
+        lambda out: out,
+        lambda x: as_bytes(cnda.add(x, np.zeros(1))),
+        np.float32,
+    ),
+    "sum(axis=())": (lambda out: out, lambda x: as_bytes(cnda.sum(x, axis=()))),
+    "np.asarray(ContiguousND, dtype)": (
+        cnda.from_numpy,
+        lambda c: as_bytes(np.asarray(c, dtype=np.float32)),
+    ),
+    "np.array(StructuredND)": (shared_particles, lambda s: as_bytes(np.array(s))),
+    "StructuredND.to_soa": (shared_particles, lambda s: b"".join(as_bytes(c) for c in s.to_soa().values())),
+}
+
+
+@pytest.mark.parametrize("route", list(COPIES))
+def test_a_copy_of_memory_a_running_kernel_writes_is_refused(route):
+    # Before: these copies read `out` while a sweep in another thread wrote it: all were accepted,
+    # and gave whatever mixture of sweeps they met. Now each holds a read lease on what it copies,
+    # so it is refused (RuntimeError naming the kernel) while the kernel runs.
+    source, read, *dtype = COPIES[route]
+    assert reads_racing_a_sweep(source, read, *dtype) > 0, "no copy ever met the running sweep"
