@@ -88,9 +88,13 @@ pub unsafe trait StencilKernels: Backend {
 ///
 /// # Safety
 ///
-/// Implementations write every element of `out` with `S::point` of the taps at that point (the
-/// same operations in the same order; a device may differ only where its documented math
-/// differs from the CPU's) and touch no other memory.
+/// Implementations write every element of `out` with the value of `S`'s expression at the taps
+/// of that point (the same operations in the same order as `S::point` and
+/// [`Checked::eval`](crate::kernel::expr::Checked::eval); a device may differ only where its
+/// documented math differs from the CPU's) and touch no other memory. `S` is a safe trait: an
+/// implementation takes nothing from it unchecked. A device backend generates its code only from
+/// what [`check`](crate::kernel::expr::check) returned for `S` (never from text or data it has
+/// not checked), and reads only the taps `check` accepted.
 pub unsafe trait ExprStencilKernels: Backend {
     /// As [`StencilKernels::WAVEFRONT`].
     const WAVEFRONT: bool = false;
