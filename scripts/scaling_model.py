@@ -21,6 +21,8 @@ Per process and sweep (LogP-style):
            and f(k) = 1 as built (k separate sweeps); "if fused" uses the measured fused-sweep
            speedup f (what-if: the distributed path does not fuse)
   residual every 100 sweeps: an allreduce, 2 alpha log2 P, spread over the 100 sweeps.
+  agreement (GPU blocks only) an allreduce, 2 alpha log2 P, after every exchange: the processes
+           agree on its outcome and its sweeps' (a device may fail on one process alone).
 Messages: `exchange_halos` and `apply_steps_dist` send to all 3^N - 1 neighbours (faces, edges,
 corners); `apply_dist` sends to the 2N faces only when the stencil has no diagonal tap (5-, 7-point).
 Efficiency: weak (fixed block per process) t_c / T(P); strong (fixed grid) T(1) / (P T(P)), with
@@ -230,14 +232,17 @@ def gpu_time(strategy, beta, k=1):
     network = sum(OVERHEAD + ALPHA + b / beta for b in sends)
     staging = 0.0 if strategy == "direct" else 2 * (COPY_LATENCY + sum(sends) / PINNED_BW)
     exchange = network + staging
+    # Device blocks: the processes agree on each exchange's (and its sweeps') outcome, one
+    # allreduce of two integers after it (a device may fail on one process alone), not hidden.
+    agree = 2 * ALPHA * math.log2(p)
     t_c = math.prod(block) * per_point
     if strategy == "then":
-        return t_c + exchange + residual(p), exchange
+        return t_c + exchange + agree + residual(p), exchange
     if strategy in ("overlap", "direct"):
         strips = sum(2 * math.prod(block) // block[a] for a in range(3) if dims[a] > 1)
         t_s = strips * per_point
-        return max(t_c - t_s, exchange) + t_s + residual(p), exchange
-    return (exchange + widened_points(block, dims, k) * per_point) / k + residual(p), exchange / k
+        return max(t_c - t_s, exchange) + t_s + agree + residual(p), exchange
+    return (exchange + agree + widened_points(block, dims, k) * per_point) / k + residual(p), exchange / k
 
 
 GPU_ROWS = {

@@ -6,7 +6,7 @@
 
 use std::path::Path;
 
-use ::hdf5::{File, FileBuilder, Hyperslab, Selection, SliceOrIndex};
+use ::hdf5::{Dataset, Dataspace, Datatype, File, FileBuilder, Hyperslab, Selection, SliceOrIndex};
 use mpi::datatype::Equivalence;
 use mpi::raw::AsRaw;
 use mpi::traits::Communicator;
@@ -36,6 +36,77 @@ fn slab<const N: usize>(block: &[core::ops::Range<usize>; N]) -> Selection {
     let axes: Vec<SliceOrIndex> =
         block.iter().map(|r| SliceOrIndex::SliceCount { start: r.start, step: 1, count: r.len(), block: 1 }).collect();
     Selection::new(Hyperslab::from(axes))
+}
+
+// A process's block crosses into HDF5 as a flat slice in row-major order, through HDF5's own C
+// calls (`hdf5-metno-sys`, the bindings hdf5-metno links): hdf5-metno's slicing methods take and
+// return `ndarray` arrays of whichever `ndarray` (0.15 to 0.17) a user's build resolves for it,
+// so naming their types here broke builds that resolved another one than cnda's (issue 36).
+
+/// The dataspaces and memory type of one block transfer: `block` of `dataset`'s global array
+/// on the file side, a flat run of as many elements of `T` on the memory side.
+fn spaces<T: H5Type, const N: usize>(
+    dataset: &Dataset,
+    block: &[core::ops::Range<usize>; N],
+) -> ::hdf5::Result<(Dataspace, Dataspace, Datatype, usize)> {
+    let len = block.iter().map(|r| r.len()).product::<usize>();
+    let file = dataset.space()?.select(slab(block))?;
+    if file.selection_size() != len {
+        return Err(format!("the block {block:?} selects {} points, not {len}", file.selection_size()).into());
+    }
+    Ok((file, Dataspace::try_new([len])?, Datatype::from_type::<T>()?, len))
+}
+
+/// Writes `data`, the row-major points of `block`, into `block` of `dataset` (independent I/O:
+/// each process its own block).
+fn write_block<T: H5Type, const N: usize>(
+    dataset: &Dataset,
+    block: &[core::ops::Range<usize>; N],
+    data: &[T],
+) -> ::hdf5::Result<()> {
+    let (file, memory, dtype, len) = spaces::<T, N>(dataset, block)?;
+    if data.len() != len {
+        return Err(format!("{} points for a block of {len}", data.len()).into());
+    }
+    // HDF5 is not thread-safe: every call goes through the lock hdf5-metno takes for its own.
+    let _lock = hdf5_sys::LOCK.lock();
+    // SAFETY: the identifiers are live objects of this function (the dataset's is borrowed); the
+    // memory space selects `len` elements, which `data` holds, of the memory type `T` describes;
+    // HDF5 only reads them.
+    let code = unsafe {
+        hdf5_sys::h5d::H5Dwrite(
+            dataset.id(),
+            dtype.id(),
+            memory.id(),
+            file.id(),
+            hdf5_sys::h5p::H5P_DEFAULT,
+            data.as_ptr().cast(),
+        )
+    };
+    ::hdf5::h5check(code).map(drop)
+}
+
+/// The row-major points of `block` of `dataset`.
+fn read_block<T: H5Type + Pod, const N: usize>(
+    dataset: &Dataset,
+    block: &[core::ops::Range<usize>; N],
+) -> ::hdf5::Result<Vec<T>> {
+    let (file, memory, dtype, len) = spaces::<T, N>(dataset, block)?;
+    let mut data = vec![T::zeroed(); len];
+    let _lock = hdf5_sys::LOCK.lock();
+    // SAFETY: as in `write_block`, with `data` holding `len` writable elements of `T`, any bit
+    // pattern of which is a value (`Pod`): HDF5 writes every one of them.
+    let code = unsafe {
+        hdf5_sys::h5d::H5Dread(
+            dataset.id(),
+            dtype.id(),
+            memory.id(),
+            file.id(),
+            hdf5_sys::h5p::H5P_DEFAULT,
+            data.as_mut_ptr().cast(),
+        )
+    };
+    ::hdf5::h5check(code).map(|_| data)
 }
 
 impl<T: Pod + Equivalence + H5Type, const N: usize> DistArray<T, N> {
@@ -92,9 +163,7 @@ impl<T: Pod + Equivalence + H5Type, const N: usize, B: DistBackend> DistArray<T,
             dataset.new_attr::<u64>().shape(N).create("halo")?.write_raw(&halo)?;
             let periodic: Vec<u8> = self.decomposition().periodic().iter().map(|&p| u8::from(p)).collect();
             dataset.new_attr::<u8>().shape(N).create("periodic")?.write_raw(&periodic)?;
-            let view = ::ndarray::ArrayView::from_shape(owned.shape().to_vec(), owned.as_slice())
-                .map_err(|e| ::hdf5::Error::from(e.to_string()))?;
-            dataset.as_writer().write_slice(view, slab(&self.owned_range_global()))
+            write_block(&dataset, &self.owned_range_global(), owned.as_slice())
         };
         // Agreed first: opening the file is collective, so every process must reach it.
         let owned = agree(&*self.comm, OP, self.owned().try_to_host())?;
@@ -171,16 +240,14 @@ impl<T: Pod + Equivalence + H5Type, const N: usize, B: DistBackend> DistArray<T,
         let (file, global, periodic, checkpoint) = agree(comm, OP, header)?;
         let mut array = Self::try_new_in(alloc, comm, global, halo, periodic)?;
         let block = array.owned_range_global();
-        let local = file
-            .dataset(FIELD)
-            .and_then(|d| d.read_slice::<T, _, ::ndarray::IxDyn>(slab(&block)))
-            .map_err(|e| io(OP, path, e))
-            .and_then(|data| {
-                let shape: [usize; N] = core::array::from_fn(|k| block[k].len());
-                let data: Vec<T> = data.iter().copied().collect();
-                let block = Array::from_shape_vec(shape, data)?;
-                array.try_set_owned(&block)
-            });
+        let local =
+            file.dataset(FIELD).and_then(|d| read_block::<T, N>(&d, &block)).map_err(|e| io(OP, path, e)).and_then(
+                |data| {
+                    let shape: [usize; N] = core::array::from_fn(|k| block[k].len());
+                    let block = Array::from_shape_vec(shape, data)?;
+                    array.try_set_owned(&block)
+                },
+            );
         agree(comm, OP, local)?;
         Ok((array, checkpoint))
     }

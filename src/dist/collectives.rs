@@ -10,7 +10,9 @@ use super::agree::{agree, ensure_live};
 use super::{DistArray, DistBackend};
 use crate::element::{Float, Numeric, Pod};
 use crate::error::{or_panic, Error, Result};
+use crate::kernel::tokens::{self, ReduceOp};
 use crate::kernel::{ElementwiseKernels, ReduceKernels};
+use crate::ops::reduce::reduce;
 
 impl<T: Float + Equivalence, const N: usize, B: DistBackend + ElementwiseKernels + ReduceKernels> DistArray<T, N, B> {
     /// The largest `|self - other|` over the grid's points (a residual's maximum norm), the same
@@ -108,19 +110,44 @@ impl<T: Numeric + Equivalence, const N: usize, B: DistBackend + ReduceKernels> D
     ///
     /// # Panics
     ///
-    /// When a device's reduction fails (on that process: end the job, the others wait for it).
+    /// When a device's reduction fails, on every process alike (they agree on it first).
+    #[track_caller]
     pub fn sum(&self) -> T {
-        self.all_reduce(self.owned().sum(), SystemOperation::sum())
+        let mine = self.local_reduction("DistArray::sum", tokens::Sum).unwrap_or(T::ZERO);
+        self.all_reduce(mine, SystemOperation::sum())
     }
 
     /// The least point of the grid. Collective.
+    ///
+    /// # Panics
+    ///
+    /// As [`DistArray::sum`].
+    #[track_caller]
     pub fn min(&self) -> T {
-        self.all_reduce(self.owned().min().expect(NON_EMPTY), SystemOperation::min())
+        let mine = self.local_reduction("DistArray::min", tokens::Min).expect(NON_EMPTY);
+        self.all_reduce(mine, SystemOperation::min())
     }
 
     /// The greatest point of the grid. Collective.
+    ///
+    /// # Panics
+    ///
+    /// As [`DistArray::sum`].
+    #[track_caller]
     pub fn max(&self) -> T {
-        self.all_reduce(self.owned().max().expect(NON_EMPTY), SystemOperation::max())
+        let mine = self.local_reduction("DistArray::max", tokens::Max).expect(NON_EMPTY);
+        self.all_reduce(mine, SystemOperation::max())
+    }
+
+    /// `op` over the owned points, by the block's backend. A device's reduction can fail on its
+    /// process alone: the processes then agree on the outcome first, so that every one panics
+    /// instead of the others waiting in the all-reduce for it (a host reduction cannot fail).
+    #[track_caller]
+    fn local_reduction<Op: ReduceOp<T>>(&self, op: &'static str, token: Op) -> Option<T> {
+        let owned = self.owned();
+        // SAFETY: the owned points, borrowed shared for the call.
+        let local = unsafe { reduce(token, owned.desc()) };
+        or_panic(if self.on_device() { agree(&*self.comm, op, local) } else { local })
     }
 
     fn all_reduce(&self, mine: T, op: SystemOperation) -> T {

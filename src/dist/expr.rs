@@ -4,7 +4,7 @@
 
 use mpi::datatype::Equivalence;
 
-use super::stencil::sweep_split;
+use super::stencil::{sweep_split, Limits};
 use super::{DistArray, DistBackend};
 use crate::error::{or_panic, Result};
 use crate::kernel::expr::{radius, Arity, Scalar, Stencil};
@@ -48,7 +48,9 @@ pub trait StencilApplyDist<T: Scalar + Equivalence, const N: usize>: Stencil<T, 
     /// # Errors
     ///
     /// As [`LinearStencil::try_apply_dist`](crate::stencil::LinearStencil::try_apply_dist), and
-    /// as [`StencilApply::try_apply`].
+    /// as [`StencilApply::try_apply`], on every process: the kernel finds its limits at the
+    /// launch, on the processes that sweep, so the processes agree on the outcome before
+    /// returning (one small all-reduce), on every backend.
     fn try_apply_dist<B: DistBackend + ExprStencilKernels>(
         &self,
         u: &mut DistArray<T, N, B>,
@@ -57,7 +59,9 @@ pub trait StencilApplyDist<T: Scalar + Equivalence, const N: usize>: Stencil<T, 
     ) -> Result<()> {
         let faces_only = Self::TAPS.iter().all(|tap| tap.offset.iter().filter(|&&o| o != 0).count() <= 1);
         let r = radius::<Self, T, N>();
-        sweep_split("StencilApplyDist::apply_dist", u, v, r, faces_only, |input, output| {
+        // The expression kernels' limits are the backend's to check at the launch.
+        let limits = Limits::AtLaunch;
+        sweep_split("StencilApplyDist::apply_dist", u, v, r, limits, faces_only, |input, output| {
             self.try_apply((input,), output, params)
         })
     }

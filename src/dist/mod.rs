@@ -18,10 +18,14 @@
 //! same results bit for bit (the device kernels round as the CPU's do), but for sums, whose
 //! order of additions is the backend's.
 //!
-//! Errors the processes agree on (a bad split, a halo too narrow, memory refused for a block)
-//! are returned on every process alike. A device failing in the middle of a sweep fails on its
-//! process only: the others then wait for it in the next collective, so treat it as the end of
-//! the job.
+//! Errors are returned on every process alike: the processes agree on what they can check
+//! alone before communicating (a bad split, a halo too narrow, memory refused for a block, a
+//! stencil past the kernel's tap limit), and where the work itself can fail on some processes
+//! only (a device's error in an exchange, a sweep or a reduction; an expression kernel's
+//! limits, met only by the processes that sweep) they agree on its outcome before returning, so
+//! no process waits in a collective for one that returned an error. Only MPI's own errors
+//! (under an error handler that returns them; the default aborts the job) stay with the
+//! processes MPI reports them to.
 //!
 //! # Threads per process
 //!
@@ -60,6 +64,8 @@ mod exchange;
 mod expr;
 #[cfg(feature = "mpi")]
 mod gather;
+#[cfg(feature = "mpi")]
+mod halos;
 #[cfg(feature = "mpi")]
 mod staged;
 #[cfg(feature = "mpi")]

@@ -148,6 +148,46 @@ impl HaloPlan {
     }
 }
 
+impl HaloPlan {
+    /// Every message of an exchange (of the faces only with `faces_only`), sent from zeros and
+    /// received into scratch host memory, then dropped: how a device block whose staging memory
+    /// was leaked by a failed exchange still takes part in later ones. Its neighbours wait for
+    /// its messages; they finish their exchange, and learn of the failure where the processes
+    /// next agree (the distributed sweeps, and the exchanges of device blocks, agree on their
+    /// outcome before returning).
+    ///
+    /// # Errors
+    ///
+    /// A [`Failure`] when an MPI call fails (the scratch memory is then leaked, as MPI may
+    /// still write into it: nothing is left for the caller to leak).
+    pub(super) fn exchange_scratch(
+        &self,
+        comm: &impl AsRaw<Raw = ffi::MPI_Comm>,
+        faces_only: bool,
+    ) -> core::result::Result<(), Failure> {
+        let members = self.neighbours(faces_only);
+        let mut buffers: Vec<(Vec<u8>, Vec<u8>)> =
+            members.iter().map(|n| (vec![0; n.bytes], vec![0; n.bytes])).collect();
+        let messages: Vec<Message> = members
+            .iter()
+            .zip(&mut buffers)
+            .map(|(n, (send, recv))| {
+                let bytes = c_int::try_from(n.bytes).expect("checked when the staging was made");
+                Message::bytes(n, send.as_ptr().cast(), recv.as_mut_ptr().cast(), bytes)
+            })
+            .collect();
+        // SAFETY: each message addresses its own two buffers of its length, which nothing else
+        // accesses, kept until the wait (leaked below when messages may still be in flight).
+        match unsafe { post(comm, &messages, || ()) } {
+            Ok(posted) => posted.finish(),
+            Err(failure) => {
+                core::mem::forget(buffers);
+                Err(failure)
+            }
+        }
+    }
+}
+
 /// Uploads each group's received messages and copies them into the halos of `local`.
 ///
 /// # Errors

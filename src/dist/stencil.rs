@@ -8,7 +8,7 @@ use mpi::datatype::Equivalence;
 use super::{DistArray, DistBackend};
 use crate::element::{Numeric, Pod};
 use crate::error::{or_panic, Error, Result};
-use crate::kernel::{Cpu, StencilKernels};
+use crate::kernel::{Backend, Cpu, StencilKernels};
 use crate::layout::Strided;
 use crate::shape::interior_range;
 use crate::stencil::LinearStencil;
@@ -38,37 +38,81 @@ impl<T: Numeric + Equivalence, const N: usize, const R: usize, const K: usize> L
     ///
     /// `Error::ShapeMismatch` when `u` and `v` are split differently or have different halos;
     /// `Error::Decomposition` when a halo is narrower than the radius on an axis with neighbours;
-    /// `Error::Mpi` when an MPI call of the exchange fails, or the checks fail on some processes
-    /// only (the processes agree on them before communicating: the same error everywhere);
-    /// `Error::Device` from a device.
+    /// `Error::Limit` when the stencil has more taps than the backend's kernel takes
+    /// ([`StencilKernels::MAX_LINEAR_TAPS`]); `Error::Mpi` when an MPI call of the exchange
+    /// fails, or the checks fail on some processes only (the processes agree on them before
+    /// communicating: the same error everywhere); `Error::Device` from a device, on every
+    /// process (the others get `Error::Mpi` naming it: on device blocks the processes agree on
+    /// the exchange's and the sweeps' outcome before returning).
     pub fn try_apply_dist<B: DistBackend + StencilKernels>(
         &self,
         u: &mut DistArray<T, N, B>,
         v: &mut DistArray<T, N, B>,
     ) -> Result<()> {
+        const OP: &str = "LinearStencil::apply_dist";
         // A stencil without diagonal taps reads no edge or corner of the halo: faces suffice.
         let faces_only = self.taps().iter().all(|(offset, _)| offset.iter().filter(|&&o| o != 0).count() <= 1);
-        sweep_split("LinearStencil::apply_dist", u, v, [R; N], faces_only, |input, output| {
-            self.try_apply(input, output)
-        })
+        let limits = Limits::Checked(check_taps::<B>(OP, K, B::MAX_LINEAR_TAPS));
+        sweep_split(OP, u, v, [R; N], limits, faces_only, |input, output| self.try_apply(input, output))
     }
 }
 
+/// What a distributed sweep knows before any work of the limits of its kernel.
+pub(super) enum Limits {
+    /// Checked against the stencil, the same on every process (the stencil and the backend
+    /// are): `Err` when past them. A host kernel can then fail no more, so the processes agree
+    /// on a sweep's outcome only when the blocks live on a device.
+    Checked(Result<()>),
+    /// Known to the kernel alone (`stencil!` stencils), which fails at the launch on the
+    /// processes that sweep: they agree on the outcome on every backend.
+    AtLaunch,
+}
+
+/// `Ok` when backend `B`'s kernels take a stencil of `taps` taps (`max`: its
+/// [`StencilKernels::MAX_TAPS`] or [`StencilKernels::MAX_LINEAR_TAPS`]), else the `Error::Limit`
+/// its kernel would return at the launch. Checked before any work, with the other checks the
+/// processes agree on: a process with nothing to sweep never launches the kernel, so it would
+/// not fail with the others.
+pub(super) fn check_taps<B: Backend>(op: &'static str, taps: usize, max: usize) -> Result<()> {
+    if taps > max {
+        return Err(Error::Limit {
+            op,
+            backend: B::NAME,
+            what: "the number of stencil taps",
+            got: taps as u64,
+            max: max as u64,
+            fix: "split the stencil into sums of smaller ones, or sweep on a backend that takes more taps",
+        });
+    }
+    Ok(())
+}
+
 /// The one distributed sweep behind [`LinearStencil::apply_dist`] and [`sweep_dist`]: after
-/// checking the split, exchanges `u`'s halos (the faces only with `faces_only`) while `sweep`
-/// writes the inner box of `v` (the points whose taps stay inside the owned block), then sweeps
-/// the strips next to the halos. `sweep` gets an input and an output view reaching `radius[k]`
-/// points around the box it must write along each axis `k` (their interior).
+/// checking the split (and `limits`, the kernel's limits for the stencil), exchanges `u`'s halos
+/// (the faces only with `faces_only`) while `sweep` writes the inner box of `v` (the points
+/// whose taps stay inside the owned block), then sweeps the strips next to the halos. `sweep`
+/// gets an input and an output view reaching `radius[k]` points around the box it must write
+/// along each axis `k` (their interior).
+///
+/// Collective, and fails on every process alike: the checks are agreed on before the exchange,
+/// and where a kernel or a device can fail on some processes only (a process whose block has
+/// nothing to update launches no kernel) the outcome of the exchange and the sweeps after them
+/// too, so the caller's next collective does not wait for a process that returned an error.
 pub(super) fn sweep_split<T: Pod + Equivalence, const N: usize, B: DistBackend>(
     op: &'static str,
     u: &mut DistArray<T, N, B>,
     v: &mut DistArray<T, N, B>,
     radius: [usize; N],
+    limits: Limits,
     faces_only: bool,
     mut sweep: impl FnMut(View<'_, T, N, Shared, B, Strided>, View<'_, T, N, Unique, B, Strided>) -> Result<()>,
 ) -> Result<()> {
+    let (checked, agree_after) = match limits {
+        Limits::Checked(checked) => (checked, u.on_device()),
+        Limits::AtLaunch => (Ok(()), true),
+    };
     // The processes agree on the checks before the exchange, so all fail or none does.
-    let Regions { update, inner } = u.agree(op, Regions::new(op, u, v, radius))?;
+    let Regions { update, inner } = u.agree(op, checked.and_then(|()| Regions::new(op, u, v, radius)))?;
     let halo = u.halo();
     let mut out = v.local_mut();
     // The box `at` with the radius around it, `origin` being where owned coordinates start.
@@ -76,29 +120,37 @@ pub(super) fn sweep_split<T: Pod + Equivalence, const N: usize, B: DistBackend>(
         (origin[k] + at[k].start - radius[k], at[k].len() + 2 * radius[k])
     };
     let empty = |at: &[Range<usize>; N]| at.iter().any(|r| r.is_empty());
-    u.exchange(op, faces_only, |owned| {
-        if empty(&inner) {
-            return Ok(());
+    let mut local = || -> Result<()> {
+        u.exchange(op, faces_only, |owned| {
+            if empty(&inner) {
+                return Ok(());
+            }
+            let (mut input, mut output) = (owned, out.view_mut().into_strided());
+            for k in 0..N {
+                let (s, n) = around(&inner, [0; N], k);
+                input = input.narrow(k, s, n);
+                let (s, n) = around(&inner, halo, k);
+                output = output.narrow(k, s, n);
+            }
+            sweep(input, output)
+        })??;
+        for strip in strips(&update, &inner).iter().filter(|b| !empty(b)) {
+            let (mut input, mut output) = (u.local().view().into_strided(), out.view_mut().into_strided());
+            for k in 0..N {
+                let (s, n) = around(strip, halo, k);
+                input = input.narrow(k, s, n);
+                output = output.narrow(k, s, n);
+            }
+            sweep(input, output)?;
         }
-        let (mut input, mut output) = (owned, out.view_mut().into_strided());
-        for k in 0..N {
-            let (s, n) = around(&inner, [0; N], k);
-            input = input.narrow(k, s, n);
-            let (s, n) = around(&inner, halo, k);
-            output = output.narrow(k, s, n);
-        }
-        sweep(input, output)
-    })??;
-    for strip in strips(&update, &inner).iter().filter(|b| !empty(b)) {
-        let (mut input, mut output) = (u.local().view().into_strided(), out.view_mut().into_strided());
-        for k in 0..N {
-            let (s, n) = around(strip, halo, k);
-            input = input.narrow(k, s, n);
-            output = output.narrow(k, s, n);
-        }
-        sweep(input, output)?;
+        Ok(())
+    };
+    let outcome = local();
+    if agree_after {
+        u.agree(op, outcome)
+    } else {
+        outcome
     }
-    Ok(())
 }
 
 /// Where one distributed sweep writes (owned coordinates): `update`, the points at least `R` from
@@ -246,7 +298,9 @@ pub fn try_sweep_dist<T: Pod + Equivalence, const N: usize, const R: usize>(
     v: &mut DistArray<T, N>,
     mut f: impl FnMut(&mut T, Window<'_, T, N, R>),
 ) -> Result<()> {
-    sweep_split::<T, N, Cpu>("sweep_dist", u, v, [R; N], false, |input, output| {
+    // A closure on host blocks: nothing that can fail on one process only.
+    let limits = Limits::Checked(Ok(()));
+    sweep_split::<T, N, Cpu>("sweep_dist", u, v, [R; N], limits, false, |input, output| {
         crate::stencil::try_sweep(input, output, &mut f)
     })
 }

@@ -9,7 +9,7 @@
 
 use mpi::datatype::Equivalence;
 
-use super::stencil::{check_pair, sweep_region, DistDoubleBuffer};
+use super::stencil::{check_pair, check_taps, sweep_region, DistDoubleBuffer};
 use super::{DistArray, DistBackend};
 use crate::element::Numeric;
 use crate::error::{or_panic, Result};
@@ -43,16 +43,19 @@ impl<T: Numeric + Equivalence, const N: usize, const R: usize, const K: usize> L
     ///
     /// `Error::ShapeMismatch` when the two fields are split differently or have different halos;
     /// `Error::Decomposition` when a halo is narrower than the radius on an axis with neighbours;
+    /// `Error::Limit` when the stencil has more taps than the backend's kernel takes
+    /// ([`StencilKernels::MAX_LINEAR_TAPS`], [`StencilKernels::MAX_TAPS`] for a `DynStencil`);
     /// `Error::Mpi` when an exchange fails (the processes agree on the checks first: the same
-    /// error everywhere).
+    /// error everywhere); `Error::Device` from a device, on every process (the others get
+    /// `Error::Mpi` naming it: on device blocks the processes agree on each batch's outcome).
     pub fn try_apply_steps_dist<B: DistBackend + StencilKernels>(
         &self,
         field: &mut DistDoubleBuffer<T, N, B>,
         steps: usize,
     ) -> Result<()> {
-        steps_dist("LinearStencil::apply_steps_dist", field, steps, [R; N], None, |input, output| {
-            self.try_apply(input, output)
-        })
+        const OP: &str = "LinearStencil::apply_steps_dist";
+        let limits = check_taps::<B>(OP, K, B::MAX_LINEAR_TAPS);
+        steps_dist(OP, field, steps, [R; N], limits, None, |input, output| self.try_apply(input, output))
     }
 
     /// `steps` sweeps over a distributed field with `boundaries` at the global edges: before
@@ -88,10 +91,9 @@ impl<T: Numeric + Equivalence, const N: usize, const R: usize, const K: usize> L
         steps: usize,
         boundaries: impl Into<Boundaries<T, N>>,
     ) -> Result<()> {
-        let b = Some(boundaries.into());
-        steps_dist("LinearStencil::apply_steps_dist_with", field, steps, [R; N], b, |input, output| {
-            self.try_apply(input, output)
-        })
+        const OP: &str = "LinearStencil::apply_steps_dist_with";
+        let (limits, b) = (check_taps::<B>(OP, K, B::MAX_LINEAR_TAPS), Some(boundaries.into()));
+        steps_dist(OP, field, steps, [R; N], limits, b, |input, output| self.try_apply(input, output))
     }
 }
 
@@ -121,9 +123,9 @@ impl<T: Numeric + Equivalence, const N: usize> DynStencil<T, N> {
         field: &mut DistDoubleBuffer<T, N, B>,
         steps: usize,
     ) -> Result<()> {
-        steps_dist("DynStencil::apply_steps_dist", field, steps, self.radius(), None, |input, output| {
-            self.try_apply(input, output)
-        })
+        const OP: &str = "DynStencil::apply_steps_dist";
+        let limits = check_taps::<B>(OP, self.taps().len(), B::MAX_TAPS);
+        steps_dist(OP, field, steps, self.radius(), limits, None, |input, output| self.try_apply(input, output))
     }
 
     /// [`LinearStencil::apply_steps_dist_with`] for a run-time stencil (the radius per axis is
@@ -153,10 +155,9 @@ impl<T: Numeric + Equivalence, const N: usize> DynStencil<T, N> {
         steps: usize,
         boundaries: impl Into<Boundaries<T, N>>,
     ) -> Result<()> {
-        let b = Some(boundaries.into());
-        steps_dist("DynStencil::apply_steps_dist_with", field, steps, self.radius(), b, |input, output| {
-            self.try_apply(input, output)
-        })
+        const OP: &str = "DynStencil::apply_steps_dist_with";
+        let (limits, b) = (check_taps::<B>(OP, self.taps().len(), B::MAX_TAPS), Some(boundaries.into()));
+        steps_dist(OP, field, steps, self.radius(), limits, b, |input, output| self.try_apply(input, output))
     }
 }
 
@@ -183,30 +184,41 @@ fn depth<T: Numeric + Equivalence, const N: usize, B: DistBackend>(
 /// [`depth`] sweeps, one full exchange (faces, edges and corners: a second sweep reaches
 /// diagonally) before each batch. With `boundaries`, the boundary layer is refilled before each
 /// sweep (before the batch's exchange for its first), and once more at the end.
+///
+/// Fails on every process alike: the checks (the split, the boundaries, `limits`: the kernel's
+/// limits for the stencil, which a process with nothing to sweep would never meet at a launch)
+/// are agreed on before any work; on device blocks, whose refills, exchanges and sweeps can
+/// fail on one process alone, each batch's outcome too, before the next batch's exchange and
+/// before returning. A process that failed skips its remaining work but takes part in every
+/// exchange until then, so no process waits for one that left. (A host block's kernels fail
+/// only past the limits, checked up front.)
 fn steps_dist<T: Numeric + Equivalence, const N: usize, B: DistBackend>(
     op: &'static str,
     field: &mut DistDoubleBuffer<T, N, B>,
     steps: usize,
     radius: [usize; N],
+    limits: Result<()>,
     boundaries: Option<Boundaries<T, N>>,
     sweep: impl Fn(View<'_, T, N, Shared, B, Strided>, View<'_, T, N, Unique, B, Strided>) -> Result<()>,
 ) -> Result<()> {
-    let k = {
+    let (k, on_device) = {
         let (u, v) = field.both_mut();
-        let checked = depth(op, u, v, radius)
+        let checked = limits
+            .and_then(|()| depth(op, u, v, radius))
             .and_then(|k| boundaries.as_ref().map_or(Ok(k), |b| u.check_boundaries(op, radius, b).map(|()| k)));
-        u.agree(op, checked)?
+        (u.agree(op, checked)?, u.on_device())
     };
     if steps == 0 {
         return Ok(());
     }
     // Both fields' halos from the neighbours once: the fixed global boundary a neighbour owns is
-    // read from the halos of either field and never written.
-    {
+    // read from the halos of either field and never written. Both exchanges whatever the first
+    // gives: the neighbours wait for every message.
+    let mut local = {
         let (u, v) = field.both_mut();
-        u.exchange(op, false, |_| ())?;
-        v.exchange(op, false, |_| ())?;
-    }
+        let first = u.exchange(op, false, |_| ());
+        first.and(v.exchange(op, false, |_| ()))
+    };
     let mut done = 0;
     while done < steps {
         let batch = k.min(steps - done);
@@ -215,30 +227,50 @@ fn steps_dist<T: Numeric + Equivalence, const N: usize, B: DistBackend>(
             // (the rows a widened sweep computed in the halos too: the rule reads along its axis
             // only, so it gives the values the neighbour gives its own rows).
             if let Some(b) = boundaries {
-                field.current_mut().try_fill_boundaries(radius, b)?;
+                local = local.and_then(|()| field.current_mut().try_fill_boundaries(radius, b));
             }
             if s == 1 && (done > 0 || boundaries.is_some()) {
-                field.current_mut().exchange(op, false, |_| ())?;
+                local = local.and(field.current_mut().exchange(op, false, |_| ()));
             }
-            let (u, v) = field.both_mut();
-            let r = sweep_region(u, radius, batch - s);
-            if !r.iter().any(|r| r.is_empty()) {
-                // The input reaches one radius further than the region on every side.
-                let input = (0..N).fold(u.local().view().into_strided(), |d, a| {
-                    d.narrow(a, r[a].start - radius[a], r[a].len() + 2 * radius[a])
-                });
-                let mut output = v.local_mut();
-                let output = (0..N).fold(output.view_mut().into_strided(), |o, a| {
-                    o.narrow(a, r[a].start - radius[a], r[a].len() + 2 * radius[a])
-                });
-                sweep(input, output)?;
+            if local.is_ok() {
+                local = sweep_once(field, radius, batch - s, &sweep);
             }
+            // Swapped on every process alike, failed or not: the fields' roles (and so the
+            // communicators the processes agree over below) stay the same everywhere.
             field.swap();
         }
         done += batch;
+        if let (true, Some(b)) = (done == steps, boundaries) {
+            local = local.and_then(|()| field.current_mut().try_fill_boundaries(radius, b));
+        }
+        let outcome = core::mem::replace(&mut local, Ok(()));
+        if on_device {
+            field.current().agree(op, outcome)?;
+        } else {
+            outcome?;
+        }
     }
-    match boundaries {
-        Some(b) => field.current_mut().try_fill_boundaries(radius, b),
-        None => Ok(()),
+    Ok(())
+}
+
+/// One sweep from `field`'s current field into its next one over [`sweep_region`] widened by
+/// `extra` radii (nothing where that region is empty).
+fn sweep_once<T: Numeric + Equivalence, const N: usize, B: DistBackend>(
+    field: &mut DistDoubleBuffer<T, N, B>,
+    radius: [usize; N],
+    extra: usize,
+    sweep: &impl Fn(View<'_, T, N, Shared, B, Strided>, View<'_, T, N, Unique, B, Strided>) -> Result<()>,
+) -> Result<()> {
+    let (u, v) = field.both_mut();
+    let r = sweep_region(u, radius, extra);
+    if r.iter().any(|r| r.is_empty()) {
+        return Ok(());
     }
+    // The input reaches one radius further than the region on every side.
+    let input = (0..N)
+        .fold(u.local().view().into_strided(), |d, a| d.narrow(a, r[a].start - radius[a], r[a].len() + 2 * radius[a]));
+    let mut output = v.local_mut();
+    let output = (0..N)
+        .fold(output.view_mut().into_strided(), |o, a| o.narrow(a, r[a].start - radius[a], r[a].len() + 2 * radius[a]));
+    sweep(input, output)
 }

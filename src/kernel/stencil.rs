@@ -11,12 +11,24 @@ use crate::kernel::{Backend, Desc};
 /// # Safety
 ///
 /// Implementations write every element of `out` with the weighted sum of the taps, in tap order,
-/// and touch no other memory.
+/// and touch no other memory. The tap limits ([`StencilKernels::MAX_TAPS`],
+/// [`StencilKernels::MAX_LINEAR_TAPS`]) are no part of this contract: callers check them to fail
+/// early and alike on every process, and a kernel still returns `Error::Limit` past its tables.
 pub unsafe trait StencilKernels: Backend {
     /// Whether the time steppers run this backend's kernel hyperplane by hyperplane on the fused
     /// wavefront (many small calls: right where a call is a function call, as on the CPU); else
     /// one call per sweep.
     const WAVEFRONT: bool = false;
+
+    /// The most taps [`StencilKernels::taps`] and [`StencilKernels::varying`] take (past it they
+    /// return `Error::Limit`); `usize::MAX`, the default, for no limit. Known without a device,
+    /// so a caller can check a stencil before any work: the distributed sweeps do, on every
+    /// process alike, where a process with nothing to sweep would never launch the kernel.
+    const MAX_TAPS: usize = usize::MAX;
+
+    /// The most taps [`StencilKernels::linear`] takes; by default [`StencilKernels::MAX_TAPS`]
+    /// (the default `linear` runs `taps`).
+    const MAX_LINEAR_TAPS: usize = Self::MAX_TAPS;
 
     /// `out[x] = sum_k taps[k].1 * input[x + taps[k].0]` for every point `x` of `out.shape`, where
     /// `input` (with its own strides) describes the input point of `out[0; N]`: taps known at
@@ -29,7 +41,7 @@ pub unsafe trait StencilKernels: Backend {
     ///
     /// # Errors
     ///
-    /// `Error::Device` when a device fails; `Error::Limit` past the backend's tap count.
+    /// `Error::Device` when a device fails; `Error::Limit` past [`StencilKernels::MAX_TAPS`].
     unsafe fn taps<T: Numeric, const N: usize>(
         dev: &Self::Device,
         out: Desc<Self, T, N>,

@@ -3,6 +3,7 @@
 //! algorithms of `ops/fill_copy.rs` guarantee their inputs.
 
 use super::lanes;
+use super::stream::Fence;
 use crate::element::Pod;
 use crate::error::Result;
 use crate::iter::Odometer;
@@ -120,6 +121,9 @@ unsafe fn copy_block<T: Copy>(src: *const T, rows: usize, cols: usize, rs: isize
 /// As for [`copy_block`]; `size_of::<T>() <= 16`.
 unsafe fn transpose_tiles<T: Copy>(src: *const T, rows: usize, cols: usize, rs: isize, cs: isize, dst: *mut T) {
     let b = 2 * micro_tile::<T>();
+    // Orders the non-temporal stores before anything that reads the destination, on every way
+    // out of the loop.
+    let _fence = Fence::always();
     for j0 in (0..cols).step_by(b) {
         if j0 + b <= cols {
             for i in 0..rows {
@@ -142,12 +146,6 @@ unsafe fn transpose_tiles<T: Copy>(src: *const T, rows: usize, cols: usize, rs: 
             }
         }
     }
-    // Order the non-temporal stores before anything that reads the destination.
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: a store fence has no preconditions.
-    unsafe {
-        core::arch::x86_64::_mm_sfence()
-    };
 }
 
 /// Copies `n` elements with non-temporal stores when the destination allows it (x86-64, 16-byte

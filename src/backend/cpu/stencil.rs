@@ -84,6 +84,9 @@ impl<T: Numeric, const N: usize, const K: usize> Kernel for Sweep<T, N, K> {
 // of `out` once and writes the taps' sum there.
 unsafe impl StencilKernels for Cpu {
     const WAVEFRONT: bool = true;
+    // The run-time-tap kernels keep the taps in tables of `MAX_TAPS`; `linear` unrolls any count.
+    const MAX_TAPS: usize = MAX_TAPS;
+    const MAX_LINEAR_TAPS: usize = usize::MAX;
 
     unsafe fn taps<T: Numeric, const N: usize>(
         _: &Cpu,

@@ -25,7 +25,7 @@ pub(super) enum Stores {
     /// Plain stores: the lines stay in cache for whoever reads them next.
     Cached,
     /// Non-temporal stores of whole lines; `vector` is the widest vector (16, 32 or 64 bytes) of
-    /// the instruction set the kernel runs with. Kernels end with [`Stores::finish`].
+    /// the instruction set the kernel runs with. Kernels hold [`Stores::fence_on_exit`]'s guard.
     #[cfg(target_arch = "x86_64")]
     Streamed { vector: usize },
 }
@@ -84,16 +84,47 @@ impl Stores {
         }
     }
 
-    /// Orders this thread's streamed stores before whatever it does next (streamed stores are
-    /// weakly ordered: without the fence, the thread that joins this one could read stale lines).
-    /// Kernels call it once, after their last store.
+    /// A guard that, dropped, orders this thread's streamed stores before whatever it does next
+    /// (streamed stores are weakly ordered: without the fence, the thread that joins this one
+    /// could read stale lines). A kernel takes it before its first store and holds it to its
+    /// end, so the fence runs on every way out: a return, and unwinding from a panic in the
+    /// middle (an integer overflow in a debug build), after which a caller that catches the
+    /// panic may still read what was stored.
     #[inline(always)]
-    pub(super) fn finish(self) {
-        #[cfg(target_arch = "x86_64")]
-        if let Stores::Streamed { .. } = self {
-            // SAFETY: SSE is part of the x86-64 baseline.
-            unsafe { core::arch::x86_64::_mm_sfence() };
+    #[must_use = "the fence runs when the guard is dropped: hold it until the last store"]
+    pub(super) fn fence_on_exit(self) -> Fence {
+        Fence { streamed: self != Stores::Cached }
+    }
+}
+
+/// The store fence of [`Stores::fence_on_exit`], run when dropped.
+#[derive(Debug)]
+pub(super) struct Fence {
+    streamed: bool,
+}
+
+impl Fence {
+    /// A guard that fences whatever the stores were: for kernels that stream stores of their own.
+    #[inline(always)]
+    #[must_use = "the fence runs when the guard is dropped: hold it until the last store"]
+    pub(super) fn always() -> Self {
+        Fence { streamed: true }
+    }
+}
+
+impl Drop for Fence {
+    #[inline(always)]
+    fn drop(&mut self) {
+        if !self.streamed {
+            return;
         }
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: SSE is part of the x86-64 baseline.
+        unsafe {
+            core::arch::x86_64::_mm_sfence()
+        };
+        #[cfg(test)]
+        tests::FENCES.with(|fences| fences.set(fences.get() + 1));
     }
 }
 
@@ -168,8 +199,30 @@ fn cache_size(text: &str) -> Option<usize> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
+
+    std::thread_local! {
+        /// The fences this thread's kernels ran on streamed stores.
+        pub(in crate::backend::cpu) static FENCES: core::cell::Cell<usize> = const { core::cell::Cell::new(0) };
+    }
+
+    #[test]
+    fn the_fence_runs_when_the_guard_unwinds() {
+        let before = FENCES.with(core::cell::Cell::get);
+        let caught = std::panic::catch_unwind(|| {
+            let _fence = Stores::streamed(Isa::detect()).fence_on_exit();
+            panic!("a kernel's panic between two stores");
+        });
+        assert!(caught.is_err());
+        let cached = std::panic::catch_unwind(|| {
+            let _fence = Stores::Cached.fence_on_exit();
+            panic!("no streamed store, no fence");
+        });
+        assert!(cached.is_err());
+        let streams = usize::from(Stores::streamed(Isa::detect()) != Stores::Cached);
+        assert_eq!(FENCES.with(core::cell::Cell::get), before + streams);
+    }
 
     #[test]
     fn cache_sizes_parse_as_linux_writes_them() {
@@ -205,7 +258,7 @@ mod tests {
                     let start = (LINE - base as usize % LINE) % LINE / size + shift;
                     // SAFETY: `start + B < 2 * LINE + B <= len`, and `isa` is one the CPU has.
                     unsafe { stores.block(base.add(start), &block) };
-                    stores.finish();
+                    drop(stores.fence_on_exit());
                     for (i, &got) in buffer.as_slice().iter().enumerate() {
                         let want = if (start..start + B).contains(&i) { value(i - start) } else { fill };
                         assert_eq!(got, want, "{stores:?}, {isa:?}, element {i}, block at {start}");

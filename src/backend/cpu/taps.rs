@@ -131,8 +131,8 @@ impl<T: Numeric, const N: usize> Kernel for ConstantSweep<'_, T, N> {
             weights: self.weights,
             stores: self.stores,
         };
+        let _fence = self.stores.fence_on_exit();
         walk_lanes(self.out.shape, [self.out.strides, self.input.strides], lanes);
-        self.stores.finish();
     }
 }
 
@@ -273,8 +273,8 @@ impl<T: Numeric, const N: usize> Kernel for VaryingSweep<'_, T, N> {
             deltas: self.deltas,
             stores: self.stores,
         };
+        let _fence = self.stores.fence_on_exit();
         walk_lanes(self.out.shape, strides, lanes);
-        self.stores.finish();
     }
 }
 
@@ -492,4 +492,32 @@ unsafe fn varying_point<T: Numeric>(centre: *const T, deltas: &[isize], fields: 
         a = a + unsafe { *c.wrapping_offset(at) * *centre.wrapping_offset(delta) };
     }
     a
+}
+
+#[cfg(test)]
+mod tests {
+    use super::constant;
+    use crate::backend::cpu::simd::Isa;
+    use crate::backend::cpu::stream::{tests::FENCES, Stores};
+    use crate::prelude::*;
+
+    /// A kernel that panics between its streamed stores (an integer overflow: debug builds
+    /// check them) still fences them: the caller that catches the panic may read the output.
+    #[test]
+    #[cfg(debug_assertions)]
+    fn a_kernel_that_panics_still_fences_its_streamed_stores() {
+        let input = Array::<i32, 1>::from_fn([512], |[i]| if i < 300 { 1 } else { i32::MAX });
+        let mut out = Array::<i32, 1>::zeros([512]);
+        let streamed = Stores::for_sweep(Isa::detect(), usize::MAX) != Stores::Cached;
+        let before = FENCES.with(core::cell::Cell::get);
+        let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            // SAFETY: one tap at offset 0: every point's tap is its own input point; the output
+            // is a distinct array of the input's shape. A whole sweep (`usize::MAX` bytes):
+            // streamed unless CNDA_STREAMING=off.
+            unsafe { constant(out.desc_mut(), input.desc(), &[([0], 2)], usize::MAX) }
+        }));
+        assert!(caught.is_err(), "2 * i32::MAX overflows");
+        assert_eq!(FENCES.with(core::cell::Cell::get), before + usize::from(streamed));
+        assert!(out.as_slice()[..256].iter().all(|&x| x == 2), "the blocks before the overflow are stored");
+    }
 }

@@ -6,6 +6,7 @@
 
 use core::mem::MaybeUninit;
 
+#[cfg(feature = "rayon")]
 use rayon::prelude::*;
 
 use cudarc::driver::{result as driver, CudaEvent};
@@ -23,6 +24,7 @@ pub(crate) const STAGED_FROM: usize = 1 << 20;
 const CHUNK: usize = 16 << 20;
 
 /// Bytes per task of the parallel host copy.
+#[cfg(feature = "rayon")]
 const PIECE: usize = 1 << 20;
 
 /// A block of pinned (page-locked) host memory, zeroed when allocated so it is always
@@ -145,17 +147,25 @@ impl Drop for Staging {
     }
 }
 
-/// `dst.copy_from_slice(src)` on the rayon pool, in `PIECE`-byte tasks.
+/// `dst.copy_from_slice(src)` on the rayon pool, in `PIECE`-byte tasks (on this thread
+/// without feature `rayon`).
 fn parallel_copy(dst: &mut [u8], src: &[u8]) {
+    #[cfg(feature = "rayon")]
     dst.par_chunks_mut(PIECE).zip(src.par_chunks(PIECE)).for_each(|(d, s)| d.copy_from_slice(s));
+    #[cfg(not(feature = "rayon"))]
+    dst.copy_from_slice(src);
 }
 
 /// As [`parallel_copy`], into possibly uninitialized bytes.
 fn parallel_copy_out(dst: &mut [MaybeUninit<u8>], src: &[u8]) {
     assert_eq!(dst.len(), src.len());
-    dst.par_chunks_mut(PIECE).zip(src.par_chunks(PIECE)).for_each(|(d, s)| {
+    let copy = |d: &mut [MaybeUninit<u8>], s: &[u8]| {
         // SAFETY: `d` and `s` are pieces of equal length (the same `PIECE` split of equal
         // lengths) of two distinct allocations.
         unsafe { core::ptr::copy_nonoverlapping(s.as_ptr(), d.as_mut_ptr().cast::<u8>(), s.len()) }
-    });
+    };
+    #[cfg(feature = "rayon")]
+    dst.par_chunks_mut(PIECE).zip(src.par_chunks(PIECE)).for_each(|(d, s)| copy(d, s));
+    #[cfg(not(feature = "rayon"))]
+    copy(dst, src);
 }

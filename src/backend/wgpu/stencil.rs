@@ -15,6 +15,8 @@ use crate::kernel::{Desc, ExprStencilKernels, StencilKernels};
 
 // SAFETY: writes every output point once with the taps summed in order.
 unsafe impl StencilKernels for Wgpu {
+    const MAX_TAPS: usize = MAX_TAPS;
+
     unsafe fn taps<T: Numeric, const N: usize>(
         dev: &WgpuDevice,
         out: Desc<Wgpu, T, N>,
