@@ -10,7 +10,7 @@
 use cnda::dist::{DistArray, DistBackend, DistDoubleBuffer, StencilApplyDist};
 use cnda::kernel::{Allocator, ReduceKernels, StencilKernels};
 use cnda::prelude::*;
-use cnda::stencil::{Arity, LinearStencil, Scalar, Stencil, Tap, TapReader};
+use cnda::stencil::{Arity, Binary, LinearStencil, Node, Scalar, Stencil, Tap, TapReader};
 use mpi::traits::{Communicator, Root};
 
 /// Whether `text` is the same on every process (rank 0's, broadcast, against each one's own).
@@ -48,6 +48,18 @@ const WIDE_TAPS: [Tap<1>; 2 * WIDE + 1] = {
     taps
 };
 
+/// The sum of the 65 taps, left to right: `Tap(0)`, then `Tap(k)` and the sum so far plus it.
+const WIDE_NODES: [Node; 4 * WIDE + 1] = {
+    let mut nodes = [Node::Tap(0); 4 * WIDE + 1];
+    let mut k = 1;
+    while k < 2 * WIDE + 1 {
+        nodes[2 * k - 1] = Node::Tap(k);
+        nodes[2 * k] = Node::Binary(Binary::Add, 2 * k - 2, 2 * k - 1);
+        k += 1;
+    }
+    nodes
+};
+
 /// A hand-written stencil of 65 taps: more than the CPU's expression kernel takes, which it
 /// finds at the launch (nothing knows an expression kernel's limits before).
 #[derive(Clone, Copy, Debug)]
@@ -57,20 +69,13 @@ impl<T: Scalar> Stencil<T, 1> for Wide {
     const FIELDS: &'static [&'static str] = &["u"];
     const PARAMS: &'static [&'static str] = &[];
     const TAPS: &'static [Tap<1>] = &WIDE_TAPS;
+    const NODES: &'static [Node] = &WIDE_NODES;
     const SOURCE: &'static str = "|u| u[-32] + ... + u[32]";
     type Params = ();
     type Arity = Arity<1>;
 
     fn point<R: TapReader<T>>(taps: &R, _: &()) -> T {
         (1..WIDE_TAPS.len()).fold(taps.tap(0), |acc, k| acc + taps.tap(k))
-    }
-
-    fn cuda() -> Option<&'static str> {
-        None
-    }
-
-    fn wgsl() -> Option<&'static str> {
-        None
     }
 }
 
