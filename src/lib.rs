@@ -31,7 +31,8 @@
 //!   run-time index or name (`at`, `at_mut`, `field_by_name`), constructors from external data
 //!   (`from_shape_vec`, `from_slice`, `from_ndarray` ...: every `from_*`), files and streams
 //!   (`npy::read`, `load`, `save` ...), devices (`CudaDevice::new`, `WgpuDevice::new`,
-//!   `synchronize` ...), text checked or compiled at run time (`check_*`, kernel sources), and
+//!   `synchronize` ...), text and data checked or compiled at run time (`check`, `check_*`, kernel
+//!   sources: `stencil_source`, `stencil_shader`), and
 //!   `shape::checked_len` (the size rule on run-time shapes).
 //!   `tests/api_rules.rs` holds every public function to this rule.
 //!

@@ -23,8 +23,11 @@ fn allowed(file: &str, name: &str) -> bool {
     let external = name.starts_with("from_");
     let io = name.starts_with("read") || name.starts_with("write") || matches!(name, "load" | "save");
     let device = file.ends_with("/device.rs") && file.contains("src/backend/");
-    let text = name.starts_with("check_")
+    let text = name == "check"
+        || name.starts_with("check_")
         || name.starts_with("compile")
+        || name.ends_with("_source")
+        || name.ends_with("_shader")
         || matches!(name, "validate" | "source" | "checked_len");
     lookup || external || io || device || text
 }
@@ -88,9 +91,16 @@ fn plain_names_return_result_only_where_the_rule_allows() {
         let text = std::fs::read_to_string(file).unwrap();
         let shown = file.strip_prefix(root).unwrap().to_string_lossy().replace('\\', "/");
         for (name, returns) in public_functions(&text) {
-            let result = ["Result<", "Result ", "crate::Result", "core::result::Result", "std::result::Result"]
-                .iter()
-                .any(|r| returns.starts_with(r) || returns.starts_with(&r.replace("crate::", "")))
+            let result = [
+                "Result<",
+                "Result ",
+                "crate::Result",
+                "crate::error::Result",
+                "core::result::Result",
+                "std::result::Result",
+            ]
+            .iter()
+            .any(|r| returns.starts_with(r) || returns.starts_with(&r.replace("crate::", "")))
                 || returns == "Result";
             if !result {
                 continue;

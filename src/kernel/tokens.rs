@@ -28,7 +28,7 @@ pub const DEVICE_REDUCE: &[&str] = &["sum", "product", "min", "max", "argmin", "
 /// # Errors
 ///
 /// `Error::NoKernel` naming the op and the backend.
-pub fn device_name(name: &'static str, known: &[&str], backend: &'static str) -> Result<&'static str> {
+pub fn check_device_name(name: &'static str, known: &[&str], backend: &'static str) -> Result<&'static str> {
     if known.contains(&name) {
         Ok(name)
     } else {
@@ -455,7 +455,7 @@ mod tests {
             assert!(name.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit()), "{name}");
         }
         for name in [<Add as BinaryOp<f32>>::NAME, <Rem as BinaryOp<f32>>::NAME, <Second as BinaryOp<f32>>::NAME] {
-            assert_eq!(device_name(name, DEVICE_BINARY, "test").unwrap(), name);
+            assert_eq!(check_device_name(name, DEVICE_BINARY, "test").unwrap(), name);
         }
         let f = |form: Option<DeviceUnary<f64>>| form;
         for form in [
@@ -474,14 +474,14 @@ mod tests {
             f(Round.device_form()),
         ] {
             let Some(DeviceUnary::Named(name)) = form else { panic!("{form:?}") };
-            assert!(device_name(name, DEVICE_UNARY, "test").is_ok(), "{name}");
+            assert!(check_device_name(name, DEVICE_UNARY, "test").is_ok(), "{name}");
         }
         for name in [<Sum as ReduceOp<f32>>::NAME, <Max as ReduceOp<f32>>::NAME, <ArgMin as ArgOp<f32>>::NAME] {
-            assert!(device_name(name, DEVICE_REDUCE, "test").is_ok(), "{name}");
+            assert!(check_device_name(name, DEVICE_REDUCE, "test").is_ok(), "{name}");
         }
         for foreign in ["scalar_add", "clamp", "powi", "add_f32", "sum_axis", ""] {
             for known in [DEVICE_BINARY, DEVICE_UNARY, DEVICE_REDUCE] {
-                assert!(matches!(device_name(foreign, known, "test"), Err(Error::NoKernel { .. })), "{foreign}");
+                assert!(matches!(check_device_name(foreign, known, "test"), Err(Error::NoKernel { .. })), "{foreign}");
             }
         }
     }

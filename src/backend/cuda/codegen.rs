@@ -169,7 +169,7 @@ mod tests {
 
     fn printed(ty: CudaType, nodes: &'static [Node]) -> (String, String) {
         let taps: &'static [Tap<1>] = &[Tap { field: 0, offset: [0] }, Tap { field: 0, offset: [1] }];
-        let expr = Checked::new("test", 1, 1, taps, nodes).unwrap();
+        let expr = Checked::from_parts("test", 1, 1, taps, nodes).unwrap();
         emit::statements(&expr, &ty, "")
     }
 

@@ -11,7 +11,7 @@ use super::kernels::FAMILIES;
 use super::Cuda;
 use crate::element::Pod;
 use crate::error::{Error, Result};
-use crate::kernel::tokens::{device_name, BinaryOp, DeviceUnary, UnaryOp, DEVICE_BINARY, DEVICE_UNARY};
+use crate::kernel::tokens::{check_device_name, BinaryOp, DeviceUnary, UnaryOp, DEVICE_BINARY, DEVICE_UNARY};
 use crate::kernel::Desc;
 use crate::kernel::ElementwiseKernels;
 
@@ -26,7 +26,7 @@ unsafe impl ElementwiseKernels for Cuda {
         b: Desc<Cuda, T, N>,
     ) -> Result<()> {
         let t = suffix::<T>(Op::NAME)?;
-        let name = device_name(Op::NAME, DEVICE_BINARY, "CUDA")?;
+        let name = check_device_name(Op::NAME, DEVICE_BINARY, "CUDA")?;
         let n = out.len();
         if n == 0 {
             return Ok(());
@@ -70,11 +70,11 @@ unsafe impl ElementwiseKernels for Cuda {
         let ((po, o), (pa, da)) = (kernel_desc(&out)?, kernel_desc(&a)?);
         match form {
             DeviceUnary::Named(name) => {
-                let name = device_name(name, DEVICE_UNARY, "CUDA")?;
+                let name = check_device_name(name, DEVICE_UNARY, "CUDA")?;
                 launch!(dev, ELEMENTWISE, t, format!("cnda_unary_{name}_{t}"), n, [&po, &o, &pa, &da, &count]);
             }
             DeviceUnary::ScalarRight(name, s) => {
-                let (name, s) = (device_name(name, DEVICE_BINARY, "CUDA")?, Scalar(s));
+                let (name, s) = (check_device_name(name, DEVICE_BINARY, "CUDA")?, Scalar(s));
                 launch!(
                     dev,
                     ELEMENTWISE,
@@ -85,7 +85,7 @@ unsafe impl ElementwiseKernels for Cuda {
                 );
             }
             DeviceUnary::ScalarLeft(name, s) => {
-                let (name, s) = (device_name(name, DEVICE_BINARY, "CUDA")?, Scalar(s));
+                let (name, s) = (check_device_name(name, DEVICE_BINARY, "CUDA")?, Scalar(s));
                 launch!(
                     dev,
                     ELEMENTWISE,
@@ -117,7 +117,7 @@ unsafe impl ElementwiseKernels for Cuda {
         src: Desc<Cuda, T, N>,
     ) -> Result<()> {
         let t = suffix::<T>(Op::NAME)?;
-        let name = device_name(Op::NAME, DEVICE_BINARY, "CUDA")?;
+        let name = check_device_name(Op::NAME, DEVICE_BINARY, "CUDA")?;
         let n = dst.len();
         if n == 0 {
             return Ok(());

@@ -154,7 +154,7 @@ mod tests {
 
     fn printed(half: bool, nodes: &'static [Node]) -> (String, String) {
         let taps: &'static [Tap<1>] = &[Tap { field: 0, offset: [0] }, Tap { field: 0, offset: [1] }];
-        emit::statements(&Checked::new("test", 1, 1, taps, nodes).unwrap(), &Wgsl { half }, "")
+        emit::statements(&Checked::from_parts("test", 1, 1, taps, nodes).unwrap(), &Wgsl { half }, "")
     }
 
     #[test]

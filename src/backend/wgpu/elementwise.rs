@@ -10,7 +10,7 @@ use super::shaders::family;
 use super::Wgpu;
 use crate::element::Pod;
 use crate::error::{Error, Result};
-use crate::kernel::tokens::{device_name, BinaryOp, DeviceUnary, UnaryOp, DEVICE_BINARY, DEVICE_UNARY};
+use crate::kernel::tokens::{check_device_name, BinaryOp, DeviceUnary, UnaryOp, DEVICE_BINARY, DEVICE_UNARY};
 use crate::kernel::Desc;
 use crate::kernel::ElementwiseKernels;
 
@@ -25,7 +25,7 @@ unsafe impl ElementwiseKernels for Wgpu {
         b: Desc<Wgpu, T, N>,
     ) -> Result<()> {
         let t = elem::<T>(dev, Op::NAME)?;
-        let name = device_name(Op::NAME, DEVICE_BINARY, "WebGPU")?;
+        let name = check_device_name(Op::NAME, DEVICE_BINARY, "WebGPU")?;
         let n = out.len();
         if n == 0 {
             return Ok(());
@@ -77,13 +77,13 @@ unsafe impl ElementwiseKernels for Wgpu {
         // The entry point, its integer and element scalars, and whether it has a `_contig` form.
         let (entry, scalars, elems, has_dense) = match form {
             DeviceUnary::Named(name) => {
-                (format!("unary_{}", device_name(name, DEVICE_UNARY, "WebGPU")?), vec![], vec![], true)
+                (format!("unary_{}", check_device_name(name, DEVICE_UNARY, "WebGPU")?), vec![], vec![], true)
             }
             DeviceUnary::ScalarRight(name, s) => {
-                (format!("scalar_right_{}", device_name(name, DEVICE_BINARY, "WebGPU")?), vec![], vec![s], true)
+                (format!("scalar_right_{}", check_device_name(name, DEVICE_BINARY, "WebGPU")?), vec![], vec![s], true)
             }
             DeviceUnary::ScalarLeft(name, s) => {
-                (format!("scalar_left_{}", device_name(name, DEVICE_BINARY, "WebGPU")?), vec![], vec![s], true)
+                (format!("scalar_left_{}", check_device_name(name, DEVICE_BINARY, "WebGPU")?), vec![], vec![s], true)
             }
             DeviceUnary::Powi(p) => ("unary_powi".to_string(), vec![p], vec![], false),
             DeviceUnary::Powf(p) => ("unary_powf".to_string(), vec![], vec![p], false),
@@ -108,7 +108,7 @@ unsafe impl ElementwiseKernels for Wgpu {
         src: Desc<Wgpu, T, N>,
     ) -> Result<()> {
         let t = elem::<T>(dev, Op::NAME)?;
-        let name = device_name(Op::NAME, DEVICE_BINARY, "WebGPU")?;
+        let name = check_device_name(Op::NAME, DEVICE_BINARY, "WebGPU")?;
         let n = dst.len();
         if n == 0 {
             return Ok(());

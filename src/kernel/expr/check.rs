@@ -31,7 +31,7 @@ impl<const N: usize> Checked<N> {
     /// # Errors
     ///
     /// `Error::Layout` (with `op` as the operation) naming the first part that is inconsistent.
-    pub fn new(
+    pub fn from_parts(
         op: &'static str,
         fields: usize,
         params: usize,
@@ -104,7 +104,7 @@ pub fn check<S: Stencil<T, N>, T: Scalar, const N: usize>(op: &'static str) -> R
             fix: "define the stencil with `stencil!`, which keeps its parts consistent",
         });
     }
-    Checked::new(op, S::FIELDS.len(), params, S::TAPS, S::NODES)
+    Checked::from_parts(op, S::FIELDS.len(), params, S::TAPS, S::NODES)
 }
 
 /// Per node, whether it is a condition; or what is wrong, as the end of a sentence that begins
