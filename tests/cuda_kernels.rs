@@ -5,7 +5,7 @@
 #![cfg(feature = "cuda")]
 
 use cnda::backend::cuda::kernels::{compile, nvrtc_present, Output, FAMILIES};
-use cnda::kernel::tokens::{DEVICE_BINARY, DEVICE_REDUCE, DEVICE_UNARY};
+use cnda::kernel::tokens::{DEVICE_ARG, DEVICE_BINARY, DEVICE_FOLD, DEVICE_UNARY};
 
 fn nvrtc_or_skip() -> bool {
     if nvrtc_present() {
@@ -20,7 +20,7 @@ fn nvrtc_or_skip() -> bool {
 }
 
 /// Entry points each family must export (a sample of every form, type and op; every name the
-/// backend accepts from an op token, `DEVICE_BINARY`, `DEVICE_UNARY` and `DEVICE_REDUCE`).
+/// backend accepts from an op token, `DEVICE_BINARY`, `DEVICE_UNARY`, `DEVICE_FOLD`, `DEVICE_ARG`).
 fn expected(family: &str) -> Vec<String> {
     let types = ["f32", "f64", "i32", "i64", "f16", "bf16"];
     let floats = ["f32", "f64"];
@@ -56,7 +56,7 @@ fn expected(family: &str) -> Vec<String> {
         }
         "reduce" => {
             for t in types {
-                for op in DEVICE_REDUCE {
+                for op in DEVICE_FOLD.iter().chain(DEVICE_ARG) {
                     names.push(format!("cnda_{op}_{t}"));
                 }
                 for form in ["sum_axis", "product_axis", "min_axis", "max_axis"] {

@@ -1,6 +1,6 @@
 //! A `stencil!` stencil's expression data (`NODES`, what every device backend generates its code
 //! from) means what its compiled point function computes: the interpreter of the checked data
-//! (`Checked::eval`, written from the data alone) agrees with `Stencil::point` bit for bit, on
+//! (`CheckedExpr::eval`, written from the data alone) agrees with `Stencil::point` bit for bit, on
 //! random tap values and parameters (NaN, infinities and signed zeros among them), in every
 //! element type.
 

@@ -301,10 +301,16 @@ fn dispatch_in_place(py: Python<'_>, op: Binary, a: &Bound<'_, PyAny>, b: &Bound
         )));
     }
     let result = dispatch_binary(py, op, &p.a, &p.b, None)?;
-    // NumPy writes `a` (its C code, no subclass code): under a lease of `a`'s memory, as a kernel.
+    // NumPy writes `a` under a lease of its memory, as a kernel would, through a plain ndarray
+    // over the same memory: `copyto` on `a` itself would dispatch to an ndarray subclass's
+    // `__array_function__` (Python code that could re-stride `a` outside the lease).
+    // `ndarray.view` called through the class runs no subclass code.
+    let ndarray = np.getattr("ndarray")?;
+    let plain =
+        if a.cast::<PyUntypedArray>().is_ok() { ndarray.call_method1("view", (a, &ndarray))? } else { a.clone() };
     let kwargs = [("casting", "same_kind")].into_py_dict(py)?;
-    let _in_use = lease(name, &[Operand::write("a", crate::overlap::span_of_array(a))])?;
-    np.call_method("copyto", (a, result), Some(&kwargs))?;
+    let _in_use = lease(name, &[Operand::write("a", crate::overlap::span_of_array(&plain))])?;
+    np.call_method("copyto", (plain, result), Some(&kwargs))?;
     Ok(())
 }
 

@@ -326,6 +326,24 @@ def test_every_kernel_entry_uses_the_layout_it_leased(route):
         assert cnda.sum(x, axis=(0,)) == as_laid_out_now(x, base, values).sum()
 
 
+def test_an_in_place_op_in_another_dtype_runs_no_subclass_code_under_its_lease():
+    # `a += b` computed in the promoted dtype is copied back into `a` under a lease of a's memory:
+    # through a plain ndarray over it, so an ndarray subclass's `__array_function__` (which could
+    # re-stride `a` outside the lease) is never called for that copy.
+    calls = []
+
+    class Dispatching(np.ndarray):
+        def __array_function__(self, func, types, args, kwargs):
+            calls.append(func.__name__)
+            return super().__array_function__(func, types, args, kwargs)
+
+    a = np.arange(8, dtype=np.float32).view(Dispatching)
+    b = np.full(8, 0.5)  # float64: computed in float64, cast back (same_kind)
+    cnda.iadd(a, b)
+    assert "copyto" not in calls
+    assert np.array_equal(np.asarray(a), np.arange(8, dtype=np.float32) + np.float32(0.5))
+
+
 # ---- Soundness III, item 4: copies of memory a running kernel writes ---------------------------
 
 PARTICLE = cnda.Particle.dtype

@@ -83,7 +83,16 @@ fn write_block<T: H5Type, const N: usize>(
             data.as_ptr().cast(),
         )
     };
-    ::hdf5::h5check(code).map(drop)
+    status(code, "H5Dwrite")
+}
+
+/// An HDF5 call's status as a result (negative is failure), without hdf5-metno's hidden helpers.
+fn status(code: hdf5_sys::h5::herr_t, call: &str) -> ::hdf5::Result<()> {
+    if code < 0 {
+        Err(format!("HDF5's {call} failed (status {code}) for this process's block of the dataset").into())
+    } else {
+        Ok(())
+    }
 }
 
 /// The row-major points of `block` of `dataset`.
@@ -106,7 +115,7 @@ fn read_block<T: H5Type + Pod, const N: usize>(
             data.as_mut_ptr().cast(),
         )
     };
-    ::hdf5::h5check(code).map(|_| data)
+    status(code, "H5Dread").map(|()| data)
 }
 
 impl<T: Pod + Equivalence + H5Type, const N: usize> DistArray<T, N> {

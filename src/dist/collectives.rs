@@ -39,7 +39,9 @@ impl<T: Float + Equivalence, const N: usize, B: DistBackend + ElementwiseKernels
         // agreed on, so a process short of memory for the temporaries fails them all.
         let local = self.same_split(OP, other).and_then(|()| {
             let magnitudes = self.owned().try_sub(&other.owned())?.try_abs()?;
-            Ok(magnitudes.max().expect(NON_EMPTY))
+            // The kernel's error, not a panic, so that it reaches the agreement below.
+            // SAFETY: `magnitudes` is a live array, borrowed shared for the call.
+            Ok(unsafe { reduce(tokens::Max, magnitudes.desc()) }?.expect(NON_EMPTY))
         });
         let mine = agree(&*self.comm, OP, local)?;
         // MPI's max may drop a NaN, which must not pass for convergence: flag it separately.
@@ -74,7 +76,9 @@ impl<T: Float + Equivalence, const N: usize, B: DistBackend + ElementwiseKernels
         const OP: &str = "DistArray::diff_norm2";
         let local = self.same_split(OP, other).and_then(|()| {
             let d = self.owned().try_sub(&other.owned())?;
-            Ok(d.try_mul(&d)?.sum())
+            let squares = d.try_mul(&d)?;
+            // SAFETY: `squares` is a live array, borrowed shared for the call.
+            Ok(unsafe { reduce(tokens::Sum, squares.desc()) }?.expect(NON_EMPTY))
         });
         let mine = agree(&*self.comm, OP, local)?;
         Ok(self.all_reduce(mine, SystemOperation::sum()).sqrt())
@@ -100,6 +104,16 @@ impl<T: Pod + Equivalence, const N: usize, B: DistBackend> DistArray<T, N, B> {
     /// [`agree`] on `self`'s communicator, for the distributed stencils.
     pub(crate) fn agree<A>(&self, op: &'static str, local: Result<A>) -> Result<A> {
         agree(&*self.comm, op, local)
+    }
+
+    /// [`DistArray::agree`] for a device block, whose work can fail on one process alone; a host
+    /// block's `local` as it is (its failures are the same on every process, or abort).
+    pub(crate) fn agree_on_device<A>(&self, op: &'static str, local: Result<A>) -> Result<A> {
+        if self.on_device() {
+            self.agree(op, local)
+        } else {
+            local
+        }
     }
 }
 
@@ -147,7 +161,7 @@ impl<T: Numeric + Equivalence, const N: usize, B: DistBackend + ReduceKernels> D
         let owned = self.owned();
         // SAFETY: the owned points, borrowed shared for the call.
         let local = unsafe { reduce(token, owned.desc()) };
-        or_panic(if self.on_device() { agree(&*self.comm, op, local) } else { local })
+        or_panic(self.agree_on_device(op, local))
     }
 
     fn all_reduce(&self, mine: T, op: SystemOperation) -> T {

@@ -125,11 +125,7 @@ impl<T: Pod + Equivalence, const N: usize, B: DistBackend> DistArray<T, N, B> {
         during: impl FnOnce(View<'_, T, N, Shared, B, Strided>) -> R,
     ) -> Result<R> {
         let outcome = self.exchange(op, faces_only, during);
-        if self.on_device() {
-            self.agree(op, outcome)
-        } else {
-            outcome
-        }
+        self.agree_on_device(op, outcome)
     }
 
     /// The exchange, with every neighbour or the faces only, running `during` meanwhile. Its

@@ -13,7 +13,8 @@ use crate::kernel::{Backend, Desc};
 /// Implementations read only the indices of their operands' shapes, write every element of
 /// `out` in `reduce_last_axis`, and return results as the tokens define them (NaN rules included).
 /// A device backend that picks its kernel by the token's name takes only cnda's own
-/// ([`DEVICE_REDUCE`](crate::kernel::tokens::DEVICE_REDUCE)) and refuses any other with
+/// ([`DEVICE_FOLD`](crate::kernel::tokens::DEVICE_FOLD) for reductions,
+/// [`DEVICE_ARG`](crate::kernel::tokens::DEVICE_ARG) for searches) and refuses any other with
 /// `Error::NoKernel`.
 pub unsafe trait ReduceKernels: Backend {
     /// `op` over every element of `a`, which is not empty.

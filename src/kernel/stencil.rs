@@ -102,10 +102,10 @@ pub unsafe trait StencilKernels: Backend {
 ///
 /// Implementations write every element of `out` with the value of `S`'s expression at the taps
 /// of that point (the same operations in the same order as `S::point` and
-/// [`Checked::eval`](crate::kernel::expr::Checked::eval); a device may differ only where its
+/// [`CheckedExpr::eval`](crate::kernel::expr::CheckedExpr::eval); a device may differ only where its
 /// documented math differs from the CPU's) and touch no other memory. `S` is a safe trait: an
 /// implementation takes nothing from it unchecked. A device backend generates its code only from
-/// what [`check`](crate::kernel::expr::check) returned for `S` (never from text or data it has
+/// what [`check`](fn@crate::kernel::expr::check) returned for `S` (never from text or data it has
 /// not checked), and reads only the taps `check` accepted.
 pub unsafe trait ExprStencilKernels: Backend {
     /// As [`StencilKernels::WAVEFRONT`].

@@ -19,8 +19,11 @@ pub const DEVICE_BINARY: &[&str] = &["add", "sub", "mul", "div", "rem", "assign"
 /// and `clamp`, take their own forms).
 pub const DEVICE_UNARY: &[&str] =
     &["neg", "abs", "sqrt", "exp", "ln", "log10", "sin", "cos", "tan", "tanh", "floor", "ceil", "round"];
-/// The reductions and searches device kernels exist for.
-pub const DEVICE_REDUCE: &[&str] = &["sum", "product", "min", "max", "argmin", "argmax"];
+/// The reductions ([`ReduceOp`]) device kernels exist for.
+pub const DEVICE_FOLD: &[&str] = &["sum", "product", "min", "max"];
+/// The searches ([`ArgOp`]) device kernels exist for: kernels of their own signature, so a
+/// reduction never takes one of these names, nor a search a reduction's.
+pub const DEVICE_ARG: &[&str] = &["argmin", "argmax"];
 
 /// `name` when it is one of `known` (a list above), else `Error::NoKernel`: what a device
 /// backend checks before it builds a kernel's name from a token's.
@@ -451,7 +454,7 @@ mod tests {
     /// form's kernel; cnda's own tokens are all accepted; a token of one's own is refused.
     #[test]
     fn device_names_are_cnda_tokens_only() {
-        for name in DEVICE_BINARY.iter().chain(DEVICE_UNARY).chain(DEVICE_REDUCE) {
+        for name in DEVICE_BINARY.iter().chain(DEVICE_UNARY).chain(DEVICE_FOLD).chain(DEVICE_ARG) {
             assert!(name.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit()), "{name}");
         }
         for name in [<Add as BinaryOp<f32>>::NAME, <Rem as BinaryOp<f32>>::NAME, <Second as BinaryOp<f32>>::NAME] {
@@ -476,11 +479,16 @@ mod tests {
             let Some(DeviceUnary::Named(name)) = form else { panic!("{form:?}") };
             assert!(check_device_name(name, DEVICE_UNARY, "test").is_ok(), "{name}");
         }
-        for name in [<Sum as ReduceOp<f32>>::NAME, <Max as ReduceOp<f32>>::NAME, <ArgMin as ArgOp<f32>>::NAME] {
-            assert!(check_device_name(name, DEVICE_REDUCE, "test").is_ok(), "{name}");
+        for name in [<Sum as ReduceOp<f32>>::NAME, <Product as ReduceOp<f32>>::NAME, <Max as ReduceOp<f32>>::NAME] {
+            assert!(check_device_name(name, DEVICE_FOLD, "test").is_ok(), "{name}");
+            assert!(check_device_name(name, DEVICE_ARG, "test").is_err(), "{name}");
+        }
+        for name in [<ArgMin as ArgOp<f32>>::NAME, <ArgMax as ArgOp<f32>>::NAME] {
+            assert!(check_device_name(name, DEVICE_ARG, "test").is_ok(), "{name}");
+            assert!(check_device_name(name, DEVICE_FOLD, "test").is_err(), "{name}");
         }
         for foreign in ["scalar_add", "clamp", "powi", "add_f32", "sum_axis", ""] {
-            for known in [DEVICE_BINARY, DEVICE_UNARY, DEVICE_REDUCE] {
+            for known in [DEVICE_BINARY, DEVICE_UNARY, DEVICE_FOLD, DEVICE_ARG] {
                 assert!(matches!(check_device_name(foreign, known, "test"), Err(Error::NoKernel { .. })), "{foreign}");
             }
         }

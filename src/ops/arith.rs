@@ -92,7 +92,8 @@ where
     type Output = Array<T, K, B>;
 
     unsafe fn combine<Op: BinaryOp<T>>(self, alloc: &B::Alloc, op: Op, lhs: Desc<B, T, N>) -> Result<Array<T, K, B>> {
-        elementwise::binary(alloc, op, lhs, self.operand_desc())
+        // SAFETY: `lhs` is live (the caller's contract), `self` a live operand borrowed for the call.
+        unsafe { elementwise::binary(alloc, op, lhs, self.operand_desc()) }
     }
 }
 
@@ -119,7 +120,8 @@ macro_rules! view_operands {
             type Output = Array<T, K, B>;
 
             unsafe fn combine<Op: BinaryOp<T>>(self, alloc: &B::Alloc, op: Op, lhs: Desc<B, T, N>) -> Result<Array<T, K, B>> {
-                elementwise::binary(alloc, op, lhs, self.operand_desc())
+                // SAFETY: `lhs` is live (the caller's contract), `self` a live operand borrowed for the call.
+                unsafe { elementwise::binary(alloc, op, lhs, self.operand_desc()) }
             }
         }
 
@@ -144,7 +146,8 @@ impl<T: Numeric, const N: usize, B: ElementwiseKernels> Operand<T, N, B> for T {
     type Output = Array<T, N, B>;
 
     unsafe fn combine<Op: BinaryOp<T>>(self, alloc: &B::Alloc, op: Op, lhs: Desc<B, T, N>) -> Result<Array<T, N, B>> {
-        elementwise::unary(alloc, ScalarRight(op, self), lhs)
+        // SAFETY: `lhs` is live (the caller's contract).
+        unsafe { elementwise::unary(alloc, ScalarRight(op, self), lhs) }
     }
 }
 
@@ -262,7 +265,8 @@ macro_rules! scalar_left {
             type Output = Array<$t, N, B, RowMajor, C>;
             #[track_caller]
             fn $op(self, rhs: &Array<$t, N, B, L, C>) -> Self::Output {
-                or_panic(elementwise::unary(&rhs.allocator(), ScalarLeft(self, tokens::$Op), rhs.desc()))
+                // SAFETY: `rhs` is a live array, borrowed for the call.
+                or_panic(unsafe { elementwise::unary(&rhs.allocator(), ScalarLeft(self, tokens::$Op), rhs.desc()) })
             }
         }
         #[doc(hidden)]
@@ -271,7 +275,8 @@ macro_rules! scalar_left {
             #[track_caller]
             fn $op(self, rhs: View<'_, $t, N, Shared, B, L, C>) -> Self::Output {
                 let a = rhs.desc();
-                or_panic(elementwise::unary(&B::allocator_of_handle(a.handle), ScalarLeft(self, tokens::$Op), a))
+                // SAFETY: `a` describes a live view, borrowed for the call.
+                or_panic(unsafe { elementwise::unary(&B::allocator_of_handle(a.handle), ScalarLeft(self, tokens::$Op), a) })
             }
         }
     )*};
@@ -285,7 +290,8 @@ impl<T: Numeric + Neg<Output = T>, const N: usize, B: ElementwiseKernels, L: Lay
     type Output = Array<T, N, B, RowMajor, C>;
     #[track_caller]
     fn neg(self) -> Self::Output {
-        or_panic(elementwise::unary(&self.allocator(), tokens::Neg, self.desc()))
+        // SAFETY: `self` is a live array, borrowed for the call.
+        or_panic(unsafe { elementwise::unary(&self.allocator(), tokens::Neg, self.desc()) })
     }
 }
 
@@ -296,6 +302,7 @@ impl<T: Numeric + Neg<Output = T>, const N: usize, B: ElementwiseKernels, L: Lay
     #[track_caller]
     fn neg(self) -> Self::Output {
         let a = self.desc();
-        or_panic(elementwise::unary(&B::allocator_of_handle(a.handle), tokens::Neg, a))
+        // SAFETY: `a` describes a live view, borrowed for the call.
+        or_panic(unsafe { elementwise::unary(&B::allocator_of_handle(a.handle), tokens::Neg, a) })
     }
 }

@@ -19,11 +19,17 @@ use crate::ops::output::{fresh, same_device};
 
 /// `op(a, b)` over the broadcast shape of `a` and `b`, into a fresh row-major array from `alloc`.
 ///
+/// # Safety
+///
+/// `a` and `b` describe live operands: every element their shapes and strides reach is
+/// initialized memory on their device, valid for the call (what an array's or view's `desc()`
+/// gives). The kernels read through them unchecked.
+///
 /// # Errors
 ///
 /// `Error::BroadcastOperands` when the shapes do not broadcast; `Error::DeviceMismatch`;
 /// `Error::Overflow`/`Error::Alloc` from the allocation; `Error::Device` from the kernel.
-pub(crate) fn binary<B, T, Op, const N: usize, const M: usize, const K: usize, C>(
+pub(crate) unsafe fn binary<B, T, Op, const N: usize, const M: usize, const K: usize, C>(
     alloc: &impl Allocator<B>,
     op: Op,
     a: Desc<B, T, N>,
@@ -51,10 +57,14 @@ where
 
 /// `op(a)` for every element, into a fresh row-major array from `alloc`.
 ///
+/// # Safety
+///
+/// As for [`binary`], for `a`.
+///
 /// # Errors
 ///
 /// As for [`binary`], less the broadcast.
-pub(crate) fn unary<B, T, Op, const N: usize, C>(
+pub(crate) unsafe fn unary<B, T, Op, const N: usize, C>(
     alloc: &impl Allocator<B>,
     op: Op,
     a: Desc<B, T, N>,

@@ -48,7 +48,8 @@ macro_rules! float_math {
             ///
             /// As for [`try_exp`](Self::try_exp).
             pub fn try_powi(&self, n: i32) -> Result<Array<T, N, B, RowMajor, C>> {
-                elementwise::unary(&self.allocator(), tokens::Powi(n), self.desc())
+                // SAFETY: `self` is a live array, borrowed for the call.
+                unsafe { elementwise::unary(&self.allocator(), tokens::Powi(n), self.desc()) }
             }
 
             /// A new row-major array of every element raised to the power `p`.
@@ -63,7 +64,8 @@ macro_rules! float_math {
             ///
             /// As for [`try_exp`](Self::try_exp).
             pub fn try_powf(&self, p: T) -> Result<Array<T, N, B, RowMajor, C>> {
-                elementwise::unary(&self.allocator(), tokens::Powf(p), self.desc())
+                // SAFETY: `self` is a live array, borrowed for the call.
+                unsafe { elementwise::unary(&self.allocator(), tokens::Powf(p), self.desc()) }
             }
 
             /// A new row-major array of every element clamped to `lo..=hi` (NaN stays NaN).
@@ -73,7 +75,8 @@ macro_rules! float_math {
             /// When `lo > hi` or either bound is NaN, as `f64::clamp` does.
             #[track_caller]
             pub fn clamp(&self, lo: T, hi: T) -> Array<T, N, B, RowMajor, C> {
-                or_panic(elementwise::unary(&self.allocator(), clamp_token(lo, hi), self.desc()))
+                // SAFETY: `self` is a live array, borrowed for the call.
+                or_panic(unsafe { elementwise::unary(&self.allocator(), clamp_token(lo, hi), self.desc()) })
             }
         }
     )*};
@@ -103,7 +106,8 @@ macro_rules! float_math {
         /// the kernel fails and `Error::UnsupportedDType` when the device has no such function
         /// for the element type (Vulkan has no f64 transcendentals).
         pub fn $try_name(&self) -> Result<Array<T, N, B, RowMajor, C>> {
-            elementwise::unary(&self.allocator(), $token, self.desc())
+            // SAFETY: `self` is a live array, borrowed for the call.
+            unsafe { elementwise::unary(&self.allocator(), $token, self.desc()) }
         }
     )*};
 }

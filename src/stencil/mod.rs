@@ -44,7 +44,7 @@ mod variable;
 mod window;
 
 pub use crate::kernel::expr::{
-    check, powi, radius, Arity, Binary, Checked, Lit, Node, Scalar, Stencil, StencilParams, Tap, TapReader, Unary,
+    check, powi, radius, Arity, Binary, CheckedExpr, Lit, Node, Scalar, Stencil, StencilParams, Tap, TapReader, Unary,
 };
 pub use apply::{Fields, StencilApply};
 #[cfg(feature = "mpi")]

@@ -6,7 +6,7 @@
 
 use crate::element::DType;
 use crate::kernel::expr::emit::{self, float_literal, Dialect};
-use crate::kernel::expr::{check, Binary, Checked, Lit, Scalar, Stencil, Unary};
+use crate::kernel::expr::{check, Binary, CheckedExpr, Lit, Scalar, Stencil, Unary};
 
 /// The CUDA element type a stencil computes in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -102,7 +102,7 @@ impl Dialect for CudaType {
 }
 
 /// The statements that compute `expr` in `T` (after `indent`), and the local holding its value.
-pub(super) fn statements<T: Scalar, const N: usize>(expr: &Checked<N>, indent: &str) -> (String, String) {
+pub(super) fn statements<T: Scalar, const N: usize>(expr: &CheckedExpr<N>, indent: &str) -> (String, String) {
     emit::statements(expr, &CudaType::of::<T>(), indent)
 }
 
@@ -124,7 +124,7 @@ pub(super) fn c_type<T: Scalar>() -> &'static str {
 /// grid-stride loop) loads every tap into `t{k}` (field offset plus the tap's delta, one kernel
 /// argument each), every parameter arrives as `p{i}`, and it stores the expression's value,
 /// compiled without fused multiply-adds (`--fmad=false`) as every cnda kernel is.
-pub(super) fn expression_source<T: Scalar, const N: usize>(expr: &Checked<N>) -> String {
+pub(super) fn expression_source<T: Scalar, const N: usize>(expr: &CheckedExpr<N>) -> String {
     let mut s = format!("typedef {} T;\n\n", c_type::<T>());
     s.push_str(CN_POWI);
     s.push_str("extern \"C\" __global__ void cnda_expression(T *out, Desc o");
@@ -157,7 +157,7 @@ pub(super) fn expression_source<T: Scalar, const N: usize>(expr: &Checked<N>) ->
 ///
 /// # Errors
 ///
-/// `Error::Layout` when `S`'s data does not pass [`check`].
+/// `Error::Layout` when `S`'s data does not pass [`check`](fn@check).
 pub fn stencil_source<S: Stencil<T, N>, T: Scalar, const N: usize>() -> crate::error::Result<String> {
     Ok(expression_source::<T, N>(&check::<S, T, N>("stencil_source")?))
 }
@@ -169,7 +169,7 @@ mod tests {
 
     fn printed(ty: CudaType, nodes: &'static [Node]) -> (String, String) {
         let taps: &'static [Tap<1>] = &[Tap { field: 0, offset: [0] }, Tap { field: 0, offset: [1] }];
-        let expr = Checked::from_parts("test", 1, 1, taps, nodes).unwrap();
+        let expr = CheckedExpr::from_parts("test", 1, 1, taps, nodes).unwrap();
         emit::statements(&expr, &ty, "")
     }
 
@@ -204,12 +204,12 @@ mod tests {
         let (body, value) = printed(CudaType::Float, HEAT);
         assert_eq!(
             body,
-            "const T e4 = (4.0f * t0);\nconst T e5 = (t1 - e4);\nconst T e6 = (p0 * e5);\nconst T e7 = sqrtf(e6);\nconst T e8 = fmaxf(t0, e7);\n"
+            "const T v4 = (4.0f * t0);\nconst T v5 = (t1 - v4);\nconst T v6 = (p0 * v5);\nconst T v7 = sqrtf(v6);\nconst T v8 = fmaxf(t0, v7);\n"
         );
-        assert_eq!(value, "e8");
+        assert_eq!(value, "v8");
         let (body, _) = printed(CudaType::Half, HEAT);
-        assert!(body.contains("(T(4.0f) * t0)") && body.contains("T(sqrtf(e6))") && body.contains("T(fmaxf(t0, e7))"));
-        assert!(printed(CudaType::Double, HEAT).0.contains("const T e8 = fmax(t0, e7);"));
+        assert!(body.contains("(T(4.0f) * t0)") && body.contains("T(sqrtf(v6))") && body.contains("T(fmaxf(t0, v7))"));
+        assert!(printed(CudaType::Double, HEAT).0.contains("const T v8 = fmax(t0, v7);"));
     }
 
     #[test]
@@ -227,9 +227,9 @@ mod tests {
         let (body, value) = printed(CudaType::Double, NODES);
         assert_eq!(
             body,
-            "const bool e2 = (t0 > p0);\nconst bool e3 = (!e2);\nconst bool e4 = (e2 || e3);\nconst T e5 = cn_powi(t0, (-2147483647 - 1));\nconst T e6 = (-t0);\nconst T e7 = (e4 ? e5 : e6);\n"
+            "const bool v2 = (t0 > p0);\nconst bool v3 = (!v2);\nconst bool v4 = (v2 || v3);\nconst T v5 = cn_powi(t0, (-2147483647 - 1));\nconst T v6 = (-t0);\nconst T v7 = (v4 ? v5 : v6);\n"
         );
-        assert_eq!(value, "e7");
+        assert_eq!(value, "v7");
         // A leaf as the value is spelled in place.
         assert_eq!(printed(CudaType::Float, &[Node::Tap(1)]), (String::new(), "t1".to_owned()));
     }

@@ -112,11 +112,24 @@ pub(crate) fn device_error(message: String) -> Error {
 /// synchronizations: all of it by default (as CuPy's and PyTorch's caching allocators do), so an
 /// op's output reuses the pages an earlier temporary held instead of mapping new ones (the
 /// driver's default, 0, returns every freed block to the system at each synchronization: on an
-/// H200 that made an allocating op 2-3x slower than its kernel); `CNDA_CUDA_RELEASE_THRESHOLD`
-/// (bytes) sets another, `0` the driver's behaviour. The kept memory stays available to other
-/// allocations of this process, and `cuMemPoolTrimTo` or the process's end returns it.
-fn release_threshold() -> u64 {
-    std::env::var("CNDA_CUDA_RELEASE_THRESHOLD").ok().and_then(|v| v.parse().ok()).unwrap_or(u64::MAX)
+/// H200 that made a copy into a new array 3.6-4.5x slower than its kernel);
+/// `CNDA_CUDA_RELEASE_THRESHOLD` (bytes) sets another, `0` the driver's behaviour. The kept
+/// memory serves later stream-ordered allocations of this process from the device's default pool
+/// (cnda's, and CuPy's or PyTorch's when they allocate from that pool: the setting is the
+/// process's), and `cuMemPoolTrimTo` or the process's end returns it.
+///
+/// # Errors
+///
+/// `Error::Device` when the variable is set but is not a number of bytes.
+fn release_threshold() -> Result<u64> {
+    match std::env::var("CNDA_CUDA_RELEASE_THRESHOLD") {
+        Err(_) => Ok(u64::MAX),
+        Ok(v) => v.trim().parse().map_err(|_| {
+            device_error(format!(
+                "CNDA_CUDA_RELEASE_THRESHOLD is {v:?}, not a number of bytes; set it to the bytes of freed device memory to keep (0 returns all of it at each synchronization) or unset it to keep all"
+            ))
+        }),
+    }
 }
 
 /// Sets the release threshold of `device`'s default memory pool (the one `cuMemAllocAsync` takes
@@ -193,7 +206,8 @@ impl CudaDevice {
             .map_err(|e| fail("cannot read the multiprocessor count", e))?;
         let stream = context.new_stream().map_err(|e| fail("cannot create a stream", e))?;
         if context.has_async_alloc() {
-            keep_freed_memory(context.cu_device(), release_threshold())
+            let bytes = release_threshold()?;
+            keep_freed_memory(context.cu_device(), bytes)
                 .map_err(|e| fail("cannot set the memory pool's release threshold", e))?;
         }
         let state = DeviceState {

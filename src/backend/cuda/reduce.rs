@@ -9,7 +9,7 @@ use super::kernels::FAMILIES;
 use super::{Cuda, CudaBuffer};
 use crate::element::{Numeric, Pod};
 use crate::error::{Error, Result};
-use crate::kernel::tokens::{check_device_name, ArgOp, ReduceOp, DEVICE_REDUCE};
+use crate::kernel::tokens::{check_device_name, ArgOp, ReduceOp, DEVICE_ARG, DEVICE_FOLD};
 use crate::kernel::Desc;
 use crate::kernel::ReduceKernels;
 
@@ -43,7 +43,7 @@ unsafe impl ReduceKernels for Cuda {
         a: Desc<Cuda, T, N>,
     ) -> Result<T> {
         let t = suffix::<T>(Op::NAME)?;
-        let name = check_device_name(Op::NAME, DEVICE_REDUCE, "CUDA")?;
+        let name = check_device_name(Op::NAME, DEVICE_FOLD, "CUDA")?;
         let identity = fold_start::<T, Op>(op)?;
         let n = a.len();
         let blocks = dev.grid(n).grid_dim.0 as usize;
@@ -73,7 +73,7 @@ unsafe impl ReduceKernels for Cuda {
         a: Desc<Cuda, T, N>,
     ) -> Result<()> {
         let t = suffix::<T>(Op::NAME)?;
-        let name = check_device_name(Op::NAME, DEVICE_REDUCE, "CUDA")?;
+        let name = check_device_name(Op::NAME, DEVICE_FOLD, "CUDA")?;
         let identity = fold_start::<T, Op>(op)?;
         let n = out.len();
         if n == 0 {
@@ -105,7 +105,7 @@ unsafe impl ReduceKernels for Cuda {
         a: Desc<Cuda, T, N>,
     ) -> Result<usize> {
         let t = suffix::<T>(Op::NAME)?;
-        let name = check_device_name(Op::NAME, DEVICE_REDUCE, "CUDA")?;
+        let name = check_device_name(Op::NAME, DEVICE_ARG, "CUDA")?;
         let n = a.len();
         let blocks = dev.grid(n).grid_dim.0 as usize;
         let values = CudaBuffer::<T>::allocate(*dev, Op::NAME, blocks + 1, false)?;

@@ -79,9 +79,9 @@ impl ParamArgs {
     }
 }
 
-// SAFETY: one thread per output point computes the stencil's checked expression (the same
-// operations in the same order as `S::point`, separately rounded) from the taps it loads (inside
-// their fields: the caller's contract) and writes only that point.
+// SAFETY: one thread per output point computes the stencil's checked expression (the operations
+// `CheckedExpr::eval` defines, in its order, separately rounded) from the taps `check` accepted, which it
+// loads inside their fields (the caller's contract), and writes only that point.
 unsafe impl ExprStencilKernels for Cuda {
     unsafe fn expression<S: Stencil<T, N>, T: Scalar, const N: usize>(
         dev: &CudaDevice,
@@ -90,6 +90,14 @@ unsafe impl ExprStencilKernels for Cuda {
         params: &S::Params,
     ) -> Result<()> {
         let expr = check::<S, T, N>("stencil apply")?;
+        if fields.len() != expr.fields() {
+            // The kernel's parameters are generated for the stencil's fields (the caller's contract).
+            return Err(Error::Layout {
+                op: "stencil apply",
+                reason: format!("the stencil reads {} fields and {} were passed", expr.fields(), fields.len()),
+                fix: "pass one array per field the stencil names",
+            });
+        }
         let n = out.len();
         if n == 0 {
             return Ok(());

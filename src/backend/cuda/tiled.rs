@@ -21,7 +21,7 @@ use super::dispatch::{kernel_desc, launch_error};
 use super::Cuda;
 use crate::backend::tiling::{Chain, Tile};
 use crate::error::Result;
-use crate::kernel::expr::{check, Checked, Scalar, Stencil, StencilParams};
+use crate::kernel::expr::{check, CheckedExpr, Scalar, Stencil, StencilParams};
 use crate::kernel::{Backend, Desc};
 use crate::shape::interior_range;
 
@@ -58,7 +58,7 @@ fn split(names: &[String], indent: &str) -> String {
 }
 
 /// The CUDA source of the time-tiled kernel of `S` for C type `c`.
-fn source<T: Scalar, const N: usize>(expr: &Checked<N>, tile: &Tile) -> String {
+fn source<T: Scalar, const N: usize>(expr: &CheckedExpr<N>, tile: &Tile) -> String {
     let coefficients = expr.fields() - 1;
     let dims: String = tile.extent.iter().map(|e| format!("[{e}]")).collect();
     let mut s = format!("typedef {} T;\n\n", c_type::<T>());

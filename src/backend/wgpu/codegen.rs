@@ -7,7 +7,7 @@ use super::shaders::COMMON;
 use crate::element::DType;
 use crate::error::{Error, Result};
 use crate::kernel::expr::emit::{self, float_literal, Dialect};
-use crate::kernel::expr::{check, Binary, Checked, Lit, Scalar, Stencil, Unary};
+use crate::kernel::expr::{check, Binary, CheckedExpr, Lit, Scalar, Stencil, Unary};
 
 /// The WGSL dialect: `f32`, or `f16` when `half`.
 pub(super) struct Wgsl {
@@ -97,7 +97,7 @@ pub(super) const FIELD_BINDINGS: [u32; 4] = [1, 2, 4, 6];
 /// The WGSL shader of `expr` for element type `t` in `dialect` (entry point `expression`): one
 /// thread per output point loads every tap into `t{k}`, every parameter into `p{i}`, and stores
 /// the expression's value.
-pub(super) fn expression_shader<const N: usize>(expr: &Checked<N>, t: &str, dialect: &Wgsl) -> String {
+pub(super) fn expression_shader<const N: usize>(expr: &CheckedExpr<N>, t: &str, dialect: &Wgsl) -> String {
     // f16 must be enabled before any declaration.
     let mut s = if dialect.half { "enable f16;\n".to_string() } else { String::new() };
     s.push_str(&COMMON.replace("ELEM", t));
@@ -132,10 +132,27 @@ pub(super) fn expression_shader<const N: usize>(expr: &Checked<N>, t: &str, dial
 /// # Errors
 ///
 /// `Error::UnsupportedDType` when WGSL stencils have no `T` (f64, bf16); `Error::Layout` when
-/// `S`'s data does not pass [`check`].
+/// `S`'s data does not pass [`check`](fn@check); `Error::Limit` past four fields.
 pub fn stencil_shader<S: Stencil<T, N>, T: Scalar, const N: usize>() -> Result<String> {
     let Some((t, dialect)) = Wgsl::of::<T>() else { return Err(unsupported::<T>("stencil_shader")) };
-    Ok(expression_shader(&check::<S, T, N>("stencil_shader")?, t, &dialect))
+    let expr = check::<S, T, N>("stencil_shader")?;
+    too_many_fields("stencil_shader", expr.fields())?;
+    Ok(expression_shader(&expr, t, &dialect))
+}
+
+/// The refusal of more fields than the shader has bindings for.
+pub(super) fn too_many_fields(op: &'static str, fields: usize) -> Result<()> {
+    if fields <= FIELD_BINDINGS.len() {
+        return Ok(());
+    }
+    Err(Error::Limit {
+        op,
+        backend: "WebGPU",
+        what: "the number of input fields",
+        got: fields as u64,
+        max: FIELD_BINDINGS.len() as u64,
+        fix: "pass fewer fields (combine some into one beforehand)",
+    })
 }
 
 /// The refusal of an element type WGSL stencils do not compute in.
@@ -154,7 +171,7 @@ mod tests {
 
     fn printed(half: bool, nodes: &'static [Node]) -> (String, String) {
         let taps: &'static [Tap<1>] = &[Tap { field: 0, offset: [0] }, Tap { field: 0, offset: [1] }];
-        emit::statements(&Checked::from_parts("test", 1, 1, taps, nodes).unwrap(), &Wgsl { half }, "")
+        emit::statements(&CheckedExpr::from_parts("test", 1, 1, taps, nodes).unwrap(), &Wgsl { half }, "")
     }
 
     #[test]
@@ -171,10 +188,10 @@ mod tests {
         let (body, value) = printed(false, NODES);
         assert_eq!(
             body,
-            "let e2 = (t0 != t1);\nlet e4 = cn_powi(t1, -2i);\nlet e5 = select(e4, 1.0f, e2);\nlet e6 = min(e5, t0);\n"
+            "let v2 = (t0 != t1);\nlet v4 = cn_powi(t1, -2i);\nlet v5 = select(v4, 1.0f, v2);\nlet v6 = min(v5, t0);\n"
         );
-        assert_eq!(value, "e6");
-        assert!(printed(true, NODES).0.contains("select(e4, f16(1.0f), e2)"));
+        assert_eq!(value, "v6");
+        assert!(printed(true, NODES).0.contains("select(v4, f16(1.0f), v2)"));
     }
 
     #[test]

@@ -139,9 +139,15 @@ unsafe impl ElementwiseKernels for Wgpu {
         })?;
         let (entry, scalar) = match form {
             DeviceUnary::Named(name) if t == "f64" && transcendental(name) => return Err(no_f64(Op::NAME)),
-            DeviceUnary::Named(name) => (format!("update_unary_{name}"), None),
-            DeviceUnary::ScalarRight(name, s) => (format!("update_scalar_right_{name}"), Some(s)),
-            DeviceUnary::ScalarLeft(name, s) => (format!("update_scalar_left_{name}"), Some(s)),
+            DeviceUnary::Named(name) => {
+                (format!("update_unary_{}", check_device_name(name, DEVICE_UNARY, "WebGPU")?), None)
+            }
+            DeviceUnary::ScalarRight(name, s) => {
+                (format!("update_scalar_right_{}", check_device_name(name, DEVICE_BINARY, "WebGPU")?), Some(s))
+            }
+            DeviceUnary::ScalarLeft(name, s) => {
+                (format!("update_scalar_left_{}", check_device_name(name, DEVICE_BINARY, "WebGPU")?), Some(s))
+            }
             _ => {
                 // The parametrized ops have no in-place form: from a staged copy.
                 // SAFETY: `dst` is live; the copy is another buffer.

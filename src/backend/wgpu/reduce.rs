@@ -8,7 +8,7 @@ use super::transfer::read_back;
 use super::{Wgpu, WgpuBuffer};
 use crate::element::Numeric;
 use crate::error::{Error, Result};
-use crate::kernel::tokens::{check_device_name, ArgOp, ReduceOp, DEVICE_REDUCE};
+use crate::kernel::tokens::{check_device_name, ArgOp, ReduceOp, DEVICE_ARG, DEVICE_FOLD};
 use crate::kernel::Desc;
 use crate::kernel::ReduceKernels;
 
@@ -35,7 +35,7 @@ unsafe impl ReduceKernels for Wgpu {
         a: Desc<Wgpu, T, N>,
     ) -> Result<T> {
         let t = elem::<T>(dev, Op::NAME)?;
-        let name = check_device_name(Op::NAME, DEVICE_REDUCE, "WebGPU")?;
+        let name = check_device_name(Op::NAME, DEVICE_FOLD, "WebGPU")?;
         let identity = [fold_start::<T, Op>(op)?];
         let entry = format!("fold_{name}_contig");
         let pipeline = dev.pipeline(family("reduce"), t, &entry)?;
@@ -69,7 +69,7 @@ unsafe impl ReduceKernels for Wgpu {
         a: Desc<Wgpu, T, N>,
     ) -> Result<()> {
         let t = elem::<T>(dev, Op::NAME)?;
-        let name = check_device_name(Op::NAME, DEVICE_REDUCE, "WebGPU")?;
+        let name = check_device_name(Op::NAME, DEVICE_FOLD, "WebGPU")?;
         let identity = [fold_start::<T, Op>(op)?];
         let n = out.len();
         if n == 0 {
@@ -93,7 +93,7 @@ unsafe impl ReduceKernels for Wgpu {
         a: Desc<Wgpu, T, N>,
     ) -> Result<usize> {
         let t = elem::<T>(dev, Op::NAME)?;
-        let name = check_device_name(Op::NAME, DEVICE_REDUCE, "WebGPU")?;
+        let name = check_device_name(Op::NAME, DEVICE_ARG, "WebGPU")?;
         let argmax = i32::from(Op::SEEKS_MAX);
         let pipeline = dev.pipeline(family("reduce"), t, name)?;
         let mut n = a.len();

@@ -3,7 +3,7 @@
 //! `stencil!` stencils (a shader generated from the stencil's checked expression data by
 //! `codegen.rs`, built at first use and cached per device).
 
-use super::codegen::{expression_shader, unsupported, Wgsl, FIELD_BINDINGS};
+use super::codegen::{expression_shader, too_many_fields, unsupported, Wgsl, FIELD_BINDINGS};
 use super::device::{device_error, WgpuDevice};
 use super::dispatch::{buffer, elem, params, run, same_buffer, to_i32, try_2d, words, MAX_TAPS};
 use super::shaders::family;
@@ -57,9 +57,9 @@ unsafe impl StencilKernels for Wgpu {
     }
 }
 
-// SAFETY: one thread per output point computes the stencil's checked expression (the same
-// operations in the same order as `S::point`) from the taps it loads (inside their fields: the
-// caller's contract) and writes only that point.
+// SAFETY: one thread per output point computes the stencil's checked expression (the operations
+// `CheckedExpr::eval` defines, in its order) from the taps `check` accepted, which it
+// loads inside their fields (the caller's contract), and writes only that point.
 unsafe impl ExprStencilKernels for Wgpu {
     unsafe fn expression<S: Stencil<T, N>, T: Scalar, const N: usize>(
         dev: &WgpuDevice,
@@ -70,16 +70,7 @@ unsafe impl ExprStencilKernels for Wgpu {
         let t = elem::<T>(dev, "stencil apply")?;
         let Some((_, dialect)) = Wgsl::of::<T>() else { return Err(unsupported::<T>("stencil apply")) };
         let expr = check::<S, T, N>("stencil apply")?;
-        if fields.len() > FIELD_BINDINGS.len() {
-            return Err(Error::Limit {
-                op: "stencil apply",
-                backend: "WebGPU",
-                what: "the number of input fields",
-                got: fields.len() as u64,
-                max: FIELD_BINDINGS.len() as u64,
-                fix: "pass fewer fields (combine some into one beforehand)",
-            });
-        }
+        too_many_fields("stencil apply", fields.len())?;
         let n = out.len();
         if n == 0 {
             return Ok(());

@@ -20,7 +20,7 @@ use super::{Wgpu, WgpuBuffer};
 use crate::backend::tiling::{Chain, Tile};
 use crate::error::Result;
 use crate::kernel::expr::emit;
-use crate::kernel::expr::{check, Checked, Scalar, Stencil, StencilParams};
+use crate::kernel::expr::{check, CheckedExpr, Scalar, Stencil, StencilParams};
 use crate::kernel::{Backend, Desc};
 use crate::shape::interior_range;
 
@@ -51,7 +51,7 @@ fn split(names: &[String], var: &str, indent: &str) -> String {
 /// the input, 2 the even sweeps' field, 3 the odd sweeps' field, 4.. the coefficient fields;
 /// scalars: per axis its length and interior bounds, then the sweep count, the input's parity,
 /// and the binding (0 output, 1 input, 2 halo field) that holds each parity's field.
-fn source<const N: usize>(expr: &Checked<N>, tile: &Tile) -> String {
+fn source<const N: usize>(expr: &CheckedExpr<N>, tile: &Tile) -> String {
     let coefficients = expr.fields() - 1;
     let cells = tile.cells();
     let mut s = COMMON.replace("ELEM", "f32");
@@ -167,12 +167,15 @@ pub(super) unsafe fn expression_steps<S: Stencil<T, N>, T: Scalar, const N: usiz
     params_of: &S::Params,
     steps: usize,
 ) -> Result<bool> {
-    let expr = check::<S, T, N>("stencil apply_steps")?;
-    let radius = crate::kernel::expr::radius::<S, T, N>();
     // Only where workgroup memory is the CPU's cache (lavapipe): on an H200 through NVIDIA's
     // Vulkan driver the tiled shader took 2.1x the time of separate dispatches (8 steps of
     // 8192^2 f32, docs/BENCHMARKS.md), its 16 KiB tiles too small to hide the recomputed rims.
-    if !dev.on_cpu() || radius.iter().any(|&r| r > 2) || steps < 2 || T::DTYPE != crate::element::DType::F32 {
+    if !dev.on_cpu() {
+        return Ok(false);
+    }
+    let expr = check::<S, T, N>("stencil apply_steps")?;
+    let radius = crate::kernel::expr::radius::<S, T, N>();
+    if radius.iter().any(|&r| r > 2) || steps < 2 || T::DTYPE != crate::element::DType::F32 {
         return Ok(false);
     }
     let Some(tile) = Tile::new(&radius) else { return Ok(false) };

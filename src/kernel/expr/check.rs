@@ -1,5 +1,5 @@
-//! The one check of a stencil's data before anything runs it: [`check`] reads the stencil's
-//! consts once and returns [`Checked`], the only form the code generators and the interpreter
+//! The one check of a stencil's data before anything runs it: [`check`](fn@check) reads the stencil's
+//! consts once and returns [`CheckedExpr`], the only form the code generators and the interpreter
 //! take, so what was checked is what runs (never a second answer of the same trait).
 
 use std::borrow::Cow;
@@ -12,11 +12,11 @@ use crate::error::{Error, Result};
 /// time and the interpreter's scratch.
 pub const MAX_NODES: usize = 4096;
 
-/// A stencil's expression that [`check`] accepted: every operand an earlier node, every tap and
+/// A stencil's expression that [`check`](fn@check) accepted: every operand an earlier node, every tap and
 /// parameter one that exists, conditions and numbers never mixed, the value a number, no NaN
 /// literal. Code generators and the interpreter take only this.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Checked<const N: usize> {
+pub struct CheckedExpr<const N: usize> {
     fields: usize,
     params: usize,
     taps: Cow<'static, [Tap<N>]>,
@@ -24,7 +24,7 @@ pub struct Checked<const N: usize> {
     conditions: Vec<bool>,
 }
 
-impl<const N: usize> Checked<N> {
+impl<const N: usize> CheckedExpr<N> {
     /// Checks an expression given as parts: `fields` input fields, `params` parameters, the
     /// taps and the nodes (the last is the value).
     ///
@@ -48,7 +48,7 @@ impl<const N: usize> Checked<N> {
             return Err(refuse(format!("a tap reads field {} of a stencil with {fields} fields", tap.field)));
         }
         let conditions = kinds(&nodes, taps.len(), params).map_err(|what| refuse(format!("its expression {what}")))?;
-        Ok(Checked { fields, params, taps, nodes, conditions })
+        Ok(CheckedExpr { fields, params, taps, nodes, conditions })
     }
 
     /// The number of input fields.
@@ -89,13 +89,13 @@ impl<const N: usize> Checked<N> {
 
 /// Checks that `S` agrees with itself before any kernel runs it: a tap reads one of the
 /// `FIELDS`, `Params` has one value per name in `PARAMS`, and `NODES` is a well-formed
-/// expression over those taps and parameters (see [`Checked`]). `stencil!` always passes; a
+/// expression over those taps and parameters (see [`CheckedExpr`]). `stencil!` always passes; a
 /// hand-written `Stencil` that does not is refused here rather than trusted by a kernel.
 ///
 /// # Errors
 ///
 /// `Error::Layout` naming what disagrees.
-pub fn check<S: Stencil<T, N>, T: Scalar, const N: usize>(op: &'static str) -> Result<Checked<N>> {
+pub fn check<S: Stencil<T, N>, T: Scalar, const N: usize>(op: &'static str) -> Result<CheckedExpr<N>> {
     let params = <S::Params as StencilParams<T>>::LEN;
     if params != S::PARAMS.len() {
         return Err(Error::Layout {
@@ -104,7 +104,7 @@ pub fn check<S: Stencil<T, N>, T: Scalar, const N: usize>(op: &'static str) -> R
             fix: "define the stencil with `stencil!`, which keeps its parts consistent",
         });
     }
-    Checked::from_parts(op, S::FIELDS.len(), params, S::TAPS, S::NODES)
+    CheckedExpr::from_parts(op, S::FIELDS.len(), params, S::TAPS, S::NODES)
 }
 
 /// Per node, whether it is a condition; or what is wrong, as the end of a sentence that begins

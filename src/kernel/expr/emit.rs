@@ -1,4 +1,4 @@
-//! The printer every device code generator shares: a [`Checked`] expression as statements, one
+//! The printer every device code generator shares: a [`CheckedExpr`] expression as statements, one
 //! local per operation in node order (so the device computes in the CPU's order, whatever the
 //! target language's precedence, and a node used twice is computed once), each operation
 //! parenthesized. What differs between CUDA C and WGSL is a [`Dialect`], which each backend
@@ -7,7 +7,7 @@
 
 use core::fmt::Write;
 
-use super::check::Checked;
+use super::check::CheckedExpr;
 use super::node::{Binary, Lit, Node, Unary};
 
 /// What differs between device languages.
@@ -33,7 +33,7 @@ pub trait Dialect {
 
 /// The statements (each on its own line after `indent`) that compute `expr` from the locals
 /// `t{k}` (its taps) and `p{i}` (its parameters), and the spelling of its value.
-pub fn statements<const N: usize>(expr: &Checked<N>, d: &impl Dialect, indent: &str) -> (String, String) {
+pub fn statements<const N: usize>(expr: &CheckedExpr<N>, d: &impl Dialect, indent: &str) -> (String, String) {
     let nodes = expr.nodes();
     let mut names: Vec<String> = Vec::with_capacity(nodes.len());
     let mut out = String::new();
@@ -63,7 +63,7 @@ pub fn statements<const N: usize>(expr: &Checked<N>, d: &impl Dialect, indent: &
             Node::Select(c, a, b) => d.select(at(c), at(a), at(b)),
             Node::Powi(a, n) => format!("cn_powi({}, {})", at(a), d.exponent(n)),
         };
-        let name = format!("e{i}");
+        let name = format!("v{i}");
         // `write!` into a String cannot fail.
         let _ = writeln!(out, "{indent}{}", d.declare(&name, expr.is_condition(i), &value));
         names.push(name);

@@ -1,9 +1,9 @@
 //! The reference semantics of a stencil's expression data: an interpreter that computes a
-//! [`Checked`] expression at one point exactly as `stencil!`'s compiled point function does (the
+//! [`CheckedExpr`] expression at one point exactly as `stencil!`'s compiled point function does (the
 //! same `Scalar` operations in the same order), so tests can hold the CPU's code, the data and
 //! the devices' generated code to one another.
 
-use super::check::Checked;
+use super::check::CheckedExpr;
 use super::node::{Binary, Node, Unary};
 use super::{powi, Scalar, StencilParams, TapReader};
 
@@ -31,9 +31,9 @@ impl<T: Copy> Value<T> {
     }
 }
 
-impl<const N: usize> Checked<N> {
+impl<const N: usize> CheckedExpr<N> {
     /// The expression's value at one point: `taps.tap(k)` is tap `k`'s value there, `params`
-    /// the parameters (at least [`Checked::params`] of them).
+    /// the parameters (at least [`CheckedExpr::params`] of them).
     pub fn eval<T: Scalar>(&self, taps: &impl TapReader<T>, params: &impl StencilParams<T>) -> T {
         let mut values: Vec<Value<T>> = Vec::with_capacity(self.nodes().len());
         for node in self.nodes() {

@@ -1,7 +1,7 @@
 //! What `stencil!` emits, and what every backend's expression-stencil kernel consumes: the
 //! [`Stencil`] trait (the taps a stencil reads, its expression as data, its per-point CPU
 //! function), the element types it computes in ([`Scalar`]), the per-point tap reader, the one
-//! [`check`] of a stencil's data, the interpreter that defines what the data means, and the
+//! [`check`](fn@check) of a stencil's data, the interpreter that defines what the data means, and the
 //! printer the device backends generate their code with.
 
 mod check;
@@ -10,7 +10,7 @@ mod eval;
 mod node;
 mod scalar;
 
-pub use check::{check, Checked, MAX_NODES};
+pub use check::{check, CheckedExpr, MAX_NODES};
 pub use node::{Binary, Lit, Node, Unary};
 pub use scalar::{powi, Scalar};
 
@@ -79,7 +79,7 @@ params_tuple!(8; T 0, T 1, T 2, T 3, T 4, T 5, T 6, T 7);
 /// data ([`Stencil::NODES`]) from which every device backend generates its own code, and as a
 /// compiled CPU function ([`Stencil::point`]) of the same operations in the same order. Written
 /// with [`stencil!`](crate::stencil!), which emits both from one checked tree; a hand-written
-/// impl is possible, and safe: nothing unsafe trusts it. Every apply runs [`check`] first (tap
+/// impl is possible, and safe: nothing unsafe trusts it. Every apply runs [`check`](fn@check) first (tap
 /// fields within `FIELDS`, one parameter per name, a well-formed expression), device code is
 /// generated only from what `check` returned (never text from the implementation), the radius
 /// comes from `TAPS` ([`radius`]), and the CPU reads taps only through the [`TapReader`] it

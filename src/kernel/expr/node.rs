@@ -1,7 +1,7 @@
 //! A stencil's expression as data: what `stencil!` hands every backend, and what each backend
 //! generates its own code from (the CPU's point function comes from the same tree, through the
 //! macro). A flat list of [`Node`]s in evaluation order, each operand an earlier node's index, the
-//! last node the value: no text, nothing a backend has to trust before [`check`](super::check)
+//! last node the value: no text, nothing a backend has to trust before [`check`](fn@super::check)
 //! has read it.
 
 /// A number literal, rounded once per precision from its decimal text (as rustc rounds
@@ -122,8 +122,9 @@ impl Binary {
 }
 
 /// One node of a stencil's expression. Operands are indices of earlier nodes of the same list;
-/// [`check`](super::check) refuses any other reference, so the list is a tree (or a DAG: one
-/// node may be an operand of several, as a `let` binding is) that every backend evaluates in
+/// [`check`](fn@super::check) refuses any other reference, so the list is a tree, or a DAG where
+/// one node is an operand of several (computed once, as a hand-written list may share a
+/// subexpression; `stencil!` flattens its tree without sharing), that every backend evaluates in
 /// list order.
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[non_exhaustive]
