@@ -12,7 +12,7 @@ mod sealed {
     impl Sealed for half::bf16 {}
 }
 
-/// The element types a [`Stencil`] computes in: `f32`, `f64`, and the 16-bit floats `half::f16`
+/// The element types a [`Stencil`](super::Stencil) computes in: `f32`, `f64`, and the 16-bit floats `half::f16`
 /// and `half::bf16` (every operation in `f32`, rounded back, on the host as on CUDA). The math a `stencil!` body may
 /// call, with one definition per operation so the CPU and the device expressions agree. The
 /// functions take no `self`, so they never compete with [`Float`]'s methods in `x.sqrt()`.
