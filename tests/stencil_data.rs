@@ -69,5 +69,11 @@ proptest! {
         in_every_type(&branches, &taps, (a, b));
         let nested = stencil!(|u; a, b| (u[0, 0] - (u[1, 0] - u[0, 1]) / a).powi(2) * -(b - u[-1, -1]).max(1e-3));
         in_every_type(&nested, &taps, (a, b));
+        let bound = stencil!(|u, k; a, b| {
+            let lap = u[-1, 0] + u[1, 0] + u[0, -1] + u[0, 1] - 4.0 * u[0, 0];
+            let hot = lap > a || !(k[0, 0] <= b);
+            u[0, 0] + select(hot, a * lap, lap * lap) - k[0, 0] * lap
+        });
+        in_every_type(&bound, &taps, (a, b));
     }
 }

@@ -64,6 +64,30 @@ fn the_heat_stencil_matches_a_naive_loop_bit_for_bit() {
     assert_eq!(v.as_slice(), &want[..]);
 }
 
+/// `let` bindings name subexpressions (numbers and conditions) that later bindings and the value
+/// use: the same values as the expression written out, bit for bit.
+#[test]
+fn let_bindings_match_a_naive_loop_bit_for_bit() {
+    let s = stencil!(|u, k; a: T| {
+        let lap = u[-1, 0] + u[1, 0] + u[0, -1] + u[0, 1] - 4.0 * u[0, 0];
+        let steep = lap > a;
+        let flux = k[0, 0] * lap;
+        u[0, 0] + select(steep, a * flux, flux) - 0.5 * lap
+    });
+    let shape = [8, 11];
+    let u = Array::from_fn(shape, |[i, j]| ((i * 31 + j * 17) % 13) as f64 * 0.37 - 1.1);
+    let k = Array::from_fn(shape, |[i, j]| 0.1 + ((i + 2 * j) % 5) as f64 * 0.05);
+    let mut v = Array::<f64, 2>::full(shape, -7.0);
+    s.apply((&u, &k), &mut v, (0.25,));
+    let mut want = vec![-7.0; 88];
+    naive(&shape, &[1, 1], &[u.as_slice().to_vec(), k.as_slice().to_vec()], &mut want, |r| {
+        let lap = r(0, &[-1, 0]) + r(0, &[1, 0]) + r(0, &[0, -1]) + r(0, &[0, 1]) - 4.0 * r(0, &[0, 0]);
+        let flux = r(1, &[0, 0]) * lap;
+        r(0, &[0, 0]) + if lap > 0.25 { 0.25 * flux } else { flux } - 0.5 * lap
+    });
+    assert_eq!(v.as_slice(), &want[..]);
+}
+
 /// A nonlinear stencil with comparisons, select and every math function, in f32 and f64.
 fn nonlinear_case<T: stencil::Scalar + From<f32>>(shape: [usize; 2]) {
     let s = stencil!(|a, b; c| select(a[0, 0] < b[0, 1], sqrt(abs(a[1, -1])) + exp(b[0, 0] * c), ln(1.5 + a[-1, 0] * a[-1, 0]))

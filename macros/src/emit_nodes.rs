@@ -5,7 +5,7 @@
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 
-use crate::ir::{Arith, Cmp, Expr, Func, Lit, Logic};
+use crate::ir::{Arith, Cmp, Expr, Func, Let, Lit, Logic};
 
 /// One flattened node: the name of its `cnda::stencil::Node` variant's operation and its
 /// operands (indices of earlier nodes).
@@ -27,35 +27,52 @@ pub(crate) enum Flat {
     Powi(usize, i32),
 }
 
-/// The nodes of `e`, its value last.
-pub(crate) fn flatten(e: &Expr) -> Vec<Flat> {
-    let mut out = Vec::new();
-    push(e, &mut out);
-    out
+/// The nodes of the bindings `lets`, in order, then of the value `e`, its value last: a binding
+/// is computed once, and every use of it is an operand that names its node (a DAG).
+pub(crate) fn flatten(lets: &[Let], e: &Expr) -> Vec<Flat> {
+    let mut flat = Flattened { out: Vec::new(), lets: Vec::with_capacity(lets.len()) };
+    for binding in lets {
+        let at = flat.push(&binding.value);
+        flat.lets.push(at);
+    }
+    let value = flat.push(e);
+    // Lowering refuses the bodies whose value would be an earlier node (`{ let a = ..; let b = ..; a }`).
+    assert_eq!(value + 1, flat.out.len(), "the value is the last node");
+    flat.out
 }
 
-/// Appends the nodes of `e` and returns the index of its value.
-fn push(e: &Expr, out: &mut Vec<Flat>) -> usize {
-    let node = match e {
-        Expr::Tap(k) => Flat::Tap(*k),
-        Expr::Param(i) => Flat::Param(*i),
-        Expr::Lit(lit) => Flat::Lit(*lit),
-        Expr::Neg(x) => Flat::Unary("Neg", push(x, out)),
-        Expr::Not(x) => Flat::Unary("Not", push(x, out)),
-        Expr::Arith(op, a, b) => Flat::Binary(arith(*op), push(a, out), push(b, out)),
-        Expr::Cmp(op, a, b) => Flat::Binary(cmp(*op), push(a, out), push(b, out)),
-        Expr::Logic(op, a, b) => Flat::Binary(logic(*op), push(a, out), push(b, out)),
-        Expr::Select(c, a, b) => Flat::Select(push(c, out), push(a, out), push(b, out)),
-        Expr::Call(func, args) => match (func, args.as_slice()) {
-            (Func::Min, [a, b]) => Flat::Binary("Min", push(a, out), push(b, out)),
-            (Func::Max, [a, b]) => Flat::Binary("Max", push(a, out), push(b, out)),
-            (func, [x]) => Flat::Unary(unary(*func), push(x, out)),
-            _ => unreachable!("lowering checks every call's arity"),
-        },
-        Expr::Powi(x, n) => Flat::Powi(push(x, out), *n),
-    };
-    out.push(node);
-    out.len() - 1
+/// Nodes so far, and the node of each binding.
+struct Flattened {
+    out: Vec<Flat>,
+    lets: Vec<usize>,
+}
+
+impl Flattened {
+    /// Appends the nodes of `e` (none for a binding, computed before) and returns the index of its
+    /// value.
+    fn push(&mut self, e: &Expr) -> usize {
+        let node = match e {
+            Expr::Local(i) => return self.lets[*i],
+            Expr::Tap(k) => Flat::Tap(*k),
+            Expr::Param(i) => Flat::Param(*i),
+            Expr::Lit(lit) => Flat::Lit(*lit),
+            Expr::Neg(x) => Flat::Unary("Neg", self.push(x)),
+            Expr::Not(x) => Flat::Unary("Not", self.push(x)),
+            Expr::Arith(op, a, b) => Flat::Binary(arith(*op), self.push(a), self.push(b)),
+            Expr::Cmp(op, a, b) => Flat::Binary(cmp(*op), self.push(a), self.push(b)),
+            Expr::Logic(op, a, b) => Flat::Binary(logic(*op), self.push(a), self.push(b)),
+            Expr::Select(c, a, b) => Flat::Select(self.push(c), self.push(a), self.push(b)),
+            Expr::Call(func, args) => match (func, args.as_slice()) {
+                (Func::Min, [a, b]) => Flat::Binary("Min", self.push(a), self.push(b)),
+                (Func::Max, [a, b]) => Flat::Binary("Max", self.push(a), self.push(b)),
+                (func, [x]) => Flat::Unary(unary(*func), self.push(x)),
+                _ => unreachable!("lowering checks every call's arity"),
+            },
+            Expr::Powi(x, n) => Flat::Powi(self.push(x), *n),
+        };
+        self.out.push(node);
+        self.out.len() - 1
+    }
 }
 
 fn arith(op: Arith) -> &'static str {
@@ -99,9 +116,9 @@ fn unary(func: Func) -> &'static str {
     }
 }
 
-/// `&[::cnda::stencil::Node::..., ...]` for the nodes of `e`.
-pub(crate) fn tokens(e: &Expr) -> TokenStream {
-    let nodes = flatten(e).into_iter().map(|node| {
+/// `&[::cnda::stencil::Node::..., ...]` for the nodes of the bindings `lets` and the value `e`.
+pub(crate) fn tokens(lets: &[Let], e: &Expr) -> TokenStream {
+    let nodes = flatten(lets, e).into_iter().map(|node| {
         let n = |i: usize| Literal::usize_unsuffixed(i);
         match node {
             Flat::Tap(k) => {

@@ -78,8 +78,12 @@ fn implementation(s: &Stencil, name: &Ident) -> TokenStream {
         let names = &s.params;
         (quote!(#params_arg), quote!(let (#(#names,)*) = *#params_arg;))
     };
-    let body = RustExpr { elem: &elem, reader: &reader, params: &s.params }.expr(&s.body);
-    let nodes = emit_nodes::tokens(&s.body);
+    let names: Vec<Ident> = s.lets.iter().map(|l| l.name.clone()).collect();
+    let printer = RustExpr { elem: &elem, reader: &reader, params: &s.params, lets: &names };
+    let values = s.lets.iter().map(|l| printer.expr(&l.value));
+    let body = printer.expr(&s.body);
+    let lets = quote!(#(let #names = #values;)*);
+    let nodes = emit_nodes::tokens(&s.lets, &s.body);
     let arity = s.fields.len();
     let radius = (0..s.rank).map(|k| {
         let r = s.taps.iter().map(|tap| tap.offset[k].unsigned_abs() as usize).max().unwrap_or(0);
@@ -103,6 +107,7 @@ fn implementation(s: &Stencil, name: &Ident) -> TokenStream {
             #[inline(always)]
             fn point<R: ::cnda::stencil::TapReader<#elem>>(#reader: &R, #params_pat: &Self::Params) -> #elem {
                 #bind
+                #lets
                 #body
             }
         }
@@ -124,6 +129,8 @@ struct RustExpr<'a> {
     elem: &'a TokenStream,
     reader: &'a Ident,
     params: &'a [Ident],
+    /// The `let` bindings' names, as written.
+    lets: &'a [Ident],
 }
 
 impl RustExpr<'_> {
@@ -169,6 +176,10 @@ impl RustExpr<'_> {
             Expr::Powi(x, n) => {
                 let (x, n) = (self.expr(x), signed(i64::from(*n)));
                 quote!(::cnda::stencil::powi::<#elem>(#x, #n))
+            }
+            Expr::Local(i) => {
+                let name = &self.lets[*i];
+                quote!(#name)
             }
         }
     }

@@ -166,6 +166,17 @@ pub(crate) enum Expr {
     Call(Func, Vec<Expr>),
     /// `x` to a fixed integer power.
     Powi(Box<Expr>, i32),
+    /// The value of `let` binding `i` of [`Stencil::lets`].
+    Local(usize),
+}
+
+/// A `let name = value;` of the body, computed once, before the bindings after it and the value.
+#[derive(Clone, Debug)]
+pub(crate) struct Let {
+    /// The name, as written (its span, so the expansion's `let` is the user's).
+    pub(crate) name: Ident,
+    /// The bound value.
+    pub(crate) value: Expr,
 }
 
 /// The item form's `#[attrs] vis struct Name`.
@@ -194,7 +205,9 @@ pub(crate) struct Stencil {
     pub(crate) rank: usize,
     /// Distinct reads in order of first appearance in the source.
     pub(crate) taps: Vec<Tap>,
-    /// The body.
+    /// The `let` bindings, in order.
+    pub(crate) lets: Vec<Let>,
+    /// The body's value.
     pub(crate) body: Expr,
     /// The closure as written, for `Stencil::SOURCE`.
     pub(crate) source: String,

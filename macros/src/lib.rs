@@ -12,6 +12,7 @@ mod elem;
 mod emit_nodes;
 mod emit_rust;
 mod ir;
+mod lets;
 mod literal;
 mod lower;
 mod parse;
@@ -42,8 +43,17 @@ use proc_macro2::TokenStream;
 /// at integer-literal offsets (one per axis, rank 1 to 4, magnitude at most 64) and may use
 /// parameters, number literals, `+ - * /`, unary `-`, comparisons, `&&` `||` `!`,
 /// `select(condition, a, b)`, and `sqrt exp ln sin cos tanh abs floor min max powi` in function or
-/// method style (`powi` with an integer literal exponent). Anything else is a compile error that
-/// says what to write instead.
+/// method style (`powi` with an integer literal exponent). The body may be a block whose `let`
+/// bindings name subexpressions, each computed once, before its value:
+///
+/// ```ignore
+/// let step = stencil!(|u, k; dt: T| {
+///     let lap = u[-1, 0] + u[1, 0] + u[0, -1] + u[0, 1] - 4.0 * u[0, 0];
+///     u[0, 0] + dt * k[0, 0] * lap
+/// });
+/// ```
+///
+/// Anything else is a compile error that says what to write instead.
 #[proc_macro]
 pub fn stencil(input: proc_macro::TokenStream) -> proc_macro::TokenStream {
     expand(input.into()).unwrap_or_else(syn::Error::into_compile_error).into()

@@ -7,10 +7,10 @@ use syn::punctuated::Punctuated;
 use syn::{BinOp, Error, Expr, ExprCall, ExprIndex, ExprMethodCall, Result, Token, UnOp};
 
 use crate::elem::ElemChoice;
-use crate::ir::{self, Arith, Cmp, Elem, Func, Logic, Stencil, Tap};
+use crate::ir::{self, Arith, Cmp, Elem, Func, Let, Logic, Stencil, Tap};
 use crate::parse::Input;
 use crate::typing::{self, Side, Ty};
-use crate::{body, literal, reject};
+use crate::{body, lets, literal, reject};
 
 /// The largest offset magnitude: it bounds the halo a backend must provide.
 pub(crate) const MAX_OFFSET: i64 = 64;
@@ -41,15 +41,31 @@ pub(crate) fn stencil(input: Input) -> Result<Stencil> {
         taps: Vec::new(),
         elem,
         lits: Vec::new(),
+        lets: Vec::new(),
     };
-    let (body, ty) = cx.expr(&parsed.expr)?;
+    let (bindings, value) = lets::split(&parsed.expr)?;
+    for binding in bindings {
+        cx.bind(binding)?;
+    }
+    let (body, ty) = cx.expr(value)?;
+    if let ir::Expr::Local(i) = body {
+        if i + 1 != cx.lets.len() {
+            let msg = format!(
+                "the value is `{}`, bound before the bindings after it: end the block with the expression \
+                 (or bind it last)",
+                cx.lets[i].0
+            );
+            return Err(Error::new_spanned(value, msg));
+        }
+    }
     if let Some(first) = parsed.trailing.into_iter().next() {
-        let msg = "expected the end of the stencil body: the body is one expression \
-                   (no `;`, statements or `let`)";
+        let msg = "expected the end of the stencil body: the body is one expression, or a block \
+                   `{ let name = ...; value }`";
         return Err(Error::new(first.span(), msg));
     }
-    typing::body(ty, &parsed.expr)?;
-    let Lowering { rank, taps, elem, lits, .. } = cx;
+    typing::body(ty, value)?;
+    let Lowering { rank, taps, elem, lits, lets, .. } = cx;
+    let lets = lets.into_iter().map(|(name, value, _)| Let { name, value }).collect();
     let Some(rank) = rank else {
         let msg = "the body reads no field: a stencil reads its fields at offsets, e.g. `u[0, 0]`, \
                    and the number of offsets is its rank";
@@ -59,7 +75,7 @@ pub(crate) fn stencil(input: Input) -> Result<Stencil> {
     for (value, lit) in &lits {
         check_finite(elem, *value, lit)?;
     }
-    Ok(Stencil { item: input.item, fields: input.fields, params, elem, rank, taps, body, source: input.source })
+    Ok(Stencil { item: input.item, fields: input.fields, params, elem, rank, taps, lets, body, source: input.source })
 }
 
 /// A literal must be finite in the type(s) it is computed in. A generic stencil may be used with
@@ -90,6 +106,8 @@ struct Lowering<'a> {
     elem: ElemChoice,
     /// Every literal with its source, to check its range once the element type is known.
     lits: Vec<(ir::Lit, syn::Lit)>,
+    /// The `let` bindings so far: name, value, type.
+    lets: Vec<(Ident, ir::Expr, Ty)>,
 }
 
 type Lowered = (ir::Expr, Ty);
@@ -192,8 +210,41 @@ impl Lowering<'_> {
         Ok((ir::Expr::Lit(value), Ty::Scalar))
     }
 
-    /// A bare name: a parameter, or an error saying what the name is.
+    /// `let name = value;`: a new name, bound to its lowered value.
+    fn bind(&mut self, binding: lets::Binding<'_>) -> Result<()> {
+        let name = binding.name;
+        let taken = if self.fields.contains(name) {
+            Some("a field")
+        } else if self.params.contains(name) {
+            Some("a parameter")
+        } else if self.lets.iter().any(|(bound, _, _)| bound == name) {
+            Some("bound by an earlier `let`")
+        } else if Func::from_name(&name.to_string()).is_some() || name == "powi" || name == "select" {
+            Some("a function")
+        } else {
+            None
+        };
+        if let Some(what) = taken {
+            let msg = format!("`{name}` is {what}: a `let` binding needs a name of its own");
+            return Err(Error::new_spanned(name, msg));
+        }
+        let (value, ty) = self.expr(binding.value)?;
+        if let ir::Expr::Local(earlier) = value {
+            let msg = format!(
+                "`{name}` would be another name for `{}`: use `{}` itself",
+                self.lets[earlier].0, self.lets[earlier].0
+            );
+            return Err(Error::new_spanned(binding.value, msg));
+        }
+        self.lets.push((name.clone(), value, ty));
+        Ok(())
+    }
+
+    /// A bare name: a `let` binding, a parameter, or an error saying what the name is.
     fn name(&self, name: &Ident) -> Result<Lowered> {
+        if let Some(i) = self.lets.iter().position(|(bound, _, _)| bound == name) {
+            return Ok((ir::Expr::Local(i), self.lets[i].2));
+        }
         if let Some(i) = self.params.iter().position(|p| p == name) {
             return Ok((ir::Expr::Param(i), Ty::Scalar));
         }

@@ -15,11 +15,16 @@ pub(crate) fn expr(e: &Expr) -> Error {
     let msg = match e {
         Expr::If(_) => "`if` is not allowed in a stencil body: write `select(condition, a, b)`".to_owned(),
         Expr::Match(_) => "`match` is not allowed in a stencil body: write `select(condition, a, b)`".to_owned(),
-        Expr::Let(_) => "`let` is not allowed in a stencil body: the body is one expression; \
-                         write each subexpression where it is used"
+        Expr::Let(_) => "`let` bindings go in a block that is the whole body: \
+                         `|u| { let lap = u[-1] + u[1] - 2.0 * u[0]; u[0] + 0.1 * lap }`"
             .to_owned(),
-        Expr::Block(_) | Expr::Unsafe(_) | Expr::Const(_) | Expr::TryBlock(_) | Expr::Async(_) => {
-            "blocks are not allowed in a stencil body: the body is one expression".to_owned()
+        Expr::Block(_) => "a block is allowed only as the whole body (`{ let name = ...; value }`), \
+                           not inside an expression"
+            .to_owned(),
+        Expr::Unsafe(_) | Expr::Const(_) | Expr::TryBlock(_) | Expr::Async(_) => {
+            "blocks are not allowed in a stencil body: the body is one expression, or a block of `let` \
+             bindings and a value"
+                .to_owned()
         }
         Expr::Closure(_) => "closures are not allowed in a stencil body: the body is one expression".to_owned(),
         Expr::Cast(_) => "`as` casts are not allowed in a stencil body: every number in it already has \

@@ -373,3 +373,19 @@ fn works_inside_macro_rules() {
     let u = grid(|i| i as f64);
     assert_eq!(at(&s, &[&u], 3, (1, 1), ()), 12.0);
 }
+
+#[test]
+fn let_bindings_compute_once_in_source_order() {
+    let s = stencil!(|u; a| {
+        let lap = u[-1, 0] + u[1, 0] - 2.0 * u[0, 0];
+        let big = lap > a;
+        u[0, 0] + select(big, a * lap, lap)
+    });
+    let u = grid(|i| (i * i) as f64 * 0.5);
+    let lap = u[1] + u[7] - 2.0 * u[4];
+    for a in [0.5, 100.0] {
+        let expected = u[4] + if lap > a { a * lap } else { lap };
+        assert_eq!(at(&s, &[&u], 3, (1, 1), (a,)), expected);
+    }
+    assert_eq!(nodes_of::<_, f64>(&s).len(), 14, "the bindings' nodes appear once");
+}

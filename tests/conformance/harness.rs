@@ -162,10 +162,14 @@ pub trait Harness {
 }
 
 stencil! {
-    /// The conformance suite's `stencil!` case: two fields, radius 1, a parameter, a comparison
-    /// with `select`, `sqrt`, `abs` and `powi` (operations every backend computes exactly).
-    pub struct Mixed = |u, k; a: T| u[0, 0] + a * k[0, 1] * (u[-1, 0] + u[1, 0] - 2.0 * u[0, 0])
-        + select(u[1, 1] > k[0, 0], sqrt(abs(u[-1, -1])), powi(k[-1, 1], 2) - 0.5 * u[0, -1]);
+    /// The conformance suite's `stencil!` case: two fields, radius 1, a parameter, `let`
+    /// bindings, a comparison with `select`, `sqrt`, `abs` and `powi` (operations every backend
+    /// computes exactly).
+    pub struct Mixed = |u, k; a: T| {
+        let lap = u[-1, 0] + u[1, 0] - 2.0 * u[0, 0];
+        let pick = select(u[1, 1] > k[0, 0], sqrt(abs(u[-1, -1])), powi(k[-1, 1], 2) - 0.5 * u[0, -1]);
+        u[0, 0] + a * k[0, 1] * lap + pick
+    };
 }
 
 /// The CPU backend: arrays are host arrays, ops are cnda's.

@@ -99,8 +99,8 @@ fn control_flow_and_statements() {
     assert_eq!(message(src), "`if` is not allowed in a stencil body: write `select(condition, a, b)`");
     points_at(src, "if");
     rejects("|u| match u[0] { _ => 1.0 }", "`match` is not allowed in a stencil body: write `select(condition, a, b)`");
-    rejects("|u| let x = u[0]; x", "`let` is not allowed in a stencil body");
-    rejects("|u| { u[0] }", "blocks are not allowed in a stencil body");
+    rejects("|u| let x = u[0]; x", "`let` bindings go in a block that is the whole body");
+    rejects("|u| u[1] + { u[0] }", "a block is allowed only as the whole body");
     rejects("|u| unsafe { u[0] }", "blocks are not allowed in a stencil body");
     rejects("|u| (|x| x)(u[0])", "closures are not allowed in a stencil body");
     rejects("|u| loop { }", "loops are not allowed in a stencil body");
@@ -108,6 +108,27 @@ fn control_flow_and_statements() {
     let src = "|u| u[0]; u[1]";
     rejects(src, "expected the end of the stencil body: the body is one expression");
     points_at(src, ";");
+}
+
+#[test]
+fn let_bindings_are_plain_names_before_the_value() {
+    let src = "|u; a| { let u = u[0]; u }";
+    assert_eq!(message(src), "`u` is a field: a `let` binding needs a name of its own");
+    points_at(src, "u =");
+    rejects("|u; a| { let a = u[0]; a }", "`a` is a parameter: a `let` binding needs a name of its own");
+    rejects("|u| { let x = u[0]; let x = u[1]; x }", "`x` is bound by an earlier `let`");
+    rejects("|u| { let sqrt = u[0]; sqrt }", "`sqrt` is a function");
+    rejects("|u| { let x: f64 = u[0]; x }", "a `let` binding takes no type");
+    rejects("|u| { let (x, y) = (u[0], u[1]); x }", "a `let` binding names one value");
+    rejects("|u| { let mut x = u[0]; x }", "a `let` binding names one value");
+    rejects("|u| { let x; u[0] }", "`let x` needs a value");
+    rejects("|u| { let x = u[0]; x; }", "ends with the stencil's value, an expression without `;`: remove this `;`");
+    rejects("|u| { u[0]; u[1] }", "only `let name = value;` bindings may come before the stencil's value");
+    rejects("|u| { }", "the body's block is empty");
+    rejects("|u| { let x = u[0]; let y = x; y }", "`y` would be another name for `x`: use `x` itself");
+    rejects("|u| { let x = u[0]; let y = u[1] * 2.0; x }", "the value is `x`, bound before the bindings after it");
+    rejects("|u| { let c = u[0] > 1.0; c }", "the stencil body is a condition");
+    rejects("|u| { let x = u[0]; { x } }", "a block is allowed only as the whole body");
 }
 
 #[test]

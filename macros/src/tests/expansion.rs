@@ -196,3 +196,11 @@ fn item_form_is_a_struct_and_an_impl() {
         ),
     );
 }
+
+#[test]
+fn let_bindings_are_rust_lets_in_the_point_function() {
+    let out = expansion("|u; a| { let lap = u[-1] - u[0]; let big = lap > a; select(big, lap, a) }");
+    assert!(out.contains("let lap = (taps . tap (0) - taps . tap (1)) ;"), "{out}");
+    assert!(out.contains("let big = (lap > a) ;"), "{out}");
+    contains(&out, quote!(<T as ::cnda::stencil::Scalar>::select(big, lap, a)));
+}

@@ -35,5 +35,6 @@ fn err(s: &str) -> syn::Error {
 
 /// The flattened expression data of `s`.
 fn nodes(s: &str) -> Vec<Flat> {
-    flatten(&ok(s).body)
+    let st = ok(s);
+    flatten(&st.lets, &st.body)
 }

@@ -124,3 +124,30 @@ fn parameters_are_numbered_in_declaration_order() {
         [Param(2), Tap(0), Binary("Mul", 0, 1), Param(0), Binary("Add", 2, 3), Param(1), Binary("Sub", 4, 5)]
     );
 }
+
+#[test]
+fn a_binding_is_one_node_that_every_use_names() {
+    let src = "|u; a| { let lap = u[-1] + u[1] - 2.0 * u[0]; let big = lap > a; u[0] + select(big, a * lap, lap) }";
+    assert_eq!(
+        nodes(src),
+        [
+            Tap(0),
+            Tap(1),
+            Binary("Add", 0, 1),
+            lit(2.0),
+            Tap(2),
+            Binary("Mul", 3, 4),
+            Binary("Sub", 2, 5),
+            Param(0),
+            Binary("Gt", 6, 7),
+            Tap(2),
+            Param(0),
+            Binary("Mul", 10, 6),
+            Select(8, 11, 6),
+            Binary("Add", 9, 12),
+        ]
+    );
+    // A body that is the last binding ends with its node; one without bindings is as before.
+    assert_eq!(nodes("|u| { let x = u[0] * 2.0; x }"), [Tap(0), lit(2.0), Binary("Mul", 0, 1)]);
+    assert_eq!(nodes("|u| { u[0] }"), [Tap(0)]);
+}
