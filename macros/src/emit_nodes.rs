@@ -112,6 +112,7 @@ fn unary(func: Func) -> &'static str {
         Func::Tanh => "Tanh",
         Func::Abs => "Abs",
         Func::Floor => "Floor",
+        Func::Flush => "Flush",
         Func::Min | Func::Max => unreachable!("two-operand functions"),
     }
 }

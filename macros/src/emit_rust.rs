@@ -81,9 +81,9 @@ fn implementation(s: &Stencil, name: &Ident) -> TokenStream {
     let names: Vec<Ident> = s.lets.iter().map(|l| l.name.clone()).collect();
     let printer = RustExpr { elem: &elem, reader: &reader, params: &s.params, lets: &names };
     let values = s.lets.iter().map(|l| printer.expr(&l.value));
-    let body = printer.expr(&s.body);
+    let body = printer.expr(&s.stored());
     let lets = quote!(#(let #names = #values;)*);
-    let nodes = emit_nodes::tokens(&s.lets, &s.body);
+    let nodes = emit_nodes::tokens(&s.lets, &s.stored());
     let arity = s.fields.len();
     let radius = (0..s.rank).map(|k| {
         let r = s.taps.iter().map(|tap| tap.offset[k].unsigned_abs() as usize).max().unwrap_or(0);

@@ -94,11 +94,14 @@ pub(crate) enum Func {
     Min,
     /// The larger of two numbers.
     Max,
+    /// A subnormal to the zero of its sign (cnda's `Scalar::flush`); also what ends every value
+    /// unless the stencil says `#[subnormals(keep)]`.
+    Flush,
 }
 
 impl Func {
     /// Every function, in the order error messages list them.
-    pub(crate) const ALL: [Func; 10] = [
+    pub(crate) const ALL: [Func; 11] = [
         Func::Sqrt,
         Func::Exp,
         Func::Ln,
@@ -109,6 +112,7 @@ impl Func {
         Func::Floor,
         Func::Min,
         Func::Max,
+        Func::Flush,
     ];
 
     /// The name in the stencil body, which is also the `Scalar` method's name.
@@ -124,6 +128,7 @@ impl Func {
             Func::Floor => "floor",
             Func::Min => "min",
             Func::Max => "max",
+            Func::Flush => "flush",
         }
     }
 
@@ -190,6 +195,17 @@ pub(crate) struct Item {
     pub(crate) name: Ident,
 }
 
+impl Stencil {
+    /// The value the stencil stores: the body, ending in `flush(..)` unless the stencil keeps
+    /// subnormals (or the body already ends in it: flushing twice changes nothing).
+    pub(crate) fn stored(&self) -> Expr {
+        match (self.subnormals, &self.body) {
+            (Subnormals::Keep, body) | (Subnormals::Flush, body @ Expr::Call(Func::Flush, _)) => body.clone(),
+            (Subnormals::Flush, body) => Expr::Call(Func::Flush, vec![body.clone()]),
+        }
+    }
+}
+
 /// A checked stencil definition.
 #[derive(Clone)]
 pub(crate) struct Stencil {
@@ -207,8 +223,20 @@ pub(crate) struct Stencil {
     pub(crate) taps: Vec<Tap>,
     /// The `let` bindings, in order.
     pub(crate) lets: Vec<Let>,
-    /// The body's value.
+    /// The body's value, as written.
     pub(crate) body: Expr,
+    /// What is stored when the value is subnormal.
+    pub(crate) subnormals: Subnormals,
     /// The closure as written, for `Stencil::SOURCE`.
     pub(crate) source: String,
+}
+
+/// What a stencil stores when its value is subnormal: `#[subnormals(flush)]` (the default) or
+/// `#[subnormals(keep)]`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Subnormals {
+    /// The value ends in `flush(..)`: a subnormal is stored as the zero of its sign.
+    Flush,
+    /// The value is stored as computed.
+    Keep,
 }

@@ -42,7 +42,7 @@ use proc_macro2::TokenStream;
 /// `name: f64` (a concrete type restricts the stencil to that element type). The body reads fields
 /// at integer-literal offsets (one per axis, rank 1 to 4, magnitude at most 64) and may use
 /// parameters, number literals, `+ - * /`, unary `-`, comparisons, `&&` `||` `!`,
-/// `select(condition, a, b)`, and `sqrt exp ln sin cos tanh abs floor min max powi` in function or
+/// `select(condition, a, b)`, and `sqrt exp ln sin cos tanh abs floor min max flush powi` in function or
 /// method style (`powi` with an integer literal exponent). The body may be a block whose `let`
 /// bindings name subexpressions, each computed once, before its value:
 ///
@@ -52,6 +52,9 @@ use proc_macro2::TokenStream;
 ///     u[0, 0] + dt * k[0, 0] * lap
 /// });
 /// ```
+///
+/// A subnormal value is stored as the zero of its sign (`flush`, so a decaying field stays fast
+/// on x86), unless `#[subnormals(keep)]` comes first: `stencil!(#[subnormals(keep)] |u| ...)`.
 ///
 /// Anything else is a compile error that says what to write instead.
 #[proc_macro]

@@ -17,8 +17,8 @@ pub(crate) const MAX_OFFSET: i64 = 64;
 /// The largest rank.
 pub(crate) const MAX_RANK: usize = 4;
 
-const FUNCTIONS: &str = "sqrt, exp, ln, sin, cos, tanh, abs, floor, min, max, powi, select";
-const METHODS: &str = "sqrt, exp, ln, sin, cos, tanh, abs, floor, min, max, powi";
+const FUNCTIONS: &str = "sqrt, exp, ln, sin, cos, tanh, abs, floor, min, max, flush, powi, select";
+const METHODS: &str = "sqrt, exp, ln, sin, cos, tanh, abs, floor, min, max, flush, powi";
 
 /// Checks the parsed input and builds the stencil.
 /// The most distinct taps a stencil may read (the CPU kernel keeps one offset per tap in a
@@ -75,7 +75,18 @@ pub(crate) fn stencil(input: Input) -> Result<Stencil> {
     for (value, lit) in &lits {
         check_finite(elem, *value, lit)?;
     }
-    Ok(Stencil { item: input.item, fields: input.fields, params, elem, rank, taps, lets, body, source: input.source })
+    Ok(Stencil {
+        item: input.item,
+        fields: input.fields,
+        params,
+        elem,
+        rank,
+        taps,
+        lets,
+        body,
+        subnormals: input.subnormals,
+        source: input.source,
+    })
 }
 
 /// A literal must be finite in the type(s) it is computed in. A generic stencil may be used with

@@ -8,7 +8,7 @@ use quote::ToTokens;
 use syn::parse::{ParseStream, Parser};
 use syn::{Attribute, Error, Result, Token, Type, Visibility};
 
-use crate::ir::{Elem, Item};
+use crate::ir::{Elem, Item, Subnormals};
 
 /// A scalar parameter as declared: `name`, `name: T`, `name: f32` or `name: f64`.
 pub(crate) struct Param {
@@ -32,6 +32,8 @@ pub(crate) struct Input {
     pub(crate) body: TokenStream,
     /// The closure as written, stringified.
     pub(crate) source: String,
+    /// What the stencil stores for a subnormal value (`#[subnormals(..)]`).
+    pub(crate) subnormals: Subnormals,
 }
 
 const EXPECTED: &str = "expected a stencil: `|fields; params| body`, e.g. `|u; dt: T| u[0] * dt`, \
@@ -46,10 +48,17 @@ pub(crate) fn input(tokens: TokenStream) -> Result<Input> {
 }
 
 fn parse_input(input: ParseStream) -> Result<Input> {
+    let mut attrs = input.call(Attribute::parse_outer)?;
+    let subnormals = take_subnormals(&mut attrs)?;
     let item = if input.peek(Token![|]) || input.peek(Token![||]) {
+        if let Some(attr) = attrs.first() {
+            let msg = "the expression form takes only `#[subnormals(..)]`: other attributes need the item form \
+                       `#[attr] struct Name = |fields; params| body;`";
+            return Err(Error::new_spanned(attr, msg));
+        }
         None
-    } else if input.peek(Token![#]) || input.peek(Token![pub]) || input.peek(Token![struct]) {
-        Some(item_header(input)?)
+    } else if input.peek(Token![pub]) || input.peek(Token![struct]) {
+        Some(item_header(input, attrs)?)
     } else {
         return Err(input.error(EXPECTED));
     };
@@ -77,6 +86,7 @@ fn parse_input(input: ParseStream) -> Result<Input> {
     }
     check_distinct(&fields, &params)?;
     Ok(Input {
+        subnormals,
         item,
         fields,
         params,
@@ -92,8 +102,7 @@ fn parse_input(input: ParseStream) -> Result<Input> {
     })
 }
 
-fn item_header(input: ParseStream) -> Result<Item> {
-    let attrs = input.call(Attribute::parse_outer)?;
+fn item_header(input: ParseStream, attrs: Vec<Attribute>) -> Result<Item> {
     let vis: Visibility = input.parse()?;
     if !input.peek(Token![struct]) {
         return Err(input.error(EXPECTED));
@@ -108,6 +117,41 @@ fn item_header(input: ParseStream) -> Result<Item> {
         return Err(input.error("expected the stencil closure `|fields; params| body` after `=`"));
     }
     Ok(Item { attrs, vis, name })
+}
+
+const SUBNORMALS: &str = "expected `#[subnormals(flush)]` (the default: a subnormal value is stored as \
+                          the zero of its sign) or `#[subnormals(keep)]` (stored as computed)";
+
+/// Removes `#[subnormals(flush | keep)]` from `attrs` (at most one), and says which it was.
+fn take_subnormals(attrs: &mut Vec<Attribute>) -> Result<Subnormals> {
+    let mut found: Option<Subnormals> = None;
+    let mut error: Option<Error> = None;
+    attrs.retain(|attr| {
+        if !attr.path().is_ident("subnormals") {
+            return true;
+        }
+        let choice = attr.parse_args::<Ident>().ok().and_then(|mode| match mode.to_string().as_str() {
+            "flush" => Some(Subnormals::Flush),
+            "keep" => Some(Subnormals::Keep),
+            _ => None,
+        });
+        let problem = match (choice, found) {
+            (None, _) => Some(SUBNORMALS),
+            (Some(_), Some(_)) => Some("`#[subnormals(..)]` is given twice: keep one"),
+            (Some(mode), None) => {
+                found = Some(mode);
+                None
+            }
+        };
+        if let (Some(msg), None) = (problem, &error) {
+            error = Some(Error::new_spanned(attr, msg));
+        }
+        false
+    });
+    match error {
+        Some(e) => Err(e),
+        None => Ok(found.unwrap_or(Subnormals::Flush)),
+    }
 }
 
 /// `|u, k; dt: T, c|`: fields, then optionally `;` and parameters. Returns the closing bar too.

@@ -8,7 +8,7 @@ use syn::{BinOp, Error, Expr, UnOp};
 /// What a body may contain, appended to messages without a more specific fix.
 pub(crate) const ALLOWED: &str = "a stencil body may contain field reads such as `u[0, -1]`, parameters, \
      number literals, `+ - * /`, comparisons, `&&` `||` `!`, `select(c, a, b)` and the functions \
-     sqrt, exp, ln, sin, cos, tanh, abs, floor, min, max, powi";
+     sqrt, exp, ln, sin, cos, tanh, abs, floor, min, max, flush, powi";
 
 /// The error for an expression kind the lowering does not accept.
 pub(crate) fn expr(e: &Expr) -> Error {

@@ -80,6 +80,7 @@ pub mod stencil {
         Tanh,
         Abs,
         Floor,
+        Flush,
     }
 
     /// Two-operand operations.
@@ -157,6 +158,8 @@ pub mod stencil {
         fn abs(self) -> Self;
         /// Floor.
         fn floor(self) -> Self;
+        /// A subnormal to the zero of its sign.
+        fn flush(self) -> Self;
         /// Minimum.
         fn min(self, other: Self) -> Self;
         /// Maximum.
@@ -192,6 +195,13 @@ pub mod stencil {
                 }
                 fn floor(self) -> Self {
                     $t::floor(self)
+                }
+                fn flush(self) -> Self {
+                    if self != 0.0 && self.abs() < $t::MIN_POSITIVE {
+                        $t::copysign(0.0, self)
+                    } else {
+                        self
+                    }
                 }
                 fn min(self, other: Self) -> Self {
                     $t::min(self, other)
@@ -300,9 +310,10 @@ fn generic_stencils_carry_one_expression_for_every_element_type() {
     use stencil::{Binary, Lit, Node};
     let double = <Heat as Stencil<f64, 2>>::NODES;
     assert_eq!(double, <Heat as Stencil<f32, 2>>::NODES);
-    assert_eq!(double.len(), 17);
+    assert_eq!(double.len(), 18);
     assert_eq!(double[10], Node::Lit(Lit { f64: 4.0, f32: 4.0 }));
     assert_eq!(double[16], Node::Binary(Binary::Add, 0, 15));
+    assert_eq!(double[17], Node::Unary(stencil::Unary::Flush, 16), "subnormals flushed by default");
 }
 
 #[test]
@@ -342,8 +353,8 @@ fn concrete_types_restrict_the_impl() {
     let s = stencil!(|u; a: f32| a * u[0, 0] - u[0, 1]);
     let u = grid(|i| i as f32);
     assert_eq!(at(&s, &[&u], 3, (1, 1), (2.0,)), 3.0);
-    assert_eq!(nodes_of(&s).len(), 5);
-    let d = stencil!(|u; a: f64| a * u[0, 0]);
+    assert_eq!(nodes_of(&s).len(), 6);
+    let d = stencil!(#[subnormals(keep)] |u; a: f64| a * u[0, 0]);
     assert_eq!(
         nodes_of(&d),
         [stencil::Node::Param(0), stencil::Node::Tap(0), stencil::Node::Binary(stencil::Binary::Mul, 0, 1)]
@@ -387,5 +398,21 @@ fn let_bindings_compute_once_in_source_order() {
         let expected = u[4] + if lap > a { a * lap } else { lap };
         assert_eq!(at(&s, &[&u], 3, (1, 1), (a,)), expected);
     }
-    assert_eq!(nodes_of::<_, f64>(&s).len(), 14, "the bindings' nodes appear once");
+    assert_eq!(nodes_of::<_, f64>(&s).len(), 15, "the bindings' nodes appear once, then the flush");
+}
+
+#[test]
+fn subnormal_values_are_stored_as_signed_zeros_unless_kept() {
+    let flushed = stencil!(|u; a| a * u[0, 0]);
+    let kept = stencil!(#[subnormals(keep)] |u; a| a * u[0, 0]);
+    let u = grid(|i| if i % 2 == 0 { 1e-30_f32 } else { -1e-30 });
+    // 1e-30 * 1e-10 is subnormal in f32: zero when flushed, with the product's sign.
+    for (centre, sign) in [((1, 1), 1.0_f32), ((1, 2), -1.0)] {
+        let zero = at(&flushed, &[&u], 3, centre, (1e-10,));
+        assert_eq!(zero.to_bits(), (sign * 0.0_f32).to_bits());
+        let tiny = at(&kept, &[&u], 3, centre, (1e-10,));
+        assert!(tiny.is_subnormal() && tiny.signum() == sign, "{tiny}");
+    }
+    // Normal values pass unchanged.
+    assert_eq!(at(&flushed, &[&u], 3, (1, 1), (2.0,)), 2e-30);
 }

@@ -380,6 +380,91 @@ fn time_steps_for<H: Harness, T: Scalar>() {
     }
 }
 
+pub fn subnormals<H: Harness>() {
+    subnormals_for::<H, f32>(1e-6);
+    if H::supports_f64_transcendentals() {
+        subnormals_for::<H, f64>(1e-45);
+    }
+}
+
+/// The reference's arithmetic, in Rust's own `f32`/`f64` (independent of cnda's `Scalar`).
+trait Ieee: Scalar {
+    fn decayed(a: Self, x: Self, y: Self) -> Self;
+    fn is_subnormal(self) -> bool;
+    /// Below the smallest normal: the zero of the same sign, written with std's constants.
+    fn flushed(self) -> Self;
+    fn bits(self) -> u64;
+    fn shifted(self) -> Self;
+}
+
+macro_rules! ieee {
+    ($($t:ident),*) => {$(
+        impl Ieee for $t {
+            fn decayed(a: $t, x: $t, y: $t) -> $t {
+                a * x.max(y)
+            }
+            fn is_subnormal(self) -> bool {
+                $t::is_subnormal(self)
+            }
+            fn flushed(self) -> $t {
+                if self.abs() < $t::MIN_POSITIVE {
+                    (0.0 as $t).copysign(self)
+                } else {
+                    self
+                }
+            }
+            fn bits(self) -> u64 {
+                self.to_bits() as u64
+            }
+            fn shifted(self) -> $t {
+                self + (0.5 as $t).copysign(self)
+            }
+        }
+    )*};
+}
+ieee!(f32, f64);
+
+/// A field decaying through the subnormals (`Decay`, harness.rs), against a naive loop: flushed
+/// by default on every backend, bit for bit, each subnormal the zero of its sign; kept where the
+/// backend keeps them (not WebGPU, whose adapters may flush: lavapipe does).
+fn subnormals_for<H: Harness, T: Ieee>(a: f64) {
+    let a = T::from_f64(a);
+    for (seed, &shape) in shapes().iter().enumerate() {
+        // Magnitudes from 0.5 on, of both signs, so the zeros' signs are checked too; the walls
+        // (the outer ring) zero, as the boundaries hold them.
+        let [m, n] = shape;
+        let wall = |[i, j]: [usize; 2]| i == 0 || j == 0 || i + 1 == m || j + 1 == n;
+        let f = field::<T>(shape, seed as u64 + 17);
+        let u = Array::from_fn(shape, |ix| if wall(ix) { T::from_f64(0.0) } else { f[ix].shifted() });
+        for keep in [false, true] {
+            if keep && !H::keeps_subnormals() {
+                continue;
+            }
+            let mut want = u.clone();
+            let mut saw_subnormal = false;
+            for steps in 1..=9 {
+                let mut next = Array::<T, 2>::zeros(shape);
+                for i in 1..m.saturating_sub(1) {
+                    for j in 1..n.saturating_sub(1) {
+                        let v = T::decayed(a, want[[i - 1, j]], want[[i + 1, j]]);
+                        saw_subnormal |= v.is_subnormal();
+                        next[[i, j]] = if keep { v } else { v.flushed() };
+                    }
+                }
+                want = next;
+                let got = H::decay_steps(&u, a, steps, keep);
+                let what = format!("{} subnormals keep={keep} steps {steps} {shape:?}", H::NAME);
+                let same = got.iter().zip(want.iter()).all(|(g, w)| g.bits() == w.bits());
+                assert!(same, "{what}: not bit for bit\n got {got:?}\nwant {want:?}");
+            }
+            // With two interior rows, some point reads an interior neighbour.
+            if m > 3 && n > 2 {
+                assert!(saw_subnormal, "{} {shape:?}: the case reaches the subnormals", H::NAME);
+            }
+        }
+    }
+}
+
 fn check_stencil<H: Harness, T: Float, const K: usize>(
     s: &LinearStencil<T, 2, 1, K>,
     a: &Array<T, 2>,

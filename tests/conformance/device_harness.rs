@@ -35,6 +35,10 @@ pub trait Device: 'static {
     fn supports_f64_transcendentals() -> bool {
         Self::supports_f64()
     }
+    /// Whether the backend's arithmetic keeps subnormals.
+    fn keeps_subnormals() -> bool {
+        true
+    }
     /// `a` on the device.
     fn upload<T: Float, const N: usize>(a: &Array<T, N>) -> Array<T, N, Self::B>;
     /// A device array's elements on the host.
@@ -79,6 +83,10 @@ impl<D: Device> Harness for DeviceHarness<D> {
 
     fn supports_f64_transcendentals() -> bool {
         D::supports_f64_transcendentals()
+    }
+
+    fn keeps_subnormals() -> bool {
+        D::keeps_subnormals()
     }
 
     fn upload<T: Float>(a: &Array<T, 2>) -> Self::Matrix<T> {
@@ -194,6 +202,12 @@ impl<D: Device> Harness for DeviceHarness<D> {
         let current = D::download(f.current());
         f.swap();
         (current, D::download(&f.into_current()))
+    }
+
+    fn decay_steps<T: Scalar>(u: &Array<T, 2>, a: T, steps: usize, keep: bool) -> Array<T, 2> {
+        let mut f = DoubleBuffer::from_pair(D::upload(u), D::upload(u));
+        crate::harness::decay(&mut f, a, steps, keep);
+        D::download(f.current())
     }
 
     fn dyn_stencil<T: Float>(

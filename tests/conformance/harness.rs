@@ -82,6 +82,12 @@ pub trait Harness {
         Self::supports_f64()
     }
 
+    /// Whether the backend's arithmetic keeps subnormals (IEEE 754); WGSL leaves it to the
+    /// adapter, and lavapipe flushes.
+    fn keeps_subnormals() -> bool {
+        true
+    }
+
     fn upload<T: Float>(a: &Array<T, 2>) -> Self::Matrix<T>;
     fn upload_vector<T: Float>(a: &Array<T, 1>) -> Self::Vector<T>;
     fn download<T: Float>(a: &Self::Matrix<T>) -> Array<T, 2>;
@@ -151,6 +157,9 @@ pub trait Harness {
         steps: usize,
         b: [[Boundary<T>; 2]; 2],
     ) -> (Array<T, 2>, Array<T, 2>);
+    /// `steps` time steps of [`Decay`] (or [`DecayKept`] when `keep`) from `u` with factor `a`
+    /// and zero walls: the current field afterwards.
+    fn decay_steps<T: Scalar>(u: &Array<T, 2>, a: T, steps: usize, keep: bool) -> Array<T, 2>;
     /// [`Mixed`] applied to `view(u)` and `k` (plain) with parameter `a` into a copy of `output`.
     fn expression_stencil<T: Scalar>(
         u: &Self::Matrix<T>,
@@ -170,6 +179,32 @@ stencil! {
         let pick = select(u[1, 1] > k[0, 0], sqrt(abs(u[-1, -1])), powi(k[-1, 1], 2) - 0.5 * u[0, -1]);
         u[0, 0] + a * k[0, 1] * lap + pick
     };
+}
+
+stencil! {
+    /// A field decaying by `a` per step into the subnormals, flushed (the default): every
+    /// operation exact on every backend whatever its own subnormal mode (a maximum of stored
+    /// values, which are never subnormal, then one product).
+    pub struct Decay = |u; a: T| a * max(u[-1, 0], u[1, 0]);
+}
+
+stencil! {
+    /// [`Decay`] storing its subnormals.
+    #[subnormals(keep)]
+    pub struct DecayKept = |u; a: T| a * max(u[-1, 0], u[1, 0]);
+}
+
+/// [`Decay`]'s or [`DecayKept`]'s steps over `f` with zero walls.
+pub fn decay<T: Scalar, B>(f: &mut DoubleBuffer<T, 2, B>, a: T, steps: usize, keep: bool)
+where
+    B: cnda::kernel::ExprStencilKernels + cnda::kernel::CopyKernels,
+{
+    let walls = [[Boundary::Value(T::from_f64(0.0)); 2]; 2];
+    if keep {
+        DecayKept.apply_steps_with(f, steps, (), (a,), walls);
+    } else {
+        Decay.apply_steps_with(f, steps, (), (a,), walls);
+    }
 }
 
 /// The CPU backend: arrays are host arrays, ops are cnda's.
@@ -289,6 +324,12 @@ impl Harness for CpuHarness {
         let current = f.current().clone();
         f.swap();
         (current, f.into_current())
+    }
+
+    fn decay_steps<T: Scalar>(u: &Array<T, 2>, a: T, steps: usize, keep: bool) -> Array<T, 2> {
+        let mut f = DoubleBuffer::new(u.clone());
+        decay(&mut f, a, steps, keep);
+        f.into_current()
     }
 
     fn dyn_stencil<T: Float>(s: &DynStencil<T, 2>, input: &Array<T, 2>, va: View, output: &Array<T, 2>) -> Array<T, 2> {

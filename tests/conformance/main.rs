@@ -100,6 +100,15 @@ macro_rules! conformance {
             }
 
             #[test]
+            fn subnormals_flushed_or_kept() {
+                if !<$Harness as crate::harness::Harness>::available() {
+                    eprintln!("SKIP: no {} device", <$Harness as crate::harness::Harness>::NAME);
+                    return;
+                }
+                cases::subnormals::<$Harness>();
+            }
+
+            #[test]
             fn time_steps_with_boundaries() {
                 if !<$Harness as crate::harness::Harness>::available() {
                     eprintln!("SKIP: no {} device", <$Harness as crate::harness::Harness>::NAME);

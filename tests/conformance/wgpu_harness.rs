@@ -35,6 +35,10 @@ impl Device for WgpuAdapter {
         false
     }
 
+    fn keeps_subnormals() -> bool {
+        false
+    }
+
     fn upload<T: Float, const N: usize>(a: &Array<T, N>) -> Array<T, N, Wgpu> {
         a.to_device(&device().expect("checked by available()"))
     }

@@ -136,13 +136,13 @@ fn functions_and_methods() {
     let src = "|u| tan(u[0])";
     assert_eq!(
         message(src),
-        "unknown function `tan`: a stencil body may call sqrt, exp, ln, sin, cos, tanh, abs, floor, min, max, powi, select"
+        "unknown function `tan`: a stencil body may call sqrt, exp, ln, sin, cos, tanh, abs, floor, min, max, flush, powi, select"
     );
     points_at(src, "tan");
     let src = "|u| u[0].tan()";
     assert_eq!(
         message(src),
-        "unknown method `tan`: a stencil body may call the methods sqrt, exp, ln, sin, cos, tanh, abs, floor, min, max, powi"
+        "unknown method `tan`: a stencil body may call the methods sqrt, exp, ln, sin, cos, tanh, abs, floor, min, max, flush, powi"
     );
     points_at(src, "tan");
     rejects("|u| f64::sqrt(u[0])", "`f64 :: sqrt` cannot be called in a stencil body");
@@ -278,6 +278,16 @@ fn item_form_errors() {
     rejects("pub struct S<T> = |u| u[0];", "expected `=` after the stencil's name");
     rejects("pub struct S = u[0];", "expected the stencil closure");
     rejects("pub fn f = |u| u[0];", "expected a stencil");
+}
+
+#[test]
+fn subnormals_attribute() {
+    rejects("#[subnormals(drop)] |u| u[0]", "expected `#[subnormals(flush)]`");
+    rejects("#[subnormals] |u| u[0]", "or `#[subnormals(keep)]`");
+    rejects("#[subnormals(keep)] #[subnormals(flush)] |u| u[0]", "`#[subnormals(..)]` is given twice");
+    rejects("#[inline] |u| u[0]", "the expression form takes only `#[subnormals(..)]`");
+    points_at("#[subnormals(keep)] #[subnormals(keep)] |u| u[0]", "#[subnormals(keep)] |u|");
+    rejects("#[subnormals(keep)] u[0]", "expected a stencil");
 }
 
 #[test]

@@ -43,7 +43,8 @@ fn exact_shape_of_a_concrete_stencil() {
                     ::cnda::stencil::Node::Binary(::cnda::stencil::Binary::Mul, 0, 1),
                     ::cnda::stencil::Node::Tap(1),
                     ::cnda::stencil::Node::Unary(::cnda::stencil::Unary::Abs, 3),
-                    ::cnda::stencil::Node::Binary(::cnda::stencil::Binary::Sub, 2, 4)
+                    ::cnda::stencil::Node::Binary(::cnda::stencil::Binary::Sub, 2, 4),
+                    ::cnda::stencil::Node::Unary(::cnda::stencil::Unary::Flush, 5)
                 ];
                 const SOURCE: &'static str = #source;
                 type Params = (::core::primitive::f32,);
@@ -54,7 +55,9 @@ fn exact_shape_of_a_concrete_stencil() {
                     params: &Self::Params
                 ) -> ::core::primitive::f32 {
                     let (c,) = *params;
-                    ((c * taps.tap(0)) - <::core::primitive::f32 as ::cnda::stencil::Scalar>::abs(taps.tap(1)))
+                    <::core::primitive::f32 as ::cnda::stencil::Scalar>::flush(
+                        ((c * taps.tap(0)) - <::core::primitive::f32 as ::cnda::stencil::Scalar>::abs(taps.tap(1)))
+                    )
                 }
             }
             __CndaStencil
@@ -92,7 +95,10 @@ fn generic_heat() {
     );
     contains(&out, quote!(fn point<R: ::cnda::stencil::TapReader<T>>(taps: &R, params: &Self::Params) -> T));
     // A prefix of the body, as text since its parentheses do not close.
-    assert!(out.contains("let (dt ,) = * params ; (taps . tap (0) + (dt * (taps . tap (1) * ("), "{out}");
+    assert!(
+        out.contains("let (dt ,) = * params ; < T as :: cnda :: stencil :: Scalar > :: flush ((taps . tap (0) + (dt * (taps . tap (1) * ("),
+        "{out}"
+    );
     // The literal in the data carries both precisions' bits, as the point function's does.
     contains(
         &out,
@@ -165,7 +171,33 @@ fn no_parameters() {
             type Params = ();
         ),
     );
+    contains(&out, quote!((taps: &R, _: &Self::Params) -> T { <T as ::cnda::stencil::Scalar>::flush(taps.tap(0)) }));
+}
+
+#[test]
+fn subnormals_are_flushed_unless_kept() {
+    let flush = quote!(::cnda::stencil::Node::Unary(::cnda::stencil::Unary::Flush, 0));
+    // Flushed by default, and once when the body already ends in `flush`.
+    for src in ["|u| u[0]", "#[subnormals(flush)] |u| u[0]", "|u| flush(u[0])", "|u| u[0].flush()"] {
+        let out = expansion(src);
+        contains(&out, quote!(&[::cnda::stencil::Node::Tap(0), #flush]));
+        contains(&out, quote!({ <T as ::cnda::stencil::Scalar>::flush(taps.tap(0)) }));
+    }
+    // Kept: the value as computed; an inner `flush` stays where it was written.
+    let out = expansion("#[subnormals(keep)] |u| u[0]");
+    contains(
+        &out,
+        quote!(
+            const NODES: &'static [::cnda::stencil::Node] = &[::cnda::stencil::Node::Tap(0)];
+        ),
+    );
     contains(&out, quote!((taps: &R, _: &Self::Params) -> T { taps.tap(0) }));
+    let out = expansion("#[subnormals(keep)] |u| flush(u[0]) * 2");
+    contains(&out, quote!(::cnda::stencil::Node::Unary(::cnda::stencil::Unary::Flush, 0), ::cnda::stencil::Node::Lit));
+    assert!(!out.contains("Unary :: Flush , 2"), "{out}");
+    // The item form takes it among its attributes, and passes the others on.
+    let out = expansion("/// Doc.\n#[subnormals(keep)] #[derive(PartialOrd)] pub struct Kept = |u| u[0];");
+    assert!(!out.contains("subnormals") && out.contains("PartialOrd") && !out.contains("Flush"), "{out}");
 }
 
 #[test]

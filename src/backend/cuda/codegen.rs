@@ -57,6 +57,7 @@ impl Dialect for CudaType {
             Unary::Tanh => ("tanhf", "tanh"),
             Unary::Abs => ("fabsf", "fabs"),
             Unary::Floor => ("floorf", "floor"),
+            Unary::Flush => ("cn_flush", "cn_flush"),
             Unary::Neg | Unary::Not => unreachable!("operators, printed by emit"),
         };
         if *self == CudaType::Double {
@@ -106,9 +107,20 @@ pub(super) fn statements<T: Scalar, const N: usize>(expr: &CheckedExpr<N>, inden
     emit::statements(expr, &CudaType::of::<T>(), indent)
 }
 
-/// `powi` as the CPU computes it (`cnda::stencil::powi`): `|n| - 1` products from the left (the
-/// magnitude taken unsigned, so `i32::MIN` is no overflow), then one division for negative `n`.
-pub(super) const CN_POWI: &str = "__device__ __forceinline__ T cn_powi(T x, int n) {\n    const unsigned m = n < 0 ? 0u - (unsigned)n : (unsigned)n;\n    T p = n == 0 ? (T)1 : x;\n    for (unsigned k = 1; k < m; ++k) p = cnda_mul_rn(p, x);\n    return n < 0 ? (T)1 / p : p;\n}\n\n";
+/// The helper functions a generated kernel calls, for element type `T`: `cn_powi`, as the CPU
+/// computes `powi` (`cnda::stencil::powi`: `|n| - 1` products from the left, the magnitude taken
+/// unsigned so `i32::MIN` is no overflow, then one division for negative `n`), and `cn_flush`, as
+/// `Scalar::flush` (on the bits, so NVRTC's own subnormal mode cannot change it; the 16-bit
+/// floats through `float`, where they compute).
+pub(super) fn helpers<T: Scalar>() -> String {
+    const CN_POWI: &str = "__device__ __forceinline__ T cn_powi(T x, int n) {\n    const unsigned m = n < 0 ? 0u - (unsigned)n : (unsigned)n;\n    T p = n == 0 ? (T)1 : x;\n    for (unsigned k = 1; k < m; ++k) p = cnda_mul_rn(p, x);\n    return n < 0 ? (T)1 / p : p;\n}\n\n";
+    let flush = match CudaType::of::<T>() {
+        CudaType::Float => "__device__ __forceinline__ T cn_flush(T x) {\n    const unsigned b = __float_as_uint(x);\n    return (b & 0x7f800000u) == 0u ? __uint_as_float(b & 0x80000000u) : x;\n}\n\n",
+        CudaType::Double => "__device__ __forceinline__ T cn_flush(T x) {\n    const unsigned long long b = (unsigned long long)__double_as_longlong(x);\n    return (b & 0x7ff0000000000000ULL) == 0ULL ? __longlong_as_double((long long)(b & 0x8000000000000000ULL)) : x;\n}\n\n",
+        CudaType::Half => "__device__ __forceinline__ T cn_flush(T x) {\n    const unsigned b = __float_as_uint((float)x);\n    return (b & 0x7f800000u) == 0u ? T(__uint_as_float(b & 0x80000000u)) : x;\n}\n\n",
+    };
+    format!("{CN_POWI}{flush}")
+}
 
 /// The C type of a stencil element type (the 16-bit floats are `common.cuh`'s storage types).
 pub(super) fn c_type<T: Scalar>() -> &'static str {
@@ -126,7 +138,7 @@ pub(super) fn c_type<T: Scalar>() -> &'static str {
 /// compiled without fused multiply-adds (`--fmad=false`) as every cnda kernel is.
 pub(super) fn expression_source<T: Scalar, const N: usize>(expr: &CheckedExpr<N>) -> String {
     let mut s = format!("typedef {} T;\n\n", c_type::<T>());
-    s.push_str(CN_POWI);
+    s.push_str(&helpers::<T>());
     s.push_str("extern \"C\" __global__ void cnda_expression(T *out, Desc o");
     for f in 0..expr.fields() {
         s.push_str(&format!(", const T *f{f}, Desc d{f}"));

@@ -15,7 +15,7 @@
 use cudarc::driver::{LaunchConfig, PushKernelArg};
 
 use super::buffer::CudaBuffer;
-use super::codegen::{c_type, statements, CN_POWI};
+use super::codegen::{c_type, helpers, statements};
 use super::device::CudaDevice;
 use super::dispatch::{kernel_desc, launch_error};
 use super::Cuda;
@@ -62,7 +62,7 @@ fn source<T: Scalar, const N: usize>(expr: &CheckedExpr<N>, tile: &Tile) -> Stri
     let coefficients = expr.fields() - 1;
     let dims: String = tile.extent.iter().map(|e| format!("[{e}]")).collect();
     let mut s = format!("typedef {} T;\n\n", c_type::<T>());
-    s.push_str(CN_POWI);
+    s.push_str(&helpers::<T>());
     let at = (0..N).map(|k| format!("g{k} * d.strides[{k}]")).collect::<Vec<_>>().join(" + ");
     let coords = (0..N).map(|k| format!("i64 g{k}")).collect::<Vec<_>>().join(", ");
     let args = (0..N).map(|k| format!("g{k}")).collect::<Vec<_>>().join(", ");

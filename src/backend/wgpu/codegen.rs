@@ -49,6 +49,7 @@ impl Dialect for Wgsl {
             Unary::Tanh => "tanh",
             Unary::Abs => "abs",
             Unary::Floor => "floor",
+            Unary::Flush => "cn_flush",
             Unary::Neg | Unary::Not => unreachable!("operators, printed by emit"),
         }
     }
@@ -81,13 +82,21 @@ impl Dialect for Wgsl {
     }
 }
 
-/// `powi` as the CPU computes it (`cnda::stencil::powi`), for element type `t`: `|n| - 1` products
-/// from the left (the magnitude taken unsigned, so `i32::MIN` is no overflow), then one division
-/// for negative `n`.
-pub(super) fn cn_powi(t: &str) -> String {
-    format!(
+/// The helper functions a generated shader calls, for element type `t` (`f32` or `f16`):
+/// `cn_powi`, as the CPU computes `powi` (`cnda::stencil::powi`: `|n| - 1` products from the
+/// left, the magnitude taken unsigned so `i32::MIN` is no overflow, then one division for
+/// negative `n`), and `cn_flush`, as `Scalar::flush`: on the bits for `f32` (so the adapter's own
+/// subnormal mode cannot change it), the identity for `f16` (no `f16` lies below `2^-126`).
+pub(super) fn helpers(t: &str) -> String {
+    let powi = format!(
         "\nfn cn_powi(x: {t}, n: i32) -> {t} {{\n    let m = select(u32(n), 0u - u32(n), n < 0);\n    var p = select(x, {t}(1), n == 0);\n    for (var k = 1u; k < m; k = k + 1u) {{ p = p * x; }}\n    if (n < 0) {{ return {t}(1) / p; }}\n    return p;\n}}\n"
-    )
+    );
+    let flush = if t == "f16" {
+        "\nfn cn_flush(x: f16) -> f16 { return x; }\n".to_owned()
+    } else {
+        "\nfn cn_flush(x: f32) -> f32 {\n    let b = bitcast<u32>(x);\n    return select(x, bitcast<f32>(b & 0x80000000u), (b & 0x7f800000u) == 0u);\n}\n".to_owned()
+    };
+    powi + &flush
 }
 
 /// The storage bindings of an expression stencil's fields (0 is the output; 3 and 5 are the
@@ -107,7 +116,7 @@ pub(super) fn expression_shader<const N: usize>(expr: &CheckedExpr<N>, t: &str, 
     for (f, binding) in FIELD_BINDINGS.iter().enumerate().take(expr.fields()).filter(|(f, _)| read(f)) {
         s.push_str(&format!("@group(0) @binding({binding}) var<storage, read> f{f}: array<{t}>;\n"));
     }
-    s.push_str(&cn_powi(t));
+    s.push_str(&helpers(t));
     s.push_str("\n@compute @workgroup_size(256)\nfn expression(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {\n    let i = flat_index(gid, groups);\n    if (i >= item_count()) { return; }\n");
     for f in (0..expr.fields()).filter(read) {
         s.push_str(&format!("    let c{f} = offset_of({}u, i);\n", f + 1));

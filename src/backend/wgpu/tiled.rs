@@ -12,7 +12,7 @@
 //! each sweep parity are read through whichever binding holds that field: the output (whose
 //! halo no workgroup writes), the input, or a third, read-only binding.
 
-use super::codegen::{cn_powi, Wgsl};
+use super::codegen::{helpers, Wgsl};
 use super::device::WgpuDevice;
 use super::dispatch::{buffer, params, to_i32, words};
 use super::shaders::COMMON;
@@ -63,7 +63,7 @@ fn source<const N: usize>(expr: &CheckedExpr<N>, tile: &Tile) -> String {
     if coefficients > 0 {
         s.push_str(&format!("var<workgroup> sc: array<f32, {}>;\n", coefficients * cells));
     }
-    s.push_str(&cn_powi("f32"));
+    s.push_str(&helpers("f32"));
     let coords = (0..N).map(|k| format!("g{k}: i32")).collect::<Vec<_>>().join(", ");
     let args = (0..N).map(|k| format!("g{k}")).collect::<Vec<_>>().join(", ");
     let at = (0..N).map(|k| format!(" + g{k} * params[base + {}u]", 10 + k)).collect::<String>();

@@ -71,6 +71,7 @@ fn unary<T: Scalar>(op: Unary, x: T) -> T {
         Unary::Tanh => <T as Scalar>::tanh(x),
         Unary::Abs => <T as Scalar>::abs(x),
         Unary::Floor => <T as Scalar>::floor(x),
+        Unary::Flush => <T as Scalar>::flush(x),
         Unary::Not => unreachable!("a condition's operation"),
     }
 }

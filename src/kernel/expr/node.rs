@@ -46,6 +46,11 @@ pub enum Unary {
     Abs,
     /// Largest integer not above `x`.
     Floor,
+    /// `x`, except that a subnormal becomes the zero of its sign: magnitudes below `2^-126`
+    /// (the smallest normal `f32`) for `f32`, `bf16` and `f16` (which compute in `f32`; no `f16`
+    /// lies there but zero), below `2^-1022` for `f64`. `stencil!` ends every value with it
+    /// unless the stencil says `#[subnormals(keep)]`; see [`Scalar::flush`](super::Scalar::flush).
+    Flush,
 }
 
 impl Unary {
