@@ -11,6 +11,7 @@ mod body;
 mod elem;
 mod emit_nodes;
 mod emit_rust;
+mod fd;
 mod ir;
 mod lets;
 mod literal;

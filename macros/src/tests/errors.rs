@@ -136,7 +136,7 @@ fn functions_and_methods() {
     let src = "|u| tan(u[0])";
     assert_eq!(
         message(src),
-        "unknown function `tan`: a stencil body may call sqrt, exp, ln, sin, cos, tanh, abs, floor, min, max, flush, powi, select"
+        "unknown function `tan`: a stencil body may call sqrt, exp, ln, sin, cos, tanh, abs, floor, min, max, flush, powi, select, laplace, diff, diff_half"
     );
     points_at(src, "tan");
     let src = "|u| u[0].tan()";
@@ -278,6 +278,25 @@ fn item_form_errors() {
     rejects("pub struct S<T> = |u| u[0];", "expected `=` after the stencil's name");
     rejects("pub struct S = u[0];", "expected the stencil closure");
     rejects("pub fn f = |u| u[0];", "expected a stencil");
+}
+
+#[test]
+fn finite_difference_operators() {
+    rejects("|u| u[0, 0] + laplace(u, 3)", "takes an even integer literal order of accuracy from 2 to 16; `3`");
+    rejects("|u| u[0, 0] + laplace(u, 18)", "order of accuracy from 2 to 16");
+    rejects("|u| u[0, 0] + laplace(u)", "`laplace` takes 2 arguments, but 1 are given here");
+    rejects("|u| u[0, 0] + diff(u, 2, 1, 2)", "takes an integer literal axis below the rank, 2; `2`");
+    rejects("|u| u[0, 0] + diff(u, 0, 5, 2)", "an integer literal derivative from 1 to 4");
+    rejects("|u| u[0, 0] + diff_half(u, 0, 2, 0)", "a side of 1 (the half point after the centre) or -1");
+    rejects("|u; c| u[0] + laplace(c, 2)", "`laplace(u, order)` applies to a field, `u` or `u[i, j]`; `c`");
+    rejects("|u| laplace(u, 2)", "`laplace(u, ..)` needs the stencil's rank, and no read gives it");
+    rejects("|u| u[0, 0] + laplace(u[0, 0, 0], 2)", "is read with 3 indices here but 2 before");
+    rejects(
+        "|u| u[60] + laplace(u[60], 16)",
+        "`laplace` reaches 8 points from its centre, past the largest offset, 64",
+    );
+    rejects("|u| { let laplace = u[0]; laplace }", "`laplace` is a function");
+    rejects("|u| u[0] * laplace", "`laplace` is a function: call it");
 }
 
 #[test]

@@ -120,3 +120,38 @@ fn parentheses_shape_the_tree() {
     assert_ne!(left, right);
     assert_eq!(left, ok("|u| (u[0] - u[1]) - u[2]").body);
 }
+
+#[test]
+fn finite_difference_operators_expand_to_weighted_taps() {
+    let lit = |x: f64| Box::new(Expr::Lit(crate::literal::value(&format!("{x:?}"))));
+    let t = |k: usize| Box::new(Expr::Tap(k));
+    let add = |a: Box<Expr>, b: Box<Expr>| Box::new(Expr::Arith(Arith::Add, a, b));
+    let sub = |a: Box<Expr>, b: Box<Expr>| Box::new(Expr::Arith(Arith::Sub, a, b));
+    let mul = |a: Box<Expr>, b: Box<Expr>| Box::new(Expr::Arith(Arith::Mul, a, b));
+    // The 5-point Laplacian: the centre weight once, one weight per distance over the axes.
+    let st = ok("|u| laplace(u[0, 0], 2)");
+    assert_eq!(st.taps, [tap(0, &[0, 0]), tap(0, &[1, 0]), tap(0, &[-1, 0]), tap(0, &[0, 1]), tap(0, &[0, -1])]);
+    assert_eq!(st.body, *add(mul(lit(-4.0), t(0)), mul(lit(1.0), add(add(add(t(1), t(2)), t(3)), t(4)))));
+    // A bare field takes the rank of the other reads and shares their taps.
+    let st = ok("|u, c| c[0] * diff(u, 0, 1, 2)");
+    assert_eq!(st.taps, [tap(1, &[0]), tap(0, &[1]), tap(0, &[-1])]);
+    assert_eq!(st.body, Expr::Arith(Arith::Mul, t(0), mul(lit(0.5), sub(t(1), t(2)))));
+    // A staggered derivative around a moved centre.
+    let st = ok("|u| diff_half(u[0, 2], 1, 2, -1)");
+    assert_eq!(st.taps, [tap(0, &[0, 2]), tap(0, &[0, 1])]);
+    // Weights are rounded from the exact fraction in each precision: -205/72 here.
+    let st = ok("|u| laplace(u[0, 0, 0], 8)");
+    assert_eq!(st.taps.len(), 25);
+    let Expr::Arith(Arith::Add, first, _) = &st.body else { panic!("a sum of terms") };
+    let centre = format!("{:?}", Expr::Arith(Arith::Mul, lit(-205.0 / 24.0), t(0)));
+    let Expr::Arith(Arith::Add, inner, _) = &**first else { panic!() };
+    let mut term = &**inner;
+    while let Expr::Arith(Arith::Add, a, _) = term {
+        term = a;
+    }
+    assert_eq!(format!("{term:?}"), centre);
+    let Expr::Arith(_, w, _) = term else { panic!() };
+    let Expr::Lit(w) = &**w else { panic!() };
+    assert_eq!((w.f64, w.f32), (-205.0 / 24.0, -205.0_f32 / 24.0));
+    let _ = Func::Flush;
+}
