@@ -47,6 +47,7 @@ extern crate self as cnda;
 
 pub mod array;
 pub mod backend;
+mod caches;
 pub mod check;
 pub mod dist;
 pub mod element;

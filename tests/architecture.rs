@@ -188,7 +188,8 @@ fn the_folders_of_src_import_each_other_without_a_circle() {
 }
 
 /// The foundation: modules every layer may import, which import only each other.
-const FOUNDATION: &[&str] = &["element", "error", "shape", "rank", "check", "layout", "geometry", "iter", "slice"];
+const FOUNDATION: &[&str] =
+    &["element", "error", "shape", "rank", "check", "layout", "geometry", "iter", "slice", "caches"];
 
 /// The containers: arrays and views over any backend, which name no device backend (the CPU's
 /// allocator type is the one backend item they may name, as the default of their constructors).

@@ -34,7 +34,7 @@ macro_rules! centred_orders {
         #[test]
         fn $name() {
             let s = stencil!(|u; s: f64| s * diff(u[0], 0, $n, $order));
-            let r = ($n + 1) / 2 - 1 + $order / 2;
+            let r: usize = ($n as usize).div_ceil(2) - 1 + $order / 2;
             // The n-th derivative of sin(x + 1).
             let exact = |x: f64| (x + 1.0 + $n as f64 * PI / 2.0).sin();
             let run = |n: usize| {

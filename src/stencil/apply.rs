@@ -172,7 +172,8 @@ pub trait StencilApply<T: Scalar, const N: usize>: Stencil<T, N> {
     /// and writing the next one, then swapping them, with `coefficients` (the stencil's other
     /// fields, `()` for none) read by every sweep: bit for bit the same as `steps` times
     /// `self.apply((current, coefficients..), next, params); field.swap()`, on any backend (fused
-    /// into one pass over memory on the CPU). The boundary (points within the radius of an edge)
+    /// on the CPU, in passes over memory as deep as fit a core's level-2 cache; the environment
+    /// variable `CNDA_FUSED_DEPTH` sets the sweeps per pass). The boundary (points within the radius of an edge)
     /// is never written; [`StencilApply::apply_steps_with`] refills it between sweeps.
     ///
     /// ```
@@ -267,7 +268,10 @@ pub trait StencilApply<T: Scalar, const N: usize>: Stencil<T, N> {
     /// [`StencilApply::apply_steps_with`] on rayon's threads (slabs of the grid, or a pipeline of
     /// sweep groups on one wavefront, as
     /// [`LinearStencil::par_apply_steps`](crate::stencil::LinearStencil::par_apply_steps)); the
-    /// same result, bit for bit.
+    /// same result, bit for bit. As many threads run as the current rayon pool has (call it inside
+    /// `pool.install(..)` to choose them): scoped threads of their own, since the wavefront's
+    /// threads wait on each other, which a pool's tasks must not. The steps are cut into passes
+    /// that fit the level-2 cache, as in [`StencilApply::apply_steps`].
     ///
     /// # Panics
     ///

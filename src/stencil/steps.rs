@@ -133,6 +133,10 @@ impl<S: Stencil<T, N>, B: ExprStencilKernels, T: Scalar, const N: usize> Sweep<B
         <B as ExprStencilKernels>::WAVEFRONT
     }
 
+    fn coefficient_fields(&self) -> usize {
+        self.coefficients.len()
+    }
+
     unsafe fn region(
         &self,
         dev: &B::Device,

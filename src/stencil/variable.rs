@@ -438,6 +438,10 @@ impl<B: StencilKernels + ElementwiseKernels, T: Numeric, const N: usize> Sweep<B
         B::WAVEFRONT
     }
 
+    fn coefficient_fields(&self) -> usize {
+        self.offsets.len()
+    }
+
     unsafe fn region(
         &self,
         dev: &B::Device,

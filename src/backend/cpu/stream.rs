@@ -158,7 +158,7 @@ unsafe fn stream_line(vector: usize, to: *mut u8, from: *const u8) {
 /// The sweep size from which kernels stream, none for never (computed once).
 fn streaming_threshold() -> Option<usize> {
     static BYTES: std::sync::OnceLock<Option<usize>> = std::sync::OnceLock::new();
-    *BYTES.get_or_init(|| threshold_for(std::env::var("CNDA_STREAMING").ok().as_deref(), last_level_cache))
+    *BYTES.get_or_init(|| threshold_for(std::env::var("CNDA_STREAMING").ok().as_deref(), crate::caches::last_level))
 }
 
 /// The threshold for a `CNDA_STREAMING` setting: `off` none, `always` 0, anything else (or none)
@@ -169,33 +169,6 @@ fn threshold_for(setting: Option<&str>, cache: impl FnOnce() -> usize) -> Option
         Some("always") => Some(0),
         _ => Some(cache()),
     }
-}
-
-/// The last-level cache in bytes: the largest cache Linux lists for CPU 0, or 32 MiB where it
-/// lists none (a common size, and a wrong guess only costs speed).
-fn last_level_cache() -> usize {
-    let listed = (0..8).filter_map(|index| {
-        std::fs::read_to_string(format!("/sys/devices/system/cpu/cpu0/cache/index{index}/size"))
-            .ok()
-            .and_then(|size| cache_size(&size))
-    });
-    listed.max().unwrap_or(32 << 20)
-}
-
-/// Bytes of a cache size as Linux writes it (`"32768K"`, `"1M"`, `"512"`).
-fn cache_size(text: &str) -> Option<usize> {
-    let text = text.trim();
-    let (digits, unit) = match text.strip_suffix(['K', 'M', 'G']) {
-        Some(digits) => (digits, text.as_bytes()[text.len() - 1]),
-        None => (text, b' '),
-    };
-    let shift = match unit {
-        b'K' => 10,
-        b'M' => 20,
-        b'G' => 30,
-        _ => 0,
-    };
-    digits.parse::<usize>().ok()?.checked_mul(1 << shift)
 }
 
 #[cfg(test)]
@@ -222,17 +195,6 @@ pub(super) mod tests {
         assert!(cached.is_err());
         let streams = usize::from(Stores::streamed(Isa::detect()) != Stores::Cached);
         assert_eq!(FENCES.with(core::cell::Cell::get), before + streams);
-    }
-
-    #[test]
-    fn cache_sizes_parse_as_linux_writes_them() {
-        assert_eq!(cache_size("32768K\n"), Some(32 << 20));
-        assert_eq!(cache_size("1M"), Some(1 << 20));
-        assert_eq!(cache_size("512"), Some(512));
-        assert_eq!(cache_size(""), None);
-        assert_eq!(cache_size("K"), None);
-        assert_eq!(cache_size("99999999999999999999G"), None);
-        assert!(last_level_cache() > 0);
     }
 
     #[test]

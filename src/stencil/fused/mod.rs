@@ -27,6 +27,7 @@
 //! ones), before any later sweep reads it; a periodic axis 0 by a short seam pass at the end,
 //! whose wrap the wavefront cannot follow (see `schedule`).
 
+mod depth;
 mod linear_steps;
 mod schedule;
 
@@ -57,6 +58,12 @@ pub(super) trait Sweep<B: Backend, T: Pod, const N: usize> {
 
     /// Whether the backend runs the fused wavefront (many small calls); else one call per sweep.
     fn wavefront(&self) -> bool;
+
+    /// How many fields every sweep reads besides the two it alternates between (they are in
+    /// flight in a fused pass too, `depth.rs`).
+    fn coefficient_fields(&self) -> usize {
+        0
+    }
 
     /// `out = stencil(input)` over the region `start..start + shape` of the fields (`out` and
     /// `input` are that region of the destination and source fields; other fields the sweep
@@ -112,7 +119,7 @@ pub(super) fn run_steps<B: CopyKernels, T: Pod, const N: usize, S: Sweep<B, T, N
     field: &mut DoubleBuffer<T, N, B>,
     steps: usize,
     boundaries: Boundaries<T, N>,
-    fused: impl FnOnce(&Plan<'_, B, T, N, S>) -> Result<()>,
+    fused: impl Fn(&Plan<'_, B, T, N, S>) -> Result<()>,
 ) -> Result<()> {
     let (a, b) = field.both_mut();
     // SAFETY: two distinct owned arrays, borrowed uniquely for the call.
@@ -140,7 +147,7 @@ pub(super) unsafe fn run_steps_between<B: CopyKernels, T: Pod, const N: usize, S
     fields: [Desc<B, T, N>; 2],
     steps: usize,
     boundaries: Boundaries<T, N>,
-    fused: impl FnOnce(&Plan<'_, B, T, N, S>) -> Result<()>,
+    fused: impl Fn(&Plan<'_, B, T, N, S>) -> Result<()>,
 ) -> Result<()> {
     // SAFETY: the caller's contract; the source is `fields[0]`.
     unsafe { run_steps_from(op, sweep, None, fields, steps, boundaries, fused) }
@@ -166,7 +173,7 @@ pub(super) unsafe fn run_steps_from<B: CopyKernels, T: Pod, const N: usize, S: S
     fields: [Desc<B, T, N>; 2],
     steps: usize,
     boundaries: Boundaries<T, N>,
-    fused: impl FnOnce(&Plan<'_, B, T, N, S>) -> Result<()>,
+    fused: impl Fn(&Plan<'_, B, T, N, S>) -> Result<()>,
 ) -> Result<()> {
     if let Some(source) = source {
         if source.shape != fields[0].shape {
@@ -187,14 +194,32 @@ pub(super) unsafe fn run_steps_from<B: CopyKernels, T: Pod, const N: usize, S: S
             });
         }
     }
-    if let Some(mut plan) = Plan::new(op, sweep, fields, steps, boundaries)? {
-        plan.source = source;
-        if plan.schedule.is_some() {
-            fused(&plan)?;
+    let Some(mut plan) = Plan::new(op, sweep, fields, steps, boundaries)? else { return Ok(()) };
+    plan.source = source;
+    if plan.schedule.is_none() {
+        // SAFETY: the plan's two fields are distinct, borrowed uniquely (the caller's contract).
+        return unsafe { plan.run_unfused() };
+    }
+    let hyperplane = fields[0].shape[1..].iter().product::<usize>().saturating_mul(core::mem::size_of::<T>());
+    let depth = depth::pass_depth(op, hyperplane, 2 + sweep.coefficient_fields(), plan.radius[0], steps)?;
+    if depth >= steps {
+        return fused(&plan);
+    }
+    // Passes of `depth` sweeps: each starts from the field the last one wrote (sweep `done`
+    // ends in `fields[done % 2]`), so together they are the same sweeps.
+    let mut done = 0;
+    while done < steps {
+        let k = depth.min(steps - done);
+        let pass_fields = [fields[done % 2], fields[(done + 1) % 2]];
+        let mut pass = Plan::new(op, sweep, pass_fields, k, boundaries)?.expect("the same interior, and k > 0");
+        pass.source = if done == 0 { source } else { None };
+        if pass.schedule.is_some() {
+            fused(&pass)?;
         } else {
-            // SAFETY: the plan's two fields are distinct, borrowed uniquely (the caller's contract).
-            unsafe { plan.run_unfused() }?;
+            // SAFETY: as above.
+            unsafe { pass.run_unfused() }?;
         }
+        done += k;
     }
     Ok(())
 }
