@@ -477,3 +477,47 @@ fn linear_stencils_take_arrays_and_any_rank() {
     d2.apply(&tiny, &mut out);
     assert_eq!(out.as_slice(), &[7.0, 7.0]);
 }
+
+/// `sweep_fields` on inputs and outputs of every stride pattern (transposed, stepped, flipped,
+/// mixed with contiguous ones) in ranks 1 and 3, against a naive loop over indices: the row walk
+/// takes its unit-stride path only where every operand steps by one along the last axis.
+#[test]
+fn closure_sweeps_over_fields_of_any_strides_match_a_naive_loop() {
+    use cnda::stencil::{sweep_fields, Window1, Window3};
+    let a = Array::from_fn([13], |[i]| (i * i % 7) as f64);
+    let b = Array::from_fn([26], |[i]| i as f64 * 0.5);
+    let stepped = b.slice(s![..;2]);
+    for flipped in [false, true] {
+        let mut out = Array::<f64, 1>::full([13], -1.0);
+        let second = if flipped { a.flip(0) } else { stepped.clone().into_strided() };
+        sweep_fields([a.view().into(), second.clone()], out.view_mut(), |o, [x, y]: [Window1<f64, 2>; 2], [i]| {
+            *o = x[-2] * y[1] + i as f64
+        });
+        for i in 0..13 {
+            let want = if (2..11).contains(&i) { a[[i - 2]] * second[[i + 1]] + i as f64 } else { -1.0 };
+            assert_eq!(out[[i]], want, "rank 1 at {i}, flipped {flipped}");
+        }
+    }
+    let shape = [5, 6, 7];
+    let u = Array::from_fn(shape, |[i, j, k]| (i * 31 + j * 7 + k) as f64);
+    let w = Array::from_fn([7, 6, 5], |[k, j, i]| (k + 2 * j + 3 * i) as f64 * 0.25);
+    let wt = w.view().permute([2, 1, 0]);
+    let mut out = Array::<f64, 3>::full([7, 6, 5], 0.5);
+    let mut out_t = out.view_mut().permute([2, 1, 0]);
+    sweep_fields([u.view().into(), wt.clone()], out_t.view_mut(), |o, [x, y]: [Window3<f64, 1>; 2], [i, j, k]| {
+        *o = x[(1, 0, -1)] - y[(-1, 1, 0)] * (i * 100 + j * 10 + k) as f64;
+    });
+    for i in 0..5 {
+        for j in 0..6 {
+            for k in 0..7 {
+                let interior = (1..4).contains(&i) && (1..5).contains(&j) && (1..6).contains(&k);
+                let want = if interior {
+                    u[[i + 1, j, k - 1]] - wt[[i - 1, j + 1, k]] * (i * 100 + j * 10 + k) as f64
+                } else {
+                    0.5
+                };
+                assert_eq!(out[[k, j, i]], want, "rank 3 at {i}, {j}, {k}");
+            }
+        }
+    }
+}

@@ -59,15 +59,50 @@ impl<T: Pod, const N: usize, const F: usize> Fields<T, N, F> {
         }
         let offset =
             |strides: [isize; N], index: [usize; N]| (0..N).fold(0isize, |acc, k| acc + index[k] as isize * strides[k]);
-        let mut points = Odometer::new(ranges.clone().map(|r| r.len()), [0; N]);
+        let Some(last) = N.checked_sub(1) else {
+            // Rank 0: the one point.
+            // SAFETY: the point is the whole (interior) shape: every element is live.
+            unsafe { f(&mut *self.output.0, self.inputs.map(|(ptr, strides)| Window::new(ptr, strides)), [0; N]) };
+            return;
+        };
+        // Rows along the last axis, each walked with pointers stepping by that axis' strides
+        // held in locals (values read through `self` would be reloaded after every store). Where
+        // every operand steps by one, the windows get the literal 1 as their last stride, so
+        // LLVM sees constant neighbour offsets.
+        let (row_start, row_len) = (ranges[last].start, ranges[last].len());
+        let inputs = self.inputs;
+        let (out_ptr, out_strides) = self.output;
+        let unit = inputs.iter().all(|(_, s)| s[last] == 1) && out_strides[last] == 1;
+        let mut rows = ranges.clone();
+        rows[last] = 0..1;
+        let mut points = Odometer::new(rows.clone().map(|r| r.len()), [0; N]);
         while let Some((at, _)) = points.next() {
-            let index: [usize; N] = core::array::from_fn(|k| ranges[k].start + at[k]);
-            // SAFETY: `index` is an interior point: its element and every neighbour within `R`
-            // lie inside each input, and its output element is live, distinct and unshared.
+            let mut index: [usize; N] = core::array::from_fn(|k| rows[k].start + at[k]);
+            index[last] = row_start;
+            // SAFETY: every point `index` + (0, .., j) for `j < row_len` is an interior point:
+            // its element and every neighbour within `R` lie inside each input, and its output
+            // element is live, distinct and unshared; the offsets stay within the fields.
             unsafe {
-                let windows =
-                    self.inputs.map(|(ptr, strides)| Window::new(ptr.offset(offset(strides, index)), strides));
-                f(&mut *self.output.0.offset(offset(self.output.1, index)), windows, index);
+                let bases = inputs.map(|(ptr, strides)| (ptr.offset(offset(strides, index)), strides));
+                let out = out_ptr.offset(offset(out_strides, index));
+                if unit {
+                    let windows_at = bases.map(|(ptr, mut strides)| {
+                        strides[last] = 1;
+                        (ptr, strides)
+                    });
+                    for j in 0..row_len {
+                        index[last] = row_start + j;
+                        let windows = windows_at.map(|(ptr, strides)| Window::new(ptr.add(j), strides));
+                        f(&mut *out.add(j), windows, index);
+                    }
+                } else {
+                    for j in 0..row_len {
+                        index[last] = row_start + j;
+                        let jj = j as isize;
+                        let windows = bases.map(|(ptr, strides)| Window::new(ptr.offset(jj * strides[last]), strides));
+                        f(&mut *out.offset(jj * out_strides[last]), windows, index);
+                    }
+                }
             }
         }
     }
