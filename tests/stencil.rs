@@ -489,8 +489,8 @@ fn closure_sweeps_over_fields_of_any_strides_match_a_naive_loop() {
     let stepped = b.slice(s![..;2]);
     for flipped in [false, true] {
         let mut out = Array::<f64, 1>::full([13], -1.0);
-        let second = if flipped { a.flip(0) } else { stepped.clone().into_strided() };
-        sweep_fields([a.view().into(), second.clone()], out.view_mut(), |o, [x, y]: [Window1<f64, 2>; 2], [i]| {
+        let second = if flipped { a.flip(0) } else { stepped.into_strided() };
+        sweep_fields([a.view().into(), second], out.view_mut(), |o, [x, y]: [Window1<f64, 2>; 2], [i]| {
             *o = x[-2] * y[1] + i as f64
         });
         for i in 0..13 {
@@ -504,7 +504,7 @@ fn closure_sweeps_over_fields_of_any_strides_match_a_naive_loop() {
     let wt = w.view().permute([2, 1, 0]);
     let mut out = Array::<f64, 3>::full([7, 6, 5], 0.5);
     let mut out_t = out.view_mut().permute([2, 1, 0]);
-    sweep_fields([u.view().into(), wt.clone()], out_t.view_mut(), |o, [x, y]: [Window3<f64, 1>; 2], [i, j, k]| {
+    sweep_fields([u.view().into(), wt], out_t.view_mut(), |o, [x, y]: [Window3<f64, 1>; 2], [i, j, k]| {
         *o = x[(1, 0, -1)] - y[(-1, 1, 0)] * (i * 100 + j * 10 + k) as f64;
     });
     for i in 0..5 {
