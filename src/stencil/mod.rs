@@ -1,5 +1,21 @@
-//! Stencils: "write the centre, read the neighbours" over grids of any rank (one [`Window`] type
-//! and one [`sweep`]; `sweep2`/`sweep3` and [`Window2`]/[`Window3`] name ranks 2 and 3).
+//! Stencils: "write the centre, read the neighbours" over grids of any rank.
+//!
+//! Which API to reach for:
+//!
+//! | your update | reach for | runs on |
+//! |---|---|---|
+//! | an expression of fields at fixed offsets, parameters, math functions, finite differences (`laplace(u, 8)`, `diff(u, axis, n, order)`) | [`stencil!`] with [`StencilApply::apply`] / `par_apply`; time steps with [`StencilApply::apply_steps_with`] | CPU (SIMD, fused steps, threads), CUDA, WebGPU, `DistArray` |
+//! | a second-order scheme in time (a wave) | [`stencil!`] reading the previous level as a field, `\|u, um, m; c\| 2.0 * u[0, 0] - um[0, 0] + c / m[0, 0] * laplace(u, 8)`, into the third of three arrays rotated by hand (`benches/acoustic.rs`) | as `stencil!` |
+//! | several coupled fields (a system) | one [`stencil!`] per updated field, applied in turn (one pass per field for now) | as `stencil!` |
+//! | constant weights | [`LinearStencil`] (`apply_steps` fused) | every backend |
+//! | weights or taps known only at run time (Python, a config file) | [`DynStencil`], [`VariableStencil`] (coefficient fields) | every backend |
+//! | any Rust code per point (branches, the point's index) | [`sweep`] / [`sweep_fields`] and their `par_` forms, at a raw loop's speed | the CPU |
+//!
+//! Subnormal results of a [`stencil!`] are stored as zeros unless it says `#[subnormals(keep)]`
+//! (a decaying field stays fast); fused time steps run in passes that fit the level-2 cache.
+//!
+//! The closure sweeps: one [`Window`] type and one [`sweep`]; `sweep2`/`sweep3` and
+//! [`Window2`]/[`Window3`] name ranks 2 and 3.
 //!
 //! ```
 //! use cnda::prelude::*;
