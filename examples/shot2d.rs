@@ -1,0 +1,267 @@
+//! A 2D acoustic shot, as a seismic code runs one: the damped wave equation
+//! `u_tt + d u_t = v^2 lap(u)` over a layered velocity model (1.5 km/s water over a dipping
+//! 2.5 km/s layer over 3.5 km/s rock), 8th order in space (`laplace(u, 8)`), second order in time,
+//! a Ricker wavelet injected at a source that need not lie on the grid (bilinear weights), a line
+//! of receivers recording every step, and an absorbing layer (`d` growing quadratically over 40
+//! cells at the sides and the bottom) so the waves leave instead of reflecting. One `stencil!`
+//! runs on the CPU, a CUDA GPU or a WebGPU adapter; the source and the receivers are view ops
+//! on the same backend, so nothing leaves the device until the end.
+//!
+//! The update: `u(n+1) = (2u - (1 - e) u(n-1) + c lap(u)) / (1 + e)`, with `c = (v dt / h)^2` and
+//! `e = d dt / 2` per cell. Three arrays rotate: the new level is written over the oldest.
+//!
+//! ```text
+//! cargo run --release --example shot2d                      # 300 x 400 cells, 1000 steps, the CPU
+//! cargo run --release --example shot2d -- 150 200 500 shot.png record.png --check
+//! cargo run --release --features cuda --example shot2d -- 150 200 500 --cuda --check
+//! cargo run --release --features wgpu --example shot2d -- 150 200 500 --wgpu --check
+//! ```
+//!
+//! `shot2d [NZ] [NX] [STEPS] [WAVEFIELD.png] [RECORD.png] [--cuda | --wgpu] [--check]`: `f32`
+//! throughout. `--check` also runs on the CPU and compares: CUDA bit for bit (no fused
+//! multiply-adds on either side), WebGPU within 1e-4 of the record's largest amplitude; on the CPU
+//! alone it compares `apply` with `par_apply`, bit for bit. Exit code 2 when the device cannot open.
+
+use std::process::ExitCode;
+use std::time::Instant;
+
+use cnda::kernel::{CopyKernels, ElementwiseKernels, ExprStencilKernels};
+use cnda::prelude::*;
+use cnda::stencil::StencilApply;
+
+stencil! {
+    /// One damped leapfrog step with the 17-point 8th-order Laplacian.
+    pub struct Shot = |u, um, c, e| (2.0 * u[0, 0] - (1.0 - e[0, 0]) * um[0, 0] + c[0, 0] * laplace(u, 8)) / (1.0 + e[0, 0]);
+}
+
+/// Grid spacing (m), time step (s), the wavelet's peak frequency (Hz), the absorbing layer's
+/// widest width (cells; a quarter of a small grid) and strength (1/s).
+const H: f64 = 10.0;
+const DT: f64 = 1.0e-3;
+const F0: f64 = 10.0;
+const LAYER: usize = 40;
+const DAMPING: f64 = 120.0;
+/// The halo: the stencil's radius.
+const R: usize = 4;
+
+/// The model on the host: `c` and `e` per cell (halo included), the source position (m, from the
+/// first interior cell), the receivers' row.
+struct Model {
+    c: Array<f32, 2>,
+    e: Array<f32, 2>,
+    source: (f64, f64),
+    receivers: usize,
+}
+
+fn velocity(z: f64, x: f64) -> f64 {
+    let interface = 900.0 + 0.25 * x; // dipping down to the right
+    if z < 400.0 {
+        1500.0
+    } else if z < interface {
+        2500.0
+    } else {
+        3500.0
+    }
+}
+
+fn model(nz: usize, nx: usize) -> Model {
+    let shape = [nz + 2 * R, nx + 2 * R];
+    let at = |i: usize| (i as f64 - R as f64) * H;
+    let c = Array::from_fn(shape, |[i, j]| ((velocity(at(i), at(j)) * DT / H).powi(2)) as f32);
+    // Distance into the absorbing layer (sides and bottom; the top is a free surface).
+    let layer = LAYER.min(nz / 4).min(nx / 4).max(1);
+    let depth = |i: usize, j: usize| {
+        let (i, j) = (i.saturating_sub(R), j.saturating_sub(R));
+        let side = layer.saturating_sub(j.min(nx.saturating_sub(j + 1)));
+        side.max(layer.saturating_sub(nz.saturating_sub(i + 1)))
+    };
+    let e = Array::from_fn(shape, |[i, j]| (DAMPING * (depth(i, j) as f64 / layer as f64).powi(2) * DT / 2.0) as f32);
+    // Off the grid on purpose: a third of a cell right and half a cell down from a node.
+    let source = (6.5 * H, (nx as f64 / 2.0 + 0.3) * H);
+    Model { c, e, source, receivers: R + 3 }
+}
+
+/// The Ricker wavelet at time `t`, delayed by `1.5 / F0`.
+fn ricker(t: f64) -> f64 {
+    let a = (std::f64::consts::PI * F0 * (t - 1.5 / F0)).powi(2);
+    (1.0 - 2.0 * a) * (-a).exp()
+}
+
+/// `steps` steps on backend `B`: the final wavefield and the record (`steps x nx`), on the host.
+/// `parallel` uses `par_apply` (the CPU only).
+fn shoot<B>(
+    m: &Model,
+    steps: usize,
+    upload: impl Fn(&Array<f32, 2>) -> Result<Array<f32, 2, B>, Error>,
+    download: impl Fn(&Array<f32, 2, B>) -> Result<Array<f32, 2>, Error>,
+    apply: impl Fn([&Array<f32, 2, B>; 4], &mut Array<f32, 2, B>) -> Result<(), Error>,
+) -> Result<(Array<f32, 2>, Array<f32, 2>), Error>
+where
+    B: ExprStencilKernels + CopyKernels + ElementwiseKernels,
+{
+    let shape = m.c.shape();
+    let nx = shape[1] - 2 * R;
+    let (c, e) = (upload(&m.c)?, upload(&m.e)?);
+    let zeros = Array::<f32, 2>::zeros(shape);
+    let mut levels = [upload(&zeros)?, upload(&zeros)?, upload(&zeros)?];
+    let mut record = upload(&Array::zeros([steps, nx]))?;
+    // The source's bilinear weights over the four nodes around it, scaled so the injected
+    // amplitude does not depend on the grid: `dt^2 v^2 / h^2` at the source is `c` there.
+    let (z, x) = (m.source.0 / H, m.source.1 / H);
+    let (i, j) = (z.floor() as usize + R, x.floor() as usize + R);
+    let (fz, fx) = (z.fract(), x.fract());
+    let corners = [
+        ((i, j), (1.0 - fz) * (1.0 - fx)),
+        ((i, j + 1), (1.0 - fz) * fx),
+        ((i + 1, j), fz * (1.0 - fx)),
+        ((i + 1, j + 1), fz * fx),
+    ];
+    for step in 0..steps {
+        let [u, um, next] = &mut levels;
+        apply([&*u, &*um, &c, &e], next)?;
+        let wavelet = ricker(step as f64 * DT) * f64::from(m.c[[i, j]]);
+        for ((ci, cj), w) in corners {
+            let mut node = next.slice_mut(s![ci..ci + 1, cj..cj + 1]);
+            node += (w * wavelet) as f32;
+        }
+        record
+            .slice_mut(s![step..step + 1, ..])
+            .try_assign(&next.slice(s![m.receivers..m.receivers + 1, R..R + nx]))?;
+        levels.rotate_right(1); // [next, u, um]: the new level first, the oldest last
+    }
+    Ok((download(&levels[0])?, download(&record)?))
+}
+
+fn on_cpu(m: &Model, steps: usize, parallel: bool) -> Result<(Array<f32, 2>, Array<f32, 2>), Error> {
+    shoot::<Cpu>(m, steps, Array::try_clone, Array::try_clone, |[u, um, c, e], out| {
+        if parallel {
+            #[cfg(feature = "rayon")]
+            return Shot.try_par_apply((u, um, c, e), out, ());
+        }
+        Shot.try_apply((u, um, c, e), out, ())
+    })
+}
+
+/// Runs on the device `flag` names; `None` (after saying why) when it cannot.
+#[allow(clippy::type_complexity)]
+fn on_device(flag: &str, m: &Model, steps: usize) -> Result<Option<(Array<f32, 2>, Array<f32, 2>)>, Error> {
+    let _ = (m, steps); // unused without the device features
+    match flag {
+        #[cfg(feature = "cuda")]
+        "--cuda" => {
+            let Ok(dev) = CudaDevice::new(0).inspect_err(|e| eprintln!("no CUDA device: {e}")) else { return Ok(None) };
+            println!("on {dev:?}");
+            let run = shoot::<Cuda>(
+                m,
+                steps,
+                |a| a.try_to_device(&dev),
+                Array::try_to_host,
+                |[u, um, c, e], out| Shot.try_apply((u, um, c, e), out, ()),
+            )?;
+            Ok(Some(run))
+        }
+        #[cfg(feature = "wgpu")]
+        "--wgpu" => {
+            let Ok(dev) = WgpuDevice::new().inspect_err(|e| eprintln!("no WebGPU adapter: {e}")) else {
+                return Ok(None);
+            };
+            println!("on {dev:?}");
+            let run = shoot::<Wgpu>(
+                m,
+                steps,
+                |a| a.try_to_device(&dev),
+                Array::try_to_host,
+                |[u, um, c, e], out| Shot.try_apply((u, um, c, e), out, ()),
+            )?;
+            Ok(Some(run))
+        }
+        _ => {
+            let feature = flag.trim_start_matches("--");
+            eprintln!("built without feature `{feature}`: cargo run --release --features {feature} --example shot2d -- NZ NX STEPS {flag}");
+            Ok(None)
+        }
+    }
+}
+
+/// A signed field as a PNG: blue (negative), white (0), red (positive), clipped at `scale`.
+fn write_png(path: &str, a: &Array<f32, 2>, scale: f32) -> Result<(), Box<dyn std::error::Error>> {
+    let [n, m] = a.shape();
+    let colour = |v: f32| {
+        let t = (v / scale).clamp(-1.0, 1.0);
+        let fade = (255.0 * (1.0 - t.abs())).round() as u8;
+        if t >= 0.0 {
+            [255, fade, fade]
+        } else {
+            [fade, fade, 255]
+        }
+    };
+    let pixels: Vec<u8> = a.iter().flat_map(|&v| colour(v)).collect();
+    let file = std::fs::File::create(path).map_err(|e| format!("cannot create {path}: {e}"))?;
+    let mut encoder = png::Encoder::new(std::io::BufWriter::new(file), m as u32, n as u32);
+    encoder.set_color(png::ColorType::Rgb);
+    encoder.set_depth(png::BitDepth::Eight);
+    encoder.write_header()?.write_image_data(&pixels)?;
+    Ok(())
+}
+
+fn largest(a: &Array<f32, 2>) -> f32 {
+    a.iter().fold(0.0f32, |m, &v| m.max(v.abs()))
+}
+
+fn main() -> Result<ExitCode, Box<dyn std::error::Error>> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let (flags, positional): (Vec<String>, Vec<String>) = args.into_iter().partition(|a| a.starts_with("--"));
+    let number = |k: usize, default: usize| {
+        positional.get(k).map(|s| s.parse::<usize>()).transpose().map(|v| v.unwrap_or(default))
+    };
+    let (nz, nx, steps) = (number(0, 300)?, number(1, 400)?, number(2, 1000)?);
+    let (field_png, record_png) = (positional.get(3).cloned(), positional.get(4).cloned());
+    let check = flags.iter().any(|f| f == "--check");
+    let devices: Vec<&String> = flags.iter().filter(|f| *f != "--check").collect();
+    if nz < 16 || nx < 16 || devices.len() > 1 || devices.iter().any(|f| *f != "--cuda" && *f != "--wgpu") {
+        eprintln!(
+            "usage: shot2d [NZ >= 16] [NX >= 16] [STEPS] [WAVEFIELD.png] [RECORD.png] [--cuda | --wgpu] [--check]"
+        );
+        return Ok(ExitCode::from(2));
+    }
+    let m = model(nz, nx);
+    let vmax = 3500.0_f64;
+    println!("{nz} x {nx} cells of {H} m, {steps} steps of {} ms (CFL {:.2}), Ricker {F0} Hz", DT * 1e3, vmax * DT / H);
+    let start = Instant::now();
+    let (field, record) = match devices.first() {
+        None => on_cpu(&m, steps, true)?,
+        Some(flag) => match on_device(flag, &m, steps)? {
+            Some(run) => run,
+            None => return Ok(ExitCode::from(2)),
+        },
+    };
+    let seconds = start.elapsed().as_secs_f64();
+    let points = (nz * nx * steps) as f64;
+    println!("{seconds:.3} s ({:.3} GPts/s, with the trips and kernel builds on a device)", points / seconds / 1e9);
+    let peak = largest(&record);
+    println!("record: largest amplitude {peak:.4e}; final wavefield: {:.4e}", largest(&field));
+    assert!(peak.is_finite() && peak > 0.0, "the receivers recorded the shot");
+    if let Some(path) = field_png {
+        write_png(&path, &field, largest(&field).max(f32::MIN_POSITIVE))?;
+    }
+    if let Some(path) = record_png {
+        // Clipped at a tenth of the peak, so the weaker reflections show.
+        write_png(&path, &record, (0.1 * peak).max(f32::MIN_POSITIVE))?;
+    }
+    if check {
+        // On the CPU alone the run above was `par_apply`; the reference is `apply`.
+        let (ref_field, ref_record) = on_cpu(&m, steps, !devices.is_empty())?;
+        let (what, exact) = match devices.first().map(|f| f.as_str()) {
+            None => ("apply against par_apply", true),
+            Some("--cuda") => ("CUDA against the CPU", true),
+            _ => ("WebGPU against the CPU", false),
+        };
+        let worst = record.iter().zip(ref_record.iter()).fold(0.0f32, |w, (a, b)| w.max((a - b).abs()));
+        println!("check ({what}): largest record difference {worst:.3e}");
+        let same = if exact { record == ref_record && field == ref_field } else { worst <= 1e-4 * peak };
+        if !same {
+            return Err(format!("{what}: the runs differ (largest record difference {worst:e})").into());
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
