@@ -1,11 +1,11 @@
 //! A 2D acoustic shot, as a seismic code runs one: the damped wave equation
 //! `u_tt + d u_t = v^2 lap(u)` over a layered velocity model (1.5 km/s water over a dipping
 //! 2.5 km/s layer over 3.5 km/s rock), 8th order in space (`laplace(u, 8)`), second order in time,
-//! a Ricker wavelet injected at a source that need not lie on the grid (bilinear weights), a line
-//! of receivers recording every step, and an absorbing layer (`d` growing quadratically over 40
+//! a Ricker wavelet injected at a source that need not lie on the grid (`stencil::Points`:
+//! bilinear weights), a line of receivers recording every step (one row of the grid, copied), and an absorbing layer (`d` growing quadratically over 40
 //! cells at the sides and the bottom) so the waves leave instead of reflecting. One `stencil!`
-//! runs on the CPU, a CUDA GPU or a WebGPU adapter; the source and the receivers are view ops
-//! on the same backend, so nothing leaves the device until the end.
+//! runs on the CPU, a CUDA GPU or a WebGPU adapter; the source and the receivers are view ops on
+//! the same backend, so nothing leaves the device until the end.
 //!
 //! The update: `u(n+1) = (2u - (1 - e) u(n-1) + c lap(u)) / (1 + e)`, with `c = (v dt / h)^2` and
 //! `e = d dt / 2` per cell. Three arrays rotate: the new level is written over the oldest.
@@ -27,7 +27,7 @@ use std::time::Instant;
 
 use cnda::kernel::{CopyKernels, ElementwiseKernels, ExprStencilKernels};
 use cnda::prelude::*;
-use cnda::stencil::StencilApply;
+use cnda::stencil::{Points, StencilApply};
 
 stencil! {
     /// One damped leapfrog step with the 17-point 8th-order Laplacian.
@@ -105,25 +105,15 @@ where
     let zeros = Array::<f32, 2>::zeros(shape);
     let mut levels = [upload(&zeros)?, upload(&zeros)?, upload(&zeros)?];
     let mut record = upload(&Array::zeros([steps, nx]))?;
-    // The source's bilinear weights over the four nodes around it, scaled so the injected
-    // amplitude does not depend on the grid: `dt^2 v^2 / h^2` at the source is `c` there.
-    let (z, x) = (m.source.0 / H, m.source.1 / H);
-    let (i, j) = (z.floor() as usize + R, x.floor() as usize + R);
-    let (fz, fx) = (z.fract(), x.fract());
-    let corners = [
-        ((i, j), (1.0 - fz) * (1.0 - fx)),
-        ((i, j + 1), (1.0 - fz) * fx),
-        ((i + 1, j), fz * (1.0 - fx)),
-        ((i + 1, j + 1), fz * fx),
-    ];
+    // The source in grid units (the halo counts), spread over the nodes around it with bilinear
+    // weights; scaled so the injected amplitude does not depend on the grid: `dt^2 v^2 / h^2`
+    // at the source is `c` there.
+    let source = Points::try_new([[m.source.0 / H + R as f64, m.source.1 / H + R as f64]])?;
+    let scale = f64::from(m.c[source.nodes(0)[0].0]);
     for step in 0..steps {
         let [u, um, next] = &mut levels;
         apply([&*u, &*um, &c, &e], next)?;
-        let wavelet = ricker(step as f64 * DT) * f64::from(m.c[[i, j]]);
-        for ((ci, cj), w) in corners {
-            let mut node = next.slice_mut(s![ci..ci + 1, cj..cj + 1]);
-            node += (w * wavelet) as f32;
-        }
+        source.try_inject(next.view_mut(), &[(ricker(step as f64 * DT) * scale) as f32])?;
         record
             .slice_mut(s![step..step + 1, ..])
             .try_assign(&next.slice(s![m.receivers..m.receivers + 1, R..R + nx]))?;

@@ -317,6 +317,20 @@ pub enum Error {
         fix: &'static str,
     },
 
+    /// A point source's or receiver's coordinates cannot be used with a field.
+    #[error(
+        "{op}: point {point} {reason}; give coordinates in grid units (index space: 2.5 lies halfway \
+         between indices 2 and 3), finite, with every interpolation node inside the field"
+    )]
+    Coordinate {
+        /// The operation that failed.
+        op: &'static str,
+        /// The point's number.
+        point: usize,
+        /// What is wrong with it.
+        reason: String,
+    },
+
     /// Reading or writing a file or stream failed, or its contents are not what they claim.
     #[error("{op}: {reason}; check the path, and that the file is complete and of the expected format")]
     Io {

@@ -131,3 +131,22 @@ fn map_zip_with_and_map_inplace() {
     m.slice_mut(s![.., 0]).map_inplace(|x| *x = -*x);
     assert_eq!(m.as_slice(), &[-1.0, 2.0, -3.0, 4.0]);
 }
+
+/// The `try_` compound assignments: the operator's result, or the error where the operator
+/// panics, with nothing written.
+#[test]
+fn try_compound_assignment_returns_errors_instead_of_panicking() {
+    let mut a = Array::from_fn([2, 3], |[i, j]| (i * 3 + j) as f64);
+    let row = Array::from_fn([3], |[j]| j as f64);
+    a.try_add_assign(&row).unwrap();
+    a.try_mul_assign(2.0).unwrap();
+    a.view_mut().try_sub_assign(1.0).unwrap();
+    let want = Array::from_fn([2, 3], |[i, j]| ((i * 3 + j) as f64 + j as f64) * 2.0 - 1.0);
+    assert_eq!(a, want);
+    let before = a.clone();
+    let e = a.try_div_assign(&Array::<f64, 1>::ones([4])).unwrap_err();
+    assert!(matches!(e, Error::Broadcast { .. } | Error::BroadcastOperands { .. }), "{e:?}");
+    let e = a.slice_mut(s![.., 1..]).try_rem_assign(&row).unwrap_err();
+    assert!(e.to_string().contains("broadcast"), "{e}");
+    assert_eq!(a, before, "nothing written");
+}

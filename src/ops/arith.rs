@@ -160,7 +160,7 @@ impl<T: Numeric, const N: usize, B: ElementwiseKernels> AssignOperand<T, N, B> f
 }
 
 macro_rules! binary_operators {
-    ($($Op:ident $op:ident $try_op:ident $OpAssign:ident $op_assign:ident [$($bound:tt)*] $sym:tt;)*) => {$(
+    ($($Op:ident $op:ident $try_op:ident $OpAssign:ident $op_assign:ident $try_op_assign:ident [$($bound:tt)*] $sym:tt;)*) => {$(
         impl<'a, T: Numeric $($bound)*, const N: usize, B: Backend, L: Layout, C: BoundsCheck, R: Operand<T, N, B>> $Op<R>
             for &'a Array<T, N, B, L, C>
         {
@@ -214,6 +214,18 @@ macro_rules! binary_operators {
         }
 
         impl<T: Numeric $($bound)*, const N: usize, B: Backend, L: Layout, C: BoundsCheck> Array<T, N, B, L, C> {
+            #[doc = concat!("`self ", stringify!($sym), "= rhs` (`rhs` broadcast to this shape), returning the error instead of panicking.")]
+            ///
+            /// # Errors
+            ///
+            /// `Error::Broadcast` when `rhs` does not broadcast to this shape;
+            /// `Error::DeviceMismatch`; `Error::Device` from a kernel.
+            pub fn $try_op_assign<R: AssignOperand<T, N, B>>(&mut self, rhs: R) -> Result<()> {
+                // SAFETY: as for the operator: an owned array's indices address distinct
+                // initialized elements, borrowed uniquely through `&mut self`.
+                unsafe { rhs.update_into(tokens::$Op, self.desc_mut()) }
+            }
+
             #[doc = concat!("`self ", stringify!($sym), " rhs` with broadcasting, returning the error instead of panicking.")]
             ///
             /// The result comes from this array's allocator (a pooled array gives a pooled result).
@@ -224,6 +236,20 @@ macro_rules! binary_operators {
             pub fn $try_op<R: Operand<T, N, B>>(&self, rhs: R) -> Result<R::Output> {
                 // SAFETY: `self.desc()` describes this live array, borrowed for the call.
                 unsafe { rhs.combine(&self.allocator(), tokens::$Op, self.desc()) }
+            }
+        }
+
+        impl<T: Numeric $($bound)*, const N: usize, B: Backend, L: Layout, C: BoundsCheck> View<'_, T, N, Unique, B, L, C> {
+            #[doc = concat!("`self ", stringify!($sym), "= rhs` (`rhs` broadcast to this shape), returning the error instead of panicking.")]
+            ///
+            /// # Errors
+            ///
+            /// `Error::Broadcast` when `rhs` does not broadcast to this shape;
+            /// `Error::DeviceMismatch`; `Error::Device` from a kernel.
+            pub fn $try_op_assign<R: AssignOperand<T, N, B>>(&mut self, rhs: R) -> Result<()> {
+                // SAFETY: as for the operator: a mutable view's indices address distinct elements
+                // it borrows uniquely, reborrowed through `&mut self`.
+                unsafe { rhs.update_into(tokens::$Op, self.desc_mut()) }
             }
         }
 
@@ -246,11 +272,11 @@ macro_rules! binary_operators {
 }
 
 binary_operators! {
-    Add add try_add AddAssign add_assign [] +;
-    Sub sub try_sub SubAssign sub_assign [] -;
-    Mul mul try_mul MulAssign mul_assign [] *;
-    Div div try_div DivAssign div_assign [] /;
-    Rem rem try_rem RemAssign rem_assign [+ Rem<Output = T>] %;
+    Add add try_add AddAssign add_assign try_add_assign [] +;
+    Sub sub try_sub SubAssign sub_assign try_sub_assign [] -;
+    Mul mul try_mul MulAssign mul_assign try_mul_assign [] *;
+    Div div try_div DivAssign div_assign try_div_assign [] /;
+    Rem rem try_rem RemAssign rem_assign try_rem_assign [+ Rem<Output = T>] %;
 }
 
 macro_rules! scalar_left {

@@ -7,6 +7,7 @@
 //! | an expression of fields at fixed offsets, parameters, math functions, finite differences (`laplace(u, 8)`, `diff(u, axis, n, order)`) | [`stencil!`] with [`StencilApply::apply`] / `par_apply`; time steps with [`StencilApply::apply_steps_with`] | CPU (SIMD, fused steps, threads), CUDA, WebGPU, `DistArray` |
 //! | a second-order scheme in time (a wave) | [`stencil!`] reading the previous level as a field, `\|u, um, m; c\| 2.0 * u[0, 0] - um[0, 0] + c / m[0, 0] * laplace(u, 8)`, into the third of three arrays rotated by hand (`benches/acoustic.rs`) | as `stencil!` |
 //! | several coupled fields (a system) | one [`stencil!`] per updated field, applied in turn (one pass per field for now) | as `stencil!` |
+//! | point sources and receivers, on or off the grid | [`Points`]: `inject` an amplitude per point, `sample` into a record row (multilinear weights) | every backend |
 //! | constant weights | [`LinearStencil`] (`apply_steps` fused) | every backend |
 //! | weights or taps known only at run time (Python, a config file) | [`DynStencil`], [`VariableStencil`] (coefficient fields) | every backend |
 //! | any Rust code per point (branches, the point's index) | [`sweep`] / [`sweep_fields`] and their `par_` forms, at a raw loop's speed | the CPU |
@@ -53,6 +54,7 @@ mod fused;
 mod halo;
 mod linear;
 mod pad;
+mod points;
 mod region;
 mod steps;
 mod sweep;
@@ -78,6 +80,7 @@ pub use halo::{
 };
 pub use linear::LinearStencil;
 pub use pad::{interior, try_interior, PadMode};
+pub use points::Points;
 pub use steps::Coefficients;
 pub use sweep::{
     boundary, boundary2, boundary3, sweep, sweep2, sweep3, try_boundary, try_boundary2, try_boundary3, try_sweep,
