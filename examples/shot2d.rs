@@ -2,7 +2,8 @@
 //! `u_tt + d u_t = v^2 lap(u)` over a layered velocity model (1.5 km/s water over a dipping
 //! 2.5 km/s layer over 3.5 km/s rock), 8th order in space (`laplace(u, 8)`), second order in time,
 //! a Ricker wavelet injected at a source that need not lie on the grid (`stencil::Points`:
-//! bilinear weights), a line of receivers recording every step (one row of the grid, copied), and an absorbing layer (`d` growing quadratically over 40
+//! bilinear weights), a line of receivers recording every step (one row of the grid, copied)
+//! and six more down a well between grid columns (`Points::sample`), and an absorbing layer (`d` growing quadratically over 40
 //! cells at the sides and the bottom) so the waves leave instead of reflecting. One `stencil!`
 //! runs on the CPU, a CUDA GPU or a WebGPU adapter; the source and the receivers are view ops on
 //! the same backend, so nothing leaves the device until the end.
@@ -87,7 +88,11 @@ fn ricker(t: f64) -> f64 {
     (1.0 - 2.0 * a) * (-a).exp()
 }
 
-/// `steps` steps on backend `B`: the final wavefield and the record (`steps x nx`), on the host.
+/// What a shot gives back, on the host: the final wavefield, the surface record (`steps x nx`) and
+/// the well's record (`steps x 6`).
+type Shot2d = (Array<f32, 2>, Array<f32, 2>, Array<f32, 2>);
+
+/// `steps` steps on backend `B`.
 /// `parallel` uses `par_apply` (the CPU only).
 fn shoot<B>(
     m: &Model,
@@ -95,7 +100,7 @@ fn shoot<B>(
     upload: impl Fn(&Array<f32, 2>) -> Result<Array<f32, 2, B>, Error>,
     download: impl Fn(&Array<f32, 2, B>) -> Result<Array<f32, 2>, Error>,
     apply: impl Fn([&Array<f32, 2, B>; 4], &mut Array<f32, 2, B>) -> Result<(), Error>,
-) -> Result<(Array<f32, 2>, Array<f32, 2>), Error>
+) -> Result<Shot2d, Error>
 where
     B: ExprStencilKernels + CopyKernels + ElementwiseKernels,
 {
@@ -105,6 +110,12 @@ where
     let zeros = Array::<f32, 2>::zeros(shape);
     let mut levels = [upload(&zeros)?, upload(&zeros)?, upload(&zeros)?];
     let mut record = upload(&Array::zeros([steps, nx]))?;
+    // The well: six receivers between columns, at fractional depths (grid units, halo counted).
+    let nz = shape[0] - 2 * R;
+    let well = Points::try_new(
+        (0..6).map(|k| [R as f64 + (0.2 + 0.1 * k as f64) * nz as f64 + 0.3, (R + nx / 4) as f64 + 0.5]),
+    )?;
+    let mut traces = upload(&Array::zeros([steps, well.len()]))?;
     // The source in grid units (the halo counts), spread over the nodes around it with bilinear
     // weights; scaled so the injected amplitude does not depend on the grid: `dt^2 v^2 / h^2`
     // at the source is `c` there.
@@ -117,12 +128,13 @@ where
         record
             .slice_mut(s![step..step + 1, ..])
             .try_assign(&next.slice(s![m.receivers..m.receivers + 1, R..R + nx]))?;
+        well.try_sample(next, traces.slice_mut(s![step, ..]))?;
         levels.rotate_right(1); // [next, u, um]: the new level first, the oldest last
     }
-    Ok((download(&levels[0])?, download(&record)?))
+    Ok((download(&levels[0])?, download(&record)?, download(&traces)?))
 }
 
-fn on_cpu(m: &Model, steps: usize, parallel: bool) -> Result<(Array<f32, 2>, Array<f32, 2>), Error> {
+fn on_cpu(m: &Model, steps: usize, parallel: bool) -> Result<Shot2d, Error> {
     shoot::<Cpu>(m, steps, Array::try_clone, Array::try_clone, |[u, um, c, e], out| {
         if parallel {
             #[cfg(feature = "rayon")]
@@ -133,8 +145,7 @@ fn on_cpu(m: &Model, steps: usize, parallel: bool) -> Result<(Array<f32, 2>, Arr
 }
 
 /// Runs on the device `flag` names; `None` (after saying why) when it cannot.
-#[allow(clippy::type_complexity)]
-fn on_device(flag: &str, m: &Model, steps: usize) -> Result<Option<(Array<f32, 2>, Array<f32, 2>)>, Error> {
+fn on_device(flag: &str, m: &Model, steps: usize) -> Result<Option<Shot2d>, Error> {
     let _ = (m, steps); // unused without the device features
     match flag {
         #[cfg(feature = "cuda")]
@@ -218,7 +229,7 @@ fn main() -> Result<ExitCode, Box<dyn std::error::Error>> {
     let vmax = 3500.0_f64;
     println!("{nz} x {nx} cells of {H} m, {steps} steps of {} ms (CFL {:.2}), Ricker {F0} Hz", DT * 1e3, vmax * DT / H);
     let start = Instant::now();
-    let (field, record) = match devices.first() {
+    let (field, record, well) = match devices.first() {
         None => on_cpu(&m, steps, true)?,
         Some(flag) => match on_device(flag, &m, steps)? {
             Some(run) => run,
@@ -229,7 +240,11 @@ fn main() -> Result<ExitCode, Box<dyn std::error::Error>> {
     let points = (nz * nx * steps) as f64;
     println!("{seconds:.3} s ({:.3} GPts/s, with the trips and kernel builds on a device)", points / seconds / 1e9);
     let peak = largest(&record);
-    println!("record: largest amplitude {peak:.4e}; final wavefield: {:.4e}", largest(&field));
+    println!(
+        "record: largest amplitude {peak:.4e}; well: {:.4e}; final wavefield: {:.4e}",
+        largest(&well),
+        largest(&field)
+    );
     assert!(peak.is_finite() && peak > 0.0, "the receivers recorded the shot");
     if let Some(path) = field_png {
         write_png(&path, &field, largest(&field).max(f32::MIN_POSITIVE))?;
@@ -240,15 +255,17 @@ fn main() -> Result<ExitCode, Box<dyn std::error::Error>> {
     }
     if check {
         // On the CPU alone the run above was `par_apply`; the reference is `apply`.
-        let (ref_field, ref_record) = on_cpu(&m, steps, !devices.is_empty())?;
+        let (ref_field, ref_record, ref_well) = on_cpu(&m, steps, !devices.is_empty())?;
         let (what, exact) = match devices.first().map(|f| f.as_str()) {
             None => ("apply against par_apply", true),
             Some("--cuda") => ("CUDA against the CPU", true),
             _ => ("WebGPU against the CPU", false),
         };
-        let worst = record.iter().zip(ref_record.iter()).fold(0.0f32, |w, (a, b)| w.max((a - b).abs()));
+        let pairs = record.iter().zip(ref_record.iter()).chain(well.iter().zip(ref_well.iter()));
+        let worst = pairs.fold(0.0f32, |w, (a, b)| w.max((a - b).abs()));
         println!("check ({what}): largest record difference {worst:.3e}");
-        let same = if exact { record == ref_record && field == ref_field } else { worst <= 1e-4 * peak };
+        let same =
+            if exact { record == ref_record && well == ref_well && field == ref_field } else { worst <= 1e-4 * peak };
         if !same {
             return Err(format!("{what}: the runs differ (largest record difference {worst:e})").into());
         }
