@@ -144,38 +144,43 @@ fn on_cpu(m: &Model, steps: usize, parallel: bool) -> Result<Shot2d, Error> {
     })
 }
 
+/// The shot on the device `dev` opened: the arrays uploaded, one `apply` per step.
+#[cfg(any(feature = "cuda", feature = "wgpu"))]
+fn on<D>(dev: &D, m: &Model, steps: usize) -> Result<Shot2d, Error>
+where
+    D: cnda::kernel::Upload + core::fmt::Debug,
+    D::Target: ExprStencilKernels + CopyKernels + ElementwiseKernels + cnda::kernel::Download,
+{
+    println!("on {dev:?}");
+    shoot::<D::Target>(
+        m,
+        steps,
+        |a| a.try_to_device(dev),
+        Array::try_to_host,
+        |[u, um, c, e], out| Shot.try_apply((u, um, c, e), out, ()),
+    )
+}
+
 /// Runs on the device `flag` names; `None` (after saying why) when it cannot.
 fn on_device(flag: &str, m: &Model, steps: usize) -> Result<Option<Shot2d>, Error> {
     let _ = (m, steps); // unused without the device features
     match flag {
         #[cfg(feature = "cuda")]
-        "--cuda" => {
-            let Ok(dev) = CudaDevice::new(0).inspect_err(|e| eprintln!("no CUDA device: {e}")) else { return Ok(None) };
-            println!("on {dev:?}");
-            let run = shoot::<Cuda>(
-                m,
-                steps,
-                |a| a.try_to_device(&dev),
-                Array::try_to_host,
-                |[u, um, c, e], out| Shot.try_apply((u, um, c, e), out, ()),
-            )?;
-            Ok(Some(run))
-        }
+        "--cuda" => match CudaDevice::new(0) {
+            Ok(dev) => on(&dev, m, steps).map(Some),
+            Err(e) => {
+                eprintln!("no CUDA device: {e}");
+                Ok(None)
+            }
+        },
         #[cfg(feature = "wgpu")]
-        "--wgpu" => {
-            let Ok(dev) = WgpuDevice::new().inspect_err(|e| eprintln!("no WebGPU adapter: {e}")) else {
-                return Ok(None);
-            };
-            println!("on {dev:?}");
-            let run = shoot::<Wgpu>(
-                m,
-                steps,
-                |a| a.try_to_device(&dev),
-                Array::try_to_host,
-                |[u, um, c, e], out| Shot.try_apply((u, um, c, e), out, ()),
-            )?;
-            Ok(Some(run))
-        }
+        "--wgpu" => match WgpuDevice::new() {
+            Ok(dev) => on(&dev, m, steps).map(Some),
+            Err(e) => {
+                eprintln!("no WebGPU adapter: {e}");
+                Ok(None)
+            }
+        },
         _ => {
             let feature = flag.trim_start_matches("--");
             eprintln!("built without feature `{feature}`: cargo run --release --features {feature} --example shot2d -- NZ NX STEPS {flag}");
