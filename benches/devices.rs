@@ -15,18 +15,31 @@
 use std::time::Instant;
 
 use cnda::kernel::CopyKernels;
+use cnda::kernel::Download;
 use cnda::kernel::ElementwiseKernels;
 use cnda::kernel::ExprStencilKernels;
 use cnda::kernel::MatmulKernels;
 use cnda::kernel::ReduceKernels;
 use cnda::kernel::StencilKernels;
 use cnda::prelude::*;
-use cnda::stencil::{Boundary, DoubleBuffer, LinearStencil};
+use cnda::stencil::{Boundary, DoubleBuffer, LinearStencil, StencilApply};
 use cnda::{Element, GemmElement};
+
+stencil! {
+    /// Devito's benchmark problem (as `benches/acoustic.rs`): one leapfrog step of the 3D
+    /// acoustic wave equation with the 25-point `laplace(u, 8)`.
+    struct Acoustic = |u, um, m; c: f32| 2.0 * u[0, 0, 0] - um[0, 0, 0] + c / m[0, 0, 0] * laplace(u, 8);
+}
 
 /// A device the bench runs on.
 trait Bench {
-    type B: ElementwiseKernels + CopyKernels + ReduceKernels + StencilKernels + ExprStencilKernels + MatmulKernels;
+    type B: ElementwiseKernels
+        + Download
+        + CopyKernels
+        + ReduceKernels
+        + StencilKernels
+        + ExprStencilKernels
+        + MatmulKernels;
     fn name(&self) -> String;
     fn upload<T: Float, const N: usize>(&self, a: &Array<T, N>) -> Array<T, N, Self::B>;
     fn sync(&self);
@@ -239,7 +252,60 @@ fn time_steps<T: Float + cnda::stencil::Scalar>(dev: &impl Bench, n: usize, repe
     }
 }
 
+/// The 3D acoustic SO-8 problem on `side^3` updated points (arrays of `(side + 8)^3`, a Gaussian
+/// pulse at the centre), `steps` steps of one launch each with the three levels rotated, in grid
+/// points updated per second; checked first against the CPU, bit for bit, over 4 steps.
+fn acoustic(dev: &impl Bench, side: usize, repeats: usize, steps: usize) {
+    let n = side + 8;
+    let centre = (n / 2) as f32;
+    let pulse = Array::from_fn([n, n, n], |[i, j, k]| {
+        let inside = [i, j, k].iter().all(|&x| (4..n - 4).contains(&x));
+        let r2 = [i, j, k].iter().map(|&x| (x as f32 - centre).powi(2)).sum::<f32>();
+        if inside {
+            (-r2 / 32.0).exp()
+        } else {
+            0.0
+        }
+    });
+    let m = Array::full([n, n, n], 1.0 / (1.5f32 * 1.5));
+    let c = (0.4f32 * 5.0 / 1.5).powi(2) / 25.0;
+    fn run<B: ExprStencilKernels>(
+        levels: &mut [Array<f32, 3, B>; 3],
+        m: &Array<f32, 3, B>,
+        c: f32,
+        steps: usize,
+    ) -> Result<(), Error> {
+        for _ in 0..steps {
+            let [u, um, up] = &mut *levels;
+            Acoustic.try_apply((&*u, &*um, m), up, (c,))?;
+            levels.rotate_right(1);
+        }
+        Ok(())
+    }
+    let mut host = [pulse.clone(), pulse.clone(), Array::zeros([n, n, n])];
+    let dm = dev.upload(&m);
+    let mut levels = [dev.upload(&pulse), dev.upload(&pulse), dev.upload(&Array::<f32, 3>::zeros([n, n, n]))];
+    if let Err(e) = run(&mut levels, &dm, c, 4) {
+        println!("  acoustic SO-8 {side}^3: {e}");
+        return;
+    }
+    run(&mut host, &m, c, 4).expect("the CPU runs the acoustic step");
+    let same = levels[0].to_host() == host[0];
+    let t = median(dev, repeats, || run(&mut levels, &dm, c, steps).expect("the step ran before"));
+    let points = (side * side * side * steps) as f64;
+    println!(
+        "  {:<32} {:>9.3} ms  {:>8.1} GPts/s  ({steps} steps, {side}^3 f32, bit-identical to the CPU: {same})",
+        "acoustic SO-8, one launch a step",
+        t * 1e3,
+        points / t / 1e9
+    );
+}
+
 fn run(dev: &impl Bench, n: usize, repeats: usize, m: usize) {
+    let sides = std::env::var("ACOUSTIC").unwrap_or_else(|_| "200".into());
+    for side in sides.split_whitespace().filter_map(|s| s.parse().ok()) {
+        acoustic(dev, side, repeats, 10);
+    }
     bandwidth::<f32>(dev, n, repeats);
     bandwidth::<f64>(dev, n, repeats);
     time_steps::<f32>(dev, n, repeats, 8);
