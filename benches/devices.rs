@@ -5,12 +5,14 @@
 //! an n x n grid (the 3D cube has about as many points): bytes read + written per second, and each
 //! op as a fraction of the copy's bandwidth. Then `matmul` of m x m matrices (TFLOP/s), the
 //! host-device transfers of the grid (on CUDA against a raw copy from pinned memory), and the
-//! start-up: opening the device and its first op. Runs on every device that opens: CUDA device 0
+//! start-up: opening the device and its first op, and Devito's benchmark problem (the 3D acoustic
+//! SO-8 step, one launch a step, in grid points updated per second). Runs on every device that opens: CUDA device 0
 //! (feature `cuda`), the first WebGPU adapter (feature `wgpu`; f64 where it has `SHADER_F64`),
 //! and the CPU for reference. `benches/cupy_devices.py` prints CuPy's figures for the same cases.
 //!
 //! `cargo bench --features cuda,wgpu --bench devices -- [N] [REPEATS] [M]` (N = 4096 and M = 1024
-//! by default: lavapipe binds at most 128 MiB; use 8192 and 4096 on a GPU).
+//! by default: lavapipe binds at most 128 MiB; use 8192 and 4096 on a GPU). `ACOUSTIC="200 400"`
+//! sets the acoustic cases' sizes (200 by default), `CNDA_BENCH_HOST=0` leaves out the CPU run.
 
 use std::time::Instant;
 
@@ -356,5 +358,8 @@ fn main() {
     if let Some(dev) = start_up("WebGPU", WgpuDevice::new) {
         run(&dev, n, repeats, m);
     }
-    run(&Host, n, repeats, m);
+    // The CPU for reference, unless `CNDA_BENCH_HOST=0` (a short call on a lent GPU).
+    if std::env::var("CNDA_BENCH_HOST").map_or(true, |v| v != "0") {
+        run(&Host, n, repeats, m);
+    }
 }

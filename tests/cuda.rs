@@ -340,3 +340,56 @@ fn half_precision_stencils_match_the_cpu_bit_for_bit() {
     check::<half::f16, _>(&dev, s);
     check::<half::bf16, _>(&dev, s);
 }
+
+/// `stencil!` kernels at every rank's launch shape, bit for bit with the CPU: rank 1, rank 3
+/// reading a flipped field into a strided output, rank 4 with more rows folded onto the launch's
+/// z than one launch holds (65,535).
+#[test]
+fn stencil_macro_stencils_of_every_rank_match_the_cpu() {
+    let Some(dev) = device() else { return };
+    let value = |i: usize| ((i * 7919) % 23) as f32 * 0.1 - 1.0;
+
+    let line = stencil!(|u; a: f32| u[0] + a * (u[-1] - 2.0 * u[0] + u[1]));
+    let u = Array::from_fn([1001], |[i]| value(i));
+    let mut want = Array::<f32, 1>::full([1001], -7.0);
+    let mut got = want.to_device(&dev);
+    line.apply((&u.to_device(&dev),), &mut got, (0.25,));
+    line.apply((&u,), &mut want, (0.25,));
+    assert_eq!(got.to_host(), want, "rank 1");
+
+    let cube =
+        stencil!(|u, m| m[0, 0, 0] * (u[-1, 0, 0] + u[1, 0, 0] + u[0, -2, 0] + u[0, 2, 0] + u[0, 0, -1] + u[0, 0, 1]));
+    let u = Array::from_fn([9, 12, 17], |[i, j, k]| value(i * 400 + j * 20 + k));
+    let m = Array::from_fn([9, 12, 17], |[i, j, k]| value(i + j * 3 + k * 5 + 1));
+    let mut want = Array::<f32, 3>::full([9, 24, 17], -7.0);
+    let mut got = want.to_device(&dev);
+    cube.apply((&u.flip(1).to_owned(), &m), &mut want.slice_mut(s![.., ..;2, ..]), ());
+    let du = u.to_device(&dev);
+    cube.apply((du.flip(1), &m.to_device(&dev)), &mut got.slice_mut(s![.., ..;2, ..]), ());
+    assert_eq!(got.to_host(), want, "rank 3, flipped field, every other row of the output");
+
+    let rows = stencil!(|u| 0.5 * (u[0, 0, -1, 0] + u[0, 0, 1, 0]) - u[0, 0, 0, 0]);
+    let u = Array::from_fn([300, 219, 3, 1], |[i, j, k, _]| value(i * 700 + j * 3 + k));
+    let mut want = Array::<f32, 4>::full([300, 219, 3, 1], -7.0);
+    let mut got = want.to_device(&dev);
+    rows.apply((&u.to_device(&dev),), &mut got, ());
+    rows.apply((&u,), &mut want, ());
+    assert_eq!(got.to_host(), want, "rank 4, 65,700 rows on z");
+}
+
+/// A `stencil!` kernel over more rows than a launch's y holds (65,535 blocks of 8 rows of 32),
+/// bit for bit with the CPU. 17 million threads take too long on the CPU-hosted device, so it
+/// runs where a GPU is (`scripts/gpu-kit` runs the ignored tests too).
+#[test]
+#[ignore = "minutes on the CPU-hosted device; scripts/gpu-kit runs it on a GPU"]
+fn stencil_macro_stencils_past_the_launch_rows_match_the_cpu() {
+    let Some(dev) = device() else { return };
+    let value = |i: usize| ((i * 7919) % 23) as f32 * 0.1 - 1.0;
+    let tall = stencil!(|u| u[-1, 0] - u[1, 0]);
+    let u = Array::from_fn([530_000, 32], |[i, j]| value(i + j));
+    let mut want = Array::<f32, 2>::full([530_000, 32], -7.0);
+    let mut got = want.to_device(&dev);
+    tall.apply((&u.to_device(&dev),), &mut got, ());
+    tall.apply((&u,), &mut want, ());
+    assert_eq!(got.to_host(), want, "rank 2, 530,000 rows of 32 on y");
+}

@@ -337,6 +337,11 @@ impl CudaDevice {
         self.0.context.bind_to_thread().map_err(|e| device_error(format!("binding device {}: {e:?}", self.0.ordinal)))
     }
 
+    /// The device's streaming multiprocessors (at least 1).
+    pub(crate) fn multiprocessors(&self) -> usize {
+        self.0.multiprocessors as usize
+    }
+
     /// A launch configuration of 256-thread blocks for `n` grid-stride items: enough blocks to
     /// fill the device a few times over, not one per item.
     pub(crate) fn grid(&self, n: usize) -> LaunchConfig {

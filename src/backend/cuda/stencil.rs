@@ -3,7 +3,7 @@
 //! `stencil!` stencils (a kernel generated from the stencil's checked expression data by
 //! `codegen.rs`, one tap load per tap, compiled by NVRTC at first use and cached per device).
 
-use cudarc::driver::PushKernelArg;
+use cudarc::driver::{LaunchConfig, PushKernelArg};
 
 use super::codegen::expression_source;
 use super::device::CudaDevice;
@@ -79,6 +79,31 @@ impl ParamArgs {
     }
 }
 
+/// The launch of `cnda_expression` over `shape` (see `codegen::point_loops`) on a device of
+/// `multiprocessors`: blocks of up to 32 points along the last axis by 8 along the one before (up
+/// to 256 along the only axis of rank 1), narrower where the axes are (no idle threads on thin
+/// arrays); the other axes' rows on z, as many as keep the grid near 32 blocks per
+/// multiprocessor, each thread striding over the rest. On an H200 the 3D acoustic SO-8 step ran
+/// at 15-17 GPts/s with one z row per block and 20-25 with the grid so capped (each thread's
+/// set-up spread over several points); the flat-index kernel before ran at 26 there, but 2D
+/// stencils ran 1.7x faster in this shape (docs/BENCHMARKS.md).
+fn point_grid<const N: usize>(shape: &[usize; N], multiprocessors: usize) -> LaunchConfig {
+    let fit = |n: usize, most: usize| n.next_power_of_two().min(most);
+    let x = shape.last().copied().unwrap_or(1);
+    let y = if N >= 2 { shape[N - 2] } else { 1 };
+    let bx = fit(x, if N >= 2 { 32 } else { 256 });
+    let by = fit(y, 256 / bx);
+    let (gx, gy) = (x.div_ceil(bx), y.div_ceil(by));
+    let rows: usize = shape.iter().take(N.saturating_sub(2)).product();
+    let z = rows.min((32 * multiprocessors / gx.saturating_mul(gy).max(1)).max(1));
+    let cap = |n: usize, limit: u32| n.clamp(1, limit as usize) as u32;
+    LaunchConfig {
+        grid_dim: (cap(gx, i32::MAX as u32), cap(gy, 65_535), cap(z, 65_535)),
+        block_dim: (bx as u32, by as u32, 1),
+        shared_mem_bytes: 0,
+    }
+}
+
 // SAFETY: one thread per output point computes the stencil's checked expression (the operations
 // `CheckedExpr::eval` defines, in its order, separately rounded) from the taps `check` accepted, which it
 // loads inside their fields (the caller's contract), and writes only that point.
@@ -117,13 +142,11 @@ unsafe impl ExprStencilKernels for Cuda {
             .collect();
         let values: Vec<T> = (0..expr.params()).map(|i| params.get(i)).collect();
         let args = ParamArgs::new(&values);
-        let count = n as i64;
         let mut builder = dev.stream().launch_builder(&function);
         builder.arg(&po).arg(&o);
         for (p, d) in &operands {
             builder.arg(p).arg(d);
         }
-        builder.arg(&count);
         for delta in &deltas {
             builder.arg(delta);
         }
@@ -131,7 +154,8 @@ unsafe impl ExprStencilKernels for Cuda {
         // SAFETY: the arguments match `cnda_expression`'s parameters as generated for `S`; every
         // tap of every point lies inside its field and the output overlaps no field (the
         // caller's contract).
-        unsafe { builder.launch(dev.grid(n)) }.map_err(launch_error("cnda_expression"))?;
+        unsafe { builder.launch(point_grid(&out.shape, dev.multiprocessors())) }
+            .map_err(launch_error("cnda_expression"))?;
         Ok(())
     }
 
