@@ -189,26 +189,21 @@ fn point_loops(rank: usize, fields: usize, reads: impl Fn(usize) -> bool) -> Str
         }
         s.push_str(" }\n");
     }
-    // Below rank 2 the y loop (and below rank 1 the x loop) makes one pass with index 0.
-    let axis = |k: Option<usize>, f: &str| match k {
-        Some(k) => (format!(" * {f}.strides[{k}]"), format!("o.shape[{k}]")),
-        None => (String::new(), "1".to_string()),
-    };
-    let (ya, ylen) = axis(rank.checked_sub(2), "o");
-    s.push_str(&format!(
-        "    for (i64 y = (i64)blockIdx.y * blockDim.y + threadIdx.y; y < {ylen}; y += (i64)gridDim.y * blockDim.y) {{\n"
-    ));
-    s.push_str(&format!("    const i64 ay = az + y{ya};\n"));
-    for f in &read {
-        s.push_str(&format!("    const i64 y{f} = z{f} + y{};\n", axis(rank.checked_sub(2), &format!("d{f}")).0));
-    }
-    let (xa, xlen) = axis(rank.checked_sub(1), "o");
-    s.push_str(&format!(
-        "    for (i64 x = (i64)blockIdx.x * blockDim.x + threadIdx.x; x < {xlen}; x += (i64)gridDim.x * blockDim.x) {{\n"
-    ));
-    s.push_str(&format!("        const i64 at = ay + x{xa};\n"));
-    for f in &read {
-        s.push_str(&format!("        const i64 c{f} = y{f} + x{};\n", axis(rank.checked_sub(1), &format!("d{f}")).0));
+    // The y loop, then the x loop inside it, each carrying the offsets one axis further (the
+    // output's `az` to `ay` to `at`, field f's `z{f}` to `y{f}` to `c{f}`); below rank 2 the y
+    // loop (below rank 1 the x loop) makes one pass with index 0.
+    let loops =
+        [("y", ("az", "z"), ("ay", "y"), rank.checked_sub(2)), ("x", ("ay", "y"), ("at", "c"), rank.checked_sub(1))];
+    for (v, from, to, axis) in loops {
+        let step = |d: &str| axis.map_or(String::new(), |k| format!(" * {d}.strides[{k}]"));
+        let len = axis.map_or("1".to_string(), |k| format!("o.shape[{k}]"));
+        s.push_str(&format!(
+            "    for (i64 {v} = (i64)blockIdx.{v} * blockDim.{v} + threadIdx.{v}; {v} < {len}; {v} += (i64)gridDim.{v} * blockDim.{v}) {{\n"
+        ));
+        s.push_str(&format!("        const i64 {} = {} + {v}{};\n", to.0, from.0, step("o")));
+        for f in &read {
+            s.push_str(&format!("        const i64 {}{f} = {}{f} + {v}{};\n", to.1, from.1, step(&format!("d{f}"))));
+        }
     }
     s
 }
