@@ -164,9 +164,9 @@ pub(super) fn expression_source<T: Scalar, const N: usize>(expr: &CheckedExpr<N>
 /// closes: the last axis on the launch's x (consecutive threads, consecutive elements), the one
 /// before on y, the others folded onto z, each grid-stride so any shape fits the launch limits.
 /// Inside, `at` is the output's offset and `c{f}` field `f`'s (for the fields `reads`), sums of
-/// index times stride: no division per point, only per z row (64-bit divisions, tens of
-/// instructions each, made the flat-index kernel compute-bound: 26 GPts/s on an H200 for the
-/// 3D acoustic step).
+/// index times stride: no division per point, only per z row past rank 3 (the flat-index kernel
+/// before took two 64-bit divisions per axis per operand per point; 2D stencils ran 1.7x faster
+/// without them on an H200, docs/BENCHMARKS.md).
 fn point_loops(rank: usize, fields: usize, reads: impl Fn(usize) -> bool) -> String {
     let read: Vec<usize> = (0..fields).filter(|&f| reads(f)).collect();
     let lead = rank.saturating_sub(2);
