@@ -170,3 +170,24 @@ unsafe impl ExprStencilKernels for Cuda {
         unsafe { super::tiled::expression_steps::<S, T, N>(dev, fields, coefficients, params, steps) }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::point_grid;
+
+    /// Blocks of 32 x 8 over the last two axes, narrower on thin axes, z capped near 32 blocks per
+    /// multiprocessor, every dimension within the launch limits (the kernel's grid-stride loops
+    /// cover what a capped dimension leaves).
+    #[test]
+    fn launch_shapes_fit_the_axes_and_the_limits() {
+        let shape = |g: cudarc::driver::LaunchConfig| (g.block_dim, g.grid_dim);
+        assert_eq!(shape(point_grid(&[208, 200, 200], 132)), ((32, 8, 1), (7, 25, 24)));
+        assert_eq!(shape(point_grid(&[8192, 8192], 132)), ((32, 8, 1), (256, 1024, 1)));
+        assert_eq!(shape(point_grid(&[1000], 132)), ((256, 1, 1), (4, 1, 1)));
+        assert_eq!(shape(point_grid(&[300, 219, 1, 1], 132)), ((1, 1, 1), (1, 1, 4224)));
+        assert_eq!(shape(point_grid(&[5, 3], 132)), ((4, 8, 1), (1, 1, 1)));
+        assert_eq!(shape(point_grid(&[530_000, 32], 132)), ((32, 8, 1), (1, 65_535, 1)));
+        assert_eq!(shape(point_grid(&[100_000, 1, 1], 1)), ((1, 1, 1), (1, 1, 32)));
+        assert_eq!(shape(point_grid::<0>(&[], 132)), ((1, 1, 1), (1, 1, 1)));
+    }
+}
