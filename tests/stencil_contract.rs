@@ -31,16 +31,24 @@ impl<T: Scalar, const CASE: u8> Stencil<T, 1> for Liar<CASE> {
         7 => &[Node::Tap(0), Node::Lit(Lit::new(f64::NAN)), Node::Binary(Binary::Mul, 0, 1)],
         _ => &[Node::Tap(0)],
     };
+    const VALUES: &'static [usize] = match CASE {
+        // An output past the nodes.
+        8 => &[1],
+        // Two outputs for a stencil whose points compute one value.
+        9 => &[0, 0],
+        _ => &[<Self as Stencil<T, 1>>::NODES.len() - 1],
+    };
     const SOURCE: &'static str = "a hand-written stencil";
     type Params = ();
     type Arity = cnda::stencil::Arity<1>;
+    type Values = T;
 
     fn point<R: TapReader<T>>(taps: &R, _: &()) -> T {
         taps.tap(0)
     }
 }
 
-fn apply_err<S: Stencil<f64, 1, Params = (), Arity = cnda::stencil::Arity<1>>>(s: S) -> Error {
+fn apply_err<S: Stencil<f64, 1, Params = (), Arity = cnda::stencil::Arity<1>, Values = f64>>(s: S) -> Error {
     let u = Array::<f64, 1>::ones([8]);
     let mut v = Array::<f64, 1>::zeros([8]);
     s.try_apply(&u, &mut v, ()).unwrap_err()
@@ -66,9 +74,11 @@ fn malformed_expression_data_is_refused_before_any_kernel() {
     for (e, why) in [
         (apply_err(Liar::<2>), "node 1 (Binary(Add, 0, 2)) reading node 2, which does not come before it"),
         (apply_err(Liar::<4>), "node 0 reading tap 1 of 1"),
-        (apply_err(Liar::<5>), "ends in a condition"),
+        (apply_err(Liar::<5>), "output 0 is a condition (node 2)"),
         (apply_err(Liar::<6>), "node 1 (Unary(Not, 0)) mixing conditions and numbers"),
         (apply_err(Liar::<7>), "a NaN literal"),
+        (apply_err(Liar::<8>), "output 0 is node 1 of 1"),
+        (apply_err(Liar::<9>), "a stencil that names 1 fields and 2 values"),
     ] {
         assert!(matches!(e, Error::Layout { .. }), "{e}");
         assert!(e.to_string().contains(why), "{e}");
@@ -76,6 +86,8 @@ fn malformed_expression_data_is_refused_before_any_kernel() {
     let mut f = DoubleBuffer::new(Array::<f64, 1>::ones([8]));
     let e = Liar::<2>.try_apply_steps(&mut f, 3, (), ()).unwrap_err();
     assert!(e.to_string().contains("does not come before it"), "{e}");
+    let e = Liar::<9>.try_apply_steps(&mut f, 3, (), ()).unwrap_err();
+    assert!(e.to_string().contains("names 2 output values but its `Values` holds 1"), "{e}");
 }
 
 /// The data, not the compiled point function, is what the devices run: a hand-written stencil
@@ -90,7 +102,7 @@ fn checked_data_evaluates_as_the_point_function() {
     }
     let checked = cnda::stencil::check::<Double, f64, 0>("test").unwrap();
     for x in [0.0, -1.5, 3.25, f64::INFINITY] {
-        assert_eq!(checked.eval(&At(x), &()), <Double as Stencil<f64, 0>>::point(&At(x), &()));
+        assert_eq!(checked.eval(&At(x), &()), [<Double as Stencil<f64, 0>>::point(&At(x), &())]);
     }
 }
 
@@ -112,9 +124,11 @@ impl<T: Scalar> Stencil<T, 0> for Double {
     const PARAMS: &'static [&'static str] = &[];
     const TAPS: &'static [Tap<0>] = &[Tap { field: 0, offset: [] }];
     const NODES: &'static [Node] = &[Node::Tap(0), Node::Tap(0), Node::Binary(Binary::Add, 0, 1)];
+    const VALUES: &'static [usize] = &[2];
     const SOURCE: &'static str = "|u| 2 * u[]";
     type Params = ();
     type Arity = cnda::stencil::Arity<1>;
+    type Values = T;
 
     fn point<R: TapReader<T>>(taps: &R, _: &()) -> T {
         taps.tap(0) + taps.tap(0)

@@ -2,14 +2,14 @@
 //! from) means what its compiled point function computes: the interpreter of the checked data
 //! (`CheckedExpr::eval`, written from the data alone) agrees with `Stencil::point` bit for bit, on
 //! random tap values and parameters (NaN, infinities and signed zeros among them), in every
-//! element type.
+//! element type, for stencils of one value and of several.
 
-use cnda::stencil::{check, stencil, Scalar, Stencil, TapReader};
+use cnda::stencil::{check, stencil, Scalar, Stencil, TapReader, Values as _};
 use proptest::prelude::*;
 
-struct Values<T>(Vec<T>);
+struct TapValues<T>(Vec<T>);
 
-impl<T: Copy> TapReader<T> for Values<T> {
+impl<T: Copy> TapReader<T> for TapValues<T> {
     fn tap(&self, k: usize) -> T {
         self.0[k]
     }
@@ -31,10 +31,14 @@ fn value() -> impl Strategy<Value = f64> {
 /// The data and the point function of `S` agree at `taps`, `params` in `T`.
 fn agree<S: Stencil<T, N, Params = (T, T)>, T: Scalar, const N: usize>(_: &S, taps: &[f64], params: (f64, f64)) {
     let checked = check::<S, T, N>("test").expect("stencil! data passes the check");
-    let taps = Values(taps[..S::TAPS.len()].iter().map(|&x| T::from_f64(x)).collect());
+    let taps = TapValues(taps[..S::TAPS.len()].iter().map(|&x| T::from_f64(x)).collect());
     let params = (T::from_f64(params.0), T::from_f64(params.1));
     let (data, point) = (checked.eval(&taps, &params), S::point(&taps, &params));
-    assert!(data == point || data.is_nan() && point.is_nan(), "{}: data {data:?}, point {point:?}", S::SOURCE);
+    assert_eq!(data.len(), S::VALUES.len());
+    for (m, &data) in data.iter().enumerate() {
+        let point = point.get(m);
+        assert!(data == point || data.is_nan() && point.is_nan(), "{}: data {data:?}, point {point:?}", S::SOURCE);
+    }
 }
 
 fn in_every_type<S>(s: &S, taps: &[f64], params: (f64, f64))
@@ -75,5 +79,12 @@ proptest! {
             u[0, 0] + select(hot, a * lap, lap * lap) - k[0, 0] * lap
         });
         in_every_type(&bound, &taps, (a, b));
+        // A system: several values sharing bindings, one of them a bound node itself.
+        let system = stencil!(|u, k; a, b| {
+            let uk = u[0, 0] * k[0, 0];
+            let lap = u[-1, 0] + u[1, 0] - 2.0 * u[0, 0];
+            (u[0, 0] + a * lap - uk, k[0, 0] + uk * b, uk, min(lap, a) / k[0, 1])
+        });
+        in_every_type(&system, &taps, (a, b));
     }
 }

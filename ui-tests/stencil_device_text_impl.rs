@@ -10,9 +10,11 @@ impl<T: Scalar> Stencil<T, 1> for Escape {
     const PARAMS: &'static [&'static str] = &[];
     const TAPS: &'static [Tap<1>] = &[Tap { field: 0, offset: [0] }];
     const NODES: &'static [Node] = &[Node::Tap(0)];
+    const VALUES: &'static [usize] = &[0];
     const SOURCE: &'static str = "|u| u[0]";
     type Params = ();
     type Arity = Arity<1>;
+    type Values = T;
 
     fn point<R: TapReader<T>>(taps: &R, _: &()) -> T {
         taps.tap(0)

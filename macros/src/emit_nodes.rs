@@ -27,18 +27,17 @@ pub(crate) enum Flat {
     Powi(usize, i32),
 }
 
-/// The nodes of the bindings `lets`, in order, then of the value `e`, its value last: a binding
-/// is computed once, and every use of it is an operand that names its node (a DAG).
-pub(crate) fn flatten(lets: &[Let], e: &Expr) -> Vec<Flat> {
+/// The nodes of the bindings `lets`, in order, then of each value of `values`, in order; and the
+/// node of each value. A binding is computed once, and every use of it is an operand that names
+/// its node (a DAG).
+pub(crate) fn flatten(lets: &[Let], values: &[Expr]) -> (Vec<Flat>, Vec<usize>) {
     let mut flat = Flattened { out: Vec::new(), lets: Vec::with_capacity(lets.len()) };
     for binding in lets {
         let at = flat.push(&binding.value);
         flat.lets.push(at);
     }
-    let value = flat.push(e);
-    // Lowering refuses the bodies whose value would be an earlier node (`{ let a = ..; let b = ..; a }`).
-    assert_eq!(value + 1, flat.out.len(), "the value is the last node");
-    flat.out
+    let at = values.iter().map(|value| flat.push(value)).collect();
+    (flat.out, at)
 }
 
 /// Nodes so far, and the node of each binding.
@@ -117,9 +116,12 @@ fn unary(func: Func) -> &'static str {
     }
 }
 
-/// `&[::cnda::stencil::Node::..., ...]` for the nodes of the bindings `lets` and the value `e`.
-pub(crate) fn tokens(lets: &[Let], e: &Expr) -> TokenStream {
-    let nodes = flatten(lets, e).into_iter().map(|node| {
+/// `&[::cnda::stencil::Node::..., ...]` for the nodes of the bindings `lets` and the values, and
+/// `&[...]` for the node of each value.
+pub(crate) fn tokens(lets: &[Let], values: &[Expr]) -> (TokenStream, TokenStream) {
+    let (nodes, at) = flatten(lets, values);
+    let at = at.into_iter().map(Literal::usize_unsuffixed);
+    let nodes = nodes.into_iter().map(|node| {
         let n = |i: usize| Literal::usize_unsuffixed(i);
         match node {
             Flat::Tap(k) => {
@@ -155,5 +157,5 @@ pub(crate) fn tokens(lets: &[Let], e: &Expr) -> TokenStream {
             }
         }
     });
-    quote!(&[#(#nodes),*])
+    (quote!(&[#(#nodes),*]), quote!(&[#(#at),*]))
 }

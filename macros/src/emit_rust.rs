@@ -80,10 +80,18 @@ fn implementation(s: &Stencil, name: &Ident) -> TokenStream {
     };
     let names: Vec<Ident> = s.lets.iter().map(|l| l.name.clone()).collect();
     let printer = RustExpr { elem: &elem, reader: &reader, params: &s.params, lets: &names };
-    let values = s.lets.iter().map(|l| printer.expr(&l.value));
-    let body = printer.expr(&s.stored());
-    let lets = quote!(#(let #names = #values;)*);
-    let nodes = emit_nodes::tokens(&s.lets, &s.stored());
+    let bound = s.lets.iter().map(|l| printer.expr(&l.value));
+    let lets = quote!(#(let #names = #bound;)*);
+    let stored = s.stored();
+    // One value is the point's value; several, an array of them in output order.
+    let (values_ty, body) = match stored.as_slice() {
+        [value] => (elem.clone(), printer.expr(value)),
+        values => {
+            let (m, each) = (Literal::usize_unsuffixed(values.len()), values.iter().map(|v| printer.expr(v)));
+            (quote!([#elem; #m]), quote!([#(#each),*]))
+        }
+    };
+    let (nodes, value_nodes) = emit_nodes::tokens(&s.lets, &stored);
     let arity = s.fields.len();
     let radius = (0..s.rank).map(|k| {
         let r = s.taps.iter().map(|tap| tap.offset[k].unsigned_abs() as usize).max().unwrap_or(0);
@@ -101,11 +109,13 @@ fn implementation(s: &Stencil, name: &Ident) -> TokenStream {
             const PARAMS: &'static [&'static str] = &[#(#params),*];
             const TAPS: &'static [::cnda::stencil::Tap<#rank>] = &[#(#taps),*];
             const NODES: &'static [::cnda::stencil::Node] = #nodes;
+            const VALUES: &'static [usize] = #value_nodes;
             const SOURCE: &'static str = #source;
             type Params = (#(#param_types,)*);
             type Arity = ::cnda::stencil::Arity<#arity>;
+            type Values = #values_ty;
             #[inline(always)]
-            fn point<R: ::cnda::stencil::TapReader<#elem>>(#reader: &R, #params_pat: &Self::Params) -> #elem {
+            fn point<R: ::cnda::stencil::TapReader<#elem>>(#reader: &R, #params_pat: &Self::Params) -> #values_ty {
                 #bind
                 #lets
                 #body

@@ -196,13 +196,15 @@ pub(crate) struct Item {
 }
 
 impl Stencil {
-    /// The value the stencil stores: the body, ending in `flush(..)` unless the stencil keeps
-    /// subnormals (or the body already ends in it: flushing twice changes nothing).
-    pub(crate) fn stored(&self) -> Expr {
-        match (self.subnormals, &self.body) {
-            (Subnormals::Keep, body) | (Subnormals::Flush, body @ Expr::Call(Func::Flush, _)) => body.clone(),
-            (Subnormals::Flush, body) => Expr::Call(Func::Flush, vec![body.clone()]),
-        }
+    /// The values the stencil stores, one per output: each as written, ending in `flush(..)`
+    /// unless the stencil keeps subnormals (or the value already ends in it: flushing twice
+    /// changes nothing).
+    pub(crate) fn stored(&self) -> Vec<Expr> {
+        let store = |value: &Expr| match (self.subnormals, value) {
+            (Subnormals::Keep, value) | (Subnormals::Flush, value @ Expr::Call(Func::Flush, _)) => value.clone(),
+            (Subnormals::Flush, value) => Expr::Call(Func::Flush, vec![value.clone()]),
+        };
+        self.values.iter().map(store).collect()
     }
 }
 
@@ -223,8 +225,9 @@ pub(crate) struct Stencil {
     pub(crate) taps: Vec<Tap>,
     /// The `let` bindings, in order.
     pub(crate) lets: Vec<Let>,
-    /// The body's value, as written.
-    pub(crate) body: Expr,
+    /// The body's values as written, one per output (the elements of a final tuple, or the one
+    /// value).
+    pub(crate) values: Vec<Expr>,
     /// What is stored when the value is subnormal.
     pub(crate) subnormals: Subnormals,
     /// The closure as written, for `Stencil::SOURCE`.

@@ -50,23 +50,18 @@ pub(crate) fn stencil(input: Input) -> Result<Stencil> {
     for binding in bindings {
         cx.bind(binding)?;
     }
-    let (body, ty) = cx.expr(value)?;
-    if let ir::Expr::Local(i) = body {
-        if i + 1 != cx.lets.len() {
-            let msg = format!(
-                "the value is `{}`, bound before the bindings after it: end the block with the expression \
-                 (or bind it last)",
-                cx.lets[i].0
-            );
-            return Err(Error::new_spanned(value, msg));
-        }
+    let values = outputs(value)?;
+    let mut lowered = Vec::with_capacity(values.len());
+    for value in &values {
+        let (expr, ty) = cx.expr(value)?;
+        typing::body(ty, value)?;
+        lowered.push(expr);
     }
     if let Some(first) = parsed.trailing.into_iter().next() {
         let msg = "expected the end of the stencil body: the body is one expression, or a block \
                    `{ let name = ...; value }`";
         return Err(Error::new(first.span(), msg));
     }
-    typing::body(ty, value)?;
     let Lowering { rank, taps, elem, lits, lets, .. } = cx;
     let lets = lets.into_iter().map(|(name, value, _)| Let { name, value }).collect();
     let Some(rank) = rank else {
@@ -86,10 +81,33 @@ pub(crate) fn stencil(input: Input) -> Result<Stencil> {
         rank,
         taps,
         lets,
-        body,
+        values: lowered,
         subnormals: input.subnormals,
         source: input.source,
     })
+}
+
+/// The most values (outputs) a stencil may compute: cnda's `MAX_OUTPUTS`.
+pub(crate) const MAX_OUTPUTS: usize = 8;
+
+/// The body's values: the elements of a final tuple `(a, b, ..)` (a stencil of several
+/// outputs, one per element), or the one value.
+fn outputs(value: &Expr) -> Result<Vec<&Expr>> {
+    let Expr::Tuple(tuple) = value else { return Ok(vec![value]) };
+    if let Some(attr) = tuple.attrs.first() {
+        return Err(Error::new_spanned(attr, "attributes are not allowed in a stencil body"));
+    }
+    let count = tuple.elems.len();
+    let msg = match count {
+        0 => "a stencil computes at least one value: end the body with it, or with a tuple `(a, b)` of one per output"
+            .to_owned(),
+        1 => "a stencil of one value ends with it, not a 1-tuple: remove the parentheses and the comma".to_owned(),
+        2..=MAX_OUTPUTS => return Ok(tuple.elems.iter().collect()),
+        _ => format!(
+            "a stencil computes at most {MAX_OUTPUTS} values; this tuple has {count}: split the system into stages"
+        ),
+    };
+    Err(Error::new_spanned(value, msg))
 }
 
 /// A literal must be finite in the type(s) it is computed in. A generic stencil may be used with

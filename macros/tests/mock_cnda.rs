@@ -238,14 +238,18 @@ pub mod stencil {
         const TAPS: &'static [Tap<N>];
         /// The expression as data.
         const NODES: &'static [Node];
+        /// The node of each output's value.
+        const VALUES: &'static [usize];
         /// The definition as written.
         const SOURCE: &'static str;
         /// One `T` per parameter.
         type Params: Copy;
         /// The number of fields, as a type.
         type Arity;
+        /// What one point computes: `T`, or `[T; M]` for `M` outputs.
+        type Values;
         /// The update at one point.
-        fn point<R: TapReader<T>>(taps: &R, params: &Self::Params) -> T;
+        fn point<R: TapReader<T>>(taps: &R, params: &Self::Params) -> Self::Values;
     }
 }
 
@@ -265,7 +269,7 @@ fn at<S: Stencil<T, 2>, T: stencil::Scalar>(
     n: usize,
     (i, j): (isize, isize),
     p: S::Params,
-) -> T {
+) -> S::Values {
     let taps = S::TAPS.iter().map(|t| fields[t.field][((i + t.offset[0]) * n as isize + j + t.offset[1]) as usize]);
     S::point(&Taps(taps.collect()), &p)
 }
@@ -363,6 +367,32 @@ fn concrete_types_restrict_the_impl() {
 
 fn nodes_of<S: Stencil<T, 2>, T: stencil::Scalar>(_: &S) -> &'static [stencil::Node] {
     S::NODES
+}
+
+fn values_of<S: Stencil<T, 2>, T: stencil::Scalar>(_: &S) -> &'static [usize] {
+    S::VALUES
+}
+
+#[test]
+fn a_final_tuple_gives_one_value_per_output_sharing_the_bindings() {
+    let s = stencil!(|u, v; f: T| {
+        let uv = u[0, 0] * v[0, 0];
+        (u[0, 0] - uv + f, v[0, 1] + uv)
+    });
+    let u = grid(|i| i as f64 * 0.5);
+    let v = grid(|i| 1.0 + i as f64);
+    let [a, b] = at(&s, &[&u, &v], 3, (1, 1), (0.25,));
+    let uv = u[4] * v[4];
+    assert_eq!((a.to_bits(), b.to_bits()), ((u[4] - uv + 0.25).to_bits(), (v[5] + uv).to_bits()));
+    // The binding's nodes once, then each value's, each ending in its flush.
+    let nodes = nodes_of::<_, f64>(&s);
+    assert_eq!(values_of::<_, f64>(&s), [7, 10]);
+    assert_eq!(nodes[2], stencil::Node::Binary(stencil::Binary::Mul, 0, 1));
+    assert_eq!(nodes[10], stencil::Node::Unary(stencil::Unary::Flush, 9));
+    assert_eq!(nodes[9], stencil::Node::Binary(stencil::Binary::Add, 8, 2));
+    // Without the flush, a value may be a bound node itself.
+    let t = stencil!(#[subnormals(keep)] |u| { let d = u[0, 1] - u[0, 0]; (d, u[0, 0]) });
+    assert_eq!(values_of::<_, f64>(&t), [2, 3]);
 }
 
 #[test]

@@ -76,7 +76,7 @@ impl<B: ExprStencilKernels + CopyKernels, T: Scalar, const N: usize> Chain<'_, B
         let mut all = vec![(self.interior)(last)];
         all.extend(self.coefficients.iter().map(|&c| (self.interior)(c)));
         // SAFETY: the caller's contract; the interior of the other field is written from `last`.
-        unsafe { B::expression::<S, T, N>(self.dev, (self.interior)(fields[steps % 2]), &all, params) }
+        unsafe { B::expression::<S, T, N>(self.dev, &[(self.interior)(fields[steps % 2])], &all, params) }
     }
 }
 

@@ -23,7 +23,9 @@ use crate::stencil::StencilApply;
 /// let mut v = u.clone();
 /// heat.apply_dist(&mut u, &mut v, (0.1,));
 /// ```
-pub trait StencilApplyDist<T: Scalar + Equivalence, const N: usize>: Stencil<T, N, Arity = Arity<1>> {
+pub trait StencilApplyDist<T: Scalar + Equivalence, const N: usize>:
+    Stencil<T, N, Arity = Arity<1>, Values = T>
+{
     /// One sweep over a distributed grid: `v = self(u, params)` at every global point at least
     /// the stencil's radius (per axis) from a fixed global edge, the same bit for bit as
     /// [`StencilApply::apply`] on the whole grid; `v`'s other points are left alone. `u`'s halos
@@ -67,4 +69,7 @@ pub trait StencilApplyDist<T: Scalar + Equivalence, const N: usize>: Stencil<T, 
     }
 }
 
-impl<S: Stencil<T, N, Arity = Arity<1>>, T: Scalar + Equivalence, const N: usize> StencilApplyDist<T, N> for S {}
+impl<S: Stencil<T, N, Arity = Arity<1>, Values = T>, T: Scalar + Equivalence, const N: usize> StencilApplyDist<T, N>
+    for S
+{
+}

@@ -100,33 +100,34 @@ pub unsafe trait StencilKernels: Backend {
 ///
 /// # Safety
 ///
-/// Implementations write every element of `out` with the value of `S`'s expression at the taps
-/// of that point (the same operations in the same order as `S::point` and
-/// [`CheckedExpr::eval`](crate::kernel::expr::CheckedExpr::eval); a device may differ only where its
-/// documented math differs from the CPU's) and touch no other memory. `S` is a safe trait: an
-/// implementation takes nothing from it unchecked. A device backend generates its code only from
-/// what [`check`](fn@crate::kernel::expr::check) returned for `S` (never from text or data it has
-/// not checked), and reads only the taps `check` accepted.
+/// Implementations write every element of each output with that output's value of `S`'s
+/// expression at the taps of that point (the same operations in the same order as `S::point`
+/// and [`CheckedExpr::eval`](crate::kernel::expr::CheckedExpr::eval); a device may differ only
+/// where its documented math differs from the CPU's) and touch no other memory. `S` is a safe
+/// trait: an implementation takes nothing from it unchecked. A device backend generates its code
+/// only from what [`check`](fn@crate::kernel::expr::check) returned for `S` (never from text or
+/// data it has not checked), and reads only the taps `check` accepted.
 pub unsafe trait ExprStencilKernels: Backend {
     /// As [`StencilKernels::WAVEFRONT`].
     const WAVEFRONT: bool = false;
 
-    /// `out[x] = S::point(taps at x, params)` for every point `x` of `out.shape`, where tap `k`
-    /// reads `fields[TAPS[k].field]` at `x + TAPS[k].offset`, each field (with its own strides)
-    /// describing its point of `out[0; N]`.
+    /// `outputs[m][x] = S::point(taps at x, params).get(m)` for every output `m` and every point
+    /// `x` of their shape, where tap `k` reads `fields[TAPS[k].field]` at `x + TAPS[k].offset`,
+    /// each field (with its own strides) describing its point of `outputs[0][0; N]`.
     ///
     /// # Safety
     ///
-    /// `fields.len() == S::FIELDS.len()`; every descriptor addresses live memory on `dev`; every
-    /// tap of every point lies inside its field; `out`'s indices address distinct writable
-    /// elements that overlap no field element.
+    /// `fields.len() == S::FIELDS.len()` and `outputs.len() == S::VALUES.len()`, the outputs all
+    /// of one shape; every descriptor addresses live memory on `dev`; every tap of every point
+    /// lies inside its field; the outputs' indices address distinct writable elements that
+    /// overlap no field element and no other output's.
     ///
     /// # Errors
     ///
     /// `Error::Device` when a device fails; `Error::Limit` past a kernel's fixed limits.
     unsafe fn expression<S: Stencil<T, N>, T: Scalar, const N: usize>(
         dev: &Self::Device,
-        out: Desc<Self, T, N>,
+        outputs: &[Desc<Self, T, N>],
         fields: &[Desc<Self, T, N>],
         params: &S::Params,
     ) -> Result<()>;

@@ -1,7 +1,7 @@
 //! Applying a [`Stencil`] (what `stencil!` emits) on any backend, written once: the input fields
-//! and the output share one shape and one device, the interior (the points at least the
-//! stencil's radius from every edge, per axis) is computed here, and the backend's
-//! [`ExprStencilKernels`] computes every interior point.
+//! and the outputs (one per value of the stencil) share one shape and one device, the interior
+//! (the points at least the stencil's radius from every edge, per axis) is computed here, and
+//! the backend's [`ExprStencilKernels`] computes every interior point of every output.
 
 use smallvec::SmallVec;
 
@@ -20,6 +20,7 @@ use crate::layout::Layout;
 use crate::ops::operand::{AsOperand, AsOperandMut};
 use crate::ops::output::same_device;
 use crate::shape::interior_range;
+use crate::view::Unique;
 use crate::view::{Access, View};
 
 mod sealed {
@@ -27,7 +28,7 @@ mod sealed {
 }
 
 /// The input fields of a stencil of arity `K` ([`Arity`]): one operand (`&array` or a view on
-/// backend `B`) or a tuple of up to four operands, in the order the stencil names its fields.
+/// backend `B`) or a tuple of up to eight operands, in the order the stencil names its fields.
 #[diagnostic::on_unimplemented(
     message = "a stencil of `{K}` fields cannot read `{Self}`",
     label = "not one operand per field of the stencil",
@@ -78,6 +79,68 @@ macro_rules! fields_tuple {
 fields_tuple!(2; A 0, C 1);
 fields_tuple!(3; A 0, C 1, D 2);
 fields_tuple!(4; A 0, C 1, D 2, E 3);
+fields_tuple!(5; A 0, C 1, D 2, E 3, F 4);
+fields_tuple!(6; A 0, C 1, D 2, E 3, F 4, G 5);
+fields_tuple!(7; A 0, C 1, D 2, E 3, F 4, G 5, H 6);
+fields_tuple!(8; A 0, C 1, D 2, E 3, F 4, G 5, H 6, I 7);
+
+/// The outputs of a stencil whose points compute `V` ([`Stencil::Values`]): one mutable operand
+/// (`&mut array` or a mutable view on backend `B`) for a stencil of one output (`V` is `T`), a
+/// tuple of `M` for one of `M` outputs (`V` is `[T; M]`), in the order of its values. Being
+/// mutable borrows, they never alias one another or the fields.
+#[diagnostic::on_unimplemented(
+    message = "a stencil computing `{V}` at each point cannot write into `{Self}`",
+    label = "not one mutable operand per output of the stencil",
+    note = "pass `&mut out` (or a mutable view) for a stencil of one value, a tuple `(&mut u2, &mut v2)` for one of several, in the order of its values"
+)]
+pub trait Outputs<T: Pod, const N: usize, B: Backend, V>: sealed::Sealed {
+    /// Each output's kernel descriptor for writing, valid while `self` is borrowed.
+    #[doc(hidden)]
+    fn output_descs(&mut self) -> SmallVec<[Desc<B, T, N>; 4]>;
+}
+
+// `View` is sealed for every access as a field.
+impl<T: Pod, const N: usize, B: Backend, L: Layout, C: BoundsCheck> sealed::Sealed for &mut Array<T, N, B, L, C> {}
+impl<T: Pod, const N: usize, B: Backend, L: Layout, C: BoundsCheck> sealed::Sealed
+    for &mut View<'_, T, N, Unique, B, L, C>
+{
+}
+
+/// One output given alone, for a stencil of one value.
+macro_rules! single_output {
+    ($([$($generics:tt)*] $ty:ty;)*) => {$(
+        impl<$($generics)*> Outputs<T, N, B, T> for $ty {
+            fn output_descs(&mut self) -> SmallVec<[Desc<B, T, N>; 4]> {
+                smallvec::smallvec![self.operand_desc_mut()]
+            }
+        }
+    )*};
+}
+
+single_output! {
+    ['a, T: Pod, const N: usize, B: Backend, L: Layout, C: BoundsCheck] &'a mut Array<T, N, B, L, C>;
+    ['a, T: Pod, const N: usize, B: Backend, L: Layout, C: BoundsCheck] View<'a, T, N, Unique, B, L, C>;
+    ['a, 'b, T: Pod, const N: usize, B: Backend, L: Layout, C: BoundsCheck] &'b mut View<'a, T, N, Unique, B, L, C>;
+}
+
+macro_rules! outputs_tuple {
+    ($count:expr; $($name:ident $i:tt),+) => {
+        impl<T: Pod, const N: usize, B: Backend, $($name: AsOperandMut<T, N, B>),+> Outputs<T, N, B, [T; $count]> for ($($name,)+) {
+            fn output_descs(&mut self) -> SmallVec<[Desc<B, T, N>; 4]> {
+                smallvec::smallvec![$(self.$i.operand_desc_mut()),+]
+            }
+        }
+    };
+}
+
+outputs_tuple!(1; A 0);
+outputs_tuple!(2; A 0, C 1);
+outputs_tuple!(3; A 0, C 1, D 2);
+outputs_tuple!(4; A 0, C 1, D 2, E 3);
+outputs_tuple!(5; A 0, C 1, D 2, E 3, F 4);
+outputs_tuple!(6; A 0, C 1, D 2, E 3, F 4, G 5);
+outputs_tuple!(7; A 0, C 1, D 2, E 3, F 4, G 5, H 6);
+outputs_tuple!(8; A 0, C 1, D 2, E 3, F 4, G 5, H 6, I 7);
 
 /// Applying a stencil: implemented for every [`Stencil`], so `use cnda::stencil::StencilApply`
 /// (or the prelude) gives `s.apply(fields, out, params)` to any `stencil!` value.
@@ -95,11 +158,35 @@ fields_tuple!(4; A 0, C 1, D 2, E 3);
 /// assert_eq!(v[[2, 3]], 6.0);
 /// assert_eq!(v[[0, 3]], 0.0);
 /// ```
+///
+/// A stencil whose body ends in a tuple computes several outputs in one pass (a system's
+/// updated fields), sharing its `let` bindings; it writes a tuple of outputs:
+///
+/// ```
+/// use cnda::prelude::*;
+///
+/// // Gray-Scott reaction-diffusion: both species in one pass over memory.
+/// let gray_scott = stencil!(|u, v; du: T, dv: T, f: T, k: T| {
+///     let uvv = u[0, 0] * v[0, 0] * v[0, 0];
+///     (
+///         u[0, 0] + du * laplace(u, 2) - uvv + f * (1.0 - u[0, 0]),
+///         v[0, 0] + dv * laplace(v, 2) + uvv - (f + k) * v[0, 0],
+///     )
+/// });
+/// let u = Array::<f64, 2>::full([8, 8], 1.0);
+/// let v = Array::from_fn([8, 8], |[i, j]| if (i, j) == (4, 4) { 0.5 } else { 0.0 });
+/// let (mut u2, mut v2) = (u.clone(), v.clone());
+/// gray_scott.apply((&u, &v), (&mut u2, &mut v2), (0.2, 0.1, 0.04, 0.06));
+/// // At the seed: u loses u v^2 = 0.25; v gains it, diffuses 0.2 away and decays by 0.05.
+/// assert_eq!(u2[[4, 4]], 0.75);
+/// assert!((v2[[4, 4]] - 0.5).abs() < 1e-15);
+/// ```
 pub trait StencilApply<T: Scalar, const N: usize>: Stencil<T, N> {
     /// `output[x] = self(fields at x, params)` for every interior point `x` (at least the
     /// stencil's radius from every edge, per axis); the other points are left alone. Fields and
     /// output are arrays or views of any layout on one backend; `fields` is one operand or a
-    /// tuple, in the order the stencil names them.
+    /// tuple, in the order the stencil names them; `output` one mutable operand, or a tuple of
+    /// one per output for a stencil of several ([`Outputs`]), all of the fields' shape.
     ///
     /// # Panics
     ///
@@ -109,7 +196,7 @@ pub trait StencilApply<T: Scalar, const N: usize>: Stencil<T, N> {
     fn apply<B: ExprStencilKernels, I: Fields<T, N, B, Self::Arity>>(
         &self,
         fields: I,
-        output: impl AsOperandMut<T, N, B>,
+        output: impl Outputs<T, N, B, Self::Values>,
         params: Self::Params,
     ) {
         or_panic(self.try_apply(fields, output, params))
@@ -122,16 +209,17 @@ pub trait StencilApply<T: Scalar, const N: usize>: Stencil<T, N> {
     /// `Error::ShapeMismatch` when a field's shape differs from the output's;
     /// `Error::DeviceMismatch`; `Error::Layout` for a hand-written `Stencil` that disagrees with
     /// itself; `Error::Device` from a device kernel; `Error::Limit` past a kernel's limits (more
-    /// than 4 fields or 64 taps on the CPU).
+    /// than 8 fields or 64 taps on the CPU; on WebGPU more storage buffers than the adapter
+    /// binds, counting the outputs, the fields read and 2).
     fn try_apply<B: ExprStencilKernels, I: Fields<T, N, B, Self::Arity>>(
         &self,
         fields: I,
-        mut output: impl AsOperandMut<T, N, B>,
+        mut output: impl Outputs<T, N, B, Self::Values>,
         params: Self::Params,
     ) -> Result<()> {
-        let out = output.operand_desc_mut();
+        let outputs = output.output_descs();
         let fields = fields.field_descs();
-        apply::<Self, B, T, N>(out, &fields, &params)
+        apply::<Self, B, T, N>(&outputs, &fields, &params)
     }
 
     /// [`StencilApply::apply`] on the CPU with rayon's threads: bands of the first axis, one per
@@ -145,7 +233,7 @@ pub trait StencilApply<T: Scalar, const N: usize>: Stencil<T, N> {
     fn par_apply<I: Fields<T, N, Cpu, Self::Arity>>(
         &self,
         fields: I,
-        output: impl AsOperandMut<T, N, Cpu>,
+        output: impl Outputs<T, N, Cpu, Self::Values>,
         params: Self::Params,
     ) {
         or_panic(self.try_par_apply(fields, output, params))
@@ -160,12 +248,12 @@ pub trait StencilApply<T: Scalar, const N: usize>: Stencil<T, N> {
     fn try_par_apply<I: Fields<T, N, Cpu, Self::Arity>>(
         &self,
         fields: I,
-        mut output: impl AsOperandMut<T, N, Cpu>,
+        mut output: impl Outputs<T, N, Cpu, Self::Values>,
         params: Self::Params,
     ) -> Result<()> {
-        let out = output.operand_desc_mut();
+        let outputs = output.output_descs();
         let fields = fields.field_descs();
-        par_apply::<Self, T, N>(out, &fields, &params)
+        par_apply::<Self, T, N>(&outputs, &fields, &params)
     }
 
     /// `steps` sweeps over `field` (the stencil's first field), each reading the current field
@@ -309,86 +397,101 @@ pub trait StencilApply<T: Scalar, const N: usize>: Stencil<T, N> {
 
 impl<S: Stencil<T, N>, T: Scalar, const N: usize> StencilApply<T, N> for S {}
 
-/// The generic algorithm's checks and the interior: the output's and every field's interior
+/// The descriptors of one kind of operand of a call (its outputs, or its fields).
+type Operands<B, T, const N: usize> = SmallVec<[Desc<B, T, N>; 4]>;
+
+/// The interior regions of the outputs and of the fields.
+type Regions<B, T, const N: usize> = (Operands<B, T, N>, Operands<B, T, N>);
+
+/// The generic algorithm's checks and the interior: the outputs' and every field's interior
 /// region (the points at least the radius from every edge), or `None` when it is empty.
 ///
 /// # Errors
 ///
 /// `Error::Layout` for a stencil that disagrees with itself; `Error::ShapeMismatch`;
 /// `Error::DeviceMismatch`.
-#[allow(clippy::type_complexity)]
 fn interior<S: Stencil<T, N>, B: Backend, T: Scalar, const N: usize>(
-    out: Desc<B, T, N>,
+    outputs: &[Desc<B, T, N>],
     fields: &[Desc<B, T, N>],
-) -> Result<Option<(Desc<B, T, N>, SmallVec<[Desc<B, T, N>; 4]>)>> {
+) -> Result<Option<Regions<B, T, N>>> {
     const OP: &str = "stencil apply";
-    // `Fields` of the stencil's `Arity` gives one operand per field for every `stencil!`; a
-    // hand-written `Stencil` could disagree with itself, and kernels trust these counts.
-    if fields.len() != S::FIELDS.len() {
+    // `Fields` of the stencil's `Arity` gives one operand per field for every `stencil!`, and
+    // `Outputs` of its `Values` one per output; a hand-written `Stencil` could disagree with
+    // itself, and kernels trust these counts.
+    if fields.len() != S::FIELDS.len() || outputs.len() != S::VALUES.len() {
         return Err(Error::Layout {
             op: OP,
-            reason: format!("{} fields given to a stencil that names {}", fields.len(), S::FIELDS.len()),
-            fix: "give the stencil an `Arity` of its field count (as `stencil!` does)",
+            reason: format!(
+                "{} fields and {} outputs given to a stencil that names {} fields and {} values",
+                fields.len(),
+                outputs.len(),
+                S::FIELDS.len(),
+                S::VALUES.len()
+            ),
+            fix: "give the stencil an `Arity` of its field count and `Values` of its value count (as `stencil!` does)",
         });
     }
     crate::kernel::expr::check::<S, T, N>(OP)?;
-    for field in fields {
-        if field.shape != out.shape {
-            return Err(Error::ShapeMismatch { op: OP, expected: out.shape.to_vec(), got: field.shape.to_vec() });
+    let shape = outputs[0].shape;
+    for operand in outputs.iter().chain(fields) {
+        if operand.shape != shape {
+            return Err(Error::ShapeMismatch { op: OP, expected: shape.to_vec(), got: operand.shape.to_vec() });
         }
     }
-    let devices: SmallVec<[B::Device; 4]> = fields.iter().map(|f| B::handle_device(f.handle)).collect();
-    same_device::<B>(OP, &B::handle_device(out.handle), &devices)?;
+    let devices: SmallVec<[B::Device; 4]> = outputs.iter().chain(fields).map(|f| B::handle_device(f.handle)).collect();
+    same_device::<B>(OP, &B::handle_device(outputs[0].handle), &devices)?;
     let radius = crate::kernel::expr::radius::<S, T, N>();
-    let ranges: [core::ops::Range<usize>; N] = core::array::from_fn(|k| interior_range(out.shape[k], radius[k]));
+    let ranges: [core::ops::Range<usize>; N] = core::array::from_fn(|k| interior_range(shape[k], radius[k]));
     if ranges.iter().any(|r| r.is_empty()) {
         return Ok(None);
     }
-    let region = |d: Desc<B, T, N>| (0..N).fold(d, |d, k| d.narrowed(k, ranges[k].start, ranges[k].len()));
-    Ok(Some((region(out), fields.iter().map(|&f| region(f)).collect())))
+    let region = |d: &Desc<B, T, N>| (0..N).fold(*d, |d, k| d.narrowed(k, ranges[k].start, ranges[k].len()));
+    Ok(Some((outputs.iter().map(region).collect(), fields.iter().map(region).collect())))
 }
 
 /// The generic algorithm: checks, the interior, and the backend's kernel.
 fn apply<S: Stencil<T, N>, B: ExprStencilKernels, T: Scalar, const N: usize>(
-    out: Desc<B, T, N>,
+    outputs: &[Desc<B, T, N>],
     fields: &[Desc<B, T, N>],
     params: &S::Params,
 ) -> Result<()> {
-    let Some((out, inner)) = interior::<S, B, T, N>(out, fields)? else { return Ok(()) };
-    // SAFETY: one field per name (checked by `interior`); every descriptor is a borrowed
-    // operand's, live for the call; every point of the interior is at least the radius from
-    // every edge, so each tap lies inside its field (same shape as the output); the output is
-    // uniquely borrowed, so it overlaps no field.
-    unsafe { B::expression::<S, T, N>(&B::handle_device(out.handle), out, &inner, params) }
+    let Some((outputs, inner)) = interior::<S, B, T, N>(outputs, fields)? else { return Ok(()) };
+    // SAFETY: one field per name and one output per value (checked by `interior`), all of one
+    // shape; every descriptor is a borrowed operand's, live for the call; every point of the
+    // interior is at least the radius from every edge, so each tap lies inside its field; the
+    // outputs are uniquely borrowed, so they overlap no field and one another.
+    unsafe { B::expression::<S, T, N>(&B::handle_device(outputs[0].handle), &outputs, &inner, params) }
 }
 
 /// [`apply`] on rayon's threads: bands of the interior's first axis, one kernel call each.
 #[cfg(feature = "rayon")]
 fn par_apply<S: Stencil<T, N>, T: Scalar, const N: usize>(
-    out: Desc<Cpu, T, N>,
+    outputs: &[Desc<Cpu, T, N>],
     fields: &[Desc<Cpu, T, N>],
     params: &S::Params,
 ) -> Result<()> {
     use crate::kernel::host::HostEngine;
-    let Some((out, inner)) = interior::<S, Cpu, T, N>(out, fields)? else { return Ok(()) };
+    let Some((outputs, inner)) = interior::<S, Cpu, T, N>(outputs, fields)? else { return Ok(()) };
     if N == 0 {
         // SAFETY: as in `apply`.
-        return unsafe { Cpu::expression::<S, T, N>(&Cpu, out, &inner, params) };
+        return unsafe { Cpu::expression::<S, T, N>(&Cpu, &outputs, &inner, params) };
     }
     /// The operands handed to the bands' tasks.
-    struct Shared<T: Scalar, const N: usize>(Desc<Cpu, T, N>, SmallVec<[Desc<Cpu, T, N>; 4]>);
-    // SAFETY: the tasks write disjoint bands of the output (distinct positions of axis 0) and
+    struct Shared<T: Scalar, const N: usize>(Operands<Cpu, T, N>, Operands<Cpu, T, N>);
+    // SAFETY: the tasks write disjoint bands of the outputs (distinct positions of axis 0) and
     // only read the fields, which nothing writes during the call.
     unsafe impl<T: Scalar, const N: usize> Sync for Shared<T, N> {}
-    let shared = Shared(out, inner);
+    let rows = outputs[0].shape[0];
+    let shared = Shared(outputs, inner);
     let failed = std::sync::Mutex::new(None);
-    Cpu::for_each_subrange(0..out.shape[0], 2, |rows| {
+    Cpu::for_each_subrange(0..rows, 2, |rows| {
         let shared = &shared; // the whole wrapper (a closure would capture only its fields)
-        let band = |d: Desc<Cpu, T, N>| d.narrowed(0, rows.start, rows.len());
-        let fields: SmallVec<[Desc<Cpu, T, N>; 4]> = shared.1.iter().map(|&f| band(f)).collect();
+        let band = |d: &Desc<Cpu, T, N>| d.narrowed(0, rows.start, rows.len());
+        let outputs: Operands<Cpu, T, N> = shared.0.iter().map(band).collect();
+        let fields: Operands<Cpu, T, N> = shared.1.iter().map(band).collect();
         // SAFETY: as in `apply`, for one band; bands are disjoint, so no output element is
         // written by two tasks.
-        if let Err(e) = unsafe { Cpu::expression::<S, T, N>(&Cpu, band(shared.0), &fields, params) } {
+        if let Err(e) = unsafe { Cpu::expression::<S, T, N>(&Cpu, &outputs, &fields, params) } {
             failed.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert(e);
         }
     });

@@ -63,6 +63,7 @@ mod window;
 
 pub use crate::kernel::expr::{
     check, powi, radius, Arity, Binary, CheckedExpr, Lit, Node, Scalar, Stencil, StencilParams, Tap, TapReader, Unary,
+    Values, MAX_OUTPUTS,
 };
 pub use apply::{Fields, StencilApply};
 #[cfg(feature = "mpi")]

@@ -109,6 +109,13 @@ impl<'p, S: Stencil<T, N>, B: Backend, T: Scalar, const N: usize> ExprSweep<'p, 
         let devices: SmallVec<[B::Device; 3]> = coefficients.iter().map(|c| B::handle_device(c.handle)).collect();
         crate::ops::output::same_device::<B>(op, &B::handle_device(current.desc().handle), &devices)?;
         crate::kernel::expr::check::<S, T, N>(op)?;
+        if S::VALUES.len() != 1 {
+            return Err(Error::Layout {
+                op,
+                reason: format!("the stencil computes {} values, and this time stepper evolves one field", S::VALUES.len()),
+                fix: "apply a stencil of several values with `apply((fields..), (&mut outputs..), params)` and swap the arrays between steps",
+            });
+        }
         if coefficients.len() + 1 != S::FIELDS.len() {
             return Err(Error::Layout {
                 op,
@@ -152,7 +159,7 @@ impl<S: Stencil<T, N>, B: ExprStencilKernels, T: Scalar, const N: usize> Sweep<B
         // SAFETY: the region is interior for the stencil's radius in every field (all of one
         // shape), one field per name (checked in `new`); the coefficient fields are shared
         // borrows and `out` a field of the uniquely borrowed buffer, so they do not overlap.
-        unsafe { B::expression::<S, T, N>(dev, out, &fields, self.params) }
+        unsafe { B::expression::<S, T, N>(dev, &[out], &fields, self.params) }
     }
 
     unsafe fn all_steps(&self, dev: &B::Device, fields: [Desc<B, T, N>; 2], steps: usize) -> Result<bool> {

@@ -9,7 +9,7 @@
 
 use std::cell::RefCell;
 
-use cnda::kernel::expr::{Scalar, Stencil, StencilParams, TapReader};
+use cnda::kernel::expr::{Scalar, Stencil, StencilParams, TapReader, Values};
 use cnda::kernel::tokens::{ArgOp, BinaryOp, ReduceOp, UnaryOp};
 use cnda::kernel::CopyKernels;
 use cnda::kernel::Desc;
@@ -343,21 +343,25 @@ impl<T: Scalar, const N: usize, S: Stencil<T, N>> TapReader<T> for ModelTaps<'_,
     }
 }
 
-// SAFETY: every index of the output is written once with the stencil's point value.
+// SAFETY: every index of each output is written once with that output's point value.
 unsafe impl ExprStencilKernels for Model {
     unsafe fn expression<S: Stencil<T, N>, T: Scalar, const N: usize>(
         _: &Dev,
-        out: Desc<Model, T, N>,
+        outputs: &[Desc<Model, T, N>],
         fields: &[Desc<Model, T, N>],
         params: &S::Params,
     ) -> Result<(), Error> {
-        LAUNCHES.with(|l| l.borrow_mut().push(out.shape.to_vec()));
+        LAUNCHES.with(|l| l.borrow_mut().push(outputs[0].shape.to_vec()));
         assert_eq!(fields.len(), S::FIELDS.len());
+        assert_eq!(outputs.len(), S::VALUES.len());
         let _ = <S::Params as StencilParams<T>>::LEN;
-        for x in indices(out.shape) {
+        for x in indices(outputs[0].shape) {
             let taps = ModelTaps::<T, N, S> { fields, point: x, stencil: core::marker::PhantomData };
-            // SAFETY: as above.
-            unsafe { at(&out, x).write(S::point(&taps, params)) };
+            let values = S::point(&taps, params);
+            for (m, out) in outputs.iter().enumerate() {
+                // SAFETY: as above.
+                unsafe { at(out, x).write(values.get(m)) };
+            }
         }
         Ok(())
     }

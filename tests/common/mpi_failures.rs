@@ -70,9 +70,11 @@ impl<T: Scalar> Stencil<T, 1> for Wide {
     const PARAMS: &'static [&'static str] = &[];
     const TAPS: &'static [Tap<1>] = &WIDE_TAPS;
     const NODES: &'static [Node] = &WIDE_NODES;
+    const VALUES: &'static [usize] = &[WIDE_NODES.len() - 1];
     const SOURCE: &'static str = "|u| u[-32] + ... + u[32]";
     type Params = ();
     type Arity = Arity<1>;
+    type Values = T;
 
     fn point<R: TapReader<T>>(taps: &R, _: &()) -> T {
         (1..WIDE_TAPS.len()).fold(taps.tap(0), |acc, k| acc + taps.tap(k))

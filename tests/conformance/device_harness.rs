@@ -15,7 +15,7 @@ use cnda::stencil::{Boundary, DoubleBuffer, DynStencil, LinearStencil, Scalar, V
 use cnda::view::{Shared, Unique};
 use cnda::GemmElement;
 
-use super::harness::{BinOp, Harness, Mixed, Reduction, UnOp, View};
+use super::harness::{BinOp, Harness, Mixed, Reduction, System, UnOp, View};
 
 /// A device backend as the conformance suite needs it.
 pub trait Device: 'static {
@@ -263,5 +263,18 @@ impl<D: Device> Harness for DeviceHarness<D> {
         let mut out = output.to_owned();
         Mixed.apply((device_view(u, vu), k), &mut out, (a,));
         D::download(&out)
+    }
+
+    fn system_stencil<T: Scalar>(
+        f: [&Self::Matrix<T>; 5],
+        vu: View,
+        a: T,
+        outputs: [&Self::Matrix<T>; 3],
+        vo: View,
+    ) -> [Array<T, 2>; 3] {
+        let [mut o0, mut o1, mut o2] = outputs.map(|o| o.to_owned());
+        let fields = (device_view(f[0], vu), f[1], f[2], f[3], f[4]);
+        System.apply(fields, (&mut o0, device_view_mut(&mut o1, vo), &mut o2), (a,));
+        [D::download(&o0), D::download(&device_view(&o1, vo).to_owned()), D::download(&o2)]
     }
 }

@@ -168,6 +168,16 @@ pub trait Harness {
         a: T,
         output: &Self::Matrix<T>,
     ) -> Array<T, 2>;
+    /// [`System`] applied to `view(fields[0])` and the other (plain) fields with parameter `a`,
+    /// in one pass, into copies of `outputs`, the second written through its view `vo`: each
+    /// output afterwards (the second as its view).
+    fn system_stencil<T: Scalar>(
+        fields: [&Self::Matrix<T>; 5],
+        vu: View,
+        a: T,
+        outputs: [&Self::Matrix<T>; 3],
+        vo: View,
+    ) -> [Array<T, 2>; 3];
 }
 
 stencil! {
@@ -178,6 +188,17 @@ stencil! {
         let lap = u[-1, 0] + u[1, 0] - 2.0 * u[0, 0];
         let pick = select(u[1, 1] > k[0, 0], sqrt(abs(u[-1, -1])), powi(k[-1, 1], 2) - 0.5 * u[0, -1]);
         u[0, 0] + a * k[0, 1] * lap + pick
+    };
+}
+
+stencil! {
+    /// The conformance suite's system: three outputs from five fields (more than the four a
+    /// stencil once had), sharing `let` bindings, one output a selection between a new value and
+    /// a bound one.
+    pub struct System = |u, v, w, k, m; a: T| {
+        let uv = u[0, 0] * v[0, 0];
+        let lap = u[-1, 0] + u[1, 0] + u[0, -1] + u[0, 1] - 4.0 * u[0, 0];
+        (u[0, 0] + a * k[0, 0] * lap - uv, v[0, 1] + uv * m[0, 0], select(w[1, 1] > a, w[0, 0] - uv, lap))
     };
 }
 
@@ -378,6 +399,19 @@ impl Harness for CpuHarness {
         let mut out = output.clone();
         Mixed.apply((host_view(u, vu), k), &mut out, (a,));
         out
+    }
+
+    fn system_stencil<T: Scalar>(
+        f: [&Array<T, 2>; 5],
+        vu: View,
+        a: T,
+        outputs: [&Array<T, 2>; 3],
+        vo: View,
+    ) -> [Array<T, 2>; 3] {
+        let [mut o0, mut o1, mut o2] = outputs.map(Array::clone);
+        let fields = (host_view(f[0], vu), f[1], f[2], f[3], f[4]);
+        System.apply(fields, (&mut o0, view_mut(&mut o1, vo), &mut o2), (a,));
+        [o0, host_view(&o1, vo).to_owned(), o2]
     }
 }
 

@@ -15,6 +15,7 @@ mod harness;
 mod model_harness;
 mod reference;
 mod runtime_cases;
+mod system_cases;
 #[cfg(feature = "wgpu")]
 mod wgpu_harness;
 
@@ -97,6 +98,15 @@ macro_rules! conformance {
                     return;
                 }
                 cases::expression_stencils::<$Harness>();
+            }
+
+            #[test]
+            fn stencil_macro_systems() {
+                if !<$Harness as crate::harness::Harness>::available() {
+                    eprintln!("SKIP: no {} device", <$Harness as crate::harness::Harness>::NAME);
+                    return;
+                }
+                crate::system_cases::system_stencils::<$Harness>();
             }
 
             #[test]

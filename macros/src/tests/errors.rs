@@ -126,7 +126,8 @@ fn let_bindings_are_plain_names_before_the_value() {
     rejects("|u| { u[0]; u[1] }", "only `let name = value;` bindings may come before the stencil's value");
     rejects("|u| { }", "the body's block is empty");
     rejects("|u| { let x = u[0]; let y = x; y }", "`y` would be another name for `x`: use `x` itself");
-    rejects("|u| { let x = u[0]; let y = u[1] * 2.0; x }", "the value is `x`, bound before the bindings after it");
+    // A value bound before other bindings is a node like any other (`VALUES` names it).
+    ok("|u| { let x = u[0]; let y = u[1] * 2.0; x }");
     rejects("|u| { let c = u[0] > 1.0; c }", "the stencil body is a condition");
     rejects("|u| { let x = u[0]; { x } }", "a block is allowed only as the whole body");
 }
@@ -163,7 +164,7 @@ fn powi_exponent() {
     rejects("|u| u[0].powi(2.0)", "`powi` takes an integer literal exponent");
     rejects("|u| u[0].powi(2147483648)", "`powi` takes an integer literal exponent");
     rejects("|u| u[0].powi(1 + 1)", "`1 + 1` is not one");
-    assert!(matches!(ok("|u| u[0].powi(2i32)").body, crate::ir::Expr::Powi(_, 2)));
+    assert!(matches!(ok("|u| u[0].powi(2i32)").values[0], crate::ir::Expr::Powi(_, 2)));
 }
 
 #[test]
@@ -181,7 +182,11 @@ fn operators() {
     rejects("|u| *u[0]", "`*` is not allowed in a stencil body");
     rejects("|u| &u[0]", "references are not allowed in a stencil body");
     rejects("|u| [u[0], 1.0]", "arrays are not allowed in a stencil body");
-    rejects("|u| (u[0], 1.0)", "tuples are not allowed in a stencil body");
+    rejects("|u| u[0] + (u[0], 1.0)", "tuples are not allowed in a stencil body");
+    rejects("|u| ()", "a stencil computes at least one value");
+    rejects("|u| (u[0],)", "a stencil of one value ends with it, not a 1-tuple");
+    rejects("|u| (u[0], u[0], u[0], u[0], u[0], u[0], u[0], u[0], u[0])", "at most 8 values; this tuple has 9");
+    rejects("|u| (u[0], u[0] > 1.0)", "the stencil body is a condition");
     rejects("|u| u[0][1]", "only a field can be read at offsets");
     rejects("|u| (u)[0]", "only a field can be read at offsets");
     rejects("|u| format!(\"{}\", u[0])", "macros (`format!`) are not allowed in a stencil body");

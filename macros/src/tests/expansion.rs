@@ -46,9 +46,11 @@ fn exact_shape_of_a_concrete_stencil() {
                     ::cnda::stencil::Node::Binary(::cnda::stencil::Binary::Sub, 2, 4),
                     ::cnda::stencil::Node::Unary(::cnda::stencil::Unary::Flush, 5)
                 ];
+                const VALUES: &'static [usize] = &[6];
                 const SOURCE: &'static str = #source;
                 type Params = (::core::primitive::f32,);
                 type Arity = ::cnda::stencil::Arity<1usize>;
+                type Values = ::core::primitive::f32;
                 #[inline(always)]
                 fn point<R: ::cnda::stencil::TapReader<::core::primitive::f32>>(
                     taps: &R,

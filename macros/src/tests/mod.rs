@@ -33,8 +33,8 @@ fn err(s: &str) -> syn::Error {
     }
 }
 
-/// The flattened expression data of `s`.
+/// The flattened expression data of `s` (of its values as written, without the flush).
 fn nodes(s: &str) -> Vec<Flat> {
     let st = ok(s);
-    flatten(&st.lets, &st.body)
+    flatten(&st.lets, &st.values).0
 }

@@ -81,7 +81,7 @@ fn taps_are_distinct_in_order_of_first_appearance() {
     let st = ok("|u, v| v[1] * u[0] + u[0] - v[1] + u[-0] + v[0] + u[1]");
     assert_eq!(st.taps, [tap(1, &[1]), tap(0, &[0]), tap(1, &[0]), tap(0, &[1])]);
     // Repeated reads are the same tap, read again (no common-subexpression folding in the tree).
-    let Expr::Arith(Arith::Add, _, last) = &st.body else { panic!("{:?}", st.body) };
+    let Expr::Arith(Arith::Add, _, last) = &st.values[0] else { panic!("{:?}", st.values[0]) };
     assert_eq!(**last, Expr::Tap(3));
 }
 
@@ -99,26 +99,26 @@ fn function_and_method_styles_agree() {
         } else {
             (format!("|u| {name}(u[0], u[1])"), format!("|u| u[0].{name}(u[1])"))
         };
-        let body = ok(&function).body;
-        assert_eq!(body, ok(&method).body, "{name}");
+        let body = ok(&function).values[0].clone();
+        assert_eq!(body, ok(&method).values[0], "{name}");
         assert!(matches!(&body, Expr::Call(g, args) if *g == f && args.len() == f.arity()));
     }
-    assert_eq!(ok("|u| powi(u[0], -3)").body, ok("|u| u[0].powi(-3)").body);
-    assert_eq!(ok("|u| u[0].powi(2)").body, Expr::Powi(Box::new(Expr::Tap(0)), 2));
+    assert_eq!(ok("|u| powi(u[0], -3)").values[0], ok("|u| u[0].powi(-3)").values[0]);
+    assert_eq!(ok("|u| u[0].powi(2)").values[0], Expr::Powi(Box::new(Expr::Tap(0)), 2));
 }
 
 #[test]
 fn integer_literals_are_floats() {
-    assert_eq!(ok("|u| u[0] * 4").body, ok("|u| u[0] * 4.0").body);
-    assert_eq!(ok("|u| u[0] * 0x10").body, ok("|u| u[0] * 16.0").body);
+    assert_eq!(ok("|u| u[0] * 4").values[0], ok("|u| u[0] * 4.0").values[0]);
+    assert_eq!(ok("|u| u[0] * 0x10").values[0], ok("|u| u[0] * 16.0").values[0]);
 }
 
 #[test]
 fn parentheses_shape_the_tree() {
-    let left = ok("|u| u[0] - u[1] - u[2]").body;
-    let right = ok("|u| u[0] - (u[1] - u[2])").body;
+    let left = ok("|u| u[0] - u[1] - u[2]").values[0].clone();
+    let right = ok("|u| u[0] - (u[1] - u[2])").values[0].clone();
     assert_ne!(left, right);
-    assert_eq!(left, ok("|u| (u[0] - u[1]) - u[2]").body);
+    assert_eq!(left, ok("|u| (u[0] - u[1]) - u[2]").values[0]);
 }
 
 #[test]
@@ -131,18 +131,18 @@ fn finite_difference_operators_expand_to_weighted_taps() {
     // The 5-point Laplacian: the centre weight once, one weight per distance over the axes.
     let st = ok("|u| laplace(u[0, 0], 2)");
     assert_eq!(st.taps, [tap(0, &[0, 0]), tap(0, &[1, 0]), tap(0, &[-1, 0]), tap(0, &[0, 1]), tap(0, &[0, -1])]);
-    assert_eq!(st.body, *add(mul(lit(-4.0), t(0)), mul(lit(1.0), add(add(add(t(1), t(2)), t(3)), t(4)))));
+    assert_eq!(st.values[0], *add(mul(lit(-4.0), t(0)), mul(lit(1.0), add(add(add(t(1), t(2)), t(3)), t(4)))));
     // A bare field takes the rank of the other reads and shares their taps.
     let st = ok("|u, c| c[0] * diff(u, 0, 1, 2)");
     assert_eq!(st.taps, [tap(1, &[0]), tap(0, &[1]), tap(0, &[-1])]);
-    assert_eq!(st.body, Expr::Arith(Arith::Mul, t(0), mul(lit(0.5), sub(t(1), t(2)))));
+    assert_eq!(st.values[0], Expr::Arith(Arith::Mul, t(0), mul(lit(0.5), sub(t(1), t(2)))));
     // A staggered derivative around a moved centre.
     let st = ok("|u| diff_half(u[0, 2], 1, 2, -1)");
     assert_eq!(st.taps, [tap(0, &[0, 2]), tap(0, &[0, 1])]);
     // Weights are rounded from the exact fraction in each precision: -205/72 here.
     let st = ok("|u| laplace(u[0, 0, 0], 8)");
     assert_eq!(st.taps.len(), 25);
-    let Expr::Arith(Arith::Add, first, _) = &st.body else { panic!("a sum of terms") };
+    let Expr::Arith(Arith::Add, first, _) = &st.values[0] else { panic!("a sum of terms") };
     let centre = format!("{:?}", Expr::Arith(Arith::Mul, lit(-205.0 / 24.0), t(0)));
     let Expr::Arith(Arith::Add, inner, _) = &**first else { panic!() };
     let mut term = &**inner;

@@ -9,6 +9,7 @@ pub(crate) mod buffer;
 mod copy;
 mod elementwise;
 mod engine;
+mod expression;
 mod lane_blocks;
 pub(crate) mod lanes;
 mod matmul;

@@ -1,14 +1,11 @@
 //! The CPU's constant-coefficient stencil kernel: taps as flat offsets for the input's strides,
 //! summed at every point of the sweeps' point walker.
 
-use super::lanes::Lane;
 use super::simd::{Isa, Kernel};
 use crate::element::Numeric;
-use crate::error::{Error, Result};
-use crate::kernel::expr::{Scalar, Stencil, TapReader};
+use crate::error::Result;
 use crate::kernel::Cpu;
 use crate::kernel::Desc;
-use crate::kernel::ExprStencilKernels;
 use crate::kernel::StencilKernels;
 
 /// A stencil laid out for one input: each tap's flat element offset for the input's strides
@@ -128,131 +125,9 @@ unsafe impl StencilKernels for Cpu {
     }
 }
 
-/// The most input fields of an expression stencil on the CPU (the operands of one lane walk).
-const MAX_FIELDS: usize = 4;
-
-/// The most taps of an expression or run-time stencil on the CPU.
+/// The most taps of a run-time stencil on the CPU (and of an expression stencil,
+/// `expression.rs`).
 pub(super) const MAX_TAPS: usize = 64;
-
-/// Reads tap `k` of the current point: field `TAPS[k].field`'s pointer at the point, moved by
-/// the tap's flat offset in that field's strides.
-struct Taps<T, const N: usize, S> {
-    at: [*const T; MAX_FIELDS],
-    deltas: [isize; MAX_TAPS],
-    stencil: core::marker::PhantomData<S>,
-}
-
-impl<T: Scalar, const N: usize, S: Stencil<T, N>> TapReader<T> for Taps<T, N, S> {
-    #[inline(always)]
-    fn tap(&self, k: usize) -> T {
-        let field = S::TAPS[k].field;
-        // SAFETY: `at[field]` is the field's element at the current point, and the tap lies
-        // inside the field (the kernel's contract); `k < TAPS.len() <= MAX_TAPS` (checked when
-        // the deltas were made).
-        unsafe { *self.at[field].offset(self.deltas[k]) }
-    }
-}
-
-/// One call's expression sweep, as a SIMD-dispatched kernel over lanes of the output and up to
-/// four fields. Safety (`Kernel::run`): as for `ExprStencilKernels::expression`.
-struct ExprSweep<'p, S: Stencil<T, N>, T: Scalar, const N: usize> {
-    out: Desc<Cpu, T, N>,
-    fields: [Desc<Cpu, T, N>; MAX_FIELDS],
-    deltas: [isize; MAX_TAPS],
-    params: &'p S::Params,
-}
-
-impl<S: Stencil<T, N>, T: Scalar, const N: usize> Kernel for ExprSweep<'_, S, T, N> {
-    type Output = ();
-
-    #[inline(always)]
-    unsafe fn run(self) {
-        let strides = [
-            self.out.strides,
-            self.fields[0].strides,
-            self.fields[1].strides,
-            self.fields[2].strides,
-            self.fields[3].strides,
-        ];
-        super::lanes::walk_lanes(self.out.shape, strides, ExprLanes::<S, T, N> { sweep: &self });
-    }
-}
-
-/// The lanes of [`ExprSweep`].
-struct ExprLanes<'s, 'p, S: Stencil<T, N>, T: Scalar, const N: usize> {
-    sweep: &'s ExprSweep<'p, S, T, N>,
-}
-
-impl<S: Stencil<T, N>, T: Scalar, const N: usize> Lane<{ MAX_FIELDS + 1 }> for ExprLanes<'_, '_, S, T, N> {
-    #[inline(always)]
-    fn run(&mut self, bases: [isize; MAX_FIELDS + 1], len: usize, steps: [isize; MAX_FIELDS + 1]) {
-        let s = self.sweep;
-        let out = s.out.handle.wrapping_offset(bases[0]);
-        let first: [*const T; MAX_FIELDS] =
-            core::array::from_fn(|f| s.fields[f].handle.cast_const().wrapping_offset(bases[f + 1]));
-        let mut taps = Taps::<T, N, S> { at: first, deltas: s.deltas, stencil: core::marker::PhantomData };
-        if steps.iter().all(|&step| step == 1) {
-            for j in 0..len {
-                taps.at = core::array::from_fn(|f| first[f].wrapping_add(j));
-                // SAFETY: `j < len` is a point of the lane, whose output element is distinct and
-                // writable (the kernel's contract).
-                unsafe { *out.add(j) = S::point(&taps, s.params) };
-            }
-        } else {
-            for j in 0..len as isize {
-                taps.at = core::array::from_fn(|f| first[f].wrapping_offset(j * steps[f + 1]));
-                // SAFETY: as above.
-                unsafe { *out.offset(j * steps[0]) = S::point(&taps, s.params) };
-            }
-        }
-    }
-}
-
-// SAFETY: the lane walk visits every point of `out` once and writes the stencil's value there,
-// reading each tap through `Taps`, inside its field (the caller's contract).
-unsafe impl ExprStencilKernels for Cpu {
-    const WAVEFRONT: bool = true;
-
-    unsafe fn expression<S: Stencil<T, N>, T: Scalar, const N: usize>(
-        _: &Cpu,
-        out: Desc<Cpu, T, N>,
-        fields: &[Desc<Cpu, T, N>],
-        params: &S::Params,
-    ) -> Result<()> {
-        if fields.len() > MAX_FIELDS {
-            return Err(Error::Limit {
-                op: "stencil apply",
-                backend: "Cpu",
-                what: "the number of input fields",
-                got: fields.len() as u64,
-                max: MAX_FIELDS as u64,
-                fix: "pass fewer fields (combine some into one beforehand)",
-            });
-        }
-        if S::TAPS.len() > MAX_TAPS {
-            return Err(Error::Limit {
-                op: "stencil apply",
-                backend: "Cpu",
-                what: "the number of stencil taps",
-                got: S::TAPS.len() as u64,
-                max: MAX_TAPS as u64,
-                fix: "split the stencil into sums of smaller ones",
-            });
-        }
-        // Absent fields walk as field 0 (never read: no tap names them).
-        let fields: [Desc<Cpu, T, N>; MAX_FIELDS] = core::array::from_fn(|f| *fields.get(f).unwrap_or(&fields[0]));
-        let mut deltas = [0isize; MAX_TAPS];
-        for (k, tap) in S::TAPS.iter().enumerate() {
-            let strides = fields[tap.field.min(MAX_FIELDS - 1)].strides;
-            // Wrapping: every tap of every visited point lies inside its field, so the true
-            // offset fits and the wrapped value equals it.
-            deltas[k] = (0..N).fold(0isize, |acc, a| acc.wrapping_add(tap.offset[a].wrapping_mul(strides[a])));
-        }
-        // SAFETY: the trait's contract is the kernel's.
-        unsafe { Isa::detect().run(ExprSweep::<S, T, N> { out, fields, deltas, params }) };
-        Ok(())
-    }
-}
 
 #[cfg(test)]
 mod tests {

@@ -102,8 +102,9 @@ impl Dialect for CudaType {
     }
 }
 
-/// The statements that compute `expr` in `T` (after `indent`), and the local holding its value.
-pub(super) fn statements<T: Scalar, const N: usize>(expr: &CheckedExpr<N>, indent: &str) -> (String, String) {
+/// The statements that compute `expr` in `T` (after `indent`), and the local holding each
+/// output's value.
+pub(super) fn statements<T: Scalar, const N: usize>(expr: &CheckedExpr<N>, indent: &str) -> (String, Vec<String>) {
     emit::statements(expr, &CudaType::of::<T>(), indent)
 }
 
@@ -134,12 +135,14 @@ pub(super) fn c_type<T: Scalar>() -> &'static str {
 
 /// The CUDA source of the per-point kernel of `expr` in `T`: one thread per output point (grid-stride
 /// loops, [`point_loops`]) loads every tap into `t{k}` (field offset plus the tap's delta, one kernel
-/// argument each), every parameter arrives as `p{i}`, and it stores the expression's value,
-/// compiled without fused multiply-adds (`--fmad=false`) as every cnda kernel is.
+/// argument each), every parameter arrives as `p{i}`, and it stores each output's value (output
+/// `m` through `out{m}` and its descriptor `o{m}`, all of one shape), compiled without fused
+/// multiply-adds (`--fmad=false`) as every cnda kernel is.
 pub(super) fn expression_source<T: Scalar, const N: usize>(expr: &CheckedExpr<N>) -> String {
     let mut s = format!("typedef {} T;\n\n", c_type::<T>());
     s.push_str(&helpers::<T>());
-    s.push_str("extern \"C\" __global__ void cnda_expression(T *out, Desc o");
+    let outputs: Vec<String> = (0..expr.outputs()).map(|m| format!("T *out{m}, Desc o{m}")).collect();
+    s.push_str(&format!("extern \"C\" __global__ void cnda_expression({}", outputs.join(", ")));
     for f in 0..expr.fields() {
         s.push_str(&format!(", const T *f{f}, Desc d{f}"));
     }
@@ -150,59 +153,65 @@ pub(super) fn expression_source<T: Scalar, const N: usize>(expr: &CheckedExpr<N>
         s.push_str(&format!(", T p{i}"));
     }
     s.push_str(") {\n");
-    s.push_str(&point_loops(N, expr.fields(), |f| expr.reads_field(f)));
+    // Output 0 gives the shape; the others and the fields some tap reads carry offsets.
+    let mut operands: Vec<String> = (1..expr.outputs()).map(|m| format!("o{m}")).collect();
+    operands.extend((0..expr.fields()).filter(|&f| expr.reads_field(f)).map(|f| format!("d{f}")));
+    s.push_str(&point_loops(N, &operands));
     for (k, tap) in expr.taps().iter().enumerate() {
-        s.push_str(&format!("        const T t{k} = f{}[c{} + delta{k}];\n", tap.field, tap.field));
+        s.push_str(&format!("        const T t{k} = f{}[c_d{} + delta{k}];\n", tap.field, tap.field));
     }
-    let (body, value) = statements::<T, N>(expr, "        ");
+    let (body, values) = statements::<T, N>(expr, "        ");
     s.push_str(&body);
-    s.push_str(&format!("        out[at] = {value};\n    }}}}}}\n}}\n"));
+    for (m, value) in values.iter().enumerate() {
+        let at = if m == 0 { "at".to_string() } else { format!("c_o{m}") };
+        s.push_str(&format!("        out{m}[{at}] = {value};\n"));
+    }
+    s.push_str("    }}}\n}\n");
     s
 }
 
-/// The loops of a rank-`rank` expression kernel over `o.shape`, opening three blocks the caller
+/// The loops of a rank-`rank` expression kernel over `o0.shape`, opening three blocks the caller
 /// closes: the last axis on the launch's x (consecutive threads, consecutive elements), the one
 /// before on y, the others folded onto z, each grid-stride so any shape fits the launch limits.
-/// Inside, `at` is the output's offset and `c{f}` field `f`'s (for the fields `reads`), sums of
-/// index times stride: no division per point, only per z row past rank 3 (the flat-index kernel
-/// before took two 64-bit divisions per axis per operand per point; 2D stencils ran 1.7x faster
-/// without them on an H200, docs/BENCHMARKS.md).
-fn point_loops(rank: usize, fields: usize, reads: impl Fn(usize) -> bool) -> String {
-    let read: Vec<usize> = (0..fields).filter(|&f| reads(f)).collect();
+/// Inside, `at` is output 0's offset and `c_{d}` that of each descriptor `d` of `operands` (of
+/// the same shape), sums of index times stride: no division per point, only per z row past
+/// rank 3 (the flat-index kernel before took two 64-bit divisions per axis per operand per
+/// point; 2D stencils ran 1.7x faster without them on an H200, docs/BENCHMARKS.md).
+fn point_loops(rank: usize, operands: &[String]) -> String {
     let lead = rank.saturating_sub(2);
-    let rows: String = (0..lead).map(|k| format!(" * o.shape[{k}]")).collect();
+    let rows: String = (0..lead).map(|k| format!(" * o0.shape[{k}]")).collect();
     let mut s = format!("    const i64 nz = 1{rows};\n");
-    s.push_str("    for (i64 z = blockIdx.z; z < nz; z += gridDim.z) {\n    i64 az = o.offset, rest = z;\n");
-    for f in &read {
-        s.push_str(&format!("    i64 z{f} = d{f}.offset;\n"));
+    s.push_str("    for (i64 z = blockIdx.z; z < nz; z += gridDim.z) {\n    i64 az = o0.offset, rest = z;\n");
+    for d in operands {
+        s.push_str(&format!("    i64 z_{d} = {d}.offset;\n"));
     }
     // The first axis's index is what the others leave: no division at rank 3 (one per axis
     // past it), which matters as each thread computes one point.
     for k in (0..lead).rev() {
         let index = match k {
             0 => "const i64 i = rest;".to_string(),
-            _ => format!("const i64 i = rest % o.shape[{k}]; rest /= o.shape[{k}];"),
+            _ => format!("const i64 i = rest % o0.shape[{k}]; rest /= o0.shape[{k}];"),
         };
-        s.push_str(&format!("    {{ {index} az += i * o.strides[{k}];"));
-        for f in &read {
-            s.push_str(&format!(" z{f} += i * d{f}.strides[{k}];"));
+        s.push_str(&format!("    {{ {index} az += i * o0.strides[{k}];"));
+        for d in operands {
+            s.push_str(&format!(" z_{d} += i * {d}.strides[{k}];"));
         }
         s.push_str(" }\n");
     }
-    // The y loop, then the x loop inside it, each carrying the offsets one axis further (the
-    // output's `az` to `ay` to `at`, field f's `z{f}` to `y{f}` to `c{f}`); below rank 2 the y
-    // loop (below rank 1 the x loop) makes one pass with index 0.
+    // The y loop, then the x loop inside it, each carrying the offsets one axis further (output
+    // 0's `az` to `ay` to `at`, operand d's `z_d` to `y_d` to `c_d`); below rank 2 the y loop
+    // (below rank 1 the x loop) makes one pass with index 0.
     let loops =
         [("y", ("az", "z"), ("ay", "y"), rank.checked_sub(2)), ("x", ("ay", "y"), ("at", "c"), rank.checked_sub(1))];
     for (v, from, to, axis) in loops {
         let step = |d: &str| axis.map_or(String::new(), |k| format!(" * {d}.strides[{k}]"));
-        let len = axis.map_or("1".to_string(), |k| format!("o.shape[{k}]"));
+        let len = axis.map_or("1".to_string(), |k| format!("o0.shape[{k}]"));
         s.push_str(&format!(
             "    for (i64 {v} = (i64)blockIdx.{v} * blockDim.{v} + threadIdx.{v}; {v} < {len}; {v} += (i64)gridDim.{v} * blockDim.{v}) {{\n"
         ));
-        s.push_str(&format!("        const i64 {} = {} + {v}{};\n", to.0, from.0, step("o")));
-        for f in &read {
-            s.push_str(&format!("        const i64 {}{f} = {}{f} + {v}{};\n", to.1, from.1, step(&format!("d{f}"))));
+        s.push_str(&format!("        const i64 {} = {} + {v}{};\n", to.0, from.0, step("o0")));
+        for d in operands {
+            s.push_str(&format!("        const i64 {}_{d} = {}_{d} + {v}{};\n", to.1, from.1, step(d)));
         }
     }
     s
@@ -227,7 +236,8 @@ mod tests {
     fn printed(ty: CudaType, nodes: &'static [Node]) -> (String, String) {
         let taps: &'static [Tap<1>] = &[Tap { field: 0, offset: [0] }, Tap { field: 0, offset: [1] }];
         let expr = CheckedExpr::from_parts("test", 1, 1, taps, nodes).unwrap();
-        emit::statements(&expr, &ty, "")
+        let (body, values) = emit::statements(&expr, &ty, "");
+        (body, values[0].clone())
     }
 
     #[test]

@@ -106,33 +106,39 @@ fn point_grid<const N: usize>(shape: &[usize; N], multiprocessors: usize) -> Lau
 
 // SAFETY: one thread per output point computes the stencil's checked expression (the operations
 // `CheckedExpr::eval` defines, in its order, separately rounded) from the taps `check` accepted, which it
-// loads inside their fields (the caller's contract), and writes only that point.
+// loads inside their fields (the caller's contract), and writes only that point of each output.
 unsafe impl ExprStencilKernels for Cuda {
     unsafe fn expression<S: Stencil<T, N>, T: Scalar, const N: usize>(
         dev: &CudaDevice,
-        out: Desc<Cuda, T, N>,
+        outputs: &[Desc<Cuda, T, N>],
         fields: &[Desc<Cuda, T, N>],
         params: &S::Params,
     ) -> Result<()> {
         let expr = check::<S, T, N>("stencil apply")?;
-        if fields.len() != expr.fields() {
-            // The kernel's parameters are generated for the stencil's fields (the caller's contract).
+        if fields.len() != expr.fields() || outputs.len() != expr.outputs() {
+            // The kernel's parameters are generated for the stencil's fields and outputs (the
+            // caller's contract).
             return Err(Error::Layout {
                 op: "stencil apply",
-                reason: format!("the stencil reads {} fields and {} were passed", expr.fields(), fields.len()),
-                fix: "pass one array per field the stencil names",
+                reason: format!(
+                    "the stencil reads {} fields and writes {} outputs; {} and {} were passed",
+                    expr.fields(),
+                    expr.outputs(),
+                    fields.len(),
+                    outputs.len()
+                ),
+                fix: "pass one array per field and per output the stencil names",
             });
         }
-        let n = out.len();
+        let n = outputs[0].len();
         if n == 0 {
             return Ok(());
         }
         // The key names the type, whose consts (the checked data) cannot change.
         let key = format!("stencil! {:?} {N} {}", core::any::TypeId::of::<S>(), T::DTYPE);
         let function = dev.generated_function(key, "cnda_expression", || Ok(expression_source::<T, N>(&expr)))?;
-        let (po, o) = kernel_desc(&out)?;
-        let mut operands = Vec::with_capacity(fields.len());
-        for d in fields {
+        let mut operands = Vec::with_capacity(outputs.len() + fields.len());
+        for d in outputs.iter().chain(fields) {
             operands.push(kernel_desc(d)?);
         }
         let deltas: Vec<i64> = expr
@@ -143,7 +149,6 @@ unsafe impl ExprStencilKernels for Cuda {
         let values: Vec<T> = (0..expr.params()).map(|i| params.get(i)).collect();
         let args = ParamArgs::new(&values);
         let mut builder = dev.stream().launch_builder(&function);
-        builder.arg(&po).arg(&o);
         for (p, d) in &operands {
             builder.arg(p).arg(d);
         }
@@ -151,10 +156,10 @@ unsafe impl ExprStencilKernels for Cuda {
             builder.arg(delta);
         }
         args.push(&mut builder);
-        // SAFETY: the arguments match `cnda_expression`'s parameters as generated for `S`; every
-        // tap of every point lies inside its field and the output overlaps no field (the
-        // caller's contract).
-        unsafe { builder.launch(point_grid(&out.shape, dev.multiprocessors())) }
+        // SAFETY: the arguments match `cnda_expression`'s parameters as generated for `S` (its
+        // outputs, then its fields); every tap of every point lies inside its field and the
+        // outputs overlap no field and one another (the caller's contract).
+        unsafe { builder.launch(point_grid(&outputs[0].shape, dev.multiprocessors())) }
             .map_err(launch_error("cnda_expression"))?;
         Ok(())
     }

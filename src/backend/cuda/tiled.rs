@@ -125,7 +125,8 @@ fn source<T: Scalar, const N: usize>(expr: &CheckedExpr<N>, tile: &Tile) -> Stri
         let from = if tap.field == 0 { format!("s[from]{at}") } else { format!("sc[{}]{at}", tap.field - 1) };
         s.push_str(&format!("            const T t{k} = {from};\n"));
     }
-    let (body, value) = statements::<T, N>(expr, "            ");
+    let (body, values) = statements::<T, N>(expr, "            ");
+    let value = &values[0];
     s.push_str(&body);
     s.push_str(&format!("            s[to]{here} = {value};\n        }}\n        __syncthreads();\n    }}\n"));
     // The tile back to `dst`: the points the last sweep computed.
@@ -163,7 +164,8 @@ pub(super) unsafe fn expression_steps<S: Stencil<T, N>, T: Scalar, const N: usiz
 ) -> Result<bool> {
     let expr = check::<S, T, N>("stencil apply_steps")?;
     let radius = crate::kernel::expr::radius::<S, T, N>();
-    if radius.iter().any(|&r| r > 2) || steps < 2 {
+    // One evolving field: a stencil of several outputs takes one launch per sweep.
+    if radius.iter().any(|&r| r > 2) || steps < 2 || expr.outputs() != 1 {
         return Ok(false);
     }
     let Some(tile) = Tile::new(&radius) else { return Ok(false) };

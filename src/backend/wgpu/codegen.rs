@@ -99,38 +99,54 @@ pub(super) fn helpers(t: &str) -> String {
     powi + &flush
 }
 
-/// The storage bindings of an expression stencil's fields (0 is the output; 3 and 5 are the
-/// parameter block and the element scalars).
-pub(super) const FIELD_BINDINGS: [u32; 4] = [1, 2, 4, 6];
+/// The storage binding of operand `slot` of an expression stencil: its outputs first, then its
+/// fields (bindings 3 and 5 are the parameter block and the element scalars, `common.wgsl`'s).
+pub(super) fn operand_binding(slot: usize) -> u32 {
+    match slot {
+        0..=2 => slot as u32,
+        3 => 4,
+        _ => slot as u32 + 2,
+    }
+}
 
 /// The WGSL shader of `expr` for element type `t` in `dialect` (entry point `expression`): one
 /// thread per output point loads every tap into `t{k}`, every parameter into `p{i}`, and stores
-/// the expression's value.
+/// each output's value. Output `m` is operand `m` (binding and descriptor), field `f` operand
+/// `outputs + f`; the taps' deltas follow the descriptors.
 pub(super) fn expression_shader<const N: usize>(expr: &CheckedExpr<N>, t: &str, dialect: &Wgsl) -> String {
+    let outputs = expr.outputs();
     // f16 must be enabled before any declaration.
     let mut s = if dialect.half { "enable f16;\n".to_string() } else { String::new() };
     s.push_str(&COMMON.replace("ELEM", t));
-    s.push_str(&format!("\n@group(0) @binding(0) var<storage, read_write> out: array<{t}>;\n"));
+    s.push('\n');
+    for m in 0..outputs {
+        let binding = operand_binding(m);
+        s.push_str(&format!("@group(0) @binding({binding}) var<storage, read_write> out{m}: array<{t}>;\n"));
+    }
     // Only fields some tap reads are bound (an unread binding would leave the pipeline's layout).
     let read = |f: &usize| expr.reads_field(*f);
-    for (f, binding) in FIELD_BINDINGS.iter().enumerate().take(expr.fields()).filter(|(f, _)| read(f)) {
+    for f in (0..expr.fields()).filter(read) {
+        let binding = operand_binding(outputs + f);
         s.push_str(&format!("@group(0) @binding({binding}) var<storage, read> f{f}: array<{t}>;\n"));
     }
     s.push_str(&helpers(t));
     s.push_str("\n@compute @workgroup_size(256)\nfn expression(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {\n    let i = flat_index(gid, groups);\n    if (i >= item_count()) { return; }\n");
     for f in (0..expr.fields()).filter(read) {
-        s.push_str(&format!("    let c{f} = offset_of({}u, i);\n", f + 1));
+        s.push_str(&format!("    let c{f} = offset_of({}u, i);\n", outputs + f));
     }
+    let descs = outputs + expr.fields();
     for (k, tap) in expr.taps().iter().enumerate() {
-        // The deltas follow the output's and four fields' descriptors (absent fields' are unused).
-        s.push_str(&format!("    let t{k} = f{}[c{} + params[scalar_word(5u, {k}u)]];\n", tap.field, tap.field));
+        s.push_str(&format!("    let t{k} = f{}[c{} + params[scalar_word({descs}u, {k}u)]];\n", tap.field, tap.field));
     }
     for i in 0..expr.params() {
         s.push_str(&format!("    let p{i} = elems[{i}];\n"));
     }
-    let (body, value) = emit::statements(expr, dialect, "    ");
+    let (body, values) = emit::statements(expr, dialect, "    ");
     s.push_str(&body);
-    s.push_str(&format!("    out[offset_of(0u, i)] = {value};\n}}\n"));
+    for (m, value) in values.iter().enumerate() {
+        s.push_str(&format!("    out{m}[offset_of({m}u, i)] = {value};\n"));
+    }
+    s.push_str("}\n");
     s
 }
 
@@ -141,26 +157,26 @@ pub(super) fn expression_shader<const N: usize>(expr: &CheckedExpr<N>, t: &str, 
 /// # Errors
 ///
 /// `Error::UnsupportedDType` when WGSL stencils have no `T` (f64, bf16); `Error::Layout` when
-/// `S`'s data does not pass [`check`](fn@check); `Error::Limit` past four fields.
+/// `S`'s data does not pass [`check`](fn@check).
 pub fn stencil_shader<S: Stencil<T, N>, T: Scalar, const N: usize>() -> Result<String> {
     let Some((t, dialect)) = Wgsl::of::<T>() else { return Err(unsupported::<T>("stencil_shader")) };
     let expr = check::<S, T, N>("stencil_shader")?;
-    too_many_fields("stencil_shader", expr.fields())?;
     Ok(expression_shader(&expr, t, &dialect))
 }
 
-/// The refusal of more fields than the shader has bindings for.
-pub(super) fn too_many_fields(op: &'static str, fields: usize) -> Result<()> {
-    if fields <= FIELD_BINDINGS.len() {
+/// The refusal of a stencil that binds more storage buffers (`buffers`: its outputs, the fields
+/// it reads and the two parameter buffers) than the adapter allows one shader (`max`).
+pub(super) fn too_many_buffers(op: &'static str, buffers: usize, max: u32) -> Result<()> {
+    if buffers <= max as usize {
         return Ok(());
     }
     Err(Error::Limit {
         op,
         backend: "WebGPU",
-        what: "the number of input fields",
-        got: fields as u64,
-        max: FIELD_BINDINGS.len() as u64,
-        fix: "pass fewer fields (combine some into one beforehand)",
+        what: "the storage buffers of one shader (the stencil's outputs, the fields it reads, and 2)",
+        got: buffers as u64,
+        max: u64::from(max),
+        fix: "split the stencil into stages with fewer fields, or combine coefficient fields into one beforehand",
     })
 }
 
@@ -180,7 +196,9 @@ mod tests {
 
     fn printed(half: bool, nodes: &'static [Node]) -> (String, String) {
         let taps: &'static [Tap<1>] = &[Tap { field: 0, offset: [0] }, Tap { field: 0, offset: [1] }];
-        emit::statements(&CheckedExpr::from_parts("test", 1, 1, taps, nodes).unwrap(), &Wgsl { half }, "")
+        let (body, values) =
+            emit::statements(&CheckedExpr::from_parts("test", 1, 1, taps, nodes).unwrap(), &Wgsl { half }, "");
+        (body, values[0].clone())
     }
 
     #[test]

@@ -25,6 +25,9 @@ pub(crate) struct DeviceState {
     on_cpu: bool,
     /// The largest storage binding (and so the largest array) the adapter allows, in bytes.
     max_binding: u64,
+    /// The most storage buffers one shader may bind (a stencil binds its outputs, the fields it
+    /// reads and two parameter buffers).
+    max_storage_buffers: u32,
     /// The shader features cnda asked for and got (`SHADER_F64`, `SHADER_F16`).
     features: wgpu::Features,
     /// Pipelines built so far, by family, element type and entry point.
@@ -111,6 +114,11 @@ impl WgpuDevice {
     /// The largest array the adapter can bind, in bytes.
     pub fn max_binding_bytes(&self) -> u64 {
         self.0.max_binding
+    }
+
+    /// The most storage buffers one shader may bind on this adapter.
+    pub(crate) fn max_storage_buffers(&self) -> u32 {
+        self.0.max_storage_buffers
     }
 
     /// Waits until all work submitted to the device's queue has finished.
@@ -320,6 +328,7 @@ fn open() -> core::result::Result<DeviceState, String> {
         adapter: format!("{} ({:?}, {})", info.name, info.device_type, info.driver),
         on_cpu: info.device_type == wgpu::DeviceType::Cpu,
         max_binding,
+        max_storage_buffers: limits.max_storage_buffers_per_shader_stage,
         features,
         pipelines: Mutex::new(HashMap::new()),
     })

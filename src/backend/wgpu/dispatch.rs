@@ -141,11 +141,12 @@ impl Params {
 }
 
 /// The parameter block: item count, descriptors, integer scalars.
-pub(super) fn params<const D: usize>(n: usize, descs: [[i32; 18]; D], scalars: &[i32]) -> Result<Params> {
-    let mut p = Vec::with_capacity(1 + 18 * D + scalars.len());
+pub(super) fn params(n: usize, descs: impl AsRef<[[i32; 18]]>, scalars: &[i32]) -> Result<Params> {
+    let descs = descs.as_ref();
+    let mut p = Vec::with_capacity(1 + 18 * descs.len() + scalars.len());
     p.push(to_i32("an item count", n)?);
     for d in descs {
-        p.extend_from_slice(&d);
+        p.extend_from_slice(d);
     }
     p.extend_from_slice(scalars);
     Ok(Params { words: p, elems: Vec::new() })

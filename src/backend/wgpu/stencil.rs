@@ -3,7 +3,7 @@
 //! `stencil!` stencils (a shader generated from the stencil's checked expression data by
 //! `codegen.rs`, built at first use and cached per device).
 
-use super::codegen::{expression_shader, too_many_fields, unsupported, Wgsl, FIELD_BINDINGS};
+use super::codegen::{expression_shader, operand_binding, too_many_buffers, unsupported, Wgsl};
 use super::device::{device_error, WgpuDevice};
 use super::dispatch::{buffer, elem, params, run, same_buffer, to_i32, try_2d, words, MAX_TAPS};
 use super::shaders::family;
@@ -59,26 +59,49 @@ unsafe impl StencilKernels for Wgpu {
 
 // SAFETY: one thread per output point computes the stencil's checked expression (the operations
 // `CheckedExpr::eval` defines, in its order) from the taps `check` accepted, which it
-// loads inside their fields (the caller's contract), and writes only that point.
+// loads inside their fields (the caller's contract), and writes only that point of each output.
 unsafe impl ExprStencilKernels for Wgpu {
     unsafe fn expression<S: Stencil<T, N>, T: Scalar, const N: usize>(
         dev: &WgpuDevice,
-        out: Desc<Wgpu, T, N>,
+        outputs: &[Desc<Wgpu, T, N>],
         fields: &[Desc<Wgpu, T, N>],
         params: &S::Params,
     ) -> Result<()> {
-        let t = elem::<T>(dev, "stencil apply")?;
-        let Some((_, dialect)) = Wgsl::of::<T>() else { return Err(unsupported::<T>("stencil apply")) };
-        let expr = check::<S, T, N>("stencil apply")?;
-        too_many_fields("stencil apply", fields.len())?;
-        let n = out.len();
+        const OP: &str = "stencil apply";
+        let t = elem::<T>(dev, OP)?;
+        let Some((_, dialect)) = Wgsl::of::<T>() else { return Err(unsupported::<T>(OP)) };
+        let expr = check::<S, T, N>(OP)?;
+        if fields.len() != expr.fields() || outputs.len() != expr.outputs() {
+            // The shader's bindings and descriptors are generated for the stencil's counts.
+            return Err(Error::Layout {
+                op: OP,
+                reason: format!(
+                    "the stencil reads {} fields and writes {} outputs; {} and {} were passed",
+                    expr.fields(),
+                    expr.outputs(),
+                    fields.len(),
+                    outputs.len()
+                ),
+                fix: "pass one array per field and per output the stencil names",
+            });
+        }
+        let read: Vec<usize> = (0..fields.len()).filter(|&f| expr.reads_field(f)).collect();
+        too_many_buffers(OP, outputs.len() + read.len() + 2, dev.max_storage_buffers())?;
+        let n = outputs[0].len();
         if n == 0 {
             return Ok(());
         }
-        if let Some(f) = fields.iter().position(|f| same_buffer(&out, f)) {
-            return Err(device_error(format!(
-                "field {f} of a stencil and its output are views of one buffer; WebGPU cannot bind it for reading and writing at once: apply it between two arrays"
-            )));
+        for (m, out) in outputs.iter().enumerate() {
+            if let Some(f) = fields.iter().position(|f| same_buffer(out, f)) {
+                return Err(device_error(format!(
+                    "field {f} of a stencil and its output {m} are views of one buffer; WebGPU cannot bind it for reading and writing at once: apply it between two arrays"
+                )));
+            }
+            if outputs[..m].iter().any(|o| same_buffer(out, o)) {
+                return Err(device_error(format!(
+                    "output {m} of a stencil shares a buffer with an earlier output; WebGPU binds each output once: write into separate arrays"
+                )));
+            }
         }
         let mut scalars = Vec::with_capacity(expr.taps().len());
         for tap in expr.taps() {
@@ -87,23 +110,20 @@ unsafe impl ExprStencilKernels for Wgpu {
             scalars.push(to_i32("a tap offset", delta)?);
         }
         let values: Vec<T> = (0..expr.params()).map(|i| params.get(i)).collect();
-        let mut descs = [[0i32; 18]; 5];
-        descs[0] = words(&out)?;
-        for (f, d) in fields.iter().enumerate() {
-            descs[f + 1] = words(d)?;
-        }
+        let descs = outputs.iter().chain(fields).map(words).collect::<Result<Vec<_>>>()?;
         let p = super::dispatch::params(n, descs, &scalars)?.with(&values);
         // The key names the type, whose consts (the checked data) cannot change.
         let key = format!("{:?} {N} {t}", core::any::TypeId::of::<S>());
         let pipeline = dev.generated_pipeline(key, "expression", || Ok(expression_shader(&expr, t, &dialect)))?;
-        // SAFETY: the operands are live (the caller's contract); the output is in none of the
-        // fields' buffers (checked above).
-        let mut bindings = vec![(0, unsafe { buffer(&out) })];
-        for (f, d) in fields.iter().enumerate().filter(|(f, _)| expr.reads_field(*f)) {
+        // SAFETY: the operands are live (the caller's contract); no output shares a buffer with
+        // a field or another output (checked above).
+        let mut bindings: Vec<(u32, &wgpu::Buffer)> =
+            outputs.iter().enumerate().map(|(m, d)| (operand_binding(m), unsafe { buffer(d) })).collect();
+        for &f in &read {
             // SAFETY: as above.
-            bindings.push((FIELD_BINDINGS[f], unsafe { buffer(d) }));
+            bindings.push((operand_binding(outputs.len() + f), unsafe { buffer(&fields[f]) }));
         }
-        dev.dispatch("stencil apply", &pipeline, &bindings, &p, WgpuDevice::groups(n)?)
+        dev.dispatch(OP, &pipeline, &bindings, &p, WgpuDevice::groups(n)?)
     }
 
     unsafe fn expression_steps<S: Stencil<T, N>, T: Scalar, const N: usize>(

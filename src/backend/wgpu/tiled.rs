@@ -131,7 +131,8 @@ fn source<const N: usize>(expr: &CheckedExpr<N>, tile: &Tile) -> String {
     for i in 0..expr.params() {
         s.push_str(&format!("            let p{i} = elems[{i}];\n"));
     }
-    let (body, value) = emit::statements(expr, &Wgsl::of::<f32>().expect("WGSL has f32").1, "            ");
+    let (body, values) = emit::statements(expr, &Wgsl::of::<f32>().expect("WGSL has f32").1, "            ");
+    let value = &values[0];
     s.push_str(&body);
     s.push_str(&format!("            sh[dst + cell] = {value};\n        }}\n        workgroupBarrier();\n    }}\n"));
     let tiles: Vec<String> = tile.tile.iter().map(ToString::to_string).collect();
@@ -175,7 +176,8 @@ pub(super) unsafe fn expression_steps<S: Stencil<T, N>, T: Scalar, const N: usiz
     }
     let expr = check::<S, T, N>("stencil apply_steps")?;
     let radius = crate::kernel::expr::radius::<S, T, N>();
-    if radius.iter().any(|&r| r > 2) || steps < 2 || T::DTYPE != crate::element::DType::F32 {
+    // One evolving field: a stencil of several outputs takes one dispatch per sweep.
+    if radius.iter().any(|&r| r > 2) || steps < 2 || T::DTYPE != crate::element::DType::F32 || expr.outputs() != 1 {
         return Ok(false);
     }
     let Some(tile) = Tile::new(&radius) else { return Ok(false) };

@@ -5,7 +5,7 @@
 use std::borrow::Cow;
 
 use super::node::{Node, Unary};
-use super::{Scalar, Stencil, StencilParams, Tap};
+use super::{Scalar, Stencil, StencilParams, Tap, Values, MAX_OUTPUTS};
 use crate::error::{Error, Result};
 
 /// The most nodes a stencil's expression may have: it bounds the generated source, its compile
@@ -13,20 +13,22 @@ use crate::error::{Error, Result};
 pub const MAX_NODES: usize = 4096;
 
 /// A stencil's expression that [`check`](fn@check) accepted: every operand an earlier node, every tap and
-/// parameter one that exists, conditions and numbers never mixed, the value a number, no NaN
-/// literal. Code generators and the interpreter take only this.
+/// parameter one that exists, conditions and numbers never mixed, each output's value a number
+/// node (1 to [`MAX_OUTPUTS`] outputs), no NaN literal. Code generators and the interpreter take
+/// only this.
 #[derive(Clone, Debug, PartialEq)]
 pub struct CheckedExpr<const N: usize> {
     fields: usize,
     params: usize,
     taps: Cow<'static, [Tap<N>]>,
     nodes: Cow<'static, [Node]>,
+    values: Cow<'static, [usize]>,
     conditions: Vec<bool>,
 }
 
 impl<const N: usize> CheckedExpr<N> {
     /// Checks an expression given as parts: `fields` input fields, `params` parameters, the
-    /// taps and the nodes (the last is the value).
+    /// taps and the nodes, whose last is the one output's value.
     ///
     /// # Errors
     ///
@@ -38,7 +40,26 @@ impl<const N: usize> CheckedExpr<N> {
         taps: impl Into<Cow<'static, [Tap<N>]>>,
         nodes: impl Into<Cow<'static, [Node]>>,
     ) -> Result<Self> {
-        let (taps, nodes) = (taps.into(), nodes.into());
+        let nodes = nodes.into();
+        let last = vec![nodes.len().wrapping_sub(1)];
+        Self::with_values(op, fields, params, taps, nodes, last)
+    }
+
+    /// [`CheckedExpr::from_parts`] with the outputs' values named: `values[m]` is the node
+    /// holding output `m`'s value.
+    ///
+    /// # Errors
+    ///
+    /// As [`CheckedExpr::from_parts`].
+    pub fn with_values(
+        op: &'static str,
+        fields: usize,
+        params: usize,
+        taps: impl Into<Cow<'static, [Tap<N>]>>,
+        nodes: impl Into<Cow<'static, [Node]>>,
+        values: impl Into<Cow<'static, [usize]>>,
+    ) -> Result<Self> {
+        let (taps, nodes, values) = (taps.into(), nodes.into(), values.into());
         let refuse = |reason: String| Error::Layout {
             op,
             reason,
@@ -48,7 +69,8 @@ impl<const N: usize> CheckedExpr<N> {
             return Err(refuse(format!("a tap reads field {} of a stencil with {fields} fields", tap.field)));
         }
         let conditions = kinds(&nodes, taps.len(), params).map_err(|what| refuse(format!("its expression {what}")))?;
-        Ok(CheckedExpr { fields, params, taps, nodes, conditions })
+        outputs(&values, &conditions).map_err(refuse)?;
+        Ok(CheckedExpr { fields, params, taps, nodes, values, conditions })
     }
 
     /// The number of input fields.
@@ -66,7 +88,7 @@ impl<const N: usize> CheckedExpr<N> {
         &self.taps
     }
 
-    /// The nodes in evaluation order; the last is the value.
+    /// The nodes in evaluation order.
     pub fn nodes(&self) -> &[Node] {
         &self.nodes
     }
@@ -76,9 +98,14 @@ impl<const N: usize> CheckedExpr<N> {
         self.conditions[i]
     }
 
-    /// The index of the node that is the value.
-    pub fn value(&self) -> usize {
-        self.nodes.len() - 1
+    /// The node holding each output's value, in output order.
+    pub fn values(&self) -> &[usize] {
+        &self.values
+    }
+
+    /// The number of outputs.
+    pub fn outputs(&self) -> usize {
+        self.values.len()
     }
 
     /// Whether some tap reads field `f`.
@@ -88,8 +115,8 @@ impl<const N: usize> CheckedExpr<N> {
 }
 
 /// Checks that `S` agrees with itself before any kernel runs it: a tap reads one of the
-/// `FIELDS`, `Params` has one value per name in `PARAMS`, and `NODES` is a well-formed
-/// expression over those taps and parameters (see [`CheckedExpr`]). `stencil!` always passes; a
+/// `FIELDS`, `Params` has one value per name in `PARAMS`, `Values` one per node of `VALUES`, and
+/// `NODES` is a well-formed expression over those taps and parameters (see [`CheckedExpr`]). `stencil!` always passes; a
 /// hand-written `Stencil` that does not is refused here rather than trusted by a kernel.
 ///
 /// # Errors
@@ -104,14 +131,42 @@ pub fn check<S: Stencil<T, N>, T: Scalar, const N: usize>(op: &'static str) -> R
             fix: "define the stencil with `stencil!`, which keeps its parts consistent",
         });
     }
-    CheckedExpr::from_parts(op, S::FIELDS.len(), params, S::TAPS, S::NODES)
+    let outputs = <S::Values as Values<T>>::LEN;
+    if outputs != S::VALUES.len() {
+        return Err(Error::Layout {
+            op,
+            reason: format!("the stencil names {} output values but its `Values` holds {outputs}", S::VALUES.len()),
+            fix: "define the stencil with `stencil!`, which keeps its parts consistent",
+        });
+    }
+    CheckedExpr::with_values(op, S::FIELDS.len(), params, S::TAPS, S::NODES, S::VALUES)
+}
+
+/// Whether `values` name 1 to [`MAX_OUTPUTS`] number nodes of an expression whose nodes are
+/// conditions where `conditions` says; or what is wrong, as a sentence.
+fn outputs(values: &[usize], conditions: &[bool]) -> core::result::Result<(), String> {
+    if values.is_empty() || values.len() > MAX_OUTPUTS {
+        return Err(format!("it has {} outputs; a stencil has 1 to {MAX_OUTPUTS}", values.len()));
+    }
+    for (m, &v) in values.iter().enumerate() {
+        match conditions.get(v) {
+            None => return Err(format!("output {m} is node {v} of {}", conditions.len())),
+            Some(true) => {
+                return Err(format!(
+                    "output {m} is a condition (node {v}): a value must be a number (use `select(c, 1.0, 0.0)`)"
+                ))
+            }
+            Some(false) => {}
+        }
+    }
+    Ok(())
 }
 
 /// Per node, whether it is a condition; or what is wrong, as the end of a sentence that begins
 /// "its expression".
 fn kinds(nodes: &[Node], taps: usize, params: usize) -> core::result::Result<Vec<bool>, String> {
     if nodes.is_empty() {
-        return Err("has no nodes: the last node is the stencil's value".into());
+        return Err("has no nodes: a stencil's value is one of its nodes".into());
     }
     if nodes.len() > MAX_NODES {
         return Err(format!("has {} nodes, more than the {MAX_NODES} a stencil may have", nodes.len()));
@@ -144,9 +199,6 @@ fn kinds(nodes: &[Node], taps: usize, params: usize) -> core::result::Result<Vec
             ));
         }
         conditions.push(gives);
-    }
-    if conditions[nodes.len() - 1] {
-        return Err("ends in a condition: the value must be a number (use `select(c, 1.0, 0.0)`)".into());
     }
     Ok(conditions)
 }
@@ -189,11 +241,30 @@ mod tests {
                 "node 3",
             ),
             (vec![Node::Tap(0), Node::Select(0, 0, 0)], "mixing"),
-            (vec![Node::Tap(0), Node::Tap(1), Node::Binary(Binary::Ge, 0, 1)], "ends in a condition"),
         ] {
             let e = kinds_of(&nodes).unwrap_err();
             assert!(e.contains(why), "{nodes:?}: {e}");
         }
         assert!(kinds_of(&vec![Node::Tap(0); MAX_NODES + 1]).unwrap_err().contains("4097 nodes"));
+    }
+
+    #[test]
+    fn outputs_are_one_to_eight_number_nodes() {
+        let conditions = [false, false, true, false];
+        assert!(outputs(&[3], &conditions).is_ok());
+        assert!(outputs(&[0, 3, 0], &conditions).is_ok());
+        for (values, why) in [
+            (vec![], "0 outputs"),
+            (vec![0; MAX_OUTPUTS + 1], "9 outputs"),
+            (vec![0, 4], "output 1 is node 4 of 4"),
+            (vec![2], "output 0 is a condition"),
+        ] {
+            let e = outputs(&values, &conditions).unwrap_err();
+            assert!(e.contains(why), "{values:?}: {e}");
+        }
+        let taps: &'static [Tap<1>] = &[Tap { field: 0, offset: [0] }, Tap { field: 0, offset: [1] }];
+        const ENDS_IN_A_CONDITION: &[Node] = &[Node::Tap(0), Node::Tap(1), Node::Binary(Binary::Ge, 0, 1)];
+        let e = CheckedExpr::from_parts("test", 1, 0, taps, ENDS_IN_A_CONDITION).unwrap_err();
+        assert!(e.to_string().contains("output 0 is a condition"), "{e}");
     }
 }

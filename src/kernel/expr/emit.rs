@@ -32,8 +32,8 @@ pub trait Dialect {
 }
 
 /// The statements (each on its own line after `indent`) that compute `expr` from the locals
-/// `t{k}` (its taps) and `p{i}` (its parameters), and the spelling of its value.
-pub fn statements<const N: usize>(expr: &CheckedExpr<N>, d: &impl Dialect, indent: &str) -> (String, String) {
+/// `t{k}` (its taps) and `p{i}` (its parameters), and the spelling of each output's value.
+pub fn statements<const N: usize>(expr: &CheckedExpr<N>, d: &impl Dialect, indent: &str) -> (String, Vec<String>) {
     let nodes = expr.nodes();
     let mut names: Vec<String> = Vec::with_capacity(nodes.len());
     let mut out = String::new();
@@ -68,8 +68,8 @@ pub fn statements<const N: usize>(expr: &CheckedExpr<N>, d: &impl Dialect, inden
         let _ = writeln!(out, "{indent}{}", d.declare(&name, expr.is_condition(i), &value));
         names.push(name);
     }
-    let value = names.swap_remove(expr.value());
-    (out, value)
+    let values = expr.values().iter().map(|&v| names[v].clone()).collect();
+    (out, values)
 }
 
 fn call(d: &impl Dialect, name: &str, args: &[&str]) -> String {

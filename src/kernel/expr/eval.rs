@@ -32,9 +32,9 @@ impl<T: Copy> Value<T> {
 }
 
 impl<const N: usize> CheckedExpr<N> {
-    /// The expression's value at one point: `taps.tap(k)` is tap `k`'s value there, `params`
-    /// the parameters (at least [`CheckedExpr::params`] of them).
-    pub fn eval<T: Scalar>(&self, taps: &impl TapReader<T>, params: &impl StencilParams<T>) -> T {
+    /// The expression's values at one point, one per output: `taps.tap(k)` is tap `k`'s value
+    /// there, `params` the parameters (at least [`CheckedExpr::params`] of them).
+    pub fn eval<T: Scalar>(&self, taps: &impl TapReader<T>, params: &impl StencilParams<T>) -> Vec<T> {
         let mut values: Vec<Value<T>> = Vec::with_capacity(self.nodes().len());
         for node in self.nodes() {
             let at = |i: usize| values[i];
@@ -56,7 +56,7 @@ impl<const N: usize> CheckedExpr<N> {
             };
             values.push(value);
         }
-        values[self.value()].number()
+        self.values().iter().map(|&v| values[v].number()).collect()
     }
 }
 

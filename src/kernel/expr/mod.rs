@@ -9,10 +9,12 @@ pub mod emit;
 mod eval;
 mod node;
 mod scalar;
+mod values;
 
 pub use check::{check, CheckedExpr, MAX_NODES};
 pub use node::{Binary, Lit, Node, Unary};
 pub use scalar::{powi, Scalar};
+pub use values::{Values, MAX_OUTPUTS};
 
 /// The number of input fields of a stencil, as a type (so that applying a stencil to the wrong
 /// number of fields is a compile error naming both counts).
@@ -74,7 +76,8 @@ params_tuple!(6; T 0, T 1, T 2, T 3, T 4, T 5);
 params_tuple!(7; T 0, T 1, T 2, T 3, T 4, T 5, T 6);
 params_tuple!(8; T 0, T 1, T 2, T 3, T 4, T 5, T 6, T 7);
 
-/// A stencil over `N`-dimensional fields of `T`: the value at each point is an expression of the
+/// A stencil over `N`-dimensional fields of `T`: the value at each point (or the values, one per
+/// output, for a stencil that updates several fields in one pass) is an expression of the
 /// input fields read at constant offsets ([`Stencil::TAPS`]) and of scalar parameters, given as
 /// data ([`Stencil::NODES`]) from which every device backend generates its own code, and as a
 /// compiled CPU function ([`Stencil::point`]) of the same operations in the same order. Written
@@ -92,19 +95,25 @@ pub trait Stencil<T: Scalar, const N: usize>: Copy + Send + Sync + 'static {
     const PARAMS: &'static [&'static str];
     /// Every distinct (field, offset) read, in order of first appearance in the source.
     const TAPS: &'static [Tap<N>];
-    /// The expression as data: nodes in evaluation order, each operand an earlier node, the last
-    /// node the value ([`Node`]).
+    /// The expression as data: nodes in evaluation order, each operand an earlier node
+    /// ([`Node`]).
     const NODES: &'static [Node];
+    /// The node holding each output's value, in output order: `[NODES.len() - 1]` for a
+    /// stencil of one output whose value is its last node.
+    const VALUES: &'static [usize];
     /// The stencil as written.
     const SOURCE: &'static str;
     /// The parameters' values: one `T` per name in [`Stencil::PARAMS`].
     type Params: StencilParams<T>;
     /// `Arity<K>` for `K` input fields (`FIELDS.len()`).
     type Arity;
+    /// What one point computes: `T` for one output, `[T; M]` for `M` ([`Values`]; `M` is
+    /// `VALUES.len()`).
+    type Values: Values<T>;
 
-    /// The value at one point, from its taps (`taps.tap(k)` for `TAPS[k]`) and the parameters:
+    /// The values at one point, from its taps (`taps.tap(k)` for `TAPS[k]`) and the parameters:
     /// [`Stencil::NODES`] compiled for the CPU.
-    fn point<R: TapReader<T>>(taps: &R, params: &Self::Params) -> T;
+    fn point<R: TapReader<T>>(taps: &R, params: &Self::Params) -> Self::Values;
 }
 
 /// The radius of `S` along each axis: the largest offset magnitude of any tap (what every

@@ -1,0 +1,69 @@
+//! Stencils of several outputs (systems): `System` (harness.rs) computes three outputs from five
+//! fields in one pass, on every view of the first field and of the second output, against a naive
+//! loop per output in `T`, one rounding per operation in the source's order.
+
+use cnda::prelude::*;
+use cnda::stencil::Scalar;
+
+use crate::cases::{check_matrix, shapes};
+use crate::harness::{Harness, VIEWS};
+use crate::reference::{at, base_shape, eps, field, to_f64};
+
+pub fn system_stencils<H: Harness>() {
+    system_stencils_for::<H, f32>();
+    if H::supports_f64_transcendentals() {
+        system_stencils_for::<H, f64>();
+    }
+}
+
+/// Exact on the CPU, the model and CUDA; WebGPU may fuse a multiply-add (Vulkan allows it),
+/// hence the few-ulp tolerance.
+fn system_stencils_for<H: Harness, T: Scalar>() {
+    let a = T::from_f64(0.375);
+    for (seed, &shape) in shapes().iter().enumerate() {
+        let seed = seed as u64;
+        for (&vu, &vo) in VIEWS.iter().zip(VIEWS.iter().rev()) {
+            let u = field::<T>(base_shape(shape, vu), seed);
+            let [v, w, k, m] = [1, 2, 3, 4].map(|f| field::<T>(shape, seed + 50 * f));
+            let fill = [-7.0, -5.0, -3.0];
+            let outputs = [shape, base_shape(shape, vo), shape]
+                .iter()
+                .zip(fill)
+                .map(|(&s, x)| H::upload(&Array::<T, 2>::full(s, T::from_f64(x))))
+                .collect::<Vec<_>>();
+            let fields = [&u, &v, &w, &k, &m].map(H::upload);
+            let got = H::system_stencil(
+                [&fields[0], &fields[1], &fields[2], &fields[3], &fields[4]],
+                vu,
+                a,
+                [&outputs[0], &outputs[1], &outputs[2]],
+                vo,
+            );
+            let [rows, cols] = shape;
+            let want = |out: usize| {
+                let (u, v, w, k, m) = (&u, &v, &w, &k, &m);
+                move |[i, j]: [usize; 2]| {
+                    if i == 0 || j == 0 || i + 1 >= rows || j + 1 >= cols {
+                        return fill[out];
+                    }
+                    let near = |f: &Array<T, 2>, di: isize, dj: isize| {
+                        f[[(i as isize + di) as usize, (j as isize + dj) as usize]]
+                    };
+                    let uu = |di: isize, dj: isize| at(u, vu, [(i as isize + di) as usize, (j as isize + dj) as usize]);
+                    let uv = uu(0, 0) * near(v, 0, 0);
+                    let lap = uu(-1, 0) + uu(1, 0) + uu(0, -1) + uu(0, 1) - T::from_f64(4.0) * uu(0, 0);
+                    to_f64(match out {
+                        0 => uu(0, 0) + a * near(k, 0, 0) * lap - uv,
+                        1 => near(v, 0, 1) + uv * near(m, 0, 0),
+                        _ if near(w, 1, 1) > a => near(w, 0, 0) - uv,
+                        _ => lap,
+                    })
+                }
+            };
+            for (out, got) in got.iter().enumerate() {
+                let what = format!("{} system output {out} (u {vu:?}, output 1 {vo:?}) {shape:?}", H::NAME);
+                check_matrix(&what, got, want(out), shape, 4.0 * eps::<T>());
+            }
+        }
+    }
+}
