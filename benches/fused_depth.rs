@@ -27,7 +27,9 @@ stencil! {
 /// `STEPS` steps of `s` in calls of `depth` steps.
 fn run<S, T: cnda::stencil::Scalar, const N: usize>(s: S, c: T, field: &mut DoubleBuffer<T, N>, depth: usize, par: bool)
 where
-    S: StencilApply<T, N> + cnda::stencil::Stencil<T, N, Params = (T,), Arity = cnda::stencil::Arity<1>>,
+    S: StencilApply<T, N>
+        + cnda::stencil::Stencil<T, N, Params = (T,)>
+        + cnda::stencil::Evolves<1, 1, Coefficients = cnda::stencil::Arity<1>>,
 {
     let walls = [[Boundary::Fixed; 2]; N];
     let mut done = 0;
@@ -44,7 +46,9 @@ where
 
 fn case<S, T: cnda::stencil::Scalar, const N: usize>(c: &mut Criterion, name: &str, s: S, coef: T, initial: Array<T, N>)
 where
-    S: StencilApply<T, N> + cnda::stencil::Stencil<T, N, Params = (T,), Arity = cnda::stencil::Arity<1>>,
+    S: StencilApply<T, N>
+        + cnda::stencil::Stencil<T, N, Params = (T,)>
+        + cnda::stencil::Evolves<1, 1, Coefficients = cnda::stencil::Arity<1>>,
 {
     let forced = std::env::var("CNDA_FUSED_DEPTH").is_ok();
     let mut reference = DoubleBuffer::new(initial.clone());

@@ -62,7 +62,9 @@ fn raw_steps(u: &Array<f32, 2>, flush: bool) -> Array<f32, 2> {
 
 fn steps<S>(s: S, u: &Array<f32, 2>, parallel: bool) -> Array<f32, 2>
 where
-    S: stencil::StencilApply<f32, 2> + stencil::Stencil<f32, 2, Params = (f32,), Arity = stencil::Arity<1>>,
+    S: stencil::StencilApply<f32, 2>
+        + stencil::Stencil<f32, 2, Params = (f32,)>
+        + stencil::Evolves<1, 1, Coefficients = stencil::Arity<1>>,
 {
     let mut f = DoubleBuffer::new(u.clone());
     let walls = [[stencil::Boundary::Value(0.0); 2]; 2];

@@ -320,10 +320,11 @@ fn half_precision_stencils_match_the_cpu_bit_for_bit() {
     let Some(dev) = device() else { return };
     let s = stencil!(|u, k; a: T| u[0, 0] + a * k[0, 0] * (u[-1, 0] + u[1, 0] + u[0, -1] + u[0, 1] - 4.0 * u[0, 0])
         + 0.1 * sqrt(abs(u[1, 1])) - powi(u[0, -1], 2) * 0.05 + select(u[0, 0] > k[0, 0], 0.25, -0.25));
-    fn check<T: cnda::stencil::Scalar, S: Stencil<T, 2, Params = (T,), Arity = Arity<2>, Values = T>>(
-        dev: &CudaDevice,
-        s: S,
-    ) {
+    fn check<T: cnda::stencil::Scalar, S>(dev: &CudaDevice, s: S)
+    where
+        S: Stencil<T, 2, Params = (T,), Arity = Arity<2>, Values = T>
+            + cnda::stencil::Evolves<1, 1, Coefficients = Arity<2>>,
+    {
         let shape = [19, 37];
         let u = Array::from_fn(shape, |[i, j]| T::from_f64(((i * 7 + j * 3) % 11) as f64 * 0.1 - 0.5));
         let k = Array::from_fn(shape, |[i, j]| T::from_f64(0.1 + ((i + j) % 3) as f64 * 0.05));

@@ -3,7 +3,7 @@
 //! and it hands over data, never device code).
 
 use cnda::prelude::*;
-use cnda::stencil::{Binary, DoubleBuffer, Lit, Node, Scalar, Stencil, Tap, TapReader, Unary};
+use cnda::stencil::{Binary, DoubleBuffer, Evolves, Lit, Node, Scalar, Stencil, Tap, TapReader, Unary};
 
 /// A configurable liar: its taps, parameter names and expression data are given per test through
 /// the type parameter.
@@ -46,6 +46,11 @@ impl<T: Scalar, const CASE: u8> Stencil<T, 1> for Liar<CASE> {
     fn point<R: TapReader<T>>(taps: &R, _: &()) -> T {
         taps.tap(0)
     }
+}
+
+// It steps one field at one level (the stepper still checks the counts).
+impl<const CASE: u8> Evolves<1, 1> for Liar<CASE> {
+    type Coefficients = cnda::stencil::Arity<1>;
 }
 
 fn apply_err<S: Stencil<f64, 1, Params = (), Arity = cnda::stencil::Arity<1>, Values = f64>>(s: S) -> Error {
@@ -133,6 +138,10 @@ impl<T: Scalar> Stencil<T, 0> for Double {
     fn point<R: TapReader<T>>(taps: &R, _: &()) -> T {
         taps.tap(0) + taps.tap(0)
     }
+}
+
+impl Evolves<1, 1> for Double {
+    type Coefficients = cnda::stencil::Arity<1>;
 }
 
 #[test]

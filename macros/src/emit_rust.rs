@@ -93,6 +93,20 @@ fn implementation(s: &Stencil, name: &Ident) -> TokenStream {
     };
     let (nodes, value_nodes) = emit_nodes::tokens(&s.lets, &stored);
     let arity = s.fields.len();
+    // A stencil with at least one field per level of each value steps a state of them.
+    let (outputs, levels) = (stored.len(), s.levels);
+    let evolves = s.fields.len().checked_sub(outputs * levels).map(|coefficients| {
+        let (m, l, c) = (
+            Literal::usize_unsuffixed(outputs),
+            Literal::usize_unsuffixed(levels),
+            Literal::usize_unsuffixed(coefficients + 1),
+        );
+        quote! {
+            impl ::cnda::stencil::Evolves<#m, #l> for #name {
+                type Coefficients = ::cnda::stencil::Arity<#c>;
+            }
+        }
+    });
     let radius = (0..s.rank).map(|k| {
         let r = s.taps.iter().map(|tap| tap.offset[k].unsigned_abs() as usize).max().unwrap_or(0);
         Literal::usize_unsuffixed(r)
@@ -121,6 +135,8 @@ fn implementation(s: &Stencil, name: &Ident) -> TokenStream {
                 #body
             }
         }
+
+        #evolves
     }
 }
 

@@ -230,6 +230,9 @@ pub(crate) struct Stencil {
     pub(crate) values: Vec<Expr>,
     /// What is stored when the value is subnormal.
     pub(crate) subnormals: Subnormals,
+    /// The time levels read of each evolving field (`#[levels(L)]`): the first `values * levels`
+    /// fields are the evolving fields' levels, newest first, field by field.
+    pub(crate) levels: usize,
     /// The closure as written, for `Stencil::SOURCE`.
     pub(crate) source: String,
 }

@@ -51,6 +51,17 @@ pub(crate) fn stencil(input: Input) -> Result<Stencil> {
         cx.bind(binding)?;
     }
     let values = outputs(value)?;
+    let levels_read = values.len() * input.levels;
+    if input.levels > 1 && input.fields.len() < levels_read {
+        let msg = format!(
+            "a stencil of {} values at {} levels reads its first {levels_read} fields as the levels of the fields it \
+             evolves (newest first, field by field), but it names {} fields",
+            values.len(),
+            input.levels,
+            input.fields.len()
+        );
+        return Err(Error::new_spanned(&input.fields[0], msg));
+    }
     let mut lowered = Vec::with_capacity(values.len());
     for value in &values {
         let (expr, ty) = cx.expr(value)?;
@@ -83,6 +94,7 @@ pub(crate) fn stencil(input: Input) -> Result<Stencil> {
         lets,
         values: lowered,
         subnormals: input.subnormals,
+        levels: input.levels,
         source: input.source,
     })
 }

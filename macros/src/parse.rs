@@ -34,6 +34,8 @@ pub(crate) struct Input {
     pub(crate) source: String,
     /// What the stencil stores for a subnormal value (`#[subnormals(..)]`).
     pub(crate) subnormals: Subnormals,
+    /// The time levels it reads of each field it evolves (`#[levels(L)]`, 1 by default).
+    pub(crate) levels: usize,
 }
 
 const EXPECTED: &str = "expected a stencil: `|fields; params| body`, e.g. `|u; dt: T| u[0] * dt`, \
@@ -50,10 +52,11 @@ pub(crate) fn input(tokens: TokenStream) -> Result<Input> {
 fn parse_input(input: ParseStream) -> Result<Input> {
     let mut attrs = input.call(Attribute::parse_outer)?;
     let subnormals = take_subnormals(&mut attrs)?;
+    let levels = take_levels(&mut attrs)?;
     let item = if input.peek(Token![|]) || input.peek(Token![||]) {
         if let Some(attr) = attrs.first() {
-            let msg = "the expression form takes only `#[subnormals(..)]`: other attributes need the item form \
-                       `#[attr] struct Name = |fields; params| body;`";
+            let msg = "the expression form takes only `#[subnormals(..)]` and `#[levels(..)]`: other attributes \
+                       need the item form `#[attr] struct Name = |fields; params| body;`";
             return Err(Error::new_spanned(attr, msg));
         }
         None
@@ -87,6 +90,7 @@ fn parse_input(input: ParseStream) -> Result<Input> {
     check_distinct(&fields, &params)?;
     Ok(Input {
         subnormals,
+        levels,
         item,
         fields,
         params,
@@ -151,6 +155,41 @@ fn take_subnormals(attrs: &mut Vec<Attribute>) -> Result<Subnormals> {
     match error {
         Some(e) => Err(e),
         None => Ok(found.unwrap_or(Subnormals::Flush)),
+    }
+}
+
+/// The most time levels a stencil may read of a field.
+pub(crate) const MAX_LEVELS: usize = 8;
+
+/// Removes `#[levels(L)]` from `attrs` (at most one): the time levels the stencil reads of each
+/// field it evolves, its first fields in order (1 when absent).
+fn take_levels(attrs: &mut Vec<Attribute>) -> Result<usize> {
+    let mut found: Option<usize> = None;
+    let mut error: Option<Error> = None;
+    attrs.retain(|attr| {
+        if !attr.path().is_ident("levels") {
+            return true;
+        }
+        let count = attr.parse_args::<syn::LitInt>().ok().and_then(|n| n.base10_parse::<usize>().ok());
+        let problem = match (count, found) {
+            (Some(n), None) if (1..=MAX_LEVELS).contains(&n) => {
+                found = Some(n);
+                None
+            }
+            (Some(_), Some(_)) => Some("`#[levels(..)]` is given twice: keep one".to_owned()),
+            _ => Some(format!(
+                "expected `#[levels(L)]` with L from 1 to {MAX_LEVELS}: the time levels the stencil reads of each \
+                 field it evolves (`#[levels(2)] |u, u_prev, m; c| ...` reads u now and one step before)"
+            )),
+        };
+        if let (Some(msg), None) = (problem, &error) {
+            error = Some(Error::new_spanned(attr, msg));
+        }
+        false
+    });
+    match error {
+        Some(e) => Err(e),
+        None => Ok(found.unwrap_or(1)),
     }
 }
 

@@ -251,6 +251,12 @@ pub mod stencil {
         /// The update at one point.
         fn point<R: TapReader<T>>(taps: &R, params: &Self::Params) -> Self::Values;
     }
+
+    /// The state a stencil steps: `M` fields at `L` levels.
+    pub trait Evolves<const M: usize, const L: usize> {
+        /// One more than the coefficient fields, as a type.
+        type Coefficients;
+    }
 }
 
 /// Tap values gathered in advance.
@@ -390,6 +396,12 @@ fn a_final_tuple_gives_one_value_per_output_sharing_the_bindings() {
     assert_eq!(nodes[2], stencil::Node::Binary(stencil::Binary::Mul, 0, 1));
     assert_eq!(nodes[10], stencil::Node::Unary(stencil::Unary::Flush, 9));
     assert_eq!(nodes[9], stencil::Node::Binary(stencil::Binary::Add, 8, 2));
+    // Two values from two fields at one level each: it steps a state of both.
+    fn steps<S: stencil::Evolves<2, 1, Coefficients = stencil::Arity<1>>>(_: &S) {}
+    steps(&s);
+    let wave = stencil!(#[levels(2)] |u, um, m; c: f64| 2.0 * u[0, 0] - um[0, 0] + c * m[0, 0]);
+    fn wave_steps<S: stencil::Evolves<1, 2, Coefficients = stencil::Arity<2>>>(_: &S) {}
+    wave_steps(&wave);
     // Without the flush, a value may be a bound node itself.
     let t = stencil!(#[subnormals(keep)] |u| { let d = u[0, 1] - u[0, 0]; (d, u[0, 0]) });
     assert_eq!(values_of::<_, f64>(&t), [2, 3]);

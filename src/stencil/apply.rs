@@ -6,13 +6,13 @@
 use smallvec::SmallVec;
 
 use super::boundary::{Boundaries, Boundary};
-use super::buffer::DoubleBuffer;
+use super::state::State;
 use super::steps::Coefficients;
 use crate::array::Array;
 use crate::check::BoundsCheck;
 use crate::element::Pod;
 use crate::error::{or_panic, Error, Result};
-use crate::kernel::expr::{Arity, Scalar, Stencil};
+use crate::kernel::expr::{Arity, Evolves, Scalar, Stencil};
 #[cfg(feature = "rayon")]
 use crate::kernel::Cpu;
 use crate::kernel::{Backend, CopyKernels, Desc, ExprStencilKernels};
@@ -279,13 +279,16 @@ pub trait StencilApply<T: Scalar, const N: usize>: Stencil<T, N> {
     ///
     /// As [`StencilApply::try_apply_steps`] errs.
     #[track_caller]
-    fn apply_steps<B: ExprStencilKernels + CopyKernels, C: Coefficients<T, N, B, Self::Arity>>(
+    fn apply_steps<B: ExprStencilKernels + CopyKernels, const M: usize, const L: usize, C>(
         &self,
-        field: &mut DoubleBuffer<T, N, B>,
+        field: &mut State<T, N, M, L, B>,
         steps: usize,
         coefficients: C,
         params: Self::Params,
-    ) {
+    ) where
+        Self: Evolves<M, L>,
+        C: Coefficients<T, N, B, <Self as Evolves<M, L>>::Coefficients>,
+    {
         or_panic(self.try_apply_steps(field, steps, coefficients, params))
     }
 
@@ -295,13 +298,17 @@ pub trait StencilApply<T: Scalar, const N: usize>: Stencil<T, N> {
     ///
     /// `Error::ShapeMismatch` when a field's shape differs; `Error::DeviceMismatch`;
     /// `Error::Decomposition` for a step count whose wavefront overflows; a kernel's errors.
-    fn try_apply_steps<B: ExprStencilKernels + CopyKernels, C: Coefficients<T, N, B, Self::Arity>>(
+    fn try_apply_steps<B: ExprStencilKernels + CopyKernels, const M: usize, const L: usize, C>(
         &self,
-        field: &mut DoubleBuffer<T, N, B>,
+        field: &mut State<T, N, M, L, B>,
         steps: usize,
         coefficients: C,
         params: Self::Params,
-    ) -> Result<()> {
+    ) -> Result<()>
+    where
+        Self: Evolves<M, L>,
+        C: Coefficients<T, N, B, <Self as Evolves<M, L>>::Coefficients>,
+    {
         self.try_apply_steps_with(field, steps, coefficients, params, Boundaries::all(Boundary::Fixed))
     }
 
@@ -326,14 +333,17 @@ pub trait StencilApply<T: Scalar, const N: usize>: Stencil<T, N> {
     ///
     /// As [`StencilApply::try_apply_steps_with`] errs.
     #[track_caller]
-    fn apply_steps_with<B: ExprStencilKernels + CopyKernels, C: Coefficients<T, N, B, Self::Arity>>(
+    fn apply_steps_with<B: ExprStencilKernels + CopyKernels, const M: usize, const L: usize, C>(
         &self,
-        field: &mut DoubleBuffer<T, N, B>,
+        field: &mut State<T, N, M, L, B>,
         steps: usize,
         coefficients: C,
         params: Self::Params,
         boundaries: impl Into<Boundaries<T, N>>,
-    ) {
+    ) where
+        Self: Evolves<M, L>,
+        C: Coefficients<T, N, B, <Self as Evolves<M, L>>::Coefficients>,
+    {
         or_panic(self.try_apply_steps_with(field, steps, coefficients, params, boundaries))
     }
 
@@ -342,15 +352,19 @@ pub trait StencilApply<T: Scalar, const N: usize>: Stencil<T, N> {
     /// # Errors
     ///
     /// As [`StencilApply::try_apply_steps`]; `Error::Layout` for an axis periodic on one side.
-    fn try_apply_steps_with<B: ExprStencilKernels + CopyKernels, C: Coefficients<T, N, B, Self::Arity>>(
+    fn try_apply_steps_with<B: ExprStencilKernels + CopyKernels, const M: usize, const L: usize, C>(
         &self,
-        field: &mut DoubleBuffer<T, N, B>,
+        field: &mut State<T, N, M, L, B>,
         steps: usize,
         coefficients: C,
         params: Self::Params,
         boundaries: impl Into<Boundaries<T, N>>,
-    ) -> Result<()> {
-        super::steps::apply_steps::<Self, B, T, N, C>(field, steps, coefficients, &params, boundaries.into())
+    ) -> Result<()>
+    where
+        Self: Evolves<M, L>,
+        C: Coefficients<T, N, B, <Self as Evolves<M, L>>::Coefficients>,
+    {
+        super::steps::apply_steps::<Self, B, T, N, M, L, C>(field, steps, coefficients, &params, boundaries.into())
     }
 
     /// [`StencilApply::apply_steps_with`] on rayon's threads (slabs of the grid, or a pipeline of
@@ -366,14 +380,17 @@ pub trait StencilApply<T: Scalar, const N: usize>: Stencil<T, N> {
     /// As [`StencilApply::try_par_apply_steps_with`] errs.
     #[cfg(feature = "rayon")]
     #[track_caller]
-    fn par_apply_steps_with<C: Coefficients<T, N, Cpu, Self::Arity>>(
+    fn par_apply_steps_with<const M: usize, const L: usize, C>(
         &self,
-        field: &mut DoubleBuffer<T, N>,
+        field: &mut State<T, N, M, L>,
         steps: usize,
         coefficients: C,
         params: Self::Params,
         boundaries: impl Into<Boundaries<T, N>>,
-    ) {
+    ) where
+        Self: Evolves<M, L>,
+        C: Coefficients<T, N, Cpu, <Self as Evolves<M, L>>::Coefficients>,
+    {
         or_panic(self.try_par_apply_steps_with(field, steps, coefficients, params, boundaries))
     }
 
@@ -383,15 +400,19 @@ pub trait StencilApply<T: Scalar, const N: usize>: Stencil<T, N> {
     ///
     /// As [`StencilApply::try_apply_steps_with`].
     #[cfg(feature = "rayon")]
-    fn try_par_apply_steps_with<C: Coefficients<T, N, Cpu, Self::Arity>>(
+    fn try_par_apply_steps_with<const M: usize, const L: usize, C>(
         &self,
-        field: &mut DoubleBuffer<T, N>,
+        field: &mut State<T, N, M, L>,
         steps: usize,
         coefficients: C,
         params: Self::Params,
         boundaries: impl Into<Boundaries<T, N>>,
-    ) -> Result<()> {
-        super::steps::par_apply_steps::<Self, T, N, C>(field, steps, coefficients, &params, boundaries.into())
+    ) -> Result<()>
+    where
+        Self: Evolves<M, L>,
+        C: Coefficients<T, N, Cpu, <Self as Evolves<M, L>>::Coefficients>,
+    {
+        super::steps::par_apply_steps::<Self, T, N, M, L, C>(field, steps, coefficients, &params, boundaries.into())
     }
 }
 

@@ -1,5 +1,7 @@
-//! Two arrays of one shape whose roles (read / write) swap after every sweep, on any backend.
+//! Two arrays of one shape whose roles (read / write) swap after every sweep, on any backend: the
+//! one-field, one-level [`State`].
 
+use super::state::State;
 use crate::array::Array;
 use crate::element::Pod;
 use crate::error::{or_panic, Result};
@@ -10,9 +12,9 @@ use crate::view::{Shared, Unique, View};
 /// A view of one of a [`DoubleBuffer`]'s fields.
 pub type FieldView<'a, T, const N: usize, A, B> = View<'a, T, N, A, B, RowMajor>;
 
-/// The current field and a scratch field of the same shape, on backend `B` (the CPU by default).
-/// Each step reads `current` and writes `next`; [`DoubleBuffer::swap`] then exchanges them
-/// without copying.
+/// The current field and a scratch field of the same shape, on backend `B` (the CPU by default):
+/// the [`State`] of one field at one level. Each step reads `current` and writes `next`;
+/// [`DoubleBuffer::swap`] then exchanges them without copying.
 ///
 /// ```
 /// use cnda::prelude::*;
@@ -25,12 +27,9 @@ pub type FieldView<'a, T, const N: usize, A, B> = View<'a, T, N, A, B, RowMajor>
 /// }
 /// assert!(field.current()[[1, 2]] > 0.0);
 /// ```
-pub struct DoubleBuffer<T: Pod, const N: usize, B: Backend = Cpu> {
-    current: Array<T, N, B>,
-    next: Array<T, N, B>,
-}
+pub type DoubleBuffer<T, const N: usize, B = Cpu> = State<T, N, 1, 1, B>;
 
-impl<T: Pod, const N: usize, B: CopyKernels> DoubleBuffer<T, N, B> {
+impl<T: Pod, const N: usize, B: CopyKernels> State<T, N, 1, 1, B> {
     /// Starts from `initial`; the scratch field is a copy (by the backend's copy kernel, from
     /// the same allocator), so boundary values set once in `initial` persist in both.
     ///
@@ -48,12 +47,11 @@ impl<T: Pod, const N: usize, B: CopyKernels> DoubleBuffer<T, N, B> {
     ///
     /// `Error::Alloc` when the copy's memory is refused; `Error::Device` from the copy.
     pub fn try_new(initial: Array<T, N, B>) -> Result<Self> {
-        let next = initial.try_to_owned()?;
-        Ok(Self { current: initial, next })
+        Self::try_from_levels([[initial]])
     }
 }
 
-impl<T: Pod, const N: usize, B: Backend> DoubleBuffer<T, N, B> {
+impl<T: Pod, const N: usize, B: Backend> State<T, N, 1, 1, B> {
     /// Starts from `current` and a scratch field `next` of the same shape (its values are read
     /// only where no sweep writes: keep the boundary values of `current` there).
     ///
@@ -63,37 +61,34 @@ impl<T: Pod, const N: usize, B: Backend> DoubleBuffer<T, N, B> {
     #[track_caller]
     pub fn from_pair(current: Array<T, N, B>, next: Array<T, N, B>) -> Self {
         assert_eq!(current.shape(), next.shape(), "DoubleBuffer::from_pair: the two fields must have one shape");
-        Self { current, next }
+        State::from_ring(vec![current, next])
     }
 
     /// The current field.
     pub fn current(&self) -> &Array<T, N, B> {
-        &self.current
+        self.field(0)
     }
 
     /// The current field, mutably: to set boundary values or refresh halos between sweeps (set
     /// values that must persist in both fields in `new`'s `initial`, or in both fields).
     pub fn current_mut(&mut self) -> &mut Array<T, N, B> {
-        &mut self.current
+        self.field_mut(0)
     }
 
     /// The current field to read and the next field to write.
     pub fn split(&mut self) -> (FieldView<'_, T, N, Shared, B>, FieldView<'_, T, N, Unique, B>) {
-        (self.current.view(), self.next.view_mut())
-    }
-
-    /// Both fields, current first, for algorithms that run several sweeps at once.
-    pub(crate) fn both_mut(&mut self) -> (&mut Array<T, N, B>, &mut Array<T, N, B>) {
-        (&mut self.current, &mut self.next)
+        let (current, next) = self.newest_and_scratch(0);
+        (current.view(), next.view_mut())
     }
 
     /// Makes the field just written the current one.
     pub fn swap(&mut self) {
-        core::mem::swap(&mut self.current, &mut self.next);
+        self.rotate();
     }
 
     /// The current field, consuming the buffer.
     pub fn into_current(self) -> Array<T, N, B> {
-        self.current
+        let [current] = self.into_fields();
+        current
     }
 }

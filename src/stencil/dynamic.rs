@@ -535,13 +535,13 @@ impl<B: StencilKernels, T: Numeric, const N: usize> Sweep<B, T, N> for TapSweep<
     unsafe fn region(
         &self,
         dev: &B::Device,
-        out: Desc<B, T, N>,
-        input: Desc<B, T, N>,
+        outputs: &[Desc<B, T, N>],
+        inputs: &[Desc<B, T, N>],
         _: [usize; N],
         _: [usize; N],
     ) -> Result<()> {
         // SAFETY: the caller's contract is the kernel's.
-        unsafe { B::taps(dev, out, input, self.taps) }
+        unsafe { B::taps(dev, outputs[0], inputs[0], self.taps) }
     }
 }
 

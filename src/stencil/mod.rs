@@ -56,14 +56,15 @@ mod linear;
 mod pad;
 mod points;
 mod region;
+mod state;
 mod steps;
 mod sweep;
 mod variable;
 mod window;
 
 pub use crate::kernel::expr::{
-    check, powi, radius, Arity, Binary, CheckedExpr, Lit, Node, Scalar, Stencil, StencilParams, Tap, TapReader, Unary,
-    Values, MAX_OUTPUTS,
+    check, powi, radius, Arity, Binary, CheckedExpr, Evolves, Lit, Node, Scalar, Stencil, StencilParams, Tap,
+    TapReader, Unary, Values, MAX_OUTPUTS,
 };
 pub use apply::{Fields, StencilApply};
 #[cfg(feature = "mpi")]
@@ -82,6 +83,7 @@ pub use halo::{
 pub use linear::LinearStencil;
 pub use pad::{interior, try_interior, PadMode};
 pub use points::Points;
+pub use state::State;
 pub use steps::Coefficients;
 pub use sweep::{
     boundary, boundary2, boundary3, sweep, sweep2, sweep3, try_boundary, try_boundary2, try_boundary3, try_sweep,

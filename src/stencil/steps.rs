@@ -1,20 +1,21 @@
-//! Time steps of `stencil!` stencils: the first field evolves in a [`DoubleBuffer`], the others
-//! are coefficient fields that stay as they are; each sweep is the backend's expression kernel,
-//! run by the one time stepper of `fused/` (the fused wavefront on the CPU, one call per sweep on
-//! devices).
+//! Time steps of `stencil!` stencils: the fields a stencil [`Evolves`] advance in a [`State`]
+//! (each at its time levels; a [`DoubleBuffer`](super::DoubleBuffer) is one field at one level),
+//! the fields after their levels are coefficient fields that stay as they are; each sweep is the
+//! backend's expression kernel writing every evolving field, run by the one time stepper of
+//! `fused/` (the fused wavefront on the CPU, one call per sweep on devices).
 
 use core::marker::PhantomData;
 
 use smallvec::SmallVec;
 
 use super::boundary::Boundaries;
-use super::buffer::DoubleBuffer;
 use super::fused::{run_steps, Sweep};
+use super::state::State;
 use crate::array::Array;
 use crate::check::BoundsCheck;
 use crate::element::Pod;
 use crate::error::{Error, Result};
-use crate::kernel::expr::{Arity, Scalar, Stencil};
+use crate::kernel::expr::{Arity, Evolves, Scalar, Stencil};
 use crate::kernel::{Backend, CopyKernels, Desc, ExprStencilKernels};
 use crate::layout::Layout;
 use crate::ops::operand::AsOperand;
@@ -24,13 +25,13 @@ mod sealed {
     pub trait Sealed {}
 }
 
-/// The coefficient fields of a time-stepped stencil of arity `K`: every field after the first
-/// (which evolves), read by every step and never written: `()` for a one-field stencil, one
-/// operand (`&array` or a view) for two fields, a tuple for more.
+/// The coefficient fields of a time-stepped stencil, indexed by `Arity<C + 1>` for `C` of them
+/// ([`Evolves::Coefficients`]): every field after the evolving fields' levels, read by every step
+/// and never written: `()` for none, one operand (`&array` or a view) for one, a tuple for more.
 #[diagnostic::on_unimplemented(
-    message = "a stencil of `{K}` fields cannot take `{Self}` as its coefficient fields",
-    label = "not one operand per field after the first",
-    note = "the first field evolves in the DoubleBuffer; pass the others (`()` when there are none, `&k`, or `(&k, &c)`) in the stencil's order"
+    message = "a stencil taking `{K}` (one more than its coefficient fields) cannot take `{Self}` as its coefficient fields",
+    label = "not one operand per field after the evolving fields' levels",
+    note = "the evolving fields are in the State (a DoubleBuffer for one); pass the others (`()` when there are none, `&k`, or `(&k, &c)`) in the stencil's order"
 )]
 pub trait Coefficients<T: Pod, const N: usize, B: Backend, K>: sealed::Sealed {
     /// Each coefficient field's kernel descriptor, valid while `self` is borrowed.
@@ -78,9 +79,13 @@ macro_rules! coefficient_tuple {
 coefficient_tuple!(2; A 0);
 coefficient_tuple!(3; A 0, C 1);
 coefficient_tuple!(4; A 0, C 1, D 2);
+coefficient_tuple!(5; A 0, C 1, D 2, E 3);
+coefficient_tuple!(6; A 0, C 1, D 2, E 3, F 4);
+coefficient_tuple!(7; A 0, C 1, D 2, E 3, F 4, G 5);
+coefficient_tuple!(8; A 0, C 1, D 2, E 3, F 4, G 5, H 6);
 
-/// A `stencil!` stencil's sweep over a region: the evolving field, and the coefficient fields
-/// narrowed to the same region.
+/// A `stencil!` stencil's sweep over a region: the evolving fields' levels and outputs (from
+/// the plan), and the coefficient fields narrowed to the same region.
 pub(super) struct ExprSweep<'p, S: Stencil<T, N>, B: Backend, T: Scalar, const N: usize> {
     coefficients: SmallVec<[Desc<B, T, N>; 3]>,
     params: &'p S::Params,
@@ -88,19 +93,20 @@ pub(super) struct ExprSweep<'p, S: Stencil<T, N>, B: Backend, T: Scalar, const N
 }
 
 impl<'p, S: Stencil<T, N>, B: Backend, T: Scalar, const N: usize> ExprSweep<'p, S, B, T, N> {
-    /// The sweep after checking the coefficient fields against the evolving field's shape and
-    /// device.
+    /// The sweep after checking the coefficient fields against the evolving fields' shape and
+    /// device, and the stencil's counts against the state's (`M` fields at `L` levels).
     ///
     /// # Errors
     ///
-    /// `Error::ShapeMismatch`, `Error::DeviceMismatch`.
-    pub(super) fn new(
+    /// `Error::ShapeMismatch`, `Error::DeviceMismatch`; `Error::Layout` for a stencil that
+    /// disagrees with itself or the state.
+    pub(super) fn new<const M: usize, const L: usize>(
         op: &'static str,
-        field: &DoubleBuffer<T, N, B>,
+        state: &State<T, N, M, L, B>,
         coefficients: SmallVec<[Desc<B, T, N>; 3]>,
         params: &'p S::Params,
     ) -> Result<Self> {
-        let current = field.current();
+        let current = state.field(0);
         for c in &coefficients {
             if c.shape != current.shape() {
                 return Err(Error::ShapeMismatch { op, expected: current.shape().to_vec(), got: c.shape.to_vec() });
@@ -109,22 +115,18 @@ impl<'p, S: Stencil<T, N>, B: Backend, T: Scalar, const N: usize> ExprSweep<'p, 
         let devices: SmallVec<[B::Device; 3]> = coefficients.iter().map(|c| B::handle_device(c.handle)).collect();
         crate::ops::output::same_device::<B>(op, &B::handle_device(current.desc().handle), &devices)?;
         crate::kernel::expr::check::<S, T, N>(op)?;
-        if S::VALUES.len() != 1 {
-            return Err(Error::Layout {
-                op,
-                reason: format!("the stencil computes {} values, and this time stepper evolves one field", S::VALUES.len()),
-                fix: "apply a stencil of several values with `apply((fields..), (&mut outputs..), params)` and swap the arrays between steps",
-            });
-        }
-        if coefficients.len() + 1 != S::FIELDS.len() {
+        // `Evolves<M, L>` and `Coefficients` agree for every `stencil!`; a hand-written stencil
+        // could disagree with itself, and the kernels trust these counts.
+        if S::VALUES.len() != M || coefficients.len() + M * L != S::FIELDS.len() {
             return Err(Error::Layout {
                 op,
                 reason: format!(
-                    "{} coefficient fields for a stencil of {} fields",
-                    coefficients.len(),
-                    S::FIELDS.len()
+                    "a stencil of {} values and {} fields stepping {M} fields at {L} levels with {} coefficient fields",
+                    S::VALUES.len(),
+                    S::FIELDS.len(),
+                    coefficients.len()
                 ),
-                fix: "give the stencil an `Arity` of its field count (as `stencil!` does)",
+                fix: "implement `Evolves<M, L>` only for a stencil of M values whose first M * L fields are the levels (as `stencil!` does)",
             });
         }
         Ok(ExprSweep { coefficients, params, stencil: PhantomData })
@@ -147,19 +149,19 @@ impl<S: Stencil<T, N>, B: ExprStencilKernels, T: Scalar, const N: usize> Sweep<B
     unsafe fn region(
         &self,
         dev: &B::Device,
-        out: Desc<B, T, N>,
-        input: Desc<B, T, N>,
+        outputs: &[Desc<B, T, N>],
+        inputs: &[Desc<B, T, N>],
         start: [usize; N],
         shape: [usize; N],
     ) -> Result<()> {
         let region = |d: Desc<B, T, N>| (0..N).fold(d, |d, k| d.narrowed(k, start[k], shape[k]));
-        let mut fields: SmallVec<[Desc<B, T, N>; 4]> = SmallVec::new();
-        fields.push(input);
+        let mut fields: SmallVec<[Desc<B, T, N>; 8]> = inputs.iter().copied().collect();
         fields.extend(self.coefficients.iter().map(|&c| region(c)));
         // SAFETY: the region is interior for the stencil's radius in every field (all of one
-        // shape), one field per name (checked in `new`); the coefficient fields are shared
-        // borrows and `out` a field of the uniquely borrowed buffer, so they do not overlap.
-        unsafe { B::expression::<S, T, N>(dev, &[out], &fields, self.params) }
+        // shape); one field per name and one output per value (the levels and outputs are the
+        // state's `M` fields at `L` levels, checked in `new`); the coefficient fields are shared
+        // borrows and the outputs the state's scratch arrays, so none overlap.
+        unsafe { B::expression::<S, T, N>(dev, outputs, &fields, self.params) }
     }
 
     unsafe fn all_steps(&self, dev: &B::Device, fields: [Desc<B, T, N>; 2], steps: usize) -> Result<bool> {
@@ -169,28 +171,28 @@ impl<S: Stencil<T, N>, B: ExprStencilKernels, T: Scalar, const N: usize> Sweep<B
     }
 }
 
-/// `steps` sweeps of `S` over `field` with `boundaries`, `coefficients` read by every sweep.
+/// `steps` sweeps of `S` over `state` with `boundaries`, `coefficients` read by every sweep.
 ///
 /// # Errors
 ///
 /// As `StencilApply::try_apply_steps_with`.
-pub(super) fn apply_steps<S, B, T, const N: usize, C>(
-    field: &mut DoubleBuffer<T, N, B>,
+pub(super) fn apply_steps<S, B, T, const N: usize, const M: usize, const L: usize, C>(
+    state: &mut State<T, N, M, L, B>,
     steps: usize,
     coefficients: C,
     params: &S::Params,
     boundaries: Boundaries<T, N>,
 ) -> Result<()>
 where
-    S: Stencil<T, N>,
+    S: Stencil<T, N> + Evolves<M, L>,
     B: ExprStencilKernels + CopyKernels,
     T: Scalar,
-    C: Coefficients<T, N, B, S::Arity>,
+    C: Coefficients<T, N, B, <S as Evolves<M, L>>::Coefficients>,
 {
     const OP: &str = "stencil apply_steps";
-    let sweep = ExprSweep::<S, B, T, N>::new(OP, field, coefficients.coefficient_descs(), params)?;
-    // SAFETY: `run_steps` hands over the plan of two distinct fields, borrowed uniquely.
-    run_steps(OP, &sweep, field, steps, boundaries, |plan| unsafe { plan.run_sequential() })
+    let sweep = ExprSweep::<S, B, T, N>::new(OP, state, coefficients.coefficient_descs(), params)?;
+    // SAFETY: `run_steps` hands over the plan of the state's distinct arrays, borrowed uniquely.
+    run_steps(OP, &sweep, state, steps, boundaries, |plan| unsafe { plan.run_sequential() })
 }
 
 /// [`apply_steps`] on rayon's threads (slabs of the grid, or a pipeline of sweep groups).
@@ -199,20 +201,20 @@ where
 ///
 /// As [`apply_steps`].
 #[cfg(feature = "rayon")]
-pub(super) fn par_apply_steps<S, T, const N: usize, C>(
-    field: &mut DoubleBuffer<T, N>,
+pub(super) fn par_apply_steps<S, T, const N: usize, const M: usize, const L: usize, C>(
+    state: &mut State<T, N, M, L>,
     steps: usize,
     coefficients: C,
     params: &S::Params,
     boundaries: Boundaries<T, N>,
 ) -> Result<()>
 where
-    S: Stencil<T, N>,
+    S: Stencil<T, N> + Evolves<M, L>,
     T: Scalar,
-    C: Coefficients<T, N, crate::kernel::Cpu, S::Arity>,
+    C: Coefficients<T, N, crate::kernel::Cpu, <S as Evolves<M, L>>::Coefficients>,
 {
     const OP: &str = "stencil par_apply_steps";
-    let sweep = ExprSweep::<S, crate::kernel::Cpu, T, N>::new(OP, field, coefficients.coefficient_descs(), params)?;
+    let sweep = ExprSweep::<S, crate::kernel::Cpu, T, N>::new(OP, state, coefficients.coefficient_descs(), params)?;
     // SAFETY: as in `apply_steps`.
-    run_steps(OP, &sweep, field, steps, boundaries, |plan| unsafe { super::fused::run_parallel(plan) })
+    run_steps(OP, &sweep, state, steps, boundaries, |plan| unsafe { super::fused::run_parallel(plan) })
 }

@@ -445,8 +445,8 @@ impl<B: StencilKernels + ElementwiseKernels, T: Numeric, const N: usize> Sweep<B
     unsafe fn region(
         &self,
         dev: &B::Device,
-        out: Desc<B, T, N>,
-        input: Desc<B, T, N>,
+        outputs: &[Desc<B, T, N>],
+        inputs: &[Desc<B, T, N>],
         start: [usize; N],
         shape: [usize; N],
     ) -> Result<()> {
@@ -454,6 +454,6 @@ impl<B: StencilKernels + ElementwiseKernels, T: Numeric, const N: usize> Sweep<B
         let fields: Fields<B, T, N> = self.fields.iter().map(|&c| region(c)).collect();
         // SAFETY: the caller's contract; the coefficient fields are shared borrows of the
         // field's shape (checked when the sweep was made), narrowed to the region.
-        unsafe { varying(dev, out, input, self.offsets, &fields) }
+        unsafe { varying(dev, outputs[0], inputs[0], self.offsets, &fields) }
     }
 }

@@ -277,4 +277,22 @@ impl<D: Device> Harness for DeviceHarness<D> {
         System.apply(fields, (&mut o0, device_view_mut(&mut o1, vo), &mut o2), (a,));
         [D::download(&o0), D::download(&device_view(&o1, vo).to_owned()), D::download(&o2)]
     }
+
+    fn system_steps<T: Scalar>(
+        fields: [&Array<T, 2>; 5],
+        a: T,
+        steps: usize,
+        b: [[Boundary<T>; 2]; 2],
+    ) -> [Array<T, 2>; 3] {
+        crate::harness::system_steps(fields.map(|f| D::upload(f)), a, steps, b).map(|f| D::download(&f))
+    }
+
+    fn leapfrog_steps<T: Scalar>(
+        levels: [&Array<T, 2>; 3],
+        a: T,
+        steps: usize,
+        b: [[Boundary<T>; 2]; 2],
+    ) -> [Array<T, 2>; 2] {
+        crate::harness::leapfrog_steps(levels.map(|f| D::upload(f)), a, steps, b).map(|f| D::download(&f))
+    }
 }

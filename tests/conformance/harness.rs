@@ -2,7 +2,7 @@
 //! four views the cases take, and each op family. Results come back as host arrays.
 
 use cnda::prelude::*;
-use cnda::stencil::{stencil, Boundary, DoubleBuffer, DynStencil, LinearStencil, Scalar, VariableStencil};
+use cnda::stencil::{stencil, Boundary, DoubleBuffer, DynStencil, LinearStencil, Scalar, State, VariableStencil};
 use cnda::GemmElement;
 
 /// The views every case takes of its operands.
@@ -178,6 +178,20 @@ pub trait Harness {
         outputs: [&Self::Matrix<T>; 3],
         vo: View,
     ) -> [Array<T, 2>; 3];
+    /// [`system_steps`] on this backend, from and to host arrays.
+    fn system_steps<T: Scalar>(
+        fields: [&Array<T, 2>; 5],
+        a: T,
+        steps: usize,
+        b: [[Boundary<T>; 2]; 2],
+    ) -> [Array<T, 2>; 3];
+    /// [`leapfrog_steps`] on this backend, from and to host arrays.
+    fn leapfrog_steps<T: Scalar>(
+        levels: [&Array<T, 2>; 3],
+        a: T,
+        steps: usize,
+        b: [[Boundary<T>; 2]; 2],
+    ) -> [Array<T, 2>; 2];
 }
 
 stencil! {
@@ -200,6 +214,46 @@ stencil! {
         let lap = u[-1, 0] + u[1, 0] + u[0, -1] + u[0, 1] - 4.0 * u[0, 0];
         (u[0, 0] + a * k[0, 0] * lap - uv, v[0, 1] + uv * m[0, 0], select(w[1, 1] > a, w[0, 0] - uv, lap))
     };
+}
+
+stencil! {
+    /// A leapfrog scheme: one field at two time levels, a coefficient field.
+    #[levels(2)]
+    pub struct Leapfrog = |u, um, k; a: T| 2.0 * u[0, 0] - um[0, 0] + a * k[0, 0] * (u[-1, 0] + u[1, 0] + u[0, -1] + u[0, 1] - 4.0 * u[0, 0]);
+}
+
+/// [`System`]'s `steps` time steps over a state of `u, v, w` (the first three of `fields`) with
+/// the other two as coefficient fields: the three fields' newest levels.
+pub fn system_steps<T: Scalar, B>(
+    fields: [Array<T, 2, B>; 5],
+    a: T,
+    steps: usize,
+    b: [[Boundary<T>; 2]; 2],
+) -> [Array<T, 2, B>; 3]
+where
+    B: cnda::kernel::ExprStencilKernels + cnda::kernel::CopyKernels,
+{
+    let [u, v, w, k, m] = fields;
+    let mut state = State::from_fields([u, v, w]);
+    System.apply_steps_with(&mut state, steps, (&k, &m), (a,), b);
+    state.into_fields()
+}
+
+/// [`Leapfrog`]'s `steps` time steps from levels `u, um` with coefficient field `k`: the two
+/// newest levels.
+pub fn leapfrog_steps<T: Scalar, B>(
+    levels: [Array<T, 2, B>; 3],
+    a: T,
+    steps: usize,
+    b: [[Boundary<T>; 2]; 2],
+) -> [Array<T, 2, B>; 2]
+where
+    B: cnda::kernel::ExprStencilKernels + cnda::kernel::CopyKernels,
+{
+    let [u, um, k] = levels;
+    let mut state = State::from_levels([[u, um]]);
+    Leapfrog.apply_steps_with(&mut state, steps, &k, (a,), b);
+    [state.level(0, 0).to_owned(), state.level(0, 1).to_owned()]
 }
 
 stencil! {
@@ -412,6 +466,24 @@ impl Harness for CpuHarness {
         let fields = (host_view(f[0], vu), f[1], f[2], f[3], f[4]);
         System.apply(fields, (&mut o0, view_mut(&mut o1, vo), &mut o2), (a,));
         [o0, host_view(&o1, vo).to_owned(), o2]
+    }
+
+    fn system_steps<T: Scalar>(
+        fields: [&Array<T, 2>; 5],
+        a: T,
+        steps: usize,
+        b: [[Boundary<T>; 2]; 2],
+    ) -> [Array<T, 2>; 3] {
+        system_steps(fields.map(Array::clone), a, steps, b)
+    }
+
+    fn leapfrog_steps<T: Scalar>(
+        levels: [&Array<T, 2>; 3],
+        a: T,
+        steps: usize,
+        b: [[Boundary<T>; 2]; 2],
+    ) -> [Array<T, 2>; 2] {
+        leapfrog_steps(levels.map(Array::clone), a, steps, b)
     }
 }
 

@@ -110,6 +110,15 @@ macro_rules! conformance {
             }
 
             #[test]
+            fn stencil_macro_system_time_steps() {
+                if !<$Harness as crate::harness::Harness>::available() {
+                    eprintln!("SKIP: no {} device", <$Harness as crate::harness::Harness>::NAME);
+                    return;
+                }
+                crate::system_cases::system_time_steps::<$Harness>();
+            }
+
+            #[test]
             fn subnormals_flushed_or_kept() {
                 if !<$Harness as crate::harness::Harness>::available() {
                     eprintln!("SKIP: no {} device", <$Harness as crate::harness::Harness>::NAME);

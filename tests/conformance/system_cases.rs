@@ -1,12 +1,15 @@
 //! Stencils of several outputs (systems): `System` (harness.rs) computes three outputs from five
 //! fields in one pass, on every view of the first field and of the second output, against a naive
-//! loop per output in `T`, one rounding per operation in the source's order.
+//! loop per output in `T`, one rounding per operation in the source's order; and time steps of
+//! systems (`System` stepping three fields, `Leapfrog` one field at two levels) with per-side
+//! boundaries against the CPU's (itself checked against separate sweeps in
+//! tests/stencil_systems.rs).
 
 use cnda::prelude::*;
-use cnda::stencil::Scalar;
+use cnda::stencil::{Boundary, Scalar};
 
 use crate::cases::{check_matrix, shapes};
-use crate::harness::{Harness, VIEWS};
+use crate::harness::{CpuHarness, Harness, VIEWS};
 use crate::reference::{at, base_shape, eps, field, to_f64};
 
 pub fn system_stencils<H: Harness>() {
@@ -63,6 +66,40 @@ fn system_stencils_for<H: Harness, T: Scalar>() {
             for (out, got) in got.iter().enumerate() {
                 let what = format!("{} system output {out} (u {vu:?}, output 1 {vo:?}) {shape:?}", H::NAME);
                 check_matrix(&what, got, want(out), shape, 4.0 * eps::<T>());
+            }
+        }
+    }
+}
+
+pub fn system_time_steps<H: Harness>() {
+    system_time_steps_for::<H, f32>();
+    if H::supports_f64_transcendentals() {
+        system_time_steps_for::<H, f64>();
+    }
+}
+
+/// Exact where operations round alike (the CPU, the model, CUDA), a few ulps per step on WebGPU.
+fn system_time_steps_for<H: Harness, T: Scalar>() {
+    let b = [[Boundary::Neumann, Boundary::Value(T::from_f64(0.5))], [Boundary::Periodic, Boundary::Periodic]];
+    let a = T::from_f64(0.125);
+    for (seed, &shape) in shapes().iter().enumerate() {
+        let seed = seed as u64;
+        let fields = [0, 1, 2, 3, 4].map(|f| field::<T>(shape, seed + 20 * f));
+        let refs = [&fields[0], &fields[1], &fields[2], &fields[3], &fields[4]];
+        for steps in [1, 4] {
+            let tol = 8.0 * steps as f64 * eps::<T>();
+            let got = H::system_steps(refs, a, steps, b);
+            let want = CpuHarness::system_steps(refs, a, steps, b);
+            for (f, (got, want)) in got.iter().zip(&want).enumerate() {
+                let what = format!("{} system steps {steps} field {f} {shape:?}", H::NAME);
+                check_matrix(&what, got, |ix| to_f64(want[ix]), shape, tol);
+            }
+            let levels = [refs[0], refs[1], refs[3]];
+            let got = H::leapfrog_steps(levels, a, steps, b);
+            let want = CpuHarness::leapfrog_steps(levels, a, steps, b);
+            for (l, (got, want)) in got.iter().zip(&want).enumerate() {
+                let what = format!("{} leapfrog steps {steps} level {l} {shape:?}", H::NAME);
+                check_matrix(&what, got, |ix| to_f64(want[ix]), shape, tol);
             }
         }
     }

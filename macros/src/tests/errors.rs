@@ -187,6 +187,10 @@ fn operators() {
     rejects("|u| (u[0],)", "a stencil of one value ends with it, not a 1-tuple");
     rejects("|u| (u[0], u[0], u[0], u[0], u[0], u[0], u[0], u[0], u[0])", "at most 8 values; this tuple has 9");
     rejects("|u| (u[0], u[0] > 1.0)", "the stencil body is a condition");
+    rejects("#[levels(2)] |u, v| (u[0], v[0])", "a stencil of 2 values at 2 levels reads its first 4 fields");
+    rejects("#[levels(0)] |u| u[0]", "expected `#[levels(L)]` with L from 1 to 8");
+    rejects("#[levels(x)] |u| u[0]", "expected `#[levels(L)]`");
+    rejects("#[levels(2)] #[levels(2)] |u, v| u[0]", "`#[levels(..)]` is given twice");
     rejects("|u| u[0][1]", "only a field can be read at offsets");
     rejects("|u| (u)[0]", "only a field can be read at offsets");
     rejects("|u| format!(\"{}\", u[0])", "macros (`format!`) are not allowed in a stencil body");

@@ -62,6 +62,9 @@ fn exact_shape_of_a_concrete_stencil() {
                     )
                 }
             }
+            impl ::cnda::stencil::Evolves<1, 1> for __CndaStencil {
+                type Coefficients = ::cnda::stencil::Arity<1>;
+            }
             __CndaStencil
         }
     };
@@ -206,7 +209,25 @@ fn subnormals_are_flushed_unless_kept() {
 fn item_form_is_a_struct_and_an_impl() {
     let out = expansion("pub struct Heat = |u, k; dt: T| u[0, 0] + dt * k[0, 0];");
     let file = syn::parse_str::<syn::File>(&out).expect("the expansion is items");
-    assert_eq!(file.items.len(), 3, "the struct, its RADIUS and the Stencil impl");
+    assert_eq!(file.items.len(), 4, "the struct, its RADIUS, the Stencil impl and the Evolves impl");
+    contains(
+        &out,
+        quote!(impl ::cnda::stencil::Evolves<1, 1> for Heat { type Coefficients = ::cnda::stencil::Arity<2>; }),
+    );
+    // Two values at two levels read the first four fields; one field more is a coefficient.
+    let system = expansion("#[levels(2)] |u, um, v, vm, c| (u[0] + um[0] * c[0], v[0] - vm[0])");
+    contains(
+        &system,
+        quote!(impl ::cnda::stencil::Evolves<2, 2> for __CndaStencil { type Coefficients = ::cnda::stencil::Arity<2>; }),
+    );
+    contains(
+        &system,
+        quote!(
+            type Values = [T; 2];
+        ),
+    );
+    // Fewer fields than values: applied, never stepped.
+    assert!(!expansion("|u| (u[0], u[1])").contains("Evolves"));
     let source = tokens("|u, k; dt: T| u[0, 0] + dt * k[0, 0]").to_string();
     let doc = format!(" The stencil `{source}` (defined with `stencil!`).");
     contains(&out, quote!(#[doc = #doc]));

@@ -42,7 +42,7 @@ impl<const N: usize> CheckedExpr<N> {
     ) -> Result<Self> {
         let nodes = nodes.into();
         let last = vec![nodes.len().wrapping_sub(1)];
-        Self::with_values(op, fields, params, taps, nodes, last)
+        Self::from_outputs(op, fields, params, taps, nodes, last)
     }
 
     /// [`CheckedExpr::from_parts`] with the outputs' values named: `values[m]` is the node
@@ -51,7 +51,7 @@ impl<const N: usize> CheckedExpr<N> {
     /// # Errors
     ///
     /// As [`CheckedExpr::from_parts`].
-    pub fn with_values(
+    pub fn from_outputs(
         op: &'static str,
         fields: usize,
         params: usize,
@@ -139,7 +139,7 @@ pub fn check<S: Stencil<T, N>, T: Scalar, const N: usize>(op: &'static str) -> R
             fix: "define the stencil with `stencil!`, which keeps its parts consistent",
         });
     }
-    CheckedExpr::with_values(op, S::FIELDS.len(), params, S::TAPS, S::NODES, S::VALUES)
+    CheckedExpr::from_outputs(op, S::FIELDS.len(), params, S::TAPS, S::NODES, S::VALUES)
 }
 
 /// Whether `values` name 1 to [`MAX_OUTPUTS`] number nodes of an expression whose nodes are

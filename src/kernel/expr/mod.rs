@@ -7,11 +7,13 @@
 mod check;
 pub mod emit;
 mod eval;
+mod evolves;
 mod node;
 mod scalar;
 mod values;
 
 pub use check::{check, CheckedExpr, MAX_NODES};
+pub use evolves::Evolves;
 pub use node::{Binary, Lit, Node, Unary};
 pub use scalar::{powi, Scalar};
 pub use values::{Values, MAX_OUTPUTS};

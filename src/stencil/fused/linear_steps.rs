@@ -26,13 +26,13 @@ impl<B: StencilKernels, T: Numeric, const N: usize, const K: usize> Sweep<B, T, 
     unsafe fn region(
         &self,
         dev: &B::Device,
-        out: Desc<B, T, N>,
-        input: Desc<B, T, N>,
+        outputs: &[Desc<B, T, N>],
+        inputs: &[Desc<B, T, N>],
         _: [usize; N],
         _: [usize; N],
     ) -> Result<()> {
         // SAFETY: the caller's contract is the kernel's.
-        unsafe { B::linear(dev, out, input, self.taps) }
+        unsafe { B::linear(dev, outputs[0], inputs[0], self.taps) }
     }
 }
 

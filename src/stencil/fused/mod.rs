@@ -29,6 +29,7 @@
 
 mod depth;
 mod linear_steps;
+mod rings;
 mod schedule;
 
 #[cfg(feature = "rayon")]
@@ -39,13 +40,16 @@ pub(super) use parallel::run_parallel;
 
 use core::ops::Range;
 
+use smallvec::SmallVec;
+
 use super::boundary::{Boundaries, Which};
-use super::buffer::DoubleBuffer;
 use super::halo::Side;
+use super::state::State;
 use crate::element::Pod;
 use crate::error::{Error, Result};
 use crate::kernel::{Backend, CopyKernels, Desc};
 use crate::shape::interior_range;
+use rings::{Group, Rings};
 use schedule::Schedule;
 
 /// One sweep of a stencil over a region, what a plan runs: the stencil kernel of a
@@ -65,15 +69,16 @@ pub(super) trait Sweep<B: Backend, T: Pod, const N: usize> {
         0
     }
 
-    /// `out = stencil(input)` over the region `start..start + shape` of the fields (`out` and
-    /// `input` are that region of the destination and source fields; other fields the sweep
-    /// reads are narrowed alike).
+    /// `outputs = stencil(inputs)` over the region `start..start + shape` of the fields:
+    /// `outputs` (one per evolving field) and `inputs` (each field's levels, newest first, field
+    /// by field) are that region of the destination and source arrays; other fields the sweep
+    /// reads are narrowed alike. A stencil of one field at one level takes one of each.
     ///
     /// # Safety
     ///
     /// The region lies in the interior for the sweep's radius, so every tap lies in the fields;
-    /// `out` is live, writable, and overlaps no field the sweep reads; nothing else accesses
-    /// them during the call.
+    /// the outputs are live, writable, and overlap no field the sweep reads and one another;
+    /// nothing else accesses them during the call.
     ///
     /// # Errors
     ///
@@ -81,14 +86,14 @@ pub(super) trait Sweep<B: Backend, T: Pod, const N: usize> {
     unsafe fn region(
         &self,
         dev: &B::Device,
-        out: Desc<B, T, N>,
-        input: Desc<B, T, N>,
+        outputs: &[Desc<B, T, N>],
+        inputs: &[Desc<B, T, N>],
         start: [usize; N],
         shape: [usize; N],
     ) -> Result<()>;
 
-    /// `steps` sweeps over the whole fields at once, where the backend has a time-tiled kernel:
-    /// `Ok(true)` when done (`fields[steps % 2]` holds sweep `steps`, the other sweep
+    /// `steps` sweeps of one field at one level over the whole fields at once, where the backend
+    /// has a time-tiled kernel: `Ok(true)` when done (`fields[steps % 2]` holds sweep `steps`, the other sweep
     /// `steps - 1`), `Ok(false)` with nothing written otherwise. None by default.
     ///
     /// # Safety
@@ -105,28 +110,29 @@ pub(super) trait Sweep<B: Backend, T: Pod, const N: usize> {
     }
 }
 
-/// Plans `steps` sweeps of `sweep` over `field`'s two fields, runs the plan (the wavefront by
-/// `fused`, or one call per sweep), and makes the field written last the current one. The
-/// plan's fields are distinct owned arrays, borrowed uniquely for the call.
+/// Plans `steps` sweeps of `sweep` over `state`'s fields (each at its levels, with a scratch),
+/// runs the plan (the wavefront by `fused`, or one call per sweep), and makes the levels written
+/// last the newest. The plan's arrays are distinct owned arrays, borrowed uniquely for the call.
 ///
 /// # Errors
 ///
 /// `Error::ShapeMismatch`, `Error::DeviceMismatch`, `Error::Layout`, `Error::Decomposition`
 /// (see [`Plan::new`]); the kernels' errors.
-pub(super) fn run_steps<B: CopyKernels, T: Pod, const N: usize, S: Sweep<B, T, N>>(
+pub(super) fn run_steps<B: CopyKernels, T: Pod, const N: usize, const M: usize, const L: usize, S>(
     op: &'static str,
     sweep: &S,
-    field: &mut DoubleBuffer<T, N, B>,
+    state: &mut State<T, N, M, L, B>,
     steps: usize,
     boundaries: Boundaries<T, N>,
     fused: impl Fn(&Plan<'_, B, T, N, S>) -> Result<()>,
-) -> Result<()> {
-    let (a, b) = field.both_mut();
-    // SAFETY: two distinct owned arrays, borrowed uniquely for the call.
-    unsafe { run_steps_between(op, sweep, [a.desc_mut(), b.desc_mut()], steps, boundaries, fused) }?;
-    if steps % 2 == 1 {
-        field.swap();
-    }
+) -> Result<()>
+where
+    S: Sweep<B, T, N>,
+{
+    let rings = Rings::new(state.rings_mut(), M, L + 1);
+    // SAFETY: distinct owned arrays, borrowed uniquely for the call.
+    unsafe { run_rings(op, sweep, None, rings, steps, boundaries, fused) }?;
+    state.advance(steps);
     Ok(())
 }
 
@@ -150,7 +156,7 @@ pub(super) unsafe fn run_steps_between<B: CopyKernels, T: Pod, const N: usize, S
     fused: impl Fn(&Plan<'_, B, T, N, S>) -> Result<()>,
 ) -> Result<()> {
     // SAFETY: the caller's contract; the source is `fields[0]`.
-    unsafe { run_steps_from(op, sweep, None, fields, steps, boundaries, fused) }
+    unsafe { run_rings(op, sweep, None, Rings::pair(fields), steps, boundaries, fused) }
 }
 
 /// [`run_steps_between`] with sweep 1 reading `source` instead of `fields[0]` (when given): the
@@ -175,7 +181,32 @@ pub(super) unsafe fn run_steps_from<B: CopyKernels, T: Pod, const N: usize, S: S
     boundaries: Boundaries<T, N>,
     fused: impl Fn(&Plan<'_, B, T, N, S>) -> Result<()>,
 ) -> Result<()> {
+    // SAFETY: the caller's contract.
+    unsafe { run_rings(op, sweep, source, Rings::pair(fields), steps, boundaries, fused) }
+}
+
+/// The one stepper: `steps` sweeps over `rings` (sweep `t` of field `f` at `rings.at(f, t)`),
+/// sweep 1 of a one-field one-level ring reading `source` when given (`run_steps_from`).
+///
+/// # Safety
+///
+/// As for [`run_steps_from`], for every array of the rings.
+///
+/// # Errors
+///
+/// As [`run_steps_from`].
+unsafe fn run_rings<B: CopyKernels, T: Pod, const N: usize, S: Sweep<B, T, N>>(
+    op: &'static str,
+    sweep: &S,
+    source: Option<Desc<B, T, N>>,
+    rings: Rings<B, T, N>,
+    steps: usize,
+    boundaries: Boundaries<T, N>,
+    fused: impl Fn(&Plan<'_, B, T, N, S>) -> Result<()>,
+) -> Result<()> {
+    let fields = rings.all();
     if let Some(source) = source {
+        assert_eq!(rings.all().len(), 2, "a separate source for one field at one level");
         if source.shape != fields[0].shape {
             return Err(Error::ShapeMismatch { op, expected: fields[0].shape.to_vec(), got: source.shape.to_vec() });
         }
@@ -194,24 +225,25 @@ pub(super) unsafe fn run_steps_from<B: CopyKernels, T: Pod, const N: usize, S: S
             });
         }
     }
-    let Some(mut plan) = Plan::new(op, sweep, fields, steps, boundaries)? else { return Ok(()) };
+    let in_flight = fields.len() + sweep.coefficient_fields();
+    let Some(mut plan) = Plan::new(op, sweep, rings.clone(), steps, boundaries)? else { return Ok(()) };
     plan.source = source;
     if plan.schedule.is_none() {
-        // SAFETY: the plan's two fields are distinct, borrowed uniquely (the caller's contract).
+        // SAFETY: the plan's arrays are distinct, borrowed uniquely (the caller's contract).
         return unsafe { plan.run_unfused() };
     }
+    // A fused plan has an axis 0 to walk.
     let hyperplane = fields[0].shape[1..].iter().product::<usize>().saturating_mul(core::mem::size_of::<T>());
-    let depth = depth::pass_depth(op, hyperplane, 2 + sweep.coefficient_fields(), plan.radius[0], steps)?;
+    let depth = depth::pass_depth(op, hyperplane, in_flight, plan.radius[0], steps)?;
     if depth >= steps {
         return fused(&plan);
     }
-    // Passes of `depth` sweeps: each starts from the field the last one wrote (sweep `done`
-    // ends in `fields[done % 2]`), so together they are the same sweeps.
+    // Passes of `depth` sweeps: each starts from the levels the last one wrote (sweep `done`
+    // at ring position `done`), so together they are the same sweeps.
     let mut done = 0;
     while done < steps {
         let k = depth.min(steps - done);
-        let pass_fields = [fields[done % 2], fields[(done + 1) % 2]];
-        let mut pass = Plan::new(op, sweep, pass_fields, k, boundaries)?.expect("the same interior, and k > 0");
+        let mut pass = Plan::new(op, sweep, rings.rotated(done), k, boundaries)?.expect("the same interior, and k > 0");
         pass.source = if done == 0 { source } else { None };
         if pass.schedule.is_some() {
             fused(&pass)?;
@@ -224,12 +256,13 @@ pub(super) unsafe fn run_steps_from<B: CopyKernels, T: Pod, const N: usize, S: S
     Ok(())
 }
 
-/// One call: the sweep, the two fields (`fields[0]` holds sweep 0, the initial field), the
-/// boundaries, the interior, and the wavefront's schedule (`None`: one call per sweep).
+/// One call: the sweep, the rings of arrays (sweep `t` of field `f` at `rings.at(f, t)`; the
+/// initial levels are sweeps `0, -1, ..`), the boundaries, the interior, and the wavefront's
+/// schedule (`None`: one call per sweep).
 pub(super) struct Plan<'s, B: Backend, T: Pod, const N: usize, S> {
     dev: B::Device,
     sweep: &'s S,
-    fields: [Desc<B, T, N>; 2],
+    rings: Rings<B, T, N>,
     /// What sweep 1 reads when not `fields[0]` (`run_steps_from`).
     source: Option<Desc<B, T, N>>,
     radius: [usize; N],
@@ -240,7 +273,7 @@ pub(super) struct Plan<'s, B: Backend, T: Pod, const N: usize, S> {
 }
 
 impl<'s, B: CopyKernels, T: Pod, const N: usize, S: Sweep<B, T, N>> Plan<'s, B, T, N, S> {
-    /// The plan after checking that both fields have one shape and one device; `None` when no
+    /// The plan after checking that every array has one shape and one device; `None` when no
     /// sweep writes anything (no interior point, or no sweep).
     ///
     /// # Errors
@@ -250,16 +283,18 @@ impl<'s, B: CopyKernels, T: Pod, const N: usize, S: Sweep<B, T, N>> Plan<'s, B, 
     fn new(
         op: &'static str,
         sweep: &'s S,
-        fields: [Desc<B, T, N>; 2],
+        rings: Rings<B, T, N>,
         steps: usize,
         boundaries: Boundaries<T, N>,
     ) -> Result<Option<Self>> {
-        if fields[0].shape != fields[1].shape {
-            return Err(Error::ShapeMismatch { op, expected: fields[0].shape.to_vec(), got: fields[1].shape.to_vec() });
+        let fields = rings.all();
+        if let Some(other) = fields.iter().find(|f| f.shape != fields[0].shape) {
+            return Err(Error::ShapeMismatch { op, expected: fields[0].shape.to_vec(), got: other.shape.to_vec() });
         }
         boundaries.check(op)?;
         let dev = B::handle_device(fields[0].handle);
-        crate::ops::output::same_device::<B>(op, &dev, &[B::handle_device(fields[1].handle)])?;
+        let devices: SmallVec<[B::Device; 4]> = fields.iter().map(|f| B::handle_device(f.handle)).collect();
+        crate::ops::output::same_device::<B>(op, &dev, &devices)?;
         let (shape, radius) = (fields[0].shape, sweep.radius());
         let interior: [Range<usize>; N] = core::array::from_fn(|k| interior_range(shape[k], radius[k]));
         if steps == 0 || interior.iter().any(|r| r.is_empty()) {
@@ -270,7 +305,7 @@ impl<'s, B: CopyKernels, T: Pod, const N: usize, S: Sweep<B, T, N>> Plan<'s, B, 
             return Ok(Some(Plan {
                 dev,
                 sweep,
-                fields,
+                rings,
                 source: None,
                 radius,
                 boundaries,
@@ -297,17 +332,40 @@ impl<'s, B: CopyKernels, T: Pod, const N: usize, S: Sweep<B, T, N>> Plan<'s, B, 
         // interior must hold; a shorter one takes one call per sweep.
         let mirrors_short =
             rows.len() < radius[0] && [Side::Low, Side::High].iter().any(|&side| boundaries.mirrors(0, side));
-        let schedule = (sweep.wavefront() && !mirrors_short)
+        // Levels older than the last sweep are read at a periodic axis 0's seam, whose
+        // schedule is written for one level: such a plan takes one call per sweep.
+        let seam_levels = rings.levels() > 1 && boundaries.periodic(0);
+        let schedule = (sweep.wavefront() && !mirrors_short && !seam_levels)
             .then(|| Schedule::new(rows, steps, radius[0], boundaries.periodic(0)));
-        Ok(Some(Plan { dev, sweep, fields, source: None, radius, boundaries, interior, steps, schedule }))
+        Ok(Some(Plan { dev, sweep, rings, source: None, radius, boundaries, interior, steps, schedule }))
     }
 
-    /// The field sweep `t` reads.
-    fn input_of(&self, t: usize) -> Desc<B, T, N> {
+    /// The arrays sweep `t` reads: each field's levels, newest first (sweep 1 of a separate
+    /// source reads it instead).
+    fn inputs(&self, t: usize) -> Group<B, T, N> {
         match self.source {
-            Some(source) if t == 1 => source,
-            _ => self.fields[(t - 1) % 2],
+            Some(source) if t == 1 => smallvec::smallvec![source],
+            _ => self.rings.inputs(t),
         }
+    }
+
+    /// The levels of sweep 0 and before, which the caller filled: refilled as one refill
+    /// before the first sweep makes them.
+    ///
+    /// # Safety
+    ///
+    /// As for `run_unfused`.
+    unsafe fn fill_initial(&self) -> Result<()> {
+        for field in self.rings.initial() {
+            // SAFETY: the caller's contract.
+            unsafe { self.boundaries.fill_axes(&self.dev, field, 0..N, &self.radius, Which::All) }?;
+        }
+        Ok(())
+    }
+
+    /// Whether one field at one level: the backends' time-tiled kernels take only those.
+    fn one_field(&self) -> bool {
+        self.rings.fields() == 1 && self.rings.levels() == 1
     }
 
     /// The fused plan's schedule.
@@ -320,45 +378,55 @@ impl<'s, B: CopyKernels, T: Pod, const N: usize, S: Sweep<B, T, N>> Plan<'s, B, 
     ///
     /// # Safety
     ///
-    /// The two fields are live, distinct, and nothing else accesses them during the call.
+    /// The arrays are live, distinct, and nothing else accesses them during the call.
     ///
     /// # Errors
     ///
     /// `Error::Device` from a kernel.
     unsafe fn run_unfused(&self) -> Result<()> {
         // Constant halos (fixed or a value on every side): filled once, then the backend's
-        // time-tiled kernel may take all the sweeps.
-        if self.boundaries.constant() && self.steps >= 2 && self.source.is_none() {
+        // time-tiled kernel may take all the sweeps (of one field at one level).
+        if self.boundaries.constant() && self.steps >= 2 && self.source.is_none() && self.one_field() {
             // SAFETY: the caller's contract; the halos then hold what every sweep reads.
             unsafe {
-                for field in self.fields {
+                for &field in self.rings.all() {
                     self.boundaries.fill_axes(&self.dev, field, 0..N, &self.radius, Which::All)?;
                 }
-                if self.sweep.all_steps(&self.dev, self.fields, self.steps)? {
+                if self.sweep.all_steps(&self.dev, [self.rings.at(0, 0), self.rings.at(0, 1)], self.steps)? {
                     return Ok(());
                 }
             }
         }
         let start = self.interior.clone().map(|r| r.start);
         let shape = self.interior.clone().map(|r| r.len());
-        let region = |d: Desc<B, T, N>| (0..N).fold(d, |d, k| d.narrowed(k, start[k], shape[k]));
+        let region = |d: &Desc<B, T, N>| (0..N).fold(*d, |d, k| d.narrowed(k, start[k], shape[k]));
+        // A separate source (sweep 1 of `run_steps_from`) is only read: never filled (its
+        // boundaries are all `Fixed`, checked there, so there is nothing to fill).
+        debug_assert!(self.source.is_none() || self.boundaries.constant());
+        if self.source.is_none() {
+            // SAFETY: the caller's contract.
+            unsafe { self.fill_initial() }?;
+        }
         for t in 1..=self.steps {
-            let (src, dst) = (self.input_of(t), self.fields[t % 2]);
-            // A separate source (sweep 1 of `run_steps_from`) is only read: never filled (its
-            // boundaries are all `Fixed`, checked there, so there is nothing to fill).
-            let from_source = t == 1 && self.source.is_some();
-            debug_assert!(!from_source || self.boundaries.constant());
-            // SAFETY: the caller's contract; `src` is filled only when it is one of the fields;
-            // the region is the interior, and `dst` is the other field.
+            // SAFETY: the caller's contract; the newest levels (what the last sweep wrote) are
+            // refilled, the older ones were when they were the newest; the region is the
+            // interior, and the outputs are the fields' scratch arrays, read by no level.
             unsafe {
-                if !from_source {
-                    self.boundaries.fill_axes(&self.dev, src, 0..N, &self.radius, Which::All)?;
+                if t > 1 {
+                    for newest in self.rings.outputs(t - 1) {
+                        self.boundaries.fill_axes(&self.dev, newest, 0..N, &self.radius, Which::All)?;
+                    }
                 }
-                self.sweep.region(&self.dev, region(dst), region(src), start, shape)?;
+                let inputs: Group<B, T, N> = self.inputs(t).iter().map(region).collect();
+                let outputs: Group<B, T, N> = self.rings.outputs(t).iter().map(region).collect();
+                self.sweep.region(&self.dev, &outputs, &inputs, start, shape)?;
             }
         }
-        // SAFETY: the caller's contract.
-        unsafe { self.boundaries.fill_axes(&self.dev, self.fields[self.steps % 2], 0..N, &self.radius, Which::All) }
+        for last in self.rings.outputs(self.steps) {
+            // SAFETY: the caller's contract.
+            unsafe { self.boundaries.fill_axes(&self.dev, last, 0..N, &self.radius, Which::All) }?;
+        }
+        Ok(())
     }
 
     /// The sweeps on the wavefront, then the seam pass.
@@ -386,10 +454,11 @@ impl<'s, B: CopyKernels, T: Pod, const N: usize, S: Sweep<B, T, N>> Plan<'s, B, 
         unsafe { self.finish(core::slice::from_ref(schedule)) }
     }
 
-    /// Before the wavefront: the initial field's halos as one refill makes them, the `Value`
-    /// halos of the other field (no sweep writes them), and the following halos of the axes
-    /// after the first on every hyperplane of the other field (those of hyperplanes no sweep
-    /// computes, the halo hyperplanes of axis 0, are refreshed only here).
+    /// Before the wavefront: the initial levels' halos as one refill makes them, the `Value`
+    /// halos of the scratch arrays (no sweep writes them), and the following halos of the axes
+    /// after the first on every hyperplane of the scratch arrays (those of hyperplanes no sweep
+    /// computes, the halo hyperplanes of axis 0, are refreshed only here). The older levels'
+    /// arrays, which later sweeps overwrite, have all their halos from the refill.
     ///
     /// # Safety
     ///
@@ -399,18 +468,19 @@ impl<'s, B: CopyKernels, T: Pod, const N: usize, S: Sweep<B, T, N>> Plan<'s, B, 
     ///
     /// `Error::Device` from a kernel.
     pub(super) unsafe fn prepare(&self) -> Result<()> {
-        let [first, other] = self.fields;
         // SAFETY: the caller's contract; every axis has a non-empty interior.
         unsafe {
-            self.boundaries.fill_axes(&self.dev, first, 0..N, &self.radius, Which::All)?;
-            for axis in 0..N {
-                for side in [Side::Low, Side::High] {
-                    if matches!(self.boundaries.at(axis, side), super::Boundary::Value(_)) {
-                        self.boundaries.fill(&self.dev, other, axis, side, self.radius[axis], Which::All)?;
+            self.fill_initial()?;
+            for other in self.rings.outputs(1) {
+                for axis in 0..N {
+                    for side in [Side::Low, Side::High] {
+                        if matches!(self.boundaries.at(axis, side), super::Boundary::Value(_)) {
+                            self.boundaries.fill(&self.dev, other, axis, side, self.radius[axis], Which::All)?;
+                        }
                     }
                 }
+                self.boundaries.fill_axes(&self.dev, other, 1..N, &self.radius, Which::Following)?;
             }
-            self.boundaries.fill_axes(&self.dev, other, 1..N, &self.radius, Which::Following)?;
         }
         Ok(())
     }
@@ -420,23 +490,43 @@ impl<'s, B: CopyKernels, T: Pod, const N: usize, S: Sweep<B, T, N>> Plan<'s, B, 
     ///
     /// # Safety
     ///
-    /// As for `run_unfused`, and every hyperplane of sweep `t - 1` within `R` of `i` is computed
-    /// (with its halos) and not yet overwritten, and no later computation reads hyperplane `i`
-    /// of sweep `t - 2` (the schedule's order).
+    /// As for `run_unfused`, and every hyperplane of the sweeps `t - L ..= t - 1` within `R` of
+    /// `i` is computed (with its halos) and not yet overwritten, and no later computation reads
+    /// hyperplane `i` of sweep `t - L - 1` (the schedule's order: sweep `t - 1` at hyperplane
+    /// `i + R`, the last reader, runs earlier in the same wavefront step, and the older sweeps
+    /// earlier still).
     ///
     /// # Errors
     ///
     /// `Error::Device` from a kernel.
     pub(super) unsafe fn compute(&self, t: usize, i: usize) -> Result<()> {
-        let (src, dst) = (self.input_of(t), self.fields[t % 2]);
         let mut start = self.interior.clone().map(|r| r.start);
         let mut shape = self.interior.clone().map(|r| r.len());
         (start[0], shape[0]) = (i, 1);
-        let region = |d: Desc<B, T, N>| (0..N).fold(d, |d, k| d.narrowed(k, start[k], shape[k]));
-        // SAFETY: hyperplane `i` is interior, so every tap of its points lies in `src`; `dst` is
-        // the other field; the caller's contract orders the reads and writes.
+        let region = |d: &Desc<B, T, N>| (0..N).fold(*d, |d, k| d.narrowed(k, start[k], shape[k]));
+        let inputs: Group<B, T, N> = self.inputs(t).iter().map(region).collect();
+        let outputs = self.rings.outputs(t);
+        let targets: Group<B, T, N> = outputs.iter().map(region).collect();
+        // SAFETY: hyperplane `i` is interior, so every tap of its points lies in the inputs; the
+        // outputs are the arrays sweep `t` writes, which no input is; the caller's contract
+        // orders the reads and writes.
+        unsafe { self.sweep.region(&self.dev, &targets, &inputs, start, shape) }?;
+        for dst in outputs {
+            // SAFETY: as above, for the halos of the hyperplane just written.
+            unsafe { self.halos_after(dst, i) }?;
+        }
+        Ok(())
+    }
+
+    /// The halos of hyperplane `i` of `dst` just computed: along the axes after the first, and
+    /// axis 0's mirrored halos that this hyperplane completes.
+    ///
+    /// # Safety
+    ///
+    /// As for [`Plan::compute`].
+    unsafe fn halos_after(&self, dst: Desc<B, T, N>, i: usize) -> Result<()> {
+        // SAFETY: the caller's contract.
         unsafe {
-            self.sweep.region(&self.dev, region(dst), region(src), start, shape)?;
             if self.boundaries.follows(1..N) {
                 self.boundaries.fill_axes(&self.dev, dst.narrowed(0, i, 1), 1..N, &self.radius, Which::Following)?;
             }
@@ -496,10 +586,10 @@ impl<'s, B: CopyKernels, T: Pod, const N: usize, S: Sweep<B, T, N>> Plan<'s, B, 
                 }
             }
             if seam.wraps {
-                // SAFETY: the caller's contract; sweep `t` is complete near both ends.
-                unsafe {
-                    self.boundaries.fill_axes(&self.dev, self.fields[t % 2], 0..1, &self.radius, Which::Following)
-                }?;
+                for field in self.rings.outputs(t) {
+                    // SAFETY: the caller's contract; sweep `t` is complete near both ends.
+                    unsafe { self.boundaries.fill_axes(&self.dev, field, 0..1, &self.radius, Which::Following) }?;
+                }
             }
         }
         Ok(())

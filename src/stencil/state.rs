@@ -1,0 +1,208 @@
+//! The state of a time loop: `M` evolving fields of one shape, each held at `L` time levels plus
+//! one scratch array, on any backend. A step reads every field at its `L` levels (newest first)
+//! and writes each field's scratch; [`State::rotate`] then makes the scratch the newest level and
+//! the oldest level the scratch, without copying. [`DoubleBuffer`](super::DoubleBuffer) is the
+//! one-field, one-level state.
+
+use smallvec::SmallVec;
+
+use crate::array::Array;
+use crate::element::Pod;
+use crate::error::{or_panic, Error, Result};
+use crate::kernel::{Backend, CopyKernels, Cpu, Desc};
+
+/// `M` fields (a system's unknowns) at `L` time levels each, plus a scratch array per field, on
+/// backend `B`. A time stepper (`apply_steps` of a stencil that [`Evolves<M, L>`](super::Evolves))
+/// reads level `l` of field `f` as the stencil's field `f * L + l` (level 0 the newest) and writes
+/// the scratch; rotating the levels moves no data.
+///
+/// ```
+/// use cnda::prelude::*;
+/// use cnda::stencil::State;
+///
+/// // A wave: u at the current and the previous step (two levels of one field).
+/// let u = Array::from_fn([16, 16], |[i, j]| if (i, j) == (8, 8) { 1.0 } else { 0.0 });
+/// let mut wave = State::from_levels([[u.clone(), u]]);
+/// assert_eq!(wave.level(0, 1)[[8, 8]], 1.0);
+/// wave.rotate(); // the scratch (a copy of the newest level) is now the newest level
+/// assert_eq!(wave.field(0)[[8, 8]], 1.0);
+/// ```
+pub struct State<T: Pod, const N: usize, const M: usize = 1, const L: usize = 1, B: Backend = Cpu> {
+    /// Field `f`'s arrays at `f * (L + 1) ..`: a ring of its levels and its scratch.
+    slots: Vec<Array<T, N, B>>,
+    /// The ring position of every field's newest level.
+    head: usize,
+}
+
+impl<T: Pod, const N: usize, const M: usize, const L: usize, B: CopyKernels> State<T, N, M, L, B> {
+    /// Starts from `levels`: each field's levels, newest first, all of one shape. Each field's
+    /// scratch is a copy of its newest level (by the backend's copy kernel), so boundary values
+    /// set there persist in every array.
+    ///
+    /// # Panics
+    ///
+    /// As [`State::try_from_levels`] errs.
+    #[track_caller]
+    pub fn from_levels(levels: [[Array<T, N, B>; L]; M]) -> Self {
+        or_panic(Self::try_from_levels(levels))
+    }
+
+    /// [`State::from_levels`], returning errors.
+    ///
+    /// # Errors
+    ///
+    /// `Error::Layout` for no field or no level (`M` or `L` zero); `Error::ShapeMismatch` when
+    /// the arrays' shapes differ; `Error::DeviceMismatch` when they are on different devices;
+    /// `Error::Alloc` when a scratch copy's memory is refused.
+    pub fn try_from_levels(levels: [[Array<T, N, B>; L]; M]) -> Result<Self> {
+        const OP: &str = "State::from_levels";
+        if M == 0 || L == 0 {
+            return Err(Error::Layout {
+                op: OP,
+                reason: format!("a state of {M} fields at {L} levels holds nothing to step"),
+                fix: "give at least one field with at least one level",
+            });
+        }
+        let shape = levels[0][0].shape();
+        let device = B::handle_device(levels[0][0].desc().handle);
+        let mut devices: SmallVec<[B::Device; 4]> = SmallVec::new();
+        for array in levels.iter().flatten() {
+            if array.shape() != shape {
+                return Err(Error::ShapeMismatch { op: OP, expected: shape.to_vec(), got: array.shape().to_vec() });
+            }
+            devices.push(B::handle_device(array.desc().handle));
+        }
+        crate::ops::output::same_device::<B>(OP, &device, &devices)?;
+        let mut slots = Vec::with_capacity(M * (L + 1));
+        for field in levels {
+            let scratch = field[0].try_to_owned()?;
+            // The ring of a field: newest level at position 0, the scratch at 1, the older
+            // levels after it, oldest last, so that position `(head + d) mod (L + 1)` holds
+            // level `-d` for `d <= 0` and the scratch for `d == 1`.
+            let mut ring: Vec<Array<T, N, B>> = field.into_iter().collect();
+            let older = ring.split_off(1);
+            ring.push(scratch);
+            ring.extend(older.into_iter().rev());
+            slots.extend(ring);
+        }
+        Ok(State { slots, head: 0 })
+    }
+}
+
+impl<T: Pod, const N: usize, const M: usize, B: CopyKernels> State<T, N, M, 1, B> {
+    /// Starts from one level of each of `fields` (a system stepped by a one-level scheme).
+    ///
+    /// # Panics
+    ///
+    /// As [`State::try_from_levels`] errs.
+    #[track_caller]
+    pub fn from_fields(fields: [Array<T, N, B>; M]) -> Self {
+        or_panic(Self::try_from_levels(fields.map(|f| [f])))
+    }
+}
+
+impl<T: Pod, const N: usize, const M: usize, const L: usize, B: Backend> State<T, N, M, L, B> {
+    /// The slot of field `f` at ring distance `d` from its newest level (`d = 1` the scratch,
+    /// `d = -l` level `l`).
+    fn slot(&self, f: usize, d: isize) -> usize {
+        assert!(f < M, "field {f} of a state of {M} fields");
+        let ring = L + 1;
+        f * ring + (self.head as isize + d).rem_euclid(ring as isize) as usize
+    }
+
+    /// Field `f`'s newest level.
+    ///
+    /// # Panics
+    ///
+    /// When `f >= M`.
+    pub fn field(&self, f: usize) -> &Array<T, N, B> {
+        &self.slots[self.slot(f, 0)]
+    }
+
+    /// Field `f`'s newest level, mutably (to set boundary values, or a source between steps).
+    ///
+    /// # Panics
+    ///
+    /// When `f >= M`.
+    pub fn field_mut(&mut self, f: usize) -> &mut Array<T, N, B> {
+        let s = self.slot(f, 0);
+        &mut self.slots[s]
+    }
+
+    /// Field `f` at level `l` (0 the newest, `L - 1` the oldest).
+    ///
+    /// # Panics
+    ///
+    /// When `f >= M` or `l >= L`.
+    pub fn level(&self, f: usize, l: usize) -> &Array<T, N, B> {
+        assert!(l < L, "level {l} of a state of {L} levels");
+        &self.slots[self.slot(f, -(l as isize))]
+    }
+
+    /// Makes every field's scratch its newest level, and its oldest level its scratch: what a
+    /// step that wrote the scratches (by hand, through [`State::scratch_mut`]) ends with.
+    pub fn rotate(&mut self) {
+        self.head = (self.head + 1) % (L + 1);
+    }
+
+    /// Field `f`'s scratch, the array the next step writes.
+    ///
+    /// # Panics
+    ///
+    /// When `f >= M`.
+    pub fn scratch_mut(&mut self, f: usize) -> &mut Array<T, N, B> {
+        let s = self.slot(f, 1);
+        &mut self.slots[s]
+    }
+
+    /// Field `f`'s newest level to read and its scratch to write, at once.
+    ///
+    /// # Panics
+    ///
+    /// When `f >= M`.
+    pub fn newest_and_scratch(&mut self, f: usize) -> (&Array<T, N, B>, &mut Array<T, N, B>) {
+        let (newest, scratch) = (self.slot(f, 0), self.slot(f, 1));
+        debug_assert_ne!(newest, scratch, "a ring of at least two arrays");
+        if newest < scratch {
+            let (low, high) = self.slots.split_at_mut(scratch);
+            (&low[newest], &mut high[0])
+        } else {
+            let (low, high) = self.slots.split_at_mut(newest);
+            (&high[0], &mut low[scratch])
+        }
+    }
+
+    /// A state of one field at one level from its ring (newest, scratch), unchecked but for the
+    /// count.
+    pub(crate) fn from_ring(ring: Vec<Array<T, N, B>>) -> Self {
+        assert_eq!(ring.len(), M * (L + 1), "one array per level and a scratch per field");
+        State { slots: ring, head: 0 }
+    }
+
+    /// Every field's newest level, consuming the state.
+    pub fn into_fields(self) -> [Array<T, N, B>; M] {
+        let newest: Vec<usize> = (0..M).map(|f| self.slot(f, 0)).collect();
+        let mut slots: Vec<Option<Array<T, N, B>>> = self.slots.into_iter().map(Some).collect();
+        core::array::from_fn(|f| slots[newest[f]].take().expect("one slot per field"))
+    }
+
+    /// The descriptors of every array, ring by ring, for the time steppers: the caller borrows
+    /// the state uniquely, and the arrays are distinct owned arrays.
+    pub(crate) fn rings_mut(&mut self) -> SmallVec<[Desc<B, T, N>; 4]> {
+        let head = self.head;
+        let ring = L + 1;
+        let mut descs: SmallVec<[Desc<B, T, N>; 4]> = SmallVec::new();
+        // Ring order from the newest level: position `p` of field `f` is slot `(head + p) mod ring`.
+        for f in 0..M {
+            for p in 0..ring {
+                descs.push(self.slots[f * ring + (head + p) % ring].desc_mut());
+            }
+        }
+        descs
+    }
+
+    /// Advances the rings by `steps` (what `steps` steps written into the rings end with).
+    pub(crate) fn advance(&mut self, steps: usize) {
+        self.head = (self.head + steps % (L + 1)) % (L + 1);
+    }
+}

@@ -1,0 +1,242 @@
+//! Time steps of systems: stencils of several outputs stepping a `State` of several fields, and
+//! stencils reading earlier time levels (`#[levels(L)]`), fused on the CPU (sequential and on
+//! rayon's threads, slabs and the pipeline) against a reference written here: per field a ring
+//! of arrays rotated by hand, the newest levels' halos refilled by their definitions
+//! (`common/naive_halos.rs`) before every sweep and after the last, one `apply` per sweep. Bit
+//! for bit, every level and every scratch array.
+
+use cnda::prelude::*;
+use cnda::stencil::{Boundary, State};
+use proptest::prelude::*;
+
+#[path = "common/naive_halos.rs"]
+mod naive_halos;
+#[cfg(feature = "rayon")]
+#[path = "common/pool_install.rs"]
+mod pool_install;
+
+use naive_halos::{boundaries, refill};
+
+stencil! {
+    /// Two species reacting and diffusing (a Gray-Scott-like system), a feed field as
+    /// coefficient; radius 1 with diagonal taps in the second species.
+    pub struct Reaction = |u, v, k; a: T, b: T| {
+        let uvv = u[0, 0] * v[0, 0] * v[0, 0];
+        (
+            u[0, 0] + a * (u[-1, 0] + u[1, 0] + u[0, -1] + u[0, 1] - 4.0 * u[0, 0]) - uvv + b * k[0, 0],
+            v[0, 0] + a * 0.5 * (v[-1, 1] + v[1, -1] - 2.0 * v[0, 0]) + uvv - b * v[0, 0],
+        )
+    };
+}
+
+stencil! {
+    /// A damped wave: the field now and one step before, a slowness field; radius 2.
+    #[levels(2)]
+    pub struct Wave = |u, um, m; c: T| 1.9 * u[0, 0] - 0.9 * um[0, 0] + c * m[0, 0] * laplace(u, 4);
+}
+
+stencil! {
+    /// Three levels, the older ones read off the centre.
+    #[levels(3)]
+    pub struct ThreeLevels = |u, u1, u2; a: T| u[0, 0] + a * (u1[1, 0] - u2[0, -1]) + 0.25 * (u[0, 1] - u2[-1, 0]);
+}
+
+/// A reference state: per field, a ring of `levels + 1` arrays, sweep `t` at position
+/// `t mod (levels + 1)` (the newest level at 0, the scratch at 1, older levels after it).
+struct Rings {
+    rings: Vec<Vec<Array<f64, 2>>>,
+    newest: usize,
+}
+
+impl Rings {
+    /// From each field's levels, newest first; the scratch a copy of the newest level.
+    fn new(levels: &[Vec<Array<f64, 2>>]) -> Rings {
+        let rings = levels
+            .iter()
+            .map(|l| {
+                let mut ring = vec![l[0].clone(), l[0].clone()];
+                ring.extend(l[1..].iter().rev().cloned());
+                ring
+            })
+            .collect();
+        Rings { rings, newest: 0 }
+    }
+
+    fn len(&self) -> usize {
+        self.rings[0].len()
+    }
+
+    /// Field `f` at `back` sweeps before the newest (`-1`: the scratch).
+    fn at(&self, f: usize, back: isize) -> &Array<f64, 2> {
+        &self.rings[f][(self.newest as isize - back).rem_euclid(self.len() as isize) as usize]
+    }
+
+    /// `steps` sweeps: refill the newest levels' halos (all levels before the first), compute
+    /// the scratch arrays by `sweep` from every field's levels, rotate; a last refill.
+    fn run(
+        &mut self,
+        steps: usize,
+        r: [usize; 2],
+        b: &[[Boundary<f64>; 2]; 2],
+        sweep: impl Fn(&[&Array<f64, 2>], &mut [Array<f64, 2>]),
+    ) {
+        let (fields, levels) = (self.rings.len(), self.len() - 1);
+        let shape = self.rings[0][0].shape();
+        if steps == 0 || (0..2).any(|k| shape[k] < 2 * r[k] + 1) {
+            // No interior point: nothing is written, the levels rotate all the same.
+            self.newest = (self.newest + steps) % self.len();
+            return;
+        }
+        for f in 0..fields {
+            for back in 0..levels {
+                let at = (self.newest as isize - back as isize).rem_euclid(self.len() as isize) as usize;
+                refill(&mut self.rings[f][at], r, b);
+            }
+        }
+        for t in 0..steps {
+            if t > 0 {
+                for f in 0..fields {
+                    let at = self.newest;
+                    refill(&mut self.rings[f][at], r, b);
+                }
+            }
+            let scratch = (self.newest + 1) % self.len();
+            let mut outputs: Vec<Array<f64, 2>> = (0..fields).map(|f| self.rings[f][scratch].clone()).collect();
+            {
+                let inputs: Vec<&Array<f64, 2>> = (0..fields)
+                    .flat_map(|f| (0..levels).map(move |back| (f, back)))
+                    .map(|(f, back)| self.at(f, back as isize))
+                    .collect();
+                sweep(&inputs, &mut outputs);
+            }
+            for (f, out) in outputs.into_iter().enumerate() {
+                self.rings[f][scratch] = out;
+            }
+            self.newest = scratch;
+        }
+        for f in 0..fields {
+            let at = self.newest;
+            refill(&mut self.rings[f][at], r, b);
+        }
+    }
+}
+
+/// Every level and the scratch of each field of `state` equal the reference's.
+fn same<const M: usize, const L: usize>(mut state: State<f64, 2, M, L>, want: &Rings) -> Result<(), TestCaseError> {
+    for f in 0..M {
+        for l in 0..L {
+            prop_assert_eq!(state.level(f, l), want.at(f, l as isize), "field {} level {}", f, l);
+        }
+        prop_assert_eq!(&*state.scratch_mut(f), want.at(f, -1), "field {} scratch", f);
+    }
+    Ok(())
+}
+
+/// Runs `step(false)` (sequential), or `step(true)` (its `par_` form) on `threads` of a pool.
+fn on_threads(threads: usize, step: impl FnOnce(bool) + Send) {
+    #[cfg(feature = "rayon")]
+    if threads > 1 {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+        return pool_install::install(&pool, || step(true));
+    }
+    let _ = threads;
+    step(false)
+}
+
+fn field(shape: [usize; 2], seed: u64) -> Array<f64, 2> {
+    Array::from_fn(shape, move |[i, j]| ((i as u64 * 31 + j as u64 * 17 + seed) % 23) as f64 * 0.0625 - 0.7)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// Two fields at one level from one stencil of two values, with a coefficient field.
+    #[test]
+    fn a_system_of_two_fields_steps_as_separate_sweeps(
+        n0 in prop_oneof![1usize..12, 40usize..300], n1 in 1usize..11, steps in 0usize..10,
+        picks in any::<[u8; 4]>(), periodic in any::<[bool; 2]>(), seed in 0u64..50, threads in 1usize..4,
+    ) {
+        let shape = [n0, n1];
+        let (u, v, k) = (field(shape, seed), field(shape, seed + 5), field(shape, seed + 9));
+        let b = boundaries(picks, periodic);
+        let params = (0.1, 0.03);
+        let mut want = Rings::new(&[vec![u.clone()], vec![v.clone()]]);
+        want.run(steps, [1, 1], &b, |levels, out| {
+            let (first, second) = out.split_at_mut(1);
+            Reaction.apply((levels[0], levels[1], &k), (&mut first[0], &mut second[0]), params);
+        });
+        let mut state = State::from_fields([u, v]);
+        on_threads(threads, |parallel| {
+            if parallel {
+                Reaction.par_apply_steps_with(&mut state, steps, &k, params, b);
+            } else {
+                Reaction.apply_steps_with(&mut state, steps, &k, params, b);
+            }
+        });
+        same(state, &want)?;
+    }
+
+    /// One field at two levels (a wave), radius 2, with a coefficient field.
+    #[test]
+    fn a_wave_at_two_levels_steps_as_separate_sweeps(
+        n0 in prop_oneof![1usize..14, 40usize..300], n1 in 1usize..12, steps in 0usize..10,
+        picks in any::<[u8; 4]>(), periodic in any::<[bool; 2]>(), seed in 0u64..50, threads in 1usize..4,
+    ) {
+        let shape = [n0, n1];
+        let (u, um, m) = (field(shape, seed), field(shape, seed + 3), field(shape, seed + 7).map(|x| 1.0 + 0.2 * x));
+        let b = boundaries(picks, periodic);
+        let mut want = Rings::new(&[vec![u.clone(), um.clone()]]);
+        want.run(steps, [2, 2], &b, |levels, out| Wave.apply((levels[0], levels[1], &m), &mut out[0], (0.05,)));
+        let mut state = State::from_levels([[u, um]]);
+        on_threads(threads, |parallel| {
+            if parallel {
+                Wave.par_apply_steps_with(&mut state, steps, &m, (0.05,), b);
+            } else {
+                Wave.apply_steps_with(&mut state, steps, &m, (0.05,), b);
+            }
+        });
+        same(state, &want)?;
+    }
+
+    /// One field at three levels, the older levels read off the centre.
+    #[test]
+    fn three_levels_step_as_separate_sweeps(
+        n0 in prop_oneof![1usize..12, 40usize..200], n1 in 1usize..10, steps in 0usize..10,
+        picks in any::<[u8; 4]>(), periodic in any::<[bool; 2]>(), seed in 0u64..50, threads in 1usize..4,
+    ) {
+        let shape = [n0, n1];
+        let levels = [field(shape, seed), field(shape, seed + 1), field(shape, seed + 2)];
+        let b = boundaries(picks, periodic);
+        let mut want = Rings::new(&[levels.to_vec()]);
+        want.run(steps, [1, 1], &b, |l, out| ThreeLevels.apply((l[0], l[1], l[2]), &mut out[0], (0.3,)));
+        let mut state = State::from_levels([levels]);
+        on_threads(threads, |parallel| {
+            if parallel {
+                ThreeLevels.par_apply_steps_with(&mut state, steps, (), (0.3,), b);
+            } else {
+                ThreeLevels.apply_steps_with(&mut state, steps, (), (0.3,), b);
+            }
+        });
+        same(state, &want)?;
+    }
+}
+
+/// A state's arrays must agree: one shape, one device.
+#[test]
+fn a_state_of_arrays_of_different_shapes_is_refused() {
+    let e = State::<f64, 2, 2, 1>::try_from_levels([[Array::zeros([4, 4])], [Array::zeros([4, 5])]]).err().unwrap();
+    assert!(matches!(e, cnda::Error::ShapeMismatch { .. }), "{e}");
+}
+
+/// Rotating by hand: the scratch becomes the newest level, the oldest level the scratch.
+#[test]
+fn rotating_moves_no_data() {
+    let levels = [Array::<f64, 1>::full([3], 1.0), Array::full([3], 2.0)];
+    let mut state = State::from_levels([levels]);
+    state.scratch_mut(0).fill(3.0);
+    state.rotate();
+    assert_eq!((state.field(0)[[0]], state.level(0, 1)[[0]]), (3.0, 1.0));
+    assert_eq!(state.scratch_mut(0)[[0]], 2.0);
+    let [u] = state.into_fields();
+    assert_eq!(u[[1]], 3.0);
+}
