@@ -31,7 +31,8 @@ const FUSED: usize = 8;
 fn initial(n: usize) -> [Array<f32, 2>; 2] {
     let seeded = |i: usize, j: usize| (n / 3..2 * n / 3).contains(&i) && (n / 3..2 * n / 3).contains(&j);
     let u = Array::from_fn([n + 2, n + 2], |[i, j]| if seeded(i, j) { 0.5 } else { 1.0 });
-    let v = Array::from_fn([n + 2, n + 2], |[i, j]| if seeded(i, j) { 0.25 + ((i * j) % 7) as f32 * 0.01 } else { 0.0 });
+    let v =
+        Array::from_fn([n + 2, n + 2], |[i, j]| if seeded(i, j) { 0.25 + ((i * j) % 7) as f32 * 0.01 } else { 0.0 });
     [u, v]
 }
 

@@ -193,7 +193,10 @@ fn main() -> Result<ExitCode, Box<dyn std::error::Error>> {
     };
     let seconds = start.elapsed().as_secs_f64();
     let points = (n * n * steps) as f64;
-    println!("{seconds:.3} s ({:.3} GPts/s of both fields, with the trips and kernel builds on a device)", points / seconds / 1e9);
+    println!(
+        "{seconds:.3} s ({:.3} GPts/s of both fields, with the trips and kernel builds on a device)",
+        points / seconds / 1e9
+    );
     let inner = |a: &Array<f32, 2>| a.slice(s![1..n + 1, 1..n + 1]).to_owned();
     let (u, v) = (inner(&u), inner(&v));
     let (vmin, vmax) = v.iter().fold((f32::MAX, f32::MIN), |(lo, hi), &x| (lo.min(x), hi.max(x)));
@@ -211,7 +214,8 @@ fn main() -> Result<ExitCode, Box<dyn std::error::Error>> {
             Some("--cuda") => ("CUDA against the CPU", true),
             _ => ("WebGPU against the CPU", false),
         };
-        let worst = u.iter().zip(ru.iter()).chain(v.iter().zip(rv.iter())).fold(0.0f32, |w, (a, b)| w.max((a - b).abs()));
+        let worst =
+            u.iter().zip(ru.iter()).chain(v.iter().zip(rv.iter())).fold(0.0f32, |w, (a, b)| w.max((a - b).abs()));
         println!("check ({what}): largest difference {worst:.3e}");
         let same = if exact { u == ru && v == rv } else { worst <= 1e-3 };
         if !same {

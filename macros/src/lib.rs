@@ -54,6 +54,19 @@ use proc_macro2::TokenStream;
 /// });
 /// ```
 ///
+/// A body ending in a tuple computes several values at once, one per output (a system's updated
+/// fields, in one pass, sharing the bindings); `apply` then writes a tuple of outputs:
+///
+/// ```ignore
+/// let react = stencil!(|u, v; k: T| { let uv = u[0, 0] * v[0, 0]; (u[0, 0] - k * uv, v[0, 0] + k * uv) });
+/// ```
+///
+/// Such a stencil steps a `State` of its first fields (one per value); with `#[levels(L)]` it reads
+/// each of them at `L` time levels, newest first, field by field, before any coefficient fields:
+/// `stencil!(#[levels(2)] |u, u_prev, m; c: T| 2.0 * u[0] - u_prev[0] + c * m[0] * laplace(u, 4))`.
+/// The macro implements `Evolves<M, L>` for it (`M` values, `L` levels), which the time steppers
+/// require of the state they are given.
+///
 /// A subnormal value is stored as the zero of its sign (`flush`, so a decaying field stays fast
 /// on x86), unless `#[subnormals(keep)]` comes first: `stencil!(#[subnormals(keep)] |u| ...)`.
 ///

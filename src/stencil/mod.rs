@@ -4,9 +4,9 @@
 //!
 //! | your update | reach for | runs on |
 //! |---|---|---|
-//! | an expression of fields at fixed offsets, parameters, math functions, finite differences (`laplace(u, 8)`, `diff(u, axis, n, order)`) | [`stencil!`] with [`StencilApply::apply`] / `par_apply`; time steps with [`StencilApply::apply_steps_with`] | CPU (SIMD, fused steps, threads), CUDA, WebGPU, `DistArray` |
-//! | a second-order scheme in time (a wave) | [`stencil!`] reading the previous level as a field, `\|u, um, m; c\| 2.0 * u[0, 0] - um[0, 0] + c / m[0, 0] * laplace(u, 8)`, into the third of three arrays rotated by hand (`benches/acoustic.rs`) | as `stencil!` |
-//! | several coupled fields (a system) | one [`stencil!`] per updated field, applied in turn (one pass per field for now) | as `stencil!` |
+//! | an expression of fields at fixed offsets, parameters, math functions, finite differences (`laplace(u, 8)`, `diff(u, axis, n, order)`) | [`stencil!`] with [`StencilApply::apply`] / `par_apply`; time steps with [`StencilApply::apply_steps_with`] on a [`DoubleBuffer`] | CPU (SIMD, fused steps, threads), CUDA, WebGPU, `DistArray` |
+//! | several coupled fields (a system: Gray-Scott, shallow water) | one [`stencil!`] whose body ends in a tuple of the new values, `(u_new, v_new)`, sharing its `let`s: one pass for all fields; `apply` into a tuple of outputs, or time steps on a [`State`] of the fields | CPU (fused steps, threads), CUDA, WebGPU |
+//! | a scheme of several time levels (a wave: `u` now and one step before) | [`stencil!`] with `#[levels(2)]`, reading `\|u, u_prev, m; c\|`, time steps on a [`State`] of the levels (rotated without copies) | as above |
 //! | point sources and receivers, on or off the grid | [`Points`]: `inject` an amplitude per point, `sample` into a record row (multilinear weights) | every backend |
 //! | constant weights | [`LinearStencil`] (`apply_steps` fused) | every backend |
 //! | weights or taps known only at run time (Python, a config file) | [`DynStencil`], [`VariableStencil`] (coefficient fields) | every backend |
