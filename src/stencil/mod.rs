@@ -66,7 +66,7 @@ pub use crate::kernel::expr::{
     check, powi, radius, Arity, Binary, CheckedExpr, Evolves, Lit, Node, Scalar, Stencil, StencilParams, Tap,
     TapReader, Unary, Values, MAX_OUTPUTS,
 };
-pub use apply::{Fields, StencilApply};
+pub use apply::{Fields, Outputs, StencilApply};
 #[cfg(feature = "mpi")]
 pub(crate) use boundary::Which;
 pub use boundary::{fill_boundaries, try_fill_boundaries, Boundaries, Boundary};
