@@ -150,3 +150,50 @@ fn rank_zero_time_steps_sweep_the_one_point() {
     Double.apply_steps(&mut f, 3, (), ());
     assert_eq!(f.current()[[]], 12.0);
 }
+
+/// An honest stencil of one field and one value that claims to step other states.
+#[derive(Clone, Copy, Debug, Default)]
+struct Pretender;
+
+impl<T: Scalar> Stencil<T, 1> for Pretender {
+    const FIELDS: &'static [&'static str] = &["u"];
+    const PARAMS: &'static [&'static str] = &[];
+    const TAPS: &'static [Tap<1>] = &[Tap { field: 0, offset: [1] }];
+    const NODES: &'static [Node] = &[Node::Tap(0)];
+    const VALUES: &'static [usize] = &[0];
+    const SOURCE: &'static str = "|u| u[1]";
+    type Params = ();
+    type Arity = cnda::stencil::Arity<1>;
+    type Values = T;
+
+    fn point<R: TapReader<T>>(taps: &R, _: &()) -> T {
+        taps.tap(0)
+    }
+}
+
+// Two fields, from one value.
+impl Evolves<2, 1> for Pretender {
+    type Coefficients = cnda::stencil::Arity<1>;
+}
+
+// Two levels and a coefficient field, from one field.
+impl Evolves<1, 2> for Pretender {
+    type Coefficients = cnda::stencil::Arity<2>;
+}
+
+/// The steppers check a state's counts against the stencil's, whatever `Evolves` claims: the
+/// kernels would otherwise read fields or write outputs the stencil does not have.
+#[test]
+fn a_dishonest_evolves_is_refused_before_any_kernel() {
+    let ones = || Array::<f64, 1>::ones([8]);
+    let mut two_fields = cnda::stencil::State::from_fields([ones(), ones()]);
+    let e = Pretender.try_apply_steps(&mut two_fields, 3, (), ()).unwrap_err();
+    assert!(matches!(e, Error::Layout { .. }), "{e}");
+    assert!(e.to_string().contains("a stencil of 1 values and 1 fields stepping 2 fields at 1 levels"), "{e}");
+    let mut two_levels = cnda::stencil::State::from_levels([[ones(), ones()]]);
+    let k = ones();
+    let e = Pretender.try_apply_steps(&mut two_levels, 3, &k, ()).unwrap_err();
+    assert!(e.to_string().contains("stepping 1 fields at 2 levels with 1 coefficient fields"), "{e}");
+    // Nothing was written: the levels are as they were.
+    assert!(two_levels.field(0).iter().all(|&x| x == 1.0));
+}

@@ -540,6 +540,8 @@ impl<B: StencilKernels, T: Numeric, const N: usize> Sweep<B, T, N> for TapSweep<
         _: [usize; N],
         _: [usize; N],
     ) -> Result<()> {
+        // One field at one level (a `DoubleBuffer`'s ring): one output, one input.
+        debug_assert!(outputs.len() == 1 && inputs.len() == 1);
         // SAFETY: the caller's contract is the kernel's.
         unsafe { B::taps(dev, outputs[0], inputs[0], self.taps) }
     }

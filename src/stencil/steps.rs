@@ -160,7 +160,8 @@ impl<S: Stencil<T, N>, B: ExprStencilKernels, T: Scalar, const N: usize> Sweep<B
         // SAFETY: the region is interior for the stencil's radius in every field (all of one
         // shape); one field per name and one output per value (the levels and outputs are the
         // state's `M` fields at `L` levels, checked in `new`); the coefficient fields are shared
-        // borrows and the outputs the state's scratch arrays, so none overlap.
+        // borrows, and the outputs the ring positions sweep `t` writes, distinct from the
+        // positions of the levels it reads (`fused/rings.rs`), so none overlap.
         unsafe { B::expression::<S, T, N>(dev, outputs, &fields, self.params) }
     }
 

@@ -450,6 +450,8 @@ impl<B: StencilKernels + ElementwiseKernels, T: Numeric, const N: usize> Sweep<B
         start: [usize; N],
         shape: [usize; N],
     ) -> Result<()> {
+        // One field at one level (a `DoubleBuffer`'s ring): one output, one input.
+        debug_assert!(outputs.len() == 1 && inputs.len() == 1);
         let region = |d: Desc<B, T, N>| (0..N).fold(d, |d, k| d.narrowed(k, start[k], shape[k]));
         let fields: Fields<B, T, N> = self.fields.iter().map(|&c| region(c)).collect();
         // SAFETY: the caller's contract; the coefficient fields are shared borrows of the

@@ -13,9 +13,11 @@
 //! only about `(k + 1) R` hyperplanes of each field are in flight: they stay in the cache, and the
 //! grid streams through memory once per `k` sweeps instead of once per sweep.
 //!
-//! Two fields suffice, as for separate sweeps: sweep `t` writes the field sweep `t - 2` wrote, and
-//! overwrites hyperplane `i` of sweep `t - 2` only after every reader of it (sweep `t - 1` at
-//! hyperplanes up to `i + R`) has run. Each hyperplane is computed by the backend's stencil kernel
+//! A ring of `L + 1` arrays per evolving field suffices, as for separate sweeps (two for one
+//! level, a `DoubleBuffer`): sweep `t` reads the `L` sweeps before it and writes the array sweep
+//! `t - L - 1` wrote, overwriting its hyperplane `i` only after every reader of it (sweeps
+//! `t - L ..= t - 1` at hyperplanes up to `i + R`; the last of them, sweep `t - 1` at `i + R`,
+//! earlier in the same step) has run. Each hyperplane is computed by the backend's stencil kernel
 //! with the same taps in the same order as a whole sweep, so the results are identical, not
 //! merely close.
 
@@ -63,7 +65,7 @@ pub(super) trait Sweep<B: Backend, T: Pod, const N: usize> {
     /// Whether the backend runs the fused wavefront (many small calls); else one call per sweep.
     fn wavefront(&self) -> bool;
 
-    /// How many fields every sweep reads besides the two it alternates between (they are in
+    /// How many fields every sweep reads besides the evolving fields' levels and scratch arrays (they are in
     /// flight in a fused pass too, `depth.rs`).
     fn coefficient_fields(&self) -> usize {
         0
@@ -185,7 +187,7 @@ pub(super) unsafe fn run_steps_from<B: CopyKernels, T: Pod, const N: usize, S: S
     unsafe { run_rings(op, sweep, source, Rings::pair(fields), steps, boundaries, fused) }
 }
 
-/// The one stepper: `steps` sweeps over `rings` (sweep `t` of field `f` at `rings.at(f, t)`),
+/// The one stepper: `steps` sweeps over `rings` (sweep `t` of field `f` at `rings.at(f, t, 0)`),
 /// sweep 1 of a one-field one-level ring reading `source` when given (`run_steps_from`).
 ///
 /// # Safety
@@ -256,7 +258,7 @@ unsafe fn run_rings<B: CopyKernels, T: Pod, const N: usize, S: Sweep<B, T, N>>(
     Ok(())
 }
 
-/// One call: the sweep, the rings of arrays (sweep `t` of field `f` at `rings.at(f, t)`; the
+/// One call: the sweep, the rings of arrays (sweep `t` of field `f` at `rings.at(f, t, 0)`; the
 /// initial levels are sweeps `0, -1, ..`), the boundaries, the interior, and the wavefront's
 /// schedule (`None`: one call per sweep).
 pub(super) struct Plan<'s, B: Backend, T: Pod, const N: usize, S> {
@@ -332,10 +334,7 @@ impl<'s, B: CopyKernels, T: Pod, const N: usize, S: Sweep<B, T, N>> Plan<'s, B, 
         // interior must hold; a shorter one takes one call per sweep.
         let mirrors_short =
             rows.len() < radius[0] && [Side::Low, Side::High].iter().any(|&side| boundaries.mirrors(0, side));
-        // Levels older than the last sweep are read at a periodic axis 0's seam, whose
-        // schedule is written for one level: such a plan takes one call per sweep.
-        let seam_levels = rings.levels() > 1 && boundaries.periodic(0);
-        let schedule = (sweep.wavefront() && !mirrors_short && !seam_levels)
+        let schedule = (sweep.wavefront() && !mirrors_short)
             .then(|| Schedule::new(rows, steps, radius[0], boundaries.periodic(0)));
         Ok(Some(Plan { dev, sweep, rings, source: None, radius, boundaries, interior, steps, schedule }))
     }
@@ -392,7 +391,7 @@ impl<'s, B: CopyKernels, T: Pod, const N: usize, S: Sweep<B, T, N>> Plan<'s, B, 
                 for &field in self.rings.all() {
                     self.boundaries.fill_axes(&self.dev, field, 0..N, &self.radius, Which::All)?;
                 }
-                if self.sweep.all_steps(&self.dev, [self.rings.at(0, 0), self.rings.at(0, 1)], self.steps)? {
+                if self.sweep.all_steps(&self.dev, [self.rings.at(0, 0, 0), self.rings.at(0, 1, 0)], self.steps)? {
                     return Ok(());
                 }
             }
@@ -579,9 +578,10 @@ impl<'s, B: CopyKernels, T: Pod, const N: usize, S: Sweep<B, T, N>> Plan<'s, B, 
         for t in 1..=self.steps {
             for &(part, side) in &seam.sides {
                 for i in parts[part].seam_side(t, side) {
-                    // SAFETY: sweep `t - 1` is complete, with its halo, near the cut (its
-                    // wavefront, and this task's previous sweep), and sweep `t + 1` has
-                    // overwritten sweep `t - 1` only beyond what this reads (`schedule`).
+                    // SAFETY: sweeps `t - L ..= t - 1` are complete, with their halos, near the
+                    // cut (their wavefront, and this task's previous sweeps), and the sweeps that
+                    // overwrite their arrays (`t + 1` and later) have done so on the wavefront
+                    // only beyond what this reads (`schedule`).
                     unsafe { self.compute(t, i) }?;
                 }
             }

@@ -187,11 +187,11 @@ where
 ///
 /// Why the threads do not race: on its wavefront, a slab's sweep `t` writes only its own
 /// hyperplanes (with their halos along the other axes, and, at an end of the grid that is not
-/// cut, the mirrored halo there, which only that slab reads), and reads the hyperplanes of sweep
-/// `t - 1` within `R` of them. Where those lie in the next slab, `t` is 1 (every later sweep
-/// stops `(t - 1) R` short of a cut) and they hold the initial field (or are the separate
-/// source), which no thread writes: the next slab's sweep 2 writes that field only from `R`
-/// past the cut. So no hyperplane that one thread writes is accessed by another before they
+/// cut, the mirrored halo there, which only that slab reads), and reads the hyperplanes of
+/// sweeps `t - L ..= t - 1` (the `L` levels) within `R` of them. Where those lie in the next
+/// slab, `t` is 1 (every later sweep stops `(t - 1) R` short of a cut) and they hold the initial
+/// levels (or are the separate source), which no thread writes before the join: the next slab
+/// overwrites an initial level's array only from sweep 2 on, and only from `R` past the cut. So no hyperplane that one thread writes is accessed by another before they
 /// join (checked against a model for every small case in `schedule`'s tests). The halos are
 /// filled before the threads start (`prepare`); after that a thread writes only those of its
 /// own hyperplanes (along the other axes), and the mirrored halo of axis 0 next to its slab when
@@ -284,8 +284,10 @@ fn on_threads(count: usize, body: impl Fn(usize, &AtomicBool) -> Result<()> + Sy
 /// hyperplane `i` of its first sweep `t` it waits until thread `p - 1` has published sweep
 /// `t - 1` up to hyperplane `i + lag` (its `progress`, stored with `Release` after the writes and
 /// loaded with `Acquire`). That is the sequential order's dependency, and it also orders every
-/// overwrite after its last reader: sweep `t` at `i` overwrites sweep `t - 2` at `i`, whose
-/// readers (sweep `t - 1` up to `i + R`) are done; a thread never waits on a later one. Each
+/// overwrite after its last reader: sweep `t` at `i` overwrites sweep `t - L - 1` at `i`, whose
+/// readers (sweeps `t - L ..= t - 1` up to `i + R`) are done: sweep `t - 1` up to `i + R` by the
+/// wait, and each older sweep `t - l` up to `i + l R` by the waits its own successors made; a
+/// thread never waits on a later one. Each
 /// group runs on its own scoped thread, so every waiter's predecessor is running. The halos
 /// (`prepare`) are refreshed before the threads start and the seam pass (`finish`) runs after
 /// they have all joined.
@@ -330,8 +332,9 @@ where
                 }
                 // SAFETY: as in `run_sequential`, with the cross-thread order above (a published
                 // progress, never a failure, let this thread past the wait): sweep `t - 1` is
-                // complete up to `i + R`, and no thread reads the hyperplane of sweep `t - 2`
-                // this overwrites; the fields are the caller's, borrowed uniquely for the call.
+                // complete up to `i + R` (and the older levels further), and no thread reads the
+                // hyperplane of sweep `t - L - 1` this overwrites; the arrays are the caller's,
+                // borrowed uniquely for the call.
                 unsafe { shared.0.compute(t, i) }?;
                 if t + 1 == levels.end {
                     progress[p].store(i + 1, Ordering::Release);

@@ -46,20 +46,22 @@ impl<B: Backend, T: Pod, const N: usize> Rings<B, T, N> {
         &self.descs
     }
 
-    /// Field `f`'s array holding sweep `t` (any integer: positions repeat every ring).
-    pub(super) fn at(&self, f: usize, t: isize) -> Desc<B, T, N> {
-        self.descs[f * self.ring + t.rem_euclid(self.ring as isize) as usize]
+    /// Field `f`'s array holding sweep `t - back` (positions repeat every ring; `back` at most
+    /// the ring, so no sweep number wraps, whatever `t`).
+    pub(super) fn at(&self, f: usize, t: usize, back: usize) -> Desc<B, T, N> {
+        debug_assert!(back <= self.ring);
+        self.descs[f * self.ring + (t % self.ring + self.ring - back) % self.ring]
     }
 
     /// What sweep `t` writes: each field's array at `t`.
     pub(super) fn outputs(&self, t: usize) -> Group<B, T, N> {
-        (0..self.fields).map(|f| self.at(f, t as isize)).collect()
+        (0..self.fields).map(|f| self.at(f, t, 0)).collect()
     }
 
     /// What sweep `t` reads: each field's `L` previous sweeps, newest first, field by field.
     pub(super) fn inputs(&self, t: usize) -> Group<B, T, N> {
-        let levels = self.levels() as isize;
-        (0..self.fields).flat_map(|f| (1..=levels).map(move |back| self.at(f, t as isize - back))).collect()
+        let levels = self.levels();
+        (0..self.fields).flat_map(|f| (1..=levels).map(move |back| self.at(f, t, back))).collect()
     }
 
     /// The levels sweep 1 reads (sweeps `0, -1, ..`): the arrays the caller filled.
@@ -71,7 +73,7 @@ impl<B: Backend, T: Pod, const N: usize> Rings<B, T, N> {
     pub(super) fn rotated(&self, done: usize) -> Self {
         let descs = (0..self.fields)
             .flat_map(|f| (0..self.ring).map(move |p| (f, p)))
-            .map(|(f, p)| self.at(f, (done % self.ring + p) as isize))
+            .map(|(f, p)| self.at(f, done % self.ring + p, 0))
             .collect();
         Rings { descs, fields: self.fields, ring: self.ring }
     }

@@ -11,9 +11,10 @@ use core::ops::{Range, RangeInclusive};
 /// other end of the axis), which the wavefront computes last. So the wavefront computes sweep `t`
 /// only on the hyperplanes at least `(t - 1) R` from either end (a trapezoid: each sweep there
 /// reads only hyperplanes the sweep before it computed), and the **seam pass** computes the rest
-/// afterwards, sweep by sweep. The two fields still suffice: sweep `t + 1` on the wavefront
-/// overwrites sweep `t - 1` only at least `t R` from the ends, beyond everything the seam pass of
-/// sweep `t` reads.
+/// afterwards, sweep by sweep. The rings of levels still suffice: the sweeps that overwrite the
+/// arrays sweep `t` reads (sweep `t + 1` and later) do so on the wavefront only at least `t R`
+/// from the ends, beyond everything the seam pass of sweep `t` reads (checked against a model of
+/// rings of 1 to 3 levels in the tests).
 ///
 /// **Slabs.** The same trapezoid lets threads work without waiting on each other: cut the rows
 /// into slabs, one per thread, each cut at the ends it shares with another slab. A slab's
@@ -176,51 +177,82 @@ impl Schedule {
 mod tests {
     use super::{independent, seams, Schedule};
 
-    /// Per field and interior hyperplane: the sweep it holds, and the slabs (bit masks) that
-    /// wrote it and that read or wrote it on the wavefront.
+    /// Per array of the ring (`levels + 1` of one field) and interior hyperplane: the sweep it
+    /// holds (`isize::MIN` for none yet), and the slabs (bit masks) that wrote it and that read or
+    /// wrote it on the wavefront.
     struct Model {
-        held: [Vec<usize>; 2],
-        wrote: [Vec<u32>; 2],
-        accessed: [Vec<u32>; 2],
+        levels: usize,
+        held: Vec<Vec<isize>>,
+        wrote: Vec<Vec<u32>>,
+        accessed: Vec<Vec<u32>>,
     }
 
     impl Model {
-        /// Sweep `t` at hyperplane `i` (by slab `slab` on the wavefront, `None` in the seam pass).
+        /// The ring before any sweep: sweep 0 (the newest level) at position 0, the scratch at
+        /// 1, sweeps `-1, -2, ..` (older levels) from the last position down.
+        fn new(n: usize, levels: usize) -> Model {
+            let ring = levels as isize + 1;
+            let held = (0..ring)
+                .map(|p| match p {
+                    0 => vec![0; n],
+                    1 => vec![isize::MIN; n],
+                    _ => vec![p - ring; n],
+                })
+                .collect();
+            let zeros = || vec![vec![0u32; n]; levels + 1];
+            Model { levels, held, wrote: zeros(), accessed: zeros() }
+        }
+
+        fn at(&self, t: isize) -> usize {
+            t.rem_euclid(self.held.len() as isize) as usize
+        }
+
+        /// Sweep `t` at hyperplane `i` (by slab `slab` on the wavefront, `None` in the seam
+        /// pass): it reads sweeps `t - 1 ..= t - levels` within the radius, then overwrites the
+        /// ring position of sweep `t - levels - 1`.
         fn compute(&mut self, t: usize, i: usize, radius: usize, wraps: bool, slab: Option<usize>) {
             let n = self.held[0].len() as isize;
-            for d in -(radius as isize)..=radius as isize {
-                let j = i as isize - radius as isize + d;
-                let j = if wraps { j.rem_euclid(n) } else { j };
-                if (0..n).contains(&j) {
-                    assert_eq!(self.held[(t - 1) % 2][j as usize], t - 1, "sweep {t} at {i} reads {j}");
-                    if let Some(p) = slab {
-                        self.accessed[(t - 1) % 2][j as usize] |= 1 << p;
+            let t = t as isize;
+            for back in 1..=self.levels as isize {
+                let level = self.at(t - back);
+                for d in -(radius as isize)..=radius as isize {
+                    let j = i as isize - radius as isize + d;
+                    let j = if wraps { j.rem_euclid(n) } else { j };
+                    if (0..n).contains(&j) {
+                        assert_eq!(
+                            self.held[level][j as usize],
+                            t - back,
+                            "sweep {t} at {i} reads {j} of sweep {}",
+                            t - back
+                        );
+                        if let Some(p) = slab {
+                            self.accessed[level][j as usize] |= 1 << p;
+                        }
                     }
                 }
             }
-            self.held[t % 2][i - radius] = t;
+            let out = self.at(t);
+            self.held[out][i - radius] = t;
             if let Some(p) = slab {
-                self.wrote[t % 2][i - radius] |= 1 << p;
-                self.accessed[t % 2][i - radius] |= 1 << p;
+                self.wrote[out][i - radius] |= 1 << p;
+                self.accessed[out][i - radius] |= 1 << p;
             }
         }
     }
 
-    /// Replays schedules against a model that tracks, per hyperplane, which sweep each of the
-    /// two fields holds, and checks every read and every overwrite. With `slabs > 1` each slab's
-    /// wavefront runs to the end before the next one starts (one interleaving of the threads),
-    /// and the model checks that no interior hyperplane of a field that one slab writes there is
-    /// read or written by another, so every interleaving makes the same accesses; then the seam
-    /// pass, sweep by sweep.
-    fn replay(n: usize, radius: usize, steps: usize, wraps: bool, slabs: usize) {
+    /// Replays schedules against a model that tracks, per hyperplane, which sweep each array of
+    /// a ring of `levels + 1` holds (each sweep reading `levels` before it, as a `State` of that
+    /// many levels steps), and checks every read and every overwrite. With `slabs > 1` each
+    /// slab's wavefront runs to the end before the next one starts (one interleaving of the
+    /// threads), and the model checks that no interior hyperplane of an array that one slab
+    /// writes there is read or written by another, so every interleaving makes the same
+    /// accesses; then the seam pass, sweep by sweep.
+    fn replay(n: usize, radius: usize, steps: usize, wraps: bool, slabs: usize, levels: usize) {
+        let what = format!("{n} {radius} {steps} {wraps} {slabs} {levels}");
         let rows = radius..radius + n;
         let whole = Schedule::new(rows.clone(), steps, radius, wraps);
         let parts = if slabs == 1 { vec![whole] } else { whole.split(slabs) };
-        let mut model = Model {
-            held: [vec![0usize; n], vec![usize::MAX; n]],
-            wrote: [vec![0u32; n], vec![0u32; n]],
-            accessed: [vec![0u32; n], vec![0u32; n]],
-        };
+        let mut model = Model::new(n, levels);
         for (p, part) in parts.iter().enumerate() {
             if part.rows().is_empty() {
                 continue;
@@ -233,7 +265,7 @@ mod tests {
         }
         for (wrote, accessed) in model.wrote.iter().zip(&model.accessed) {
             for (i, (w, a)) in wrote.iter().zip(accessed).enumerate() {
-                assert!(*w == 0 || a.count_ones() == 1, "{n} {radius} {steps} {wraps} {slabs}: at {i}");
+                assert!(*w == 0 || a.count_ones() == 1, "{what}: at {i}");
             }
         }
         // The seam pass as its tasks. Where the parts are tall enough for the tasks to be
@@ -241,8 +273,8 @@ mod tests {
         // interleaving), and they must touch disjoint hyperplanes; otherwise sweep by sweep.
         let tasks = seams(&parts);
         let at_once = independent(&parts);
-        model.wrote = [vec![0; n], vec![0; n]];
-        model.accessed = [vec![0; n], vec![0; n]];
+        model.wrote = vec![vec![0; n]; levels + 1];
+        model.accessed = vec![vec![0; n]; levels + 1];
         let (parts, tasks) = (&parts, &tasks);
         let sides = |k: usize, t: usize| tasks[k].sides.iter().flat_map(move |&(p, side)| parts[p].seam_side(t, side));
         if at_once {
@@ -265,13 +297,12 @@ mod tests {
         if at_once {
             for (wrote, accessed) in model.wrote.iter().zip(&model.accessed) {
                 for (i, (w, a)) in wrote.iter().zip(accessed).enumerate() {
-                    assert!(*w == 0 || a.count_ones() == 1, "{n} {radius} {steps} {wraps} {slabs}: seam at {i}");
+                    assert!(*w == 0 || a.count_ones() == 1, "{what}: seam at {i}");
                 }
             }
         }
-        let held = model.held;
-        let last = (steps % 2, steps);
-        assert!(held[last.0].iter().all(|&t| t == last.1), "{n} {radius} {steps} {wraps} {slabs}");
+        let last = model.at(steps as isize);
+        assert!(model.held[last].iter().all(|&t| t == steps as isize), "{what}");
     }
 
     #[test]
@@ -279,8 +310,10 @@ mod tests {
         for n in 1..12 {
             for radius in 0..4 {
                 for steps in 1..8 {
-                    replay(n, radius, steps, false, 1);
-                    replay(n, radius, steps, true, 1);
+                    for levels in 1..4 {
+                        replay(n, radius, steps, false, 1, levels);
+                        replay(n, radius, steps, true, 1, levels);
+                    }
                 }
             }
         }
@@ -292,8 +325,10 @@ mod tests {
             for radius in 0..4 {
                 for steps in 1..8 {
                     for slabs in 2..5 {
-                        replay(n, radius, steps, false, slabs);
-                        replay(n, radius, steps, true, slabs);
+                        for levels in 1..4 {
+                            replay(n, radius, steps, false, slabs, levels);
+                            replay(n, radius, steps, true, slabs, levels);
+                        }
                     }
                 }
             }
