@@ -167,11 +167,12 @@ proptest! {
         });
         let mut state = State::from_fields([u, v]);
         on_threads(threads, |parallel| {
+            #[cfg(feature = "rayon")]
             if parallel {
-                Reaction.par_apply_steps_with(&mut state, steps, &k, params, b);
-            } else {
-                Reaction.apply_steps_with(&mut state, steps, &k, params, b);
+                return Reaction.par_apply_steps_with(&mut state, steps, &k, params, b);
             }
+            let _ = parallel;
+            Reaction.apply_steps_with(&mut state, steps, &k, params, b);
         });
         same(state, &want)?;
     }
@@ -189,11 +190,12 @@ proptest! {
         want.run(steps, [2, 2], &b, |levels, out| Wave.apply((levels[0], levels[1], &m), &mut out[0], (0.05,)));
         let mut state = State::from_levels([[u, um]]);
         on_threads(threads, |parallel| {
+            #[cfg(feature = "rayon")]
             if parallel {
-                Wave.par_apply_steps_with(&mut state, steps, &m, (0.05,), b);
-            } else {
-                Wave.apply_steps_with(&mut state, steps, &m, (0.05,), b);
+                return Wave.par_apply_steps_with(&mut state, steps, &m, (0.05,), b);
             }
+            let _ = parallel;
+            Wave.apply_steps_with(&mut state, steps, &m, (0.05,), b);
         });
         same(state, &want)?;
     }
@@ -211,11 +213,12 @@ proptest! {
         want.run(steps, [1, 1], &b, |l, out| ThreeLevels.apply((l[0], l[1], l[2]), &mut out[0], (0.3,)));
         let mut state = State::from_levels([levels]);
         on_threads(threads, |parallel| {
+            #[cfg(feature = "rayon")]
             if parallel {
-                ThreeLevels.par_apply_steps_with(&mut state, steps, (), (0.3,), b);
-            } else {
-                ThreeLevels.apply_steps_with(&mut state, steps, (), (0.3,), b);
+                return ThreeLevels.par_apply_steps_with(&mut state, steps, (), (0.3,), b);
             }
+            let _ = parallel;
+            ThreeLevels.apply_steps_with(&mut state, steps, (), (0.3,), b);
         });
         same(state, &want)?;
     }
