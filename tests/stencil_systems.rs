@@ -6,7 +6,7 @@
 //! for bit, every level and every scratch array.
 
 use cnda::prelude::*;
-use cnda::stencil::{Boundary, State};
+use cnda::stencil::{Boundary, FieldBoundaries, State};
 use proptest::prelude::*;
 
 #[path = "common/naive_halos.rs"]
@@ -71,13 +71,14 @@ impl Rings {
         &self.rings[f][(self.newest as isize - back).rem_euclid(self.len() as isize) as usize]
     }
 
-    /// `steps` sweeps: refill the newest levels' halos (all levels before the first), compute
-    /// the scratch arrays by `sweep` from every field's levels, rotate; a last refill.
+    /// `steps` sweeps: refill the newest levels' halos (all levels before the first; field `f`
+    /// as `b[f]` says, or `b[0]` for all), compute the scratch arrays by `sweep` from every
+    /// field's levels, rotate; a last refill.
     fn run(
         &mut self,
         steps: usize,
         r: [usize; 2],
-        b: &[[Boundary<f64>; 2]; 2],
+        b: &[[[Boundary<f64>; 2]; 2]],
         sweep: impl Fn(&[&Array<f64, 2>], &mut [Array<f64, 2>]),
     ) {
         let (fields, levels) = (self.rings.len(), self.len() - 1);
@@ -90,14 +91,14 @@ impl Rings {
         for f in 0..fields {
             for back in 0..levels {
                 let at = (self.newest as isize - back as isize).rem_euclid(self.len() as isize) as usize;
-                refill(&mut self.rings[f][at], r, b);
+                refill(&mut self.rings[f][at], r, &b[f.min(b.len() - 1)]);
             }
         }
         for t in 0..steps {
             if t > 0 {
                 for f in 0..fields {
                     let at = self.newest;
-                    refill(&mut self.rings[f][at], r, b);
+                    refill(&mut self.rings[f][at], r, &b[f.min(b.len() - 1)]);
                 }
             }
             let scratch = (self.newest + 1) % self.len();
@@ -116,7 +117,7 @@ impl Rings {
         }
         for f in 0..fields {
             let at = self.newest;
-            refill(&mut self.rings[f][at], r, b);
+            refill(&mut self.rings[f][at], r, &b[f.min(b.len() - 1)]);
         }
     }
 }
@@ -161,7 +162,7 @@ proptest! {
         let b = boundaries(picks, periodic);
         let params = (0.1, 0.03);
         let mut want = Rings::new(&[vec![u.clone()], vec![v.clone()]]);
-        want.run(steps, [1, 1], &b, |levels, out| {
+        want.run(steps, [1, 1], &[b], |levels, out| {
             let (first, second) = out.split_at_mut(1);
             Reaction.apply((levels[0], levels[1], &k), (&mut first[0], &mut second[0]), params);
         });
@@ -187,7 +188,7 @@ proptest! {
         let (u, um, m) = (field(shape, seed), field(shape, seed + 3), field(shape, seed + 7).map(|x| 1.0 + 0.2 * x));
         let b = boundaries(picks, periodic);
         let mut want = Rings::new(&[vec![u.clone(), um.clone()]]);
-        want.run(steps, [2, 2], &b, |levels, out| Wave.apply((levels[0], levels[1], &m), &mut out[0], (0.05,)));
+        want.run(steps, [2, 2], &[b], |levels, out| Wave.apply((levels[0], levels[1], &m), &mut out[0], (0.05,)));
         let mut state = State::from_levels([[u, um]]);
         on_threads(threads, |parallel| {
             #[cfg(feature = "rayon")]
@@ -210,7 +211,7 @@ proptest! {
         let levels = [field(shape, seed), field(shape, seed + 1), field(shape, seed + 2)];
         let b = boundaries(picks, periodic);
         let mut want = Rings::new(&[levels.to_vec()]);
-        want.run(steps, [1, 1], &b, |l, out| ThreeLevels.apply((l[0], l[1], l[2]), &mut out[0], (0.3,)));
+        want.run(steps, [1, 1], &[b], |l, out| ThreeLevels.apply((l[0], l[1], l[2]), &mut out[0], (0.3,)));
         let mut state = State::from_levels([levels]);
         on_threads(threads, |parallel| {
             #[cfg(feature = "rayon")]
@@ -222,6 +223,48 @@ proptest! {
         });
         same(state, &want)?;
     }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// A boundary per field: the two species of `Reaction` with their own sides (the same axes
+    /// periodic).
+    #[test]
+    fn each_field_keeps_its_own_boundaries(
+        n0 in prop_oneof![3usize..12, 40usize..200], n1 in 3usize..11, steps in 1usize..10,
+        picks in any::<[u8; 8]>(), periodic in any::<[bool; 2]>(), seed in 0u64..50, threads in 1usize..4,
+    ) {
+        let shape = [n0, n1];
+        let (u, v, k) = (field(shape, seed), field(shape, seed + 5), field(shape, seed + 9));
+        let (bu, bv) = (boundaries([picks[0], picks[1], picks[2], picks[3]], periodic), boundaries([picks[4], picks[5], picks[6], picks[7]], periodic));
+        let params = (0.1, 0.03);
+        let mut want = Rings::new(&[vec![u.clone()], vec![v.clone()]]);
+        want.run(steps, [1, 1], &[bu, bv], |levels, out| {
+            let (first, second) = out.split_at_mut(1);
+            Reaction.apply((levels[0], levels[1], &k), (&mut first[0], &mut second[0]), params);
+        });
+        let mut state = State::from_fields([u, v]);
+        let b = FieldBoundaries([bu.into(), bv.into()]);
+        on_threads(threads, |parallel| {
+            #[cfg(feature = "rayon")]
+            if parallel {
+                return Reaction.par_apply_steps_with(&mut state, steps, &k, params, b);
+            }
+            let _ = parallel;
+            Reaction.apply_steps_with(&mut state, steps, &k, params, b);
+        });
+        same(state, &want)?;
+    }
+}
+
+/// The fields of a system must agree on which axes wrap around.
+#[test]
+fn fields_periodic_on_different_axes_are_refused() {
+    let mut state = State::from_fields([Array::<f64, 2>::zeros([8, 8]), Array::zeros([8, 8])]);
+    let b = FieldBoundaries([[Boundary::Periodic; 2].into(), [Boundary::Neumann; 2].into()]);
+    let e = Reaction.try_apply_steps_with(&mut state, 2, &Array::zeros([8, 8]), (0.1, 0.1), b).unwrap_err();
+    assert!(e.to_string().contains("axis 0 is periodic for some fields of the system and not for others"), "{e}");
 }
 
 /// A state's arrays must agree: one shape, one device.

@@ -5,7 +5,7 @@
 
 use smallvec::SmallVec;
 
-use super::boundary::{Boundaries, Boundary};
+use super::boundary::{Boundaries, Boundary, StepBoundaries};
 use super::state::State;
 use super::steps::Coefficients;
 use crate::array::Array;
@@ -256,10 +256,11 @@ pub trait StencilApply<T: Scalar, const N: usize>: Stencil<T, N> {
         par_apply::<Self, T, N>(&outputs, &fields, &params)
     }
 
-    /// `steps` sweeps over `field` (the stencil's first field), each reading the current field
-    /// and writing the next one, then swapping them, with `coefficients` (the stencil's other
-    /// fields, `()` for none) read by every sweep: bit for bit the same as `steps` times
-    /// `self.apply((current, coefficients..), next, params); field.swap()`, on any backend (fused
+    /// `steps` sweeps over `field`, a [`DoubleBuffer`](super::DoubleBuffer) (the stencil's first
+    /// field) or a [`State`] of the fields and levels the stencil [`Evolves`], each reading the
+    /// current levels and writing the next one, then rotating them, with `coefficients` (the
+    /// stencil's other fields, `()` for none) read by every sweep: bit for bit the same as `steps`
+    /// times `self.apply((current, coefficients..), next, params); field.swap()`, on any backend (fused
     /// on the CPU, in passes over memory as deep as fit a core's level-2 cache; the environment
     /// variable `CNDA_FUSED_DEPTH` sets the sweeps per pass). The boundary (points within the radius of an edge)
     /// is never written; [`StencilApply::apply_steps_with`] refills it between sweeps.
@@ -313,9 +314,11 @@ pub trait StencilApply<T: Scalar, const N: usize>: Stencil<T, N> {
     }
 
     /// `steps` sweeps over `field` with a [`Boundary`] at each side of each axis (one per axis,
-    /// or [`Boundaries`] per side; the halo is the stencil's radius wide): bit for bit the same
-    /// as, `steps` times, refilling the current field's halos as the boundaries say (axis by axis,
-    /// as [`fill_halo`](super::fill_halo)), `apply`, `swap`, and a last refill.
+    /// or [`Boundaries`] per side, for every field alike; or a
+    /// [`FieldBoundaries`](super::FieldBoundaries), one per field of a system, periodic on the
+    /// same axes; the halo is the stencil's radius wide): bit for bit the same as, `steps` times,
+    /// refilling the current levels' halos as the boundaries say (axis by axis, as
+    /// [`fill_halo`](super::fill_halo)), `apply`, rotating, and a last refill.
     ///
     /// ```
     /// use cnda::prelude::*;
@@ -339,7 +342,7 @@ pub trait StencilApply<T: Scalar, const N: usize>: Stencil<T, N> {
         steps: usize,
         coefficients: C,
         params: Self::Params,
-        boundaries: impl Into<Boundaries<T, N>>,
+        boundaries: impl StepBoundaries<T, N, M>,
     ) where
         Self: Evolves<M, L>,
         C: Coefficients<T, N, B, <Self as Evolves<M, L>>::Coefficients>,
@@ -358,13 +361,13 @@ pub trait StencilApply<T: Scalar, const N: usize>: Stencil<T, N> {
         steps: usize,
         coefficients: C,
         params: Self::Params,
-        boundaries: impl Into<Boundaries<T, N>>,
+        boundaries: impl StepBoundaries<T, N, M>,
     ) -> Result<()>
     where
         Self: Evolves<M, L>,
         C: Coefficients<T, N, B, <Self as Evolves<M, L>>::Coefficients>,
     {
-        super::steps::apply_steps::<Self, B, T, N, M, L, C>(field, steps, coefficients, &params, boundaries.into())
+        super::steps::apply_steps::<Self, B, T, N, M, L, C>(field, steps, coefficients, &params, boundaries.per_field())
     }
 
     /// [`StencilApply::apply_steps_with`] on rayon's threads (slabs of the grid, or a pipeline of
@@ -386,7 +389,7 @@ pub trait StencilApply<T: Scalar, const N: usize>: Stencil<T, N> {
         steps: usize,
         coefficients: C,
         params: Self::Params,
-        boundaries: impl Into<Boundaries<T, N>>,
+        boundaries: impl StepBoundaries<T, N, M>,
     ) where
         Self: Evolves<M, L>,
         C: Coefficients<T, N, Cpu, <Self as Evolves<M, L>>::Coefficients>,
@@ -406,13 +409,19 @@ pub trait StencilApply<T: Scalar, const N: usize>: Stencil<T, N> {
         steps: usize,
         coefficients: C,
         params: Self::Params,
-        boundaries: impl Into<Boundaries<T, N>>,
+        boundaries: impl StepBoundaries<T, N, M>,
     ) -> Result<()>
     where
         Self: Evolves<M, L>,
         C: Coefficients<T, N, Cpu, <Self as Evolves<M, L>>::Coefficients>,
     {
-        super::steps::par_apply_steps::<Self, T, N, M, L, C>(field, steps, coefficients, &params, boundaries.into())
+        super::steps::par_apply_steps::<Self, T, N, M, L, C>(
+            field,
+            steps,
+            coefficients,
+            &params,
+            boundaries.per_field(),
+        )
     }
 }
 

@@ -119,6 +119,33 @@ impl<T: Copy, const N: usize> From<[[Boundary<T>; 2]; N]> for Boundaries<T, N> {
     }
 }
 
+/// A [`Boundaries`] for each of the `M` evolving fields of a system's time steps (one field
+/// wrapping around while another is held at a value, say); one `Boundaries` for every field alike
+/// is simpler to give as itself ([`StepBoundaries`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FieldBoundaries<T, const N: usize, const M: usize>(pub [Boundaries<T, N>; M]);
+
+/// The boundaries of the time steps of a [`State`](super::State) of `M` fields: anything that
+/// converts into one [`Boundaries`] (`[Boundary::Periodic; 2]`, `[[low, high]; N]`, ...), for
+/// every field alike, or a [`FieldBoundaries`], one per field. The fields must agree on which axes
+/// are periodic (the fused wavefront walks them together).
+pub trait StepBoundaries<T, const N: usize, const M: usize> {
+    /// One `Boundaries` per field.
+    fn per_field(self) -> [Boundaries<T, N>; M];
+}
+
+impl<T: Copy, const N: usize, const M: usize, X: Into<Boundaries<T, N>>> StepBoundaries<T, N, M> for X {
+    fn per_field(self) -> [Boundaries<T, N>; M] {
+        [self.into(); M]
+    }
+}
+
+impl<T: Copy, const N: usize, const M: usize> StepBoundaries<T, N, M> for FieldBoundaries<T, N, M> {
+    fn per_field(self) -> [Boundaries<T, N>; M] {
+        self.0
+    }
+}
+
 /// Which conditions a fill covers.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Which {

@@ -69,7 +69,7 @@ pub use crate::kernel::expr::{
 pub use apply::{Fields, Outputs, StencilApply};
 #[cfg(feature = "mpi")]
 pub(crate) use boundary::Which;
-pub use boundary::{fill_boundaries, try_fill_boundaries, Boundaries, Boundary};
+pub use boundary::{fill_boundaries, try_fill_boundaries, Boundaries, Boundary, FieldBoundaries, StepBoundaries};
 pub use buffer::{DoubleBuffer, FieldView};
 /// One stencil definition for every backend; see the crate `cnda_macros` and [`Stencil`].
 pub use cnda_macros::stencil;

@@ -182,7 +182,7 @@ pub(super) fn apply_steps<S, B, T, const N: usize, const M: usize, const L: usiz
     steps: usize,
     coefficients: C,
     params: &S::Params,
-    boundaries: Boundaries<T, N>,
+    boundaries: [Boundaries<T, N>; M],
 ) -> Result<()>
 where
     S: Stencil<T, N> + Evolves<M, L>,
@@ -193,7 +193,7 @@ where
     const OP: &str = "stencil apply_steps";
     let sweep = ExprSweep::<S, B, T, N>::new(OP, state, coefficients.coefficient_descs(), params)?;
     // SAFETY: `run_steps` hands over the plan of the state's distinct arrays, borrowed uniquely.
-    run_steps(OP, &sweep, state, steps, boundaries, |plan| unsafe { plan.run_sequential() })
+    run_steps(OP, &sweep, state, steps, &boundaries, |plan| unsafe { plan.run_sequential() })
 }
 
 /// [`apply_steps`] on rayon's threads (slabs of the grid, or a pipeline of sweep groups).
@@ -207,7 +207,7 @@ pub(super) fn par_apply_steps<S, T, const N: usize, const M: usize, const L: usi
     steps: usize,
     coefficients: C,
     params: &S::Params,
-    boundaries: Boundaries<T, N>,
+    boundaries: [Boundaries<T, N>; M],
 ) -> Result<()>
 where
     S: Stencil<T, N> + Evolves<M, L>,
@@ -217,5 +217,5 @@ where
     const OP: &str = "stencil par_apply_steps";
     let sweep = ExprSweep::<S, crate::kernel::Cpu, T, N>::new(OP, state, coefficients.coefficient_descs(), params)?;
     // SAFETY: as in `apply_steps`.
-    run_steps(OP, &sweep, state, steps, boundaries, |plan| unsafe { super::fused::run_parallel(plan) })
+    run_steps(OP, &sweep, state, steps, &boundaries, |plan| unsafe { super::fused::run_parallel(plan) })
 }

@@ -2,7 +2,9 @@
 //! four views the cases take, and each op family. Results come back as host arrays.
 
 use cnda::prelude::*;
-use cnda::stencil::{stencil, Boundary, DoubleBuffer, DynStencil, LinearStencil, Scalar, State, VariableStencil};
+use cnda::stencil::{
+    stencil, Boundaries, Boundary, DoubleBuffer, DynStencil, LinearStencil, Scalar, State, VariableStencil,
+};
 use cnda::GemmElement;
 
 /// The views every case takes of its operands.
@@ -223,7 +225,8 @@ stencil! {
 }
 
 /// [`System`]'s `steps` time steps over a state of `u, v, w` (the first three of `fields`) with
-/// the other two as coefficient fields: the three fields' newest levels.
+/// the other two as coefficient fields, `b` for the first and third field and `b` with axis 0's
+/// sides swapped for the second: the three fields' newest levels.
 pub fn system_steps<T: Scalar, B>(
     fields: [Array<T, 2, B>; 5],
     a: T,
@@ -235,6 +238,10 @@ where
 {
     let [u, v, w, k, m] = fields;
     let mut state = State::from_fields([u, v, w]);
+    // A boundary per field: the second field's axis 0 swaps its sides' kinds.
+    let [low, high] = b[0];
+    let other = Boundaries::from([[high, low], b[1]]);
+    let b = cnda::stencil::FieldBoundaries([b.into(), other, b.into()]);
     System.apply_steps_with(&mut state, steps, (&k, &m), (a,), b);
     state.into_fields()
 }

@@ -52,6 +52,9 @@ use crate::error::{Error, Result};
 use crate::kernel::{Backend, CopyKernels, Desc};
 use crate::shape::interior_range;
 use rings::{Group, Rings};
+
+/// One [`Boundaries`] per evolving field.
+type PerField<T, const N: usize> = SmallVec<[Boundaries<T, N>; 4]>;
 use schedule::Schedule;
 
 /// One sweep of a stencil over a region, what a plan runs: the stencil kernel of a
@@ -125,15 +128,16 @@ pub(super) fn run_steps<B: CopyKernels, T: Pod, const N: usize, const M: usize, 
     sweep: &S,
     state: &mut State<T, N, M, L, B>,
     steps: usize,
-    boundaries: Boundaries<T, N>,
+    boundaries: &[Boundaries<T, N>],
     fused: impl Fn(&Plan<'_, B, T, N, S>) -> Result<()>,
 ) -> Result<()>
 where
     S: Sweep<B, T, N>,
 {
+    assert_eq!(boundaries.len(), M, "one `Boundaries` per field");
     let rings = Rings::new(state.rings_mut(), M, L + 1);
     // SAFETY: distinct owned arrays, borrowed uniquely for the call.
-    unsafe { run_rings(op, sweep, None, rings, steps, boundaries, fused) }?;
+    unsafe { run_rings(op, sweep, None, rings, steps, boundaries.into(), fused) }?;
     state.advance(steps);
     Ok(())
 }
@@ -158,7 +162,7 @@ pub(super) unsafe fn run_steps_between<B: CopyKernels, T: Pod, const N: usize, S
     fused: impl Fn(&Plan<'_, B, T, N, S>) -> Result<()>,
 ) -> Result<()> {
     // SAFETY: the caller's contract; the source is `fields[0]`.
-    unsafe { run_rings(op, sweep, None, Rings::pair(fields), steps, boundaries, fused) }
+    unsafe { run_rings(op, sweep, None, Rings::pair(fields), steps, smallvec::smallvec![boundaries], fused) }
 }
 
 /// [`run_steps_between`] with sweep 1 reading `source` instead of `fields[0]` (when given): the
@@ -184,11 +188,12 @@ pub(super) unsafe fn run_steps_from<B: CopyKernels, T: Pod, const N: usize, S: S
     fused: impl Fn(&Plan<'_, B, T, N, S>) -> Result<()>,
 ) -> Result<()> {
     // SAFETY: the caller's contract.
-    unsafe { run_rings(op, sweep, source, Rings::pair(fields), steps, boundaries, fused) }
+    unsafe { run_rings(op, sweep, source, Rings::pair(fields), steps, smallvec::smallvec![boundaries], fused) }
 }
 
 /// The one stepper: `steps` sweeps over `rings` (sweep `t` of field `f` at `rings.at(f, t, 0)`),
-/// sweep 1 of a one-field one-level ring reading `source` when given (`run_steps_from`).
+/// field `f`'s halos refilled as `boundaries[f]` says, sweep 1 of a one-field one-level ring
+/// reading `source` when given (`run_steps_from`).
 ///
 /// # Safety
 ///
@@ -203,7 +208,7 @@ unsafe fn run_rings<B: CopyKernels, T: Pod, const N: usize, S: Sweep<B, T, N>>(
     source: Option<Desc<B, T, N>>,
     rings: Rings<B, T, N>,
     steps: usize,
-    boundaries: Boundaries<T, N>,
+    boundaries: PerField<T, N>,
     fused: impl Fn(&Plan<'_, B, T, N, S>) -> Result<()>,
 ) -> Result<()> {
     let fields = rings.all();
@@ -218,7 +223,7 @@ unsafe fn run_rings<B: CopyKernels, T: Pod, const N: usize, S: Sweep<B, T, N>>(
             &[B::handle_device(source.handle)],
         )?;
         let fixed = (0..N)
-            .all(|a| [Side::Low, Side::High].iter().all(|&s| matches!(boundaries.at(a, s), super::Boundary::Fixed)));
+            .all(|a| [Side::Low, Side::High].iter().all(|&s| matches!(boundaries[0].at(a, s), super::Boundary::Fixed)));
         if !fixed {
             return Err(Error::Layout {
                 op,
@@ -228,7 +233,7 @@ unsafe fn run_rings<B: CopyKernels, T: Pod, const N: usize, S: Sweep<B, T, N>>(
         }
     }
     let in_flight = fields.len() + sweep.coefficient_fields();
-    let Some(mut plan) = Plan::new(op, sweep, rings.clone(), steps, boundaries)? else { return Ok(()) };
+    let Some(mut plan) = Plan::new(op, sweep, rings.clone(), steps, boundaries.clone())? else { return Ok(()) };
     plan.source = source;
     if plan.schedule.is_none() {
         // SAFETY: the plan's arrays are distinct, borrowed uniquely (the caller's contract).
@@ -245,7 +250,8 @@ unsafe fn run_rings<B: CopyKernels, T: Pod, const N: usize, S: Sweep<B, T, N>>(
     let mut done = 0;
     while done < steps {
         let k = depth.min(steps - done);
-        let mut pass = Plan::new(op, sweep, rings.rotated(done), k, boundaries)?.expect("the same interior, and k > 0");
+        let pass = Plan::new(op, sweep, rings.rotated(done), k, boundaries.clone())?;
+        let mut pass = pass.expect("the same interior, and k > 0");
         pass.source = if done == 0 { source } else { None };
         if pass.schedule.is_some() {
             fused(&pass)?;
@@ -268,7 +274,8 @@ pub(super) struct Plan<'s, B: Backend, T: Pod, const N: usize, S> {
     /// What sweep 1 reads when not `fields[0]` (`run_steps_from`).
     source: Option<Desc<B, T, N>>,
     radius: [usize; N],
-    boundaries: Boundaries<T, N>,
+    /// Per evolving field.
+    boundaries: PerField<T, N>,
     interior: [Range<usize>; N],
     steps: usize,
     schedule: Option<Schedule>,
@@ -287,13 +294,30 @@ impl<'s, B: CopyKernels, T: Pod, const N: usize, S: Sweep<B, T, N>> Plan<'s, B, 
         sweep: &'s S,
         rings: Rings<B, T, N>,
         steps: usize,
-        boundaries: Boundaries<T, N>,
+        boundaries: PerField<T, N>,
     ) -> Result<Option<Self>> {
         let fields = rings.all();
         if let Some(other) = fields.iter().find(|f| f.shape != fields[0].shape) {
             return Err(Error::ShapeMismatch { op, expected: fields[0].shape.to_vec(), got: other.shape.to_vec() });
         }
-        boundaries.check(op)?;
+        if boundaries.len() != rings.fields() {
+            return Err(Error::Layout {
+                op,
+                reason: format!("{} boundaries for {} fields", boundaries.len(), rings.fields()),
+                fix: "give one `Boundaries` for every field, or one per field",
+            });
+        }
+        for b in boundaries.iter() {
+            b.check(op)?;
+        }
+        // The wavefront walks the fields together: its seams follow their periodic axes.
+        if let Some(axis) = (0..N).find(|&a| boundaries.iter().any(|b| b.periodic(a) != boundaries[0].periodic(a))) {
+            return Err(Error::Layout {
+                op,
+                reason: format!("axis {axis} is periodic for some fields of the system and not for others"),
+                fix: "make an axis periodic for every field or for none",
+            });
+        }
         let dev = B::handle_device(fields[0].handle);
         let devices: SmallVec<[B::Device; 4]> = fields.iter().map(|f| B::handle_device(f.handle)).collect();
         crate::ops::output::same_device::<B>(op, &dev, &devices)?;
@@ -332,10 +356,10 @@ impl<'s, B: CopyKernels, T: Pod, const N: usize, S: Sweep<B, T, N>> Plan<'s, B, 
         }
         // A mirrored axis 0 is refreshed right after the `R` hyperplanes it mirrors, which the
         // interior must hold; a shorter one takes one call per sweep.
-        let mirrors_short =
-            rows.len() < radius[0] && [Side::Low, Side::High].iter().any(|&side| boundaries.mirrors(0, side));
+        let mirrors_short = rows.len() < radius[0]
+            && boundaries.iter().any(|b| [Side::Low, Side::High].iter().any(|&side| b.mirrors(0, side)));
         let schedule = (sweep.wavefront() && !mirrors_short)
-            .then(|| Schedule::new(rows, steps, radius[0], boundaries.periodic(0)));
+            .then(|| Schedule::new(rows, steps, radius[0], boundaries[0].periodic(0)));
         Ok(Some(Plan { dev, sweep, rings, source: None, radius, boundaries, interior, steps, schedule }))
     }
 
@@ -355,9 +379,10 @@ impl<'s, B: CopyKernels, T: Pod, const N: usize, S: Sweep<B, T, N>> Plan<'s, B, 
     ///
     /// As for `run_unfused`.
     unsafe fn fill_initial(&self) -> Result<()> {
-        for field in self.rings.initial() {
+        let levels = self.rings.levels();
+        for (k, field) in self.rings.initial().into_iter().enumerate() {
             // SAFETY: the caller's contract.
-            unsafe { self.boundaries.fill_axes(&self.dev, field, 0..N, &self.radius, Which::All) }?;
+            unsafe { self.boundaries[k / levels].fill_axes(&self.dev, field, 0..N, &self.radius, Which::All) }?;
         }
         Ok(())
     }
@@ -385,11 +410,11 @@ impl<'s, B: CopyKernels, T: Pod, const N: usize, S: Sweep<B, T, N>> Plan<'s, B, 
     unsafe fn run_unfused(&self) -> Result<()> {
         // Constant halos (fixed or a value on every side): filled once, then the backend's
         // time-tiled kernel may take all the sweeps (of one field at one level).
-        if self.boundaries.constant() && self.steps >= 2 && self.source.is_none() && self.one_field() {
+        if self.one_field() && self.boundaries[0].constant() && self.steps >= 2 && self.source.is_none() {
             // SAFETY: the caller's contract; the halos then hold what every sweep reads.
             unsafe {
                 for &field in self.rings.all() {
-                    self.boundaries.fill_axes(&self.dev, field, 0..N, &self.radius, Which::All)?;
+                    self.boundaries[0].fill_axes(&self.dev, field, 0..N, &self.radius, Which::All)?;
                 }
                 if self.sweep.all_steps(&self.dev, [self.rings.at(0, 0, 0), self.rings.at(0, 1, 0)], self.steps)? {
                     return Ok(());
@@ -401,7 +426,7 @@ impl<'s, B: CopyKernels, T: Pod, const N: usize, S: Sweep<B, T, N>> Plan<'s, B, 
         let region = |d: &Desc<B, T, N>| (0..N).fold(*d, |d, k| d.narrowed(k, start[k], shape[k]));
         // A separate source (sweep 1 of `run_steps_from`) is only read: never filled (its
         // boundaries are all `Fixed`, checked there, so there is nothing to fill).
-        debug_assert!(self.source.is_none() || self.boundaries.constant());
+        debug_assert!(self.source.is_none() || self.boundaries[0].constant());
         if self.source.is_none() {
             // SAFETY: the caller's contract.
             unsafe { self.fill_initial() }?;
@@ -412,8 +437,8 @@ impl<'s, B: CopyKernels, T: Pod, const N: usize, S: Sweep<B, T, N>> Plan<'s, B, 
             // interior, and the outputs are the fields' scratch arrays, read by no level.
             unsafe {
                 if t > 1 {
-                    for newest in self.rings.outputs(t - 1) {
-                        self.boundaries.fill_axes(&self.dev, newest, 0..N, &self.radius, Which::All)?;
+                    for (f, newest) in self.rings.outputs(t - 1).into_iter().enumerate() {
+                        self.boundaries[f].fill_axes(&self.dev, newest, 0..N, &self.radius, Which::All)?;
                     }
                 }
                 let inputs: Group<B, T, N> = self.inputs(t).iter().map(region).collect();
@@ -421,9 +446,9 @@ impl<'s, B: CopyKernels, T: Pod, const N: usize, S: Sweep<B, T, N>> Plan<'s, B, 
                 self.sweep.region(&self.dev, &outputs, &inputs, start, shape)?;
             }
         }
-        for last in self.rings.outputs(self.steps) {
+        for (f, last) in self.rings.outputs(self.steps).into_iter().enumerate() {
             // SAFETY: the caller's contract.
-            unsafe { self.boundaries.fill_axes(&self.dev, last, 0..N, &self.radius, Which::All) }?;
+            unsafe { self.boundaries[f].fill_axes(&self.dev, last, 0..N, &self.radius, Which::All) }?;
         }
         Ok(())
     }
@@ -470,15 +495,16 @@ impl<'s, B: CopyKernels, T: Pod, const N: usize, S: Sweep<B, T, N>> Plan<'s, B, 
         // SAFETY: the caller's contract; every axis has a non-empty interior.
         unsafe {
             self.fill_initial()?;
-            for other in self.rings.outputs(1) {
+            for (f, other) in self.rings.outputs(1).into_iter().enumerate() {
+                let b = &self.boundaries[f];
                 for axis in 0..N {
                     for side in [Side::Low, Side::High] {
-                        if matches!(self.boundaries.at(axis, side), super::Boundary::Value(_)) {
-                            self.boundaries.fill(&self.dev, other, axis, side, self.radius[axis], Which::All)?;
+                        if matches!(b.at(axis, side), super::Boundary::Value(_)) {
+                            b.fill(&self.dev, other, axis, side, self.radius[axis], Which::All)?;
                         }
                     }
                 }
-                self.boundaries.fill_axes(&self.dev, other, 1..N, &self.radius, Which::Following)?;
+                b.fill_axes(&self.dev, other, 1..N, &self.radius, Which::Following)?;
             }
         }
         Ok(())
@@ -510,9 +536,9 @@ impl<'s, B: CopyKernels, T: Pod, const N: usize, S: Sweep<B, T, N>> Plan<'s, B, 
         // outputs are the arrays sweep `t` writes, which no input is; the caller's contract
         // orders the reads and writes.
         unsafe { self.sweep.region(&self.dev, &targets, &inputs, start, shape) }?;
-        for dst in outputs {
+        for (f, dst) in outputs.into_iter().enumerate() {
             // SAFETY: as above, for the halos of the hyperplane just written.
-            unsafe { self.halos_after(dst, i) }?;
+            unsafe { self.halos_after(&self.boundaries[f], dst, i) }?;
         }
         Ok(())
     }
@@ -523,21 +549,21 @@ impl<'s, B: CopyKernels, T: Pod, const N: usize, S: Sweep<B, T, N>> Plan<'s, B, 
     /// # Safety
     ///
     /// As for [`Plan::compute`].
-    unsafe fn halos_after(&self, dst: Desc<B, T, N>, i: usize) -> Result<()> {
+    unsafe fn halos_after(&self, b: &Boundaries<T, N>, dst: Desc<B, T, N>, i: usize) -> Result<()> {
         // SAFETY: the caller's contract.
         unsafe {
-            if self.boundaries.follows(1..N) {
-                self.boundaries.fill_axes(&self.dev, dst.narrowed(0, i, 1), 1..N, &self.radius, Which::Following)?;
+            if b.follows(1..N) {
+                b.fill_axes(&self.dev, dst.narrowed(0, i, 1), 1..N, &self.radius, Which::Following)?;
             }
             // A mirrored side of axis 0 mirrors the `R` interior hyperplanes next to it: refilled
             // once the last of them is computed, before sweep `t + 1` reads the halo (a lag of
             // `R` later), and after sweep `t - 1` has read the halo it replaces.
             let (rows, r) = (&self.interior[0], self.radius[0]);
-            if r > 0 && i == rows.start + r - 1 && self.boundaries.mirrors(0, Side::Low) {
-                self.boundaries.fill(&self.dev, dst, 0, Side::Low, r, Which::Following)?;
+            if r > 0 && i == rows.start + r - 1 && b.mirrors(0, Side::Low) {
+                b.fill(&self.dev, dst, 0, Side::Low, r, Which::Following)?;
             }
-            if r > 0 && i == rows.end - 1 && self.boundaries.mirrors(0, Side::High) {
-                self.boundaries.fill(&self.dev, dst, 0, Side::High, r, Which::Following)?;
+            if r > 0 && i == rows.end - 1 && b.mirrors(0, Side::High) {
+                b.fill(&self.dev, dst, 0, Side::High, r, Which::Following)?;
             }
         }
         Ok(())
@@ -586,9 +612,9 @@ impl<'s, B: CopyKernels, T: Pod, const N: usize, S: Sweep<B, T, N>> Plan<'s, B, 
                 }
             }
             if seam.wraps {
-                for field in self.rings.outputs(t) {
+                for (f, field) in self.rings.outputs(t).into_iter().enumerate() {
                     // SAFETY: the caller's contract; sweep `t` is complete near both ends.
-                    unsafe { self.boundaries.fill_axes(&self.dev, field, 0..1, &self.radius, Which::Following) }?;
+                    unsafe { self.boundaries[f].fill_axes(&self.dev, field, 0..1, &self.radius, Which::Following) }?;
                 }
             }
         }

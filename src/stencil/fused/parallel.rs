@@ -73,7 +73,7 @@ impl<T: Numeric + Send + Sync, const N: usize, const R: usize, const K: usize> L
     ) -> Result<()> {
         let sweep = LinearSweep { taps: self.taps(), radius: R };
         // SAFETY: `run_steps` hands over the plan of two distinct fields, borrowed uniquely.
-        run_steps("LinearStencil::par_apply_steps", &sweep, field, steps, boundaries.into(), |plan| unsafe {
+        run_steps("LinearStencil::par_apply_steps", &sweep, field, steps, &[boundaries.into()], |plan| unsafe {
             run_parallel(plan)
         })
     }
