@@ -6,15 +6,20 @@
 //! same operation order with unchecked loads (one thread, and rayon over planes). Throughput is grid points updated
 //! per second. Devito's figure comes from `benches/devito_acoustic.py` in the same sitting.
 //!
+//! `cnda_state_8_steps`: the field as a `State` of two levels (`#[levels(2)]`), 8 steps per
+//! `apply_steps` call, fused where the level-2 cache rule allows.
+//!
 //! `cargo bench --bench acoustic`
 
 use cnda::prelude::*;
-use cnda::stencil::{stencil, StencilApply};
+use cnda::stencil::{stencil, Boundary, State, StencilApply};
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
 use rayon::prelude::*;
 
 stencil! {
-    /// `u(n+1) = 2 u - u(n-1) + (dt^2 / h^2) / m * laplace(u)`, `m` the squared slowness.
+    /// `u(n+1) = 2 u - u(n-1) + (dt^2 / h^2) / m * laplace(u)`, `m` the squared slowness; the
+    /// field at two time levels.
+    #[levels(2)]
     struct Acoustic = |u, um, m; c: f32| 2.0 * u[0, 0, 0] - um[0, 0, 0] + c / m[0, 0, 0] * laplace(u, 8);
 }
 
@@ -106,6 +111,10 @@ fn acoustic(c: &mut Criterion) {
         b.raw_step(false);
     }
     assert_eq!(a.levels[0], b.levels[0], "stencil! against the raw loop");
+    let w = Wave::new(n);
+    let mut state = State::from_levels([[w.levels[0].clone(), w.levels[1].clone()]]);
+    Acoustic.par_apply_steps_with(&mut state, 20, &w.m, (w.c,), [Boundary::Fixed; 3]);
+    assert_eq!(state.field(0), &b.levels[0], "the State's time steps against the raw loop");
 
     let mut group = c.benchmark_group(format!("acoustic_so8_f32_{n}"));
     group.sample_size(10);
@@ -117,6 +126,21 @@ fn acoustic(c: &mut Criterion) {
         group.bench_function(format!("{p}raw_loop"), |bench| bench.iter(|| black_box(&mut w).raw_step(parallel)));
         let mut w = Wave::new(n);
         group.bench_function(format!("{p}cnda_stencil_macro"), |bench| bench.iter(|| black_box(&mut w).step(parallel)));
+        // The `State` of two levels, 8 steps a call (the cache rule picks the passes).
+        let w = Wave::new(n);
+        let mut state = State::from_levels([[w.levels[0].clone(), w.levels[1].clone()]]);
+        group.throughput(Throughput::Elements((8 * n * n * n) as u64));
+        group.bench_function(format!("{p}cnda_state_8_steps"), |bench| {
+            bench.iter(|| {
+                let s = black_box(&mut state);
+                if parallel {
+                    Acoustic.par_apply_steps_with(s, 8, &w.m, (w.c,), [Boundary::Fixed; 3]);
+                } else {
+                    Acoustic.apply_steps(s, 8, &w.m, (w.c,));
+                }
+            })
+        });
+        group.throughput(Throughput::Elements((n * n * n) as u64));
     }
     group.finish();
 }
