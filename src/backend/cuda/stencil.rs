@@ -115,21 +115,7 @@ unsafe impl ExprStencilKernels for Cuda {
         params: &S::Params,
     ) -> Result<()> {
         let expr = check::<S, T, N>("stencil apply")?;
-        if fields.len() != expr.fields() || outputs.len() != expr.outputs() {
-            // The kernel's parameters are generated for the stencil's fields and outputs (the
-            // caller's contract).
-            return Err(Error::Layout {
-                op: "stencil apply",
-                reason: format!(
-                    "the stencil reads {} fields and writes {} outputs; {} and {} were passed",
-                    expr.fields(),
-                    expr.outputs(),
-                    fields.len(),
-                    outputs.len()
-                ),
-                fix: "pass one array per field and per output the stencil names",
-            });
-        }
+        expr.check_operands("stencil apply", fields.len(), outputs.len())?;
         let n = outputs[0].len();
         if n == 0 {
             return Ok(());

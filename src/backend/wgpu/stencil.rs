@@ -71,20 +71,7 @@ unsafe impl ExprStencilKernels for Wgpu {
         let t = elem::<T>(dev, OP)?;
         let Some((_, dialect)) = Wgsl::of::<T>() else { return Err(unsupported::<T>(OP)) };
         let expr = check::<S, T, N>(OP)?;
-        if fields.len() != expr.fields() || outputs.len() != expr.outputs() {
-            // The shader's bindings and descriptors are generated for the stencil's counts.
-            return Err(Error::Layout {
-                op: OP,
-                reason: format!(
-                    "the stencil reads {} fields and writes {} outputs; {} and {} were passed",
-                    expr.fields(),
-                    expr.outputs(),
-                    fields.len(),
-                    outputs.len()
-                ),
-                fix: "pass one array per field and per output the stencil names",
-            });
-        }
+        expr.check_operands(OP, fields.len(), outputs.len())?;
         let read: Vec<usize> = (0..fields.len()).filter(|&f| expr.reads_field(f)).collect();
         too_many_buffers(OP, outputs.len() + read.len() + 2, dev.max_storage_buffers())?;
         let n = outputs[0].len();

@@ -108,6 +108,27 @@ impl<const N: usize> CheckedExpr<N> {
         self.values.len()
     }
 
+    /// Refuses a kernel call given other counts of fields and outputs than the expression's (a
+    /// device kernel's parameters are generated for them).
+    ///
+    /// # Errors
+    ///
+    /// `Error::Layout` naming both counts.
+    pub fn check_operands(&self, op: &'static str, fields: usize, outputs: usize) -> Result<()> {
+        if fields == self.fields && outputs == self.outputs() {
+            return Ok(());
+        }
+        Err(Error::Layout {
+            op,
+            reason: format!(
+                "the stencil reads {} fields and writes {} outputs; {fields} and {outputs} were passed",
+                self.fields,
+                self.outputs()
+            ),
+            fix: "pass one array per field and per output the stencil names",
+        })
+    }
+
     /// Whether some tap reads field `f`.
     pub fn reads_field(&self, f: usize) -> bool {
         self.taps.iter().any(|tap| tap.field == f)
@@ -266,5 +287,10 @@ mod tests {
         const ENDS_IN_A_CONDITION: &[Node] = &[Node::Tap(0), Node::Tap(1), Node::Binary(Binary::Ge, 0, 1)];
         let e = CheckedExpr::from_parts("test", 1, 0, taps, ENDS_IN_A_CONDITION).unwrap_err();
         assert!(e.to_string().contains("output 0 is a condition"), "{e}");
+        let two = CheckedExpr::from_outputs("test", 1, 0, taps, &[Node::Tap(0), Node::Tap(1)][..], &[0, 1][..]);
+        let two = two.unwrap();
+        assert!(two.check_operands("test", 1, 2).is_ok());
+        let e = two.check_operands("test", 1, 1).unwrap_err();
+        assert!(e.to_string().contains("reads 1 fields and writes 2 outputs; 1 and 1 were passed"), "{e}");
     }
 }

@@ -30,6 +30,7 @@
 //! whose wrap the wavefront cannot follow (see `schedule`).
 
 mod depth;
+mod halos;
 mod linear_steps;
 mod rings;
 mod schedule;
@@ -372,21 +373,6 @@ impl<'s, B: CopyKernels, T: Pod, const N: usize, S: Sweep<B, T, N>> Plan<'s, B, 
         }
     }
 
-    /// The levels of sweep 0 and before, which the caller filled: refilled as one refill
-    /// before the first sweep makes them.
-    ///
-    /// # Safety
-    ///
-    /// As for `run_unfused`.
-    unsafe fn fill_initial(&self) -> Result<()> {
-        let levels = self.rings.levels();
-        for (k, field) in self.rings.initial().into_iter().enumerate() {
-            // SAFETY: the caller's contract.
-            unsafe { self.boundaries[k / levels].fill_axes(&self.dev, field, 0..N, &self.radius, Which::All) }?;
-        }
-        Ok(())
-    }
-
     /// Whether one field at one level: the backends' time-tiled kernels take only those.
     fn one_field(&self) -> bool {
         self.rings.fields() == 1 && self.rings.levels() == 1
@@ -478,38 +464,6 @@ impl<'s, B: CopyKernels, T: Pod, const N: usize, S: Sweep<B, T, N>> Plan<'s, B, 
         unsafe { self.finish(core::slice::from_ref(schedule)) }
     }
 
-    /// Before the wavefront: the initial levels' halos as one refill makes them, the `Value`
-    /// halos of the scratch arrays (no sweep writes them), and the following halos of the axes
-    /// after the first on every hyperplane of the scratch arrays (those of hyperplanes no sweep
-    /// computes, the halo hyperplanes of axis 0, are refreshed only here). The older levels'
-    /// arrays, which later sweeps overwrite, have all their halos from the refill.
-    ///
-    /// # Safety
-    ///
-    /// As for `run_unfused`.
-    ///
-    /// # Errors
-    ///
-    /// `Error::Device` from a kernel.
-    pub(super) unsafe fn prepare(&self) -> Result<()> {
-        // SAFETY: the caller's contract; every axis has a non-empty interior.
-        unsafe {
-            self.fill_initial()?;
-            for (f, other) in self.rings.outputs(1).into_iter().enumerate() {
-                let b = &self.boundaries[f];
-                for axis in 0..N {
-                    for side in [Side::Low, Side::High] {
-                        if matches!(b.at(axis, side), super::Boundary::Value(_)) {
-                            b.fill(&self.dev, other, axis, side, self.radius[axis], Which::All)?;
-                        }
-                    }
-                }
-                b.fill_axes(&self.dev, other, 1..N, &self.radius, Which::Following)?;
-            }
-        }
-        Ok(())
-    }
-
     /// Sweep `t` at interior hyperplane `i`, then the hyperplane's halos, and the mirrored halos
     /// of axis 0 that this hyperplane completes.
     ///
@@ -539,32 +493,6 @@ impl<'s, B: CopyKernels, T: Pod, const N: usize, S: Sweep<B, T, N>> Plan<'s, B, 
         for (f, dst) in outputs.into_iter().enumerate() {
             // SAFETY: as above, for the halos of the hyperplane just written.
             unsafe { self.halos_after(&self.boundaries[f], dst, i) }?;
-        }
-        Ok(())
-    }
-
-    /// The halos of hyperplane `i` of `dst` just computed: along the axes after the first, and
-    /// axis 0's mirrored halos that this hyperplane completes.
-    ///
-    /// # Safety
-    ///
-    /// As for [`Plan::compute`].
-    unsafe fn halos_after(&self, b: &Boundaries<T, N>, dst: Desc<B, T, N>, i: usize) -> Result<()> {
-        // SAFETY: the caller's contract.
-        unsafe {
-            if b.follows(1..N) {
-                b.fill_axes(&self.dev, dst.narrowed(0, i, 1), 1..N, &self.radius, Which::Following)?;
-            }
-            // A mirrored side of axis 0 mirrors the `R` interior hyperplanes next to it: refilled
-            // once the last of them is computed, before sweep `t + 1` reads the halo (a lag of
-            // `R` later), and after sweep `t - 1` has read the halo it replaces.
-            let (rows, r) = (&self.interior[0], self.radius[0]);
-            if r > 0 && i == rows.start + r - 1 && b.mirrors(0, Side::Low) {
-                b.fill(&self.dev, dst, 0, Side::Low, r, Which::Following)?;
-            }
-            if r > 0 && i == rows.end - 1 && b.mirrors(0, Side::High) {
-                b.fill(&self.dev, dst, 0, Side::High, r, Which::Following)?;
-            }
         }
         Ok(())
     }
