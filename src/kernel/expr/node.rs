@@ -1,8 +1,8 @@
 //! A stencil's expression as data: what `stencil!` hands every backend, and what each backend
 //! generates its own code from (the CPU's point function comes from the same tree, through the
-//! macro). A flat list of [`Node`]s in evaluation order, each operand an earlier node's index, the
-//! last node the value: no text, nothing a backend has to trust before [`check`](fn@super::check)
-//! has read it.
+//! macro). A flat list of [`Node`]s in evaluation order, each operand an earlier node's index,
+//! and the node of each value (`Stencil::VALUES`, one per output): no text, nothing a backend has
+//! to trust before [`check`](fn@super::check) has read it.
 
 /// A number literal, rounded once per precision from its decimal text (as rustc rounds
 /// `0.1_f64` and `0.1_f32`): each element type computes with its own rounding of the text, as a
