@@ -1,7 +1,7 @@
 //! Time steps of systems: stencils of several outputs stepping a `State` of several fields, and
 //! stencils reading earlier time levels (`#[levels(L)]`), fused on the CPU (sequential and on
-//! rayon's threads, slabs and the pipeline) against a reference written here: per field a ring
-//! of arrays rotated by hand, the newest levels' halos refilled by their definitions
+//! rayon's threads, slabs and the pipeline) against a reference (`common/rings.rs`): per field
+//! a ring of arrays rotated by hand, the newest levels' halos refilled by their definitions
 //! (`common/naive_halos.rs`) before every sweep and after the last, one `apply` per sweep. Bit
 //! for bit, every level and every scratch array.
 
@@ -15,7 +15,11 @@ mod naive_halos;
 #[path = "common/pool_install.rs"]
 mod pool_install;
 
-use naive_halos::{boundaries, refill};
+#[path = "common/rings.rs"]
+mod rings;
+
+use naive_halos::boundaries;
+use rings::{same, Rings};
 
 stencil! {
     /// Two species reacting and diffusing (a Gray-Scott-like system), a feed field as
@@ -39,98 +43,6 @@ stencil! {
     /// Three levels, the older ones read off the centre.
     #[levels(3)]
     pub struct ThreeLevels = |u, u1, u2; a: T| u[0, 0] + a * (u1[1, 0] - u2[0, -1]) + 0.25 * (u[0, 1] - u2[-1, 0]);
-}
-
-/// A reference state: per field, a ring of `levels + 1` arrays, sweep `t` at position
-/// `t mod (levels + 1)` (the newest level at 0, the scratch at 1, older levels after it).
-struct Rings {
-    rings: Vec<Vec<Array<f64, 2>>>,
-    newest: usize,
-}
-
-impl Rings {
-    /// From each field's levels, newest first; the scratch a copy of the newest level.
-    fn new(levels: &[Vec<Array<f64, 2>>]) -> Rings {
-        let rings = levels
-            .iter()
-            .map(|l| {
-                let mut ring = vec![l[0].clone(), l[0].clone()];
-                ring.extend(l[1..].iter().rev().cloned());
-                ring
-            })
-            .collect();
-        Rings { rings, newest: 0 }
-    }
-
-    fn len(&self) -> usize {
-        self.rings[0].len()
-    }
-
-    /// Field `f` at `back` sweeps before the newest (`-1`: the scratch).
-    fn at(&self, f: usize, back: isize) -> &Array<f64, 2> {
-        &self.rings[f][(self.newest as isize - back).rem_euclid(self.len() as isize) as usize]
-    }
-
-    /// `steps` sweeps: refill the newest levels' halos (all levels before the first; field `f`
-    /// as `b[f]` says, or `b[0]` for all), compute the scratch arrays by `sweep` from every
-    /// field's levels, rotate; a last refill.
-    fn run(
-        &mut self,
-        steps: usize,
-        r: [usize; 2],
-        b: &[[[Boundary<f64>; 2]; 2]],
-        sweep: impl Fn(&[&Array<f64, 2>], &mut [Array<f64, 2>]),
-    ) {
-        let (fields, levels) = (self.rings.len(), self.len() - 1);
-        let shape = self.rings[0][0].shape();
-        if steps == 0 || (0..2).any(|k| shape[k] < 2 * r[k] + 1) {
-            // No interior point: nothing is written, the levels rotate all the same.
-            self.newest = (self.newest + steps) % self.len();
-            return;
-        }
-        for f in 0..fields {
-            for back in 0..levels {
-                let at = (self.newest as isize - back as isize).rem_euclid(self.len() as isize) as usize;
-                refill(&mut self.rings[f][at], r, &b[f.min(b.len() - 1)]);
-            }
-        }
-        for t in 0..steps {
-            if t > 0 {
-                for f in 0..fields {
-                    let at = self.newest;
-                    refill(&mut self.rings[f][at], r, &b[f.min(b.len() - 1)]);
-                }
-            }
-            let scratch = (self.newest + 1) % self.len();
-            let mut outputs: Vec<Array<f64, 2>> = (0..fields).map(|f| self.rings[f][scratch].clone()).collect();
-            {
-                let inputs: Vec<&Array<f64, 2>> = (0..fields)
-                    .flat_map(|f| (0..levels).map(move |back| (f, back)))
-                    .map(|(f, back)| self.at(f, back as isize))
-                    .collect();
-                sweep(&inputs, &mut outputs);
-            }
-            for (f, out) in outputs.into_iter().enumerate() {
-                self.rings[f][scratch] = out;
-            }
-            self.newest = scratch;
-        }
-        for f in 0..fields {
-            let at = self.newest;
-            refill(&mut self.rings[f][at], r, &b[f.min(b.len() - 1)]);
-        }
-    }
-}
-
-/// Every level and the scratch of each field of `state` equal the reference's.
-fn same<const M: usize, const L: usize>(mut state: State<f64, 2, M, L>, want: &Rings) -> Result<(), TestCaseError> {
-    for f in 0..M {
-        for l in 0..L {
-            prop_assert_eq!(state.level(f, l), want.at(f, l as isize), "field {} level {}", f, l);
-        }
-        prop_assert_eq!(&*state.scratch_mut(f), want.at(f, -1), "field {} scratch", f);
-    }
-    Ok(())
 }
 
 /// Runs `step(false)` (sequential), or `step(true)` (its `par_` form) on `threads` of a pool.

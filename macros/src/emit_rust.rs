@@ -95,7 +95,26 @@ fn implementation(s: &Stencil, name: &Ident) -> TokenStream {
     let arity = s.fields.len();
     // A stencil with at least one field per level of each value steps a state of them.
     let (outputs, levels) = (stored.len(), s.levels);
-    let evolves = s.fields.len().checked_sub(outputs * levels).map(|coefficients| {
+    // A stage instead steps every state its written fields fit in.
+    let stage = s.writes.as_ref().map(|writes| {
+        let least = writes.iter().max().map_or(1, |&f| f + 1);
+        let each = (least..=s.fields.len() / levels).map(|m| {
+            let (m_lit, l, c) = (
+                Literal::usize_unsuffixed(m),
+                Literal::usize_unsuffixed(levels),
+                Literal::usize_unsuffixed(s.fields.len() - m * levels + 1),
+            );
+            let writes = writes.iter().map(|&f| Literal::usize_unsuffixed(f));
+            quote! {
+                impl ::cnda::stencil::Stage<#m_lit, #l> for #name {
+                    const WRITES: &'static [usize] = &[#(#writes),*];
+                    type Coefficients = ::cnda::stencil::Arity<#c>;
+                }
+            }
+        });
+        quote!(#(#each)*)
+    });
+    let evolves = s.fields.len().checked_sub(outputs * levels).filter(|_| s.writes.is_none()).map(|coefficients| {
         let (m, l, c) = (
             Literal::usize_unsuffixed(outputs),
             Literal::usize_unsuffixed(levels),
@@ -137,6 +156,7 @@ fn implementation(s: &Stencil, name: &Ident) -> TokenStream {
         }
 
         #evolves
+        #stage
     }
 }
 

@@ -233,6 +233,9 @@ pub(crate) struct Stencil {
     /// The time levels read of each evolving field (`#[levels(L)]`): the first `values * levels`
     /// fields are the evolving fields' levels, newest first, field by field.
     pub(crate) levels: usize,
+    /// A stage's written state fields (`#[writes(..)]`), in order: field `f` is the stencil's
+    /// field `f * levels`.
+    pub(crate) writes: Option<Vec<usize>>,
     /// The closure as written, for `Stencil::SOURCE`.
     pub(crate) source: String,
 }

@@ -36,6 +36,8 @@ pub(crate) struct Input {
     pub(crate) subnormals: Subnormals,
     /// The time levels it reads of each field it evolves (`#[levels(L)]`, 1 by default).
     pub(crate) levels: usize,
+    /// The state fields a stage's values update (`#[writes(a, b)]`), when it is one.
+    pub(crate) writes: Option<Vec<Ident>>,
 }
 
 const EXPECTED: &str = "expected a stencil: `|fields; params| body`, e.g. `|u; dt: T| u[0] * dt`, \
@@ -53,10 +55,11 @@ fn parse_input(input: ParseStream) -> Result<Input> {
     let mut attrs = input.call(Attribute::parse_outer)?;
     let subnormals = take_subnormals(&mut attrs)?;
     let levels = take_levels(&mut attrs)?;
+    let writes = take_writes(&mut attrs)?;
     let item = if input.peek(Token![|]) || input.peek(Token![||]) {
         if let Some(attr) = attrs.first() {
-            let msg = "the expression form takes only `#[subnormals(..)]` and `#[levels(..)]`: other attributes \
-                       need the item form `#[attr] struct Name = |fields; params| body;`";
+            let msg = "the expression form takes only `#[subnormals(..)]`, `#[levels(..)]` and `#[writes(..)]`: other \
+                       attributes need the item form `#[attr] struct Name = |fields; params| body;`";
             return Err(Error::new_spanned(attr, msg));
         }
         None
@@ -91,6 +94,7 @@ fn parse_input(input: ParseStream) -> Result<Input> {
     Ok(Input {
         subnormals,
         levels,
+        writes,
         item,
         fields,
         params,
@@ -190,6 +194,41 @@ fn take_levels(attrs: &mut Vec<Attribute>) -> Result<usize> {
     match error {
         Some(e) => Err(e),
         None => Ok(found.unwrap_or(1)),
+    }
+}
+
+const WRITES: &str = "expected `#[writes(field, ..)]`: the fields of the state whose new values a stage computes, \
+                      one per value, in the state's order (`#[writes(hx, hy)] |ez, hx, hy; c| (.., ..)`)";
+
+/// Removes `#[writes(a, b)]` from `attrs` (at most one): the state fields a stage's values
+/// update (checked against the fields in `lower`).
+fn take_writes(attrs: &mut Vec<Attribute>) -> Result<Option<Vec<Ident>>> {
+    let mut found: Option<Vec<Ident>> = None;
+    let mut error: Option<Error> = None;
+    attrs.retain(|attr| {
+        if !attr.path().is_ident("writes") {
+            return true;
+        }
+        let names = attr
+            .parse_args_with(syn::punctuated::Punctuated::<Ident, Token![,]>::parse_terminated)
+            .ok()
+            .filter(|names| !names.is_empty());
+        let problem = match (names, &found) {
+            (Some(_), Some(_)) => Some("`#[writes(..)]` is given twice: keep one"),
+            (Some(names), None) => {
+                found = Some(names.into_iter().collect());
+                None
+            }
+            (None, _) => Some(WRITES),
+        };
+        if let (Some(msg), None) = (problem, &error) {
+            error = Some(Error::new_spanned(attr, msg));
+        }
+        false
+    });
+    match error {
+        Some(e) => Err(e),
+        None => Ok(found),
     }
 }
 

@@ -257,6 +257,14 @@ pub mod stencil {
         /// One more than the coefficient fields, as a type.
         type Coefficients;
     }
+
+    /// A stage of a state of `M` fields at `L` levels: the fields it writes.
+    pub trait Stage<const M: usize, const L: usize> {
+        /// The written fields.
+        const WRITES: &'static [usize];
+        /// One more than the coefficient fields, as a type.
+        type Coefficients;
+    }
 }
 
 /// Tap values gathered in advance.
@@ -402,6 +410,18 @@ fn a_final_tuple_gives_one_value_per_output_sharing_the_bindings() {
     let wave = stencil!(#[levels(2)] |u, um, m; c: f64| 2.0 * u[0, 0] - um[0, 0] + c * m[0, 0]);
     fn wave_steps<S: stencil::Evolves<1, 2, Coefficients = stencil::Arity<2>>>(_: &S) {}
     wave_steps(&wave);
+    // A stage: every state its written fields fit in, no `Evolves`.
+    let h = stencil!(#[writes(hx, hy)] |ez, hx, hy, k; c: f64| (hx[0, 0] - c * ez[0, 1], hy[0, 0] + k[0, 0]));
+    fn stage<const M: usize, S: stencil::Stage<M, 1>>(_: &S) -> (&'static [usize], &'static str) {
+        (S::WRITES, core::any::type_name::<S::Coefficients>())
+    }
+    assert_eq!(stage::<3, _>(&h), (&[1, 2][..], core::any::type_name::<stencil::Arity<2>>()));
+    assert_eq!(stage::<4, _>(&h), (&[1, 2][..], core::any::type_name::<stencil::Arity<1>>()));
+    let e = stencil!(#[levels(2)] #[writes(u)] |v, vm, u, um; c: f64| u[0] + c * (v[1] - v[0]) - um[0]);
+    fn stage2<S: stencil::Stage<2, 2>>(_: &S) -> &'static [usize] {
+        S::WRITES
+    }
+    assert_eq!(stage2(&e), [1]);
     // Without the flush, a value may be a bound node itself.
     let t = stencil!(#[subnormals(keep)] |u| { let d = u[0, 1] - u[0, 0]; (d, u[0, 0]) });
     assert_eq!(values_of::<_, f64>(&t), [2, 3]);

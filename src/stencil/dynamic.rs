@@ -535,6 +535,7 @@ impl<B: StencilKernels, T: Numeric, const N: usize> Sweep<B, T, N> for TapSweep<
     unsafe fn region(
         &self,
         dev: &B::Device,
+        _stage: usize,
         outputs: &[Desc<B, T, N>],
         inputs: &[Desc<B, T, N>],
         _: [usize; N],

@@ -56,6 +56,7 @@ mod linear;
 mod pad;
 mod points;
 mod region;
+mod stages;
 mod state;
 mod steps;
 mod sweep;
@@ -63,7 +64,7 @@ mod variable;
 mod window;
 
 pub use crate::kernel::expr::{
-    check, powi, radius, Arity, Binary, CheckedExpr, Evolves, Lit, Node, Scalar, Stencil, StencilParams, Tap,
+    check, powi, radius, Arity, Binary, CheckedExpr, Evolves, Lit, Node, Scalar, Stage, Stencil, StencilParams, Tap,
     TapReader, Unary, Values, MAX_OUTPUTS,
 };
 pub use apply::{Fields, Outputs, StencilApply};
@@ -83,6 +84,7 @@ pub use halo::{
 pub use linear::LinearStencil;
 pub use pad::{interior, try_interior, PadMode};
 pub use points::Points;
+pub use stages::Stages;
 pub use state::State;
 pub use steps::Coefficients;
 pub use sweep::{

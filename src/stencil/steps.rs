@@ -94,7 +94,8 @@ pub(super) struct ExprSweep<'p, S: Stencil<T, N>, B: Backend, T: Scalar, const N
 
 impl<'p, S: Stencil<T, N>, B: Backend, T: Scalar, const N: usize> ExprSweep<'p, S, B, T, N> {
     /// The sweep after checking the coefficient fields against the evolving fields' shape and
-    /// device, and the stencil's counts against the state's (`M` fields at `L` levels).
+    /// device, and the stencil's counts against the state's (`M` fields at `L` levels, of which
+    /// it writes `writes`: all of them, or a stage's).
     ///
     /// # Errors
     ///
@@ -105,6 +106,7 @@ impl<'p, S: Stencil<T, N>, B: Backend, T: Scalar, const N: usize> ExprSweep<'p, 
         state: &State<T, N, M, L, B>,
         coefficients: SmallVec<[Desc<B, T, N>; 3]>,
         params: &'p S::Params,
+        writes: usize,
     ) -> Result<Self> {
         let current = state.field(0);
         for c in &coefficients {
@@ -115,18 +117,18 @@ impl<'p, S: Stencil<T, N>, B: Backend, T: Scalar, const N: usize> ExprSweep<'p, 
         let devices: SmallVec<[B::Device; 3]> = coefficients.iter().map(|c| B::handle_device(c.handle)).collect();
         crate::ops::output::same_device::<B>(op, &B::handle_device(current.desc().handle), &devices)?;
         crate::kernel::expr::check::<S, T, N>(op)?;
-        // `Evolves<M, L>` and `Coefficients` agree for every `stencil!`; a hand-written stencil
-        // could disagree with itself, and the kernels trust these counts.
-        if S::VALUES.len() != M || coefficients.len() + M * L != S::FIELDS.len() {
+        // `Evolves<M, L>` (or `Stage<M, L>`) and `Coefficients` agree for every `stencil!`; a
+        // hand-written stencil could disagree with itself, and the kernels trust these counts.
+        if S::VALUES.len() != writes || coefficients.len() + M * L != S::FIELDS.len() {
             return Err(Error::Layout {
                 op,
                 reason: format!(
-                    "a stencil of {} values and {} fields stepping {M} fields at {L} levels with {} coefficient fields",
+                    "a stencil of {} values and {} fields writing {writes} of {M} fields at {L} levels with {} coefficient fields",
                     S::VALUES.len(),
                     S::FIELDS.len(),
                     coefficients.len()
                 ),
-                fix: "implement `Evolves<M, L>` only for a stencil of M values whose first M * L fields are the levels (as `stencil!` does)",
+                fix: "implement `Evolves<M, L>` only for a stencil of M values whose first M * L fields are the levels, and `Stage<M, L>` for one value per written field (as `stencil!` does)",
             });
         }
         Ok(ExprSweep { coefficients, params, stencil: PhantomData })
@@ -149,6 +151,7 @@ impl<S: Stencil<T, N>, B: ExprStencilKernels, T: Scalar, const N: usize> Sweep<B
     unsafe fn region(
         &self,
         dev: &B::Device,
+        _stage: usize,
         outputs: &[Desc<B, T, N>],
         inputs: &[Desc<B, T, N>],
         start: [usize; N],
@@ -158,9 +161,10 @@ impl<S: Stencil<T, N>, B: ExprStencilKernels, T: Scalar, const N: usize> Sweep<B
         let mut fields: SmallVec<[Desc<B, T, N>; 8]> = inputs.iter().copied().collect();
         fields.extend(self.coefficients.iter().map(|&c| region(c)));
         // SAFETY: the region is interior for the stencil's radius in every field (all of one
-        // shape); one field per name and one output per value (the levels and outputs are the
-        // state's `M` fields at `L` levels, checked in `new`); the coefficient fields are shared
-        // borrows, and the outputs the ring positions sweep `t` writes, distinct from the
+        // shape); one field per name and one output per value (the levels are the state's `M`
+        // fields at `L` levels, the outputs the fields the sweep writes, all `M` or a stage's
+        // `WRITES`: checked in `new` and `stages.rs`); the coefficient fields are shared
+        // borrows, and the outputs the ring positions the sweep writes, distinct from the
         // positions of the levels it reads (`fused/rings.rs`), so none overlap.
         unsafe { B::expression::<S, T, N>(dev, outputs, &fields, self.params) }
     }
@@ -191,7 +195,7 @@ where
     C: Coefficients<T, N, B, <S as Evolves<M, L>>::Coefficients>,
 {
     const OP: &str = "stencil apply_steps";
-    let sweep = ExprSweep::<S, B, T, N>::new(OP, state, coefficients.coefficient_descs(), params)?;
+    let sweep = ExprSweep::<S, B, T, N>::new(OP, state, coefficients.coefficient_descs(), params, M)?;
     // SAFETY: `run_steps` hands over the plan of the state's distinct arrays, borrowed uniquely.
     run_steps(OP, &sweep, state, steps, &boundaries, |plan| unsafe { plan.run_sequential() })
 }
@@ -215,7 +219,7 @@ where
     C: Coefficients<T, N, crate::kernel::Cpu, <S as Evolves<M, L>>::Coefficients>,
 {
     const OP: &str = "stencil par_apply_steps";
-    let sweep = ExprSweep::<S, crate::kernel::Cpu, T, N>::new(OP, state, coefficients.coefficient_descs(), params)?;
+    let sweep = ExprSweep::<S, crate::kernel::Cpu, T, N>::new(OP, state, coefficients.coefficient_descs(), params, M)?;
     // SAFETY: as in `apply_steps`.
     run_steps(OP, &sweep, state, steps, &boundaries, |plan| unsafe { super::fused::run_parallel(plan) })
 }

@@ -445,6 +445,7 @@ impl<B: StencilKernels + ElementwiseKernels, T: Numeric, const N: usize> Sweep<B
     unsafe fn region(
         &self,
         dev: &B::Device,
+        _stage: usize,
         outputs: &[Desc<B, T, N>],
         inputs: &[Desc<B, T, N>],
         start: [usize; N],

@@ -319,6 +319,23 @@ fn subnormals_attribute() {
 }
 
 #[test]
+fn writes_attribute() {
+    rejects("#[writes] |u, v| u[0]", "expected `#[writes(field, ..)]`");
+    rejects("#[writes()] |u, v| u[0]", "expected `#[writes(field, ..)]`");
+    rejects("#[writes(v)] #[writes(v)] |u, v| u[0]", "`#[writes(..)]` is given twice");
+    rejects("#[writes(u, v)] |u, v| u[0]", "names 2 fields for 1 values");
+    rejects("#[writes(w)] |u, v| u[0]", "`w` is not one of the stencil's fields");
+    points_at("#[writes(u, w)] |u, v| (u[0], v[0])", "w)]");
+    rejects(
+        "#[levels(2)] #[writes(um)] |u, um| u[0]",
+        "`um` is level 1 of field `u`: a stage writes a field's newest level, so name `u`",
+    );
+    rejects("#[writes(v, u)] |u, v| (u[0], v[0])", "once each and in the stencil's order");
+    rejects("#[writes(u, u)] |u, v| (u[0], v[0])", "once each and in the stencil's order");
+    rejects("#[inline] |u| u[0]", "`#[levels(..)]` and `#[writes(..)]`");
+}
+
+#[test]
 fn errors_point_inside_the_input() {
     // A whole-input span would start at column 0; these point at the offending token.
     for (src, at) in [

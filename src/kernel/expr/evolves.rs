@@ -18,3 +18,21 @@ pub trait Evolves<const M: usize, const L: usize> {
     /// [`Coefficients`](crate::stencil::Coefficients) are indexed by.
     type Coefficients;
 }
+
+/// A stencil that is one stage of a staged step (a [`Stages`](crate::stencil::Stages)) of a
+/// state of `M` fields at `L` time levels: its values are the new values of the state's fields
+/// `WRITES` (in that order, ascending), and it reads every field's levels (its fields
+/// `f * L + l`, as for [`Evolves`]) and then its own coefficient fields. `stencil!` implements
+/// it for `#[writes(names..)]`, for every state the written fields fit in. Nothing unsafe
+/// trusts it: the steppers check the counts again.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a stage of a state of {M} fields at {L} levels",
+    label = "not a `stencil!` with `#[writes(..)]` whose first fields are the state's",
+    note = "a stage is a `stencil!` with `#[writes(fields..)]` naming the fields its values update; its first M * L fields are the state's fields at their levels, newest first, field by field, then its coefficient fields"
+)]
+pub trait Stage<const M: usize, const L: usize> {
+    /// The state's fields the values update, in value order (ascending).
+    const WRITES: &'static [usize];
+    /// `Arity<C + 1>` for `C` coefficient fields (after the levels).
+    type Coefficients;
+}

@@ -13,7 +13,7 @@ mod scalar;
 mod values;
 
 pub use check::{check, CheckedExpr, MAX_NODES};
-pub use evolves::Evolves;
+pub use evolves::{Evolves, Stage};
 pub use node::{Binary, Lit, Node, Unary};
 pub use scalar::{powi, Scalar};
 pub use values::{Values, MAX_OUTPUTS};

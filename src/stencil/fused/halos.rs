@@ -42,7 +42,7 @@ impl<B: CopyKernels, T: Pod, const N: usize, S: Sweep<B, T, N>> Plan<'_, B, T, N
         // SAFETY: the caller's contract; every axis has a non-empty interior.
         unsafe {
             self.fill_initial()?;
-            for (f, other) in self.rings.outputs(1).into_iter().enumerate() {
+            for (f, other) in self.rings.scratch().into_iter().enumerate() {
                 let b = &self.boundaries[f];
                 for axis in 0..N {
                     for side in [Side::Low, Side::High] {

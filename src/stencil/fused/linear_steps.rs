@@ -26,6 +26,7 @@ impl<B: StencilKernels, T: Numeric, const N: usize, const K: usize> Sweep<B, T, 
     unsafe fn region(
         &self,
         dev: &B::Device,
+        _stage: usize,
         outputs: &[Desc<B, T, N>],
         inputs: &[Desc<B, T, N>],
         _: [usize; N],

@@ -52,6 +52,7 @@ use crate::element::Pod;
 use crate::error::{Error, Result};
 use crate::kernel::{Backend, CopyKernels, Desc};
 use crate::shape::interior_range;
+pub(in crate::stencil) use rings::{partitions, StageWrites};
 use rings::{Group, Rings};
 
 /// One [`Boundaries`] per evolving field.
@@ -75,10 +76,11 @@ pub(super) trait Sweep<B: Backend, T: Pod, const N: usize> {
         0
     }
 
-    /// `outputs = stencil(inputs)` over the region `start..start + shape` of the fields:
-    /// `outputs` (one per evolving field) and `inputs` (each field's levels, newest first, field
-    /// by field) are that region of the destination and source arrays; other fields the sweep
-    /// reads are narrowed alike. A stencil of one field at one level takes one of each.
+    /// `outputs = stencil(inputs)` of stage `stage` (0 for a step of one stage) over the region
+    /// `start..start + shape` of the fields: `outputs` (one per field the stage writes) and
+    /// `inputs` (each field's levels, newest first, field by field) are that region of the
+    /// destination and source arrays; other fields the sweep reads are narrowed alike. A stencil
+    /// of one field at one level takes one of each.
     ///
     /// # Safety
     ///
@@ -92,6 +94,7 @@ pub(super) trait Sweep<B: Backend, T: Pod, const N: usize> {
     unsafe fn region(
         &self,
         dev: &B::Device,
+        stage: usize,
         outputs: &[Desc<B, T, N>],
         inputs: &[Desc<B, T, N>],
         start: [usize; N],
@@ -113,6 +116,12 @@ pub(super) trait Sweep<B: Backend, T: Pod, const N: usize> {
     unsafe fn all_steps(&self, dev: &B::Device, fields: [Desc<B, T, N>; 2], steps: usize) -> Result<bool> {
         let _ = (dev, fields, steps);
         Ok(false)
+    }
+
+    /// The stages of a step, when more than one: the fields each writes (every field exactly
+    /// once, `rings.rs`). `None` for one stage writing every field.
+    fn stages(&self) -> Option<StageWrites> {
+        None
     }
 }
 
@@ -136,7 +145,10 @@ where
     S: Sweep<B, T, N>,
 {
     assert_eq!(boundaries.len(), M, "one `Boundaries` per field");
-    let rings = Rings::new(state.rings_mut(), M, L + 1);
+    let mut rings = Rings::new(state.rings_mut(), M, L + 1);
+    if let Some(stages) = sweep.stages() {
+        rings = rings.staged(stages);
+    }
     // SAFETY: distinct owned arrays, borrowed uniquely for the call.
     unsafe { run_rings(op, sweep, None, rings, steps, boundaries.into(), fused) }?;
     state.advance(steps);
@@ -234,7 +246,15 @@ unsafe fn run_rings<B: CopyKernels, T: Pod, const N: usize, S: Sweep<B, T, N>>(
         }
     }
     let in_flight = fields.len() + sweep.coefficient_fields();
-    let Some(mut plan) = Plan::new(op, sweep, rings.clone(), steps, boundaries.clone())? else { return Ok(()) };
+    let stages = rings.stages();
+    let Some(sweeps) = steps.checked_mul(stages) else {
+        return Err(Error::Decomposition {
+            op,
+            reason: format!("{steps} steps of {stages} stages are more than usize::MAX sweeps"),
+            fix: "ask for fewer steps (a step count computed by a subtraction that wrapped around is the usual cause)",
+        });
+    };
+    let Some(mut plan) = Plan::new(op, sweep, rings.clone(), sweeps, boundaries.clone())? else { return Ok(()) };
     plan.source = source;
     if plan.schedule.is_none() {
         // SAFETY: the plan's arrays are distinct, borrowed uniquely (the caller's contract).
@@ -242,15 +262,17 @@ unsafe fn run_rings<B: CopyKernels, T: Pod, const N: usize, S: Sweep<B, T, N>>(
     }
     // A fused plan has an axis 0 to walk.
     let hyperplane = fields[0].shape[1..].iter().product::<usize>().saturating_mul(core::mem::size_of::<T>());
-    let depth = depth::pass_depth(op, hyperplane, in_flight, plan.radius[0], steps)?;
-    if depth >= steps {
+    let depth = depth::pass_depth(op, hyperplane, in_flight, plan.radius[0], sweeps)?;
+    if depth >= sweeps {
         return fused(&plan);
     }
-    // Passes of `depth` sweeps: each starts from the levels the last one wrote (sweep `done`
-    // at ring position `done`), so together they are the same sweeps.
+    // Passes of `depth` sweeps (whole steps): each starts from the levels the last one wrote
+    // (step `done / stages` at ring position `done / stages`), so together they are the same
+    // sweeps.
+    let depth = (depth / stages).max(1) * stages;
     let mut done = 0;
-    while done < steps {
-        let k = depth.min(steps - done);
+    while done < sweeps {
+        let k = depth.min(sweeps - done);
         let pass = Plan::new(op, sweep, rings.rotated(done), k, boundaries.clone())?;
         let mut pass = pass.expect("the same interior, and k > 0");
         pass.source = if done == 0 { source } else { None };
@@ -265,9 +287,9 @@ unsafe fn run_rings<B: CopyKernels, T: Pod, const N: usize, S: Sweep<B, T, N>>(
     Ok(())
 }
 
-/// One call: the sweep, the rings of arrays (sweep `t` of field `f` at `rings.at(f, t, 0)`; the
-/// initial levels are sweeps `0, -1, ..`), the boundaries, the interior, and the wavefront's
-/// schedule (`None`: one call per sweep).
+/// One call: the sweep, the rings of arrays (step `t` of field `f` at `rings.at(f, t, 0)`; the
+/// initial levels are steps `0, -1, ..`), the boundaries, the interior, the number of sweeps
+/// (every stage of every step), and the wavefront's schedule (`None`: one call per sweep).
 pub(super) struct Plan<'s, B: Backend, T: Pod, const N: usize, S> {
     dev: B::Device,
     sweep: &'s S,
@@ -278,7 +300,7 @@ pub(super) struct Plan<'s, B: Backend, T: Pod, const N: usize, S> {
     /// Per evolving field.
     boundaries: PerField<T, N>,
     interior: [Range<usize>; N],
-    steps: usize,
+    sweeps: usize,
     schedule: Option<Schedule>,
 }
 
@@ -294,7 +316,7 @@ impl<'s, B: CopyKernels, T: Pod, const N: usize, S: Sweep<B, T, N>> Plan<'s, B, 
         op: &'static str,
         sweep: &'s S,
         rings: Rings<B, T, N>,
-        steps: usize,
+        sweeps: usize,
         boundaries: PerField<T, N>,
     ) -> Result<Option<Self>> {
         let fields = rings.all();
@@ -324,7 +346,7 @@ impl<'s, B: CopyKernels, T: Pod, const N: usize, S: Sweep<B, T, N>> Plan<'s, B, 
         crate::ops::output::same_device::<B>(op, &dev, &devices)?;
         let (shape, radius) = (fields[0].shape, sweep.radius());
         let interior: [Range<usize>; N] = core::array::from_fn(|k| interior_range(shape[k], radius[k]));
-        if steps == 0 || interior.iter().any(|r| r.is_empty()) {
+        if sweeps == 0 || interior.iter().any(|r| r.is_empty()) {
             return Ok(None);
         }
         // Rank 0 (one point, no axis to walk): one call per sweep.
@@ -337,17 +359,17 @@ impl<'s, B: CopyKernels, T: Pod, const N: usize, S: Sweep<B, T, N>> Plan<'s, B, 
                 radius,
                 boundaries,
                 interior,
-                steps,
+                sweeps,
                 schedule: None,
             }));
         };
         // The wavefront's last step is `rows.end - 1 + (steps - 1) lag` and the sweeps are
         // numbered `1..steps + 1`: both must fit, with room to spare.
-        if steps.checked_mul(radius[0].max(1)).and_then(|w| w.checked_add(rows.end)).is_none() {
+        if sweeps.checked_mul(radius[0].max(1)).and_then(|w| w.checked_add(rows.end)).is_none() {
             return Err(Error::Decomposition {
                 op,
                 reason: format!(
-                    "{steps} sweeps of a radius-{} stencil over {} hyperplanes along axis 0 need a \
+                    "{sweeps} sweeps of a radius-{} stencil over {} hyperplanes along axis 0 need a \
                      wavefront of more than usize::MAX steps, which could never finish",
                     radius[0], shape[0]
                 ),
@@ -360,8 +382,8 @@ impl<'s, B: CopyKernels, T: Pod, const N: usize, S: Sweep<B, T, N>> Plan<'s, B, 
         let mirrors_short = rows.len() < radius[0]
             && boundaries.iter().any(|b| [Side::Low, Side::High].iter().any(|&side| b.mirrors(0, side)));
         let schedule = (sweep.wavefront() && !mirrors_short)
-            .then(|| Schedule::new(rows, steps, radius[0], boundaries[0].periodic(0)));
-        Ok(Some(Plan { dev, sweep, rings, source: None, radius, boundaries, interior, steps, schedule }))
+            .then(|| Schedule::new(rows, sweeps, radius[0], boundaries[0].periodic(0)));
+        Ok(Some(Plan { dev, sweep, rings, source: None, radius, boundaries, interior, sweeps, schedule }))
     }
 
     /// The arrays sweep `t` reads: each field's levels, newest first (sweep 1 of a separate
@@ -373,9 +395,23 @@ impl<'s, B: CopyKernels, T: Pod, const N: usize, S: Sweep<B, T, N>> Plan<'s, B, 
         }
     }
 
-    /// Whether one field at one level: the backends' time-tiled kernels take only those.
+    /// Whether one field at one level in one stage: the backends' time-tiled kernels take only
+    /// those.
     fn one_field(&self) -> bool {
-        self.rings.fields() == 1 && self.rings.levels() == 1
+        self.rings.fields() == 1 && self.rings.levels() == 1 && self.rings.stages() == 1
+    }
+
+    /// Refills the halos of what sweep `t` wrote (at its whole extent along `axes`).
+    ///
+    /// # Safety
+    ///
+    /// As for `run_unfused`, and nothing reads those halos during the call.
+    unsafe fn refill_written(&self, t: usize, axes: Range<usize>, which: Which) -> Result<()> {
+        for (f, written) in self.rings.writes(t).zip(self.rings.outputs(t)) {
+            // SAFETY: the caller's contract.
+            unsafe { self.boundaries[f].fill_axes(&self.dev, written, axes.clone(), &self.radius, which) }?;
+        }
+        Ok(())
     }
 
     /// The fused plan's schedule.
@@ -396,13 +432,13 @@ impl<'s, B: CopyKernels, T: Pod, const N: usize, S: Sweep<B, T, N>> Plan<'s, B, 
     unsafe fn run_unfused(&self) -> Result<()> {
         // Constant halos (fixed or a value on every side): filled once, then the backend's
         // time-tiled kernel may take all the sweeps (of one field at one level).
-        if self.one_field() && self.boundaries[0].constant() && self.steps >= 2 && self.source.is_none() {
+        if self.one_field() && self.boundaries[0].constant() && self.sweeps >= 2 && self.source.is_none() {
             // SAFETY: the caller's contract; the halos then hold what every sweep reads.
             unsafe {
                 for &field in self.rings.all() {
                     self.boundaries[0].fill_axes(&self.dev, field, 0..N, &self.radius, Which::All)?;
                 }
-                if self.sweep.all_steps(&self.dev, [self.rings.at(0, 0, 0), self.rings.at(0, 1, 0)], self.steps)? {
+                if self.sweep.all_steps(&self.dev, [self.rings.at(0, 0, 0), self.rings.at(0, 1, 0)], self.sweeps)? {
                     return Ok(());
                 }
             }
@@ -417,26 +453,22 @@ impl<'s, B: CopyKernels, T: Pod, const N: usize, S: Sweep<B, T, N>> Plan<'s, B, 
             // SAFETY: the caller's contract.
             unsafe { self.fill_initial() }?;
         }
-        for t in 1..=self.steps {
+        for t in 1..=self.sweeps {
             // SAFETY: the caller's contract; the newest levels (what the last sweep wrote) are
             // refilled, the older ones were when they were the newest; the region is the
-            // interior, and the outputs are the fields' scratch arrays, read by no level.
+            // interior, and the outputs are the arrays of the fields the sweep writes at its
+            // step, read by no level it reads (`rings.rs`).
             unsafe {
                 if t > 1 {
-                    for (f, newest) in self.rings.outputs(t - 1).into_iter().enumerate() {
-                        self.boundaries[f].fill_axes(&self.dev, newest, 0..N, &self.radius, Which::All)?;
-                    }
+                    self.refill_written(t - 1, 0..N, Which::All)?;
                 }
                 let inputs: Group<B, T, N> = self.inputs(t).iter().map(region).collect();
                 let outputs: Group<B, T, N> = self.rings.outputs(t).iter().map(region).collect();
-                self.sweep.region(&self.dev, &outputs, &inputs, start, shape)?;
+                self.sweep.region(&self.dev, self.rings.stage(t), &outputs, &inputs, start, shape)?;
             }
         }
-        for (f, last) in self.rings.outputs(self.steps).into_iter().enumerate() {
-            // SAFETY: the caller's contract.
-            unsafe { self.boundaries[f].fill_axes(&self.dev, last, 0..N, &self.radius, Which::All) }?;
-        }
-        Ok(())
+        // SAFETY: the caller's contract.
+        unsafe { self.refill_written(self.sweeps, 0..N, Which::All) }
     }
 
     /// The sweeps on the wavefront, then the seam pass.
@@ -489,8 +521,8 @@ impl<'s, B: CopyKernels, T: Pod, const N: usize, S: Sweep<B, T, N>> Plan<'s, B, 
         // SAFETY: hyperplane `i` is interior, so every tap of its points lies in the inputs; the
         // outputs are the arrays sweep `t` writes, which no input is; the caller's contract
         // orders the reads and writes.
-        unsafe { self.sweep.region(&self.dev, &targets, &inputs, start, shape) }?;
-        for (f, dst) in outputs.into_iter().enumerate() {
+        unsafe { self.sweep.region(&self.dev, self.rings.stage(t), &targets, &inputs, start, shape) }?;
+        for (f, dst) in self.rings.writes(t).zip(outputs) {
             // SAFETY: as above, for the halos of the hyperplane just written.
             unsafe { self.halos_after(&self.boundaries[f], dst, i) }?;
         }
@@ -529,7 +561,7 @@ impl<'s, B: CopyKernels, T: Pod, const N: usize, S: Sweep<B, T, N>> Plan<'s, B, 
     ///
     /// `Error::Device` from a kernel.
     unsafe fn seam(&self, parts: &[Schedule], seam: &schedule::Seam) -> Result<()> {
-        for t in 1..=self.steps {
+        for t in 1..=self.sweeps {
             for &(part, side) in &seam.sides {
                 for i in parts[part].seam_side(t, side) {
                     // SAFETY: sweeps `t - L ..= t - 1` are complete, with their halos, near the
@@ -540,10 +572,8 @@ impl<'s, B: CopyKernels, T: Pod, const N: usize, S: Sweep<B, T, N>> Plan<'s, B, 
                 }
             }
             if seam.wraps {
-                for (f, field) in self.rings.outputs(t).into_iter().enumerate() {
-                    // SAFETY: the caller's contract; sweep `t` is complete near both ends.
-                    unsafe { self.boundaries[f].fill_axes(&self.dev, field, 0..1, &self.radius, Which::Following) }?;
-                }
+                // SAFETY: the caller's contract; sweep `t` is complete near both ends.
+                unsafe { self.refill_written(t, 0..1, Which::Following) }?;
             }
         }
         Ok(())

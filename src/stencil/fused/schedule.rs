@@ -177,116 +177,139 @@ impl Schedule {
 mod tests {
     use super::{independent, seams, Schedule};
 
-    /// Per array of the ring (`levels + 1` of one field) and interior hyperplane: the sweep it
-    /// holds (`isize::MIN` for none yet), and the slabs (bit masks) that wrote it and that read or
-    /// wrote it on the wavefront.
+    /// Per field, array of its ring (`levels + 1`) and interior hyperplane: the step it holds
+    /// (`isize::MIN` for none yet), and the slabs (bit masks) that wrote it and that read or
+    /// wrote it on the wavefront. A step is `stages.len()` sweeps, stage `s` writing the fields
+    /// of mask `stages[s]` (as `rings.rs` numbers them).
     struct Model {
         levels: usize,
-        held: Vec<Vec<isize>>,
-        wrote: Vec<Vec<u32>>,
-        accessed: Vec<Vec<u32>>,
+        stages: Vec<u8>,
+        held: Vec<Vec<Vec<isize>>>,
+        wrote: Vec<Vec<Vec<u32>>>,
+        accessed: Vec<Vec<Vec<u32>>>,
     }
 
     impl Model {
-        /// The ring before any sweep: sweep 0 (the newest level) at position 0, the scratch at
-        /// 1, sweeps `-1, -2, ..` (older levels) from the last position down.
-        fn new(n: usize, levels: usize) -> Model {
+        /// The rings before any step: step 0 (the newest level) at position 0, the scratch at
+        /// 1, steps `-1, -2, ..` (older levels) from the last position down.
+        fn new(n: usize, levels: usize, stages: &[u8]) -> Model {
             let ring = levels as isize + 1;
-            let held = (0..ring)
+            let fields = stages.iter().fold(0u8, |m, &w| m | w).count_ones() as usize;
+            let one = (0..ring)
                 .map(|p| match p {
                     0 => vec![0; n],
                     1 => vec![isize::MIN; n],
                     _ => vec![p - ring; n],
                 })
-                .collect();
-            let zeros = || vec![vec![0u32; n]; levels + 1];
-            Model { levels, held, wrote: zeros(), accessed: zeros() }
+                .collect::<Vec<_>>();
+            let mut model =
+                Model { levels, stages: stages.to_vec(), held: vec![one; fields], wrote: vec![], accessed: vec![] };
+            model.clear_accesses();
+            model
+        }
+
+        fn clear_accesses(&mut self) {
+            let n = self.held[0][0].len();
+            let zeros = vec![vec![vec![0u32; n]; self.levels + 1]; self.held.len()];
+            (self.wrote, self.accessed) = (zeros.clone(), zeros);
         }
 
         fn at(&self, t: isize) -> usize {
-            t.rem_euclid(self.held.len() as isize) as usize
+            t.rem_euclid(self.levels as isize + 1) as usize
         }
 
-        /// Sweep `t` at hyperplane `i` (by slab `slab` on the wavefront, `None` in the seam
-        /// pass): it reads sweeps `t - 1 ..= t - levels` within the radius, then overwrites the
-        /// ring position of sweep `t - levels - 1`.
-        fn compute(&mut self, t: usize, i: usize, radius: usize, wraps: bool, slab: Option<usize>) {
-            let n = self.held[0].len() as isize;
-            let t = t as isize;
-            for back in 1..=self.levels as isize {
-                let level = self.at(t - back);
-                for d in -(radius as isize)..=radius as isize {
-                    let j = i as isize - radius as isize + d;
-                    let j = if wraps { j.rem_euclid(n) } else { j };
-                    if (0..n).contains(&j) {
-                        assert_eq!(
-                            self.held[level][j as usize],
-                            t - back,
-                            "sweep {t} at {i} reads {j} of sweep {}",
-                            t - back
-                        );
-                        if let Some(p) = slab {
-                            self.accessed[level][j as usize] |= 1 << p;
+        /// Sweep `sweep` at hyperplane `i` (by slab `slab` on the wavefront, `None` in the seam
+        /// pass): stage `s` of step `t` reads every field's `levels` newest steps within the
+        /// radius (step `t` first for a field an earlier stage wrote), then overwrites, for each
+        /// field it writes, the ring position of step `t - levels - 1`.
+        fn compute(&mut self, sweep: usize, i: usize, radius: usize, wraps: bool, slab: Option<usize>) {
+            let n = self.held[0][0].len() as isize;
+            let count = self.stages.len();
+            let (t, s) = (((sweep - 1) / count + 1) as isize, (sweep - 1) % count);
+            let earlier = self.stages[..s].iter().fold(0u8, |m, &w| m | w);
+            for f in 0..self.held.len() {
+                let new = isize::from(earlier >> f & 1);
+                for back in 1 - new..=self.levels as isize - new {
+                    let level = self.at(t - back);
+                    for d in -(radius as isize)..=radius as isize {
+                        let j = i as isize - radius as isize + d;
+                        let j = if wraps { j.rem_euclid(n) } else { j };
+                        if (0..n).contains(&j) {
+                            assert_eq!(
+                                self.held[f][level][j as usize],
+                                t - back,
+                                "sweep {sweep} (stage {s}) at {i} reads {j} of field {f} at step {}",
+                                t - back
+                            );
+                            if let Some(p) = slab {
+                                self.accessed[f][level][j as usize] |= 1 << p;
+                            }
                         }
                     }
                 }
             }
             let out = self.at(t);
-            self.held[out][i - radius] = t;
-            if let Some(p) = slab {
-                self.wrote[out][i - radius] |= 1 << p;
-                self.accessed[out][i - radius] |= 1 << p;
+            for f in (0..self.held.len()).filter(|f| self.stages[s] >> f & 1 == 1) {
+                self.held[f][out][i - radius] = t;
+                if let Some(p) = slab {
+                    self.wrote[f][out][i - radius] |= 1 << p;
+                    self.accessed[f][out][i - radius] |= 1 << p;
+                }
             }
+        }
+
+        /// A hyperplane that one slab (or task) wrote and another accessed, if any.
+        fn shared(&self) -> Option<usize> {
+            self.wrote.iter().flatten().zip(self.accessed.iter().flatten()).find_map(|(wrote, accessed)| {
+                wrote.iter().zip(accessed).position(|(w, a)| *w != 0 && a.count_ones() != 1)
+            })
         }
     }
 
-    /// Replays schedules against a model that tracks, per hyperplane, which sweep each array of
-    /// a ring of `levels + 1` holds (each sweep reading `levels` before it, as a `State` of that
-    /// many levels steps), and checks every read and every overwrite. With `slabs > 1` each
-    /// slab's wavefront runs to the end before the next one starts (one interleaving of the
-    /// threads), and the model checks that no interior hyperplane of an array that one slab
-    /// writes there is read or written by another, so every interleaving makes the same
-    /// accesses; then the seam pass, sweep by sweep.
-    fn replay(n: usize, radius: usize, steps: usize, wraps: bool, slabs: usize, levels: usize) {
-        let what = format!("{n} {radius} {steps} {wraps} {slabs} {levels}");
+    /// Replays schedules against a model that tracks, per hyperplane, which step each array of
+    /// each field's ring of `levels + 1` holds (each sweep reading `levels` before it, as a
+    /// `State` of that many levels steps, in the stages `stages`), and checks every read and
+    /// every overwrite. With `slabs > 1` each slab's wavefront runs to the end before the next
+    /// one starts (one interleaving of the threads), and the model checks that no interior
+    /// hyperplane of an array that one slab writes there is read or written by another, so every
+    /// interleaving makes the same accesses; then the seam pass, sweep by sweep.
+    fn replay(n: usize, radius: usize, steps: usize, wraps: bool, slabs: usize, levels: usize, stages: &[u8]) {
+        let what = format!("{n} {radius} {steps} {wraps} {slabs} {levels} {stages:?}");
+        let sweeps = steps * stages.len();
         let rows = radius..radius + n;
-        let whole = Schedule::new(rows.clone(), steps, radius, wraps);
+        let whole = Schedule::new(rows.clone(), sweeps, radius, wraps);
         let parts = if slabs == 1 { vec![whole] } else { whole.split(slabs) };
-        let mut model = Model::new(n, levels);
+        let mut model = Model::new(n, levels, stages);
         for (p, part) in parts.iter().enumerate() {
             if part.rows().is_empty() {
                 continue;
             }
             for step in part.steps() {
-                for (t, i) in part.at_step(step, 1..steps + 1) {
+                for (t, i) in part.at_step(step, 1..sweeps + 1) {
                     model.compute(t, i, radius, wraps, (slabs > 1).then_some(p));
                 }
             }
         }
-        for (wrote, accessed) in model.wrote.iter().zip(&model.accessed) {
-            for (i, (w, a)) in wrote.iter().zip(accessed).enumerate() {
-                assert!(*w == 0 || a.count_ones() == 1, "{what}: at {i}");
-            }
-        }
+        assert_eq!(model.shared(), None, "{what}");
         // The seam pass as its tasks. Where the parts are tall enough for the tasks to be
         // independent (as `slabs` makes them), each runs to the end before the next (one
         // interleaving), and they must touch disjoint hyperplanes; otherwise sweep by sweep.
         let tasks = seams(&parts);
         let at_once = independent(&parts);
-        model.wrote = vec![vec![0; n]; levels + 1];
-        model.accessed = vec![vec![0; n]; levels + 1];
+        model.clear_accesses();
         let (parts, tasks) = (&parts, &tasks);
         let sides = |k: usize, t: usize| tasks[k].sides.iter().flat_map(move |&(p, side)| parts[p].seam_side(t, side));
         if at_once {
             for k in 0..tasks.len() {
-                for t in 1..=steps {
+                for t in 1..=sweeps {
                     for i in sides(k, t) {
                         model.compute(t, i, radius, wraps, Some(k));
                     }
                 }
             }
+            assert_eq!(model.shared(), None, "{what}: seams");
         } else {
-            for t in 1..=steps {
+            for t in 1..=sweeps {
                 for k in 0..tasks.len() {
                     for i in sides(k, t) {
                         model.compute(t, i, radius, wraps, None);
@@ -294,16 +317,12 @@ mod tests {
                 }
             }
         }
-        if at_once {
-            for (wrote, accessed) in model.wrote.iter().zip(&model.accessed) {
-                for (i, (w, a)) in wrote.iter().zip(accessed).enumerate() {
-                    assert!(*w == 0 || a.count_ones() == 1, "{what}: seam at {i}");
-                }
-            }
-        }
         let last = model.at(steps as isize);
-        assert!(model.held[last].iter().all(|&t| t == steps as isize), "{what}");
+        assert!(model.held.iter().all(|f| f[last].iter().all(|&t| t == steps as isize)), "{what}");
     }
+
+    /// Steps of one stage, and staged steps of two and three fields.
+    const PROGRAMS: [&[u8]; 4] = [&[1], &[0b10, 0b01], &[0b001, 0b100, 0b010], &[0b011, 0b100]];
 
     #[test]
     fn every_read_sees_the_previous_sweep_and_every_point_is_computed() {
@@ -311,8 +330,10 @@ mod tests {
             for radius in 0..4 {
                 for steps in 1..8 {
                     for levels in 1..4 {
-                        replay(n, radius, steps, false, 1, levels);
-                        replay(n, radius, steps, true, 1, levels);
+                        for stages in PROGRAMS {
+                            replay(n, radius, steps, false, 1, levels, stages);
+                            replay(n, radius, steps, true, 1, levels, stages);
+                        }
                     }
                 }
             }
@@ -325,9 +346,16 @@ mod tests {
             for radius in 0..4 {
                 for steps in 1..8 {
                     for slabs in 2..5 {
-                        for levels in 1..4 {
-                            replay(n, radius, steps, false, slabs, levels);
-                            replay(n, radius, steps, true, slabs, levels);
+                        for (levels, stages) in [
+                            (1, PROGRAMS[0]),
+                            (2, PROGRAMS[0]),
+                            (3, PROGRAMS[0]),
+                            (1, PROGRAMS[1]),
+                            (2, PROGRAMS[2]),
+                            (1, PROGRAMS[3]),
+                        ] {
+                            replay(n, radius, steps, false, slabs, levels, stages);
+                            replay(n, radius, steps, true, slabs, levels, stages);
                         }
                     }
                 }
