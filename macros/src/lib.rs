@@ -67,6 +67,11 @@ use proc_macro2::TokenStream;
 /// The macro implements `Evolves<M, L>` for it (`M` values, `L` levels), which the time steppers
 /// require of the state they are given.
 ///
+/// With `#[writes(hx, hy)]` it is instead one stage of a staged step (`Stages`): its values are
+/// the new values of the named fields (one per value, in the fields' order), its first fields
+/// the state's (at their levels), and the macro implements `Stage<M, L>` for every state of `M`
+/// fields that holds the named ones.
+///
 /// A subnormal value is stored as the zero of its sign (`flush`, so a decaying field stays fast
 /// on x86), unless `#[subnormals(keep)]` comes first: `stencil!(#[subnormals(keep)] |u| ...)`.
 ///

@@ -6,6 +6,7 @@
 //! |---|---|---|
 //! | an expression of fields at fixed offsets, parameters, math functions, finite differences (`laplace(u, 8)`, `diff(u, axis, n, order)`) | [`stencil!`] with [`StencilApply::apply`] / `par_apply`; time steps with [`StencilApply::apply_steps_with`] on a [`DoubleBuffer`] | CPU (SIMD, fused steps, threads), CUDA, WebGPU, `DistArray` |
 //! | several coupled fields (a system: Gray-Scott, shallow water) | one [`stencil!`] whose body ends in a tuple of the new values, `(u_new, v_new)`, sharing its `let`s: one pass for all fields; `apply` into a tuple of outputs, or time steps on a [`State`] of the fields | CPU (fused steps, threads), CUDA, WebGPU |
+//! | a step in stages, each updating some fields from the others' new values (Yee's FDTD, elastic velocity-stress, Runge-Kutta) | [`Stages`] of `stencil!`s, each with `#[writes(fields..)]`, stepping a [`State`] | as above |
 //! | a scheme of several time levels (a wave: `u` now and one step before) | [`stencil!`] with `#[levels(2)]`, reading `\|u, u_prev, m; c\|`, time steps on a [`State`] of the levels (rotated without copies) | as above |
 //! | point sources and receivers, on or off the grid | [`Points`]: `inject` an amplitude per point, `sample` into a record row (multilinear weights) | every backend |
 //! | constant weights | [`LinearStencil`] (`apply_steps` fused) | every backend |

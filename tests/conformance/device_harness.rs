@@ -295,4 +295,13 @@ impl<D: Device> Harness for DeviceHarness<D> {
     ) -> [Array<T, 2>; 2] {
         crate::harness::leapfrog_steps(levels.map(|f| D::upload(f)), a, steps, b).map(|f| D::download(&f))
     }
+
+    fn staged_steps<T: Scalar>(
+        fields: [&Array<T, 2>; 4],
+        a: T,
+        steps: usize,
+        b: [[Boundary<T>; 2]; 2],
+    ) -> [Array<T, 2>; 3] {
+        crate::harness::staged_steps(fields.map(|f| D::upload(f)), a, steps, b).map(|f| D::download(&f))
+    }
 }

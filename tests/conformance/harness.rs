@@ -194,6 +194,13 @@ pub trait Harness {
         steps: usize,
         b: [[Boundary<T>; 2]; 2],
     ) -> [Array<T, 2>; 2];
+    /// [`staged_steps`] on this backend, from and to host arrays.
+    fn staged_steps<T: Scalar>(
+        fields: [&Array<T, 2>; 4],
+        a: T,
+        steps: usize,
+        b: [[Boundary<T>; 2]; 2],
+    ) -> [Array<T, 2>; 3];
 }
 
 stencil! {
@@ -261,6 +268,37 @@ where
     let mut state = State::from_levels([[u, um]]);
     Leapfrog.apply_steps_with(&mut state, steps, &k, (a,), b);
     [state.level(0, 0).to_owned(), state.level(0, 1).to_owned()]
+}
+
+stencil! {
+    /// The first of two stages (Yee-like): two fields from the curl of the third.
+    #[writes(v, w)]
+    pub struct StageOne = |u, v, w; a: T| (v[0, 0] - a * (u[0, 1] - u[0, 0]), w[0, 0] + a * (u[1, 0] - u[0, 0]));
+}
+
+stencil! {
+    /// The second stage: the third field from the first two's new values, over a coefficient
+    /// field, radius 2 along axis 0 (wider than the first stage).
+    #[writes(u)]
+    pub struct StageTwo = |u, v, w, k; a: T|
+        u[0, 0] + a * k[0, 0] * ((w[0, 0] - w[-1, 0]) - (v[0, 0] - v[0, -1])) + 0.0625 * (u[2, 0] - u[-2, 0]);
+}
+
+/// `steps` staged steps ([`StageOne`] then [`StageTwo`]) of a state of `u, v, w` (the first
+/// three of `fields`), the fourth the second stage's coefficient field: the newest levels.
+pub fn staged_steps<T: Scalar, B>(
+    fields: [Array<T, 2, B>; 4],
+    a: T,
+    steps: usize,
+    b: [[Boundary<T>; 2]; 2],
+) -> [Array<T, 2, B>; 3]
+where
+    B: cnda::kernel::ExprStencilKernels + cnda::kernel::CopyKernels,
+{
+    let [u, v, w, k] = fields;
+    let mut state = State::from_fields([u, v, w]);
+    cnda::stencil::Stages((StageOne, StageTwo)).apply_steps_with(&mut state, steps, ((), &k), ((a,), (a,)), b);
+    state.into_fields()
 }
 
 stencil! {
@@ -491,6 +529,15 @@ impl Harness for CpuHarness {
         b: [[Boundary<T>; 2]; 2],
     ) -> [Array<T, 2>; 2] {
         leapfrog_steps(levels.map(Array::clone), a, steps, b)
+    }
+
+    fn staged_steps<T: Scalar>(
+        fields: [&Array<T, 2>; 4],
+        a: T,
+        steps: usize,
+        b: [[Boundary<T>; 2]; 2],
+    ) -> [Array<T, 2>; 3] {
+        staged_steps(fields.map(Array::clone), a, steps, b)
     }
 }
 

@@ -1,9 +1,10 @@
 //! Stencils of several outputs (systems): `System` (harness.rs) computes three outputs from five
 //! fields in one pass, on every view of the first field and of the second output, against a naive
 //! loop per output in `T`, one rounding per operation in the source's order; and time steps of
-//! systems (`System` stepping three fields, `Leapfrog` one field at two levels) with per-side
-//! boundaries against the CPU's (itself checked against separate sweeps in
-//! tests/stencil_systems.rs).
+//! systems (`System` stepping three fields, `Leapfrog` one field at two levels, `StageOne` then
+//! `StageTwo` as staged steps of three fields) with per-side boundaries against the CPU's
+//! (itself checked against separate sweeps in tests/stencil_systems.rs and
+//! tests/stencil_stages.rs).
 
 use cnda::prelude::*;
 use cnda::stencil::{Boundary, Scalar};
@@ -99,6 +100,13 @@ fn system_time_steps_for<H: Harness, T: Scalar>() {
             let want = CpuHarness::leapfrog_steps(levels, a, steps, b);
             for (l, (got, want)) in got.iter().zip(&want).enumerate() {
                 let what = format!("{} leapfrog steps {steps} level {l} {shape:?}", H::NAME);
+                check_matrix(&what, got, |ix| to_f64(want[ix]), shape, tol);
+            }
+            let staged = [refs[0], refs[1], refs[2], refs[3]];
+            let got = H::staged_steps(staged, a, steps, b);
+            let want = CpuHarness::staged_steps(staged, a, steps, b);
+            for (f, (got, want)) in got.iter().zip(&want).enumerate() {
+                let what = format!("{} staged steps {steps} field {f} {shape:?}", H::NAME);
                 check_matrix(&what, got, |ix| to_f64(want[ix]), shape, tol);
             }
         }
