@@ -189,11 +189,30 @@ fn a_dishonest_evolves_is_refused_before_any_kernel() {
     let mut two_fields = cnda::stencil::State::from_fields([ones(), ones()]);
     let e = Pretender.try_apply_steps(&mut two_fields, 3, (), ()).unwrap_err();
     assert!(matches!(e, Error::Layout { .. }), "{e}");
-    assert!(e.to_string().contains("a stencil of 1 values and 1 fields stepping 2 fields at 1 levels"), "{e}");
+    assert!(e.to_string().contains("a stencil of 1 values and 1 fields writing 2 of 2 fields at 1 levels"), "{e}");
     let mut two_levels = cnda::stencil::State::from_levels([[ones(), ones()]]);
     let k = ones();
     let e = Pretender.try_apply_steps(&mut two_levels, 3, &k, ()).unwrap_err();
-    assert!(e.to_string().contains("stepping 1 fields at 2 levels with 1 coefficient fields"), "{e}");
+    assert!(e.to_string().contains("writing 1 of 1 fields at 2 levels with 1 coefficient fields"), "{e}");
     // Nothing was written: the levels are as they were.
     assert!(two_levels.field(0).iter().all(|&x| x == 1.0));
+}
+
+// A stage claiming to write two fields with its one value.
+impl cnda::stencil::Stage<2, 1> for Pretender {
+    const WRITES: &'static [usize] = &[0, 1];
+    type Coefficients = cnda::stencil::Arity<1>;
+}
+
+/// Stages are checked alike: one value per written field, whatever `Stage` claims.
+#[test]
+fn a_dishonest_stage_is_refused_before_any_kernel() {
+    let ones = || Array::<f64, 1>::ones([8]);
+    let mut state = cnda::stencil::State::from_fields([ones(), ones()]);
+    let stages = cnda::stencil::Stages((Pretender, Pretender));
+    let e =
+        stages.try_apply_steps_with(&mut state, 3, ((), ()), ((), ()), [cnda::stencil::Boundary::Fixed]).unwrap_err();
+    assert!(matches!(e, Error::Layout { .. }), "{e}");
+    assert!(e.to_string().contains("exactly one stage"), "{e}");
+    assert!(state.field(0).iter().all(|&x| x == 1.0));
 }

@@ -106,8 +106,10 @@ pub unsafe trait StencilKernels: Backend {
 /// where its documented math differs from the CPU's) and touch no other memory. `S` is a safe
 /// trait: an implementation takes nothing from it unchecked. A device backend generates its code
 /// only from what [`check`](fn@crate::kernel::expr::check) returned for `S` (never from text or
-/// data it has not checked), and reads only the taps `check` accepted.
-pub unsafe trait ExprStencilKernels: Backend {
+/// data it has not checked), and reads only the taps `check` accepted. Its time steps inject
+/// and sample points with the backend's elementwise and copy kernels, and read the samples back
+/// with its download, hence the supertraits.
+pub unsafe trait ExprStencilKernels: super::ElementwiseKernels + super::CopyKernels + super::Download {
     /// As [`StencilKernels::WAVEFRONT`].
     const WAVEFRONT: bool = false;
 

@@ -367,7 +367,7 @@ pub trait StencilApply<T: Scalar, const N: usize>: Stencil<T, N> {
         Self: Evolves<M, L>,
         C: Coefficients<T, N, B, <Self as Evolves<M, L>>::Coefficients>,
     {
-        super::steps::apply_steps::<Self, B, T, N, M, L, C>(field, steps, coefficients, &params, boundaries.per_field())
+        super::steps::apply_steps::<Self, B, T, N, M, L, C>(field, steps, coefficients, &params, boundaries)
     }
 
     /// [`StencilApply::apply_steps_with`] on rayon's threads (slabs of the grid, or a pipeline of
@@ -415,13 +415,7 @@ pub trait StencilApply<T: Scalar, const N: usize>: Stencil<T, N> {
         Self: Evolves<M, L>,
         C: Coefficients<T, N, Cpu, <Self as Evolves<M, L>>::Coefficients>,
     {
-        super::steps::par_apply_steps::<Self, T, N, M, L, C>(
-            field,
-            steps,
-            coefficients,
-            &params,
-            boundaries.per_field(),
-        )
+        super::steps::par_apply_steps::<Self, T, N, M, L, C>(field, steps, coefficients, &params, boundaries)
     }
 }
 

@@ -132,6 +132,17 @@ pub struct FieldBoundaries<T, const N: usize, const M: usize>(pub [Boundaries<T,
 pub trait StepBoundaries<T, const N: usize, const M: usize> {
     /// One `Boundaries` per field.
     fn per_field(self) -> [Boundaries<T, N>; M];
+
+    /// One `Boundaries` per field, and the sources and receivers of a
+    /// [`PointIo`](super::PointIo) (none for plain boundaries).
+    #[doc(hidden)]
+    fn into_parts<'s>(self) -> ([Boundaries<T, N>; M], Option<super::point_io::StepPoints<'s, T, N>>)
+    where
+        Self: Sized + 's,
+        T: Pod,
+    {
+        (self.per_field(), None)
+    }
 }
 
 impl<T: Copy, const N: usize, const M: usize, X: Into<Boundaries<T, N>>> StepBoundaries<T, N, M> for X {

@@ -265,7 +265,7 @@ impl<T: Numeric, const N: usize> DynStencil<T, N> {
     ) -> Result<()> {
         let sweep = TapSweep { taps: &self.taps, radius: self.radius };
         // SAFETY: `run_steps` hands over the plan of two distinct fields, borrowed uniquely.
-        run_steps("DynStencil::apply_steps", &sweep, field, steps, &[boundaries.into()], |plan| unsafe {
+        run_steps("DynStencil::apply_steps", &sweep, field, steps, &[boundaries.into()], None, |plan| unsafe {
             plan.run_sequential()
         })
     }
@@ -306,7 +306,7 @@ impl<T: Numeric, const N: usize> DynStencil<T, N> {
     {
         let sweep = TapSweep { taps: &self.taps, radius: self.radius };
         // SAFETY: `run_steps` hands over the plan of two distinct fields, borrowed uniquely.
-        run_steps("DynStencil::par_apply_steps", &sweep, field, steps, &[boundaries.into()], |plan| unsafe {
+        run_steps("DynStencil::par_apply_steps", &sweep, field, steps, &[boundaries.into()], None, |plan| unsafe {
             super::fused::run_parallel(plan)
         })
     }

@@ -4,7 +4,9 @@
 //!
 //! Both are view operations, one element-wise call per node a point touches: negligible beside a
 //! sweep on the CPU; on a device a few kernel launches per point and step, which suits tens of
-//! points. A gather/scatter kernel and injection inside the fused time steps are still to come.
+//! points. Inside time steps, [`PointIo`](super::PointIo) injects and samples them after each
+//! step (on the CPU inside the fused wavefront). A gather/scatter kernel for devices is still to
+//! come.
 
 use smallvec::SmallVec;
 

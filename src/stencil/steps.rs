@@ -8,8 +8,8 @@ use core::marker::PhantomData;
 
 use smallvec::SmallVec;
 
-use super::boundary::Boundaries;
-use super::fused::{run_steps, Sweep};
+use super::boundary::StepBoundaries;
+use super::fused::{point_plan, run_steps, PointHook, Sweep};
 use super::state::State;
 use crate::array::Array;
 use crate::check::BoundsCheck;
@@ -186,7 +186,7 @@ pub(super) fn apply_steps<S, B, T, const N: usize, const M: usize, const L: usiz
     steps: usize,
     coefficients: C,
     params: &S::Params,
-    boundaries: [Boundaries<T, N>; M],
+    boundaries: impl StepBoundaries<T, N, M>,
 ) -> Result<()>
 where
     S: Stencil<T, N> + Evolves<M, L>,
@@ -195,9 +195,12 @@ where
     C: Coefficients<T, N, B, <S as Evolves<M, L>>::Coefficients>,
 {
     const OP: &str = "stencil apply_steps";
+    let (boundaries, points) = boundaries.into_parts();
     let sweep = ExprSweep::<S, B, T, N>::new(OP, state, coefficients.coefficient_descs(), params, M)?;
+    let mut points = point_plan(OP, points, steps, state, sweep.radius())?;
+    let points = points.as_mut().map(|p| p as &mut dyn PointHook<B, T, N>);
     // SAFETY: `run_steps` hands over the plan of the state's distinct arrays, borrowed uniquely.
-    run_steps(OP, &sweep, state, steps, &boundaries, |plan| unsafe { plan.run_sequential() })
+    run_steps(OP, &sweep, state, steps, &boundaries, points, |plan| unsafe { plan.run_sequential() })
 }
 
 /// [`apply_steps`] on rayon's threads (slabs of the grid, or a pipeline of sweep groups).
@@ -211,7 +214,7 @@ pub(super) fn par_apply_steps<S, T, const N: usize, const M: usize, const L: usi
     steps: usize,
     coefficients: C,
     params: &S::Params,
-    boundaries: [Boundaries<T, N>; M],
+    boundaries: impl StepBoundaries<T, N, M>,
 ) -> Result<()>
 where
     S: Stencil<T, N> + Evolves<M, L>,
@@ -219,7 +222,10 @@ where
     C: Coefficients<T, N, crate::kernel::Cpu, <S as Evolves<M, L>>::Coefficients>,
 {
     const OP: &str = "stencil par_apply_steps";
+    let (boundaries, points) = boundaries.into_parts();
     let sweep = ExprSweep::<S, crate::kernel::Cpu, T, N>::new(OP, state, coefficients.coefficient_descs(), params, M)?;
+    let mut points = point_plan(OP, points, steps, state, sweep.radius())?;
+    let points = points.as_mut().map(|p| p as &mut dyn PointHook<crate::kernel::Cpu, T, N>);
     // SAFETY: as in `apply_steps`.
-    run_steps(OP, &sweep, state, steps, &boundaries, |plan| unsafe { super::fused::run_parallel(plan) })
+    run_steps(OP, &sweep, state, steps, &boundaries, points, |plan| unsafe { super::fused::run_parallel(plan) })
 }

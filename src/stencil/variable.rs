@@ -210,7 +210,7 @@ impl<const N: usize> VariableStencil<N> {
         const OP: &str = "VariableStencil::apply_steps";
         let sweep = self.sweep_for(OP, &field.current().desc(), coefficients)?;
         // SAFETY: `run_steps` hands over the plan of two distinct fields, borrowed uniquely.
-        run_steps(OP, &sweep, field, steps, &[boundaries.into()], |plan| unsafe { plan.run_sequential() })
+        run_steps(OP, &sweep, field, steps, &[boundaries.into()], None, |plan| unsafe { plan.run_sequential() })
     }
 
     /// [`VariableStencil::apply_steps_with`] on rayon's threads; the same result, bit for bit.
@@ -246,7 +246,9 @@ impl<const N: usize> VariableStencil<N> {
         const OP: &str = "VariableStencil::par_apply_steps";
         let sweep = self.sweep_for(OP, &field.current().desc(), coefficients)?;
         // SAFETY: `run_steps` hands over the plan of two distinct fields, borrowed uniquely.
-        run_steps(OP, &sweep, field, steps, &[boundaries.into()], |plan| unsafe { super::fused::run_parallel(plan) })
+        run_steps(OP, &sweep, field, steps, &[boundaries.into()], None, |plan| unsafe {
+            super::fused::run_parallel(plan)
+        })
     }
 
     /// `steps` sweeps alternating between two fields lent as views or arrays, without a

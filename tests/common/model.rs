@@ -13,6 +13,7 @@ use cnda::kernel::expr::{Scalar, Stencil, StencilParams, TapReader, Values};
 use cnda::kernel::tokens::{ArgOp, BinaryOp, ReduceOp, UnaryOp};
 use cnda::kernel::CopyKernels;
 use cnda::kernel::Desc;
+use cnda::kernel::Download;
 use cnda::kernel::ElementwiseKernels;
 use cnda::kernel::ReduceKernels;
 use cnda::kernel::{ExprStencilKernels, StencilKernels};
@@ -94,6 +95,17 @@ impl Backend for Model {
 
     fn allocator_of_handle<T: Pod>(h: ModelPtr<T>) -> ModelAlloc {
         ModelAlloc(h.dev)
+    }
+}
+
+// SAFETY: `try_download_into` copies every element of the contiguous operand, in order, from
+// the host memory its handle points into.
+unsafe impl Download for Model {
+    unsafe fn try_download_into<T: Pod, const N: usize>(desc: Desc<Model, T, N>, dst: *mut T) -> cnda::Result<()> {
+        // SAFETY: `desc` is `desc.len()` live, contiguous elements from its handle and `dst` as
+        // many writable ones that overlap nothing live (the caller's contract).
+        unsafe { core::ptr::copy_nonoverlapping(desc.handle.ptr.cast_const(), dst, desc.len()) };
+        Ok(())
     }
 }
 

@@ -50,7 +50,7 @@ impl Rings {
     /// `steps` sweeps of one stencil writing every field: refill the newest levels' halos (all
     /// levels before the first; field `f` as `b[f]` says, or `b[0]` for all), compute the
     /// scratch arrays by `sweep` from every field's levels, rotate; a last refill.
-    #[allow(dead_code)] // stencil_systems.rs steps one stage only; stencil_stages.rs never does
+    #[allow(dead_code)] // not every test that includes this module steps one stage
     pub fn run(
         &mut self,
         steps: usize,
@@ -67,6 +67,20 @@ impl Rings {
     /// level) over the interior of the halo `r`, rotates those fields' rings and refills their
     /// new levels' halos.
     pub fn run_stages(&mut self, steps: usize, r: [usize; 2], b: &[[[Boundary<f64>; 2]; 2]], stages: &[RefStage<'_>]) {
+        self.run_stages_then(steps, r, b, stages, &mut |_, _, _| {});
+    }
+
+    /// [`Rings::run_stages`], calling `then(t, f, new level)` right after field `f`'s new level
+    /// of step `t` (from 0) is written, before its halos are refilled (a source injected there,
+    /// a receiver sampled).
+    pub fn run_stages_then(
+        &mut self,
+        steps: usize,
+        r: [usize; 2],
+        b: &[[[Boundary<f64>; 2]; 2]],
+        stages: &[RefStage<'_>],
+        then: &mut dyn FnMut(usize, usize, &mut Array<f64, 2>),
+    ) {
         let (fields, levels) = (self.rings.len(), self.len() - 1);
         let shape = self.rings[0][0].shape();
         let bound = |f: usize| &b[f.min(b.len() - 1)];
@@ -84,7 +98,7 @@ impl Rings {
                 refill(&mut self.rings[f][at], r, bound(f));
             }
         }
-        for _ in 0..steps {
+        for t in 0..steps {
             for (writes, sweep) in stages {
                 let mut outputs: Vec<Array<f64, 2>> = writes.iter().map(|&f| self.at(f, -1).clone()).collect();
                 {
@@ -103,6 +117,7 @@ impl Rings {
                     let out = Array::from_fn(shape, |i| if inside(i) { out[i] } else { old[i] });
                     self.rings[f][scratch] = out;
                     self.newest[f] = scratch;
+                    then(t, f, &mut self.rings[f][scratch]);
                     refill(&mut self.rings[f][scratch], r, bound(f));
                 }
             }

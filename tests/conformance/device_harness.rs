@@ -304,4 +304,14 @@ impl<D: Device> Harness for DeviceHarness<D> {
     ) -> [Array<T, 2>; 3] {
         crate::harness::staged_steps(fields.map(|f| D::upload(f)), a, steps, b).map(|f| D::download(&f))
     }
+
+    fn point_steps<T: Scalar>(
+        levels: [&Array<T, 2>; 3],
+        a: T,
+        steps: usize,
+        b: [[Boundary<T>; 2]; 2],
+    ) -> ([Array<T, 2>; 2], Array<T, 2>) {
+        let (levels, record) = crate::system_cases::point_steps(levels.map(|f| D::upload(f)), a, steps, b);
+        (levels.map(|f| D::download(&f)), record)
+    }
 }

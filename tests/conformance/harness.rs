@@ -201,6 +201,13 @@ pub trait Harness {
         steps: usize,
         b: [[Boundary<T>; 2]; 2],
     ) -> [Array<T, 2>; 3];
+    /// [`point_steps`](crate::system_cases::point_steps) on this backend, from and to host arrays.
+    fn point_steps<T: Scalar>(
+        levels: [&Array<T, 2>; 3],
+        a: T,
+        steps: usize,
+        b: [[Boundary<T>; 2]; 2],
+    ) -> ([Array<T, 2>; 2], Array<T, 2>);
 }
 
 stencil! {
@@ -538,6 +545,15 @@ impl Harness for CpuHarness {
         b: [[Boundary<T>; 2]; 2],
     ) -> [Array<T, 2>; 3] {
         staged_steps(fields.map(Array::clone), a, steps, b)
+    }
+
+    fn point_steps<T: Scalar>(
+        levels: [&Array<T, 2>; 3],
+        a: T,
+        steps: usize,
+        b: [[Boundary<T>; 2]; 2],
+    ) -> ([Array<T, 2>; 2], Array<T, 2>) {
+        crate::system_cases::point_steps(levels.map(Array::clone), a, steps, b)
     }
 }
 

@@ -2,7 +2,8 @@
 //! fields in one pass, on every view of the first field and of the second output, against a naive
 //! loop per output in `T`, one rounding per operation in the source's order; and time steps of
 //! systems (`System` stepping three fields, `Leapfrog` one field at two levels, `StageOne` then
-//! `StageTwo` as staged steps of three fields) with per-side boundaries against the CPU's
+//! `StageTwo` as staged steps of three fields, `Leapfrog` with sources and receivers) with
+//! per-side boundaries against the CPU's
 //! (itself checked against separate sweeps in tests/stencil_systems.rs and
 //! tests/stencil_stages.rs).
 
@@ -102,6 +103,18 @@ fn system_time_steps_for<H: Harness, T: Scalar>() {
                 let what = format!("{} leapfrog steps {steps} level {l} {shape:?}", H::NAME);
                 check_matrix(&what, got, |ix| to_f64(want[ix]), shape, tol);
             }
+            // Points need an interior around the middle: grids of at least 6 x 6.
+            if shape.iter().all(|&n| n >= 6) {
+                let levels = [refs[0], refs[1], refs[3]];
+                let (got, got_record) = H::point_steps(levels, a, steps, b);
+                let (want, want_record) = CpuHarness::point_steps(levels, a, steps, b);
+                for (l, (got, want)) in got.iter().zip(&want).enumerate() {
+                    let what = format!("{} point steps {steps} level {l} {shape:?}", H::NAME);
+                    check_matrix(&what, got, |ix| to_f64(want[ix]), shape, tol);
+                }
+                let what = format!("{} point steps {steps} record {shape:?}", H::NAME);
+                check_matrix(&what, &got_record, |ix| to_f64(want_record[ix]), got_record.shape(), tol);
+            }
             let staged = [refs[0], refs[1], refs[2], refs[3]];
             let got = H::staged_steps(staged, a, steps, b);
             let want = CpuHarness::staged_steps(staged, a, steps, b);
@@ -111,4 +124,30 @@ fn system_time_steps_for<H: Harness, T: Scalar>() {
             }
         }
     }
+}
+
+/// [`Leapfrog`](crate::harness::Leapfrog)'s `steps` time steps (as `leapfrog_steps`) with a
+/// source off the grid and one on it, and two receivers (one off the grid) recorded each step:
+/// the two newest levels and the record.
+pub fn point_steps<T: Scalar, B>(
+    levels: [Array<T, 2, B>; 3],
+    a: T,
+    steps: usize,
+    b: [[Boundary<T>; 2]; 2],
+) -> ([Array<T, 2, B>; 2], Array<T, 2>)
+where
+    B: cnda::kernel::ExprStencilKernels,
+{
+    use cnda::stencil::{PointIo, Points, State};
+    let [u, um, k] = levels;
+    let [rows, cols] = u.shape();
+    let (r, c) = ((rows / 2) as f64, (cols / 2) as f64);
+    let sources = Points::new([[r - 0.5, c + 0.25], [r, c]]);
+    let receivers = Points::new([[r + 0.75, c - 0.5], [r, c]]);
+    let wavelet = Array::from_fn([steps, 2], |[t, p]| T::from_f64(if t % 3 == p { 0.75 } else { -0.25 }));
+    let mut record = Array::<T, 2>::zeros([steps, 2]);
+    let mut state = State::from_levels([[u, um]]);
+    let io = PointIo::new(b).inject(&sources, 0, wavelet.view()).record(&receivers, 0, record.view_mut());
+    crate::harness::Leapfrog.apply_steps_with(&mut state, steps, &k, (a,), io);
+    ([state.level(0, 0).to_owned(), state.level(0, 1).to_owned()], record)
 }

@@ -136,7 +136,7 @@ impl<T: Numeric, const N: usize, const R: usize, const K: usize> LinearStencil<T
     ) -> Result<()> {
         let sweep = LinearSweep { taps: self.taps(), radius: R };
         // SAFETY: `run_steps` hands over the plan of two distinct fields, borrowed uniquely.
-        run_steps("LinearStencil::apply_steps", &sweep, field, steps, &[boundaries.into()], |plan| unsafe {
+        run_steps("LinearStencil::apply_steps", &sweep, field, steps, &[boundaries.into()], None, |plan| unsafe {
             plan.run_sequential()
         })
     }

@@ -32,8 +32,10 @@
 mod depth;
 mod halos;
 mod linear_steps;
+mod points;
 mod rings;
 mod schedule;
+mod unfused;
 
 #[cfg(feature = "rayon")]
 mod parallel;
@@ -52,6 +54,7 @@ use crate::element::Pod;
 use crate::error::{Error, Result};
 use crate::kernel::{Backend, CopyKernels, Desc};
 use crate::shape::interior_range;
+pub(in crate::stencil) use points::{point_plan, PointHook};
 pub(in crate::stencil) use rings::{partitions, StageWrites};
 use rings::{Group, Rings};
 
@@ -139,6 +142,7 @@ pub(super) fn run_steps<B: CopyKernels, T: Pod, const N: usize, const M: usize, 
     state: &mut State<T, N, M, L, B>,
     steps: usize,
     boundaries: &[Boundaries<T, N>],
+    points: Option<&mut dyn PointHook<B, T, N>>,
     fused: impl Fn(&Plan<'_, B, T, N, S>) -> Result<()>,
 ) -> Result<()>
 where
@@ -149,8 +153,9 @@ where
     if let Some(stages) = sweep.stages() {
         rings = rings.staged(stages);
     }
+    let extra = points.map_or(Extra::Nothing, Extra::Points);
     // SAFETY: distinct owned arrays, borrowed uniquely for the call.
-    unsafe { run_rings(op, sweep, None, rings, steps, boundaries.into(), fused) }?;
+    unsafe { run_rings(op, sweep, extra, rings, steps, boundaries.into(), fused) }?;
     state.advance(steps);
     Ok(())
 }
@@ -175,7 +180,7 @@ pub(super) unsafe fn run_steps_between<B: CopyKernels, T: Pod, const N: usize, S
     fused: impl Fn(&Plan<'_, B, T, N, S>) -> Result<()>,
 ) -> Result<()> {
     // SAFETY: the caller's contract; the source is `fields[0]`.
-    unsafe { run_rings(op, sweep, None, Rings::pair(fields), steps, smallvec::smallvec![boundaries], fused) }
+    unsafe { run_rings(op, sweep, Extra::Nothing, Rings::pair(fields), steps, smallvec::smallvec![boundaries], fused) }
 }
 
 /// [`run_steps_between`] with sweep 1 reading `source` instead of `fields[0]` (when given): the
@@ -200,13 +205,15 @@ pub(super) unsafe fn run_steps_from<B: CopyKernels, T: Pod, const N: usize, S: S
     boundaries: Boundaries<T, N>,
     fused: impl Fn(&Plan<'_, B, T, N, S>) -> Result<()>,
 ) -> Result<()> {
+    let extra = source.map_or(Extra::Nothing, Extra::Source);
     // SAFETY: the caller's contract.
-    unsafe { run_rings(op, sweep, source, Rings::pair(fields), steps, smallvec::smallvec![boundaries], fused) }
+    unsafe { run_rings(op, sweep, extra, Rings::pair(fields), steps, smallvec::smallvec![boundaries], fused) }
 }
 
-/// The one stepper: `steps` sweeps over `rings` (sweep `t` of field `f` at `rings.at(f, t, 0)`),
+/// The one stepper: `steps` steps over `rings` (step `t` of field `f` at `rings.at(f, t, 0)`),
 /// field `f`'s halos refilled as `boundaries[f]` says, sweep 1 of a one-field one-level ring
-/// reading `source` when given (`run_steps_from`).
+/// reading `source` when given (`run_steps_from`), `points` injected and sampled after each
+/// sweep that writes their fields.
 ///
 /// # Safety
 ///
@@ -218,12 +225,17 @@ pub(super) unsafe fn run_steps_from<B: CopyKernels, T: Pod, const N: usize, S: S
 unsafe fn run_rings<B: CopyKernels, T: Pod, const N: usize, S: Sweep<B, T, N>>(
     op: &'static str,
     sweep: &S,
-    source: Option<Desc<B, T, N>>,
+    extra: Extra<'_, B, T, N>,
     rings: Rings<B, T, N>,
     steps: usize,
     boundaries: PerField<T, N>,
     fused: impl Fn(&Plan<'_, B, T, N, S>) -> Result<()>,
 ) -> Result<()> {
+    let (source, mut points) = match extra {
+        Extra::Nothing => (None, None),
+        Extra::Source(source) => (Some(source), None),
+        Extra::Points(points) => (None, Some(points)),
+    };
     let fields = rings.all();
     if let Some(source) = source {
         assert_eq!(rings.all().len(), 2, "a separate source for one field at one level");
@@ -254,37 +266,48 @@ unsafe fn run_rings<B: CopyKernels, T: Pod, const N: usize, S: Sweep<B, T, N>>(
             fix: "ask for fewer steps (a step count computed by a subtraction that wrapped around is the usual cause)",
         });
     };
-    let Some(mut plan) = Plan::new(op, sweep, rings.clone(), sweeps, boundaries.clone())? else { return Ok(()) };
-    plan.source = source;
-    if plan.schedule.is_none() {
-        // SAFETY: the plan's arrays are distinct, borrowed uniquely (the caller's contract).
-        return unsafe { plan.run_unfused() };
+    let Some(plan) = Plan::new(op, sweep, rings.clone(), sweeps, boundaries.clone())? else { return Ok(()) };
+    // Sweeps per pass (whole steps): the fused wavefront's depth, at most the steps whose samples
+    // the points stage; all of them in one call per sweep.
+    let mut depth = sweeps;
+    if plan.schedule.is_some() {
+        let hyperplane = fields[0].shape[1..].iter().product::<usize>().saturating_mul(core::mem::size_of::<T>());
+        depth = depth::pass_depth(op, hyperplane, in_flight, plan.radius[0], sweeps)?;
     }
-    // A fused plan has an axis 0 to walk.
-    let hyperplane = fields[0].shape[1..].iter().product::<usize>().saturating_mul(core::mem::size_of::<T>());
-    let depth = depth::pass_depth(op, hyperplane, in_flight, plan.radius[0], sweeps)?;
-    if depth >= sweeps {
-        return fused(&plan);
-    }
-    // Passes of `depth` sweeps (whole steps): each starts from the levels the last one wrote
-    // (step `done / stages` at ring position `done / stages`), so together they are the same
-    // sweeps.
-    let depth = (depth / stages).max(1) * stages;
+    drop(plan);
+    let staged = points.as_ref().map_or(usize::MAX, |p| p.pass_steps());
+    let depth = (depth / stages).clamp(1, staged) * stages;
+    // Passes of `depth` sweeps: each starts from the levels the last one wrote (step
+    // `done / stages` at ring position `done / stages`), so together they are the same sweeps.
     let mut done = 0;
     while done < sweeps {
         let k = depth.min(sweeps - done);
-        let pass = Plan::new(op, sweep, rings.rotated(done), k, boundaries.clone())?;
-        let mut pass = pass.expect("the same interior, and k > 0");
+        let mut pass =
+            Plan::new(op, sweep, rings.rotated(done), k, boundaries.clone())?.expect("the same interior, and k > 0");
         pass.source = if done == 0 { source } else { None };
+        pass.first = done / stages;
+        pass.points = points.as_deref();
         if pass.schedule.is_some() {
             fused(&pass)?;
         } else {
-            // SAFETY: as above.
+            // SAFETY: the plan's arrays are distinct, borrowed uniquely (the caller's contract).
             unsafe { pass.run_unfused() }?;
+        }
+        drop(pass);
+        if let Some(points) = points.as_deref_mut() {
+            points.flush(done / stages, k / stages)?;
         }
         done += k;
     }
     Ok(())
+}
+
+/// What a run takes besides the sweeps: nothing, a separate source that sweep 1 reads
+/// (`run_steps_from`), or points injected and sampled after each sweep (`run_steps`).
+enum Extra<'p, B: Backend, T: Pod, const N: usize> {
+    Nothing,
+    Source(Desc<B, T, N>),
+    Points(&'p mut dyn PointHook<B, T, N>),
 }
 
 /// One call: the sweep, the rings of arrays (step `t` of field `f` at `rings.at(f, t, 0)`; the
@@ -296,6 +319,9 @@ pub(super) struct Plan<'s, B: Backend, T: Pod, const N: usize, S> {
     rings: Rings<B, T, N>,
     /// What sweep 1 reads when not `fields[0]` (`run_steps_from`).
     source: Option<Desc<B, T, N>>,
+    /// The sources and receivers, and the steps of the call before this plan's.
+    points: Option<&'s dyn PointHook<B, T, N>>,
+    first: usize,
     radius: [usize; N],
     /// Per evolving field.
     boundaries: PerField<T, N>,
@@ -356,6 +382,8 @@ impl<'s, B: CopyKernels, T: Pod, const N: usize, S: Sweep<B, T, N>> Plan<'s, B, 
                 sweep,
                 rings,
                 source: None,
+                points: None,
+                first: 0,
                 radius,
                 boundaries,
                 interior,
@@ -383,7 +411,19 @@ impl<'s, B: CopyKernels, T: Pod, const N: usize, S: Sweep<B, T, N>> Plan<'s, B, 
             && boundaries.iter().any(|b| [Side::Low, Side::High].iter().any(|&side| b.mirrors(0, side)));
         let schedule = (sweep.wavefront() && !mirrors_short)
             .then(|| Schedule::new(rows, sweeps, radius[0], boundaries[0].periodic(0)));
-        Ok(Some(Plan { dev, sweep, rings, source: None, radius, boundaries, interior, sweeps, schedule }))
+        Ok(Some(Plan {
+            dev,
+            sweep,
+            rings,
+            source: None,
+            points: None,
+            first: 0,
+            radius,
+            boundaries,
+            interior,
+            sweeps,
+            schedule,
+        }))
     }
 
     /// The arrays sweep `t` reads: each field's levels, newest first (sweep 1 of a separate
@@ -401,74 +441,27 @@ impl<'s, B: CopyKernels, T: Pod, const N: usize, S: Sweep<B, T, N>> Plan<'s, B, 
         self.rings.fields() == 1 && self.rings.levels() == 1 && self.rings.stages() == 1
     }
 
-    /// Refills the halos of what sweep `t` wrote (at its whole extent along `axes`).
-    ///
-    /// # Safety
-    ///
-    /// As for `run_unfused`, and nothing reads those halos during the call.
-    unsafe fn refill_written(&self, t: usize, axes: Range<usize>, which: Which) -> Result<()> {
-        for (f, written) in self.rings.writes(t).zip(self.rings.outputs(t)) {
-            // SAFETY: the caller's contract.
-            unsafe { self.boundaries[f].fill_axes(&self.dev, written, axes.clone(), &self.radius, which) }?;
-        }
-        Ok(())
-    }
-
     /// The fused plan's schedule.
     fn schedule(&self) -> &Schedule {
         self.schedule.as_ref().expect("a fused plan has a schedule")
     }
 
-    /// One call per sweep: refill the source field's halos, sweep the whole interior; then
-    /// refill the last field's halos.
+    /// After sweep `t` wrote its fields on the hyperplanes `rows` of axis 0: the points'
+    /// injections into them there, and their samples (none without a `PointIo`).
     ///
     /// # Safety
     ///
-    /// The arrays are live, distinct, and nothing else accesses them during the call.
-    ///
-    /// # Errors
-    ///
-    /// `Error::Device` from a kernel.
-    unsafe fn run_unfused(&self) -> Result<()> {
-        // Constant halos (fixed or a value on every side): filled once, then the backend's
-        // time-tiled kernel may take all the sweeps (of one field at one level).
-        if self.one_field() && self.boundaries[0].constant() && self.sweeps >= 2 && self.source.is_none() {
-            // SAFETY: the caller's contract; the halos then hold what every sweep reads.
-            unsafe {
-                for &field in self.rings.all() {
-                    self.boundaries[0].fill_axes(&self.dev, field, 0..N, &self.radius, Which::All)?;
-                }
-                if self.sweep.all_steps(&self.dev, [self.rings.at(0, 0, 0), self.rings.at(0, 1, 0)], self.sweeps)? {
-                    return Ok(());
-                }
-            }
+    /// As for `run_unfused`, and nothing else accesses those hyperplanes of the written arrays
+    /// during the call.
+    unsafe fn points_after(&self, t: usize, rows: Range<usize>) -> Result<()> {
+        let Some(points) = self.points else { return Ok(()) };
+        let (step, _) = self.rings.step_and_stage(t);
+        for (f, written) in self.rings.writes(t).zip(self.rings.outputs(t)) {
+            // SAFETY: the caller's contract; `step` is within the pass, which `run_rings` cut
+            // to the points' `pass_steps`.
+            unsafe { points.after(f, written, self.first, step, rows.clone()) }?;
         }
-        let start = self.interior.clone().map(|r| r.start);
-        let shape = self.interior.clone().map(|r| r.len());
-        let region = |d: &Desc<B, T, N>| (0..N).fold(*d, |d, k| d.narrowed(k, start[k], shape[k]));
-        // A separate source (sweep 1 of `run_steps_from`) is only read: never filled (its
-        // boundaries are all `Fixed`, checked there, so there is nothing to fill).
-        debug_assert!(self.source.is_none() || self.boundaries[0].constant());
-        if self.source.is_none() {
-            // SAFETY: the caller's contract.
-            unsafe { self.fill_initial() }?;
-        }
-        for t in 1..=self.sweeps {
-            // SAFETY: the caller's contract; the newest levels (what the last sweep wrote) are
-            // refilled, the older ones were when they were the newest; the region is the
-            // interior, and the outputs are the arrays of the fields the sweep writes at its
-            // step, read by no level it reads (`rings.rs`).
-            unsafe {
-                if t > 1 {
-                    self.refill_written(t - 1, 0..N, Which::All)?;
-                }
-                let inputs: Group<B, T, N> = self.inputs(t).iter().map(region).collect();
-                let outputs: Group<B, T, N> = self.rings.outputs(t).iter().map(region).collect();
-                self.sweep.region(&self.dev, self.rings.stage(t), &outputs, &inputs, start, shape)?;
-            }
-        }
-        // SAFETY: the caller's contract.
-        unsafe { self.refill_written(self.sweeps, 0..N, Which::All) }
+        Ok(())
     }
 
     /// The sweeps on the wavefront, then the seam pass.
@@ -522,6 +515,8 @@ impl<'s, B: CopyKernels, T: Pod, const N: usize, S: Sweep<B, T, N>> Plan<'s, B, 
         // outputs are the arrays sweep `t` writes, which no input is; the caller's contract
         // orders the reads and writes.
         unsafe { self.sweep.region(&self.dev, self.rings.stage(t), &targets, &inputs, start, shape) }?;
+        // SAFETY: the caller's contract, for the hyperplane just written, before its halos.
+        unsafe { self.points_after(t, i..i + 1) }?;
         for (f, dst) in self.rings.writes(t).zip(outputs) {
             // SAFETY: as above, for the halos of the hyperplane just written.
             unsafe { self.halos_after(&self.boundaries[f], dst, i) }?;

@@ -73,7 +73,7 @@ impl<T: Numeric + Send + Sync, const N: usize, const R: usize, const K: usize> L
     ) -> Result<()> {
         let sweep = LinearSweep { taps: self.taps(), radius: R };
         // SAFETY: `run_steps` hands over the plan of two distinct fields, borrowed uniquely.
-        run_steps("LinearStencil::par_apply_steps", &sweep, field, steps, &[boundaries.into()], |plan| unsafe {
+        run_steps("LinearStencil::par_apply_steps", &sweep, field, steps, &[boundaries.into()], None, |plan| unsafe {
             run_parallel(plan)
         })
     }
@@ -83,8 +83,10 @@ impl<T: Numeric + Send + Sync, const N: usize, const R: usize, const K: usize> L
 struct SharedPlan<'p, 's, T: Pod, const N: usize, S>(&'p Plan<'s, Cpu, T, N, S>);
 
 // SAFETY: a plan is descriptors (pointers, shapes, strides), a sweep (taps, or coefficient fields
-// that no thread writes, and parameters) and a schedule; the threads' accesses through it follow
-// the order `run_parallel` documents.
+// that no thread writes, and parameters), a schedule and the points' plan (nodes, amplitudes read
+// only, and a staging array whose slots each one hyperplane's computation writes); the threads'
+// accesses through it follow the order `run_parallel` documents, and the points' work on a
+// hyperplane touches only that hyperplane and its own slots (`points.rs`).
 unsafe impl<T: Pod + Send + Sync, const N: usize, S> Sync for SharedPlan<'_, '_, T, N, S> {}
 
 /// Raises the threads' `stopped` flag when a thread leaves before finishing its sweeps (an
