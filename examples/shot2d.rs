@@ -2,14 +2,16 @@
 //! `u_tt + d u_t = v^2 lap(u)` over a layered velocity model (1.5 km/s water over a dipping
 //! 2.5 km/s layer over 3.5 km/s rock), 8th order in space (`laplace(u, 8)`), second order in time,
 //! a Ricker wavelet injected at a source that need not lie on the grid (`stencil::Points`:
-//! bilinear weights), a line of receivers recording every step (one row of the grid, copied)
-//! and six more down a well between grid columns (`Points::sample`), and an absorbing layer (`d` growing quadratically over 40
-//! cells at the sides and the bottom) so the waves leave instead of reflecting. One `stencil!`
-//! runs on the CPU, a CUDA GPU or a WebGPU adapter; the source and the receivers are view ops on
-//! the same backend, so nothing leaves the device until the end.
+//! bilinear weights), a line of receivers recording every step (one per column of a row near
+//! the surface) and six more down a well between grid columns, and an absorbing layer (`d`
+//! growing quadratically over 40 cells at the sides and the bottom) so the waves leave instead
+//! of reflecting. One `stencil!` runs on the CPU (fused steps on every core), a CUDA GPU or a
+//! WebGPU adapter; the source and the receivers are a `PointIo`, injected and sampled inside
+//! the time steps.
 //!
 //! The update: `u(n+1) = (2u - (1 - e) u(n-1) + c lap(u)) / (1 + e)`, with `c = (v dt / h)^2` and
-//! `e = d dt / 2` per cell. Three arrays rotate: the new level is written over the oldest.
+//! `e = d dt / 2` per cell: a stencil of two time levels (`#[levels(2)]`), stepping a `State`
+//! that rotates them without copies.
 //!
 //! ```text
 //! cargo run --release --example shot2d                      # 300 x 400 cells, 1000 steps, the CPU
@@ -21,17 +23,19 @@
 //! `shot2d [NZ] [NX] [STEPS] [WAVEFIELD.png] [RECORD.png] [--cuda | --wgpu] [--check]`: `f32`
 //! throughout. `--check` also runs on the CPU and compares: CUDA bit for bit (no fused
 //! multiply-adds on either side), WebGPU within 1e-4 of the record's largest amplitude; on the CPU
-//! alone it compares `apply` with `par_apply`, bit for bit. Exit code 2 when the device cannot open.
+//! alone it compares the fused threaded steps with one thread's, bit for bit. Exit code 2 when the device cannot open.
 
 use std::process::ExitCode;
 use std::time::Instant;
 
-use cnda::kernel::{CopyKernels, ElementwiseKernels, ExprStencilKernels};
+use cnda::kernel::ExprStencilKernels;
 use cnda::prelude::*;
-use cnda::stencil::{Points, StencilApply};
+use cnda::stencil::{Boundary, PointIo, Points, State, StencilApply};
 
 stencil! {
-    /// One damped leapfrog step with the 17-point 8th-order Laplacian.
+    /// One damped leapfrog step with the 17-point 8th-order Laplacian: the field now and one
+    /// step before, then the coefficient fields.
+    #[levels(2)]
     pub struct Shot = |u, um, c, e| (2.0 * u[0, 0] - (1.0 - e[0, 0]) * um[0, 0] + c[0, 0] * laplace(u, 8)) / (1.0 + e[0, 0]);
 }
 
@@ -92,64 +96,60 @@ fn ricker(t: f64) -> f64 {
 /// the well's record (`steps x 6`).
 type Shot2d = (Array<f32, 2>, Array<f32, 2>, Array<f32, 2>);
 
-/// `steps` steps on backend `B`.
-/// `parallel` uses `par_apply` (the CPU only).
-fn shoot<B>(
+/// The wave's state on backend `B` and the coefficient fields `c`, `e`.
+type Fields<'a, B> = (&'a Array<f32, 2, B>, &'a Array<f32, 2, B>);
+
+/// `steps` steps on backend `B`, by `step` (the fused steps on the CPU, one call per step on a
+/// device), the source and receivers as a `PointIo`.
+fn shoot<B: ExprStencilKernels>(
     m: &Model,
     steps: usize,
     upload: impl Fn(&Array<f32, 2>) -> Result<Array<f32, 2, B>, Error>,
     download: impl Fn(&Array<f32, 2, B>) -> Result<Array<f32, 2>, Error>,
-    apply: impl Fn([&Array<f32, 2, B>; 4], &mut Array<f32, 2, B>) -> Result<(), Error>,
-) -> Result<Shot2d, Error>
-where
-    B: ExprStencilKernels + CopyKernels + ElementwiseKernels,
-{
+    step: impl FnOnce(&mut State<f32, 2, 1, 2, B>, Fields<'_, B>, PointIo<'_, f32, 2, 1>) -> Result<(), Error>,
+) -> Result<Shot2d, Error> {
     let shape = m.c.shape();
-    let nx = shape[1] - 2 * R;
+    let (nz, nx) = (shape[0] - 2 * R, shape[1] - 2 * R);
     let (c, e) = (upload(&m.c)?, upload(&m.e)?);
     let zeros = Array::<f32, 2>::zeros(shape);
-    let mut levels = [upload(&zeros)?, upload(&zeros)?, upload(&zeros)?];
-    let mut record = upload(&Array::zeros([steps, nx]))?;
-    // The well: six receivers between columns, at fractional depths (grid units, halo counted).
-    let nz = shape[0] - 2 * R;
+    let mut state = State::try_from_levels([[upload(&zeros)?, upload(&zeros)?]])?;
+    // The surface line: one receiver per column of row `m.receivers`. The well: six receivers
+    // between columns, at fractional depths (grid units, halo counted).
+    let line = Points::try_new((R..R + nx).map(|j| [m.receivers as f64, j as f64]))?;
     let well = Points::try_new(
         (0..6).map(|k| [R as f64 + (0.2 + 0.1 * k as f64) * nz as f64 + 0.3, (R + nx / 4) as f64 + 0.5]),
     )?;
-    let mut traces = upload(&Array::zeros([steps, well.len()]))?;
+    let (mut record, mut traces) = (Array::zeros([steps, nx]), Array::zeros([steps, well.len()]));
     // The source in grid units (the halo counts), spread over the nodes around it with bilinear
     // weights; scaled so the injected amplitude does not depend on the grid: `dt^2 v^2 / h^2`
     // at the source is `c` there.
     let source = Points::try_new([[m.source.0 / H + R as f64, m.source.1 / H + R as f64]])?;
     let scale = f64::from(m.c[source.nodes(0)[0].0]);
-    for step in 0..steps {
-        let [u, um, next] = &mut levels;
-        apply([&*u, &*um, &c, &e], next)?;
-        source.try_inject(next.view_mut(), &[(ricker(step as f64 * DT) * scale) as f32])?;
-        record
-            .slice_mut(s![step..step + 1, ..])
-            .try_assign(&next.slice(s![m.receivers..m.receivers + 1, R..R + nx]))?;
-        well.try_sample(next, traces.slice_mut(s![step, ..]))?;
-        levels.rotate_right(1); // [next, u, um]: the new level first, the oldest last
-    }
-    Ok((download(&levels[0])?, download(&record)?, download(&traces)?))
+    let wavelet = Array::from_fn([steps, 1], |[t, _]| (ricker(t as f64 * DT) * scale) as f32);
+    let io = PointIo::new([Boundary::Fixed; 2])
+        .inject(&source, 0, wavelet.view())
+        .record(&line, 0, record.view_mut())
+        .record(&well, 0, traces.view_mut());
+    step(&mut state, (&c, &e), io)?;
+    Ok((download(state.field(0))?, record, traces))
 }
 
 fn on_cpu(m: &Model, steps: usize, parallel: bool) -> Result<Shot2d, Error> {
-    shoot::<Cpu>(m, steps, Array::try_clone, Array::try_clone, |[u, um, c, e], out| {
+    shoot::<Cpu>(m, steps, Array::try_clone, Array::try_clone, |state, coefficients, io| {
         if parallel {
             #[cfg(feature = "rayon")]
-            return Shot.try_par_apply((u, um, c, e), out, ());
+            return Shot.try_par_apply_steps_with(state, steps, coefficients, (), io);
         }
-        Shot.try_apply((u, um, c, e), out, ())
+        Shot.try_apply_steps_with(state, steps, coefficients, (), io)
     })
 }
 
-/// The shot on the device `dev` opened: the arrays uploaded, one `apply` per step.
+/// The shot on the device `dev` opened: the arrays uploaded, one call per step.
 #[cfg(any(feature = "cuda", feature = "wgpu"))]
 fn on<D>(dev: &D, m: &Model, steps: usize) -> Result<Shot2d, Error>
 where
     D: cnda::kernel::Upload + core::fmt::Debug,
-    D::Target: ExprStencilKernels + CopyKernels + ElementwiseKernels + cnda::kernel::Download,
+    D::Target: ExprStencilKernels,
 {
     println!("on {dev:?}");
     shoot::<D::Target>(
@@ -157,7 +157,7 @@ where
         steps,
         |a| a.try_to_device(dev),
         Array::try_to_host,
-        |[u, um, c, e], out| Shot.try_apply((u, um, c, e), out, ()),
+        |state, coefficients, io| Shot.try_apply_steps_with(state, steps, coefficients, (), io),
     )
 }
 
@@ -259,10 +259,10 @@ fn main() -> Result<ExitCode, Box<dyn std::error::Error>> {
         write_png(&path, &record, (0.1 * peak).max(f32::MIN_POSITIVE))?;
     }
     if check {
-        // On the CPU alone the run above was `par_apply`; the reference is `apply`.
+        // On the CPU alone the run above was on every core; the reference is one thread's.
         let (ref_field, ref_record, ref_well) = on_cpu(&m, steps, !devices.is_empty())?;
         let (what, exact) = match devices.first().map(|f| f.as_str()) {
-            None => ("apply against par_apply", true),
+            None => ("fused steps on every core against one thread", true),
             Some("--cuda") => ("CUDA against the CPU", true),
             _ => ("WebGPU against the CPU", false),
         };

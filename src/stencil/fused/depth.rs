@@ -36,6 +36,29 @@ pub(super) fn pass_depth(
     Ok(depth.clamp(1, steps.max(1)))
 }
 
+/// The interior points one call should at least compute: below, a call's fixed cost (measured
+/// about 0.3 us on the CPU: the operands' regions, the kernel's set-up) is a sizeable part of
+/// it (a 2D radius-4 wave on 300 x 400 ran 1.7x slower a hyperplane at a time).
+const POINTS_PER_CALL: usize = 4096;
+
+/// The most hyperplanes of a block: more would only widen the pass's window.
+const MOST_ROWS: usize = 64;
+
+/// The hyperplanes of axis 0 the wavefront computes per call for hyperplanes of `points`
+/// interior points each: enough for `POINTS_PER_CALL` (`CNDA_FUSED_BLOCK` sets it).
+///
+/// # Errors
+///
+/// `Error::Decomposition` for a `CNDA_FUSED_BLOCK` that is not a positive integer.
+pub(super) fn block_rows(op: &'static str, points: usize) -> Result<usize> {
+    static SETTING: OnceLock<Option<String>> = OnceLock::new();
+    let text = SETTING.get_or_init(|| std::env::var("CNDA_FUSED_BLOCK").ok());
+    Ok(match parse_named(op, "CNDA_FUSED_BLOCK", text.as_deref())? {
+        Some(rows) => rows,
+        None => POINTS_PER_CALL.div_ceil(points.max(1)).clamp(1, MOST_ROWS),
+    })
+}
+
 /// The deepest pass whose window, `(depth + 1) * radius` hyperplanes of each field, fits `cache`
 /// bytes; at least 1.
 fn fitting(cache: usize, hyperplane: usize, fields: usize, radius: usize) -> usize {
@@ -51,13 +74,21 @@ fn setting(op: &'static str) -> Result<Option<usize>> {
 }
 
 fn parse(op: &'static str, text: Option<&str>) -> Result<Option<usize>> {
+    parse_named(op, "CNDA_FUSED_DEPTH", text)
+}
+
+/// The positive integer an environment variable `name` of the fused stepper holds, if set.
+fn parse_named(op: &'static str, name: &str, text: Option<&str>) -> Result<Option<usize>> {
     let Some(text) = text else { return Ok(None) };
     match text.trim().parse::<usize>() {
-        Ok(depth) if depth > 0 => Ok(Some(depth)),
+        Ok(n) if n > 0 => Ok(Some(n)),
         _ => Err(Error::Decomposition {
             op,
-            reason: format!("CNDA_FUSED_DEPTH is {text:?}, not a positive number of sweeps per fused pass"),
-            fix: "set it to the sweeps one pass should fuse (1 runs them one at a time), or unset it to fit the caches",
+            reason: format!(
+                "{name} is {text:?}, not a positive number (CNDA_FUSED_DEPTH: sweeps per fused pass; \
+                 CNDA_FUSED_BLOCK: hyperplanes per call)"
+            ),
+            fix: "set it to a positive integer (1 runs one at a time), or unset it to fit the caches",
         }),
     }
 }
@@ -86,6 +117,8 @@ mod tests {
         for bad in ["0", "-1", "eight", ""] {
             let e = parse("op", Some(bad)).unwrap_err().to_string();
             assert!(e.contains("CNDA_FUSED_DEPTH") && e.contains("unset it"), "{e}");
+            let e = parse_named("op", "CNDA_FUSED_BLOCK", Some(bad)).unwrap_err().to_string();
+            assert!(e.contains("CNDA_FUSED_BLOCK is") && e.contains("hyperplanes per call"), "{e}");
         }
     }
 }

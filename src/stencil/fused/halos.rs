@@ -2,6 +2,8 @@
 //! the first sweep, the scratch arrays' constant ones, and each hyperplane's right after it is
 //! computed (see the module documentation of `fused`).
 
+use core::ops::Range;
+
 use super::{Plan, Sweep};
 use crate::element::Pod;
 use crate::error::Result;
@@ -57,26 +59,31 @@ impl<B: CopyKernels, T: Pod, const N: usize, S: Sweep<B, T, N>> Plan<'_, B, T, N
         Ok(())
     }
 
-    /// The halos of hyperplane `i` of `dst` just computed: along the axes after the first, and
-    /// axis 0's mirrored halos that this hyperplane completes.
+    /// The halos of hyperplanes `rows` of `dst` just computed: along the axes after the first,
+    /// and axis 0's mirrored halos that these hyperplanes complete.
     ///
     /// # Safety
     ///
     /// As for [`Plan::compute`].
-    pub(super) unsafe fn halos_after(&self, b: &Boundaries<T, N>, dst: Desc<B, T, N>, i: usize) -> Result<()> {
+    pub(super) unsafe fn halos_after(
+        &self,
+        b: &Boundaries<T, N>,
+        dst: Desc<B, T, N>,
+        rows: Range<usize>,
+    ) -> Result<()> {
         // SAFETY: the caller's contract.
         unsafe {
             if b.follows(1..N) {
-                b.fill_axes(&self.dev, dst.narrowed(0, i, 1), 1..N, &self.radius, Which::Following)?;
+                b.fill_axes(&self.dev, dst.narrowed(0, rows.start, rows.len()), 1..N, &self.radius, Which::Following)?;
             }
             // A mirrored side of axis 0 mirrors the `R` interior hyperplanes next to it: refilled
-            // once the last of them is computed, before sweep `t + 1` reads the halo (a lag of
-            // `R` later), and after sweep `t - 1` has read the halo it replaces.
-            let (rows, r) = (&self.interior[0], self.radius[0]);
-            if r > 0 && i == rows.start + r - 1 && b.mirrors(0, Side::Low) {
+            // once the last of them is computed, before sweep `t + 1` reads the halo (a lag
+            // later), and after sweep `t - 1` has read the halo it replaces.
+            let (interior, r) = (&self.interior[0], self.radius[0]);
+            if r > 0 && rows.contains(&(interior.start + r - 1)) && b.mirrors(0, Side::Low) {
                 b.fill(&self.dev, dst, 0, Side::Low, r, Which::Following)?;
             }
-            if r > 0 && i == rows.end - 1 && b.mirrors(0, Side::High) {
+            if r > 0 && rows.contains(&(interior.end - 1)) && b.mirrors(0, Side::High) {
                 b.fill(&self.dev, dst, 0, Side::High, r, Which::Following)?;
             }
         }

@@ -270,9 +270,10 @@ unsafe fn run_rings<B: CopyKernels, T: Pod, const N: usize, S: Sweep<B, T, N>>(
     // Sweeps per pass (whole steps): the fused wavefront's depth, at most the steps whose samples
     // the points stage; all of them in one call per sweep.
     let mut depth = sweeps;
-    if plan.schedule.is_some() {
-        let hyperplane = fields[0].shape[1..].iter().product::<usize>().saturating_mul(core::mem::size_of::<T>());
-        depth = depth::pass_depth(op, hyperplane, in_flight, plan.radius[0], sweeps)?;
+    if let Some(schedule) = &plan.schedule {
+        // The window is the schedule's lag in units of `block` hyperplanes per sweep.
+        let unit = fields[0].shape[1..].iter().product::<usize>().saturating_mul(size_of::<T>() * plan.block);
+        depth = depth::pass_depth(op, unit, in_flight, schedule.lag(), sweeps)?;
     }
     drop(plan);
     let staged = points.as_ref().map_or(usize::MAX, |p| p.pass_steps());
@@ -328,6 +329,8 @@ pub(super) struct Plan<'s, B: Backend, T: Pod, const N: usize, S> {
     interior: [Range<usize>; N],
     sweeps: usize,
     schedule: Option<Schedule>,
+    /// The hyperplanes of one unit of the schedule (`unit`).
+    block: usize,
 }
 
 impl<'s, B: CopyKernels, T: Pod, const N: usize, S: Sweep<B, T, N>> Plan<'s, B, T, N, S> {
@@ -389,6 +392,7 @@ impl<'s, B: CopyKernels, T: Pod, const N: usize, S: Sweep<B, T, N>> Plan<'s, B, 
                 interior,
                 sweeps,
                 schedule: None,
+                block: 1,
             }));
         };
         // The wavefront's last step is `rows.end - 1 + (steps - 1) lag` and the sweeps are
@@ -409,8 +413,15 @@ impl<'s, B: CopyKernels, T: Pod, const N: usize, S: Sweep<B, T, N>> Plan<'s, B, 
         // interior must hold; a shorter one takes one call per sweep.
         let mirrors_short = rows.len() < radius[0]
             && boundaries.iter().any(|b| [Side::Low, Side::High].iter().any(|&side| b.mirrors(0, side)));
-        let schedule = (sweep.wavefront() && !mirrors_short)
-            .then(|| Schedule::new(rows, sweeps, radius[0], boundaries[0].periodic(0)));
+        // The wavefront's unit: a block of hyperplanes, as many as make a call long enough to
+        // pay for itself (one on a periodic axis 0, whose seam the blocks would not tile).
+        let periodic = boundaries[0].periodic(0);
+        let block = if periodic { 1 } else { depth::block_rows(op, shape[1..].iter().product())? };
+        let (blocks, lag) = (rows.len().div_ceil(block), radius[0].div_ceil(block));
+        let schedule = (sweep.wavefront() && !mirrors_short).then(|| match periodic {
+            true => Schedule::new(rows, sweeps, radius[0], true),
+            false => Schedule::new(0..blocks, sweeps, lag, false),
+        });
         Ok(Some(Plan {
             dev,
             sweep,
@@ -423,7 +434,19 @@ impl<'s, B: CopyKernels, T: Pod, const N: usize, S: Sweep<B, T, N>> Plan<'s, B, 
             interior,
             sweeps,
             schedule,
+            block,
         }))
+    }
+
+    /// The hyperplanes of the schedule's unit `i`: itself on a periodic axis 0 (whose schedule
+    /// counts interior hyperplanes), else block `i` of the interior.
+    fn unit(&self, i: usize) -> Range<usize> {
+        let rows = &self.interior[0];
+        if self.boundaries[0].periodic(0) {
+            return i..i + 1;
+        }
+        let start = rows.start + i * self.block;
+        start..(start + self.block).min(rows.end)
     }
 
     /// The arrays sweep `t` reads: each field's levels, newest first (sweep 1 of a separate
@@ -444,24 +467,6 @@ impl<'s, B: CopyKernels, T: Pod, const N: usize, S: Sweep<B, T, N>> Plan<'s, B, 
     /// The fused plan's schedule.
     fn schedule(&self) -> &Schedule {
         self.schedule.as_ref().expect("a fused plan has a schedule")
-    }
-
-    /// After sweep `t` wrote its fields on the hyperplanes `rows` of axis 0: the points'
-    /// injections into them there, and their samples (none without a `PointIo`).
-    ///
-    /// # Safety
-    ///
-    /// As for `run_unfused`, and nothing else accesses those hyperplanes of the written arrays
-    /// during the call.
-    unsafe fn points_after(&self, t: usize, rows: Range<usize>) -> Result<()> {
-        let Some(points) = self.points else { return Ok(()) };
-        let (step, _) = self.rings.step_and_stage(t);
-        for (f, written) in self.rings.writes(t).zip(self.rings.outputs(t)) {
-            // SAFETY: the caller's contract; `step` is within the pass, which `run_rings` cut
-            // to the points' `pass_steps`.
-            unsafe { points.after(f, written, self.first, step, rows.clone()) }?;
-        }
-        Ok(())
     }
 
     /// The sweeps on the wavefront, then the seam pass.
@@ -489,37 +494,38 @@ impl<'s, B: CopyKernels, T: Pod, const N: usize, S: Sweep<B, T, N>> Plan<'s, B, 
         unsafe { self.finish(core::slice::from_ref(schedule)) }
     }
 
-    /// Sweep `t` at interior hyperplane `i`, then the hyperplane's halos, and the mirrored halos
-    /// of axis 0 that this hyperplane completes.
+    /// Sweep `t` at the interior hyperplanes of the schedule's unit `i` (`unit`: a block of
+    /// them, or one), then their halos, and the mirrored halos of axis 0 that they complete.
     ///
     /// # Safety
     ///
-    /// As for `run_unfused`, and every hyperplane of the sweeps `t - L ..= t - 1` within `R` of
-    /// `i` is computed (with its halos) and not yet overwritten, and no later computation reads
-    /// hyperplane `i` of sweep `t - L - 1` (the schedule's order: sweep `t - 1` at hyperplane
-    /// `i + R`, the last reader, runs earlier in the same wavefront step, and the older sweeps
-    /// earlier still).
+    /// As for `run_unfused`, and every unit of the sweeps `t - L ..= t - 1` within the
+    /// schedule's lag of `i` (which cover the hyperplanes within `R` of the unit's) is computed
+    /// (with its halos) and not yet overwritten, and no later computation reads unit `i` of
+    /// sweep `t - L - 1` (the schedule's order: sweep `t - 1` at unit `i + lag`, the last reader,
+    /// runs earlier in the same wavefront step, and the older sweeps earlier still).
     ///
     /// # Errors
     ///
     /// `Error::Device` from a kernel.
     pub(super) unsafe fn compute(&self, t: usize, i: usize) -> Result<()> {
+        let rows = self.unit(i);
         let mut start = self.interior.clone().map(|r| r.start);
         let mut shape = self.interior.clone().map(|r| r.len());
-        (start[0], shape[0]) = (i, 1);
+        (start[0], shape[0]) = (rows.start, rows.len());
         let region = |d: &Desc<B, T, N>| (0..N).fold(*d, |d, k| d.narrowed(k, start[k], shape[k]));
         let inputs: Group<B, T, N> = self.inputs(t).iter().map(region).collect();
         let outputs = self.rings.outputs(t);
         let targets: Group<B, T, N> = outputs.iter().map(region).collect();
-        // SAFETY: hyperplane `i` is interior, so every tap of its points lies in the inputs; the
+        // SAFETY: the unit's hyperplanes are interior, so every tap of its points lies in the inputs; the
         // outputs are the arrays sweep `t` writes, which no input is; the caller's contract
         // orders the reads and writes.
         unsafe { self.sweep.region(&self.dev, self.rings.stage(t), &targets, &inputs, start, shape) }?;
-        // SAFETY: the caller's contract, for the hyperplane just written, before its halos.
-        unsafe { self.points_after(t, i..i + 1) }?;
+        // SAFETY: the caller's contract, for the hyperplanes just written, before their halos.
+        unsafe { self.points_after(t, rows.clone()) }?;
         for (f, dst) in self.rings.writes(t).zip(outputs) {
-            // SAFETY: as above, for the halos of the hyperplane just written.
-            unsafe { self.halos_after(&self.boundaries[f], dst, i) }?;
+            // SAFETY: as above, for the halos of the hyperplanes just written.
+            unsafe { self.halos_after(&self.boundaries[f], dst, rows.clone()) }?;
         }
         Ok(())
     }

@@ -53,6 +53,26 @@ pub(in crate::stencil) trait PointHook<B: Backend, T: crate::element::Pod, const
     fn flush(&mut self, first: usize, steps: usize) -> Result<()>;
 }
 
+impl<B: CopyKernels, T: crate::element::Pod, const N: usize, S: super::Sweep<B, T, N>> super::Plan<'_, B, T, N, S> {
+    /// After sweep `t` wrote its fields on the hyperplanes `rows` of axis 0: the points'
+    /// injections into them there, and their samples (none without a `PointIo`).
+    ///
+    /// # Safety
+    ///
+    /// As for `run_unfused`, and nothing else accesses those hyperplanes of the written arrays
+    /// during the call.
+    pub(super) unsafe fn points_after(&self, t: usize, rows: Range<usize>) -> Result<()> {
+        let Some(points) = self.points else { return Ok(()) };
+        let (step, _) = self.rings.step_and_stage(t);
+        for (f, written) in self.rings.writes(t).zip(self.rings.outputs(t)) {
+            // SAFETY: the caller's contract; `step` is within the pass, which `run_rings` cut
+            // to the points' `pass_steps`.
+            unsafe { points.after(f, written, self.first, step, rows.clone()) }?;
+        }
+        Ok(())
+    }
+}
+
 /// The plan of `points` (when given) for `steps` steps of `state`, whose halos are `radius` wide.
 ///
 /// # Errors
