@@ -174,7 +174,8 @@ proptest! {
     }
 }
 
-/// More steps than one pass stages (256): the records' rows continue across passes.
+/// More steps than one pass stages (256): the records' rows continue across passes. A line of
+/// receivers on the grid (one copy per step) beside off-grid ones.
 #[test]
 fn records_continue_across_passes() {
     let shape = [24, 20];
@@ -183,19 +184,28 @@ fn records_continue_across_passes() {
     let (sources, receivers) = (Points::new([[9.5, 7.0]]), Points::new([[12.25, 3.5], [4.0, 15.0]]));
     let steps = 600;
     let wavelet = series(steps, 1, 3);
+    let line = Points::new((2..18).map(|j| [10.0, j as f64]).chain([[11.0, 5.0], [11.0, 6.0]]));
     let mut want_record = Array::<f64, 2>::zeros([steps, 2]);
+    let mut want_line = Array::<f64, 2>::zeros([steps, line.len()]);
     let mut want = Rings::new(&[vec![u.clone(), um.clone()]]);
     let sweep = |l: &[&Array<f64, 2>], out: &mut [Array<f64, 2>]| Wave.apply((l[0], l[1], &m), &mut out[0], (0.01,));
     let bs = [[[Boundary::Periodic; 2]; 2]];
     want.run_stages_then(steps, [2, 2], &bs, &[(&[0], &sweep)], &mut |t, _, new| {
         sources.inject(new.view_mut(), &[wavelet[[t, 0]]]);
         receivers.sample(new, want_record.view_mut().slice_mut(s![t, ..]));
+        line.sample(new, want_line.view_mut().slice_mut(s![t, ..]));
     });
     let mut state = State::from_levels([[u, um]]);
     let mut record = Array::<f64, 2>::zeros([steps + 5, 2]);
-    let io = PointIo::new(b).inject(&sources, 0, wavelet.view()).record(&receivers, 0, record.view_mut());
+    let mut line_record = Array::<f64, 2>::zeros([steps, line.len()]);
+    let io = PointIo::new(b).inject(&sources, 0, wavelet.view()).record(&receivers, 0, record.view_mut()).record(
+        &line,
+        0,
+        line_record.view_mut(),
+    );
     Wave.apply_steps_with(&mut state, steps, &m, (0.01,), io);
     same(state, &want).unwrap();
+    assert_eq!(line_record, want_line);
     assert_eq!(record.slice(s![..steps, ..]).to_owned(), want_record);
     assert!(record.slice(s![steps.., ..]).iter().all(|&x| x == 0.0), "rows past the steps untouched");
 }

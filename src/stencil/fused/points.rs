@@ -107,14 +107,65 @@ struct Node<const N: usize> {
     set: usize,
 }
 
+/// A run of sample nodes along the last axis (of rank 2 and up) whose slots follow one another
+/// too: copied in one call (a line of receivers on the grid is one run per step).
+#[derive(Clone, Copy)]
+struct Run<const N: usize> {
+    field: usize,
+    at: [usize; N],
+    len: usize,
+    slot: usize,
+}
+
+/// Where a node or a run lies: its field and its hyperplane of axis 0.
+trait Placed {
+    fn field(&self) -> usize;
+    fn row(&self) -> Option<usize>;
+}
+
+impl<const N: usize> Placed for Node<N> {
+    fn field(&self) -> usize {
+        self.field
+    }
+    fn row(&self) -> Option<usize> {
+        self.at.first().copied()
+    }
+}
+
+impl<const N: usize> Placed for Run<N> {
+    fn field(&self) -> usize {
+        self.field
+    }
+    fn row(&self) -> Option<usize> {
+        self.at.first().copied()
+    }
+}
+
+/// The nodes of `samples` (sorted by hyperplane, their slots their indices) as runs.
+fn runs<const N: usize>(samples: &[Node<N>]) -> Vec<Run<N>> {
+    let mut runs: Vec<Run<N>> = Vec::new();
+    for n in samples {
+        if let Some(last) = runs.last_mut() {
+            let along = N >= 2 && last.field == n.field && last.at[..N - 1] == n.at[..N - 1];
+            if along && last.at[N - 1] + last.len == n.at[N - 1] && last.slot + last.len == n.index {
+                last.len += 1;
+                continue;
+            }
+        }
+        runs.push(Run { field: n.field, at: n.at, len: 1, slot: n.index });
+    }
+    runs
+}
+
 /// The injections and samples of one call, and the staging of its samples.
 pub(in crate::stencil) struct PointPlan<'a, B: Backend, T: Float, const N: usize> {
     /// Sorted (stably) by hyperplane, so in the order `Points::inject` adds them per node.
     injections: Vec<Node<N>>,
     /// Per source set, its series' first `steps` rows, row by row.
     amplitudes: Vec<(Vec<T>, usize)>,
-    /// Sorted (stably) by hyperplane.
-    samples: Vec<Node<N>>,
+    /// The sample nodes (one slot each per step), in runs sorted by hyperplane.
+    samples: usize,
+    runs: Vec<Run<N>>,
     /// Per recording set: the record, and per point its nodes' slots and weights.
     records: Vec<(ArrayViewMut<'a, T, 2>, PointSlots)>,
     /// `STAGED_STEPS` blocks of one slot per sample node (empty without receivers), owned here
@@ -198,18 +249,16 @@ where
         // At most `STAGED_STEPS` rows of the samples (`Points` hold at most `2^N` nodes per point,
         // each a slot): no product of lengths held in memory overflows.
         let len = STAGED_STEPS.min(steps.max(1)) * samples.len();
+        let runs = runs(&samples);
         let mut staging = Array::try_zeros_in(&B::allocator_of_handle(like.handle), [len])?;
         let slots = staging.desc_mut();
-        Ok(PointPlan { injections, amplitudes, samples, records, _staging: staging, slots })
+        Ok(PointPlan { injections, amplitudes, samples: samples.len(), runs, records, _staging: staging, slots })
     }
 
-    /// The nodes of `list` on hyperplanes `rows` of field `f`.
-    fn on(list: &[Node<N>], f: usize, rows: Range<usize>) -> impl Iterator<Item = &Node<N>> {
-        let start = list.partition_point(|n| n.at.first().is_some_and(|&i| i < rows.start));
-        list[start..]
-            .iter()
-            .take_while(move |n| n.at.first().is_none_or(|&i| i < rows.end))
-            .filter(move |n| n.field == f)
+    /// The nodes (or runs) of `list` on hyperplanes `rows` of field `f`.
+    fn on<X: Placed>(list: &[X], f: usize, rows: Range<usize>) -> impl Iterator<Item = &X> {
+        let start = list.partition_point(|n| n.row().is_some_and(|i| i < rows.start));
+        list[start..].iter().take_while(move |n| n.row().is_none_or(|i| i < rows.end)).filter(move |n| n.field() == f)
     }
 }
 
@@ -219,7 +268,7 @@ where
     T: Float,
 {
     fn pass_steps(&self) -> usize {
-        if self.samples.is_empty() {
+        if self.samples == 0 {
             usize::MAX
         } else {
             STAGED_STEPS
@@ -244,26 +293,33 @@ where
                 crate::ops::elementwise::update_unary(ScalarRight(tokens::Add, T::from_f64(n.weight) * a), node(n.at))
             }?;
         }
-        if self.samples.is_empty() {
+        if self.samples == 0 {
             return Ok(());
         }
-        let block = (step - 1) * self.samples.len();
+        let block = (step - 1) * self.samples;
         let dev = B::handle_device(dst.handle);
-        for n in Self::on(&self.samples, f, rows) {
-            let slot = self.slots.narrowed(0, block + n.index, 1);
-            let slot = Desc { handle: slot.handle, shape: [1; N], strides: [0; N] };
-            // SAFETY: the slot is this step's and node's alone (`step` within the staged steps,
-            // the caller's contract), written by no other call; the node as above.
-            unsafe { B::copy(&dev, slot, node(n.at)) }?;
+        for run in Self::on(&self.runs, f, rows) {
+            let slots = self.slots.narrowed(0, block + run.slot, run.len);
+            let mut shape = [1; N];
+            let mut strides = [0; N];
+            if let (Some(last), Some(step)) = (shape.last_mut(), strides.last_mut()) {
+                (*last, *step) = (run.len, 1);
+            }
+            let slots = Desc { handle: slots.handle, shape, strides };
+            let nodes = (0..N).fold(dst, |d, k| d.narrowed(k, run.at[k], if k + 1 == N { run.len } else { 1 }));
+            // SAFETY: the slots are this step's and these nodes' alone (`step` within the staged
+            // steps, the caller's contract), written by no other call; the nodes as above (a
+            // run's nodes follow one another along the last axis, all in the interior).
+            unsafe { B::copy(&dev, slots, nodes) }?;
         }
         Ok(())
     }
 
     fn flush(&mut self, first: usize, steps: usize) -> Result<()> {
-        if self.samples.is_empty() || steps == 0 {
+        if self.samples == 0 || steps == 0 {
             return Ok(());
         }
-        let count = self.samples.len();
+        let count = self.samples;
         let staged = self.slots.narrowed(0, 0, steps * count);
         let records = &mut self.records;
         // SAFETY: the staging array is live, contiguous and written by the finished pass only.
