@@ -198,3 +198,49 @@ fn rotating_moves_no_data() {
     let [u] = state.into_fields();
     assert_eq!(u[[1]], 3.0);
 }
+
+/// A state that owns its halo (`from_interiors`) steps as the same state padded by hand, its
+/// coefficient field given unpadded where the stencil reads it only at the point.
+#[test]
+fn a_state_owning_its_halo_steps_as_one_padded_by_hand() {
+    use cnda::stencil::{pad_axes, PadMode};
+    for (shape, steps, periodic) in [([7, 9], 5, false), ([60, 11], 9, true), ([3, 3], 2, false)] {
+        let (u, um) = (field(shape, 1), field(shape, 2));
+        let m = field(shape, 3).map(|x| 1.0 + 0.2 * x);
+        let zero = [PadMode::Constant(0.0); 2];
+        let b = if periodic { [Boundary::Periodic; 2] } else { [Boundary::Neumann; 2] };
+        let mut by_hand = State::from_levels([[pad_axes(&u, [2, 2], zero), pad_axes(&um, [2, 2], zero)]]);
+        Wave.apply_steps_with(&mut by_hand, steps, &pad_axes(&m, [2, 2], zero), (0.05,), b);
+        let mut owning = State::from_interior_levels([[u, um]], [2, 2]);
+        assert_eq!(owning.halo(), Some([2, 2]));
+        Wave.apply_steps_with(&mut owning, steps, &m, (0.05,), b);
+        for l in 0..2 {
+            assert_eq!(owning.level(0, l), by_hand.level(0, l), "{shape:?} level {l}");
+            assert_eq!(owning.interior_level(0, l).shape(), shape);
+        }
+        assert_eq!(owning.interior(0).to_owned(), by_hand.level(0, 0).slice(s![2..-2, 2..-2]).to_owned());
+    }
+}
+
+/// A state owning a halo other than the stencil's radius, or a coefficient field of the
+/// interior's shape that the stencil reads off the point, is refused before any step.
+#[test]
+fn an_owned_halo_must_be_the_radius() {
+    let inner = || Array::<f64, 2>::ones([6, 6]);
+    let mut state = State::from_interior_levels([[inner(), inner()]], [1, 2]);
+    let e = Wave.try_apply_steps_with(&mut state, 2, &inner(), (0.1,), [Boundary::Fixed; 2]).unwrap_err();
+    assert!(e.to_string().contains("owns a halo of [1, 2] points but the stencil's radius is [2, 2]"), "{e}");
+    let shifted = stencil!(|u, k; a: T| u[0, 0] + a * (k[1, 0] - u[0, 1]));
+    let mut state = State::from_interiors([inner()], [1, 1]);
+    let e = shifted.try_apply_steps_with(&mut state, 2, &inner(), (0.1,), [Boundary::Fixed; 2]).unwrap_err();
+    assert!(
+        e.to_string().contains(
+            "coefficient field `k` has the interior's shape [6, 6], but the stencil reads it at offset [1, 0]"
+        ),
+        "{e}"
+    );
+    let e =
+        shifted.try_apply_steps_with(&mut state, 2, &Array::ones([7, 7]), (0.1,), [Boundary::Fixed; 2]).unwrap_err();
+    assert!(matches!(e, cnda::Error::ShapeMismatch { .. }), "{e}");
+    assert!(state.interior(0).iter().all(|&x| x == 1.0), "nothing ran");
+}

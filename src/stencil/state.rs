@@ -6,10 +6,15 @@
 
 use smallvec::SmallVec;
 
+use super::halo::try_pad_axes;
+use super::pad::PadMode;
 use crate::array::Array;
+use crate::check::DefaultCheck;
 use crate::element::Pod;
 use crate::error::{or_panic, Error, Result};
 use crate::kernel::{Backend, CopyKernels, Cpu, Desc};
+use crate::layout::Strided;
+use crate::view::{Shared, View};
 
 /// `M` fields (a system's unknowns) at `L` time levels each, plus a scratch array per field, on
 /// backend `B`. A time stepper (`apply_steps` of a stencil that [`Evolves<M, L>`](super::Evolves))
@@ -32,6 +37,8 @@ pub struct State<T: Pod, const N: usize, const M: usize = 1, const L: usize = 1,
     slots: Vec<Array<T, N, B>>,
     /// The ring position of every field's newest level.
     head: usize,
+    /// The halo the arrays were padded with (`from_interiors`), when the state owns it.
+    halo: Option<[usize; N]>,
 }
 
 impl<T: Pod, const N: usize, const M: usize, const L: usize, B: CopyKernels> State<T, N, M, L, B> {
@@ -85,7 +92,61 @@ impl<T: Pod, const N: usize, const M: usize, const L: usize, B: CopyKernels> Sta
             ring.extend(older.into_iter().rev());
             slots.extend(ring);
         }
-        Ok(State { slots, head: 0 })
+        Ok(State { slots, head: 0, halo: None })
+    }
+}
+
+impl<T: Pod, const N: usize, const M: usize, const L: usize, B: CopyKernels> State<T, N, M, L, B> {
+    /// Starts from each field's levels *without* halos: every array padded by `halo[k]` points
+    /// at both ends of axis `k` (zeros, which the steppers' boundaries then fill), so neither
+    /// the caller's arrays nor what it reads back ([`State::interior`]) carry a halo. The
+    /// steppers require the halo to be the stencil's radius (`Stencil::RADIUS` of a `stencil!`,
+    /// the widest stage's for [`Stages`](super::Stages)), and then also take coefficient fields
+    /// of the interior's shape, where the stencil reads them only at the point itself.
+    ///
+    /// ```
+    /// use cnda::prelude::*;
+    /// use cnda::stencil::{Boundary, State};
+    ///
+    /// stencil! {
+    ///     #[levels(2)]
+    ///     struct Wave = |u, um, c| 2.0 * u[0, 0] - um[0, 0] + c[0, 0] * laplace(u, 4);
+    /// }
+    /// let pulse = Array::from_fn([30, 40], |[i, j]| if (i, j) == (15, 20) { 1.0 } else { 0.0 });
+    /// let mut state = State::from_interior_levels([[pulse.clone(), pulse]], Wave::RADIUS);
+    /// let c = Array::<f64, 2>::full([30, 40], 0.2); // unpadded too: read only at the point
+    /// Wave.apply_steps_with(&mut state, 8, &c, (), [Boundary::Fixed; 2]);
+    /// assert_eq!(state.interior(0).shape(), [30, 40]);
+    /// assert!(state.interior(0)[[15, 27]] != 0.0);
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// As [`State::try_from_interior_levels`] errs.
+    #[track_caller]
+    pub fn from_interior_levels(levels: [[Array<T, N, B>; L]; M], halo: [usize; N]) -> Self {
+        or_panic(Self::try_from_interior_levels(levels, halo))
+    }
+
+    /// [`State::from_interior_levels`], returning errors.
+    ///
+    /// # Errors
+    ///
+    /// As [`State::try_from_levels`]; `Error::Overflow` or `Error::Alloc` for the padded arrays.
+    pub fn try_from_interior_levels(levels: [[Array<T, N, B>; L]; M], halo: [usize; N]) -> Result<Self> {
+        let zero = PadMode::Constant(T::zeroed());
+        let mut padded: Vec<[Array<T, N, B>; L]> = Vec::with_capacity(M);
+        for field in &levels {
+            let mut each: Vec<Array<T, N, B>> = Vec::with_capacity(L);
+            for level in field {
+                each.push(try_pad_axes(level, halo, [zero; N])?);
+            }
+            padded.push(each.try_into().unwrap_or_else(|_| unreachable!("L levels")));
+        }
+        let padded: [[Array<T, N, B>; L]; M] = padded.try_into().unwrap_or_else(|_| unreachable!("M fields"));
+        let mut state = Self::try_from_levels(padded)?;
+        state.halo = Some(halo);
+        Ok(state)
     }
 }
 
@@ -99,6 +160,16 @@ impl<T: Pod, const N: usize, const M: usize, B: CopyKernels> State<T, N, M, 1, B
     pub fn from_fields(fields: [Array<T, N, B>; M]) -> Self {
         or_panic(Self::try_from_levels(fields.map(|f| [f])))
     }
+
+    /// [`State::from_interior_levels`] of one level of each of `fields`.
+    ///
+    /// # Panics
+    ///
+    /// As [`State::try_from_interior_levels`] errs.
+    #[track_caller]
+    pub fn from_interiors(fields: [Array<T, N, B>; M], halo: [usize; N]) -> Self {
+        or_panic(Self::try_from_interior_levels(fields.map(|f| [f]), halo))
+    }
 }
 
 impl<T: Pod, const N: usize, const M: usize, const L: usize, B: Backend> State<T, N, M, L, B> {
@@ -108,6 +179,53 @@ impl<T: Pod, const N: usize, const M: usize, const L: usize, B: Backend> State<T
         assert!(f < M, "field {f} of a state of {M} fields");
         let ring = L + 1;
         f * ring + (self.head as isize + d).rem_euclid(ring as isize) as usize
+    }
+
+    /// The halo the state owns (built by [`State::from_interiors`] or
+    /// [`State::from_interior_levels`]); `None` when its arrays came with their halos.
+    pub fn halo(&self) -> Option<[usize; N]> {
+        self.halo
+    }
+
+    /// Field `f`'s newest level without the halo the state owns (the whole array when it owns
+    /// none).
+    ///
+    /// # Panics
+    ///
+    /// When `f >= M`.
+    pub fn interior(&self, f: usize) -> View<'_, T, N, Shared, B, Strided, DefaultCheck> {
+        self.interior_level(f, 0)
+    }
+
+    /// Level `l` of field `f` without the halo the state owns.
+    ///
+    /// # Panics
+    ///
+    /// When `f >= M` or `l >= L`.
+    pub fn interior_level(&self, f: usize, l: usize) -> View<'_, T, N, Shared, B, Strided, DefaultCheck> {
+        let halo = self.halo.unwrap_or([0; N]);
+        let level = self.level(f, l);
+        let shape = level.shape();
+        (0..N).fold(level.view().into_strided(), |v, k| {
+            v.try_narrow(k, halo[k], shape[k] - 2 * halo[k]).expect("the halo lies inside the padded array")
+        })
+    }
+
+    /// The steppers' check: a state that owns its halo is stepped by stencils of that radius.
+    ///
+    /// # Errors
+    ///
+    /// `Error::Layout` otherwise.
+    pub(crate) fn check_halo(&self, op: &'static str, radius: [usize; N]) -> Result<()> {
+        match self.halo {
+            Some(halo) if halo != radius => Err(Error::Layout {
+                op,
+                reason: format!("the state owns a halo of {halo:?} points but the stencil's radius is {radius:?}"),
+                fix: "build the state with the stencil's radius as its halo (`Stencil::RADIUS` of a `stencil!`, \
+                      the widest stage's for `Stages`)",
+            }),
+            _ => Ok(()),
+        }
     }
 
     /// Field `f`'s newest level.
@@ -176,7 +294,7 @@ impl<T: Pod, const N: usize, const M: usize, const L: usize, B: Backend> State<T
     /// count.
     pub(crate) fn from_ring(ring: Vec<Array<T, N, B>>) -> Self {
         assert_eq!(ring.len(), M * (L + 1), "one array per level and a scratch per field");
-        State { slots: ring, head: 0 }
+        State { slots: ring, head: 0, halo: None }
     }
 
     /// Every field's newest level, consuming the state.

@@ -84,10 +84,15 @@ coefficient_tuple!(6; A 0, C 1, D 2, E 3, F 4);
 coefficient_tuple!(7; A 0, C 1, D 2, E 3, F 4, G 5);
 coefficient_tuple!(8; A 0, C 1, D 2, E 3, F 4, G 5, H 6);
 
+/// A coefficient field and where the state's index 0 lies in it.
+type Shifted<B, T, const N: usize> = (Desc<B, T, N>, [usize; N]);
+
 /// A `stencil!` stencil's sweep over a region: the evolving fields' levels and outputs (from
 /// the plan), and the coefficient fields narrowed to the same region.
 pub(super) struct ExprSweep<'p, S: Stencil<T, N>, B: Backend, T: Scalar, const N: usize> {
-    coefficients: SmallVec<[Desc<B, T, N>; 3]>,
+    /// Each coefficient field, and where the state's index 0 lies in it: 0 for one of the
+    /// state's shape, the state's halo for one of its interior's (`State::from_interiors`).
+    coefficients: SmallVec<[Shifted<B, T, N>; 3]>,
     params: &'p S::Params,
     stencil: PhantomData<S>,
 }
@@ -109,10 +114,9 @@ impl<'p, S: Stencil<T, N>, B: Backend, T: Scalar, const N: usize> ExprSweep<'p, 
         writes: usize,
     ) -> Result<Self> {
         let current = state.field(0);
-        for c in &coefficients {
-            if c.shape != current.shape() {
-                return Err(Error::ShapeMismatch { op, expected: current.shape().to_vec(), got: c.shape.to_vec() });
-            }
+        let mut shifted = SmallVec::new();
+        for (j, c) in coefficients.iter().enumerate() {
+            shifted.push((*c, coefficient_shift::<S, T, N>(op, current.shape(), state.halo(), M * L + j, c.shape)?));
         }
         let devices: SmallVec<[B::Device; 3]> = coefficients.iter().map(|c| B::handle_device(c.handle)).collect();
         crate::ops::output::same_device::<B>(op, &B::handle_device(current.desc().handle), &devices)?;
@@ -131,7 +135,7 @@ impl<'p, S: Stencil<T, N>, B: Backend, T: Scalar, const N: usize> ExprSweep<'p, 
                 fix: "implement `Evolves<M, L>` only for a stencil of M values whose first M * L fields are the levels, and `Stage<M, L>` for one value per written field (as `stencil!` does)",
             });
         }
-        Ok(ExprSweep { coefficients, params, stencil: PhantomData })
+        Ok(ExprSweep { coefficients: shifted, params, stencil: PhantomData })
     }
 }
 
@@ -157,11 +161,22 @@ impl<S: Stencil<T, N>, B: ExprStencilKernels, T: Scalar, const N: usize> Sweep<B
         start: [usize; N],
         shape: [usize; N],
     ) -> Result<()> {
-        let region = |d: Desc<B, T, N>| (0..N).fold(d, |d, k| d.narrowed(k, start[k], shape[k]));
         let mut fields: SmallVec<[Desc<B, T, N>; 8]> = inputs.iter().copied().collect();
-        fields.extend(self.coefficients.iter().map(|&c| region(c)));
-        // SAFETY: the region is interior for the stencil's radius in every field (all of one
-        // shape); one field per name and one output per value (the levels are the state's `M`
+        for &(c, shift) in &self.coefficients {
+            // An interior-shaped coefficient holds the region `shift` earlier; the region must
+            // lie in it (it does when the state's halo is the stencil's radius, `run_steps`).
+            if (0..N).any(|k| start[k] < shift[k] || start[k] - shift[k] + shape[k] > c.shape[k]) {
+                return Err(Error::ShapeMismatch {
+                    op: "stencil apply_steps",
+                    expected: shape.to_vec(),
+                    got: c.shape.to_vec(),
+                });
+            }
+            fields.push((0..N).fold(c, |d, k| d.narrowed(k, start[k] - shift[k], shape[k])));
+        }
+        // SAFETY: the region is interior for the stencil's radius in every field of the state's
+        // shape, and an interior-shaped coefficient field (read only at the point, checked in
+        // `new`) is narrowed to the same points, inside it (checked above); one field per name and one output per value (the levels are the state's `M`
         // fields at `L` levels, the outputs the fields the sweep writes, all `M` or a stage's
         // `WRITES`: checked in `new` and `stages.rs`); the coefficient fields are shared
         // borrows, and the outputs the ring positions the sweep writes, distinct from the
@@ -170,10 +185,56 @@ impl<S: Stencil<T, N>, B: ExprStencilKernels, T: Scalar, const N: usize> Sweep<B
     }
 
     unsafe fn all_steps(&self, dev: &B::Device, fields: [Desc<B, T, N>; 2], steps: usize) -> Result<bool> {
+        if self.coefficients.iter().any(|(_, shift)| *shift != [0; N]) {
+            return Ok(false); // the time-tiled kernels take fields of one shape
+        }
+        let coefficients: SmallVec<[Desc<B, T, N>; 3]> = self.coefficients.iter().map(|&(c, _)| c).collect();
         // SAFETY: the caller's contract; the coefficient fields are shared borrows of the
-        // evolving field's shape (checked in `new`), distinct from the buffer's two fields.
-        unsafe { B::expression_steps::<S, T, N>(dev, fields, &self.coefficients, self.params, steps) }
+        // evolving field's shape (checked in `new`, none shifted), distinct from the buffer's two
+        // fields.
+        unsafe { B::expression_steps::<S, T, N>(dev, fields, &coefficients, self.params, steps) }
     }
+}
+
+/// Where the state's index 0 lies in the stencil's field `field`, a coefficient field of `shape`:
+/// at 0 for one of the state's shape; at the state's halo for one of its interior's shape (a
+/// state that owns its halo, `State::from_interiors`) that the stencil reads only at the point.
+///
+/// # Errors
+///
+/// `Error::ShapeMismatch` otherwise; `Error::Layout` for an interior-shaped field read off the
+/// point.
+fn coefficient_shift<S: Stencil<T, N>, T: Scalar, const N: usize>(
+    op: &'static str,
+    state: [usize; N],
+    halo: Option<[usize; N]>,
+    field: usize,
+    shape: [usize; N],
+) -> Result<[usize; N]> {
+    if shape == state {
+        return Ok([0; N]);
+    }
+    if let Some(halo) = halo {
+        let interior = (0..N).all(|k| halo[k].checked_mul(2).and_then(|h| state[k].checked_sub(h)) == Some(shape[k]));
+        let off = S::TAPS.iter().find(|t| t.field == field && t.offset.iter().any(|&o| o != 0));
+        match (interior, off) {
+            (true, None) => return Ok(halo),
+            (true, Some(tap)) => {
+                return Err(Error::Layout {
+                    op,
+                    reason: format!(
+                        "coefficient field `{}` has the interior's shape {shape:?}, but the stencil reads it at \
+                         offset {:?}, in the halo it does not have",
+                        S::FIELDS.get(field).copied().unwrap_or("?"),
+                        tap.offset
+                    ),
+                    fix: "pass it padded to the state's shape (`stencil::pad`), or read it only at the point",
+                });
+            }
+            (false, _) => {}
+        }
+    }
+    Err(Error::ShapeMismatch { op, expected: state.to_vec(), got: shape.to_vec() })
 }
 
 /// `steps` sweeps of `S` over `state` with `boundaries`, `coefficients` read by every sweep.

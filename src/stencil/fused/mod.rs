@@ -149,6 +149,7 @@ where
     S: Sweep<B, T, N>,
 {
     assert_eq!(boundaries.len(), M, "one `Boundaries` per field");
+    state.check_halo(op, sweep.radius())?;
     let mut rings = Rings::new(state.rings_mut(), M, L + 1);
     if let Some(stages) = sweep.stages() {
         rings = rings.staged(stages);
