@@ -40,6 +40,13 @@ stencil! {
 }
 
 stencil! {
+    /// The same wave with the 8th-order Laplacian: radius 4, so blocks of a few hyperplanes per
+    /// call (`CNDA_FUSED_BLOCK`) lag by more than one block.
+    #[levels(2)]
+    pub struct Wave8 = |u, um, m; c: T| 1.9 * u[0, 0] - 0.9 * um[0, 0] + c * m[0, 0] * laplace(u, 8);
+}
+
+stencil! {
     /// Three levels, the older ones read off the centre.
     #[levels(3)]
     pub struct ThreeLevels = |u, u1, u2; a: T| u[0, 0] + a * (u1[1, 0] - u2[0, -1]) + 0.25 * (u[0, 1] - u2[-1, 0]);
@@ -109,6 +116,30 @@ proptest! {
             }
             let _ = parallel;
             Wave.apply_steps_with(&mut state, steps, &m, (0.05,), b);
+        });
+        same(state, &want)?;
+    }
+
+    /// The radius-4 wave, Neumann walls among the boundaries (a mirrored axis 0 refreshed after
+    /// the block holding its fourth hyperplane).
+    #[test]
+    fn a_radius_four_wave_steps_as_separate_sweeps(
+        n0 in prop_oneof![1usize..20, 40usize..300], n1 in 1usize..14, steps in 0usize..10,
+        picks in any::<[u8; 4]>(), periodic in any::<[bool; 2]>(), seed in 0u64..50, threads in 1usize..4,
+    ) {
+        let shape = [n0, n1];
+        let (u, um, m) = (field(shape, seed), field(shape, seed + 3), field(shape, seed + 7).map(|x| 1.0 + 0.2 * x));
+        let b = boundaries(picks, periodic);
+        let mut want = Rings::new(&[vec![u.clone(), um.clone()]]);
+        want.run(steps, [4, 4], &[b], |levels, out| Wave8.apply((levels[0], levels[1], &m), &mut out[0], (0.02,)));
+        let mut state = State::from_levels([[u, um]]);
+        on_threads(threads, |parallel| {
+            #[cfg(feature = "rayon")]
+            if parallel {
+                return Wave8.par_apply_steps_with(&mut state, steps, &m, (0.02,), b);
+            }
+            let _ = parallel;
+            Wave8.apply_steps_with(&mut state, steps, &m, (0.02,), b);
         });
         same(state, &want)?;
     }

@@ -135,6 +135,18 @@ fn stage_writes(names: &[Ident], fields: &[Ident], levels: usize, values: usize)
         }
         state_fields.push(i / levels);
     }
+    let last = state_fields.last().copied().unwrap_or(0);
+    if fields.len() < (last + 1) * levels {
+        let msg = format!(
+            "`{}` is field {last} of the state, whose levels are fields {} to {} of the stencil, but it names {} \
+             fields: name every level of the state's fields (`#[levels({levels})]`) before the coefficient fields",
+            names[names.len() - 1],
+            last * levels,
+            (last + 1) * levels - 1,
+            fields.len()
+        );
+        return Err(Error::new_spanned(&names[names.len() - 1], msg));
+    }
     Ok(state_fields)
 }
 

@@ -21,7 +21,7 @@ use crate::view::{ArrayView, ArrayViewMut};
 /// So a source term is part of the step that writes its field (later stages of the step read
 /// it), and a receiver sees the field after the step. The result is bit for bit the same as
 /// stepping once, injecting and sampling, `steps` times; on the CPU it happens inside the fused
-/// wavefront, right after each hyperplane is computed. The series and records are host arrays
+/// wavefront, right after each block of hyperplanes is computed. The series and records are host arrays
 /// of at least `steps` rows and one column per point, whatever the backend; every node of every
 /// point must lie in the interior (not in the halo, which boundaries overwrite).
 ///

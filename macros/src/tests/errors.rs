@@ -333,6 +333,10 @@ fn writes_attribute() {
     rejects("#[writes(v, u)] |u, v| (u[0], v[0])", "once each and in the stencil's order");
     rejects("#[writes(u, u)] |u, v| (u[0], v[0])", "once each and in the stencil's order");
     rejects("#[inline] |u| u[0]", "`#[levels(..)]` and `#[writes(..)]`");
+    rejects(
+        "#[levels(2)] #[writes(v)] |u, um, v| u[0] + v[0]",
+        "`v` is field 1 of the state, whose levels are fields 2 to 3",
+    );
 }
 
 #[test]

@@ -45,7 +45,7 @@ const POINTS_PER_CALL: usize = 4096;
 const MOST_ROWS: usize = 64;
 
 /// The hyperplanes of axis 0 the wavefront computes per call for hyperplanes of `points`
-/// interior points each: enough for `POINTS_PER_CALL` (`CNDA_FUSED_BLOCK` sets it).
+/// interior points each (the plan caps it at the interior's hyperplanes): enough for `POINTS_PER_CALL` (`CNDA_FUSED_BLOCK` sets it).
 ///
 /// # Errors
 ///

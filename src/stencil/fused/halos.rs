@@ -78,7 +78,7 @@ impl<B: CopyKernels, T: Pod, const N: usize, S: Sweep<B, T, N>> Plan<'_, B, T, N
             }
             // A mirrored side of axis 0 mirrors the `R` interior hyperplanes next to it: refilled
             // once the last of them is computed, before sweep `t + 1` reads the halo (a lag
-            // later), and after sweep `t - 1` has read the halo it replaces.
+            // later), and after the earlier sweeps have read the halo it replaces.
             let (interior, r) = (&self.interior[0], self.radius[0]);
             if r > 0 && rows.contains(&(interior.start + r - 1)) && b.mirrors(0, Side::Low) {
                 b.fill(&self.dev, dst, 0, Side::Low, r, Which::Following)?;

@@ -17,7 +17,11 @@
 //! level, a `DoubleBuffer`): sweep `t` reads the `L` sweeps before it and writes the array sweep
 //! `t - L - 1` wrote, overwriting its hyperplane `i` only after every reader of it (sweeps
 //! `t - L ..= t - 1` at hyperplanes up to `i + R`; the last of them, sweep `t - 1` at `i + R`,
-//! earlier in the same step) has run. Each hyperplane is computed by the backend's stencil kernel
+//! earlier in the same step) has run. A step of `S` stages is `S` consecutive sweeps, each
+//! writing some fields (`rings.rs`): a sweep then reads back at most `L S` sweeps, the array it
+//! overwrites was last read `S` sweeps before it, and every earlier sweep is as far ahead on
+//! the wavefront, so the same order serves. The wavefront's unit may be a block of
+//! hyperplanes, with the lag in blocks (`Plan::unit`). Each hyperplane is computed by the backend's stencil kernel
 //! with the same taps in the same order as a whole sweep, so the results are identical, not
 //! merely close.
 
@@ -273,7 +277,8 @@ unsafe fn run_rings<B: CopyKernels, T: Pod, const N: usize, S: Sweep<B, T, N>>(
     let mut depth = sweeps;
     if let Some(schedule) = &plan.schedule {
         // The window is the schedule's lag in units of `block` hyperplanes per sweep.
-        let unit = fields[0].shape[1..].iter().product::<usize>().saturating_mul(size_of::<T>() * plan.block);
+        let unit =
+            fields[0].shape[1..].iter().product::<usize>().saturating_mul(size_of::<T>()).saturating_mul(plan.block);
         depth = depth::pass_depth(op, unit, in_flight, schedule.lag(), sweeps)?;
     }
     drop(plan);
@@ -417,7 +422,8 @@ impl<'s, B: CopyKernels, T: Pod, const N: usize, S: Sweep<B, T, N>> Plan<'s, B, 
         // The wavefront's unit: a block of hyperplanes, as many as make a call long enough to
         // pay for itself (one on a periodic axis 0, whose seam the blocks would not tile).
         let periodic = boundaries[0].periodic(0);
-        let block = if periodic { 1 } else { depth::block_rows(op, shape[1..].iter().product())? };
+        let points = interior[1..].iter().map(|r| r.len()).product();
+        let block = if periodic { 1 } else { depth::block_rows(op, points)?.min(rows.len()) };
         let (blocks, lag) = (rows.len().div_ceil(block), radius[0].div_ceil(block));
         let schedule = (sweep.wavefront() && !mirrors_short).then(|| match periodic {
             true => Schedule::new(rows, sweeps, radius[0], true),
@@ -500,11 +506,11 @@ impl<'s, B: CopyKernels, T: Pod, const N: usize, S: Sweep<B, T, N>> Plan<'s, B, 
     ///
     /// # Safety
     ///
-    /// As for `run_unfused`, and every unit of the sweeps `t - L ..= t - 1` within the
-    /// schedule's lag of `i` (which cover the hyperplanes within `R` of the unit's) is computed
-    /// (with its halos) and not yet overwritten, and no later computation reads unit `i` of
-    /// sweep `t - L - 1` (the schedule's order: sweep `t - 1` at unit `i + lag`, the last reader,
-    /// runs earlier in the same wavefront step, and the older sweeps earlier still).
+    /// As for `run_unfused`, and every unit of every earlier sweep that `t` reads (back to `L S`
+    /// sweeps for `S` stages) within the schedule's lag of `i` (which covers the hyperplanes
+    /// within `R` of the unit's) is computed (with its halos) and not yet overwritten, and no
+    /// later computation reads unit `i` of the arrays `t` overwrites (their last reader, sweep
+    /// `t - S` at most at unit `i + lag`, runs earlier in the wavefront, as every older sweep).
     ///
     /// # Errors
     ///
@@ -566,7 +572,7 @@ impl<'s, B: CopyKernels, T: Pod, const N: usize, S: Sweep<B, T, N>> Plan<'s, B, 
         for t in 1..=self.sweeps {
             for &(part, side) in &seam.sides {
                 for i in parts[part].seam_side(t, side) {
-                    // SAFETY: sweeps `t - L ..= t - 1` are complete, with their halos, near the
+                    // SAFETY: the sweeps `t` reads are complete, with their halos, near the
                     // cut (their wavefront, and this task's previous sweeps), and the sweeps that
                     // overwrite their arrays (`t + 1` and later) have done so on the wavefront
                     // only beyond what this reads (`schedule`).

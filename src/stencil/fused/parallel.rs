@@ -14,7 +14,8 @@ use crate::stencil::{Boundaries, Boundary, DoubleBuffer, LinearStencil};
 
 impl<T: Numeric + Send + Sync, const N: usize, const R: usize, const K: usize> LinearStencil<T, N, R, K> {
     /// [`LinearStencil::apply_steps`] on rayon's threads, as many as its pool has. Where each
-    /// thread gets at least 16 hyperplanes of axis 0 per sweep and unit of the radius, each runs
+    /// thread gets at least 16 units of axis 0 (hyperplanes, or the blocks of them computed per
+    /// call) per sweep and unit of the lag, each runs
     /// the whole wavefront on its own slab of axis 0, and one pass after they join computes the
     /// few hyperplanes near the cuts between slabs; otherwise (at most one thread per sweep) the
     /// sweeps are dealt out in contiguous groups, and the threads run one wavefront as a
@@ -150,8 +151,8 @@ fn groups(steps: usize, threads: usize) -> Vec<Range<usize>> {
 /// The fused sweeps on several threads; see [`LinearStencil::par_apply_steps`]. Two ways, the
 /// same result bit for bit:
 ///
-/// - **Slabs** (when each of rayon's threads gets a slab of at least 16 hyperplanes per sweep
-///   and unit of the radius along axis 0, as `Schedule::slabs` decides): each thread runs the
+/// - **Slabs** (when each of rayon's threads gets a slab of at least 16 units of axis 0,
+///   hyperplanes or blocks of them, per sweep and unit of the lag, as `Schedule::slabs` decides): each thread runs the
 ///   whole wavefront on its own slab, cut where slabs meet, and streams its own part of the grid;
 ///   the threads never wait on each other, and after they join one seam pass computes what the
 ///   cuts left (see `schedule`). No waiting and no hand-off between cores: measured 1.04-1.14x
@@ -190,7 +191,7 @@ where
 /// Why the threads do not race: on its wavefront, a slab's sweep `t` writes only its own
 /// hyperplanes (with their halos along the other axes, and, at an end of the grid that is not
 /// cut, the mirrored halo there, which only that slab reads), and reads the hyperplanes of
-/// sweeps `t - L ..= t - 1` (the `L` levels) within `R` of them. Where those lie in the next
+/// sweeps before it (the `L` levels, back `L S` sweeps for `S` stages) within `R` of them. Where those lie in the next
 /// slab, `t` is 1 (every later sweep stops `(t - 1) R` short of a cut) and they hold the initial
 /// levels (or are the separate source), which no thread writes before the join: the next slab
 /// overwrites an initial level's array only from sweep 2 on, and only from `R` past the cut. So no hyperplane that one thread writes is accessed by another before they
@@ -286,8 +287,8 @@ fn on_threads(count: usize, body: impl Fn(usize, &AtomicBool) -> Result<()> + Sy
 /// hyperplane `i` of its first sweep `t` it waits until thread `p - 1` has published sweep
 /// `t - 1` up to hyperplane `i + lag` (its `progress`, stored with `Release` after the writes and
 /// loaded with `Acquire`). That is the sequential order's dependency, and it also orders every
-/// overwrite after its last reader: sweep `t` at `i` overwrites sweep `t - L - 1` at `i`, whose
-/// readers (sweeps `t - L ..= t - 1` up to `i + R`) are done: sweep `t - 1` up to `i + R` by the
+/// overwrite after its last reader: sweep `t` at `i` overwrites an array whose readers (earlier
+/// sweeps, up to `i + R`; with stages the last is `t - S`) are done: sweep `t - 1` up to `i + R` by the
 /// wait, and each older sweep `t - l` up to `i + l R` by the waits its own successors made; a
 /// thread never waits on a later one. Each
 /// group runs on its own scoped thread, so every waiter's predecessor is running. The halos
@@ -334,9 +335,9 @@ where
                 }
                 // SAFETY: as in `run_sequential`, with the cross-thread order above (a published
                 // progress, never a failure, let this thread past the wait): sweep `t - 1` is
-                // complete up to `i + R` (and the older levels further), and no thread reads the
-                // hyperplane of sweep `t - L - 1` this overwrites; the arrays are the caller's,
-                // borrowed uniquely for the call.
+                // complete up to unit `i + lag` (and the older sweeps further), and no thread
+                // reads the unit of the arrays this overwrites any more; the arrays are the
+                // caller's, borrowed uniquely for the call.
                 unsafe { shared.0.compute(t, i) }?;
                 if t + 1 == levels.end {
                     progress[p].store(i + 1, Ordering::Release);

@@ -1,6 +1,6 @@
 //! Sources and receivers inside the stepper ([`PointIo`](crate::stencil::PointIo)): after a
-//! sweep writes a field on some hyperplanes of axis 0 (one on the wavefront, the whole interior
-//! in a call per sweep), the injections into that field on those hyperplanes, then the samples of
+//! sweep writes a field on some hyperplanes of axis 0 (a unit of the wavefront, the whole
+//! interior in a call per sweep), the injections into that field on those hyperplanes, then the samples of
 //! it there. A sample's node values are copied into a staging array on the fields' device, one
 //! slot per step, receiver and node, and combined on the host after each pass in the order
 //! [`Points::sample`] adds them; so the work on a hyperplane touches only that hyperplane and
@@ -361,7 +361,7 @@ fn interior<const N: usize>(
 ) -> Result<()> {
     for q in 0..points.len() {
         for &(at, _) in points.nodes(q) {
-            if let Some(axis) = (0..N).find(|&k| at[k] < radius[k] || at[k] + radius[k] >= shape[k]) {
+            if let Some(axis) = (0..N).find(|&k| at[k] < radius[k] || at[k] >= shape[k].saturating_sub(radius[k])) {
                 let reason = format!(
                     "at {:?} needs node {at:?}, which is not in the interior of a field of shape {shape:?} with \
                      halos {radius:?} wide (axis {axis}): the boundaries overwrite the halo every step, so move the \
