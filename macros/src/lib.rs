@@ -18,6 +18,7 @@ mod literal;
 mod lower;
 mod parse;
 mod reject;
+mod stage;
 mod typing;
 
 #[cfg(test)]
