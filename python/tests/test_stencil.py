@@ -142,10 +142,12 @@ def test_big_grids_run_threaded_with_the_same_bits():
 
 def test_the_interpreter_lock_is_released_while_the_steps_run():
     u = field((1024, 1024), np.float64, 11)
+    # Long enough that the scheduler's own pauses of this thread (tens of milliseconds when the
+    # stepper's threads fill both cores) stay well below half of it.
     started = time.perf_counter()
-    cnda.stencil(u, steps=20)
+    cnda.stencil(u, steps=200)
     duration = time.perf_counter() - started
-    worker = threading.Thread(target=lambda: cnda.stencil(u, steps=20))
+    worker = threading.Thread(target=lambda: cnda.stencil(u, steps=200))
     gaps, last = [], time.perf_counter()
     worker.start()
     while worker.is_alive():
