@@ -314,4 +314,14 @@ impl<D: Device> Harness for DeviceHarness<D> {
         let (levels, record) = crate::system_cases::point_steps(levels.map(|f| D::upload(f)), a, steps, b);
         (levels.map(|f| D::download(&f)), record)
     }
+
+    fn staged_point_steps<T: Scalar>(
+        fields: [&Array<T, 2>; 4],
+        a: T,
+        steps: usize,
+        b: [[Boundary<T>; 2]; 2],
+    ) -> ([Array<T, 2>; 3], Array<T, 2>) {
+        let (fields, record) = crate::system_cases::staged_point_steps(fields.map(|f| D::upload(f)), a, steps, b);
+        (fields.map(|f| D::download(&f)), record)
+    }
 }

@@ -208,6 +208,13 @@ pub trait Harness {
         steps: usize,
         b: [[Boundary<T>; 2]; 2],
     ) -> ([Array<T, 2>; 2], Array<T, 2>);
+    /// [`staged_point_steps`](crate::system_cases::staged_point_steps) on this backend.
+    fn staged_point_steps<T: Scalar>(
+        fields: [&Array<T, 2>; 4],
+        a: T,
+        steps: usize,
+        b: [[Boundary<T>; 2]; 2],
+    ) -> ([Array<T, 2>; 3], Array<T, 2>);
 }
 
 stencil! {
@@ -554,6 +561,15 @@ impl Harness for CpuHarness {
         b: [[Boundary<T>; 2]; 2],
     ) -> ([Array<T, 2>; 2], Array<T, 2>) {
         crate::system_cases::point_steps(levels.map(Array::clone), a, steps, b)
+    }
+
+    fn staged_point_steps<T: Scalar>(
+        fields: [&Array<T, 2>; 4],
+        a: T,
+        steps: usize,
+        b: [[Boundary<T>; 2]; 2],
+    ) -> ([Array<T, 2>; 3], Array<T, 2>) {
+        crate::system_cases::staged_point_steps(fields.map(Array::clone), a, steps, b)
     }
 }
 

@@ -2,8 +2,8 @@
 //! fields in one pass, on every view of the first field and of the second output, against a naive
 //! loop per output in `T`, one rounding per operation in the source's order; and time steps of
 //! systems (`System` stepping three fields, `Leapfrog` one field at two levels, `StageOne` then
-//! `StageTwo` as staged steps of three fields, `Leapfrog` with sources and receivers) with
-//! per-side boundaries against the CPU's
+//! `StageTwo` as staged steps of three fields, `Leapfrog` and the stages with sources and
+//! receivers) with per-side boundaries against the CPU's
 //! (itself checked against separate sweeps in tests/stencil_systems.rs and
 //! tests/stencil_stages.rs).
 
@@ -114,6 +114,15 @@ fn system_time_steps_for<H: Harness, T: Scalar>() {
                 }
                 let what = format!("{} point steps {steps} record {shape:?}", H::NAME);
                 check_matrix(&what, &got_record, |ix| to_f64(want_record[ix]), got_record.shape(), tol);
+                let staged = [refs[0], refs[1], refs[2], refs[3]];
+                let (got, got_record) = H::staged_point_steps(staged, a, steps, b);
+                let (want, want_record) = CpuHarness::staged_point_steps(staged, a, steps, b);
+                for (f, (got, want)) in got.iter().zip(&want).enumerate() {
+                    let what = format!("{} staged point steps {steps} field {f} {shape:?}", H::NAME);
+                    check_matrix(&what, got, |ix| to_f64(want[ix]), shape, tol);
+                }
+                let what = format!("{} staged point steps {steps} record {shape:?}", H::NAME);
+                check_matrix(&what, &got_record, |ix| to_f64(want_record[ix]), got_record.shape(), tol);
             }
             let staged = [refs[0], refs[1], refs[2], refs[3]];
             let got = H::staged_steps(staged, a, steps, b);
@@ -150,4 +159,37 @@ where
     let io = PointIo::new(b).inject(&sources, 0, wavelet.view()).record(&receivers, 0, record.view_mut());
     crate::harness::Leapfrog.apply_steps_with(&mut state, steps, &k, (a,), io);
     ([state.level(0, 0).to_owned(), state.level(0, 1).to_owned()], record)
+}
+
+/// [`StageOne`](crate::harness::StageOne) then [`StageTwo`](crate::harness::StageTwo) (as
+/// `staged_steps`) with a source injected into the second field (written by the first stage,
+/// read by the second in the same step) and receivers of the first field (written by the
+/// second stage): the three fields and the record.
+pub fn staged_point_steps<T: Scalar, B>(
+    fields: [Array<T, 2, B>; 4],
+    a: T,
+    steps: usize,
+    b: [[Boundary<T>; 2]; 2],
+) -> ([Array<T, 2, B>; 3], Array<T, 2>)
+where
+    B: cnda::kernel::ExprStencilKernels,
+{
+    use cnda::stencil::{PointIo, Points, Stages, State};
+    let [u, v, w, k] = fields;
+    let [rows, cols] = u.shape();
+    let (r, c) = ((rows / 2) as f64, (cols / 2) as f64);
+    let sources = Points::new([[r + 0.5, c - 0.25]]);
+    let receivers = Points::new([[r - 0.25, c + 0.5], [r, c], [r, c + 1.0]]);
+    let wavelet = Array::from_fn([steps, 1], |[t, _]| T::from_f64(if t % 2 == 0 { 0.5 } else { -0.125 }));
+    let mut record = Array::<T, 2>::zeros([steps, 3]);
+    let mut state = State::from_fields([u, v, w]);
+    let io = PointIo::new(b).inject(&sources, 1, wavelet.view()).record(&receivers, 0, record.view_mut());
+    Stages((crate::harness::StageOne, crate::harness::StageTwo)).apply_steps_with(
+        &mut state,
+        steps,
+        ((), &k),
+        ((a,), (a,)),
+        io,
+    );
+    (state.into_fields(), record)
 }
