@@ -15,9 +15,12 @@ mod naive_halos;
 mod pool_install;
 #[path = "common/rings.rs"]
 mod rings;
+#[path = "common/stepping.rs"]
+mod stepping;
 
 use naive_halos::boundaries;
 use rings::{same, RefStage, Rings};
+use stepping::{field, on_threads};
 
 stencil! {
     /// Yee's magnetic update: H from the curl of E.
@@ -76,21 +79,6 @@ stencil! {
     /// The middle field from both new outer ones.
     #[writes(b)]
     pub struct Middle = |a, b, c; s: T| b[0, 0] + s * (a[0, -1] * c[1, 0]);
-}
-
-/// Runs `step(false)` (sequential), or `step(true)` (its `par_` form) on `threads` of a pool.
-fn on_threads(threads: usize, step: impl FnOnce(bool) + Send) {
-    #[cfg(feature = "rayon")]
-    if threads > 1 {
-        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
-        return pool_install::install(&pool, || step(true));
-    }
-    let _ = threads;
-    step(false)
-}
-
-fn field(shape: [usize; 2], seed: u64) -> Array<f64, 2> {
-    Array::from_fn(shape, move |[i, j]| ((i as u64 * 31 + j as u64 * 17 + seed) % 23) as f64 * 0.0625 - 0.7)
 }
 
 proptest! {

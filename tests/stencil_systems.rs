@@ -17,9 +17,12 @@ mod pool_install;
 
 #[path = "common/rings.rs"]
 mod rings;
+#[path = "common/stepping.rs"]
+mod stepping;
 
 use naive_halos::boundaries;
 use rings::{same, Rings};
+use stepping::{field, on_threads};
 
 stencil! {
     /// Two species reacting and diffusing (a Gray-Scott-like system), a feed field as
@@ -50,21 +53,6 @@ stencil! {
     /// Three levels, the older ones read off the centre.
     #[levels(3)]
     pub struct ThreeLevels = |u, u1, u2; a: T| u[0, 0] + a * (u1[1, 0] - u2[0, -1]) + 0.25 * (u[0, 1] - u2[-1, 0]);
-}
-
-/// Runs `step(false)` (sequential), or `step(true)` (its `par_` form) on `threads` of a pool.
-fn on_threads(threads: usize, step: impl FnOnce(bool) + Send) {
-    #[cfg(feature = "rayon")]
-    if threads > 1 {
-        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
-        return pool_install::install(&pool, || step(true));
-    }
-    let _ = threads;
-    step(false)
-}
-
-fn field(shape: [usize; 2], seed: u64) -> Array<f64, 2> {
-    Array::from_fn(shape, move |[i, j]| ((i as u64 * 31 + j as u64 * 17 + seed) % 23) as f64 * 0.0625 - 0.7)
 }
 
 proptest! {

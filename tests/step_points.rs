@@ -15,9 +15,12 @@ mod naive_halos;
 mod pool_install;
 #[path = "common/rings.rs"]
 mod rings;
+#[path = "common/stepping.rs"]
+mod stepping;
 
 use naive_halos::boundaries;
 use rings::{same, RefStage, Rings};
+use stepping::{field, on_threads};
 
 stencil! {
     /// A damped wave at two levels over a slowness field, radius 2.
@@ -35,21 +38,6 @@ stencil! {
     /// Yee's electric update.
     #[writes(ez)]
     pub struct UpdateE = |ez, hx, hy; c: T| ez[0, 0] + c * ((hy[0, 0] - hy[-1, 0]) - (hx[0, 0] - hx[0, -1]));
-}
-
-/// Runs `step(false)` (sequential), or `step(true)` (its `par_` form) on `threads` of a pool.
-fn on_threads(threads: usize, step: impl FnOnce(bool) + Send) {
-    #[cfg(feature = "rayon")]
-    if threads > 1 {
-        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
-        return pool_install::install(&pool, || step(true));
-    }
-    let _ = threads;
-    step(false)
-}
-
-fn field(shape: [usize; 2], seed: u64) -> Array<f64, 2> {
-    Array::from_fn(shape, move |[i, j]| ((i as u64 * 31 + j as u64 * 17 + seed) % 23) as f64 * 0.0625 - 0.7)
 }
 
 /// `count` points in the interior of `shape` for halos `r` wide, on the grid or off it (from

@@ -385,50 +385,39 @@ impl<'s, B: CopyKernels, T: Pod, const N: usize, S: Sweep<B, T, N>> Plan<'s, B, 
             return Ok(None);
         }
         // Rank 0 (one point, no axis to walk): one call per sweep.
-        let Some(rows) = interior.first().cloned() else {
-            return Ok(Some(Plan {
-                dev,
-                sweep,
-                rings,
-                source: None,
-                points: None,
-                first: 0,
-                radius,
-                boundaries,
-                interior,
-                sweeps,
-                schedule: None,
-                block: 1,
-            }));
-        };
-        // The wavefront's last step is `rows.end - 1 + (steps - 1) lag` and the sweeps are
-        // numbered `1..steps + 1`: both must fit, with room to spare.
-        if sweeps.checked_mul(radius[0].max(1)).and_then(|w| w.checked_add(rows.end)).is_none() {
-            return Err(Error::Decomposition {
-                op,
-                reason: format!(
-                    "{sweeps} sweeps of a radius-{} stencil over {} hyperplanes along axis 0 need a \
-                     wavefront of more than usize::MAX steps, which could never finish",
-                    radius[0], shape[0]
-                ),
-                fix: "ask for fewer sweeps (a step count computed by a subtraction that wrapped \
-                      around is the usual cause), or split them over several calls",
+        let (schedule, block) = if let Some(rows) = interior.first().cloned() {
+            // The wavefront's last step is `rows.end - 1 + (steps - 1) lag` and the sweeps are
+            // numbered `1..steps + 1`: both must fit, with room to spare.
+            if sweeps.checked_mul(radius[0].max(1)).and_then(|w| w.checked_add(rows.end)).is_none() {
+                return Err(Error::Decomposition {
+                    op,
+                    reason: format!(
+                        "{sweeps} sweeps of a radius-{} stencil over {} hyperplanes along axis 0 need a \
+                         wavefront of more than usize::MAX steps, which could never finish",
+                        radius[0], shape[0]
+                    ),
+                    fix: "ask for fewer sweeps (a step count computed by a subtraction that wrapped \
+                          around is the usual cause), or split them over several calls",
+                });
+            }
+            // A mirrored axis 0 is refreshed right after the `R` hyperplanes it mirrors, which the
+            // interior must hold; a shorter one takes one call per sweep.
+            let mirrors_short = rows.len() < radius[0]
+                && boundaries.iter().any(|b| [Side::Low, Side::High].iter().any(|&side| b.mirrors(0, side)));
+            // The wavefront's unit: a block of hyperplanes, as many as make a call long enough to
+            // pay for itself (one on a periodic axis 0, whose seam the blocks would not tile).
+            let periodic = boundaries[0].periodic(0);
+            let points = interior[1..].iter().map(|r| r.len()).product();
+            let block = if periodic { 1 } else { depth::block_rows(op, points)?.min(rows.len()) };
+            let (blocks, lag) = (rows.len().div_ceil(block), radius[0].div_ceil(block));
+            let schedule = (sweep.wavefront() && !mirrors_short).then(|| match periodic {
+                true => Schedule::new(rows, sweeps, radius[0], true),
+                false => Schedule::new(0..blocks, sweeps, lag, false),
             });
-        }
-        // A mirrored axis 0 is refreshed right after the `R` hyperplanes it mirrors, which the
-        // interior must hold; a shorter one takes one call per sweep.
-        let mirrors_short = rows.len() < radius[0]
-            && boundaries.iter().any(|b| [Side::Low, Side::High].iter().any(|&side| b.mirrors(0, side)));
-        // The wavefront's unit: a block of hyperplanes, as many as make a call long enough to
-        // pay for itself (one on a periodic axis 0, whose seam the blocks would not tile).
-        let periodic = boundaries[0].periodic(0);
-        let points = interior[1..].iter().map(|r| r.len()).product();
-        let block = if periodic { 1 } else { depth::block_rows(op, points)?.min(rows.len()) };
-        let (blocks, lag) = (rows.len().div_ceil(block), radius[0].div_ceil(block));
-        let schedule = (sweep.wavefront() && !mirrors_short).then(|| match periodic {
-            true => Schedule::new(rows, sweeps, radius[0], true),
-            false => Schedule::new(0..blocks, sweeps, lag, false),
-        });
+            (schedule, block)
+        } else {
+            (None, 1)
+        };
         Ok(Some(Plan {
             dev,
             sweep,
