@@ -6,9 +6,9 @@
 //! (`fused/rings.rs`).
 
 use super::boundary::StepBoundaries;
-use super::fused::{partitions, point_plan, run_steps, PointHook, StageWrites, Sweep};
+use super::fused::{partitions, StageWrites, Sweep};
 use super::state::State;
-use super::steps::{Coefficients, ExprSweep};
+use super::steps::{step_state, Coefficients, ExprSweep};
 use crate::error::{or_panic, Error, Result};
 use crate::kernel::expr::{Scalar, Stage, Stencil};
 use crate::kernel::{CopyKernels, Desc, ExprStencilKernels};
@@ -193,12 +193,9 @@ macro_rules! stages {
                     )?,)+),
                     writes,
                 };
-                let (boundaries, points) = boundaries.into_parts();
-                let mut points = point_plan(OP, points, steps, state, sweep.radius())?;
-                let points = points.as_mut().map(|p| p as &mut dyn PointHook<B, T, N>);
                 // SAFETY: `run_steps` hands over the plan of the state's distinct arrays,
                 // borrowed uniquely.
-                run_steps(OP, &sweep, state, steps, &boundaries, points, |plan| unsafe { plan.run_sequential() })
+                step_state(OP, &sweep, state, steps, boundaries, |plan| unsafe { plan.run_sequential() })
             }
 
             /// `apply_steps_with` on rayon's threads, as
@@ -254,11 +251,8 @@ macro_rules! stages {
                     )?,)+),
                     writes,
                 };
-                let (boundaries, points) = boundaries.into_parts();
-                let mut points = point_plan(OP, points, steps, state, sweep.radius())?;
-                let points = points.as_mut().map(|p| p as &mut dyn PointHook<crate::kernel::Cpu, T, N>);
                 // SAFETY: as in `try_apply_steps_with`.
-                run_steps(OP, &sweep, state, steps, &boundaries, points, |plan| unsafe {
+                step_state(OP, &sweep, state, steps, boundaries, |plan| unsafe {
                     super::fused::run_parallel(plan)
                 })
             }

@@ -9,7 +9,7 @@ use core::marker::PhantomData;
 use smallvec::SmallVec;
 
 use super::boundary::StepBoundaries;
-use super::fused::{point_plan, run_steps, PointHook, Sweep};
+use super::fused::{point_plan, run_steps, Plan, PointHook, Sweep};
 use super::state::State;
 use crate::array::Array;
 use crate::check::BoundsCheck;
@@ -256,12 +256,34 @@ where
     C: Coefficients<T, N, B, <S as Evolves<M, L>>::Coefficients>,
 {
     const OP: &str = "stencil apply_steps";
-    let (boundaries, points) = boundaries.into_parts();
     let sweep = ExprSweep::<S, B, T, N>::new(OP, state, coefficients.coefficient_descs(), params, M)?;
-    let mut points = point_plan(OP, points, steps, state, sweep.radius())?;
-    let points = points.as_mut().map(|p| p as &mut dyn PointHook<B, T, N>);
     // SAFETY: `run_steps` hands over the plan of the state's distinct arrays, borrowed uniquely.
-    run_steps(OP, &sweep, state, steps, &boundaries, points, |plan| unsafe { plan.run_sequential() })
+    step_state(OP, &sweep, state, steps, boundaries, |plan| unsafe { plan.run_sequential() })
+}
+
+/// `steps` sweeps of `sweep` over `state`, the boundaries' points (a `PointIo`) planned and
+/// stepped with them, each pass run by `fused`: what every `stencil!` stepper ends with.
+///
+/// # Errors
+///
+/// As `run_steps`, and `PointPlan::new`'s.
+pub(super) fn step_state<B, T, const N: usize, const M: usize, const L: usize, S>(
+    op: &'static str,
+    sweep: &S,
+    state: &mut State<T, N, M, L, B>,
+    steps: usize,
+    boundaries: impl StepBoundaries<T, N, M>,
+    fused: impl Fn(&Plan<'_, B, T, N, S>) -> Result<()>,
+) -> Result<()>
+where
+    B: ExprStencilKernels,
+    T: Scalar,
+    S: Sweep<B, T, N>,
+{
+    let (boundaries, points) = boundaries.into_parts();
+    let mut points = point_plan(op, points, steps, state, sweep.radius())?;
+    let points = points.as_mut().map(|p| p as &mut dyn PointHook<B, T, N>);
+    run_steps(op, sweep, state, steps, &boundaries, points, fused)
 }
 
 /// [`apply_steps`] on rayon's threads (slabs of the grid, or a pipeline of sweep groups).
@@ -283,10 +305,7 @@ where
     C: Coefficients<T, N, crate::kernel::Cpu, <S as Evolves<M, L>>::Coefficients>,
 {
     const OP: &str = "stencil par_apply_steps";
-    let (boundaries, points) = boundaries.into_parts();
     let sweep = ExprSweep::<S, crate::kernel::Cpu, T, N>::new(OP, state, coefficients.coefficient_descs(), params, M)?;
-    let mut points = point_plan(OP, points, steps, state, sweep.radius())?;
-    let points = points.as_mut().map(|p| p as &mut dyn PointHook<crate::kernel::Cpu, T, N>);
     // SAFETY: as in `apply_steps`.
-    run_steps(OP, &sweep, state, steps, &boundaries, points, |plan| unsafe { super::fused::run_parallel(plan) })
+    step_state(OP, &sweep, state, steps, boundaries, |plan| unsafe { super::fused::run_parallel(plan) })
 }
