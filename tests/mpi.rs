@@ -17,6 +17,8 @@ use steps::{check_expr_dist, check_steps_dist, check_steps_dist_with};
 
 #[path = "common/mpi_failures.rs"]
 mod failures;
+#[path = "common/mpi_systems.rs"]
+mod systems;
 use failures::{check_launch_failures_agree, check_lost_staging_agreed, check_taps_limit_agreed, same_everywhere};
 
 /// Set while a check expects a panic, so that the panic hook does not abort the job.
@@ -528,6 +530,29 @@ fn main() {
     check_staggered(&world, [13, 10], 0, [1, 1]);
     check_staggered(&world, [13, 10], 1, [2, 1]);
     checks += 2;
+    // Systems (several fields, two time levels, coefficient fields) with deep halos.
+    {
+        use cnda::stencil::Boundary::{Fixed, Neumann, Value};
+        let sides = [[Value(0.5), Neumann], [Neumann, Fixed]];
+        for (halo, periodic) in
+            [([1, 1], [false, false]), ([3, 2], [false, false]), ([2, 3], [true, false]), ([3, 3], [true, true])]
+        {
+            systems::check_reaction_dist(&world, ([23, 17], halo, periodic), sides, 7);
+            checks += 1;
+        }
+        for (halo, periodic) in [([2, 2], [false, false]), ([4, 6], [false, true]), ([6, 4], [true, true])] {
+            systems::check_wave_dist(&world, ([21, 16], halo, periodic), 9);
+            checks += 1;
+        }
+        systems::check_wave_dist(&world, ([12, 9], [4, 4], [false, false]), 5); // small blocks
+        systems::check_systems_dist_errors(&world);
+        checks += 2;
+        #[cfg(feature = "hdf5")]
+        {
+            systems::check_state_checkpoint(&world);
+            checks += 1;
+        }
+    }
     check_failures_agree(&world);
     // Failures some processes meet and others not (issue 36, item 5), on host blocks.
     check_launch_failures_agree(&world);

@@ -137,6 +137,47 @@ fn check_expr_dist<B: Device>(dev: &impl Allocator<B>, comm: &impl Communicator)
     same_blocks(host.current(), on_dev.current(), "StencilApplyDist::apply_dist");
 }
 
+cnda::stencil! {
+    /// Two reacting species over a feed field (radius 1, a diagonal tap), in `f32`.
+    struct Reaction = |u, v, k; a: T| {
+        let uv = u[0, 0] * v[0, 0];
+        (
+            u[0, 0] + a * (u[-1, 0] + u[1, 0] + u[0, -1] + u[0, 1] - 4.0 * u[0, 0]) - uv * k[0, 0],
+            v[0, 0] + a * (v[-1, 1] + v[1, -1] - 2.0 * v[0, 0]) + uv,
+        )
+    };
+}
+
+/// A system of two fields and a coefficient field stepped with deep halos (one exchange of
+/// both fields per 3 steps) and boundary conditions at the global edges, on host and device
+/// blocks: the owned points equal bit for bit.
+fn check_system_steps_dist<B: Device>(dev: &impl Allocator<B>, comm: &impl Communicator) {
+    use cnda::dist::DistState;
+    use cnda::stencil::Boundary::{Neumann, Periodic, Value};
+    let small = |g: [usize; 2]| value(g) * 1e-6;
+    let grid = ([21, 17], [3, 3], [false, true]);
+    let sides = [[Value(0.5), Neumann], [Periodic, Periodic]];
+    let make = |salt: f32| {
+        let (mut host, mut on_dev) = pair(dev, comm, grid.0, grid.1, grid.2, 0.0);
+        host.fill_owned_with(|g| small(g) * salt);
+        on_dev.fill_owned_with(|g| small(g) * salt);
+        (host, on_dev)
+    };
+    let ((u, ud), (v, vd), (mut k, mut kd)) = (make(1.0), make(2.0), make(0.5));
+    let (mut host, mut on_dev) = (DistState::from_fields([u, v]), DistState::from_fields([ud, vd]));
+    Reaction.apply_steps_dist(&mut host, 7, &mut k, (0.125,), sides);
+    Reaction.apply_steps_dist(&mut on_dev, 7, &mut kd, (0.125,), sides);
+    for f in 0..2 {
+        let (a, b) = (host.field(f).owned().to_owned(), on_dev.field(f).owned().to_host());
+        let same = a.iter().zip(b.iter()).all(|(x, y)| x.to_bits() == y.to_bits());
+        assert!(
+            same,
+            "rank {}: DistState field {f}: the device blocks differ from the host blocks",
+            host.field(f).rank()
+        );
+    }
+}
+
 /// Reductions (exact ones bit for bit; sums to rounding), gather, scatter, the split exchange.
 fn check_collectives<B: Device>(dev: &impl Allocator<B>, comm: &impl Communicator) {
     let global = [17, 12];
@@ -210,6 +251,7 @@ fn run_on<B: Device>(dev: &impl Allocator<B>, world: &mpi::topology::SimpleCommu
     check_apply_dist(dev, world, &LinearStencil::jacobi_7pt(), [9, 8, 7], [false, true, true], 3);
     check_steps_dist(dev, world);
     check_expr_dist(dev, world);
+    check_system_steps_dist(dev, world);
     check_collectives(dev, world);
     // Failures some processes meet and others not (issue 36, item 5).
     failures::check_taps_limit_agreed(dev, world);
@@ -217,7 +259,7 @@ fn run_on<B: Device>(dev: &impl Allocator<B>, world: &mpi::topology::SimpleCommu
     #[cfg(feature = "hdf5")]
     check_checkpoint(dev, world, name);
     let _ = name;
-    10 + usize::from(cfg!(feature = "hdf5"))
+    11 + usize::from(cfg!(feature = "hdf5"))
 }
 
 fn main() {

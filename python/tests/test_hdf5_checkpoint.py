@@ -28,3 +28,21 @@ def test_a_checkpoint_is_the_gathered_field_with_its_attributes(processes):
         assert list(field.attrs["halo"]) == [1, 1] and list(field.attrs["periodic"]) == [0, 0]
         # The hot top row (the fixed boundary) is where the program put it.
         assert np.array_equal(field[0], np.ones(23))
+
+
+@pytest.mark.parametrize("processes", [1, 2, 3, 4])
+def test_a_state_checkpoint_holds_every_level_as_a_dataset(processes):
+    path = pathlib.Path(DIR) / f"cnda-state-checkpoint-{processes}.h5"
+    if os.environ.get("CNDA_REQUIRE_CHECKPOINTS") != "1" and not path.exists():
+        pytest.skip(f"{path} was not written")
+    with h5py.File(path, "r") as f:
+        assert sorted(f.keys()) == ["field0", "field0_level1"]
+        for name in f:
+            field = f[name]
+            assert field.dtype == np.float64 and field.shape == (19, 15)
+            assert field.attrs["step"] == 5 and field.attrs["time"] == 0.25
+            assert list(field.attrs["halo"]) == [4, 4] and list(field.attrs["periodic"]) == [0, 1]
+        # The fixed rows (within the radius 2 of the global edges of axis 0) keep their values
+        # at both levels: the level before is what the newest was one step earlier.
+        assert np.array_equal(f["field0"][:2], f["field0_level1"][:2])
+        assert not np.array_equal(f["field0"][2:-2], f["field0_level1"][2:-2])

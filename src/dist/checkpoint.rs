@@ -160,24 +160,7 @@ impl<T: Pod + Equivalence + H5Type, const N: usize, B: DistBackend> DistArray<T,
     /// `Error::Io` when the file cannot be created or written; `Error::Device` when a device
     /// block's copy down fails (on every process alike: the processes agree on the outcome).
     pub fn try_save(&self, path: impl AsRef<Path>, checkpoint: Checkpoint) -> Result<()> {
-        const OP: &str = "DistArray::save";
-        let path = path.as_ref();
-        let write = |owned: Array<T, N>| -> ::hdf5::Result<()> {
-            let file = FileBuilder::new().with_fapl(|p| p.mpio(self.comm.as_raw(), None)).create(path)?;
-            let global = self.decomposition().global_shape();
-            let dataset = file.new_dataset::<T>().shape(global.to_vec()).create(FIELD)?;
-            dataset.new_attr::<u64>().create("step")?.write_scalar(&checkpoint.step)?;
-            dataset.new_attr::<f64>().create("time")?.write_scalar(&checkpoint.time)?;
-            let halo: Vec<u64> = self.halo().iter().map(|&h| h as u64).collect();
-            dataset.new_attr::<u64>().shape(N).create("halo")?.write_raw(&halo)?;
-            let periodic: Vec<u8> = self.decomposition().periodic().iter().map(|&p| u8::from(p)).collect();
-            dataset.new_attr::<u8>().shape(N).create("periodic")?.write_raw(&periodic)?;
-            write_block(&dataset, &self.owned_range_global(), owned.as_slice())
-        };
-        // Agreed first: opening the file is collective, so every process must reach it.
-        let owned = agree(&*self.comm, OP, self.owned().try_to_host())?;
-        let local = write(owned).map_err(|e| io(OP, path, e));
-        agree(&*self.comm, OP, local)
+        save_fields("DistArray::save", path.as_ref(), &[(FIELD.into(), self)], checkpoint)
     }
 
     /// Reads a checkpoint written by [`DistArray::save`] (on any number of processes) onto the
@@ -212,57 +195,129 @@ impl<T: Pod + Equivalence + H5Type, const N: usize, B: DistBackend> DistArray<T,
         path: impl AsRef<Path>,
         halo: [usize; N],
     ) -> Result<(Self, Checkpoint)> {
-        const OP: &str = "DistArray::load";
-        let path = path.as_ref();
-        let header = (|| -> Result<(File, [usize; N], [bool; N], Checkpoint)> {
-            let file = FileBuilder::new()
-                .with_fapl(|p| p.mpio(comm.as_raw(), None))
-                .open(path)
-                .map_err(|e| io(OP, path, e))?;
-            let dataset = open_dataset::<T, N>(OP, path, &file, FIELD)?;
-            let attr = |name: &str| {
-                dataset.attr(name).map_err(|e| Error::Io {
-                    op: OP,
-                    reason: format!(
-                        "{}: the field has no `{name}` attribute ({e}); is it a cnda checkpoint?",
-                        path.display()
-                    ),
-                })
-            };
-            let step = attr("step")?.read_scalar::<u64>().map_err(|e| io(OP, path, e))?;
-            let time = attr("time")?.read_scalar::<f64>().map_err(|e| io(OP, path, e))?;
-            let periodic: Vec<u8> = attr("periodic")?.read_raw().map_err(|e| io(OP, path, e))?;
-            if periodic.len() != N {
+        let (arrays, checkpoint) = load_fields("DistArray::load", alloc, comm, path.as_ref(), &[FIELD.into()], halo)?;
+        let array = arrays.into_iter().next().expect("one array per name");
+        Ok((array, checkpoint))
+    }
+
+    /// The global index ranges of this process's block.
+    pub(super) fn owned_range_global(&self) -> [core::ops::Range<usize>; N] {
+        self.decomposition().block(self.rank())
+    }
+}
+
+/// Writes `fields` (each a dataset name and an array; all split alike) to a new HDF5 file at
+/// `path` (replacing one), each process its own blocks, every dataset with `checkpoint`'s step
+/// and time and the split's halo and periodicity. Collective.
+///
+/// # Errors
+///
+/// As [`DistArray::try_save`], on every process alike.
+pub(super) fn save_fields<T: Pod + Equivalence + H5Type, const N: usize, B: DistBackend>(
+    op: &'static str,
+    path: &Path,
+    fields: &[(String, &DistArray<T, N, B>)],
+    checkpoint: Checkpoint,
+) -> Result<()> {
+    let first = fields.first().expect("at least one field").1;
+    let write = |owned: Vec<Array<T, N>>| -> ::hdf5::Result<()> {
+        let file = FileBuilder::new().with_fapl(|p| p.mpio(first.comm.as_raw(), None)).create(path)?;
+        let global = first.decomposition().global_shape();
+        for ((name, array), owned) in fields.iter().zip(&owned) {
+            let dataset = file.new_dataset::<T>().shape(global.to_vec()).create(name.as_str())?;
+            dataset.new_attr::<u64>().create("step")?.write_scalar(&checkpoint.step)?;
+            dataset.new_attr::<f64>().create("time")?.write_scalar(&checkpoint.time)?;
+            let halo: Vec<u64> = array.halo().iter().map(|&h| h as u64).collect();
+            dataset.new_attr::<u64>().shape(N).create("halo")?.write_raw(&halo)?;
+            let periodic: Vec<u8> = array.decomposition().periodic().iter().map(|&p| u8::from(p)).collect();
+            dataset.new_attr::<u8>().shape(N).create("periodic")?.write_raw(&periodic)?;
+            write_block(&dataset, &array.owned_range_global(), owned.as_slice())?;
+        }
+        Ok(())
+    };
+    // Agreed first: opening the file is collective, so every process must reach it.
+    let owned = fields.iter().map(|(_, a)| a.owned().try_to_host()).collect::<Result<Vec<_>>>();
+    let owned = agree(&*first.comm, op, owned)?;
+    let local = write(owned).map_err(|e| io(op, path, e));
+    agree(&*first.comm, op, local)
+}
+
+/// Reads the datasets `names` of a checkpoint (written on any number of processes) onto the
+/// processes of `comm`, split as [`DistArray::new`] splits with halos `halo` and the saved
+/// periodicity (of the first dataset; every dataset of its shape), each block allocated from
+/// `alloc`; the step and time saved with the first. Collective.
+///
+/// # Errors
+///
+/// As [`DistArray::try_load_in`], on every process alike.
+pub(super) fn load_fields<T: Pod + Equivalence + H5Type, const N: usize, B: DistBackend>(
+    op: &'static str,
+    alloc: &impl Allocator<B>,
+    comm: &impl Communicator,
+    path: &Path,
+    names: &[String],
+    halo: [usize; N],
+) -> Result<(Vec<DistArray<T, N, B>>, Checkpoint)> {
+    let header = (|| -> Result<(File, [usize; N], [bool; N], Checkpoint)> {
+        let file =
+            FileBuilder::new().with_fapl(|p| p.mpio(comm.as_raw(), None)).open(path).map_err(|e| io(op, path, e))?;
+        let dataset = open_dataset::<T, N>(op, path, &file, &names[0])?;
+        let attr = |name: &str| {
+            dataset.attr(name).map_err(|e| Error::Io {
+                op,
+                reason: format!(
+                    "{}: `{}` has no `{name}` attribute ({e}); is it a cnda checkpoint?",
+                    path.display(),
+                    names[0]
+                ),
+            })
+        };
+        let step = attr("step")?.read_scalar::<u64>().map_err(|e| io(op, path, e))?;
+        let time = attr("time")?.read_scalar::<f64>().map_err(|e| io(op, path, e))?;
+        let periodic: Vec<u8> = attr("periodic")?.read_raw().map_err(|e| io(op, path, e))?;
+        if periodic.len() != N {
+            return Err(Error::Io {
+                op,
+                reason: format!("{}: `periodic` has {} entries", path.display(), periodic.len()),
+            });
+        }
+        let shape = dataset.shape();
+        for name in &names[1..] {
+            let other = open_dataset::<T, N>(op, path, &file, name)?;
+            if other.shape() != shape {
                 return Err(Error::Io {
-                    op: OP,
-                    reason: format!("{}: `periodic` has {} entries", path.display(), periodic.len()),
+                    op,
+                    reason: format!(
+                        "{}: `{name}` has the shape {:?}, `{}` {shape:?}: not one state's",
+                        path.display(),
+                        other.shape(),
+                        names[0]
+                    ),
                 });
             }
-            let shape = dataset.shape();
-            Ok((
-                file,
-                core::array::from_fn(|k| shape[k]),
-                core::array::from_fn(|k| periodic[k] != 0),
-                Checkpoint { step, time },
-            ))
-        })();
-        let (file, global, periodic, checkpoint) = agree(comm, OP, header)?;
-        let mut array = Self::try_new_in(alloc, comm, global, halo, periodic)?;
+        }
+        Ok((
+            file,
+            core::array::from_fn(|k| shape[k]),
+            core::array::from_fn(|k| periodic[k] != 0),
+            Checkpoint { step, time },
+        ))
+    })();
+    let (file, global, periodic, checkpoint) = agree(comm, op, header)?;
+    let mut arrays = Vec::with_capacity(names.len());
+    for name in names {
+        let mut array = DistArray::try_new_in(alloc, comm, global, halo, periodic)?;
         let block = array.owned_range_global();
         let local =
-            file.dataset(FIELD).and_then(|d| read_block::<T, N>(&d, &block)).map_err(|e| io(OP, path, e)).and_then(
+            file.dataset(name).and_then(|d| read_block::<T, N>(&d, &block)).map_err(|e| io(op, path, e)).and_then(
                 |data| {
                     let shape: [usize; N] = core::array::from_fn(|k| block[k].len());
                     let block = Array::from_shape_vec(shape, data)?;
                     array.try_set_owned(&block)
                 },
             );
-        agree(comm, OP, local)?;
-        Ok((array, checkpoint))
+        agree(comm, op, local)?;
+        arrays.push(array);
     }
-
-    /// The global index ranges of this process's block.
-    fn owned_range_global(&self) -> [core::ops::Range<usize>; N] {
-        self.decomposition().block(self.rank())
-    }
+    Ok((arrays, checkpoint))
 }

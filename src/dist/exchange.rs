@@ -30,12 +30,14 @@ pub(super) struct Neighbour {
     pub(super) recv_start: Vec<usize>,
     /// Bytes per message.
     pub(super) bytes: usize,
-    /// How to pack the two regions when they are not contiguous (else the datatypes are used).
-    packing: Option<Packing>,
+    /// How to pack the two regions; a single block's exchange sends them in place through the
+    /// datatypes instead when `in_place` (each region is one contiguous run).
+    pub(super) packing: Packing,
+    in_place: bool,
 }
 
 /// Two equally shaped regions of the row-major local block, walked as runs along its last axis.
-struct Packing {
+pub(super) struct Packing {
     /// Element offsets of the sent and the received region's first element.
     send_at: usize,
     recv_at: usize,
@@ -70,7 +72,7 @@ impl Packing {
     ///
     /// `base` is the local block the plan was made for (so the region lies inside it), readable;
     /// `buf` holds `bytes` bytes.
-    unsafe fn pack(&self, base: *const u8, buf: &mut [u8]) {
+    pub(super) unsafe fn pack(&self, base: *const u8, buf: &mut [u8]) {
         let (offsets, run) = self.runs();
         for (i, at) in offsets.enumerate() {
             // SAFETY: the run lies inside the block (the region does) and inside `buf` (runs are
@@ -90,7 +92,7 @@ impl Packing {
     /// # Safety
     ///
     /// As for [`Packing::pack`], with the block writable and nothing else accessing the region.
-    unsafe fn unpack(&self, buf: &[u8], base: *mut u8) {
+    pub(super) unsafe fn unpack(&self, buf: &[u8], base: *mut u8) {
         let (offsets, run) = self.runs();
         for (i, at) in offsets.enumerate() {
             // SAFETY: as in `pack`.
@@ -160,17 +162,15 @@ impl HaloPlan {
             }
             let at = |start: &[usize]| (0..N).map(|k| start[k] * strides[k]).sum::<usize>();
             let bytes = sub.iter().product::<usize>() * elem;
-            let packing = (!contiguous(&sub, &local_shape) && N > 0).then(|| -> Result<Packing> {
-                Ok(Packing {
-                    send_at: at(&send_at),
-                    recv_at: at(&recv_at),
-                    sub: sub.clone(),
-                    strides: strides.clone(),
-                    elem,
-                    bytes: int(bytes)?,
-                })
-            });
-            let packing = packing.transpose()?;
+            let in_place = contiguous(&sub, &local_shape);
+            let packing = Packing {
+                send_at: at(&send_at),
+                recv_at: at(&recv_at),
+                sub: sub.clone(),
+                strides: strides.clone(),
+                elem,
+                bytes: int(bytes)?,
+            };
             let ints = |v: &[usize]| v.iter().map(|&n| int(n)).collect::<Result<Vec<c_int>>>();
             let (sub_int, send_int, recv_int) = (ints(&sub)?, ints(&send_at)?, ints(&recv_at)?);
             plan.neighbours.push(Neighbour {
@@ -185,6 +185,7 @@ impl HaloPlan {
                 recv_start: recv_at,
                 bytes,
                 packing,
+                in_place,
             });
         }
         // Faces first, each group in code order (a stable sort).
@@ -231,22 +232,18 @@ impl HaloPlan {
         // copied out after the wait.
         let mut buffers: Vec<(Vec<u8>, Vec<u8>)> = neighbours
             .iter()
-            .map(|n| {
-                n.packing
-                    .as_ref()
-                    .map_or((Vec::new(), Vec::new()), |p| (vec![0; p.bytes as usize], vec![0; p.bytes as usize]))
-            })
+            .map(|n| if n.in_place { (Vec::new(), Vec::new()) } else { (vec![0; n.bytes], vec![0; n.bytes]) })
             .collect();
         let mut messages = Vec::with_capacity(neighbours.len());
         for (n, (send, recv)) in neighbours.iter().zip(&mut buffers) {
-            messages.push(match &n.packing {
-                Some(p) => {
-                    // SAFETY: the block at `base` is the plan's (the caller's contract), and its
-                    // owned slabs are only read meanwhile; `send` holds the message's bytes.
-                    unsafe { p.pack(base.cast_const().cast(), send) };
-                    Message::bytes(n, send.as_ptr().cast(), recv.as_mut_ptr().cast(), p.bytes)
-                }
-                None => Message::typed(n, base.cast_const(), base, 1, [n.send, n.recv]),
+            messages.push(if n.in_place {
+                Message::typed(n, base.cast_const(), base, 1, [n.send, n.recv])
+            } else {
+                let p = &n.packing;
+                // SAFETY: the block at `base` is the plan's (the caller's contract), and its
+                // owned slabs are only read meanwhile; `send` holds the message's bytes.
+                unsafe { p.pack(base.cast_const().cast(), send) };
+                Message::bytes(n, send.as_ptr().cast(), recv.as_mut_ptr().cast(), p.bytes)
             });
         }
         // SAFETY: the datatypes address the block at `base` (the caller's contract), or the
@@ -261,12 +258,10 @@ impl HaloPlan {
             }
         };
         let arrived = matches!(outcome, Posted::Ran(_));
-        for (n, (_, recv)) in neighbours.iter().zip(&buffers).filter(|_| arrived) {
-            if let Some(p) = &n.packing {
-                // SAFETY: every message has arrived; the block at `base` is the plan's and
-                // nothing else accesses its halos (the caller's contract).
-                unsafe { p.unpack(recv, base.cast()) };
-            }
+        for (n, (_, recv)) in neighbours.iter().zip(&buffers).filter(|(n, _)| arrived && !n.in_place) {
+            // SAFETY: every message has arrived; the block at `base` is the plan's and nothing
+            // else accesses its halos (the caller's contract).
+            unsafe { n.packing.unpack(recv, base.cast()) };
         }
         outcome.finish()
     }

@@ -5,14 +5,18 @@
 use mpi::datatype::Equivalence;
 
 use super::stencil::{sweep_split, Limits};
-use super::{DistArray, DistBackend};
+use super::systems::{steps_dist, DistCoefficients};
+use super::{DistArray, DistBackend, DistState};
 use crate::error::{or_panic, Result};
-use crate::kernel::expr::{radius, Arity, Scalar, Stencil};
-use crate::kernel::ExprStencilKernels;
-use crate::stencil::StencilApply;
+use crate::kernel::expr::{radius, Arity, Evolves, Scalar, Stencil};
+use crate::kernel::{CopyKernels, ExprStencilKernels};
+use crate::stencil::{StencilApply, StepBoundaries};
 
-/// [`apply_dist`](StencilApplyDist::apply_dist) for `stencil!` stencils of one field: in the
-/// prelude under feature `mpi`, implemented for every such stencil.
+/// `stencil!` stencils over distributed grids: [`apply_dist`](StencilApplyDist::apply_dist), one
+/// sweep of a stencil of one field, and
+/// [`apply_steps_dist`](StencilApplyDist::apply_steps_dist), time steps of a system (every field
+/// the stencil evolves, at its time levels) in a [`DistState`] with deep halos. In the prelude
+/// under feature `mpi`, implemented for every `stencil!` stencil.
 ///
 /// ```no_run
 /// use cnda::dist::{DistArray, StencilApplyDist};
@@ -23,9 +27,7 @@ use crate::stencil::StencilApply;
 /// let mut v = u.clone();
 /// heat.apply_dist(&mut u, &mut v, (0.1,));
 /// ```
-pub trait StencilApplyDist<T: Scalar + Equivalence, const N: usize>:
-    Stencil<T, N, Arity = Arity<1>, Values = T>
-{
+pub trait StencilApplyDist<T: Scalar + Equivalence, const N: usize>: Stencil<T, N> {
     /// One sweep over a distributed grid: `v = self(u, params)` at every global point at least
     /// the stencil's radius (per axis) from a fixed global edge, the same bit for bit as
     /// [`StencilApply::apply`] on the whole grid; `v`'s other points are left alone. `u`'s halos
@@ -41,7 +43,9 @@ pub trait StencilApplyDist<T: Scalar + Equivalence, const N: usize>:
         u: &mut DistArray<T, N, B>,
         v: &mut DistArray<T, N, B>,
         params: Self::Params,
-    ) {
+    ) where
+        Self: Stencil<T, N, Arity = Arity<1>, Values = T>,
+    {
         or_panic(self.try_apply_dist(u, v, params))
     }
 
@@ -58,7 +62,10 @@ pub trait StencilApplyDist<T: Scalar + Equivalence, const N: usize>:
         u: &mut DistArray<T, N, B>,
         v: &mut DistArray<T, N, B>,
         params: Self::Params,
-    ) -> Result<()> {
+    ) -> Result<()>
+    where
+        Self: Stencil<T, N, Arity = Arity<1>, Values = T>,
+    {
         let faces_only = Self::TAPS.iter().all(|tap| tap.offset.iter().filter(|&&o| o != 0).count() <= 1);
         let r = radius::<Self, T, N>();
         // The expression kernels' limits are the backend's to check at the launch.
@@ -67,9 +74,89 @@ pub trait StencilApplyDist<T: Scalar + Equivalence, const N: usize>:
             self.try_apply((input,), output, params)
         })
     }
+
+    /// `steps` time steps of the fields the stencil evolves in `state` (a system of `M` fields
+    /// at `L` levels), `coefficients` read by every step, `boundaries` at the global edges (one
+    /// for every field alike or a [`FieldBoundaries`](crate::stencil::FieldBoundaries)):
+    /// the same bit for bit as
+    /// [`StencilApply::apply_steps_with`](crate::stencil::StencilApply::apply_steps_with) on one
+    /// [`State`](crate::stencil::State) holding the whole grid (padded with periodic images
+    /// along the periodic axes: a periodic axis is the decomposition's, given
+    /// `Boundary::Periodic`, and only it). Deep halos: one exchange, carrying every field's
+    /// levels in one message per neighbour, serves `halo / radius` steps (the fewest an
+    /// exchanged axis holds), each process stepping its block widened into the halos with the
+    /// fused stepper between exchanges. Collective.
+    ///
+    /// The halos hold unspecified values afterwards (the widened steps' leftovers): exchange
+    /// them before reading them.
+    ///
+    /// ```no_run
+    /// use cnda::dist::{DistArray, DistState, StencilApplyDist};
+    /// use cnda::prelude::*;
+    /// use cnda::stencil::Boundary;
+    /// stencil! {
+    ///     /// A wave: u at n and n - 1 (two levels), the squared Courant number per point;
+    ///     /// the 4th-order Laplacian, radius 2.
+    ///     #[levels(2)]
+    ///     struct Wave = |u, um, c| 2.0 * u[0, 0] - um[0, 0] + c[0, 0] * laplace(u, 4);
+    /// }
+    /// let universe = mpi::initialize().unwrap();
+    /// // Halos of 8, the radius 2: one exchange every 4 steps.
+    /// let mut u = DistArray::<f64, 2>::new(&universe.world(), [512, 512], [8, 8], [false; 2]);
+    /// u.fill_owned_with(|[i, j]| if (i, j) == (256, 256) { 1.0 } else { 0.0 });
+    /// let mut c = DistArray::<f64, 2>::new(&universe.world(), [512, 512], [8, 8], [false; 2]);
+    /// c.fill_owned_with(|_| 0.1);
+    /// let mut wave = DistState::from_levels([[u.clone(), u]]);
+    /// Wave.apply_steps_dist(&mut wave, 100, &mut c, (), [Boundary::Fixed; 2]);
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// As [`StencilApplyDist::try_apply_steps_dist`] errs.
+    #[track_caller]
+    fn apply_steps_dist<B, const M: usize, const L: usize, C>(
+        &self,
+        state: &mut DistState<T, N, M, L, B>,
+        steps: usize,
+        coefficients: C,
+        params: Self::Params,
+        boundaries: impl StepBoundaries<T, N, M>,
+    ) where
+        Self: Evolves<M, L>,
+        B: DistBackend + ExprStencilKernels + CopyKernels,
+        C: DistCoefficients<T, N, B, <Self as Evolves<M, L>>::Coefficients>,
+    {
+        or_panic(self.try_apply_steps_dist(state, steps, coefficients, params, boundaries))
+    }
+
+    /// [`StencilApplyDist::apply_steps_dist`], returning errors.
+    ///
+    /// # Errors
+    ///
+    /// `Error::ShapeMismatch` when a coefficient field is split differently from the state or
+    /// has other halos; `Error::Decomposition` when a halo is narrower than the stencil's radius
+    /// on an axis with neighbours, or a block at a global edge is too thin for its boundary
+    /// condition; `Error::Layout` for a periodic condition on an axis the decomposition does not
+    /// wrap (or the reverse), for sources and receivers (a `PointIo`: not on distributed states
+    /// yet), and as [`StencilApply::try_apply_steps_with`](crate::stencil::StencilApply::try_apply_steps_with);
+    /// the kernels' errors. On every process alike: the processes agree on the checks and on
+    /// each batch of steps.
+    fn try_apply_steps_dist<B, const M: usize, const L: usize, C>(
+        &self,
+        state: &mut DistState<T, N, M, L, B>,
+        steps: usize,
+        mut coefficients: C,
+        params: Self::Params,
+        boundaries: impl StepBoundaries<T, N, M>,
+    ) -> Result<()>
+    where
+        Self: Evolves<M, L>,
+        B: DistBackend + ExprStencilKernels + CopyKernels,
+        C: DistCoefficients<T, N, B, <Self as Evolves<M, L>>::Coefficients>,
+    {
+        const OP: &str = "StencilApplyDist::apply_steps_dist";
+        steps_dist::<Self, B, T, N, M, L>(OP, state, steps, coefficients.dist_arrays(), &params, boundaries)
+    }
 }
 
-impl<S: Stencil<T, N, Arity = Arity<1>, Values = T>, T: Scalar + Equivalence, const N: usize> StencilApplyDist<T, N>
-    for S
-{
-}
+impl<S: Stencil<T, N>, T: Scalar + Equivalence, const N: usize> StencilApplyDist<T, N> for S {}

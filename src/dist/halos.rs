@@ -183,23 +183,28 @@ impl<T: Pod + Equivalence, const N: usize, B: DistBackend> DistArray<T, N, B> {
             Ok(value) => Ok(value),
             Err(Failure { error, in_flight }) => {
                 if in_flight {
-                    // MPI may still write into the block: leak it, keeping a block of its shape
-                    // (the plan's). Without memory for one, freeing or keeping the block could
-                    // both let MPI write into memory Rust reuses: nothing sound is left.
-                    let Ok(fresh) = Array::try_zeros_in(&self.local.allocator(), self.local.shape()) else {
-                        eprintln!("cnda: {error}; no memory to replace the block MPI may still write into");
-                        std::process::abort();
-                    };
-                    core::mem::forget(core::mem::replace(&mut self.local, fresh));
+                    self.leak_block(&error);
                 }
                 Self::failed(error)
             }
         }
     }
 
+    /// Leaks the host block MPI may still write into (a failed exchange with messages in
+    /// flight), keeping a fresh block of its shape (the plan's). Without memory for one, freeing
+    /// or keeping the block could both let MPI write into memory Rust reuses: nothing sound is
+    /// left, so the process aborts.
+    pub(super) fn leak_block(&mut self, error: &Error) {
+        let Ok(fresh) = Array::try_zeros_in(&self.local.allocator(), self.local.shape()) else {
+            eprintln!("cnda: {error}; no memory to replace the block MPI may still write into");
+            std::process::abort();
+        };
+        core::mem::forget(core::mem::replace(&mut self.local, fresh));
+    }
+
     /// A failed exchange's error, or its panic when MPI is finalized (no MPI call may follow).
     #[track_caller]
-    fn failed<R>(error: Error) -> Result<R> {
+    pub(super) fn failed<R>(error: Error) -> Result<R> {
         if mpi::environment::is_finalized() {
             panic!("{error}");
         }

@@ -69,9 +69,17 @@ mod halos;
 #[cfg(feature = "mpi")]
 mod staged;
 #[cfg(feature = "mpi")]
+mod state;
+#[cfg(feature = "hdf5")]
+mod state_checkpoint;
+#[cfg(feature = "mpi")]
 mod stencil;
 #[cfg(feature = "mpi")]
 mod steps;
+#[cfg(feature = "mpi")]
+mod systems;
+#[cfg(feature = "mpi")]
+mod together;
 
 #[cfg(feature = "mpi")]
 pub use array::DistArray;
@@ -83,7 +91,11 @@ pub use decomposition::{dims_create, Decomposition};
 #[cfg(feature = "mpi")]
 pub use expr::StencilApplyDist;
 #[cfg(feature = "mpi")]
+pub use state::DistState;
+#[cfg(feature = "mpi")]
 pub use stencil::{sweep_dist, try_sweep_dist, DistDoubleBuffer};
+#[cfg(feature = "mpi")]
+pub use systems::DistCoefficients;
 
 /// The MPI crate (rsmpi) cnda is built against, and what a program needs from it to start:
 /// `cnda::dist::initialize()` gives the `Universe` whose `world()` the distributed arrays take,

@@ -5,7 +5,7 @@
 //! | your update | reach for | runs on |
 //! |---|---|---|
 //! | an expression of fields at fixed offsets, parameters, math functions, finite differences (`laplace(u, 8)`, `diff(u, axis, n, order)`) | [`stencil!`] with [`StencilApply::apply`] / `par_apply`; time steps with [`StencilApply::apply_steps_with`] on a [`DoubleBuffer`] | CPU (SIMD, fused steps, threads), CUDA, WebGPU, `DistArray` |
-//! | several coupled fields (a system: Gray-Scott, shallow water) | one [`stencil!`] whose body ends in a tuple of the new values, `(u_new, v_new)`, sharing its `let`s: one pass for all fields; `apply` into a tuple of outputs, or time steps on a [`State`] of the fields | CPU (fused steps, threads), CUDA, WebGPU |
+//! | several coupled fields (a system: Gray-Scott, shallow water) | one [`stencil!`] whose body ends in a tuple of the new values, `(u_new, v_new)`, sharing its `let`s: one pass for all fields; `apply` into a tuple of outputs, or time steps on a [`State`] of the fields | CPU (fused steps, threads), CUDA, WebGPU; over MPI `apply_steps_dist` on a `dist::DistState` (deep halos, one message per neighbour for every field) |
 //! | a step in stages, each updating some fields from the others' new values (Yee's FDTD, elastic velocity-stress, Runge-Kutta) | [`Stages`] of `stencil!`s, each with `#[writes(fields..)]`, stepping a [`State`] | as above |
 //! | a scheme of several time levels (a wave: `u` now and one step before) | [`stencil!`] with `#[levels(2)]`, reading `\|u, u_prev, m; c\|`, time steps on a [`State`] of the levels (rotated without copies; [`State::from_interiors`] pads them, so no array is padded by hand) | as above |
 //! | point sources and receivers, on or off the grid | [`Points`] (multilinear weights); inside time steps [`PointIo`] as the steppers' boundaries (`PointIo::new(b).inject(&src, field, wavelet).record(&rec, field, record)`), fused with the sweeps; alone `inject` an amplitude per point, `sample` into a record row | every backend |
@@ -58,6 +58,7 @@ mod pad;
 mod point_io;
 mod points;
 mod region;
+pub(crate) mod ring;
 mod stages;
 mod state;
 mod steps;
@@ -89,6 +90,8 @@ pub use point_io::PointIo;
 pub use points::Points;
 pub use stages::Stages;
 pub use state::State;
+#[cfg(feature = "mpi")]
+pub(crate) use steps::step_rings;
 pub use steps::Coefficients;
 pub use sweep::{
     boundary, boundary2, boundary3, sweep, sweep2, sweep3, try_boundary, try_boundary2, try_boundary3, try_sweep,

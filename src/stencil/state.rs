@@ -8,6 +8,7 @@ use smallvec::SmallVec;
 
 use super::halo::try_pad_axes;
 use super::pad::PadMode;
+use super::ring::LevelRings;
 use crate::array::Array;
 use crate::check::DefaultCheck;
 use crate::element::Pod;
@@ -33,10 +34,8 @@ use crate::view::{Shared, View};
 /// assert_eq!(wave.field(0)[[8, 8]], 1.0);
 /// ```
 pub struct State<T: Pod, const N: usize, const M: usize = 1, const L: usize = 1, B: Backend = Cpu> {
-    /// Field `f`'s arrays at `f * (L + 1) ..`: a ring of its levels and its scratch.
-    slots: Vec<Array<T, N, B>>,
-    /// The ring position of every field's newest level.
-    head: usize,
+    /// Each field's ring of its levels and its scratch.
+    rings: LevelRings<Array<T, N, B>, M, L>,
     /// The halo the arrays were padded with (`from_interiors`), when the state owns it.
     halo: Option<[usize; N]>,
 }
@@ -80,19 +79,8 @@ impl<T: Pod, const N: usize, const M: usize, const L: usize, B: CopyKernels> Sta
             devices.push(B::handle_device(array.desc().handle));
         }
         crate::ops::output::same_device::<B>(OP, &device, &devices)?;
-        let mut slots = Vec::with_capacity(M * (L + 1));
-        for field in levels {
-            let scratch = field[0].try_to_owned()?;
-            // The ring of a field: newest level at position 0, the scratch at 1, the older
-            // levels after it, oldest last, so that position `(head + d) mod (L + 1)` holds
-            // level `-d` for `d <= 0` and the scratch for `d == 1`.
-            let mut ring: Vec<Array<T, N, B>> = field.into_iter().collect();
-            let older = ring.split_off(1);
-            ring.push(scratch);
-            ring.extend(older.into_iter().rev());
-            slots.extend(ring);
-        }
-        Ok(State { slots, head: 0, halo: None })
+        let rings = LevelRings::try_from_levels(levels, |newest| newest.try_to_owned())?;
+        Ok(State { rings, halo: None })
     }
 }
 
@@ -173,14 +161,6 @@ impl<T: Pod, const N: usize, const M: usize, B: CopyKernels> State<T, N, M, 1, B
 }
 
 impl<T: Pod, const N: usize, const M: usize, const L: usize, B: Backend> State<T, N, M, L, B> {
-    /// The slot of field `f` at ring distance `d` from its newest level (`d = 1` the scratch,
-    /// `d = -l` level `l`).
-    fn slot(&self, f: usize, d: isize) -> usize {
-        assert!(f < M, "field {f} of a state of {M} fields");
-        let ring = L + 1;
-        f * ring + (self.head as isize + d).rem_euclid(ring as isize) as usize
-    }
-
     /// The halo the state owns (built by [`State::from_interiors`] or
     /// [`State::from_interior_levels`]); `None` when its arrays came with their halos.
     pub fn halo(&self) -> Option<[usize; N]> {
@@ -234,7 +214,7 @@ impl<T: Pod, const N: usize, const M: usize, const L: usize, B: Backend> State<T
     ///
     /// When `f >= M`.
     pub fn field(&self, f: usize) -> &Array<T, N, B> {
-        &self.slots[self.slot(f, 0)]
+        self.rings.level(f, 0)
     }
 
     /// Field `f`'s newest level, mutably (to set boundary values, or a source between steps).
@@ -243,8 +223,7 @@ impl<T: Pod, const N: usize, const M: usize, const L: usize, B: Backend> State<T
     ///
     /// When `f >= M`.
     pub fn field_mut(&mut self, f: usize) -> &mut Array<T, N, B> {
-        let s = self.slot(f, 0);
-        &mut self.slots[s]
+        self.rings.newest_mut(f)
     }
 
     /// Field `f` at level `l` (0 the newest, `L - 1` the oldest).
@@ -253,14 +232,13 @@ impl<T: Pod, const N: usize, const M: usize, const L: usize, B: Backend> State<T
     ///
     /// When `f >= M` or `l >= L`.
     pub fn level(&self, f: usize, l: usize) -> &Array<T, N, B> {
-        assert!(l < L, "level {l} of a state of {L} levels");
-        &self.slots[self.slot(f, -(l as isize))]
+        self.rings.level(f, l)
     }
 
     /// Makes every field's scratch its newest level, and its oldest level its scratch: what a
     /// step that wrote the scratches (by hand, through [`State::scratch_mut`]) ends with.
     pub fn rotate(&mut self) {
-        self.head = (self.head + 1) % (L + 1);
+        self.rings.advance(1);
     }
 
     /// Field `f`'s scratch, the array the next step writes.
@@ -269,8 +247,7 @@ impl<T: Pod, const N: usize, const M: usize, const L: usize, B: Backend> State<T
     ///
     /// When `f >= M`.
     pub fn scratch_mut(&mut self, f: usize) -> &mut Array<T, N, B> {
-        let s = self.slot(f, 1);
-        &mut self.slots[s]
+        self.rings.scratch_mut(f)
     }
 
     /// Field `f`'s newest level to read and its scratch to write, at once.
@@ -279,48 +256,28 @@ impl<T: Pod, const N: usize, const M: usize, const L: usize, B: Backend> State<T
     ///
     /// When `f >= M`.
     pub fn newest_and_scratch(&mut self, f: usize) -> (&Array<T, N, B>, &mut Array<T, N, B>) {
-        let (newest, scratch) = (self.slot(f, 0), self.slot(f, 1));
-        debug_assert_ne!(newest, scratch, "a ring of at least two arrays");
-        if newest < scratch {
-            let (low, high) = self.slots.split_at_mut(scratch);
-            (&low[newest], &mut high[0])
-        } else {
-            let (low, high) = self.slots.split_at_mut(newest);
-            (&high[0], &mut low[scratch])
-        }
+        self.rings.newest_and_scratch(f)
     }
 
     /// A state of one field at one level from its ring (newest, scratch), unchecked but for the
     /// count.
     pub(crate) fn from_ring(ring: Vec<Array<T, N, B>>) -> Self {
-        assert_eq!(ring.len(), M * (L + 1), "one array per level and a scratch per field");
-        State { slots: ring, head: 0, halo: None }
+        State { rings: LevelRings::from_slots(ring), halo: None }
     }
 
     /// Every field's newest level, consuming the state.
     pub fn into_fields(self) -> [Array<T, N, B>; M] {
-        let newest: Vec<usize> = (0..M).map(|f| self.slot(f, 0)).collect();
-        let mut slots: Vec<Option<Array<T, N, B>>> = self.slots.into_iter().map(Some).collect();
-        core::array::from_fn(|f| slots[newest[f]].take().expect("one slot per field"))
+        self.rings.into_newest()
     }
 
     /// The descriptors of every array, ring by ring, for the time steppers: the caller borrows
     /// the state uniquely, and the arrays are distinct owned arrays.
     pub(crate) fn rings_mut(&mut self) -> SmallVec<[Desc<B, T, N>; 4]> {
-        let head = self.head;
-        let ring = L + 1;
-        let mut descs: SmallVec<[Desc<B, T, N>; 4]> = SmallVec::new();
-        // Ring order from the newest level: position `p` of field `f` is slot `(head + p) mod ring`.
-        for f in 0..M {
-            for p in 0..ring {
-                descs.push(self.slots[f * ring + (head + p) % ring].desc_mut());
-            }
-        }
-        descs
+        self.rings.in_ring_order_mut().into_iter().map(|a| a.desc_mut()).collect()
     }
 
     /// Advances the rings by `steps` (what `steps` steps written into the rings end with).
     pub(crate) fn advance(&mut self, steps: usize) {
-        self.head = (self.head + steps % (L + 1)) % (L + 1);
+        self.rings.advance(steps);
     }
 }

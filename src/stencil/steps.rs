@@ -89,7 +89,7 @@ type Shifted<B, T, const N: usize> = (Desc<B, T, N>, [usize; N]);
 
 /// A `stencil!` stencil's sweep over a region: the evolving fields' levels and outputs (from
 /// the plan), and the coefficient fields narrowed to the same region.
-pub(super) struct ExprSweep<'p, S: Stencil<T, N>, B: Backend, T: Scalar, const N: usize> {
+pub(crate) struct ExprSweep<'p, S: Stencil<T, N>, B: Backend, T: Scalar, const N: usize> {
     /// Each coefficient field, and where the state's index 0 lies in it: 0 for one of the
     /// state's shape, the state's halo for one of its interior's (`State::from_interiors`).
     coefficients: SmallVec<[Shifted<B, T, N>; 3]>,
@@ -113,13 +113,29 @@ impl<'p, S: Stencil<T, N>, B: Backend, T: Scalar, const N: usize> ExprSweep<'p, 
         params: &'p S::Params,
         writes: usize,
     ) -> Result<Self> {
-        let current = state.field(0);
+        Self::over::<M, L>(op, state.field(0).desc(), state.halo(), coefficients, params, writes)
+    }
+
+    /// [`ExprSweep::new`] for a state whose first array is `first` (its shape and device) and
+    /// whose halo is `halo` when it owns one.
+    ///
+    /// # Errors
+    ///
+    /// As [`ExprSweep::new`].
+    pub(crate) fn over<const M: usize, const L: usize>(
+        op: &'static str,
+        first: Desc<B, T, N>,
+        halo: Option<[usize; N]>,
+        coefficients: SmallVec<[Desc<B, T, N>; 3]>,
+        params: &'p S::Params,
+        writes: usize,
+    ) -> Result<Self> {
         let mut shifted = SmallVec::new();
         for (j, c) in coefficients.iter().enumerate() {
-            shifted.push((*c, coefficient_shift::<S, T, N>(op, current.shape(), state.halo(), M * L + j, c.shape)?));
+            shifted.push((*c, coefficient_shift::<S, T, N>(op, first.shape, halo, M * L + j, c.shape)?));
         }
         let devices: SmallVec<[B::Device; 3]> = coefficients.iter().map(|c| B::handle_device(c.handle)).collect();
-        crate::ops::output::same_device::<B>(op, &B::handle_device(current.desc().handle), &devices)?;
+        crate::ops::output::same_device::<B>(op, &B::handle_device(first.handle), &devices)?;
         crate::kernel::expr::check::<S, T, N>(op)?;
         // `Evolves<M, L>` (or `Stage<M, L>`) and `Coefficients` agree for every `stencil!`; a
         // hand-written stencil could disagree with itself, and the kernels trust these counts.
@@ -308,4 +324,39 @@ where
     let sweep = ExprSweep::<S, crate::kernel::Cpu, T, N>::new(OP, state, coefficients.coefficient_descs(), params, M)?;
     // SAFETY: as in `apply_steps`.
     step_state(OP, &sweep, state, steps, boundaries, |plan| unsafe { super::fused::run_parallel(plan) })
+}
+
+/// `steps` steps of `S` over rings given as descriptors, ring by ring from each field's newest
+/// level: a distributed state's blocks, each narrowed to the points its process steps
+/// (`dist/systems.rs`), `coefficients` narrowed alike, field `f`'s sides refilled as
+/// `boundaries[f]` says. The caller advances its rings by `steps` once this returns `Ok`.
+///
+/// # Safety
+///
+/// The ring descriptors address distinct, live, writable arrays of one shape on one device that
+/// nothing else accesses during the call; the coefficient descriptors live arrays of that shape
+/// that nothing writes during the call.
+///
+/// # Errors
+///
+/// As `StencilApply::try_apply_steps_with`.
+#[cfg(feature = "mpi")]
+pub(crate) unsafe fn step_rings<S, B, T, const N: usize, const M: usize, const L: usize>(
+    op: &'static str,
+    rings: SmallVec<[Desc<B, T, N>; 4]>,
+    coefficients: SmallVec<[Desc<B, T, N>; 3]>,
+    params: &S::Params,
+    steps: usize,
+    boundaries: &[super::Boundaries<T, N>; M],
+) -> Result<()>
+where
+    S: Stencil<T, N> + Evolves<M, L>,
+    B: ExprStencilKernels + CopyKernels,
+    T: Scalar,
+{
+    let sweep = ExprSweep::<S, B, T, N>::over::<M, L>(op, rings[0], None, coefficients, params, M)?;
+    // SAFETY: the caller's contract; the plan's arrays are the rings'.
+    unsafe {
+        super::fused::run_steps_on(op, &sweep, rings, L + 1, steps, boundaries, None, |plan| plan.run_sequential())
+    }
 }

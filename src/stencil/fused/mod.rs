@@ -39,6 +39,7 @@ mod linear_steps;
 mod points;
 mod rings;
 mod schedule;
+mod sweep;
 mod unfused;
 
 #[cfg(feature = "rayon")]
@@ -61,76 +62,11 @@ use crate::shape::interior_range;
 pub(in crate::stencil) use points::{point_plan, PointHook};
 pub(in crate::stencil) use rings::{partitions, StageWrites};
 use rings::{Group, Rings};
+pub(in crate::stencil) use sweep::Sweep;
 
 /// One [`Boundaries`] per evolving field.
 type PerField<T, const N: usize> = SmallVec<[Boundaries<T, N>; 4]>;
 use schedule::Schedule;
-
-/// One sweep of a stencil over a region, what a plan runs: the stencil kernel of a
-/// `LinearStencil` (here) or of a `stencil!` stencil with its coefficient fields (`steps.rs`).
-/// The threads of `par_apply_steps` share a sweep: an implementation holds only data they may
-/// read at once (taps, parameters, fields no sweep writes).
-pub(super) trait Sweep<B: Backend, T: Pod, const N: usize> {
-    /// The radius along each axis.
-    fn radius(&self) -> [usize; N];
-
-    /// Whether the backend runs the fused wavefront (many small calls); else one call per sweep.
-    fn wavefront(&self) -> bool;
-
-    /// How many fields every sweep reads besides the evolving fields' levels and scratch arrays (they are in
-    /// flight in a fused pass too, `depth.rs`).
-    fn coefficient_fields(&self) -> usize {
-        0
-    }
-
-    /// `outputs = stencil(inputs)` of stage `stage` (0 for a step of one stage) over the region
-    /// `start..start + shape` of the fields: `outputs` (one per field the stage writes) and
-    /// `inputs` (each field's levels, newest first, field by field) are that region of the
-    /// destination and source arrays; other fields the sweep reads are narrowed alike. A stencil
-    /// of one field at one level takes one of each.
-    ///
-    /// # Safety
-    ///
-    /// The region lies in the interior for the sweep's radius, so every tap lies in the fields;
-    /// the outputs are live, writable, and overlap no field the sweep reads and one another;
-    /// nothing else accesses them during the call.
-    ///
-    /// # Errors
-    ///
-    /// `Error::Device` from a kernel.
-    unsafe fn region(
-        &self,
-        dev: &B::Device,
-        stage: usize,
-        outputs: &[Desc<B, T, N>],
-        inputs: &[Desc<B, T, N>],
-        start: [usize; N],
-        shape: [usize; N],
-    ) -> Result<()>;
-
-    /// `steps` sweeps of one field at one level over the whole fields at once, where the backend
-    /// has a time-tiled kernel: `Ok(true)` when done (`fields[steps % 2]` holds sweep `steps`, the other sweep
-    /// `steps - 1`), `Ok(false)` with nothing written otherwise. None by default.
-    ///
-    /// # Safety
-    ///
-    /// As for `ExprStencilKernels::expression_steps`: the halos hold what every sweep reads
-    /// there (constant boundaries) and nothing else accesses the fields.
-    ///
-    /// # Errors
-    ///
-    /// `Error::Device` from a kernel.
-    unsafe fn all_steps(&self, dev: &B::Device, fields: [Desc<B, T, N>; 2], steps: usize) -> Result<bool> {
-        let _ = (dev, fields, steps);
-        Ok(false)
-    }
-
-    /// The stages of a step, when more than one: the fields each writes (every field exactly
-    /// once, `rings.rs`). `None` for one stage writing every field.
-    fn stages(&self) -> Option<StageWrites> {
-        None
-    }
-}
 
 /// Plans `steps` sweeps of `sweep` over `state`'s fields (each at its levels, with a scratch),
 /// runs the plan (the wavefront by `fused`, or one call per sweep), and makes the levels written
@@ -152,17 +88,43 @@ pub(super) fn run_steps<B: CopyKernels, T: Pod, const N: usize, const M: usize, 
 where
     S: Sweep<B, T, N>,
 {
-    assert_eq!(boundaries.len(), M, "one `Boundaries` per field");
     state.check_halo(op, sweep.radius())?;
-    let mut rings = Rings::new(state.rings_mut(), M, L + 1);
+    // SAFETY: distinct owned arrays, borrowed uniquely for the call.
+    unsafe { run_steps_on(op, sweep, state.rings_mut(), L + 1, steps, boundaries, points, fused) }?;
+    state.advance(steps);
+    Ok(())
+}
+
+/// [`run_steps`] on rings of `ring` arrays per field given as descriptors, each from its newest
+/// level (a state's, or a distributed state's blocks narrowed to what a process steps), one
+/// field per `Boundaries`. The caller advances the rings by `steps` once it returns `Ok`.
+///
+/// # Safety
+///
+/// As for [`run_steps_between`], for every array of the rings.
+///
+/// # Errors
+///
+/// As [`run_steps`].
+#[allow(clippy::too_many_arguments)] // the stepper's inputs, each of another kind
+pub(super) unsafe fn run_steps_on<B: CopyKernels, T: Pod, const N: usize, S: Sweep<B, T, N>>(
+    op: &'static str,
+    sweep: &S,
+    rings: SmallVec<[Desc<B, T, N>; 4]>,
+    ring: usize,
+    steps: usize,
+    boundaries: &[Boundaries<T, N>],
+    points: Option<&mut dyn PointHook<B, T, N>>,
+    fused: impl Fn(&Plan<'_, B, T, N, S>) -> Result<()>,
+) -> Result<()> {
+    assert_eq!(boundaries.len() * ring, rings.len(), "one `Boundaries` per field");
+    let mut rings = Rings::new(rings, boundaries.len(), ring);
     if let Some(stages) = sweep.stages() {
         rings = rings.staged(stages);
     }
     let extra = points.map_or(Extra::Nothing, Extra::Points);
-    // SAFETY: distinct owned arrays, borrowed uniquely for the call.
-    unsafe { run_rings(op, sweep, extra, rings, steps, boundaries.into(), fused) }?;
-    state.advance(steps);
-    Ok(())
+    // SAFETY: the caller's contract.
+    unsafe { run_rings(op, sweep, extra, rings, steps, boundaries.into(), fused) }
 }
 
 /// [`run_steps`] on two fields given as descriptors: `fields[0]` holds sweep 0, and sweep

@@ -1,0 +1,187 @@
+//! The systems checks of tests/mpi.rs (a module of that binary): `stencil!` systems of several
+//! fields, time levels and coefficient fields stepped over distributed grids with deep halos
+//! (`apply_steps_dist` on a `DistState`), each against one process stepping the whole grid with
+//! `apply_steps_with` on a `State`, bit for bit.
+
+use cnda::dist::{DistArray, DistState, StencilApplyDist};
+use cnda::prelude::*;
+use cnda::stencil::{pad_axes, Boundaries, Boundary, FieldBoundaries, PadMode, PointIo, Points, State};
+use mpi::traits::Communicator;
+
+stencil! {
+    /// Two species reacting and diffusing, a feed field as coefficient; radius 1 with diagonal
+    /// taps in the second species (the exchange's corners matter).
+    pub struct Reaction = |u, v, k; a: T, b: T| {
+        let uvv = u[0, 0] * v[0, 0] * v[0, 0];
+        (
+            u[0, 0] + a * (u[-1, 0] + u[1, 0] + u[0, -1] + u[0, 1] - 4.0 * u[0, 0]) - uvv + b * k[0, 0],
+            v[0, 0] + a * 0.5 * (v[-1, 1] + v[1, -1] - 2.0 * v[0, 0]) + uvv - b * v[0, 0],
+        )
+    };
+}
+
+stencil! {
+    /// A damped wave: the field now and one step before, a slowness field; radius 2.
+    #[levels(2)]
+    pub struct Wave = |u, um, m; c: T| 1.9 * u[0, 0] - 0.9 * um[0, 0] + c * m[0, 0] * laplace(u, 4);
+}
+
+/// A grid's values, different per field `salt`.
+fn values<const N: usize>(salt: usize) -> impl Fn([usize; N]) -> f64 {
+    move |g| g.iter().enumerate().map(|(k, &i)| ((i * (5 + k + salt) + 3 * k + salt) % 13) as f64 * 0.05).sum()
+}
+
+/// The whole grid of `f` for one process, padded with periodic images along the periodic axes
+/// (by `widths`).
+fn whole<const N: usize>(
+    global: [usize; N],
+    widths: [usize; N],
+    periodic: [bool; N],
+    f: impl Fn([usize; N]) -> f64,
+) -> Array<f64, N> {
+    let modes = periodic.map(|p| if p { PadMode::Periodic } else { PadMode::Constant(0.0) });
+    pad_axes(Array::from_fn(global, f).view(), widths, modes)
+}
+
+/// A distributed field holding `f` at its owned points.
+fn distributed<const N: usize>(
+    comm: &impl Communicator,
+    (global, halo, periodic): ([usize; N], [usize; N], [bool; N]),
+    f: impl Fn([usize; N]) -> f64,
+) -> DistArray<f64, N> {
+    let mut a = DistArray::<f64, N>::new(comm, global, halo, periodic);
+    a.fill_owned_with(f);
+    a
+}
+
+/// Asserts that the gathered `field` equals the one-process `reference` (without its periodic
+/// padding).
+fn assert_same<const N: usize>(field: &DistArray<f64, N>, reference: &Array<f64, N>, widths: [usize; N], what: &str) {
+    let global = field.decomposition().global_shape();
+    if let Some(g) = field.gather(0) {
+        let strip = (0..N).fold(reference.view().into_strided(), |v, k| v.narrow(k, widths[k], global[k]));
+        assert_eq!(g, strip.to_owned(), "{what}");
+    }
+}
+
+/// Two fields and a coefficient field stepped `steps` times (`Reaction`, one exchange per
+/// `halo / 1` steps) with `boundaries` per field; the periodic axes `Periodic`.
+pub fn check_reaction_dist(
+    comm: &impl Communicator,
+    grid: ([usize; 2], [usize; 2], [bool; 2]),
+    sides: [[Boundary<f64>; 2]; 2],
+    steps: usize,
+) {
+    let (global, halo, periodic) = grid;
+    let with_periodic = |sides: [[Boundary<f64>; 2]; 2]| {
+        let mut b = Boundaries::from(sides);
+        for (k, &p) in periodic.iter().enumerate() {
+            if p {
+                b = b.with(k, cnda::stencil::Side::Low, Boundary::Periodic).with(
+                    k,
+                    cnda::stencil::Side::High,
+                    Boundary::Periodic,
+                );
+            }
+        }
+        b
+    };
+    // The second field's conditions mirrored, so the fields differ.
+    let boundaries = FieldBoundaries([with_periodic(sides), with_periodic([sides[1], sides[0]])]);
+    let widths = periodic.map(usize::from);
+    let mut one = State::from_fields([0, 1].map(|salt| whole(global, widths, periodic, values(salt))));
+    let k = whole(global, widths, periodic, values(2));
+    Reaction.apply_steps_with(&mut one, steps, &k, (0.1, 0.02), boundaries);
+
+    let mut state = DistState::from_fields([0, 1].map(|salt| distributed(comm, grid, values(salt))));
+    let mut kd = distributed(comm, grid, values(2));
+    Reaction.apply_steps_dist(&mut state, steps, &mut kd, (0.1, 0.02), boundaries);
+    for f in 0..2 {
+        let what = format!("Reaction field {f}: {global:?} halo {halo:?} {periodic:?} {sides:?}, {steps} steps");
+        assert_same(state.field(f), one.field(f), widths, &what);
+    }
+}
+
+/// A wave of two time levels (radius 2) stepped `steps` times with `Fixed` or periodic sides.
+pub fn check_wave_dist(comm: &impl Communicator, grid: ([usize; 2], [usize; 2], [bool; 2]), steps: usize) {
+    let (global, halo, periodic) = grid;
+    let widths = periodic.map(|p| if p { 2 } else { 0 });
+    let boundaries = periodic.map(|p| if p { Boundary::Periodic } else { Boundary::Fixed });
+    let mut one = State::from_levels([[0, 1].map(|salt| whole(global, widths, periodic, values(salt)))]);
+    let m = whole(global, widths, periodic, values(3));
+    Wave.apply_steps_with(&mut one, steps, &m, (0.04,), boundaries);
+
+    let mut state = DistState::from_levels([[0, 1].map(|salt| distributed(comm, grid, values(salt)))]);
+    let mut md = distributed(comm, grid, values(3));
+    Wave.apply_steps_dist(&mut state, steps, &mut md, (0.04,), boundaries);
+    let what = format!("Wave: {global:?} halo {halo:?} {periodic:?}, {steps} steps");
+    assert_same(state.field(0), one.field(0), widths, &what);
+    assert_same(state.level(0, 1), one.level(0, 1), widths, &format!("{what}, the level before"));
+}
+
+/// What the distributed stepper refuses, on every process alike: a coefficient field split
+/// otherwise, a halo narrower than the radius, sources and receivers.
+pub fn check_systems_dist_errors(comm: &impl Communicator) {
+    let grid = ([12, 10], [2, 2], [false, false]);
+    let mut state = DistState::from_levels([[distributed(comm, grid, values(0)), distributed(comm, grid, values(1))]]);
+    let mut other = distributed(comm, ([12, 10], [3, 3], [false, false]), values(3));
+    let e = Wave.try_apply_steps_dist(&mut state, 2, &mut other, (0.04,), [Boundary::Fixed; 2]).unwrap_err();
+    assert!(matches!(e, cnda::Error::ShapeMismatch { .. }), "{e}");
+    let narrow = ([12, 10], [1, 1], [true, true]);
+    let mut state =
+        DistState::from_levels([[distributed(comm, narrow, values(0)), distributed(comm, narrow, values(1))]]);
+    let mut m = distributed(comm, narrow, values(3));
+    let e = Wave.try_apply_steps_dist(&mut state, 2, &mut m, (0.04,), [Boundary::Periodic; 2]).unwrap_err();
+    assert!(e.to_string().contains("narrower than the stencil's radius 2"), "{e}");
+    let points = Points::new(vec![[5.0, 5.0]]);
+    let series = Array::<f64, 2>::zeros([2, 1]);
+    let mut state = DistState::from_levels([[distributed(comm, grid, values(0)), distributed(comm, grid, values(1))]]);
+    let mut m = distributed(comm, grid, values(3));
+    let io = PointIo::new([Boundary::Fixed; 2]).inject(&points, 0, series.view());
+    let e = Wave.try_apply_steps_dist(&mut state, 2, &mut m, (0.04,), io).unwrap_err();
+    assert!(e.to_string().contains("do not step distributed states yet"), "{e}");
+}
+
+/// A wave of two levels stepped, saved whole (`DistState::save`: both levels in one file),
+/// resumed on one process fewer and stepped on: the same as stepping without a stop, bit for
+/// bit. The file stays in `CNDA_CHECKPOINT_DIR` for the h5py test.
+#[cfg(feature = "hdf5")]
+pub fn check_state_checkpoint(world: &mpi::topology::SimpleCommunicator) {
+    use cnda::dist::Checkpoint;
+    use mpi::topology::Color;
+    use mpi::traits::CommunicatorCollectives;
+    let grid = ([19, 15], [4, 4], [false, true]);
+    let (global, halo, periodic) = grid;
+    let widths = periodic.map(|p| if p { 2 } else { 0 });
+    let boundaries = [Boundary::Fixed, Boundary::Periodic];
+    // Both levels hold the same fixed rows (the scratch, which a checkpoint does not hold, starts
+    // as a copy of the newest level when resumed).
+    let level = |salt: usize| {
+        move |g: [usize; 2]| if g[0] < 2 || g[0] + 2 >= global[0] { values(0)(g) } else { values(salt)(g) }
+    };
+    let mut one = State::from_levels([[0, 1].map(|salt| whole(global, widths, periodic, level(salt)))]);
+    let m = whole(global, widths, periodic, values(3));
+    Wave.apply_steps_with(&mut one, 12, &m, (0.04,), boundaries);
+
+    let mut state = DistState::from_levels([[0, 1].map(|salt| distributed(world, grid, level(salt)))]);
+    Wave.apply_steps_dist(&mut state, 5, &mut distributed(world, grid, values(3)), (0.04,), boundaries);
+    let dir = std::env::var_os("CNDA_CHECKPOINT_DIR").map_or_else(std::env::temp_dir, Into::into);
+    let size = world.size();
+    let path = dir.join(format!("cnda-state-checkpoint-{size}.h5"));
+    state.save(&path, Checkpoint { step: 5, time: 0.25 });
+    let resumers = (size - 1).max(1);
+    let color = if world.rank() < resumers { Color::with_value(0) } else { Color::undefined() };
+    if let Some(sub) = world.split_by_color(color) {
+        let (mut resumed, at) = DistState::<f64, 2, 1, 2>::load(&sub, &path, halo);
+        assert_eq!(at, Checkpoint { step: 5, time: 0.25 });
+        let mut md = distributed(&sub, grid, values(3));
+        Wave.apply_steps_dist(&mut resumed, 7, &mut md, (0.04,), boundaries);
+        let what = format!("saved on {size}, resumed on {resumers}");
+        assert_same(resumed.field(0), one.field(0), widths, &what);
+        assert_same(resumed.level(0, 1), one.level(0, 1), widths, &what);
+        // A state of more levels than the file holds.
+        let e = DistState::<f64, 2, 1, 3>::try_load(&sub, &path, halo).err().expect("no third level");
+        assert!(e.to_string().contains("field0_level2"), "{e}");
+    }
+    world.barrier();
+}
