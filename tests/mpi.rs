@@ -545,6 +545,10 @@ fn main() {
             checks += 1;
         }
         systems::check_wave_dist(&world, ([12, 9], [4, 4], [false, false]), 5); // small blocks
+        for (halo, periodic) in [([2, 2], [false, false]), ([4, 2], [true, false]), ([6, 4], [true, true])] {
+            systems::check_yee_dist(&world, ([20, 17], halo, periodic), 8);
+            checks += 1;
+        }
         systems::check_systems_dist_errors(&world);
         checks += 2;
         #[cfg(feature = "hdf5")]

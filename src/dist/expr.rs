@@ -10,7 +10,7 @@ use super::{DistArray, DistBackend, DistState};
 use crate::error::{or_panic, Result};
 use crate::kernel::expr::{radius, Arity, Evolves, Scalar, Stencil};
 use crate::kernel::{CopyKernels, ExprStencilKernels};
-use crate::stencil::{StencilApply, StepBoundaries};
+use crate::stencil::{step_rings, StencilApply, StepBoundaries};
 
 /// `stencil!` stencils over distributed grids: [`apply_dist`](StencilApplyDist::apply_dist), one
 /// sweep of a stencil of one field, and
@@ -155,7 +155,13 @@ pub trait StencilApplyDist<T: Scalar + Equivalence, const N: usize>: Stencil<T, 
         C: DistCoefficients<T, N, B, <Self as Evolves<M, L>>::Coefficients>,
     {
         const OP: &str = "StencilApplyDist::apply_steps_dist";
-        steps_dist::<Self, B, T, N, M, L>(OP, state, steps, coefficients.dist_arrays(), &params, boundaries)
+        let r = radius::<Self, T, N>();
+        let groups = vec![coefficients.dist_arrays()];
+        steps_dist(OP, state, steps, groups, (r, r), boundaries, |rings, coefficients, steps, boundaries| {
+            // SAFETY: `steps_dist` hands over the state's distinct blocks, borrowed uniquely, and
+            // the coefficient fields' (other arrays, only read), all narrowed to one view.
+            unsafe { step_rings::<Self, B, T, N, M, L>(OP, rings, coefficients[0].clone(), &params, steps, boundaries) }
+        })
     }
 }
 

@@ -95,6 +95,8 @@ pub use state::DistState;
 #[cfg(feature = "mpi")]
 pub use stencil::{sweep_dist, try_sweep_dist, DistDoubleBuffer};
 #[cfg(feature = "mpi")]
+pub(crate) use systems::steps_dist;
+#[cfg(feature = "mpi")]
 pub use systems::DistCoefficients;
 
 /// The MPI crate (rsmpi) cnda is built against, and what a program needs from it to start:

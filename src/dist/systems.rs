@@ -16,9 +16,9 @@ use super::stencil::check_pair;
 use super::together::exchange_together;
 use super::{DistArray, DistBackend, DistState};
 use crate::error::{Error, Result};
-use crate::kernel::expr::{radius, Arity, Evolves, Scalar, Stencil};
+use crate::kernel::expr::{Arity, Scalar};
 use crate::kernel::{CopyKernels, Desc, ExprStencilKernels};
-use crate::stencil::{step_rings, Boundaries, Boundary, Side, StepBoundaries};
+use crate::stencil::{Boundaries, Boundary, Side, StepBoundaries};
 
 mod sealed {
     pub trait Sealed {}
@@ -78,26 +78,45 @@ dist_coefficient_tuple!(6; A 0, C 1, D 2, E 3, F 4);
 dist_coefficient_tuple!(7; A 0, C 1, D 2, E 3, F 4, G 5);
 dist_coefficient_tuple!(8; A 0, C 1, D 2, E 3, F 4, G 5, H 6);
 
-/// `steps` steps of `S` over `state` with `boundaries` at the global edges, `coefficients` read
-/// by every step: see the module documentation.
+/// The coefficient fields of each stage (one group for a stencil of one stage), narrowed to the
+/// stepped view.
+pub(crate) type CoefficientGroups<B, T, const N: usize> = [SmallVec<[Desc<B, T, N>; 3]>];
+
+/// `steps` steps over `state` with `boundaries` at the global edges, `coefficients` (one group
+/// per stage) read by every step, stages of `radius` (the widest) reaching `reach` per step (the
+/// sum of the stages' radii); each batch of steps between two exchanges is run by `batch` on
+/// the stepped view: see the module documentation.
+///
+/// `batch` gets the rings' descriptors (ring by ring from each field's newest level), the
+/// coefficient groups', the number of steps and each field's conditions on the view's sides;
+/// the descriptors address the state's distinct blocks, borrowed uniquely for the call, and the
+/// coefficient fields' (other arrays, only read), all of the view's shape; it returns once the
+/// steps are done and its caller advances the rings.
 ///
 /// # Errors
 ///
 /// As `StencilApplyDist::try_apply_steps_dist`.
-pub(super) fn steps_dist<S, B, T, const N: usize, const M: usize, const L: usize>(
+#[allow(clippy::too_many_arguments)] // the stepper's inputs, each of another kind
+pub(crate) fn steps_dist<B, T, const N: usize, const M: usize, const L: usize>(
     op: &'static str,
     state: &mut DistState<T, N, M, L, B>,
     steps: usize,
-    mut coefficients: Vec<&mut DistArray<T, N, B>>,
-    params: &S::Params,
+    coefficients: Vec<Vec<&mut DistArray<T, N, B>>>,
+    (radius, reach): ([usize; N], [usize; N]),
     boundaries: impl StepBoundaries<T, N, M>,
+    mut batch: impl FnMut(
+        SmallVec<[Desc<B, T, N>; 4]>,
+        &CoefficientGroups<B, T, N>,
+        usize,
+        &[Boundaries<T, N>; M],
+    ) -> Result<()>,
 ) -> Result<()>
 where
-    S: Stencil<T, N> + Evolves<M, L>,
     B: DistBackend + ExprStencilKernels + CopyKernels,
     T: Scalar + Equivalence,
 {
-    let r = radius::<S, T, N>();
+    let groups: Vec<usize> = coefficients.iter().map(Vec::len).collect();
+    let mut coefficients: Vec<&mut DistArray<T, N, B>> = coefficients.into_iter().flatten().collect();
     let (boundaries, points) = boundaries.into_parts();
     let checked = if points.is_some() {
         Err(Error::Layout {
@@ -107,7 +126,7 @@ where
                   with `DistArray::owned_mut` between calls",
         })
     } else {
-        check_state(op, state.field(0), &coefficients, &boundaries, r)
+        check_state(op, state.field(0), &coefficients, &boundaries, radius, reach)
     };
     let k = state.field(0).agree(op, checked)?;
     if steps == 0 {
@@ -121,11 +140,12 @@ where
     // once it is a level, and only the exchange gives it there), the coefficient fields' too.
     let mut local = exchange_together(op, &mut coefficients);
     local = local.and(exchange_together(op, &mut state.in_ring_order_mut()));
-    let coefficient_descs: SmallVec<[Desc<B, T, N>; 3]> =
-        coefficients.iter_mut().map(|c| narrow(c.local_desc_mut())).collect();
+    let mut narrowed = coefficients.iter_mut().map(|c| narrow(c.local_desc_mut()));
+    let coefficient_descs: Vec<SmallVec<[Desc<B, T, N>; 3]>> =
+        groups.iter().map(|&n| narrowed.by_ref().take(n).collect()).collect();
     let mut done = 0;
     while done < steps {
-        let batch = k.min(steps - done);
+        let steps_now = k.min(steps - done);
         if done > 0 {
             // The levels a step reads (every ring position but the scratch's, the second).
             let mut levels: Vec<&mut DistArray<T, N, B>> = state
@@ -139,17 +159,11 @@ where
         }
         if local.is_ok() {
             let rings = state.in_ring_order_mut().into_iter().map(|a| narrow(a.local_desc_mut())).collect();
-            // SAFETY: the rings are the state's distinct blocks, borrowed uniquely through
-            // `state`, narrowed to the stepped view inside them; the coefficient fields are
-            // other arrays (unique borrows), split alike (checked), narrowed alike, and nothing
-            // writes them during the call.
-            local = unsafe {
-                step_rings::<S, B, T, N, M, L>(op, rings, coefficient_descs.clone(), params, batch, &local_boundaries)
-            };
+            local = batch(rings, &coefficient_descs, steps_now, &local_boundaries);
         }
         // Advanced on every process alike, failed or not, so the arrays' roles stay the same.
-        state.advance(batch);
-        done += batch;
+        state.advance(steps_now);
+        done += steps_now;
         // The expression kernels fail at the launch, on the processes that step: agreed on
         // every backend.
         let outcome = core::mem::replace(&mut local, Ok(()));
@@ -160,17 +174,20 @@ where
 
 /// Checks the state's first field against the coefficient fields (split alike), the boundaries
 /// (against the split) and the stencil's radius (at most the halo on every axis that
-/// exchanges); returns how many steps one exchange serves.
+/// exchanges); returns how many steps one exchange serves (the fewest `halo / reach` of an axis
+/// that exchanges).
 ///
 /// # Errors
 ///
-/// `Error::ShapeMismatch`, `Error::Decomposition`, `Error::Layout`.
+/// `Error::ShapeMismatch`, `Error::Decomposition` (also for a halo narrower than one step's
+/// reach), `Error::Layout`.
 fn check_state<T: Scalar + Equivalence, const N: usize, const M: usize, B: DistBackend>(
     op: &'static str,
     first: &DistArray<T, N, B>,
     coefficients: &[&mut DistArray<T, N, B>],
     boundaries: &[Boundaries<T, N>; M],
     radius: [usize; N],
+    reach: [usize; N],
 ) -> Result<usize> {
     for c in coefficients {
         check_pair(op, first, c, radius)?;
@@ -180,8 +197,19 @@ fn check_state<T: Scalar + Equivalence, const N: usize, const M: usize, B: DistB
         first.check_boundaries(op, radius, b)?;
     }
     let (d, halo) = (first.decomposition(), first.halo());
-    let exchanged = (0..N).filter(|&a| d.exchanges_along(a) && radius[a] > 0);
-    Ok(exchanged.map(|a| halo[a] / radius[a]).min().unwrap_or(usize::MAX))
+    let exchanged = (0..N).filter(|&a| d.exchanges_along(a) && reach[a] > 0);
+    if let Some(a) = exchanged.clone().find(|&a| halo[a] < reach[a]) {
+        return Err(Error::Decomposition {
+            op,
+            reason: format!(
+                "the halo of axis {a} is {} wide, narrower than the {} points one step's stages reach",
+                halo[a], reach[a]
+            ),
+            fix: "build the arrays with a halo at least the sum of the stages' radii (k times it for one \
+                  exchange per k steps)",
+        });
+    }
+    Ok(exchanged.map(|a| halo[a] / reach[a]).min().unwrap_or(usize::MAX))
 }
 
 /// The local points a process steps (its owned block widened into every halo towards a

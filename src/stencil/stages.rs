@@ -256,6 +256,81 @@ macro_rules! stages {
                     super::fused::run_parallel(plan)
                 })
             }
+
+            /// `steps` staged steps of a distributed state, as
+            /// [`StencilApplyDist::apply_steps_dist`](crate::dist::StencilApplyDist::apply_steps_dist)
+            /// steps one stencil's: each stage with its coefficient fields (one entry per stage:
+            /// `()`, `&mut k` or a tuple of `&mut DistArray`) and parameters, deep halos (one
+            /// exchange per `halo / reach` steps, where a step's reach is the sum of its stages'
+            /// radii along the axis); bit for bit `apply_steps_with` on one `State` holding the
+            /// whole grid. Collective.
+            ///
+            /// # Panics
+            ///
+            /// As `try_apply_steps_dist` errs.
+            #[cfg(feature = "mpi")]
+            #[track_caller]
+            pub fn apply_steps_dist<T, const N: usize, B, const M: usize, const L: usize, $($C),+>(
+                &self,
+                state: &mut crate::dist::DistState<T, N, M, L, B>,
+                steps: usize,
+                coefficients: ($($C,)+),
+                params: ($(<$S as Stencil<T, N>>::Params,)+),
+                boundaries: impl StepBoundaries<T, N, M>,
+            ) where
+                T: Scalar + mpi::datatype::Equivalence,
+                B: crate::dist::DistBackend + ExprStencilKernels + CopyKernels,
+                $($S: Stencil<T, N> + Stage<M, L>, $C: crate::dist::DistCoefficients<T, N, B, <$S as Stage<M, L>>::Coefficients>,)+
+            {
+                or_panic(self.try_apply_steps_dist(state, steps, coefficients, params, boundaries))
+            }
+
+            /// `apply_steps_dist`, returning errors.
+            ///
+            /// # Errors
+            ///
+            /// As [`StencilApplyDist::try_apply_steps_dist`](crate::dist::StencilApplyDist::try_apply_steps_dist)
+            /// and `try_apply_steps_with`; `Error::Decomposition` for a halo narrower than a
+            /// step's reach on an axis with neighbours.
+            #[cfg(feature = "mpi")]
+            pub fn try_apply_steps_dist<T, const N: usize, B, const M: usize, const L: usize, $($C),+>(
+                &self,
+                state: &mut crate::dist::DistState<T, N, M, L, B>,
+                steps: usize,
+                mut coefficients: ($($C,)+),
+                params: ($(<$S as Stencil<T, N>>::Params,)+),
+                boundaries: impl StepBoundaries<T, N, M>,
+            ) -> Result<()>
+            where
+                T: Scalar + mpi::datatype::Equivalence,
+                B: crate::dist::DistBackend + ExprStencilKernels + CopyKernels,
+                $($S: Stencil<T, N> + Stage<M, L>, $C: crate::dist::DistCoefficients<T, N, B, <$S as Stage<M, L>>::Coefficients>,)+
+            {
+                const OP: &str = "Stages::apply_steps_dist";
+                let writes = stage_writes(OP, &[$(<$S as Stage<M, L>>::WRITES),+], M)?;
+                let radii = [$(crate::kernel::expr::radius::<$S, T, N>()),+];
+                let reach: [usize; N] = core::array::from_fn(|k| radii.iter().map(|r| r[k]).sum());
+                let groups = vec![$(coefficients.$i.dist_arrays()),+];
+                crate::dist::steps_dist(OP, state, steps, groups, (widest(&radii), reach), boundaries, |rings, coefficients, steps, boundaries| {
+                    let sweep = Staged {
+                        stages: ($(ExprSweep::<$S, B, T, N>::over::<M, L>(
+                            OP,
+                            rings[0],
+                            None,
+                            coefficients[$i].clone(),
+                            &params.$i,
+                            <$S as Stage<M, L>>::WRITES.len(),
+                        )?,)+),
+                        writes: writes.clone(),
+                    };
+                    // SAFETY: `steps_dist` hands over the state's distinct blocks, borrowed
+                    // uniquely, and the coefficient fields' (other arrays, only read), all
+                    // narrowed to one view.
+                    unsafe {
+                        super::fused::run_steps_on(OP, &sweep, rings, L + 1, steps, boundaries, None, |plan| plan.run_sequential())
+                    }
+                })
+            }
         }
     };
 }

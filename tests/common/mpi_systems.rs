@@ -5,7 +5,7 @@
 
 use cnda::dist::{DistArray, DistState, StencilApplyDist};
 use cnda::prelude::*;
-use cnda::stencil::{pad_axes, Boundaries, Boundary, FieldBoundaries, PadMode, PointIo, Points, State};
+use cnda::stencil::{pad_axes, Boundaries, Boundary, FieldBoundaries, PadMode, PointIo, Points, Stages, State};
 use mpi::traits::Communicator;
 
 stencil! {
@@ -24,6 +24,22 @@ stencil! {
     /// A damped wave: the field now and one step before, a slowness field; radius 2.
     #[levels(2)]
     pub struct Wave = |u, um, m; c: T| 1.9 * u[0, 0] - 0.9 * um[0, 0] + c * m[0, 0] * laplace(u, 4);
+}
+
+stencil! {
+    /// H from the curl of E (Yee's scheme, `hx`, `hy` half a cell after `ez`).
+    #[writes(hx, hy)]
+    pub struct UpdateH = |ez, hx, hy; c: T| (
+        hx[0, 0] - c * (ez[0, 1] - ez[0, 0]),
+        hy[0, 0] + c * (ez[1, 0] - ez[0, 0]),
+    );
+}
+
+stencil! {
+    /// E from the curl of the new H, over a permittivity field.
+    #[writes(ez)]
+    pub struct UpdateE = |ez, hx, hy, eps; c: T|
+        ez[0, 0] + c / eps[0, 0] * ((hy[0, 0] - hy[-1, 0]) - (hx[0, 0] - hx[0, -1]));
 }
 
 /// A grid's values, different per field `salt`.
@@ -119,6 +135,26 @@ pub fn check_wave_dist(comm: &impl Communicator, grid: ([usize; 2], [usize; 2], 
     assert_same(state.level(0, 1), one.level(0, 1), widths, &format!("{what}, the level before"));
 }
 
+/// Yee's two stages (each of radius 1: a step reaches 2 points) stepped `steps` times with
+/// `Fixed` or periodic sides.
+pub fn check_yee_dist(comm: &impl Communicator, grid: ([usize; 2], [usize; 2], [bool; 2]), steps: usize) {
+    let (global, halo, periodic) = grid;
+    let widths = periodic.map(usize::from);
+    let boundaries = periodic.map(|p| if p { Boundary::Periodic } else { Boundary::Fixed });
+    let yee = Stages((UpdateH, UpdateE));
+    let mut one = State::from_fields([4, 5, 6].map(|salt| whole(global, widths, periodic, values(salt))));
+    let eps = whole(global, widths, periodic, |g| 1.0 + values(7)(g));
+    yee.apply_steps_with(&mut one, steps, ((), &eps), ((0.3,), (0.3,)), boundaries);
+
+    let mut state = DistState::from_fields([4, 5, 6].map(|salt| distributed(comm, grid, values(salt))));
+    let mut epsd = distributed(comm, grid, |g| 1.0 + values(7)(g));
+    yee.apply_steps_dist(&mut state, steps, ((), &mut epsd), ((0.3,), (0.3,)), boundaries);
+    for f in 0..3 {
+        let what = format!("Yee field {f}: {global:?} halo {halo:?} {periodic:?}, {steps} steps");
+        assert_same(state.field(f), one.field(f), widths, &what);
+    }
+}
+
 /// What the distributed stepper refuses, on every process alike: a coefficient field split
 /// otherwise, a halo narrower than the radius, sources and receivers.
 pub fn check_systems_dist_errors(comm: &impl Communicator) {
@@ -140,6 +176,14 @@ pub fn check_systems_dist_errors(comm: &impl Communicator) {
     let io = PointIo::new([Boundary::Fixed; 2]).inject(&points, 0, series.view());
     let e = Wave.try_apply_steps_dist(&mut state, 2, &mut m, (0.04,), io).unwrap_err();
     assert!(e.to_string().contains("do not step distributed states yet"), "{e}");
+    // Two stages of radius 1 reach 2 points a step: a halo of 1 is too narrow.
+    let thin = ([12, 10], [1, 1], [true, false]);
+    let mut state = DistState::from_fields([0, 1, 2].map(|salt| distributed(comm, thin, values(salt))));
+    let mut eps = distributed(comm, thin, values(3));
+    let yee = Stages((UpdateH, UpdateE));
+    let b = [Boundary::Periodic, Boundary::Fixed];
+    let e = yee.try_apply_steps_dist(&mut state, 2, ((), &mut eps), ((0.3,), (0.3,)), b).unwrap_err();
+    assert!(e.to_string().contains("narrower than the 2 points one step's stages reach"), "{e}");
 }
 
 /// A wave of two levels stepped, saved whole (`DistState::save`: both levels in one file),
