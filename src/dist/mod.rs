@@ -69,6 +69,8 @@ mod halos;
 #[cfg(feature = "mpi")]
 mod staged;
 #[cfg(feature = "mpi")]
+mod stages;
+#[cfg(feature = "mpi")]
 mod state;
 #[cfg(feature = "hdf5")]
 mod state_checkpoint;
@@ -94,8 +96,6 @@ pub use expr::StencilApplyDist;
 pub use state::DistState;
 #[cfg(feature = "mpi")]
 pub use stencil::{sweep_dist, try_sweep_dist, DistDoubleBuffer};
-#[cfg(feature = "mpi")]
-pub(crate) use systems::steps_dist;
 #[cfg(feature = "mpi")]
 pub use systems::DistCoefficients;
 

@@ -257,79 +257,60 @@ macro_rules! stages {
                 })
             }
 
-            /// `steps` staged steps of a distributed state, as
-            /// [`StencilApplyDist::apply_steps_dist`](crate::dist::StencilApplyDist::apply_steps_dist)
-            /// steps one stencil's: each stage with its coefficient fields (one entry per stage:
-            /// `()`, `&mut k` or a tuple of `&mut DistArray`) and parameters, deep halos (one
-            /// exchange per `halo / reach` steps, where a step's reach is the sum of its stages'
-            /// radii along the axis); bit for bit `apply_steps_with` on one `State` holding the
-            /// whole grid. Collective.
-            ///
-            /// # Panics
-            ///
-            /// As `try_apply_steps_dist` errs.
+            /// The stages' radius (the widest) and a step's reach (their radii summed), per
+            /// axis.
             #[cfg(feature = "mpi")]
-            #[track_caller]
-            pub fn apply_steps_dist<T, const N: usize, B, const M: usize, const L: usize, $($C),+>(
-                &self,
-                state: &mut crate::dist::DistState<T, N, M, L, B>,
-                steps: usize,
-                coefficients: ($($C,)+),
-                params: ($(<$S as Stencil<T, N>>::Params,)+),
-                boundaries: impl StepBoundaries<T, N, M>,
-            ) where
-                T: Scalar + mpi::datatype::Equivalence,
-                B: crate::dist::DistBackend + ExprStencilKernels + CopyKernels,
-                $($S: Stencil<T, N> + Stage<M, L>, $C: crate::dist::DistCoefficients<T, N, B, <$S as Stage<M, L>>::Coefficients>,)+
+            pub(crate) fn radius_and_reach<T: Scalar, const N: usize>() -> ([usize; N], [usize; N])
+            where
+                $($S: Stencil<T, N>,)+
             {
-                or_panic(self.try_apply_steps_dist(state, steps, coefficients, params, boundaries))
+                let radii = [$(crate::kernel::expr::radius::<$S, T, N>()),+];
+                (widest(&radii), core::array::from_fn(|k| radii.iter().map(|r| r[k]).sum()))
             }
 
-            /// `apply_steps_dist`, returning errors.
+            /// `steps` staged steps over rings given as descriptors, ring by ring from each
+            /// field's newest level (a distributed state's blocks narrowed to what a process
+            /// steps, `dist/stages.rs`), each stage with its group of coefficient fields narrowed
+            /// alike, field `f`'s sides refilled as `boundaries[f]` says.
+            ///
+            /// # Safety
+            ///
+            /// As for `steps::step_rings`.
             ///
             /// # Errors
             ///
-            /// As [`StencilApplyDist::try_apply_steps_dist`](crate::dist::StencilApplyDist::try_apply_steps_dist)
-            /// and `try_apply_steps_with`; `Error::Decomposition` for a halo narrower than a
-            /// step's reach on an axis with neighbours.
+            /// As `try_apply_steps_with`.
             #[cfg(feature = "mpi")]
-            pub fn try_apply_steps_dist<T, const N: usize, B, const M: usize, const L: usize, $($C),+>(
+            pub(crate) unsafe fn step_rings<T, const N: usize, B, const M: usize, const L: usize>(
                 &self,
-                state: &mut crate::dist::DistState<T, N, M, L, B>,
+                op: &'static str,
+                rings: smallvec::SmallVec<[Desc<B, T, N>; 4]>,
+                coefficients: &[smallvec::SmallVec<[Desc<B, T, N>; 3]>],
+                params: &($(<$S as Stencil<T, N>>::Params,)+),
                 steps: usize,
-                mut coefficients: ($($C,)+),
-                params: ($(<$S as Stencil<T, N>>::Params,)+),
-                boundaries: impl StepBoundaries<T, N, M>,
+                boundaries: &[super::Boundaries<T, N>; M],
             ) -> Result<()>
             where
-                T: Scalar + mpi::datatype::Equivalence,
-                B: crate::dist::DistBackend + ExprStencilKernels + CopyKernels,
-                $($S: Stencil<T, N> + Stage<M, L>, $C: crate::dist::DistCoefficients<T, N, B, <$S as Stage<M, L>>::Coefficients>,)+
+                T: Scalar,
+                B: ExprStencilKernels + CopyKernels,
+                $($S: Stencil<T, N> + Stage<M, L>,)+
             {
-                const OP: &str = "Stages::apply_steps_dist";
-                let writes = stage_writes(OP, &[$(<$S as Stage<M, L>>::WRITES),+], M)?;
-                let radii = [$(crate::kernel::expr::radius::<$S, T, N>()),+];
-                let reach: [usize; N] = core::array::from_fn(|k| radii.iter().map(|r| r[k]).sum());
-                let groups = vec![$(coefficients.$i.dist_arrays()),+];
-                crate::dist::steps_dist(OP, state, steps, groups, (widest(&radii), reach), boundaries, |rings, coefficients, steps, boundaries| {
-                    let sweep = Staged {
-                        stages: ($(ExprSweep::<$S, B, T, N>::over::<M, L>(
-                            OP,
-                            rings[0],
-                            None,
-                            coefficients[$i].clone(),
-                            &params.$i,
-                            <$S as Stage<M, L>>::WRITES.len(),
-                        )?,)+),
-                        writes: writes.clone(),
-                    };
-                    // SAFETY: `steps_dist` hands over the state's distinct blocks, borrowed
-                    // uniquely, and the coefficient fields' (other arrays, only read), all
-                    // narrowed to one view.
-                    unsafe {
-                        super::fused::run_steps_on(OP, &sweep, rings, L + 1, steps, boundaries, None, |plan| plan.run_sequential())
-                    }
-                })
+                let writes = stage_writes(op, &[$(<$S as Stage<M, L>>::WRITES),+], M)?;
+                let sweep = Staged {
+                    stages: ($(ExprSweep::<$S, B, T, N>::over::<M, L>(
+                        op,
+                        rings[0],
+                        None,
+                        coefficients[$i].clone(),
+                        &params.$i,
+                        <$S as Stage<M, L>>::WRITES.len(),
+                    )?,)+),
+                    writes,
+                };
+                // SAFETY: the caller's contract; the plan's arrays are the rings'.
+                unsafe {
+                    super::fused::run_steps_on(op, &sweep, rings, L + 1, steps, boundaries, None, |plan| plan.run_sequential())
+                }
             }
         }
     };
