@@ -549,6 +549,10 @@ fn main() {
             systems::check_yee_dist(&world, ([20, 17], halo, periodic), 8);
             checks += 1;
         }
+        for (halo, periodic) in [([4, 4], [false, false]), ([5, 5], [false, true]), ([5, 7], [true, true])] {
+            systems::check_wave_points_dist(&world, ([21, 16], halo, periodic), 11);
+            checks += 1;
+        }
         systems::check_systems_dist_errors(&world);
         checks += 2;
         #[cfg(feature = "hdf5")]

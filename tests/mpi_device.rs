@@ -148,9 +148,10 @@ cnda::stencil! {
     };
 }
 
-/// A system of two fields and a coefficient field stepped with deep halos (one exchange of
-/// both fields per 3 steps) and boundary conditions at the global edges, on host and device
-/// blocks: the owned points equal bit for bit.
+/// A system of two fields and a coefficient field stepped with deep halos (one exchange of both
+/// fields per 2 steps: halos of 3, radius 1, and receivers reach one point past a block),
+/// boundary conditions at the global edges, a source and receivers, on host and device blocks:
+/// the owned points and the records equal bit for bit.
 fn check_system_steps_dist<B: Device>(dev: &impl Allocator<B>, comm: &impl Communicator) {
     use cnda::dist::DistState;
     use cnda::stencil::Boundary::{Neumann, Periodic, Value};
@@ -165,8 +166,17 @@ fn check_system_steps_dist<B: Device>(dev: &impl Allocator<B>, comm: &impl Commu
     };
     let ((u, ud), (v, vd), (mut k, mut kd)) = (make(1.0), make(2.0), make(0.5));
     let (mut host, mut on_dev) = (DistState::from_fields([u, v]), DistState::from_fields([ud, vd]));
-    Reaction.apply_steps_dist(&mut host, 7, &mut k, (0.125,), sides);
-    Reaction.apply_steps_dist(&mut on_dev, 7, &mut kd, (0.125,), sides);
+    // A source into `u` and receivers of `v` across the blocks.
+    let source = cnda::stencil::Points::new([[10.5, 6.25]]);
+    let receivers = cnda::stencil::Points::new((2..15).map(|j| [9.5, j as f64 + 0.5]));
+    let wavelet = Array::from_fn([7, 1], |[t, _]| 1e-3 * t as f32);
+    let (mut record, mut record_dev) = (Array::<f32, 2>::zeros([7, 13]), Array::<f32, 2>::zeros([7, 13]));
+    let io = cnda::stencil::PointIo::new(sides).inject(&source, 0, wavelet.view());
+    Reaction.apply_steps_dist(&mut host, 7, &mut k, (0.125,), io.record(&receivers, 1, record.view_mut()));
+    let io = cnda::stencil::PointIo::new(sides).inject(&source, 0, wavelet.view());
+    Reaction.apply_steps_dist(&mut on_dev, 7, &mut kd, (0.125,), io.record(&receivers, 1, record_dev.view_mut()));
+    let same = record.iter().zip(record_dev.iter()).all(|(x, y)| x.to_bits() == y.to_bits());
+    assert!(same && record.iter().any(|&x| x != 0.0), "rank {}: the device's record differs", host.field(0).rank());
     for f in 0..2 {
         let (a, b) = (host.field(f).owned().to_owned(), on_dev.field(f).owned().to_host());
         let same = a.iter().zip(b.iter()).all(|(x, y)| x.to_bits() == y.to_bits());

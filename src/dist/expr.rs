@@ -90,6 +90,13 @@ pub trait StencilApplyDist<T: Scalar + Equivalence, const N: usize>: Stencil<T, 
     /// The halos hold unspecified values afterwards (the widened steps' leftovers): exchange
     /// them before reading them.
     ///
+    /// With a [`PointIo`](crate::stencil::PointIo) as the boundaries, sources and receivers in
+    /// global coordinates, the same on every process: every process injects the sources where
+    /// its widened steps need them, the process owning a receiver's lowest node samples it, and
+    /// every process's record ends with every receiver's samples (a receiver's nodes reach one
+    /// point past a block: the halo must be one point wider than a step reaches, so one
+    /// exchange serves `(halo - 1) / radius` steps).
+    ///
     /// ```no_run
     /// use cnda::dist::{DistArray, DistState, StencilApplyDist};
     /// use cnda::prelude::*;
@@ -135,11 +142,11 @@ pub trait StencilApplyDist<T: Scalar + Equivalence, const N: usize>: Stencil<T, 
     ///
     /// `Error::ShapeMismatch` when a coefficient field is split differently from the state or
     /// has other halos; `Error::Decomposition` when a halo is narrower than the stencil's radius
-    /// on an axis with neighbours, or a block at a global edge is too thin for its boundary
-    /// condition; `Error::Layout` for a periodic condition on an axis the decomposition does not
-    /// wrap (or the reverse), for sources and receivers (a `PointIo`: not on distributed states
-    /// yet), and as [`StencilApply::try_apply_steps_with`](crate::stencil::StencilApply::try_apply_steps_with);
-    /// the kernels' errors. On every process alike: the processes agree on the checks and on
+    /// on an axis with neighbours (with receivers, narrower than the radius plus one), or a block
+    /// at a global edge is too thin for its boundary condition; `Error::Layout` for a periodic
+    /// condition on an axis the decomposition does not wrap (or the reverse), and as
+    /// [`StencilApply::try_apply_steps_with`](crate::stencil::StencilApply::try_apply_steps_with);
+    /// `Error::Coordinate` for a point's node outside the global interior; the kernels' errors. On every process alike: the processes agree on the checks and on
     /// each batch of steps.
     fn try_apply_steps_dist<B, const M: usize, const L: usize, C>(
         &self,
@@ -157,10 +164,20 @@ pub trait StencilApplyDist<T: Scalar + Equivalence, const N: usize>: Stencil<T, 
         const OP: &str = "StencilApplyDist::apply_steps_dist";
         let r = radius::<Self, T, N>();
         let groups = vec![coefficients.dist_arrays()];
-        steps_dist(OP, state, steps, groups, (r, r), boundaries, |rings, coefficients, steps, boundaries| {
+        steps_dist(OP, state, steps, groups, (r, r), boundaries, |rings, coefficients, steps, boundaries, points| {
             // SAFETY: `steps_dist` hands over the state's distinct blocks, borrowed uniquely, and
             // the coefficient fields' (other arrays, only read), all narrowed to one view.
-            unsafe { step_rings::<Self, B, T, N, M, L>(OP, rings, coefficients[0].clone(), &params, steps, boundaries) }
+            unsafe {
+                step_rings::<Self, B, T, N, M, L>(
+                    OP,
+                    rings,
+                    coefficients[0].clone(),
+                    &params,
+                    steps,
+                    boundaries,
+                    points,
+                )
+            }
         })
     }
 }

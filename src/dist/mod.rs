@@ -67,6 +67,8 @@ mod gather;
 #[cfg(feature = "mpi")]
 mod halos;
 #[cfg(feature = "mpi")]
+mod points;
+#[cfg(feature = "mpi")]
 mod staged;
 #[cfg(feature = "mpi")]
 mod stages;

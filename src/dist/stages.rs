@@ -63,11 +63,11 @@ macro_rules! stages_dist {
                 const OP: &str = "Stages::apply_steps_dist";
                 let groups = vec![$(coefficients.$i.dist_arrays()),+];
                 let reach = Self::radius_and_reach::<T, N>();
-                steps_dist(OP, state, steps, groups, reach, boundaries, |rings, coefficients, steps, boundaries| {
+                steps_dist(OP, state, steps, groups, reach, boundaries, |rings, coefficients, steps, boundaries, points| {
                     // SAFETY: `steps_dist` hands over the state's distinct blocks, borrowed
                     // uniquely, and the coefficient fields' (other arrays, only read), all
                     // narrowed to one view.
-                    unsafe { self.step_rings::<T, N, B, M, L>(OP, rings, coefficients, &params, steps, boundaries) }
+                    unsafe { self.step_rings::<T, N, B, M, L>(OP, rings, coefficients, &params, steps, boundaries, points) }
                 })
             }
         }

@@ -12,12 +12,14 @@ use core::ops::Range;
 use mpi::datatype::Equivalence;
 use smallvec::SmallVec;
 
+use super::points::DistPoints;
 use super::stencil::check_pair;
 use super::together::exchange_together;
 use super::{DistArray, DistBackend, DistState};
 use crate::error::{Error, Result};
 use crate::kernel::expr::{Arity, Scalar};
 use crate::kernel::{CopyKernels, Desc, ExprStencilKernels};
+use crate::stencil::point_io::StepPoints;
 use crate::stencil::{Boundaries, Boundary, Side, StepBoundaries};
 
 mod sealed {
@@ -109,6 +111,7 @@ pub(crate) fn steps_dist<B, T, const N: usize, const M: usize, const L: usize>(
         &CoefficientGroups<B, T, N>,
         usize,
         &[Boundaries<T, N>; M],
+        Option<StepPoints<'_, T, N>>,
     ) -> Result<()>,
 ) -> Result<()>
 where
@@ -118,22 +121,18 @@ where
     let groups: Vec<usize> = coefficients.iter().map(Vec::len).collect();
     let mut coefficients: Vec<&mut DistArray<T, N, B>> = coefficients.into_iter().flatten().collect();
     let (boundaries, points) = boundaries.into_parts();
-    let checked = if points.is_some() {
-        Err(Error::Layout {
-            op,
-            reason: "sources and receivers (`PointIo`) do not step distributed states yet".into(),
-            fix: "step the distributed state between the points' times and inject or sample the owned points \
-                  with `DistArray::owned_mut` between calls",
-        })
-    } else {
-        check_state(op, state.field(0), &coefficients, &boundaries, radius, reach)
-    };
-    let k = state.field(0).agree(op, checked)?;
+    let first = state.field(0);
+    let view = stepped_view(first);
+    let checked =
+        points.map(|p| DistPoints::new(op, p, first, &view, (radius, M, steps))).transpose().and_then(|points| {
+            // A receiver's nodes reach one point past the block it belongs to.
+            let beyond = usize::from(points.as_ref().is_some_and(DistPoints::records));
+            check_state(op, first, &coefficients, &boundaries, radius, reach, beyond).map(|k| (k, points))
+        });
+    let (k, mut points) = first.agree(op, checked)?;
     if steps == 0 {
         return Ok(());
     }
-    let first = state.field(0);
-    let view = stepped_view(first);
     let local_boundaries = boundaries.map(|b| inside_sides(first, b));
     let narrow = |d: Desc<B, T, N>| (0..N).fold(d, |d, a| d.narrowed(a, view[a].start, view[a].len()));
     // Every array's halos once (the scratch's too: its boundary layer beside a neighbour is read
@@ -159,7 +158,15 @@ where
         }
         if local.is_ok() {
             let rings = state.in_ring_order_mut().into_iter().map(|a| narrow(a.local_desc_mut())).collect();
-            local = batch(rings, &coefficient_descs, steps_now, &local_boundaries);
+            local = match points.as_mut() {
+                None => batch(rings, &coefficient_descs, steps_now, &local_boundaries, None),
+                Some(points) => points.batch(done, steps_now).and_then(|mut rows| {
+                    let step_points = points.step_points(&mut rows);
+                    batch(rings, &coefficient_descs, steps_now, &local_boundaries, Some(step_points))?;
+                    points.keep(done, &rows);
+                    Ok(())
+                }),
+            };
         }
         // Advanced on every process alike, failed or not, so the arrays' roles stay the same.
         state.advance(steps_now);
@@ -168,6 +175,9 @@ where
         // every backend.
         let outcome = core::mem::replace(&mut local, Ok(()));
         state.field(0).agree(op, outcome)?;
+    }
+    if let Some(points) = points {
+        points.gather(&*state.field(0).comm);
     }
     Ok(())
 }
@@ -180,7 +190,7 @@ where
 /// # Errors
 ///
 /// `Error::ShapeMismatch`, `Error::Decomposition` (also for a halo narrower than one step's
-/// reach), `Error::Layout`.
+/// reach, plus `beyond`: 1 with receivers), `Error::Layout`.
 fn check_state<T: Scalar + Equivalence, const N: usize, const M: usize, B: DistBackend>(
     op: &'static str,
     first: &DistArray<T, N, B>,
@@ -188,6 +198,7 @@ fn check_state<T: Scalar + Equivalence, const N: usize, const M: usize, B: DistB
     boundaries: &[Boundaries<T, N>; M],
     radius: [usize; N],
     reach: [usize; N],
+    beyond: usize,
 ) -> Result<usize> {
     for c in coefficients {
         check_pair(op, first, c, radius)?;
@@ -198,18 +209,20 @@ fn check_state<T: Scalar + Equivalence, const N: usize, const M: usize, B: DistB
     }
     let (d, halo) = (first.decomposition(), first.halo());
     let exchanged = (0..N).filter(|&a| d.exchanges_along(a) && reach[a] > 0);
-    if let Some(a) = exchanged.clone().find(|&a| halo[a] < reach[a]) {
+    if let Some(a) = exchanged.clone().find(|&a| halo[a] < reach[a] + beyond) {
         return Err(Error::Decomposition {
             op,
             reason: format!(
-                "the halo of axis {a} is {} wide, narrower than the {} points one step's stages reach",
-                halo[a], reach[a]
+                "the halo of axis {a} is {} wide, narrower than the {} points one step's stages reach{}",
+                halo[a],
+                reach[a] + beyond,
+                if beyond > 0 { " (and one more for receivers)" } else { "" }
             ),
-            fix: "build the arrays with a halo at least the sum of the stages' radii (k times it for one \
-                  exchange per k steps)",
+            fix: "build the arrays with a halo at least the sum of the stages' radii, one more with receivers \
+                  (k times the sum for one exchange per k steps)",
         });
     }
-    Ok(exchanged.map(|a| halo[a] / reach[a]).min().unwrap_or(usize::MAX))
+    Ok(exchanged.map(|a| (halo[a] - beyond) / reach[a]).min().unwrap_or(usize::MAX))
 }
 
 /// The local points a process steps (its owned block widened into every halo towards a

@@ -8,7 +8,7 @@
 //! | several coupled fields (a system: Gray-Scott, shallow water) | one [`stencil!`] whose body ends in a tuple of the new values, `(u_new, v_new)`, sharing its `let`s: one pass for all fields; `apply` into a tuple of outputs, or time steps on a [`State`] of the fields | CPU (fused steps, threads), CUDA, WebGPU; over MPI `apply_steps_dist` on a `dist::DistState` (deep halos, one message per neighbour for every field) |
 //! | a step in stages, each updating some fields from the others' new values (Yee's FDTD, elastic velocity-stress, Runge-Kutta) | [`Stages`] of `stencil!`s, each with `#[writes(fields..)]`, stepping a [`State`] (`apply_steps_dist`: a `dist::DistState`) | as above |
 //! | a scheme of several time levels (a wave: `u` now and one step before) | [`stencil!`] with `#[levels(2)]`, reading `\|u, u_prev, m; c\|`, time steps on a [`State`] of the levels (rotated without copies; [`State::from_interiors`] pads them, so no array is padded by hand) | as above |
-//! | point sources and receivers, on or off the grid | [`Points`] (multilinear weights); inside time steps [`PointIo`] as the steppers' boundaries (`PointIo::new(b).inject(&src, field, wavelet).record(&rec, field, record)`), fused with the sweeps; alone `inject` an amplitude per point, `sample` into a record row | every backend |
+//! | point sources and receivers, on or off the grid | [`Points`] (multilinear weights); inside time steps [`PointIo`] as the steppers' boundaries (`PointIo::new(b).inject(&src, field, wavelet).record(&rec, field, record)`), fused with the sweeps; alone `inject` an amplitude per point, `sample` into a record row | every backend, and over MPI (`apply_steps_dist`) |
 //! | constant weights | [`LinearStencil`] (`apply_steps` fused) | every backend |
 //! | weights or taps known only at run time (Python, a config file) | [`DynStencil`], [`VariableStencil`] (coefficient fields) | every backend |
 //! | any Rust code per point (branches, the point's index) | [`sweep`] / [`sweep_fields`] and their `par_` forms, at a raw loop's speed | the CPU |
@@ -55,7 +55,7 @@ mod fused;
 mod halo;
 mod linear;
 mod pad;
-mod point_io;
+pub(crate) mod point_io;
 mod points;
 mod region;
 pub(crate) mod ring;

@@ -23,7 +23,9 @@ use crate::view::{ArrayView, ArrayViewMut};
 /// stepping once, injecting and sampling, `steps` times; on the CPU it happens inside the fused
 /// wavefront, right after each block of hyperplanes is computed. The series and records are host arrays
 /// of at least `steps` rows and one column per point, whatever the backend; every node of every
-/// point must lie in the interior (not in the halo, which boundaries overwrite).
+/// point must lie in the interior (not in the halo, which boundaries overwrite). Over MPI
+/// (`StencilApplyDist::apply_steps_dist` on a `DistState`) the points are in global coordinates
+/// and every process's record gets every receiver's samples.
 ///
 /// ```
 /// use cnda::prelude::*;
@@ -49,8 +51,8 @@ pub struct PointIo<'a, T: Pod, const N: usize, const M: usize> {
 /// The sources and receivers of a [`PointIo`], as the steppers take them.
 #[doc(hidden)]
 pub struct StepPoints<'a, T: Pod, const N: usize> {
-    pub(in crate::stencil) sources: Vec<(&'a Points<N>, usize, ArrayView<'a, T, 2>)>,
-    pub(in crate::stencil) receivers: Vec<(&'a Points<N>, usize, ArrayViewMut<'a, T, 2>)>,
+    pub(crate) sources: Vec<(&'a Points<N>, usize, ArrayView<'a, T, 2>)>,
+    pub(crate) receivers: Vec<(&'a Points<N>, usize, ArrayViewMut<'a, T, 2>)>,
 }
 
 impl<'a, T: Pod, const N: usize, const M: usize> PointIo<'a, T, N, M> {

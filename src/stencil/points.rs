@@ -73,6 +73,35 @@ impl<const N: usize> Points<N> {
         &self.nodes[p]
     }
 
+    /// The points with every node moved by each of `moves` in turn (a point's periodic images)
+    /// and only the moved nodes `keep` accepts, with the same weights (bit for bit): a
+    /// distributed process's share in its block's coordinates (`dist/points.rs`). The
+    /// coordinates move by the first move.
+    #[cfg(feature = "mpi")]
+    pub(crate) fn moved(&self, moves: &[[isize; N]], keep: impl Fn([usize; N]) -> bool) -> Points<N> {
+        let shift = |at: [usize; N], by: [isize; N]| -> Option<[usize; N]> {
+            let mut out = [0; N];
+            for k in 0..N {
+                out[k] = at[k].checked_add_signed(by[k])?;
+            }
+            Some(out)
+        };
+        let nodes = self
+            .nodes
+            .iter()
+            .map(|nodes| {
+                moves
+                    .iter()
+                    .flat_map(|&by| nodes.iter().filter_map(move |&(at, w)| shift(at, by).map(|at| (at, w))))
+                    .filter(|&(at, _)| keep(at))
+                    .collect()
+            })
+            .collect();
+        let by = moves.first().copied().unwrap_or([0; N]);
+        let coords = self.coords.iter().map(|c| core::array::from_fn(|k| c[k] + by[k] as f64)).collect();
+        Points { coords, nodes }
+    }
+
     /// `field[node] += weight * amplitudes[p]` for every point `p` and each of its nodes, in
     /// point order: a source term, one amplitude per point (this step's sample of its time
     /// series).

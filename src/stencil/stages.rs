@@ -281,6 +281,7 @@ macro_rules! stages {
             ///
             /// As `try_apply_steps_with`.
             #[cfg(feature = "mpi")]
+            #[allow(clippy::too_many_arguments)] // the stepper's inputs, each of another kind
             pub(crate) unsafe fn step_rings<T, const N: usize, B, const M: usize, const L: usize>(
                 &self,
                 op: &'static str,
@@ -289,6 +290,7 @@ macro_rules! stages {
                 params: &($(<$S as Stencil<T, N>>::Params,)+),
                 steps: usize,
                 boundaries: &[super::Boundaries<T, N>; M],
+                points: Option<super::point_io::StepPoints<'_, T, N>>,
             ) -> Result<()>
             where
                 T: Scalar,
@@ -307,10 +309,8 @@ macro_rules! stages {
                     )?,)+),
                     writes,
                 };
-                // SAFETY: the caller's contract; the plan's arrays are the rings'.
-                unsafe {
-                    super::fused::run_steps_on(op, &sweep, rings, L + 1, steps, boundaries, None, |plan| plan.run_sequential())
-                }
+                // SAFETY: the caller's contract.
+                unsafe { super::steps::run_rings_with_points(op, &sweep, rings, L + 1, steps, boundaries, points) }
             }
         }
     };

@@ -329,7 +329,8 @@ where
 /// `steps` steps of `S` over rings given as descriptors, ring by ring from each field's newest
 /// level: a distributed state's blocks, each narrowed to the points its process steps
 /// (`dist/systems.rs`), `coefficients` narrowed alike, field `f`'s sides refilled as
-/// `boundaries[f]` says. The caller advances its rings by `steps` once this returns `Ok`.
+/// `boundaries[f]` says, `points` (in the rings' coordinates) injected and sampled as a
+/// `PointIo`'s. The caller advances its rings by `steps` once this returns `Ok`.
 ///
 /// # Safety
 ///
@@ -341,6 +342,7 @@ where
 ///
 /// As `StencilApply::try_apply_steps_with`.
 #[cfg(feature = "mpi")]
+#[allow(clippy::too_many_arguments)] // the stepper's inputs, each of another kind
 pub(crate) unsafe fn step_rings<S, B, T, const N: usize, const M: usize, const L: usize>(
     op: &'static str,
     rings: SmallVec<[Desc<B, T, N>; 4]>,
@@ -348,6 +350,7 @@ pub(crate) unsafe fn step_rings<S, B, T, const N: usize, const M: usize, const L
     params: &S::Params,
     steps: usize,
     boundaries: &[super::Boundaries<T, N>; M],
+    points: Option<super::point_io::StepPoints<'_, T, N>>,
 ) -> Result<()>
 where
     S: Stencil<T, N> + Evolves<M, L>,
@@ -356,7 +359,37 @@ where
 {
     let sweep = ExprSweep::<S, B, T, N>::over::<M, L>(op, rings[0], None, coefficients, params, M)?;
     // SAFETY: the caller's contract; the plan's arrays are the rings'.
-    unsafe {
-        super::fused::run_steps_on(op, &sweep, rings, L + 1, steps, boundaries, None, |plan| plan.run_sequential())
-    }
+    unsafe { run_rings_with_points(op, &sweep, rings, L + 1, steps, boundaries, points) }
+}
+
+/// [`step_rings`] for any sweep (a stencil's, or the stages' of `Stages`): plans `points` on
+/// the rings' shape and runs the steps.
+///
+/// # Safety
+///
+/// As for [`step_rings`].
+///
+/// # Errors
+///
+/// As [`step_rings`].
+#[cfg(feature = "mpi")]
+pub(super) unsafe fn run_rings_with_points<B, T, const N: usize, const M: usize, S>(
+    op: &'static str,
+    sweep: &S,
+    rings: SmallVec<[Desc<B, T, N>; 4]>,
+    ring: usize,
+    steps: usize,
+    boundaries: &[super::Boundaries<T, N>; M],
+    points: Option<super::point_io::StepPoints<'_, T, N>>,
+) -> Result<()>
+where
+    S: Sweep<B, T, N>,
+    B: ExprStencilKernels + CopyKernels,
+    T: Scalar,
+{
+    let like = rings[0];
+    let mut plan = points.map(|p| super::fused::PointPlan::new(op, p, steps, M, like, sweep.radius())).transpose()?;
+    let hook = plan.as_mut().map(|p| p as &mut dyn PointHook<B, T, N>);
+    // SAFETY: the caller's contract; the plan's arrays are the rings'.
+    unsafe { super::fused::run_steps_on(op, sweep, rings, ring, steps, boundaries, hook, |plan| plan.run_sequential()) }
 }

@@ -155,6 +155,44 @@ pub fn check_yee_dist(comm: &impl Communicator, grid: ([usize; 2], [usize; 2], [
     }
 }
 
+/// The wave with two sources (one near a block edge, one across the wrap of a periodic axis)
+/// and a line of receivers across the blocks (`PointIo`), stepped `steps` times: the field and
+/// every process's record equal one process's, bit for bit.
+pub fn check_wave_points_dist(comm: &impl Communicator, grid: ([usize; 2], [usize; 2], [bool; 2]), steps: usize) {
+    let (global, halo, periodic) = grid;
+    let widths = periodic.map(|p| if p { 2 } else { 0 });
+    let boundaries = periodic.map(|p| if p { Boundary::Periodic } else { Boundary::Fixed });
+    let g = global.map(|n| n as f64);
+    // Near the end of an axis: across the wrap from the first block's halo on a periodic one.
+    let near_end = |a: usize| if periodic[a] { g[a] - 1.25 } else { g[a] - 3.25 };
+    let sources = [[g[0] / 2.0 + 0.3, 5.6], [7.0, near_end(1)], [near_end(0), 8.4]];
+    let receivers: Vec<[f64; 2]> =
+        (3..global[1] - 3).map(|j| [g[0] / 2.0 - 1.5, j as f64 + 0.25]).chain([[9.0, 6.0]]).collect();
+    let shifted = |p: &[[f64; 2]]| Points::new(p.iter().map(|c| [c[0] + widths[0] as f64, c[1] + widths[1] as f64]));
+    let wavelet = Array::from_fn([steps, 3], |[t, q]| (t as f64 * 0.7 + q as f64).sin());
+
+    let mut one = State::from_levels([[0, 1].map(|salt| whole(global, widths, periodic, values(salt)))]);
+    let m = whole(global, widths, periodic, values(3));
+    let mut expected = Array::<f64, 2>::zeros([steps, receivers.len()]);
+    let (src, rec) = (shifted(&sources), shifted(&receivers));
+    let io = PointIo::new(boundaries).inject(&src, 0, wavelet.view()).record(&rec, 0, expected.view_mut());
+    Wave.apply_steps_with(&mut one, steps, &m, (0.04,), io);
+
+    let mut state = DistState::from_levels([[0, 1].map(|salt| distributed(comm, grid, values(salt)))]);
+    let mut md = distributed(comm, grid, values(3));
+    let mut record = Array::<f64, 2>::full([steps + 1, receivers.len()], 9.0);
+    let (src, rec) = (Points::new(sources), Points::new(receivers));
+    let io = PointIo::new(boundaries).inject(&src, 0, wavelet.view()).record(&rec, 0, record.view_mut());
+    Wave.apply_steps_dist(&mut state, steps, &mut md, (0.04,), io);
+    let what = format!("Wave with points: {global:?} halo {halo:?} {periodic:?}, {steps} steps");
+    assert_same(state.field(0), one.field(0), widths, &what);
+    let same =
+        (0..steps).all(|t| (0..expected.shape()[1]).all(|q| record[[t, q]].to_bits() == expected[[t, q]].to_bits()));
+    assert!(same, "{what}: the record differs on process {}", comm.rank());
+    assert!(record.view().into_strided().narrow(0, steps, 1).iter().all(|&x| x == 9.0), "{what}: a row past the steps");
+    assert!(expected.iter().any(|&x| x != 0.0), "{what}: the receivers heard nothing");
+}
+
 /// What the distributed stepper refuses, on every process alike: a coefficient field split
 /// otherwise, a halo narrower than the radius, sources and receivers.
 pub fn check_systems_dist_errors(comm: &impl Communicator) {
@@ -169,13 +207,24 @@ pub fn check_systems_dist_errors(comm: &impl Communicator) {
     let mut m = distributed(comm, narrow, values(3));
     let e = Wave.try_apply_steps_dist(&mut state, 2, &mut m, (0.04,), [Boundary::Periodic; 2]).unwrap_err();
     assert!(e.to_string().contains("narrower than the stencil's radius 2"), "{e}");
-    let points = Points::new(vec![[5.0, 5.0]]);
-    let series = Array::<f64, 2>::zeros([2, 1]);
+    // Receivers need the halo one point wider than a step reaches (periodic: every axis exchanges).
+    let wrapped = ([12, 10], [2, 2], [true, true]);
+    let points = Points::new(vec![[5.5, 5.0]]);
+    let mut record = Array::<f64, 2>::zeros([2, 1]);
+    let mut round =
+        DistState::from_levels([[distributed(comm, wrapped, values(0)), distributed(comm, wrapped, values(1))]]);
+    let mut m = distributed(comm, wrapped, values(3));
+    let io = PointIo::new([Boundary::Periodic; 2]).record(&points, 0, record.view_mut());
+    let e = Wave.try_apply_steps_dist(&mut round, 2, &mut m, (0.04,), io).unwrap_err();
+    assert!(e.to_string().contains("(and one more for receivers)"), "{e}");
     let mut state = DistState::from_levels([[distributed(comm, grid, values(0)), distributed(comm, grid, values(1))]]);
     let mut m = distributed(comm, grid, values(3));
-    let io = PointIo::new([Boundary::Fixed; 2]).inject(&points, 0, series.view());
+    // A source in the boundary layer, as one process refuses it.
+    let near = Points::new(vec![[1.5, 5.0]]);
+    let series = Array::<f64, 2>::zeros([2, 1]);
+    let io = PointIo::new([Boundary::Fixed; 2]).inject(&near, 0, series.view());
     let e = Wave.try_apply_steps_dist(&mut state, 2, &mut m, (0.04,), io).unwrap_err();
-    assert!(e.to_string().contains("do not step distributed states yet"), "{e}");
+    assert!(matches!(e, cnda::Error::Coordinate { .. }), "{e}");
     // Two stages of radius 1 reach 2 points a step: a halo of 1 is too narrow.
     let thin = ([12, 10], [1, 1], [true, false]);
     let mut state = DistState::from_fields([0, 1, 2].map(|salt| distributed(comm, thin, values(salt))));
