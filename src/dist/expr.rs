@@ -9,7 +9,7 @@ use super::systems::{steps_dist, DistCoefficients};
 use super::{DistArray, DistBackend, DistState};
 use crate::error::{or_panic, Result};
 use crate::kernel::expr::{radius, Arity, Evolves, Scalar, Stencil};
-use crate::kernel::{CopyKernels, ExprStencilKernels};
+use crate::kernel::{CopyKernels, Cpu, ExprStencilKernels};
 use crate::stencil::{step_rings, StencilApply, StepBoundaries};
 
 /// `stencil!` stencils over distributed grids: [`apply_dist`](StencilApplyDist::apply_dist), one
@@ -164,20 +164,62 @@ pub trait StencilApplyDist<T: Scalar + Equivalence, const N: usize>: Stencil<T, 
         const OP: &str = "StencilApplyDist::apply_steps_dist";
         let r = radius::<Self, T, N>();
         let groups = vec![coefficients.dist_arrays()];
-        steps_dist(OP, state, steps, groups, (r, r), boundaries, |rings, coefficients, steps, boundaries, points| {
+        steps_dist(OP, state, steps, groups, (r, r), boundaries, |batch| {
             // SAFETY: `steps_dist` hands over the state's distinct blocks, borrowed uniquely, and
             // the coefficient fields' (other arrays, only read), all narrowed to one view.
-            unsafe {
-                step_rings::<Self, B, T, N, M, L>(
-                    OP,
-                    rings,
-                    coefficients[0].clone(),
-                    &params,
-                    steps,
-                    boundaries,
-                    points,
-                )
-            }
+            unsafe { step_rings::<Self, B, T, N, M, L>(OP, batch, &params) }
+        })
+    }
+
+    /// [`StencilApplyDist::apply_steps_dist`] with each process's steps on rayon's threads (as
+    /// [`StencilApply::par_apply_steps_with`](crate::stencil::StencilApply::par_apply_steps_with)),
+    /// as many as the global pool has (a `DistArray` stays on the thread that made it, so no
+    /// `pool.install`: size the global pool per process as the [`dist`](crate::dist) module
+    /// says); the same result, bit for bit. Host blocks.
+    ///
+    /// # Panics
+    ///
+    /// As [`StencilApplyDist::try_par_apply_steps_dist`] errs.
+    #[cfg(feature = "rayon")]
+    #[track_caller]
+    fn par_apply_steps_dist<const M: usize, const L: usize, C>(
+        &self,
+        state: &mut DistState<T, N, M, L>,
+        steps: usize,
+        coefficients: C,
+        params: Self::Params,
+        boundaries: impl StepBoundaries<T, N, M>,
+    ) where
+        Self: Evolves<M, L>,
+        C: DistCoefficients<T, N, Cpu, <Self as Evolves<M, L>>::Coefficients>,
+    {
+        or_panic(self.try_par_apply_steps_dist(state, steps, coefficients, params, boundaries))
+    }
+
+    /// [`StencilApplyDist::par_apply_steps_dist`], returning errors.
+    ///
+    /// # Errors
+    ///
+    /// As [`StencilApplyDist::try_apply_steps_dist`].
+    #[cfg(feature = "rayon")]
+    fn try_par_apply_steps_dist<const M: usize, const L: usize, C>(
+        &self,
+        state: &mut DistState<T, N, M, L>,
+        steps: usize,
+        mut coefficients: C,
+        params: Self::Params,
+        boundaries: impl StepBoundaries<T, N, M>,
+    ) -> Result<()>
+    where
+        Self: Evolves<M, L>,
+        C: DistCoefficients<T, N, Cpu, <Self as Evolves<M, L>>::Coefficients>,
+    {
+        const OP: &str = "StencilApplyDist::par_apply_steps_dist";
+        let r = radius::<Self, T, N>();
+        let groups = vec![coefficients.dist_arrays()];
+        steps_dist(OP, state, steps, groups, (r, r), boundaries, |batch| {
+            // SAFETY: as in `try_apply_steps_dist`.
+            unsafe { crate::stencil::par_step_rings::<Self, T, N, M, L>(OP, batch, &params) }
         })
     }
 }

@@ -7,7 +7,7 @@ use super::systems::steps_dist;
 use super::{DistBackend, DistCoefficients, DistState};
 use crate::error::{or_panic, Result};
 use crate::kernel::expr::{Scalar, Stage, Stencil};
-use crate::kernel::{CopyKernels, ExprStencilKernels};
+use crate::kernel::{CopyKernels, Cpu, ExprStencilKernels};
 use crate::stencil::{Stages, StepBoundaries};
 
 macro_rules! stages_dist {
@@ -63,11 +63,61 @@ macro_rules! stages_dist {
                 const OP: &str = "Stages::apply_steps_dist";
                 let groups = vec![$(coefficients.$i.dist_arrays()),+];
                 let reach = Self::radius_and_reach::<T, N>();
-                steps_dist(OP, state, steps, groups, reach, boundaries, |rings, coefficients, steps, boundaries, points| {
+                steps_dist(OP, state, steps, groups, reach, boundaries, |batch| {
                     // SAFETY: `steps_dist` hands over the state's distinct blocks, borrowed
                     // uniquely, and the coefficient fields' (other arrays, only read), all
                     // narrowed to one view.
-                    unsafe { self.step_rings::<T, N, B, M, L>(OP, rings, coefficients, &params, steps, boundaries, points) }
+                    unsafe { Self::step_rings::<T, N, B, M, L>(OP, batch, &params) }
+                })
+            }
+
+            /// `apply_steps_dist` with each process's steps on rayon's threads, as
+            /// [`StencilApplyDist::par_apply_steps_dist`](super::StencilApplyDist::par_apply_steps_dist);
+            /// the same result, bit for bit. Host blocks.
+            ///
+            /// # Panics
+            ///
+            /// As `try_par_apply_steps_dist` errs.
+            #[cfg(feature = "rayon")]
+            #[track_caller]
+            pub fn par_apply_steps_dist<T, const N: usize, const M: usize, const L: usize, $($C),+>(
+                &self,
+                state: &mut DistState<T, N, M, L>,
+                steps: usize,
+                coefficients: ($($C,)+),
+                params: ($(<$S as Stencil<T, N>>::Params,)+),
+                boundaries: impl StepBoundaries<T, N, M>,
+            ) where
+                T: Scalar + Equivalence,
+                $($S: Stencil<T, N> + Stage<M, L>, $C: DistCoefficients<T, N, Cpu, <$S as Stage<M, L>>::Coefficients>,)+
+            {
+                or_panic(self.try_par_apply_steps_dist(state, steps, coefficients, params, boundaries))
+            }
+
+            /// `par_apply_steps_dist`, returning errors.
+            ///
+            /// # Errors
+            ///
+            /// As `try_apply_steps_dist`.
+            #[cfg(feature = "rayon")]
+            pub fn try_par_apply_steps_dist<T, const N: usize, const M: usize, const L: usize, $($C),+>(
+                &self,
+                state: &mut DistState<T, N, M, L>,
+                steps: usize,
+                mut coefficients: ($($C,)+),
+                params: ($(<$S as Stencil<T, N>>::Params,)+),
+                boundaries: impl StepBoundaries<T, N, M>,
+            ) -> Result<()>
+            where
+                T: Scalar + Equivalence,
+                $($S: Stencil<T, N> + Stage<M, L>, $C: DistCoefficients<T, N, Cpu, <$S as Stage<M, L>>::Coefficients>,)+
+            {
+                const OP: &str = "Stages::par_apply_steps_dist";
+                let groups = vec![$(coefficients.$i.dist_arrays()),+];
+                let reach = Self::radius_and_reach::<T, N>();
+                steps_dist(OP, state, steps, groups, reach, boundaries, |batch| {
+                    // SAFETY: as in `try_apply_steps_dist`.
+                    unsafe { Self::par_step_rings::<T, N, M, L>(OP, batch, &params) }
                 })
             }
         }

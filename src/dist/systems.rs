@@ -19,8 +19,7 @@ use super::{DistArray, DistBackend, DistState};
 use crate::error::{Error, Result};
 use crate::kernel::expr::{Arity, Scalar};
 use crate::kernel::{CopyKernels, Desc, ExprStencilKernels};
-use crate::stencil::point_io::StepPoints;
-use crate::stencil::{Boundaries, Boundary, Side, StepBoundaries};
+use crate::stencil::{Boundaries, Boundary, RingBatch, Side, StepBoundaries};
 
 mod sealed {
     pub trait Sealed {}
@@ -80,20 +79,14 @@ dist_coefficient_tuple!(6; A 0, C 1, D 2, E 3, F 4);
 dist_coefficient_tuple!(7; A 0, C 1, D 2, E 3, F 4, G 5);
 dist_coefficient_tuple!(8; A 0, C 1, D 2, E 3, F 4, G 5, H 6);
 
-/// The coefficient fields of each stage (one group for a stencil of one stage), narrowed to the
-/// stepped view.
-pub(crate) type CoefficientGroups<B, T, const N: usize> = [SmallVec<[Desc<B, T, N>; 3]>];
-
 /// `steps` steps over `state` with `boundaries` at the global edges, `coefficients` (one group
 /// per stage) read by every step, stages of `radius` (the widest) reaching `reach` per step (the
 /// sum of the stages' radii); each batch of steps between two exchanges is run by `batch` on
 /// the stepped view: see the module documentation.
 ///
-/// `batch` gets the rings' descriptors (ring by ring from each field's newest level), the
-/// coefficient groups', the number of steps and each field's conditions on the view's sides;
-/// the descriptors address the state's distinct blocks, borrowed uniquely for the call, and the
-/// coefficient fields' (other arrays, only read), all of the view's shape; it returns once the
-/// steps are done and its caller advances the rings.
+/// `batch` gets a [`RingBatch`]: its descriptors address the state's distinct blocks, borrowed
+/// uniquely for the call, and the coefficient fields' (other arrays, only read), all of the
+/// view's shape; it returns once the steps are done and its caller advances the rings.
 ///
 /// # Errors
 ///
@@ -106,13 +99,7 @@ pub(crate) fn steps_dist<B, T, const N: usize, const M: usize, const L: usize>(
     coefficients: Vec<Vec<&mut DistArray<T, N, B>>>,
     (radius, reach): ([usize; N], [usize; N]),
     boundaries: impl StepBoundaries<T, N, M>,
-    mut batch: impl FnMut(
-        SmallVec<[Desc<B, T, N>; 4]>,
-        &CoefficientGroups<B, T, N>,
-        usize,
-        &[Boundaries<T, N>; M],
-        Option<StepPoints<'_, T, N>>,
-    ) -> Result<()>,
+    mut batch: impl FnMut(RingBatch<'_, B, T, N, M>) -> Result<()>,
 ) -> Result<()>
 where
     B: DistBackend + ExprStencilKernels + CopyKernels,
@@ -158,11 +145,12 @@ where
         }
         if local.is_ok() {
             let rings = state.in_ring_order_mut().into_iter().map(|a| narrow(a.local_desc_mut())).collect();
+            let (coefficients, boundaries) = (&coefficient_descs[..], &local_boundaries);
             local = match points.as_mut() {
-                None => batch(rings, &coefficient_descs, steps_now, &local_boundaries, None),
+                None => batch(RingBatch { rings, coefficients, steps: steps_now, boundaries, points: None }),
                 Some(points) => points.batch(done, steps_now).and_then(|mut rows| {
-                    let step_points = points.step_points(&mut rows);
-                    batch(rings, &coefficient_descs, steps_now, &local_boundaries, Some(step_points))?;
+                    let points_now = Some(points.step_points(&mut rows));
+                    batch(RingBatch { rings, coefficients, steps: steps_now, boundaries, points: points_now })?;
                     points.keep(done, &rows);
                     Ok(())
                 }),

@@ -90,9 +90,11 @@ pub use point_io::PointIo;
 pub use points::Points;
 pub use stages::Stages;
 pub use state::State;
-#[cfg(feature = "mpi")]
-pub(crate) use steps::step_rings;
+#[cfg(all(feature = "mpi", feature = "rayon"))]
+pub(crate) use steps::par_step_rings;
 pub use steps::Coefficients;
+#[cfg(feature = "mpi")]
+pub(crate) use steps::{step_rings, RingBatch};
 pub use sweep::{
     boundary, boundary2, boundary3, sweep, sweep2, sweep3, try_boundary, try_boundary2, try_boundary3, try_sweep,
     try_sweep2, try_sweep3,

@@ -268,10 +268,37 @@ macro_rules! stages {
                 (widest(&radii), core::array::from_fn(|k| radii.iter().map(|r| r[k]).sum()))
             }
 
-            /// `steps` staged steps over rings given as descriptors, ring by ring from each
-            /// field's newest level (a distributed state's blocks narrowed to what a process
-            /// steps, `dist/stages.rs`), each stage with its group of coefficient fields narrowed
-            /// alike, field `f`'s sides refilled as `boundaries[f]` says.
+            /// The staged sweep over `batch`'s rings, with each stage's coefficient fields.
+            ///
+            /// # Errors
+            ///
+            /// As `try_apply_steps_with`.
+            #[cfg(feature = "mpi")]
+            fn over_rings<'p, T, const N: usize, B, const M: usize, const L: usize>(
+                op: &'static str,
+                batch: &super::RingBatch<'_, B, T, N, M>,
+                params: &'p ($(<$S as Stencil<T, N>>::Params,)+),
+            ) -> Result<Staged<($(ExprSweep<'p, $S, B, T, N>,)+)>>
+            where
+                T: Scalar,
+                B: ExprStencilKernels + CopyKernels,
+                $($S: Stencil<T, N> + Stage<M, L>,)+
+            {
+                Ok(Staged {
+                    stages: ($(ExprSweep::<$S, B, T, N>::over::<M, L>(
+                        op,
+                        batch.rings[0],
+                        None,
+                        batch.coefficients[$i].clone(),
+                        &params.$i,
+                        <$S as Stage<M, L>>::WRITES.len(),
+                    )?,)+),
+                    writes: stage_writes(op, &[$(<$S as Stage<M, L>>::WRITES),+], M)?,
+                })
+            }
+
+            /// The staged steps of `batch` (a distributed state's, `dist/stages.rs`), one call
+            /// per sweep or the fused wavefront on this thread.
             ///
             /// # Safety
             ///
@@ -281,36 +308,43 @@ macro_rules! stages {
             ///
             /// As `try_apply_steps_with`.
             #[cfg(feature = "mpi")]
-            #[allow(clippy::too_many_arguments)] // the stepper's inputs, each of another kind
             pub(crate) unsafe fn step_rings<T, const N: usize, B, const M: usize, const L: usize>(
-                &self,
                 op: &'static str,
-                rings: smallvec::SmallVec<[Desc<B, T, N>; 4]>,
-                coefficients: &[smallvec::SmallVec<[Desc<B, T, N>; 3]>],
+                batch: super::RingBatch<'_, B, T, N, M>,
                 params: &($(<$S as Stencil<T, N>>::Params,)+),
-                steps: usize,
-                boundaries: &[super::Boundaries<T, N>; M],
-                points: Option<super::point_io::StepPoints<'_, T, N>>,
             ) -> Result<()>
             where
                 T: Scalar,
                 B: ExprStencilKernels + CopyKernels,
                 $($S: Stencil<T, N> + Stage<M, L>,)+
             {
-                let writes = stage_writes(op, &[$(<$S as Stage<M, L>>::WRITES),+], M)?;
-                let sweep = Staged {
-                    stages: ($(ExprSweep::<$S, B, T, N>::over::<M, L>(
-                        op,
-                        rings[0],
-                        None,
-                        coefficients[$i].clone(),
-                        &params.$i,
-                        <$S as Stage<M, L>>::WRITES.len(),
-                    )?,)+),
-                    writes,
-                };
+                let sweep = Self::over_rings::<T, N, B, M, L>(op, &batch, params)?;
                 // SAFETY: the caller's contract.
-                unsafe { super::steps::run_rings_with_points(op, &sweep, rings, L + 1, steps, boundaries, points) }
+                unsafe { super::steps::run_batch(op, &sweep, L + 1, batch, |plan| plan.run_sequential()) }
+            }
+
+            /// `step_rings` on rayon's threads.
+            ///
+            /// # Safety
+            ///
+            /// As for `step_rings`.
+            ///
+            /// # Errors
+            ///
+            /// As `step_rings`.
+            #[cfg(all(feature = "mpi", feature = "rayon"))]
+            pub(crate) unsafe fn par_step_rings<T, const N: usize, const M: usize, const L: usize>(
+                op: &'static str,
+                batch: super::RingBatch<'_, crate::kernel::Cpu, T, N, M>,
+                params: &($(<$S as Stencil<T, N>>::Params,)+),
+            ) -> Result<()>
+            where
+                T: Scalar,
+                $($S: Stencil<T, N> + Stage<M, L>,)+
+            {
+                let sweep = Self::over_rings::<T, N, crate::kernel::Cpu, M, L>(op, &batch, params)?;
+                // SAFETY: the caller's contract.
+                unsafe { super::steps::run_batch(op, &sweep, L + 1, batch, |plan| super::fused::run_parallel(plan)) }
             }
         }
     };

@@ -326,11 +326,23 @@ where
     step_state(OP, &sweep, state, steps, boundaries, |plan| unsafe { super::fused::run_parallel(plan) })
 }
 
-/// `steps` steps of `S` over rings given as descriptors, ring by ring from each field's newest
-/// level: a distributed state's blocks, each narrowed to the points its process steps
-/// (`dist/systems.rs`), `coefficients` narrowed alike, field `f`'s sides refilled as
-/// `boundaries[f]` says, `points` (in the rings' coordinates) injected and sampled as a
-/// `PointIo`'s. The caller advances its rings by `steps` once this returns `Ok`.
+/// One batch of a distributed state's steps (`dist/systems.rs`): its blocks as rings of
+/// descriptors, ring by ring from each field's newest level, each narrowed to the points its
+/// process steps; each stage's coefficient fields narrowed alike (one group for one stencil);
+/// the steps; each field's conditions on the sides; the points (in the rings' coordinates)
+/// injected and sampled as a `PointIo`'s. The caller advances its rings by `steps` once a run
+/// returns `Ok`.
+#[cfg(feature = "mpi")]
+pub(crate) struct RingBatch<'p, B: Backend, T: Pod, const N: usize, const M: usize> {
+    pub(crate) rings: SmallVec<[Desc<B, T, N>; 4]>,
+    pub(crate) coefficients: &'p [SmallVec<[Desc<B, T, N>; 3]>],
+    pub(crate) steps: usize,
+    pub(crate) boundaries: &'p [super::Boundaries<T, N>; M],
+    pub(crate) points: Option<super::point_io::StepPoints<'p, T, N>>,
+}
+
+/// The steps of `S` (every field it evolves) over `batch`, one call per sweep or the fused
+/// wavefront on this thread.
 ///
 /// # Safety
 ///
@@ -342,28 +354,55 @@ where
 ///
 /// As `StencilApply::try_apply_steps_with`.
 #[cfg(feature = "mpi")]
-#[allow(clippy::too_many_arguments)] // the stepper's inputs, each of another kind
 pub(crate) unsafe fn step_rings<S, B, T, const N: usize, const M: usize, const L: usize>(
     op: &'static str,
-    rings: SmallVec<[Desc<B, T, N>; 4]>,
-    coefficients: SmallVec<[Desc<B, T, N>; 3]>,
+    batch: RingBatch<'_, B, T, N, M>,
     params: &S::Params,
-    steps: usize,
-    boundaries: &[super::Boundaries<T, N>; M],
-    points: Option<super::point_io::StepPoints<'_, T, N>>,
 ) -> Result<()>
 where
     S: Stencil<T, N> + Evolves<M, L>,
     B: ExprStencilKernels + CopyKernels,
     T: Scalar,
 {
-    let sweep = ExprSweep::<S, B, T, N>::over::<M, L>(op, rings[0], None, coefficients, params, M)?;
-    // SAFETY: the caller's contract; the plan's arrays are the rings'.
-    unsafe { run_rings_with_points(op, &sweep, rings, L + 1, steps, boundaries, points) }
+    let sweep =
+        ExprSweep::<S, B, T, N>::over::<M, L>(op, batch.rings[0], None, batch.coefficients[0].clone(), params, M)?;
+    // SAFETY: the caller's contract.
+    unsafe { run_batch(op, &sweep, L + 1, batch, |plan| plan.run_sequential()) }
 }
 
-/// [`step_rings`] for any sweep (a stencil's, or the stages' of `Stages`): plans `points` on
-/// the rings' shape and runs the steps.
+/// [`step_rings`] on rayon's threads (slabs of the block, or a pipeline of sweep groups).
+///
+/// # Safety
+///
+/// As for [`step_rings`].
+///
+/// # Errors
+///
+/// As [`step_rings`].
+#[cfg(all(feature = "mpi", feature = "rayon"))]
+pub(crate) unsafe fn par_step_rings<S, T, const N: usize, const M: usize, const L: usize>(
+    op: &'static str,
+    batch: RingBatch<'_, crate::kernel::Cpu, T, N, M>,
+    params: &S::Params,
+) -> Result<()>
+where
+    S: Stencil<T, N> + Evolves<M, L>,
+    T: Scalar,
+{
+    let sweep = ExprSweep::<S, crate::kernel::Cpu, T, N>::over::<M, L>(
+        op,
+        batch.rings[0],
+        None,
+        batch.coefficients[0].clone(),
+        params,
+        M,
+    )?;
+    // SAFETY: the caller's contract.
+    unsafe { run_batch(op, &sweep, L + 1, batch, |plan| super::fused::run_parallel(plan)) }
+}
+
+/// `batch` of any sweep (a stencil's, or the stages' of `Stages`) over rings of `ring` arrays
+/// per field: plans the points on the rings' shape and runs the steps, each pass by `fused`.
 ///
 /// # Safety
 ///
@@ -373,23 +412,22 @@ where
 ///
 /// As [`step_rings`].
 #[cfg(feature = "mpi")]
-pub(super) unsafe fn run_rings_with_points<B, T, const N: usize, const M: usize, S>(
+pub(super) unsafe fn run_batch<B, T, const N: usize, const M: usize, S>(
     op: &'static str,
     sweep: &S,
-    rings: SmallVec<[Desc<B, T, N>; 4]>,
     ring: usize,
-    steps: usize,
-    boundaries: &[super::Boundaries<T, N>; M],
-    points: Option<super::point_io::StepPoints<'_, T, N>>,
+    batch: RingBatch<'_, B, T, N, M>,
+    fused: impl Fn(&Plan<'_, B, T, N, S>) -> Result<()>,
 ) -> Result<()>
 where
     S: Sweep<B, T, N>,
     B: ExprStencilKernels + CopyKernels,
     T: Scalar,
 {
+    let RingBatch { rings, steps, boundaries, points, .. } = batch;
     let like = rings[0];
     let mut plan = points.map(|p| super::fused::PointPlan::new(op, p, steps, M, like, sweep.radius())).transpose()?;
     let hook = plan.as_mut().map(|p| p as &mut dyn PointHook<B, T, N>);
     // SAFETY: the caller's contract; the plan's arrays are the rings'.
-    unsafe { super::fused::run_steps_on(op, sweep, rings, ring, steps, boundaries, hook, |plan| plan.run_sequential()) }
+    unsafe { super::fused::run_steps_on(op, sweep, rings, ring, steps, boundaries, hook, fused) }
 }

@@ -112,9 +112,14 @@ pub fn check_reaction_dist(
     let mut state = DistState::from_fields([0, 1].map(|salt| distributed(comm, grid, values(salt))));
     let mut kd = distributed(comm, grid, values(2));
     Reaction.apply_steps_dist(&mut state, steps, &mut kd, (0.1, 0.02), boundaries);
+    // Each process's steps on the global pool's threads too (a `DistArray` stays on its thread:
+    // no `pool.install`).
+    let mut par = DistState::from_fields([0, 1].map(|salt| distributed(comm, grid, values(salt))));
+    Reaction.par_apply_steps_dist(&mut par, steps, &mut kd, (0.1, 0.02), boundaries);
     for f in 0..2 {
         let what = format!("Reaction field {f}: {global:?} halo {halo:?} {periodic:?} {sides:?}, {steps} steps");
         assert_same(state.field(f), one.field(f), widths, &what);
+        assert_same(par.field(f), one.field(f), widths, &format!("{what}, on threads"));
     }
 }
 
@@ -149,9 +154,12 @@ pub fn check_yee_dist(comm: &impl Communicator, grid: ([usize; 2], [usize; 2], [
     let mut state = DistState::from_fields([4, 5, 6].map(|salt| distributed(comm, grid, values(salt))));
     let mut epsd = distributed(comm, grid, |g| 1.0 + values(7)(g));
     yee.apply_steps_dist(&mut state, steps, ((), &mut epsd), ((0.3,), (0.3,)), boundaries);
+    let mut par = DistState::from_fields([4, 5, 6].map(|salt| distributed(comm, grid, values(salt))));
+    yee.par_apply_steps_dist(&mut par, steps, ((), &mut epsd), ((0.3,), (0.3,)), boundaries);
     for f in 0..3 {
         let what = format!("Yee field {f}: {global:?} halo {halo:?} {periodic:?}, {steps} steps");
         assert_same(state.field(f), one.field(f), widths, &what);
+        assert_same(par.field(f), one.field(f), widths, &format!("{what}, on threads"));
     }
 }
 
