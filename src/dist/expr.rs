@@ -9,7 +9,7 @@ use super::systems::{steps_dist, DistCoefficients};
 use super::{DistArray, DistBackend, DistState};
 use crate::error::{or_panic, Result};
 use crate::kernel::expr::{radius, Arity, Evolves, Scalar, Stencil};
-use crate::kernel::{CopyKernels, Cpu, ExprStencilKernels};
+use crate::kernel::{CopyKernels, ExprStencilKernels};
 use crate::stencil::{step_rings, StencilApply, StepBoundaries};
 
 /// `stencil!` stencils over distributed grids: [`apply_dist`](StencilApplyDist::apply_dist), one
@@ -191,7 +191,7 @@ pub trait StencilApplyDist<T: Scalar + Equivalence, const N: usize>: Stencil<T, 
         boundaries: impl StepBoundaries<T, N, M>,
     ) where
         Self: Evolves<M, L>,
-        C: DistCoefficients<T, N, Cpu, <Self as Evolves<M, L>>::Coefficients>,
+        C: DistCoefficients<T, N, crate::kernel::Cpu, <Self as Evolves<M, L>>::Coefficients>,
     {
         or_panic(self.try_par_apply_steps_dist(state, steps, coefficients, params, boundaries))
     }
@@ -212,7 +212,7 @@ pub trait StencilApplyDist<T: Scalar + Equivalence, const N: usize>: Stencil<T, 
     ) -> Result<()>
     where
         Self: Evolves<M, L>,
-        C: DistCoefficients<T, N, Cpu, <Self as Evolves<M, L>>::Coefficients>,
+        C: DistCoefficients<T, N, crate::kernel::Cpu, <Self as Evolves<M, L>>::Coefficients>,
     {
         const OP: &str = "StencilApplyDist::par_apply_steps_dist";
         let r = radius::<Self, T, N>();

@@ -7,7 +7,7 @@ use super::systems::steps_dist;
 use super::{DistBackend, DistCoefficients, DistState};
 use crate::error::{or_panic, Result};
 use crate::kernel::expr::{Scalar, Stage, Stencil};
-use crate::kernel::{CopyKernels, Cpu, ExprStencilKernels};
+use crate::kernel::{CopyKernels, ExprStencilKernels};
 use crate::stencil::{Stages, StepBoundaries};
 
 macro_rules! stages_dist {
@@ -89,7 +89,7 @@ macro_rules! stages_dist {
                 boundaries: impl StepBoundaries<T, N, M>,
             ) where
                 T: Scalar + Equivalence,
-                $($S: Stencil<T, N> + Stage<M, L>, $C: DistCoefficients<T, N, Cpu, <$S as Stage<M, L>>::Coefficients>,)+
+                $($S: Stencil<T, N> + Stage<M, L>, $C: DistCoefficients<T, N, crate::kernel::Cpu, <$S as Stage<M, L>>::Coefficients>,)+
             {
                 or_panic(self.try_par_apply_steps_dist(state, steps, coefficients, params, boundaries))
             }
@@ -110,7 +110,7 @@ macro_rules! stages_dist {
             ) -> Result<()>
             where
                 T: Scalar + Equivalence,
-                $($S: Stencil<T, N> + Stage<M, L>, $C: DistCoefficients<T, N, Cpu, <$S as Stage<M, L>>::Coefficients>,)+
+                $($S: Stencil<T, N> + Stage<M, L>, $C: DistCoefficients<T, N, crate::kernel::Cpu, <$S as Stage<M, L>>::Coefficients>,)+
             {
                 const OP: &str = "Stages::par_apply_steps_dist";
                 let groups = vec![$(coefficients.$i.dist_arrays()),+];

@@ -59,7 +59,9 @@ use crate::element::Pod;
 use crate::error::{Error, Result};
 use crate::kernel::{Backend, CopyKernels, Desc};
 use crate::shape::interior_range;
-pub(in crate::stencil) use points::{point_plan, PointHook, PointPlan};
+#[cfg(feature = "mpi")]
+pub(in crate::stencil) use points::PointPlan;
+pub(in crate::stencil) use points::{point_plan, PointHook};
 pub(in crate::stencil) use rings::{partitions, StageWrites};
 use rings::{Group, Rings};
 pub(in crate::stencil) use sweep::Sweep;
