@@ -8,11 +8,22 @@
 
 use std::time::Instant;
 
-use cnda::dist::{Decomposition, DistArray, DistDoubleBuffer};
+use cnda::dist::{Decomposition, DistArray, DistDoubleBuffer, DistState, StencilApplyDist};
 use cnda::prelude::*;
 use cnda::stencil::LinearStencil;
 use mpi::point_to_point::send_receive_into;
 use mpi::traits::{Communicator, CommunicatorCollectives, Destination, Source};
+
+stencil! {
+    /// Gray-Scott: two species, one pass for both (radius 1).
+    struct GrayScott = |u, v; du: T, dv: T, feed: T, kill: T| {
+        let uvv = u[0, 0] * v[0, 0] * v[0, 0];
+        (
+            u[0, 0] + du * laplace(u, 2) - uvv + feed * (1.0 - u[0, 0]),
+            v[0, 0] + dv * laplace(v, 2) + uvv - (feed + kill) * v[0, 0],
+        )
+    };
+}
 
 /// The median of `runs` timings of `f` in microseconds, every process starting together.
 fn median_us(world: &impl Communicator, runs: usize, mut f: impl FnMut()) -> f64 {
@@ -111,6 +122,63 @@ fn main() {
         }
         if root {
             println!("| {n} x {n} | {per_sweep:.0} us | {:.0} us | {:.0} us |", deep[0], deep[1]);
+        }
+    }
+    // Systems with deep halos: Gray-Scott's two fields stepped 32 times (`apply_steps_dist` on a
+    // `DistState`: both fields' halos in one message per neighbour, the block stepped by the
+    // fused stepper between exchanges) with halos of 1 (an exchange per step), 4 and 16; against
+    // one process stepping a block of the same size with no exchange at all (`State`).
+    if root {
+        println!("| grid | halo 1 (exchange per step) | halo 4 | halo 16 | one block, no MPI | halo 16 / halo 1 |");
+        println!("|---|---:|---:|---:|---:|---:|");
+    }
+    let gs_params = (0.16f64, 0.08, 0.037, 0.06);
+    let gs_steps = if quick { 4 } else { 32 };
+    let gs_sizes: &[usize] = if quick { &[64] } else { &[512, 2048] };
+    for &n in gs_sizes {
+        let start = |g: [usize; 2], species: usize| {
+            let spot = (g[0] * 7 + g[1] * 13) % 97 < 3;
+            if species == 0 {
+                if spot {
+                    0.5
+                } else {
+                    1.0
+                }
+            } else if spot {
+                0.25
+            } else {
+                0.0
+            }
+        };
+        let state_with = |halo: usize| {
+            DistState::from_fields([0, 1].map(|species| {
+                let mut f = DistArray::<f64, 2>::new(&world, [n, n], [halo, halo], [true, true]);
+                f.fill_owned_with(|g| start(g, species));
+                f
+            }))
+        };
+        let mut times = Vec::new();
+        for halo in [1, 4, 16] {
+            let mut state = state_with(halo);
+            times.push(median_us(&world, sweeps, || {
+                GrayScott.apply_steps_dist(&mut state, gs_steps, (), gs_params, [cnda::stencil::Boundary::Periodic; 2])
+            }));
+        }
+        let block = state_with(1).field(0).decomposition().block_shape(0);
+        let mut one = cnda::stencil::State::from_fields(
+            [0, 1].map(|species| Array::from_fn([block[0] + 2, block[1] + 2], |[i, j]| start([i, j], species))),
+        );
+        let alone = median_us(&world, sweeps, || {
+            GrayScott.apply_steps_with(&mut one, gs_steps, (), gs_params, [cnda::stencil::Boundary::Fixed; 2])
+        });
+        if root {
+            println!(
+                "| {n} x {n} | {:.0} us | {:.0} us | {:.0} us | {alone:.0} us | {:.3} |",
+                times[0],
+                times[1],
+                times[2],
+                times[2] / times[0]
+            );
         }
     }
     // Strided faces: the processes split axis 1, so a face is a column. `exchange_halos` (which

@@ -31,6 +31,11 @@ use cnda::kernel::{CopyKernels, ExprStencilKernels};
 use cnda::prelude::*;
 use cnda::stencil::{Boundary, PadMode, State, StencilApply};
 
+#[path = "common/device.rs"]
+mod device;
+#[path = "common/picture.rs"]
+mod picture;
+
 stencil! {
     /// One explicit step of both species.
     pub struct GrayScott = |u, v; du: f32, dv: f32, feed: f32, kill: f32, dt: f32| {
@@ -108,64 +113,38 @@ fn on_cpu(n: usize, steps: usize, fused: bool) -> Result<[Array<f32, 2>; 2], Err
     Ok(state.into_fields())
 }
 
-/// The run on the device `dev`: the fields uploaded, stepped there, downloaded at the end.
-#[cfg(any(feature = "cuda", feature = "wgpu"))]
-fn on<D>(dev: &D, n: usize, steps: usize) -> Result<[Array<f32, 2>; 2], Error>
-where
-    D: cnda::kernel::Upload + core::fmt::Debug,
-    D::Target: ExprStencilKernels + CopyKernels + cnda::kernel::Download,
-{
-    println!("on {dev:?}");
-    let [u, v] = initial(n);
-    let mut state = State::from_fields([u.try_to_device(dev)?, v.try_to_device(dev)?]);
-    run(&mut state, steps, |s, k| GrayScott.try_apply_steps_with(s, k, (), PARAMS, PERIODIC))?;
-    let [u, v] = state.into_fields();
-    Ok([u.try_to_host()?, v.try_to_host()?])
+/// The run of `n x n` points and `steps` steps on a device: the fields uploaded, stepped there,
+/// downloaded at the end.
+#[cfg_attr(not(any(feature = "cuda", feature = "wgpu")), allow(dead_code))] // run with a device feature only
+struct OnGpu {
+    n: usize,
+    steps: usize,
 }
 
-/// Runs on the device `flag` names; `None` (after saying why) when it cannot.
-fn on_device(flag: &str, n: usize, steps: usize) -> Result<Option<[Array<f32, 2>; 2]>, Error> {
-    let _ = (n, steps); // unused without the device features
-    match flag {
-        #[cfg(feature = "cuda")]
-        "--cuda" => match CudaDevice::new(0) {
-            Ok(dev) => on(&dev, n, steps).map(Some),
-            Err(e) => {
-                eprintln!("no CUDA device: {e}");
-                Ok(None)
-            }
-        },
-        #[cfg(feature = "wgpu")]
-        "--wgpu" => match WgpuDevice::new() {
-            Ok(dev) => on(&dev, n, steps).map(Some),
-            Err(e) => {
-                eprintln!("no WebGPU adapter: {e}");
-                Ok(None)
-            }
-        },
-        _ => {
-            let feature = flag.trim_start_matches("--");
-            eprintln!("built without feature `{feature}`: cargo run --release --features {feature} --example gray_scott -- N STEPS {flag}");
-            Ok(None)
-        }
+impl device::OnDevice for OnGpu {
+    type Out = [Array<f32, 2>; 2];
+
+    fn on<D>(&self, dev: &D) -> Result<Self::Out, Error>
+    where
+        D: cnda::kernel::Upload + core::fmt::Debug,
+        D::Target: ExprStencilKernels + CopyKernels + cnda::kernel::Download,
+    {
+        println!("on {dev:?}");
+        let [u, v] = initial(self.n);
+        let mut state = State::from_fields([u.try_to_device(dev)?, v.try_to_device(dev)?]);
+        run(&mut state, self.steps, |s, k| GrayScott.try_apply_steps_with(s, k, (), PARAMS, PERIODIC))?;
+        let [u, v] = state.into_fields();
+        Ok([u.try_to_host()?, v.try_to_host()?])
     }
 }
 
 /// `v` (0 to about 0.4) as a PNG: dark blue through teal to pale yellow.
 fn write_png(path: &str, v: &Array<f32, 2>) -> Result<(), Box<dyn std::error::Error>> {
-    let [n, m] = v.shape();
-    let colour = |x: f32| {
+    picture::write_png(path, v, |x| {
         let t = (x / 0.4).clamp(0.0, 1.0);
         let mix = |a: f32, b: f32| (a + (b - a) * t).round() as u8;
         [mix(8.0, 250.0), mix(20.0, 240.0), mix(60.0, 160.0)]
-    };
-    let pixels: Vec<u8> = v.iter().flat_map(|&x| colour(x)).collect();
-    let file = std::fs::File::create(path).map_err(|e| format!("cannot create {path}: {e}"))?;
-    let mut encoder = png::Encoder::new(std::io::BufWriter::new(file), m as u32, n as u32);
-    encoder.set_color(png::ColorType::Rgb);
-    encoder.set_depth(png::BitDepth::Eight);
-    encoder.write_header()?.write_image_data(&pixels)?;
-    Ok(())
+    })
 }
 
 fn main() -> Result<ExitCode, Box<dyn std::error::Error>> {
@@ -186,7 +165,7 @@ fn main() -> Result<ExitCode, Box<dyn std::error::Error>> {
     let start = Instant::now();
     let [u, v] = match devices.first() {
         None => on_cpu(n, steps, true)?,
-        Some(flag) => match on_device(flag, n, steps)? {
+        Some(flag) => match device::on_device(flag, "gray_scott", "N STEPS", &OnGpu { n, steps })? {
             Some(run) => run,
             None => return Ok(ExitCode::from(2)),
         },

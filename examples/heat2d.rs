@@ -23,6 +23,8 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 #[path = "common/heat.rs"]
 mod heat;
+#[path = "common/picture.rs"]
+mod picture;
 use heat::{jacobi, plate, refine, write_png, CHECK_EVERY, COARSEST, HOT, MAX_SWEEPS};
 
 /// One sweep from the current field into the next (interior only: the boundary rows and columns

@@ -19,6 +19,8 @@ use cnda::stencil::LinearStencil;
 #[path = "common/heat.rs"]
 #[allow(dead_code)] // the closure kernel `jacobi` of the CPU examples is not used here
 mod heat;
+#[path = "common/picture.rs"]
+mod picture;
 use heat::{plate, refine, write_png, CHECK_EVERY, COARSEST, HOT, MAX_SWEEPS};
 
 /// Where the solver runs: the backend and element type, and the trips to and from the host.

@@ -32,6 +32,8 @@ use mpi::traits::Communicator;
 
 #[path = "common/heat.rs"]
 mod heat;
+#[path = "common/picture.rs"]
+mod picture;
 use heat::{jacobi, plate, refine, write_png, CHECK_EVERY, COARSEST, HOT, MAX_SWEEPS};
 
 /// What the solver needs of the backend its blocks live on.

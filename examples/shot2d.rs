@@ -32,6 +32,11 @@ use cnda::kernel::ExprStencilKernels;
 use cnda::prelude::*;
 use cnda::stencil::{Boundary, PointIo, Points, State, StencilApply};
 
+#[path = "common/device.rs"]
+mod device;
+#[path = "common/picture.rs"]
+mod picture;
+
 stencil! {
     /// One damped leapfrog step with the 17-point 8th-order Laplacian: the field now and one
     /// step before, then the coefficient fields.
@@ -144,55 +149,36 @@ fn on_cpu(m: &Model, steps: usize, parallel: bool) -> Result<Shot2d, Error> {
     })
 }
 
-/// The shot on the device `dev` opened: the arrays uploaded, one call per step.
-#[cfg(any(feature = "cuda", feature = "wgpu"))]
-fn on<D>(dev: &D, m: &Model, steps: usize) -> Result<Shot2d, Error>
-where
-    D: cnda::kernel::Upload + core::fmt::Debug,
-    D::Target: ExprStencilKernels,
-{
-    println!("on {dev:?}");
-    shoot::<D::Target>(
-        m,
-        steps,
-        |a| a.try_to_device(dev),
-        Array::try_to_host,
-        |state, coefficients, io| Shot.try_apply_steps_with(state, steps, coefficients, (), io),
-    )
+/// The shot of model `m` for `steps` steps on a device: the arrays uploaded, one call per step.
+#[cfg_attr(not(any(feature = "cuda", feature = "wgpu")), allow(dead_code))] // run with a device feature only
+struct OnGpu<'m> {
+    m: &'m Model,
+    steps: usize,
 }
 
-/// Runs on the device `flag` names; `None` (after saying why) when it cannot.
-fn on_device(flag: &str, m: &Model, steps: usize) -> Result<Option<Shot2d>, Error> {
-    let _ = (m, steps); // unused without the device features
-    match flag {
-        #[cfg(feature = "cuda")]
-        "--cuda" => match CudaDevice::new(0) {
-            Ok(dev) => on(&dev, m, steps).map(Some),
-            Err(e) => {
-                eprintln!("no CUDA device: {e}");
-                Ok(None)
-            }
-        },
-        #[cfg(feature = "wgpu")]
-        "--wgpu" => match WgpuDevice::new() {
-            Ok(dev) => on(&dev, m, steps).map(Some),
-            Err(e) => {
-                eprintln!("no WebGPU adapter: {e}");
-                Ok(None)
-            }
-        },
-        _ => {
-            let feature = flag.trim_start_matches("--");
-            eprintln!("built without feature `{feature}`: cargo run --release --features {feature} --example shot2d -- NZ NX STEPS {flag}");
-            Ok(None)
-        }
+impl device::OnDevice for OnGpu<'_> {
+    type Out = Shot2d;
+
+    fn on<D>(&self, dev: &D) -> Result<Shot2d, Error>
+    where
+        D: cnda::kernel::Upload + core::fmt::Debug,
+        D::Target: ExprStencilKernels + cnda::kernel::CopyKernels + cnda::kernel::Download,
+    {
+        println!("on {dev:?}");
+        let steps = self.steps;
+        shoot::<D::Target>(
+            self.m,
+            steps,
+            |a| a.try_to_device(dev),
+            Array::try_to_host,
+            |state, coefficients, io| Shot.try_apply_steps_with(state, steps, coefficients, (), io),
+        )
     }
 }
 
 /// A signed field as a PNG: blue (negative), white (0), red (positive), clipped at `scale`.
 fn write_png(path: &str, a: &Array<f32, 2>, scale: f32) -> Result<(), Box<dyn std::error::Error>> {
-    let [n, m] = a.shape();
-    let colour = |v: f32| {
+    picture::write_png(path, a, |v| {
         let t = (v / scale).clamp(-1.0, 1.0);
         let fade = (255.0 * (1.0 - t.abs())).round() as u8;
         if t >= 0.0 {
@@ -200,14 +186,7 @@ fn write_png(path: &str, a: &Array<f32, 2>, scale: f32) -> Result<(), Box<dyn st
         } else {
             [fade, fade, 255]
         }
-    };
-    let pixels: Vec<u8> = a.iter().flat_map(|&v| colour(v)).collect();
-    let file = std::fs::File::create(path).map_err(|e| format!("cannot create {path}: {e}"))?;
-    let mut encoder = png::Encoder::new(std::io::BufWriter::new(file), m as u32, n as u32);
-    encoder.set_color(png::ColorType::Rgb);
-    encoder.set_depth(png::BitDepth::Eight);
-    encoder.write_header()?.write_image_data(&pixels)?;
-    Ok(())
+    })
 }
 
 fn largest(a: &Array<f32, 2>) -> f32 {
@@ -236,7 +215,7 @@ fn main() -> Result<ExitCode, Box<dyn std::error::Error>> {
     let start = Instant::now();
     let (field, record, well) = match devices.first() {
         None => on_cpu(&m, steps, true)?,
-        Some(flag) => match on_device(flag, &m, steps)? {
+        Some(flag) => match device::on_device(flag, "shot2d", "NZ NX STEPS", &OnGpu { m: &m, steps })? {
             Some(run) => run,
             None => return Ok(ExitCode::from(2)),
         },

@@ -49,12 +49,5 @@ pub fn colour(t: f64) -> [u8; 3] {
 }
 
 pub fn write_png(path: &str, u: &Array<f64, 2>) -> Result<(), Box<dyn std::error::Error>> {
-    let [n, m] = u.shape();
-    let pixels: Vec<u8> = u.iter().flat_map(|&t| colour(t)).collect();
-    let file = std::fs::File::create(path).map_err(|e| format!("cannot create {path}: {e}"))?;
-    let mut encoder = png::Encoder::new(std::io::BufWriter::new(file), m as u32, n as u32);
-    encoder.set_color(png::ColorType::Rgb);
-    encoder.set_depth(png::BitDepth::Eight);
-    encoder.write_header()?.write_image_data(&pixels)?;
-    Ok(())
+    super::picture::write_png(path, u, colour)
 }
