@@ -2,6 +2,10 @@
 //! `ui-tests/*.stderr`. Regenerate the snapshots with `TRYBUILD=overwrite cargo test --test ui`.
 
 #[test]
+#[cfg_attr(
+    not(feature = "rayon"),
+    ignore = "run in the default build: the cases name no feature, and each run compiles them all again"
+)]
 fn misuse_fails_to_compile_with_a_clear_message() {
     let cases = trybuild::TestCases::new();
     cases.compile_fail("ui-tests/*.rs");
