@@ -127,9 +127,18 @@ impl<T: Pod + Equivalence, const N: usize, const M: usize, B: DistBackend> DistS
     ///
     /// # Panics
     ///
-    /// As [`DistState::try_from_levels`] errs.
+    /// As [`DistState::try_from_fields`] errs.
     #[track_caller]
     pub fn from_fields(fields: [DistArray<T, N, B>; M]) -> Self {
-        or_panic(Self::try_from_levels(fields.map(|f| [f])))
+        or_panic(Self::try_from_fields(fields))
+    }
+
+    /// [`DistState::from_fields`], returning errors.
+    ///
+    /// # Errors
+    ///
+    /// As [`DistState::try_from_levels`].
+    pub fn try_from_fields(fields: [DistArray<T, N, B>; M]) -> Result<Self> {
+        Self::try_from_levels(fields.map(|f| [f]))
     }
 }

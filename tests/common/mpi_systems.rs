@@ -205,6 +205,12 @@ pub fn check_wave_points_dist(comm: &impl Communicator, grid: ([usize; 2], [usiz
 /// otherwise, a halo narrower than the radius, sources and receivers.
 pub fn check_systems_dist_errors(comm: &impl Communicator) {
     let grid = ([12, 10], [2, 2], [false, false]);
+    // A state of fields split alike only, and of at least one field and level.
+    let wider = distributed(comm, ([12, 10], [3, 2], [false, false]), values(1));
+    let e = DistState::try_from_fields([distributed(comm, grid, values(0)), wider]).err().expect("other halos");
+    assert!(matches!(e, cnda::Error::ShapeMismatch { .. }), "{e}");
+    let e = DistState::<f64, 2, 0, 1>::try_from_levels([]).err().expect("no field");
+    assert!(matches!(e, cnda::Error::Layout { .. }), "{e}");
     let mut state = DistState::from_levels([[distributed(comm, grid, values(0)), distributed(comm, grid, values(1))]]);
     let mut other = distributed(comm, ([12, 10], [3, 3], [false, false]), values(3));
     let e = Wave.try_apply_steps_dist(&mut state, 2, &mut other, (0.04,), [Boundary::Fixed; 2]).unwrap_err();
