@@ -12,7 +12,7 @@ use crate::stencil::ring::LevelRings;
 /// `M` distributed fields of one split (the same decomposition and halos) at `L` time levels
 /// each, plus a scratch field each: what a `stencil!` stencil that
 /// [`Evolves<M, L>`](crate::stencil::Evolves) steps over distributed grids with
-/// [`StencilStepsDist::apply_steps_dist`](super::StencilStepsDist::apply_steps_dist). Level `l`
+/// [`StencilApplyDist::apply_steps_dist`](super::StencilApplyDist::apply_steps_dist). Level `l`
 /// of field `f` is the stencil's field `f * L + l` (level 0 the newest); rotating the levels
 /// moves no data.
 ///
