@@ -17,6 +17,8 @@ use steps::{check_expr_dist, check_steps_dist, check_steps_dist_with};
 
 #[path = "common/mpi_failures.rs"]
 mod failures;
+#[path = "common/system_stencils.rs"]
+mod system_stencils;
 #[path = "common/mpi_systems.rs"]
 mod systems;
 use failures::{check_launch_failures_agree, check_lost_staging_agreed, check_taps_limit_agreed, same_everywhere};

@@ -17,25 +17,14 @@ mod pool_install;
 mod rings;
 #[path = "common/stepping.rs"]
 mod stepping;
+#[path = "common/system_stencils.rs"]
+#[allow(dead_code)] // each test file uses some of them
+mod system_stencils;
 
 use naive_halos::boundaries;
 use rings::{same, RefStage, Rings};
 use stepping::{field, on_threads};
-
-stencil! {
-    /// Yee's magnetic update: H from the curl of E.
-    #[writes(hx, hy)]
-    pub struct UpdateH = |ez, hx, hy; c: T| (
-        hx[0, 0] - c * (ez[0, 1] - ez[0, 0]),
-        hy[0, 0] + c * (ez[1, 0] - ez[0, 0]),
-    );
-}
-
-stencil! {
-    /// Yee's electric update from the new H, over a permittivity field.
-    #[writes(ez)]
-    pub struct UpdateE = |ez, hx, hy, eps; c: T| ez[0, 0] + c / eps[0, 0] * ((hy[0, 0] - hy[-1, 0]) - (hx[0, 0] - hx[0, -1]));
-}
+use system_stencils::{UpdateE, UpdateH};
 
 stencil! {
     /// Stage 1 of 3: a slope from `u` (radius 1).

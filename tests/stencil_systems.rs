@@ -19,28 +19,14 @@ mod pool_install;
 mod rings;
 #[path = "common/stepping.rs"]
 mod stepping;
+#[path = "common/system_stencils.rs"]
+#[allow(dead_code)] // each test file uses some of them
+mod system_stencils;
 
 use naive_halos::boundaries;
 use rings::{same, Rings};
 use stepping::{field, on_threads};
-
-stencil! {
-    /// Two species reacting and diffusing (a Gray-Scott-like system), a feed field as
-    /// coefficient; radius 1 with diagonal taps in the second species.
-    pub struct Reaction = |u, v, k; a: T, b: T| {
-        let uvv = u[0, 0] * v[0, 0] * v[0, 0];
-        (
-            u[0, 0] + a * (u[-1, 0] + u[1, 0] + u[0, -1] + u[0, 1] - 4.0 * u[0, 0]) - uvv + b * k[0, 0],
-            v[0, 0] + a * 0.5 * (v[-1, 1] + v[1, -1] - 2.0 * v[0, 0]) + uvv - b * v[0, 0],
-        )
-    };
-}
-
-stencil! {
-    /// A damped wave: the field now and one step before, a slowness field; radius 2.
-    #[levels(2)]
-    pub struct Wave = |u, um, m; c: T| 1.9 * u[0, 0] - 0.9 * um[0, 0] + c * m[0, 0] * laplace(u, 4);
-}
+use system_stencils::{Reaction, Wave};
 
 stencil! {
     /// The same wave with the 8th-order Laplacian: radius 4, so blocks of a few hyperplanes per

@@ -17,27 +17,19 @@ mod pool_install;
 mod rings;
 #[path = "common/stepping.rs"]
 mod stepping;
+#[path = "common/system_stencils.rs"]
+#[allow(dead_code)] // each test file uses some of them
+mod system_stencils;
 
 use naive_halos::boundaries;
 use rings::{same, RefStage, Rings};
 use stepping::{field, on_threads};
+use system_stencils::{UpdateH, Wave};
 
 stencil! {
-    /// A damped wave at two levels over a slowness field, radius 2.
-    #[levels(2)]
-    pub struct Wave = |u, um, m; c: T| 1.9 * u[0, 0] - 0.9 * um[0, 0] + c * m[0, 0] * laplace(u, 4);
-}
-
-stencil! {
-    /// Yee's magnetic update.
-    #[writes(hx, hy)]
-    pub struct UpdateH = |ez, hx, hy; c: T| (hx[0, 0] - c * (ez[0, 1] - ez[0, 0]), hy[0, 0] + c * (ez[1, 0] - ez[0, 0]));
-}
-
-stencil! {
-    /// Yee's electric update.
+    /// Yee's electric update in a vacuum (no permittivity field).
     #[writes(ez)]
-    pub struct UpdateE = |ez, hx, hy; c: T| ez[0, 0] + c * ((hy[0, 0] - hy[-1, 0]) - (hx[0, 0] - hx[0, -1]));
+    pub struct UpdateEVacuum = |ez, hx, hy; c: T| ez[0, 0] + c * ((hy[0, 0] - hy[-1, 0]) - (hx[0, 0] - hx[0, -1]));
 }
 
 /// `count` points in the interior of `shape` for halos `r` wide, on the grid or off it (from
@@ -127,7 +119,7 @@ proptest! {
             let (x, y) = out.split_at_mut(1);
             UpdateH.apply((l[0], l[1], l[2]), (&mut x[0], &mut y[0]), (0.4,));
         };
-        let e = |l: &[&Array<f64, 2>], out: &mut [Array<f64, 2>]| UpdateE.apply((l[0], l[1], l[2]), &mut out[0], (0.4,));
+        let e = |l: &[&Array<f64, 2>], out: &mut [Array<f64, 2>]| UpdateEVacuum.apply((l[0], l[1], l[2]), &mut out[0], (0.4,));
         let stages: [RefStage<'_>; 2] = [(&[1, 2], &h), (&[0], &e)];
         want.run_stages_then(steps, [1, 1], &[b], &stages, &mut |t, f, new| {
             let row = |s: &Array<f64, 2>| (0..s.shape()[1]).map(|p| s[[t, p]]).collect::<Vec<_>>();
@@ -142,7 +134,7 @@ proptest! {
         });
         let mut state = State::from_fields([ez, hx, hy]);
         let (mut rec_h, mut rec_e) = (Array::<f64, 2>::zeros([steps, receivers.len()]), Array::<f64, 2>::zeros([steps, receivers.len()]));
-        let yee = Stages((UpdateH, UpdateE));
+        let yee = Stages((UpdateH, UpdateEVacuum));
         on_threads(threads, |parallel| {
             let io = PointIo::new(b)
                 .inject(&sources, 1, in_h.view())

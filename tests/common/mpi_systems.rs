@@ -8,39 +8,7 @@ use cnda::prelude::*;
 use cnda::stencil::{pad_axes, Boundaries, Boundary, FieldBoundaries, PadMode, PointIo, Points, Stages, State};
 use mpi::traits::Communicator;
 
-stencil! {
-    /// Two species reacting and diffusing, a feed field as coefficient; radius 1 with diagonal
-    /// taps in the second species (the exchange's corners matter).
-    pub struct Reaction = |u, v, k; a: T, b: T| {
-        let uvv = u[0, 0] * v[0, 0] * v[0, 0];
-        (
-            u[0, 0] + a * (u[-1, 0] + u[1, 0] + u[0, -1] + u[0, 1] - 4.0 * u[0, 0]) - uvv + b * k[0, 0],
-            v[0, 0] + a * 0.5 * (v[-1, 1] + v[1, -1] - 2.0 * v[0, 0]) + uvv - b * v[0, 0],
-        )
-    };
-}
-
-stencil! {
-    /// A damped wave: the field now and one step before, a slowness field; radius 2.
-    #[levels(2)]
-    pub struct Wave = |u, um, m; c: T| 1.9 * u[0, 0] - 0.9 * um[0, 0] + c * m[0, 0] * laplace(u, 4);
-}
-
-stencil! {
-    /// H from the curl of E (Yee's scheme, `hx`, `hy` half a cell after `ez`).
-    #[writes(hx, hy)]
-    pub struct UpdateH = |ez, hx, hy; c: T| (
-        hx[0, 0] - c * (ez[0, 1] - ez[0, 0]),
-        hy[0, 0] + c * (ez[1, 0] - ez[0, 0]),
-    );
-}
-
-stencil! {
-    /// E from the curl of the new H, over a permittivity field.
-    #[writes(ez)]
-    pub struct UpdateE = |ez, hx, hy, eps; c: T|
-        ez[0, 0] + c / eps[0, 0] * ((hy[0, 0] - hy[-1, 0]) - (hx[0, 0] - hx[0, -1]));
-}
+use super::system_stencils::{Reaction, UpdateE, UpdateH, Wave};
 
 /// A grid's values, different per field `salt`.
 fn values<const N: usize>(salt: usize) -> impl Fn([usize; N]) -> f64 {
