@@ -33,37 +33,15 @@ use cnda::stencil::{Boundary, PadMode, State, StencilApply};
 
 #[path = "common/device.rs"]
 mod device;
+#[path = "common/gray_scott.rs"]
+mod gs;
 #[path = "common/picture.rs"]
 mod picture;
 
-stencil! {
-    /// One explicit step of both species.
-    pub struct GrayScott = |u, v; du: f32, dv: f32, feed: f32, kill: f32, dt: f32| {
-        let uvv = u[0, 0] * v[0, 0] * v[0, 0];
-        (
-            u[0, 0] + dt * (du * laplace(u, 2) - uvv + feed * (1.0 - u[0, 0])),
-            v[0, 0] + dt * (dv * laplace(v, 2) + uvv - (feed + kill) * v[0, 0]),
-        )
-    };
-}
+use gs::{initial, write_png, GrayScott, PARAMS};
 
-/// Pearson's "spots and worms" regime (F = 0.037, k = 0.06), dt = 1 on a unit grid.
-const PARAMS: (f32, f32, f32, f32, f32) = (0.16, 0.08, 0.037, 0.06, 1.0);
 /// Steps per call: a progress line each.
 const CHUNK: usize = 500;
-
-/// The initial fields (a one-cell periodic halo around `n x n`): `u = 1`, `v = 0`, and a seeded
-/// square in the middle with a little deterministic noise, so the pattern grows from it.
-fn initial(n: usize) -> [Array<f32, 2>; 2] {
-    let noise = |i: usize, j: usize| ((i * 7919 + j * 104_729) % 1000) as f32 / 1000.0 - 0.5;
-    let seeded = |i: usize, j: usize| {
-        let (lo, hi) = (n / 2 - n / 10, n / 2 + n / 10);
-        (lo..hi).contains(&i) && (lo..hi).contains(&j)
-    };
-    let u = Array::from_fn([n + 2, n + 2], |[i, j]| if seeded(i, j) { 0.5 + 0.02 * noise(i, j) } else { 1.0 });
-    let v = Array::from_fn([n + 2, n + 2], |[i, j]| if seeded(i, j) { 0.25 + 0.02 * noise(j, i) } else { 0.0 });
-    [u, v]
-}
 
 /// `steps` steps of the state on its backend; `threaded` uses the CPU's threads (fused), and
 /// `CHUNK` steps per call print progress.
@@ -136,15 +114,6 @@ impl device::OnDevice for OnGpu {
         let [u, v] = state.into_fields();
         Ok([u.try_to_host()?, v.try_to_host()?])
     }
-}
-
-/// `v` (0 to about 0.4) as a PNG: dark blue through teal to pale yellow.
-fn write_png(path: &str, v: &Array<f32, 2>) -> Result<(), Box<dyn std::error::Error>> {
-    picture::write_png(path, v, |x| {
-        let t = (x / 0.4).clamp(0.0, 1.0);
-        let mix = |a: f32, b: f32| (a + (b - a) * t).round() as u8;
-        [mix(8.0, 250.0), mix(20.0, 240.0), mix(60.0, 160.0)]
-    })
 }
 
 fn main() -> Result<ExitCode, Box<dyn std::error::Error>> {
