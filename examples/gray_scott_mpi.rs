@@ -57,7 +57,10 @@ fn main() -> Result<ExitCode, Box<dyn std::error::Error>> {
     let mut state = DistState::try_from_fields([field(0)?, field(1)?])?;
     if root {
         let dims = state.field(0).decomposition().dims();
-        println!("Gray-Scott over {} processes ({dims:?}), {n} x {n} periodic, {steps} steps, {HALO} per exchange", world.size());
+        println!(
+            "Gray-Scott over {} processes ({dims:?}), {n} x {n} periodic, {steps} steps, {HALO} per exchange",
+            world.size()
+        );
     }
     let start = Instant::now();
     #[cfg(feature = "rayon")]
@@ -81,7 +84,8 @@ fn main() -> Result<ExitCode, Box<dyn std::error::Error>> {
         #[cfg(not(feature = "rayon"))]
         GrayScott.try_apply_steps_with(&mut one, steps, (), PARAMS, PERIODIC)?;
         let inner = |a: &Array<f32, 2>| a.slice(s![1..n + 1, 1..n + 1]).to_owned();
-        let same = |a: &Array<f32, 2>, b: &Array<f32, 2>| a.iter().zip(b.iter()).all(|(x, y)| x.to_bits() == y.to_bits());
+        let same =
+            |a: &Array<f32, 2>, b: &Array<f32, 2>| a.iter().zip(b.iter()).all(|(x, y)| x.to_bits() == y.to_bits());
         if !same(&u, &inner(one.field(0))) || !same(&v, &inner(one.field(1))) {
             return Err("check: the distributed run differs from one process's".into());
         }
