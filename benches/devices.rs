@@ -12,7 +12,9 @@
 //!
 //! `cargo bench --features cuda,wgpu --bench devices -- [N] [REPEATS] [M]` (N = 4096 and M = 1024
 //! by default: lavapipe binds at most 128 MiB; use 8192 and 4096 on a GPU). `ACOUSTIC="200 400"`
-//! sets the acoustic cases' sizes (200 by default), `CNDA_BENCH_HOST=0` leaves out the CPU run.
+//! sets the acoustic cases' sizes (200 by default), `CNDA_BENCH_HOST=0` leaves out the CPU run,
+//! `CNDA_BENCH_ONLY=acoustic` every case but the acoustic one (to compare settings such as
+//! `CNDA_CUDA_PLANES`, whose value the acoustic line prints).
 
 use std::time::Instant;
 
@@ -257,7 +259,7 @@ fn time_steps<T: Float + cnda::stencil::Scalar>(dev: &impl Bench, n: usize, repe
 /// The 3D acoustic SO-8 problem on `side^3` updated points (arrays of `(side + 8)^3`, a Gaussian
 /// pulse at the centre), `steps` steps of one launch each with the three levels rotated, in grid
 /// points updated per second; checked first against the CPU, bit for bit, over 4 steps.
-fn acoustic(dev: &impl Bench, side: usize, repeats: usize, steps: usize) {
+fn acoustic<D: Bench>(dev: &D, side: usize, repeats: usize, steps: usize) {
     let n = side + 8;
     let centre = (n / 2) as f32;
     let pulse = Array::from_fn([n, n, n], |[i, j, k]| {
@@ -297,7 +299,11 @@ fn acoustic(dev: &impl Bench, side: usize, repeats: usize, steps: usize) {
     let points = (side * side * side * steps) as f64;
     println!(
         "  {:<32} {:>9.3} ms  {:>8.1} GPts/s  ({steps} steps, {side}^3 f32, bit-identical to the CPU: {same})",
-        "acoustic SO-8, one launch a step",
+        match std::any::type_name::<D::B>().ends_with("Cuda") {
+            true =>
+                format!("acoustic SO-8, PLANES={}", std::env::var("CNDA_CUDA_PLANES").as_deref().unwrap_or("default")),
+            false => "acoustic SO-8, one launch a step".to_string(),
+        },
         t * 1e3,
         points / t / 1e9
     );
@@ -307,6 +313,9 @@ fn run(dev: &impl Bench, n: usize, repeats: usize, m: usize) {
     let sides = std::env::var("ACOUSTIC").unwrap_or_else(|_| "200".into());
     for side in sides.split_whitespace().filter_map(|s| s.parse().ok()) {
         acoustic(dev, side, repeats, 10);
+    }
+    if std::env::var("CNDA_BENCH_ONLY").is_ok_and(|v| v == "acoustic") {
+        return;
     }
     bandwidth::<f32>(dev, n, repeats);
     bandwidth::<f64>(dev, n, repeats);

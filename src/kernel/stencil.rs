@@ -106,7 +106,9 @@ pub unsafe trait StencilKernels: Backend {
 /// where its documented math differs from the CPU's) and touch no other memory. `S` is a safe
 /// trait: an implementation takes nothing from it unchecked. A device backend generates its code
 /// only from what [`check`](fn@crate::kernel::expr::check) returned for `S` (never from text or
-/// data it has not checked), and reads only the taps `check` accepted. Its time steps inject
+/// data it has not checked), and reads only its fields, within the box the taps `check` accepted
+/// span around each output point (a kernel that shares loads among points may read the box's
+/// corners that no tap reads). Its time steps inject
 /// and sample points with the backend's elementwise and copy kernels, and read the samples back
 /// with its download, hence the supertraits.
 pub unsafe trait ExprStencilKernels: super::ElementwiseKernels + super::CopyKernels + super::Download {
@@ -121,7 +123,8 @@ pub unsafe trait ExprStencilKernels: super::ElementwiseKernels + super::CopyKern
     ///
     /// `fields.len() == S::FIELDS.len()` and `outputs.len() == S::VALUES.len()`, the outputs all
     /// of one shape; every descriptor addresses live memory on `dev`; every tap of every point
-    /// lies inside its field; the outputs' indices address distinct writable elements that
+    /// lies inside its field, which is a view of an array (so the box the taps span around each
+    /// point lies inside it too); the outputs' indices address distinct writable elements that
     /// overlap no field element and no other output's.
     ///
     /// # Errors

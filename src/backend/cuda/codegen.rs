@@ -141,17 +141,7 @@ pub(super) fn c_type<T: Scalar>() -> &'static str {
 pub(super) fn expression_source<T: Scalar, const N: usize>(expr: &CheckedExpr<N>) -> String {
     let mut s = format!("typedef {} T;\n\n", c_type::<T>());
     s.push_str(&helpers::<T>());
-    let outputs: Vec<String> = (0..expr.outputs()).map(|m| format!("T *out{m}, Desc o{m}")).collect();
-    s.push_str(&format!("extern \"C\" __global__ void cnda_expression({}", outputs.join(", ")));
-    for f in 0..expr.fields() {
-        s.push_str(&format!(", const T *f{f}, Desc d{f}"));
-    }
-    for k in 0..expr.taps().len() {
-        s.push_str(&format!(", i64 delta{k}"));
-    }
-    for i in 0..expr.params() {
-        s.push_str(&format!(", T p{i}"));
-    }
+    s.push_str(&signature(expr, "cnda_expression"));
     s.push_str(") {\n");
     // Output 0 gives the shape; the others and the fields some tap reads carry offsets.
     let mut operands: Vec<String> = (1..expr.outputs()).map(|m| format!("o{m}")).collect();
@@ -167,6 +157,27 @@ pub(super) fn expression_source<T: Scalar, const N: usize>(expr: &CheckedExpr<N>
         s.push_str(&format!("        out{m}[{at}] = {value};\n"));
     }
     s.push_str("    }}}\n}\n");
+    s
+}
+
+/// The opening of a point kernel's declaration, its parameter list left open: output `m` as
+/// `out{m}` with descriptor `o{m}`, field `f` as `f{f}` with `d{f}`, tap `k`'s delta (its offset
+/// in elements of its field) as `delta{k}`, parameter `i` as `p{i}`. The pointers are
+/// `__restrict__` (the fields read through the read-only cache): the outputs overlap no field
+/// and one another (`ExprStencilKernels::expression`'s contract), and fields that alias are
+/// only read.
+pub(super) fn signature<const N: usize>(expr: &CheckedExpr<N>, name: &str) -> String {
+    let outputs: Vec<String> = (0..expr.outputs()).map(|m| format!("T *__restrict__ out{m}, Desc o{m}")).collect();
+    let mut s = format!("extern \"C\" __global__ void {name}({}", outputs.join(", "));
+    for f in 0..expr.fields() {
+        s.push_str(&format!(", const T *__restrict__ f{f}, Desc d{f}"));
+    }
+    for k in 0..expr.taps().len() {
+        s.push_str(&format!(", i64 delta{k}"));
+    }
+    for i in 0..expr.params() {
+        s.push_str(&format!(", T p{i}"));
+    }
     s
 }
 

@@ -30,6 +30,7 @@ mod elementwise;
 pub mod kernels;
 mod matmul;
 mod pinned;
+mod planes;
 mod reduce;
 mod staging;
 mod stencil;

@@ -9,6 +9,7 @@ use super::codegen::expression_source;
 use super::device::CudaDevice;
 use super::dispatch::{kernel_desc, launch, launch_error, suffix, KernelTaps, MAX_TAPS, STENCIL};
 use super::kernels::FAMILIES;
+use super::planes;
 use super::Cuda;
 use crate::element::{DType, Numeric};
 use crate::error::{Error, Result};
@@ -122,7 +123,14 @@ unsafe impl ExprStencilKernels for Cuda {
         }
         // The key names the type, whose consts (the checked data) cannot change.
         let key = format!("stencil! {:?} {N} {}", core::any::TypeId::of::<S>(), T::DTYPE);
-        let function = dev.generated_function(key, "cnda_expression", || Ok(expression_source::<T, N>(&expr)))?;
+        let shape = outputs[0].shape;
+        let planes = planes::plan(&expr, &shape, dev.multiprocessors(), core::mem::size_of::<T>())?;
+        let function = match planes {
+            Some(p) => dev.generated_function(format!("{key} planes {}", p.rows), "cnda_expression_planes", || {
+                Ok(planes::source::<T, N>(&expr, p.rows))
+            })?,
+            None => dev.generated_function(key, "cnda_expression", || Ok(expression_source::<T, N>(&expr)))?,
+        };
         let mut operands = Vec::with_capacity(outputs.len() + fields.len());
         for d in outputs.iter().chain(fields) {
             operands.push(kernel_desc(d)?);
@@ -142,11 +150,20 @@ unsafe impl ExprStencilKernels for Cuda {
             builder.arg(delta);
         }
         args.push(&mut builder);
-        // SAFETY: the arguments match `cnda_expression`'s parameters as generated for `S` (its
-        // outputs, then its fields); every tap of every point lies inside its field and the
-        // outputs overlap no field and one another (the caller's contract).
-        unsafe { builder.launch(point_grid(&outputs[0].shape, dev.multiprocessors())) }
-            .map_err(launch_error("cnda_expression"))?;
+        let (config, name) = match &planes {
+            Some(p) => {
+                builder.arg(&p.planes);
+                (p.launch(), "cnda_expression_planes")
+            }
+            None => (point_grid(&shape, dev.multiprocessors()), "cnda_expression"),
+        };
+        // SAFETY: the arguments match the kernel's parameters as generated for `S` (its outputs,
+        // then its fields, the taps' deltas, the parameters, and the planes kernel's planes per
+        // block); every tap of every point lies inside its field and the outputs overlap no field
+        // and one another (the caller's contract). The planes kernel loads besides the taps only
+        // points of the box the taps span around each point, which a field (a rectangular view
+        // holding every tap) holds too.
+        unsafe { builder.launch(config) }.map_err(launch_error(name))?;
         Ok(())
     }
 
