@@ -19,10 +19,11 @@
 //! ```
 //!
 //! `gray_scott [N] [STEPS] [V.png] [--cuda | --wgpu] [--check]`: `f32`. `--check` also runs on
-//! the CPU and compares: CUDA bit for bit (no fused multiply-adds on either side), WebGPU within
-//! 1e-3 (a pattern-forming system amplifies a last-bit difference over thousands of steps); on the
-//! CPU alone it compares the fused threaded steps with one `apply` per step, bit for bit. Exit
-//! code 2 when the device cannot open.
+//! the CPU and compares: CUDA bit for bit (no fused multiply-adds on either side), WebGPU over
+//! its first 200 steps, run again, within 1e-4 (a driver may fuse multiply-adds, and a
+//! pattern-forming system amplifies a last-bit difference over thousands of steps); on the CPU
+//! alone it compares the fused threaded steps with one `apply` per step, bit for bit. Exit code 2
+//! when the device cannot open.
 
 use std::process::ExitCode;
 use std::time::Instant;
@@ -42,6 +43,9 @@ use gs::{initial, write_png, GrayScott, PARAMS};
 
 /// Steps per call: a progress line each.
 const CHUNK: usize = 500;
+
+/// The steps `--check` compares on WebGPU (see `main`).
+const WGPU_CHECK_STEPS: usize = 200;
 
 /// `steps` steps of the state on its backend; `threaded` uses the CPU's threads (fused), and
 /// `CHUNK` steps per call print progress.
@@ -154,18 +158,32 @@ fn main() -> Result<ExitCode, Box<dyn std::error::Error>> {
         write_png(&path, &v)?;
     }
     if check {
+        let wgpu = devices.first().is_some_and(|f| *f == "--wgpu");
+        // A WebGPU driver may fuse a multiply and an add into one rounding (NVIDIA's Vulkan driver
+        // does; lavapipe does not), and the growing pattern amplifies that last bit into the
+        // pattern itself (0.23 apart after 4000 steps of 2048^2 on an H200): WebGPU is checked
+        // over the first steps, run again.
+        let (u, v, steps) = match wgpu {
+            true => {
+                let short = steps.min(WGPU_CHECK_STEPS);
+                let [u, v] = device::on_device("--wgpu", "gray_scott", "N STEPS", &OnGpu { n, steps: short })?
+                    .ok_or("the WebGPU adapter opened before")?;
+                (inner(&u), inner(&v), short)
+            }
+            false => (u, v, steps),
+        };
         // On the CPU alone the run above was fused and threaded; the reference is one step at a time.
         let [ru, rv] = on_cpu(n, steps, !devices.is_empty())?;
         let (ru, rv) = (inner(&ru), inner(&rv));
         let (what, exact) = match devices.first().map(|f| f.as_str()) {
             None => ("fused threaded steps against single steps", true),
             Some("--cuda") => ("CUDA against the CPU", true),
-            _ => ("WebGPU against the CPU", false),
+            _ => ("WebGPU against the CPU, the first steps", false),
         };
         let worst =
             u.iter().zip(ru.iter()).chain(v.iter().zip(rv.iter())).fold(0.0f32, |w, (a, b)| w.max((a - b).abs()));
         println!("check ({what}): largest difference {worst:.3e}");
-        let same = if exact { u == ru && v == rv } else { worst <= 1e-3 };
+        let same = if exact { u == ru && v == rv } else { worst <= 1e-4 };
         if !same {
             return Err(format!("{what}: the runs differ (largest difference {worst:e})").into());
         }

@@ -39,6 +39,10 @@ pub trait Device: 'static {
     fn keeps_subnormals() -> bool {
         true
     }
+    /// Whether the backend rounds every operation as the CPU does.
+    fn rounds_each_operation() -> bool {
+        true
+    }
     /// `a` on the device.
     fn upload<T: Float, const N: usize>(a: &Array<T, N>) -> Array<T, N, Self::B>;
     /// A device array's elements on the host.
@@ -87,6 +91,10 @@ impl<D: Device> Harness for DeviceHarness<D> {
 
     fn keeps_subnormals() -> bool {
         D::keeps_subnormals()
+    }
+
+    fn rounds_each_operation() -> bool {
+        D::rounds_each_operation()
     }
 
     fn upload<T: Float>(a: &Array<T, 2>) -> Self::Matrix<T> {

@@ -90,6 +90,12 @@ pub trait Harness {
         true
     }
 
+    /// Whether the backend rounds every operation as the CPU does (CUDA compiles without fused
+    /// multiply-adds); WGSL leaves contraction to the driver, and NVIDIA's Vulkan driver fuses.
+    fn rounds_each_operation() -> bool {
+        true
+    }
+
     fn upload<T: Float>(a: &Array<T, 2>) -> Self::Matrix<T>;
     fn upload_vector<T: Float>(a: &Array<T, 1>) -> Self::Vector<T>;
     fn download<T: Float>(a: &Self::Matrix<T>) -> Array<T, 2>;

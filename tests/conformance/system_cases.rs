@@ -80,7 +80,10 @@ pub fn system_time_steps<H: Harness>() {
     }
 }
 
-/// Exact where operations round alike (the CPU, the model, CUDA), a few ulps per step on WebGPU.
+/// Exact where every operation rounds as on the CPU (the CPU, the model, CUDA). Where a driver
+/// may fuse multiply-adds (WebGPU), within 64 ulps per step of the larger of the value and 1:
+/// the Laplacians cancel terms a few times the result (an H200's Vulkan driver was 17 ulps a
+/// step off).
 fn system_time_steps_for<H: Harness, T: Scalar>() {
     let b = [[Boundary::Neumann, Boundary::Value(T::from_f64(0.5))], [Boundary::Periodic, Boundary::Periodic]];
     let a = T::from_f64(0.125);
@@ -89,7 +92,7 @@ fn system_time_steps_for<H: Harness, T: Scalar>() {
         let fields = [0, 1, 2, 3, 4].map(|f| field::<T>(shape, seed + 20 * f));
         let refs = [&fields[0], &fields[1], &fields[2], &fields[3], &fields[4]];
         for steps in [1, 4] {
-            let tol = 8.0 * steps as f64 * eps::<T>();
+            let tol = if H::rounds_each_operation() { 0.0 } else { 64.0 * steps as f64 * eps::<T>() };
             let got = H::system_steps(refs, a, steps, b);
             let want = CpuHarness::system_steps(refs, a, steps, b);
             for (f, (got, want)) in got.iter().zip(&want).enumerate() {

@@ -39,6 +39,10 @@ impl Device for WgpuAdapter {
         false
     }
 
+    fn rounds_each_operation() -> bool {
+        false
+    }
+
     fn upload<T: Float, const N: usize>(a: &Array<T, N>) -> Array<T, N, Wgpu> {
         a.to_device(&device().expect("checked by available()"))
     }

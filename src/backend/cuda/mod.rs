@@ -14,7 +14,9 @@
 //!   through pinned staging blocks (`staging.rs`), chunked and overlapped with the host's copies.
 //! - `stencil.rs` also runs `stencil!` stencils: a kernel generated from the stencil's checked
 //!   expression data by `codegen.rs` (never from text a stencil supplies), compiled by NVRTC at
-//!   first use and cached ([`stencil_source`]); `tiled.rs` advances several sweeps per launch.
+//!   first use and cached ([`stencil_source`]); `planes.rs` walks 3D stencils plane by plane
+//!   (columns in registers, plane taps from shared tiles); `tiled.rs` advances several sweeps per
+//!   launch.
 //! - [`kernels`]: the kernel sources and their compilation by NVRTC.
 //!
 //! Views of device arrays are the same metadata-only views as on the CPU (one view algebra);

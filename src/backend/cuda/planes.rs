@@ -13,7 +13,9 @@
 //!
 //! Same expression, same operation order, no fused multiply-adds: bit-identical to the point
 //! kernel. Taken for rank 3 where some field is read at more than one point of its column or
-//! plane and the tiles fit the shared memory; `CNDA_CUDA_PLANES` tunes it or turns it off.
+//! plane and the tiles fit the shared memory; `CNDA_CUDA_PLANES` tunes it or turns it off. The
+//! acoustic step ran 3.6-4.3x faster than with the point kernel: 80 GPts/s at 200^3 and 97-98 at
+//! 400^3-512^3 on an H100, 83 and 100-105 on an H200 (docs/BENCHMARKS.md).
 
 use std::sync::OnceLock;
 
@@ -28,8 +30,14 @@ use crate::kernel::expr::{CheckedExpr, Lit, Scalar, Tap};
 /// The threads of a block along the last axis (one warp: one coalesced row).
 const WIDTH: usize = 32;
 
-/// The rows of a block along the middle axis unless `CNDA_CUDA_PLANES` says otherwise.
+/// The rows of a block along the middle axis, and the planes each block walks, unless
+/// `CNDA_CUDA_PLANES` says otherwise: the fastest of the settings measured for the SO-8 acoustic
+/// step at 200^3, 400^3 and 512^3 on an H100 and an H200 (docs/BENCHMARKS.md; 8 rows by 12 and
+/// 16 planes within 3% of each other, 4 or 16 rows 1-20% slower, 2 rows 35% slower). Short runs
+/// of planes: each block first loads its columns' lower reach (8 values for radius 4), but many
+/// blocks hide the memory's latency better than long runs.
 const ROWS: usize = 8;
+const PLANES: usize = 12;
 
 /// The shared memory a block may take without opting in.
 const SHARED_BYTES: usize = 48 * 1024;
@@ -93,7 +101,7 @@ fn reaches(expr: &CheckedExpr<3>) -> Vec<Reach> {
 }
 
 /// The kernel's tuning: rows per block (`R`, the block is `32 x R` threads) and planes per
-/// block (`Z`; by default as many as spread the grid over about one wave of resident blocks).
+/// block (`Z`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Setting {
     Off,
@@ -142,24 +150,18 @@ impl Plan {
     }
 }
 
-/// The plan for `expr` over an output of `shape` on a device of `multiprocessors` in elements of
-/// `size` bytes, or `None` when the point kernel serves as well (not rank 3, no reuse, tiles past
+/// The plan for `expr` over an output of `shape` in elements of `size` bytes, or `None` when the point kernel serves as well (not rank 3, no reuse, tiles past
 /// the shared memory, a grid past the launch limits, or `CNDA_CUDA_PLANES=off`).
 ///
 /// # Errors
 ///
 /// `Error::Device` for a malformed `CNDA_CUDA_PLANES`.
-pub(super) fn plan<const N: usize>(
-    expr: &CheckedExpr<N>,
-    shape: &[usize; N],
-    multiprocessors: usize,
-    size: usize,
-) -> Result<Option<Plan>> {
+pub(super) fn plan<const N: usize>(expr: &CheckedExpr<N>, shape: &[usize; N], size: usize) -> Result<Option<Plan>> {
     let Setting::Blocks { rows, planes } = setting()? else { return Ok(None) };
     let (Some(expr), Ok(&[nz, ny, nx])) = (as_rank3(expr), <&[usize; 3]>::try_from(shape.as_slice())) else {
         return Ok(None);
     };
-    Ok(plan_for(&reaches(expr), [nz, ny, nx], multiprocessors, size, rows, planes))
+    Ok(plan_for(&reaches(expr), [nz, ny, nx], size, rows, planes))
 }
 
 /// `expr` as the rank-3 expression it is when `N` is 3.
@@ -170,7 +172,6 @@ fn as_rank3<const N: usize>(expr: &CheckedExpr<N>) -> Option<&CheckedExpr<3>> {
 fn plan_for(
     reach: &[Reach],
     [nz, ny, nx]: [usize; 3],
-    multiprocessors: usize,
     size: usize,
     rows: usize,
     planes: Option<usize>,
@@ -180,10 +181,7 @@ fn plan_for(
         return None;
     }
     let (gx, gy) = (nx.div_ceil(WIDTH), ny.div_ceil(rows));
-    // About one wave: as many blocks as the multiprocessors hold at 2048 threads each.
-    let resident = multiprocessors.max(1) * (2048 / (WIDTH * rows)).max(1);
-    let planes = planes.unwrap_or_else(|| nz.div_ceil(resident.div_ceil(gx * gy).max(1)));
-    let planes = planes.max(nz.div_ceil(65_535)).min(nz);
+    let planes = planes.unwrap_or(PLANES).max(nz.div_ceil(65_535)).min(nz);
     let gz = nz.div_ceil(planes);
     let gx = u32::try_from(gx).ok().filter(|&g| g <= i32::MAX as u32)?;
     let gy = u32::try_from(gy).ok().filter(|&g| g <= 65_535)?;
@@ -352,19 +350,20 @@ mod tests {
 
     /// The SO-8 acoustic step's field: a column of 9 and a plane tile of 16 x 40 at 8 rows.
     #[test]
-    fn plans_spread_planes_over_one_wave_and_respect_the_limits() {
+    fn plans_take_runs_of_planes_within_the_limits() {
         let acoustic = [Reach { column: Some([-4, 4]), plane: Some([[4, 4], [4, 4]]) }, Reach::default()];
-        // 200^3 on 132 SMs: 7 x 25 tiles, 1056 resident blocks, so 7 blocks of 29 planes.
-        let p = plan_for(&acoustic, [200, 200, 200], 132, 4, 8, None).unwrap();
-        assert_eq!((p.planes, p.config), (29, (7, 25, 7)));
+        // 200^3: 7 x 25 tiles, 17 runs of 12 planes.
+        let p = plan_for(&acoustic, [200, 200, 200], 4, 8, None).unwrap();
+        assert_eq!((p.planes, p.config), (12, (7, 25, 17)));
+        assert_eq!(p.launch().block_dim, (32, 8, 1));
         // Planes as set, capped by the axis; the launch's z limit raises them.
-        assert_eq!(plan_for(&acoustic, [200, 200, 200], 132, 4, 16, Some(500)).unwrap().planes, 200);
-        assert_eq!(plan_for(&acoustic, [200_000, 1, 1], 1, 4, 8, Some(1)).unwrap().planes, 4);
+        assert_eq!(plan_for(&acoustic, [200, 200, 200], 4, 16, Some(500)).unwrap().planes, 200);
+        assert_eq!(plan_for(&acoustic, [200_000, 1, 1], 4, 8, Some(1)).unwrap().planes, 4);
         // No reuse, tiles past the shared memory, an empty axis, y past the launch limit: none.
-        assert_eq!(plan_for(&[Reach::default()], [9, 9, 9], 2, 4, 8, None), None);
+        assert_eq!(plan_for(&[Reach::default()], [9, 9, 9], 4, 8, None), None);
         let wide = Reach { column: None, plane: Some([[64, 64], [64, 64]]) };
-        assert_eq!(plan_for(&[wide], [9, 9, 9], 2, 8, 8, None), None);
-        assert_eq!(plan_for(&acoustic, [0, 9, 9], 2, 4, 8, None), None);
-        assert_eq!(plan_for(&acoustic, [2, 8 * 65_536, 1], 2, 4, 8, None), None);
+        assert_eq!(plan_for(&[wide], [9, 9, 9], 8, 8, None), None);
+        assert_eq!(plan_for(&acoustic, [0, 9, 9], 4, 8, None), None);
+        assert_eq!(plan_for(&acoustic, [2, 8 * 65_536, 1], 4, 8, None), None);
     }
 }

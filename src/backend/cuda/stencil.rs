@@ -124,7 +124,7 @@ unsafe impl ExprStencilKernels for Cuda {
         // The key names the type, whose consts (the checked data) cannot change.
         let key = format!("stencil! {:?} {N} {}", core::any::TypeId::of::<S>(), T::DTYPE);
         let shape = outputs[0].shape;
-        let planes = planes::plan(&expr, &shape, dev.multiprocessors(), core::mem::size_of::<T>())?;
+        let planes = planes::plan(&expr, &shape, core::mem::size_of::<T>())?;
         let function = match planes {
             Some(p) => dev.generated_function(format!("{key} planes {}", p.rows), "cnda_expression_planes", || {
                 Ok(planes::source::<T, N>(&expr, p.rows))
