@@ -16,20 +16,12 @@ use super::{DistArray, DistBackend};
 use crate::array::Array;
 use crate::element::Pod;
 use crate::error::{or_panic, Error, Result};
-use crate::interop::hdf5::{io, open_dataset, H5Type};
+pub use crate::interop::hdf5::Checkpoint;
+use crate::interop::hdf5::{attribute, io, mark, open_checkpoint, H5Type};
 use crate::kernel::{Allocator, Cpu};
 
 /// The dataset a checkpoint holds its field in.
 const FIELD: &str = "field";
-
-/// Where a checkpoint was taken: the step count and simulated time the program saved with it.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Checkpoint {
-    /// The step the field is at.
-    pub step: u64,
-    /// The simulated time the field is at.
-    pub time: f64,
-}
 
 /// `rank`'s block of `range` as an HDF5 hyperslab.
 fn slab<const N: usize>(block: &[core::ops::Range<usize>; N]) -> Selection {
@@ -225,10 +217,7 @@ pub(super) fn save_fields<T: Pod + Equivalence + H5Type, const N: usize, B: Dist
         let global = first.decomposition().global_shape();
         for ((name, array), owned) in fields.iter().zip(&owned) {
             let dataset = file.new_dataset::<T>().shape(global.to_vec()).create(name.as_str())?;
-            dataset.new_attr::<u64>().create("step")?.write_scalar(&checkpoint.step)?;
-            dataset.new_attr::<f64>().create("time")?.write_scalar(&checkpoint.time)?;
-            let halo: Vec<u64> = array.halo().iter().map(|&h| h as u64).collect();
-            dataset.new_attr::<u64>().shape(N).create("halo")?.write_raw(&halo)?;
+            mark(&dataset, checkpoint, &array.halo())?;
             let periodic: Vec<u8> = array.decomposition().periodic().iter().map(|&p| u8::from(p)).collect();
             dataset.new_attr::<u8>().shape(N).create("periodic")?.write_raw(&periodic)?;
             write_block(&dataset, &array.owned_range_global(), owned.as_slice())?;
@@ -261,47 +250,16 @@ pub(super) fn load_fields<T: Pod + Equivalence + H5Type, const N: usize, B: Dist
     let header = (|| -> Result<(File, [usize; N], [bool; N], Checkpoint)> {
         let file =
             FileBuilder::new().with_fapl(|p| p.mpio(comm.as_raw(), None)).open(path).map_err(|e| io(op, path, e))?;
-        let dataset = open_dataset::<T, N>(op, path, &file, &names[0])?;
-        let attr = |name: &str| {
-            dataset.attr(name).map_err(|e| Error::Io {
-                op,
-                reason: format!(
-                    "{}: `{}` has no `{name}` attribute ({e}); is it a cnda checkpoint?",
-                    path.display(),
-                    names[0]
-                ),
-            })
-        };
-        let step = attr("step")?.read_scalar::<u64>().map_err(|e| io(op, path, e))?;
-        let time = attr("time")?.read_scalar::<f64>().map_err(|e| io(op, path, e))?;
-        let periodic: Vec<u8> = attr("periodic")?.read_raw().map_err(|e| io(op, path, e))?;
+        let (datasets, shape, checkpoint) = open_checkpoint::<T, N>(op, path, &file, names)?;
+        let periodic: Vec<u8> =
+            attribute(op, path, &datasets[0], &names[0], "periodic")?.read_raw().map_err(|e| io(op, path, e))?;
         if periodic.len() != N {
             return Err(Error::Io {
                 op,
                 reason: format!("{}: `periodic` has {} entries", path.display(), periodic.len()),
             });
         }
-        let shape = dataset.shape();
-        for name in &names[1..] {
-            let other = open_dataset::<T, N>(op, path, &file, name)?;
-            if other.shape() != shape {
-                return Err(Error::Io {
-                    op,
-                    reason: format!(
-                        "{}: `{name}` has the shape {:?}, `{}` {shape:?}: not one state's",
-                        path.display(),
-                        other.shape(),
-                        names[0]
-                    ),
-                });
-            }
-        }
-        Ok((
-            file,
-            core::array::from_fn(|k| shape[k]),
-            core::array::from_fn(|k| periodic[k] != 0),
-            Checkpoint { step, time },
-        ))
+        Ok((file, shape, core::array::from_fn(|k| periodic[k] != 0), checkpoint))
     })();
     let (file, global, periodic, checkpoint) = agree(comm, op, header)?;
     let mut arrays = Vec::with_capacity(names.len());

@@ -15,22 +15,8 @@ use super::checkpoint::{load_fields, save_fields};
 use super::{Checkpoint, DistArray, DistBackend, DistState};
 use crate::element::Pod;
 use crate::error::{or_panic, Result};
-use crate::interop::hdf5::H5Type;
+use crate::interop::hdf5::{level_dataset, level_datasets, H5Type};
 use crate::kernel::{Allocator, Cpu};
-
-/// The dataset of field `f` at level `l`.
-fn dataset(f: usize, l: usize) -> String {
-    if l == 0 {
-        format!("field{f}")
-    } else {
-        format!("field{f}_level{l}")
-    }
-}
-
-/// Every dataset of a state of `M` fields at `L` levels, field by field, newest level first.
-fn datasets<const M: usize, const L: usize>() -> Vec<String> {
-    (0..M).flat_map(|f| (0..L).map(move |l| dataset(f, l))).collect()
-}
 
 impl<T: Pod + Equivalence + H5Type, const N: usize, const M: usize, const L: usize, B: DistBackend>
     DistState<T, N, M, L, B>
@@ -53,7 +39,7 @@ impl<T: Pod + Equivalence + H5Type, const N: usize, const M: usize, const L: usi
     /// As [`DistArray::try_save`].
     pub fn try_save(&self, path: impl AsRef<Path>, checkpoint: Checkpoint) -> Result<()> {
         let fields: Vec<(String, &DistArray<T, N, B>)> =
-            (0..M).flat_map(|f| (0..L).map(move |l| (dataset(f, l), self.level(f, l)))).collect();
+            (0..M).flat_map(|f| (0..L).map(move |l| (level_dataset(f, l), self.level(f, l)))).collect();
         save_fields("DistState::save", path.as_ref(), &fields, checkpoint)
     }
 
@@ -88,7 +74,7 @@ impl<T: Pod + Equivalence + H5Type, const N: usize, const M: usize, const L: usi
         halo: [usize; N],
     ) -> Result<(Self, Checkpoint)> {
         const OP: &str = "DistState::load";
-        let (arrays, checkpoint) = load_fields(OP, alloc, comm, path.as_ref(), &datasets::<M, L>(), halo)?;
+        let (arrays, checkpoint) = load_fields(OP, alloc, comm, path.as_ref(), &level_datasets(M, L), halo)?;
         let mut arrays = arrays.into_iter();
         let levels: [[DistArray<T, N, B>; L]; M] =
             core::array::from_fn(|_| core::array::from_fn(|_| arrays.next().expect("one array per dataset")));

@@ -61,6 +61,8 @@ mod region;
 pub(crate) mod ring;
 mod stages;
 mod state;
+#[cfg(feature = "hdf5")]
+mod state_checkpoint;
 mod steps;
 mod sweep;
 mod variable;

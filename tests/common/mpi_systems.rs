@@ -258,5 +258,17 @@ pub fn check_state_checkpoint(world: &mpi::topology::SimpleCommunicator) {
         let e = DistState::<f64, 2, 1, 3>::try_load(&sub, &path, halo).err().expect("no third level");
         assert!(e.to_string().contains("field0_level2"), "{e}");
     }
+    // The distributed checkpoint resumes on one process too (`State::load`, its interiors padded
+    // by the one-process arrays' halo): both levels as one process had them after 5 steps.
+    if world.rank() == 0 {
+        let mut five = State::from_levels([[0, 1].map(|salt| whole(global, widths, periodic, level(salt)))]);
+        Wave.apply_steps_with(&mut five, 5, &m, (0.04,), boundaries);
+        let (single, at) = State::<f64, 2, 1, 2>::load(&path, widths);
+        assert_eq!(at, Checkpoint { step: 5, time: 0.25 });
+        for l in 0..2 {
+            let want = five.level(0, l).slice(s![.., widths[1]..widths[1] + global[1]]).to_owned();
+            assert_eq!(single.interior_level(0, l).to_owned(), want, "level {l} on one process");
+        }
+    }
     world.barrier();
 }

@@ -42,8 +42,18 @@ const PLANES: usize = 12;
 /// The shared memory a block may take without opting in.
 const SHARED_BYTES: usize = 48 * 1024;
 
+/// The most registers a field's column may take (radius 16 along the first axis); a longer
+/// column takes the point kernel.
+const MOST_REGISTERS: usize = 33;
+
+/// The points from `lo` to `hi` (`None` when the count overflows).
+fn span(lo: isize, hi: isize) -> Option<usize> {
+    usize::try_from(hi.checked_sub(lo)?).ok()?.checked_add(1)
+}
+
 /// How the kernel reaches one field: the span of its column taps (`dz` from `lo` to `hi`), and
-/// how far its plane taps reach on each side of the middle and last axes (`[below, above]`).
+/// that of its plane taps along the middle and last axes (`[[dy_min, dy_max], [dx_min, dx_max]]`,
+/// the offsets themselves: a tile holds no row or column that no tap reads).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 struct Reach {
     column: Option<[isize; 2]>,
@@ -51,14 +61,24 @@ struct Reach {
 }
 
 impl Reach {
-    /// Whether the kernel saves loads on this field: more than one column point, or plane taps.
+    /// Whether the kernel saves loads on this field: more than one point of its column or of
+    /// its plane.
     fn reuses(&self) -> bool {
-        self.plane.is_some() || self.column.is_some_and(|[lo, hi]| hi > lo)
+        let wide = |[lo, hi]: [isize; 2]| hi > lo;
+        self.column.is_some_and(wide) || self.plane.is_some_and(|[y, x]| wide(y) || wide(x))
     }
 
-    /// The rows and columns of the field's shared tile for blocks of `rows` x `WIDTH`.
+    /// The registers of the field's column (`None` past any sensible count).
+    fn column_len(&self) -> Option<usize> {
+        self.column.map_or(Some(0), |[lo, hi]| span(lo, hi).filter(|&n| n <= MOST_REGISTERS))
+    }
+
+    /// The rows and columns of the field's shared tile for blocks of `rows` x `WIDTH` (`Some([0,
+    /// 0])` without plane taps, `None` past any sensible size).
     fn tile(&self, rows: usize) -> Option<[usize; 2]> {
-        self.plane.map(|[y, x]| [rows + (y[0] + y[1]) as usize, WIDTH + (x[0] + x[1]) as usize])
+        let Some([[y0, y1], [x0, x1]]) = self.plane else { return Some([0, 0]) };
+        let grow = |n: usize, lo: isize, hi: isize| n.checked_add(span(lo, hi)? - 1);
+        Some([grow(rows, y0, y1)?, grow(WIDTH, x0, x1)?])
     }
 }
 
@@ -84,16 +104,13 @@ fn source_of(tap: &Tap<3>) -> Source {
 /// Each field's reach.
 fn reaches(expr: &CheckedExpr<3>) -> Vec<Reach> {
     let mut reach = vec![Reach::default(); expr.fields()];
-    let widen = |span: [isize; 2], d: isize| [span[0].max(-d), span[1].max(d)];
+    let widen = |span: Option<[isize; 2]>, d: isize| span.map_or([d, d], |[lo, hi]| [lo.min(d), hi.max(d)]);
     for tap in expr.taps() {
         let r = &mut reach[tap.field];
         let [dz, dy, dx] = tap.offset;
         match source_of(tap) {
-            Source::Column(_) => r.column = Some(r.column.map_or([dz, dz], |[lo, hi]| [lo.min(dz), hi.max(dz)])),
-            Source::Plane => {
-                let [y, x] = r.plane.unwrap_or_default();
-                r.plane = Some([widen(y, dy), widen(x, dx)]);
-            }
+            Source::Column(_) => r.column = Some(widen(r.column, dz)),
+            Source::Plane => r.plane = Some([widen(r.plane.map(|p| p[0]), dy), widen(r.plane.map(|p| p[1]), dx)]),
             Source::Global => {}
         }
     }
@@ -176,8 +193,13 @@ fn plan_for(
     rows: usize,
     planes: Option<usize>,
 ) -> Option<Plan> {
-    let shared: usize = reach.iter().filter_map(|r| r.tile(rows)).map(|[h, w]| h * w * size).sum();
-    if !reach.iter().any(Reach::reuses) || shared > SHARED_BYTES || nz == 0 || ny == 0 || nx == 0 {
+    let bytes = |r: &Reach| r.tile(rows).and_then(|[h, w]| h.checked_mul(w)?.checked_mul(size));
+    let shared = reach.iter().try_fold(0usize, |sum, r| sum.checked_add(bytes(r)?))?;
+    let columns = reach.iter().try_fold(0usize, |sum, r| sum.checked_add(r.column_len()?))?;
+    if !reach.iter().any(Reach::reuses) || shared > SHARED_BYTES || columns > 2 * MOST_REGISTERS {
+        return None;
+    }
+    if nz == 0 || ny == 0 || nx == 0 {
         return None;
     }
     let (gx, gy) = (nx.div_ceil(WIDTH), ny.div_ceil(rows));
@@ -196,10 +218,16 @@ pub(super) fn source<T: Scalar, const N: usize>(expr: &CheckedExpr<N>, rows: usi
     let zero = CudaType::of::<T>().literal(Lit::new(0.0));
     let mut s = format!("typedef {} T;\n\n", c_type::<T>());
     s.push_str(&helpers::<T>());
-    s.push_str(&signature(expr, "cnda_expression_planes"));
+    // The block's size bounds the registers per thread (a launch of more would fail).
+    let threads = WIDTH * rows;
+    s.push_str(&signature(expr, "cnda_expression_planes").replacen(
+        "__global__ void ",
+        &format!("__global__ void __launch_bounds__({threads}) "),
+        1,
+    ));
     s.push_str(", i64 planes) {\n");
     for (f, r) in reach.iter().enumerate() {
-        if let Some([h, w]) = r.tile(rows) {
+        if let (Some(_), Some([h, w])) = (r.plane, r.tile(rows)) {
             s.push_str(&format!("    __shared__ T s{f}[{h}][{w}];\n"));
         }
     }
@@ -254,10 +282,12 @@ pub(super) fn source<T: Scalar, const N: usize>(expr: &CheckedExpr<N>, rows: usi
             WIDTH * rows
         ));
         for &f in &planar {
-            let [[ylo, yhi], [xlo, xhi]] = reach[f].plane.expect("planar");
-            let [h, w] = reach[f].tile(rows).expect("planar");
+            let [[ymin, ymax], [xmin, xmax]] = reach[f].plane.expect("planar");
+            let [h, w] = reach[f].tile(rows).expect("planned");
+            // Tile cell (ly, lx) is the point (y0 + ymin + ly, x0 + xmin + lx): read by a tap
+            // of some point of the output when below its last row and column by the taps' reach.
             s.push_str(&format!(
-                "            if (idx < {cells}) {{\n                more = true;\n                const int ly = idx / {w}, lx = idx % {w};\n                const i64 gy = y0 - {ylo} + ly, gx = x0 - {xlo} + lx;\n                if (gy < ny + {yhi} && gx < nx + {xhi}) s{f}[ly][lx] = f{f}[p_d{f} + gy * d{f}.strides[1] + gx * d{f}.strides[2]];\n            }}\n",
+                "            if (idx < {cells}) {{\n                more = true;\n                const int ly = idx / {w}, lx = idx % {w};\n                const i64 gy = y0 + ({ymin}) + ly, gx = x0 + ({xmin}) + lx;\n                if (gy < ny + ({ymax}) && gx < nx + ({xmax})) s{f}[ly][lx] = f{f}[p_d{f} + gy * d{f}.strides[1] + gx * d{f}.strides[2]];\n            }}\n",
                 cells = h * w
             ));
         }
@@ -269,8 +299,8 @@ pub(super) fn source<T: Scalar, const N: usize>(expr: &CheckedExpr<N>, rows: usi
         let value = match source_of(tap) {
             Source::Column(_) => format!("q{f}_{}", dz - r.column.expect("a column tap")[0]),
             Source::Plane => {
-                let [[ylo, _], [xlo, _]] = r.plane.expect("a plane tap");
-                format!("s{f}[threadIdx.y + ({})][threadIdx.x + ({})]", ylo + dy, xlo + dx)
+                let [[ymin, _], [xmin, _]] = r.plane.expect("a plane tap");
+                format!("s{f}[threadIdx.y + {}][threadIdx.x + {}]", dy - ymin, dx - xmin)
             }
             Source::Global => format!("f{f}[c_d{f} + delta{k}]"),
         };
@@ -328,11 +358,15 @@ mod tests {
         nodes.extend((1..taps.len()).map(|k| Node::Binary(Binary::Add, sum(k), k)));
         let expr = CheckedExpr::from_parts("test", 3, 0, taps.to_vec(), nodes).unwrap();
         let reach = reaches(&expr);
-        assert_eq!(reach[0], Reach { column: Some([-4, 2]), plane: Some([[3, 1], [1, 4]]) });
+        assert_eq!(reach[0], Reach { column: Some([-4, 2]), plane: Some([[-3, 1], [-1, 4]]) });
         assert_eq!(reach[1], Reach { column: Some([0, 0]), plane: None });
         assert_eq!(reach[2], Reach::default());
         assert!(reach[0].reuses() && !reach[1].reuses() && !reach[2].reuses());
         assert_eq!(reach[0].tile(8), Some([12, 37]));
+        // One side alone: the tile holds the taps' rows and no others; one point is no reuse.
+        let one_side = Reach { column: None, plane: Some([[1, 2], [3, 3]]) };
+        assert_eq!(one_side.tile(8), Some([9, 32]));
+        assert!(one_side.reuses() && !Reach { column: Some([2, 2]), plane: Some([[1, 1], [-1, -1]]) }.reuses());
         assert_eq!(source_of(&taps[7]), Source::Global);
     }
 
@@ -351,7 +385,7 @@ mod tests {
     /// The SO-8 acoustic step's field: a column of 9 and a plane tile of 16 x 40 at 8 rows.
     #[test]
     fn plans_take_runs_of_planes_within_the_limits() {
-        let acoustic = [Reach { column: Some([-4, 4]), plane: Some([[4, 4], [4, 4]]) }, Reach::default()];
+        let acoustic = [Reach { column: Some([-4, 4]), plane: Some([[-4, 4], [-4, 4]]) }, Reach::default()];
         // 200^3: 7 x 25 tiles, 17 runs of 12 planes.
         let p = plan_for(&acoustic, [200, 200, 200], 4, 8, None).unwrap();
         assert_eq!((p.planes, p.config), (12, (7, 25, 17)));
@@ -361,8 +395,13 @@ mod tests {
         assert_eq!(plan_for(&acoustic, [200_000, 1, 1], 4, 8, Some(1)).unwrap().planes, 4);
         // No reuse, tiles past the shared memory, an empty axis, y past the launch limit: none.
         assert_eq!(plan_for(&[Reach::default()], [9, 9, 9], 4, 8, None), None);
-        let wide = Reach { column: None, plane: Some([[64, 64], [64, 64]]) };
+        let wide = Reach { column: None, plane: Some([[-64, 64], [-64, 64]]) };
         assert_eq!(plan_for(&[wide], [9, 9, 9], 8, 8, None), None);
+        // Offsets whose spans overflow, columns past the registers: the point kernel.
+        let huge = Reach { column: None, plane: Some([[isize::MIN, isize::MAX], [0, 1]]) };
+        assert_eq!(plan_for(&[huge], [9, 9, 9], 4, 8, None), None);
+        let tall = Reach { column: Some([-20, 20]), plane: None };
+        assert_eq!(plan_for(&[tall], [9, 9, 9], 4, 8, None), None);
         assert_eq!(plan_for(&acoustic, [0, 9, 9], 4, 8, None), None);
         assert_eq!(plan_for(&acoustic, [2, 8 * 65_536, 1], 4, 8, None), None);
     }

@@ -105,9 +105,10 @@ fn point_grid<const N: usize>(shape: &[usize; N], multiprocessors: usize) -> Lau
     }
 }
 
-// SAFETY: one thread per output point computes the stencil's checked expression (the operations
-// `CheckedExpr::eval` defines, in its order, separately rounded) from the taps `check` accepted, which it
-// loads inside their fields (the caller's contract), and writes only that point of each output.
+// SAFETY: each output point is computed once (by its thread of the point kernel, or by the thread
+// of its column in the planes kernel) with the stencil's checked expression (the operations
+// `CheckedExpr::eval` defines, in its order, separately rounded) from the taps `check` accepted,
+// read inside their fields (the caller's contract), and written to that point of each output alone.
 unsafe impl ExprStencilKernels for Cuda {
     unsafe fn expression<S: Stencil<T, N>, T: Scalar, const N: usize>(
         dev: &CudaDevice,
@@ -160,9 +161,12 @@ unsafe impl ExprStencilKernels for Cuda {
         // SAFETY: the arguments match the kernel's parameters as generated for `S` (its outputs,
         // then its fields, the taps' deltas, the parameters, and the planes kernel's planes per
         // block); every tap of every point lies inside its field and the outputs overlap no field
-        // and one another (the caller's contract). The planes kernel loads besides the taps only
-        // points of the box the taps span around each point, which a field (a rectangular view
-        // holding every tap) holds too.
+        // and one another (the caller's contract). The planes kernel loads, besides the taps,
+        // only points of the box that a field's plane taps span around the output's points (its
+        // tiles) and of the column between its column taps: the boxes around a rectangle of
+        // points form one box, which a field (a rectangular view holding every tap) holds too.
+        // No field is written during the launch, so the values it keeps in registers and tiles
+        // from one plane to the next stay the fields' values.
         unsafe { builder.launch(config) }.map_err(launch_error(name))?;
         Ok(())
     }
