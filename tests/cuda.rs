@@ -4,7 +4,7 @@
 #![cfg(feature = "cuda")]
 
 use cnda::prelude::*;
-use cnda::stencil::{stencil, Arity, LinearStencil, Stencil};
+use cnda::stencil::{stencil, Arity, Boundary, LinearStencil, State, Stencil};
 
 /// Device 0, or `None` after printing SKIP; a failure instead where `CNDA_REQUIRE_CUDA` is set
 /// (scripts/test sets it where the CPU-hosted device of tools/cuda-sim stands in for a GPU).
@@ -436,4 +436,55 @@ fn stencil_macro_stencils_marching_planes_match_the_cpu() {
     check::<f32>(&dev, |x| x);
     check::<f64>(&dev, f64::from);
     check::<half::f16>(&dev, half::f16::from_f32);
+}
+
+/// Mixed precision on the device: 16-bit fields computed in f32 (the point kernel in 2D, the
+/// plane-marching kernel in 3D) and f32 fields accumulated in f64 over time steps, bit for bit
+/// with the CPU.
+#[test]
+fn mixed_precision_stencils_match_the_cpu_bit_for_bit() {
+    let Some(dev) = device() else { return };
+    stencil! {
+        #[compute(f32)]
+        struct Heat16 = |u, k; dt: f32| u[0, 0] + dt * k[0, 0] * (u[-1, 0] + u[1, 0] + u[0, -1] + u[0, 1] - 4.0 * u[0, 0]);
+    }
+    stencil! {
+        #[compute(f32)]
+        struct Cube16 = |u; c: f32| u[0, 0, 0] + c * (u[-1, 0, 0] + u[1, 0, 0] + u[0, -1, 0] + u[0, 1, 0] + u[0, 0, -1] + u[0, 0, 1] - 6.0 * u[0, 0, 0]);
+    }
+    stencil! {
+        #[compute(f64)]
+        #[levels(2)]
+        struct Wave64 = |u, um; c: f64| 1.9 * u[0, 0] - 0.9 * um[0, 0] + c * (u[-1, 0] + u[1, 0] + u[0, -1] + u[0, 1] - 4.0 * u[0, 0]);
+    }
+    fn check<T: cnda::stencil::Scalar + core::fmt::Debug>(dev: &CudaDevice, from: fn(f32) -> T)
+    where
+        f32: cnda::stencil::Widen<T>,
+    {
+        let value = |i: usize| from(((i * 7919) % 23) as f32 * 0.1 - 1.0);
+        let u = Array::from_fn([19, 23], |[i, j]| value(i * 40 + j));
+        let k = Array::from_fn([19, 23], |[i, j]| value(i + j * 3).abs());
+        let mut want = Array::<T, 2>::full([19, 23], from(-7.0));
+        let mut got = want.to_device(dev);
+        Heat16.apply((&u, &k), &mut want, (0.3,));
+        Heat16.apply((&u.to_device(dev), &k.to_device(dev)), &mut got, (0.3,));
+        assert_eq!(got.to_host(), want, "{}: 2D, computed in f32", T::DTYPE);
+        let u = Array::from_fn([14, 11, 37], |[i, j, l]| value(i * 900 + j * 40 + l));
+        let mut want = Array::<T, 3>::full([14, 11, 37], from(-7.0));
+        let mut got = want.to_device(dev);
+        Cube16.apply((&u,), &mut want, (0.15,));
+        Cube16.apply((&u.to_device(dev),), &mut got, (0.15,));
+        assert_eq!(got.to_host(), want, "{}: 3D planes, computed in f32", T::DTYPE);
+    }
+    check::<half::f16>(&dev, half::f16::from_f32);
+    check::<half::bf16>(&dev, half::bf16::from_f32);
+    check::<f32>(&dev, |x| x);
+    let pulse =
+        Array::from_fn([17, 21], |[i, j]| (-(((i as f32 - 8.0).powi(2) + (j as f32 - 10.0).powi(2)) / 6.0)).exp());
+    let b = [Boundary::Value(0.125), Boundary::Periodic];
+    let mut cpu = State::from_interior_levels([[pulse.clone(), pulse.clone()]], Wave64::RADIUS);
+    Wave64.apply_steps_with(&mut cpu, 7, (), (0.2,), b);
+    let mut gpu = State::from_interior_levels([[pulse.to_device(&dev), pulse.to_device(&dev)]], Wave64::RADIUS);
+    Wave64.apply_steps_with(&mut gpu, 7, (), (0.2,), b);
+    assert_eq!(gpu.interior(0).to_host(), cpu.interior(0).to_owned(), "f32 fields in f64, 7 steps");
 }

@@ -39,6 +39,7 @@ impl<T: Scalar, const CASE: u8> Stencil<T, 1> for Liar<CASE> {
         _ => &[<Self as Stencil<T, 1>>::NODES.len() - 1],
     };
     const SOURCE: &'static str = "a hand-written stencil";
+    type Compute = T;
     type Params = ();
     type Arity = cnda::stencil::Arity<1>;
     type Values = T;
@@ -131,6 +132,7 @@ impl<T: Scalar> Stencil<T, 0> for Double {
     const NODES: &'static [Node] = &[Node::Tap(0), Node::Tap(0), Node::Binary(Binary::Add, 0, 1)];
     const VALUES: &'static [usize] = &[2];
     const SOURCE: &'static str = "|u| 2 * u[]";
+    type Compute = T;
     type Params = ();
     type Arity = cnda::stencil::Arity<1>;
     type Values = T;
@@ -162,6 +164,7 @@ impl<T: Scalar> Stencil<T, 1> for Pretender {
     const NODES: &'static [Node] = &[Node::Tap(0)];
     const VALUES: &'static [usize] = &[0];
     const SOURCE: &'static str = "|u| u[1]";
+    type Compute = T;
     type Params = ();
     type Arity = cnda::stencil::Arity<1>;
     type Values = T;

@@ -323,3 +323,36 @@ fn a_variable_stencil_between_parts_of_one_buffer_runs_as_on_the_cpu() {
     }
     assert_eq!(d.to_host(), h);
 }
+
+/// Mixed precision in WGSL: f16 fields computed in f32 (where the adapter has f16), bit for bit
+/// with the CPU on lavapipe; f32 fields computed in f64 are refused (WGSL stencils have no f64),
+/// with a typed error that says what to do.
+#[test]
+fn mixed_precision_stencils_compute_in_f32_and_refuse_f64() {
+    use cnda::stencil::stencil;
+    use half::f16;
+    let Some(dev) = device() else { return };
+    stencil! {
+        #[compute(f32)]
+        struct Heat16 = |u, k; dt: f32| u[0, 0] + dt * k[0, 0] * (u[-1, 0] + u[1, 0] + u[0, -1] + u[0, 1] - 4.0 * u[0, 0]);
+    }
+    stencil! {
+        #[compute(f64)]
+        struct Heat64 = |u; dt: f64| u[0, 0] + dt * (u[-1, 0] + u[1, 0] - 2.0 * u[0, 0]);
+    }
+    let value = |i: usize| ((i * 7919) % 23) as f32 * 0.1 - 1.0;
+    let u32s = Array::from_fn([9, 13], |[i, j]| value(i * 20 + j));
+    let mut out = Array::<f32, 2, Wgpu>::zeros_in(&dev, [9, 13]);
+    let e = Heat64.try_apply((&u32s.to_device(&dev),), &mut out, (0.25,)).unwrap_err();
+    assert!(matches!(e, Error::UnsupportedDType { .. }) && e.to_string().contains("#[compute(f64)]"), "{e}");
+    if !dev.supports::<f16>() {
+        return;
+    }
+    let u = u32s.map(f16::from_f32);
+    let k = Array::from_fn([9, 13], |[i, j]| f16::from_f32(value(i + 3 * j).abs()));
+    let mut want = Array::<f16, 2>::full([9, 13], f16::from_f32(-7.0));
+    let mut got = want.to_device(&dev);
+    Heat16.apply((&u, &k), &mut want, (0.3,));
+    Heat16.apply((&u.to_device(&dev), &k.to_device(&dev)), &mut got, (0.3,));
+    assert_eq!(got.to_host(), want, "f16 fields computed in f32");
+}

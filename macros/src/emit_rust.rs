@@ -54,11 +54,23 @@ pub(crate) fn expansion(stencil: &Stencil) -> TokenStream {
 
 /// `impl Stencil<E, N> for Name`.
 fn implementation(s: &Stencil, name: &Ident) -> TokenStream {
-    let (generics, elem) = match s.elem {
-        Elem::Generic => (quote!(<T: ::cnda::stencil::Scalar>), quote!(T)),
-        Elem::F32 => (quote!(), quote!(::core::primitive::f32)),
-        Elem::F64 => (quote!(), quote!(::core::primitive::f64)),
+    let concrete = |e: Elem| match e {
+        Elem::F32 => quote!(::core::primitive::f32),
+        _ => quote!(::core::primitive::f64),
     };
+    // `elem`: the fields' type; `compute`: the type the body computes in (the same unless
+    // `#[compute(..)]`, whose stencils are generic over the fields' type).
+    let (generics, elem, compute) = match (s.compute, s.elem) {
+        (Some(c), _) => {
+            let c = concrete(c);
+            (quote!(<T: ::cnda::stencil::Scalar>), quote!(T), Some(c))
+        }
+        (None, Elem::Generic) => (quote!(<T: ::cnda::stencil::Scalar>), quote!(T), None),
+        (None, e) => (quote!(), concrete(e), None),
+    };
+    let where_clause = compute.as_ref().map(|c| quote!(where #c: ::cnda::stencil::Widen<T>));
+    let widened = compute.is_some();
+    let compute = compute.unwrap_or_else(|| elem.clone());
     let rank = Literal::usize_unsuffixed(s.rank);
     let fields = s.fields.iter().map(ToString::to_string);
     let params = s.params.iter().map(ToString::to_string);
@@ -68,7 +80,7 @@ fn implementation(s: &Stencil, name: &Ident) -> TokenStream {
         quote!(::cnda::stencil::Tap { field: #field, offset: [#(#offset),*] })
     });
     let source = &s.source;
-    let param_types = s.params.iter().map(|_| &elem);
+    let param_types = s.params.iter().map(|_| &compute);
     // Mixed-site names cannot capture, or be captured by, the user's parameter names.
     let reader = Ident::new("taps", Span::mixed_site());
     let params_arg = Ident::new("params", Span::mixed_site());
@@ -79,15 +91,24 @@ fn implementation(s: &Stencil, name: &Ident) -> TokenStream {
         (quote!(#params_arg), quote!(let (#(#names,)*) = *#params_arg;))
     };
     let names: Vec<Ident> = s.lets.iter().map(|l| l.name.clone()).collect();
-    let printer = RustExpr { elem: &elem, reader: &reader, params: &s.params, lets: &names };
+    let widen = widened.then(|| quote!(<#compute as ::cnda::stencil::Widen<T>>));
+    let printer = RustExpr { elem: &compute, reader: &reader, params: &s.params, lets: &names, widen: widen.as_ref() };
     let bound = s.lets.iter().map(|l| printer.expr(&l.value));
     let lets = quote!(#(let #names = #bound;)*);
     let stored = s.stored();
+    // Each value rounded to the fields' type once, where the stencil computes in a wider one.
+    let store = |v: &Expr| {
+        let value = printer.expr(v);
+        match &widen {
+            Some(w) => quote!(#w::narrow(#value)),
+            None => value,
+        }
+    };
     // One value is the point's value; several, an array of them in output order.
     let (values_ty, body) = match stored.as_slice() {
-        [value] => (elem.clone(), printer.expr(value)),
+        [value] => (elem.clone(), store(value)),
         values => {
-            let (m, each) = (Literal::usize_unsuffixed(values.len()), values.iter().map(|v| printer.expr(v)));
+            let (m, each) = (Literal::usize_unsuffixed(values.len()), values.iter().map(store));
             (quote!([#elem; #m]), quote!([#(#each),*]))
         }
     };
@@ -137,13 +158,14 @@ fn implementation(s: &Stencil, name: &Ident) -> TokenStream {
             pub const RADIUS: [usize; #rank] = [#(#radius),*];
         }
 
-        impl #generics ::cnda::stencil::Stencil<#elem, #rank> for #name {
+        impl #generics ::cnda::stencil::Stencil<#elem, #rank> for #name #where_clause {
             const FIELDS: &'static [&'static str] = &[#(#fields),*];
             const PARAMS: &'static [&'static str] = &[#(#params),*];
             const TAPS: &'static [::cnda::stencil::Tap<#rank>] = &[#(#taps),*];
             const NODES: &'static [::cnda::stencil::Node] = #nodes;
             const VALUES: &'static [usize] = #value_nodes;
             const SOURCE: &'static str = #source;
+            type Compute = #compute;
             type Params = (#(#param_types,)*);
             type Arity = ::cnda::stencil::Arity<#arity>;
             type Values = #values_ty;
@@ -177,6 +199,8 @@ struct RustExpr<'a> {
     params: &'a [Ident],
     /// The `let` bindings' names, as written.
     lets: &'a [Ident],
+    /// `<C as Widen<T>>` when each tap is widened to the compute type `C`.
+    widen: Option<&'a TokenStream>,
 }
 
 impl RustExpr<'_> {
@@ -186,7 +210,10 @@ impl RustExpr<'_> {
         match e {
             Expr::Tap(k) => {
                 let (reader, k) = (self.reader, Literal::usize_unsuffixed(*k));
-                quote!(#reader.tap(#k))
+                match self.widen {
+                    Some(w) => quote!(#w::widen(#reader.tap(#k))),
+                    None => quote!(#reader.tap(#k)),
+                }
             }
             Expr::Param(i) => {
                 let name = &self.params[*i];

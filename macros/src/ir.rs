@@ -236,6 +236,9 @@ pub(crate) struct Stencil {
     /// A stage's written state fields (`#[writes(..)]`), in order: field `f` is the stencil's
     /// field `f * levels`.
     pub(crate) writes: Option<Vec<usize>>,
+    /// The wider type it computes in (`#[compute(..)]`): then `elem` is that type, the fields'
+    /// type is generic, and each tap is widened and each value narrowed.
+    pub(crate) compute: Option<Elem>,
     /// The closure as written, for `Stencil::SOURCE`.
     pub(crate) source: String,
 }

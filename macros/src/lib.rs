@@ -76,6 +76,13 @@ use proc_macro2::TokenStream;
 /// A subnormal value is stored as the zero of its sign (`flush`, so a decaying field stays fast
 /// on x86), unless `#[subnormals(keep)]` comes first: `stencil!(#[subnormals(keep)] |u| ...)`.
 ///
+/// Mixed precision: with `#[compute(f32)]` the stencil takes f16, bf16 and f32 fields, with
+/// `#[compute(f64)]` f32 and f64 fields, and computes in the named type: each tap widened
+/// exactly, every operation rounded to that type, each value rounded to the fields' type once,
+/// when stored (where a 16-bit stencil rounds every operation). Its parameters (and literals)
+/// are of the named type: `stencil!(#[compute(f32)] |u; dt: f32| ...)`. On every backend (WebGPU:
+/// f16 fields in f32; it has no f64).
+///
 /// Anything else is a compile error that says what to write instead.
 #[proc_macro]
 pub fn stencil(input: proc_macro::TokenStream) -> proc_macro::TokenStream {

@@ -30,6 +30,10 @@ const MAX_TAPS: usize = 64;
 
 pub(crate) fn stencil(input: Input) -> Result<Stencil> {
     let mut elem = ElemChoice::default();
+    // A stencil that computes in a wider type takes its parameters and literals in it.
+    if let Some((compute, attr)) = &input.compute {
+        elem.mention(*compute, format!("`#[compute({})]`", crate::elem::name(*compute)), attr)?;
+    }
     for p in &input.params {
         elem.mention(p.elem, format!("parameter `{}`", p.name), &p.ty)?;
     }
@@ -100,6 +104,7 @@ pub(crate) fn stencil(input: Input) -> Result<Stencil> {
         subnormals: input.subnormals,
         levels: input.levels,
         writes,
+        compute: input.compute.map(|(compute, _)| compute),
         source: input.source,
     })
 }

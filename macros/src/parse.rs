@@ -38,6 +38,8 @@ pub(crate) struct Input {
     pub(crate) levels: usize,
     /// The state fields a stage's values update (`#[writes(a, b)]`), when it is one.
     pub(crate) writes: Option<Vec<Ident>>,
+    /// The wider type the stencil computes in (`#[compute(f32)]`), with the attribute.
+    pub(crate) compute: Option<(Elem, Attribute)>,
 }
 
 const EXPECTED: &str = "expected a stencil: `|fields; params| body`, e.g. `|u; dt: T| u[0] * dt`, \
@@ -56,10 +58,11 @@ fn parse_input(input: ParseStream) -> Result<Input> {
     let subnormals = take_subnormals(&mut attrs)?;
     let levels = take_levels(&mut attrs)?;
     let writes = take_writes(&mut attrs)?;
+    let compute = take_compute(&mut attrs)?;
     let item = if input.peek(Token![|]) || input.peek(Token![||]) {
         if let Some(attr) = attrs.first() {
-            let msg = "the expression form takes only `#[subnormals(..)]`, `#[levels(..)]` and `#[writes(..)]`: other \
-                       attributes need the item form `#[attr] struct Name = |fields; params| body;`";
+            let msg = "the expression form takes only `#[subnormals(..)]`, `#[levels(..)]`, `#[writes(..)]` and \
+                       `#[compute(..)]`: other attributes need the item form `#[attr] struct Name = |fields; params| body;`";
             return Err(Error::new_spanned(attr, msg));
         }
         None
@@ -95,6 +98,7 @@ fn parse_input(input: ParseStream) -> Result<Input> {
         subnormals,
         levels,
         writes,
+        compute,
         item,
         fields,
         params,
@@ -194,6 +198,42 @@ fn take_levels(attrs: &mut Vec<Attribute>) -> Result<usize> {
     match error {
         Some(e) => Err(e),
         None => Ok(found.unwrap_or(1)),
+    }
+}
+
+const COMPUTE: &str = "expected `#[compute(f32)]` (16-bit or `f32` fields, computed in `f32`) or `#[compute(f64)]` \
+                       (`f32` or `f64` fields, computed in `f64`): the type every operation rounds to, each value \
+                       rounded to the fields' type once, when stored";
+
+/// Removes `#[compute(f32 | f64)]` from `attrs` (at most one): the type the stencil computes in.
+fn take_compute(attrs: &mut Vec<Attribute>) -> Result<Option<(Elem, Attribute)>> {
+    let mut found: Option<(Elem, Attribute)> = None;
+    let mut error: Option<Error> = None;
+    attrs.retain(|attr| {
+        if !attr.path().is_ident("compute") {
+            return true;
+        }
+        let elem = match attr.parse_args::<Ident>() {
+            Ok(id) if id == "f32" => Some(Elem::F32),
+            Ok(id) if id == "f64" => Some(Elem::F64),
+            _ => None,
+        };
+        let problem = match (elem, &found) {
+            (Some(elem), None) => {
+                found = Some((elem, attr.clone()));
+                None
+            }
+            (Some(_), Some(_)) => Some("`#[compute(..)]` is given twice: keep one"),
+            (None, _) => Some(COMPUTE),
+        };
+        if let (Some(msg), None) = (problem, &error) {
+            error = Some(Error::new_spanned(attr, msg));
+        }
+        false
+    });
+    match error {
+        Some(e) => Err(e),
+        None => Ok(found),
     }
 }
 

@@ -228,6 +228,41 @@ pub mod stencil {
         }
     }
 
+    /// A type a stencil over fields of `T` computes in: exact widening, rounded narrowing.
+    pub trait Widen<T>: Copy {
+        /// `x`, exactly.
+        fn widen(x: T) -> Self;
+        /// `self` rounded to `T`.
+        fn narrow(self) -> T;
+    }
+
+    impl Widen<f32> for f32 {
+        fn widen(x: f32) -> f32 {
+            x
+        }
+        fn narrow(self) -> f32 {
+            self
+        }
+    }
+
+    impl Widen<f64> for f64 {
+        fn widen(x: f64) -> f64 {
+            x
+        }
+        fn narrow(self) -> f64 {
+            self
+        }
+    }
+
+    impl Widen<f32> for f64 {
+        fn widen(x: f32) -> f64 {
+            f64::from(x)
+        }
+        fn narrow(self) -> f32 {
+            self as f32
+        }
+    }
+
     /// A point update over `N`-dimensional fields of `T`.
     pub trait Stencil<T: Scalar, const N: usize> {
         /// Input field names.
@@ -242,7 +277,9 @@ pub mod stencil {
         const VALUES: &'static [usize];
         /// The definition as written.
         const SOURCE: &'static str;
-        /// One `T` per parameter.
+        /// The type the body computes in.
+        type Compute;
+        /// One `Compute` per parameter.
         type Params: Copy;
         /// The number of fields, as a type.
         type Arity;

@@ -9,6 +9,7 @@
 //! | a step in stages, each updating some fields from the others' new values (Yee's FDTD, elastic velocity-stress, Runge-Kutta) | [`Stages`] of `stencil!`s, each with `#[writes(fields..)]`, stepping a [`State`] (`apply_steps_dist`: a `dist::DistState`) | as above |
 //! | a scheme of several time levels (a wave: `u` now and one step before) | [`stencil!`] with `#[levels(2)]`, reading `\|u, u_prev, m; c\|`, time steps on a [`State`] of the levels (rotated without copies; [`State::from_interiors`] pads them, so no array is padded by hand) | as above |
 //! | point sources and receivers, on or off the grid | [`Points`] (multilinear weights); inside time steps [`PointIo`] as the steppers' boundaries (`PointIo::new(b).inject(&src, field, wavelet).record(&rec, field, record)`), fused with the sweeps; alone `inject` an amplitude per point, `sample` into a record row | every backend, and over MPI (`apply_steps_dist`) |
+//! | fields stored narrow, computed wide (f16/bf16 fields in f32, f32 fields accumulated in f64) | [`stencil!`] with `#[compute(f32)]` / `#[compute(f64)]`: each tap widened, each value rounded once when stored ([`Widen`]) | CPU, CUDA; WebGPU f16 in f32 |
 //! | constant weights | [`LinearStencil`] (`apply_steps` fused) | every backend |
 //! | weights or taps known only at run time (Python, a config file) | [`DynStencil`], [`VariableStencil`] (coefficient fields) | every backend |
 //! | any Rust code per point (branches, the point's index) | [`sweep`] / [`sweep_fields`] and their `par_` forms, at a raw loop's speed | the CPU |
@@ -70,7 +71,7 @@ mod window;
 
 pub use crate::kernel::expr::{
     check, powi, radius, Arity, Binary, CheckedExpr, Evolves, Lit, Node, Scalar, Stage, Stencil, StencilParams, Tap,
-    TapReader, Unary, Values, MAX_OUTPUTS,
+    TapReader, Unary, Values, Widen, MAX_OUTPUTS,
 };
 pub use apply::{Fields, Outputs, StencilApply};
 #[cfg(feature = "mpi")]

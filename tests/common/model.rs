@@ -366,7 +366,7 @@ unsafe impl ExprStencilKernels for Model {
         LAUNCHES.with(|l| l.borrow_mut().push(outputs[0].shape.to_vec()));
         assert_eq!(fields.len(), S::FIELDS.len());
         assert_eq!(outputs.len(), S::VALUES.len());
-        let _ = <S::Params as StencilParams<T>>::LEN;
+        let _ = <S::Params as StencilParams<S::Compute>>::LEN;
         for x in indices(outputs[0].shape) {
             let taps = ModelTaps::<T, N, S> { fields, point: x, stencil: core::marker::PhantomData };
             let values = S::point(&taps, params);

@@ -72,6 +72,7 @@ impl<T: Scalar> Stencil<T, 1> for Wide {
     const NODES: &'static [Node] = &WIDE_NODES;
     const VALUES: &'static [usize] = &[WIDE_NODES.len() - 1];
     const SOURCE: &'static str = "|u| u[-32] + ... + u[32]";
+    type Compute = T;
     type Params = ();
     type Arity = Arity<1>;
     type Values = T;

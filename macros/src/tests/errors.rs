@@ -332,7 +332,7 @@ fn writes_attribute() {
     );
     rejects("#[writes(v, u)] |u, v| (u[0], v[0])", "once each and in the stencil's order");
     rejects("#[writes(u, u)] |u, v| (u[0], v[0])", "once each and in the stencil's order");
-    rejects("#[inline] |u| u[0]", "`#[levels(..)]` and `#[writes(..)]`");
+    rejects("#[inline] |u| u[0]", "`#[levels(..)]`, `#[writes(..)]` and `#[compute(..)]`");
     rejects(
         "#[levels(2)] #[writes(v)] |u, um, v| u[0] + v[0]",
         "`v` is field 1 of the state, whose levels are fields 2 to 3",
@@ -359,4 +359,13 @@ fn more_than_sixty_four_taps_are_refused() {
     let src = format!("|u| {}", reads.join(" + "));
     let e = crate::expand(src.parse().unwrap()).unwrap_err();
     assert!(e.to_string().contains("at most 64 distinct"), "{e}");
+}
+
+#[test]
+fn compute_attribute() {
+    rejects("#[compute(f16)] |u| u[0]", "expected `#[compute(f32)]`");
+    rejects("#[compute] |u| u[0]", "or `#[compute(f64)]`");
+    rejects("#[compute(f32)] #[compute(f64)] |u| u[0]", "`#[compute(..)]` is given twice");
+    rejects("#[compute(f64)] |u; a: f32| a * u[0]", "parameter `a` is `f32` but `#[compute(f64)]` is `f64`");
+    rejects("#[compute(f32)] |u| u[0] * 2.0f64", "is `f64` but `#[compute(f32)]` is `f32`");
 }

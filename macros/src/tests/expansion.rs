@@ -48,6 +48,7 @@ fn exact_shape_of_a_concrete_stencil() {
                 ];
                 const VALUES: &'static [usize] = &[6];
                 const SOURCE: &'static str = #source;
+                type Compute = ::core::primitive::f32;
                 type Params = (::core::primitive::f32,);
                 type Arity = ::cnda::stencil::Arity<1usize>;
                 type Values = ::core::primitive::f32;
@@ -258,4 +259,33 @@ fn let_bindings_are_rust_lets_in_the_point_function() {
     assert!(out.contains("let lap = (taps . tap (0) - taps . tap (1)) ;"), "{out}");
     assert!(out.contains("let big = (lap > a) ;"), "{out}");
     contains(&out, quote!(<T as ::cnda::stencil::Scalar>::select(big, lap, a)));
+}
+
+#[test]
+fn compute_widens_each_tap_and_narrows_each_value() {
+    let out = expansion("#[compute(f64)] |u; a| a * u[0]");
+    let c = quote!(::core::primitive::f64);
+    let widen = quote!(<#c as ::cnda::stencil::Widen<T>>);
+    contains(
+        &out,
+        quote!(impl<T: ::cnda::stencil::Scalar> ::cnda::stencil::Stencil<T, 1> for __CndaStencil where #c: ::cnda::stencil::Widen<T>),
+    );
+    contains(&out, quote!(type Compute = #c; type Params = (#c,);));
+    contains(&out, quote!(#widen::narrow(<#c as ::cnda::stencil::Scalar>::flush((a * #widen::widen(taps.tap(0)))))));
+    // Several values: each narrowed; the fields' type in `Values`.
+    let out = expansion("#[compute(f32)] |u, v| (u[0] + v[0], u[0] - v[0])");
+    contains(
+        &out,
+        quote!(
+            type Values = [T; 2];
+        ),
+    );
+    assert_eq!(out.matches("narrow").count(), 2, "{out}");
+    // Without the attribute the compute type is the element type.
+    contains(
+        &expansion("|u| u[0]"),
+        quote!(
+            type Compute = T;
+        ),
+    );
 }

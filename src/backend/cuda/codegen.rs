@@ -133,14 +133,22 @@ pub(super) fn c_type<T: Scalar>() -> &'static str {
     }
 }
 
-/// The CUDA source of the per-point kernel of `expr` in `T`: one thread per output point (grid-stride
-/// loops, [`point_loops`]) loads every tap into `t{k}` (field offset plus the tap's delta, one kernel
-/// argument each), every parameter arrives as `p{i}`, and it stores each output's value (output
-/// `m` through `out{m}` and its descriptor `o{m}`, all of one shape), compiled without fused
-/// multiply-adds (`--fmad=false`) as every cnda kernel is.
-pub(super) fn expression_source<T: Scalar, const N: usize>(expr: &CheckedExpr<N>) -> String {
-    let mut s = format!("typedef {} T;\n\n", c_type::<T>());
-    s.push_str(&helpers::<T>());
+/// The opening of a generated kernel's source: `T` the type it computes in (`C`), `S` the type
+/// its fields and outputs hold (`T` of the stencil), and the helpers in `C`. A tap's value is
+/// `(T)(load)`, exact; a stored value `(S)(value)`, rounded to nearest even (`cvt.rn`, or the
+/// 16-bit types' constructor).
+pub(super) fn prelude<T: Scalar, C: Scalar>() -> String {
+    format!("typedef {} T;\ntypedef {} S;\n\n{}", c_type::<C>(), c_type::<T>(), helpers::<C>())
+}
+
+/// The CUDA source of the per-point kernel of `expr` over fields of `T`, computing in `C`: one
+/// thread per output point (grid-stride loops, [`point_loops`]) loads every tap into `t{k}`
+/// (field offset plus the tap's delta, one kernel argument each), every parameter arrives as
+/// `p{i}`, and it stores each output's value (output `m` through `out{m}` and its descriptor
+/// `o{m}`, all of one shape), compiled without fused multiply-adds (`--fmad=false`) as every
+/// cnda kernel is.
+pub(super) fn expression_source<T: Scalar, C: Scalar, const N: usize>(expr: &CheckedExpr<N>) -> String {
+    let mut s = prelude::<T, C>();
     s.push_str(&signature(expr, "cnda_expression"));
     s.push_str(") {\n");
     // Output 0 gives the shape; the others and the fields some tap reads carry offsets.
@@ -148,29 +156,30 @@ pub(super) fn expression_source<T: Scalar, const N: usize>(expr: &CheckedExpr<N>
     operands.extend((0..expr.fields()).filter(|&f| expr.reads_field(f)).map(|f| format!("d{f}")));
     s.push_str(&point_loops(N, &operands));
     for (k, tap) in expr.taps().iter().enumerate() {
-        s.push_str(&format!("        const T t{k} = f{}[c_d{} + delta{k}];\n", tap.field, tap.field));
+        s.push_str(&format!("        const T t{k} = (T)(f{}[c_d{} + delta{k}]);\n", tap.field, tap.field));
     }
-    let (body, values) = statements::<T, N>(expr, "        ");
+    let (body, values) = statements::<C, N>(expr, "        ");
     s.push_str(&body);
     for (m, value) in values.iter().enumerate() {
         let at = if m == 0 { "at".to_string() } else { format!("c_o{m}") };
-        s.push_str(&format!("        out{m}[{at}] = {value};\n"));
+        s.push_str(&format!("        out{m}[{at}] = (S)({value});\n"));
     }
     s.push_str("    }}}\n}\n");
     s
 }
 
 /// The opening of a point kernel's declaration, its parameter list left open: output `m` as
-/// `out{m}` with descriptor `o{m}`, field `f` as `f{f}` with `d{f}`, tap `k`'s delta (its offset
-/// in elements of its field) as `delta{k}`, parameter `i` as `p{i}`. The pointers are
+/// `out{m}` with descriptor `o{m}`, field `f` as `f{f}` with `d{f}` (both of the storage type
+/// `S`), tap `k`'s delta (its offset in elements of its field) as `delta{k}`, parameter `i` as
+/// `p{i}` (of the compute type `T`; see [`prelude`]). The pointers are
 /// `__restrict__` (the fields read through the read-only cache): the outputs overlap no field
 /// and one another (`ExprStencilKernels::expression`'s contract), and fields that alias are
 /// only read.
 pub(super) fn signature<const N: usize>(expr: &CheckedExpr<N>, name: &str) -> String {
-    let outputs: Vec<String> = (0..expr.outputs()).map(|m| format!("T *__restrict__ out{m}, Desc o{m}")).collect();
+    let outputs: Vec<String> = (0..expr.outputs()).map(|m| format!("S *__restrict__ out{m}, Desc o{m}")).collect();
     let mut s = format!("extern \"C\" __global__ void {name}({}", outputs.join(", "));
     for f in 0..expr.fields() {
-        s.push_str(&format!(", const T *__restrict__ f{f}, Desc d{f}"));
+        s.push_str(&format!(", const S *__restrict__ f{f}, Desc d{f}"));
     }
     for k in 0..expr.taps().len() {
         s.push_str(&format!(", i64 delta{k}"));
@@ -236,7 +245,7 @@ fn point_loops(rank: usize, operands: &[String]) -> String {
 ///
 /// `Error::Layout` when `S`'s data does not pass [`check`](fn@check).
 pub fn stencil_source<S: Stencil<T, N>, T: Scalar, const N: usize>() -> crate::error::Result<String> {
-    Ok(expression_source::<T, N>(&check::<S, T, N>("stencil_source")?))
+    Ok(expression_source::<T, S::Compute, N>(&check::<S, T, N>("stencil_source")?))
 }
 
 #[cfg(test)]

@@ -21,11 +21,10 @@ use std::sync::OnceLock;
 
 use cudarc::driver::LaunchConfig;
 
-use super::codegen::{c_type, helpers, signature, statements, CudaType};
+use super::codegen::{prelude, signature, statements};
 use super::device::device_error;
 use crate::error::Result;
-use crate::kernel::expr::emit::Dialect;
-use crate::kernel::expr::{CheckedExpr, Lit, Scalar, Tap};
+use crate::kernel::expr::{CheckedExpr, Scalar, Tap};
 
 /// The threads of a block along the last axis (one warp: one coalesced row).
 const WIDTH: usize = 32;
@@ -210,14 +209,14 @@ fn plan_for(
     Some(Plan { rows, planes: planes as i64, config: (gx, gy, gz as u32) })
 }
 
-/// The CUDA source of `cnda_expression_planes` for `expr` in `T` with blocks of `rows` rows:
-/// the point kernel's parameters (`codegen::signature`) and then the planes per block.
-pub(super) fn source<T: Scalar, const N: usize>(expr: &CheckedExpr<N>, rows: usize) -> String {
+/// The CUDA source of `cnda_expression_planes` for `expr` over fields of `T`, computing in `C`,
+/// with blocks of `rows` rows: the point kernel's parameters (`codegen::signature`) and then the
+/// planes per block. Registers and tiles hold the fields' values as stored (`S`), widened where
+/// a tap reads them.
+pub(super) fn source<T: Scalar, C: Scalar, const N: usize>(expr: &CheckedExpr<N>, rows: usize) -> String {
     let expr = as_rank3(expr).expect("the plan takes rank 3 alone");
     let reach = reaches(expr);
-    let zero = CudaType::of::<T>().literal(Lit::new(0.0));
-    let mut s = format!("typedef {} T;\n\n", c_type::<T>());
-    s.push_str(&helpers::<T>());
+    let mut s = prelude::<T, C>();
     // The block's size bounds the registers per thread (a launch of more would fail).
     let threads = WIDTH * rows;
     s.push_str(&signature(expr, "cnda_expression_planes").replacen(
@@ -228,7 +227,7 @@ pub(super) fn source<T: Scalar, const N: usize>(expr: &CheckedExpr<N>, rows: usi
     s.push_str(", i64 planes) {\n");
     for (f, r) in reach.iter().enumerate() {
         if let (Some(_), Some([h, w])) = (r.plane, r.tile(rows)) {
-            s.push_str(&format!("    __shared__ T s{f}[{h}][{w}];\n"));
+            s.push_str(&format!("    __shared__ S s{f}[{h}][{w}];\n"));
         }
     }
     s.push_str(&format!(
@@ -258,7 +257,7 @@ pub(super) fn source<T: Scalar, const N: usize>(expr: &CheckedExpr<N>, rows: usi
     for (f, r) in reach.iter().enumerate() {
         if let Some([lo, hi]) = r.column {
             for j in 0..=(hi - lo) {
-                s.push_str(&format!("    T q{f}_{j} = {zero};\n"));
+                s.push_str(&format!("    S q{f}_{j} = S(0);\n"));
             }
             s.push_str("    if (active) {\n");
             for j in 0..(hi - lo) {
@@ -304,13 +303,13 @@ pub(super) fn source<T: Scalar, const N: usize>(expr: &CheckedExpr<N>, rows: usi
             }
             Source::Global => format!("f{f}[c_d{f} + delta{k}]"),
         };
-        s.push_str(&format!("            const T t{k} = {value};\n"));
+        s.push_str(&format!("            const T t{k} = (T)({value});\n"));
     }
-    let (body, values) = statements::<T, 3>(expr, "            ");
+    let (body, values) = statements::<C, 3>(expr, "            ");
     s.push_str(&body);
     for (m, value) in values.iter().enumerate() {
         let at = if m == 0 { "at".to_string() } else { format!("c_o{m}") };
-        s.push_str(&format!("            out{m}[{at}] = {value};\n"));
+        s.push_str(&format!("            out{m}[{at}] = (S)({value});\n"));
     }
     s.push_str("        }\n");
     // Each column moves one plane on; so do the offsets.

@@ -128,9 +128,11 @@ unsafe impl ExprStencilKernels for Cuda {
         let planes = planes::plan(&expr, &shape, core::mem::size_of::<T>())?;
         let function = match planes {
             Some(p) => dev.generated_function(format!("{key} planes {}", p.rows), "cnda_expression_planes", || {
-                Ok(planes::source::<T, N>(&expr, p.rows))
+                Ok(planes::source::<T, S::Compute, N>(&expr, p.rows))
             })?,
-            None => dev.generated_function(key, "cnda_expression", || Ok(expression_source::<T, N>(&expr)))?,
+            None => {
+                dev.generated_function(key, "cnda_expression", || Ok(expression_source::<T, S::Compute, N>(&expr)))?
+            }
         };
         let mut operands = Vec::with_capacity(outputs.len() + fields.len());
         for d in outputs.iter().chain(fields) {
@@ -141,7 +143,7 @@ unsafe impl ExprStencilKernels for Cuda {
             .iter()
             .map(|tap| (0..N).map(|axis| tap.offset[axis] as i64 * fields[tap.field].strides[axis] as i64).sum())
             .collect();
-        let values: Vec<T> = (0..expr.params()).map(|i| params.get(i)).collect();
+        let values: Vec<S::Compute> = (0..expr.params()).map(|i| params.get(i)).collect();
         let args = ParamArgs::new(&values);
         let mut builder = dev.stream().launch_builder(&function);
         for (p, d) in &operands {

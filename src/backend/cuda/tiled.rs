@@ -21,7 +21,7 @@ use super::dispatch::{kernel_desc, launch_error};
 use super::Cuda;
 use crate::backend::tiling::{Chain, Tile};
 use crate::error::Result;
-use crate::kernel::expr::{check, CheckedExpr, Scalar, Stencil, StencilParams};
+use crate::kernel::expr::{check, CheckedExpr, Scalar, Stencil, StencilParams, Widen};
 use crate::kernel::{Backend, Desc};
 use crate::shape::interior_range;
 
@@ -164,8 +164,10 @@ pub(super) unsafe fn expression_steps<S: Stencil<T, N>, T: Scalar, const N: usiz
 ) -> Result<bool> {
     let expr = check::<S, T, N>("stencil apply_steps")?;
     let radius = crate::kernel::expr::radius::<S, T, N>();
-    // One evolving field: a stencil of several outputs takes one launch per sweep.
-    if radius.iter().any(|&r| r > 2) || steps < 2 || expr.outputs() != 1 {
+    // One evolving field: a stencil of several outputs takes one launch per sweep, and so does
+    // one computing in a wider type than its fields (the tiles hold the computed type).
+    let widened = <S::Compute as crate::element::Element>::DTYPE != <T as crate::element::Element>::DTYPE;
+    if radius.iter().any(|&r| r > 2) || steps < 2 || expr.outputs() != 1 || widened {
         return Ok(false);
     }
     let Some(tile) = Tile::new(&radius) else { return Ok(false) };
@@ -189,7 +191,8 @@ pub(super) unsafe fn expression_steps<S: Stencil<T, N>, T: Scalar, const N: usiz
     };
     let descs: Vec<_> = coefficients.iter().map(kernel_desc).collect::<Result<_>>()?;
     let [(b0, db0), (b1, db1)] = [kernel_desc(&fields[0])?, kernel_desc(&fields[1])?];
-    let values: Vec<T> = (0..expr.params()).map(|i| params.get(i)).collect();
+    // The same type here (above): narrowing is the identity.
+    let values: Vec<T> = (0..expr.params()).map(|i| Widen::narrow(params.get(i))).collect();
     let args = super::stencil::ParamArgs::new(&values);
     // One block per tile (the last axis on x); a grid past the launch limits takes one launch per
     // sweep instead.

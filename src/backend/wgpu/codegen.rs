@@ -109,15 +109,16 @@ pub(super) fn operand_binding(slot: usize) -> u32 {
     }
 }
 
-/// The WGSL shader of `expr` for element type `t` in `dialect` (entry point `expression`): one
-/// thread per output point loads every tap into `t{k}`, every parameter into `p{i}`, and stores
-/// each output's value. Output `m` is operand `m` (binding and descriptor), field `f` operand
-/// `outputs + f`; the taps' deltas follow the descriptors.
-pub(super) fn expression_shader<const N: usize>(expr: &CheckedExpr<N>, t: &str, dialect: &Wgsl) -> String {
+/// The WGSL shader of `expr` over fields of element type `t`, computing in `c` with `dialect`
+/// (entry point `expression`): one thread per output point loads every tap into `t{k}` (as `c`:
+/// `f32(x)` of an `f16` field is exact), every parameter into `p{i}` (the element scalars are of
+/// `c`), and stores each output's value (converted to `t`). Output `m` is operand `m` (binding
+/// and descriptor), field `f` operand `outputs + f`; the taps' deltas follow the descriptors.
+pub(super) fn expression_shader<const N: usize>(expr: &CheckedExpr<N>, t: &str, c: &str, dialect: &Wgsl) -> String {
     let outputs = expr.outputs();
     // f16 must be enabled before any declaration.
-    let mut s = if dialect.half { "enable f16;\n".to_string() } else { String::new() };
-    s.push_str(&COMMON.replace("ELEM", t));
+    let mut s = if t == "f16" || c == "f16" { "enable f16;\n".to_string() } else { String::new() };
+    s.push_str(&COMMON.replace("ELEM", c));
     s.push('\n');
     for m in 0..outputs {
         let binding = operand_binding(m);
@@ -129,14 +130,17 @@ pub(super) fn expression_shader<const N: usize>(expr: &CheckedExpr<N>, t: &str, 
         let binding = operand_binding(outputs + f);
         s.push_str(&format!("@group(0) @binding({binding}) var<storage, read> f{f}: array<{t}>;\n"));
     }
-    s.push_str(&helpers(t));
+    s.push_str(&helpers(c));
     s.push_str("\n@compute @workgroup_size(256)\nfn expression(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {\n    let i = flat_index(gid, groups);\n    if (i >= item_count()) { return; }\n");
     for f in (0..expr.fields()).filter(read) {
         s.push_str(&format!("    let c{f} = offset_of({}u, i);\n", outputs + f));
     }
     let descs = outputs + expr.fields();
     for (k, tap) in expr.taps().iter().enumerate() {
-        s.push_str(&format!("    let t{k} = f{}[c{} + params[scalar_word({descs}u, {k}u)]];\n", tap.field, tap.field));
+        s.push_str(&format!(
+            "    let t{k} = {c}(f{}[c{} + params[scalar_word({descs}u, {k}u)]]);\n",
+            tap.field, tap.field
+        ));
     }
     for i in 0..expr.params() {
         s.push_str(&format!("    let p{i} = elems[{i}];\n"));
@@ -144,7 +148,7 @@ pub(super) fn expression_shader<const N: usize>(expr: &CheckedExpr<N>, t: &str, 
     let (body, values) = emit::statements(expr, dialect, "    ");
     s.push_str(&body);
     for (m, value) in values.iter().enumerate() {
-        s.push_str(&format!("    out{m}[offset_of({m}u, i)] = {value};\n"));
+        s.push_str(&format!("    out{m}[offset_of({m}u, i)] = {t}({value});\n"));
     }
     s.push_str("}\n");
     s
@@ -156,12 +160,15 @@ pub(super) fn expression_shader<const N: usize>(expr: &CheckedExpr<N>, t: &str, 
 ///
 /// # Errors
 ///
-/// `Error::UnsupportedDType` when WGSL stencils have no `T` (f64, bf16); `Error::Layout` when
-/// `S`'s data does not pass [`check`](fn@check).
+/// `Error::UnsupportedDType` when WGSL stencils have no `T` or no `S::Compute` (f64, bf16);
+/// `Error::Layout` when `S`'s data does not pass [`check`](fn@check).
 pub fn stencil_shader<S: Stencil<T, N>, T: Scalar, const N: usize>() -> Result<String> {
-    let Some((t, dialect)) = Wgsl::of::<T>() else { return Err(unsupported::<T>("stencil_shader")) };
+    let Some((t, _)) = Wgsl::of::<T>() else { return Err(unsupported::<T>("stencil_shader")) };
+    let Some((c, dialect)) = Wgsl::of::<S::Compute>() else {
+        return Err(unsupported_compute::<S::Compute>("stencil_shader"));
+    };
     let expr = check::<S, T, N>("stencil_shader")?;
-    Ok(expression_shader(&expr, t, &dialect))
+    Ok(expression_shader(&expr, t, c, &dialect))
 }
 
 /// The refusal of a stencil that binds more storage buffers (`buffers`: its outputs, the fields
@@ -186,6 +193,16 @@ pub(super) fn unsupported<T: Scalar>(op: &'static str) -> Error {
         op,
         got: T::DTYPE.to_string(),
         fix: "WGSL stencils compute in f32, or f16 where the adapter has it; convert the fields, or apply on the CPU or CUDA",
+    }
+}
+
+/// The refusal of a stencil over fields WGSL has that computes in a type it has not
+/// (`#[compute(f64)]`).
+pub(super) fn unsupported_compute<C: Scalar>(op: &'static str) -> Error {
+    Error::UnsupportedDType {
+        op,
+        got: format!("{} as the type a stencil computes in (`#[compute(..)]`)", C::DTYPE),
+        fix: "WGSL has no f64: drop `#[compute(f64)]` (or compute in f32) for WebGPU, or apply on the CPU or CUDA",
     }
 }
 

@@ -3,7 +3,7 @@
 //! `stencil!` stencils (a shader generated from the stencil's checked expression data by
 //! `codegen.rs`, built at first use and cached per device).
 
-use super::codegen::{expression_shader, operand_binding, too_many_buffers, unsupported, Wgsl};
+use super::codegen::{expression_shader, operand_binding, too_many_buffers, unsupported, unsupported_compute, Wgsl};
 use super::device::{device_error, WgpuDevice};
 use super::dispatch::{buffer, elem, params, run, same_buffer, to_i32, try_2d, words, MAX_TAPS};
 use super::shaders::family;
@@ -68,8 +68,11 @@ unsafe impl ExprStencilKernels for Wgpu {
         params: &S::Params,
     ) -> Result<()> {
         const OP: &str = "stencil apply";
+        // The fields' type and the one the stencil computes in (the same unless it widens).
         let t = elem::<T>(dev, OP)?;
-        let Some((_, dialect)) = Wgsl::of::<T>() else { return Err(unsupported::<T>(OP)) };
+        let Some(_) = Wgsl::of::<T>() else { return Err(unsupported::<T>(OP)) };
+        let Some((c, dialect)) = Wgsl::of::<S::Compute>() else { return Err(unsupported_compute::<S::Compute>(OP)) };
+        elem::<S::Compute>(dev, OP)?;
         let expr = check::<S, T, N>(OP)?;
         expr.check_operands(OP, fields.len(), outputs.len())?;
         let read: Vec<usize> = (0..fields.len()).filter(|&f| expr.reads_field(f)).collect();
@@ -96,12 +99,12 @@ unsafe impl ExprStencilKernels for Wgpu {
             let delta: isize = (0..N).map(|axis| tap.offset[axis] * strides[axis]).sum();
             scalars.push(to_i32("a tap offset", delta)?);
         }
-        let values: Vec<T> = (0..expr.params()).map(|i| params.get(i)).collect();
+        let values: Vec<S::Compute> = (0..expr.params()).map(|i| params.get(i)).collect();
         let descs = outputs.iter().chain(fields).map(words).collect::<Result<Vec<_>>>()?;
         let p = super::dispatch::params(n, descs, &scalars)?.with(&values);
         // The key names the type, whose consts (the checked data) cannot change.
         let key = format!("{:?} {N} {t}", core::any::TypeId::of::<S>());
-        let pipeline = dev.generated_pipeline(key, "expression", || Ok(expression_shader(&expr, t, &dialect)))?;
+        let pipeline = dev.generated_pipeline(key, "expression", || Ok(expression_shader(&expr, t, c, &dialect)))?;
         // SAFETY: the operands are live (the caller's contract); no output shares a buffer with
         // a field or another output (checked above).
         let mut bindings: Vec<(u32, &wgpu::Buffer)> =

@@ -20,7 +20,7 @@ use super::{Wgpu, WgpuBuffer};
 use crate::backend::tiling::{Chain, Tile};
 use crate::error::Result;
 use crate::kernel::expr::emit;
-use crate::kernel::expr::{check, CheckedExpr, Scalar, Stencil, StencilParams};
+use crate::kernel::expr::{check, CheckedExpr, Scalar, Stencil, StencilParams, Widen};
 use crate::kernel::{Backend, Desc};
 use crate::shape::interior_range;
 
@@ -177,7 +177,9 @@ pub(super) unsafe fn expression_steps<S: Stencil<T, N>, T: Scalar, const N: usiz
     let expr = check::<S, T, N>("stencil apply_steps")?;
     let radius = crate::kernel::expr::radius::<S, T, N>();
     // One evolving field: a stencil of several outputs takes one dispatch per sweep.
-    if radius.iter().any(|&r| r > 2) || steps < 2 || T::DTYPE != crate::element::DType::F32 || expr.outputs() != 1 {
+    use crate::element::{DType, Element};
+    let f32s = [<T as Element>::DTYPE, <S::Compute as Element>::DTYPE] == [DType::F32; 2];
+    if radius.iter().any(|&r| r > 2) || steps < 2 || !f32s || expr.outputs() != 1 {
         return Ok(false);
     }
     let Some(tile) = Tile::new(&radius) else { return Ok(false) };
@@ -200,7 +202,8 @@ pub(super) unsafe fn expression_steps<S: Stencil<T, N>, T: Scalar, const N: usiz
         shape: fields[0].shape,
         strides: crate::shape::row_major_strides(&fields[0].shape),
     };
-    let values: Vec<T> = (0..expr.params()).map(|i| params_of.get(i)).collect();
+    // f32 fields computed in f32 here (above): narrowing is the identity.
+    let values: Vec<T> = (0..expr.params()).map(|i| Widen::narrow(params_of.get(i))).collect();
     let interior = |d: Desc<Wgpu, T, N>| (0..N).fold(d, |d, k| d.narrowed(k, rows[k].start, rows[k].len()));
     let same = |a: &Desc<Wgpu, T, N>, b: &Desc<Wgpu, T, N>| core::ptr::eq(a.handle.buffer, b.handle.buffer);
     // One workgroup per tile (the last axis on x); a grid past the dispatch limits takes one

@@ -144,7 +144,7 @@ impl<const N: usize> CheckedExpr<N> {
 ///
 /// `Error::Layout` naming what disagrees.
 pub fn check<S: Stencil<T, N>, T: Scalar, const N: usize>(op: &'static str) -> Result<CheckedExpr<N>> {
-    let params = <S::Params as StencilParams<T>>::LEN;
+    let params = <S::Params as StencilParams<S::Compute>>::LEN;
     if params != S::PARAMS.len() {
         return Err(Error::Layout {
             op,

@@ -11,12 +11,14 @@ mod evolves;
 mod node;
 mod scalar;
 mod values;
+mod widen;
 
 pub use check::{check, CheckedExpr, MAX_NODES};
 pub use evolves::{Evolves, Stage};
 pub use node::{Binary, Lit, Node, Unary};
 pub use scalar::{powi, Scalar};
 pub use values::{Values, MAX_OUTPUTS};
+pub use widen::Widen;
 
 /// The number of input fields of a stencil, as a type (so that applying a stencil to the wrong
 /// number of fields is a compile error naming both counts).
@@ -105,8 +107,13 @@ pub trait Stencil<T: Scalar, const N: usize>: Copy + Send + Sync + 'static {
     const VALUES: &'static [usize];
     /// The stencil as written.
     const SOURCE: &'static str;
-    /// The parameters' values: one `T` per name in [`Stencil::PARAMS`].
-    type Params: StencilParams<T>;
+    /// The type the expression computes in: `T` itself, or a wider type the stencil asks for
+    /// (`#[compute(f32)]` over 16-bit fields, `#[compute(f64)]` over `f32` fields): each tap is
+    /// widened exactly, every operation rounds to this type, and each value is rounded to `T`
+    /// once, when stored ([`Widen`]).
+    type Compute: Scalar + Widen<T>;
+    /// The parameters' values: one [`Stencil::Compute`] per name in [`Stencil::PARAMS`].
+    type Params: StencilParams<Self::Compute>;
     /// `Arity<K>` for `K` input fields (`FIELDS.len()`).
     type Arity;
     /// What one point computes: `T` for one output, `[T; M]` for `M` ([`Values`]; `M` is

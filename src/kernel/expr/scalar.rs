@@ -16,7 +16,7 @@ mod sealed {
 /// and `half::bf16` (every operation in `f32`, rounded back, on the host as on CUDA). The math a `stencil!` body may
 /// call, with one definition per operation so the CPU and the device expressions agree. The
 /// functions take no `self`, so they never compete with [`Float`]'s methods in `x.sqrt()`.
-pub trait Scalar: Float + Element + super::Values<Self> + sealed::Sealed {
+pub trait Scalar: Float + Element + super::Values<Self> + super::Widen<Self> + sealed::Sealed {
     /// The value of a literal: `x64` is the source literal parsed as `f64`, `x32` as `f32` (each
     /// correctly rounded by the compiler, as a device compiler rounds `0.1` / `0.1f`).
     fn literal(x64: f64, x32: f32) -> Self;
