@@ -555,6 +555,10 @@ fn main() {
             systems::check_wave_points_dist(&world, ([21, 16], halo, periodic), 11);
             checks += 1;
         }
+        for (halo, periodic) in [([2, 2], [false, true]), ([3, 3], [true, true])] {
+            systems::check_mixed_dist(&world, ([19, 14], halo, periodic), 6);
+            checks += 1;
+        }
         systems::check_systems_dist_errors(&world);
         checks += 2;
         #[cfg(feature = "hdf5")]

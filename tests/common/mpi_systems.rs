@@ -272,3 +272,40 @@ pub fn check_state_checkpoint(world: &mpi::topology::SimpleCommunicator) {
     }
     world.barrier();
 }
+
+cnda::stencil! {
+    /// `Reaction`'s system over f32 fields, accumulated in f64 (mixed precision).
+    #[compute(f64)]
+    struct Reaction64 = |u, v, k; a: f64, b: f64| {
+        let uvv = u[0, 0] * v[0, 0] * v[0, 0];
+        (
+            u[0, 0] + a * (u[-1, 0] + u[1, 0] + u[0, -1] + u[0, 1] - 4.0 * u[0, 0]) - uvv + b * k[0, 0],
+            v[0, 0] + a * 0.5 * (v[-1, 1] + v[1, -1] - 2.0 * v[0, 0]) + uvv - b * v[0, 0],
+        )
+    };
+}
+
+/// Mixed precision over MPI: f32 fields of a `#[compute(f64)]` system stepped with deep halos,
+/// bit for bit one process's `State`.
+pub fn check_mixed_dist(comm: &impl Communicator, grid: ([usize; 2], [usize; 2], [bool; 2]), steps: usize) {
+    let (global, halo, periodic) = grid;
+    let narrow = |a: Array<f64, 2>| a.map(|x| x as f32);
+    let widths = periodic.map(usize::from);
+    let sides = periodic.map(|p| if p { Boundary::Periodic } else { Boundary::Neumann });
+    let mut one = State::from_fields([0, 1].map(|salt| narrow(whole(global, widths, periodic, values(salt)))));
+    let k = narrow(whole(global, widths, periodic, values(2)));
+    Reaction64.apply_steps_with(&mut one, steps, &k, (0.1, 0.02), sides);
+    let field = |salt: usize| {
+        let mut a = DistArray::<f32, 2>::new(comm, global, halo, periodic);
+        a.fill_owned_with(|g| values(salt)(g) as f32);
+        a
+    };
+    let mut state = DistState::from_fields([field(0), field(1)]);
+    Reaction64.apply_steps_dist(&mut state, steps, &mut field(2), (0.1, 0.02), sides);
+    for f in 0..2 {
+        if let Some(g) = state.field(f).gather(0) {
+            let strip = one.field(f).slice(s![widths[0]..widths[0] + global[0], widths[1]..widths[1] + global[1]]);
+            assert_eq!(g, strip.to_owned(), "f32 field {f} in f64: {global:?} halo {halo:?} {periodic:?}");
+        }
+    }
+}
