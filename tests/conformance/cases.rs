@@ -424,7 +424,7 @@ macro_rules! ieee {
 }
 ieee!(f32, f64);
 
-/// A field decaying through the subnormals (`Decay`, harness.rs), against a naive loop: flushed
+/// A field decaying through the subnormals (`Decay`, steppers.rs), against a naive loop: flushed
 /// by default on every backend, bit for bit, each subnormal the zero of its sign; kept where the
 /// backend keeps them (not WebGPU, whose adapters may flush: lavapipe does).
 fn subnormals_for<H: Harness, T: Ieee>(a: f64) {

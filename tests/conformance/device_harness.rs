@@ -43,6 +43,10 @@ pub trait Device: 'static {
     fn rounds_each_operation() -> bool {
         true
     }
+    /// Whether the backend computes with f16 fields (WebGPU only where the adapter has f16).
+    fn supports_f16() -> bool {
+        true
+    }
     /// `a` on the device.
     fn upload<T: Float, const N: usize>(a: &Array<T, N>) -> Array<T, N, Self::B>;
     /// A device array's elements on the host.
@@ -95,6 +99,12 @@ impl<D: Device> Harness for DeviceHarness<D> {
 
     fn rounds_each_operation() -> bool {
         D::rounds_each_operation()
+    }
+
+    fn mixed_steps(fields: [&Array<half::f16, 2>; 2], a: f32, steps: usize) -> Option<[Array<half::f16, 2>; 2]> {
+        let b = [[Boundary::Neumann, Boundary::Value(half::f16::from_f32(0.5))], [Boundary::Periodic; 2]];
+        D::supports_f16()
+            .then(|| crate::steppers::mixed_steps(fields.map(|f| D::upload(f)), a, steps, b).map(|f| D::download(&f)))
     }
 
     fn upload<T: Float>(a: &Array<T, 2>) -> Self::Matrix<T> {
@@ -214,7 +224,7 @@ impl<D: Device> Harness for DeviceHarness<D> {
 
     fn decay_steps<T: Scalar>(u: &Array<T, 2>, a: T, steps: usize, keep: bool) -> Array<T, 2> {
         let mut f = DoubleBuffer::from_pair(D::upload(u), D::upload(u));
-        crate::harness::decay(&mut f, a, steps, keep);
+        crate::steppers::decay(&mut f, a, steps, keep);
         D::download(f.current())
     }
 
@@ -292,7 +302,7 @@ impl<D: Device> Harness for DeviceHarness<D> {
         steps: usize,
         b: [[Boundary<T>; 2]; 2],
     ) -> [Array<T, 2>; 3] {
-        crate::harness::system_steps(fields.map(|f| D::upload(f)), a, steps, b).map(|f| D::download(&f))
+        crate::steppers::system_steps(fields.map(|f| D::upload(f)), a, steps, b).map(|f| D::download(&f))
     }
 
     fn leapfrog_steps<T: Scalar>(
@@ -301,7 +311,7 @@ impl<D: Device> Harness for DeviceHarness<D> {
         steps: usize,
         b: [[Boundary<T>; 2]; 2],
     ) -> [Array<T, 2>; 2] {
-        crate::harness::leapfrog_steps(levels.map(|f| D::upload(f)), a, steps, b).map(|f| D::download(&f))
+        crate::steppers::leapfrog_steps(levels.map(|f| D::upload(f)), a, steps, b).map(|f| D::download(&f))
     }
 
     fn staged_steps<T: Scalar>(
@@ -310,7 +320,7 @@ impl<D: Device> Harness for DeviceHarness<D> {
         steps: usize,
         b: [[Boundary<T>; 2]; 2],
     ) -> [Array<T, 2>; 3] {
-        crate::harness::staged_steps(fields.map(|f| D::upload(f)), a, steps, b).map(|f| D::download(&f))
+        crate::steppers::staged_steps(fields.map(|f| D::upload(f)), a, steps, b).map(|f| D::download(&f))
     }
 
     fn point_steps<T: Scalar>(

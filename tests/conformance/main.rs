@@ -15,6 +15,7 @@ mod harness;
 mod model_harness;
 mod reference;
 mod runtime_cases;
+mod steppers;
 mod system_cases;
 #[cfg(feature = "wgpu")]
 mod wgpu_harness;
@@ -116,6 +117,15 @@ macro_rules! conformance {
                     return;
                 }
                 crate::system_cases::system_time_steps::<$Harness>();
+            }
+
+            #[test]
+            fn stencil_macro_mixed_precision_steps() {
+                if !<$Harness as crate::harness::Harness>::available() {
+                    eprintln!("SKIP: no {} device", <$Harness as crate::harness::Harness>::NAME);
+                    return;
+                }
+                crate::system_cases::mixed_time_steps::<$Harness>();
             }
 
             #[test]

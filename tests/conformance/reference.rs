@@ -56,19 +56,21 @@ pub fn close<T: Float>(got: T, want: f64, rel: f64, scale: f64) -> bool {
     (got - want).abs() <= rel * scale.max(f64::MIN_POSITIVE) || (got.is_nan() && want.is_nan())
 }
 
-/// `x` as f64, exactly (every `Float` is f32 or f64; read through its bytes).
+/// `x` as f64, exactly (the suite's floats are f16, f32 or f64; read through their bytes).
 pub fn to_f64<T: Float>(x: T) -> f64 {
-    match core::mem::size_of::<T>() {
-        4 => f32::from_ne_bytes(cnda::bytemuck::bytes_of(&x).try_into().unwrap()) as f64,
-        _ => f64::from_ne_bytes(cnda::bytemuck::bytes_of(&x).try_into().unwrap()),
+    let bytes = cnda::bytemuck::bytes_of(&x);
+    match bytes.len() {
+        2 => half::f16::from_ne_bytes(bytes.try_into().unwrap()).to_f64(),
+        4 => f32::from_ne_bytes(bytes.try_into().unwrap()) as f64,
+        _ => f64::from_ne_bytes(bytes.try_into().unwrap()),
     }
 }
 
-/// Machine epsilon of `T`.
+/// Machine epsilon of `T` (f16, f32 or f64).
 pub fn eps<T: Float>() -> f64 {
-    if core::mem::size_of::<T>() == 4 {
-        f32::EPSILON as f64
-    } else {
-        f64::EPSILON
+    match core::mem::size_of::<T>() {
+        2 => half::f16::EPSILON.to_f64(),
+        4 => f32::EPSILON as f64,
+        _ => f64::EPSILON,
     }
 }

@@ -164,7 +164,7 @@ where
     ([state.level(0, 0).to_owned(), state.level(0, 1).to_owned()], record)
 }
 
-/// [`StageOne`](crate::harness::StageOne) then [`StageTwo`](crate::harness::StageTwo) (as
+/// [`StageOne`](crate::steppers::StageOne) then [`StageTwo`](crate::steppers::StageTwo) (as
 /// `staged_steps`) with a source injected into the second field (written by the first stage,
 /// read by the second in the same step) and receivers of the first field (written by the
 /// second stage): the three fields and the record.
@@ -187,7 +187,7 @@ where
     let mut record = Array::<T, 2>::zeros([steps, 3]);
     let mut state = State::from_fields([u, v, w]);
     let io = PointIo::new(b).inject(&sources, 1, wavelet.view()).record(&receivers, 0, record.view_mut());
-    Stages((crate::harness::StageOne, crate::harness::StageTwo)).apply_steps_with(
+    Stages((crate::steppers::StageOne, crate::steppers::StageTwo)).apply_steps_with(
         &mut state,
         steps,
         ((), &k),
@@ -195,4 +195,24 @@ where
         io,
     );
     (state.into_fields(), record)
+}
+
+/// Mixed precision (`#[compute(f32)]` over f16 fields, a system of two with a `let`): exact where
+/// every operation rounds as on the CPU, within 2 f16 ulps a step where a driver may fuse
+/// (WebGPU; skipped where the adapter has no f16).
+pub fn mixed_time_steps<H: Harness>() {
+    use half::f16;
+    for (seed, &shape) in shapes().iter().enumerate() {
+        let seed = seed as u64;
+        let fields = [0, 1].map(|f| field::<f32>(shape, seed + 40 + f).map(f16::from_f32));
+        for steps in [1, 3] {
+            let Some(got) = H::mixed_steps([&fields[0], &fields[1]], 0.125, steps) else { return };
+            let want = CpuHarness::mixed_steps([&fields[0], &fields[1]], 0.125, steps).expect("the CPU has f16");
+            let tol = if H::rounds_each_operation() { 0.0 } else { 2.0 * steps as f64 * eps::<f16>() };
+            for (f, (got, want)) in got.iter().zip(&want).enumerate() {
+                let what = format!("{} mixed precision steps {steps} field {f} {shape:?}", H::NAME);
+                check_matrix(&what, got, |ix| to_f64(want[ix]), shape, tol);
+            }
+        }
+    }
 }

@@ -43,6 +43,10 @@ impl Device for WgpuAdapter {
         false
     }
 
+    fn supports_f16() -> bool {
+        device().is_some_and(|d| d.supports::<half::f16>())
+    }
+
     fn upload<T: Float, const N: usize>(a: &Array<T, N>) -> Array<T, N, Wgpu> {
         a.to_device(&device().expect("checked by available()"))
     }
