@@ -487,4 +487,19 @@ fn mixed_precision_stencils_match_the_cpu_bit_for_bit() {
     let mut gpu = State::from_interior_levels([[pulse.to_device(&dev), pulse.to_device(&dev)]], Wave64::RADIUS);
     Wave64.apply_steps_with(&mut gpu, 7, (), (0.2,), b);
     assert_eq!(gpu.interior(0).to_host(), cpu.interior(0).to_owned(), "f32 fields in f64, 7 steps");
+    // f64 values below f32's smallest normal: flushed again once narrowed, as on the CPU.
+    stencil! {
+        #[compute(f64)]
+        struct Scale = |u; c: f64| c * u[0];
+    }
+    let u = Array::from_shape_vec([4], vec![1e-30f32, -1e-30, 1.0, 3e-28]).unwrap();
+    let mut want = Array::<f32, 1>::full([4], 7.0);
+    let mut got = want.to_device(&dev);
+    Scale.apply((&u,), &mut want, (1e-10,));
+    Scale.apply((&u.to_device(&dev),), &mut got, (1e-10,));
+    assert_eq!(want.as_slice()[..2], [0.0, -0.0]);
+    assert_eq!(
+        got.to_host().as_slice().iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
+        want.as_slice().iter().map(|x| x.to_bits()).collect::<Vec<_>>()
+    );
 }

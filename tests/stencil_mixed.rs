@@ -160,3 +160,28 @@ fn the_data_widened_and_narrowed_is_the_point_function() {
         prop_assert_eq!(point, <f32 as Widen<f16>>::narrow(data[0]));
     });
 }
+
+/// A value that is normal in f64 but below f32's smallest normal is stored as zero by a
+/// flushing `#[compute(f64)]` stencil over f32 fields (as every flushing stencil stores no
+/// subnormal), and as the f32 subnormal it rounds to with `#[subnormals(keep)]`.
+#[test]
+fn values_narrowed_into_the_subnormals_are_flushed_unless_kept() {
+    stencil! {
+        #[compute(f64)]
+        struct Scale = |u; c: f64| c * u[0];
+    }
+    stencil! {
+        #[compute(f64)]
+        #[subnormals(keep)]
+        struct ScaleKept = |u; c: f64| c * u[0];
+    }
+    let u = Array::from_shape_vec([4], vec![1e-30f32, -1e-30, 1.0, 3e-28]).unwrap();
+    let (mut flushed, mut kept) = (Array::<f32, 1>::full([4], 7.0), Array::<f32, 1>::full([4], 7.0));
+    Scale.apply((&u,), &mut flushed, (1e-10,));
+    ScaleKept.apply((&u,), &mut kept, (1e-10,));
+    let want = |x: f32| (f64::from(x) * 1e-10) as f32;
+    assert!(want(1e-30).is_subnormal() && want(3e-28).is_normal());
+    assert_eq!(flushed.as_slice(), [0.0, -0.0, want(1.0), want(3e-28)]);
+    assert!(flushed[[1]].is_sign_negative(), "the zero keeps the sign");
+    assert_eq!(kept.as_slice(), [want(1e-30), want(-1e-30), want(1.0), want(3e-28)]);
+}

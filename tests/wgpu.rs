@@ -354,5 +354,12 @@ fn mixed_precision_stencils_compute_in_f32_and_refuse_f64() {
     let mut got = want.to_device(&dev);
     Heat16.apply((&u, &k), &mut want, (0.3,));
     Heat16.apply((&u.to_device(&dev), &k.to_device(&dev)), &mut got, (0.3,));
-    assert_eq!(got.to_host(), want, "f16 fields computed in f32");
+    // Bit for bit on lavapipe; a GPU's driver may fuse multiply-adds (a few ulps).
+    let got = got.to_host();
+    if format!("{dev:?}").contains("(Cpu") {
+        assert_eq!(got, want, "f16 fields computed in f32");
+    }
+    for (g, w) in got.iter().zip(want.iter()) {
+        assert!((g.to_f32() - w.to_f32()).abs() <= 4.0 * f16::EPSILON.to_f32() * w.to_f32().abs().max(1.0), "{g} {w}");
+    }
 }

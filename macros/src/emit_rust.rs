@@ -6,7 +6,7 @@ use proc_macro2::{Ident, Literal, Span, TokenStream};
 use quote::quote;
 
 use crate::emit_nodes;
-use crate::ir::{Arith, Cmp, Elem, Expr, Item, Lit, Logic, Stencil};
+use crate::ir::{Arith, Cmp, Elem, Expr, Func, Item, Lit, Logic, Stencil};
 
 /// The name of the expression form's struct, private to the block it is defined in.
 pub(crate) const HIDDEN: &str = "__CndaStencil";
@@ -96,12 +96,17 @@ fn implementation(s: &Stencil, name: &Ident) -> TokenStream {
     let bound = s.lets.iter().map(|l| printer.expr(&l.value));
     let lets = quote!(#(let #names = #bound;)*);
     let stored = s.stored();
-    // Each value rounded to the fields' type once, where the stencil computes in a wider one.
+    // Each value rounded to the fields' type once, where the stencil computes in a wider one;
+    // a flushed value flushed again in the fields' type (an f64 below 2^-126 narrows to an f32
+    // subnormal).
     let store = |v: &Expr| {
         let value = printer.expr(v);
-        match &widen {
-            Some(w) => quote!(#w::narrow(#value)),
-            None => value,
+        match (&widen, v) {
+            (Some(w), Expr::Call(Func::Flush, _)) => {
+                quote!(<#elem as ::cnda::stencil::Scalar>::flush(#w::narrow(#value)))
+            }
+            (Some(w), _) => quote!(#w::narrow(#value)),
+            (None, _) => value,
         }
     };
     // One value is the point's value; several, an array of them in output order.

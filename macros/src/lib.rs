@@ -80,8 +80,9 @@ use proc_macro2::TokenStream;
 /// `#[compute(f64)]` f32 and f64 fields, and computes in the named type: each tap widened
 /// exactly, every operation rounded to that type, each value rounded to the fields' type once,
 /// when stored (where a 16-bit stencil rounds every operation). Its parameters (and literals)
-/// are of the named type: `stencil!(#[compute(f32)] |u; dt: f32| ...)`. On every backend (WebGPU:
-/// f16 fields in f32; it has no f64).
+/// are of the named type: `stencil!(#[compute(f32)] |u; dt: f32| ...)`. A flushed value is
+/// flushed again in the fields' type (an f64 below 2^-126 narrows to an f32 subnormal). On every
+/// backend (WebGPU: f16 fields in f32, where the adapter has f16; it has no f64).
 ///
 /// Anything else is a compile error that says what to write instead.
 #[proc_macro]

@@ -6,7 +6,7 @@
 
 use crate::element::DType;
 use crate::kernel::expr::emit::{self, float_literal, Dialect};
-use crate::kernel::expr::{check, Binary, CheckedExpr, Lit, Scalar, Stencil, Unary};
+use crate::kernel::expr::{check, Binary, CheckedExpr, Lit, Node, Scalar, Stencil, Unary};
 
 /// The CUDA element type a stencil computes in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -115,12 +115,33 @@ pub(super) fn statements<T: Scalar, const N: usize>(expr: &CheckedExpr<N>, inden
 /// floats through `float`, where they compute).
 pub(super) fn helpers<T: Scalar>() -> String {
     const CN_POWI: &str = "__device__ __forceinline__ T cn_powi(T x, int n) {\n    const unsigned m = n < 0 ? 0u - (unsigned)n : (unsigned)n;\n    T p = n == 0 ? (T)1 : x;\n    for (unsigned k = 1; k < m; ++k) p = cnda_mul_rn(p, x);\n    return n < 0 ? (T)1 / p : p;\n}\n\n";
-    let flush = match CudaType::of::<T>() {
-        CudaType::Float => "__device__ __forceinline__ T cn_flush(T x) {\n    const unsigned b = __float_as_uint(x);\n    return (b & 0x7f800000u) == 0u ? __uint_as_float(b & 0x80000000u) : x;\n}\n\n",
-        CudaType::Double => "__device__ __forceinline__ T cn_flush(T x) {\n    const unsigned long long b = (unsigned long long)__double_as_longlong(x);\n    return (b & 0x7ff0000000000000ULL) == 0ULL ? __longlong_as_double((long long)(b & 0x8000000000000000ULL)) : x;\n}\n\n",
-        CudaType::Half => "__device__ __forceinline__ T cn_flush(T x) {\n    const unsigned b = __float_as_uint((float)x);\n    return (b & 0x7f800000u) == 0u ? T(__uint_as_float(b & 0x80000000u)) : x;\n}\n\n",
+    format!("{CN_POWI}{}", flush_fn::<T>("cn_flush", "T"))
+}
+
+/// `Scalar::flush` of `X` as the device function `name` over the kernel's type `ty` (`T` or `S`).
+fn flush_fn<X: Scalar>(name: &str, ty: &str) -> String {
+    let body = match CudaType::of::<X>() {
+        CudaType::Float => {
+            "const unsigned b = __float_as_uint(x);\n    return (b & 0x7f800000u) == 0u ? __uint_as_float(b & 0x80000000u) : x;".to_owned()
+        }
+        CudaType::Double => "const unsigned long long b = (unsigned long long)__double_as_longlong(x);\n    return (b & 0x7ff0000000000000ULL) == 0ULL ? __longlong_as_double((long long)(b & 0x8000000000000000ULL)) : x;".to_owned(),
+        CudaType::Half => format!(
+            "const unsigned b = __float_as_uint((float)x);\n    return (b & 0x7f800000u) == 0u ? {ty}(__uint_as_float(b & 0x80000000u)) : x;"
+        ),
     };
-    format!("{CN_POWI}{flush}")
+    format!("__device__ __forceinline__ {ty} {name}({ty} x) {{\n    {body}\n}}\n\n")
+}
+
+/// How output `m`'s `value` (of the compute type) is stored: rounded to `S`, and where the
+/// stencil flushes it and computes in a wider type, flushed again in `S` (an f64 below 2^-126
+/// narrows to an f32 subnormal), as `stencil!`'s CPU code stores it.
+pub(super) fn stored<T: Scalar, C: Scalar, const N: usize>(expr: &CheckedExpr<N>, m: usize, value: &str) -> String {
+    let flushed = matches!(expr.nodes()[expr.values()[m]], Node::Unary(Unary::Flush, _));
+    if T::DTYPE != C::DTYPE && flushed {
+        format!("cn_store((S)({value}))")
+    } else {
+        format!("(S)({value})")
+    }
 }
 
 /// The C type of a stencil element type (the 16-bit floats are `common.cuh`'s storage types).
@@ -138,7 +159,8 @@ pub(super) fn c_type<T: Scalar>() -> &'static str {
 /// `(T)(load)`, exact; a stored value `(S)(value)`, rounded to nearest even (`cvt.rn`, or the
 /// 16-bit types' constructor).
 pub(super) fn prelude<T: Scalar, C: Scalar>() -> String {
-    format!("typedef {} T;\ntypedef {} S;\n\n{}", c_type::<C>(), c_type::<T>(), helpers::<C>())
+    let store = if T::DTYPE != C::DTYPE { flush_fn::<T>("cn_store", "S") } else { String::new() };
+    format!("typedef {} T;\ntypedef {} S;\n\n{}{store}", c_type::<C>(), c_type::<T>(), helpers::<C>())
 }
 
 /// The CUDA source of the per-point kernel of `expr` over fields of `T`, computing in `C`: one
@@ -162,7 +184,7 @@ pub(super) fn expression_source<T: Scalar, C: Scalar, const N: usize>(expr: &Che
     s.push_str(&body);
     for (m, value) in values.iter().enumerate() {
         let at = if m == 0 { "at".to_string() } else { format!("c_o{m}") };
-        s.push_str(&format!("        out{m}[{at}] = (S)({value});\n"));
+        s.push_str(&format!("        out{m}[{at}] = {};\n", stored::<T, C, N>(expr, m, value)));
     }
     s.push_str("    }}}\n}\n");
     s

@@ -21,7 +21,7 @@ use std::sync::OnceLock;
 
 use cudarc::driver::LaunchConfig;
 
-use super::codegen::{prelude, signature, statements};
+use super::codegen::{prelude, signature, statements, stored};
 use super::device::device_error;
 use crate::error::Result;
 use crate::kernel::expr::{CheckedExpr, Scalar, Tap};
@@ -309,7 +309,7 @@ pub(super) fn source<T: Scalar, C: Scalar, const N: usize>(expr: &CheckedExpr<N>
     s.push_str(&body);
     for (m, value) in values.iter().enumerate() {
         let at = if m == 0 { "at".to_string() } else { format!("c_o{m}") };
-        s.push_str(&format!("            out{m}[{at}] = (S)({value});\n"));
+        s.push_str(&format!("            out{m}[{at}] = {};\n", stored::<T, C, 3>(expr, m, value)));
     }
     s.push_str("        }\n");
     // Each column moves one plane on; so do the offsets.

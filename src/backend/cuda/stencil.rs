@@ -107,7 +107,8 @@ fn point_grid<const N: usize>(shape: &[usize; N], multiprocessors: usize) -> Lau
 
 // SAFETY: each output point is computed once (by its thread of the point kernel, or by the thread
 // of its column in the planes kernel) with the stencil's checked expression (the operations
-// `CheckedExpr::eval` defines, in its order, separately rounded) from the taps `check` accepted,
+// `CheckedExpr::eval` defines, in its order, separately rounded, in the stencil's compute type:
+// taps widened, values narrowed as `Widen` does) from the taps `check` accepted,
 // read inside their fields (the caller's contract), and written to that point of each output alone.
 unsafe impl ExprStencilKernels for Cuda {
     unsafe fn expression<S: Stencil<T, N>, T: Scalar, const N: usize>(

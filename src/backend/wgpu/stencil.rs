@@ -58,7 +58,7 @@ unsafe impl StencilKernels for Wgpu {
 }
 
 // SAFETY: one thread per output point computes the stencil's checked expression (the operations
-// `CheckedExpr::eval` defines, in its order) from the taps `check` accepted, which it
+// `CheckedExpr::eval` defines, in its order, in the stencil's compute type) from the taps `check` accepted, which it
 // loads inside their fields (the caller's contract), and writes only that point of each output.
 unsafe impl ExprStencilKernels for Wgpu {
     unsafe fn expression<S: Stencil<T, N>, T: Scalar, const N: usize>(

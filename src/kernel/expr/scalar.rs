@@ -129,7 +129,7 @@ scalar!(
 /// The 16-bit floats: literals from their `f32` parse (as CUDA's `T(4.0f)`), math through `f32`
 /// and rounded back.
 macro_rules! half_scalar {
-    ($($t:ty),*) => {$(
+    ($($t:ty: $exponent:literal),*) => {$(
         impl Scalar for $t {
             #[inline(always)]
             fn literal(_: f64, x32: f32) -> $t {
@@ -185,13 +185,19 @@ macro_rules! half_scalar {
             }
             #[inline(always)]
             fn flush(x: $t) -> $t {
-                <$t>::from_f32(<f32 as Scalar>::flush(x.to_f32()))
+                // As through f32, on the bits: a bf16 subnormal is an f32 subnormal; an f16 one
+                // is not (f16 has no value below 2^-126 but zero), so f16 keeps every value.
+                if $exponent != 0 && x.to_bits() & $exponent == 0 {
+                    <$t>::from_bits(x.to_bits() & 0x8000)
+                } else {
+                    x
+                }
             }
         }
     )*};
 }
 
-half_scalar!(half::f16, half::bf16);
+half_scalar!(half::f16: 0, half::bf16: 0x7f80);
 
 /// `x` to the integer power `n` as every backend computes `powi` in a stencil: `|n| - 1`
 /// multiplications from the left (`x * x * x`), then one division for negative `n`; `1` for 0.
