@@ -469,6 +469,13 @@ fn mixed_precision_stencils_match_the_cpu_bit_for_bit() {
         Heat16.apply((&u, &k), &mut want, (0.3,));
         Heat16.apply((&u.to_device(dev), &k.to_device(dev)), &mut got, (0.3,));
         assert_eq!(got.to_host(), want, "{}: 2D, computed in f32", T::DTYPE);
+        // Time steps with constant halos: the time-tiled kernel, its tiles in the fields' type.
+        let walls = [[Boundary::Value(from(0.5)), Boundary::Fixed]; 2];
+        let mut cpu = cnda::stencil::DoubleBuffer::new(u.clone());
+        Heat16.apply_steps_with(&mut cpu, 9, &k, (0.2,), walls);
+        let mut gpu = cnda::stencil::DoubleBuffer::new(u.to_device(dev));
+        Heat16.apply_steps_with(&mut gpu, 9, &k.to_device(dev), (0.2,), walls);
+        assert_eq!(gpu.current().to_host(), *cpu.current(), "{}: 9 tiled steps, computed in f32", T::DTYPE);
         let u = Array::from_fn([14, 11, 37], |[i, j, l]| value(i * 900 + j * 40 + l));
         let mut want = Array::<T, 3>::full([14, 11, 37], from(-7.0));
         let mut got = want.to_device(dev);

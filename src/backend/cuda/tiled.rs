@@ -15,13 +15,13 @@
 use cudarc::driver::{LaunchConfig, PushKernelArg};
 
 use super::buffer::CudaBuffer;
-use super::codegen::{c_type, helpers, statements};
+use super::codegen::{prelude, statements, stored};
 use super::device::CudaDevice;
 use super::dispatch::{kernel_desc, launch_error};
 use super::Cuda;
 use crate::backend::tiling::{Chain, Tile};
 use crate::error::Result;
-use crate::kernel::expr::{check, CheckedExpr, Scalar, Stencil, StencilParams, Widen};
+use crate::kernel::expr::{check, CheckedExpr, Scalar, Stencil, StencilParams};
 use crate::kernel::{Backend, Desc};
 use crate::shape::interior_range;
 
@@ -57,21 +57,22 @@ fn split(names: &[String], indent: &str) -> String {
     s
 }
 
-/// The CUDA source of the time-tiled kernel of `S` for C type `c`.
-fn source<T: Scalar, const N: usize>(expr: &CheckedExpr<N>, tile: &Tile) -> String {
+/// The CUDA source of the time-tiled kernel of `expr` over fields of `T`, computing in `C`: the
+/// tiles hold the fields' type, so each sweep's values are rounded (and flushed) as separate
+/// launches store them.
+fn source<T: Scalar, C: Scalar, const N: usize>(expr: &CheckedExpr<N>, tile: &Tile) -> String {
     let coefficients = expr.fields() - 1;
     let dims: String = tile.extent.iter().map(|e| format!("[{e}]")).collect();
-    let mut s = format!("typedef {} T;\n\n", c_type::<T>());
-    s.push_str(&helpers::<T>());
+    let mut s = prelude::<T, C>();
     let at = (0..N).map(|k| format!("g{k} * d.strides[{k}]")).collect::<Vec<_>>().join(" + ");
     let coords = (0..N).map(|k| format!("i64 g{k}")).collect::<Vec<_>>().join(", ");
     let args = (0..N).map(|k| format!("g{k}")).collect::<Vec<_>>().join(", ");
     s.push_str(&format!("__device__ __forceinline__ i64 cnda_at(const Desc &d, {coords}) {{ return {at}; }}\n\n"));
     // cur: the field holding sweep t0 (its interior); b0/b1: the fields holding even/odd sweeps,
     // read only on the halo; dst: where sweep t0 + steps goes.
-    s.push_str("extern \"C\" __global__ void cnda_expression_tiled(const T *cur, Desc dcur, T *dst, Desc ddst, const T *b0, Desc db0, const T *b1, Desc db1");
+    s.push_str("extern \"C\" __global__ void cnda_expression_tiled(const S *cur, Desc dcur, S *dst, Desc ddst, const S *b0, Desc db0, const S *b1, Desc db1");
     for f in 1..=coefficients {
-        s.push_str(&format!(", const T *f{f}, Desc d{f}"));
+        s.push_str(&format!(", const S *f{f}, Desc d{f}"));
     }
     for k in 0..N {
         s.push_str(&format!(", i64 n{k}, i64 lo{k}, i64 hi{k}"));
@@ -80,9 +81,9 @@ fn source<T: Scalar, const N: usize>(expr: &CheckedExpr<N>, tile: &Tile) -> Stri
     for i in 0..expr.params() {
         s.push_str(&format!(", T p{i}"));
     }
-    s.push_str(&format!(") {{\n    __shared__ T s[2]{dims};\n"));
+    s.push_str(&format!(") {{\n    __shared__ S s[2]{dims};\n"));
     if coefficients > 0 {
-        s.push_str(&format!("    __shared__ T sc[{coefficients}]{dims};\n"));
+        s.push_str(&format!("    __shared__ S sc[{coefficients}]{dims};\n"));
     }
     // Axis k's tile origin (the last axis on blockIdx.x, the one before on .y, the first of three on .z).
     let block = ["x", "y", "z"];
@@ -106,7 +107,7 @@ fn source<T: Scalar, const N: usize>(expr: &CheckedExpr<N>, tile: &Tile) -> Stri
     // The halos of both parities come from the fields that hold them (never written); the
     // interior only from `cur` (the fields' interiors may be another block's output).
     s.push_str(&format!(
-        "        if ({interior}) {{\n            s[0]{here} = cur[cnda_at(dcur, {args})];\n        }} else {{\n            const T even = b0[cnda_at(db0, {args})], odd = b1[cnda_at(db1, {args})];\n            s[0]{here} = parity ? odd : even;\n            s[1]{here} = parity ? even : odd;\n        }}\n"
+        "        if ({interior}) {{\n            s[0]{here} = cur[cnda_at(dcur, {args})];\n        }} else {{\n            const S even = b0[cnda_at(db0, {args})], odd = b1[cnda_at(db1, {args})];\n            s[0]{here} = parity ? odd : even;\n            s[1]{here} = parity ? even : odd;\n        }}\n"
     ));
     for f in 1..=coefficients {
         s.push_str(&format!("        sc[{}]{here} = f{f}[cnda_at(d{f}, {args})];\n", f - 1));
@@ -123,10 +124,10 @@ fn source<T: Scalar, const N: usize>(expr: &CheckedExpr<N>, tile: &Tile) -> Stri
     for (k, tap) in expr.taps().iter().enumerate() {
         let at = cell(N, |a| format!(" + ({})", tap.offset[a]));
         let from = if tap.field == 0 { format!("s[from]{at}") } else { format!("sc[{}]{at}", tap.field - 1) };
-        s.push_str(&format!("            const T t{k} = {from};\n"));
+        s.push_str(&format!("            const T t{k} = (T)({from});\n"));
     }
-    let (body, values) = statements::<T, N>(expr, "            ");
-    let value = &values[0];
+    let (body, values) = statements::<C, N>(expr, "            ");
+    let value = stored::<T, C, N>(expr, 0, &values[0]);
     s.push_str(&body);
     s.push_str(&format!("            s[to]{here} = {value};\n        }}\n        __syncthreads();\n    }}\n"));
     // The tile back to `dst`: the points the last sweep computed.
@@ -164,10 +165,8 @@ pub(super) unsafe fn expression_steps<S: Stencil<T, N>, T: Scalar, const N: usiz
 ) -> Result<bool> {
     let expr = check::<S, T, N>("stencil apply_steps")?;
     let radius = crate::kernel::expr::radius::<S, T, N>();
-    // One evolving field: a stencil of several outputs takes one launch per sweep, and so does
-    // one computing in a wider type than its fields (the tiles hold the computed type).
-    let widened = <S::Compute as crate::element::Element>::DTYPE != <T as crate::element::Element>::DTYPE;
-    if radius.iter().any(|&r| r > 2) || steps < 2 || expr.outputs() != 1 || widened {
+    // One evolving field: a stencil of several outputs takes one launch per sweep.
+    if radius.iter().any(|&r| r > 2) || steps < 2 || expr.outputs() != 1 {
         return Ok(false);
     }
     let Some(tile) = Tile::new(&radius) else { return Ok(false) };
@@ -180,7 +179,8 @@ pub(super) unsafe fn expression_steps<S: Stencil<T, N>, T: Scalar, const N: usiz
         return Ok(false);
     }
     let key = format!("stencil! tiled {:?} {N} {}", core::any::TypeId::of::<S>(), T::DTYPE);
-    let function = dev.generated_function(key, "cnda_expression_tiled", || Ok(source::<T, N>(&expr, &tile)))?;
+    let function =
+        dev.generated_function(key, "cnda_expression_tiled", || Ok(source::<T, S::Compute, N>(&expr, &tile)))?;
     // A scratch field: a launch never writes the field it reads (other blocks still load it).
     let len = shape.iter().product();
     let mut scratch_buffer = CudaBuffer::<T>::allocate(*dev, "stencil apply_steps", len, false)?;
@@ -191,8 +191,7 @@ pub(super) unsafe fn expression_steps<S: Stencil<T, N>, T: Scalar, const N: usiz
     };
     let descs: Vec<_> = coefficients.iter().map(kernel_desc).collect::<Result<_>>()?;
     let [(b0, db0), (b1, db1)] = [kernel_desc(&fields[0])?, kernel_desc(&fields[1])?];
-    // The same type here (above): narrowing is the identity.
-    let values: Vec<T> = (0..expr.params()).map(|i| Widen::narrow(params.get(i))).collect();
+    let values: Vec<S::Compute> = (0..expr.params()).map(|i| params.get(i)).collect();
     let args = super::stencil::ParamArgs::new(&values);
     // One block per tile (the last axis on x); a grid past the launch limits takes one launch per
     // sweep instead.
