@@ -134,24 +134,26 @@ fn item_header(input: ParseStream, attrs: Vec<Attribute>) -> Result<Item> {
 const SUBNORMALS: &str = "expected `#[subnormals(flush)]` (the default: a subnormal value is stored as \
                           the zero of its sign) or `#[subnormals(keep)]` (stored as computed)";
 
-/// Removes `#[subnormals(flush | keep)]` from `attrs` (at most one), and says which it was.
-fn take_subnormals(attrs: &mut Vec<Attribute>) -> Result<Subnormals> {
-    let mut found: Option<Subnormals> = None;
+/// Removes every `#[name(..)]` from `attrs` and returns the one given (with the attribute), as
+/// `parse` reads its arguments; an attribute `parse` refuses is an error saying `expected`, a
+/// second one an error asking to keep one.
+fn take_attr<T>(
+    attrs: &mut Vec<Attribute>,
+    name: &str,
+    expected: &str,
+    parse: impl Fn(&Attribute) -> Option<T>,
+) -> Result<Option<(T, Attribute)>> {
+    let mut found: Option<(T, Attribute)> = None;
     let mut error: Option<Error> = None;
     attrs.retain(|attr| {
-        if !attr.path().is_ident("subnormals") {
+        if !attr.path().is_ident(name) {
             return true;
         }
-        let choice = attr.parse_args::<Ident>().ok().and_then(|mode| match mode.to_string().as_str() {
-            "flush" => Some(Subnormals::Flush),
-            "keep" => Some(Subnormals::Keep),
-            _ => None,
-        });
-        let problem = match (choice, found) {
-            (None, _) => Some(SUBNORMALS),
-            (Some(_), Some(_)) => Some("`#[subnormals(..)]` is given twice: keep one"),
-            (Some(mode), None) => {
-                found = Some(mode);
+        let problem = match (parse(attr), &found) {
+            (None, _) => Some(expected.to_owned()),
+            (Some(_), Some(_)) => Some(format!("`#[{name}(..)]` is given twice: keep one")),
+            (Some(value), None) => {
+                found = Some((value, attr.clone()));
                 None
             }
         };
@@ -162,8 +164,20 @@ fn take_subnormals(attrs: &mut Vec<Attribute>) -> Result<Subnormals> {
     });
     match error {
         Some(e) => Err(e),
-        None => Ok(found.unwrap_or(Subnormals::Flush)),
+        None => Ok(found),
     }
+}
+
+/// Removes `#[subnormals(flush | keep)]` from `attrs` (at most one), and says which it was.
+fn take_subnormals(attrs: &mut Vec<Attribute>) -> Result<Subnormals> {
+    let mode = take_attr(attrs, "subnormals", SUBNORMALS, |attr| {
+        attr.parse_args::<Ident>().ok().and_then(|mode| match mode.to_string().as_str() {
+            "flush" => Some(Subnormals::Flush),
+            "keep" => Some(Subnormals::Keep),
+            _ => None,
+        })
+    })?;
+    Ok(mode.map_or(Subnormals::Flush, |(mode, _)| mode))
 }
 
 /// The most time levels a stencil may read of a field.
@@ -172,33 +186,15 @@ pub(crate) const MAX_LEVELS: usize = 8;
 /// Removes `#[levels(L)]` from `attrs` (at most one): the time levels the stencil reads of each
 /// field it evolves, its first fields in order (1 when absent).
 fn take_levels(attrs: &mut Vec<Attribute>) -> Result<usize> {
-    let mut found: Option<usize> = None;
-    let mut error: Option<Error> = None;
-    attrs.retain(|attr| {
-        if !attr.path().is_ident("levels") {
-            return true;
-        }
+    let expected = format!(
+        "expected `#[levels(L)]` with L from 1 to {MAX_LEVELS}: the time levels the stencil reads of each \
+         field it evolves (`#[levels(2)] |u, u_prev, m; c| ...` reads u now and one step before)"
+    );
+    let levels = take_attr(attrs, "levels", &expected, |attr| {
         let count = attr.parse_args::<syn::LitInt>().ok().and_then(|n| n.base10_parse::<usize>().ok());
-        let problem = match (count, found) {
-            (Some(n), None) if (1..=MAX_LEVELS).contains(&n) => {
-                found = Some(n);
-                None
-            }
-            (Some(_), Some(_)) => Some("`#[levels(..)]` is given twice: keep one".to_owned()),
-            _ => Some(format!(
-                "expected `#[levels(L)]` with L from 1 to {MAX_LEVELS}: the time levels the stencil reads of each \
-                 field it evolves (`#[levels(2)] |u, u_prev, m; c| ...` reads u now and one step before)"
-            )),
-        };
-        if let (Some(msg), None) = (problem, &error) {
-            error = Some(Error::new_spanned(attr, msg));
-        }
-        false
-    });
-    match error {
-        Some(e) => Err(e),
-        None => Ok(found.unwrap_or(1)),
-    }
+        count.filter(|n| (1..=MAX_LEVELS).contains(n))
+    })?;
+    Ok(levels.map_or(1, |(n, _)| n))
 }
 
 const COMPUTE: &str = "expected `#[compute(f32)]` (16-bit or `f32` fields, computed in `f32`) or `#[compute(f64)]` \
@@ -207,34 +203,11 @@ const COMPUTE: &str = "expected `#[compute(f32)]` (16-bit or `f32` fields, compu
 
 /// Removes `#[compute(f32 | f64)]` from `attrs` (at most one): the type the stencil computes in.
 fn take_compute(attrs: &mut Vec<Attribute>) -> Result<Option<(Elem, Attribute)>> {
-    let mut found: Option<(Elem, Attribute)> = None;
-    let mut error: Option<Error> = None;
-    attrs.retain(|attr| {
-        if !attr.path().is_ident("compute") {
-            return true;
-        }
-        let elem = match attr.parse_args::<Ident>() {
-            Ok(id) if id == "f32" => Some(Elem::F32),
-            Ok(id) if id == "f64" => Some(Elem::F64),
-            _ => None,
-        };
-        let problem = match (elem, &found) {
-            (Some(elem), None) => {
-                found = Some((elem, attr.clone()));
-                None
-            }
-            (Some(_), Some(_)) => Some("`#[compute(..)]` is given twice: keep one"),
-            (None, _) => Some(COMPUTE),
-        };
-        if let (Some(msg), None) = (problem, &error) {
-            error = Some(Error::new_spanned(attr, msg));
-        }
-        false
-    });
-    match error {
-        Some(e) => Err(e),
-        None => Ok(found),
-    }
+    take_attr(attrs, "compute", COMPUTE, |attr| match attr.parse_args::<Ident>() {
+        Ok(id) if id == "f32" => Some(Elem::F32),
+        Ok(id) if id == "f64" => Some(Elem::F64),
+        _ => None,
+    })
 }
 
 const WRITES: &str = "expected `#[writes(field, ..)]`: the fields of the state whose new values a stage computes, \
@@ -243,33 +216,13 @@ const WRITES: &str = "expected `#[writes(field, ..)]`: the fields of the state w
 /// Removes `#[writes(a, b)]` from `attrs` (at most one): the state fields a stage's values
 /// update (checked against the fields in `lower`).
 fn take_writes(attrs: &mut Vec<Attribute>) -> Result<Option<Vec<Ident>>> {
-    let mut found: Option<Vec<Ident>> = None;
-    let mut error: Option<Error> = None;
-    attrs.retain(|attr| {
-        if !attr.path().is_ident("writes") {
-            return true;
-        }
-        let names = attr
-            .parse_args_with(syn::punctuated::Punctuated::<Ident, Token![,]>::parse_terminated)
+    let names = take_attr(attrs, "writes", WRITES, |attr| {
+        attr.parse_args_with(syn::punctuated::Punctuated::<Ident, Token![,]>::parse_terminated)
             .ok()
-            .filter(|names| !names.is_empty());
-        let problem = match (names, &found) {
-            (Some(_), Some(_)) => Some("`#[writes(..)]` is given twice: keep one"),
-            (Some(names), None) => {
-                found = Some(names.into_iter().collect());
-                None
-            }
-            (None, _) => Some(WRITES),
-        };
-        if let (Some(msg), None) = (problem, &error) {
-            error = Some(Error::new_spanned(attr, msg));
-        }
-        false
-    });
-    match error {
-        Some(e) => Err(e),
-        None => Ok(found),
-    }
+            .filter(|names| !names.is_empty())
+            .map(|names| names.into_iter().collect())
+    })?;
+    Ok(names.map(|(names, _)| names))
 }
 
 /// `|u, k; dt: T, c|`: fields, then optionally `;` and parameters. Returns the closing bar too.
