@@ -69,6 +69,16 @@ pub mod stencil;
 pub mod structured;
 pub mod view;
 
+/// Serializes the unit tests that hold HDF5 files open with the one that starts MPI: the system's
+/// HDF5 (built for MPI) is not thread-safe, and Open MPI's singleton start forks a daemon that
+/// inherits every open descriptor, with it HDF5's lock on a file being written, and keeps it
+/// (CI once: "unable to lock file" on a checkpoint saved while MPI started).
+#[cfg(test)]
+pub(crate) fn files_and_forks_one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    LOCK.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
 /// The `bytemuck` crate, whose `Pod` derive and trait make a type an array element.
 pub use bytemuck;
 

@@ -491,6 +491,8 @@ mod tests {
     fn an_mpi_error_code_becomes_an_error_with_the_call_and_mpis_message() {
         // Open MPI answers `MPI_Error_string` only once initialized (a singleton here, without
         // `mpirun`); this is the only test of the library that initializes MPI.
+        // Its daemon must not inherit a checkpoint test's open HDF5 file (and the file's lock).
+        let _no_open_files = crate::files_and_forks_one_at_a_time();
         let _universe = mpi::initialize().expect("MPI initializes once");
         assert_eq!(check("MPI_Isend", mpi::ffi::MPI_SUCCESS as core::ffi::c_int), Ok(()));
         let err = check("MPI_Isend", mpi::ffi::MPI_ERR_RANK as core::ffi::c_int).expect_err("an error code");

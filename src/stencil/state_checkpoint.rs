@@ -159,20 +159,12 @@ mod tests {
         std::env::temp_dir().join(format!("cnda-state-{}-{name}.h5", std::process::id()))
     }
 
-    /// One test's HDF5 files at a time: the system's HDF5 (built for MPI) is not thread-safe,
-    /// and a file one thread just closed and removed can meet another's new one (once, under
-    /// load: "unable to lock file").
-    fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
-        static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
-        LOCK.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
-    }
-
     /// 30 steps straight equal 12 steps, a checkpoint, a load and 18 more, bit for bit: with the
     /// halo the state owns (Value sides, whose halos a load must refill) and with arrays that
     /// carry their own halos (Fixed sides, whose halo values the checkpoint keeps).
     #[test]
     fn a_resumed_state_steps_as_one_that_never_stopped() {
-        let _files = one_at_a_time();
+        let _files = crate::files_and_forks_one_at_a_time();
         let pulse =
             Array::from_fn([21, 26], |[i, j]| (-(((i as f64 - 10.0).powi(2) + (j as f64 - 13.0).powi(2)) / 8.0)).exp());
         let m = Array::from_fn([21, 26], |[i, j]| 1.0 + 0.01 * ((i * 7 + j) % 5) as f64);
@@ -220,7 +212,7 @@ mod tests {
     /// error naming what is missing.
     #[test]
     fn a_checkpoint_of_another_state_is_refused() {
-        let _files = one_at_a_time();
+        let _files = crate::files_and_forks_one_at_a_time();
         let u = Array::<f64, 2>::full([6, 7], 1.0);
         let path = scratch("refused");
         State::from_fields([u.clone()]).save(&path, Checkpoint { step: 1, time: 0.0 });
