@@ -340,6 +340,44 @@ pub enum Error {
         reason: String,
     },
 
+    /// A parameter is out of its domain (a negative tolerance, a restart length of zero).
+    #[error("{op}: {reason}; {fix}")]
+    Parameter {
+        /// The operation that failed.
+        op: &'static str,
+        /// Which parameter, its value, and what it must be.
+        reason: String,
+        /// What to pass instead.
+        fix: &'static str,
+    },
+
+    /// An iterative solver used its iterations without meeting its tolerance.
+    #[error("{method}: no convergence in {iterations} iterations ({reason}); {fix}")]
+    NotConverged {
+        /// The method (`"cg"`, `"bicgstab"`, `"gmres"`).
+        method: &'static str,
+        /// The iterations run.
+        iterations: usize,
+        /// The residual reached against the one asked for.
+        reason: String,
+        /// What to try.
+        fix: &'static str,
+    },
+
+    /// An iterative solver's recurrence divided by zero or met a non-finite value, so it cannot
+    /// continue.
+    #[error("{method}: breakdown at iteration {iteration} ({reason}); {fix}")]
+    Breakdown {
+        /// The method (`"cg"`, `"bicgstab"`, `"gmres"`).
+        method: &'static str,
+        /// The iteration at which it broke down.
+        iteration: usize,
+        /// Which quantity vanished or stopped being finite.
+        reason: String,
+        /// What to try.
+        fix: &'static str,
+    },
+
     /// The element type differs from the one expected (type-erased data).
     #[error(
         "{op}: expected elements of type {expected}, got {got}; \

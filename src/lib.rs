@@ -65,6 +65,7 @@ pub mod rank;
 mod raw;
 pub mod shape;
 pub mod slice;
+pub mod solve;
 pub mod stencil;
 pub mod structured;
 pub mod view;
@@ -73,7 +74,7 @@ pub mod view;
 /// HDF5 (built for MPI) is not thread-safe, and Open MPI's singleton start forks a daemon that
 /// inherits every open descriptor, with it HDF5's lock on a file being written, and keeps it
 /// (CI once: "unable to lock file" on a checkpoint saved while MPI started).
-#[cfg(test)]
+#[cfg(all(test, feature = "mpi"))]
 pub(crate) fn files_and_forks_one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
     static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
     LOCK.lock().unwrap_or_else(std::sync::PoisonError::into_inner)

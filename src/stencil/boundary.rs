@@ -93,7 +93,7 @@ impl<T: Copy, const N: usize> Boundaries<T, N> {
     /// # Errors
     ///
     /// `Error::Layout` naming the axis.
-    pub(super) fn check(&self, op: &'static str) -> Result<()> {
+    pub(crate) fn check(&self, op: &'static str) -> Result<()> {
         for (axis, [low, high]) in self.sides.iter().enumerate() {
             if matches!(low, Boundary::Periodic) != matches!(high, Boundary::Periodic) {
                 return Err(Error::Layout {

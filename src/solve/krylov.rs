@@ -1,0 +1,184 @@
+//! What every Krylov method shares: the method types' builder (options, preconditioner), the
+//! start of a solve (the vectors, `r = b − A x`, the stopping norm) and its end (the iterate
+//! copied back into the caller's `x`, converged or not).
+
+use super::operator::LinearOperator;
+use super::options::{Progress, SolveOptions, SolveReport};
+use super::vectors::{SolverBackend, SolverScalar, Space};
+use crate::array::Array;
+use crate::error::{Error, Result};
+
+/// A solve in progress: the space, the iterate `x`, the residual `r = b − A x`, the right-hand
+/// side, and the record.
+pub(super) struct Solve<T: SolverScalar, const N: usize, B: SolverBackend> {
+    pub(super) space: Space<T, N, B>,
+    pub(super) x: Array<T, N, B>,
+    pub(super) r: Array<T, N, B>,
+    pub(super) b: Array<T, N, B>,
+    pub(super) progress: Progress,
+}
+
+impl<T: SolverScalar, const N: usize, B: SolverBackend> Solve<T, N, B> {
+    /// The start of a solve of `a x = b` from the caller's `x` by `method`: `None` when `b` is zero
+    /// (then `x` is set to zero, as SciPy does).
+    ///
+    /// # Errors
+    ///
+    /// `Error::ShapeMismatch`, `Error::DeviceMismatch`, `Error::Parameter` (the options);
+    /// `Error::Alloc`; whatever the operator returns.
+    pub(super) fn start<A: LinearOperator<T, N, B> + ?Sized>(
+        method: &'static str,
+        options: &SolveOptions,
+        a: &A,
+        b_user: &Array<T, N, B>,
+        x_user: &mut Array<T, N, B>,
+    ) -> Result<Self> {
+        let mut space = Space::new(method, a.shape(), a.halo(), b_user, x_user)?;
+        let (mut b, mut x, mut r) = (space.vector()?, space.vector()?, space.vector()?);
+        space.load(&mut b, b_user)?;
+        space.load(&mut x, x_user)?;
+        let b_norm = space.norm(&b)?;
+        if !b_norm.is_finite() {
+            return Err(Error::Parameter {
+                op: method,
+                reason: format!("the right-hand side's norm is {b_norm}: it holds NaN or infinity"),
+                fix: "pass a finite right-hand side",
+            });
+        }
+        let threshold = options.threshold(method, b_norm)?;
+        if b_norm == 0.0 {
+            space.copy(&mut x, &b)?;
+        }
+        a.try_apply(&mut x, &mut r)?;
+        space.xpby(&mut r, &b, -1.0)?;
+        let r0 = space.norm(&r)?;
+        if !r0.is_finite() {
+            return Err(Error::Parameter {
+                op: method,
+                reason: format!("the initial residual's norm is {r0}: the guess or the operator gives NaN or infinity"),
+                fix: "start from a finite guess (zeros) and check the operator",
+            });
+        }
+        let progress = Progress::new(method, threshold, r0, options.max_iters);
+        Ok(Solve { space, x, r, b, progress })
+    }
+
+    /// Whether the start already meets the tolerance (a zero right-hand side, a good guess).
+    pub(super) fn done(&self) -> bool {
+        self.progress.met(self.progress.report.residual_history[0])
+    }
+
+    /// The end of a solve: the iterate copied into the caller's `x` whatever `outcome` was (the
+    /// last iterate on an error), then the report or the error.
+    ///
+    /// # Errors
+    ///
+    /// `outcome`'s error, else the copy's.
+    pub(super) fn finish(self, x_user: &mut Array<T, N, B>, outcome: Result<()>) -> Result<SolveReport> {
+        let stored = self.space.store(x_user, &self.x);
+        outcome?;
+        stored?;
+        Ok(self.progress.report)
+    }
+}
+
+/// A Krylov method's type: its options and preconditioner, builder methods, and `solve` /
+/// `try_solve` around the method's iteration `$iterate`.
+macro_rules! krylov_method {
+    ($(#[$doc:meta])* $Method:ident, $name:literal, $iterate:path) => {
+        $(#[$doc])*
+        #[derive(Clone, Debug, Default)]
+        pub struct $Method<P = $crate::solve::Identity> {
+            options: $crate::solve::SolveOptions,
+            preconditioner: P,
+        }
+
+        impl $Method {
+            /// The method with the default options and no preconditioner.
+            pub fn new() -> Self {
+                Self::default()
+            }
+        }
+
+        impl<P> $Method<P> {
+            /// This method with `options`.
+            pub fn options(mut self, options: $crate::solve::SolveOptions) -> Self {
+                self.options = options;
+                self
+            }
+
+            /// This method stopping at `rtol` relative to `‖b‖₂` ([`SolveOptions::rtol`]).
+            pub fn rtol(mut self, rtol: f64) -> Self {
+                self.options.rtol = rtol;
+                self
+            }
+
+            /// This method stopping at `atol` ([`SolveOptions::atol`]).
+            pub fn atol(mut self, atol: f64) -> Self {
+                self.options.atol = atol;
+                self
+            }
+
+            /// This method with at most `max_iters` iterations ([`SolveOptions::max_iters`]).
+            pub fn max_iters(mut self, max_iters: usize) -> Self {
+                self.options.max_iters = max_iters;
+                self
+            }
+
+            /// This method with preconditioner `preconditioner`.
+            pub fn preconditioner<Q>(self, preconditioner: Q) -> $Method<Q> {
+                $Method { options: self.options, preconditioner }
+            }
+
+            /// Solves `a x = b`, starting from the guess in `x` and leaving the solution there.
+            ///
+            /// # Panics
+            ///
+            #[doc = concat!("As [`", stringify!($Method), "::try_solve`] errs.")]
+            #[track_caller]
+            pub fn solve<T, const N: usize, B, A>(
+                &self,
+                a: &A,
+                b: &$crate::array::Array<T, N, B>,
+                x: &mut $crate::array::Array<T, N, B>,
+            ) -> $crate::solve::SolveReport
+            where
+                T: $crate::solve::SolverScalar,
+                B: $crate::solve::SolverBackend,
+                A: $crate::solve::LinearOperator<T, N, B> + ?Sized,
+                P: $crate::solve::Preconditioner<T, N, B>,
+            {
+                $crate::error::or_panic(self.try_solve(a, b, x))
+            }
+
+            #[doc = concat!("[`", stringify!($Method), "::solve`], returning errors. `x` holds the last iterate after")]
+            /// `Error::NotConverged` and `Error::Breakdown`.
+            ///
+            /// # Errors
+            ///
+            /// `Error::ShapeMismatch` when `b` or `x` differs from the operator's shape;
+            /// `Error::DeviceMismatch`; `Error::Parameter` for options out of their domain;
+            /// `Error::NotConverged`; `Error::Breakdown`; `Error::Alloc`; the operator's and the
+            /// preconditioner's errors.
+            pub fn try_solve<T, const N: usize, B, A>(
+                &self,
+                a: &A,
+                b: &$crate::array::Array<T, N, B>,
+                x: &mut $crate::array::Array<T, N, B>,
+            ) -> $crate::error::Result<$crate::solve::SolveReport>
+            where
+                T: $crate::solve::SolverScalar,
+                B: $crate::solve::SolverBackend,
+                A: $crate::solve::LinearOperator<T, N, B> + ?Sized,
+                P: $crate::solve::Preconditioner<T, N, B>,
+            {
+                let mut solve = $crate::solve::krylov::Solve::start($name, &self.options, a, b, x)?;
+                let outcome =
+                    if solve.done() { Ok(()) } else { $iterate(&mut solve, &self.options, a, &self.preconditioner) };
+                solve.finish(x, outcome)
+            }
+        }
+    };
+}
+
+pub(super) use krylov_method;

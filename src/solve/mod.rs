@@ -1,0 +1,58 @@
+//! Linear solvers for stencil operators: matrix-free Krylov methods on any backend.
+//!
+//! Implicit time steps (backward Euler, Crank-Nicolson), pressure Poisson equations and steady
+//! problems solve `A x = b` where `A` is a stencil with its boundary conditions. The methods here
+//! apply the operator and never form its matrix, on the arrays' own backend (`Cpu`, `Cuda`,
+//! `Wgpu`), through the same elementwise, reduction and stencil kernels as the rest of cnda.
+//!
+//! | operator | method |
+//! |---|---|
+//! | symmetric and definite (a Laplacian, diffusion with variable coefficients) | [`Cg`] |
+//! | nonsymmetric (convection-diffusion, upwind), fixed memory | [`Bicgstab`] |
+//! | nonsymmetric, robust (never breaks down), `restart + 1` vectors | [`Gmres`] |
+//!
+//! An operator is a [`StencilOperator`] (a `LinearStencil` or `DynStencil` on a shape, with
+//! homogeneous boundaries per side and axis), a closure ([`FnOperator`]), or any type that
+//! implements [`LinearOperator`]. The vectors a method keeps are padded by the operator's halo,
+//! so a stencil fills its boundaries and sweeps in place. A [`Preconditioner`] goes in the
+//! method's slot: [`Jacobi`] today.
+//!
+//! Every method stops when `‖b − A x‖₂ ≤ max(rtol ‖b‖₂, atol)` ([`SolveOptions`]), returns a
+//! [`SolveReport`] with the residual history, and fails with a typed error:
+//! [`Error::NotConverged`](crate::Error::NotConverged) after `max_iters` iterations,
+//! [`Error::Breakdown`](crate::Error::Breakdown) when a recurrence divides by zero or meets NaN,
+//! leaving the last iterate in `x` either way. `solve` panics with the error's message;
+//! `try_solve` returns it.
+//!
+//! ```
+//! use cnda::prelude::*;
+//! use cnda::solve::{Cg, StencilOperator};
+//! use cnda::stencil::{Boundary, LinearStencil};
+//! // A backward-Euler step of the heat equation: (I - dt Laplace) u1 = u0, u = 0 outside.
+//! let (n, h, dt) = (48, 1.0 / 49.0, 1e-3);
+//! let lap = LinearStencil::laplacian_5pt(h);
+//! let taps = lap.taps().map(|(o, w)| (o, if o == [0, 0] { 1.0 - dt * w } else { -dt * w }));
+//! let a = StencilOperator::new(cnda::stencil::DynStencil::new(taps), [n, n], [Boundary::Value(0.0); 2]);
+//! let u0 = Array::from_fn([n, n], |[i, j]| if (i, j) == (24, 24) { 1.0 } else { 0.0 });
+//! let mut u1 = u0.clone();
+//! let report = Cg::new().rtol(1e-10).solve(&a, &u0, &mut u1);
+//! assert!(report.iterations < 60);
+//! assert!((u1.sum() - 1.0).abs() < 0.01); // heat spreads, little reaches the walls yet
+//! ```
+
+mod bicgstab;
+mod cg;
+mod gmres;
+mod krylov;
+mod operator;
+mod options;
+mod precond;
+mod vectors;
+
+pub use bicgstab::Bicgstab;
+pub use cg::Cg;
+pub use gmres::Gmres;
+pub use operator::{FnOperator, LinearOperator, StencilOperator};
+pub use options::{SolveOptions, SolveReport};
+pub use precond::{Identity, Jacobi, Preconditioner};
+pub use vectors::{SolverBackend, SolverScalar};

@@ -1,0 +1,257 @@
+//! The Krylov solvers on the CPU against a dense reference (the operator assembled from its taps
+//! by a naive loop and solved by Gaussian elimination), manufactured solutions, property tests on
+//! random matrices, and the typed errors.
+
+use cnda::prelude::*;
+use cnda::solve::{Bicgstab, Cg, FnOperator, Gmres, Jacobi, SolveOptions, StencilOperator};
+use cnda::stencil::{Boundary, DynStencil, LinearStencil};
+use cnda::Error;
+use proptest::prelude::*;
+
+#[path = "common/dense.rs"]
+mod dense;
+use dense::{assemble, gauss, matvec, Edge};
+
+/// The largest difference between a solution and the dense reference, over the reference's
+/// largest magnitude.
+fn relative_error(x: &Array<f64, 2>, reference: &[f64]) -> f64 {
+    let scale = reference.iter().fold(0f64, |m, v| m.max(v.abs()));
+    x.iter().zip(reference).fold(0f64, |m, (a, b)| m.max((a - b).abs())) / scale
+}
+
+fn rhs(shape: [usize; 2]) -> Array<f64, 2> {
+    Array::from_fn(shape, |[i, j]| ((i * 7 + j * 3) % 11) as f64 - 4.5 + 0.25 * (i as f64).sin())
+}
+
+#[test]
+fn cg_solves_poisson_with_walls_as_the_dense_solve_does() {
+    let shape = [13, 17];
+    let stencil = LinearStencil::laplacian_5pt(0.1);
+    let a = StencilOperator::new(stencil, shape, [Boundary::Value(0.0); 2]);
+    let b = rhs(shape);
+    let mut x = Array::zeros(shape);
+    let report = Cg::new().rtol(1e-12).solve(&a, &b, &mut x);
+    let reference = gauss(assemble(stencil.taps(), shape, [Edge::Zero; 2]), b.iter().copied().collect());
+    assert!(relative_error(&x, &reference) < 1e-9, "{}", relative_error(&x, &reference));
+    assert!(report.iterations <= 13 * 17, "{report:?}");
+    assert_eq!(report.residual_history.len(), report.iterations + 1);
+    assert!(report.residual_norm() <= report.threshold);
+    // The history is the residual of the iterate: recomputed here from the dense matrix.
+    let m = assemble(stencil.taps(), shape, [Edge::Zero; 2]);
+    let ax = matvec(&m, &x.iter().copied().collect::<Vec<_>>());
+    let true_residual = ax.iter().zip(b.iter()).map(|(p, q)| (q - p).powi(2)).sum::<f64>().sqrt();
+    assert!(
+        (true_residual - report.residual_norm()).abs() <= 1e-6 * report.threshold.max(1e-300) + 1e-9,
+        "{true_residual} {report:?}"
+    );
+}
+
+/// `-Laplace + c d/dx + shift`: nonsymmetric, with mirrored (Neumann) walls on axis 0 and a
+/// periodic axis 1.
+fn convection_diffusion() -> DynStencil<f64, 2> {
+    DynStencil::new([([-1, 0], -1.0), ([1, 0], -1.0), ([0, -1], -1.0 - 0.8), ([0, 1], -1.0 + 0.8), ([0, 0], 4.5)])
+}
+
+#[test]
+fn bicgstab_and_gmres_solve_a_nonsymmetric_operator_with_mirrored_and_periodic_sides() {
+    let shape = [11, 14];
+    let stencil = convection_diffusion();
+    let a = StencilOperator::new(stencil.clone(), shape, [Boundary::Neumann, Boundary::Periodic]);
+    let b = rhs(shape);
+    let reference = gauss(assemble(stencil.taps(), shape, [Edge::Mirror, Edge::Wrap]), b.iter().copied().collect());
+    let mut x = Array::zeros(shape);
+    let report = Bicgstab::new().rtol(1e-11).solve(&a, &b, &mut x);
+    assert!(relative_error(&x, &reference) < 1e-8, "bicgstab {} {report:?}", relative_error(&x, &reference));
+    for restart in [5, 30] {
+        let mut x = Array::zeros(shape);
+        let report = Gmres::new().options(SolveOptions::default().rtol(1e-11).restart(restart)).solve(&a, &b, &mut x);
+        assert!(
+            relative_error(&x, &reference) < 1e-8,
+            "gmres({restart}) {} {report:?}",
+            relative_error(&x, &reference)
+        );
+        // GMRES minimizes the residual: its estimates never grow within a cycle.
+        if restart == 30 {
+            let h = &report.residual_history;
+            assert!(h.windows(2).take(29).all(|w| w[1] <= w[0] * (1.0 + 1e-12)), "{h:?}");
+        }
+    }
+}
+
+#[test]
+fn jacobi_cuts_the_iterations_of_a_variable_coefficient_diffusion() {
+    // y = -div(k grad x) + x in 1D with k jumping by 1000, as a closure; its diagonal is known.
+    let n = 200;
+    let k = Array::from_fn([n + 1], |[i]| if i < n / 2 { 1.0 } else { 1000.0 });
+    let apply = |x: &Array<f64, 1>, y: &mut Array<f64, 1>| {
+        for i in 0..n {
+            let left = if i > 0 { x[[i - 1]] } else { 0.0 };
+            let right = if i + 1 < n { x[[i + 1]] } else { 0.0 };
+            y[[i]] = k[[i]] * (x[[i]] - left) + k[[i + 1]] * (x[[i]] - right) + x[[i]];
+        }
+    };
+    let diagonal = Array::from_fn([n], |[i]| k[[i]] + k[[i + 1]] + 1.0);
+    let a = FnOperator::new([n], apply);
+    let b = Array::from_fn([n], |[i]| (i as f64 * 0.3).cos());
+    let (mut plain, mut jacobi) = (Array::zeros([n]), Array::zeros([n]));
+    let cg = Cg::new().rtol(1e-10);
+    let r1 = cg.solve(&a, &b, &mut plain);
+    let r2 = cg.clone().preconditioner(Jacobi::new(&diagonal)).solve(&a, &b, &mut jacobi);
+    assert!(r2.iterations < r1.iterations, "{} vs {}", r2.iterations, r1.iterations);
+    let mut back = Array::zeros([n]);
+    apply(&jacobi, &mut back);
+    let err = (&back - &b).map(|v| v * v).sum().sqrt() / b.map(|v| v * v).sum().sqrt();
+    assert!(err <= 1e-10 * 1.01, "{err}");
+    assert!(plain.iter().zip(jacobi.iter()).all(|(p, q)| (p - q).abs() < 1e-8));
+    // The same preconditioner serves BiCGSTAB and GMRES on the right.
+    for x in [&mut plain, &mut jacobi] {
+        x.fill(0.0);
+    }
+    Bicgstab::new().rtol(1e-10).preconditioner(Jacobi::new(&diagonal)).solve(&a, &b, &mut plain);
+    Gmres::new().rtol(1e-10).preconditioner(Jacobi::new(&diagonal)).solve(&a, &b, &mut jacobi);
+    assert!(plain.iter().zip(jacobi.iter()).all(|(p, q)| (p - q).abs() < 1e-7));
+}
+
+/// `-Laplace u = f` with `u = sin(pi x) sin(pi y)` on the unit square: the 5-point solution's
+/// error falls as `h^2` (a ratio near 4 per halving of `h`).
+#[test]
+fn the_five_point_poisson_solution_converges_at_second_order() {
+    let error = |n: usize| {
+        let h = 1.0 / (n + 1) as f64;
+        let exact = Array::from_fn([n, n], |[i, j]| {
+            let (x, y) = ((i + 1) as f64 * h, (j + 1) as f64 * h);
+            (std::f64::consts::PI * x).sin() * (std::f64::consts::PI * y).sin()
+        });
+        let f = exact.map(|u| -2.0 * std::f64::consts::PI.powi(2) * u); // Laplace u
+        let a = StencilOperator::new(LinearStencil::laplacian_5pt(h), [n, n], [Boundary::Value(0.0); 2]);
+        let mut u = Array::zeros([n, n]);
+        Cg::new().rtol(1e-12).solve(&a, &f, &mut u);
+        (&u - &exact).map(f64::abs).max().unwrap()
+    };
+    let (e1, e2, e3) = (error(15), error(31), error(63));
+    for ratio in [e1 / e2, e2 / e3] {
+        assert!((3.8..4.2).contains(&ratio), "{e1} {e2} {e3}");
+    }
+}
+
+#[test]
+fn f32_and_3d_solve_too() {
+    let shape = [9, 10, 11];
+    let a = StencilOperator::new(LinearStencil::<f32, 3, 1, 7>::laplacian_7pt(1.0), shape, [Boundary::Value(0.0); 3]);
+    let b = Array::from_fn(shape, |[i, j, k]| ((i + 2 * j + 3 * k) % 5) as f32 - 2.0);
+    let mut x = Array::zeros(shape);
+    let report = Cg::new().rtol(1e-5).solve(&a, &b, &mut x);
+    let taps: Vec<([isize; 3], f64)> = LinearStencil::<f64, 3, 1, 7>::laplacian_7pt(1.0).taps().to_vec();
+    let m = assemble(&taps, shape, [Edge::Zero; 3]);
+    let ax = matvec(&m, &x.iter().map(|&v| v as f64).collect::<Vec<_>>());
+    let r = ax.iter().zip(b.iter()).map(|(p, &q)| (q as f64 - p).powi(2)).sum::<f64>().sqrt();
+    let bn = b.iter().map(|&v| (v as f64).powi(2)).sum::<f64>().sqrt();
+    assert!(r <= 2e-5 * bn, "{r} {bn} {report:?}");
+}
+
+#[test]
+fn a_zero_right_hand_side_or_an_exact_guess_takes_no_iteration() {
+    let a = StencilOperator::new(LinearStencil::laplacian_5pt(1.0), [6, 6], [Boundary::Value(0.0); 2]);
+    let mut x = Array::full([6, 6], 3.0);
+    let report = Cg::new().solve(&a, &Array::zeros([6, 6]), &mut x);
+    assert_eq!((report.iterations, x.sum()), (0, 0.0));
+    let b = rhs([6, 6]);
+    Gmres::new().rtol(1e-13).solve(&a, &b, &mut x);
+    let again = Bicgstab::new().rtol(1e-6).solve(&a, &b, &mut x);
+    assert_eq!(again.iterations, 0);
+}
+
+#[test]
+fn errors_say_what_failed_and_leave_the_last_iterate() {
+    let shape = [20, 20];
+    let a = StencilOperator::new(LinearStencil::laplacian_5pt(1.0), shape, [Boundary::Value(0.0); 2]);
+    let b = rhs(shape);
+    let mut x = Array::zeros(shape);
+    let e = Cg::new().max_iters(3).try_solve(&a, &b, &mut x).unwrap_err();
+    assert!(matches!(e, Error::NotConverged { method: "cg", iterations: 3, .. }), "{e:?}");
+    assert!(e.to_string().contains("max_iters"), "{e}");
+    assert!(x.iter().any(|&v| v != 0.0), "the last iterate is kept");
+
+    // An indefinite diagonal: p · A p = 1 - 1 = 0 at once.
+    let d = Array::from_shape_vec([2], vec![1.0, -1.0]).unwrap();
+    let indefinite = FnOperator::new([2], |x: &Array<f64, 1>, y: &mut Array<f64, 1>| y.assign(&(x * &d)));
+    let e = Cg::new().try_solve(&indefinite, &Array::ones([2]), &mut Array::zeros([2])).unwrap_err();
+    assert!(matches!(e, Error::Breakdown { method: "cg", iteration: 0, .. }), "{e:?}");
+    assert!(e.to_string().contains("GMRES"), "{e}");
+    // GMRES solves it.
+    let mut x = Array::zeros([2]);
+    Gmres::new().solve(&indefinite, &Array::ones([2]), &mut x);
+    assert!((x[[0]] - 1.0).abs() < 1e-14 && (x[[1]] + 1.0).abs() < 1e-14, "{x:?}");
+
+    let e = Cg::new().rtol(-1.0).try_solve(&a, &b, &mut Array::zeros([3, 3])).unwrap_err();
+    assert!(matches!(e, Error::ShapeMismatch { .. }), "{e:?}");
+    let e = Cg::new().rtol(-1.0).try_solve(&a, &b, &mut Array::zeros(shape)).unwrap_err();
+    assert!(matches!(e, Error::Parameter { .. }) && e.to_string().contains("rtol is -1"), "{e}");
+    let e = Gmres::new()
+        .options(SolveOptions::default().restart(0))
+        .try_solve(&a, &b, &mut Array::zeros(shape))
+        .unwrap_err();
+    assert!(e.to_string().contains("restart is 0"), "{e}");
+    let e = Cg::new().try_solve(&a, &b.map(|v| v * f64::NAN), &mut Array::zeros(shape)).unwrap_err();
+    assert!(matches!(e, Error::Parameter { .. }) && e.to_string().contains("NaN"), "{e}");
+    let e = StencilOperator::try_new(LinearStencil::laplacian_5pt(1.0), shape, [Boundary::Value(1.0); 2]).unwrap_err();
+    assert!(e.to_string().contains("right-hand side"), "{e}");
+    let e = StencilOperator::try_new(LinearStencil::laplacian_5pt(1.0), [0, 3], [Boundary::Value(0.0); 2]).unwrap_err();
+    assert!(e.to_string().contains("empty"), "{e}");
+}
+
+#[test]
+#[should_panic(expected = "no convergence in 2 iterations")]
+fn solve_panics_with_the_message() {
+    let a = StencilOperator::new(LinearStencil::laplacian_5pt(1.0), [9, 9], [Boundary::Value(0.0); 2]);
+    Cg::new().max_iters(2).solve(&a, &rhs([9, 9]), &mut Array::zeros([9, 9]));
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    /// Random symmetric positive definite matrices (M^T M + I): CG meets its tolerance, checked
+    /// by a naive product.
+    #[test]
+    fn cg_meets_its_tolerance_on_random_spd_matrices(n in 1usize..24, seed in any::<u64>()) {
+        let m = dense::random(n, seed);
+        let spd: Vec<Vec<f64>> = (0..n).map(|i| (0..n).map(|j| {
+            (0..n).map(|k| m[k][i] * m[k][j]).sum::<f64>() + if i == j { 1.0 } else { 0.0 }
+        }).collect()).collect();
+        check_solver(&spd, seed, |a, b, x| Cg::new().rtol(1e-10).try_solve(a, b, x).map(|_| ()));
+    }
+
+    /// Random nonsymmetric, diagonally dominant matrices: BiCGSTAB and GMRES meet theirs.
+    #[test]
+    fn bicgstab_and_gmres_meet_their_tolerance_on_random_matrices(n in 1usize..24, seed in any::<u64>()) {
+        let mut m = dense::random(n, seed);
+        for (i, row) in m.iter_mut().enumerate() {
+            row[i] += 2.0 * n as f64;
+        }
+        check_solver(&m, seed, |a, b, x| Bicgstab::new().rtol(1e-10).try_solve(a, b, x).map(|_| ()));
+        check_solver(&m, seed, |a, b, x| {
+            Gmres::new().options(SolveOptions::default().rtol(1e-10).restart(1 + n / 3)).try_solve(a, b, x).map(|_| ())
+        });
+    }
+}
+
+/// Solves `m x = b` for a random `b` with `solve` and checks `‖b − m x‖ ≤ 1e-10 ‖b‖` (a little
+/// slack for the last rounding).
+fn check_solver(
+    m: &[Vec<f64>],
+    seed: u64,
+    solve: impl Fn(&dyn cnda::solve::LinearOperator<f64, 1, Cpu>, &Array<f64, 1>, &mut Array<f64, 1>) -> cnda::Result<()>,
+) {
+    let n = m.len();
+    let op = FnOperator::new([n], |x: &Array<f64, 1>, y: &mut Array<f64, 1>| {
+        let r = matvec(m, x.as_slice());
+        y.as_mut_slice().copy_from_slice(&r);
+    });
+    let b = Array::from_shape_vec([n], dense::random_vec(n, seed ^ 0x5eed)).unwrap();
+    let mut x = Array::zeros([n]);
+    solve(&op, &b, &mut x).unwrap();
+    let r = matvec(m, x.as_slice());
+    let res = r.iter().zip(b.iter()).map(|(p, q)| (q - p).powi(2)).sum::<f64>().sqrt();
+    let bn = b.iter().map(|q| q * q).sum::<f64>().sqrt();
+    assert!(res <= 1.01e-10 * bn, "{res} {bn}");
+}

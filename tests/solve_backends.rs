@@ -1,0 +1,136 @@
+//! The Krylov solvers on every backend, written once: the model backend (naive kernels under the
+//! same generic algorithms), CUDA (the CPU-hosted device in CI) and WebGPU (lavapipe), each
+//! against the dense reference on the host and against the CPU's solve. Device reductions sum in
+//! another order than the CPU's pairwise sum, so iterates agree to the tolerance, not bit for bit.
+
+use cnda::kernel::{Download, StencilKernels};
+use cnda::prelude::*;
+use cnda::solve::{
+    Bicgstab, Cg, FnOperator, Gmres, Jacobi, SolveOptions, SolverBackend, SolverScalar, StencilOperator,
+};
+use cnda::stencil::{Boundary, DynStencil, LinearStencil};
+
+#[path = "common/dense.rs"]
+mod dense;
+#[path = "common/model.rs"]
+mod model;
+
+/// `‖b − m x‖ / ‖b‖` on the host, in f64.
+fn relative_residual<T: SolverScalar>(m: &[Vec<f64>], b: &Array<T, 2>, x: &Array<T, 2>) -> f64 {
+    let x: Vec<f64> = x.iter().map(|&v| v.into()).collect();
+    let b: Vec<f64> = b.iter().map(|&v| v.into()).collect();
+    let r = dense::matvec(m, &x);
+    let norm = |v: &mut dyn Iterator<Item = f64>| v.map(|q| q * q).sum::<f64>().sqrt();
+    norm(&mut r.iter().zip(&b).map(|(p, q)| q - p)) / norm(&mut b.iter().copied())
+}
+
+fn max_difference<T: SolverScalar>(a: &Array<T, 2>, b: &Array<T, 2>) -> f64 {
+    let scale = b.iter().fold(0f64, |m, &v| m.max(v.into().abs()));
+    a.iter().zip(b.iter()).fold(0f64, |m, (&p, &q)| m.max((p.into() - q.into()).abs())) / scale
+}
+
+/// A solve of `b` into `x` (a method with its operator).
+type SolveFn<'a, T, B> = &'a dyn Fn(&Array<T, 2, B>, &mut Array<T, 2, B>);
+
+/// Every method on backend `B` (arrays moved there by `upload`), against the dense reference and
+/// the CPU; `rtol` suits `T`.
+fn solves_on<T, B>(name: &str, rtol: f64, upload: impl Fn(&Array<T, 2>) -> Array<T, 2, B>)
+where
+    T: SolverScalar,
+    B: SolverBackend + StencilKernels + Download,
+{
+    let shape = [24, 20];
+    let b = Array::from_fn(shape, |[i, j]| T::from_f64(((i * 7 + j * 3) % 11) as f64 - 4.5));
+    let on_device = |solve: SolveFn<'_, T, B>| {
+        let mut x = upload(&Array::zeros(shape));
+        solve(&upload(&b), &mut x);
+        x.to_host()
+    };
+    let on_cpu = |solve: SolveFn<'_, T, Cpu>| {
+        let mut x = Array::zeros(shape);
+        solve(&b, &mut x);
+        x
+    };
+    let check = |what: &str, m: &[Vec<f64>], device: &Array<T, 2>, cpu: &Array<T, 2>| {
+        let (res, diff) = (relative_residual(m, &b, device), max_difference(device, cpu));
+        assert!(res <= 10.0 * rtol, "{name} {what}: residual {res}");
+        assert!(diff <= 100.0 * rtol, "{name} {what}: {diff} from the CPU's solution");
+    };
+
+    // CG on the 5-point Poisson problem with walls.
+    let lap = LinearStencil::laplacian_5pt(T::ONE);
+    let poisson = StencilOperator::new(lap, shape, [Boundary::Value(T::ZERO); 2]);
+    let taps: Vec<([isize; 2], f64)> = lap.taps().iter().map(|&(o, w)| (o, w.into())).collect();
+    let m = dense::assemble(&taps, shape, [dense::Edge::Zero; 2]);
+    let cg = Cg::new().rtol(rtol);
+    check(
+        "cg",
+        &m,
+        &on_device(&|b, x| drop(cg.solve(&poisson, b, x))),
+        &on_cpu(&|b, x| drop(cg.solve(&poisson, b, x))),
+    );
+
+    // BiCGSTAB and GMRES on a nonsymmetric operator with mirrored and periodic sides.
+    let w = |v: f64| T::from_f64(v);
+    let taps = [([-1, 0], -1.0), ([1, 0], -1.0), ([0, -1], -1.8), ([0, 1], -0.2), ([0, 0], 4.5)];
+    let stencil = DynStencil::new(taps.map(|(o, v)| (o, w(v))));
+    let convection = StencilOperator::new(stencil, shape, [Boundary::Neumann, Boundary::Periodic]);
+    let m = dense::assemble(&taps, shape, [dense::Edge::Mirror, dense::Edge::Wrap]);
+    let bicgstab = Bicgstab::new().rtol(rtol);
+    check(
+        "bicgstab",
+        &m,
+        &on_device(&|b, x| drop(bicgstab.solve(&convection, b, x))),
+        &on_cpu(&|b, x| drop(bicgstab.solve(&convection, b, x))),
+    );
+    let gmres = Gmres::new().options(SolveOptions::default().rtol(rtol).restart(10));
+    check(
+        "gmres",
+        &m,
+        &on_device(&|b, x| drop(gmres.solve(&convection, b, x))),
+        &on_cpu(&|b, x| drop(gmres.solve(&convection, b, x))),
+    );
+
+    // Jacobi on the device: exact in one iteration for a diagonal operator (a closure of device
+    // ops).
+    let diagonal = Array::from_fn(shape, |[i, j]| w(1.0 + (i + j) as f64));
+    let d = upload(&diagonal);
+    let scaled = FnOperator::new(shape, |x: &Array<T, 2, B>, y: &mut Array<T, 2, B>| y.assign(&(x * &d)));
+    let mut x = upload(&Array::zeros(shape));
+    let report = Cg::new().rtol(rtol).preconditioner(Jacobi::new(&d)).solve(&scaled, &upload(&b), &mut x);
+    assert_eq!(report.iterations, 1, "{name} jacobi");
+    let expected = Array::from_fn(shape, |[i, j]| b[[i, j]] / diagonal[[i, j]]);
+    assert!(max_difference(&x.to_host(), &expected) <= 4.0 * rtol, "{name} jacobi");
+}
+
+#[test]
+fn the_model_backend_solves_as_the_cpu_does() {
+    solves_on::<f64, model::Model>("model", 1e-10, |a| model::model(3, a.shape(), |i| a[i]));
+}
+
+#[cfg(feature = "cuda")]
+#[test]
+fn cuda_solves_as_the_cpu_does() {
+    let dev = match CudaDevice::new(0) {
+        Ok(dev) => dev,
+        Err(e) => {
+            assert!(std::env::var_os("CNDA_REQUIRE_CUDA").is_none(), "CNDA_REQUIRE_CUDA is set but: {e}");
+            return eprintln!("SKIP: {e}");
+        }
+    };
+    solves_on::<f32, Cuda>("cuda f32", 1e-5, |a| a.to_device(&dev));
+    solves_on::<f64, Cuda>("cuda f64", 1e-10, |a| a.to_device(&dev));
+}
+
+#[cfg(feature = "wgpu")]
+#[test]
+fn webgpu_solves_as_the_cpu_does() {
+    let dev = match WgpuDevice::new() {
+        Ok(dev) => dev,
+        Err(e) => {
+            assert!(std::env::var_os("CNDA_REQUIRE_WGPU").is_none(), "CNDA_REQUIRE_WGPU is set but: {e}");
+            return eprintln!("SKIP: {e}");
+        }
+    };
+    solves_on::<f32, Wgpu>("webgpu f32", 1e-5, |a| a.to_device(&dev));
+}
