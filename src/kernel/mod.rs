@@ -2,7 +2,7 @@
 //! calls, and nothing else. [`Backend`] and [`Allocator`] say where elements live and how memory
 //! is obtained; [`Desc`] is what a kernel receives for one operand; [`tokens`] name the ops; one
 //! kernel trait per op family ([`ElementwiseKernels`], [`CopyKernels`], [`ReduceKernels`],
-//! [`MatmulKernels`], [`StencilKernels`]) and the transfer traits ([`WriteFromHost`],
+//! [`MatmulKernels`], [`StencilKernels`], [`VectorKernels`]) and the transfer traits ([`WriteFromHost`],
 //! [`Download`], [`Upload`]) state what a backend must do, with their safety contracts; the
 //! host engine (`host`) names the loops host-side closures run on.
 //!
@@ -22,6 +22,7 @@ mod reduce;
 mod stencil;
 pub mod tokens;
 mod transfer;
+mod vector;
 
 pub(crate) use alloc::init_buffer;
 pub use alloc::Allocator;
@@ -37,3 +38,4 @@ pub use reduce::ReduceKernels;
 pub use stencil::{ExprStencilKernels, StencilKernels};
 pub(crate) use transfer::try_zeroed_vec;
 pub use transfer::{Download, HostStaging, Upload, WriteFromHost};
+pub use vector::VectorKernels;

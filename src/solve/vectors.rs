@@ -8,17 +8,16 @@
 use crate::array::Array;
 use crate::element::{Float, Pod};
 use crate::error::{Error, Result};
-use crate::kernel::tokens::{Add, Mul, ScalarRight, Second, Sum};
-use crate::kernel::{merged2, merged3, Backend, CopyKernels, Desc, ElementwiseKernels, ReduceKernels};
+use crate::kernel::tokens::{Mul, ScalarRight, Second};
+use crate::kernel::{Backend, CopyKernels, Desc, ElementwiseKernels, ReduceKernels, VectorKernels};
 use crate::ops::elementwise::{update, update_unary};
 use crate::ops::output::same_device;
-use crate::ops::reduce::reduce;
 
-/// The backends the solvers run on: elementwise, reduction and copy kernels. Every backend of
-/// cnda has them (`Cpu`, `Cuda`, `Wgpu`).
-pub trait SolverBackend: ElementwiseKernels + ReduceKernels + CopyKernels {}
+/// The backends the solvers run on: elementwise, reduction, copy and vector kernels. Every
+/// backend of cnda has them (`Cpu`, `Cuda`, `Wgpu`).
+pub trait SolverBackend: ElementwiseKernels + ReduceKernels + CopyKernels + VectorKernels {}
 
-impl<B: ElementwiseKernels + ReduceKernels + CopyKernels> SolverBackend for B {}
+impl<B: ElementwiseKernels + ReduceKernels + CopyKernels + VectorKernels> SolverBackend for B {}
 
 /// The element types the solvers take: `f32` and `f64` (the recurrences' scalars are kept in
 /// `f64`).
@@ -97,23 +96,19 @@ impl<T: SolverScalar, const N: usize, B: SolverBackend> Space<T, N, B> {
         Ok((0..N).fold(d, |d, k| d.narrowed(k, self.halo[k], self.shape[k])))
     }
 
-    /// `x · y` over the interiors, accumulated by the backend's sum (pairwise on the CPU).
+    /// `x · y` over the interiors (the backend's `dot`: one pass on the CPU).
     ///
     /// # Errors
     ///
     /// `Error::ShapeMismatch` when an operand lost the padded shape; `Error::Device`.
     pub(super) fn dot(&mut self, x: &Array<T, N, B>, y: &Array<T, N, B>) -> Result<f64> {
-        let (x, y) = (self.inner(x.desc())?, self.inner(y.desc())?);
         let scratch = self.scratch.desc_mut();
-        let out = self.inner(scratch)?;
-        let [out, x, y] = merged3(out, x, y);
-        // SAFETY: `out` is the interior of the scratch vector, which `&mut self` borrows uniquely
-        // and no operand overlaps (the solver's vectors are distinct arrays); `x` and `y` are
-        // interiors of live arrays of the checked padded shape, on the space's device.
-        unsafe { B::binary(&B::handle_device(out.handle), Mul, out, x, y) }?;
-        // SAFETY: the scratch interior just written; nothing writes it during the call.
-        let sum = unsafe { reduce(Sum, self.inner(self.scratch.desc())?) }?;
-        Ok(sum.map_or(0.0, Into::into))
+        let (x, y, s) = (self.inner(x.desc())?, self.inner(y.desc())?, self.inner(scratch)?);
+        // SAFETY: `x` and `y` are interiors of live arrays of the checked padded shape on the
+        // space's device; `s` is the interior of the scratch vector, which `&mut self` borrows
+        // uniquely and no operand overlaps (the solver's vectors are distinct arrays).
+        let sum = unsafe { B::dot(&B::handle_device(s.handle), x, y, s) }?;
+        Ok(sum.into())
     }
 
     /// `‖x‖₂` over the interior.
@@ -122,14 +117,21 @@ impl<T: SolverScalar, const N: usize, B: SolverBackend> Space<T, N, B> {
     ///
     /// As for [`Space::dot`].
     pub(super) fn norm(&mut self, x: &Array<T, N, B>) -> Result<f64> {
+        Ok(self.dot(x, x)?.sqrt())
+    }
+
+    /// `y = a x + b y` over the interiors (the backend's `axpby`: one pass on the CPU).
+    ///
+    /// # Errors
+    ///
+    /// As for [`Space::dot`].
+    fn axpby(&mut self, a: f64, x: &Array<T, N, B>, b: f64, y: &mut Array<T, N, B>) -> Result<()> {
         let scratch = self.scratch.desc_mut();
-        let (d, s) = (self.inner(x.desc())?, self.inner(scratch)?);
-        let (s, d) = merged2(s, d);
-        // SAFETY: as in `dot`, with one operand.
-        unsafe { B::binary(&B::handle_device(s.handle), Mul, s, d, d) }?;
-        // SAFETY: as in `dot`.
-        let sum = unsafe { reduce(Sum, self.inner(self.scratch.desc())?) }?;
-        Ok(sum.map_or(0.0, Into::into).sqrt())
+        let (x, y, s) = (self.inner(x.desc())?, self.inner(y.desc_mut())?, self.inner(scratch)?);
+        let dev = B::handle_device(y.handle);
+        // SAFETY: `y` is uniquely borrowed, so distinct from the shared `x` and from the scratch
+        // vector `&mut self` holds; all three are live interiors of the checked shape.
+        unsafe { B::axpby(&dev, T::from_f64(a), x, T::from_f64(b), y, s) }
     }
 
     /// `y += a x` over the interiors.
@@ -138,15 +140,7 @@ impl<T: SolverScalar, const N: usize, B: SolverBackend> Space<T, N, B> {
     ///
     /// As for [`Space::dot`].
     pub(super) fn axpy(&mut self, y: &mut Array<T, N, B>, a: f64, x: &Array<T, N, B>) -> Result<()> {
-        let x = self.inner(x.desc())?;
-        let scratch = self.scratch.desc_mut();
-        let s = self.inner(scratch)?;
-        let (s, x) = merged2(s, x);
-        // SAFETY: as in `dot`: the scratch interior, written from a distinct live operand.
-        unsafe { B::unary(&B::handle_device(s.handle), ScalarRight(Mul, T::from_f64(a)), s, x) }?;
-        let (y, s) = (self.inner(y.desc_mut())?, self.inner(self.scratch.desc())?);
-        // SAFETY: `y` is uniquely borrowed and distinct from the scratch vector.
-        unsafe { update(Add, y, s) }
+        self.axpby(a, x, 1.0, y)
     }
 
     /// `y = x + b y` over the interiors.
@@ -154,9 +148,8 @@ impl<T: SolverScalar, const N: usize, B: SolverBackend> Space<T, N, B> {
     /// # Errors
     ///
     /// As for [`Space::dot`].
-    pub(super) fn xpby(&self, y: &mut Array<T, N, B>, x: &Array<T, N, B>, b: f64) -> Result<()> {
-        self.scale(y, b)?;
-        self.combine(Add, y, x)
+    pub(super) fn xpby(&mut self, y: &mut Array<T, N, B>, x: &Array<T, N, B>, b: f64) -> Result<()> {
+        self.axpby(1.0, x, b, y)
     }
 
     /// `y *= a` over the interior.

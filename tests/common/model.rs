@@ -266,6 +266,9 @@ unsafe impl ReduceKernels for Model {
 }
 
 // SAFETY: writes every destination index once.
+// SAFETY: the provided methods, through the kernels above.
+unsafe impl cnda::kernel::VectorKernels for Model {}
+
 unsafe impl CopyKernels for Model {
     unsafe fn copy<T: Pod, const N: usize>(
         _: &Dev,

@@ -23,6 +23,7 @@ mod taps;
 #[cfg(feature = "rayon")]
 pub(crate) mod threads;
 mod transfer;
+mod vector;
 
 pub use alloc::CpuAlloc;
 pub use block::HostBlock;

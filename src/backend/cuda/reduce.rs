@@ -1,5 +1,5 @@
 //! The reduction kernels for `Cuda`: two-pass block-tree folds, folds along the last axis, and
-//! arg-reductions carrying indices.
+//! arg-reductions carrying indices; the solvers' vector kernels through them.
 
 use cudarc::driver::PushKernelArg;
 
@@ -129,3 +129,7 @@ unsafe impl ReduceKernels for Cuda {
         usize::try_from(at).map_err(|_| device_error(format!("{name} found no element in {n}")))
     }
 }
+
+// SAFETY: the provided methods, through this backend's elementwise and reduction kernels (fused
+// one-pass kernels are a later step).
+unsafe impl crate::kernel::VectorKernels for Cuda {}

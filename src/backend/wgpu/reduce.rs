@@ -128,3 +128,7 @@ unsafe impl ReduceKernels for Wgpu {
         usize::try_from(at).map_err(|_| device_error(format!("{} found no element", Op::NAME)))
     }
 }
+
+// SAFETY: the provided methods, through this backend's elementwise and reduction kernels (fused
+// one-pass kernels are a later step).
+unsafe impl crate::kernel::VectorKernels for Wgpu {}
