@@ -6,7 +6,8 @@
 use cnda::kernel::{Download, StencilKernels};
 use cnda::prelude::*;
 use cnda::solve::{
-    Bicgstab, Cg, FnOperator, Gmres, Jacobi, SolveOptions, SolverBackend, SolverScalar, StencilOperator,
+    Bicgstab, Cg, FnOperator, Gmres, Jacobi, Multigrid, MultigridOptions, SolveOptions, SolverBackend, SolverScalar,
+    StencilOperator,
 };
 use cnda::stencil::{Boundary, DynStencil, LinearStencil};
 
@@ -90,6 +91,26 @@ where
         &on_device(&|b, x| drop(gmres.solve(&convection, b, x))),
         &on_cpu(&|b, x| drop(gmres.solve(&convection, b, x))),
     );
+
+    // Multigrid's levels on the device, a V-cycle as CG's preconditioner (2^5 - 1 points per
+    // axis: five levels down to 3 x 3).
+    let n = 31;
+    let mg_b = Array::from_fn([n, n], |[i, j]| T::from_f64(((i * 5 + j * 11) % 13) as f64 - 6.0));
+    let poisson = StencilOperator::new(lap, [n, n], [Boundary::Value(T::ZERO); 2]);
+    let options = MultigridOptions { coarsest: 9, ..Default::default() };
+    let alloc = upload(&Array::zeros([1, 1])).allocator();
+    let preconditioned = Cg::new().rtol(rtol).preconditioner(Multigrid::new_in(&alloc, &poisson, options));
+    let mut x = upload(&Array::zeros([n, n]));
+    let report = preconditioned.solve(&poisson, &upload(&mg_b), &mut x);
+    assert!(report.iterations <= 8, "{name} multigrid: {report:?}");
+    let on_cpu = Cg::new().rtol(rtol).preconditioner(Multigrid::new_in(&Cpu, &poisson, options));
+    let mut cpu = Array::zeros([n, n]);
+    on_cpu.solve(&poisson, &mg_b, &mut cpu);
+    let taps: Vec<([isize; 2], f64)> = lap.taps().iter().map(|&(o, w)| (o, w.into())).collect();
+    let m = dense::assemble(&taps, [n, n], [dense::Edge::Zero; 2]);
+    let x = x.to_host();
+    assert!(relative_residual(&m, &mg_b, &x) <= 10.0 * rtol, "{name} multigrid residual");
+    assert!(max_difference(&x, &cpu) <= 100.0 * rtol, "{name} multigrid: from the CPU's solution");
 
     // Jacobi on the device: exact in one iteration for a diagonal operator (a closure of device
     // ops).

@@ -133,6 +133,11 @@ impl<T: Numeric, const N: usize> StencilOperator<T, N> {
     pub fn stencil(&self) -> &DynStencil<T, N> {
         &self.stencil
     }
+
+    /// The boundary conditions.
+    pub fn boundaries(&self) -> &Boundaries<T, N> {
+        &self.boundaries
+    }
 }
 
 impl<T: Numeric, const N: usize, B: StencilKernels + CopyKernels> LinearOperator<T, N, B> for StencilOperator<T, N> {

@@ -58,16 +58,44 @@ impl<T: SolverScalar, const N: usize, B: SolverBackend> Space<T, N, B> {
         }
         let dev = B::handle_device(b.desc().handle);
         same_device::<B>(method, &dev, &[B::handle_device(x.desc().handle)])?;
-        let mut padded = [0; N];
-        for k in 0..N {
-            padded[k] = halo[k]
-                .checked_mul(2)
-                .and_then(|h| h.checked_add(shape[k]))
-                .ok_or_else(|| Error::Overflow { op: method, shape: shape.to_vec(), elem_size: size_of::<T>() })?;
-        }
+        let padded = padded_shape::<T, N>(method, shape, halo)?;
         let alloc = b.allocator();
         let scratch = Array::try_zeros_in(&alloc, padded)?;
         Ok(Space { method, shape, halo, padded, alloc, scratch })
+    }
+
+    /// The space of a level of `shape` padded by `halo`, with vectors from `alloc` (multigrid's
+    /// levels, which no caller's array describes).
+    ///
+    /// # Errors
+    ///
+    /// `Error::Overflow`; `Error::Alloc`.
+    pub(super) fn for_shape(
+        method: &'static str,
+        shape: [usize; N],
+        halo: [usize; N],
+        alloc: B::Alloc,
+    ) -> Result<Self> {
+        let padded = padded_shape::<T, N>(method, shape, halo)?;
+        let scratch = Array::try_zeros_in(&alloc, padded)?;
+        Ok(Space { method, shape, halo, padded, alloc, scratch })
+    }
+
+    /// The shape of the unknowns.
+    pub(super) fn shape(&self) -> [usize; N] {
+        self.shape
+    }
+
+    /// `y *= m` over the interiors (a mask of zeros and ones selects points).
+    ///
+    /// # Errors
+    ///
+    /// As for [`Space::dot`].
+    pub(super) fn multiply(&self, y: &mut Array<T, N, B>, m: &Array<T, N, B>) -> Result<()> {
+        let (y, m) = (self.interior(y.desc_mut())?, self.interior(m.desc())?);
+        // SAFETY: `y` is uniquely borrowed, so distinct from the shared `m`; both live, of the
+        // checked shape.
+        unsafe { update(Mul, y, m) }
     }
 
     /// A zero vector (halo included).
@@ -85,7 +113,7 @@ impl<T: SolverScalar, const N: usize, B: SolverBackend> Space<T, N, B> {
     }
 
     /// The interior of `d`, after checking that `d` still has the padded shape.
-    fn inner(&self, d: Desc<B, T, N>) -> Result<Desc<B, T, N>> {
+    pub(super) fn interior(&self, d: Desc<B, T, N>) -> Result<Desc<B, T, N>> {
         if d.shape != self.padded {
             return Err(Error::ShapeMismatch {
                 op: self.method,
@@ -103,7 +131,7 @@ impl<T: SolverScalar, const N: usize, B: SolverBackend> Space<T, N, B> {
     /// `Error::ShapeMismatch` when an operand lost the padded shape; `Error::Device`.
     pub(super) fn dot(&mut self, x: &Array<T, N, B>, y: &Array<T, N, B>) -> Result<f64> {
         let scratch = self.scratch.desc_mut();
-        let (x, y, s) = (self.inner(x.desc())?, self.inner(y.desc())?, self.inner(scratch)?);
+        let (x, y, s) = (self.interior(x.desc())?, self.interior(y.desc())?, self.interior(scratch)?);
         // SAFETY: `x` and `y` are interiors of live arrays of the checked padded shape on the
         // space's device; `s` is the interior of the scratch vector, which `&mut self` borrows
         // uniquely and no operand overlaps (the solver's vectors are distinct arrays).
@@ -127,7 +155,7 @@ impl<T: SolverScalar, const N: usize, B: SolverBackend> Space<T, N, B> {
     /// As for [`Space::dot`].
     fn axpby(&mut self, a: f64, x: &Array<T, N, B>, b: f64, y: &mut Array<T, N, B>) -> Result<()> {
         let scratch = self.scratch.desc_mut();
-        let (x, y, s) = (self.inner(x.desc())?, self.inner(y.desc_mut())?, self.inner(scratch)?);
+        let (x, y, s) = (self.interior(x.desc())?, self.interior(y.desc_mut())?, self.interior(scratch)?);
         let dev = B::handle_device(y.handle);
         // SAFETY: `y` is uniquely borrowed, so distinct from the shared `x` and from the scratch
         // vector `&mut self` holds; all three are live interiors of the checked shape.
@@ -158,7 +186,7 @@ impl<T: SolverScalar, const N: usize, B: SolverBackend> Space<T, N, B> {
     ///
     /// As for [`Space::dot`].
     pub(super) fn scale(&self, y: &mut Array<T, N, B>, a: f64) -> Result<()> {
-        let y = self.inner(y.desc_mut())?;
+        let y = self.interior(y.desc_mut())?;
         // SAFETY: `y` is uniquely borrowed, live, of the checked shape.
         unsafe { update_unary(ScalarRight(Mul, T::from_f64(a)), y) }
     }
@@ -179,7 +207,7 @@ impl<T: SolverScalar, const N: usize, B: SolverBackend> Space<T, N, B> {
         y: &mut Array<T, N, B>,
         x: &Array<T, N, B>,
     ) -> Result<()> {
-        let (y, x) = (self.inner(y.desc_mut())?, self.inner(x.desc())?);
+        let (y, x) = (self.interior(y.desc_mut())?, self.interior(x.desc())?);
         // SAFETY: `y` is uniquely borrowed, so distinct from the shared `x`; both live, of the
         // checked shape.
         unsafe { update(op, y, x) }
@@ -191,7 +219,7 @@ impl<T: SolverScalar, const N: usize, B: SolverBackend> Space<T, N, B> {
     ///
     /// `Error::DeviceMismatch`; as for [`Space::dot`].
     pub(super) fn load(&self, v: &mut Array<T, N, B>, user: &Array<T, N, B>) -> Result<()> {
-        let v = self.inner(v.desc_mut())?;
+        let v = self.interior(v.desc_mut())?;
         // SAFETY: `v` is uniquely borrowed; `user` is a live array of the interior's shape
         // (checked in `new`, and a shared borrow cannot change it), distinct from `v`.
         unsafe { update(Second, v, user.desc()) }
@@ -203,7 +231,7 @@ impl<T: SolverScalar, const N: usize, B: SolverBackend> Space<T, N, B> {
     ///
     /// As for [`Space::load`].
     pub(super) fn store(&self, user: &mut Array<T, N, B>, v: &Array<T, N, B>) -> Result<()> {
-        let v = self.inner(v.desc())?;
+        let v = self.interior(v.desc())?;
         if user.shape() != self.shape {
             return Err(Error::ShapeMismatch {
                 op: self.method,
@@ -214,4 +242,21 @@ impl<T: SolverScalar, const N: usize, B: SolverBackend> Space<T, N, B> {
         // SAFETY: `user` is uniquely borrowed, of the interior's shape; `v` is distinct and live.
         unsafe { update(Second, user.desc_mut(), v) }
     }
+}
+
+/// `shape + 2 halo` on every axis.
+///
+/// # Errors
+///
+/// `Error::Overflow` when an axis does not fit a `usize`.
+fn padded_shape<T, const N: usize>(method: &'static str, shape: [usize; N], halo: [usize; N]) -> Result<[usize; N]> {
+    let mut padded = [0; N];
+    for k in 0..N {
+        padded[k] = halo[k].checked_mul(2).and_then(|h| h.checked_add(shape[k])).ok_or_else(|| Error::Overflow {
+            op: method,
+            shape: shape.to_vec(),
+            elem_size: size_of::<T>(),
+        })?;
+    }
+    Ok(padded)
 }

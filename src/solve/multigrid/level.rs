@@ -1,0 +1,172 @@
+//! One level of the hierarchy: its operator, vectors (padded by the operator's halo) and the
+//! smoothers and grid transfers that run on them, through the backend's stencil, vector and copy
+//! kernels.
+
+use super::Smoother;
+use crate::array::Array;
+use crate::error::Result;
+use crate::kernel::tokens::Second;
+use crate::kernel::{Desc, StencilKernels};
+use crate::ops::elementwise::update;
+use crate::ops::fill_copy::fill;
+use crate::solve::operator::{LinearOperator, StencilOperator};
+use crate::solve::vectors::{SolverBackend, SolverScalar, Space};
+use crate::stencil::{try_fill_boundaries, Boundaries, DynStencil};
+
+/// A level: `A x = b` on its grid, with the residual `r` and a scratch vector.
+pub(super) struct Level<T: SolverScalar, const N: usize, B: SolverBackend> {
+    pub(super) op: StencilOperator<T, N>,
+    pub(super) space: Space<T, N, B>,
+    pub(super) x: Array<T, N, B>,
+    pub(super) b: Array<T, N, B>,
+    pub(super) r: Array<T, N, B>,
+    scratch: Array<T, N, B>,
+    /// `1 / a_0`, the inverse of the centre weight (the diagonal of a constant stencil).
+    inverse_diagonal: f64,
+    /// Red-black masks (ones on points of even, then odd, index sum), for that smoother.
+    colours: Option<[Array<T, N, B>; 2]>,
+}
+
+impl<T: SolverScalar, const N: usize, B: SolverBackend + StencilKernels> Level<T, N, B> {
+    /// The level of `op`, its vectors from `alloc`.
+    ///
+    /// # Errors
+    ///
+    /// `Error::Alloc`; `Error::Parameter` for a stencil without a non-zero centre weight.
+    pub(super) fn new(op: StencilOperator<T, N>, alloc: &B::Alloc, smoother: Smoother) -> Result<Self> {
+        let centre = op.stencil().taps().iter().filter(|(o, _)| *o == [0; N]).map(|&(_, w)| w.into()).sum::<f64>();
+        if centre == 0.0 || !centre.is_finite() {
+            return Err(crate::Error::Parameter {
+                op: "Multigrid::new",
+                reason: format!("the stencil's centre weight is {centre}, which the smoothers divide by"),
+                fix: "multigrid needs a stencil with a non-zero centre (a diagonal), such as a Laplacian",
+            });
+        }
+        let shape = LinearOperator::<T, N, B>::shape(&op);
+        let halo = LinearOperator::<T, N, B>::halo(&op);
+        let space = Space::for_shape("multigrid", shape, halo, alloc.clone())?;
+        let (x, b, r, scratch) = (space.vector()?, space.vector()?, space.vector()?, space.vector()?);
+        let colours = match smoother {
+            Smoother::RedBlack => Some([checkerboard(&space, 0)?, checkerboard(&space, 1)?]),
+            Smoother::Jacobi { .. } => None,
+        };
+        Ok(Level { op, space, x, b, r, scratch, inverse_diagonal: 1.0 / centre, colours })
+    }
+
+    /// `r = b − A x`.
+    ///
+    /// # Errors
+    ///
+    /// The kernels' errors.
+    pub(super) fn residual(&mut self) -> Result<()> {
+        self.op.try_apply(&mut self.x, &mut self.r)?;
+        self.space.xpby(&mut self.r, &self.b, -1.0)
+    }
+
+    /// `sweeps` sweeps of `smoother` on `A x = b`; red-black sweeps take the colours in reverse
+    /// order when `reverse` (post-smoothing, so a V-cycle stays symmetric).
+    ///
+    /// # Errors
+    ///
+    /// The kernels' errors.
+    pub(super) fn smooth(&mut self, smoother: Smoother, sweeps: usize, reverse: bool) -> Result<()> {
+        for _ in 0..sweeps {
+            match (smoother, &self.colours) {
+                (Smoother::Jacobi { omega }, _) => {
+                    self.residual()?;
+                    self.space.axpy(&mut self.x, omega * self.inverse_diagonal, &self.r)?;
+                }
+                (Smoother::RedBlack, Some(colours)) => {
+                    let order = if reverse { [1, 0] } else { [0, 1] };
+                    for c in order {
+                        self.op.try_apply(&mut self.x, &mut self.r)?;
+                        self.space.xpby(&mut self.r, &self.b, -1.0)?;
+                        self.space.multiply(&mut self.r, &colours[c])?;
+                        self.space.axpy(&mut self.x, self.inverse_diagonal, &self.r)?;
+                    }
+                }
+                (Smoother::RedBlack, None) => unreachable!("red-black levels are built with their masks"),
+            }
+        }
+        Ok(())
+    }
+
+    /// The points of this level that coincide with coarse points (`2 I + 1`), as a descriptor of
+    /// `v` with the coarse shape.
+    fn coincident(&self, v: Desc<B, T, N>, coarse: [usize; N]) -> Result<Desc<B, T, N>> {
+        let inner = self.space.interior(v)?;
+        Ok(lattice(inner, [1; N], coarse))
+    }
+
+    /// `coarse.b = R r` (full weighting of this level's residual), `coarse.x = 0`.
+    ///
+    /// # Errors
+    ///
+    /// The kernels' errors.
+    pub(super) fn restrict_to(
+        &mut self,
+        coarse: &mut Self,
+        weighting: &DynStencil<T, N>,
+        zero: &Boundaries<T, N>,
+    ) -> Result<()> {
+        try_fill_boundaries(&mut self.r, self.space.halo(), *zero)?;
+        weighting.try_apply(&self.r, &mut self.scratch)?;
+        let from = self.coincident(self.scratch.desc(), coarse.space.shape())?;
+        let to = coarse.space.interior(coarse.b.desc_mut())?;
+        // SAFETY: `to` is the coarse level's right-hand side (uniquely borrowed), `from` points of
+        // this level's scratch vector (another array), both of the coarse shape.
+        unsafe { update(Second, to, from) }?;
+        coarse.x.try_fill(T::ZERO)
+    }
+
+    /// `x += P coarse.x` (multilinear interpolation of the coarse correction).
+    ///
+    /// # Errors
+    ///
+    /// The kernels' errors.
+    pub(super) fn correct_from(&mut self, coarse: &Self, interpolation: &DynStencil<T, N>) -> Result<()> {
+        self.scratch.try_fill(T::ZERO)?;
+        let scratch = self.scratch.desc_mut();
+        let to = self.coincident(scratch, coarse.space.shape())?;
+        let from = coarse.space.interior(coarse.x.desc())?;
+        // SAFETY: `to` addresses distinct points of this level's scratch vector (uniquely
+        // borrowed), `from` the coarse iterate (another array), both of the coarse shape.
+        unsafe { update(Second, to, from) }?;
+        interpolation.try_apply(&self.scratch, &mut self.r)?;
+        self.space.axpy(&mut self.x, 1.0, &self.r)
+    }
+}
+
+/// The points `start + 2 i` (for `i` below `shape`) of `d`.
+fn lattice<B: SolverBackend, T: SolverScalar, const N: usize>(
+    d: Desc<B, T, N>,
+    start: [usize; N],
+    shape: [usize; N],
+) -> Desc<B, T, N> {
+    let d = (0..N).fold(d, |d, k| d.narrowed(k, start[k], 1));
+    Desc { shape, strides: d.strides.map(|s| 2 * s), ..d }
+}
+
+/// Ones on the interior points whose index sum has parity `parity`, zeros elsewhere.
+fn checkerboard<T: SolverScalar, const N: usize, B: SolverBackend>(
+    space: &Space<T, N, B>,
+    parity: usize,
+) -> Result<Array<T, N, B>> {
+    let mut mask = space.vector()?;
+    let shape = space.shape();
+    for corner in 0..1usize << N {
+        let start: [usize; N] = core::array::from_fn(|k| (corner >> k) & 1);
+        if start.iter().sum::<usize>() % 2 != parity {
+            continue;
+        }
+        let counts: [usize; N] = core::array::from_fn(|k| shape[k].saturating_sub(start[k]).div_ceil(2));
+        if counts.contains(&0) {
+            continue;
+        }
+        let d = lattice(space.interior(mask.desc_mut())?, start, counts);
+        // SAFETY: `d` addresses distinct interior points of `mask` (uniquely borrowed): `start_k
+        // + 2 (counts_k − 1) < shape_k` on every axis.
+        unsafe { fill(d, T::ONE) }?;
+    }
+    Ok(mask)
+}
