@@ -170,7 +170,9 @@ impl<T: SolverScalar, const N: usize, B: SolverBackend + StencilKernels> Multigr
         // The allocator as the backend's own type, which the levels keep (an empty array's).
         let alloc = Array::<T, N, B>::try_zeros_in(alloc, [0; N])?.allocator();
         let zero = Boundaries::all(Boundary::Value(T::ZERO));
-        let mut levels = vec![Level::new(op.clone(), &alloc, options.smoother)?];
+        // `Fixed` halos are zero in the levels' vectors too: every level is `Value(0)`.
+        let finest = StencilOperator::try_new(op.stencil().clone(), shape, zero)?;
+        let mut levels = vec![Level::new(finest, &alloc, options.smoother)?];
         let mut taps: Vec<([isize; N], f64)> = op.stencil().taps().iter().map(|&(o, w)| (o, w.into())).collect();
         let mut shape = shape;
         while halvable(shape) && shape.iter().product::<usize>() > options.coarsest {
