@@ -109,7 +109,11 @@ impl device::OnDevice for OnGpu {
     fn on<D>(&self, dev: &D) -> Result<Self::Out, Error>
     where
         D: cnda::kernel::Upload + core::fmt::Debug,
-        D::Target: ExprStencilKernels + CopyKernels + cnda::kernel::Download,
+        D::Target: ExprStencilKernels
+            + CopyKernels
+            + cnda::kernel::Download
+            + cnda::solve::SolverBackend
+            + cnda::kernel::StencilKernels,
     {
         println!("on {dev:?}");
         let [u, v] = initial(self.n);

@@ -162,7 +162,11 @@ impl device::OnDevice for OnGpu<'_> {
     fn on<D>(&self, dev: &D) -> Result<Shot2d, Error>
     where
         D: cnda::kernel::Upload + core::fmt::Debug,
-        D::Target: ExprStencilKernels + cnda::kernel::CopyKernels + cnda::kernel::Download,
+        D::Target: ExprStencilKernels
+            + cnda::kernel::CopyKernels
+            + cnda::kernel::Download
+            + cnda::solve::SolverBackend
+            + cnda::kernel::StencilKernels,
     {
         println!("on {dev:?}");
         let steps = self.steps;

@@ -200,6 +200,25 @@ fn errors_say_what_failed_and_leave_the_last_iterate() {
     assert!(e.to_string().contains("empty"), "{e}");
 }
 
+/// Safe code that misuses the traits gets errors, never a kernel outside an array: an operator
+/// that swaps its output for another shape, a preconditioner applied with an absurd halo.
+#[test]
+fn misbehaving_operators_and_halos_are_errors() {
+    use cnda::solve::Preconditioner;
+    let shrinking = FnOperator::new([8], |_: &Array<f64, 1>, y: &mut Array<f64, 1>| *y = Array::zeros([3]));
+    let e = Cg::new().try_solve(&shrinking, &Array::ones([8]), &mut Array::zeros([8])).unwrap_err();
+    assert!(matches!(e, Error::ShapeMismatch { .. }), "{e:?}");
+    let jacobi = Jacobi::new(&Array::<f64, 1>::ones([4]));
+    let (r, mut z) = (Array::<f64, 1>::ones([4]), Array::<f64, 1>::zeros([4]));
+    let e = jacobi.try_apply(&r, &mut z, [1 << 63]).unwrap_err();
+    assert!(matches!(e, Error::Overflow { .. }), "{e:?}");
+    let e = jacobi.try_apply(&r, &mut z, [1]).unwrap_err();
+    assert!(matches!(e, Error::ShapeMismatch { .. }), "{e:?}");
+    let a = StencilOperator::new(LinearStencil::laplacian_5pt(1.0), [4, 4], [Boundary::Value(0.0); 2]);
+    let e = Cg::new().max_iters(0).try_solve(&a, &rhs([4, 4]), &mut Array::zeros([4, 4])).unwrap_err();
+    assert!(e.to_string().contains("max_iters is 0"), "{e}");
+}
+
 #[test]
 #[should_panic(expected = "no convergence in 2 iterations")]
 fn solve_panics_with_the_message() {

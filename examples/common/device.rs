@@ -21,7 +21,8 @@ pub trait OnDevice {
     fn on<D>(&self, dev: &D) -> Result<Self::Out, Error>
     where
         D: Upload + core::fmt::Debug,
-        D::Target: ExprStencilKernels + CopyKernels + Download;
+        D::Target:
+            ExprStencilKernels + CopyKernels + Download + cnda::solve::SolverBackend + cnda::kernel::StencilKernels;
 }
 
 /// `job` on the device `flag` names (`--cuda`: CUDA device 0, `--wgpu`: the WebGPU adapter);

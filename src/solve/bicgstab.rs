@@ -1,5 +1,6 @@
 //! BiCGSTAB (van der Vorst), right-preconditioned: for nonsymmetric operators, two operator
-//! applications, four dot products and six vector updates per iteration, in fixed memory.
+//! applications, six inner products (two of them norms) and six vector updates per iteration, in
+//! fixed memory.
 
 use super::krylov::{krylov_method, Solve};
 use super::operator::LinearOperator;
@@ -11,7 +12,8 @@ use crate::error::Result;
 
 krylov_method! {
     /// BiCGSTAB, for nonsymmetric operators (convection-diffusion, upwind stencils), with the
-    /// preconditioner on the right (the residual it stops on is the true one, `b − A x`).
+    /// preconditioner on the right (the residual it stops on is the unpreconditioned one, `b − A x`
+    /// up to rounding).
     ///
     /// An iteration applies the operator twice; it may stop halfway when the intermediate
     /// residual meets the tolerance. Breakdowns (`r̂ · r = 0`, `ω = 0`) are rare; restart from

@@ -14,8 +14,8 @@ krylov_method! {
     /// Dirichlet, Neumann or periodic boundaries; mind the constant null space of the last two)
     /// and a symmetric preconditioner of the same definiteness.
     ///
-    /// Each iteration applies the operator once and stops on the true recurrence residual
-    /// `‖r‖₂`. A breakdown (`p · A p = 0`) means the operator is not definite: use
+    /// Each iteration applies the operator once and stops on the recurrence's residual `‖r‖₂`
+    /// (`b − A x` up to rounding). A breakdown (`p · A p = 0`) means the operator is not definite: use
     /// [`Bicgstab`](super::Bicgstab) or [`Gmres`](super::Gmres).
     ///
     /// ```

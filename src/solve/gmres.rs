@@ -71,6 +71,10 @@ where
             }
             space.scale(w, 1.0 / norm)?;
         }
+        if matches!(outcome, Err(crate::Error::Breakdown { .. })) {
+            // A non-finite estimate: the cycle's update would be too; keep the last iterate.
+            return outcome.map(|_| ());
+        }
         // x += M (V y), with the basis's last slot as scratch (the cycle is over).
         let k = cycle.columns;
         let y = cycle.solve(k).map_err(|what| progress.breakdown(what))?;
@@ -95,6 +99,10 @@ where
         a.try_apply(x, r)?;
         space.xpby(r, b, -1.0)?;
         beta = space.norm(r)?;
+        // The history's last entry becomes the iterate's true residual norm.
+        if let Some(last) = progress.report.residual_history.last_mut() {
+            *last = beta;
+        }
         if progress.met(beta) {
             return Ok(());
         }

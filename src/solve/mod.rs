@@ -10,14 +10,16 @@
 //! | symmetric and definite (a Laplacian, diffusion with variable coefficients) | [`Cg`] |
 //! | nonsymmetric (convection-diffusion, upwind), fixed memory | [`Bicgstab`] |
 //! | nonsymmetric, robust (never breaks down), `restart + 1` vectors | [`Gmres`] |
+//! | a constant-coefficient stencil with zero walls on `2^k − 1` points per axis | [`Multigrid`] alone, or as [`Cg`]'s preconditioner (a handful of iterations at any size) |
 //!
 //! An operator is a [`StencilOperator`] (a `LinearStencil` or `DynStencil` on a shape, with
 //! homogeneous boundaries per side and axis), a closure ([`FnOperator`]), or any type that
 //! implements [`LinearOperator`]. The vectors a method keeps are padded by the operator's halo,
 //! so a stencil fills its boundaries and sweeps in place. A [`Preconditioner`] goes in the
-//! method's slot: [`Jacobi`] today.
+//! method's slot: [`Jacobi`], or one [`Multigrid`] cycle.
 //!
-//! Every method stops when `‖b − A x‖₂ ≤ max(rtol ‖b‖₂, atol)` ([`SolveOptions`]), returns a
+//! Every method stops when its residual `‖r‖₂ ≤ max(rtol ‖b‖₂, atol)` ([`SolveOptions`]; `r` is
+//! `b − A x` up to rounding, GMRES's estimate within a cycle), returns a
 //! [`SolveReport`] with the residual history, and fails with a typed error:
 //! [`Error::NotConverged`](crate::Error::NotConverged) after `max_iters` iterations,
 //! [`Error::Breakdown`](crate::Error::Breakdown) when a recurrence divides by zero or meets NaN,

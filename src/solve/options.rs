@@ -1,5 +1,6 @@
 //! What every iterative solver takes (tolerances, an iteration limit) and returns (the residual
-//! history), and the stopping rule they share: `‖b − A x‖₂ ≤ max(rtol ‖b‖₂, atol)`.
+//! history), and the stopping rule they share: `‖r‖₂ ≤ max(rtol ‖b‖₂, atol)` for the method's
+//! residual `r` (`b − A x` up to rounding; GMRES's estimate within a cycle).
 
 use crate::error::{Error, Result};
 
@@ -61,8 +62,8 @@ impl SolveOptions {
     ///
     /// # Errors
     ///
-    /// `Error::Parameter` for a negative or non-finite tolerance, both tolerances zero, or a
-    /// restart length of zero.
+    /// `Error::Parameter` for a negative or non-finite tolerance, both tolerances zero, or an
+    /// iteration limit or restart length of zero.
     pub(super) fn threshold(&self, method: &'static str, b_norm: f64) -> Result<f64> {
         let bad = |reason: String, fix| Err(Error::Parameter { op: method, reason, fix });
         for (name, value) in [("rtol", self.rtol), ("atol", self.atol)] {
@@ -76,6 +77,9 @@ impl SolveOptions {
                 "give rtol (relative to the right-hand side's norm) or atol a positive value",
             );
         }
+        if self.max_iters == 0 {
+            return bad("max_iters is 0".into(), "allow at least one iteration (the default is 10 000)");
+        }
         if self.restart == 0 {
             return bad("restart is 0".into(), "keep at least one Krylov vector (the default is 30)");
         }
@@ -86,12 +90,14 @@ impl SolveOptions {
 /// What a converged solve did: iterations and the residual norm after each.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SolveReport {
-    /// The method (`"cg"`, `"bicgstab"`, `"gmres"`).
+    /// The method (`"cg"`, `"bicgstab"`, `"gmres"`, `"multigrid"`).
     pub method: &'static str,
     /// The iterations run (0 when the initial guess already met the tolerance).
     pub iterations: usize,
-    /// `‖b − A x₀‖₂` followed by the residual norm after each iteration (GMRES: its estimate, the
-    /// true residual at each restart).
+    /// `‖b − A x₀‖₂` followed by the residual norm after each iteration: the recurrence's
+    /// residual for CG and BiCGSTAB (equal to `‖b − A x‖₂` up to rounding), the true one for
+    /// multigrid, and for GMRES its estimate within a cycle, replaced by the true norm at each
+    /// restart.
     pub residual_history: Vec<f64>,
     /// The norm at which the solve stopped: `max(rtol ‖b‖₂, atol)`.
     pub threshold: f64,

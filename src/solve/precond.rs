@@ -116,8 +116,8 @@ impl<T: SolverScalar, const N: usize, B: SolverBackend> Jacobi<T, N, B> {
 impl<T: SolverScalar, const N: usize, B: SolverBackend> Preconditioner<T, N, B> for Jacobi<T, N, B> {
     fn try_apply(&self, r: &Array<T, N, B>, z: &mut Array<T, N, B>, halo: [usize; N]) -> Result<()> {
         let shape = self.inverse.shape();
+        let padded = super::vectors::padded_shape::<T, N>("Jacobi", shape, halo)?;
         for (got, what) in [(r.shape(), "r"), (z.shape(), "z")] {
-            let padded: [usize; N] = core::array::from_fn(|k| shape[k] + 2 * halo[k]);
             if got != padded {
                 return Err(Error::ShapeMismatch { op: what_op(what), expected: padded.to_vec(), got: got.to_vec() });
             }

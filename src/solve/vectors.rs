@@ -2,14 +2,14 @@
 //! halo (so a stencil operator fills boundaries and sweeps in place, without copies), with dot
 //! products and updates over their interiors only. Every operation goes through the backend's
 //! elementwise and reduction kernels; the descriptors are taken afresh from the arrays (whose
-//! shapes are checked) at each call, so an operator that swaps an array for another cannot make
-//! them address memory it does not own.
+//! shapes and devices are checked) at each call, so an operator that swaps an array for another
+//! cannot make them address memory it does not own.
 
 use crate::array::Array;
 use crate::element::{Float, Pod};
 use crate::error::{Error, Result};
 use crate::kernel::tokens::{Mul, ScalarRight, Second};
-use crate::kernel::{Backend, CopyKernels, Desc, ElementwiseKernels, ReduceKernels, VectorKernels};
+use crate::kernel::{Allocator, Backend, CopyKernels, Desc, ElementwiseKernels, ReduceKernels, VectorKernels};
 use crate::ops::elementwise::{update, update_unary};
 use crate::ops::output::same_device;
 
@@ -29,6 +29,8 @@ impl<T: Float + Into<f64>> SolverScalar for T {}
 /// from, and a scratch vector for products.
 pub(super) struct Space<T: Pod, const N: usize, B: Backend> {
     method: &'static str,
+    /// The device every vector of the space lives on.
+    dev: B::Device,
     shape: [usize; N],
     halo: [usize; N],
     padded: [usize; N],
@@ -61,7 +63,7 @@ impl<T: SolverScalar, const N: usize, B: SolverBackend> Space<T, N, B> {
         let padded = padded_shape::<T, N>(method, shape, halo)?;
         let alloc = b.allocator();
         let scratch = Array::try_zeros_in(&alloc, padded)?;
-        Ok(Space { method, shape, halo, padded, alloc, scratch })
+        Ok(Space { method, dev, shape, halo, padded, alloc, scratch })
     }
 
     /// The space of a level of `shape` padded by `halo`, with vectors from `alloc` (multigrid's
@@ -78,7 +80,8 @@ impl<T: SolverScalar, const N: usize, B: SolverBackend> Space<T, N, B> {
     ) -> Result<Self> {
         let padded = padded_shape::<T, N>(method, shape, halo)?;
         let scratch = Array::try_zeros_in(&alloc, padded)?;
-        Ok(Space { method, shape, halo, padded, alloc, scratch })
+        let dev = alloc.device();
+        Ok(Space { method, dev, shape, halo, padded, alloc, scratch })
     }
 
     /// The shape of the unknowns.
@@ -112,8 +115,10 @@ impl<T: SolverScalar, const N: usize, B: SolverBackend> Space<T, N, B> {
         self.halo
     }
 
-    /// The interior of `d`, after checking that `d` still has the padded shape.
+    /// The interior of `d`, after checking that `d` still has the padded shape and lives on the
+    /// space's device (an operator may have swapped an array for another).
     pub(super) fn interior(&self, d: Desc<B, T, N>) -> Result<Desc<B, T, N>> {
+        same_device::<B>(self.method, &self.dev, &[B::handle_device(d.handle)])?;
         if d.shape != self.padded {
             return Err(Error::ShapeMismatch {
                 op: self.method,
@@ -249,7 +254,11 @@ impl<T: SolverScalar, const N: usize, B: SolverBackend> Space<T, N, B> {
 /// # Errors
 ///
 /// `Error::Overflow` when an axis does not fit a `usize`.
-fn padded_shape<T, const N: usize>(method: &'static str, shape: [usize; N], halo: [usize; N]) -> Result<[usize; N]> {
+pub(super) fn padded_shape<T, const N: usize>(
+    method: &'static str,
+    shape: [usize; N],
+    halo: [usize; N],
+) -> Result<[usize; N]> {
     let mut padded = [0; N];
     for k in 0..N {
         padded[k] = halo[k].checked_mul(2).and_then(|h| h.checked_add(shape[k])).ok_or_else(|| Error::Overflow {

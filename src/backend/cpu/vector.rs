@@ -213,12 +213,14 @@ mod tests {
             };
             let points = || (0..shape[0]).flat_map(|i| (0..shape[1]).map(move |j| (i, j)));
             let naive_dot: f64 = points().map(|p| at(&xd, p) * at(&yd, p)).sum();
-            // SAFETY: both descriptors address elements of live arrays; the scratch is unused.
-            let dot = unsafe { Cpu::dot(&Cpu, xd, yd, yd) }.unwrap();
+            let mut scratch = Array::<f64, 2>::zeros(shape);
+            let sd = scratch.desc_mut();
+            // SAFETY: both descriptors address elements of live arrays; the scratch is a third.
+            let dot = unsafe { Cpu::dot(&Cpu, xd, yd, sd) }.unwrap();
             assert!((dot - naive_dot).abs() <= 1e-12 * naive_dot.abs().max(1.0), "case {case}: {dot} {naive_dot}");
             let expected: Vec<f64> = points().map(|p| a * at(&xd, p) + b * at(&yd, p)).collect();
-            // SAFETY: `y` is uniquely borrowed and distinct from `x`; the scratch is unused.
-            unsafe { Cpu::axpby(&Cpu, a, xd, b, yd, yd) }.unwrap();
+            // SAFETY: `y` is uniquely borrowed and distinct from `x` and the scratch.
+            unsafe { Cpu::axpby(&Cpu, a, xd, b, yd, sd) }.unwrap();
             let got: Vec<f64> = points().map(|p| at(&yd, p)).collect();
             assert_eq!(got, expected, "case {case}");
         }

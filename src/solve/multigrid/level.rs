@@ -51,7 +51,8 @@ impl<T: SolverScalar, const N: usize, B: SolverBackend + StencilKernels> Level<T
         let (x, b, r, scratch) = (space.vector()?, space.vector()?, space.vector()?, space.vector()?);
         let (colours, jacobi) = match smoother {
             Smoother::RedBlack => (Some([checkerboard(&space, 0)?, checkerboard(&space, 1)?]), None),
-            Smoother::Jacobi { omega } => {
+            Smoother::Jacobi { .. } | Smoother::DampedJacobi => {
+                let omega = jacobi_weight::<N>(smoother);
                 let others = op.stencil().taps().iter().filter(|(o, _)| *o != [0; N]);
                 let taps = others.map(|&(o, w)| (o, T::from_f64(-omega * w.into() / centre)));
                 let sweep = DynStencil::try_new(taps.chain([([0; N], T::from_f64(1.0 - omega))]))?;
@@ -80,12 +81,14 @@ impl<T: SolverScalar, const N: usize, B: SolverBackend + StencilKernels> Level<T
     pub(super) fn smooth(&mut self, smoother: Smoother, sweeps: usize, reverse: bool) -> Result<()> {
         for _ in 0..sweeps {
             match (smoother, &self.colours) {
-                (Smoother::Jacobi { omega }, _) => {
+                (Smoother::Jacobi { .. } | Smoother::DampedJacobi, _) => {
+                    let omega = jacobi_weight::<N>(smoother);
                     let sweep = self.jacobi.as_ref().expect("Jacobi levels are built with their sweep stencil");
                     try_fill_boundaries(&mut self.x, self.space.halo(), *self.op.boundaries())?;
                     sweep.try_apply(&self.x, &mut self.scratch)?;
                     self.space.axpy(&mut self.scratch, omega * self.inverse_diagonal, &self.b)?;
-                    // The halos of both stay the zero boundary: sweeps write interiors only.
+                    // `x`'s halo is refilled before every sweep (the transfers may write the
+                    // scratch vector's halo ring).
                     core::mem::swap(&mut self.x, &mut self.scratch);
                 }
                 (Smoother::RedBlack, Some(colours)) => {
@@ -107,6 +110,15 @@ impl<T: SolverScalar, const N: usize, B: SolverBackend + StencilKernels> Level<T
     /// `v` with the coarse shape.
     fn coincident(&self, v: Desc<B, T, N>, coarse: [usize; N]) -> Result<Desc<B, T, N>> {
         let inner = self.space.interior(v)?;
+        let fine = self.space.shape();
+        if (0..N).any(|k| coarse[k].checked_mul(2).and_then(|c| c.checked_add(1)) != Some(fine[k])) {
+            return Err(crate::Error::ShapeMismatch {
+                op: "multigrid (grid transfer)",
+                expected: fine.map(|n| n.saturating_sub(1) / 2).to_vec(),
+                got: coarse.to_vec(),
+            });
+        }
+        // Points `1, 3, ..., 2 coarse − 1` of each axis lie inside the checked fine interior.
         Ok(lattice(inner, [1; N], coarse))
     }
 
@@ -146,6 +158,14 @@ impl<T: SolverScalar, const N: usize, B: SolverBackend + StencilKernels> Level<T
         unsafe { update(Second, to, from) }?;
         interpolation.try_apply(&self.scratch, &mut self.r)?;
         self.space.axpy(&mut self.x, 1.0, &self.r)
+    }
+}
+
+/// The damping of a Jacobi smoother: its own, or `2N / (2N + 1)`.
+fn jacobi_weight<const N: usize>(smoother: Smoother) -> f64 {
+    match smoother {
+        Smoother::Jacobi { omega } => omega,
+        _ => (2 * N) as f64 / (2 * N + 1) as f64,
     }
 }
 

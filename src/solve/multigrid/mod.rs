@@ -1,10 +1,11 @@
 //! Geometric multigrid for constant-coefficient stencils with homogeneous Dirichlet boundaries:
 //! vertex-centred coarsening by two (`n → (n − 1) / 2` on every axis, so `2^k − 1` points coarsen
 //! all the way), full-weighting restriction, multilinear prolongation, Galerkin coarse operators
-//! (`R A P`, computed exactly from the taps), weighted-Jacobi or red-black smoothing, V- and
+//! (`R A P`, computed exactly from the taps), damped-Jacobi or red-black smoothing, V- and
 //! W-cycles, and CG on the coarsest grid. As a solver ([`Multigrid::solve`]) or as CG's
-//! preconditioner (one cycle from zero; symmetric, so CG converges in a handful of iterations
-//! whatever the grid size). On any backend with stencil kernels.
+//! preconditioner (one cycle from zero; symmetric when `pre == post`, as by default, so CG
+//! converges in a handful of iterations whatever the grid size). On any backend with stencil
+//! kernels.
 
 mod galerkin;
 mod level;
@@ -28,6 +29,11 @@ use crate::stencil::{Boundaries, Boundary, DynStencil, Side};
 /// How each level smooths.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Smoother {
+    /// Weighted Jacobi with `ω = 2N / (2N + 1)` for `N` axes (4/5 in 2D, 6/7 in 3D: the damping
+    /// that smooths the Laplacian's oscillatory modes best). The default: each sweep is one
+    /// stencil pass and one update, so a solve takes a cycle or two more than with
+    /// [`Smoother::RedBlack`] and less time (`docs/BENCHMARKS.md`).
+    DampedJacobi,
     /// `x += ω D⁻¹ (b − A x)`: fully parallel; `ω = 4/5` in 2D and `6/7` in 3D damp the
     /// oscillatory half of the spectrum best for the Laplacian.
     Jacobi {
@@ -37,7 +43,7 @@ pub enum Smoother {
     /// Gauss-Seidel on the points of even index sum, then odd (the reverse after the coarse
     /// correction): exact Gauss-Seidel for stencils that couple only points of the other colour
     /// (the 5- and 7-point Laplacians), each colour one residual sweep. Smooths about twice as
-    /// fast per sweep as Jacobi.
+    /// fast per sweep as Jacobi, at about twice the cost.
     RedBlack,
 }
 
@@ -53,11 +59,12 @@ pub enum CycleKind {
 /// What a [`Multigrid`] hierarchy does: smoother, sweeps, cycle, and where coarsening stops.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct MultigridOptions {
-    /// The smoother (default red-black).
+    /// The smoother (default [`Smoother::DampedJacobi`]).
     pub smoother: Smoother,
     /// Sweeps before the coarse correction (default 2).
     pub pre: usize,
-    /// Sweeps after it (default 2).
+    /// Sweeps after it (default 2). As CG's preconditioner the cycle must be symmetric: keep
+    /// `post == pre`.
     pub post: usize,
     /// V- or W-cycles (default V).
     pub cycle: CycleKind,
@@ -68,7 +75,7 @@ pub struct MultigridOptions {
 
 impl Default for MultigridOptions {
     fn default() -> Self {
-        MultigridOptions { smoother: Smoother::RedBlack, pre: 2, post: 2, cycle: CycleKind::V, coarsest: 1000 }
+        MultigridOptions { smoother: Smoother::DampedJacobi, pre: 2, post: 2, cycle: CycleKind::V, coarsest: 1000 }
     }
 }
 
@@ -134,7 +141,8 @@ impl<T: SolverScalar, const N: usize, B: SolverBackend + StencilKernels> Multigr
     /// `Error::Parameter` for a boundary other than `Value(0)` or `Fixed` (Neumann and periodic
     /// hierarchies are not built yet), a stencil that does not reach along every axis or has no
     /// centre weight, or a grid that cannot coarsen once (an even axis, or fewer than 3 points);
-    /// `Error::Alloc`.
+    /// `Error::Layout` when a coarse operator has more taps than `DynStencil` takes (64: a 3D
+    /// stencil of radius 2 or more); `Error::Alloc`.
     pub fn try_new_in(
         alloc: &impl Allocator<B>,
         op: &StencilOperator<T, N>,
@@ -268,12 +276,13 @@ impl<T: SolverScalar, const N: usize, B: SolverBackend + StencilKernels> Multigr
     fn cycle(&self, levels: &mut [Level<T, N, B>]) -> Result<()> {
         let o = self.options;
         let (fine, coarser) = levels.split_first_mut().expect("a cycle runs on at least one level");
+        // The coarsest level is solved, not cycled: a second visit would repeat the solve.
+        let visits = match o.cycle {
+            CycleKind::W if coarser.len() > 1 => 2,
+            _ => 1,
+        };
         let Some(coarse) = coarser.first_mut() else {
             return coarsest_solve(fine);
-        };
-        let visits = match o.cycle {
-            CycleKind::V => 1,
-            CycleKind::W => 2,
         };
         fine.smooth(o.smoother, o.pre, false)?;
         fine.residual()?;
