@@ -10,7 +10,7 @@
 //! | symmetric and definite (a Laplacian, diffusion with variable coefficients) | [`Cg`] |
 //! | nonsymmetric (convection-diffusion, upwind), fixed memory | [`Bicgstab`] |
 //! | nonsymmetric, robust (never breaks down), `restart + 1` vectors | [`Gmres`] |
-//! | a constant-coefficient stencil with zero walls on `2^k − 1` points per axis | [`Multigrid`] alone, or as [`Cg`]'s preconditioner (a handful of iterations at any size) |
+//! | a constant-coefficient stencil between zero walls (`2^k − 1` points) or periodic (`2^k`) | [`Multigrid`] alone, or as [`Cg`]'s preconditioner (a handful of iterations at any size) |
 //!
 //! An operator is a [`StencilOperator`] (a `LinearStencil` or `DynStencil` on a shape, with
 //! homogeneous boundaries per side and axis), a closure ([`FnOperator`]), or any type that

@@ -11,7 +11,7 @@ use crate::ops::elementwise::update;
 use crate::ops::fill_copy::fill;
 use crate::solve::operator::{LinearOperator, StencilOperator};
 use crate::solve::vectors::{SolverBackend, SolverScalar, Space};
-use crate::stencil::{try_fill_boundaries, Boundaries, DynStencil};
+use crate::stencil::{try_fill_boundaries, Boundary, DynStencil, Side};
 
 /// A level: `A x = b` on its grid, with the residual `r` and a scratch vector.
 pub(super) struct Level<T: SolverScalar, const N: usize, B: SolverBackend> {
@@ -106,20 +106,27 @@ impl<T: SolverScalar, const N: usize, B: SolverBackend + StencilKernels> Level<T
         Ok(())
     }
 
-    /// The points of this level that coincide with coarse points (`2 I + 1`), as a descriptor of
-    /// `v` with the coarse shape.
+    /// Where each axis's first coincident point lies: `2 I + 1` coincides with coarse point `I`
+    /// between zero walls, `2 I` on a periodic axis (whose first point is its own image).
+    fn starts(&self) -> [usize; N] {
+        core::array::from_fn(|k| usize::from(!matches!(self.op.boundaries().at(k, Side::Low), Boundary::Periodic)))
+    }
+
+    /// The points of this level that coincide with coarse points, as a descriptor of `v` with the
+    /// coarse shape.
     fn coincident(&self, v: Desc<B, T, N>, coarse: [usize; N]) -> Result<Desc<B, T, N>> {
         let inner = self.space.interior(v)?;
-        let fine = self.space.shape();
-        if (0..N).any(|k| coarse[k].checked_mul(2).and_then(|c| c.checked_add(1)) != Some(fine[k])) {
+        let (fine, starts) = (self.space.shape(), self.starts());
+        if (0..N).any(|k| coarse[k].checked_mul(2).and_then(|c| c.checked_add(starts[k])) != Some(fine[k])) {
             return Err(crate::Error::ShapeMismatch {
                 op: "multigrid (grid transfer)",
-                expected: fine.map(|n| n.saturating_sub(1) / 2).to_vec(),
+                expected: core::array::from_fn::<usize, N, _>(|k| fine[k].saturating_sub(starts[k]) / 2).to_vec(),
                 got: coarse.to_vec(),
             });
         }
-        // Points `1, 3, ..., 2 coarse − 1` of each axis lie inside the checked fine interior.
-        Ok(lattice(inner, [1; N], coarse))
+        // Points `s, s + 2, ..., s + 2 (coarse − 1)` of each axis (`s` 0 or 1) lie inside the
+        // checked fine interior: `s + 2 coarse = fine`.
+        Ok(lattice(inner, starts, coarse))
     }
 
     /// `coarse.b = R r` (full weighting of this level's residual), `coarse.x = 0`.
@@ -127,13 +134,8 @@ impl<T: SolverScalar, const N: usize, B: SolverBackend + StencilKernels> Level<T
     /// # Errors
     ///
     /// The kernels' errors.
-    pub(super) fn restrict_to(
-        &mut self,
-        coarse: &mut Self,
-        weighting: &DynStencil<T, N>,
-        zero: &Boundaries<T, N>,
-    ) -> Result<()> {
-        try_fill_boundaries(&mut self.r, self.space.halo(), *zero)?;
+    pub(super) fn restrict_to(&mut self, coarse: &mut Self, weighting: &DynStencil<T, N>) -> Result<()> {
+        try_fill_boundaries(&mut self.r, self.space.halo(), *self.op.boundaries())?;
         weighting.try_apply(&self.r, &mut self.scratch)?;
         let from = self.coincident(self.scratch.desc(), coarse.space.shape())?;
         let to = coarse.space.interior(coarse.b.desc_mut())?;
@@ -156,6 +158,8 @@ impl<T: SolverScalar, const N: usize, B: SolverBackend + StencilKernels> Level<T
         // SAFETY: `to` addresses distinct points of this level's scratch vector (uniquely
         // borrowed), `from` the coarse iterate (another array), both of the coarse shape.
         unsafe { update(Second, to, from) }?;
+        // Periodic axes interpolate across the wrap from the scattered values' images.
+        try_fill_boundaries(&mut self.scratch, self.space.halo(), *self.op.boundaries())?;
         interpolation.try_apply(&self.scratch, &mut self.r)?;
         self.space.axpy(&mut self.x, 1.0, &self.r)
     }

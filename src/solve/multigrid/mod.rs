@@ -1,6 +1,6 @@
-//! Geometric multigrid for constant-coefficient stencils with homogeneous Dirichlet boundaries:
-//! vertex-centred coarsening by two (`n → (n − 1) / 2` on every axis, so `2^k − 1` points coarsen
-//! all the way), full-weighting restriction, multilinear prolongation, Galerkin coarse operators
+//! Geometric multigrid for constant-coefficient stencils between zero walls or on periodic axes:
+//! vertex-centred coarsening by two (`n → (n − 1) / 2` between walls, so `2^k − 1` points coarsen
+//! all the way; `n → n / 2` on a periodic axis, `2^k` points), full-weighting restriction, multilinear prolongation, Galerkin coarse operators
 //! (`R A P`, computed exactly from the taps), damped-Jacobi or red-black smoothing, V- and
 //! W-cycles, and CG on the coarsest grid. As a solver ([`Multigrid::solve`]) or as CG's
 //! preconditioner (one cycle from zero; symmetric when `pre == post`, as by default, so CG
@@ -21,7 +21,7 @@ use super::vectors::{SolverBackend, SolverScalar};
 use super::Cg;
 use crate::array::Array;
 use crate::error::{or_panic, Error, Result};
-use crate::kernel::tokens::Second;
+use crate::kernel::tokens::{ScalarRight, Second, Sub};
 use crate::kernel::{Allocator, Cpu, StencilKernels};
 use crate::ops::elementwise::update;
 use crate::stencil::{Boundaries, Boundary, DynStencil, Side};
@@ -101,7 +101,6 @@ pub struct Multigrid<T: SolverScalar, const N: usize, B: SolverBackend = Cpu> {
     options: MultigridOptions,
     restriction: DynStencil<T, N>,
     prolongation: DynStencil<T, N>,
-    zero: Boundaries<T, N>,
 }
 
 impl<T: SolverScalar, const N: usize, B: SolverBackend + StencilKernels> core::fmt::Debug for Multigrid<T, N, B> {
@@ -138,9 +137,11 @@ impl<T: SolverScalar, const N: usize, B: SolverBackend + StencilKernels> Multigr
     ///
     /// # Errors
     ///
-    /// `Error::Parameter` for a boundary other than `Value(0)` or `Fixed` (Neumann and periodic
-    /// hierarchies are not built yet), a stencil that does not reach along every axis or has no
-    /// centre weight, or a grid that cannot coarsen once (an even axis, or fewer than 3 points);
+    /// `Error::Parameter` for a `Neumann` side (not built yet; `Value(0)`, `Fixed` and `Periodic`
+    /// are), a stencil that does not reach along every axis or has no centre weight, or a grid
+    /// that cannot coarsen once (an even axis between walls, an odd periodic one, or too few
+    /// points). With every axis periodic the operator is singular: give a right-hand side of
+    /// zero sum (the solution is then defined up to a constant).
     /// `Error::Layout` when a coarse operator has more taps than `DynStencil` takes (64: a 3D
     /// stencil of radius 2 or more); `Error::Alloc`.
     pub fn try_new_in(
@@ -150,14 +151,19 @@ impl<T: SolverScalar, const N: usize, B: SolverBackend + StencilKernels> Multigr
     ) -> Result<Self> {
         const OP: &str = "Multigrid::new";
         let refuse = |reason: String, fix: &'static str| Err(Error::Parameter { op: OP, reason, fix });
+        let mut periodic = [false; N];
         for axis in 0..N {
             for side in [Side::Low, Side::High] {
-                if !matches!(op.boundaries().at(axis, side), Boundary::Value(_) | Boundary::Fixed) {
-                    return refuse(
-                        format!("axis {axis} has a {:?} boundary", op.boundaries().at(axis, side)),
-                        "multigrid takes homogeneous Dirichlet boundaries (Value(0)) today; use CG or GMRES \
-                         without it for Neumann or periodic ones",
-                    );
+                match op.boundaries().at(axis, side) {
+                    Boundary::Value(_) | Boundary::Fixed => {}
+                    Boundary::Periodic => periodic[axis] = true,
+                    other => {
+                        return refuse(
+                            format!("axis {axis} has a {other:?} boundary"),
+                            "multigrid takes zero walls (Value(0), Fixed) and periodic axes today; use CG or \
+                             GMRES without it for Neumann sides",
+                        );
+                    }
                 }
             }
         }
@@ -169,25 +175,31 @@ impl<T: SolverScalar, const N: usize, B: SolverBackend + StencilKernels> Multigr
             );
         }
         let shape = LinearOperator::<T, N, B>::shape(op);
-        if !halvable(shape) {
+        if !halvable(shape, periodic) {
             return refuse(
-                format!("the grid {shape:?} cannot coarsen: every axis needs an odd number of points, at least 3"),
-                "use 2^k - 1 points per axis (127, 255, 511...), which coarsen all the way",
+                format!(
+                    "the grid {shape:?} cannot coarsen: an axis between walls needs an odd number of points \
+                     (at least 3), a periodic one an even number (at least 4)"
+                ),
+                "use 2^k - 1 points between walls (127, 255, ...) and 2^k on periodic axes (128, 256, ...), \
+                 which coarsen all the way",
             );
         }
         // The allocator as the backend's own type, which the levels keep (an empty array's).
         let alloc = Array::<T, N, B>::try_zeros_in(alloc, [0; N])?.allocator();
-        let zero = Boundaries::all(Boundary::Value(T::ZERO));
-        // `Fixed` halos are zero in the levels' vectors too: every level is `Value(0)`.
-        let finest = StencilOperator::try_new(op.stencil().clone(), shape, zero)?;
+        // `Fixed` halos are zero in the levels' vectors too: every wall is `Value(0)`.
+        let sides: [Boundary<T>; N] =
+            core::array::from_fn(|k| if periodic[k] { Boundary::Periodic } else { Boundary::Value(T::ZERO) });
+        let sides = Boundaries::from(sides);
+        let finest = StencilOperator::try_new(op.stencil().clone(), shape, sides)?;
         let mut levels = vec![Level::new(finest, &alloc, options.smoother)?];
         let mut taps: Vec<([isize; N], f64)> = op.stencil().taps().iter().map(|&(o, w)| (o, w.into())).collect();
         let mut shape = shape;
-        while halvable(shape) && shape.iter().product::<usize>() > options.coarsest {
-            shape = shape.map(|n| (n - 1) / 2);
+        while halvable(shape, periodic) && shape.iter().product::<usize>() > options.coarsest {
+            shape = core::array::from_fn(|k| if periodic[k] { shape[k] / 2 } else { (shape[k] - 1) / 2 });
             taps = galerkin::coarse_operator(&taps);
             let stencil = DynStencil::try_new(taps.iter().map(|&(o, w)| (o, T::from_f64(w))))?;
-            levels.push(Level::new(StencilOperator::try_new(stencil, shape, zero)?, &alloc, options.smoother)?);
+            levels.push(Level::new(StencilOperator::try_new(stencil, shape, sides)?, &alloc, options.smoother)?);
         }
         let to_t =
             |taps: Vec<([isize; N], f64)>| DynStencil::try_new(taps.into_iter().map(|(o, w)| (o, T::from_f64(w))));
@@ -196,7 +208,6 @@ impl<T: SolverScalar, const N: usize, B: SolverBackend + StencilKernels> Multigr
             options,
             restriction: to_t(galerkin::restriction())?,
             prolongation: to_t(galerkin::prolongation())?,
-            zero,
         })
     }
 
@@ -286,7 +297,7 @@ impl<T: SolverScalar, const N: usize, B: SolverBackend + StencilKernels> Multigr
         };
         fine.smooth(o.smoother, o.pre, false)?;
         fine.residual()?;
-        fine.restrict_to(coarse, &self.restriction, &self.zero)?;
+        fine.restrict_to(coarse, &self.restriction)?;
         for _ in 0..visits {
             self.cycle(coarser)?;
         }
@@ -295,9 +306,10 @@ impl<T: SolverScalar, const N: usize, B: SolverBackend + StencilKernels> Multigr
     }
 }
 
-/// Whether every axis can halve (odd, at least 3 points).
-fn halvable<const N: usize>(shape: [usize; N]) -> bool {
-    shape.iter().all(|&n| n >= 3 && n % 2 == 1)
+/// Whether every axis can halve: odd with at least 3 points between walls (`n → (n − 1) / 2`),
+/// even with at least 4 on a periodic axis (`n → n / 2`).
+fn halvable<const N: usize>(shape: [usize; N], periodic: [bool; N]) -> bool {
+    shape.iter().zip(periodic).all(|(&n, p)| if p { n >= 4 && n % 2 == 0 } else { n >= 3 && n % 2 == 1 })
 }
 
 /// `A x = b` on the coarsest level by CG (to rounding, within twice the unknowns' count of
@@ -310,12 +322,30 @@ fn coarsest_solve<T: SolverScalar, const N: usize, B: SolverBackend + StencilKer
     let (mut b, mut x) = (Array::try_zeros_in(&alloc, shape)?, Array::try_zeros_in(&alloc, shape)?);
     level.space.store(&mut b, &level.b)?;
     let count: usize = shape.iter().product();
+    let singular = (0..N).all(|k| matches!(level.op.boundaries().at(k, Side::Low), Boundary::Periodic));
+    if singular {
+        // Every axis periodic: constants are the null space. Rounding leaves the restricted
+        // residual a little inconsistent, which CG would chase; solve its consistent part.
+        remove_mean(&mut b, count)?;
+    }
     let rtol = if core::mem::size_of::<T>() == 4 { 1e-6 } else { 1e-12 };
     match Cg::new().rtol(rtol).max_iters(2 * count).try_solve(&level.op, &b, &mut x) {
         Ok(_) | Err(Error::NotConverged { .. }) => {}
         Err(e) => return Err(e),
     }
+    if singular {
+        remove_mean(&mut x, count)?;
+    }
     level.space.load(&mut level.x, &x)
+}
+
+/// `v -= mean(v)` (`count` elements).
+fn remove_mean<T: SolverScalar, const N: usize, B: SolverBackend>(v: &mut Array<T, N, B>, count: usize) -> Result<()> {
+    // SAFETY: `v`'s own elements, live, borrowed uniquely for both calls (read, then updated).
+    let sum = unsafe { crate::ops::reduce::reduce(crate::kernel::tokens::Sum, v.desc()) }?.unwrap_or(T::ZERO);
+    let mean = T::from_f64(sum.into() / count as f64);
+    // SAFETY: as above.
+    unsafe { crate::ops::elementwise::update_unary(ScalarRight(Sub, mean), v.desc_mut()) }
 }
 
 impl<T: SolverScalar, const N: usize, B: SolverBackend + StencilKernels> Preconditioner<T, N, B>
