@@ -152,11 +152,11 @@ impl<T: SolverScalar, const N: usize, B: SolverBackend + StencilKernels> Multigr
         const OP: &str = "Multigrid::new";
         let refuse = |reason: String, fix: &'static str| Err(Error::Parameter { op: OP, reason, fix });
         let mut periodic = [false; N];
-        for axis in 0..N {
+        for (axis, wraps) in periodic.iter_mut().enumerate() {
             for side in [Side::Low, Side::High] {
                 match op.boundaries().at(axis, side) {
                     Boundary::Value(_) | Boundary::Fixed => {}
-                    Boundary::Periodic => periodic[axis] = true,
+                    Boundary::Periodic => *wraps = true,
                     other => {
                         return refuse(
                             format!("axis {axis} has a {other:?} boundary"),
