@@ -13,7 +13,8 @@
 //! | a constant-coefficient stencil between zero walls (`2^k − 1` points) or periodic (`2^k`) | [`Multigrid`] alone, or as [`Cg`]'s preconditioner (a handful of iterations at any size) |
 //!
 //! An operator is a [`StencilOperator`] (a `LinearStencil` or `DynStencil` on a shape, with
-//! homogeneous boundaries per side and axis), a closure ([`FnOperator`]), or any type that
+//! homogeneous boundaries per side and axis), a [`VariableOperator`] (a `VariableStencil` with
+//! its coefficient fields: a conductivity that varies), a closure ([`FnOperator`]), or any type that
 //! implements [`LinearOperator`]. The vectors a method keeps are padded by the operator's halo,
 //! so a stencil fills its boundaries and sweeps in place. A [`Preconditioner`] goes in the
 //! method's slot: [`Jacobi`], or one [`Multigrid`] cycle.
@@ -50,6 +51,7 @@ mod multigrid;
 mod operator;
 mod options;
 mod precond;
+mod variable_operator;
 mod vectors;
 
 pub use bicgstab::Bicgstab;
@@ -59,4 +61,5 @@ pub use multigrid::{CycleKind, Multigrid, MultigridOptions, Smoother};
 pub use operator::{FnOperator, LinearOperator, StencilOperator};
 pub use options::{SolveOptions, SolveReport};
 pub use precond::{Identity, Jacobi, Preconditioner};
+pub use variable_operator::VariableOperator;
 pub use vectors::{SolverBackend, SolverScalar};

@@ -87,45 +87,8 @@ impl<T: Numeric, const N: usize> StencilOperator<T, N> {
         shape: [usize; N],
         boundaries: impl Into<Boundaries<T, N>>,
     ) -> Result<Self> {
-        const OP: &str = "StencilOperator::new";
         let (stencil, boundaries) = (stencil.into(), boundaries.into());
-        let radius = stencil.radius();
-        for k in 0..N {
-            if shape[k] == 0 {
-                return Err(Error::Parameter {
-                    op: OP,
-                    reason: format!("axis {k} of the shape {shape:?} is empty"),
-                    fix: "give every axis at least one unknown",
-                });
-            }
-            for side in [crate::stencil::Side::Low, crate::stencil::Side::High] {
-                match boundaries.at(k, side) {
-                    Boundary::Value(v) if v != T::ZERO => {
-                        return Err(Error::Parameter {
-                            op: OP,
-                            reason: format!(
-                                "axis {k} has the boundary value {v:?}, which makes the operator affine, not linear"
-                            ),
-                            fix: "use Boundary::Value(0) and move the boundary values to the right-hand side \
-                                  (subtract A applied to an array holding them, zero inside)",
-                        });
-                    }
-                    Boundary::Neumann | Boundary::Periodic if shape[k] < radius[k] => {
-                        return Err(Error::Parameter {
-                            op: OP,
-                            reason: format!(
-                                "axis {k} has {} unknowns, fewer than the stencil's radius {} that its \
-                                 Neumann or periodic halo mirrors",
-                                shape[k], radius[k]
-                            ),
-                            fix: "use a larger grid or a narrower stencil",
-                        });
-                    }
-                    _ => {}
-                }
-            }
-        }
-        boundaries.check(OP)?;
+        check_linear("StencilOperator::new", shape, stencil.radius(), &boundaries)?;
         Ok(StencilOperator { stencil, shape, boundaries })
     }
 
@@ -138,6 +101,57 @@ impl<T: Numeric, const N: usize> StencilOperator<T, N> {
     pub fn boundaries(&self) -> &Boundaries<T, N> {
         &self.boundaries
     }
+}
+
+/// Checks that an operator on unknowns of `shape`, reaching `radius`, is linear under
+/// `boundaries` and that its halos can be filled.
+///
+/// # Errors
+///
+/// As [`StencilOperator::try_new`].
+pub(super) fn check_linear<T: Numeric, const N: usize>(
+    op: &'static str,
+    shape: [usize; N],
+    radius: [usize; N],
+    boundaries: &Boundaries<T, N>,
+) -> Result<()> {
+    for k in 0..N {
+        if shape[k] == 0 {
+            return Err(Error::Parameter {
+                op,
+                reason: format!("axis {k} of the shape {shape:?} is empty"),
+                fix: "give every axis at least one unknown",
+            });
+        }
+        for side in [crate::stencil::Side::Low, crate::stencil::Side::High] {
+            match boundaries.at(k, side) {
+                Boundary::Value(v) if v != T::ZERO => {
+                    return Err(Error::Parameter {
+                        op,
+                        reason: format!(
+                            "axis {k} has the boundary value {v:?}, which makes the operator affine, not linear"
+                        ),
+                        fix: "use Boundary::Value(0) and move the boundary values to the right-hand side \
+                                  (subtract A applied to an array holding them, zero inside)",
+                    });
+                }
+                Boundary::Neumann | Boundary::Periodic if shape[k] < radius[k] => {
+                    return Err(Error::Parameter {
+                        op,
+                        reason: format!(
+                            "axis {k} has {} unknowns, fewer than the stencil's radius {} that its \
+                                 Neumann or periodic halo mirrors",
+                            shape[k], radius[k]
+                        ),
+                        fix: "use a larger grid or a narrower stencil",
+                    });
+                }
+                _ => {}
+            }
+        }
+    }
+    boundaries.check(op)?;
+    Ok(())
 }
 
 impl<T: Numeric, const N: usize, B: StencilKernels + CopyKernels> LinearOperator<T, N, B> for StencilOperator<T, N> {
