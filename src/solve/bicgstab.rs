@@ -2,7 +2,7 @@
 //! applications, six inner products (two of them norms) and six vector updates per iteration, in
 //! fixed memory.
 
-use super::krylov::{krylov_method, Solve};
+use super::krylov::{krylov_method, precondition, Solve};
 use super::operator::LinearOperator;
 use super::options::SolveOptions;
 use super::precond::Preconditioner;
@@ -33,27 +33,6 @@ krylov_method! {
     /// assert!(report.residual_norm() <= 1e-10 * 10.0);
     /// ```
     Bicgstab, "bicgstab", iterate
-}
-
-/// `phat = M p` into `into`, or `p` itself with no preconditioner.
-fn precondition<'a, T, const N: usize, B, P>(
-    m: &P,
-    p: &'a mut Array<T, N, B>,
-    into: &'a mut Option<Array<T, N, B>>,
-    halo: [usize; N],
-) -> Result<&'a mut Array<T, N, B>>
-where
-    T: SolverScalar,
-    B: SolverBackend,
-    P: Preconditioner<T, N, B>,
-{
-    match into {
-        None => Ok(p),
-        Some(z) => {
-            m.try_apply(p, z, halo)?;
-            Ok(z)
-        }
-    }
 }
 
 /// BiCGSTAB from `s`'s start until the tolerance, a breakdown or the iteration limit.

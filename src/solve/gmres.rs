@@ -2,7 +2,7 @@
 //! Givens rotations: for any nonsingular operator, one operator application per iteration and a
 //! growing orthogonalization, restarted every `restart` iterations to bound memory.
 
-use super::krylov::{krylov_method, Solve};
+use super::krylov::{krylov_method, precondition, Solve};
 use super::operator::LinearOperator;
 use super::options::SolveOptions;
 use super::precond::Preconditioner;
@@ -50,13 +50,7 @@ where
         for j in 0..restart {
             let (done, rest) = basis.split_at_mut(j + 1);
             let w = &mut rest[0];
-            match &mut z {
-                None => a.try_apply(&mut done[j], w)?,
-                Some(z) => {
-                    m.try_apply(&done[j], z, halo)?;
-                    a.try_apply(z, w)?;
-                }
-            }
+            a.try_apply(precondition(m, &mut done[j], &mut z, halo)?, w)?;
             for (i, v) in done.iter().enumerate() {
                 let h = space.dot(w, v)?;
                 cycle.h[i][j] = h;
@@ -85,13 +79,7 @@ where
         for (v, &yi) in used.iter().zip(&y).skip(1) {
             space.axpy(u, yi, v)?;
         }
-        match &mut z {
-            None => space.axpy(x, 1.0, u)?,
-            Some(z) => {
-                m.try_apply(u, z, halo)?;
-                space.axpy(x, 1.0, z)?;
-            }
-        }
+        space.axpy(x, 1.0, precondition(m, u, &mut z, halo)?)?;
         if outcome? {
             return Ok(());
         }

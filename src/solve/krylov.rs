@@ -4,6 +4,7 @@
 
 use super::operator::LinearOperator;
 use super::options::{Progress, SolveOptions, SolveReport};
+use super::precond::Preconditioner;
 use super::vectors::{SolverBackend, SolverScalar, Space};
 use crate::array::Array;
 use crate::error::{Error, Result};
@@ -79,6 +80,32 @@ impl<T: SolverScalar, const N: usize, B: SolverBackend> Solve<T, N, B> {
         outcome?;
         stored?;
         Ok(self.progress.report)
+    }
+}
+
+/// `M p` into `into`, or `p` itself when there is no preconditioner (`into` is `None`): what the
+/// right-preconditioned methods apply the operator to.
+///
+/// # Errors
+///
+/// The preconditioner's.
+pub(super) fn precondition<'a, T, const N: usize, B, P>(
+    m: &P,
+    p: &'a mut Array<T, N, B>,
+    into: &'a mut Option<Array<T, N, B>>,
+    halo: [usize; N],
+) -> Result<&'a mut Array<T, N, B>>
+where
+    T: SolverScalar,
+    B: SolverBackend,
+    P: Preconditioner<T, N, B>,
+{
+    match into {
+        None => Ok(p),
+        Some(z) => {
+            m.try_apply(p, z, halo)?;
+            Ok(z)
+        }
     }
 }
 
