@@ -6,8 +6,8 @@
 use cnda::kernel::{Download, StencilKernels};
 use cnda::prelude::*;
 use cnda::solve::{
-    Bicgstab, Cg, FnOperator, Gmres, Jacobi, Multigrid, MultigridOptions, SolveOptions, SolverBackend, SolverScalar,
-    StencilOperator, VariableOperator,
+    Bicgstab, Cg, CycleKind, FnOperator, Gmres, Jacobi, Multigrid, MultigridOptions, Smoother, SolveOptions,
+    SolverBackend, SolverScalar, Start, StencilOperator, VariableOperator,
 };
 use cnda::stencil::{Boundary, DynStencil, LinearStencil, VariableStencil};
 
@@ -127,6 +127,23 @@ where
     assert!(report.iterations <= 10, "{name} periodic multigrid: {report:?}");
     let m = dense::assemble(&taps, [32, 32], [dense::Edge::Wrap; 2]);
     assert!(relative_residual(&m, &pb, &x.to_host()) <= 10.0 * rtol, "{name} periodic multigrid residual");
+
+    // Chebyshev smoothing, F-cycles and a full-multigrid start, multigrid as the solver: as on
+    // the CPU.
+    let options = MultigridOptions {
+        smoother: Smoother::Chebyshev,
+        cycle: CycleKind::F,
+        start: Start::FullMultigrid { cycles: 1 },
+        coarsest: 9,
+        ..Default::default()
+    };
+    let tolerance = SolveOptions::default().rtol(rtol);
+    let mut x = upload(&Array::zeros([n, n]));
+    let report = Multigrid::new_in(&alloc, &poisson, options).solve(&poisson, &upload(&mg_b), &mut x, tolerance);
+    let mut cpu = Array::zeros([n, n]);
+    let cpu_report = Multigrid::new_in(&Cpu, &poisson, options).solve(&poisson, &mg_b, &mut cpu, tolerance);
+    assert!(report.iterations <= cpu_report.iterations + 1, "{name} Chebyshev F-cycles: {report:?} {cpu_report:?}");
+    assert!(max_difference(&x.to_host(), &cpu) <= 100.0 * rtol, "{name} Chebyshev F-cycles: from the CPU's solution");
 
     // A variable-coefficient operator (its fields uploaded) with its diagonal as Jacobi, against
     // the same solve on the CPU.

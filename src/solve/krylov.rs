@@ -83,6 +83,40 @@ impl<T: SolverScalar, const N: usize, B: SolverBackend> Solve<T, N, B> {
     }
 }
 
+/// An operator that counts its applications (a solve's work).
+pub(super) struct Counted<'a, A: ?Sized> {
+    inner: &'a A,
+    applications: core::cell::Cell<usize>,
+}
+
+impl<'a, A: ?Sized> Counted<'a, A> {
+    pub(super) fn new(inner: &'a A) -> Self {
+        Counted { inner, applications: core::cell::Cell::new(0) }
+    }
+
+    /// The applications so far.
+    pub(super) fn applications(&self) -> usize {
+        self.applications.get()
+    }
+}
+
+impl<T: SolverScalar, const N: usize, B: SolverBackend, A: LinearOperator<T, N, B> + ?Sized> LinearOperator<T, N, B>
+    for Counted<'_, A>
+{
+    fn shape(&self) -> [usize; N] {
+        self.inner.shape()
+    }
+
+    fn halo(&self) -> [usize; N] {
+        self.inner.halo()
+    }
+
+    fn try_apply(&self, x: &mut Array<T, N, B>, y: &mut Array<T, N, B>) -> Result<()> {
+        self.applications.set(self.applications.get() + 1);
+        self.inner.try_apply(x, y)
+    }
+}
+
 /// `M p` into `into`, or `p` itself when there is no preconditioner (`into` is `None`): what the
 /// right-preconditioned methods apply the operator to.
 ///
@@ -199,10 +233,14 @@ macro_rules! krylov_method {
                 A: $crate::solve::LinearOperator<T, N, B> + ?Sized,
                 P: $crate::solve::Preconditioner<T, N, B>,
             {
-                let mut solve = $crate::solve::krylov::Solve::start($name, &self.options, a, b, x)?;
-                let outcome =
-                    if solve.done() { Ok(()) } else { $iterate(&mut solve, &self.options, a, &self.preconditioner) };
-                solve.finish(x, outcome)
+                let m = &self.preconditioner;
+                let before = m.work();
+                let a = $crate::solve::krylov::Counted::new(a);
+                let mut solve = $crate::solve::krylov::Solve::start($name, &self.options, &a, b, x)?;
+                let outcome = if solve.done() { Ok(()) } else { $iterate(&mut solve, &self.options, &a, m) };
+                let mut report = solve.finish(x, outcome)?;
+                report.work = a.applications() as f64 + (m.work() - before);
+                Ok(report)
             }
         }
     };

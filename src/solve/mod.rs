@@ -10,7 +10,7 @@
 //! | symmetric and definite (a Laplacian, diffusion with variable coefficients) | [`Cg`] |
 //! | nonsymmetric (convection-diffusion, upwind), fixed memory | [`Bicgstab`] |
 //! | nonsymmetric, robust (never breaks down), `restart + 1` vectors | [`Gmres`] |
-//! | a constant-coefficient stencil between zero walls (`2^k − 1` points) or periodic (`2^k`) | [`Multigrid`] alone, or as [`Cg`]'s preconditioner (a handful of iterations at any size) |
+//! | a constant-coefficient stencil between zero walls (`2^k − 1` points) or periodic (`2^k`) | [`Multigrid`] alone, or as [`Cg`]'s preconditioner (a handful of iterations at any size); [`Multigrid::full_multigrid`] to the discretization error in one pass |
 //!
 //! An operator is a [`StencilOperator`] (a `LinearStencil` or `DynStencil` on a shape, with
 //! homogeneous boundaries per side and axis), a [`VariableOperator`] (a `VariableStencil` with
@@ -21,7 +21,8 @@
 //!
 //! Every method stops when its residual `‖r‖₂ ≤ max(rtol ‖b‖₂, atol)` ([`SolveOptions`]; `r` is
 //! `b − A x` up to rounding, GMRES's estimate within a cycle), returns a
-//! [`SolveReport`] with the residual history, and fails with a typed error:
+//! [`SolveReport`] with the residual history and the work (operator applications, the
+//! preconditioner's counted in), and fails with a typed error:
 //! [`Error::NotConverged`](crate::Error::NotConverged) after `max_iters` iterations,
 //! [`Error::Breakdown`](crate::Error::Breakdown) when a recurrence divides by zero or meets NaN,
 //! leaving the last iterate in `x` either way. `solve` panics with the error's message;
@@ -57,7 +58,7 @@ mod vectors;
 pub use bicgstab::Bicgstab;
 pub use cg::Cg;
 pub use gmres::Gmres;
-pub use multigrid::{CycleKind, Multigrid, MultigridOptions, Smoother};
+pub use multigrid::{CycleKind, Multigrid, MultigridOptions, Smoother, Start};
 pub use operator::{FnOperator, LinearOperator, StencilOperator};
 pub use options::{SolveOptions, SolveReport};
 pub use precond::{Identity, Jacobi, Preconditioner};

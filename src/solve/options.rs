@@ -101,6 +101,11 @@ pub struct SolveReport {
     pub residual_history: Vec<f64>,
     /// The norm at which the solve stopped: `max(rtol ‖b‖₂, atol)`.
     pub threshold: f64,
+    /// The work, in operator applications on the grid of the unknowns: the method's own (the
+    /// first residual's included) and its preconditioner's
+    /// ([`Preconditioner::work`](super::Preconditioner::work): multigrid counts each stencil
+    /// pass over a level as that level's share of the finest grid's points).
+    pub work: f64,
 }
 
 impl SolveReport {
@@ -119,7 +124,7 @@ pub(super) struct Progress {
 impl Progress {
     /// A solve by `method` that stops at `threshold`, from initial residual norm `r0`.
     pub(super) fn new(method: &'static str, threshold: f64, r0: f64, max_iters: usize) -> Self {
-        let report = SolveReport { method, iterations: 0, residual_history: vec![r0], threshold };
+        let report = SolveReport { method, iterations: 0, residual_history: vec![r0], threshold, work: 0.0 };
         Progress { report, max_iters }
     }
 
@@ -136,11 +141,7 @@ impl Progress {
     /// `Error::Breakdown` for a non-finite norm; `Error::NotConverged` when the iterations are
     /// used up.
     pub(super) fn record(&mut self, r: f64) -> Result<bool> {
-        self.report.iterations += 1;
-        self.report.residual_history.push(r);
-        if !r.is_finite() {
-            return Err(self.breakdown(format!("the residual norm is {r}")));
-        }
+        self.push(r)?;
         if self.met(r) {
             return Ok(true);
         }
@@ -155,6 +156,20 @@ impl Progress {
             });
         }
         Ok(false)
+    }
+
+    /// Records an iteration's residual norm, whatever the tolerance.
+    ///
+    /// # Errors
+    ///
+    /// `Error::Breakdown` for a non-finite norm.
+    pub(super) fn push(&mut self, r: f64) -> Result<()> {
+        self.report.iterations += 1;
+        self.report.residual_history.push(r);
+        if !r.is_finite() {
+            return Err(self.breakdown(format!("the residual norm is {r}")));
+        }
+        Ok(())
     }
 
     /// A breakdown at the current iteration.

@@ -22,6 +22,14 @@ pub trait Preconditioner<T: Pod, const N: usize, B: Backend> {
     /// Whatever the preconditioner's operations return.
     fn try_apply(&self, r: &Array<T, N, B>, z: &mut Array<T, N, B>, halo: [usize; N]) -> Result<()>;
 
+    /// The work of this preconditioner's applications so far, in operator applications on the
+    /// finest grid (a stencil pass over a coarser grid counts its share of the points); a solve
+    /// reports the difference in [`SolveReport::work`](super::SolveReport::work). Zero by
+    /// default: a diagonal scaling costs less than one application.
+    fn work(&self) -> f64 {
+        0.0
+    }
+
     /// Whether this is [`Identity`], which the solvers skip.
     #[doc(hidden)]
     fn is_identity(&self) -> bool {

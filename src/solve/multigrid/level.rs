@@ -2,7 +2,7 @@
 //! smoothers and grid transfers that run on them, through the backend's stencil, vector and copy
 //! kernels.
 
-use super::Smoother;
+use super::smoother::{LevelSmoother, Smoother};
 use crate::array::Array;
 use crate::error::Result;
 use crate::kernel::tokens::Second;
@@ -20,14 +20,13 @@ pub(super) struct Level<T: SolverScalar, const N: usize, B: SolverBackend> {
     pub(super) x: Array<T, N, B>,
     pub(super) b: Array<T, N, B>,
     pub(super) r: Array<T, N, B>,
-    scratch: Array<T, N, B>,
+    pub(super) scratch: Array<T, N, B>,
     /// `1 / a_0`, the inverse of the centre weight (the diagonal of a constant stencil).
-    inverse_diagonal: f64,
-    /// Red-black masks (ones on points of even, then odd, index sum), for that smoother.
-    colours: Option<[Array<T, N, B>; 2]>,
-    /// For weighted Jacobi: `I − ω D⁻¹ A` as one stencil, so a sweep is `S x + ω D⁻¹ b` in two
-    /// passes over memory instead of the residual's four.
-    jacobi: Option<DynStencil<T, N>>,
+    pub(super) inverse_diagonal: f64,
+    pub(super) smoother: LevelSmoother<T, N, B>,
+    /// Stencil passes over this level so far (smoothing, residuals, transfers, coarse solves):
+    /// the hierarchy's work count.
+    pub(super) passes: usize,
 }
 
 impl<T: SolverScalar, const N: usize, B: SolverBackend + StencilKernels> Level<T, N, B> {
@@ -49,17 +48,8 @@ impl<T: SolverScalar, const N: usize, B: SolverBackend + StencilKernels> Level<T
         let halo = LinearOperator::<T, N, B>::halo(&op);
         let space = Space::for_shape("multigrid", shape, halo, alloc.clone())?;
         let (x, b, r, scratch) = (space.vector()?, space.vector()?, space.vector()?, space.vector()?);
-        let (colours, jacobi) = match smoother {
-            Smoother::RedBlack => (Some([checkerboard(&space, 0)?, checkerboard(&space, 1)?]), None),
-            Smoother::Jacobi { .. } | Smoother::DampedJacobi => {
-                let omega = jacobi_weight::<N>(smoother);
-                let others = op.stencil().taps().iter().filter(|(o, _)| *o != [0; N]);
-                let taps = others.map(|&(o, w)| (o, T::from_f64(-omega * w.into() / centre)));
-                let sweep = DynStencil::try_new(taps.chain([([0; N], T::from_f64(1.0 - omega))]))?;
-                (None, Some(sweep))
-            }
-        };
-        Ok(Level { op, space, x, b, r, scratch, inverse_diagonal: 1.0 / centre, colours, jacobi })
+        let smoother = LevelSmoother::new(smoother, &op, centre, &space)?;
+        Ok(Level { op, space, x, b, r, scratch, inverse_diagonal: 1.0 / centre, smoother, passes: 0 })
     }
 
     /// `r = b − A x`.
@@ -68,42 +58,9 @@ impl<T: SolverScalar, const N: usize, B: SolverBackend + StencilKernels> Level<T
     ///
     /// The kernels' errors.
     pub(super) fn residual(&mut self) -> Result<()> {
+        self.passes += 1;
         self.op.try_apply(&mut self.x, &mut self.r)?;
         self.space.xpby(&mut self.r, &self.b, -1.0)
-    }
-
-    /// `sweeps` sweeps of `smoother` on `A x = b`; red-black sweeps take the colours in reverse
-    /// order when `reverse` (post-smoothing, so a V-cycle stays symmetric).
-    ///
-    /// # Errors
-    ///
-    /// The kernels' errors.
-    pub(super) fn smooth(&mut self, smoother: Smoother, sweeps: usize, reverse: bool) -> Result<()> {
-        for _ in 0..sweeps {
-            match (smoother, &self.colours) {
-                (Smoother::Jacobi { .. } | Smoother::DampedJacobi, _) => {
-                    let omega = jacobi_weight::<N>(smoother);
-                    let sweep = self.jacobi.as_ref().expect("Jacobi levels are built with their sweep stencil");
-                    try_fill_boundaries(&mut self.x, self.space.halo(), *self.op.boundaries())?;
-                    sweep.try_apply(&self.x, &mut self.scratch)?;
-                    self.space.axpy(&mut self.scratch, omega * self.inverse_diagonal, &self.b)?;
-                    // `x`'s halo is refilled before every sweep (the transfers may write the
-                    // scratch vector's halo ring).
-                    core::mem::swap(&mut self.x, &mut self.scratch);
-                }
-                (Smoother::RedBlack, Some(colours)) => {
-                    let order = if reverse { [1, 0] } else { [0, 1] };
-                    for c in order {
-                        self.op.try_apply(&mut self.x, &mut self.r)?;
-                        self.space.xpby(&mut self.r, &self.b, -1.0)?;
-                        self.space.multiply(&mut self.r, &colours[c])?;
-                        self.space.axpy(&mut self.x, self.inverse_diagonal, &self.r)?;
-                    }
-                }
-                (Smoother::RedBlack, None) => unreachable!("red-black levels are built with their masks"),
-            }
-        }
-        Ok(())
     }
 
     /// Where each axis's first coincident point lies: `2 I + 1` coincides with coarse point `I`
@@ -135,6 +92,7 @@ impl<T: SolverScalar, const N: usize, B: SolverBackend + StencilKernels> Level<T
     ///
     /// The kernels' errors.
     pub(super) fn restrict_to(&mut self, coarse: &mut Self, weighting: &DynStencil<T, N>) -> Result<()> {
+        self.passes += 1;
         try_fill_boundaries(&mut self.r, self.space.halo(), *self.op.boundaries())?;
         weighting.try_apply(&self.r, &mut self.scratch)?;
         let from = self.coincident(self.scratch.desc(), coarse.space.shape())?;
@@ -151,6 +109,7 @@ impl<T: SolverScalar, const N: usize, B: SolverBackend + StencilKernels> Level<T
     ///
     /// The kernels' errors.
     pub(super) fn correct_from(&mut self, coarse: &Self, interpolation: &DynStencil<T, N>) -> Result<()> {
+        self.passes += 1;
         self.scratch.try_fill(T::ZERO)?;
         let scratch = self.scratch.desc_mut();
         let to = self.coincident(scratch, coarse.space.shape())?;
@@ -165,14 +124,6 @@ impl<T: SolverScalar, const N: usize, B: SolverBackend + StencilKernels> Level<T
     }
 }
 
-/// The damping of a Jacobi smoother: its own, or `2N / (2N + 1)`.
-fn jacobi_weight<const N: usize>(smoother: Smoother) -> f64 {
-    match smoother {
-        Smoother::Jacobi { omega } => omega,
-        _ => (2 * N) as f64 / (2 * N + 1) as f64,
-    }
-}
-
 /// The points `start + 2 i` (for `i` below `shape`) of `d`.
 fn lattice<B: SolverBackend, T: SolverScalar, const N: usize>(
     d: Desc<B, T, N>,
@@ -184,7 +135,7 @@ fn lattice<B: SolverBackend, T: SolverScalar, const N: usize>(
 }
 
 /// Ones on the interior points whose index sum has parity `parity`, zeros elsewhere.
-fn checkerboard<T: SolverScalar, const N: usize, B: SolverBackend>(
+pub(super) fn checkerboard<T: SolverScalar, const N: usize, B: SolverBackend>(
     space: &Space<T, N, B>,
     parity: usize,
 ) -> Result<Array<T, N, B>> {

@@ -1,51 +1,33 @@
 //! Geometric multigrid for constant-coefficient stencils between zero walls or on periodic axes:
 //! vertex-centred coarsening by two (`n → (n − 1) / 2` between walls, so `2^k − 1` points coarsen
-//! all the way; `n → n / 2` on a periodic axis, `2^k` points), full-weighting restriction, multilinear prolongation, Galerkin coarse operators
-//! (`R A P`, computed exactly from the taps), damped-Jacobi or red-black smoothing, V- and
-//! W-cycles, and CG on the coarsest grid. As a solver ([`Multigrid::solve`]) or as CG's
-//! preconditioner (one cycle from zero; symmetric when `pre == post`, as by default, so CG
+//! all the way; `n → n / 2` on a periodic axis, `2^k` points), full-weighting restriction,
+//! multilinear prolongation, Galerkin coarse operators (`R A P`, computed exactly from the taps),
+//! damped-Jacobi, red-black or Chebyshev smoothing, V-, W- and F-cycles, full multigrid, and CG on
+//! the coarsest grid. As a solver ([`Multigrid::solve`], [`Multigrid::full_multigrid`]) or as
+//! CG's preconditioner (one cycle from zero; symmetric when `pre == post`, as by default, so CG
 //! converges in a handful of iterations whatever the grid size). On any backend with stencil
 //! kernels.
 
+mod cycle;
 mod galerkin;
 mod level;
+mod smoother;
 
 use std::sync::Mutex;
 
 use self::level::Level;
+pub use self::smoother::Smoother;
 use super::krylov::Solve;
 use super::operator::{LinearOperator, StencilOperator};
 use super::options::{SolveOptions, SolveReport};
 use super::precond::Preconditioner;
 use super::vectors::{SolverBackend, SolverScalar};
-use super::Cg;
 use crate::array::Array;
 use crate::error::{or_panic, Error, Result};
-use crate::kernel::tokens::{ScalarRight, Second, Sub};
+use crate::kernel::tokens::Second;
 use crate::kernel::{Allocator, Cpu, StencilKernels};
 use crate::ops::elementwise::update;
 use crate::stencil::{Boundaries, Boundary, DynStencil, Side};
-
-/// How each level smooths.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Smoother {
-    /// Weighted Jacobi with `ω = 2N / (2N + 1)` for `N` axes (4/5 in 2D, 6/7 in 3D: the damping
-    /// that smooths the Laplacian's oscillatory modes best). The default: each sweep is one
-    /// stencil pass and one update, so a solve takes a cycle or two more than with
-    /// [`Smoother::RedBlack`] and less time (`docs/BENCHMARKS.md`).
-    DampedJacobi,
-    /// `x += ω D⁻¹ (b − A x)`: fully parallel; `ω = 4/5` in 2D and `6/7` in 3D damp the
-    /// oscillatory half of the spectrum best for the Laplacian.
-    Jacobi {
-        /// The damping factor.
-        omega: f64,
-    },
-    /// Gauss-Seidel on the points of even index sum, then odd (the reverse after the coarse
-    /// correction): exact Gauss-Seidel for stencils that couple only points of the other colour
-    /// (the 5- and 7-point Laplacians), each colour one residual sweep. Smooths about twice as
-    /// fast per sweep as Jacobi, at about twice the cost.
-    RedBlack,
-}
 
 /// The cycle between levels.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -54,6 +36,24 @@ pub enum CycleKind {
     V,
     /// Two (more robust, dearer on the coarse levels).
     W,
+    /// An F-cycle then a V-cycle: between V and W in cost and robustness.
+    F,
+}
+
+/// Where [`Multigrid::solve`] starts its cycles.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Start {
+    /// From the caller's guess.
+    Guess,
+    /// From a pass of full multigrid (FMG) on the guess's residual: the right-hand side
+    /// restricted to every level, solved on the coarsest, then each finer level started from the
+    /// coarser solution interpolated and improved by `cycles` cycles. One pass with one cycle per
+    /// level reaches the discretization error of a smooth problem in about ten sweeps' work (its
+    /// [`SolveReport::work`]); later cycles go on to the tolerance.
+    FullMultigrid {
+        /// Cycles per level (1 usually suffices).
+        cycles: usize,
+    },
 }
 
 /// What a [`Multigrid`] hierarchy does: smoother, sweeps, cycle, and where coarsening stops.
@@ -66,8 +66,11 @@ pub struct MultigridOptions {
     /// Sweeps after it (default 2). As CG's preconditioner the cycle must be symmetric: keep
     /// `post == pre`.
     pub post: usize,
-    /// V- or W-cycles (default V).
+    /// V-, W- or F-cycles (default V).
     pub cycle: CycleKind,
+    /// How [`Multigrid::solve`] starts (default [`Start::Guess`]; the preconditioner always
+    /// applies one cycle from zero).
+    pub start: Start,
     /// Coarsening stops once a level has at most this many points (default 1000) or an axis
     /// cannot halve (an even or one-point axis); that level is solved by CG.
     pub coarsest: usize,
@@ -75,7 +78,14 @@ pub struct MultigridOptions {
 
 impl Default for MultigridOptions {
     fn default() -> Self {
-        MultigridOptions { smoother: Smoother::DampedJacobi, pre: 2, post: 2, cycle: CycleKind::V, coarsest: 1000 }
+        MultigridOptions {
+            smoother: Smoother::DampedJacobi,
+            pre: 2,
+            post: 2,
+            cycle: CycleKind::V,
+            start: Start::Guess,
+            coarsest: 1000,
+        }
     }
 }
 
@@ -244,16 +254,75 @@ impl<T: SolverScalar, const N: usize, B: SolverBackend + StencilKernels> Multigr
         options: SolveOptions,
     ) -> Result<SolveReport> {
         self.check_operator(a)?;
+        let before = Preconditioner::<T, N, B>::work(self);
         let mut solve = Solve::start("multigrid", &options, a, b, x)?;
         let outcome = if solve.done() { Ok(()) } else { self.iterate(&mut solve, a) };
-        solve.finish(x, outcome)
+        let mut report = solve.finish(x, outcome)?;
+        // The cycles' passes, and the residual before the first and after each.
+        report.work = Preconditioner::<T, N, B>::work(self) - before + 1.0 + report.iterations as f64;
+        Ok(report)
     }
 
-    /// Cycles: `x += cycle(r)`, `r = b − A x`, until the tolerance.
+    /// One pass of full multigrid on `a x = b`, improving the guess in `x` (see
+    /// [`Start::FullMultigrid`]) with `cycles` cycles per level, whatever the residual it
+    /// leaves: the solver of choice when the discretization error, not the residual, is the
+    /// target. The report holds the residual before and after, and the work (ten fine-grid
+    /// sweeps' worth or so for V(2,2) cycles, [`SolveReport::work`]).
+    ///
+    /// # Panics
+    ///
+    /// As [`Multigrid::try_full_multigrid`] errs.
+    #[track_caller]
+    pub fn full_multigrid(
+        &self,
+        a: &StencilOperator<T, N>,
+        b: &Array<T, N, B>,
+        x: &mut Array<T, N, B>,
+        cycles: usize,
+    ) -> SolveReport {
+        or_panic(self.try_full_multigrid(a, b, x, cycles))
+    }
+
+    /// [`Multigrid::full_multigrid`], returning errors.
+    ///
+    /// # Errors
+    ///
+    /// As [`Multigrid::try_solve`], but for `Error::NotConverged`.
+    pub fn try_full_multigrid(
+        &self,
+        a: &StencilOperator<T, N>,
+        b: &Array<T, N, B>,
+        x: &mut Array<T, N, B>,
+        cycles: usize,
+    ) -> Result<SolveReport> {
+        self.check_operator(a)?;
+        let before = Preconditioner::<T, N, B>::work(self);
+        let mut s = Solve::start("multigrid", &SolveOptions::default(), a, b, x)?;
+        let mut pass = || -> Result<()> {
+            let mut correction = s.space.vector()?;
+            self.correction(&s.r, &mut correction, s.space.halo(), Some(cycles))?;
+            s.space.axpy(&mut s.x, 1.0, &correction)?;
+            a.try_apply(&mut s.x, &mut s.r)?;
+            s.space.xpby(&mut s.r, &s.b, -1.0)?;
+            let norm = s.space.norm(&s.r)?;
+            s.progress.push(norm)
+        };
+        let outcome = pass();
+        let mut report = s.finish(x, outcome)?;
+        report.work = Preconditioner::<T, N, B>::work(self) - before + 2.0;
+        Ok(report)
+    }
+
+    /// Cycles: `x += cycle(r)`, `r = b − A x`, until the tolerance; the first a full-multigrid
+    /// pass when the options start so.
     fn iterate(&self, s: &mut Solve<T, N, B>, a: &StencilOperator<T, N>) -> Result<()> {
         let mut correction = s.space.vector()?;
+        let mut full = match self.options.start {
+            Start::FullMultigrid { cycles } => Some(cycles),
+            Start::Guess => None,
+        };
         loop {
-            self.try_apply(&s.r, &mut correction, s.space.halo())?;
+            self.correction(&s.r, &mut correction, s.space.halo(), full.take())?;
             s.space.axpy(&mut s.x, 1.0, &correction)?;
             a.try_apply(&mut s.x, &mut s.r)?;
             s.space.xpby(&mut s.r, &s.b, -1.0)?;
@@ -282,28 +351,6 @@ impl<T: SolverScalar, const N: usize, B: SolverBackend + StencilKernels> Multigr
         }
         Ok(())
     }
-
-    /// One cycle at level `l` on its `b`, from its `x`.
-    fn cycle(&self, levels: &mut [Level<T, N, B>]) -> Result<()> {
-        let o = self.options;
-        let (fine, coarser) = levels.split_first_mut().expect("a cycle runs on at least one level");
-        // The coarsest level is solved, not cycled: a second visit would repeat the solve.
-        let visits = match o.cycle {
-            CycleKind::W if coarser.len() > 1 => 2,
-            _ => 1,
-        };
-        let Some(coarse) = coarser.first_mut() else {
-            return coarsest_solve(fine);
-        };
-        fine.smooth(o.smoother, o.pre, false)?;
-        fine.residual()?;
-        fine.restrict_to(coarse, &self.restriction)?;
-        for _ in 0..visits {
-            self.cycle(coarser)?;
-        }
-        fine.correct_from(&coarser[0], &self.prolongation)?;
-        fine.smooth(o.smoother, o.post, true)
-    }
 }
 
 /// Whether every axis can halve: odd with at least 3 points between walls (`n → (n − 1) / 2`),
@@ -312,47 +359,32 @@ fn halvable<const N: usize>(shape: [usize; N], periodic: [bool; N]) -> bool {
     shape.iter().zip(periodic).all(|(&n, p)| if p { n >= 4 && n % 2 == 0 } else { n >= 3 && n % 2 == 1 })
 }
 
-/// `A x = b` on the coarsest level by CG (to rounding, within twice the unknowns' count of
-/// iterations; its last iterate otherwise).
-fn coarsest_solve<T: SolverScalar, const N: usize, B: SolverBackend + StencilKernels>(
-    level: &mut Level<T, N, B>,
-) -> Result<()> {
-    let shape = level.space.shape();
-    let alloc = level.b.allocator();
-    let (mut b, mut x) = (Array::try_zeros_in(&alloc, shape)?, Array::try_zeros_in(&alloc, shape)?);
-    level.space.store(&mut b, &level.b)?;
-    let count: usize = shape.iter().product();
-    let singular = (0..N).all(|k| matches!(level.op.boundaries().at(k, Side::Low), Boundary::Periodic));
-    if singular {
-        // Every axis periodic: constants are the null space. Rounding leaves the restricted
-        // residual a little inconsistent, which CG would chase; solve its consistent part.
-        remove_mean(&mut b, count)?;
-    }
-    let rtol = if core::mem::size_of::<T>() == 4 { 1e-6 } else { 1e-12 };
-    match Cg::new().rtol(rtol).max_iters(2 * count).try_solve(&level.op, &b, &mut x) {
-        Ok(_) | Err(Error::NotConverged { .. }) => {}
-        Err(e) => return Err(e),
-    }
-    if singular {
-        remove_mean(&mut x, count)?;
-    }
-    level.space.load(&mut level.x, &x)
-}
-
-/// `v -= mean(v)` (`count` elements).
-fn remove_mean<T: SolverScalar, const N: usize, B: SolverBackend>(v: &mut Array<T, N, B>, count: usize) -> Result<()> {
-    // SAFETY: `v`'s own elements, live, borrowed uniquely for both calls (read, then updated).
-    let sum = unsafe { crate::ops::reduce::reduce(crate::kernel::tokens::Sum, v.desc()) }?.unwrap_or(T::ZERO);
-    let mean = T::from_f64(sum.into() / count as f64);
-    // SAFETY: as above.
-    unsafe { crate::ops::elementwise::update_unary(ScalarRight(Sub, mean), v.desc_mut()) }
-}
-
 impl<T: SolverScalar, const N: usize, B: SolverBackend + StencilKernels> Preconditioner<T, N, B>
     for Multigrid<T, N, B>
 {
     /// One cycle from zero on `r`: `z ≈ A⁻¹ r`.
     fn try_apply(&self, r: &Array<T, N, B>, z: &mut Array<T, N, B>, halo: [usize; N]) -> Result<()> {
+        self.correction(r, z, halo, None)
+    }
+
+    /// The passes of every level so far, each weighted by its share of the finest grid's points.
+    fn work(&self) -> f64 {
+        let levels = self.levels.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let points = |l: &Level<T, N, B>| l.space.shape().iter().product::<usize>() as f64;
+        let finest = points(&levels[0]);
+        levels.iter().map(|l| l.passes as f64 * points(l) / finest).sum()
+    }
+}
+
+impl<T: SolverScalar, const N: usize, B: SolverBackend + StencilKernels> Multigrid<T, N, B> {
+    /// `z ≈ A⁻¹ r`: one cycle from zero, or a full-multigrid pass of `full` cycles per level.
+    fn correction(
+        &self,
+        r: &Array<T, N, B>,
+        z: &mut Array<T, N, B>,
+        halo: [usize; N],
+        full: Option<usize>,
+    ) -> Result<()> {
         let mut levels = self.levels.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         let finest = &mut levels[0];
         if halo != finest.space.halo() {
@@ -366,8 +398,13 @@ impl<T: SolverScalar, const N: usize, B: SolverBackend + StencilKernels> Precond
         // SAFETY: the finest level's right-hand side (uniquely borrowed through the lock) and
         // the caller's residual, another array; both interiors of the checked padded shape.
         unsafe { update(Second, to, from) }?;
-        finest.x.try_fill(T::ZERO)?;
-        self.cycle(&mut levels)?;
+        match full {
+            Some(cycles) => self.full(&mut levels, cycles)?,
+            None => {
+                finest.x.try_fill(T::ZERO)?;
+                self.cycle(&mut levels, self.options.cycle)?;
+            }
+        }
         let finest = &levels[0];
         let (to, from) = (finest.space.interior(z.desc_mut())?, finest.space.interior(finest.x.desc())?);
         // SAFETY: `z` is uniquely borrowed; the level's iterate is another array; both

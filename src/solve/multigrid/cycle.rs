@@ -1,0 +1,111 @@
+//! The cycles between the levels (V, W and F), full multigrid, and the coarsest level's solve.
+
+use super::level::Level;
+use super::{CycleKind, Multigrid};
+use crate::array::Array;
+use crate::error::{Error, Result};
+use crate::kernel::tokens::{ScalarRight, Sub};
+use crate::kernel::StencilKernels;
+use crate::solve::vectors::{SolverBackend, SolverScalar};
+use crate::solve::Cg;
+use crate::stencil::{Boundary, Side};
+
+impl<T: SolverScalar, const N: usize, B: SolverBackend + StencilKernels> Multigrid<T, N, B> {
+    /// One cycle of `kind` on `levels[0]`'s `b`, from its `x`: smoothing, the residual restricted,
+    /// the coarse correction (one visit for V, two for W, an F-cycle then a V-cycle for F),
+    /// interpolated back, smoothing.
+    ///
+    /// # Errors
+    ///
+    /// The kernels' errors.
+    pub(super) fn cycle(&self, levels: &mut [Level<T, N, B>], kind: CycleKind) -> Result<()> {
+        let o = self.options;
+        let (fine, coarser) = levels.split_first_mut().expect("a cycle runs on at least one level");
+        let Some(coarse) = coarser.first_mut() else {
+            return coarsest_solve(fine);
+        };
+        fine.smooth(o.pre, false)?;
+        fine.residual()?;
+        fine.restrict_to(coarse, &self.restriction)?;
+        // The coarsest level is solved, not cycled: a second visit would repeat the solve.
+        let visits: &[CycleKind] = match kind {
+            _ if coarser.len() == 1 => &[CycleKind::V],
+            CycleKind::V => &[CycleKind::V],
+            CycleKind::W => &[CycleKind::W, CycleKind::W],
+            CycleKind::F => &[CycleKind::F, CycleKind::V],
+        };
+        for &visit in visits {
+            self.cycle(coarser, visit)?;
+        }
+        fine.correct_from(&coarser[0], &self.prolongation)?;
+        fine.smooth(o.post, true)
+    }
+
+    /// Full multigrid on `levels[0]`'s `b` (its `x` is overwritten): `b` restricted to every
+    /// level, solved on the coarsest, then each finer level started from the coarser solution
+    /// interpolated and improved by `cycles` cycles. One pass leaves an algebraic error below
+    /// the discretization error of a consistent problem, at the cost of a few fine-grid sweeps.
+    ///
+    /// # Errors
+    ///
+    /// The kernels' errors.
+    pub(super) fn full(&self, levels: &mut [Level<T, N, B>], cycles: usize) -> Result<()> {
+        for l in 0..levels.len() - 1 {
+            let (fine, coarser) = levels[l..].split_first_mut().expect("l is below the last level");
+            fine.space.copy(&mut fine.r, &fine.b)?;
+            fine.restrict_to(&mut coarser[0], &self.restriction)?;
+        }
+        coarsest_solve(levels.last_mut().expect("a hierarchy has a level"))?;
+        for l in (0..levels.len() - 1).rev() {
+            let (fine, coarser) = levels[l..].split_first_mut().expect("l is below the last level");
+            fine.x.try_fill(T::ZERO)?;
+            fine.correct_from(&coarser[0], &self.prolongation)?;
+            for _ in 0..cycles {
+                self.cycle(&mut levels[l..], self.options.cycle)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// `A x = b` on the coarsest level by CG (to rounding, within twice the unknowns' count of
+/// iterations; its last iterate otherwise).
+///
+/// # Errors
+///
+/// The kernels' errors; `Error::Alloc`.
+pub(super) fn coarsest_solve<T: SolverScalar, const N: usize, B: SolverBackend + StencilKernels>(
+    level: &mut Level<T, N, B>,
+) -> Result<()> {
+    let shape = level.space.shape();
+    let alloc = level.b.allocator();
+    let (mut b, mut x) = (Array::try_zeros_in(&alloc, shape)?, Array::try_zeros_in(&alloc, shape)?);
+    level.space.store(&mut b, &level.b)?;
+    let count: usize = shape.iter().product();
+    let singular = (0..N).all(|k| matches!(level.op.boundaries().at(k, Side::Low), Boundary::Periodic));
+    if singular {
+        // Every axis periodic: constants are the null space. Rounding leaves the restricted
+        // residual a little inconsistent, which CG would chase; solve its consistent part.
+        remove_mean(&mut b, count)?;
+    }
+    let rtol = if core::mem::size_of::<T>() == 4 { 1e-6 } else { 1e-12 };
+    let max_iters = 2 * count;
+    level.passes += match Cg::new().rtol(rtol).max_iters(max_iters).try_solve(&level.op, &b, &mut x) {
+        Ok(report) => report.work.round() as usize,
+        Err(Error::NotConverged { iterations, .. }) => iterations + 1,
+        Err(e) => return Err(e),
+    };
+    if singular {
+        remove_mean(&mut x, count)?;
+    }
+    level.space.load(&mut level.x, &x)
+}
+
+/// `v -= mean(v)` (`count` elements).
+fn remove_mean<T: SolverScalar, const N: usize, B: SolverBackend>(v: &mut Array<T, N, B>, count: usize) -> Result<()> {
+    // SAFETY: `v`'s own elements, live, borrowed uniquely for both calls (read, then updated).
+    let sum = unsafe { crate::ops::reduce::reduce(crate::kernel::tokens::Sum, v.desc()) }?.unwrap_or(T::ZERO);
+    let mean = T::from_f64(sum.into() / count as f64);
+    // SAFETY: as above.
+    unsafe { crate::ops::elementwise::update_unary(ScalarRight(Sub, mean), v.desc_mut()) }
+}
