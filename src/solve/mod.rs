@@ -8,6 +8,7 @@
 //! | operator | method |
 //! |---|---|
 //! | symmetric and definite (a Laplacian, diffusion with variable coefficients) | [`Cg`] |
+//! | symmetric and indefinite (Helmholtz `Δ + k²`, saddle points), fixed memory | [`Minres`] |
 //! | nonsymmetric (convection-diffusion, upwind), fixed memory | [`Bicgstab`] |
 //! | nonsymmetric, robust (never breaks down), `restart + 1` vectors | [`Gmres`] |
 //! | a constant-coefficient stencil between zero walls (`2^k − 1` points) or periodic (`2^k`) | [`Multigrid`] alone, or as [`Cg`]'s preconditioner (a handful of iterations at any size); [`Multigrid::full_multigrid`] to the discretization error in one pass |
@@ -48,6 +49,7 @@ mod bicgstab;
 mod cg;
 mod gmres;
 mod krylov;
+mod minres;
 mod multigrid;
 mod operator;
 mod options;
@@ -58,6 +60,7 @@ mod vectors;
 pub use bicgstab::Bicgstab;
 pub use cg::Cg;
 pub use gmres::Gmres;
+pub use minres::Minres;
 pub use multigrid::{CycleKind, Multigrid, MultigridOptions, Smoother, Start};
 pub use operator::{FnOperator, LinearOperator, StencilOperator};
 pub use options::{SolveOptions, SolveReport};

@@ -90,7 +90,7 @@ impl SolveOptions {
 /// What a converged solve did: iterations and the residual norm after each.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SolveReport {
-    /// The method (`"cg"`, `"bicgstab"`, `"gmres"`, `"multigrid"`).
+    /// The method (`"cg"`, `"minres"`, `"bicgstab"`, `"gmres"`, `"multigrid"`).
     pub method: &'static str,
     /// The iterations run (0 when the initial guess already met the tolerance).
     pub iterations: usize,
