@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// The kernel families, as in `src/backend/cuda/kernels.rs`.
-const FAMILIES: [&str; 4] = ["elementwise", "copy", "reduce", "stencil"];
+const FAMILIES: [&str; 5] = ["elementwise", "copy", "reduce", "stencil", "sparse"];
 
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");

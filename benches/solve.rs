@@ -7,13 +7,14 @@
 //!
 //! And the 3D Poisson problem (7-point Laplacian, zero walls, `f64`, 127^3 by default;
 //! `CNDA_SOLVE_N3`, a `2^k - 1`) solved to a relative residual of 1e-8 from zero: by multigrid
-//! V(2,2) cycles alone and by CG preconditioned with one cycle; throughput in unknowns solved
-//! per second.
+//! V(2,2) cycles alone and by CG preconditioned with one cycle (red-black, Jacobi and Chebyshev
+//! smoothing), by cycles after a full-multigrid pass, and that pass alone; throughput in
+//! unknowns solved per second.
 //!
 //! `cargo bench --bench solve`
 
 use cnda::prelude::*;
-use cnda::solve::{Cg, Multigrid, MultigridOptions, Smoother, SolveOptions, StencilOperator};
+use cnda::solve::{Cg, Multigrid, MultigridOptions, Smoother, SolveOptions, Start, StencilOperator};
 use cnda::stencil::{Boundary, LinearStencil};
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
 
@@ -110,22 +111,31 @@ fn poisson_3d(c: &mut Criterion) {
     let mut group = c.benchmark_group(format!("poisson_3d_{n}_f64_rtol_1e-8"));
     group.sample_size(10).throughput(Throughput::Elements((n * n * n) as u64));
     let mut x = Array::zeros([n, n, n]);
-    let smoothers = [("red_black", Smoother::RedBlack), ("jacobi", Smoother::Jacobi { omega: 6.0 / 7.0 })];
+    let smoothers = [
+        ("red_black", Smoother::RedBlack),
+        ("jacobi", Smoother::Jacobi { omega: 6.0 / 7.0 }),
+        ("chebyshev", Smoother::Chebyshev),
+    ];
+    let tolerance = SolveOptions::default().rtol(1e-8);
     for (name, smoother) in smoothers {
         let options = MultigridOptions { smoother, ..Default::default() };
         let mg = Multigrid::new_in(&Cpu, &a, options);
         x.fill(0.0);
-        let cycles = mg.solve(&a, &b, &mut x, SolveOptions::default().rtol(1e-8)).iterations;
+        let alone = mg.solve(&a, &b, &mut x, tolerance);
         let preconditioned = Cg::new().rtol(1e-8).preconditioner(Multigrid::new_in(&Cpu, &a, options));
-        let iterations = preconditioned.solve(&a, &b, &mut Array::zeros([n, n, n])).iterations;
+        let with_cg = preconditioned.solve(&a, &b, &mut Array::zeros([n, n, n]));
         eprintln!(
-            "{name}: levels {:?}: {cycles} V(2,2) cycles alone, {iterations} preconditioned CG iterations",
-            mg.level_shapes()
+            "{name}: levels {:?}: {} V(2,2) cycles alone (work {:.0}), {} preconditioned CG iterations (work {:.0})",
+            mg.level_shapes(),
+            alone.iterations,
+            alone.work,
+            with_cg.iterations,
+            with_cg.work
         );
         group.bench_function(format!("multigrid_v22_{name}"), |bench| {
             bench.iter(|| {
                 x.fill(0.0);
-                black_box(mg.solve(&a, &b, &mut x, SolveOptions::default().rtol(1e-8)).iterations)
+                black_box(mg.solve(&a, &b, &mut x, tolerance).iterations)
             })
         });
         group.bench_function(format!("cg_multigrid_{name}"), |bench| {
@@ -135,6 +145,32 @@ fn poisson_3d(c: &mut Criterion) {
             })
         });
     }
+    // Multigrid from a full-multigrid pass, and that pass alone (to the discretization error, for
+    // a smooth right-hand side; this one is rough, which changes the work of neither).
+    let start = Start::FullMultigrid { cycles: 1 };
+    let fmg = Multigrid::new_in(&Cpu, &a, MultigridOptions { start, ..Default::default() });
+    x.fill(0.0);
+    let started = fmg.solve(&a, &b, &mut x, tolerance);
+    let pass = fmg.full_multigrid(&a, &b, &mut Array::zeros([n, n, n]), 1);
+    eprintln!(
+        "damped Jacobi from FMG: {} cycles (work {:.0}); one FMG pass: work {:.1}, residual {:.2e} of the first",
+        started.iterations,
+        started.work,
+        pass.work,
+        pass.residual_norm() / pass.residual_history[0]
+    );
+    group.bench_function("multigrid_v22_damped_jacobi_fmg_start", |bench| {
+        bench.iter(|| {
+            x.fill(0.0);
+            black_box(fmg.solve(&a, &b, &mut x, tolerance).iterations)
+        })
+    });
+    group.bench_function("full_multigrid_pass", |bench| {
+        bench.iter(|| {
+            x.fill(0.0);
+            black_box(fmg.full_multigrid(&a, &b, &mut x, 1).work)
+        })
+    });
     group.bench_function("one_operator_application", |bench| {
         let mut padded = Array::zeros([n + 2, n + 2, n + 2]);
         let mut out = Array::zeros([n + 2, n + 2, n + 2]);

@@ -66,6 +66,7 @@ mod raw;
 pub mod shape;
 pub mod slice;
 pub mod solve;
+pub mod sparse;
 pub mod stencil;
 pub mod structured;
 pub mod view;

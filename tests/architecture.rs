@@ -210,7 +210,7 @@ fn the_kernel_contract_sits_between_backends_and_generic_algorithms() {
                 !is_backend(target) || target == "backend/cpu"
             } else if is_backend(node) {
                 FOUNDATION.contains(&target.as_str()) || target == "kernel" || target == "pool" || is_backend(target)
-            } else if node == "ops" || node == "stencil" || node == "solve" {
+            } else if node == "ops" || node == "stencil" || node == "solve" || node == "sparse" {
                 !is_backend(target)
             } else {
                 true
@@ -224,7 +224,7 @@ fn the_kernel_contract_sits_between_backends_and_generic_algorithms() {
         wrong.is_empty(),
         "imports against the layers (the foundation and kernel import only the foundation; pool \
          also kernel; backends the foundation, kernel and pool; containers no device backend; \
-         ops, stencil and solve never a backend):\n  {}",
+         ops, stencil, solve and sparse never a backend):\n  {}",
         wrong.join("\n  ")
     );
 }

@@ -69,6 +69,7 @@ fn expected(family: &str) -> Vec<String> {
                 names.push(format!("cnda_stencil_{t}"));
             }
         }
+        "sparse" => names.extend(floats.iter().map(|t| format!("cnda_spmv_{t}"))),
         other => panic!("no expectations for kernel family {other}"),
     }
     names

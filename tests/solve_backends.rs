@@ -6,7 +6,7 @@
 use cnda::kernel::{Download, StencilKernels};
 use cnda::prelude::*;
 use cnda::solve::{
-    Bicgstab, Cg, CycleKind, FnOperator, Gmres, Jacobi, Multigrid, MultigridOptions, Smoother, SolveOptions,
+    Bicgstab, Cg, CycleKind, FnOperator, Gmres, Jacobi, Minres, Multigrid, MultigridOptions, Smoother, SolveOptions,
     SolverBackend, SolverScalar, Start, StencilOperator, VariableOperator,
 };
 use cnda::stencil::{Boundary, DynStencil, LinearStencil, VariableStencil};
@@ -69,6 +69,23 @@ where
         &m,
         &on_device(&|b, x| drop(cg.solve(&poisson, b, x))),
         &on_cpu(&|b, x| drop(cg.solve(&poisson, b, x))),
+    );
+
+    // MINRES on `−Δ − 0.3`: symmetric, indefinite (9 eigenvalues below zero, the nearest 0.033
+    // from it).
+    let taps = [([-1, 0], -1.0), ([1, 0], -1.0), ([0, -1], -1.0), ([0, 1], -1.0), ([0, 0], 3.7)];
+    let helmholtz = StencilOperator::new(
+        DynStencil::new(taps.map(|(o, v)| (o, T::from_f64(v)))),
+        shape,
+        [Boundary::Value(T::ZERO); 2],
+    );
+    let m = dense::assemble(&taps, shape, [dense::Edge::Zero; 2]);
+    let minres = Minres::new().rtol(rtol);
+    check(
+        "minres",
+        &m,
+        &on_device(&|b, x| drop(minres.solve(&helmholtz, b, x))),
+        &on_cpu(&|b, x| drop(minres.solve(&helmholtz, b, x))),
     );
 
     // BiCGSTAB and GMRES on a nonsymmetric operator with mirrored and periodic sides.
@@ -197,6 +214,8 @@ fn cuda_solves_as_the_cpu_does() {
     };
     solves_on::<f32, Cuda>("cuda f32", 1e-5, |a| a.to_device(&dev));
     solves_on::<f64, Cuda>("cuda f64", 1e-10, |a| a.to_device(&dev));
+    sparse_on::<f32, _>("cuda f32", &dev, true);
+    sparse_on::<f64, _>("cuda f64", &dev, true);
 }
 
 #[cfg(feature = "wgpu")]
@@ -210,4 +229,51 @@ fn webgpu_solves_as_the_cpu_does() {
         }
     };
     solves_on::<f32, Wgpu>("webgpu f32", 1e-5, |a| a.to_device(&dev));
+    // WGSL gives no say over fused multiply-adds: the products agree to rounding.
+    sparse_on::<f32, _>("webgpu f32", &dev, false);
+}
+
+/// A CSR matrix on device `dev`: the matrix of a 9-point stencil with mixed boundaries, `spmv`
+/// against the CPU's (bit for bit where the device rounds as the CPU does, `exact`), and CG with
+/// the matrix as operator on the grid against the CPU's solve.
+#[cfg(any(feature = "cuda", feature = "wgpu"))]
+fn sparse_on<T, D>(name: &str, dev: &D, exact: bool)
+where
+    T: SolverScalar,
+    D: cnda::kernel::Upload,
+    D::Target: SolverBackend + cnda::kernel::SparseKernels + Download,
+{
+    use cnda::sparse::CsrMatrix;
+    let shape = [23, 17];
+    let w = |v: f64| T::from_f64(v);
+    let taps = [
+        ([-1, -1], 0.25),
+        ([-1, 0], -1.0),
+        ([0, -1], -1.0),
+        ([0, 0], 4.5),
+        ([0, 1], -1.0),
+        ([1, 0], -1.0),
+        ([1, 1], 0.25),
+    ];
+    let stencil = DynStencil::new(taps.map(|(o, v)| (o, w(v))));
+    let op = StencilOperator::new(stencil, shape, [Boundary::Periodic, Boundary::Neumann]);
+    let host = CsrMatrix::from_stencil(&op);
+    let matrix = host.to_device(dev);
+    assert_eq!(matrix.to_host().values().as_slice(), host.values().as_slice(), "{name}: the matrix's round trip");
+    let points = shape[0] * shape[1];
+    let x = Array::from_fn([points], |[i]| w(((i * 37) % 101) as f64 / 50.0 - 1.0));
+    let mut y = Array::zeros([points]);
+    host.spmv(&x, &mut y);
+    let mut on_device = x.to_device(dev);
+    matrix.spmv(&x.to_device(dev), &mut on_device);
+    let on_device = on_device.to_host();
+    let worst = y.iter().zip(on_device.iter()).fold(0f64, |m, (&p, &q)| m.max((p.into() - q.into()).abs()));
+    assert!(if exact { worst == 0.0 } else { worst <= 1e-5 }, "{name} spmv: {worst} from the CPU's");
+    let b = Array::from_fn(shape, |[i, j]| w(((i * 7 + j * 3) % 11) as f64 - 4.5));
+    let rtol = if core::mem::size_of::<T>() == 4 { 1e-5 } else { 1e-10 };
+    let mut x = Array::zeros(shape).to_device(dev);
+    let report = Cg::new().rtol(rtol).solve(&matrix.on_grid(shape), &b.to_device(dev), &mut x);
+    let mut cpu = Array::zeros(shape);
+    Cg::new().rtol(rtol).solve(&op, &b, &mut cpu);
+    assert!(max_difference(&x.to_host(), &cpu) <= 100.0 * rtol, "{name} CG on a CSR matrix: {report:?}");
 }

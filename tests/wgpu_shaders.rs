@@ -47,6 +47,7 @@ fn expected(family: &str, elem: &str) -> Vec<String> {
         }
         "matmul" => names.push("matmul".into()),
         "stencil" => names.extend(["stencil".to_string(), "stencil_2d".to_string()]),
+        "sparse" => names.push("spmv".into()),
         other => panic!("no expectations for {other}"),
     }
     names
@@ -73,7 +74,7 @@ fn every_shader_validates_with_naga_for_every_element_type() {
             checked += 1;
         }
     }
-    assert_eq!(checked, 19, "five families, four element types, the stencil float-only");
+    assert_eq!(checked, 22, "six families, four element types, the stencil and sparse ones float-only");
 }
 
 #[test]

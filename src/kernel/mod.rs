@@ -2,7 +2,7 @@
 //! calls, and nothing else. [`Backend`] and [`Allocator`] say where elements live and how memory
 //! is obtained; [`Desc`] is what a kernel receives for one operand; [`tokens`] name the ops; one
 //! kernel trait per op family ([`ElementwiseKernels`], [`CopyKernels`], [`ReduceKernels`],
-//! [`MatmulKernels`], [`StencilKernels`], [`VectorKernels`]) and the transfer traits ([`WriteFromHost`],
+//! [`MatmulKernels`], [`StencilKernels`], [`VectorKernels`], [`SparseKernels`]) and the transfer traits ([`WriteFromHost`],
 //! [`Download`], [`Upload`]) state what a backend must do, with their safety contracts; the
 //! host engine (`host`) names the loops host-side closures run on.
 //!
@@ -19,6 +19,7 @@ pub mod expr;
 pub(crate) mod host;
 mod matmul;
 mod reduce;
+mod sparse;
 mod stencil;
 pub mod tokens;
 mod transfer;
@@ -35,6 +36,7 @@ pub(crate) use desc::{merged2, merged3};
 pub use elementwise::ElementwiseKernels;
 pub use matmul::{GemmElement, MatmulKernels, Par};
 pub use reduce::ReduceKernels;
+pub use sparse::SparseKernels;
 pub use stencil::{ExprStencilKernels, StencilKernels};
 pub(crate) use transfer::try_zeroed_vec;
 pub use transfer::{Download, HostStaging, Upload, WriteFromHost};

@@ -29,6 +29,14 @@ pub enum Boundary<T> {
 }
 
 impl<T: Copy> Boundary<T> {
+    /// Where position `p` of an axis of `n` points reads from when this condition fills the
+    /// halo there (`p` outside `0..n`): an interior index, or `None` for a halo of constants
+    /// (`Value`, and `Fixed`, which keeps what the halo holds). The halo fills and the matrices
+    /// assembled from stencils (`crate::sparse`) share it.
+    pub(crate) fn source(self, p: isize, n: usize) -> Option<usize> {
+        self.mode().and_then(|mode| super::pad::source(p, n, &mode))
+    }
+
     /// The halo fill of this condition; `None` for [`Boundary::Fixed`], which fills nothing.
     fn mode(self) -> Option<PadMode<T>> {
         match self {

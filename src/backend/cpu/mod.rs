@@ -17,6 +17,7 @@ mod placement;
 mod points;
 mod reduce;
 pub(crate) mod simd;
+mod sparse;
 mod stencil;
 mod stream;
 mod taps;

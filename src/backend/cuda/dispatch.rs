@@ -21,6 +21,7 @@ pub(super) const ELEMENTWISE: usize = 0;
 pub(super) const COPY: usize = 1;
 pub(super) const REDUCE: usize = 2;
 pub(super) const STENCIL: usize = 3;
+pub(super) const SPARSE: usize = 4;
 
 /// The kernels' `Desc`: `#[repr(C)]` as in `kernels/cuda/common.cuh` (8 + 64 + 64 + 4 bytes, padded
 /// to 144).

@@ -34,6 +34,7 @@ mod matmul;
 mod pinned;
 mod planes;
 mod reduce;
+mod sparse;
 mod staging;
 mod stencil;
 mod tiled;

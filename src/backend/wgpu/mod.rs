@@ -26,6 +26,7 @@ mod elementwise;
 mod matmul;
 mod reduce;
 pub mod shaders;
+mod sparse;
 mod stencil;
 mod tiled;
 mod transfer;
