@@ -13,7 +13,8 @@ whole copy. Memory spans are taken after the last call that can run an argument'
 another thread (a ufunc, x[...] = 1) does not consult the registry: order it yourself.
 """
 
-from typing import Any, Literal, Mapping, Protocol, Sequence, Tuple, TypeVar, Union, overload
+import os
+from typing import Any, List, Literal, Mapping, Protocol, Sequence, Tuple, TypedDict, TypeVar, Union, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -314,6 +315,76 @@ def stencil(
     CUDA tensors (through DLPack, no copy, so out may be the producer's own tensor), float32 or
     float64. coeffs: a list of device arrays, or a stacked CuPy/PyTorch array. Returns out as a
     CudaArray (sharing out's memory), or a new CudaArray when out is None."""
+
+class SolveInfo(TypedDict):
+    """What cnda.solve did."""
+
+    method: str
+    iterations: int
+    residual_history: List[float]
+    threshold: float
+    work: float
+
+def solve(
+    b: npt.NDArray[_Float],
+    taps: _Taps | None = ...,
+    boundary: _Boundary | None = ...,
+    *,
+    laplacian: bool = ...,
+    h: float = ...,
+    matrix: Any = ...,
+    method: str = ...,
+    preconditioner: str | None = ...,
+    rtol: float = ...,
+    atol: float = ...,
+    max_iters: int = ...,
+    restart: int = ...,
+    x0: npt.NDArray[_Float] | None = ...,
+) -> Tuple[npt.NDArray[_Float], SolveInfo]:
+    """Solves A x = b; returns x (a new array of b's shape and dtype) and a SolveInfo. The
+    interpreter lock is released while it runs.
+
+    b: float32 or float64, 1D to 3D, any strides.
+    The operator A, one of:
+      a constant-coefficient stencil on b's grid: taps and laplacian, h as cnda.stencil takes them
+        (no coeffs), boundary as cnda.stencil takes it but 0 (zero walls) by default; a nonzero
+        boundary value is refused (move it to the right-hand side: A is linear);
+      matrix: a SciPy sparse matrix or array (converted to CSR, copied) acting on b.ravel(); square,
+        with b.size rows.
+    method: "cg" (symmetric definite, the default), "minres" (symmetric indefinite), "bicgstab",
+        "gmres" (nonsymmetric; restart vectors), or "multigrid" (geometric V(2,2) cycles: a stencil
+        between zero walls on 2^k - 1 points per axis or periodic on 2^k).
+    preconditioner: None, "jacobi" (the diagonal), or "multigrid" (one V-cycle; a stencil operator).
+    rtol, atol: stop when ||b - A x|| <= max(rtol ||b||, atol). max_iters: then RuntimeError
+        (not converged, with the residual reached and what to try). x0: the initial guess.
+    """
+
+def stencil_matrix(
+    shape: Sequence[int],
+    taps: _Taps | None = ...,
+    boundary: _Boundary | None = ...,
+    *,
+    laplacian: bool = ...,
+    h: float = ...,
+    dtype: Any = ...,
+) -> Any:
+    """The matrix of a constant-coefficient stencil with its boundaries on a grid of shape (1 to 3
+    axes; taps and boundary as cnda.solve takes them, zero walls by default), its unknowns
+    numbered as x.ravel() numbers them, as a scipy.sparse.csr_matrix of dtype (float64 by
+    default; int32 indices). Needs SciPy."""
+
+def read_matrix_market(path: Union[str, "os.PathLike[str]"], dtype: Any = ...) -> Any:
+    """The matrix in a Matrix Market file (coordinate; real, integer or pattern; general, symmetric
+    or skew-symmetric) as a scipy.sparse.csr_matrix of dtype (float64 by default). OSError names
+    the line and what is wrong in a malformed file."""
+
+def write_matrix_market(path: Union[str, "os.PathLike[str]"], matrix: Any) -> None:
+    """Writes a SciPy sparse matrix as a Matrix Market coordinate real general file, every value
+    in the shortest decimal that reads back exactly."""
+
+def spmv(matrix: Any, x: npt.NDArray[_Float]) -> npt.NDArray[_Float]:
+    """matrix @ x by cnda's CSR kernel: matrix a SciPy sparse matrix (converted to x's dtype), x a
+    1D float32 or float64 array; returns a new array."""
 
 _Array = npt.NDArray[Any]
 _Operand = Union[_Array, "ContiguousND", int, float, np.generic, Any]

@@ -24,6 +24,8 @@ mod operands;
 mod ops;
 mod overlap;
 mod pad;
+mod solve;
+mod sparse;
 mod stencil_args;
 mod store;
 mod structured;
@@ -63,6 +65,11 @@ fn cnda(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(ops::sum, m)?)?;
     m.add_function(wrap_pyfunction!(ops::matmul, m)?)?;
     m.add_function(wrap_pyfunction!(pad::pad, m)?)?;
+    m.add_function(wrap_pyfunction!(solve::solve, m)?)?;
+    m.add_function(wrap_pyfunction!(sparse::stencil_matrix, m)?)?;
+    m.add_function(wrap_pyfunction!(sparse::read_matrix_market, m)?)?;
+    m.add_function(wrap_pyfunction!(sparse::write_matrix_market, m)?)?;
+    m.add_function(wrap_pyfunction!(sparse::spmv, m)?)?;
     // CNDA's per-type names: the same class with the element type fixed.
     let numpy_dtypes = [("f32", "float32"), ("f64", "float64"), ("i32", "int32"), ("i64", "int64")];
     let make = m.getattr("ContiguousND")?;

@@ -1,0 +1,253 @@
+//! `cnda.solve`: `A x = b` on NumPy arrays of float32 or float64, 1D to 3D, the operator a
+//! constant-coefficient stencil with its boundaries (taps and boundaries as `cnda.stencil` takes
+//! them, zero walls by default) or a SciPy sparse matrix acting on the flattened array; by CG,
+//! MINRES, BiCGSTAB, GMRES or geometric multigrid, preconditioned by Jacobi or one multigrid
+//! cycle; the interpreter lock released while it runs. Returns the solution and a dict of what
+//! the solve did.
+
+use cnda::solve::{
+    Bicgstab, Cg, Gmres, Identity, Jacobi, LinearOperator, Minres, Multigrid, MultigridOptions, Preconditioner,
+    SolveOptions, SolveReport, SolverScalar, StencilOperator,
+};
+use cnda::sparse::CsrMatrix;
+use cnda::stencil::{Boundaries, Boundary};
+use cnda::{Array, Cpu};
+use numpy::{Element, PyArrayDyn, PyUntypedArray, PyUntypedArrayMethods};
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+use crate::borrow::{read, view, view_mut, write};
+use crate::errors::to_pyerr;
+use crate::sparse::csr_from_scipy;
+use crate::stencil_args::{self, Taps};
+
+/// `cnda.solve`'s arguments after `b`.
+struct Args<'a, 'py> {
+    taps: Option<&'a Bound<'py, PyAny>>,
+    boundary: Option<&'a Bound<'py, PyAny>>,
+    laplacian: bool,
+    h: f64,
+    matrix: Option<&'a Bound<'py, PyAny>>,
+    method: &'a str,
+    preconditioner: Option<&'a str>,
+    options: SolveOptions,
+    x0: Option<&'a Bound<'py, PyAny>>,
+}
+
+/// Solves `A x = b`: see the module docs and `python/cnda.pyi` for every argument.
+#[pyfunction]
+#[pyo3(signature = (
+    b, taps = None, boundary = None, *, laplacian = false, h = 1.0, matrix = None, method = "cg",
+    preconditioner = None, rtol = 1e-8, atol = 0.0, max_iters = 10_000, restart = 30, x0 = None
+))]
+#[allow(clippy::too_many_arguments)]
+pub fn solve<'py>(
+    py: Python<'py>,
+    b: &Bound<'py, PyAny>,
+    taps: Option<&Bound<'py, PyAny>>,
+    boundary: Option<&Bound<'py, PyAny>>,
+    laplacian: bool,
+    h: f64,
+    matrix: Option<&Bound<'py, PyAny>>,
+    method: &str,
+    preconditioner: Option<&str>,
+    rtol: f64,
+    atol: f64,
+    max_iters: usize,
+    restart: usize,
+    x0: Option<&Bound<'py, PyAny>>,
+) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyDict>)> {
+    let options = SolveOptions::default().rtol(rtol).atol(atol).max_iters(max_iters).restart(restart);
+    let args = Args { taps, boundary, laplacian, h, matrix, method, preconditioner, options, x0 };
+    if matrix.is_some() && (taps.is_some() || boundary.is_some() || laplacian) {
+        return Err(PyValueError::new_err(
+            "solve: give the operator either as a stencil (taps, boundary, laplacian) or as a matrix, not both",
+        ));
+    }
+    if b.cast::<PyArrayDyn<f64>>().is_ok() {
+        by_rank::<f64>(py, b, &args)
+    } else if b.cast::<PyArrayDyn<f32>>().is_ok() {
+        by_rank::<f32>(py, b, &args)
+    } else {
+        let got = b.getattr("dtype").map(|d| d.to_string()).unwrap_or_else(|_| b.get_type().to_string());
+        Err(PyTypeError::new_err(format!(
+            "solve: b must be a numpy.ndarray of float32 or float64, got {got}; convert with np.asarray(b, dtype=np.float64)"
+        )))
+    }
+}
+
+fn by_rank<'py, T: SolverScalar + Element>(
+    py: Python<'py>,
+    b: &Bound<'py, PyAny>,
+    args: &Args<'_, 'py>,
+) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyDict>)> {
+    match b.cast::<PyUntypedArray>()?.ndim() {
+        1 => solve_rank::<T, 1>(py, b, args),
+        2 => solve_rank::<T, 2>(py, b, args),
+        3 => solve_rank::<T, 3>(py, b, args),
+        n => Err(PyValueError::new_err(format!(
+            "solve: b has {n} dimensions; give a 1D, 2D or 3D array (a matrix operator takes any shape flattened: \
+             pass b.ravel())"
+        ))),
+    }
+}
+
+/// A host copy of a NumPy array of rank `N`.
+fn host_copy<T: SolverScalar + Element, const N: usize>(x: &Bound<'_, PyAny>, name: &str) -> PyResult<Array<T, N>> {
+    let read = read::<T>(x, "solve", name)?;
+    let view = view::<T, N>(&read, "solve")?;
+    Ok(view.to_owned())
+}
+
+fn solve_rank<'py, T: SolverScalar + Element, const N: usize>(
+    py: Python<'py>,
+    b: &Bound<'py, PyAny>,
+    args: &Args<'_, 'py>,
+) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyDict>)> {
+    let b = host_copy::<T, N>(b, "b")?;
+    let shape = b.shape();
+    let mut x = match args.x0 {
+        None => Array::zeros(shape),
+        Some(x0) => {
+            let x0 = host_copy::<T, N>(x0, "x0")?;
+            if x0.shape() != shape {
+                return Err(to_pyerr(cnda::Error::ShapeMismatch {
+                    op: "solve (x0)",
+                    expected: shape.to_vec(),
+                    got: x0.shape().to_vec(),
+                }));
+            }
+            x0
+        }
+    };
+    let report = match args.matrix {
+        Some(matrix) => {
+            let matrix = csr_from_scipy::<T>(matrix)?;
+            let operator = matrix.try_on_grid(shape).map_err(to_pyerr)?;
+            let diagonal = |_: &[usize; N]| matrix_diagonal(&matrix, shape);
+            run(py, args, &operator, None, diagonal, &b, &mut x)?
+        }
+        None => {
+            let stencil = match stencil_args::taps::<T, N>(args.taps, false, args.laplacian, args.h)? {
+                Taps::Constant(stencil) => stencil,
+                Taps::Varying(_) => unreachable!("taps without coefficient fields are constant"),
+            };
+            let boundaries = match args.boundary {
+                None => Boundaries::all(Boundary::Value(T::ZERO)),
+                Some(_) => stencil_args::boundaries::<T, N>(args.boundary)?,
+            };
+            let operator = StencilOperator::try_new(stencil, shape, boundaries).map_err(to_pyerr)?;
+            let centre =
+                operator.stencil().taps().iter().filter(|(o, _)| *o == [0; N]).fold(T::ZERO, |sum, &(_, w)| sum + w);
+            let diagonal = |shape: &[usize; N]| Ok(Array::full(*shape, centre));
+            run(py, args, &operator, Some(&operator), diagonal, &b, &mut x)?
+        }
+    };
+    let out = PyArrayDyn::<T>::zeros(py, shape.as_slice(), false).into_any();
+    {
+        let mut written = write::<T>(&out, "solve", "x")?;
+        view_mut::<T, N>(&mut written, "solve")?.assign(&x);
+    }
+    Ok((out, info(py, &report)?))
+}
+
+/// The diagonal of a square matrix, on the grid's shape (zeros where a row stores none).
+fn matrix_diagonal<T: SolverScalar, const N: usize>(m: &CsrMatrix<T>, shape: [usize; N]) -> cnda::Result<Array<T, N>> {
+    let (offsets, columns, values) = (m.offsets().as_slice(), m.columns().as_slice(), m.values().as_slice());
+    let diagonal: Vec<T> = (0..m.shape()[0])
+        .map(|row| {
+            let entries = offsets[row] as usize..offsets[row + 1] as usize;
+            entries.filter(|&j| columns[j] as usize == row).fold(T::ZERO, |sum, j| sum + values[j])
+        })
+        .collect();
+    Array::from_shape_vec(shape, diagonal)
+}
+
+/// The method and preconditioner the arguments name, run on `a` (the stencil operator as
+/// `stencil` too, which multigrid needs), the interpreter lock released.
+fn run<T, const N: usize, A>(
+    py: Python<'_>,
+    args: &Args<'_, '_>,
+    a: &A,
+    stencil: Option<&StencilOperator<T, N>>,
+    diagonal: impl Fn(&[usize; N]) -> cnda::Result<Array<T, N>>,
+    b: &Array<T, N>,
+    x: &mut Array<T, N>,
+) -> PyResult<SolveReport>
+where
+    T: SolverScalar,
+    A: LinearOperator<T, N, Cpu> + Sync,
+{
+    let shape = b.shape();
+    let multigrid = || -> PyResult<Multigrid<T, N>> {
+        let Some(stencil) = stencil else {
+            return Err(PyValueError::new_err(
+                "solve: multigrid needs the operator as a stencil (taps and boundary), not a matrix; use \
+                 preconditioner='jacobi' or none with a matrix",
+            ));
+        };
+        Multigrid::try_new_in(&Cpu, stencil, MultigridOptions::default()).map_err(to_pyerr)
+    };
+    let options = args.options;
+    match (args.method, args.preconditioner) {
+        ("multigrid", None) => {
+            let mg = multigrid()?;
+            let stencil = stencil.expect("multigrid() checked it");
+            py.detach(|| mg.try_solve(stencil, b, x, options)).map_err(to_pyerr)
+        }
+        ("multigrid", Some(_)) => Err(PyValueError::new_err(
+            "solve: method='multigrid' takes no preconditioner; use method='cg', preconditioner='multigrid' for \
+             multigrid-preconditioned CG",
+        )),
+        (method, None) => krylov(py, method, options, a, Identity, b, x),
+        (method, Some("jacobi")) => {
+            let jacobi = Jacobi::try_new(&diagonal(&shape).map_err(to_pyerr)?).map_err(to_pyerr)?;
+            krylov(py, method, options, a, jacobi, b, x)
+        }
+        (method, Some("multigrid")) => krylov(py, method, options, a, multigrid()?, b, x),
+        (_, Some(other)) => Err(PyValueError::new_err(format!(
+            "solve: preconditioner {other:?} is not one of None, 'jacobi', 'multigrid'"
+        ))),
+    }
+}
+
+/// A Krylov method by name.
+fn krylov<T, const N: usize, A, P>(
+    py: Python<'_>,
+    method: &str,
+    options: SolveOptions,
+    a: &A,
+    m: P,
+    b: &Array<T, N>,
+    x: &mut Array<T, N>,
+) -> PyResult<SolveReport>
+where
+    T: SolverScalar,
+    A: LinearOperator<T, N, Cpu> + Sync,
+    P: Preconditioner<T, N, Cpu> + Send,
+{
+    let result = match method {
+        "cg" => py.detach(|| Cg::new().options(options).preconditioner(m).try_solve(a, b, x)),
+        "minres" => py.detach(|| Minres::new().options(options).preconditioner(m).try_solve(a, b, x)),
+        "bicgstab" => py.detach(|| Bicgstab::new().options(options).preconditioner(m).try_solve(a, b, x)),
+        "gmres" => py.detach(|| Gmres::new().options(options).preconditioner(m).try_solve(a, b, x)),
+        other => {
+            return Err(PyValueError::new_err(format!(
+                "solve: method {other:?} is not one of 'cg', 'minres', 'bicgstab', 'gmres', 'multigrid'"
+            )))
+        }
+    };
+    result.map_err(to_pyerr)
+}
+
+/// The report as a dict: method, iterations, residual_history, threshold, work.
+fn info<'py>(py: Python<'py>, report: &SolveReport) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    d.set_item("method", report.method)?;
+    d.set_item("iterations", report.iterations)?;
+    d.set_item("residual_history", report.residual_history.clone())?;
+    d.set_item("threshold", report.threshold)?;
+    d.set_item("work", report.work)?;
+    Ok(d)
+}
