@@ -269,6 +269,43 @@ unsafe impl ReduceKernels for Model {
 // SAFETY: the provided methods, through the kernels above.
 unsafe impl cnda::kernel::VectorKernels for Model {}
 
+// SAFETY: writes each row's sum once, reading only the operands' elements.
+unsafe impl cnda::kernel::SparseKernels for Model {
+    unsafe fn spmv<T: Float>(
+        _: &Dev,
+        offsets: Desc<Model, i32, 1>,
+        columns: Desc<Model, i32, 1>,
+        values: Desc<Model, T, 1>,
+        x: Desc<Model, T, 1>,
+        y: Desc<Model, T, 1>,
+    ) -> Result<(), Error> {
+        for row in 0..y.shape[0] {
+            // SAFETY: the trait's contract: dense operands, offsets and columns in range.
+            unsafe {
+                let (start, end) = (*at(&offsets, [row]), *at(&offsets, [row + 1]));
+                let mut sum = T::ZERO;
+                for j in start as usize..end as usize {
+                    sum = sum + *at(&values, [j]) * *at(&x, [*at(&columns, [j]) as usize]);
+                }
+                at(&y, [row]).write(sum);
+            }
+        }
+        Ok(())
+    }
+}
+
+// SAFETY: copies `data` into the buffer's `Vec`, of its length.
+unsafe impl cnda::kernel::WriteFromHost for Model {
+    unsafe fn try_write_from_host<T: Pod>(buf: &mut ModelBuffer<T>, data: &[T]) -> Result<(), Error> {
+        buf.data.copy_from_slice(data);
+        Ok(())
+    }
+}
+
+impl cnda::kernel::Upload for ModelAlloc {
+    type Target = Model;
+}
+
 unsafe impl CopyKernels for Model {
     unsafe fn copy<T: Pod, const N: usize>(
         _: &Dev,

@@ -261,6 +261,42 @@ fn reductions_for<H: Harness, T: Float>() {
     }
 }
 
+/// CSR products on matrices with empty rows, repeated entries (summed) and no rows at all,
+/// against the dense sum of their triplets.
+pub fn sparse_products<H: Harness>() {
+    sparse_products_for::<H, f32>();
+    if H::supports_f64() {
+        sparse_products_for::<H, f64>();
+    }
+}
+
+fn sparse_products_for<H: Harness, T: Float>() {
+    for [rows, cols] in [[0, 3], [1, 1], [5, 7], [33, 17], [300, 256]] {
+        let mut triplets = Vec::new();
+        for r in 0..rows {
+            for k in 0..(r * 7 + 3) % 6 {
+                let c = (r * 31 + k * 17) % cols;
+                triplets.push((r, c, T::from_f64(((r * 13 + k * 5) % 9) as f64 / 4.0 - 1.0)));
+            }
+        }
+        triplets.extend(triplets.iter().step_by(4).map(|&(r, c, v)| (r, c, v)).collect::<Vec<_>>());
+        let m = cnda::sparse::CsrMatrix::from_triplets([rows, cols], &triplets);
+        let x = field::<T>([1, cols], cols as u64).reshape([cols]).to_owned();
+        let got = H::spmv(&m, &x);
+        let what = format!("{} spmv {rows} x {cols}", H::NAME);
+        assert_eq!(got.shape(), [rows], "{what}");
+        let (mut want, mut scale) = (vec![0.0; rows], vec![0.0; rows]);
+        for &(r, c, v) in &triplets {
+            want[r] += to_f64(v) * to_f64(x[[c]]);
+            scale[r] += (to_f64(v) * to_f64(x[[c]])).abs();
+        }
+        for r in 0..rows {
+            let tol = 16.0 * eps::<T>() * scale[r];
+            assert!((to_f64(got[[r]]) - want[r]).abs() <= tol, "{what}: row {r}: {} vs {}", to_f64(got[[r]]), want[r]);
+        }
+    }
+}
+
 pub fn matmul<H: Harness>() {
     matmul_for::<H, f32>();
     if H::supports_f64() {

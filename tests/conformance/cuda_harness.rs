@@ -32,6 +32,10 @@ impl Device for CudaDevice0 {
         a.to_device(&device().expect("checked by available()"))
     }
 
+    fn upload_csr<T: Float>(m: &cnda::sparse::CsrMatrix<T>) -> cnda::sparse::CsrMatrix<T, Cuda> {
+        m.to_device(&device().expect("checked by available()"))
+    }
+
     fn download<T: Float, const N: usize, L: Layout, C: BoundsCheck>(a: &Array<T, N, Cuda, L, C>) -> Array<T, N> {
         a.to_host()
     }

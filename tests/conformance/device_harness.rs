@@ -22,7 +22,13 @@ pub trait Device: 'static {
     /// The backend's name, for failure messages.
     const NAME: &'static str;
     /// The backend.
-    type B: ElementwiseKernels + CopyKernels + ReduceKernels + MatmulKernels + StencilKernels + ExprStencilKernels;
+    type B: ElementwiseKernels
+        + CopyKernels
+        + ReduceKernels
+        + MatmulKernels
+        + StencilKernels
+        + ExprStencilKernels
+        + cnda::kernel::SparseKernels;
     /// Whether a device is present (the cases print SKIP otherwise).
     fn available() -> bool {
         true
@@ -49,6 +55,8 @@ pub trait Device: 'static {
     }
     /// `a` on the device.
     fn upload<T: Float, const N: usize>(a: &Array<T, N>) -> Array<T, N, Self::B>;
+    /// A CSR matrix on the device.
+    fn upload_csr<T: Float>(m: &cnda::sparse::CsrMatrix<T>) -> cnda::sparse::CsrMatrix<T, Self::B>;
     /// A device array's elements on the host.
     fn download<T: Float, const N: usize, L: Layout, C: BoundsCheck>(a: &Array<T, N, Self::B, L, C>) -> Array<T, N>;
 }
@@ -194,6 +202,13 @@ impl<D: Device> Harness for DeviceHarness<D> {
 
     fn matmul<T: Float + GemmElement>(a: &Self::Matrix<T>, va: View, b: &Self::Matrix<T>, vb: View) -> Array<T, 2> {
         D::download(&device_view(a, va).matmul(&device_view(b, vb)))
+    }
+
+    fn spmv<T: Float>(m: &cnda::sparse::CsrMatrix<T>, x: &Array<T, 1>) -> Array<T, 1> {
+        let (m, x) = (D::upload_csr(m), D::upload(x));
+        let mut y = D::upload(&Array::<T, 1>::full([m.shape()[0]], T::from_f64(f64::NAN)));
+        m.spmv(&x, &mut y);
+        D::download(&y)
     }
 
     fn stencil<T: Float, const K: usize>(

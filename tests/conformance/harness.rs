@@ -126,6 +126,8 @@ pub trait Harness {
     fn sum_axis<T: Float>(a: &Self::Matrix<T>, va: View, axis: usize) -> Array<T, 1>;
     /// `view(a) x view(b)`.
     fn matmul<T: Float + GemmElement>(a: &Self::Matrix<T>, va: View, b: &Self::Matrix<T>, vb: View) -> Array<T, 2>;
+    /// `m x`: the CSR matrix (built on the host) and `x` moved to the backend, the product back.
+    fn spmv<T: Float>(m: &cnda::sparse::CsrMatrix<T>, x: &Array<T, 1>) -> Array<T, 1>;
     /// `stencil` applied to `view(input)` into a copy of `output`, returned.
     fn stencil<T: Float, const K: usize>(
         s: &LinearStencil<T, 2, 1, K>,
@@ -347,6 +349,12 @@ impl Harness for CpuHarness {
 
     fn matmul<T: Float + GemmElement>(a: &Array<T, 2>, va: View, b: &Array<T, 2>, vb: View) -> Array<T, 2> {
         host_view(a, va).matmul(&host_view(b, vb))
+    }
+
+    fn spmv<T: Float>(m: &cnda::sparse::CsrMatrix<T>, x: &Array<T, 1>) -> Array<T, 1> {
+        let mut y = Array::zeros([m.shape()[0]]);
+        m.spmv(x, &mut y);
+        y
     }
 
     fn stencil<T: Float, const K: usize>(

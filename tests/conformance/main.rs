@@ -1,4 +1,4 @@
-//! The conformance suite: every op family on random shapes, on plain, transposed, stepped and
+//! The conformance suite: every op family (sparse products too) on random shapes, on plain, transposed, stepped and
 //! flipped views (and broadcast operands), for several element types, written once against the
 //! [`harness::Harness`] trait and checked against naive host references. `Cpu` is the first
 //! harness, the model backend of `tests/common/model.rs` (naive kernels under the same generic
@@ -81,6 +81,15 @@ macro_rules! conformance {
                     return;
                 }
                 cases::matmul::<$Harness>();
+            }
+
+            #[test]
+            fn sparse_matrix_vector_products() {
+                if !<$Harness as crate::harness::Harness>::available() {
+                    eprintln!("SKIP: no {} device", <$Harness as crate::harness::Harness>::NAME);
+                    return;
+                }
+                cases::sparse_products::<$Harness>();
             }
 
             #[test]

@@ -20,6 +20,10 @@ impl Device for ModelDevice {
         Array::try_from_fn_in(&DEVICE, a.shape(), |i| a[i]).unwrap()
     }
 
+    fn upload_csr<T: Float>(m: &cnda::sparse::CsrMatrix<T>) -> cnda::sparse::CsrMatrix<T, Model> {
+        m.to_device(&DEVICE)
+    }
+
     fn download<T: Float, const N: usize, L: Layout, C: BoundsCheck>(a: &Array<T, N, Model, L, C>) -> Array<T, N> {
         Array::from_fn(a.shape(), |i| a[i])
     }

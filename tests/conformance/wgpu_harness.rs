@@ -51,6 +51,10 @@ impl Device for WgpuAdapter {
         a.to_device(&device().expect("checked by available()"))
     }
 
+    fn upload_csr<T: Float>(m: &cnda::sparse::CsrMatrix<T>) -> cnda::sparse::CsrMatrix<T, Wgpu> {
+        m.to_device(&device().expect("checked by available()"))
+    }
+
     fn download<T: Float, const N: usize, L: Layout, C: BoundsCheck>(a: &Array<T, N, Wgpu, L, C>) -> Array<T, N> {
         a.to_host()
     }
