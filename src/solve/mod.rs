@@ -47,6 +47,7 @@
 
 mod bicgstab;
 mod cg;
+mod diffusion;
 mod gmres;
 mod krylov;
 mod minres;

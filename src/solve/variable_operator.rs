@@ -100,6 +100,21 @@ impl<T: Numeric, const N: usize, B: StencilKernels + ElementwiseKernels + CopyKe
         Ok(VariableOperator { stencil, coefficients, shape, boundaries })
     }
 
+    /// The stencil's offsets.
+    pub fn stencil(&self) -> &VariableStencil<N> {
+        &self.stencil
+    }
+
+    /// The coefficient fields, one per tap (the unknowns' shape padded by the stencil's radius).
+    pub fn coefficients(&self) -> &[Array<T, N, B>] {
+        &self.coefficients
+    }
+
+    /// The boundary conditions.
+    pub fn boundaries(&self) -> &Boundaries<T, N> {
+        &self.boundaries
+    }
+
     /// The diagonal: the interior of the centre tap's field (for [`Jacobi`](super::Jacobi)).
     ///
     /// # Panics

@@ -8,7 +8,7 @@
 use crate::array::Array;
 use crate::element::{Float, Pod};
 use crate::error::{Error, Result};
-use crate::kernel::tokens::{Mul, ScalarRight, Second};
+use crate::kernel::tokens::{Div, Mul, ScalarLeft, ScalarRight, Second};
 use crate::kernel::{Allocator, Backend, CopyKernels, Desc, ElementwiseKernels, ReduceKernels, VectorKernels};
 use crate::ops::elementwise::{update, update_unary};
 use crate::ops::output::same_device;
@@ -194,6 +194,17 @@ impl<T: SolverScalar, const N: usize, B: SolverBackend> Space<T, N, B> {
         let y = self.interior(y.desc_mut())?;
         // SAFETY: `y` is uniquely borrowed, live, of the checked shape.
         unsafe { update_unary(ScalarRight(Mul, T::from_f64(a)), y) }
+    }
+
+    /// `y = 1 / y` over the interior.
+    ///
+    /// # Errors
+    ///
+    /// As for [`Space::dot`].
+    pub(super) fn reciprocal(&self, y: &mut Array<T, N, B>) -> Result<()> {
+        let y = self.interior(y.desc_mut())?;
+        // SAFETY: `y` is uniquely borrowed, live, of the checked shape.
+        unsafe { update_unary(ScalarLeft(T::ONE, Div), y) }
     }
 
     /// `y = x` over the interiors.

@@ -75,6 +75,81 @@ pub(super) fn coarse_operator<const N: usize>(fine: &[([isize; N], f64)]) -> Vec
         .collect()
 }
 
+/// The Galerkin coarse operator `R A P` of a fine operator with a coefficient field per tap
+/// (`offsets`, `fields` on the fine grid padded by `fine_halo`, in `f64`), computed point by
+/// point: the coarse offsets (every offset within `(r + 2) / 2` along each axis, `r` the fine
+/// radius) and their fields on the coarse grid padded by that reach. Coarse point `I` coincides
+/// with fine point `2 I + 1` between walls and `2 I` on a periodic axis (wrapped there).
+pub(super) fn coarse_fields<const N: usize>(
+    offsets: &[[isize; N]],
+    fields: &[crate::array::Array<f64, N>],
+    fine_halo: [usize; N],
+    fine_shape: [usize; N],
+    coarse_shape: [usize; N],
+    periodic: [bool; N],
+) -> (Vec<[isize; N]>, Vec<crate::array::Array<f64, N>>) {
+    use crate::array::Array;
+    let reach: [usize; N] = core::array::from_fn(|k| {
+        let r = offsets.iter().map(|o| o[k].unsigned_abs()).max().unwrap_or(0);
+        (r + 2) / 2
+    });
+    let coarse_offsets = box_offsets(reach);
+    let padded: [usize; N] = core::array::from_fn(|k| coarse_shape[k] + 2 * reach[k]);
+    let mut coarse: Vec<Array<f64, N>> = coarse_offsets.iter().map(|_| Array::zeros(padded)).collect();
+    // Where coarse offset `j` sits in `coarse_offsets` (row-major over the box).
+    let slot = |j: [isize; N]| (0..N).fold(0usize, |s, k| s * (2 * reach[k] + 1) + (j[k] + reach[k] as isize) as usize);
+    let restriction = restriction::<N>();
+    let count: usize = coarse_shape.iter().product();
+    let mut index = [0usize; N];
+    for _ in 0..count {
+        for &(a, weight_r) in &restriction {
+            // The fine point this restriction weight reads: inside the fine grid between walls
+            // (2 I + 1 + a lies in 0..=2 m for I < m), wrapped on periodic axes.
+            let p: [usize; N] = core::array::from_fn(|k| {
+                let p = 2 * index[k] as isize + isize::from(!periodic[k]) + a[k];
+                p.rem_euclid(fine_shape[k] as isize) as usize
+            });
+            let at: [usize; N] = core::array::from_fn(|k| p[k] + fine_halo[k]);
+            for (t, b) in offsets.iter().enumerate() {
+                let weight_a = fields[t][at];
+                if weight_a == 0.0 {
+                    continue;
+                }
+                // Coarse offsets `j` with `a + b − 2 j` in [-1, 1] on every axis: one or two per axis.
+                let mut js = vec![[0isize; N]];
+                for k in 0..N {
+                    let s = a[k] + b[k];
+                    let choices = ((s - 1).div_euclid(2)..=(s + 1).div_euclid(2)).filter(|&j| (s - 2 * j).abs() <= 1);
+                    let choices: Vec<isize> = choices.collect();
+                    js = js
+                        .into_iter()
+                        .flat_map(|j| {
+                            choices.iter().map(move |&c| {
+                                let mut j = j;
+                                j[k] = c;
+                                j
+                            })
+                        })
+                        .collect();
+                }
+                for j in js {
+                    let d: [isize; N] = core::array::from_fn(|k| a[k] + b[k] - 2 * j[k]);
+                    let out: [usize; N] = core::array::from_fn(|k| index[k] + reach[k]);
+                    coarse[slot(j)][out] += weight_r * weight_a * prolongation_weight(d);
+                }
+            }
+        }
+        for k in (0..N).rev() {
+            index[k] += 1;
+            if index[k] < coarse_shape[k] {
+                break;
+            }
+            index[k] = 0;
+        }
+    }
+    (coarse_offsets, coarse)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

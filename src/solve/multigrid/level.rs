@@ -2,6 +2,7 @@
 //! smoothers and grid transfers that run on them, through the backend's stencil, vector and copy
 //! kernels.
 
+use super::operator::{HostTaps, InverseDiagonal, LevelOperator};
 use super::smoother::{LevelSmoother, Smoother};
 use crate::array::Array;
 use crate::error::Result;
@@ -9,20 +10,19 @@ use crate::kernel::tokens::Second;
 use crate::kernel::{Desc, StencilKernels};
 use crate::ops::elementwise::update;
 use crate::ops::fill_copy::fill;
-use crate::solve::operator::{LinearOperator, StencilOperator};
 use crate::solve::vectors::{SolverBackend, SolverScalar, Space};
 use crate::stencil::{try_fill_boundaries, Boundary, DynStencil, Side};
 
 /// A level: `A x = b` on its grid, with the residual `r` and a scratch vector.
 pub(super) struct Level<T: SolverScalar, const N: usize, B: SolverBackend> {
-    pub(super) op: StencilOperator<T, N>,
+    pub(super) op: LevelOperator<T, N, B>,
     pub(super) space: Space<T, N, B>,
     pub(super) x: Array<T, N, B>,
     pub(super) b: Array<T, N, B>,
     pub(super) r: Array<T, N, B>,
     pub(super) scratch: Array<T, N, B>,
-    /// `1 / a_0`, the inverse of the centre weight (the diagonal of a constant stencil).
-    pub(super) inverse_diagonal: f64,
+    /// `D⁻¹`: the inverse of the centre weight, or its field.
+    pub(super) inverse_diagonal: InverseDiagonal<T, N, B>,
     pub(super) smoother: LevelSmoother<T, N, B>,
     /// Stencil passes over this level so far (smoothing, residuals, transfers, coarse solves):
     /// the hierarchy's work count.
@@ -30,26 +30,22 @@ pub(super) struct Level<T: SolverScalar, const N: usize, B: SolverBackend> {
 }
 
 impl<T: SolverScalar, const N: usize, B: SolverBackend + StencilKernels> Level<T, N, B> {
-    /// The level of `op`, its vectors from `alloc`.
+    /// The level of `op` (its taps on the host: `taps`), its vectors from `alloc`.
     ///
     /// # Errors
     ///
-    /// `Error::Alloc`; `Error::Parameter` for a stencil without a non-zero centre weight.
-    pub(super) fn new(op: StencilOperator<T, N>, alloc: &B::Alloc, smoother: Smoother) -> Result<Self> {
-        let centre = op.stencil().taps().iter().filter(|(o, _)| *o == [0; N]).map(|&(_, w)| w.into()).sum::<f64>();
-        if centre == 0.0 || !centre.is_finite() {
-            return Err(crate::Error::Parameter {
-                op: "Multigrid::new",
-                reason: format!("the stencil's centre weight is {centre}, which the smoothers divide by"),
-                fix: "multigrid needs a stencil with a non-zero centre (a diagonal), such as a Laplacian",
-            });
-        }
-        let shape = LinearOperator::<T, N, B>::shape(&op);
-        let halo = LinearOperator::<T, N, B>::halo(&op);
-        let space = Space::for_shape("multigrid", shape, halo, alloc.clone())?;
+    /// `Error::Alloc`; `Error::Parameter` for a zero diagonal, or as the smoother refuses.
+    pub(super) fn new(
+        op: LevelOperator<T, N, B>,
+        taps: &HostTaps<N>,
+        alloc: &B::Alloc,
+        smoother: Smoother,
+    ) -> Result<Self> {
+        let space = Space::for_shape("multigrid", op.shape(), op.halo(), alloc.clone())?;
         let (x, b, r, scratch) = (space.vector()?, space.vector()?, space.vector()?, space.vector()?);
-        let smoother = LevelSmoother::new(smoother, &op, centre, &space)?;
-        Ok(Level { op, space, x, b, r, scratch, inverse_diagonal: 1.0 / centre, smoother, passes: 0 })
+        let inverse_diagonal = op.inverse_diagonal(taps, &space)?;
+        let smoother = LevelSmoother::new(smoother, taps, &inverse_diagonal, &space)?;
+        Ok(Level { op, space, x, b, r, scratch, inverse_diagonal, smoother, passes: 0 })
     }
 
     /// `r = b − A x`.

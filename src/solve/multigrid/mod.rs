@@ -8,9 +8,11 @@
 //! converges in a handful of iterations whatever the grid size). On any backend with stencil
 //! kernels.
 
+mod build;
 mod cycle;
 mod galerkin;
 mod level;
+mod operator;
 mod smoother;
 
 use std::sync::Mutex;
@@ -27,7 +29,7 @@ use crate::error::{or_panic, Error, Result};
 use crate::kernel::tokens::Second;
 use crate::kernel::{Allocator, Cpu, StencilKernels};
 use crate::ops::elementwise::update;
-use crate::stencil::{Boundaries, Boundary, DynStencil, Side};
+use crate::stencil::DynStencil;
 
 /// The cycle between levels.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -143,84 +145,6 @@ impl<T: SolverScalar, const N: usize, B: SolverBackend + StencilKernels> Multigr
         or_panic(Self::try_new_in(alloc, op, options))
     }
 
-    /// [`Multigrid::new_in`], returning errors.
-    ///
-    /// # Errors
-    ///
-    /// `Error::Parameter` for a `Neumann` side (not built yet; `Value(0)`, `Fixed` and `Periodic`
-    /// are), a stencil that does not reach along every axis or has no centre weight, or a grid
-    /// that cannot coarsen once (an even axis between walls, an odd periodic one, or too few
-    /// points). With every axis periodic the operator is singular: give a right-hand side of
-    /// zero sum (the solution is then defined up to a constant).
-    /// `Error::Layout` when a coarse operator has more taps than `DynStencil` takes (64: a 3D
-    /// stencil of radius 2 or more); `Error::Alloc`.
-    pub fn try_new_in(
-        alloc: &impl Allocator<B>,
-        op: &StencilOperator<T, N>,
-        options: MultigridOptions,
-    ) -> Result<Self> {
-        const OP: &str = "Multigrid::new";
-        let refuse = |reason: String, fix: &'static str| Err(Error::Parameter { op: OP, reason, fix });
-        let mut periodic = [false; N];
-        for (axis, wraps) in periodic.iter_mut().enumerate() {
-            for side in [Side::Low, Side::High] {
-                match op.boundaries().at(axis, side) {
-                    Boundary::Value(_) | Boundary::Fixed => {}
-                    Boundary::Periodic => *wraps = true,
-                    other => {
-                        return refuse(
-                            format!("axis {axis} has a {other:?} boundary"),
-                            "multigrid takes zero walls (Value(0), Fixed) and periodic axes today; use CG or \
-                             GMRES without it for Neumann sides",
-                        );
-                    }
-                }
-            }
-        }
-        let radius = op.stencil().radius();
-        if radius.contains(&0) {
-            return refuse(
-                format!("the stencil's radius is {radius:?}"),
-                "multigrid coarsens every axis: use a stencil that reaches along each",
-            );
-        }
-        let shape = LinearOperator::<T, N, B>::shape(op);
-        if !halvable(shape, periodic) {
-            return refuse(
-                format!(
-                    "the grid {shape:?} cannot coarsen: an axis between walls needs an odd number of points \
-                     (at least 3), a periodic one an even number (at least 4)"
-                ),
-                "use 2^k - 1 points between walls (127, 255, ...) and 2^k on periodic axes (128, 256, ...), \
-                 which coarsen all the way",
-            );
-        }
-        // The allocator as the backend's own type, which the levels keep (an empty array's).
-        let alloc = Array::<T, N, B>::try_zeros_in(alloc, [0; N])?.allocator();
-        // `Fixed` halos are zero in the levels' vectors too: every wall is `Value(0)`.
-        let sides: [Boundary<T>; N] =
-            core::array::from_fn(|k| if periodic[k] { Boundary::Periodic } else { Boundary::Value(T::ZERO) });
-        let sides = Boundaries::from(sides);
-        let finest = StencilOperator::try_new(op.stencil().clone(), shape, sides)?;
-        let mut levels = vec![Level::new(finest, &alloc, options.smoother)?];
-        let mut taps: Vec<([isize; N], f64)> = op.stencil().taps().iter().map(|&(o, w)| (o, w.into())).collect();
-        let mut shape = shape;
-        while halvable(shape, periodic) && shape.iter().product::<usize>() > options.coarsest {
-            shape = core::array::from_fn(|k| if periodic[k] { shape[k] / 2 } else { (shape[k] - 1) / 2 });
-            taps = galerkin::coarse_operator(&taps);
-            let stencil = DynStencil::try_new(taps.iter().map(|&(o, w)| (o, T::from_f64(w))))?;
-            levels.push(Level::new(StencilOperator::try_new(stencil, shape, sides)?, &alloc, options.smoother)?);
-        }
-        let to_t =
-            |taps: Vec<([isize; N], f64)>| DynStencil::try_new(taps.into_iter().map(|(o, w)| (o, T::from_f64(w))));
-        Ok(Multigrid {
-            levels: Mutex::new(levels),
-            options,
-            restriction: to_t(galerkin::restriction())?,
-            prolongation: to_t(galerkin::prolongation())?,
-        })
-    }
-
     /// Solves `a x = b` by cycles from the guess in `x`, stopping as the Krylov methods do
     /// ([`SolveOptions`]: `max_iters` counts cycles). `a` must be the operator the hierarchy was
     /// built for.
@@ -229,9 +153,9 @@ impl<T: SolverScalar, const N: usize, B: SolverBackend + StencilKernels> Multigr
     ///
     /// As [`Multigrid::try_solve`] errs.
     #[track_caller]
-    pub fn solve(
+    pub fn solve<A: LinearOperator<T, N, B> + ?Sized>(
         &self,
-        a: &StencilOperator<T, N>,
+        a: &A,
         b: &Array<T, N, B>,
         x: &mut Array<T, N, B>,
         options: SolveOptions,
@@ -246,9 +170,9 @@ impl<T: SolverScalar, const N: usize, B: SolverBackend + StencilKernels> Multigr
     ///
     /// `Error::ShapeMismatch` when `a`, `b` or `x` differs from the hierarchy's finest grid; as
     /// [`Cg::try_solve`](super::Cg::try_solve) otherwise.
-    pub fn try_solve(
+    pub fn try_solve<A: LinearOperator<T, N, B> + ?Sized>(
         &self,
-        a: &StencilOperator<T, N>,
+        a: &A,
         b: &Array<T, N, B>,
         x: &mut Array<T, N, B>,
         options: SolveOptions,
@@ -273,9 +197,9 @@ impl<T: SolverScalar, const N: usize, B: SolverBackend + StencilKernels> Multigr
     ///
     /// As [`Multigrid::try_full_multigrid`] errs.
     #[track_caller]
-    pub fn full_multigrid(
+    pub fn full_multigrid<A: LinearOperator<T, N, B> + ?Sized>(
         &self,
-        a: &StencilOperator<T, N>,
+        a: &A,
         b: &Array<T, N, B>,
         x: &mut Array<T, N, B>,
         cycles: usize,
@@ -288,9 +212,9 @@ impl<T: SolverScalar, const N: usize, B: SolverBackend + StencilKernels> Multigr
     /// # Errors
     ///
     /// As [`Multigrid::try_solve`], but for `Error::NotConverged`.
-    pub fn try_full_multigrid(
+    pub fn try_full_multigrid<A: LinearOperator<T, N, B> + ?Sized>(
         &self,
-        a: &StencilOperator<T, N>,
+        a: &A,
         b: &Array<T, N, B>,
         x: &mut Array<T, N, B>,
         cycles: usize,
@@ -315,7 +239,7 @@ impl<T: SolverScalar, const N: usize, B: SolverBackend + StencilKernels> Multigr
 
     /// Cycles: `x += cycle(r)`, `r = b − A x`, until the tolerance; the first a full-multigrid
     /// pass when the options start so.
-    fn iterate(&self, s: &mut Solve<T, N, B>, a: &StencilOperator<T, N>) -> Result<()> {
+    fn iterate<A: LinearOperator<T, N, B> + ?Sized>(&self, s: &mut Solve<T, N, B>, a: &A) -> Result<()> {
         let mut correction = s.space.vector()?;
         let mut full = match self.options.start {
             Start::FullMultigrid { cycles } => Some(cycles),
@@ -338,10 +262,10 @@ impl<T: SolverScalar, const N: usize, B: SolverBackend + StencilKernels> Multigr
         self.levels.lock().unwrap_or_else(std::sync::PoisonError::into_inner).iter().map(|l| l.space.shape()).collect()
     }
 
-    fn check_operator(&self, a: &StencilOperator<T, N>) -> Result<()> {
+    fn check_operator<A: LinearOperator<T, N, B> + ?Sized>(&self, a: &A) -> Result<()> {
         let levels = self.levels.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         let finest = levels[0].space.shape();
-        let shape = LinearOperator::<T, N, B>::shape(a);
+        let shape = a.shape();
         if shape != finest {
             return Err(Error::ShapeMismatch {
                 op: "Multigrid::solve",
@@ -351,12 +275,6 @@ impl<T: SolverScalar, const N: usize, B: SolverBackend + StencilKernels> Multigr
         }
         Ok(())
     }
-}
-
-/// Whether every axis can halve: odd with at least 3 points between walls (`n → (n − 1) / 2`),
-/// even with at least 4 on a periodic axis (`n → n / 2`).
-fn halvable<const N: usize>(shape: [usize; N], periodic: [bool; N]) -> bool {
-    shape.iter().zip(periodic).all(|(&n, p)| if p { n >= 4 && n % 2 == 0 } else { n >= 3 && n % 2 == 1 })
 }
 
 impl<T: SolverScalar, const N: usize, B: SolverBackend + StencilKernels> Preconditioner<T, N, B>

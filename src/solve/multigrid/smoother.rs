@@ -2,10 +2,10 @@
 //! the sweeps.
 
 use super::level::{checkerboard, Level};
+use super::operator::{HostTaps, InverseDiagonal};
 use crate::array::Array;
 use crate::error::{Error, Result};
 use crate::kernel::StencilKernels;
-use crate::solve::operator::{LinearOperator, StencilOperator};
 use crate::solve::vectors::{SolverBackend, SolverScalar, Space};
 use crate::stencil::{try_fill_boundaries, DynStencil};
 
@@ -39,10 +39,12 @@ pub enum Smoother {
 
 /// What a level keeps for its smoother.
 pub(super) enum LevelSmoother<T: SolverScalar, const N: usize, B: SolverBackend> {
-    /// `I − ω D⁻¹ A` as one stencil, so a sweep is `S x + ω D⁻¹ b` in two passes over memory
-    /// instead of the residual's four.
-    Jacobi { sweep: DynStencil<T, N>, omega: f64 },
-    /// Masks of ones on the points of even, then odd, index sum.
+    /// Constant taps: `I − ω D⁻¹ A` as one stencil, so a sweep is `S x + ω D⁻¹ b` in two passes
+    /// over memory instead of the residual's four.
+    JacobiSweep { sweep: DynStencil<T, N>, omega: f64 },
+    /// Variable taps: `x += ω D⁻¹ (b − A x)`.
+    Jacobi { omega: f64 },
+    /// `D⁻¹` on the points of even, then odd, index sum (zero elsewhere).
     RedBlack { colours: [Array<T, N, B>; 2] },
     /// The interval of `D⁻¹ A`'s spectrum the polynomial damps.
     Chebyshev { low: f64, high: f64 },
@@ -61,7 +63,8 @@ fn chebyshev_low<const N: usize>() -> f64 {
 const CHEBYSHEV_HEADROOM: f64 = 1.02;
 
 impl<T: SolverScalar, const N: usize, B: SolverBackend> LevelSmoother<T, N, B> {
-    /// `smoother` for `op` (of centre weight `centre`) on `space`.
+    /// `smoother` for an operator of `taps` (on the host) with inverse diagonal `inverse`, on
+    /// `space`.
     ///
     /// # Errors
     ///
@@ -69,27 +72,35 @@ impl<T: SolverScalar, const N: usize, B: SolverBackend> LevelSmoother<T, N, B> {
     /// not positive; `Error::Alloc`; `Error::Layout` from the sweep stencil.
     pub(super) fn new(
         smoother: Smoother,
-        op: &StencilOperator<T, N>,
-        centre: f64,
+        taps: &HostTaps<N>,
+        inverse: &InverseDiagonal<T, N, B>,
         space: &Space<T, N, B>,
     ) -> Result<Self> {
-        let taps: Vec<([isize; N], f64)> = op.stencil().taps().iter().map(|&(o, w)| (o, w.into())).collect();
         Ok(match smoother {
             Smoother::RedBlack => {
-                LevelSmoother::RedBlack { colours: [checkerboard(space, 0)?, checkerboard(space, 1)?] }
+                let mut colours = [checkerboard(space, 0)?, checkerboard(space, 1)?];
+                for colour in &mut colours {
+                    inverse.apply(space, colour, 1.0)?;
+                }
+                LevelSmoother::RedBlack { colours }
             }
             Smoother::Jacobi { .. } | Smoother::DampedJacobi => {
                 let omega = match smoother {
                     Smoother::Jacobi { omega } => omega,
                     _ => (2 * N) as f64 / (2 * N + 1) as f64,
                 };
-                let others = taps.iter().filter(|(o, _)| *o != [0; N]);
-                let sweep = others.map(|&(o, w)| (o, T::from_f64(-omega * w / centre)));
-                let sweep = DynStencil::try_new(sweep.chain([([0; N], T::from_f64(1.0 - omega))]))?;
-                LevelSmoother::Jacobi { sweep, omega }
+                match (taps, inverse) {
+                    (HostTaps::Constant(taps), &InverseDiagonal::Constant(inverse)) => {
+                        let others = taps.iter().filter(|(o, _)| *o != [0; N]);
+                        let sweep = others.map(|&(o, w)| (o, T::from_f64(-omega * w * inverse)));
+                        let sweep = DynStencil::try_new(sweep.chain([([0; N], T::from_f64(1.0 - omega))]))?;
+                        LevelSmoother::JacobiSweep { sweep, omega }
+                    }
+                    _ => LevelSmoother::Jacobi { omega },
+                }
             }
             Smoother::Chebyshev => {
-                let high = CHEBYSHEV_HEADROOM * largest_eigenvalue(&taps, centre)?;
+                let high = CHEBYSHEV_HEADROOM * largest_eigenvalue(taps)?;
                 LevelSmoother::Chebyshev { low: chebyshev_low::<N>() * high, high }
             }
         })
@@ -105,15 +116,62 @@ impl<T: SolverScalar, const N: usize, B: SolverBackend> LevelSmoother<T, N, B> {
     }
 }
 
-/// The largest eigenvalue of `D⁻¹ A` for the symmetric stencil `taps` of centre weight `centre`:
-/// the maximum of its Fourier symbol `Σ w_o cos(o · θ) / centre` over a lattice of `θ ∈ [0, π]^N`
+impl<T: SolverScalar, const N: usize, B: SolverBackend> InverseDiagonal<T, N, B> {
+    /// `v = factor D⁻¹ v` over the interior.
+    ///
+    /// # Errors
+    ///
+    /// The kernels' errors.
+    pub(super) fn apply(&self, space: &Space<T, N, B>, v: &mut Array<T, N, B>, factor: f64) -> Result<()> {
+        match self {
+            InverseDiagonal::Constant(inverse) => space.scale(v, factor * inverse),
+            InverseDiagonal::Field(inverse) => {
+                space.multiply(v, inverse)?;
+                if factor == 1.0 {
+                    return Ok(());
+                }
+                space.scale(v, factor)
+            }
+        }
+    }
+}
+
+/// The largest eigenvalue of `D⁻¹ A` (an upper bound of it): for constant taps, the largest
+/// value of the symmetric stencil's Fourier symbol; for variable ones, Gershgorin's bound, the
+/// largest `Σ |a_ij| / |a_ii|` over the rows.
+///
+/// # Errors
+///
+/// `Error::Parameter` as [`symbol_maximum`] refuses.
+fn largest_eigenvalue<const N: usize>(taps: &HostTaps<N>) -> Result<f64> {
+    match taps {
+        HostTaps::Constant(taps) => {
+            let centre: f64 = taps.iter().filter(|(o, _)| *o == [0; N]).map(|&(_, w)| w).sum();
+            symbol_maximum(taps, centre)
+        }
+        HostTaps::Variable { offsets, fields } => {
+            let centre = offsets.iter().position(|o| *o == [0; N]).expect("checked with the diagonal");
+            let mut bound = 0f64;
+            for (i, &d) in fields[centre].indexed_iter() {
+                if d != 0.0 {
+                    let row: f64 = fields.iter().map(|f| f[i].abs()).sum();
+                    bound = bound.max(row / d.abs());
+                }
+            }
+            Ok(bound)
+        }
+    }
+}
+
+/// The largest eigenvalue of `D⁻¹ A` for the symmetric constant stencil `taps` of centre weight
+/// `centre`: the maximum of its Fourier symbol `Σ w_o cos(o · θ) / centre` over a lattice of `θ ∈ [0, π]^N`
 /// that holds the corners (where the Laplacians and their coarse operators peak).
 ///
 /// # Errors
 ///
 /// `Error::Parameter` when a tap's mirror image has another weight, or the symbol is negative
 /// somewhere (the polynomial would amplify those modes).
-fn largest_eigenvalue<const N: usize>(taps: &[([isize; N], f64)], centre: f64) -> Result<f64> {
+fn symbol_maximum<const N: usize>(taps: &[([isize; N], f64)], centre: f64) -> Result<f64> {
     let refuse = |reason: String| {
         Err(Error::Parameter {
             op: "Multigrid::new",
@@ -169,14 +227,26 @@ impl<T: SolverScalar, const N: usize, B: SolverBackend + StencilKernels> Level<T
         }
         self.passes += sweeps * self.smoother.passes_per_sweep();
         match &self.smoother {
-            LevelSmoother::Jacobi { sweep, omega } => {
+            LevelSmoother::JacobiSweep { sweep, omega } => {
+                let inverse = match self.inverse_diagonal {
+                    InverseDiagonal::Constant(inverse) => inverse,
+                    InverseDiagonal::Field(_) => unreachable!("a sweep stencil is built for constant taps"),
+                };
                 for _ in 0..sweeps {
                     // `x`'s halo is refilled before every sweep (the transfers may write the
                     // scratch vector's halo ring).
                     try_fill_boundaries(&mut self.x, self.space.halo(), *self.op.boundaries())?;
                     sweep.try_apply(&self.x, &mut self.scratch)?;
-                    self.space.axpy(&mut self.scratch, omega * self.inverse_diagonal, &self.b)?;
+                    self.space.axpy(&mut self.scratch, omega * inverse, &self.b)?;
                     core::mem::swap(&mut self.x, &mut self.scratch);
+                }
+            }
+            &LevelSmoother::Jacobi { omega } => {
+                for _ in 0..sweeps {
+                    self.op.try_apply(&mut self.x, &mut self.r)?;
+                    self.space.xpby(&mut self.r, &self.b, -1.0)?;
+                    self.inverse_diagonal.apply(&self.space, &mut self.r, 1.0)?;
+                    self.space.axpy(&mut self.x, omega, &self.r)?;
                 }
             }
             LevelSmoother::RedBlack { colours } => {
@@ -186,28 +256,27 @@ impl<T: SolverScalar, const N: usize, B: SolverBackend + StencilKernels> Level<T
                         self.op.try_apply(&mut self.x, &mut self.r)?;
                         self.space.xpby(&mut self.r, &self.b, -1.0)?;
                         self.space.multiply(&mut self.r, &colours[c])?;
-                        self.space.axpy(&mut self.x, self.inverse_diagonal, &self.r)?;
+                        self.space.axpy(&mut self.x, 1.0, &self.r)?;
                     }
                 }
             }
             &LevelSmoother::Chebyshev { low, high } => {
                 // The Chebyshev iteration (Saad, Iterative Methods, algorithm 12.1) with the
-                // preconditioner `D⁻¹`, a scalar for a constant stencil: the direction `d`
-                // lives in the scratch vector.
+                // preconditioner `D⁻¹`: the direction `d` lives in the scratch vector.
                 let (theta, delta) = ((high + low) / 2.0, (high - low) / 2.0);
                 let sigma = theta / delta;
                 let mut rho = 1.0 / sigma;
                 self.op.try_apply(&mut self.x, &mut self.r)?;
                 self.space.xpby(&mut self.r, &self.b, -1.0)?;
                 self.space.copy(&mut self.scratch, &self.r)?;
-                self.space.scale(&mut self.scratch, self.inverse_diagonal / theta)?;
+                self.inverse_diagonal.apply(&self.space, &mut self.scratch, 1.0 / theta)?;
                 self.space.axpy(&mut self.x, 1.0, &self.scratch)?;
                 for _ in 1..sweeps {
                     self.op.try_apply(&mut self.x, &mut self.r)?;
                     self.space.xpby(&mut self.r, &self.b, -1.0)?;
                     let next = 1.0 / (2.0 * sigma - rho);
                     // d = ρ' ρ d + (2 ρ' / δ) D⁻¹ r, built in `r`, which then becomes `d`.
-                    self.space.scale(&mut self.r, 2.0 * next / delta * self.inverse_diagonal)?;
+                    self.inverse_diagonal.apply(&self.space, &mut self.r, 2.0 * next / delta)?;
                     self.space.axpy(&mut self.r, next * rho, &self.scratch)?;
                     core::mem::swap(&mut self.r, &mut self.scratch);
                     self.space.axpy(&mut self.x, 1.0, &self.scratch)?;
@@ -226,18 +295,18 @@ mod tests {
     #[test]
     fn the_laplacians_largest_eigenvalue_of_d_inverse_a_is_two() {
         let five = [([-1, 0], 1.0), ([1, 0], 1.0), ([0, -1], 1.0), ([0, 1], 1.0), ([0, 0], -4.0)];
-        assert!((largest_eigenvalue(&five, -4.0).unwrap() - 2.0).abs() < 1e-12);
+        assert!((symbol_maximum(&five, -4.0).unwrap() - 2.0).abs() < 1e-12);
         let shifted = [([-1], -1.0), ([0], 3.0), ([1], -1.0)]; // 2 − Δ: symbol (3 − 2 cos θ) / 3
-        assert!((largest_eigenvalue(&shifted, 3.0).unwrap() - 5.0 / 3.0).abs() < 1e-12);
+        assert!((symbol_maximum(&shifted, 3.0).unwrap() - 5.0 / 3.0).abs() < 1e-12);
     }
 
     #[test]
     fn chebyshev_refuses_stencils_it_would_amplify() {
         let upwind = [([-1], 1.0), ([0], -2.0), ([1], 0.5)];
-        let e = largest_eigenvalue(&upwind, -2.0).unwrap_err().to_string();
+        let e = symbol_maximum(&upwind, -2.0).unwrap_err().to_string();
         assert!(e.contains("symmetric"), "{e}");
         let indefinite = [([-1], 2.0), ([0], 1.0), ([1], 2.0)];
-        let e = largest_eigenvalue(&indefinite, 1.0).unwrap_err().to_string();
+        let e = symbol_maximum(&indefinite, 1.0).unwrap_err().to_string();
         assert!(e.contains("positive"), "{e}");
     }
 }

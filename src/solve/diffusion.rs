@@ -1,0 +1,136 @@
+//! The diffusion operator `−∇·(k ∇u) + c u` with a conductivity `k` per point, as a
+//! [`VariableOperator`]: the `2N + 1`-point finite-volume form, each face's conductivity the
+//! harmonic mean of its two points' (exact across layers, conservative).
+
+use super::variable_operator::VariableOperator;
+use super::vectors::SolverScalar;
+use crate::array::Array;
+use crate::error::{or_panic, Error, Result};
+use crate::kernel::{CopyKernels, ElementwiseKernels, StencilKernels, Upload};
+use crate::stencil::{Boundaries, Boundary, Side, VariableStencil};
+
+/// The offsets of the diffusion stencil: `−e_k` and `+e_k` for each axis, then the centre.
+fn offsets<const N: usize>() -> Vec<[isize; N]> {
+    let mut all = Vec::with_capacity(2 * N + 1);
+    for k in 0..N {
+        for d in [-1, 1] {
+            let mut o = [0; N];
+            o[k] = d;
+            all.push(o);
+        }
+    }
+    all.push([0; N]);
+    all
+}
+
+impl<T: SolverScalar, const N: usize, B: StencilKernels + ElementwiseKernels + CopyKernels> VariableOperator<T, N, B> {
+    /// `−∇·(k ∇u) + shift u` on a grid of `k`'s shape with spacing `h` per axis and
+    /// `boundaries` (`Value(0)`: `u = 0` one spacing past the last point, through that point's
+    /// own `k`; `Neumann`: no flux; `Periodic`), its fields built on the host and moved by
+    /// `alloc`. Symmetric, and definite for a positive `k` and a positive shift or a wall.
+    ///
+    /// ```
+    /// use cnda::prelude::*;
+    /// use cnda::solve::{Cg, VariableOperator};
+    /// use cnda::stencil::Boundary;
+    /// // A layered conductivity: 1 in the lower half, 1000 in the upper.
+    /// let k = Array::from_fn([31, 31], |[i, _]| if i < 16 { 1.0 } else { 1000.0 });
+    /// let a = VariableOperator::diffusion_in(&Cpu, &k, [1.0 / 32.0; 2], 0.0, [Boundary::Value(0.0); 2]);
+    /// let mut u = Array::zeros([31, 31]);
+    /// let report = Cg::new().rtol(1e-10).solve(&a, &Array::ones([31, 31]), &mut u);
+    /// assert!(u[[8, 15]] > u[[24, 15]]); // the conducting layer stays cooler
+    /// # let _ = report;
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// As [`VariableOperator::try_diffusion_in`] errs.
+    #[track_caller]
+    pub fn diffusion_in<D: Upload<Target = B>>(
+        alloc: &D,
+        k: &Array<T, N>,
+        h: [f64; N],
+        shift: f64,
+        boundaries: impl Into<Boundaries<T, N>>,
+    ) -> Self {
+        or_panic(Self::try_diffusion_in(alloc, k, h, shift, boundaries))
+    }
+
+    /// [`VariableOperator::diffusion_in`], returning errors.
+    ///
+    /// # Errors
+    ///
+    /// `Error::Parameter` for a conductivity that is not positive and finite, a spacing that is
+    /// not, or as [`VariableOperator::try_new`]; `Error::Alloc`, `Error::Device`.
+    pub fn try_diffusion_in<D: Upload<Target = B>>(
+        alloc: &D,
+        k: &Array<T, N>,
+        h: [f64; N],
+        shift: f64,
+        boundaries: impl Into<Boundaries<T, N>>,
+    ) -> Result<Self> {
+        const OP: &str = "VariableOperator::diffusion";
+        let boundaries = boundaries.into();
+        let refuse = |reason: String| {
+            Err(Error::Parameter {
+                op: OP,
+                reason,
+                fix: "give a positive, finite conductivity at every point and positive spacings",
+            })
+        };
+        if let Some(&s) = h.iter().find(|&&s| s <= 0.0 || !s.is_finite()) {
+            return refuse(format!("the spacing {s}"));
+        }
+        if let Some((i, &v)) = k.indexed_iter().find(|&(_, &v)| !(v.into() > 0.0 && v.into().is_finite())) {
+            return refuse(format!("the conductivity at {i:?} is {v:?}"));
+        }
+        let shape = k.shape();
+        let padded: [usize; N] = core::array::from_fn(|a| shape[a] + 2);
+        let conductivity = |i: [usize; N]| -> f64 { k[i].into() };
+        // The conductivity of the face from interior point `i` towards `d` (±1) along `axis`: the
+        // harmonic mean with the neighbour, the neighbour's image on a periodic axis, the point's
+        // own past a wall.
+        let face = |i: [usize; N], axis: usize, d: isize| -> f64 {
+            let p = i[axis] as isize + d;
+            let side = if d < 0 { Side::Low } else { Side::High };
+            let neighbour = if (0..shape[axis] as isize).contains(&p) {
+                Some(p as usize)
+            } else {
+                match boundaries.at(axis, side) {
+                    Boundary::Periodic => Some(p.rem_euclid(shape[axis] as isize) as usize),
+                    _ => None,
+                }
+            };
+            let own = conductivity(i);
+            match neighbour {
+                None => own,
+                Some(q) => {
+                    let mut j = i;
+                    j[axis] = q;
+                    let other = conductivity(j);
+                    2.0 * own * other / (own + other)
+                }
+            }
+        };
+        let offsets = offsets::<N>();
+        let mut fields = Vec::with_capacity(offsets.len());
+        for (t, o) in offsets.iter().enumerate() {
+            let centre = t == offsets.len() - 1;
+            let field = Array::<T, N>::try_from_fn(padded, |p| {
+                if (0..N).any(|a| p[a] == 0 || p[a] > shape[a]) {
+                    return T::ZERO;
+                }
+                let i: [usize; N] = core::array::from_fn(|a| p[a] - 1);
+                let weight = if centre {
+                    (0..N).map(|a| (face(i, a, -1) + face(i, a, 1)) / (h[a] * h[a])).sum::<f64>() + shift
+                } else {
+                    let axis = o.iter().position(|&d| d != 0).expect("an off-centre offset");
+                    -face(i, axis, o[axis]) / (h[axis] * h[axis])
+                };
+                T::from_f64(weight)
+            })?;
+            fields.push(field.try_to_backend(alloc)?);
+        }
+        Self::try_new(VariableStencil::try_new(offsets)?, fields, boundaries)
+    }
+}
