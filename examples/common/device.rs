@@ -22,7 +22,8 @@ pub trait OnDevice {
     where
         D: Upload + core::fmt::Debug,
         D::Target:
-            ExprStencilKernels + CopyKernels + Download + cnda::solve::SolverBackend + cnda::kernel::StencilKernels;
+            ExprStencilKernels + CopyKernels + Download + cnda::solve::SolverBackend + cnda::kernel::StencilKernels,
+        <D::Target as cnda::kernel::Backend>::Alloc: Upload<Target = D::Target>;
 }
 
 /// `job` on the device `flag` names (`--cuda`: CUDA device 0, `--wgpu`: the WebGPU adapter);
