@@ -333,6 +333,8 @@ def solve(
     laplacian: bool = ...,
     h: float = ...,
     matrix: Any = ...,
+    conductivity: npt.NDArray[_Float] | None = ...,
+    shift: float = ...,
     method: str = ...,
     preconditioner: str | None = ...,
     rtol: float = ...,
@@ -349,12 +351,16 @@ def solve(
       a constant-coefficient stencil on b's grid: taps and laplacian, h as cnda.stencil takes them
         (no coeffs), boundary as cnda.stencil takes it but 0 (zero walls) by default; a nonzero
         boundary value is refused (move it to the right-hand side: A is linear);
+      conductivity: k of b's shape (and dtype), A = -div(k grad) + shift (finite volumes on a grid of
+        spacing h, each face's k the harmonic mean of its two points'), boundary as for a stencil;
+        its multigrid hierarchy follows k (Galerkin coarse operators);
       matrix: a SciPy sparse matrix or array (converted to CSR, copied) acting on b.ravel(); square,
         with b.size rows.
     method: "cg" (symmetric definite, the default), "minres" (symmetric indefinite), "bicgstab",
         "gmres" (nonsymmetric; restart vectors), or "multigrid" (geometric V(2,2) cycles: a stencil
         between zero walls on 2^k - 1 points per axis or periodic on 2^k).
-    preconditioner: None, "jacobi" (the diagonal), or "multigrid" (one V-cycle; a stencil operator).
+    preconditioner: None, "jacobi" (the diagonal), or "multigrid" (one V-cycle; a stencil or a
+        conductivity).
     rtol, atol: stop when ||b - A x|| <= max(rtol ||b||, atol). max_iters: then RuntimeError
         (not converged, with the residual reached and what to try). x0: the initial guess.
     """

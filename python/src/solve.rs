@@ -1,13 +1,14 @@
 //! `cnda.solve`: `A x = b` on NumPy arrays of float32 or float64, 1D to 3D, the operator a
 //! constant-coefficient stencil with its boundaries (taps and boundaries as `cnda.stencil` takes
-//! them, zero walls by default) or a SciPy sparse matrix acting on the flattened array; by CG,
+//! them, zero walls by default), the diffusion operator `−∇·(k∇u) + shift u` of a conductivity
+//! per point, or a SciPy sparse matrix acting on the flattened array; by CG,
 //! MINRES, BiCGSTAB, GMRES or geometric multigrid, preconditioned by Jacobi or one multigrid
 //! cycle; the interpreter lock released while it runs. Returns the solution and a dict of what
 //! the solve did.
 
 use cnda::solve::{
     Bicgstab, Cg, Gmres, Identity, Jacobi, LinearOperator, Minres, Multigrid, MultigridOptions, Preconditioner,
-    SolveOptions, SolveReport, SolverScalar, StencilOperator,
+    SolveOptions, SolveReport, SolverScalar, StencilOperator, VariableOperator,
 };
 use cnda::sparse::CsrMatrix;
 use cnda::stencil::{Boundaries, Boundary};
@@ -29,6 +30,8 @@ struct Args<'a, 'py> {
     laplacian: bool,
     h: f64,
     matrix: Option<&'a Bound<'py, PyAny>>,
+    conductivity: Option<&'a Bound<'py, PyAny>>,
+    shift: f64,
     method: &'a str,
     preconditioner: Option<&'a str>,
     options: SolveOptions,
@@ -38,8 +41,9 @@ struct Args<'a, 'py> {
 /// Solves `A x = b`: see the module docs and `python/cnda.pyi` for every argument.
 #[pyfunction]
 #[pyo3(signature = (
-    b, taps = None, boundary = None, *, laplacian = false, h = 1.0, matrix = None, method = "cg",
-    preconditioner = None, rtol = 1e-8, atol = 0.0, max_iters = 10_000, restart = 30, x0 = None
+    b, taps = None, boundary = None, *, laplacian = false, h = 1.0, matrix = None, conductivity = None,
+    shift = 0.0, method = "cg", preconditioner = None, rtol = 1e-8, atol = 0.0, max_iters = 10_000,
+    restart = 30, x0 = None
 ))]
 #[allow(clippy::too_many_arguments)]
 pub fn solve<'py>(
@@ -50,6 +54,8 @@ pub fn solve<'py>(
     laplacian: bool,
     h: f64,
     matrix: Option<&Bound<'py, PyAny>>,
+    conductivity: Option<&Bound<'py, PyAny>>,
+    shift: f64,
     method: &str,
     preconditioner: Option<&str>,
     rtol: f64,
@@ -59,10 +65,14 @@ pub fn solve<'py>(
     x0: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyDict>)> {
     let options = SolveOptions::default().rtol(rtol).atol(atol).max_iters(max_iters).restart(restart);
-    let args = Args { taps, boundary, laplacian, h, matrix, method, preconditioner, options, x0 };
-    if matrix.is_some() && (taps.is_some() || boundary.is_some() || laplacian) {
+    let args = Args { taps, boundary, laplacian, h, matrix, conductivity, shift, method, preconditioner, options, x0 };
+    let stencil = taps.is_some() || laplacian;
+    if [stencil, matrix.is_some(), conductivity.is_some()].iter().filter(|&&given| given).count() > 1
+        || (matrix.is_some() && boundary.is_some())
+    {
         return Err(PyValueError::new_err(
-            "solve: give the operator either as a stencil (taps, boundary, laplacian) or as a matrix, not both",
+            "solve: give the operator one way: a stencil (taps or laplacian, with boundary), a conductivity \
+             (with boundary, h and shift), or a matrix; not two",
         ));
     }
     if b.cast::<PyArrayDyn<f64>>().is_ok() {
@@ -121,27 +131,46 @@ fn solve_rank<'py, T: SolverScalar + Element, const N: usize>(
             x0
         }
     };
-    let report = match args.matrix {
-        Some(matrix) => {
+    let boundaries = || -> PyResult<Boundaries<T, N>> {
+        match args.boundary {
+            None => Ok(Boundaries::all(Boundary::Value(T::ZERO))),
+            Some(_) => stencil_args::boundaries::<T, N>(args.boundary),
+        }
+    };
+    let levels = MultigridOptions::default();
+    let report = match (args.matrix, args.conductivity) {
+        (Some(matrix), _) => {
             let matrix = csr_from_scipy::<T>(matrix)?;
             let operator = matrix.try_on_grid(shape).map_err(to_pyerr)?;
             let diagonal = |_: &[usize; N]| matrix_diagonal(&matrix, shape);
             run(py, args, &operator, None, diagonal, &b, &mut x)?
         }
-        None => {
+        (None, Some(k)) => {
+            let k = host_copy::<T, N>(k, "conductivity")?;
+            if k.shape() != shape {
+                return Err(to_pyerr(cnda::Error::ShapeMismatch {
+                    op: "solve (conductivity)",
+                    expected: shape.to_vec(),
+                    got: k.shape().to_vec(),
+                }));
+            }
+            let operator = VariableOperator::try_diffusion_in(&Cpu, &k, [args.h; N], args.shift, boundaries()?)
+                .map_err(to_pyerr)?;
+            let diagonal = |_: &[usize; N]| operator.try_diagonal();
+            let hierarchy = || Multigrid::try_for_variable(&operator, levels);
+            run(py, args, &operator, Some(&hierarchy), diagonal, &b, &mut x)?
+        }
+        (None, None) => {
             let stencil = match stencil_args::taps::<T, N>(args.taps, false, args.laplacian, args.h)? {
                 Taps::Constant(stencil) => stencil,
                 Taps::Varying(_) => unreachable!("taps without coefficient fields are constant"),
             };
-            let boundaries = match args.boundary {
-                None => Boundaries::all(Boundary::Value(T::ZERO)),
-                Some(_) => stencil_args::boundaries::<T, N>(args.boundary)?,
-            };
-            let operator = StencilOperator::try_new(stencil, shape, boundaries).map_err(to_pyerr)?;
+            let operator = StencilOperator::try_new(stencil, shape, boundaries()?).map_err(to_pyerr)?;
             let centre =
                 operator.stencil().taps().iter().filter(|(o, _)| *o == [0; N]).fold(T::ZERO, |sum, &(_, w)| sum + w);
             let diagonal = |shape: &[usize; N]| Ok(Array::full(*shape, centre));
-            run(py, args, &operator, Some(&operator), diagonal, &b, &mut x)?
+            let hierarchy = || Multigrid::try_new_in(&Cpu, &operator, levels);
+            run(py, args, &operator, Some(&hierarchy), diagonal, &b, &mut x)?
         }
     };
     let out = PyArrayDyn::<T>::zeros(py, shape.as_slice(), false).into_any();
@@ -164,13 +193,13 @@ fn matrix_diagonal<T: SolverScalar, const N: usize>(m: &CsrMatrix<T>, shape: [us
     Array::from_shape_vec(shape, diagonal)
 }
 
-/// The method and preconditioner the arguments name, run on `a` (the stencil operator as
-/// `stencil` too, which multigrid needs), the interpreter lock released.
+/// The method and preconditioner the arguments name, run on `a` (with `hierarchy`, its
+/// multigrid hierarchy where it has one), the interpreter lock released.
 fn run<T, const N: usize, A>(
     py: Python<'_>,
     args: &Args<'_, '_>,
     a: &A,
-    stencil: Option<&StencilOperator<T, N>>,
+    hierarchy: Option<&dyn Fn() -> cnda::Result<Multigrid<T, N>>>,
     diagonal: impl Fn(&[usize; N]) -> cnda::Result<Array<T, N>>,
     b: &Array<T, N>,
     x: &mut Array<T, N>,
@@ -181,20 +210,19 @@ where
 {
     let shape = b.shape();
     let multigrid = || -> PyResult<Multigrid<T, N>> {
-        let Some(stencil) = stencil else {
+        let Some(hierarchy) = hierarchy else {
             return Err(PyValueError::new_err(
-                "solve: multigrid needs the operator as a stencil (taps and boundary), not a matrix; use \
-                 preconditioner='jacobi' or none with a matrix",
+                "solve: multigrid needs the operator as a stencil (taps and boundary) or a conductivity, not a \
+                 matrix; use preconditioner='jacobi' or none with a matrix",
             ));
         };
-        Multigrid::try_new_in(&Cpu, stencil, MultigridOptions::default()).map_err(to_pyerr)
+        hierarchy().map_err(to_pyerr)
     };
     let options = args.options;
     match (args.method, args.preconditioner) {
         ("multigrid", None) => {
             let mg = multigrid()?;
-            let stencil = stencil.expect("multigrid() checked it");
-            py.detach(|| mg.try_solve(stencil, b, x, options)).map_err(to_pyerr)
+            py.detach(|| mg.try_solve(a, b, x, options)).map_err(to_pyerr)
         }
         ("multigrid", Some(_)) => Err(PyValueError::new_err(
             "solve: method='multigrid' takes no preconditioner; use method='cg', preconditioner='multigrid' for \
