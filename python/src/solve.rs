@@ -8,10 +8,9 @@
 
 use cnda::solve::{
     Bicgstab, Cg, Gmres, Identity, Jacobi, LinearOperator, Minres, Multigrid, MultigridOptions, Preconditioner,
-    SolveOptions, SolveReport, SolverScalar, StencilOperator, VariableOperator,
+    SolveOptions, SolveReport, SolverScalar, VariableOperator,
 };
 use cnda::sparse::CsrMatrix;
-use cnda::stencil::{Boundaries, Boundary};
 use cnda::{Array, Cpu};
 use numpy::{Element, PyArrayDyn, PyUntypedArray, PyUntypedArrayMethods};
 use pyo3::exceptions::{PyTypeError, PyValueError};
@@ -21,7 +20,7 @@ use pyo3::types::PyDict;
 use crate::borrow::{read, view, view_mut, write};
 use crate::errors::to_pyerr;
 use crate::sparse::csr_from_scipy;
-use crate::stencil_args::{self, Taps};
+use crate::stencil_args;
 
 /// `cnda.solve`'s arguments after `b`.
 struct Args<'a, 'py> {
@@ -131,12 +130,6 @@ fn solve_rank<'py, T: SolverScalar + Element, const N: usize>(
             x0
         }
     };
-    let boundaries = || -> PyResult<Boundaries<T, N>> {
-        match args.boundary {
-            None => Ok(Boundaries::all(Boundary::Value(T::ZERO))),
-            Some(_) => stencil_args::boundaries::<T, N>(args.boundary),
-        }
-    };
     let levels = MultigridOptions::default();
     let report = match (args.matrix, args.conductivity) {
         (Some(matrix), _) => {
@@ -154,18 +147,16 @@ fn solve_rank<'py, T: SolverScalar + Element, const N: usize>(
                     got: k.shape().to_vec(),
                 }));
             }
-            let operator = VariableOperator::try_diffusion_in(&Cpu, &k, [args.h; N], args.shift, boundaries()?)
-                .map_err(to_pyerr)?;
+            let sides = stencil_args::linear_boundaries::<T, N>(args.boundary)?;
+            let operator =
+                VariableOperator::try_diffusion_in(&Cpu, &k, [args.h; N], args.shift, sides).map_err(to_pyerr)?;
             let diagonal = |_: &[usize; N]| operator.try_diagonal();
             let hierarchy = || Multigrid::try_for_variable(&operator, levels);
             run(py, args, &operator, Some(&hierarchy), diagonal, &b, &mut x)?
         }
         (None, None) => {
-            let stencil = match stencil_args::taps::<T, N>(args.taps, false, args.laplacian, args.h)? {
-                Taps::Constant(stencil) => stencil,
-                Taps::Varying(_) => unreachable!("taps without coefficient fields are constant"),
-            };
-            let operator = StencilOperator::try_new(stencil, shape, boundaries()?).map_err(to_pyerr)?;
+            let operator =
+                stencil_args::linear_operator::<T, N>(args.taps, args.boundary, args.laplacian, args.h, shape)?;
             let centre =
                 operator.stencil().taps().iter().filter(|(o, _)| *o == [0; N]).fold(T::ZERO, |sum, &(_, w)| sum + w);
             let diagonal = |shape: &[usize; N]| Ok(Array::full(*shape, centre));

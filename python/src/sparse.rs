@@ -5,9 +5,8 @@
 
 use std::path::PathBuf;
 
-use cnda::solve::{SolverScalar, StencilOperator};
+use cnda::solve::SolverScalar;
 use cnda::sparse::CsrMatrix;
-use cnda::stencil::{Boundaries, Boundary};
 use cnda::Array;
 use numpy::{Element, PyArray1, PyReadonlyArray1, PyUntypedArrayMethods};
 use pyo3::exceptions::{PyImportError, PyTypeError, PyValueError};
@@ -15,7 +14,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 use crate::errors::to_pyerr;
-use crate::stencil_args::{self, Taps};
+use crate::stencil_args;
 
 /// Products of at least this many entries release the interpreter lock.
 const DETACH_FROM: usize = 1 << 16;
@@ -109,14 +108,7 @@ pub fn stencil_matrix<'py>(
         h: f64,
     ) -> PyResult<Bound<'py, PyAny>> {
         let shape: [usize; N] = core::array::from_fn(|k| shape[k]);
-        let Taps::Constant(stencil) = stencil_args::taps::<T, N>(taps, false, laplacian, h)? else {
-            unreachable!("taps without coefficient fields are constant")
-        };
-        let boundaries = match boundary {
-            None => Boundaries::all(Boundary::Value(T::ZERO)),
-            Some(_) => stencil_args::boundaries::<T, N>(boundary)?,
-        };
-        let op = StencilOperator::try_new(stencil, shape, boundaries).map_err(to_pyerr)?;
+        let op = stencil_args::linear_operator::<T, N>(taps, boundary, laplacian, h, shape)?;
         let m = py.detach(|| CsrMatrix::try_from_stencil(&op)).map_err(to_pyerr)?;
         csr_to_scipy(py, &m)
     }

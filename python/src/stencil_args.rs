@@ -235,6 +235,30 @@ fn bad_boundary(kind: &Bound<'_, PyAny>) -> PyErr {
     ))
 }
 
+/// The linear operator a constant stencil makes on a grid of `shape` (`cnda.solve`,
+/// `cnda.stencil_matrix`): taps as for `cnda.stencil` (no coefficient fields), and the boundary
+/// as there but zero walls by default.
+pub fn linear_operator<T: Float + numpy::Element, const N: usize>(
+    taps: Option<&Bound<'_, PyAny>>,
+    boundary: Option<&Bound<'_, PyAny>>,
+    laplacian: bool,
+    h: f64,
+    shape: [usize; N],
+) -> PyResult<cnda::solve::StencilOperator<T, N>> {
+    let Taps::Constant(stencil) = self::taps::<T, N>(taps, false, laplacian, h)? else {
+        unreachable!("taps without coefficient fields are constant")
+    };
+    cnda::solve::StencilOperator::try_new(stencil, shape, linear_boundaries::<T, N>(boundary)?).map_err(to_pyerr)
+}
+
+/// The boundaries of a linear operator: as [`boundaries`] takes them, zero walls by default.
+pub fn linear_boundaries<T: Float, const N: usize>(boundary: Option<&Bound<'_, PyAny>>) -> PyResult<Boundaries<T, N>> {
+    match boundary {
+        None => Ok(Boundaries::all(Boundary::Value(T::ZERO))),
+        Some(_) => boundaries::<T, N>(boundary),
+    }
+}
+
 /// The step count: at least 1.
 pub fn steps(steps: i64) -> PyResult<usize> {
     if steps < 1 {
