@@ -75,6 +75,17 @@ pub(super) fn coarse_operator<const N: usize>(fine: &[([isize; N], f64)]) -> Vec
         .collect()
 }
 
+/// What one restriction weight and one fine tap add to the coarse fields: at the coarse point,
+/// to the field of each coarse offset (its slot), the fine coefficient times a factor.
+struct Feed {
+    /// The restriction weight's number.
+    weight: usize,
+    /// The fine tap's number.
+    tap: usize,
+    /// `(slot, factor)` pairs.
+    targets: Vec<(usize, f64)>,
+}
+
 /// The Galerkin coarse operator `R A P` of a fine operator with a coefficient field per tap
 /// (`offsets`, `fields` on the fine grid padded by `fine_halo`, in `f64`), computed point by
 /// point: the coarse offsets (every offset within `(r + 2) / 2` along each axis, `r` the fine
@@ -94,48 +105,67 @@ pub(super) fn coarse_fields<const N: usize>(
         (r + 2) / 2
     });
     let coarse_offsets = box_offsets(reach);
-    let padded: [usize; N] = core::array::from_fn(|k| coarse_shape[k] + 2 * reach[k]);
-    let mut coarse: Vec<Array<f64, N>> = coarse_offsets.iter().map(|_| Array::zeros(padded)).collect();
     // Where coarse offset `j` sits in `coarse_offsets` (row-major over the box).
     let slot = |j: [isize; N]| (0..N).fold(0usize, |s, k| s * (2 * reach[k] + 1) + (j[k] + reach[k] as isize) as usize);
+    // For each restriction weight `R(a)` and fine tap `b`, the coarse offsets `j` it feeds and by
+    // how much, `R(a) P(a + b − 2 j)`: the same at every point, so found once. Per axis `a + b −
+    // 2 j` must lie in [-1, 1]: one or two `j`.
     let restriction = restriction::<N>();
+    let mut feeds: Vec<Feed> = Vec::new();
+    for (ai, &(a, weight_r)) in restriction.iter().enumerate() {
+        for (t, b) in offsets.iter().enumerate() {
+            let mut js = vec![[0isize; N]];
+            for k in 0..N {
+                let s = a[k] + b[k];
+                let choices: Vec<isize> =
+                    ((s - 1).div_euclid(2)..=(s + 1).div_euclid(2)).filter(|&j| (s - 2 * j).abs() <= 1).collect();
+                js = js
+                    .into_iter()
+                    .flat_map(|j| {
+                        choices.iter().map(move |&c| {
+                            let mut j = j;
+                            j[k] = c;
+                            j
+                        })
+                    })
+                    .collect();
+            }
+            let targets = js
+                .into_iter()
+                .map(|j| {
+                    (slot(j), weight_r * prolongation_weight::<N>(core::array::from_fn(|k| a[k] + b[k] - 2 * j[k])))
+                })
+                .filter(|&(_, w)| w != 0.0)
+                .collect();
+            feeds.push(Feed { weight: ai, tap: t, targets });
+        }
+    }
+    // Flat, row-major addressing of the fine fields and the coarse ones.
+    let fine_padded: [usize; N] = core::array::from_fn(|k| fine_shape[k] + 2 * fine_halo[k]);
+    let coarse_padded: [usize; N] = core::array::from_fn(|k| coarse_shape[k] + 2 * reach[k]);
+    let flat = |i: [usize; N], dims: [usize; N]| (0..N).fold(0usize, |f, k| f * dims[k] + i[k]);
+    let fine: Vec<&[f64]> = fields.iter().map(|f| f.as_slice()).collect();
+    let coarse_len: usize = coarse_padded.iter().product();
+    let mut coarse = vec![vec![0.0f64; coarse_len]; coarse_offsets.len()];
     let count: usize = coarse_shape.iter().product();
     let mut index = [0usize; N];
+    let mut at = vec![0usize; restriction.len()];
     for _ in 0..count {
-        for &(a, weight_r) in &restriction {
-            // The fine point this restriction weight reads: inside the fine grid between walls
-            // (2 I + 1 + a lies in 0..=2 m for I < m), wrapped on periodic axes.
+        // The fine point each restriction weight reads: inside the fine grid between walls
+        // (2 I + 1 + a lies in 0..=2 m for I < m), wrapped on periodic axes.
+        for (ai, &(a, _)) in restriction.iter().enumerate() {
             let p: [usize; N] = core::array::from_fn(|k| {
                 let p = 2 * index[k] as isize + isize::from(!periodic[k]) + a[k];
-                p.rem_euclid(fine_shape[k] as isize) as usize
+                p.rem_euclid(fine_shape[k] as isize) as usize + fine_halo[k]
             });
-            let at: [usize; N] = core::array::from_fn(|k| p[k] + fine_halo[k]);
-            for (t, b) in offsets.iter().enumerate() {
-                let weight_a = fields[t][at];
-                if weight_a == 0.0 {
-                    continue;
-                }
-                // Coarse offsets `j` with `a + b − 2 j` in [-1, 1] on every axis: one or two per axis.
-                let mut js = vec![[0isize; N]];
-                for k in 0..N {
-                    let s = a[k] + b[k];
-                    let choices = ((s - 1).div_euclid(2)..=(s + 1).div_euclid(2)).filter(|&j| (s - 2 * j).abs() <= 1);
-                    let choices: Vec<isize> = choices.collect();
-                    js = js
-                        .into_iter()
-                        .flat_map(|j| {
-                            choices.iter().map(move |&c| {
-                                let mut j = j;
-                                j[k] = c;
-                                j
-                            })
-                        })
-                        .collect();
-                }
-                for j in js {
-                    let d: [isize; N] = core::array::from_fn(|k| a[k] + b[k] - 2 * j[k]);
-                    let out: [usize; N] = core::array::from_fn(|k| index[k] + reach[k]);
-                    coarse[slot(j)][out] += weight_r * weight_a * prolongation_weight(d);
+            at[ai] = flat(p, fine_padded);
+        }
+        let out = flat(core::array::from_fn(|k| index[k] + reach[k]), coarse_padded);
+        for feed in &feeds {
+            let weight_a = fine[feed.tap][at[feed.weight]];
+            if weight_a != 0.0 {
+                for &(slot, factor) in &feed.targets {
+                    coarse[slot][out] += factor * weight_a;
                 }
             }
         }
@@ -147,6 +177,10 @@ pub(super) fn coarse_fields<const N: usize>(
             index[k] = 0;
         }
     }
+    let coarse = coarse
+        .into_iter()
+        .map(|values| Array::from_shape_vec(coarse_padded, values).expect("the coarse padded shape's length"))
+        .collect();
     (coarse_offsets, coarse)
 }
 
