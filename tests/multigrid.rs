@@ -414,3 +414,37 @@ fn variable_cycles_converge_at_a_rate_independent_of_the_size() {
         }
     }
 }
+
+/// Faces take the harmonic mean without overflow or underflow at extreme conductivities, and a
+/// variable hierarchy's Chebyshev bound reads only the interior of fields whose halo holds
+/// anything (the operator never reads it).
+#[test]
+fn extreme_conductivities_and_stray_halo_values_are_harmless() {
+    for scale in [1e-200f64, 1e200] {
+        let k = Array::from_fn([7, 7], |[i, _]| if i < 3 { scale } else { 2.0 * scale });
+        let a = VariableOperator::diffusion_in(&Cpu, &k, [1.0; 2], 0.0, [Boundary::Value(0.0); 2]);
+        let d = a.diagonal();
+        assert!(d.iter().all(|&v| v.is_finite() && v > 0.0), "{scale}: {d:?}");
+        assert!((d[[1, 1]] / (4.0 * scale) - 1.0).abs() < 1e-12, "{scale}: {}", d[[1, 1]]);
+    }
+    let n = 31;
+    let clean = diffusion(n, |[i, j]| 1.0 + ((i * j) % 5) as f64, [Boundary::Value(0.0); 2]);
+    let stray: Vec<Array<f64, 2>> = clean
+        .coefficients()
+        .iter()
+        .map(|f| Array::from_fn(f.shape(), |[i, j]| if i == 0 || j == 0 { 1e9 } else { f[[i, j]] }))
+        .collect();
+    let dirty = VariableOperator::new(clean.stencil().clone(), stray, [Boundary::Value(0.0); 2]);
+    let options = MultigridOptions { smoother: Smoother::Chebyshev, coarsest: 9, ..Default::default() };
+    let b = rhs([n, n]);
+    let run = |a: &VariableOperator<f64, 2, Cpu>| {
+        let report = Multigrid::for_variable(a, options).solve(
+            a,
+            &b,
+            &mut Array::zeros([n, n]),
+            SolveOptions::default().rtol(1e-10),
+        );
+        report.residual_history
+    };
+    assert_eq!(run(&clean), run(&dirty));
+}

@@ -177,6 +177,8 @@ fn matrix_market_symmetric_pattern_and_skew_storage_expand() {
         ("%%MatrixMarket matrix coordinate real general\n2 2 1\n1 1 x\n", "value \"x\""),
         ("%%MatrixMarket matrix coordinate real symmetric\n2 3 0\n", "cannot be stored symmetric"),
         ("%%MatrixMarket matrix coordinate real skew-symmetric\n2 2 1\n1 1 2\n", "zero diagonal"),
+        ("%%MatrixMarket matrix coordinate pattern skew-symmetric\n2 2 0\n", "no signs"),
+        ("%%MatrixMarket matrix coordinate real general\n% only a comment\n", "line 3: no size line"),
     ];
     for (text, says) in cases {
         let e = read(text).unwrap_err();

@@ -11,8 +11,9 @@ use crate::error::Result;
 /// # Safety
 ///
 /// `spmv` writes `y[i] = Σ values[j] x[columns[j]]` over `j` in `offsets[i]..offsets[i + 1]`
-/// (zero for an empty row) for every row `i`, touches no other memory, and returns after its
-/// writes.
+/// (zero for an empty row) for every row `i`, touches no other memory, and returns only after the
+/// writes are visible to the next operation on the same device (or ordered before it on its
+/// stream).
 pub unsafe trait SparseKernels: Backend {
     /// `y = A x` for the CSR matrix (`offsets`, `columns`, `values`) of `y.len()` rows, in any
     /// order of each row's sum.

@@ -108,7 +108,8 @@ impl<T: SolverScalar, const N: usize, B: StencilKernels + ElementwiseKernels + C
                     let mut j = i;
                     j[axis] = q;
                     let other = conductivity(j);
-                    2.0 * own * other / (own + other)
+                    // As `2 / (1/a + 1/b)`: no overflow or underflow for any positive finite `k`.
+                    2.0 / (own.recip() + other.recip())
                 }
             }
         };

@@ -1,6 +1,6 @@
 //! MINRES (Paige and Saunders), preconditioned: for symmetric operators that need not be
-//! definite, one operator application, two inner products and about eight vector updates per
-//! iteration; the residual norm never grows.
+//! definite, one operator application, two inner products (three preconditioned) and about eight
+//! vector updates per iteration; the residual norm it minimizes never grows.
 
 use super::krylov::{krylov_method, Solve};
 use super::operator::LinearOperator;
@@ -15,10 +15,11 @@ krylov_method! {
     /// positive definite preconditioner (Jacobi of a positive diagonal, a multigrid cycle of a
     /// definite operator).
     ///
-    /// It minimizes `‖b − A x‖` over the Krylov space (in the `M⁻¹` norm when preconditioned),
-    /// so the residual never grows. Without a preconditioner the history holds the method's
-    /// estimate of `‖b − A x‖₂` (the true norm up to rounding); with one, the true residual
-    /// updated by recurrence, as CG does. A breakdown means the operator is not symmetric (use
+    /// It minimizes the residual over the Krylov space: `‖b − A x‖₂` without a preconditioner,
+    /// so the history (the method's estimate of it, the true norm up to rounding) never grows;
+    /// with a preconditioner `M` (the approximate inverse applied) the norm `√(r · M r)`, and the
+    /// history holds the true `‖b − A x‖₂`, updated by recurrence as CG does, which may grow a
+    /// little between iterations. A breakdown means the operator is not symmetric (use
     /// [`Gmres`](super::Gmres)) or the preconditioner not positive definite.
     ///
     /// ```

@@ -171,17 +171,14 @@ impl<T: Float> CsrMatrix<T> {
                 fix: "give rows and columns from zero, below the shape",
             });
         }
-        let mut sorted: Vec<(usize, usize, T)> = Vec::new();
-        sorted.try_reserve_exact(triplets.len()).map_err(|_| Error::Alloc {
-            op: OP,
-            bytes: triplets.len().saturating_mul(core::mem::size_of::<(usize, usize, T)>()),
-            reason: "the system allocator refused".into(),
-        })?;
+        let mut sorted: Vec<(usize, usize, T)> = try_vec(OP, triplets.len())?;
         sorted.extend_from_slice(triplets);
         sorted.sort_by_key(|&(r, c, _)| (r, c));
         // Entries per row first (as `usize`: the total is checked before it becomes `i32`).
-        let mut counts = vec![0usize; shape[0] + 1];
-        let (mut columns, mut values) = (Vec::new(), Vec::new());
+        let mut counts: Vec<usize> = try_vec(OP, shape[0] + 1)?;
+        counts.resize(shape[0] + 1, 0);
+        let (mut columns, mut values): (Vec<i32>, Vec<T>) =
+            (try_vec(OP, triplets.len())?, try_vec(OP, triplets.len())?);
         let mut previous = None;
         for (r, c, v) in sorted {
             if previous == Some((r, c)) {
@@ -198,7 +195,7 @@ impl<T: Float> CsrMatrix<T> {
         if columns.len() > i32::MAX as usize {
             return Err(too_many(OP, columns.len()));
         }
-        let mut offsets = Vec::with_capacity(shape[0] + 1);
+        let mut offsets: Vec<i32> = try_vec(OP, shape[0] + 1)?;
         let mut sum = 0usize;
         for n in counts {
             sum += n;
@@ -275,6 +272,17 @@ impl<T: Pod, B: Download + CopyKernels> CsrMatrix<T, B> {
     pub fn to_host(&self) -> CsrMatrix<T> {
         or_panic(self.try_to_host())
     }
+}
+
+/// An empty vector with room for `len` elements, or `Error::Alloc`.
+fn try_vec<E>(op: &'static str, len: usize) -> Result<Vec<E>> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(len).map_err(|_| Error::Alloc {
+        op,
+        bytes: len.saturating_mul(core::mem::size_of::<E>()),
+        reason: "the system allocator refused".into(),
+    })?;
+    Ok(v)
 }
 
 /// `Error::Parameter` for more stored entries than 32-bit offsets count.

@@ -68,8 +68,11 @@ impl<T: Float> CsrMatrix<T> {
         let (_, banner) = lines.next().transpose()?.ok_or_else(|| format_error(1, "the file is empty"))?;
         let (pattern, symmetry) = banner_kind(&banner)?;
         // The size line: the first that is neither a comment nor blank.
+        let mut last = 1;
         let (size_line, size) = loop {
-            let (number, line) = lines.next().transpose()?.ok_or_else(|| format_error(2, "no size line"))?;
+            let (number, line) =
+                lines.next().transpose()?.ok_or_else(|| format_error(last + 1, "no size line before the end"))?;
+            last = number;
             let line = line.trim().to_owned();
             if !line.is_empty() && !line.starts_with('%') {
                 break (number, line);
@@ -212,7 +215,8 @@ fn banner_kind(banner: &str) -> Result<(bool, Symmetry)> {
     let symmetry = match symmetry.as_str() {
         "general" => Symmetry::General,
         "symmetric" => Symmetry::Symmetric,
-        "skew-symmetric" => Symmetry::SkewSymmetric,
+        "skew-symmetric" if !pattern => Symmetry::SkewSymmetric,
+        "skew-symmetric" => return Err(format_error(1, "a pattern matrix cannot be skew-symmetric (it has no signs)")),
         other => return Err(format_error(1, format!("the {other} storage is not read"))),
     };
     Ok((pattern, symmetry))

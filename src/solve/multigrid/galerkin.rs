@@ -1,8 +1,9 @@
 //! Stencil algebra for vertex-centred coarsening by two, on the host and exact: the full-weighting
 //! restriction `R`, the multilinear prolongation `P`, and the Galerkin coarse operator `R A P` of
-//! a constant-coefficient stencil `A`.
+//! a constant-coefficient stencil `A`, or point by point of one with a coefficient field per tap.
 //!
-//! Fine point `2I + 1` (interior indices) coincides with coarse point `I`. `P` spreads a coarse
+//! Fine point `2I + 1` (interior indices) coincides with coarse point `I` between walls, `2I` on
+//! a periodic axis. `P` spreads a coarse
 //! value over the `3^N` fine points around it with weights `Π_k (1 if o_k = 0 else 1/2)`; `R`
 //! gathers them with `Π_k (1/2 if o_k = 0 else 1/4)`, so `R = Pᵀ / 2^N` and `R A P` of the 5-point
 //! Laplacian with spacing `h` is a 9-point operator consistent with spacing `2h` (in 1D it is

@@ -31,9 +31,10 @@ pub enum Smoother {
     /// A Chebyshev polynomial in `D⁻¹ A` of degree `pre` (and `post`), as fully parallel as
     /// Jacobi and one stencil pass per degree, that damps every eigenvalue of `D⁻¹ A` in
     /// `[0.6 λ_max / N, λ_max]` (the oscillatory modes, for `N` axes) at once instead of one
-    /// sweep at a time; `λ_max` from the stencil's Fourier symbol. A tenth of the residual or
-    /// better per V(2,2) cycle on Laplacians (0.06 in 2D, 0.075 in 3D). For symmetric stencils of positive `D⁻¹ A`
-    /// (Laplacians, their Galerkin coarse operators, shifted ones).
+    /// sweep at a time; `λ_max` from the stencil's Fourier symbol (refused for a constant stencil
+    /// that is not symmetric or whose `D⁻¹ A` is not positive), or Gershgorin's bound for a
+    /// variable operator (taken as symmetric and positive: a diffusion operator). A tenth of the
+    /// residual or better per V(2,2) cycle on Laplacians (0.06 in 2D, 0.075 in 3D).
     Chebyshev,
 }
 
@@ -100,7 +101,9 @@ impl<T: SolverScalar, const N: usize, B: SolverBackend> LevelSmoother<T, N, B> {
                 }
             }
             Smoother::Chebyshev => {
-                let high = CHEBYSHEV_HEADROOM * largest_eigenvalue(taps)?;
+                let (halo, shape) = (space.halo(), space.shape());
+                let inside = |i: [usize; N]| (0..N).all(|k| i[k] >= halo[k] && i[k] < halo[k] + shape[k]);
+                let high = CHEBYSHEV_HEADROOM * largest_eigenvalue(taps, inside)?;
                 LevelSmoother::Chebyshev { low: chebyshev_low::<N>() * high, high }
             }
         })
@@ -138,12 +141,13 @@ impl<T: SolverScalar, const N: usize, B: SolverBackend> InverseDiagonal<T, N, B>
 
 /// The largest eigenvalue of `D⁻¹ A` (an upper bound of it): for constant taps, the largest
 /// value of the symmetric stencil's Fourier symbol; for variable ones, Gershgorin's bound, the
-/// largest `Σ |a_ij| / |a_ii|` over the rows.
+/// largest `Σ |a_ij| / |a_ii|` over the rows (the interior points: `inside`, of the padded
+/// fields).
 ///
 /// # Errors
 ///
 /// `Error::Parameter` as [`symbol_maximum`] refuses.
-fn largest_eigenvalue<const N: usize>(taps: &HostTaps<N>) -> Result<f64> {
+fn largest_eigenvalue<const N: usize>(taps: &HostTaps<N>, inside: impl Fn([usize; N]) -> bool) -> Result<f64> {
     match taps {
         HostTaps::Constant(taps) => {
             let centre: f64 = taps.iter().filter(|(o, _)| *o == [0; N]).map(|&(_, w)| w).sum();
@@ -153,7 +157,7 @@ fn largest_eigenvalue<const N: usize>(taps: &HostTaps<N>) -> Result<f64> {
             let centre = offsets.iter().position(|o| *o == [0; N]).expect("checked with the diagonal");
             let mut bound = 0f64;
             for (i, &d) in fields[centre].indexed_iter() {
-                if d != 0.0 {
+                if inside(i) && d != 0.0 {
                     let row: f64 = fields.iter().map(|f| f[i].abs()).sum();
                     bound = bound.max(row / d.abs());
                 }
