@@ -9,10 +9,15 @@ N x N grids (and a cube of about as many points) in float32 and float64: a devic
 `sum`, the 2D Jacobi sweep as NumPy-style slicing (`0.25*(u[:-2,1:-1]+u[2:,1:-1]+u[1:-1,:-2]+
 u[1:-1,2:])`, which makes temporaries), the 3D 7-point one likewise, a scalar multiply; then
 `matmul` of M x M matrices and the host-device transfers of the float32 grid (pageable NumPy
-memory and pinned memory). Without CuPy (`--numpy`, or when it is missing) the same cases run on
+memory and pinned memory). Then the linear solvers' cases of `benches/devices/solve.rs`
+(`SOLVE2`, `SOLVE3` set the sizes as there): CG iterations on the 2D Poisson problem by
+`cupyx.scipy.sparse.linalg.cg` on the 5-point matrix in CSR (cuSPARSE's products), and the
+product of the 7-point 3D Laplacian in CSR with a vector. Without CuPy (`--numpy`, or when it is missing) the same cases run on
 NumPy, to check the script itself.
 """
 
+import inspect
+import os
 import statistics
 import sys
 import time
@@ -144,6 +149,65 @@ def transfers(n, repeats):
         print(f"  {what:<32} {t * 1e3:>9.3f} ms  {bytes_ / t / 1e9:>8.1f} GB/s")
 
 
+def sparse_modules():
+    if GPU:
+        import cupyx.scipy.sparse as sparse
+        import cupyx.scipy.sparse.linalg as linalg
+    else:
+        import scipy.sparse as sparse
+        import scipy.sparse.linalg as linalg
+    return sparse, linalg
+
+
+def laplacian_csr(shape, h, dtype):
+    """The (2 d + 1)-point Laplacian on `shape` with zero walls, in CSR, built on the device."""
+    sparse, _ = sparse_modules()
+    size = int(np.prod(shape))
+    idx = xp.arange(size, dtype=xp.int32).reshape(shape)
+    rows, cols = [idx.ravel()], [idx.ravel()]
+    vals = [xp.full(size, -2.0 * len(shape) / h**2, dtype)]
+    for axis in range(len(shape)):
+        for here, there in ((slice(0, -1), slice(1, None)), (slice(1, None), slice(0, -1))):
+            a, b = [slice(None)] * len(shape), [slice(None)] * len(shape)
+            a[axis], b[axis] = here, there
+            rows.append(idx[tuple(a)].ravel())
+            cols.append(idx[tuple(b)].ravel())
+            vals.append(xp.full(rows[-1].size, 1.0 / h**2, dtype))
+    coo = sparse.coo_matrix((xp.concatenate(vals), (xp.concatenate(rows), xp.concatenate(cols))), shape=(size, size))
+    return coo.tocsr()
+
+
+def sizes(var, default):
+    return [int(s) for s in os.environ.get(var, default).split()]
+
+
+def solvers(dtype, repeats):
+    """CG iterations (2D Poisson, CSR) and CSR products (3D 7-point), as devices/solve.rs."""
+    _, linalg = sparse_modules()
+    t = np.dtype(dtype).name
+    tolerance = "rtol" if "rtol" in inspect.signature(linalg.cg).parameters else "tol"
+    iterations = 50
+    for n in sizes("SOLVE2", "4096"):
+        a = laplacian_csr((n, n), 1.0 / (n + 1), dtype)
+        i, j = np.meshgrid(np.arange(n), np.arange(n), indexing="ij")
+        b = xp.asarray(((i * 7 + j * 3) % 11 - 5.0).astype(dtype).ravel())
+        x0 = xp.zeros(n * n, dtype)
+        s = median(min(repeats, 7), lambda: linalg.cg(a, b, x0=x0, maxiter=iterations, atol=0.0, **{tolerance: 0.0}))
+        s /= iterations
+        print(f"  {'CG iteration, 2D Poisson (CSR)':<32} {s * 1e3:>9.3f} ms  {n * n / s / 1e9:>8.1f} GPts/s  ({n}^2 {t})")
+    for n in sizes("SOLVE3", "127 255"):
+        a = laplacian_csr((n, n, n), 1.0 / (n + 1), dtype)
+        rows = n**3
+        x = xp.asarray(((np.arange(rows) * 37) % 101 / 50.0 - 1.0).astype(dtype))
+        s = median(repeats, lambda: a @ x)
+        size = np.dtype(dtype).itemsize
+        moved = a.nnz * (size + 4) + (rows + 1) * 4 + 2 * rows * size
+        print(
+            f"  {'CSR product (7-point)':<32} {s * 1e3:>9.3f} ms  {moved / s / 1e9:>8.1f} GB/s"
+            f"  ({n}^3 rows, {a.nnz} nonzeros, {t})"
+        )
+
+
 def main():
     args = [int(a) for a in sys.argv[1:] if a.isdigit()]
     n = args[0] if args else 4096
@@ -156,6 +220,8 @@ def main():
     for dtype in (np.float32, np.float64):
         products(dtype, m, repeats)
     transfers(n, repeats)
+    for dtype in (np.float32, np.float64):
+        solvers(dtype, repeats)
 
 
 if __name__ == "__main__":

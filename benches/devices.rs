@@ -14,7 +14,8 @@
 //! by default: lavapipe binds at most 128 MiB; use 8192 and 4096 on a GPU). `ACOUSTIC="200 400"`
 //! sets the acoustic cases' sizes (200 by default), `CNDA_BENCH_HOST=0` leaves out the CPU run,
 //! `CNDA_BENCH_ONLY=acoustic` every case but the acoustic one (to compare settings such as
-//! `CNDA_CUDA_PLANES`, whose value the acoustic line prints).
+//! `CNDA_CUDA_PLANES`, whose value the acoustic line prints), `CNDA_BENCH_ONLY=solve` every case
+//! but the linear solvers' (`devices/solve.rs`: CG, multigrid, CSR products).
 
 use std::time::Instant;
 
@@ -28,6 +29,9 @@ use cnda::kernel::StencilKernels;
 use cnda::prelude::*;
 use cnda::stencil::{Boundary, DoubleBuffer, LinearStencil, StencilApply};
 use cnda::{Element, GemmElement};
+
+#[path = "devices/solve.rs"]
+mod solve;
 
 stencil! {
     /// Devito's benchmark problem (as `benches/acoustic.rs`): one leapfrog step of the 3D
@@ -309,12 +313,24 @@ fn acoustic<D: Bench>(dev: &D, side: usize, repeats: usize, steps: usize) {
     );
 }
 
-fn run(dev: &impl Bench, n: usize, repeats: usize, m: usize) {
-    let sides = std::env::var("ACOUSTIC").unwrap_or_else(|_| "200".into());
-    for side in sides.split_whitespace().filter_map(|s| s.parse().ok()) {
-        acoustic(dev, side, repeats, 10);
+/// Every case on `dev` (`target` moves host matrices there).
+fn run<D: Bench>(dev: &D, target: &impl cnda::kernel::Upload<Target = D::B>, n: usize, repeats: usize, m: usize)
+where
+    D::B: cnda::solve::SolverBackend + cnda::kernel::SparseKernels,
+{
+    let only = std::env::var("CNDA_BENCH_ONLY").unwrap_or_default();
+    if only != "solve" {
+        let sides = std::env::var("ACOUSTIC").unwrap_or_else(|_| "200".into());
+        for side in sides.split_whitespace().filter_map(|s| s.parse().ok()) {
+            acoustic(dev, side, repeats, 10);
+        }
     }
-    if std::env::var("CNDA_BENCH_ONLY").is_ok_and(|v| v == "acoustic") {
+    if only == "acoustic" {
+        return;
+    }
+    solve::solvers::<D, f32>(dev, target, repeats, 1e-5);
+    solve::solvers::<D, f64>(dev, target, repeats, 1e-8);
+    if only == "solve" {
         return;
     }
     bandwidth::<f32>(dev, n, repeats);
@@ -361,14 +377,14 @@ fn main() {
     let m = args.get(2).copied().unwrap_or(1024);
     #[cfg(feature = "cuda")]
     if let Some(dev) = start_up("CUDA", || CudaDevice::new(0)) {
-        run(&dev, n, repeats, m);
+        run(&dev, &dev, n, repeats, m);
     }
     #[cfg(feature = "wgpu")]
     if let Some(dev) = start_up("WebGPU", WgpuDevice::new) {
-        run(&dev, n, repeats, m);
+        run(&dev, &dev, n, repeats, m);
     }
     // The CPU for reference, unless `CNDA_BENCH_HOST=0` (a short call on a lent GPU).
     if std::env::var("CNDA_BENCH_HOST").map_or(true, |v| v != "0") {
-        run(&Host, n, repeats, m);
+        run(&Host, &Cpu, n, repeats, m);
     }
 }
