@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// The kernel families, as in `src/backend/cuda/kernels.rs`.
-const FAMILIES: [&str; 5] = ["elementwise", "copy", "reduce", "stencil", "sparse"];
+const FAMILIES: [&str; 6] = ["elementwise", "copy", "reduce", "stencil", "sparse", "vector"];
 
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");

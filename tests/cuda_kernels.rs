@@ -59,6 +59,9 @@ fn expected(family: &str) -> Vec<String> {
                 for op in DEVICE_FOLD.iter().chain(DEVICE_ARG) {
                     names.push(format!("cnda_{op}_{t}"));
                 }
+                for op in DEVICE_FOLD {
+                    names.push(format!("cnda_{op}_{t}_contig"));
+                }
                 for form in ["sum_axis", "product_axis", "min_axis", "max_axis"] {
                     names.push(format!("cnda_{form}_{t}"));
                 }
@@ -70,6 +73,15 @@ fn expected(family: &str) -> Vec<String> {
             }
         }
         "sparse" => names.extend(floats.iter().map(|t| format!("cnda_spmv_{t}"))),
+        "vector" => {
+            for t in stencil_types {
+                for form in ["dot", "axpby"] {
+                    names.push(format!("cnda_{form}_{t}"));
+                    names.push(format!("cnda_{form}_{t}_contig"));
+                    names.push(format!("cnda_{form}_{t}_rows"));
+                }
+            }
+        }
         other => panic!("no expectations for kernel family {other}"),
     }
     names

@@ -214,6 +214,52 @@ where
     assert!(max_difference(&x.to_host(), &expected) <= 4.0 * rtol, "{name} jacobi");
 }
 
+/// CG on operators whose vectors take each vector-kernel form of a device: interiors with long
+/// dense rows (a 2D grid of 120-point rows), one dense block (the interior of a 1D grid), and
+/// short strided rows (a 2D grid of 9-point rows); shifted Laplacians, so CG converges in a few
+/// tens of iterations in f32 too. Against the CPU's solve.
+fn layouts_on<T, B>(
+    name: &str,
+    rtol: f64,
+    upload: impl Fn(&Array<T, 2>) -> Array<T, 2, B>,
+    upload_1d: impl Fn(&Array<T, 1>) -> Array<T, 1, B>,
+) where
+    T: SolverScalar,
+    B: SolverBackend + StencilKernels + Download,
+{
+    let w = |v: f64| T::from_f64(v);
+    let cross = DynStencil::new([
+        ([-1, 0], w(-1.0)),
+        ([1, 0], w(-1.0)),
+        ([0, -1], w(-1.0)),
+        ([0, 1], w(-1.0)),
+        ([0, 0], w(5.0)),
+    ]);
+    for shape in [[7, 120], [40, 9]] {
+        let op = StencilOperator::new(cross.clone(), shape, [Boundary::Value(T::ZERO); 2]);
+        let b = Array::from_fn(shape, |[i, j]| w(((i * 7 + j * 3) % 11) as f64 - 4.5));
+        let mut x = upload(&Array::zeros(shape));
+        let report = Cg::new().rtol(rtol).solve(&op, &upload(&b), &mut x);
+        // From zero the first residual is `b`: its norm is the device's dot product.
+        let norm = b.iter().map(|&v| v.into() * v.into()).sum::<f64>().sqrt();
+        let first = report.residual_history[0];
+        assert!((first - norm).abs() <= 10.0 * rtol * norm, "{name} on {shape:?}: ‖b‖ {first}, on the host {norm}");
+        let mut cpu = Array::zeros(shape);
+        Cg::new().rtol(rtol).solve(&op, &b, &mut cpu);
+        assert!(max_difference(&x.to_host(), &cpu) <= 100.0 * rtol, "{name} CG on {shape:?}: from the CPU's solution");
+    }
+    let line = DynStencil::new([([-1], w(-1.0)), ([1], w(-1.0)), ([0], w(3.0))]);
+    let op = StencilOperator::new(line, [3000], [Boundary::Value(T::ZERO)]);
+    let b = Array::from_fn([3000], |[i]| w(((i * 7) % 11) as f64 - 4.5));
+    let mut x = upload_1d(&Array::zeros([3000]));
+    Cg::new().rtol(rtol).solve(&op, &upload_1d(&b), &mut x);
+    let mut cpu = Array::zeros([3000]);
+    Cg::new().rtol(rtol).solve(&op, &b, &mut cpu);
+    let (x, scale) = (x.to_host(), cpu.iter().fold(0f64, |m, &v| m.max(v.into().abs())));
+    let diff = x.iter().zip(cpu.iter()).fold(0f64, |m, (&p, &q)| m.max((p.into() - q.into()).abs()));
+    assert!(diff <= 100.0 * rtol * scale, "{name} CG on a line: {diff} from the CPU's solution");
+}
+
 #[test]
 fn the_model_backend_solves_as_the_cpu_does() {
     solves_on::<f64, model::Model>("model", 1e-10, |a| model::model(3, a.shape(), |i| a[i]));
@@ -231,6 +277,8 @@ fn cuda_solves_as_the_cpu_does() {
     };
     solves_on::<f32, Cuda>("cuda f32", 1e-5, |a| a.to_device(&dev));
     solves_on::<f64, Cuda>("cuda f64", 1e-10, |a| a.to_device(&dev));
+    layouts_on::<f32, Cuda>("cuda f32", 1e-5, |a| a.to_device(&dev), |a| a.to_device(&dev));
+    layouts_on::<f64, Cuda>("cuda f64", 1e-10, |a| a.to_device(&dev), |a| a.to_device(&dev));
     sparse_on::<f32, _>("cuda f32", &dev, true);
     sparse_on::<f64, _>("cuda f64", &dev, true);
 }
@@ -246,6 +294,7 @@ fn webgpu_solves_as_the_cpu_does() {
         }
     };
     solves_on::<f32, Wgpu>("webgpu f32", 1e-5, |a| a.to_device(&dev));
+    layouts_on::<f32, Wgpu>("webgpu f32", 1e-5, |a| a.to_device(&dev), |a| a.to_device(&dev));
     // WGSL gives no say over fused multiply-adds: the products agree to rounding.
     sparse_on::<f32, _>("webgpu f32", &dev, false);
 }

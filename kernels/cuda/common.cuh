@@ -146,6 +146,24 @@ __device__ __forceinline__ unsigned short cnda_f32_to_bf16(float f) {
 CNDA_HALF(f16)
 CNDA_HALF(bf16)
 
+// Block folds: every kernel that folds runs blocks of CNDA_BLOCK threads; `block_fold` folds one
+// value per thread through a shared-memory tree and returns the block's total to every thread.
+#define CNDA_BLOCK 256
+
+struct RedSum { template <typename T> __device__ T operator()(T a, T b) const { return a + b; } };
+
+template <typename T, typename Op>
+__device__ T block_fold(T v, Op op) {
+    __shared__ T part[CNDA_BLOCK];
+    part[threadIdx.x] = v;
+    __syncthreads();
+    for (int s = CNDA_BLOCK / 2; s > 0; s >>= 1) {
+        if (threadIdx.x < s) part[threadIdx.x] = op(part[threadIdx.x], part[threadIdx.x + s]);
+        __syncthreads();
+    }
+    return part[0];
+}
+
 // A grid-stride loop over `n` flat indices.
 #define CNDA_FOR_EACH(i, n) \
     for (i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x; i < (n); i += (i64)gridDim.x * blockDim.x)

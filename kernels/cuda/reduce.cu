@@ -1,13 +1,11 @@
 // The reduction op family (cnda::ops::reduce on CUDA). A whole-array reduction runs in two
 // launches: each block folds a grid-stride share of the elements and a shared-memory tree into
-// one partial, then one block folds the partials. Arg-reductions carry (value, flat index) pairs
-// and keep the first index on ties, as the CPU does; NaN wins min and max, as the CPU's
-// NaN-propagating folds do. `sum_axis` gives one thread per output element, walking the
-// reduced axis.
+// one partial (`_contig`: over one dense block, indexed directly), then one block folds the
+// partials (`block_fold` and `RedSum` are in common.cuh, shared with the vector family).
+// Arg-reductions carry (value, flat index) pairs and keep the first index on ties, as the CPU
+// does; NaN wins min and max, as the CPU's NaN-propagating folds do. `sum_axis` gives one thread
+// per output element, walking the reduced axis.
 
-#define CNDA_BLOCK 256
-
-struct RedSum { template <typename T> __device__ T operator()(T a, T b) const { return a + b; } };
 struct RedProd { template <typename T> __device__ T operator()(T a, T b) const { return a * b; } };
 // NaN-propagating: once NaN, always NaN (x != x only for NaN; never for integers).
 struct RedMin {
@@ -17,23 +15,20 @@ struct RedMax {
     template <typename T> __device__ T operator()(T a, T b) const { return (a != a) ? a : ((b != b || b > a) ? b : a); }
 };
 
-template <typename T, typename Op>
-__device__ T block_fold(T v, Op op) {
-    __shared__ T part[CNDA_BLOCK];
-    part[threadIdx.x] = v;
-    __syncthreads();
-    for (int s = CNDA_BLOCK / 2; s > 0; s >>= 1) {
-        if (threadIdx.x < s) part[threadIdx.x] = op(part[threadIdx.x], part[threadIdx.x + s]);
-        __syncthreads();
-    }
-    return part[0];
-}
-
 // partial[blockIdx.x] = fold of this block's share; `identity` seeds threads with no element.
 template <typename T, typename Op>
 __device__ void fold(const T *a, Desc d, i64 n, T identity, T *partial, Op op) {
     T acc = identity;
     CNDA_FOR_EACH(i, n) { acc = op(acc, a[cnda_offset(d, i)]); }
+    T total = block_fold(acc, op);
+    if (threadIdx.x == 0) partial[blockIdx.x] = total;
+}
+
+// The same over one dense block (no index arithmetic: the loads are the whole cost).
+template <typename T, typename Op>
+__device__ void fold_contig(const T *a, i64 n, T identity, T *partial, Op op) {
+    T acc = identity;
+    CNDA_FOR_EACH(i, n) { acc = op(acc, a[i]); }
     T total = block_fold(acc, op);
     if (threadIdx.x == 0) partial[blockIdx.x] = total;
 }
@@ -109,6 +104,9 @@ __device__ void fold_axis(T *out, Desc o, const T *a, Desc da, i64 len, i64 stri
 #define CNDA_FOLD(name, Op, T)                                                                              \
     extern "C" __global__ void cnda_##name##_##T(const T *a, Desc d, i64 n, T identity, T *partial) {      \
         fold(a, d, n, identity, partial, Op());                                                             \
+    }                                                                                                       \
+    extern "C" __global__ void cnda_##name##_##T##_contig(const T *a, i64 n, T identity, T *partial) {     \
+        fold_contig(a, n, identity, partial, Op());                                                         \
     }                                                                                                       \
     extern "C" __global__ void cnda_##name##_axis_##T(T *out, Desc o, const T *a, Desc da, i64 len,        \
                                                       i64 stride, T identity, i64 n) {                      \

@@ -22,6 +22,7 @@ pub(super) const COPY: usize = 1;
 pub(super) const REDUCE: usize = 2;
 pub(super) const STENCIL: usize = 3;
 pub(super) const SPARSE: usize = 4;
+pub(super) const VECTOR: usize = 5;
 
 /// The kernels' `Desc`: `#[repr(C)]` as in `kernels/cuda/common.cuh` (8 + 64 + 64 + 4 bytes, padded
 /// to 144).
@@ -70,6 +71,16 @@ pub(super) fn kernel_desc<T: Pod, const N: usize>(d: &Desc<Cuda, T, N>) -> Resul
         k.strides[axis] = d.strides[axis] as i64;
     }
     Ok((d.handle.addr, k))
+}
+
+/// The address and kernel descriptor of an operand's rows (every axis but the last), for kernels
+/// that walk each row's elements directly (`_rows` forms: the caller checks that the last axis has
+/// unit stride). With rank 0 the descriptor addresses the one row at its start.
+pub(super) fn kernel_rows<T: Pod, const N: usize>(d: &Desc<Cuda, T, N>) -> Result<(u64, KernelDesc)> {
+    let (addr, mut k) = kernel_desc(d)?;
+    // The kernels read only the first `rank` axes.
+    k.rank = N.saturating_sub(1) as i32;
+    Ok((addr, k))
 }
 
 /// The kernel-name suffix of element type `T` (its `DTYPE`'s name in the kernel files), or

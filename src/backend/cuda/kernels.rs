@@ -30,12 +30,13 @@ impl Family {
 }
 
 /// Every kernel family, one per op family.
-pub const FAMILIES: [Family; 5] = [
+pub const FAMILIES: [Family; 6] = [
     Family { name: "elementwise", source: include_str!("../../../kernels/cuda/elementwise.cu") },
     Family { name: "copy", source: include_str!("../../../kernels/cuda/copy.cu") },
     Family { name: "reduce", source: include_str!("../../../kernels/cuda/reduce.cu") },
     Family { name: "stencil", source: include_str!("../../../kernels/cuda/stencil.cu") },
     Family { name: "sparse", source: include_str!("../../../kernels/cuda/sparse.cu") },
+    Family { name: "vector", source: include_str!("../../../kernels/cuda/vector.cu") },
 ];
 
 /// What NVRTC produces.

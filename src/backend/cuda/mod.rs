@@ -39,6 +39,7 @@ mod staging;
 mod stencil;
 mod tiled;
 mod transfer;
+mod vector;
 
 pub use buffer::{CudaBuffer, CudaPtr};
 pub use codegen::stencil_source;

@@ -4,7 +4,7 @@
 use cudarc::driver::PushKernelArg;
 
 use super::device::{device_error, CudaDevice};
-use super::dispatch::{kernel_desc, launch, launch_error, suffix, Scalar, REDUCE};
+use super::dispatch::{all_contiguous, kernel_desc, launch, launch_error, suffix, Scalar, REDUCE};
 use super::kernels::FAMILIES;
 use super::{Cuda, CudaBuffer};
 use crate::element::{Numeric, Pod};
@@ -20,6 +20,42 @@ fn fold_start<T: Numeric, Op: ReduceOp<T>>(op: Op) -> Result<T> {
         backend: "CUDA",
         reason: "a reduction with no value to fold from",
     })
+}
+
+/// A two-pass fold's per-block partials (one per block of `dev.grid(n)`) and the result's slot
+/// after them: the first pass writes the partials, [`Partials::fold`] folds them.
+pub(super) struct Partials<T: Pod> {
+    buffer: CudaBuffer<T>,
+    blocks: usize,
+}
+
+impl<T: Numeric> Partials<T> {
+    /// Room for the partials of a first pass over `n` items.
+    pub(super) fn allocate(dev: &CudaDevice, op: &'static str, n: usize) -> Result<Self> {
+        let blocks = dev.grid(n).grid_dim.0 as usize;
+        Ok(Partials { buffer: CudaBuffer::<T>::allocate(*dev, op, blocks + 1, false)?, blocks })
+    }
+
+    /// The address the first pass writes its partials to.
+    pub(super) fn first(&self) -> u64 {
+        self.buffer.handle(0).addr
+    }
+
+    /// The partials folded by one block of `fold` (the reduce family's whole-array kernel of that
+    /// name, seeded by `identity`) into the result, read back to the host.
+    pub(super) fn fold(self, dev: &CudaDevice, t: &'static str, fold: &str, identity: Scalar<T>) -> Result<T> {
+        let (pp, result) = (self.first(), self.buffer.handle(self.blocks as isize).addr);
+        let count = self.blocks as i64;
+        let name = format!("{fold}_contig");
+        let function = dev.function(&FAMILIES[REDUCE], t, &name)?;
+        let mut builder = dev.stream().launch_builder(&function);
+        builder.arg(&pp).arg(&count).arg(&identity).arg(&result);
+        let one = cudarc::driver::LaunchConfig { grid_dim: (1, 1, 1), block_dim: (256, 1, 1), shared_mem_bytes: 0 };
+        // SAFETY: the dense fold over the `blocks` partials the first pass wrote, into the last
+        // element of the same buffer, which the partials do not reach.
+        unsafe { builder.launch(one) }.map_err(launch_error(&name))?;
+        Ok(read_back::<T>(dev, result, 1)?[0])
+    }
 }
 
 /// Reads `len` elements of device memory at `addr` into a host vector (synchronizing).
@@ -46,24 +82,18 @@ unsafe impl ReduceKernels for Cuda {
         let name = check_device_name(Op::NAME, DEVICE_FOLD, "CUDA")?;
         let identity = fold_start::<T, Op>(op)?;
         let n = a.len();
-        let blocks = dev.grid(n).grid_dim.0 as usize;
-        let partial = CudaBuffer::<T>::allocate(*dev, Op::NAME, blocks + 1, false)?;
-        let (pp, result) = (partial.handle(0).addr, partial.handle(blocks as isize).addr);
         let name = format!("cnda_{name}_{t}");
-        let (pa, da) = kernel_desc(&a)?;
+        let partials = Partials::<T>::allocate(dev, Op::NAME, n)?;
         let (count, identity) = (n as i64, Scalar(identity));
-        launch!(dev, REDUCE, t, name, n, [&pa, &da, &count, &identity, &pp]);
-        // The partials (one per block) folded by one block.
-        let partials = Desc::<Cuda, T, 1> { handle: partial.handle(0), shape: [blocks], strides: [1] };
-        let (_, dp) = kernel_desc(&partials)?;
-        let count = blocks as i64;
-        let function = dev.function(&FAMILIES[REDUCE], t, &name)?;
-        let mut builder = dev.stream().launch_builder(&function);
-        builder.arg(&pp).arg(&dp).arg(&count).arg(&identity).arg(&result);
-        let one = cudarc::driver::LaunchConfig { grid_dim: (1, 1, 1), block_dim: (256, 1, 1), shared_mem_bytes: 0 };
-        // SAFETY: the same kernel over the `blocks` partials just written, into the last element.
-        unsafe { builder.launch(one) }.map_err(launch_error(&name))?;
-        Ok(read_back::<T>(dev, result, 1)?[0])
+        let pp = partials.first();
+        if all_contiguous(&[&a]) {
+            let pa = a.handle.addr;
+            launch!(dev, REDUCE, t, format!("{name}_contig"), n, [&pa, &count, &identity, &pp]);
+        } else {
+            let (pa, da) = kernel_desc(&a)?;
+            launch!(dev, REDUCE, t, name, n, [&pa, &da, &count, &identity, &pp]);
+        }
+        partials.fold(dev, t, &name, identity)
     }
 
     unsafe fn reduce_last_axis<T: Numeric, Op: ReduceOp<T>, const N: usize, const M: usize>(
@@ -129,7 +159,3 @@ unsafe impl ReduceKernels for Cuda {
         usize::try_from(at).map_err(|_| device_error(format!("{name} found no element in {n}")))
     }
 }
-
-// SAFETY: the provided methods, through this backend's elementwise and reduction kernels (fused
-// one-pass kernels are a later step).
-unsafe impl crate::kernel::VectorKernels for Cuda {}

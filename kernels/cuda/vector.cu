@@ -1,0 +1,92 @@
+// The solvers' vector kernels (cnda::kernel::VectorKernels on CUDA), each one pass over its
+// operands where the generic forms take two or three: `dot` folds x[i] y[i] into one partial per
+// block (the reduce family's sum folds the partials), `axpby` writes y = a x + b y rounded as
+// fl(fl(a x) + fl(b y)), the same bits as the generic form. `_contig`: every operand one dense
+// block, indexed directly. `_rows`: operands whose last axis is dense (the interiors of padded
+// arrays, as the solvers' vectors are): each block takes whole rows, one offset computation per
+// row (over the outer descriptors `dx`, `dy`, of rank one less) instead of one per element.
+
+template <typename T>
+__device__ void dot(const T *x, Desc dx, const T *y, Desc dy, i64 n, T zero, T *partial) {
+    T acc = zero;
+    CNDA_FOR_EACH(i, n) {
+        i64 ox, oy;
+        cnda_offset2(dx, dy, i, ox, oy);
+        acc = acc + x[ox] * y[oy];
+    }
+    T total = block_fold(acc, RedSum());
+    if (threadIdx.x == 0) partial[blockIdx.x] = total;
+}
+
+template <typename T>
+__device__ void dot_contig(const T *x, const T *y, i64 n, T zero, T *partial) {
+    T acc = zero;
+    CNDA_FOR_EACH(i, n) { acc = acc + x[i] * y[i]; }
+    T total = block_fold(acc, RedSum());
+    if (threadIdx.x == 0) partial[blockIdx.x] = total;
+}
+
+template <typename T>
+__device__ void dot_rows(const T *x, Desc dx, const T *y, Desc dy, i64 rows, i64 m, T zero, T *partial) {
+    T acc = zero;
+    for (i64 r = blockIdx.x; r < rows; r += gridDim.x) {
+        i64 ox, oy;
+        cnda_offset2(dx, dy, r, ox, oy);
+        for (i64 j = threadIdx.x; j < m; j += blockDim.x) acc = acc + x[ox + j] * y[oy + j];
+    }
+    T total = block_fold(acc, RedSum());
+    if (threadIdx.x == 0) partial[blockIdx.x] = total;
+}
+
+template <typename T>
+__device__ void axpby_rows(T a, const T *x, Desc dx, T b, T *y, Desc dy, i64 rows, i64 m) {
+    for (i64 r = blockIdx.x; r < rows; r += gridDim.x) {
+        i64 ox, oy;
+        cnda_offset2(dx, dy, r, ox, oy);
+        for (i64 j = threadIdx.x; j < m; j += blockDim.x) {
+            y[oy + j] = cnda_add_rn(cnda_mul_rn(a, x[ox + j]), cnda_mul_rn(b, y[oy + j]));
+        }
+    }
+}
+
+template <typename T>
+__device__ void axpby(T a, const T *x, Desc dx, T b, T *y, Desc dy, i64 n) {
+    CNDA_FOR_EACH(i, n) {
+        i64 ox, oy;
+        cnda_offset2(dx, dy, i, ox, oy);
+        y[oy] = cnda_add_rn(cnda_mul_rn(a, x[ox]), cnda_mul_rn(b, y[oy]));
+    }
+}
+
+template <typename T>
+__device__ void axpby_contig(T a, const T *x, T b, T *y, i64 n) {
+    CNDA_FOR_EACH(i, n) { y[i] = cnda_add_rn(cnda_mul_rn(a, x[i]), cnda_mul_rn(b, y[i])); }
+}
+
+#define CNDA_VECTOR(T)                                                                                      \
+    extern "C" __global__ void cnda_dot_##T(const T *x, Desc dx, const T *y, Desc dy, i64 n, T zero,       \
+                                            T *partial) {                                                   \
+        dot(x, dx, y, dy, n, zero, partial);                                                                \
+    }                                                                                                       \
+    extern "C" __global__ void cnda_dot_##T##_contig(const T *x, const T *y, i64 n, T zero, T *partial) {  \
+        dot_contig(x, y, n, zero, partial);                                                                 \
+    }                                                                                                       \
+    extern "C" __global__ void cnda_dot_##T##_rows(const T *x, Desc dx, const T *y, Desc dy, i64 rows,     \
+                                                   i64 m, T zero, T *partial) {                             \
+        dot_rows(x, dx, y, dy, rows, m, zero, partial);                                                     \
+    }                                                                                                       \
+    extern "C" __global__ void cnda_axpby_##T##_rows(T a, const T *x, Desc dx, T b, T *y, Desc dy,         \
+                                                     i64 rows, i64 m) {                                     \
+        axpby_rows(a, x, dx, b, y, dy, rows, m);                                                            \
+    }                                                                                                       \
+    extern "C" __global__ void cnda_axpby_##T(T a, const T *x, Desc dx, T b, T *y, Desc dy, i64 n) {       \
+        axpby(a, x, dx, b, y, dy, n);                                                                       \
+    }                                                                                                       \
+    extern "C" __global__ void cnda_axpby_##T##_contig(T a, const T *x, T b, T *y, i64 n) {                \
+        axpby_contig(a, x, b, y, n);                                                                        \
+    }
+
+CNDA_f32(CNDA_VECTOR(f32))
+CNDA_f64(CNDA_VECTOR(f64))
+CNDA_f16(CNDA_VECTOR(f16))
+CNDA_bf16(CNDA_VECTOR(bf16))
