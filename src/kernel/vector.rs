@@ -1,7 +1,8 @@
 //! The vector kernels of the iterative solvers: an inner product and a linear combination, each
 //! in one pass over memory where the backend has a kernel for it. The provided methods run them
 //! as two or three passes of the elementwise and reduction kernels through a scratch operand, so
-//! a backend implements the trait with no method and overrides what it can fuse (the CPU does).
+//! a backend implements the trait with no method and overrides what it can fuse (the CPU and CUDA
+//! do; WebGPU runs the provided methods).
 
 use super::desc::merged3;
 use super::elementwise::ElementwiseKernels;

@@ -129,7 +129,7 @@ impl<T: SolverScalar, const N: usize, B: SolverBackend> Space<T, N, B> {
         Ok((0..N).fold(d, |d, k| d.narrowed(k, self.halo[k], self.shape[k])))
     }
 
-    /// `x · y` over the interiors (the backend's `dot`: one pass on the CPU).
+    /// `x · y` over the interiors (the backend's `dot`: one pass on the CPU and CUDA).
     ///
     /// # Errors
     ///
@@ -153,7 +153,7 @@ impl<T: SolverScalar, const N: usize, B: SolverBackend> Space<T, N, B> {
         Ok(self.dot(x, x)?.sqrt())
     }
 
-    /// `y = a x + b y` over the interiors (the backend's `axpby`: one pass on the CPU).
+    /// `y = a x + b y` over the interiors (the backend's `axpby`: one pass on the CPU and CUDA).
     ///
     /// # Errors
     ///
