@@ -263,6 +263,12 @@ fn layouts_on<T, B>(
 #[test]
 fn the_model_backend_solves_as_the_cpu_does() {
     solves_on::<f64, model::Model>("model", 1e-10, |a| model::model(3, a.shape(), |i| a[i]));
+    layouts_on::<f64, model::Model>(
+        "model",
+        1e-10,
+        |a| model::model(3, a.shape(), |i| a[i]),
+        |a| model::model(3, a.shape(), |i| a[i]),
+    );
 }
 
 #[cfg(feature = "cuda")]
