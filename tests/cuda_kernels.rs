@@ -1,5 +1,6 @@
-//! Every CUDA kernel file compiles with NVRTC to CUBIN for sm_80 (A100) and sm_90 (H100) and to
-//! PTX, and exports the entry points the backend launches by name. Needs no GPU, only NVRTC
+//! Every CUDA kernel file compiles with NVRTC to CUBIN for sm_90 (H100) and to PTX, and with nvcc
+//! (where scripts/test installs it) to the CUBINs build.rs embeds, for sm_80 (A100) and sm_90, and
+//! exports the entry points the backend launches by name. Needs no GPU, only NVRTC
 //! (scripts/test installs it from PyPI and sets CNDA_REQUIRE_NVRTC=1, so a missing library fails
 //! there instead of skipping).
 #![cfg(feature = "cuda")]

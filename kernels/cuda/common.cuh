@@ -1,5 +1,6 @@
 // Shared by every cnda CUDA kernel file (prepended to each before compilation, so the files need
-// no include path): the strided descriptor, index arithmetic and the element type names.
+// no include path): the strided descriptor, index arithmetic, the element type names and the
+// block folds of the reduce and vector families.
 //
 // A descriptor is what the Rust side's `Desc` carries: the element offset of index [0, ..] from
 // the buffer's base pointer, and the shape and strides (in elements, any sign) of up to

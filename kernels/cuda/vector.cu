@@ -1,10 +1,11 @@
 // The solvers' vector kernels (cnda::kernel::VectorKernels on CUDA), each one pass over its
 // operands where the generic forms take two or three: `dot` folds x[i] y[i] into one partial per
 // block (the reduce family's sum folds the partials), `axpby` writes y = a x + b y rounded as
-// fl(fl(a x) + fl(b y)), the same bits as the generic form. `_contig`: every operand one dense
-// block, indexed directly. `_rows`: operands whose last axis is dense (the interiors of padded
-// arrays, as the solvers' vectors are): each block takes whole rows, one offset computation per
-// row (over the outer descriptors `dx`, `dy`, of rank one less) instead of one per element.
+// fl(fl(y b) + fl(x a)), operands in the generic form's order: the same bits (NaN payloads
+// aside). `_contig`: every operand one dense block, indexed directly. `_rows`: operands whose
+// last axis is dense (the interiors of padded arrays, as the solvers' vectors are): each block
+// takes whole rows, one offset computation per row (over the outer descriptors `dx`, `dy`, of
+// rank one less) instead of one per element.
 
 template <typename T>
 __device__ void dot(const T *x, Desc dx, const T *y, Desc dy, i64 n, T zero, T *partial) {
@@ -44,7 +45,7 @@ __device__ void axpby_rows(T a, const T *x, Desc dx, T b, T *y, Desc dy, i64 row
         i64 ox, oy;
         cnda_offset2(dx, dy, r, ox, oy);
         for (i64 j = threadIdx.x; j < m; j += blockDim.x) {
-            y[oy + j] = cnda_add_rn(cnda_mul_rn(a, x[ox + j]), cnda_mul_rn(b, y[oy + j]));
+            y[oy + j] = cnda_add_rn(cnda_mul_rn(y[oy + j], b), cnda_mul_rn(x[ox + j], a));
         }
     }
 }
@@ -54,13 +55,13 @@ __device__ void axpby(T a, const T *x, Desc dx, T b, T *y, Desc dy, i64 n) {
     CNDA_FOR_EACH(i, n) {
         i64 ox, oy;
         cnda_offset2(dx, dy, i, ox, oy);
-        y[oy] = cnda_add_rn(cnda_mul_rn(a, x[ox]), cnda_mul_rn(b, y[oy]));
+        y[oy] = cnda_add_rn(cnda_mul_rn(y[oy], b), cnda_mul_rn(x[ox], a));
     }
 }
 
 template <typename T>
 __device__ void axpby_contig(T a, const T *x, T b, T *y, i64 n) {
-    CNDA_FOR_EACH(i, n) { y[i] = cnda_add_rn(cnda_mul_rn(a, x[i]), cnda_mul_rn(b, y[i])); }
+    CNDA_FOR_EACH(i, n) { y[i] = cnda_add_rn(cnda_mul_rn(y[i], b), cnda_mul_rn(x[i], a)); }
 }
 
 #define CNDA_VECTOR(T)                                                                                      \

@@ -1,7 +1,7 @@
 //! The vectors of a Krylov method on any backend: arrays of the operator's shape padded by its
 //! halo (so a stencil operator fills boundaries and sweeps in place, without copies), with dot
 //! products and updates over their interiors only. Every operation goes through the backend's
-//! elementwise and reduction kernels; the descriptors are taken afresh from the arrays (whose
+//! kernels (`VectorKernels` for dot products and updates); the descriptors are taken afresh from the arrays (whose
 //! shapes and devices are checked) at each call, so an operator that swaps an array for another
 //! cannot make them address memory it does not own.
 

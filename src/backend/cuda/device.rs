@@ -15,6 +15,7 @@ use cudarc::driver::{
 };
 use cudarc::nvrtc::Ptx;
 
+use super::dispatch::BLOCK;
 use super::kernels::{aot_cubin, compile_type, Family, Output};
 use super::staging::Staging;
 use crate::error::{Error, Result};
@@ -345,8 +346,8 @@ impl CudaDevice {
     /// A launch configuration of 256-thread blocks for `n` grid-stride items: enough blocks to
     /// fill the device a few times over, not one per item.
     pub(crate) fn grid(&self, n: usize) -> LaunchConfig {
-        let blocks = n.div_ceil(256).clamp(1, self.0.multiprocessors as usize * 32);
-        LaunchConfig { grid_dim: (blocks as u32, 1, 1), block_dim: (256, 1, 1), shared_mem_bytes: 0 }
+        let blocks = n.div_ceil(BLOCK as usize).clamp(1, self.0.multiprocessors as usize * 32);
+        LaunchConfig { grid_dim: (blocks as u32, 1, 1), block_dim: (BLOCK, 1, 1), shared_mem_bytes: 0 }
     }
 
     /// `f` with the device's cuBLAS handle (bound to its stream), created at first use.

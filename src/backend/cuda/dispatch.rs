@@ -2,7 +2,7 @@
 //! `MAX_RANK`/`MAX_TAPS`, defined once here), the element type's kernel suffix, the op families'
 //! indices into `kernels::FAMILIES`, and the `launch!` of a grid-stride kernel on the device's
 //! stream. The op families' kernel traits (`elementwise.rs`, `copy.rs`, `reduce.rs`,
-//! `stencil.rs`; `matmul.rs` for matmul) build on it.
+//! `stencil.rs`, `sparse.rs`, `vector.rs`; `matmul.rs` for matmul) build on it.
 
 use cudarc::driver::DeviceRepr;
 
@@ -16,6 +16,10 @@ use crate::kernel::Desc;
 pub(super) const MAX_RANK: usize = 8;
 /// The most taps of a device stencil (`CNDA_MAX_TAPS` in `kernels/cuda/stencil.cu`).
 pub(super) const MAX_TAPS: usize = 64;
+
+/// Threads per block of every launch (`CNDA_BLOCK` in `kernels/cuda/common.cuh`: the block folds'
+/// shared-memory trees are that long).
+pub(super) const BLOCK: u32 = 256;
 
 pub(super) const ELEMENTWISE: usize = 0;
 pub(super) const COPY: usize = 1;

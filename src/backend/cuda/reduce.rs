@@ -1,10 +1,11 @@
-//! The reduction kernels for `Cuda`: two-pass block-tree folds, folds along the last axis, and
-//! arg-reductions carrying indices; the solvers' vector kernels through them.
+//! The reduction kernels for `Cuda`: two-pass block-tree folds (dense operands without index
+//! arithmetic), folds along the last axis, and arg-reductions carrying indices; `Partials`, the
+//! second pass, which `vector.rs`'s `dot` shares.
 
 use cudarc::driver::PushKernelArg;
 
 use super::device::{device_error, CudaDevice};
-use super::dispatch::{all_contiguous, kernel_desc, launch, launch_error, suffix, Scalar, REDUCE};
+use super::dispatch::{all_contiguous, kernel_desc, launch, launch_error, suffix, Scalar, BLOCK, REDUCE};
 use super::kernels::FAMILIES;
 use super::{Cuda, CudaBuffer};
 use crate::element::{Numeric, Pod};
@@ -50,7 +51,7 @@ impl<T: Numeric> Partials<T> {
         let function = dev.function(&FAMILIES[REDUCE], t, &name)?;
         let mut builder = dev.stream().launch_builder(&function);
         builder.arg(&pp).arg(&count).arg(&identity).arg(&result);
-        let one = cudarc::driver::LaunchConfig { grid_dim: (1, 1, 1), block_dim: (256, 1, 1), shared_mem_bytes: 0 };
+        let one = cudarc::driver::LaunchConfig { grid_dim: (1, 1, 1), block_dim: (BLOCK, 1, 1), shared_mem_bytes: 0 };
         // SAFETY: the dense fold over the `blocks` partials the first pass wrote, into the last
         // element of the same buffer, which the partials do not reach.
         unsafe { builder.launch(one) }.map_err(launch_error(&name))?;
@@ -152,7 +153,7 @@ unsafe impl ReduceKernels for Cuda {
         let function = dev.function(&FAMILIES[REDUCE], t, &name)?;
         let mut builder = dev.stream().launch_builder(&function);
         builder.arg(&pv).arg(&dp).arg(&count).arg(&pi).arg(&rv).arg(&ri);
-        let one = cudarc::driver::LaunchConfig { grid_dim: (1, 1, 1), block_dim: (256, 1, 1), shared_mem_bytes: 0 };
+        let one = cudarc::driver::LaunchConfig { grid_dim: (1, 1, 1), block_dim: (BLOCK, 1, 1), shared_mem_bytes: 0 };
         // SAFETY: the same kernel over the per-block candidates and their flat indices.
         unsafe { builder.launch(one) }.map_err(launch_error(&name))?;
         let at = read_back::<i64>(dev, ri, 1)?[0];

@@ -6,7 +6,7 @@
 use cudarc::driver::PushKernelArg;
 
 use super::device::CudaDevice;
-use super::dispatch::{all_contiguous, kernel_desc, kernel_rows, launch, launch_error, suffix, Scalar, VECTOR};
+use super::dispatch::{all_contiguous, kernel_desc, kernel_rows, launch, launch_error, suffix, Scalar, BLOCK, VECTOR};
 use super::kernels::FAMILIES;
 use super::reduce::Partials;
 use super::Cuda;
@@ -25,19 +25,26 @@ enum Walk {
     /// One dense block each.
     Contiguous,
     /// Dense rows of `m` elements (the last axis), `rows` of them, one block per row at a time;
-    /// launched over `rows * 256` grid-stride items, so `CudaDevice::grid` gives a block a row.
+    /// launched over `rows * BLOCK` grid-stride items, so `CudaDevice::grid` gives a block a row.
+    /// Taken with rows enough to give every multiprocessor one (a few long rows would leave
+    /// most of the device idle).
     Rows { rows: usize, m: usize },
     /// Any strides: offsets from each flat index.
     Strided,
 }
 
-fn walk<T: Pod, const N: usize>(x: &Desc<Cuda, T, N>, y: &Desc<Cuda, T, N>) -> Walk {
+fn walk<T: Pod, const N: usize>(dev: &CudaDevice, x: &Desc<Cuda, T, N>, y: &Desc<Cuda, T, N>) -> Walk {
     if all_contiguous(&[x, y]) {
         return Walk::Contiguous;
     }
     match N.checked_sub(1) {
         Some(last) if x.strides[last] == 1 && y.strides[last] == 1 && x.shape[last] >= MIN_ROW => {
-            Walk::Rows { rows: x.len() / x.shape[last], m: x.shape[last] }
+            let (rows, m) = (x.len() / x.shape[last], x.shape[last]);
+            if rows >= dev.multiprocessors() {
+                Walk::Rows { rows, m }
+            } else {
+                Walk::Strided
+            }
         }
         _ => Walk::Strided,
     }
@@ -45,6 +52,10 @@ fn walk<T: Pod, const N: usize>(x: &Desc<Cuda, T, N>, y: &Desc<Cuda, T, N>) -> W
 
 // SAFETY: `dot` reads `x` and `y` within their descriptors and writes only its own partials;
 // `axpby` writes each element of `y` once, reading `x`, which the caller keeps apart from `y`.
+// Both queue their kernels on the device's stream, so every later use of `y` (or the partials'
+// read-back, which synchronizes) is ordered after the writes. The `_rows` forms read row `r`'s
+// elements `j < m` from the outer descriptor's offset of `r`: the last axis, of `m` elements at
+// unit stride (`walk` checked), so within the operands' own descriptors.
 unsafe impl VectorKernels for Cuda {
     unsafe fn dot<T: Float, const N: usize>(
         dev: &CudaDevice,
@@ -59,7 +70,7 @@ unsafe impl VectorKernels for Cuda {
         let (x, y) = merged2(x, y);
         let n = x.len();
         let zero = Scalar(T::ZERO);
-        let partials = match walk(&x, &y) {
+        let partials = match walk(dev, &x, &y) {
             Walk::Contiguous => {
                 let partials = Partials::<T>::allocate(dev, "dot", n)?;
                 let (px, py, count, pp) = (x.handle.addr, y.handle.addr, n as i64, partials.first());
@@ -67,7 +78,7 @@ unsafe impl VectorKernels for Cuda {
                 partials
             }
             Walk::Rows { rows, m } => {
-                let items = rows.saturating_mul(256);
+                let items = rows.saturating_mul(BLOCK as usize);
                 let partials = Partials::<T>::allocate(dev, "dot", items)?;
                 let ((px, dx), (py, dy)) = (kernel_rows(&x)?, kernel_rows(&y)?);
                 let (rows, m, pp) = (rows as i64, m as i64, partials.first());
@@ -107,13 +118,13 @@ unsafe impl VectorKernels for Cuda {
         let (y, x) = merged2(y, x);
         let n = x.len();
         let (a, b, count) = (Scalar(a), Scalar(b), n as i64);
-        match walk(&x, &y) {
+        match walk(dev, &x, &y) {
             Walk::Contiguous => {
                 let (px, py) = (x.handle.addr, y.handle.addr);
                 launch!(dev, VECTOR, t, format!("cnda_axpby_{t}_contig"), n, [&a, &px, &b, &py, &count]);
             }
             Walk::Rows { rows, m } => {
-                let items = rows.saturating_mul(256);
+                let items = rows.saturating_mul(BLOCK as usize);
                 let ((px, dx), (py, dy)) = (kernel_rows(&x)?, kernel_rows(&y)?);
                 let (rows, m) = (rows as i64, m as i64);
                 launch!(dev, VECTOR, t, format!("cnda_axpby_{t}_rows"), items, [&a, &px, &dx, &b, &py, &dy, &rows, &m]);
