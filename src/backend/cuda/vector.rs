@@ -33,6 +33,17 @@ enum Walk {
     Strided,
 }
 
+impl Walk {
+    /// The grid-stride items a launch over `n` elements in this form covers (what sizes its grid
+    /// and a fold's partials alike).
+    fn items(&self, n: usize) -> usize {
+        match *self {
+            Walk::Rows { rows, .. } => rows.saturating_mul(BLOCK as usize),
+            Walk::Contiguous | Walk::Strided => n,
+        }
+    }
+}
+
 fn walk<T: Pod, const N: usize>(dev: &CudaDevice, x: &Desc<Cuda, T, N>, y: &Desc<Cuda, T, N>) -> Walk {
     if all_contiguous(&[x, y]) {
         return Walk::Contiguous;
@@ -69,19 +80,18 @@ unsafe impl VectorKernels for Cuda {
         let t = suffix::<T>("dot")?;
         let (x, y) = merged2(x, y);
         let n = x.len();
-        let zero = Scalar(T::ZERO);
-        let partials = match walk(dev, &x, &y) {
+        let (zero, walk) = (Scalar(T::ZERO), walk(dev, &x, &y));
+        let items = walk.items(n);
+        let partials = Partials::<T>::allocate(dev, "dot", items)?;
+        let (count, pp) = (n as i64, partials.first());
+        match walk {
             Walk::Contiguous => {
-                let partials = Partials::<T>::allocate(dev, "dot", n)?;
-                let (px, py, count, pp) = (x.handle.addr, y.handle.addr, n as i64, partials.first());
-                launch!(dev, VECTOR, t, format!("cnda_dot_{t}_contig"), n, [&px, &py, &count, &zero, &pp]);
-                partials
+                let (px, py) = (x.handle.addr, y.handle.addr);
+                launch!(dev, VECTOR, t, format!("cnda_dot_{t}_contig"), items, [&px, &py, &count, &zero, &pp]);
             }
             Walk::Rows { rows, m } => {
-                let items = rows.saturating_mul(BLOCK as usize);
-                let partials = Partials::<T>::allocate(dev, "dot", items)?;
                 let ((px, dx), (py, dy)) = (kernel_rows(&x)?, kernel_rows(&y)?);
-                let (rows, m, pp) = (rows as i64, m as i64, partials.first());
+                let (rows, m) = (rows as i64, m as i64);
                 launch!(
                     dev,
                     VECTOR,
@@ -90,16 +100,12 @@ unsafe impl VectorKernels for Cuda {
                     items,
                     [&px, &dx, &py, &dy, &rows, &m, &zero, &pp]
                 );
-                partials
             }
             Walk::Strided => {
-                let partials = Partials::<T>::allocate(dev, "dot", n)?;
                 let ((px, dx), (py, dy)) = (kernel_desc(&x)?, kernel_desc(&y)?);
-                let (count, pp) = (n as i64, partials.first());
-                launch!(dev, VECTOR, t, format!("cnda_dot_{t}"), n, [&px, &dx, &py, &dy, &count, &zero, &pp]);
-                partials
+                launch!(dev, VECTOR, t, format!("cnda_dot_{t}"), items, [&px, &dx, &py, &dy, &count, &zero, &pp]);
             }
-        };
+        }
         partials.fold(dev, t, &format!("cnda_sum_{t}"), zero)
     }
 
@@ -118,20 +124,21 @@ unsafe impl VectorKernels for Cuda {
         let (y, x) = merged2(y, x);
         let n = x.len();
         let (a, b, count) = (Scalar(a), Scalar(b), n as i64);
-        match walk(dev, &x, &y) {
+        let walk = walk(dev, &x, &y);
+        let items = walk.items(n);
+        match walk {
             Walk::Contiguous => {
                 let (px, py) = (x.handle.addr, y.handle.addr);
-                launch!(dev, VECTOR, t, format!("cnda_axpby_{t}_contig"), n, [&a, &px, &b, &py, &count]);
+                launch!(dev, VECTOR, t, format!("cnda_axpby_{t}_contig"), items, [&a, &px, &b, &py, &count]);
             }
             Walk::Rows { rows, m } => {
-                let items = rows.saturating_mul(BLOCK as usize);
                 let ((px, dx), (py, dy)) = (kernel_rows(&x)?, kernel_rows(&y)?);
                 let (rows, m) = (rows as i64, m as i64);
                 launch!(dev, VECTOR, t, format!("cnda_axpby_{t}_rows"), items, [&a, &px, &dx, &b, &py, &dy, &rows, &m]);
             }
             Walk::Strided => {
                 let ((px, dx), (py, dy)) = (kernel_desc(&x)?, kernel_desc(&y)?);
-                launch!(dev, VECTOR, t, format!("cnda_axpby_{t}"), n, [&a, &px, &dx, &b, &py, &dy, &count]);
+                launch!(dev, VECTOR, t, format!("cnda_axpby_{t}"), items, [&a, &px, &dx, &b, &py, &dy, &count]);
             }
         }
         Ok(())
