@@ -17,6 +17,8 @@ use steps::{check_expr_dist, check_steps_dist, check_steps_dist_with};
 
 #[path = "common/mpi_failures.rs"]
 mod failures;
+#[path = "common/mpi_solve.rs"]
+mod solve;
 #[path = "common/system_stencils.rs"]
 mod system_stencils;
 #[path = "common/mpi_systems.rs"]
@@ -567,6 +569,10 @@ fn main() {
             checks += 1;
         }
     }
+    // Linear solves over the grid (issue 39): every Krylov method against one process.
+    checks += solve::check_solves::<f64, Cpu>(&Cpu, &world, 1e-10, true);
+    checks += solve::check_solves::<f32, Cpu>(&Cpu, &world, 1e-5, true);
+    checks += solve::check_solve_errors(&world, |text| same_everywhere(&world, text));
     check_failures_agree(&world);
     // Failures some processes meet and others not (issue 36, item 5), on host blocks.
     check_launch_failures_agree(&world);

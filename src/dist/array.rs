@@ -265,8 +265,13 @@ impl<T: Pod + Equivalence, const N: usize, B: DistBackend> DistArray<T, N, B> {
         Ok(DistArray { comm: ManuallyDrop::new(comm.duplicate()), decomposition, rank, halo, local, plan, staging })
     }
 
+    /// The communicator the array's messages go over (a duplicate of the one it was made on).
+    pub(crate) fn communicator(&self) -> &SimpleCommunicator {
+        &self.comm
+    }
+
     /// The allocator of the block, for arrays that should live where it does.
-    pub(super) fn allocator(&self) -> B::Alloc {
+    pub(crate) fn allocator(&self) -> B::Alloc {
         self.local.allocator()
     }
 

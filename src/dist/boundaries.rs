@@ -72,7 +72,7 @@ impl<T: Pod + Equivalence, const N: usize, B: DistBackend> DistArray<T, N, B> {
     ///
     /// `Error::Layout` for a periodic condition on a non-periodic axis (or a periodic axis with
     /// another condition); `Error::Decomposition` for a block too thin at a global edge.
-    pub(super) fn check_boundaries(&self, op: &'static str, width: [usize; N], b: &Boundaries<T, N>) -> Result<()> {
+    pub(crate) fn check_boundaries(&self, op: &'static str, width: [usize; N], b: &Boundaries<T, N>) -> Result<()> {
         let d = &self.decomposition;
         for (k, &width) in width.iter().enumerate() {
             for side in [Side::Low, Side::High] {

@@ -4,7 +4,7 @@
 
 use mpi::collective::SystemOperation;
 use mpi::datatype::Equivalence;
-use mpi::traits::CommunicatorCollectives;
+use mpi::traits::{Communicator, CommunicatorCollectives};
 
 use super::agree::{agree, ensure_live};
 use super::{DistArray, DistBackend};
@@ -99,6 +99,27 @@ impl<T: Pod + Equivalence, const N: usize, B: DistBackend> DistArray<T, N, B> {
             });
         }
         Ok(())
+    }
+
+    /// The sum over every process of its `local` value, added in rank order on every process
+    /// (the same bits everywhere, so decisions made on it agree); the same error on every
+    /// process when any `local` is one. Collective: one all-gather of two numbers per process.
+    ///
+    /// # Errors
+    ///
+    /// As [`agree`], when a process's `local` is an error.
+    pub(crate) fn sum_in_rank_order(&self, op: &'static str, local: Result<f64>) -> Result<f64> {
+        ensure_live(op);
+        let mine = match &local {
+            Ok(value) => [*value, 0.0],
+            Err(_) => [0.0, 1.0],
+        };
+        let mut all = vec![0.0f64; 2 * self.comm.size() as usize];
+        self.comm.all_gather_into(&mine[..], &mut all[..]);
+        if all.chunks_exact(2).any(|pair| pair[1] != 0.0) {
+            return self.agree(op, local);
+        }
+        Ok(all.chunks_exact(2).map(|pair| pair[0]).fold(0.0, |sum, value| sum + value))
     }
 
     /// [`agree`] on `self`'s communicator, for the distributed stencils.

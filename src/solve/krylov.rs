@@ -2,12 +2,17 @@
 //! start of a solve (the vectors, `r = b − A x`, the stopping norm) and its end (the iterate
 //! copied back into the caller's `x`, converged or not).
 
+use std::sync::Arc;
+
 use super::operator::LinearOperator;
 use super::options::{Progress, SolveOptions, SolveReport};
 use super::precond::Preconditioner;
+use super::processes::{agreed, Processes};
 use super::vectors::{SolverBackend, SolverScalar, Space};
 use crate::array::Array;
 use crate::error::{Error, Result};
+use crate::layout::Strided;
+use crate::view::{Shared, Unique, View};
 
 /// A solve in progress: the space, the iterate `x`, the residual `r = b − A x`, the right-hand
 /// side, and the record.
@@ -32,9 +37,31 @@ impl<T: SolverScalar, const N: usize, B: SolverBackend> Solve<T, N, B> {
         options: &SolveOptions,
         a: &A,
         b_user: &Array<T, N, B>,
-        x_user: &mut Array<T, N, B>,
+        x_user: &Array<T, N, B>,
     ) -> Result<Self> {
-        let mut space = Space::new(method, a.shape(), a.halo(), b_user, x_user)?;
+        Self::start_on(method, options, a, &b_user.view().into_strided(), &x_user.view().into_strided(), None)
+    }
+
+    /// [`Solve::start`] with the unknowns as views, shared by `processes` (`None`: this
+    /// process alone). Collective on several processes, which return the same error.
+    ///
+    /// # Errors
+    ///
+    /// As [`Solve::start`].
+    pub(super) fn start_on<A: LinearOperator<T, N, B> + ?Sized>(
+        method: &'static str,
+        options: &SolveOptions,
+        a: &A,
+        b_user: &View<'_, T, N, Shared, B, Strided>,
+        x_user: &View<'_, T, N, Shared, B, Strided>,
+        processes: Option<Arc<dyn Processes>>,
+    ) -> Result<Self> {
+        let space = Space::new(method, a.shape(), a.halo(), b_user, x_user, processes.clone());
+        // The checks and the first allocation agreed on before the first dot product.
+        let mut space = match processes {
+            None => space?,
+            Some(p) => agreed(&*p, method, space)?,
+        };
         let (mut b, mut x, mut r) = (space.vector()?, space.vector()?, space.vector()?);
         space.load(&mut b, b_user)?;
         space.load(&mut x, x_user)?;
@@ -76,7 +103,24 @@ impl<T: SolverScalar, const N: usize, B: SolverBackend> Solve<T, N, B> {
     ///
     /// `outcome`'s error, else the copy's.
     pub(super) fn finish(self, x_user: &mut Array<T, N, B>, outcome: Result<()>) -> Result<SolveReport> {
-        let stored = self.space.store(x_user, &self.x);
+        self.finish_on(&mut x_user.view_mut().into_strided(), outcome)
+    }
+
+    /// [`Solve::finish`] into a view of the unknowns; on several processes the copy's outcome
+    /// is agreed on (`outcome` already is: every decision is made on sums the same everywhere).
+    ///
+    /// # Errors
+    ///
+    /// As [`Solve::finish`].
+    pub(super) fn finish_on(
+        self,
+        x_user: &mut View<'_, T, N, Unique, B, Strided>,
+        outcome: Result<()>,
+    ) -> Result<SolveReport> {
+        let mut stored = self.space.store(x_user, &self.x);
+        if let Some(processes) = self.space.processes() {
+            stored = stored.and_then(|()| processes.settle(self.space.method()));
+        }
         outcome?;
         stored?;
         Ok(self.progress.report)
@@ -240,6 +284,73 @@ macro_rules! krylov_method {
                 let outcome = if solve.done() { Ok(()) } else { $iterate(&mut solve, &self.options, &a, m) };
                 let mut report = solve.finish(x, outcome)?;
                 report.work = a.applications() as f64 + (m.work() - before);
+                Ok(report)
+            }
+
+            /// Solves `a x = b` on a grid distributed over MPI processes, starting from the
+            /// guess in `x`'s owned points and leaving the solution there (halos untouched):
+            /// the iterations of [`solve`](Self::solve), with each dot product summed over the
+            /// processes (in rank order: every process stops at the same iteration) and one
+            /// halo exchange per operator application. The preconditioner acts on each
+            /// process's block. Collective; the same report on every process.
+            ///
+            /// # Panics
+            ///
+            #[doc = concat!("As [`", stringify!($Method), "::try_solve_dist`] errs, on every process alike.")]
+            #[cfg(feature = "mpi")]
+            #[track_caller]
+            pub fn solve_dist<T, const N: usize, B, A>(
+                &self,
+                a: &$crate::solve::DistOperator<T, N, A, B>,
+                b: &$crate::dist::DistArray<T, N, B>,
+                x: &mut $crate::dist::DistArray<T, N, B>,
+            ) -> $crate::solve::SolveReport
+            where
+                T: $crate::solve::SolverScalar + mpi::datatype::Equivalence + 'static,
+                B: $crate::solve::SolverBackend + $crate::dist::DistBackend + 'static,
+                A: $crate::solve::LinearOperator<T, N, B>,
+                P: $crate::solve::Preconditioner<T, N, B>,
+            {
+                $crate::error::or_panic(self.try_solve_dist(a, b, x))
+            }
+
+            #[doc = concat!("[`", stringify!($Method), "::solve_dist`], returning errors, the same on every process.")]
+            ///
+            /// # Errors
+            ///
+            /// `Error::Decomposition` when `b` or `x` is split otherwise than the operator's
+            /// grid; as [`try_solve`](Self::try_solve) otherwise (a process's own failure, a
+            /// device's say, reaches the others as `Error::Mpi` naming it).
+            #[cfg(feature = "mpi")]
+            pub fn try_solve_dist<T, const N: usize, B, A>(
+                &self,
+                a: &$crate::solve::DistOperator<T, N, A, B>,
+                b: &$crate::dist::DistArray<T, N, B>,
+                x: &mut $crate::dist::DistArray<T, N, B>,
+            ) -> $crate::error::Result<$crate::solve::SolveReport>
+            where
+                T: $crate::solve::SolverScalar + mpi::datatype::Equivalence + 'static,
+                B: $crate::solve::SolverBackend + $crate::dist::DistBackend + 'static,
+                A: $crate::solve::LinearOperator<T, N, B>,
+                P: $crate::solve::Preconditioner<T, N, B>,
+            {
+                const OP: &str = concat!(stringify!($Method), "::solve_dist");
+                a.check_split(OP, "b", b)?;
+                a.check_split(OP, "x", x)?;
+                let (deferring, m) = a.deferring(&self.preconditioner);
+                let before = m.work();
+                let counted = $crate::solve::krylov::Counted::new(&deferring);
+                let mut solve = $crate::solve::krylov::Solve::start_on(
+                    $name,
+                    &self.options,
+                    &counted,
+                    &b.owned(),
+                    &x.owned(),
+                    Some(a.processes()),
+                )?;
+                let outcome = if solve.done() { Ok(()) } else { $iterate(&mut solve, &self.options, &counted, &m) };
+                let mut report = solve.finish_on(&mut x.owned_mut(), outcome)?;
+                report.work = counted.applications() as f64 + (m.work() - before);
                 Ok(report)
             }
         }

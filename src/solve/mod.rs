@@ -20,6 +20,13 @@
 //! so a stencil fills its boundaries and sweeps in place. A [`Preconditioner`] goes in the
 //! method's slot: [`Jacobi`], or one [`Multigrid`] cycle.
 //!
+//! Over MPI (feature `mpi`), `DistOperator` puts a stencil (with the grid's boundary conditions)
+//! or any operator on each process's block of a `DistArray`'s grid, and every Krylov method's
+//! `solve_dist` solves on `DistArray`s with the same iterations: one halo exchange per operator
+//! application, dot products summed over the processes (in rank order, so every process stops
+//! at the same iteration), on host or device blocks; the preconditioner acts on each block
+//! (`Jacobi` from the block's diagonal). Multigrid over processes is not there yet.
+//!
 //! Every method stops when its residual `‖r‖₂ ≤ max(rtol ‖b‖₂, atol)` ([`SolveOptions`]; `r` is
 //! `b − A x` up to rounding, GMRES's estimate within a cycle), returns a
 //! [`SolveReport`] with the residual history and the work (operator applications, the
@@ -48,6 +55,8 @@
 mod bicgstab;
 mod cg;
 mod diffusion;
+#[cfg(feature = "mpi")]
+mod dist;
 mod gmres;
 mod krylov;
 mod minres;
@@ -55,11 +64,14 @@ mod multigrid;
 mod operator;
 mod options;
 mod precond;
+mod processes;
 mod variable_operator;
 mod vectors;
 
 pub use bicgstab::Bicgstab;
 pub use cg::Cg;
+#[cfg(feature = "mpi")]
+pub use dist::DistOperator;
 pub use gmres::Gmres;
 pub use minres::Minres;
 pub use multigrid::{CycleKind, Multigrid, MultigridOptions, Smoother, Start};

@@ -5,13 +5,18 @@
 //! shapes and devices are checked) at each call, so an operator that swaps an array for another
 //! cannot make them address memory it does not own.
 
+use std::sync::Arc;
+
+use super::processes::{agreed, Processes};
 use crate::array::Array;
 use crate::element::{Float, Pod};
 use crate::error::{Error, Result};
 use crate::kernel::tokens::{Div, Mul, ScalarLeft, ScalarRight, Second};
 use crate::kernel::{Allocator, Backend, CopyKernels, Desc, ElementwiseKernels, ReduceKernels, VectorKernels};
+use crate::layout::Strided;
 use crate::ops::elementwise::{update, update_unary};
 use crate::ops::output::same_device;
+use crate::view::{Shared, Unique, View};
 
 /// The backends the solvers run on: elementwise, reduction, copy and vector kernels. Every
 /// backend of cnda has them (`Cpu`, `Cuda`, `Wgpu`).
@@ -26,7 +31,9 @@ pub trait SolverScalar: Float + Into<f64> {}
 impl<T: Float + Into<f64>> SolverScalar for T {}
 
 /// A Krylov method's vector space: the operator's shape, its halo, the allocator the vectors come
-/// from, and a scratch vector for products.
+/// from, a scratch vector for products, and the processes that share the unknowns (`None` on
+/// one process). On several processes a dot product is summed over all of them, and a local
+/// operation's error is deferred to the next one ([`Processes`]), so every process returns it.
 pub(super) struct Space<T: Pod, const N: usize, B: Backend> {
     method: &'static str,
     /// The device every vector of the space lives on.
@@ -36,11 +43,13 @@ pub(super) struct Space<T: Pod, const N: usize, B: Backend> {
     padded: [usize; N],
     alloc: B::Alloc,
     scratch: Array<T, N, B>,
+    processes: Option<Arc<dyn Processes>>,
 }
 
 impl<T: SolverScalar, const N: usize, B: SolverBackend> Space<T, N, B> {
-    /// The space of an operator of `shape` and `halo`, on `b`'s device, after checking that `b`
-    /// and `x` have the operator's shape and share `b`'s device.
+    /// The space of an operator of `shape` and `halo`, on `b`'s device, after checking that the
+    /// unknowns `b` and `x` have the operator's shape and share `b`'s device; `processes` share
+    /// the unknowns (`None`: this process alone).
     ///
     /// # Errors
     ///
@@ -50,8 +59,9 @@ impl<T: SolverScalar, const N: usize, B: SolverBackend> Space<T, N, B> {
         method: &'static str,
         shape: [usize; N],
         halo: [usize; N],
-        b: &Array<T, N, B>,
-        x: &Array<T, N, B>,
+        b: &View<'_, T, N, Shared, B, Strided>,
+        x: &View<'_, T, N, Shared, B, Strided>,
+        processes: Option<Arc<dyn Processes>>,
     ) -> Result<Self> {
         for got in [b.shape(), x.shape()] {
             if got != shape {
@@ -63,7 +73,7 @@ impl<T: SolverScalar, const N: usize, B: SolverBackend> Space<T, N, B> {
         let padded = padded_shape::<T, N>(method, shape, halo)?;
         let alloc = b.allocator();
         let scratch = Array::try_zeros_in(&alloc, padded)?;
-        Ok(Space { method, dev, shape, halo, padded, alloc, scratch })
+        Ok(Space { method, dev, shape, halo, padded, alloc, scratch, processes })
     }
 
     /// The space of a level of `shape` padded by `halo`, with vectors from `alloc` (multigrid's
@@ -81,12 +91,17 @@ impl<T: SolverScalar, const N: usize, B: SolverBackend> Space<T, N, B> {
         let padded = padded_shape::<T, N>(method, shape, halo)?;
         let scratch = Array::try_zeros_in(&alloc, padded)?;
         let dev = alloc.device();
-        Ok(Space { method, dev, shape, halo, padded, alloc, scratch })
+        Ok(Space { method, dev, shape, halo, padded, alloc, scratch, processes: None })
     }
 
     /// The shape of the unknowns.
     pub(super) fn shape(&self) -> [usize; N] {
         self.shape
+    }
+
+    /// The method's name, for errors.
+    pub(super) fn method(&self) -> &'static str {
+        self.method
     }
 
     /// `y *= m` over the interiors (a mask of zeros and ones selects points).
@@ -95,10 +110,7 @@ impl<T: SolverScalar, const N: usize, B: SolverBackend> Space<T, N, B> {
     ///
     /// As for [`Space::dot`].
     pub(super) fn multiply(&self, y: &mut Array<T, N, B>, m: &Array<T, N, B>) -> Result<()> {
-        let (y, m) = (self.interior(y.desc_mut())?, self.interior(m.desc())?);
-        // SAFETY: `y` is uniquely borrowed, so distinct from the shared `m`; both live, of the
-        // checked shape.
-        unsafe { update(Mul, y, m) }
+        self.combine(Mul, y, m)
     }
 
     /// A zero vector (halo included).
@@ -107,7 +119,35 @@ impl<T: SolverScalar, const N: usize, B: SolverBackend> Space<T, N, B> {
     ///
     /// `Error::Alloc`.
     pub(super) fn vector(&self) -> Result<Array<T, N, B>> {
-        Array::try_zeros_in(&self.alloc, self.padded)
+        self.agreed(Array::try_zeros_in(&self.alloc, self.padded))
+    }
+
+    /// `local` on one process; on several, `local` where every process succeeded, else the
+    /// same error on every process (a collective: for the few steps that cannot defer an error,
+    /// such as an allocation, whose result the next steps need).
+    fn agreed<R>(&self, local: Result<R>) -> Result<R> {
+        match &self.processes {
+            None => local,
+            Some(processes) => agreed(&**processes, self.method, local),
+        }
+    }
+
+    /// `local` on one process; on several, its error deferred to the next dot product, so that
+    /// every process meets it there ([`Processes`]).
+    fn local(&self, local: Result<()>) -> Result<()> {
+        match &self.processes {
+            None => local,
+            Some(processes) => {
+                processes.defer(local);
+                Ok(())
+            }
+        }
+    }
+
+    /// Whether the unknowns are shared by several processes (whose collectives must stay in
+    /// step).
+    pub(super) fn processes(&self) -> Option<&Arc<dyn Processes>> {
+        self.processes.as_ref()
     }
 
     /// The halo width of every axis.
@@ -135,6 +175,15 @@ impl<T: SolverScalar, const N: usize, B: SolverBackend> Space<T, N, B> {
     ///
     /// `Error::ShapeMismatch` when an operand lost the padded shape; `Error::Device`.
     pub(super) fn dot(&mut self, x: &Array<T, N, B>, y: &Array<T, N, B>) -> Result<f64> {
+        let local = self.local_dot(x, y);
+        match &self.processes {
+            None => local,
+            Some(processes) => processes.sum(self.method, local),
+        }
+    }
+
+    /// `x · y` over this process's interiors.
+    fn local_dot(&mut self, x: &Array<T, N, B>, y: &Array<T, N, B>) -> Result<f64> {
         let scratch = self.scratch.desc_mut();
         let (x, y, s) = (self.interior(x.desc())?, self.interior(y.desc())?, self.interior(scratch)?);
         // SAFETY: `x` and `y` are interiors of live arrays of the checked padded shape on the
@@ -160,11 +209,14 @@ impl<T: SolverScalar, const N: usize, B: SolverBackend> Space<T, N, B> {
     /// As for [`Space::dot`].
     fn axpby(&mut self, a: f64, x: &Array<T, N, B>, b: f64, y: &mut Array<T, N, B>) -> Result<()> {
         let scratch = self.scratch.desc_mut();
-        let (x, y, s) = (self.interior(x.desc())?, self.interior(y.desc_mut())?, self.interior(scratch)?);
-        let dev = B::handle_device(y.handle);
-        // SAFETY: `y` is uniquely borrowed, so distinct from the shared `x` and from the scratch
-        // vector `&mut self` holds; all three are live interiors of the checked shape.
-        unsafe { B::axpby(&dev, T::from_f64(a), x, T::from_f64(b), y, s) }
+        let updated = (|| {
+            let (x, y, s) = (self.interior(x.desc())?, self.interior(y.desc_mut())?, self.interior(scratch)?);
+            let dev = B::handle_device(y.handle);
+            // SAFETY: `y` is uniquely borrowed, so distinct from the shared `x` and from the
+            // scratch vector `&mut self` holds; all three are live interiors of the checked shape.
+            unsafe { B::axpby(&dev, T::from_f64(a), x, T::from_f64(b), y, s) }
+        })();
+        self.local(updated)
     }
 
     /// `y += a x` over the interiors.
@@ -191,9 +243,9 @@ impl<T: SolverScalar, const N: usize, B: SolverBackend> Space<T, N, B> {
     ///
     /// As for [`Space::dot`].
     pub(super) fn scale(&self, y: &mut Array<T, N, B>, a: f64) -> Result<()> {
-        let y = self.interior(y.desc_mut())?;
+        let y = self.interior(y.desc_mut());
         // SAFETY: `y` is uniquely borrowed, live, of the checked shape.
-        unsafe { update_unary(ScalarRight(Mul, T::from_f64(a)), y) }
+        self.local(y.and_then(|y| unsafe { update_unary(ScalarRight(Mul, T::from_f64(a)), y) }))
     }
 
     /// `y = 1 / y` over the interior.
@@ -202,9 +254,9 @@ impl<T: SolverScalar, const N: usize, B: SolverBackend> Space<T, N, B> {
     ///
     /// As for [`Space::dot`].
     pub(super) fn reciprocal(&self, y: &mut Array<T, N, B>) -> Result<()> {
-        let y = self.interior(y.desc_mut())?;
+        let y = self.interior(y.desc_mut());
         // SAFETY: `y` is uniquely borrowed, live, of the checked shape.
-        unsafe { update_unary(ScalarLeft(T::ONE, Div), y) }
+        self.local(y.and_then(|y| unsafe { update_unary(ScalarLeft(T::ONE, Div), y) }))
     }
 
     /// `y = x` over the interiors.
@@ -223,40 +275,44 @@ impl<T: SolverScalar, const N: usize, B: SolverBackend> Space<T, N, B> {
         y: &mut Array<T, N, B>,
         x: &Array<T, N, B>,
     ) -> Result<()> {
-        let (y, x) = (self.interior(y.desc_mut())?, self.interior(x.desc())?);
+        let (y, x) = (self.interior(y.desc_mut()), self.interior(x.desc()));
         // SAFETY: `y` is uniquely borrowed, so distinct from the shared `x`; both live, of the
         // checked shape.
-        unsafe { update(op, y, x) }
+        self.local(y.and_then(|y| unsafe { update(op, y, x?) }))
     }
 
-    /// The interior of `v` set to `user` (an array of the operator's shape).
+    /// The interior of `v` set to `user` (the unknowns, of the operator's shape).
     ///
     /// # Errors
     ///
     /// `Error::DeviceMismatch`; as for [`Space::dot`].
-    pub(super) fn load(&self, v: &mut Array<T, N, B>, user: &Array<T, N, B>) -> Result<()> {
-        let v = self.interior(v.desc_mut())?;
-        // SAFETY: `v` is uniquely borrowed; `user` is a live array of the interior's shape
+    pub(super) fn load(&self, v: &mut Array<T, N, B>, user: &View<'_, T, N, Shared, B, Strided>) -> Result<()> {
+        let v = self.interior(v.desc_mut());
+        // SAFETY: `v` is uniquely borrowed; `user` is a live view of the interior's shape
         // (checked in `new`, and a shared borrow cannot change it), distinct from `v`.
-        unsafe { update(Second, v, user.desc()) }
+        self.local(v.and_then(|v| unsafe { update(Second, v, user.desc()) }))
     }
 
-    /// `user` set to the interior of `v`.
+    /// `user` (the unknowns) set to the interior of `v`.
     ///
     /// # Errors
     ///
     /// As for [`Space::load`].
-    pub(super) fn store(&self, user: &mut Array<T, N, B>, v: &Array<T, N, B>) -> Result<()> {
-        let v = self.interior(v.desc())?;
-        if user.shape() != self.shape {
-            return Err(Error::ShapeMismatch {
-                op: self.method,
-                expected: self.shape.to_vec(),
-                got: user.shape().to_vec(),
-            });
-        }
-        // SAFETY: `user` is uniquely borrowed, of the interior's shape; `v` is distinct and live.
-        unsafe { update(Second, user.desc_mut(), v) }
+    pub(super) fn store(&self, user: &mut View<'_, T, N, Unique, B, Strided>, v: &Array<T, N, B>) -> Result<()> {
+        let stored = (|| {
+            let v = self.interior(v.desc())?;
+            if user.shape() != self.shape {
+                return Err(Error::ShapeMismatch {
+                    op: self.method,
+                    expected: self.shape.to_vec(),
+                    got: user.shape().to_vec(),
+                });
+            }
+            // SAFETY: `user` is uniquely borrowed, of the interior's shape; `v` is distinct and
+            // live.
+            unsafe { update(Second, user.desc_mut(), v) }
+        })();
+        self.local(stored)
     }
 }
 

@@ -80,7 +80,7 @@ pub(super) fn coarsest_solve<T: SolverScalar, const N: usize, B: SolverBackend +
     let shape = level.space.shape();
     let alloc = level.b.allocator();
     let (mut b, mut x) = (Array::try_zeros_in(&alloc, shape)?, Array::try_zeros_in(&alloc, shape)?);
-    level.space.store(&mut b, &level.b)?;
+    level.space.store(&mut b.view_mut().into_strided(), &level.b)?;
     let count: usize = shape.iter().product();
     let singular = (0..N).all(|k| matches!(level.op.boundaries().at(k, Side::Low), Boundary::Periodic));
     if singular {
@@ -98,7 +98,7 @@ pub(super) fn coarsest_solve<T: SolverScalar, const N: usize, B: SolverBackend +
     if singular {
         remove_mean(&mut x, count)?;
     }
-    level.space.load(&mut level.x, &x)
+    level.space.load(&mut level.x, &x.view().into_strided())
 }
 
 /// `v -= mean(v)` (`count` elements).

@@ -1,0 +1,346 @@
+//! Distributed linear solves (`solve_dist` on a `DistOperator`) against one process solving the
+//! whole grid with the same method from the same guess: the gathered solution within the
+//! tolerance of the one-process one, about as many iterations (only the dot products' order of
+//! additions differs), the residual of the gathered solution recomputed on one process, and
+//! the same report on every process. On host blocks (tests/mpi.rs) and device blocks
+//! (tests/mpi_device.rs).
+
+use cnda::dist::{DistArray, DistBackend};
+use cnda::kernel::{Allocator, ElementwiseKernels, StencilKernels};
+use cnda::prelude::*;
+use cnda::solve::{
+    Bicgstab, Cg, DistOperator, Gmres, Jacobi, LinearOperator, Minres, SolveOptions, SolveReport, SolverBackend,
+    SolverScalar, StencilOperator, VariableOperator,
+};
+use cnda::stencil::{Boundaries, Boundary, DynStencil, VariableStencil};
+use mpi::datatype::Equivalence;
+use mpi::traits::{Communicator, CommunicatorCollectives};
+
+/// What the distributed solves need of the blocks' backend.
+pub trait SolveBackend: SolverBackend + DistBackend + StencilKernels + ElementwiseKernels + 'static {}
+impl<B: SolverBackend + DistBackend + StencilKernels + ElementwiseKernels + 'static> SolveBackend for B {}
+
+/// The element types of the checks.
+pub trait Real: SolverScalar + Equivalence + 'static {}
+impl<T: SolverScalar + Equivalence + 'static> Real for T {}
+
+/// A smooth right-hand side with some roughness, distinct at every point.
+fn rhs<const N: usize>(g: [usize; N]) -> f64 {
+    g.iter().enumerate().fold(0.3, |acc, (k, &i)| acc + ((i * (k + 3)) % 7) as f64 * 0.1 - 0.25 * k as f64)
+}
+
+/// The report's iterations and last residual on every process equal to rank 0's.
+fn same_report(comm: &impl Communicator, report: &SolveReport) -> bool {
+    let mine: [f64; 2] = [report.iterations as f64, report.residual_norm()];
+    let mut all = vec![0.0f64; 2 * comm.size() as usize];
+    comm.all_gather_into(&mine[..], &mut all[..]);
+    all.chunks_exact(2).all(|pair| pair[0].to_bits() == mine[0].to_bits() && pair[1].to_bits() == mine[1].to_bits())
+}
+
+/// `‖b − A x‖₂ / ‖b‖₂` on one process (the whole grid), in `f64`.
+fn relative_residual<T: Real, const N: usize, A: LinearOperator<T, N, Cpu>>(
+    a: &A,
+    b: &Array<T, N>,
+    x: &Array<T, N>,
+) -> f64 {
+    let halo = a.halo();
+    let padded: [usize; N] = core::array::from_fn(|k| b.shape()[k] + 2 * halo[k]);
+    let mut xp = Array::<T, N>::zeros(padded);
+    (0..N).fold(xp.view_mut().into_strided(), |v, k| v.narrow(k, halo[k], b.shape()[k])).assign(x);
+    let mut y = Array::<T, N>::zeros(padded);
+    a.try_apply(&mut xp, &mut y).expect("the one-process operator applies");
+    let y = (0..N).fold(y.view().into_strided(), |v, k| v.narrow(k, halo[k], b.shape()[k])).to_owned();
+    let (mut r2, mut b2) = (0.0, 0.0);
+    for (yi, bi) in y.iter().zip(b.iter()) {
+        let (yi, bi): (f64, f64) = ((*yi).into(), (*bi).into());
+        r2 += (bi - yi) * (bi - yi);
+        b2 += bi * bi;
+    }
+    (r2 / b2).sqrt()
+}
+
+/// One method's distributed solve against the one-process solve of the same problem.
+/// `solve_one(a, b, x)` and `solve_dist(a, b, x)` run the method; `rtol` is theirs.
+#[allow(clippy::too_many_arguments)]
+fn compare<T: Real, const N: usize, B: SolveBackend, A1: LinearOperator<T, N, Cpu>, A2: LinearOperator<T, N, B>>(
+    comm: &impl Communicator,
+    what: &str,
+    one: &A1,
+    dist: &DistOperator<T, N, A2, B>,
+    b: &DistArray<T, N, B>,
+    x: &mut DistArray<T, N, B>,
+    solve_one: impl Fn(&A1, &Array<T, N>, &mut Array<T, N>) -> SolveReport,
+    solve_dist: impl Fn(&DistOperator<T, N, A2, B>, &DistArray<T, N, B>, &mut DistArray<T, N, B>) -> SolveReport,
+    rtol: f64,
+) {
+    let guess = x.gather(0);
+    let report = solve_dist(dist, b, x);
+    assert!(same_report(comm, &report), "{what}: the processes' reports differ");
+    let (b_all, x_all) = (b.gather(0), x.gather(0));
+    let (Some(b_all), Some(x_all)) = (b_all, x_all) else { return };
+    let mut x_one = guess.expect("the root has the guess");
+    let reference = solve_one(one, &b_all, &mut x_one);
+    // The true residual (f32's rounding of the operator caps it above `rtol`, as on one process).
+    let (residual, one_residual) = (relative_residual(one, &b_all, &x_all), relative_residual(one, &b_all, &x_one));
+    let bound = 2.0 * rtol.max(one_residual);
+    assert!(residual <= bound, "{what}: the gathered solution's relative residual is {residual:e} > {bound:e}");
+    let (mut diff, mut norm) = (0.0f64, 0.0f64);
+    for (d, o) in x_all.iter().zip(x_one.iter()) {
+        let (d, o): (f64, f64) = ((*d).into(), (*o).into());
+        diff = diff.max((d - o).abs());
+        norm = norm.max(o.abs());
+    }
+    // Two solves to `rtol` differ by at most what the residuals allow: generous for the
+    // operator's conditioning on these small grids.
+    assert!(diff <= 1e3 * rtol * norm, "{what}: max |x_dist - x_one| = {diff:e} against max |x| = {norm:e}");
+    // The same iterations but for the dot products' rounding, which BiCGSTAB's erratic
+    // convergence amplifies most.
+    let (d, o) = (report.iterations as f64, reference.iterations as f64);
+    assert!((d - o).abs() <= 1.0 + 0.15 * o, "{what}: {d} iterations distributed, {o} on one process");
+}
+
+/// A distributed array of `global` on `alloc`'s backend with `halo`, its owned points from `f`.
+fn filled<T: Real, const N: usize, B: SolveBackend>(
+    alloc: &impl Allocator<B>,
+    comm: &impl Communicator,
+    (global, halo, periodic): ([usize; N], [usize; N], [bool; N]),
+    f: impl Fn([usize; N]) -> f64,
+) -> DistArray<T, N, B> {
+    let mut a = DistArray::<T, N, B>::new_in(alloc, comm, global, halo, periodic);
+    a.fill_owned_with(|g| T::from_f64(f(g)));
+    a
+}
+
+/// CG (with `every_method`, MINRES, BiCGSTAB and GMRES too) on a 2D Poisson problem (zero and
+/// mirrored sides), CG on a periodic 9-point problem (edges and corners of the halo read) and
+/// on a 3D one, and Jacobi-preconditioned CG on a variable coefficient; `rtol` suits `T`.
+pub fn check_solves<T: Real, B: SolveBackend>(
+    alloc: &impl Allocator<B>,
+    comm: &impl Communicator,
+    rtol: f64,
+    every_method: bool,
+) -> usize {
+    use Boundary::{Neumann, Value};
+    let z = T::from_f64(0.0);
+    let mut checks = 0;
+    // -Laplace u = f, zero on three sides, mirrored on one: every method.
+    {
+        let grid = ([37, 29], [1, 1], [false, false]);
+        let (h, sides) = (1.0 / 38.0, [[Value(z), Neumann], [Value(z), Value(z)]]);
+        let lap = DynStencil::<T, 2>::new([
+            ([0, 0], T::from_f64(4.0 / (h * h))),
+            ([-1, 0], T::from_f64(-1.0 / (h * h))),
+            ([1, 0], T::from_f64(-1.0 / (h * h))),
+            ([0, -1], T::from_f64(-1.0 / (h * h))),
+            ([0, 1], T::from_f64(-1.0 / (h * h))),
+        ]);
+        let b = filled::<T, 2, B>(alloc, comm, grid, rhs);
+        let one = StencilOperator::new(lap.clone(), grid.0, sides);
+        let dist = DistOperator::stencil(lap, sides, &b);
+        let mut x = filled::<T, 2, B>(alloc, comm, grid, |_| 0.0);
+        compare(
+            comm,
+            "CG",
+            &one,
+            &dist,
+            &b,
+            &mut x,
+            |a, b, x| Cg::new().rtol(rtol).solve(a, b, x),
+            |a, b, x| Cg::new().rtol(rtol).solve_dist(a, b, x),
+            rtol,
+        );
+        checks += 1;
+        if !every_method {
+            return checks + check_more::<T, B>(alloc, comm, rtol);
+        }
+        let mut x = filled::<T, 2, B>(alloc, comm, grid, |_| 0.0);
+        compare(
+            comm,
+            "MINRES",
+            &one,
+            &dist,
+            &b,
+            &mut x,
+            |a, b, x| Minres::new().rtol(rtol).solve(a, b, x),
+            |a, b, x| Minres::new().rtol(rtol).solve_dist(a, b, x),
+            rtol,
+        );
+        let mut x = filled::<T, 2, B>(alloc, comm, grid, |_| 0.0);
+        compare(
+            comm,
+            "BiCGSTAB",
+            &one,
+            &dist,
+            &b,
+            &mut x,
+            |a, b, x| Bicgstab::new().rtol(rtol).solve(a, b, x),
+            |a, b, x| Bicgstab::new().rtol(rtol).solve_dist(a, b, x),
+            rtol,
+        );
+        // From a non-zero guess, restarted every 10 iterations.
+        let mut x = filled::<T, 2, B>(alloc, comm, grid, |g| 0.01 * rhs(g));
+        let gmres = Gmres::new().options(SolveOptions::default().rtol(rtol).restart(10));
+        compare(
+            comm,
+            "GMRES(10)",
+            &one,
+            &dist,
+            &b,
+            &mut x,
+            |a, b, x| gmres.solve(a, b, x),
+            |a, b, x| gmres.solve_dist(a, b, x),
+            rtol,
+        );
+        checks += 3;
+    }
+    checks + check_more::<T, B>(alloc, comm, rtol)
+}
+
+/// The CG cases after the first: 9 points on a channel, 3D, a variable coefficient.
+fn check_more<T: Real, B: SolveBackend>(alloc: &impl Allocator<B>, comm: &impl Communicator, rtol: f64) -> usize {
+    use Boundary::{Neumann, Periodic, Value};
+    let z = T::from_f64(0.0);
+    let mut checks = 0;
+    // A shifted 9-point Laplacian on a channel periodic along axis 0 and mirrored along axis 1:
+    // the diagonal taps read the corners the exchange and the mirror fill.
+    {
+        let grid = ([24, 19], [1, 1], [true, false]);
+        let mut taps = vec![([0, 0], T::from_f64(1.0 + 20.0 / 6.0))];
+        for (o, w) in [
+            ([-1, 0], 4.0),
+            ([1, 0], 4.0),
+            ([0, -1], 4.0),
+            ([0, 1], 4.0),
+            ([-1, -1], 1.0),
+            ([1, 1], 1.0),
+            ([-1, 1], 1.0),
+            ([1, -1], 1.0),
+        ] {
+            taps.push((o, T::from_f64(-w / 6.0)));
+        }
+        let stencil = DynStencil::<T, 2>::new(taps);
+        let sides = Boundaries::from([[Periodic, Periodic], [Neumann, Neumann]]);
+        let b = filled::<T, 2, B>(alloc, comm, grid, rhs);
+        let one = StencilOperator::new(stencil.clone(), grid.0, sides);
+        let dist = DistOperator::stencil(stencil, sides, &b);
+        let mut x = filled::<T, 2, B>(alloc, comm, grid, |_| 0.0);
+        compare(
+            comm,
+            "CG, 9 points, periodic and mirrored",
+            &one,
+            &dist,
+            &b,
+            &mut x,
+            |a, b, x| Cg::new().rtol(rtol).solve(a, b, x),
+            |a, b, x| Cg::new().rtol(rtol).solve_dist(a, b, x),
+            rtol,
+        );
+        checks += 1;
+    }
+    // 3D, 7 points, zero sides.
+    {
+        let grid = ([13, 11, 9], [1, 1, 1], [false, false, false]);
+        let mut taps = vec![([0, 0, 0], T::from_f64(6.0))];
+        for k in 0..3 {
+            for s in [-1, 1] {
+                let mut o = [0; 3];
+                o[k] = s;
+                taps.push((o, T::from_f64(-1.0)));
+            }
+        }
+        let stencil = DynStencil::<T, 3>::new(taps);
+        let b = filled::<T, 3, B>(alloc, comm, grid, rhs);
+        let one = StencilOperator::new(stencil.clone(), grid.0, [Value(z); 3]);
+        let dist = DistOperator::stencil(stencil, [Value(z); 3], &b);
+        let mut x = filled::<T, 3, B>(alloc, comm, grid, |_| 0.0);
+        compare(
+            comm,
+            "CG, 3D",
+            &one,
+            &dist,
+            &b,
+            &mut x,
+            |a, b, x| Cg::new().rtol(rtol).solve(a, b, x),
+            |a, b, x| Cg::new().rtol(rtol).solve_dist(a, b, x),
+            rtol,
+        );
+        checks += 1;
+    }
+    // -(k u')' on 2D with k varying by a factor of 50, Jacobi-preconditioned with each block's
+    // own diagonal.
+    {
+        let grid = ([31, 23], [1, 1], [false, false]);
+        // Conservative form: the face between two points takes their mean conductivity, so the
+        // operator is symmetric; a shift of 0.5 on the diagonal.
+        let k = |[i, j]: [isize; 2]| 1.0 + 49.0 * ((i * 3 + j * 5).rem_euclid(11) as f64 / 10.0);
+        let face = |g: [isize; 2], o: [isize; 2]| 0.5 * (k(g) + k([g[0] + o[0], g[1] + o[1]]));
+        let offsets = [[0, 0], [-1, 0], [1, 0], [0, -1], [0, 1]];
+        // The coefficients at padded index p (global point p - 1): zero in the halo.
+        let coefficient = move |tap: usize| {
+            move |p: [usize; 2]| {
+                if (0..2).any(|a| p[a] == 0 || p[a] > grid.0[a]) {
+                    return 0.0;
+                }
+                let g = [p[0] as isize - 1, p[1] as isize - 1];
+                match tap {
+                    0 => 0.5 + offsets[1..].iter().map(|&o| face(g, o)).sum::<f64>(),
+                    _ => -face(g, offsets[tap]),
+                }
+            }
+        };
+        let fields: Vec<DistArray<T, 2, B>> = (0..offsets.len())
+            .map(|tap| {
+                let f = coefficient(tap);
+                filled::<T, 2, B>(alloc, comm, grid, move |g| f([g[0] + 1, g[1] + 1]))
+            })
+            .collect();
+        let host_fields: Vec<Array<T, 2>> = (0..offsets.len())
+            .map(|tap| {
+                let f = coefficient(tap);
+                Array::from_fn([grid.0[0] + 2, grid.0[1] + 2], |p| T::from_f64(f(p)))
+            })
+            .collect();
+        let sides = [Value(z); 2];
+        let one = VariableOperator::new(VariableStencil::new(offsets), host_fields, sides);
+        let dist = DistOperator::variable(VariableStencil::new(offsets), &fields, sides);
+        let b = filled::<T, 2, B>(alloc, comm, grid, rhs);
+        let mut x = filled::<T, 2, B>(alloc, comm, grid, |_| 0.0);
+        compare(
+            comm,
+            "Jacobi-CG, variable coefficient",
+            &one,
+            &dist,
+            &b,
+            &mut x,
+            |a, b, x| Cg::new().rtol(rtol).preconditioner(Jacobi::new(&a.diagonal())).solve(a, b, x),
+            |a, b, x| Cg::new().rtol(rtol).preconditioner(Jacobi::new(&a.local().diagonal())).solve_dist(a, b, x),
+            rtol,
+        );
+        checks += 1;
+    }
+    checks
+}
+
+/// Refusals and failures, the same error on every process: a right-hand side split otherwise,
+/// a boundary value that makes the operator affine, a periodic condition the decomposition
+/// does not wrap, and the iteration limit.
+#[allow(dead_code)] // tests/mpi.rs's (host blocks)
+pub fn check_solve_errors(comm: &impl Communicator, same_everywhere: impl Fn(&str) -> bool) -> usize {
+    use Boundary::{Periodic, Value};
+    let lap =
+        DynStencil::<f64, 2>::new([([0, 0], 4.0), ([-1, 0], -1.0), ([1, 0], -1.0), ([0, -1], -1.0), ([0, 1], -1.0)]);
+    let b = filled::<f64, 2, Cpu>(&Cpu, comm, ([20, 15], [1, 1], [false, false]), rhs);
+    let a = DistOperator::stencil(lap.clone(), [Value(0.0); 2], &b);
+    let expect = |e: cnda::Error, text: &str| {
+        let message = e.to_string();
+        assert!(message.contains(text), "{message}");
+        assert!(same_everywhere(&message), "not the same everywhere: {message}");
+    };
+    let mut other = filled::<f64, 2, Cpu>(&Cpu, comm, ([15, 20], [1, 1], [false, false]), |_| 0.0);
+    expect(Cg::new().try_solve_dist(&a, &b, &mut other).unwrap_err(), "x is a [15, 20] grid");
+    expect(DistOperator::try_stencil(lap.clone(), [Value(1.0); 2], &b).unwrap_err(), "affine");
+    expect(DistOperator::try_stencil(lap, [Periodic, Value(0.0)], &b).unwrap_err(), "axis 0 is not periodic");
+    let mut x = filled::<f64, 2, Cpu>(&Cpu, comm, ([20, 15], [1, 1], [false, false]), |_| 0.0);
+    expect(Cg::new().rtol(1e-12).max_iters(3).try_solve_dist(&a, &b, &mut x).unwrap_err(), "3 iterations");
+    4
+}
