@@ -60,8 +60,13 @@ fn expected<const N: usize>(g: [isize; N], global: [usize; N], periodic: [bool; 
 
 /// Fills the owned points, exchanges, and checks every local point (owned and halo).
 fn check_halos<const N: usize>(comm: &impl Communicator, global: [usize; N], halo: [usize; N], periodic: [bool; N]) {
+    check_halos_of(DistArray::<f64, N>::new(comm, global, halo, periodic));
+}
+
+/// [`check_halos`] on an array of any decomposition.
+fn check_halos_of<const N: usize>(mut u: DistArray<f64, N>) {
     let sentinel = -1.0;
-    let mut u = DistArray::<f64, N>::new(comm, global, halo, periodic);
+    let (global, halo, periodic) = (u.decomposition().global_shape(), u.halo(), u.decomposition().periodic());
     u.local_mut().fill(sentinel);
     u.fill_owned_with(value);
     u.exchange_halos();
@@ -448,6 +453,16 @@ fn main() {
     check_faces(&world, [13, 10], [1, 2], [true, false]);
     check_faces(&world, [9, 7, 6], [1, 1, 1], [true, true, false]);
     checks += 5;
+    // Coarsened grids (multigrid's levels): blocks from the finest split, down to where a
+    // process would own nothing.
+    for (global, periodic) in [([63, 31], [false, false]), ([64, 31], [true, false])] {
+        let mut d = cnda::dist::Decomposition::new(global, world.size() as usize, periodic);
+        while let Ok(coarse) = d.try_coarsened() {
+            check_halos_of(DistArray::try_with_decomposition(&world, coarse, [1, 1]).expect("a coarse block"));
+            checks += 1;
+            d = coarse;
+        }
+    }
     check_collectives(&world);
     check_jacobi(&world, [30, 22], 25);
     checks += 2;

@@ -66,12 +66,17 @@ fn prime_factors(mut n: usize) -> Vec<usize> {
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Decomposition<const N: usize> {
-    global: [usize; N],
-    dims: [usize; N],
-    periodic: [bool; N],
+    pub(super) global: [usize; N],
+    pub(super) dims: [usize; N],
+    pub(super) periodic: [bool; N],
     /// Axes of face-centred points: one more than the cells along it, split as the cells are,
     /// the last face going to the last process (see [`Decomposition::staggered`]).
-    staggered: [bool; N],
+    pub(super) staggered: [bool; N],
+    /// How many times each axis was coarsened by two ([`Decomposition::coarsened`]): its blocks
+    /// are then the points whose images on the finest grid (`finest` points along the axis,
+    /// split evenly) the process owns.
+    pub(super) halvings: [u8; N],
+    pub(super) finest: [usize; N],
 }
 
 impl<const N: usize> Decomposition<N> {
@@ -137,7 +142,7 @@ impl<const N: usize> Decomposition<N> {
                 fix: "use fewer processes along that axis (give the grid explicitly) or a larger grid",
             });
         }
-        Ok(Decomposition { global, dims, periodic, staggered: [false; N] })
+        Ok(Decomposition { global, dims, periodic, staggered: [false; N], halvings: [0; N], finest: global })
     }
 
     /// The global shape.
@@ -247,6 +252,12 @@ impl<const N: usize> Decomposition<N> {
         if self.staggered[axis] {
             return refuse(format!("axis {axis} is staggered already"), "stagger the cells' decomposition");
         }
+        if self.halvings[axis] > 0 {
+            return refuse(
+                format!("axis {axis} is a coarsened grid's"),
+                "stagger the finest grid's decomposition, not a coarsened one",
+            );
+        }
         let Some(faces) = self.global[axis].checked_add(1) else {
             return refuse(format!("axis {axis} has usize::MAX cells"), "use a smaller grid");
         };
@@ -275,6 +286,9 @@ impl<const N: usize> Decomposition<N> {
     pub fn block(&self, rank: usize) -> [Range<usize>; N] {
         let coords = self.coords(rank);
         core::array::from_fn(|k| {
+            if self.halvings[k] > 0 {
+                return self.coarse_block(k, coords[k]);
+            }
             let cells = split(self.cells(k), self.dims[k], coords[k]);
             // The last face goes to the last process along a staggered axis.
             let last = self.staggered[k] && coords[k] + 1 == self.dims[k];
@@ -297,6 +311,10 @@ impl<const N: usize> Decomposition<N> {
     pub fn owner(&self, index: [usize; N]) -> usize {
         let coords = core::array::from_fn(|k| {
             assert!(index[k] < self.global[k], "index {index:?} is outside the global shape {:?}", self.global);
+            if self.halvings[k] > 0 {
+                // The blocks are consecutive and non-empty: the first that ends past the index.
+                return (0..self.dims[k]).find(|&c| self.coarse_block(k, c).end > index[k]).unwrap_or(self.dims[k] - 1);
+            }
             owner_along(self.cells(k), self.dims[k], index[k].min(self.cells(k) - 1))
         });
         self.rank_at(coords)
@@ -335,7 +353,7 @@ impl<const N: usize> Decomposition<N> {
 }
 
 /// Block `b` of `n` points split into `p` blocks, the first `n % p` one point longer.
-fn split(n: usize, p: usize, b: usize) -> Range<usize> {
+pub(super) fn split(n: usize, p: usize, b: usize) -> Range<usize> {
     let (q, r) = (n / p, n % p);
     let start = b * q + b.min(r);
     start..start + q + usize::from(b < r)

@@ -55,6 +55,7 @@ mod block;
 mod boundaries;
 #[cfg(feature = "hdf5")]
 mod checkpoint;
+mod coarsen;
 #[cfg(feature = "mpi")]
 mod collectives;
 mod decomposition;
