@@ -588,6 +588,8 @@ fn main() {
     checks += solve::check_solves::<f64, Cpu>(&Cpu, &world, 1e-10, true);
     checks += solve::check_solves::<f32, Cpu>(&Cpu, &world, 1e-5, true);
     checks += solve::check_solve_errors(&world, |text| same_everywhere(&world, text));
+    checks += solve::check_multigrid::<f64, Cpu>(&Cpu, &world, 1e-10, true);
+    checks += solve::check_multigrid::<f32, Cpu>(&Cpu, &world, 1e-5, true);
     check_failures_agree(&world);
     // Failures some processes meet and others not (issue 36, item 5), on host blocks.
     check_launch_failures_agree(&world);

@@ -163,7 +163,7 @@ impl<T: Pod + Equivalence, const N: usize, B: DistBackend> DistArray<T, N, B> {
                 });
             };
             // SAFETY: `local` is the block the plan was made for (row-major, of this shape for
-            // the array's life: `exchange_block` swaps in arrays of this shape and device only); `during` gets a shared view of the owned points, which the
+            // the array's life: `with_block` swaps in arrays of this shape and device only); `during` gets a shared view of the owned points, which the
             // exchange only reads, and nothing else can reach the halos meanwhile. A failure
             // with messages in flight leaks the staging below, as the exchange requires.
             let outcome =
@@ -176,7 +176,7 @@ impl<T: Pod + Equivalence, const N: usize, B: DistBackend> DistArray<T, N, B> {
             });
         };
         // SAFETY: the plan was made for this block, row-major and of this shape for the array's
-        // life (`local_mut` hands out views only, `exchange_block` swaps in arrays of this shape); `during` gets a shared view of the owned
+        // life (`local_mut` hands out views only, `with_block` swaps in arrays of this shape); `during` gets a shared view of the owned
         // points, which the plan only reads, and nothing else can reach the halos meanwhile.
         // A failure with messages in flight leaks the block below, as the plan requires.
         match unsafe { self.plan.exchange(&*self.comm, base.cast(), faces_only, || during(owned)) } {
@@ -190,22 +190,20 @@ impl<T: Pod + Equivalence, const N: usize, B: DistBackend> DistArray<T, N, B> {
         }
     }
 
-    /// Exchanges the halos of `block`, an array of this array's block shape on its device (a
-    /// solver's vector), as if it were this array's block: the two are swapped for the
-    /// exchange (no copy) and back. The outcome is this process's own, as for
-    /// [`DistArray::exchange`]; after a failure with messages in flight `block` is a fresh
-    /// zeroed one (the one MPI may still write into stays leaked).
+    /// Runs `f` on this array with `block` (an array of this array's block shape, halos
+    /// included, on its device: a solver's vector) as its block: the two are swapped for the
+    /// call (no copy) and back. After an exchange that failed with messages in flight `block`
+    /// is a fresh zeroed one (the one MPI may still write into stays leaked).
     ///
     /// # Errors
     ///
-    /// `Error::ShapeMismatch` when `block` differs from the block's shape (halos included);
-    /// `Error::DeviceMismatch`; as [`DistArray::try_exchange_halos`].
-    pub(crate) fn exchange_block(
+    /// `Error::ShapeMismatch` when `block` differs from the block's shape; `Error::DeviceMismatch`.
+    pub(crate) fn with_block<R>(
         &mut self,
         op: &'static str,
         block: &mut Array<T, N, B>,
-        faces_only: bool,
-    ) -> Result<()> {
+        f: impl FnOnce(&mut Self) -> R,
+    ) -> Result<R> {
         if block.shape() != self.local.shape() {
             return Err(Error::ShapeMismatch {
                 op,
@@ -218,9 +216,24 @@ impl<T: Pod + Equivalence, const N: usize, B: DistBackend> DistArray<T, N, B> {
         // Arrays own row-major memory of their shape: the plan and the staging, made for this
         // shape on this device, serve either.
         core::mem::swap(&mut self.local, block);
-        let outcome = self.exchange(op, faces_only, |_| ());
+        let outcome = f(self);
         core::mem::swap(&mut self.local, block);
-        outcome
+        Ok(outcome)
+    }
+
+    /// Exchanges the halos of `block` as if it were this array's block ([`DistArray::with_block`]).
+    /// The outcome is this process's own, as for [`DistArray::exchange`].
+    ///
+    /// # Errors
+    ///
+    /// As [`DistArray::with_block`] and [`DistArray::try_exchange_halos`].
+    pub(crate) fn exchange_block(
+        &mut self,
+        op: &'static str,
+        block: &mut Array<T, N, B>,
+        faces_only: bool,
+    ) -> Result<()> {
+        self.with_block(op, block, |a| a.exchange(op, faces_only, |_| ()))?
     }
 
     /// Leaks the host block MPI may still write into (a failed exchange with messages in

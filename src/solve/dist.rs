@@ -13,7 +13,7 @@ use super::processes::Processes;
 use super::variable_operator::VariableOperator;
 use super::vectors::{SolverBackend, SolverScalar};
 use crate::array::Array;
-use crate::dist::{DistArray, DistBackend};
+use crate::dist::{Decomposition, DistArray, DistBackend};
 use crate::element::{Numeric, Pod};
 use crate::error::{or_panic, Error, Result};
 use crate::kernel::{Cpu, ElementwiseKernels, StencilKernels};
@@ -48,6 +48,8 @@ pub struct DistOperator<T: Pod + Equivalence, const N: usize, A, B: DistBackend 
     local: A,
     shared: Arc<Shared<T, N, B>>,
     faces_only: bool,
+    /// The conditions on the whole grid, where the operator was built from them.
+    boundaries: Option<Boundaries<T, N>>,
 }
 
 /// What the operator and the solves on it share: the array whose exchange plan the operands
@@ -125,12 +127,18 @@ impl<T: Pod + Equivalence, const N: usize, A: LinearOperator<T, N, B>, B: DistBa
     /// `Error::ShapeMismatch` when `local`'s shape is not the block's; as
     /// [`DistArray::try_with_decomposition_in`] for the halo. The same error on every process.
     pub fn try_new(local: A, like: &DistArray<T, N, B>) -> Result<Self> {
-        Self::with_exchange("DistOperator::new", Ok(local), like, false)
+        Self::with_exchange("DistOperator::new", Ok(local), like, false, None)
     }
 
     /// The operator from a `local` built on each process (or its error), checked and agreed
     /// on; `faces_only` when `local` reads no edge or corner of the halo.
-    fn with_exchange(op: &'static str, local: Result<A>, like: &DistArray<T, N, B>, faces_only: bool) -> Result<Self> {
+    fn with_exchange(
+        op: &'static str,
+        local: Result<A>,
+        like: &DistArray<T, N, B>,
+        faces_only: bool,
+        boundaries: Option<Boundaries<T, N>>,
+    ) -> Result<Self> {
         let block = like.decomposition().block_shape(like.rank());
         let local = local.and_then(|local| match local.shape() == block {
             true => Ok(local),
@@ -144,12 +152,22 @@ impl<T: Pod + Equivalence, const N: usize, A: LinearOperator<T, N, B>, B: DistBa
             local.halo(),
         )?;
         let shared = Arc::new(Shared { exchange: Mutex::new(exchange), deferred: Mutex::new(None) });
-        Ok(DistOperator { local, shared, faces_only })
+        Ok(DistOperator { local, shared, faces_only, boundaries })
     }
 
     /// The operator on this process's block (for its diagonal, say).
     pub fn local(&self) -> &A {
         &self.local
+    }
+
+    /// The boundary conditions on the whole grid (`None` for an operator of your own).
+    pub fn boundaries(&self) -> Option<&Boundaries<T, N>> {
+        self.boundaries.as_ref()
+    }
+
+    /// The array whose split, processes and backend the operator's vectors share (locked).
+    pub(super) fn grid(&self) -> MutexGuard<'_, DistArray<T, N, B>> {
+        lock(&self.shared.exchange)
     }
 
     /// `y = A x` on this process's block, its outcome this process's own: `x`'s halos
@@ -237,9 +255,9 @@ impl<T: Numeric + Equivalence, const N: usize, B: DistBackend + StencilKernels>
         let faces_only = stencil.taps().iter().all(|(o, _)| o.iter().filter(|&&o| o != 0).count() <= 1);
         let local = check_global(OP, like, radius, &boundaries).and_then(|()| {
             let block = like.decomposition().block_shape(like.rank());
-            StencilOperator::try_new(stencil, block, local_boundaries(like, &boundaries))
+            StencilOperator::try_new(stencil, block, local_boundaries(like.decomposition(), like.rank(), &boundaries))
         });
-        Self::with_exchange(OP, local, like, faces_only)
+        Self::with_exchange(OP, local, like, faces_only, Some(boundaries))
     }
 }
 
@@ -302,9 +320,9 @@ impl<T: Numeric + Equivalence, const N: usize, B: DistBackend + StencilKernels +
         });
         let local = split.and_then(|()| check_global(OP, like, radius, &boundaries)).and_then(|()| {
             let blocks = coefficients.iter().map(|c| c.local().view().try_to_owned()).collect::<Result<Vec<_>>>()?;
-            VariableOperator::try_new(stencil, blocks, local_boundaries(like, &boundaries))
+            VariableOperator::try_new(stencil, blocks, local_boundaries(like.decomposition(), like.rank(), &boundaries))
         });
-        Self::with_exchange(OP, local, like, faces_only)
+        Self::with_exchange(OP, local, like, faces_only, Some(boundaries))
     }
 }
 
@@ -320,13 +338,13 @@ fn check_global<T: Numeric + Equivalence, const N: usize, B: DistBackend>(
     like.check_boundaries(op, radius, boundaries)
 }
 
-/// The conditions of this process's block: the grid's at its global edges, `Fixed` (left to
+/// The conditions of process `rank`'s block: the grid's at its global edges, `Fixed` (left to
 /// the exchange) between blocks and across periodic axes.
-fn local_boundaries<T: Numeric + Equivalence, const N: usize, B: DistBackend>(
-    like: &DistArray<T, N, B>,
+pub(super) fn local_boundaries<T: Copy, const N: usize>(
+    d: &Decomposition<N>,
+    rank: usize,
     boundaries: &Boundaries<T, N>,
 ) -> Boundaries<T, N> {
-    let (d, rank) = (like.decomposition(), like.rank());
     let mut local = *boundaries;
     for k in 0..N {
         for (side, step) in [(Side::Low, -1), (Side::High, 1)] {

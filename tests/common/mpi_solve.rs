@@ -344,3 +344,91 @@ pub fn check_solve_errors(comm: &impl Communicator, same_everywhere: impl Fn(&st
     expect(Cg::new().rtol(1e-12).max_iters(3).try_solve_dist(&a, &b, &mut x).unwrap_err(), "3 iterations");
     4
 }
+
+/// Multigrid-preconditioned CG over the processes (`Multigrid::for_dist`) against one process's
+/// on 2D Poisson with each smoother (red-black colours by global index), on a periodic
+/// channel, and (with `every_case`) the other smoothers and 3D: the same solution, about as
+/// many iterations, and few of them.
+pub fn check_multigrid<T: Real, B: SolveBackend>(
+    alloc: &impl Allocator<B>,
+    comm: &impl Communicator,
+    rtol: f64,
+    every_case: bool,
+) -> usize {
+    use cnda::solve::{Multigrid, MultigridOptions, Smoother};
+    use Boundary::{Periodic, Value};
+    let z = T::from_f64(0.0);
+    let laplacian = |h: f64, n: usize| {
+        let mut taps = vec![([0; 3], T::from_f64(2.0 * n as f64 / (h * h)))];
+        for k in 0..n {
+            for s in [-1, 1] {
+                let mut o = [0; 3];
+                o[k] = s;
+                taps.push((o, T::from_f64(-1.0 / (h * h))));
+            }
+        }
+        taps
+    };
+    let two = |taps: Vec<([isize; 3], T)>| DynStencil::<T, 2>::new(taps.into_iter().map(|(o, w)| ([o[0], o[1]], w)));
+    let mut checks = 0;
+    let mut run =
+        |what: &str, one: &StencilOperator<T, 2>, grid, sides: Boundaries<T, 2>, options: MultigridOptions| {
+            let b = filled::<T, 2, B>(alloc, comm, grid, rhs);
+            let dist = DistOperator::stencil(one.stencil().clone(), sides, &b);
+            let mut x = filled::<T, 2, B>(alloc, comm, grid, |_| 0.0);
+            let report =
+                Cg::new().rtol(rtol).preconditioner(Multigrid::for_dist(&dist, options)).solve_dist(&dist, &b, &mut x);
+            assert!(report.iterations <= 12, "{what}: {report:?}");
+            let mut x = filled::<T, 2, B>(alloc, comm, grid, |_| 0.0);
+            compare(
+                comm,
+                what,
+                one,
+                &dist,
+                &b,
+                &mut x,
+                |a, b, x| Cg::new().rtol(rtol).preconditioner(Multigrid::new_in(&Cpu, a, options)).solve(a, b, x),
+                |a, b, x| Cg::new().rtol(rtol).preconditioner(Multigrid::for_dist(a, options)).solve_dist(a, b, x),
+                rtol,
+            );
+            checks += 1;
+        };
+    let grid = ([63, 63], [1, 1], [false, false]);
+    let one = StencilOperator::new(two(laplacian(1.0 / 64.0, 2)), grid.0, [Value(z); 2]);
+    let smoothers: &[Smoother] = match every_case {
+        true => &[Smoother::DampedJacobi, Smoother::RedBlack, Smoother::Chebyshev],
+        false => &[Smoother::RedBlack],
+    };
+    for &smoother in smoothers {
+        let options = MultigridOptions { smoother, ..Default::default() };
+        run(&format!("MG-CG {smoother:?}"), &one, grid, Boundaries::from([Value(z); 2]), options);
+    }
+    // A channel: periodic along axis 0 (64 points), walls along axis 1; coarsening stops early.
+    let grid = ([64, 31], [1, 1], [true, false]);
+    let sides = Boundaries::from([Periodic, Value(z)]);
+    let one = StencilOperator::new(two(laplacian(1.0 / 32.0, 2)), grid.0, sides);
+    run("MG-CG on a channel", &one, grid, sides, MultigridOptions { coarsest: 16, ..Default::default() });
+    if !every_case {
+        return checks;
+    }
+    // 3D, red-black.
+    let grid = ([31, 31, 31], [1, 1, 1], [false; 3]);
+    let b = filled::<T, 3, B>(alloc, comm, grid, rhs);
+    let stencil = DynStencil::<T, 3>::new(laplacian(1.0 / 32.0, 3));
+    let options = MultigridOptions { smoother: Smoother::RedBlack, ..Default::default() };
+    let one = StencilOperator::new(stencil.clone(), grid.0, [Value(z); 3]);
+    let dist = DistOperator::stencil(stencil, [Value(z); 3], &b);
+    let mut x = filled::<T, 3, B>(alloc, comm, grid, |_| 0.0);
+    compare(
+        comm,
+        "MG-CG 3D",
+        &one,
+        &dist,
+        &b,
+        &mut x,
+        |a, b, x| Cg::new().rtol(rtol).preconditioner(Multigrid::new_in(&Cpu, a, options)).solve(a, b, x),
+        |a, b, x| Cg::new().rtol(rtol).preconditioner(Multigrid::for_dist(a, options)).solve_dist(a, b, x),
+        rtol,
+    );
+    checks + 1
+}

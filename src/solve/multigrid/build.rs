@@ -19,12 +19,12 @@ const OP: &str = "Multigrid::new";
 
 /// Whether every axis can halve: odd with at least 3 points between walls (`n → (n − 1) / 2`),
 /// even with at least 4 on a periodic axis (`n → n / 2`).
-fn halvable<const N: usize>(shape: [usize; N], periodic: [bool; N]) -> bool {
+pub(super) fn halvable<const N: usize>(shape: [usize; N], periodic: [bool; N]) -> bool {
     shape.iter().zip(periodic).all(|(&n, p)| if p { n >= 4 && n % 2 == 0 } else { n >= 3 && n % 2 == 1 })
 }
 
 /// The next coarser grid.
-fn coarser<const N: usize>(shape: [usize; N], periodic: [bool; N]) -> [usize; N] {
+pub(super) fn coarser<const N: usize>(shape: [usize; N], periodic: [bool; N]) -> [usize; N] {
     core::array::from_fn(|k| if periodic[k] { shape[k] / 2 } else { (shape[k] - 1) / 2 })
 }
 
@@ -35,7 +35,7 @@ fn coarser<const N: usize>(shape: [usize; N], periodic: [bool; N]) -> [usize; N]
 /// # Errors
 ///
 /// As [`Multigrid::try_new_in`].
-fn check<T: SolverScalar, const N: usize>(
+pub(super) fn check<T: SolverScalar, const N: usize>(
     shape: [usize; N],
     radius: [usize; N],
     boundaries: &Boundaries<T, N>,
@@ -101,7 +101,7 @@ impl<T: SolverScalar, const N: usize, B: SolverBackend + StencilKernels> Multigr
         let alloc = Array::<T, N, B>::try_zeros_in(alloc, [0; N])?.allocator();
         let finest = StencilOperator::try_new(op.stencil().clone(), shape, sides)?;
         let taps = constant_taps(&finest);
-        let mut levels = vec![Level::new(LevelOperator::Constant(finest), &taps, &alloc, options.smoother)?];
+        let mut levels = vec![Level::new(LevelOperator::Constant(finest), &taps, &alloc, options.smoother, None)?];
         let HostTaps::Constant(mut taps) = taps else { unreachable!("a stencil's taps are constant") };
         let mut shape = shape;
         while halvable(shape, periodic) && shape.iter().product::<usize>() > options.coarsest {
@@ -109,13 +109,13 @@ impl<T: SolverScalar, const N: usize, B: SolverBackend + StencilKernels> Multigr
             taps = galerkin::coarse_operator(&taps);
             let stencil = DynStencil::try_new(taps.iter().map(|&(o, w)| (o, T::from_f64(w))))?;
             let op = LevelOperator::Constant(StencilOperator::try_new(stencil, shape, sides)?);
-            levels.push(Level::new(op, &HostTaps::Constant(taps.clone()), &alloc, options.smoother)?);
+            levels.push(Level::new(op, &HostTaps::Constant(taps.clone()), &alloc, options.smoother, None)?);
         }
         Self::from_levels(levels, options)
     }
 
     /// The hierarchy of `levels`, with the grid transfers.
-    fn from_levels(levels: Vec<Level<T, N, B>>, options: MultigridOptions) -> Result<Self> {
+    pub(super) fn from_levels(levels: Vec<Level<T, N, B>>, options: MultigridOptions) -> Result<Self> {
         let to_t =
             |taps: Vec<([isize; N], f64)>| DynStencil::try_new(taps.into_iter().map(|(o, w)| (o, T::from_f64(w))));
         Ok(Multigrid {
@@ -123,6 +123,7 @@ impl<T: SolverScalar, const N: usize, B: SolverBackend + StencilKernels> Multigr
             options,
             restriction: to_t(galerkin::restriction())?,
             prolongation: to_t(galerkin::prolongation())?,
+            gathered: None,
         })
     }
 }
@@ -182,7 +183,7 @@ where
         let fields = op.coefficients().iter().map(|f| f.try_to_owned()).collect::<Result<Vec<_>>>()?;
         let finest = LevelOperator::Variable(VariableOperator::try_new(op.stencil().clone(), fields, sides)?);
         let mut taps = finest.host_taps()?;
-        let mut levels = vec![Level::new(finest, &taps, &alloc, options.smoother)?];
+        let mut levels = vec![Level::new(finest, &taps, &alloc, options.smoother, None)?];
         let (mut shape, mut halo) = (shape, radius);
         while halvable(shape, periodic) && shape.iter().product::<usize>() > options.coarsest {
             let coarse_shape = coarser(shape, periodic);
@@ -195,7 +196,7 @@ where
             let op = LevelOperator::Variable(VariableOperator::try_new(stencil, on_backend, sides)?);
             taps = HostTaps::Variable { offsets, fields };
             shape = coarse_shape;
-            levels.push(Level::new(op, &taps, &alloc, options.smoother)?);
+            levels.push(Level::new(op, &taps, &alloc, options.smoother, None)?);
         }
         Self::from_levels(levels, options)
     }

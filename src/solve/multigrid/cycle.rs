@@ -1,13 +1,13 @@
 //! The cycles between the levels (V, W and F), full multigrid, and the coarsest level's solve.
 
 use super::level::Level;
-use super::{CycleKind, Multigrid};
+use super::{CycleKind, Gathered, Multigrid};
 use crate::array::Array;
 use crate::error::{Error, Result};
 use crate::kernel::tokens::{ScalarRight, Sub};
 use crate::kernel::StencilKernels;
 use crate::solve::vectors::{SolverBackend, SolverScalar};
-use crate::solve::Cg;
+use crate::solve::{Cg, SolveOptions};
 use crate::stencil::{Boundary, Side};
 
 impl<T: SolverScalar, const N: usize, B: SolverBackend + StencilKernels> Multigrid<T, N, B> {
@@ -22,7 +22,7 @@ impl<T: SolverScalar, const N: usize, B: SolverBackend + StencilKernels> Multigr
         let o = self.options;
         let (fine, coarser) = levels.split_first_mut().expect("a cycle runs on at least one level");
         let Some(coarse) = coarser.first_mut() else {
-            return coarsest_solve(fine);
+            return self.coarsest_solve(fine);
         };
         fine.smooth(o.pre, false)?;
         fine.residual()?;
@@ -55,7 +55,7 @@ impl<T: SolverScalar, const N: usize, B: SolverBackend + StencilKernels> Multigr
             fine.space.copy(&mut fine.r, &fine.b)?;
             fine.restrict_to(&mut coarser[0], &self.restriction)?;
         }
-        coarsest_solve(levels.last_mut().expect("a hierarchy has a level"))?;
+        self.coarsest_solve(levels.last_mut().expect("a hierarchy has a level"))?;
         for l in (0..levels.len() - 1).rev() {
             let (fine, coarser) = levels[l..].split_first_mut().expect("l is below the last level");
             fine.x.try_fill(T::ZERO)?;
@@ -65,6 +65,63 @@ impl<T: SolverScalar, const N: usize, B: SolverBackend + StencilKernels> Multigr
             }
         }
         Ok(())
+    }
+}
+
+impl<T: SolverScalar, const N: usize, B: SolverBackend + StencilKernels> Multigrid<T, N, B> {
+    /// `A x = b` on the coarsest level: by CG on one process; a distributed level's blocks
+    /// gathered on process 0, solved there (by the gathered grid's own multigrid where it
+    /// coarsens, else CG) and the solution scattered back.
+    ///
+    /// # Errors
+    ///
+    /// The kernels' and the collectives' errors.
+    fn coarsest_solve(&self, level: &mut Level<T, N, B>) -> Result<()> {
+        let Some(exchange) = &mut level.exchange else {
+            return coarsest_solve(level);
+        };
+        level.passes += 1;
+        let b = exchange.gather(&mut level.b)?;
+        let solved = match (&self.gathered, b) {
+            (Some(gathered), Some(b)) => gathered.solve(b).map(Some),
+            _ => Ok(None),
+        };
+        // Process 0 scatters even when its solve failed (an absent array: every process fails
+        // the scatter alike), then returns its own error.
+        let scattered = exchange.scatter(&mut level.x, solved.as_ref().ok().and_then(Option::as_ref));
+        solved?;
+        scattered
+    }
+}
+
+impl<T: SolverScalar, const N: usize> Gathered<T, N> {
+    /// The gathered coarsest grid's `A x = b` on the host: by its multigrid where it has one,
+    /// else CG, to rounding (its last iterate when the iterations run out); the consistent part
+    /// when every axis is periodic.
+    ///
+    /// # Errors
+    ///
+    /// The kernels' errors; `Error::Alloc`.
+    fn solve(&self, mut b: Array<T, N>) -> Result<Array<T, N>> {
+        let count = b.len();
+        let singular = (0..N).all(|k| matches!(self.op.boundaries().at(k, Side::Low), Boundary::Periodic));
+        if singular {
+            remove_mean(&mut b, count)?;
+        }
+        let mut x = Array::try_zeros_in(&crate::kernel::Cpu, b.shape())?;
+        let rtol = if core::mem::size_of::<T>() == 4 { 1e-6 } else { 1e-12 };
+        let outcome = match &self.multigrid {
+            Some(mg) => mg.try_solve(&self.op, &b, &mut x, SolveOptions::default().rtol(rtol).max_iters(100)).map(drop),
+            None => Cg::new().rtol(rtol).max_iters(2 * count).try_solve(&self.op, &b, &mut x).map(drop),
+        };
+        match outcome {
+            Ok(()) | Err(Error::NotConverged { .. }) => {}
+            Err(e) => return Err(e),
+        }
+        if singular {
+            remove_mean(&mut x, count)?;
+        }
+        Ok(x)
     }
 }
 

@@ -5,13 +5,68 @@
 use super::operator::{HostTaps, InverseDiagonal, LevelOperator};
 use super::smoother::{LevelSmoother, Smoother};
 use crate::array::Array;
+use crate::element::Pod;
 use crate::error::Result;
 use crate::kernel::tokens::Second;
-use crate::kernel::{Desc, StencilKernels};
+use crate::kernel::{Backend, Desc, StencilKernels};
 use crate::ops::elementwise::update;
 use crate::ops::fill_copy::fill;
 use crate::solve::vectors::{SolverBackend, SolverScalar, Space};
 use crate::stencil::{try_fill_boundaries, Boundary, DynStencil, Side};
+
+/// The processes a distributed level's grid is split over ([`Multigrid::for_dist`](super::Multigrid::for_dist)):
+/// the level's vectors are each process's block, padded as one process's vectors are, and its
+/// halos between blocks (and across periodic axes) come from the neighbours.
+pub(crate) trait LevelExchange<T: Pod, const N: usize, B: Backend> {
+    /// Fills `v`'s halos between blocks from the neighbours. Collective, with the same outcome
+    /// on every process where blocks live on a device.
+    fn exchange(&mut self, v: &mut Array<T, N, B>) -> Result<()>;
+
+    /// `v`'s owned points gathered on process 0 (`None` elsewhere). Collective.
+    fn gather(&mut self, v: &mut Array<T, N, B>) -> Result<Option<Array<T, N>>>;
+
+    /// `v`'s owned points set from `global`, which process 0 gives. Collective.
+    fn scatter(&mut self, v: &mut Array<T, N, B>, global: Option<&Array<T, N>>) -> Result<()>;
+
+    /// The global index of this process's first owned point.
+    fn origin(&self) -> [usize; N];
+
+    /// Which axes wrap around the whole grid (the blocks' own conditions leave them to the
+    /// exchange).
+    fn periodic(&self) -> [bool; N];
+}
+
+/// A level's exchange where it has one (distributed levels), then its boundary conditions:
+/// `v`'s halo filled.
+///
+/// # Errors
+///
+/// The exchange's and the copy kernels' errors.
+pub(super) fn fill_halos<T: SolverScalar, const N: usize, B: SolverBackend>(
+    exchange: &mut Option<Box<dyn LevelExchange<T, N, B>>>,
+    v: &mut Array<T, N, B>,
+    halo: [usize; N],
+    boundaries: crate::stencil::Boundaries<T, N>,
+) -> Result<()> {
+    exchange_halos(exchange, v)?;
+    try_fill_boundaries(v, halo, boundaries)
+}
+
+/// `v`'s halos between blocks exchanged on a distributed level (nothing on one process): before
+/// an operator that fills its own boundaries.
+///
+/// # Errors
+///
+/// The exchange's.
+pub(super) fn exchange_halos<T: SolverScalar, const N: usize, B: SolverBackend>(
+    exchange: &mut Option<Box<dyn LevelExchange<T, N, B>>>,
+    v: &mut Array<T, N, B>,
+) -> Result<()> {
+    match exchange {
+        Some(exchange) => exchange.exchange(v),
+        None => Ok(()),
+    }
+}
 
 /// A level: `A x = b` on its grid, with the residual `r` and a scratch vector.
 pub(super) struct Level<T: SolverScalar, const N: usize, B: SolverBackend> {
@@ -27,6 +82,12 @@ pub(super) struct Level<T: SolverScalar, const N: usize, B: SolverBackend> {
     /// Stencil passes over this level so far (smoothing, residuals, transfers, coarse solves):
     /// the hierarchy's work count.
     pub(super) passes: usize,
+    /// The processes the level is split over (`None` on one process).
+    pub(super) exchange: Option<Box<dyn LevelExchange<T, N, B>>>,
+    /// The global index of the first point of the level's vectors' interior (zero on one process).
+    pub(super) origin: [usize; N],
+    /// Which axes wrap around the whole grid.
+    periodic: [bool; N],
 }
 
 impl<T: SolverScalar, const N: usize, B: SolverBackend + StencilKernels> Level<T, N, B> {
@@ -40,12 +101,20 @@ impl<T: SolverScalar, const N: usize, B: SolverBackend + StencilKernels> Level<T
         taps: &HostTaps<N>,
         alloc: &B::Alloc,
         smoother: Smoother,
+        exchange: Option<Box<dyn LevelExchange<T, N, B>>>,
     ) -> Result<Self> {
         let space = Space::for_shape("multigrid", op.shape(), op.halo(), alloc.clone())?;
         let (x, b, r, scratch) = (space.vector()?, space.vector()?, space.vector()?, space.vector()?);
         let inverse_diagonal = op.inverse_diagonal(taps, &space)?;
-        let smoother = LevelSmoother::new(smoother, taps, &inverse_diagonal, &space)?;
-        Ok(Level { op, space, x, b, r, scratch, inverse_diagonal, smoother, passes: 0 })
+        let origin = exchange.as_ref().map_or([0; N], |e| e.origin());
+        let periodic = match &exchange {
+            Some(e) => e.periodic(),
+            None => core::array::from_fn(|k| matches!(op.boundaries().at(k, Side::Low), Boundary::Periodic)),
+        };
+        // Red-black colours by the global index's parity.
+        let parity = origin.iter().sum::<usize>() % 2;
+        let smoother = LevelSmoother::new(smoother, taps, &inverse_diagonal, &space, parity)?;
+        Ok(Level { op, space, x, b, r, scratch, inverse_diagonal, smoother, passes: 0, exchange, origin, periodic })
     }
 
     /// `r = b − A x`.
@@ -55,30 +124,41 @@ impl<T: SolverScalar, const N: usize, B: SolverBackend + StencilKernels> Level<T
     /// The kernels' errors.
     pub(super) fn residual(&mut self) -> Result<()> {
         self.passes += 1;
+        exchange_halos(&mut self.exchange, &mut self.x)?;
         self.op.try_apply(&mut self.x, &mut self.r)?;
         self.space.xpby(&mut self.r, &self.b, -1.0)
     }
 
-    /// Where each axis's first coincident point lies: `2 I + 1` coincides with coarse point `I`
+    /// Where each axis's first coincident point lies in the interior, for a coarse level whose
+    /// first point is global point `coarse_origin`: `2 I + 1` coincides with coarse point `I`
     /// between zero walls, `2 I` on a periodic axis (whose first point is its own image).
-    fn starts(&self) -> [usize; N] {
-        core::array::from_fn(|k| usize::from(!matches!(self.op.boundaries().at(k, Side::Low), Boundary::Periodic)))
+    fn starts(&self, coarse_origin: [usize; N]) -> [usize; N] {
+        core::array::from_fn(|k| {
+            let first = 2 * coarse_origin[k] + usize::from(!self.periodic[k]);
+            // A process's coarse points are those whose images it owns: `first >= origin`.
+            first.wrapping_sub(self.origin[k])
+        })
     }
 
-    /// The points of this level that coincide with coarse points, as a descriptor of `v` with the
-    /// coarse shape.
-    fn coincident(&self, v: Desc<B, T, N>, coarse: [usize; N]) -> Result<Desc<B, T, N>> {
+    /// The points of this level that coincide with the points of `coarse` (a level of `shape`
+    /// from `origin` on), as a descriptor of `v` with the coarse shape.
+    fn coincident(&self, v: Desc<B, T, N>, (coarse, origin): ([usize; N], [usize; N])) -> Result<Desc<B, T, N>> {
         let inner = self.space.interior(v)?;
-        let (fine, starts) = (self.space.shape(), self.starts());
-        if (0..N).any(|k| coarse[k].checked_mul(2).and_then(|c| c.checked_add(starts[k])) != Some(fine[k])) {
+        let (fine, starts) = (self.space.shape(), self.starts(origin));
+        // Points `s, s + 2, ..., s + 2 (coarse − 1)` of each axis must lie inside the fine
+        // interior.
+        let fits = |k: usize| {
+            coarse[k] == 0
+                || coarse[k].checked_sub(1).and_then(|c| c.checked_mul(2)?.checked_add(starts[k])) < Some(fine[k])
+        };
+        if !(0..N).all(fits) {
             return Err(crate::Error::ShapeMismatch {
                 op: "multigrid (grid transfer)",
-                expected: core::array::from_fn::<usize, N, _>(|k| fine[k].saturating_sub(starts[k]) / 2).to_vec(),
+                expected: core::array::from_fn::<usize, N, _>(|k| fine[k].saturating_sub(starts[k]).div_ceil(2))
+                    .to_vec(),
                 got: coarse.to_vec(),
             });
         }
-        // Points `s, s + 2, ..., s + 2 (coarse − 1)` of each axis (`s` 0 or 1) lie inside the
-        // checked fine interior: `s + 2 coarse = fine`.
         Ok(lattice(inner, starts, coarse))
     }
 
@@ -89,9 +169,9 @@ impl<T: SolverScalar, const N: usize, B: SolverBackend + StencilKernels> Level<T
     /// The kernels' errors.
     pub(super) fn restrict_to(&mut self, coarse: &mut Self, weighting: &DynStencil<T, N>) -> Result<()> {
         self.passes += 1;
-        try_fill_boundaries(&mut self.r, self.space.halo(), *self.op.boundaries())?;
+        fill_halos(&mut self.exchange, &mut self.r, self.space.halo(), *self.op.boundaries())?;
         weighting.try_apply(&self.r, &mut self.scratch)?;
-        let from = self.coincident(self.scratch.desc(), coarse.space.shape())?;
+        let from = self.coincident(self.scratch.desc(), (coarse.space.shape(), coarse.origin))?;
         let to = coarse.space.interior(coarse.b.desc_mut())?;
         // SAFETY: `to` is the coarse level's right-hand side (uniquely borrowed), `from` points of
         // this level's scratch vector (another array), both of the coarse shape.
@@ -108,13 +188,13 @@ impl<T: SolverScalar, const N: usize, B: SolverBackend + StencilKernels> Level<T
         self.passes += 1;
         self.scratch.try_fill(T::ZERO)?;
         let scratch = self.scratch.desc_mut();
-        let to = self.coincident(scratch, coarse.space.shape())?;
+        let to = self.coincident(scratch, (coarse.space.shape(), coarse.origin))?;
         let from = coarse.space.interior(coarse.x.desc())?;
         // SAFETY: `to` addresses distinct points of this level's scratch vector (uniquely
         // borrowed), `from` the coarse iterate (another array), both of the coarse shape.
         unsafe { update(Second, to, from) }?;
         // Periodic axes interpolate across the wrap from the scattered values' images.
-        try_fill_boundaries(&mut self.scratch, self.space.halo(), *self.op.boundaries())?;
+        fill_halos(&mut self.exchange, &mut self.scratch, self.space.halo(), *self.op.boundaries())?;
         interpolation.try_apply(&self.scratch, &mut self.r)?;
         self.space.axpy(&mut self.x, 1.0, &self.r)
     }

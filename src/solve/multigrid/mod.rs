@@ -10,6 +10,8 @@
 
 mod build;
 mod cycle;
+#[cfg(feature = "mpi")]
+mod dist;
 mod galerkin;
 mod level;
 mod operator;
@@ -113,6 +115,16 @@ pub struct Multigrid<T: SolverScalar, const N: usize, B: SolverBackend = Cpu> {
     options: MultigridOptions,
     restriction: DynStencil<T, N>,
     prolongation: DynStencil<T, N>,
+    /// A distributed hierarchy's coarsest level solved whole on process 0 (`None` elsewhere
+    /// and on one process).
+    gathered: Option<Box<Gathered<T, N>>>,
+}
+
+/// The operator of a distributed hierarchy's coarsest grid, whole, on process 0 (its blocks
+/// gathered there), and its own hierarchy where the grid coarsens further.
+struct Gathered<T: SolverScalar, const N: usize> {
+    op: StencilOperator<T, N>,
+    multigrid: Option<Multigrid<T, N>>,
 }
 
 impl<T: SolverScalar, const N: usize, B: SolverBackend + StencilKernels> core::fmt::Debug for Multigrid<T, N, B> {

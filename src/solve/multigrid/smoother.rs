@@ -1,13 +1,13 @@
 //! The smoothers: which one a hierarchy uses ([`Smoother`]), what each level keeps for it, and
 //! the sweeps.
 
-use super::level::{checkerboard, Level};
+use super::level::{checkerboard, exchange_halos, fill_halos, Level};
 use super::operator::{HostTaps, InverseDiagonal};
 use crate::array::Array;
 use crate::error::{Error, Result};
 use crate::kernel::StencilKernels;
 use crate::solve::vectors::{SolverBackend, SolverScalar, Space};
-use crate::stencil::{try_fill_boundaries, DynStencil};
+use crate::stencil::DynStencil;
 
 /// How each level smooths.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -76,10 +76,13 @@ impl<T: SolverScalar, const N: usize, B: SolverBackend> LevelSmoother<T, N, B> {
         taps: &HostTaps<N>,
         inverse: &InverseDiagonal<T, N, B>,
         space: &Space<T, N, B>,
+        parity: usize,
     ) -> Result<Self> {
         Ok(match smoother {
             Smoother::RedBlack => {
-                let mut colours = [checkerboard(space, 0)?, checkerboard(space, 1)?];
+                // Colour `c`: the points whose global index sum has parity `c`; the interior's first
+                // point has parity `parity`.
+                let mut colours = [checkerboard(space, parity)?, checkerboard(space, 1 - parity)?];
                 for colour in &mut colours {
                     inverse.apply(space, colour, 1.0)?;
                 }
@@ -239,7 +242,7 @@ impl<T: SolverScalar, const N: usize, B: SolverBackend + StencilKernels> Level<T
                 for _ in 0..sweeps {
                     // `x`'s halo is refilled before every sweep (the transfers may write the
                     // scratch vector's halo ring).
-                    try_fill_boundaries(&mut self.x, self.space.halo(), *self.op.boundaries())?;
+                    fill_halos(&mut self.exchange, &mut self.x, self.space.halo(), *self.op.boundaries())?;
                     sweep.try_apply(&self.x, &mut self.scratch)?;
                     self.space.axpy(&mut self.scratch, omega * inverse, &self.b)?;
                     core::mem::swap(&mut self.x, &mut self.scratch);
@@ -247,6 +250,7 @@ impl<T: SolverScalar, const N: usize, B: SolverBackend + StencilKernels> Level<T
             }
             &LevelSmoother::Jacobi { omega } => {
                 for _ in 0..sweeps {
+                    exchange_halos(&mut self.exchange, &mut self.x)?;
                     self.op.try_apply(&mut self.x, &mut self.r)?;
                     self.space.xpby(&mut self.r, &self.b, -1.0)?;
                     self.inverse_diagonal.apply(&self.space, &mut self.r, 1.0)?;
@@ -257,6 +261,7 @@ impl<T: SolverScalar, const N: usize, B: SolverBackend + StencilKernels> Level<T
                 let order = if reverse { [1, 0] } else { [0, 1] };
                 for _ in 0..sweeps {
                     for c in order {
+                        exchange_halos(&mut self.exchange, &mut self.x)?;
                         self.op.try_apply(&mut self.x, &mut self.r)?;
                         self.space.xpby(&mut self.r, &self.b, -1.0)?;
                         self.space.multiply(&mut self.r, &colours[c])?;
@@ -270,12 +275,14 @@ impl<T: SolverScalar, const N: usize, B: SolverBackend + StencilKernels> Level<T
                 let (theta, delta) = ((high + low) / 2.0, (high - low) / 2.0);
                 let sigma = theta / delta;
                 let mut rho = 1.0 / sigma;
+                exchange_halos(&mut self.exchange, &mut self.x)?;
                 self.op.try_apply(&mut self.x, &mut self.r)?;
                 self.space.xpby(&mut self.r, &self.b, -1.0)?;
                 self.space.copy(&mut self.scratch, &self.r)?;
                 self.inverse_diagonal.apply(&self.space, &mut self.scratch, 1.0 / theta)?;
                 self.space.axpy(&mut self.x, 1.0, &self.scratch)?;
                 for _ in 1..sweeps {
+                    exchange_halos(&mut self.exchange, &mut self.x)?;
                     self.op.try_apply(&mut self.x, &mut self.r)?;
                     self.space.xpby(&mut self.r, &self.b, -1.0)?;
                     let next = 1.0 / (2.0 * sigma - rho);

@@ -1,0 +1,163 @@
+//! Multigrid over a distributed grid ([`Multigrid::for_dist`]): every level split over the
+//! processes as [`Decomposition::coarsened`] splits it (each coarse point on the process owning
+//! its fine image, so the grid transfers need only halo exchanges), down to where a process
+//! would own nothing or the grid is small; that level is gathered on process 0, solved there
+//! whole (by its own hierarchy where it coarsens further) and scattered back.
+
+use mpi::datatype::Equivalence;
+
+use super::build::{check, coarser, halvable};
+use super::level::{Level, LevelExchange};
+use super::operator::{constant_taps, HostTaps, LevelOperator};
+use super::{galerkin, Gathered, Multigrid, MultigridOptions};
+use crate::array::Array;
+use crate::dist::{DistArray, DistBackend};
+use crate::error::{or_panic, Error, Result};
+use crate::kernel::{Cpu, StencilKernels};
+use crate::solve::dist::local_boundaries;
+use crate::solve::operator::StencilOperator;
+use crate::solve::vectors::{SolverBackend, SolverScalar};
+use crate::solve::DistOperator;
+use crate::stencil::DynStencil;
+
+const OP: &str = "Multigrid::for_dist";
+
+impl<T, const N: usize, B> LevelExchange<T, N, B> for DistArray<T, N, B>
+where
+    T: SolverScalar + Equivalence,
+    B: SolverBackend + DistBackend,
+{
+    fn exchange(&mut self, v: &mut Array<T, N, B>) -> Result<()> {
+        let outcome = self.exchange_block("multigrid (halo exchange)", v, false);
+        self.agree_on_device("multigrid (halo exchange)", outcome)
+    }
+
+    fn gather(&mut self, v: &mut Array<T, N, B>) -> Result<Option<Array<T, N>>> {
+        self.with_block("multigrid (coarsest gather)", v, |a| a.try_gather(0))?
+    }
+
+    fn scatter(&mut self, v: &mut Array<T, N, B>, global: Option<&Array<T, N>>) -> Result<()> {
+        self.with_block("multigrid (coarsest scatter)", v, |a| a.try_scatter(0, global))?
+    }
+
+    fn origin(&self) -> [usize; N] {
+        self.decomposition().block(self.rank()).map(|r| r.start)
+    }
+
+    fn periodic(&self) -> [bool; N] {
+        self.decomposition().periodic()
+    }
+}
+
+impl<T, const N: usize, B> Multigrid<T, N, B>
+where
+    T: SolverScalar + Equivalence + 'static,
+    B: SolverBackend + DistBackend + StencilKernels + 'static,
+{
+    /// The hierarchy of a stencil operator on a distributed grid (built by
+    /// [`DistOperator::stencil`]): Galerkin coarse operators as [`Multigrid::new_in`] builds
+    /// them, each level split over the processes as [`Decomposition::coarsened`](crate::dist::Decomposition::coarsened)
+    /// splits it, its vectors on the blocks' backend. Coarsening goes on while a process keeps
+    /// a point and the grid has more than `options.coarsest` points; that level is gathered on
+    /// process 0 and solved there. As the preconditioner of a Krylov method's `solve_dist`, one
+    /// cycle per application (its smoothing and transfers exchange halos; red-black colours by
+    /// global index). Collective.
+    ///
+    /// ```no_run
+    /// use cnda::dist::DistArray;
+    /// use cnda::solve::{Cg, DistOperator, Multigrid, MultigridOptions};
+    /// use cnda::stencil::{Boundary, LinearStencil};
+    /// let universe = mpi::initialize().unwrap();
+    /// let (n, h) = (255, 1.0 / 256.0);
+    /// let mut b = DistArray::<f64, 3>::new(&universe.world(), [n; 3], [1; 3], [false; 3]);
+    /// b.fill_owned_with(|_| 1.0);
+    /// let a = DistOperator::stencil(LinearStencil::laplacian_7pt(h), [Boundary::Value(0.0); 3], &b);
+    /// let mg = Multigrid::for_dist(&a, MultigridOptions::default());
+    /// let mut x = DistArray::new(&universe.world(), [n; 3], [1; 3], [false; 3]);
+    /// let report = Cg::new().rtol(1e-8).preconditioner(mg).solve_dist(&a, &b, &mut x);
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// As [`Multigrid::try_for_dist`] errs.
+    #[track_caller]
+    pub fn for_dist(a: &DistOperator<T, N, StencilOperator<T, N>, B>, options: MultigridOptions) -> Self {
+        or_panic(Self::try_for_dist(a, options))
+    }
+
+    /// [`Multigrid::for_dist`], returning errors, the same on every process.
+    ///
+    /// # Errors
+    ///
+    /// `Error::Parameter` for an operator not built by [`DistOperator::stencil`], or as
+    /// [`Multigrid::try_new_in`] refuses its grid and boundaries; `Error::Alloc`.
+    pub fn try_for_dist(a: &DistOperator<T, N, StencilOperator<T, N>, B>, options: MultigridOptions) -> Result<Self> {
+        let Some(boundaries) = a.boundaries() else {
+            return Err(Error::Parameter {
+                op: OP,
+                reason: "the operator was not built from a stencil and its conditions on the whole grid".into(),
+                fix: "build it with DistOperator::stencil",
+            });
+        };
+        let grid = a.grid();
+        let (rank, alloc) = (grid.rank(), grid.allocator());
+        let mut decomposition = *grid.decomposition();
+        let mut shape = decomposition.global_shape();
+        let stencil = a.local().stencil();
+        let (periodic, sides) = check(shape, stencil.radius(), boundaries)?;
+        let HostTaps::Constant(mut taps) = constant_taps(a.local()) else {
+            unreachable!("a stencil's taps are constant")
+        };
+        let mut levels = Vec::new();
+        loop {
+            let weights = DynStencil::try_new(taps.iter().map(|&(o, w)| (o, T::from_f64(w))))?;
+            let halo = weights.radius();
+            let exchange = DistArray::try_with_decomposition_in(&alloc, grid.communicator(), decomposition, halo)?;
+            let level = StencilOperator::try_new(
+                weights.clone(),
+                decomposition.block_shape(rank),
+                local_boundaries(&decomposition, rank, &sides),
+            )
+            .and_then(|op| {
+                let taps = HostTaps::Constant(taps.clone());
+                Level::new(LevelOperator::Constant(op), &taps, &alloc, options.smoother, Some(Box::new(exchange)))
+            });
+            levels.push(grid.agree(OP, level)?);
+            let next = match halvable(shape, periodic) && shape.iter().product::<usize>() > options.coarsest {
+                true => decomposition.try_coarsened().ok(),
+                false => None,
+            };
+            let Some(coarse) = next else {
+                // The coarsest distributed level, whole on process 0.
+                let gathered = match rank {
+                    0 => gathered(weights, shape, sides, options).map(|g| Some(Box::new(g))),
+                    _ => Ok(None),
+                };
+                let gathered = grid.agree(OP, gathered)?;
+                let mut multigrid = Self::from_levels(levels, options)?;
+                multigrid.gathered = gathered;
+                return Ok(multigrid);
+            };
+            decomposition = coarse;
+            shape = coarser(shape, periodic);
+            taps = galerkin::coarse_operator(&taps);
+        }
+    }
+}
+
+/// The gathered coarsest grid's operator and, where the grid coarsens further, its own
+/// hierarchy on the host.
+///
+/// # Errors
+///
+/// As [`StencilOperator::try_new`].
+fn gathered<T: SolverScalar, const N: usize>(
+    weights: DynStencil<T, N>,
+    shape: [usize; N],
+    sides: crate::stencil::Boundaries<T, N>,
+    options: MultigridOptions,
+) -> Result<Gathered<T, N>> {
+    let op = StencilOperator::try_new(weights, shape, sides)?;
+    let multigrid = Multigrid::<T, N, Cpu>::try_new_in(&Cpu, &op, options).ok();
+    Ok(Gathered { op, multigrid })
+}
