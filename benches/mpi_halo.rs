@@ -1,16 +1,18 @@
 //! The cost of a halo exchange and what overlapping it with the sweep gains, under
 //! `mpirun -n 2` (or more): a plain binary, since every process must time the same calls in the
-//! same order. Prints medians from rank 0.
+//! same order. Prints medians from rank 0. Last, a distributed linear solve: benches/solve.rs's 3D
+//! Poisson problem by multigrid-preconditioned CG over the processes.
 //!
 //! `cargo bench --features mpi --bench mpi_halo --no-run`, then
 //! `mpirun -n 2 target/release/deps/mpi_halo-<hash>` (`--quick`: small grids and few runs, what
-//! scripts/test runs to keep the bench working).
+//! scripts/test runs to keep the bench working; `--solve`: the solve alone).
 
 use std::time::Instant;
 
 use cnda::dist::{Decomposition, DistArray, DistDoubleBuffer, DistState, StencilApplyDist};
 use cnda::prelude::*;
-use cnda::stencil::LinearStencil;
+use cnda::solve::{Cg, DistOperator, Multigrid, MultigridOptions, Smoother};
+use cnda::stencil::{Boundary, LinearStencil};
 use mpi::point_to_point::send_receive_into;
 use mpi::traits::{Communicator, CommunicatorCollectives, Destination, Source};
 
@@ -44,6 +46,9 @@ fn main() {
     let world = universe.world();
     let root = world.rank() == 0;
     let quick = std::env::args().any(|a| a == "--quick");
+    if std::env::args().any(|a| a == "--solve") {
+        return poisson_3d(&world, quick); // the solve alone
+    }
     let (sizes, runs_small, runs_big): (&[usize], usize, usize) =
         if quick { (&[64, 256], 20, 5) } else { (&[64, 256, 1024, 4096, 16384], 400, 50) };
     if root {
@@ -241,6 +246,40 @@ fn main() {
         let packed = median_us(&world, runs, || packed_exchange(&mut u));
         if root {
             println!("| {n} x {n} | {} | {derived:.1} us | {packed:.1} us | {:.2} |", n * 8, packed / derived);
+        }
+    }
+    poisson_3d(&world, quick);
+}
+
+/// benches/solve.rs's 3D Poisson problem (7 points, zero walls, its right-hand side) solved to a
+/// relative residual of 1e-8 by CG with one multigrid V(2,2) cycle per iteration, every level
+/// split over the processes; the hierarchy built once, outside the timing.
+fn poisson_3d(world: &impl Communicator, quick: bool) {
+    let root = world.rank() == 0;
+    if root {
+        println!("\n3D Poisson to 1e-8, MG-CG over {} processes (hierarchy built once)", world.size());
+        println!("| n^3 | smoother | iterations | solve (median) | unknowns per second |");
+        println!("|---|---|---:|---:|---:|");
+    }
+    let (sizes, runs): (&[usize], usize) = if quick { (&[31], 1) } else { (&[127, 255], 3) };
+    for &n in sizes {
+        let h = 1.0 / (n + 1) as f64;
+        let mut b = DistArray::<f64, 3>::new(world, [n; 3], [1; 3], [false; 3]);
+        b.fill_owned_with(|[i, j, k]| ((i * 7 + j * 3 + k * 5) % 11) as f64 - 5.0);
+        let a = DistOperator::stencil(LinearStencil::laplacian_7pt(h), [Boundary::Value(0.0); 3], &b);
+        for smoother in [Smoother::DampedJacobi, Smoother::RedBlack] {
+            let options = MultigridOptions { smoother, ..Default::default() };
+            let cg = Cg::new().rtol(1e-8).preconditioner(Multigrid::for_dist(&a, options));
+            let mut x = DistArray::<f64, 3>::new(world, [n; 3], [1; 3], [false; 3]);
+            let mut iterations = 0;
+            let t = median_us(world, runs, || {
+                x.owned_mut().fill(0.0);
+                iterations = cg.solve_dist(&a, &b, &mut x).iterations;
+            });
+            if root {
+                let unknowns = (n * n * n) as f64;
+                println!("| {n}^3 | {smoother:?} | {iterations} | {:.1} ms | {:.1} M |", t / 1e3, unknowns / t);
+            }
         }
     }
 }

@@ -17,6 +17,8 @@ use steps::{check_expr_dist, check_steps_dist, check_steps_dist_with};
 
 #[path = "common/mpi_failures.rs"]
 mod failures;
+#[path = "common/mpi_grids.rs"]
+mod grids;
 #[path = "common/mpi_solve.rs"]
 mod solve;
 #[path = "common/system_stencils.rs"]
@@ -414,20 +416,6 @@ fn check_finalize_in_exchange_panics(comm: &impl Communicator, universe: mpi::en
 
 /// `dims_create` against the MPI library's own `MPI_Dims_create` for 1 to 64 processes in 1 to 3
 /// dimensions.
-fn check_dims_create() {
-    fn mpi_dims<const N: usize>(ranks: usize) -> [usize; N] {
-        let mut dims = [0 as core::ffi::c_int; N];
-        // SAFETY: MPI is initialized; `dims` has `N` entries, all 0 (free to choose).
-        unsafe { mpi::ffi::MPI_Dims_create(ranks as core::ffi::c_int, N as core::ffi::c_int, dims.as_mut_ptr()) };
-        dims.map(|d| d as usize)
-    }
-    for ranks in 1..=64 {
-        assert_eq!(cnda::dist::dims_create::<1>(ranks), mpi_dims::<1>(ranks), "{ranks} in 1D");
-        assert_eq!(cnda::dist::dims_create::<2>(ranks), mpi_dims::<2>(ranks), "{ranks} in 2D");
-        assert_eq!(cnda::dist::dims_create::<3>(ranks), mpi_dims::<3>(ranks), "{ranks} in 3D");
-    }
-}
-
 fn main() {
     let universe = mpi::initialize().expect("MPI initializes once");
     let world = universe.world();
@@ -440,7 +428,7 @@ fn main() {
         // SAFETY: MPI is initialized; aborting the job is what a failed check must do.
         unsafe { mpi::ffi::MPI_Abort(mpi::ffi::RSMPI_COMM_WORLD, 1) };
     }));
-    check_dims_create();
+    grids::check_dims_create();
     let mut checks = 1;
     for periodic in [[false, false], [true, false], [false, true], [true, true]] {
         check_halos(&world, [13, 10], [1, 1], periodic);
@@ -453,16 +441,7 @@ fn main() {
     check_faces(&world, [13, 10], [1, 2], [true, false]);
     check_faces(&world, [9, 7, 6], [1, 1, 1], [true, true, false]);
     checks += 5;
-    // Coarsened grids (multigrid's levels): blocks from the finest split, down to where a
-    // process would own nothing.
-    for (global, periodic) in [([63, 31], [false, false]), ([64, 31], [true, false])] {
-        let mut d = cnda::dist::Decomposition::new(global, world.size() as usize, periodic);
-        while let Ok(coarse) = d.try_coarsened() {
-            check_halos_of(DistArray::try_with_decomposition(&world, coarse, [1, 1]).expect("a coarse block"));
-            checks += 1;
-            d = coarse;
-        }
-    }
+    checks += grids::check_coarsened(&world);
     check_collectives(&world);
     check_jacobi(&world, [30, 22], 25);
     checks += 2;

@@ -1,4 +1,4 @@
-//! Distributed arrays with device blocks under `mpirun -n P` (scripts/test runs P = 1, 2 and 3 on
+//! Distributed arrays with device blocks under `mpirun -n P` (scripts/test runs P = 1 and 3 on
 //! WebGPU's lavapipe and the CPU-hosted CUDA device): every check runs the same calls on a host
 //! `DistArray` and on one whose blocks live on the device, and compares them bit for bit: halos
 //! after an exchange (all neighbours, faces only), sweeps with the exchange hidden behind the

@@ -163,9 +163,10 @@ impl<T: Pod + Equivalence, const N: usize, B: DistBackend> DistArray<T, N, B> {
                 });
             };
             // SAFETY: `local` is the block the plan was made for (row-major, of this shape for
-            // the array's life: `with_block` swaps in arrays of this shape and device only); `during` gets a shared view of the owned points, which the
-            // exchange only reads, and nothing else can reach the halos meanwhile. A failure
-            // with messages in flight leaks the staging below, as the exchange requires.
+            // the array's life: `with_block` swaps in arrays of this shape and device only);
+            // `during` gets a shared view of the owned points, which the exchange only reads,
+            // and nothing else can reach the halos meanwhile. A failure with messages in flight
+            // leaks the staging below, as the exchange requires.
             let outcome =
                 unsafe { self.plan.exchange_staged(&*self.comm, staging, &dev, local, faces_only, || during(owned)) };
             return outcome.or_else(|Failure { error, in_flight }| {
@@ -176,9 +177,10 @@ impl<T: Pod + Equivalence, const N: usize, B: DistBackend> DistArray<T, N, B> {
             });
         };
         // SAFETY: the plan was made for this block, row-major and of this shape for the array's
-        // life (`local_mut` hands out views only, `with_block` swaps in arrays of this shape); `during` gets a shared view of the owned
-        // points, which the plan only reads, and nothing else can reach the halos meanwhile.
-        // A failure with messages in flight leaks the block below, as the plan requires.
+        // life (`local_mut` hands out views only, `with_block` swaps in arrays of this shape);
+        // `during` gets a shared view of the owned points, which the plan only reads, and
+        // nothing else can reach the halos meanwhile. A failure with messages in flight leaks
+        // the block below, as the plan requires.
         match unsafe { self.plan.exchange(&*self.comm, base.cast(), faces_only, || during(owned)) } {
             Ok(value) => Ok(value),
             Err(Failure { error, in_flight }) => {

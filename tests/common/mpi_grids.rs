@@ -1,0 +1,34 @@
+//! Process grids and coarsened grids under `mpirun` (tests/mpi.rs): `dims_create` against the MPI
+//! library's own `MPI_Dims_create`, and halo exchanges on multigrid's coarsened splits.
+
+use cnda::dist::{Decomposition, DistArray};
+use mpi::traits::Communicator;
+
+pub fn check_dims_create() {
+    fn mpi_dims<const N: usize>(ranks: usize) -> [usize; N] {
+        let mut dims = [0 as core::ffi::c_int; N];
+        // SAFETY: MPI is initialized; `dims` has `N` entries, all 0 (free to choose).
+        unsafe { mpi::ffi::MPI_Dims_create(ranks as core::ffi::c_int, N as core::ffi::c_int, dims.as_mut_ptr()) };
+        dims.map(|d| d as usize)
+    }
+    for ranks in 1..=64 {
+        assert_eq!(cnda::dist::dims_create::<1>(ranks), mpi_dims::<1>(ranks), "{ranks} in 1D");
+        assert_eq!(cnda::dist::dims_create::<2>(ranks), mpi_dims::<2>(ranks), "{ranks} in 2D");
+        assert_eq!(cnda::dist::dims_create::<3>(ranks), mpi_dims::<3>(ranks), "{ranks} in 3D");
+    }
+}
+
+/// Halos after an exchange on every coarsened split of two grids (multigrid's levels: blocks
+/// from the finest split), down to where a process would own nothing; the checks run.
+pub fn check_coarsened(world: &impl Communicator) -> usize {
+    let mut checks = 0;
+    for (global, periodic) in [([63, 31], [false, false]), ([64, 31], [true, false])] {
+        let mut d = Decomposition::new(global, world.size() as usize, periodic);
+        while let Ok(coarse) = d.try_coarsened() {
+            super::check_halos_of(DistArray::try_with_decomposition(world, coarse, [1, 1]).expect("a coarse block"));
+            checks += 1;
+            d = coarse;
+        }
+    }
+    checks
+}
