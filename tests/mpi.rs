@@ -414,8 +414,6 @@ fn check_finalize_in_exchange_panics(comm: &impl Communicator, universe: mpi::en
     drop(u); // frees nothing through MPI any more
 }
 
-/// `dims_create` against the MPI library's own `MPI_Dims_create` for 1 to 64 processes in 1 to 3
-/// dimensions.
 fn main() {
     let universe = mpi::initialize().expect("MPI initializes once");
     let world = universe.world();
@@ -567,6 +565,7 @@ fn main() {
     checks += solve::check_solves::<f64, Cpu>(&Cpu, &world, 1e-10, true);
     checks += solve::check_solves::<f32, Cpu>(&Cpu, &world, 1e-5, true);
     checks += solve::check_solve_errors(&world, |text| same_everywhere(&world, text));
+    checks += solve::check_dist_operator_refused_by_one_process_solves(&world);
     checks += solve::check_multigrid::<f64, Cpu>(&Cpu, &world, 1e-10, true);
     checks += solve::check_multigrid::<f32, Cpu>(&Cpu, &world, 1e-5, true);
     check_failures_agree(&world);

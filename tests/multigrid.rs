@@ -448,3 +448,13 @@ fn extreme_conductivities_and_stray_halo_values_are_harmless() {
     };
     assert_eq!(run(&clean), run(&dirty));
 }
+
+/// Hierarchies and preconditioned methods move between threads and are shared (the Python
+/// module releases the GIL around a solve): a compile-time check.
+#[test]
+fn hierarchies_and_methods_are_send_and_sync() {
+    fn movable<X: Send + Sync>() {}
+    movable::<Multigrid<f64, 2>>();
+    movable::<Multigrid<f32, 3>>();
+    movable::<cnda::solve::Cg<Multigrid<f64, 2>>>();
+}

@@ -194,8 +194,9 @@ impl<T: Pod + Equivalence, const N: usize, B: DistBackend> DistArray<T, N, B> {
 
     /// Runs `f` on this array with `block` (an array of this array's block shape, halos
     /// included, on its device: a solver's vector) as its block: the two are swapped for the
-    /// call (no copy) and back. After an exchange that failed with messages in flight `block`
-    /// is a fresh zeroed one (the one MPI may still write into stays leaked).
+    /// call (no copy) and back. After an exchange of a host block that failed with messages in
+    /// flight `block` is a fresh zeroed one (the one MPI may still write into stays leaked; a
+    /// device block's staging memory is leaked instead).
     ///
     /// # Errors
     ///

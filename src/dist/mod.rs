@@ -52,6 +52,8 @@ mod array;
 #[cfg(feature = "mpi")]
 mod block;
 #[cfg(feature = "mpi")]
+pub(crate) mod bound;
+#[cfg(feature = "mpi")]
 mod boundaries;
 #[cfg(feature = "hdf5")]
 mod checkpoint;

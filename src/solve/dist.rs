@@ -13,6 +13,7 @@ use super::processes::Processes;
 use super::variable_operator::VariableOperator;
 use super::vectors::{SolverBackend, SolverScalar};
 use crate::array::Array;
+use crate::dist::bound::ThreadBound;
 use crate::dist::{Decomposition, DistArray, DistBackend};
 use crate::element::{Numeric, Pod};
 use crate::error::{or_panic, Error, Result};
@@ -29,7 +30,10 @@ use crate::stencil::{Boundaries, Boundary, DynStencil, Side, VariableStencil};
 ///
 /// [`DistOperator::stencil`] and [`DistOperator::variable`] build it from a stencil with its
 /// boundary conditions on the whole grid, as [`StencilOperator`] and [`VariableOperator`] do
-/// on one process; [`DistOperator::new`] wraps an operator of your own.
+/// on one process; [`DistOperator::new`] wraps an operator of your own. A one-process `solve`
+/// refuses it (its dot products would be this process's alone). It may move between threads,
+/// but calls MPI on the thread that made it only (MPI's default thread level): elsewhere its
+/// applications and solves fail with `Error::Mpi`.
 ///
 /// ```no_run
 /// use cnda::dist::DistArray;
@@ -55,7 +59,8 @@ pub struct DistOperator<T: Pod + Equivalence, const N: usize, A, B: DistBackend 
 /// What the operator and the solves on it share: the array whose exchange plan the operands
 /// borrow (its own block is a spare), and the error a process defers to the next collective.
 struct Shared<T: Pod + Equivalence, const N: usize, B: DistBackend> {
-    exchange: Mutex<DistArray<T, N, B>>,
+    /// MPI state: on the thread that made the operator only.
+    exchange: ThreadBound<Mutex<DistArray<T, N, B>>>,
     deferred: Mutex<Option<Error>>,
 }
 
@@ -69,6 +74,15 @@ impl<T: Pod + Equivalence, const N: usize, B: DistBackend> Shared<T, N, B> {
     /// The deferred error, taken.
     fn take(&self) -> Option<Error> {
         lock(&self.deferred).take()
+    }
+
+    /// The array whose exchange plan and communicator the operator uses, locked.
+    ///
+    /// # Errors
+    ///
+    /// `Error::Mpi` on another thread than the one that made the operator.
+    fn grid(&self, op: &'static str) -> Result<MutexGuard<'_, DistArray<T, N, B>>> {
+        Ok(lock(self.exchange.get(op)?))
     }
 }
 
@@ -84,24 +98,24 @@ impl<T: Pod + Equivalence, const N: usize, B: DistBackend> Processes for Shared<
             Some(error) => Err(error),
             None => local,
         };
-        lock(&self.exchange).sum_in_rank_order(op, local)
+        self.grid(op)?.sum_in_rank_order(op, local)
     }
 
     fn settle(&self, op: &'static str) -> Result<()> {
         let local = self.take().map_or(Ok(()), Err);
-        lock(&self.exchange).agree(op, local)
+        self.grid(op)?.agree(op, local)
     }
 }
 
 impl<T: Pod + Equivalence, const N: usize, A, B: DistBackend> core::fmt::Debug for DistOperator<T, N, A, B> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        let exchange = lock(&self.shared.exchange);
-        f.debug_struct("DistOperator")
-            .field("global", &exchange.decomposition().global_shape())
-            .field("block", &exchange.decomposition().block_shape(exchange.rank()))
-            .field("halo", &exchange.halo())
-            .field("backend", &B::NAME)
-            .finish_non_exhaustive()
+        let mut d = f.debug_struct("DistOperator");
+        if let Ok(exchange) = self.shared.grid("DistOperator (Debug)") {
+            d.field("global", &exchange.decomposition().global_shape())
+                .field("block", &exchange.decomposition().block_shape(exchange.rank()))
+                .field("halo", &exchange.halo());
+        }
+        d.field("backend", &B::NAME).finish_non_exhaustive()
     }
 }
 
@@ -151,7 +165,7 @@ impl<T: Pod + Equivalence, const N: usize, A: LinearOperator<T, N, B>, B: DistBa
             *like.decomposition(),
             local.halo(),
         )?;
-        let shared = Arc::new(Shared { exchange: Mutex::new(exchange), deferred: Mutex::new(None) });
+        let shared = Arc::new(Shared { exchange: ThreadBound::new(Mutex::new(exchange)), deferred: Mutex::new(None) });
         Ok(DistOperator { local, shared, faces_only, boundaries })
     }
 
@@ -166,14 +180,18 @@ impl<T: Pod + Equivalence, const N: usize, A: LinearOperator<T, N, B>, B: DistBa
     }
 
     /// The array whose split, processes and backend the operator's vectors share (locked).
-    pub(super) fn grid(&self) -> MutexGuard<'_, DistArray<T, N, B>> {
-        lock(&self.shared.exchange)
+    ///
+    /// # Errors
+    ///
+    /// `Error::Mpi` on another thread than the one that made the operator.
+    pub(super) fn grid(&self, op: &'static str) -> Result<MutexGuard<'_, DistArray<T, N, B>>> {
+        self.shared.grid(op)
     }
 
     /// `y = A x` on this process's block, its outcome this process's own: `x`'s halos
     /// exchanged, then `local` applied.
     fn apply_here(&self, x: &mut Array<T, N, B>, y: &mut Array<T, N, B>) -> Result<()> {
-        lock(&self.shared.exchange).exchange_block("DistOperator::apply", x, self.faces_only)?;
+        self.shared.grid("DistOperator::apply")?.exchange_block("DistOperator::apply", x, self.faces_only)?;
         self.local.try_apply(x, y)
     }
 
@@ -183,7 +201,7 @@ impl<T: Pod + Equivalence, const N: usize, A: LinearOperator<T, N, B>, B: DistBa
     ///
     /// `Error::Decomposition` naming `what`.
     pub(super) fn check_split(&self, op: &'static str, what: &str, v: &DistArray<T, N, B>) -> Result<()> {
-        let mine = *lock(&self.shared.exchange).decomposition();
+        let mine = *self.shared.grid(op)?.decomposition();
         if *v.decomposition() != mine {
             return Err(Error::Decomposition {
                 op,
@@ -241,9 +259,9 @@ impl<T: Numeric + Equivalence, const N: usize, B: DistBackend + StencilKernels>
     /// # Errors
     ///
     /// As [`StencilOperator::try_new`] on the whole grid; `Error::Layout` when `Periodic` is not
-    /// on exactly the axes the decomposition wraps; `Error::Parameter` when a block at a global
-    /// edge is thinner than the stencil's radius where its condition mirrors. The same error on
-    /// every process.
+    /// on exactly the axes the decomposition wraps; `Error::Decomposition` when a block at a
+    /// global edge is thinner than twice the stencil's radius where its condition is `Value` or
+    /// `Neumann`. The same error on every process.
     pub fn try_stencil(
         stencil: impl Into<DynStencil<T, N>>,
         boundaries: impl Into<Boundaries<T, N>>,
@@ -370,7 +388,11 @@ impl<T: Pod + Equivalence, const N: usize, A: LinearOperator<T, N, B>, B: DistBa
     /// `y = A x` on this process's block; collective, with the same outcome on every process.
     fn try_apply(&self, x: &mut Array<T, N, B>, y: &mut Array<T, N, B>) -> Result<()> {
         let outcome = self.apply_here(x, y);
-        lock(&self.shared.exchange).agree("DistOperator::apply", outcome)
+        self.shared.grid("DistOperator::apply")?.agree("DistOperator::apply", outcome)
+    }
+
+    fn distributed(&self) -> bool {
+        true
     }
 }
 
@@ -395,6 +417,10 @@ impl<T: Pod + Equivalence, const N: usize, A: LinearOperator<T, N, B>, B: DistBa
     fn try_apply(&self, x: &mut Array<T, N, B>, y: &mut Array<T, N, B>) -> Result<()> {
         self.shared.defer(self.inner.apply_here(x, y));
         Ok(())
+    }
+
+    fn distributed(&self) -> bool {
+        true
     }
 }
 

@@ -56,6 +56,13 @@ impl<T: SolverScalar, const N: usize, B: SolverBackend> Solve<T, N, B> {
         x_user: &View<'_, T, N, Shared, B, Strided>,
         processes: Option<Arc<dyn Processes>>,
     ) -> Result<Self> {
+        if processes.is_none() && a.distributed() {
+            return Err(Error::Parameter {
+                op: method,
+                reason: "the operator's unknowns are split over MPI processes (a DistOperator)".into(),
+                fix: "solve with solve_dist on DistArrays, which sums the dot products over the processes",
+            });
+        }
         let space = Space::new(method, a.shape(), a.halo(), b_user, x_user, processes.clone());
         // The checks and the first allocation agreed on before the first dot product.
         let mut space = match processes {
@@ -158,6 +165,10 @@ impl<T: SolverScalar, const N: usize, B: SolverBackend, A: LinearOperator<T, N, 
     fn try_apply(&self, x: &mut Array<T, N, B>, y: &mut Array<T, N, B>) -> Result<()> {
         self.applications.set(self.applications.get() + 1);
         self.inner.try_apply(x, y)
+    }
+
+    fn distributed(&self) -> bool {
+        self.inner.distributed()
     }
 }
 
@@ -292,7 +303,8 @@ macro_rules! krylov_method {
             /// the iterations of [`solve`](Self::solve), with each dot product summed over the
             /// processes (in rank order: every process stops at the same iteration) and one
             /// halo exchange per operator application. The preconditioner acts on each
-            /// process's block. Collective; the same report on every process.
+            /// process's block (`Jacobi` from the block's diagonal) or over the processes
+            /// (`Multigrid::for_dist`). Collective; the same report on every process.
             ///
             /// # Panics
             ///

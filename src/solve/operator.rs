@@ -30,6 +30,13 @@ pub trait LinearOperator<T: Pod, const N: usize, B: Backend> {
     ///
     /// Whatever the operator's own operations return.
     fn try_apply(&self, x: &mut Array<T, N, B>, y: &mut Array<T, N, B>) -> Result<()>;
+
+    /// Whether the unknowns are split over MPI processes (a `DistOperator`), whose solves sum
+    /// their dot products over the processes: only `solve_dist` takes such an operator.
+    #[doc(hidden)]
+    fn distributed(&self) -> bool {
+        false
+    }
 }
 
 /// A stencil as a linear operator on arrays of a given shape, with a boundary condition on each

@@ -8,7 +8,7 @@ use crate::error::Result;
 /// solve keeps its collectives in step: a process whose local work fails does not return at
 /// once (the others would wait for it in their next collective) but defers the error, which the
 /// next [`sum`](Processes::sum) then returns on every process.
-pub(crate) trait Processes {
+pub(crate) trait Processes: Send + Sync {
     /// Keeps `local`'s error, the first one, for the next [`sum`](Processes::sum) or
     /// [`settle`](Processes::settle).
     fn defer(&self, local: Result<()>);

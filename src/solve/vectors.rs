@@ -288,8 +288,8 @@ impl<T: SolverScalar, const N: usize, B: SolverBackend> Space<T, N, B> {
     /// `Error::DeviceMismatch`; as for [`Space::dot`].
     pub(super) fn load(&self, v: &mut Array<T, N, B>, user: &View<'_, T, N, Shared, B, Strided>) -> Result<()> {
         let v = self.interior(v.desc_mut());
-        // SAFETY: `v` is uniquely borrowed; `user` is a live view of the interior's shape
-        // (checked in `new`, and a shared borrow cannot change it), distinct from `v`.
+        // SAFETY: `v` is uniquely borrowed; `user` is a live view, distinct from `v`; `update`
+        // checks that it has (or broadcasts to) the interior's shape.
         self.local(v.and_then(|v| unsafe { update(Second, v, user.desc()) }))
     }
 

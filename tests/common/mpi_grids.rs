@@ -4,6 +4,8 @@
 use cnda::dist::{Decomposition, DistArray};
 use mpi::traits::Communicator;
 
+/// `dims_create` against the MPI library's own `MPI_Dims_create` for 1 to 64 processes in 1 to 3
+/// dimensions.
 pub fn check_dims_create() {
     fn mpi_dims<const N: usize>(ranks: usize) -> [usize; N] {
         let mut dims = [0 as core::ffi::c_int; N];

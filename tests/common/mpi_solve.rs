@@ -432,3 +432,22 @@ pub fn check_multigrid<T: Real, B: SolveBackend>(
     );
     checks + 1
 }
+
+/// A distributed operator handed to a one-process solve is refused (its dot products would be
+/// this process's alone), the same on every process; and the distributed types move between
+/// threads (they refuse MPI calls on other threads).
+#[allow(dead_code)] // tests/mpi.rs's (host blocks)
+pub fn check_dist_operator_refused_by_one_process_solves(comm: &impl Communicator) -> usize {
+    fn movable<X: Send + Sync>(_: &X) {}
+    let lap =
+        DynStencil::<f64, 2>::new([([0, 0], 4.0), ([-1, 0], -1.0), ([1, 0], -1.0), ([0, -1], -1.0), ([0, 1], -1.0)]);
+    let b = filled::<f64, 2, Cpu>(&Cpu, comm, ([31, 15], [1, 1], [false, false]), rhs);
+    let a = DistOperator::stencil(lap, [Boundary::Value(0.0); 2], &b);
+    movable(&a);
+    movable(&cnda::solve::Multigrid::for_dist(&a, Default::default()));
+    let local = b.local().clone();
+    let mut x = local.clone();
+    let e = Cg::new().try_solve(&a, &local, &mut x).unwrap_err().to_string();
+    assert!(e.contains("split over MPI processes") && e.contains("solve_dist"), "{e}");
+    1
+}

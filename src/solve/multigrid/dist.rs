@@ -11,7 +11,9 @@ use super::level::{Level, LevelExchange};
 use super::operator::{constant_taps, HostTaps, LevelOperator};
 use super::{galerkin, Gathered, Multigrid, MultigridOptions};
 use crate::array::Array;
+use crate::dist::bound::ThreadBound;
 use crate::dist::{DistArray, DistBackend};
+use crate::element::Pod;
 use crate::error::{or_panic, Error, Result};
 use crate::kernel::{Cpu, StencilKernels};
 use crate::solve::dist::local_boundaries;
@@ -22,30 +24,50 @@ use crate::stencil::DynStencil;
 
 const OP: &str = "Multigrid::for_dist";
 
-impl<T, const N: usize, B> LevelExchange<T, N, B> for DistArray<T, N, B>
+/// A distributed level's grid: a spare array of the level's split, whose exchange plan and
+/// communicator the level's vectors borrow (on the thread that made the hierarchy only).
+struct LevelGrid<T: Pod + Equivalence, const N: usize, B: DistBackend> {
+    array: ThreadBound<DistArray<T, N, B>>,
+    origin: [usize; N],
+    periodic: [bool; N],
+}
+
+impl<T: Pod + Equivalence, const N: usize, B: DistBackend> LevelGrid<T, N, B> {
+    fn new(array: DistArray<T, N, B>) -> Self {
+        let origin = array.decomposition().block(array.rank()).map(|r| r.start);
+        let periodic = array.decomposition().periodic();
+        LevelGrid { array: ThreadBound::new(array), origin, periodic }
+    }
+}
+
+impl<T, const N: usize, B> LevelExchange<T, N, B> for LevelGrid<T, N, B>
 where
     T: SolverScalar + Equivalence,
     B: SolverBackend + DistBackend,
 {
     fn exchange(&mut self, v: &mut Array<T, N, B>) -> Result<()> {
-        let outcome = self.exchange_block("multigrid (halo exchange)", v, false);
-        self.agree_on_device("multigrid (halo exchange)", outcome)
+        const OP: &str = "multigrid (halo exchange)";
+        let array = self.array.get_mut(OP)?;
+        let outcome = array.exchange_block(OP, v, false);
+        array.agree_on_device(OP, outcome)
     }
 
     fn gather(&mut self, v: &mut Array<T, N, B>) -> Result<Option<Array<T, N>>> {
-        self.with_block("multigrid (coarsest gather)", v, |a| a.try_gather(0))?
+        const OP: &str = "multigrid (coarsest gather)";
+        self.array.get_mut(OP)?.with_block(OP, v, |a| a.try_gather(0))?
     }
 
     fn scatter(&mut self, v: &mut Array<T, N, B>, global: Option<&Array<T, N>>) -> Result<()> {
-        self.with_block("multigrid (coarsest scatter)", v, |a| a.try_scatter(0, global))?
+        const OP: &str = "multigrid (coarsest scatter)";
+        self.array.get_mut(OP)?.with_block(OP, v, |a| a.try_scatter(0, global))?
     }
 
     fn origin(&self) -> [usize; N] {
-        self.decomposition().block(self.rank()).map(|r| r.start)
+        self.origin
     }
 
     fn periodic(&self) -> [bool; N] {
-        self.decomposition().periodic()
+        self.periodic
     }
 }
 
@@ -90,7 +112,9 @@ where
     /// # Errors
     ///
     /// `Error::Parameter` for an operator not built by [`DistOperator::stencil`], or as
-    /// [`Multigrid::try_new_in`] refuses its grid and boundaries; `Error::Alloc`.
+    /// [`Multigrid::try_new_in`] refuses its grid and boundaries; `Error::Decomposition` when a
+    /// level's blocks are thinner than its operator's halo (stencils of radius 2 or more on
+    /// many processes); `Error::Alloc`; `Error::Mpi` on another thread than the operator's.
     pub fn try_for_dist(a: &DistOperator<T, N, StencilOperator<T, N>, B>, options: MultigridOptions) -> Result<Self> {
         let Some(boundaries) = a.boundaries() else {
             return Err(Error::Parameter {
@@ -99,7 +123,7 @@ where
                 fix: "build it with DistOperator::stencil",
             });
         };
-        let grid = a.grid();
+        let grid = a.grid(OP)?;
         let (rank, alloc) = (grid.rank(), grid.allocator());
         let mut decomposition = *grid.decomposition();
         let mut shape = decomposition.global_shape();
@@ -120,7 +144,13 @@ where
             )
             .and_then(|op| {
                 let taps = HostTaps::Constant(taps.clone());
-                Level::new(LevelOperator::Constant(op), &taps, &alloc, options.smoother, Some(Box::new(exchange)))
+                Level::new(
+                    LevelOperator::Constant(op),
+                    &taps,
+                    &alloc,
+                    options.smoother,
+                    Some(Box::new(LevelGrid::new(exchange))),
+                )
             });
             levels.push(grid.agree(OP, level)?);
             let next = match halvable(shape, periodic) && shape.iter().product::<usize>() > options.coarsest {

@@ -17,7 +17,7 @@ use crate::stencil::{try_fill_boundaries, Boundary, DynStencil, Side};
 /// The processes a distributed level's grid is split over ([`Multigrid::for_dist`](super::Multigrid::for_dist)):
 /// the level's vectors are each process's block, padded as one process's vectors are, and its
 /// halos between blocks (and across periodic axes) come from the neighbours.
-pub(crate) trait LevelExchange<T: Pod, const N: usize, B: Backend> {
+pub(crate) trait LevelExchange<T: Pod, const N: usize, B: Backend>: Send + Sync {
     /// Fills `v`'s halos between blocks from the neighbours. Collective, with the same outcome
     /// on every process where blocks live on a device.
     fn exchange(&mut self, v: &mut Array<T, N, B>) -> Result<()>;
@@ -132,33 +132,36 @@ impl<T: SolverScalar, const N: usize, B: SolverBackend + StencilKernels> Level<T
     /// Where each axis's first coincident point lies in the interior, for a coarse level whose
     /// first point is global point `coarse_origin`: `2 I + 1` coincides with coarse point `I`
     /// between zero walls, `2 I` on a periodic axis (whose first point is its own image).
-    fn starts(&self, coarse_origin: [usize; N]) -> [usize; N] {
-        core::array::from_fn(|k| {
-            let first = 2 * coarse_origin[k] + usize::from(!self.periodic[k]);
+    fn starts(&self, coarse_origin: [usize; N]) -> Option<[usize; N]> {
+        let mut starts = [0; N];
+        for k in 0..N {
+            let first = coarse_origin[k].checked_mul(2)?.checked_add(usize::from(!self.periodic[k]))?;
             // A process's coarse points are those whose images it owns: `first >= origin`.
-            first.wrapping_sub(self.origin[k])
-        })
+            starts[k] = first.checked_sub(self.origin[k])?;
+        }
+        Some(starts)
     }
 
     /// The points of this level that coincide with the points of `coarse` (a level of `shape`
     /// from `origin` on), as a descriptor of `v` with the coarse shape.
     fn coincident(&self, v: Desc<B, T, N>, (coarse, origin): ([usize; N], [usize; N])) -> Result<Desc<B, T, N>> {
         let inner = self.space.interior(v)?;
-        let (fine, starts) = (self.space.shape(), self.starts(origin));
-        // Points `s, s + 2, ..., s + 2 (coarse − 1)` of each axis must lie inside the fine
+        let fine = self.space.shape();
+        let starts = self.starts(origin);
+        // Points `s, s + 2, ..., s + 2 (coarse − 1)` of each axis (and `s` itself, where
+        // `lattice` narrows to it, however few the coarse points) must lie inside the fine
         // interior.
-        let fits = |k: usize| {
-            coarse[k] == 0
-                || coarse[k].checked_sub(1).and_then(|c| c.checked_mul(2)?.checked_add(starts[k])) < Some(fine[k])
+        let fits = |starts: [usize; N], k: usize| {
+            let last = (coarse[k].max(1) - 1).checked_mul(2).and_then(|c| c.checked_add(starts[k]));
+            last.is_some_and(|last| last < fine[k])
         };
-        if !(0..N).all(fits) {
+        let Some(starts) = starts.filter(|&s| (0..N).all(|k| fits(s, k))) else {
             return Err(crate::Error::ShapeMismatch {
                 op: "multigrid (grid transfer)",
-                expected: core::array::from_fn::<usize, N, _>(|k| fine[k].saturating_sub(starts[k]).div_ceil(2))
-                    .to_vec(),
+                expected: core::array::from_fn::<usize, N, _>(|k| fine[k].div_ceil(2)).to_vec(),
                 got: coarse.to_vec(),
             });
-        }
+        };
         Ok(lattice(inner, starts, coarse))
     }
 
