@@ -219,6 +219,19 @@ impl<T: Pod + Equivalence, const N: usize, A: LinearOperator<T, N, B>, B: DistBa
         Ok(())
     }
 
+    /// Checks, agreed on by every process, that `v`'s block lives on the operator's device (each
+    /// process's own: a process whose vectors live elsewhere would refuse its exchanges alone).
+    ///
+    /// # Errors
+    ///
+    /// `Error::DeviceMismatch` (`Error::Mpi` naming the process on the others).
+    pub(super) fn check_device(&self, op: &'static str, v: &DistArray<T, N, B>) -> Result<()> {
+        let grid = self.shared.grid(op)?;
+        let mine = B::handle_device(grid.local().desc().handle);
+        let local = crate::ops::output::same_device::<B>(op, &mine, &[B::handle_device(v.local().desc().handle)]);
+        grid.agree(op, local)
+    }
+
     /// The processes the solves on this operator run over.
     pub(super) fn processes(&self) -> Arc<dyn Processes>
     where

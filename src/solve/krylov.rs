@@ -349,6 +349,7 @@ macro_rules! krylov_method {
                 const OP: &str = concat!(stringify!($Method), "::solve_dist");
                 a.check_split(OP, "b", b)?;
                 a.check_split(OP, "x", x)?;
+                a.check_device(OP, b)?;
                 let (deferring, m) = a.deferring(&self.preconditioner);
                 let before = m.work();
                 let counted = $crate::solve::krylov::Counted::new(&deferring);

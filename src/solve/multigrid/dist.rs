@@ -153,14 +153,20 @@ where
                 )
             });
             levels.push(grid.agree(OP, level)?);
+            let coarse_taps = galerkin::coarse_operator(&taps);
             let next = match halvable(shape, periodic) && shape.iter().product::<usize>() > options.coarsest {
                 true => decomposition.try_coarsened().ok(),
                 false => None,
             };
+            // Coarsening goes on while every block keeps a point and is as deep as the coarse
+            // operator's halo (which the exchange needs); the same answer on every process.
+            let reach: [usize; N] =
+                core::array::from_fn(|k| coarse_taps.iter().map(|(o, _)| o[k].unsigned_abs()).max().unwrap_or(0));
+            let next = next.filter(|d| (0..d.ranks()).all(|r| (0..N).all(|k| d.block_shape(r)[k] >= reach[k])));
             let Some(coarse) = next else {
                 // The coarsest distributed level, whole on process 0.
                 let gathered = match rank {
-                    0 => gathered(weights, shape, sides, options).map(|g| Some(Box::new(g))),
+                    0 => gathered(weights, shape, periodic, sides, options).map(|g| Some(Box::new(g))),
                     _ => Ok(None),
                 };
                 let gathered = grid.agree(OP, gathered)?;
@@ -170,24 +176,28 @@ where
             };
             decomposition = coarse;
             shape = coarser(shape, periodic);
-            taps = galerkin::coarse_operator(&taps);
+            taps = coarse_taps;
         }
     }
 }
 
 /// The gathered coarsest grid's operator and, where the grid coarsens further, its own
-/// hierarchy on the host.
+/// hierarchy on the host (CG alone solves it otherwise).
 ///
 /// # Errors
 ///
-/// As [`StencilOperator::try_new`].
+/// As [`StencilOperator::try_new`] and [`Multigrid::try_new_in`].
 fn gathered<T: SolverScalar, const N: usize>(
     weights: DynStencil<T, N>,
     shape: [usize; N],
+    periodic: [bool; N],
     sides: crate::stencil::Boundaries<T, N>,
     options: MultigridOptions,
 ) -> Result<Gathered<T, N>> {
     let op = StencilOperator::try_new(weights, shape, sides)?;
-    let multigrid = Multigrid::<T, N, Cpu>::try_new_in(&Cpu, &op, options).ok();
+    let multigrid = match halvable(shape, periodic) {
+        true => Some(Multigrid::<T, N, Cpu>::try_new_in(&Cpu, &op, options)?),
+        false => None,
+    };
     Ok(Gathered { op, multigrid })
 }
