@@ -99,6 +99,48 @@ fn compare<T: Real, const N: usize, B: SolveBackend, A1: LinearOperator<T, N, Cp
     assert!((d - o).abs() <= 1.0 + 0.15 * o, "{what}: {d} iterations distributed, {o} on one process");
 }
 
+/// [`compare`] for CG without a preconditioner.
+fn compare_cg<T: Real, const N: usize, B: SolveBackend>(
+    comm: &impl Communicator,
+    what: &str,
+    one: &StencilOperator<T, N>,
+    dist: &DistOperator<T, N, StencilOperator<T, N>, B>,
+    b: &DistArray<T, N, B>,
+    x: &mut DistArray<T, N, B>,
+    rtol: f64,
+) {
+    let cg = Cg::new().rtol(rtol);
+    compare(comm, what, one, dist, b, x, |a, b, x| cg.solve(a, b, x), |a, b, x| cg.solve_dist(a, b, x), rtol);
+}
+
+/// [`compare`] for CG preconditioned by one multigrid cycle: one process's hierarchy against
+/// `Multigrid::for_dist`'s.
+#[allow(clippy::too_many_arguments)]
+fn compare_mg_cg<T: Real, const N: usize, B: SolveBackend>(
+    comm: &impl Communicator,
+    what: &str,
+    one: &StencilOperator<T, N>,
+    dist: &DistOperator<T, N, StencilOperator<T, N>, B>,
+    b: &DistArray<T, N, B>,
+    x: &mut DistArray<T, N, B>,
+    rtol: f64,
+    options: cnda::solve::MultigridOptions,
+) {
+    use cnda::solve::Multigrid;
+    let cg = Cg::new().rtol(rtol);
+    compare(
+        comm,
+        what,
+        one,
+        dist,
+        b,
+        x,
+        |a, b, x| cg.clone().preconditioner(Multigrid::new_in(&Cpu, a, options)).solve(a, b, x),
+        |a, b, x| cg.clone().preconditioner(Multigrid::for_dist(a, options)).solve_dist(a, b, x),
+        rtol,
+    );
+}
+
 /// A distributed array of `global` on `alloc`'s backend with `halo`, its owned points from `f`.
 fn filled<T: Real, const N: usize, B: SolveBackend>(
     alloc: &impl Allocator<B>,
@@ -138,17 +180,7 @@ pub fn check_solves<T: Real, B: SolveBackend>(
         let one = StencilOperator::new(lap.clone(), grid.0, sides);
         let dist = DistOperator::stencil(lap, sides, &b);
         let mut x = filled::<T, 2, B>(alloc, comm, grid, |_| 0.0);
-        compare(
-            comm,
-            "CG",
-            &one,
-            &dist,
-            &b,
-            &mut x,
-            |a, b, x| Cg::new().rtol(rtol).solve(a, b, x),
-            |a, b, x| Cg::new().rtol(rtol).solve_dist(a, b, x),
-            rtol,
-        );
+        compare_cg(comm, "CG", &one, &dist, &b, &mut x, rtol);
         checks += 1;
         if !every_method {
             return checks + check_more::<T, B>(alloc, comm, rtol);
@@ -224,17 +256,7 @@ fn check_more<T: Real, B: SolveBackend>(alloc: &impl Allocator<B>, comm: &impl C
         let one = StencilOperator::new(stencil.clone(), grid.0, sides);
         let dist = DistOperator::stencil(stencil, sides, &b);
         let mut x = filled::<T, 2, B>(alloc, comm, grid, |_| 0.0);
-        compare(
-            comm,
-            "CG, 9 points, periodic and mirrored",
-            &one,
-            &dist,
-            &b,
-            &mut x,
-            |a, b, x| Cg::new().rtol(rtol).solve(a, b, x),
-            |a, b, x| Cg::new().rtol(rtol).solve_dist(a, b, x),
-            rtol,
-        );
+        compare_cg(comm, "CG, 9 points, periodic and mirrored", &one, &dist, &b, &mut x, rtol);
         checks += 1;
     }
     // 3D, 7 points, zero sides.
@@ -253,17 +275,7 @@ fn check_more<T: Real, B: SolveBackend>(alloc: &impl Allocator<B>, comm: &impl C
         let one = StencilOperator::new(stencil.clone(), grid.0, [Value(z); 3]);
         let dist = DistOperator::stencil(stencil, [Value(z); 3], &b);
         let mut x = filled::<T, 3, B>(alloc, comm, grid, |_| 0.0);
-        compare(
-            comm,
-            "CG, 3D",
-            &one,
-            &dist,
-            &b,
-            &mut x,
-            |a, b, x| Cg::new().rtol(rtol).solve(a, b, x),
-            |a, b, x| Cg::new().rtol(rtol).solve_dist(a, b, x),
-            rtol,
-        );
+        compare_cg(comm, "CG, 3D", &one, &dist, &b, &mut x, rtol);
         checks += 1;
     }
     // -(k u')' on 2D with k varying by a factor of 50, Jacobi-preconditioned with each block's
@@ -380,17 +392,7 @@ pub fn check_multigrid<T: Real, B: SolveBackend>(
                 Cg::new().rtol(rtol).preconditioner(Multigrid::for_dist(&dist, options)).solve_dist(&dist, &b, &mut x);
             assert!(report.iterations <= 12, "{what}: {report:?}");
             let mut x = filled::<T, 2, B>(alloc, comm, grid, |_| 0.0);
-            compare(
-                comm,
-                what,
-                one,
-                &dist,
-                &b,
-                &mut x,
-                |a, b, x| Cg::new().rtol(rtol).preconditioner(Multigrid::new_in(&Cpu, a, options)).solve(a, b, x),
-                |a, b, x| Cg::new().rtol(rtol).preconditioner(Multigrid::for_dist(a, options)).solve_dist(a, b, x),
-                rtol,
-            );
+            compare_mg_cg(comm, what, one, &dist, &b, &mut x, rtol, options);
             checks += 1;
         };
     let grid = ([63, 63], [1, 1], [false, false]);
@@ -419,17 +421,7 @@ pub fn check_multigrid<T: Real, B: SolveBackend>(
     let one = StencilOperator::new(stencil.clone(), grid.0, [Value(z); 3]);
     let dist = DistOperator::stencil(stencil, [Value(z); 3], &b);
     let mut x = filled::<T, 3, B>(alloc, comm, grid, |_| 0.0);
-    compare(
-        comm,
-        "MG-CG 3D",
-        &one,
-        &dist,
-        &b,
-        &mut x,
-        |a, b, x| Cg::new().rtol(rtol).preconditioner(Multigrid::new_in(&Cpu, a, options)).solve(a, b, x),
-        |a, b, x| Cg::new().rtol(rtol).preconditioner(Multigrid::for_dist(a, options)).solve_dist(a, b, x),
-        rtol,
-    );
+    compare_mg_cg(comm, "MG-CG 3D", &one, &dist, &b, &mut x, rtol, options);
     checks + 1
 }
 

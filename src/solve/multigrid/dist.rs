@@ -83,7 +83,8 @@ where
     /// a point and the grid has more than `options.coarsest` points; that level is gathered on
     /// process 0 and solved there. As the preconditioner of a Krylov method's `solve_dist`, one
     /// cycle per application (its smoothing and transfers exchange halos; red-black colours by
-    /// global index). Collective.
+    /// global index). Collective. Use it with `solve_dist` only: a one-process solve would run
+    /// its exchanges in step on every process but sum its dot products on each alone.
     ///
     /// ```no_run
     /// use cnda::dist::DistArray;
