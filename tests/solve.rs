@@ -3,7 +3,10 @@
 //! random matrices, and the typed errors.
 
 use cnda::prelude::*;
-use cnda::solve::{Bicgstab, Cg, FnOperator, Gmres, Jacobi, Minres, SolveOptions, StencilOperator, VariableOperator};
+use cnda::solve::{
+    Bicgstab, Cg, ExprOperator, FnOperator, Gmres, Jacobi, LinearOperator, Minres, Multigrid, MultigridOptions,
+    SolveOptions, StencilOperator, VariableOperator,
+};
 use cnda::stencil::{Boundary, DynStencil, LinearStencil, VariableStencil};
 use cnda::Error;
 use proptest::prelude::*;
@@ -166,10 +169,19 @@ fn jacobi_cuts_the_iterations_of_a_variable_coefficient_diffusion() {
 /// The 5-point `-div(k grad u)` with a conductivity varying over three orders of magnitude, as
 /// a `VariableOperator` (a coefficient field per tap), solved by CG with its diagonal as Jacobi
 /// preconditioner, against the dense solve of the matrix assembled from the same fields.
-#[test]
-fn a_variable_coefficient_operator_solves_as_the_dense_matrix_does() {
-    let shape = [12, 15];
-    let k = |i: usize, j: usize| 10f64.powf(((i * 7 + j * 5) % 13) as f64 / 4.0); // at padded points
+/// Diffusion with a conductivity spanning three decades (`k` at the padded points) and the
+/// harmonic mean at each face, in conservative form with zero walls on `shape`: the taps' offsets,
+/// a coefficient field per tap (padded, zero outside), the dense matrix row by row from the same
+/// coefficients, and the conductivity.
+struct Harmonic {
+    offsets: [[isize; 2]; 5],
+    fields: Vec<Array<f64, 2>>,
+    dense: Vec<Vec<f64>>,
+    k: Array<f64, 2>,
+}
+
+fn harmonic(shape: [usize; 2]) -> Harmonic {
+    let k = |i: usize, j: usize| 10f64.powf(((i * 7 + j * 5) % 13) as f64 / 4.0);
     let face = |a: f64, b: f64| 2.0 * a * b / (a + b);
     let offsets = [[-1, 0], [1, 0], [0, -1], [0, 1], [0, 0]];
     let neighbour = |[i, j]: [usize; 2], o: [isize; 2]| [(i as isize + o[0]) as usize, (j as isize + o[1]) as usize];
@@ -178,38 +190,40 @@ fn a_variable_coefficient_operator_solves_as_the_dense_matrix_does() {
         if !inside(p) {
             return 0.0;
         }
+        let across = |t: usize| {
+            let q = neighbour(p, offsets[t]);
+            face(k(p[0], p[1]), k(q[0], q[1]))
+        };
         if tap < 4 {
-            let q = neighbour(p, offsets[tap]);
-            -face(k(p[0], p[1]), k(q[0], q[1]))
+            -across(tap)
         } else {
-            (0..4)
-                .map(|t| {
-                    face(k(p[0], p[1]), {
-                        let q = neighbour(p, offsets[t]);
-                        k(q[0], q[1])
-                    })
-                })
-                .sum()
+            (0..4).map(across).sum()
         }
     };
-    let fields: Vec<Array<f64, 2>> =
-        (0..5).map(|t| Array::from_fn([shape[0] + 2, shape[1] + 2], |[i, j]| coefficient(t, [i, j]))).collect();
-    let a = VariableOperator::new(VariableStencil::new(offsets), fields, [Boundary::Value(0.0); 2]);
-    // The dense matrix, row by row from the same coefficients.
+    let padded = [shape[0] + 2, shape[1] + 2];
+    let fields: Vec<Array<f64, 2>> = (0..5).map(|t| Array::from_fn(padded, |[i, j]| coefficient(t, [i, j]))).collect();
     let n = shape[0] * shape[1];
-    let mut m = vec![vec![0.0; n]; n];
+    let mut dense = vec![vec![0.0; n]; n];
     for i in 0..shape[0] {
         for j in 0..shape[1] {
             for (t, o) in offsets.iter().enumerate() {
                 let q = neighbour([i + 1, j + 1], *o);
                 if inside(q) {
-                    m[i * shape[1] + j][(q[0] - 1) * shape[1] + q[1] - 1] += coefficient(t, [i + 1, j + 1]);
+                    dense[i * shape[1] + j][(q[0] - 1) * shape[1] + q[1] - 1] += coefficient(t, [i + 1, j + 1]);
                 }
             }
         }
     }
+    Harmonic { offsets, fields, dense, k: Array::from_fn(padded, |[i, j]| k(i, j)) }
+}
+
+#[test]
+fn a_variable_coefficient_operator_solves_as_the_dense_matrix_does() {
+    let shape = [12, 15];
+    let Harmonic { offsets, fields, dense, .. } = harmonic(shape);
+    let a = VariableOperator::new(VariableStencil::new(offsets), fields, [Boundary::Value(0.0); 2]);
     let b = rhs(shape);
-    let reference = gauss(m, b.iter().copied().collect());
+    let reference = gauss(dense, b.iter().copied().collect());
     let (mut plain, mut preconditioned) = (Array::zeros(shape), Array::zeros(shape));
     let r1 = Cg::new().rtol(1e-12).solve(&a, &b, &mut plain);
     let r2 = Cg::new().rtol(1e-12).preconditioner(Jacobi::new(&a.diagonal())).solve(&a, &b, &mut preconditioned);
@@ -223,6 +237,100 @@ fn a_variable_coefficient_operator_solves_as_the_dense_matrix_does() {
     )
     .unwrap_err();
     assert!(e.to_string().contains("1 coefficient fields for 5 taps"), "{e}");
+}
+
+/// The same operator written with `stencil!` (the harmonic means computed from `k` at each
+/// point): its coefficients, found by probing, are bit for bit the hand-built fields; it solves
+/// as the dense matrix does, plain and with multigrid on its variable form; and its application
+/// fills a mirrored halo as the boundary says.
+#[test]
+fn a_stencil_macro_operator_probes_to_its_coefficients_and_solves() {
+    let shape = [15, 15]; // odd: multigrid coarsens it
+    let Harmonic { offsets, fields, dense, k } = harmonic(shape);
+    let conservative = stencil!(|u, k; c: T| {
+        let kn = 2.0 * k[0, 0] * k[-1, 0] / (k[0, 0] + k[-1, 0]);
+        let ks = 2.0 * k[0, 0] * k[1, 0] / (k[0, 0] + k[1, 0]);
+        let kw = 2.0 * k[0, 0] * k[0, -1] / (k[0, 0] + k[0, -1]);
+        let ke = 2.0 * k[0, 0] * k[0, 1] / (k[0, 0] + k[0, 1]);
+        c * (kn * (u[0, 0] - u[-1, 0]) + ks * (u[0, 0] - u[1, 0]) + kw * (u[0, 0] - u[0, -1]) + ke * (u[0, 0] - u[0, 1]))
+    });
+    let a = ExprOperator::new(conservative, shape, [Boundary::Value(0.0); 2], k.clone(), (1.0,));
+    let probed = a.to_variable_in(&Cpu);
+    for (t, o) in offsets.iter().enumerate() {
+        let p = probed.stencil().offsets().iter().position(|q| q == o).unwrap();
+        assert_eq!(probed.coefficients()[p], fields[t], "the coefficients of the tap at {o:?}");
+    }
+    let b = rhs(shape);
+    let reference = gauss(dense, b.iter().copied().collect());
+    let mut x = Array::zeros(shape);
+    let plain = Cg::new().rtol(1e-12).solve(&a, &b, &mut x);
+    assert!(relative_error(&x, &reference) < 1e-8, "{}", relative_error(&x, &reference));
+    let mg = Multigrid::for_variable(&probed, MultigridOptions { coarsest: 9, ..Default::default() });
+    let mut y = Array::zeros(shape);
+    let preconditioned = Cg::new().rtol(1e-12).preconditioner(mg).solve(&a, &b, &mut y);
+    assert!(relative_error(&y, &reference) < 1e-8, "{}", relative_error(&y, &reference));
+    assert!(preconditioned.iterations * 3 < plain.iterations, "{preconditioned:?} {plain:?}");
+
+    // One application with a mirrored axis, against a naive loop over the halo it fills.
+    let mirrored = ExprOperator::new(conservative, shape, [Boundary::Value(0.0), Boundary::Neumann], k.clone(), (0.5,));
+    let mut u = Array::from_fn([shape[0] + 2, shape[1] + 2], |[i, j]| ((i * 5 + j * 3) % 7) as f64 - 3.0);
+    let mut out = Array::zeros(u.shape());
+    LinearOperator::<f64, 2, Cpu>::try_apply(&mirrored, &mut u, &mut out).unwrap();
+    let at = |i: usize, j: usize| {
+        let j = j.clamp(1, shape[1]); // the mirror of a radius of one repeats the edge
+        if (1..=shape[0]).contains(&i) {
+            u[[i, j]]
+        } else {
+            0.0
+        }
+    };
+    let face = |a: f64, b: f64| 2.0 * a * b / (a + b);
+    for i in 1..=shape[0] {
+        for j in 1..=shape[1] {
+            let c = k[[i, j]];
+            let naive = 0.5
+                * (face(c, k[[i - 1, j]]) * (at(i, j) - at(i - 1, j))
+                    + face(c, k[[i + 1, j]]) * (at(i, j) - at(i + 1, j))
+                    + face(c, k[[i, j - 1]]) * (at(i, j) - at(i, j - 1))
+                    + face(c, k[[i, j + 1]]) * (at(i, j) - at(i, j + 1)));
+            assert!((out[[i, j]] - naive).abs() <= 1e-12 * naive.abs().max(1.0), "{i} {j}: {} {naive}", out[[i, j]]);
+        }
+    }
+}
+
+/// Linearity is decided on the expression: products with coefficients and parameters, sums,
+/// quotients by constants, selections on the coefficients, `powi(_, 1)` are linear; the rest is
+/// refused with the operation named, and a wrong field shape with the shapes.
+#[test]
+fn a_stencil_macro_operator_must_be_linear_in_its_first_field() {
+    let walls = [Boundary::Value(0.0)];
+    let k = Array::<f64, 1>::ones([10]);
+    macro_rules! refused {
+        ($stencil:expr, $fields:expr, $says:literal) => {{
+            let e = ExprOperator::try_new($stencil, [8], walls, $fields, ()).unwrap_err();
+            assert!(matches!(e, Error::Parameter { .. }) && e.to_string().contains($says), "{e}");
+        }};
+    }
+    refused!(stencil!(|u| u[0] * u[1]), (), "multiplies two terms");
+    refused!(stencil!(|u| u[0] + 1.0), (), "affine");
+    refused!(stencil!(|u| exp(u[0])), (), "nonlinear function");
+    refused!(stencil!(|u| u[0].powi(2)), (), "nonlinear function");
+    refused!(stencil!(|u, k| k[0] / u[0]), k.clone(), "divides by a term");
+    refused!(stencil!(|u| select(u[0] > 0.0, u[0], -u[0])), (), "compares or selects");
+    refused!(stencil!(|u| min(u[0], u[1])), (), "nonlinear function");
+    refused!(stencil!(|u, k| k[0] * 2.0), k.clone(), "does not read `u`");
+    let linear = ExprOperator::try_new(
+        stencil!(|u, k| select(k[0] > 0.5, -u[-1], 0.0) + (k[0] * u[0] - u[1]).powi(1) / 2.0),
+        [8],
+        walls,
+        k.clone(),
+        (),
+    );
+    let a = linear.unwrap();
+    let diagonal = a.to_variable_in(&Cpu).diagonal();
+    assert_eq!(diagonal, Array::full([8], 0.5));
+    let e = ExprOperator::try_new(stencil!(|u, k| k[0] * u[0]), [8], walls, Array::ones([9]), ()).unwrap_err();
+    assert!(matches!(e, Error::ShapeMismatch { .. }), "{e:?}");
 }
 
 /// `-Laplace u = f` with `u = sin(pi x) sin(pi y)` on the unit square: the 5-point solution's

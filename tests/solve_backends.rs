@@ -3,11 +3,11 @@
 //! against the dense reference on the host and against the CPU's solve. Device reductions sum in
 //! another order than the CPU's pairwise sum, so iterates agree to the tolerance, not bit for bit.
 
-use cnda::kernel::{Download, StencilKernels};
+use cnda::kernel::{Download, ExprStencilKernels, StencilKernels};
 use cnda::prelude::*;
 use cnda::solve::{
-    Bicgstab, Cg, CycleKind, FnOperator, Gmres, Jacobi, Minres, Multigrid, MultigridOptions, Smoother, SolveOptions,
-    SolverBackend, SolverScalar, Start, StencilOperator, VariableOperator,
+    Bicgstab, Cg, CycleKind, ExprOperator, FnOperator, Gmres, Jacobi, Minres, Multigrid, MultigridOptions, Smoother,
+    SolveOptions, SolverBackend, SolverScalar, Start, StencilOperator, VariableOperator,
 };
 use cnda::stencil::{Boundary, DynStencil, LinearStencil, VariableStencil};
 
@@ -37,8 +37,8 @@ type SolveFn<'a, T, B> = &'a dyn Fn(&Array<T, 2, B>, &mut Array<T, 2, B>);
 /// the CPU; `rtol` suits `T`.
 fn solves_on<T, B>(name: &str, rtol: f64, upload: impl Fn(&Array<T, 2>) -> Array<T, 2, B>)
 where
-    T: SolverScalar,
-    B: SolverBackend + StencilKernels + Download,
+    T: SolverScalar + cnda::kernel::expr::Scalar,
+    B: SolverBackend + StencilKernels + ExprStencilKernels + Download,
     B::Alloc: cnda::kernel::Upload<Target = B>,
 {
     let shape = [24, 20];
@@ -178,6 +178,35 @@ where
     let cpu_report = preconditioned.solve(&on_host, &mg_b, &mut cpu);
     assert!(report.iterations <= cpu_report.iterations + 1, "{name} variable multigrid: {report:?} {cpu_report:?}");
     assert!(max_difference(&x.to_host(), &cpu) <= 100.0 * rtol, "{name} variable multigrid: from the CPU's solution");
+
+    // The same conductivity as a `stencil!` operator (its field uploaded), and multigrid on its
+    // probed variable form, as on the CPU.
+    let flux = stencil!(|u, k; c: T| {
+        let kn = 0.5 * (k[0, 0] + k[-1, 0]);
+        let ks = 0.5 * (k[0, 0] + k[1, 0]);
+        let kw = 0.5 * (k[0, 0] + k[0, -1]);
+        let ke = 0.5 * (k[0, 0] + k[0, 1]);
+        c * (kn * (u[0, 0] - u[-1, 0]) + ks * (u[0, 0] - u[1, 0]) + kw * (u[0, 0] - u[0, -1]) + ke * (u[0, 0] - u[0, 1]))
+    });
+    let k = Array::from_fn([n + 2, n + 2], |[i, j]| T::from_f64(if (i + 2 * j) % 7 < 3 { 10.0 } else { 1.0 }));
+    let scale = (T::from_f64(1024.0),);
+    let on_dev = ExprOperator::new(flux, [n, n], walls, upload(&k), scale);
+    let on_host = ExprOperator::new(flux, [n, n], walls, k.clone(), scale);
+    let probed = on_dev.to_variable_in(&alloc);
+    assert_eq!(probed.coefficients()[0].to_host(), on_host.to_variable_in(&Cpu).coefficients()[0], "{name} probe");
+    let mut x = upload(&Array::zeros([n, n]));
+    let report = Cg::new().rtol(rtol).preconditioner(Multigrid::for_variable(&probed, options)).solve(
+        &on_dev,
+        &upload(&mg_b),
+        &mut x,
+    );
+    let mut cpu = Array::zeros([n, n]);
+    let cpu_report = Cg::new()
+        .rtol(rtol)
+        .preconditioner(Multigrid::for_variable(&on_host.to_variable_in(&Cpu), options))
+        .solve(&on_host, &mg_b, &mut cpu);
+    assert!(report.iterations <= cpu_report.iterations + 1, "{name} stencil! operator: {report:?} {cpu_report:?}");
+    assert!(max_difference(&x.to_host(), &cpu) <= 100.0 * rtol, "{name} stencil! operator: from the CPU's solution");
 
     // A variable-coefficient operator (its fields uploaded) with its diagonal as Jacobi, against
     // the same solve on the CPU.

@@ -15,8 +15,10 @@
 //!
 //! An operator is a [`StencilOperator`] (a `LinearStencil` or `DynStencil` on a shape, with
 //! homogeneous boundaries per side and axis), a [`VariableOperator`] (a `VariableStencil` with
-//! its coefficient fields: a conductivity that varies), a closure ([`FnOperator`]), or any type that
-//! implements [`LinearOperator`]. The vectors a method keeps are padded by the operator's halo,
+//! its coefficient fields: a conductivity that varies), a `stencil!` stencil that is linear in its
+//! first field ([`ExprOperator`]: checked on the expression, the other fields its coefficients,
+//! applied by the stencil's own kernel, and probed into a `VariableOperator` for multigrid), a
+//! closure ([`FnOperator`]), or any type that implements [`LinearOperator`]. The vectors a method keeps are padded by the operator's halo,
 //! so a stencil fills its boundaries and sweeps in place. A [`Preconditioner`] goes in the
 //! method's slot: [`Jacobi`], or one [`Multigrid`] cycle.
 //!
@@ -58,6 +60,7 @@ mod cg;
 mod diffusion;
 #[cfg(feature = "mpi")]
 mod dist;
+mod expr_operator;
 mod gmres;
 mod krylov;
 mod minres;
@@ -73,6 +76,7 @@ pub use bicgstab::Bicgstab;
 pub use cg::Cg;
 #[cfg(feature = "mpi")]
 pub use dist::DistOperator;
+pub use expr_operator::{ExprOperator, OperatorFields, OperatorFieldsOn};
 pub use gmres::Gmres;
 pub use minres::Minres;
 pub use multigrid::{CycleKind, Multigrid, MultigridOptions, Smoother, Start};

@@ -8,6 +8,7 @@ mod check;
 pub mod emit;
 mod eval;
 mod evolves;
+mod linearity;
 mod node;
 mod scalar;
 mod values;
@@ -15,6 +16,7 @@ mod widen;
 
 pub use check::{check, CheckedExpr, MAX_NODES};
 pub use evolves::{Evolves, Stage};
+pub use linearity::Linearity;
 pub use node::{Binary, Lit, Node, Unary};
 pub use scalar::{powi, Scalar};
 pub use values::{Values, MAX_OUTPUTS};
