@@ -241,6 +241,11 @@ impl<T: Pod + Equivalence, const N: usize, A: LinearOperator<T, N, B>, B: DistBa
         self.shared.clone()
     }
 
+    /// Keeps `local`'s error for the solve's next collective ([`Processes::defer`]).
+    pub(super) fn defer(&self, local: Result<()>) {
+        self.shared.defer(local);
+    }
+
     /// This operator and `m` with their errors deferred to the solve's next collective, for
     /// the iterations of a distributed solve.
     pub(super) fn deferring<'a, P>(&'a self, m: &'a P) -> (Deferring<'a, Self, T, N, B>, Deferring<'a, P, T, N, B>) {

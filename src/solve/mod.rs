@@ -28,7 +28,8 @@
 //! application, dot products summed over the processes (in rank order, so every process stops
 //! at the same iteration), on host or device blocks; the preconditioner acts on each block
 //! (`Jacobi` from the block's diagonal), or over the processes: `Multigrid::for_dist` splits every
-//! level as the grid is split and solves its coarsest level, gathered, on one process.
+//! level as the grid is split and solves its coarsest level, gathered, on one process; its
+//! cycles also solve alone (`Multigrid::solve_dist`).
 //!
 //! Every method stops when its residual `‖r‖₂ ≤ max(rtol ‖b‖₂, atol)` ([`SolveOptions`]; `r` is
 //! `b − A x` up to rounding, GMRES's estimate within a cycle), returns a

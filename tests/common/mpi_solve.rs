@@ -141,6 +141,37 @@ fn compare_mg_cg<T: Real, const N: usize, B: SolveBackend>(
     );
 }
 
+/// [`compare`] for multigrid cycles alone: one process's `Multigrid::solve` against
+/// `Multigrid::solve_dist` with `Multigrid::for_dist`'s hierarchy.
+#[allow(clippy::too_many_arguments)]
+fn compare_mg<T: Real, const N: usize, B: SolveBackend>(
+    comm: &impl Communicator,
+    what: &str,
+    one: &StencilOperator<T, N>,
+    dist: &DistOperator<T, N, StencilOperator<T, N>, B>,
+    b: &DistArray<T, N, B>,
+    x: &mut DistArray<T, N, B>,
+    rtol: f64,
+    options: cnda::solve::MultigridOptions,
+) {
+    use cnda::solve::{Multigrid, SolveOptions};
+    // Cycles alone stall where f32's rounding of the operator caps the residual (CG's
+    // preconditioned recurrences go lower), at about 3e-5 here.
+    let rtol = rtol.max(1e-4);
+    let tolerance = SolveOptions::default().rtol(rtol).max_iters(100);
+    compare(
+        comm,
+        what,
+        one,
+        dist,
+        b,
+        x,
+        |a, b, x| Multigrid::new_in(&Cpu, a, options).solve(a, b, x, tolerance),
+        |a, b, x| Multigrid::for_dist(a, options).solve_dist(a, b, x, tolerance),
+        rtol,
+    );
+}
+
 /// A distributed array of `global` on `alloc`'s backend with `halo`, its owned points from `f`.
 fn filled<T: Real, const N: usize, B: SolveBackend>(
     alloc: &impl Allocator<B>,
@@ -341,6 +372,7 @@ pub fn check_solve_errors(comm: &impl Communicator, same_everywhere: impl Fn(&st
     use Boundary::{Periodic, Value};
     let lap =
         DynStencil::<f64, 2>::new([([0, 0], 4.0), ([-1, 0], -1.0), ([1, 0], -1.0), ([0, -1], -1.0), ([0, 1], -1.0)]);
+    let laplacian = lap.clone();
     let b = filled::<f64, 2, Cpu>(&Cpu, comm, ([20, 15], [1, 1], [false, false]), rhs);
     let a = DistOperator::stencil(lap.clone(), [Value(0.0); 2], &b);
     let expect = |e: cnda::Error, text: &str| {
@@ -354,7 +386,20 @@ pub fn check_solve_errors(comm: &impl Communicator, same_everywhere: impl Fn(&st
     expect(DistOperator::try_stencil(lap, [Periodic, Value(0.0)], &b).unwrap_err(), "axis 0 is not periodic");
     let mut x = filled::<f64, 2, Cpu>(&Cpu, comm, ([20, 15], [1, 1], [false, false]), |_| 0.0);
     expect(Cg::new().rtol(1e-12).max_iters(3).try_solve_dist(&a, &b, &mut x).unwrap_err(), "3 iterations");
-    4
+    // Multigrid's cycles alone: out of cycles, and a hierarchy of another grid.
+    use cnda::solve::{Multigrid, MultigridOptions, SolveOptions};
+    let b = filled::<f64, 2, Cpu>(&Cpu, comm, ([63, 63], [1, 1], [false, false]), rhs);
+    let a = DistOperator::stencil(laplacian.clone(), [Value(0.0); 2], &b);
+    let mg = Multigrid::for_dist(&a, MultigridOptions { coarsest: 9, ..Default::default() });
+    let mut x = filled::<f64, 2, Cpu>(&Cpu, comm, ([63, 63], [1, 1], [false, false]), |_| 0.0);
+    let few = SolveOptions::default().rtol(1e-12).max_iters(2);
+    expect(mg.try_solve_dist(&a, &b, &mut x, few).unwrap_err(), "2 iterations");
+    let c = filled::<f64, 2, Cpu>(&Cpu, comm, ([15, 15], [1, 1], [false, false]), rhs);
+    let small = DistOperator::stencil(laplacian, [Value(0.0); 2], &c);
+    let mut y = filled::<f64, 2, Cpu>(&Cpu, comm, ([15, 15], [1, 1], [false, false]), |_| 0.0);
+    let e = mg.try_solve_dist(&small, &c, &mut y, few).unwrap_err();
+    assert!(matches!(e, cnda::Error::ShapeMismatch { .. } | cnda::Error::Mpi { .. }), "{e}");
+    6
 }
 
 /// Multigrid-preconditioned CG over the processes (`Multigrid::for_dist`) against one process's
@@ -394,6 +439,12 @@ pub fn check_multigrid<T: Real, B: SolveBackend>(
             let mut x = filled::<T, 2, B>(alloc, comm, grid, |_| 0.0);
             compare_mg_cg(comm, what, one, &dist, &b, &mut x, rtol, options);
             checks += 1;
+            // Cycles alone: every case, or the first on devices (whose runs take longest).
+            if every_case || checks == 1 {
+                let mut x = filled::<T, 2, B>(alloc, comm, grid, |_| 0.0);
+                compare_mg(comm, &format!("{what}, cycles alone"), one, &dist, &b, &mut x, rtol, options);
+                checks += 1;
+            }
         };
     let grid = ([63, 63], [1, 1], [false, false]);
     let one = StencilOperator::new(two(laplacian(1.0 / 64.0, 2)), grid.0, [Value(z); 2]);

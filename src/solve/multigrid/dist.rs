@@ -17,9 +17,12 @@ use crate::element::Pod;
 use crate::error::{or_panic, Error, Result};
 use crate::kernel::{Cpu, StencilKernels};
 use crate::solve::dist::local_boundaries;
-use crate::solve::operator::StencilOperator;
+use crate::solve::krylov::Solve;
+use crate::solve::operator::{LinearOperator, StencilOperator};
+use crate::solve::precond::Preconditioner;
+use crate::solve::processes::agreed;
 use crate::solve::vectors::{SolverBackend, SolverScalar};
-use crate::solve::DistOperator;
+use crate::solve::{DistOperator, SolveOptions, SolveReport};
 use crate::stencil::DynStencil;
 
 const OP: &str = "Multigrid::for_dist";
@@ -179,6 +182,82 @@ where
             shape = coarser(shape, periodic);
             taps = coarse_taps;
         }
+    }
+}
+
+impl<T, const N: usize, B> Multigrid<T, N, B>
+where
+    T: SolverScalar + Equivalence + 'static,
+    B: SolverBackend + DistBackend + StencilKernels + 'static,
+{
+    /// Solves `a x = b` on a distributed grid by cycles of this hierarchy (built by
+    /// [`Multigrid::for_dist`] from `a`), from the guess in `x`'s owned points, leaving the
+    /// solution there (halos untouched) and stopping as [`Multigrid::solve`] does, the
+    /// residual's norm summed over the processes in rank order: every process runs the same
+    /// cycles and returns the same report, or the same error. Collective.
+    ///
+    /// ```no_run
+    /// use cnda::dist::DistArray;
+    /// use cnda::solve::{DistOperator, Multigrid, MultigridOptions, SolveOptions};
+    /// use cnda::stencil::{Boundary, LinearStencil};
+    /// let universe = mpi::initialize().unwrap();
+    /// let (n, h) = (127, 1.0 / 128.0);
+    /// let mut b = DistArray::<f64, 3>::new(&universe.world(), [n; 3], [1; 3], [false; 3]);
+    /// b.fill_owned_with(|_| 1.0);
+    /// let a = DistOperator::stencil(LinearStencil::laplacian_7pt(h), [Boundary::Value(0.0); 3], &b);
+    /// let mg = Multigrid::for_dist(&a, MultigridOptions::default());
+    /// let mut x = DistArray::new(&universe.world(), [n; 3], [1; 3], [false; 3]);
+    /// let report = mg.solve_dist(&a, &b, &mut x, SolveOptions::default().rtol(1e-8));
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// As [`Multigrid::try_solve_dist`] errs, on every process alike.
+    #[track_caller]
+    pub fn solve_dist<A: LinearOperator<T, N, B>>(
+        &self,
+        a: &DistOperator<T, N, A, B>,
+        b: &DistArray<T, N, B>,
+        x: &mut DistArray<T, N, B>,
+        options: SolveOptions,
+    ) -> SolveReport {
+        or_panic(self.try_solve_dist(a, b, x, options))
+    }
+
+    /// [`Multigrid::solve_dist`], returning errors, the same on every process; `x` holds the
+    /// last iterate after `Error::NotConverged`.
+    ///
+    /// # Errors
+    ///
+    /// `Error::Decomposition` when `b` or `x` is split otherwise than the operator's grid;
+    /// `Error::ShapeMismatch` when the hierarchy's finest blocks are not the operator's; as
+    /// [`Multigrid::try_solve`] otherwise (a process's own failure reaches the others as
+    /// `Error::Mpi` naming it).
+    pub fn try_solve_dist<A: LinearOperator<T, N, B>>(
+        &self,
+        a: &DistOperator<T, N, A, B>,
+        b: &DistArray<T, N, B>,
+        x: &mut DistArray<T, N, B>,
+        options: SolveOptions,
+    ) -> Result<SolveReport> {
+        const SOLVE: &str = "Multigrid::solve_dist";
+        a.check_split(SOLVE, "b", b)?;
+        a.check_split(SOLVE, "x", x)?;
+        a.check_device(SOLVE, b)?;
+        let processes = a.processes();
+        agreed(&*processes, SOLVE, self.check_operator(a))?;
+        let (deferring, _) = a.deferring(self);
+        let before = Preconditioner::<T, N, B>::work(self);
+        let mut solve = Solve::start_on("multigrid", &options, &deferring, &b.owned(), &x.owned(), Some(processes))?;
+        // A cycle's local failure waits for the next norm, which every process computes.
+        let correct = |r: &Array<T, N, B>, z: &mut Array<T, N, B>, halo, full| {
+            a.defer(self.correction(r, z, halo, full));
+            Ok(())
+        };
+        let outcome = if solve.done() { Ok(()) } else { self.iterate(&mut solve, &deferring, &correct) };
+        let mut report = solve.finish_on(&mut x.owned_mut(), outcome)?;
+        report.work = Preconditioner::<T, N, B>::work(self) - before + 1.0 + report.iterations as f64;
+        Ok(report)
     }
 }
 

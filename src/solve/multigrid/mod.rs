@@ -120,6 +120,11 @@ pub struct Multigrid<T: SolverScalar, const N: usize, B: SolverBackend = Cpu> {
     gathered: Option<Box<Gathered<T, N>>>,
 }
 
+/// `z ≈ A⁻¹ r` (with the vectors' halo, and `Some(cycles)` for a full-multigrid pass): what
+/// each of a solve's cycles computes.
+type Correction<'a, T, const N: usize, B> =
+    dyn Fn(&Array<T, N, B>, &mut Array<T, N, B>, [usize; N], Option<usize>) -> Result<()> + 'a;
+
 /// The operator of a distributed hierarchy's coarsest grid, whole, on process 0 (its blocks
 /// gathered there), and its own hierarchy where the grid coarsens further.
 struct Gathered<T: SolverScalar, const N: usize> {
@@ -192,7 +197,8 @@ impl<T: SolverScalar, const N: usize, B: SolverBackend + StencilKernels> Multigr
         self.check_operator(a)?;
         let before = Preconditioner::<T, N, B>::work(self);
         let mut solve = Solve::start("multigrid", &options, a, b, x)?;
-        let outcome = if solve.done() { Ok(()) } else { self.iterate(&mut solve, a) };
+        let correct = |r: &Array<T, N, B>, z: &mut Array<T, N, B>, halo, full| self.correction(r, z, halo, full);
+        let outcome = if solve.done() { Ok(()) } else { self.iterate(&mut solve, a, &correct) };
         let mut report = solve.finish(x, outcome)?;
         // The cycles' passes, and the residual before the first and after each.
         report.work = Preconditioner::<T, N, B>::work(self) - before + 1.0 + report.iterations as f64;
@@ -250,15 +256,21 @@ impl<T: SolverScalar, const N: usize, B: SolverBackend + StencilKernels> Multigr
     }
 
     /// Cycles: `x += cycle(r)`, `r = b − A x`, until the tolerance; the first a full-multigrid
-    /// pass when the options start so.
-    fn iterate<A: LinearOperator<T, N, B> + ?Sized>(&self, s: &mut Solve<T, N, B>, a: &A) -> Result<()> {
+    /// pass when the options start so. `correct` is [`Multigrid::correction`], or a distributed
+    /// solve's, which defers its errors to the next norm.
+    fn iterate<A: LinearOperator<T, N, B> + ?Sized>(
+        &self,
+        s: &mut Solve<T, N, B>,
+        a: &A,
+        correct: &Correction<'_, T, N, B>,
+    ) -> Result<()> {
         let mut correction = s.space.vector()?;
         let mut full = match self.options.start {
             Start::FullMultigrid { cycles } => Some(cycles),
             Start::Guess => None,
         };
         loop {
-            self.correction(&s.r, &mut correction, s.space.halo(), full.take())?;
+            correct(&s.r, &mut correction, s.space.halo(), full.take())?;
             s.space.axpy(&mut s.x, 1.0, &correction)?;
             a.try_apply(&mut s.x, &mut s.r)?;
             s.space.xpby(&mut s.r, &s.b, -1.0)?;
