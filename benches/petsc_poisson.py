@@ -8,7 +8,9 @@ cnda bench builds its hierarchy once) and the iterations.
 
     python3 benches/petsc_poisson.py --n 127 [--smoother jacobi]
 
-Needs petsc4py (Debian: python3-petsc4py; it brings PETSc with OpenMPI). One process.
+Needs petsc4py (Debian: python3-petsc4py; it brings PETSc with OpenMPI). On P processes:
+`mpirun -n P python3 benches/petsc_poisson.py ...`, the DMDA split as PETSc splits it and each
+process assembling its own rows.
 """
 
 import argparse
@@ -18,30 +20,39 @@ import time
 import numpy as np
 
 
-def laplacian_csr(m, h):
-    """The 7-point operator on an m^3 vertex grid (x fastest), boundary rows the identity."""
-    idx = np.arange(m**3).reshape(m, m, m)  # [z, y, x]
-    inner = np.zeros((m, m, m), bool)
-    inner[1:-1, 1:-1, 1:-1] = True
-    rows, cols, vals = [idx[~inner].ravel()], [idx[~inner].ravel()], [np.ones((~inner).sum())]
-    centre = idx[inner]
-    rows.append(centre)
-    cols.append(centre)
-    vals.append(np.full(centre.size, 6.0 / h**2))
-    for axis in range(3):
-        for d in (-1, 1):
-            nb = np.roll(idx, -d, axis=axis)[inner]
-            # Neighbours on the boundary are dropped: they hold zero, and the matrix stays symmetric.
-            zz, yy, xx = np.unravel_index(nb, (m, m, m))
-            keep = (zz > 0) & (zz < m - 1) & (yy > 0) & (yy < m - 1) & (xx > 0) & (xx < m - 1)
-            rows.append(centre[keep])
-            cols.append(nb[keep])
-            vals.append(np.full(keep.sum(), -1.0 / h**2))
-    r, c, v = (np.concatenate(a) for a in (rows, cols, vals))
+def local_laplacian(da, h):
+    """This process's rows of the 7-point operator on the DMDA's m^3 vertex grid, boundary rows
+    the identity, in PETSc's ordering (each process's box of the grid, x fastest): the local CSR
+    (global column indices) and the owned points' (z, y, x) coordinates in row order."""
+    m = da.getSizes()[0]
+    (xs, xe), (ys, ye), (zs, ze) = da.getRanges()
+    z, y, x = (a.ravel() for a in np.meshgrid(np.arange(zs, ze), np.arange(ys, ye), np.arange(xs, xe), indexing="ij"))
+    ao = da.getAO()
+    natural = lambda z, y, x: ((z * m + y) * m + x).astype(PETSc.IntType)
+    rows = np.arange(z.size)
+    if not np.array_equal(ao.app2petsc(natural(z, y, x)), rows + rstart(da)):
+        raise SystemExit("the DMDA's ordering is not its boxes, x fastest")
+    inner = (z > 0) & (z < m - 1) & (y > 0) & (y < m - 1) & (x > 0) & (x < m - 1)
+    r, c, v = [rows], [natural(z, y, x)], [np.where(inner, 6.0 / h**2, 1.0)]
+    for dz, dy, dx in ((1, 0, 0), (-1, 0, 0), (0, 1, 0), (0, -1, 0), (0, 0, 1), (0, 0, -1)):
+        nz, ny, nx = z + dz, y + dy, x + dx
+        # Neighbours on the boundary are dropped: they hold zero, and the matrix stays symmetric.
+        keep = inner & (nz > 0) & (nz < m - 1) & (ny > 0) & (ny < m - 1) & (nx > 0) & (nx < m - 1)
+        r.append(rows[keep])
+        c.append(natural(nz[keep], ny[keep], nx[keep]))
+        v.append(np.full(keep.sum(), -1.0 / h**2))
+    r, v = np.concatenate(r), np.concatenate(v)
+    c = ao.app2petsc(np.concatenate(c))
     order = np.lexsort((c, r))
     r, c, v = r[order], c[order], v[order]
-    indptr = np.concatenate([[0], np.cumsum(np.bincount(r, minlength=m**3))])
-    return indptr.astype(PETSc.IntType), c.astype(PETSc.IntType), v
+    indptr = np.concatenate([[0], np.cumsum(np.bincount(r, minlength=z.size))])
+    return (indptr.astype(PETSc.IntType), c.astype(PETSc.IntType), v), (z, y, x)
+
+
+def rstart(da):
+    """The first global (PETSc-ordered) index this process owns."""
+    v = da.createGlobalVec()
+    return v.getOwnershipRange()[0]
 
 
 def main():
@@ -56,15 +67,17 @@ def main():
     while (m - 1) % (1 << levels) == 0 and (m - 1) >> levels >= 4:
         levels += 1
 
-    da = PETSc.DMDA().create([m, m, m], stencil_width=1, stencil_type=PETSc.DMDA.StencilType.STAR)
-    indptr, indices, values = laplacian_csr(m, h)
-    a = PETSc.Mat().createAIJ([m**3, m**3], csr=(indptr, indices, values))
+    da = PETSc.DMDA().create(
+        [m, m, m], stencil_width=1, stencil_type=PETSc.DMDA.StencilType.STAR, comm=PETSc.COMM_WORLD
+    )
+    csr, (z, y, x) = local_laplacian(da, h)
+    local = z.size
+    a = PETSc.Mat().createAIJ([(local, m**3), (local, m**3)], csr=csr, comm=PETSc.COMM_WORLD)
     a.assemble()
     b = a.createVecLeft()
-    z, y, x = np.meshgrid(np.arange(m), np.arange(m), np.arange(m), indexing="ij")
     rhs = ((z - 1) * 7 + (y - 1) * 3 + (x - 1) * 5) % 11 - 5.0
     interior = (z > 0) & (z < m - 1) & (y > 0) & (y < m - 1) & (x > 0) & (x < m - 1)
-    b.setArray(np.where(interior, rhs, 0.0).ravel())
+    b.setArray(np.where(interior, rhs, 0.0))
     u = a.createVecRight()
 
     opts = PETSc.Options()
@@ -78,7 +91,7 @@ def main():
         opts["mg_levels_ksp_type"] = "richardson"
         opts["mg_levels_ksp_richardson_scale"] = 6.0 / 7.0
         opts["mg_levels_pc_type"] = "jacobi"
-    ksp = PETSc.KSP().create()
+    ksp = PETSc.KSP().create(comm=PETSc.COMM_WORLD)
     ksp.setDM(da)
     ksp.setDMActive(False)
     ksp.setOperators(a)
@@ -87,15 +100,16 @@ def main():
     times = []
     for _ in range(args.runs):
         u.set(0.0)
+        PETSc.COMM_WORLD.barrier()
         t = time.perf_counter()
         ksp.solve(b, u)
         times.append(time.perf_counter() - t)
     r = b.duplicate()
     a.mult(u, r)
     r.aypx(-1.0, b)
-    print(
+    PETSc.Sys.Print(
         f"petsc {PETSc.Sys.getVersion()} n={n} levels={levels} smoother={args.smoother}: "
-        f"{ksp.getIterationNumber()} iterations, reason {ksp.getConvergedReason()}, "
+        f"{PETSc.COMM_WORLD.getSize()} processes, {ksp.getIterationNumber()} iterations, reason {ksp.getConvergedReason()}, "
         f"relative residual {r.norm() / b.norm():.2e}, median solve {np.median(times) * 1e3:.1f} ms "
         f"(runs {', '.join(f'{t * 1e3:.0f}' for t in times)})"
     )

@@ -326,7 +326,7 @@ class SolveInfo(TypedDict):
     work: float
 
 def solve(
-    b: npt.NDArray[_Float],
+    b: npt.NDArray[_Float] | CudaArray | Any,
     taps: _Taps | None = ...,
     boundary: _Boundary | None = ...,
     *,
@@ -346,7 +346,10 @@ def solve(
     """Solves A x = b; returns x (a new array of b's shape and dtype) and a SolveInfo. The
     interpreter lock is released while it runs.
 
-    b: float32 or float64, 1D to 3D, any strides.
+    b: float32 or float64, 1D to 3D, any strides. In CUDA memory (a CudaArray, or a CuPy array or
+    PyTorch CUDA tensor, imported without a copy) the solve runs on that device, every vector,
+    operator and multigrid level there, and x is a new CudaArray; x0 and conductivity may then be
+    in either memory, a matrix is uploaded once.
     The operator A, one of:
       a constant-coefficient stencil on b's grid: taps and laplacian, h as cnda.stencil takes them
         (no coeffs), boundary as cnda.stencil takes it but 0 (zero walls) by default; a nonzero

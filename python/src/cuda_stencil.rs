@@ -18,7 +18,7 @@ use crate::stencil_args;
 use crate::sweeps::{sweeps, In};
 
 /// The float element types a device stencil runs in, with their stores.
-trait DeviceFloat: Float + Send + Sync + OnDevice {
+pub(crate) trait DeviceFloat: Float + Send + Sync + OnDevice {
     fn store(data: &CudaData) -> Option<&DeviceStore<Self>>;
     fn store_mut(data: &mut CudaData) -> Option<&mut DeviceStore<Self>>;
 }
@@ -84,7 +84,7 @@ pub fn stencil<'py>(
 
 /// `x` as a `CudaArray`: itself, or imported without a copy from a DLPack producer on a CUDA
 /// device; `None` for anything else.
-fn device_array<'py>(py: Python<'py>, x: &Bound<'py, PyAny>) -> PyResult<Option<Bound<'py, CudaArray>>> {
+pub(crate) fn device_array<'py>(py: Python<'py>, x: &Bound<'py, PyAny>) -> PyResult<Option<Bound<'py, CudaArray>>> {
     if let Ok(c) = x.cast::<CudaArray>() {
         return Ok(Some(c.clone()));
     }

@@ -14,6 +14,8 @@ mod cuda_ops;
 #[cfg(feature = "cuda")]
 mod cuda_reduce;
 #[cfg(feature = "cuda")]
+mod cuda_solve;
+#[cfg(feature = "cuda")]
 mod cuda_stencil;
 mod dlpack;
 pub mod elements;

@@ -4,11 +4,13 @@
 //! per point, or a SciPy sparse matrix acting on the flattened array; by CG,
 //! MINRES, BiCGSTAB, GMRES or geometric multigrid, preconditioned by Jacobi or one multigrid
 //! cycle; the interpreter lock released while it runs. Returns the solution and a dict of what
-//! the solve did.
+//! the solve did. A `b` in CUDA memory (a `CudaArray`, CuPy or PyTorch) is solved on that
+//! device (`cuda_solve.rs`), written once with the host's solve (`solve_on`).
 
+use cnda::kernel::{Backend, Download, SparseKernels, StencilKernels, Upload};
 use cnda::solve::{
     Bicgstab, Cg, Gmres, Identity, Jacobi, LinearOperator, Minres, Multigrid, MultigridOptions, Preconditioner,
-    SolveOptions, SolveReport, SolverScalar, VariableOperator,
+    SolveOptions, SolveReport, SolverBackend, SolverScalar, VariableOperator,
 };
 use cnda::sparse::CsrMatrix;
 use cnda::{Array, Cpu};
@@ -23,7 +25,7 @@ use crate::sparse::csr_from_scipy;
 use crate::stencil_args;
 
 /// `cnda.solve`'s arguments after `b`.
-struct Args<'a, 'py> {
+pub(crate) struct Args<'a, 'py> {
     taps: Option<&'a Bound<'py, PyAny>>,
     boundary: Option<&'a Bound<'py, PyAny>>,
     laplacian: bool,
@@ -34,7 +36,7 @@ struct Args<'a, 'py> {
     method: &'a str,
     preconditioner: Option<&'a str>,
     options: SolveOptions,
-    x0: Option<&'a Bound<'py, PyAny>>,
+    pub(crate) x0: Option<&'a Bound<'py, PyAny>>,
 }
 
 /// Solves `A x = b`: see the module docs and `python/cnda.pyi` for every argument.
@@ -74,6 +76,10 @@ pub fn solve<'py>(
              (with boundary, h and shift), or a matrix; not two",
         ));
     }
+    #[cfg(feature = "cuda")]
+    if let Some(solved) = crate::cuda_solve::solve(py, b, &args)? {
+        return Ok(solved);
+    }
     if b.cast::<PyArrayDyn<f64>>().is_ok() {
         by_rank::<f64>(py, b, &args)
     } else if b.cast::<PyArrayDyn<f32>>().is_ok() {
@@ -103,7 +109,10 @@ fn by_rank<'py, T: SolverScalar + Element>(
 }
 
 /// A host copy of a NumPy array of rank `N`.
-fn host_copy<T: SolverScalar + Element, const N: usize>(x: &Bound<'_, PyAny>, name: &str) -> PyResult<Array<T, N>> {
+pub(crate) fn host_copy<T: SolverScalar + Element, const N: usize>(
+    x: &Bound<'_, PyAny>,
+    name: &str,
+) -> PyResult<Array<T, N>> {
     let read = read::<T>(x, "solve", name)?;
     let view = view::<T, N>(&read, "solve")?;
     Ok(view.to_owned())
@@ -118,58 +127,81 @@ fn solve_rank<'py, T: SolverScalar + Element, const N: usize>(
     let shape = b.shape();
     let mut x = match args.x0 {
         None => Array::zeros(shape),
-        Some(x0) => {
-            let x0 = host_copy::<T, N>(x0, "x0")?;
-            if x0.shape() != shape {
-                return Err(to_pyerr(cnda::Error::ShapeMismatch {
-                    op: "solve (x0)",
-                    expected: shape.to_vec(),
-                    got: x0.shape().to_vec(),
-                }));
-            }
-            x0
-        }
+        Some(x0) => host_copy::<T, N>(x0, "x0")?,
     };
-    let levels = MultigridOptions::default();
-    let report = match (args.matrix, args.conductivity) {
-        (Some(matrix), _) => {
-            let matrix = csr_from_scipy::<T>(matrix)?;
-            let operator = matrix.try_on_grid(shape).map_err(to_pyerr)?;
-            let diagonal = |_: &[usize; N]| matrix_diagonal(&matrix, shape);
-            run(py, args, &operator, None, diagonal, &b, &mut x)?
-        }
-        (None, Some(k)) => {
-            let k = host_copy::<T, N>(k, "conductivity")?;
-            if k.shape() != shape {
-                return Err(to_pyerr(cnda::Error::ShapeMismatch {
-                    op: "solve (conductivity)",
-                    expected: shape.to_vec(),
-                    got: k.shape().to_vec(),
-                }));
-            }
-            let sides = stencil_args::linear_boundaries::<T, N>(args.boundary)?;
-            let operator =
-                VariableOperator::try_diffusion_in(&Cpu, &k, [args.h; N], args.shift, sides).map_err(to_pyerr)?;
-            let diagonal = |_: &[usize; N]| operator.try_diagonal();
-            let hierarchy = || Multigrid::try_for_variable(&operator, levels);
-            run(py, args, &operator, Some(&hierarchy), diagonal, &b, &mut x)?
-        }
-        (None, None) => {
-            let operator =
-                stencil_args::linear_operator::<T, N>(args.taps, args.boundary, args.laplacian, args.h, shape)?;
-            let centre =
-                operator.stencil().taps().iter().filter(|(o, _)| *o == [0; N]).fold(T::ZERO, |sum, &(_, w)| sum + w);
-            let diagonal = |shape: &[usize; N]| Ok(Array::full(*shape, centre));
-            let hierarchy = || Multigrid::try_new_in(&Cpu, &operator, levels);
-            run(py, args, &operator, Some(&hierarchy), diagonal, &b, &mut x)?
-        }
-    };
+    let report = solve_on(py, args, &Cpu, &b, &mut x, host_copy::<T, N>)?;
     let out = PyArrayDyn::<T>::zeros(py, shape.as_slice(), false).into_any();
     {
         let mut written = write::<T>(&out, "solve", "x")?;
         view_mut::<T, N>(&mut written, "solve")?.assign(&x);
     }
     Ok((out, info(py, &report)?))
+}
+
+/// Refuses an array of another shape than `b`'s.
+pub(crate) fn check_shape<const N: usize>(op: &'static str, expected: [usize; N], got: [usize; N]) -> PyResult<()> {
+    if got != expected {
+        return Err(to_pyerr(cnda::Error::ShapeMismatch { op, expected: expected.to_vec(), got: got.to_vec() }));
+    }
+    Ok(())
+}
+
+/// The operator the arguments name, on `alloc`'s backend (the host's conductivity fields and
+/// matrices uploaded there), and the solve of `a x = b` from the guess in `x`: written once for
+/// NumPy arrays and CUDA memory. `host(array, name)` reads an argument array on the host.
+pub(crate) fn solve_on<T, const N: usize, D>(
+    py: Python<'_>,
+    args: &Args<'_, '_>,
+    alloc: &D,
+    b: &Array<T, N, D::Target>,
+    x: &mut Array<T, N, D::Target>,
+    host: impl Fn(&Bound<'_, PyAny>, &str) -> PyResult<Array<T, N>>,
+) -> PyResult<SolveReport>
+where
+    T: SolverScalar + Element,
+    D: Upload,
+    D::Target: SolverBackend + StencilKernels + SparseKernels + Download,
+    <D::Target as Backend>::Alloc: Upload<Target = D::Target>,
+    Array<T, N, D::Target>: Send + Sync,
+    Multigrid<T, N, D::Target>: Send + Sync,
+    Jacobi<T, N, D::Target>: Send,
+    CsrMatrix<T, D::Target>: Sync,
+    VariableOperator<T, N, D::Target>: Sync,
+{
+    let shape = b.shape();
+    check_shape("solve (x0)", shape, x.shape())?;
+    let levels = MultigridOptions::default();
+    match (args.matrix, args.conductivity) {
+        (Some(matrix), _) => {
+            let on_host = csr_from_scipy::<T>(matrix)?;
+            let matrix = on_host.try_to_device(alloc).map_err(to_pyerr)?;
+            let operator = matrix.try_on_grid(shape).map_err(to_pyerr)?;
+            let diagonal = |_: &[usize; N]| matrix_diagonal(&on_host, shape)?.try_to_device(alloc);
+            run(py, args, &operator, None, diagonal, b, x)
+        }
+        (None, Some(k)) => {
+            let k = host(k, "conductivity")?;
+            check_shape("solve (conductivity)", shape, k.shape())?;
+            let sides = stencil_args::linear_boundaries::<T, N>(args.boundary)?;
+            let operator =
+                VariableOperator::try_diffusion_in(alloc, &k, [args.h; N], args.shift, sides).map_err(to_pyerr)?;
+            let diagonal = |_: &[usize; N]| operator.try_diagonal();
+            let hierarchy = || Multigrid::try_for_variable(&operator, levels);
+            run(py, args, &operator, Some(&hierarchy), diagonal, b, x)
+        }
+        (None, None) => {
+            let operator =
+                stencil_args::linear_operator::<T, N>(args.taps, args.boundary, args.laplacian, args.h, shape)?;
+            let centre =
+                operator.stencil().taps().iter().filter(|(o, _)| *o == [0; N]).fold(T::ZERO, |sum, &(_, w)| sum + w);
+            let diagonal = |shape: &[usize; N]| {
+                let mut d = Array::try_zeros_in(alloc, *shape)?;
+                d.try_fill(centre).map(|()| d)
+            };
+            let hierarchy = || Multigrid::try_new_in(alloc, &operator, levels);
+            run(py, args, &operator, Some(&hierarchy), diagonal, b, x)
+        }
+    }
 }
 
 /// The diagonal of a square matrix, on the grid's shape (zeros where a row stores none).
@@ -186,21 +218,25 @@ fn matrix_diagonal<T: SolverScalar, const N: usize>(m: &CsrMatrix<T>, shape: [us
 
 /// The method and preconditioner the arguments name, run on `a` (with `hierarchy`, its
 /// multigrid hierarchy where it has one), the interpreter lock released.
-fn run<T, const N: usize, A>(
+fn run<T, const N: usize, B, A>(
     py: Python<'_>,
     args: &Args<'_, '_>,
     a: &A,
-    hierarchy: Option<&dyn Fn() -> cnda::Result<Multigrid<T, N>>>,
-    diagonal: impl Fn(&[usize; N]) -> cnda::Result<Array<T, N>>,
-    b: &Array<T, N>,
-    x: &mut Array<T, N>,
+    hierarchy: Option<&dyn Fn() -> cnda::Result<Multigrid<T, N, B>>>,
+    diagonal: impl Fn(&[usize; N]) -> cnda::Result<Array<T, N, B>>,
+    b: &Array<T, N, B>,
+    x: &mut Array<T, N, B>,
 ) -> PyResult<SolveReport>
 where
     T: SolverScalar,
-    A: LinearOperator<T, N, Cpu> + Sync,
+    B: SolverBackend + StencilKernels,
+    A: LinearOperator<T, N, B> + Sync,
+    Array<T, N, B>: Send + Sync,
+    Multigrid<T, N, B>: Send + Sync,
+    Jacobi<T, N, B>: Send,
 {
     let shape = b.shape();
-    let multigrid = || -> PyResult<Multigrid<T, N>> {
+    let multigrid = || -> PyResult<Multigrid<T, N, B>> {
         let Some(hierarchy) = hierarchy else {
             return Err(PyValueError::new_err(
                 "solve: multigrid needs the operator as a stencil (taps and boundary) or a conductivity, not a \
@@ -232,19 +268,21 @@ where
 }
 
 /// A Krylov method by name.
-fn krylov<T, const N: usize, A, P>(
+fn krylov<T, const N: usize, B, A, P>(
     py: Python<'_>,
     method: &str,
     options: SolveOptions,
     a: &A,
     m: P,
-    b: &Array<T, N>,
-    x: &mut Array<T, N>,
+    b: &Array<T, N, B>,
+    x: &mut Array<T, N, B>,
 ) -> PyResult<SolveReport>
 where
     T: SolverScalar,
-    A: LinearOperator<T, N, Cpu> + Sync,
-    P: Preconditioner<T, N, Cpu> + Send,
+    B: SolverBackend,
+    A: LinearOperator<T, N, B> + Sync,
+    P: Preconditioner<T, N, B> + Send,
+    Array<T, N, B>: Send + Sync,
 {
     let result = match method {
         "cg" => py.detach(|| Cg::new().options(options).preconditioner(m).try_solve(a, b, x)),
@@ -261,7 +299,7 @@ where
 }
 
 /// The report as a dict: method, iterations, residual_history, threshold, work.
-fn info<'py>(py: Python<'py>, report: &SolveReport) -> PyResult<Bound<'py, PyDict>> {
+pub(crate) fn info<'py>(py: Python<'py>, report: &SolveReport) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
     d.set_item("method", report.method)?;
     d.set_item("iterations", report.iterations)?;
