@@ -275,8 +275,12 @@ fn layouts_on<T, B>(
         let first = report.residual_history[0];
         assert!((first - norm).abs() <= 10.0 * rtol * norm, "{name} on {shape:?}: ‖b‖ {first}, on the host {norm}");
         let mut cpu = Array::zeros(shape);
-        Cg::new().rtol(rtol).solve(&op, &b, &mut cpu);
+        let on_cpu = Cg::new().rtol(rtol).solve(&op, &b, &mut cpu);
         assert!(max_difference(&x.to_host(), &cpu) <= 100.0 * rtol, "{name} CG on {shape:?}: from the CPU's solution");
+        // The next residual norms come from the fused update and sum of squares (`axpby_sumsq`).
+        for (k, (d, c)) in report.residual_history.iter().zip(&on_cpu.residual_history).enumerate().take(4) {
+            assert!((d - c).abs() <= 10.0 * rtol * c, "{name} on {shape:?}: residual {k} is {d}, on the CPU {c}");
+        }
     }
     let line = DynStencil::new([([-1], w(-1.0)), ([1], w(-1.0)), ([0], w(3.0))]);
     let op = StencilOperator::new(line, [3000], [Boundary::Value(T::ZERO)]);

@@ -1,6 +1,7 @@
 // The solvers' vector kernels (cnda::kernel::VectorKernels on CUDA), each one pass over its
 // operands where the generic forms take two or three: `dot` folds x[i] y[i] into one partial per
-// block (the reduce family's sum folds the partials), `axpby` writes y = a x + b y rounded as
+// block (the reduce family's sum folds the partials), `axpby_sumsq` folds the squares of the
+// values `axpby` writes, `axpby` writes y = a x + b y rounded as
 // fl(fl(y b) + fl(x a)), operands in the generic form's order: the same bits (NaN payloads
 // aside). `_contig`: every operand one dense block, indexed directly. `_rows`: operands whose
 // last axis is dense (the interiors of padded arrays, as the solvers' vectors are): each block
@@ -64,6 +65,51 @@ __device__ void axpby_contig(T a, const T *x, T b, T *y, i64 n) {
     CNDA_FOR_EACH(i, n) { y[i] = cnda_add_rn(cnda_mul_rn(y[i], b), cnda_mul_rn(x[i], a)); }
 }
 
+// `axpby` that also folds the squares of the new values into one partial per block (the
+// residual update and its norm of a Krylov method, in one pass).
+template <typename T>
+__device__ void axpby_sumsq(T a, const T *x, Desc dx, T b, T *y, Desc dy, i64 n, T zero, T *partial) {
+    T acc = zero;
+    CNDA_FOR_EACH(i, n) {
+        i64 ox, oy;
+        cnda_offset2(dx, dy, i, ox, oy);
+        T v = cnda_add_rn(cnda_mul_rn(y[oy], b), cnda_mul_rn(x[ox], a));
+        y[oy] = v;
+        acc = acc + v * v;
+    }
+    T total = block_fold(acc, RedSum());
+    if (threadIdx.x == 0) partial[blockIdx.x] = total;
+}
+
+template <typename T>
+__device__ void axpby_sumsq_contig(T a, const T *x, T b, T *y, i64 n, T zero, T *partial) {
+    T acc = zero;
+    CNDA_FOR_EACH(i, n) {
+        T v = cnda_add_rn(cnda_mul_rn(y[i], b), cnda_mul_rn(x[i], a));
+        y[i] = v;
+        acc = acc + v * v;
+    }
+    T total = block_fold(acc, RedSum());
+    if (threadIdx.x == 0) partial[blockIdx.x] = total;
+}
+
+template <typename T>
+__device__ void axpby_sumsq_rows(T a, const T *x, Desc dx, T b, T *y, Desc dy, i64 rows, i64 m, T zero,
+                                 T *partial) {
+    T acc = zero;
+    for (i64 r = blockIdx.x; r < rows; r += gridDim.x) {
+        i64 ox, oy;
+        cnda_offset2(dx, dy, r, ox, oy);
+        for (i64 j = threadIdx.x; j < m; j += blockDim.x) {
+            T v = cnda_add_rn(cnda_mul_rn(y[oy + j], b), cnda_mul_rn(x[ox + j], a));
+            y[oy + j] = v;
+            acc = acc + v * v;
+        }
+    }
+    T total = block_fold(acc, RedSum());
+    if (threadIdx.x == 0) partial[blockIdx.x] = total;
+}
+
 #define CNDA_VECTOR(T)                                                                                      \
     extern "C" __global__ void cnda_dot_##T(const T *x, Desc dx, const T *y, Desc dy, i64 n, T zero,       \
                                             T *partial) {                                                   \
@@ -85,6 +131,18 @@ __device__ void axpby_contig(T a, const T *x, T b, T *y, i64 n) {
     }                                                                                                       \
     extern "C" __global__ void cnda_axpby_##T##_contig(T a, const T *x, T b, T *y, i64 n) {                \
         axpby_contig(a, x, b, y, n);                                                                        \
+    }                                                                                                       \
+    extern "C" __global__ void cnda_axpby_sumsq_##T(T a, const T *x, Desc dx, T b, T *y, Desc dy, i64 n,   \
+                                                    T zero, T *partial) {                                   \
+        axpby_sumsq(a, x, dx, b, y, dy, n, zero, partial);                                                  \
+    }                                                                                                       \
+    extern "C" __global__ void cnda_axpby_sumsq_##T##_contig(T a, const T *x, T b, T *y, i64 n, T zero,    \
+                                                           T *partial) {                                    \
+        axpby_sumsq_contig(a, x, b, y, n, zero, partial);                                                   \
+    }                                                                                                       \
+    extern "C" __global__ void cnda_axpby_sumsq_##T##_rows(T a, const T *x, Desc dx, T b, T *y, Desc dy,   \
+                                                         i64 rows, i64 m, T zero, T *partial) {             \
+        axpby_sumsq_rows(a, x, dx, b, y, dy, rows, m, zero, partial);                                       \
     }
 
 CNDA_f32(CNDA_VECTOR(f32))

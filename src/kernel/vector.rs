@@ -79,4 +79,30 @@ pub unsafe trait VectorKernels: ElementwiseKernels + ReduceKernels {
         // SAFETY: as above.
         unsafe { Self::update(dev, Add, y, s) }
     }
+
+    /// [`VectorKernels::axpby`], then `Σ y[i]²` over the updated `y` (in any summation order):
+    /// a Krylov method's residual update and its norm in one pass where the backend fuses them
+    /// (the CPU and CUDA do; the provided form is the two passes).
+    ///
+    /// # Safety
+    ///
+    /// As for [`VectorKernels::axpby`].
+    ///
+    /// # Errors
+    ///
+    /// As for [`VectorKernels::dot`].
+    unsafe fn axpby_sumsq<T: Float, const N: usize>(
+        dev: &Self::Device,
+        a: T,
+        x: Desc<Self, T, N>,
+        b: T,
+        y: Desc<Self, T, N>,
+        scratch: Desc<Self, T, N>,
+    ) -> Result<T> {
+        // SAFETY: the caller's contract for `axpby`, which covers `dot`'s (`y` read twice, the
+        // scratch distinct from it).
+        unsafe { Self::axpby(dev, a, x, b, y, scratch) }?;
+        // SAFETY: as above.
+        unsafe { Self::dot(dev, y, y, scratch) }
+    }
 }

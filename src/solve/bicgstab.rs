@@ -62,8 +62,7 @@ where
         a.try_apply(ph, &mut v)?;
         alpha = progress.ratio("r̂ · A p", rho_next, space.dot(&r_hat, &v)?)?;
         // s = r − α v, kept in r.
-        space.axpy(r, -alpha, &v)?;
-        let s_norm = space.norm(r)?;
+        let s_norm = space.axpy_norm(r, -alpha, &v)?;
         if progress.met(s_norm) {
             let ph = p_hat.as_ref().unwrap_or(&p);
             space.axpy(x, alpha, ph)?;
@@ -77,8 +76,7 @@ where
         omega = progress.ratio("t · t", space.dot(&t, r)?, tt)?;
         space.axpy(x, alpha, p_hat.as_ref().unwrap_or(&p))?;
         space.axpy(x, omega, sh)?;
-        space.axpy(r, -omega, &t)?;
-        if progress.record(space.norm(r)?)? {
+        if progress.record(space.axpy_norm(r, -omega, &t)?)? {
             return Ok(());
         }
         if omega == 0.0 {

@@ -60,9 +60,9 @@ where
         a.try_apply(&mut p, &mut q)?;
         let alpha = progress.ratio("p · A p (CG needs a definite operator)", rz, space.dot(&p, &q)?)?;
         space.axpy(x, alpha, &p)?;
-        space.axpy(r, -alpha, &q)?;
-        let rr = space.dot(r, r)?;
-        if progress.record(rr.sqrt())? {
+        let r_norm = space.axpy_norm(r, -alpha, &q)?;
+        let rr = r_norm * r_norm;
+        if progress.record(r_norm)? {
             return Ok(());
         }
         let rz_next = match &mut z {

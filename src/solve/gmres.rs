@@ -51,12 +51,13 @@ where
             let (done, rest) = basis.split_at_mut(j + 1);
             let w = &mut rest[0];
             a.try_apply(precondition(m, &mut done[j], &mut z, halo)?, w)?;
+            // Modified Gram-Schmidt, the last projection fused with the norm.
+            let mut norm = 0.0;
             for (i, v) in done.iter().enumerate() {
                 let h = space.dot(w, v)?;
                 cycle.h[i][j] = h;
-                space.axpy(w, -h, v)?;
+                norm = space.axpy_norm(w, -h, v)?;
             }
-            let norm = space.norm(w)?;
             cycle.h[j + 1][j] = norm;
             let estimate = cycle.rotate(j);
             outcome = progress.record(estimate);
@@ -85,8 +86,7 @@ where
         }
         // Restart from the true residual (the estimate drifts from it by rounding).
         a.try_apply(x, r)?;
-        space.xpby(r, b, -1.0)?;
-        beta = space.norm(r)?;
+        beta = space.xpby_norm(r, b, -1.0)?;
         // The history's last entry becomes the iterate's true residual norm.
         if let Some(last) = progress.report.residual_history.last_mut() {
             *last = beta;

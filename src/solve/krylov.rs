@@ -85,8 +85,7 @@ impl<T: SolverScalar, const N: usize, B: SolverBackend> Solve<T, N, B> {
             space.copy(&mut x, &b)?;
         }
         a.try_apply(&mut x, &mut r)?;
-        space.xpby(&mut r, &b, -1.0)?;
-        let r0 = space.norm(&r)?;
+        let r0 = space.xpby_norm(&mut r, &b, -1.0)?;
         if !r0.is_finite() {
             return Err(Error::Parameter {
                 op: method,

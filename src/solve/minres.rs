@@ -119,8 +119,7 @@ where
                 space.axpy(current, -old_epsilon, older)?;
                 space.axpy(current, -delta, previous)?;
                 space.scale(current, inverse)?;
-                space.axpy(r, -phi, current)?;
-                space.norm(r)?
+                space.axpy_norm(r, -phi, current)?
             }
         };
         if progress.record(norm)? {

@@ -219,6 +219,46 @@ impl<T: SolverScalar, const N: usize, B: SolverBackend> Space<T, N, B> {
         self.local(updated)
     }
 
+    /// `y = a x + b y` and then `‖y‖₂` over the interiors, in one pass where the backend fuses
+    /// them (`axpby_sumsq`: the CPU and CUDA), the squares summed over the processes.
+    ///
+    /// # Errors
+    ///
+    /// As for [`Space::dot`].
+    fn axpby_norm(&mut self, a: f64, x: &Array<T, N, B>, b: f64, y: &mut Array<T, N, B>) -> Result<f64> {
+        let scratch = self.scratch.desc_mut();
+        let local = (|| {
+            let (x, y, s) = (self.interior(x.desc())?, self.interior(y.desc_mut())?, self.interior(scratch)?);
+            let dev = B::handle_device(y.handle);
+            // SAFETY: as in `axpby`.
+            let sum = unsafe { B::axpby_sumsq(&dev, T::from_f64(a), x, T::from_f64(b), y, s) }?;
+            Ok(sum.into())
+        })();
+        let sum = match &self.processes {
+            None => local,
+            Some(processes) => processes.sum(self.method, local),
+        }?;
+        Ok(sum.sqrt())
+    }
+
+    /// `y += a x`, then `‖y‖₂` (see [`Space::axpby_norm`]).
+    ///
+    /// # Errors
+    ///
+    /// As for [`Space::dot`].
+    pub(super) fn axpy_norm(&mut self, y: &mut Array<T, N, B>, a: f64, x: &Array<T, N, B>) -> Result<f64> {
+        self.axpby_norm(a, x, 1.0, y)
+    }
+
+    /// `y = x + b y`, then `‖y‖₂` (see [`Space::axpby_norm`]).
+    ///
+    /// # Errors
+    ///
+    /// As for [`Space::dot`].
+    pub(super) fn xpby_norm(&mut self, y: &mut Array<T, N, B>, x: &Array<T, N, B>, b: f64) -> Result<f64> {
+        self.axpby_norm(1.0, x, b, y)
+    }
+
     /// `y += a x` over the interiors.
     ///
     /// # Errors

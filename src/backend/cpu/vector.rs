@@ -35,8 +35,21 @@ unsafe impl VectorKernels for Cpu {
         _: Desc<Cpu, T, N>,
     ) -> Result<()> {
         // SAFETY: the trait's contract for `axpby` is the kernel's.
-        unsafe { Isa::detect().run(AxpbyCall { a, x, b, y }) };
+        unsafe { Isa::detect().run(AxpbyCall { a, x, b, y, sums: None }) };
         Ok(())
+    }
+
+    #[inline]
+    unsafe fn axpby_sumsq<T: Float, const N: usize>(
+        _: &Cpu,
+        a: T,
+        x: Desc<Cpu, T, N>,
+        b: T,
+        y: Desc<Cpu, T, N>,
+        _: Desc<Cpu, T, N>,
+    ) -> Result<T> {
+        // SAFETY: the trait's contract for `axpby_sumsq` (`axpby`'s) is the kernel's.
+        Ok(unsafe { Isa::detect().run(AxpbyCall { a, x, b, y, sums: Some(Pairwise::new()) }) })
     }
 }
 
@@ -133,32 +146,38 @@ impl<T: Float> Lane<2> for &mut DotLanes<T> {
     }
 }
 
+/// `y = a x + b y`, and with `sums` the sum of the new `y`'s squares, block by block as `dot`
+/// sums (each block summed while it is in cache: one pass over memory).
 struct AxpbyCall<T: Float, const N: usize> {
     a: T,
     x: Desc<Cpu, T, N>,
     b: T,
     y: Desc<Cpu, T, N>,
+    sums: Option<Pairwise<T>>,
 }
 
 impl<T: Float, const N: usize> Kernel for AxpbyCall<T, N> {
-    type Output = ();
+    type Output = T;
 
     #[inline(always)]
-    unsafe fn run(self) {
-        let AxpbyCall { a, x, b, y } = self;
-        walk_lanes(y.shape, [y.strides, x.strides], AxpbyLanes { a, x: x.handle.cast_const(), b, y: y.handle });
+    unsafe fn run(self) -> T {
+        let AxpbyCall { a, x, b, y, sums } = self;
+        let mut lanes = AxpbyLanes { a, x: x.handle.cast_const(), b, y: y.handle, sums };
+        walk_lanes(y.shape, [y.strides, x.strides], &mut lanes);
+        lanes.sums.map_or(T::ZERO, |s| s.total())
     }
 }
 
-/// The lanes of `y = a x + b y`.
+/// The lanes of `y = a x + b y` (and of the new `y`'s squares, with `sums`).
 struct AxpbyLanes<T> {
     a: T,
     x: *const T,
     b: T,
     y: *mut T,
+    sums: Option<Pairwise<T>>,
 }
 
-impl<T: Float> Lane<2> for AxpbyLanes<T> {
+impl<T: Float> Lane<2> for &mut AxpbyLanes<T> {
     #[inline(always)]
     fn run(&mut self, [by, bx]: [isize; 2], len: usize, [sy, sx]: [isize; 2]) {
         let (a, b) = (self.a, self.b);
@@ -168,13 +187,25 @@ impl<T: Float> Lane<2> for AxpbyLanes<T> {
             let (py, px) = (self.y.offset(by), self.x.offset(bx));
             if sy == 1 && sx == 1 {
                 let (ys, xs) = (core::slice::from_raw_parts_mut(py, len), core::slice::from_raw_parts(px, len));
-                for (v, &u) in ys.iter_mut().zip(xs) {
-                    *v = a * u + b * *v;
+                for (yb, xb) in ys.chunks_mut(BLOCK).zip(xs.chunks(BLOCK)) {
+                    for (v, &u) in yb.iter_mut().zip(xb) {
+                        *v = a * u + b * *v;
+                    }
+                    if let Some(sums) = &mut self.sums {
+                        sums.push(block_dot(yb, yb));
+                    }
                 }
             } else {
-                for i in 0..len as isize {
-                    let v = py.offset(i * sy);
-                    *v = a * *px.offset(i * sx) + b * *v;
+                for start in (0..len).step_by(BLOCK) {
+                    let mut s = T::ZERO;
+                    for i in start as isize..(start + BLOCK).min(len) as isize {
+                        let v = py.offset(i * sy);
+                        *v = a * *px.offset(i * sx) + b * *v;
+                        s = s + *v * *v;
+                    }
+                    if let Some(sums) = &mut self.sums {
+                        sums.push(s);
+                    }
                 }
             }
         }
@@ -223,6 +254,14 @@ mod tests {
             unsafe { Cpu::axpby(&Cpu, a, xd, b, yd, sd) }.unwrap();
             let got: Vec<f64> = points().map(|p| at(&yd, p)).collect();
             assert_eq!(got, expected, "case {case}");
+            // Fused with the sum of the new values' squares: the same bits, and the sum.
+            let expected: Vec<f64> = points().map(|p| b * at(&xd, p) + a * at(&yd, p)).collect();
+            let naive_squares: f64 = expected.iter().map(|v| v * v).sum();
+            // SAFETY: as above.
+            let squares = unsafe { Cpu::axpby_sumsq(&Cpu, b, xd, a, yd, sd) }.unwrap();
+            let got: Vec<f64> = points().map(|p| at(&yd, p)).collect();
+            assert_eq!(got, expected, "case {case}: axpby_sumsq");
+            assert!((squares - naive_squares).abs() <= 1e-12 * naive_squares, "case {case}: {squares} {naive_squares}");
         }
     }
 

@@ -1,6 +1,7 @@
 //! The solvers' vector kernels for `Cuda` (`kernels/cuda/vector.cu`): `dot` in one pass over both
-//! operands plus the reduce family's fold of the per-block partials, `axpby` in one pass, where
-//! the generic forms take two and three launches with a scratch vector between them. Each picks
+//! operands plus the reduce family's fold of the per-block partials, `axpby` in one pass,
+//! `axpby_sumsq` (the update and its squares' partials) in one, where the generic forms take two
+//! to five launches with a scratch vector between them. Each picks
 //! the kernel form by its operands' layout ([`Walk`]).
 
 use cudarc::driver::PushKernelArg;
@@ -62,7 +63,8 @@ fn walk<T: Pod, const N: usize>(dev: &CudaDevice, x: &Desc<Cuda, T, N>, y: &Desc
 }
 
 // SAFETY: `dot` reads `x` and `y` within their descriptors and writes only its own partials;
-// `axpby` writes each element of `y` once, reading `x`, which the caller keeps apart from `y`.
+// `axpby` writes each element of `y` once, reading `x`, which the caller keeps apart from `y`;
+// `axpby_sumsq` as `axpby`, writing its own partials too.
 // Both queue their kernels on the device's stream, so every later use of `y` (or the partials'
 // read-back, which synchronizes) is ordered after the writes. The `_rows` forms read row `r`'s
 // elements `j < m` from the outer descriptor's offset of `r`: the last axis, of `m` elements at
@@ -142,5 +144,45 @@ unsafe impl VectorKernels for Cuda {
             }
         }
         Ok(())
+    }
+
+    unsafe fn axpby_sumsq<T: Float, const N: usize>(
+        dev: &CudaDevice,
+        a: T,
+        x: Desc<Cuda, T, N>,
+        b: T,
+        y: Desc<Cuda, T, N>,
+        _scratch: Desc<Cuda, T, N>,
+    ) -> Result<T> {
+        if x.is_empty() {
+            return Ok(T::ZERO);
+        }
+        let t = suffix::<T>("axpby_sumsq")?;
+        let (y, x) = merged2(y, x);
+        let n = x.len();
+        let (a, b, count, zero) = (Scalar(a), Scalar(b), n as i64, Scalar(T::ZERO));
+        let walk = walk(dev, &x, &y);
+        let items = walk.items(n);
+        let partials = Partials::<T>::allocate(dev, "axpby_sumsq", items)?;
+        let pp = partials.first();
+        match walk {
+            Walk::Contiguous => {
+                let (px, py) = (x.handle.addr, y.handle.addr);
+                let name = format!("cnda_axpby_sumsq_{t}_contig");
+                launch!(dev, VECTOR, t, name, items, [&a, &px, &b, &py, &count, &zero, &pp]);
+            }
+            Walk::Rows { rows, m } => {
+                let ((px, dx), (py, dy)) = (kernel_rows(&x)?, kernel_rows(&y)?);
+                let (rows, m) = (rows as i64, m as i64);
+                let name = format!("cnda_axpby_sumsq_{t}_rows");
+                launch!(dev, VECTOR, t, name, items, [&a, &px, &dx, &b, &py, &dy, &rows, &m, &zero, &pp]);
+            }
+            Walk::Strided => {
+                let ((px, dx), (py, dy)) = (kernel_desc(&x)?, kernel_desc(&y)?);
+                let name = format!("cnda_axpby_sumsq_{t}");
+                launch!(dev, VECTOR, t, name, items, [&a, &px, &dx, &b, &py, &dy, &count, &zero, &pp]);
+            }
+        }
+        partials.fold(dev, t, &format!("cnda_sum_{t}"), zero)
     }
 }

@@ -245,8 +245,7 @@ impl<T: SolverScalar, const N: usize, B: SolverBackend + StencilKernels> Multigr
             self.correction(&s.r, &mut correction, s.space.halo(), Some(cycles))?;
             s.space.axpy(&mut s.x, 1.0, &correction)?;
             a.try_apply(&mut s.x, &mut s.r)?;
-            s.space.xpby(&mut s.r, &s.b, -1.0)?;
-            let norm = s.space.norm(&s.r)?;
+            let norm = s.space.xpby_norm(&mut s.r, &s.b, -1.0)?;
             s.progress.push(norm)
         };
         let outcome = pass();
@@ -273,8 +272,7 @@ impl<T: SolverScalar, const N: usize, B: SolverBackend + StencilKernels> Multigr
             correct(&s.r, &mut correction, s.space.halo(), full.take())?;
             s.space.axpy(&mut s.x, 1.0, &correction)?;
             a.try_apply(&mut s.x, &mut s.r)?;
-            s.space.xpby(&mut s.r, &s.b, -1.0)?;
-            let norm = s.space.norm(&s.r)?;
+            let norm = s.space.xpby_norm(&mut s.r, &s.b, -1.0)?;
             if s.progress.record(norm)? {
                 return Ok(());
             }
