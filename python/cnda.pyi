@@ -333,7 +333,7 @@ def solve(
     laplacian: bool = ...,
     h: float = ...,
     matrix: Any = ...,
-    conductivity: npt.NDArray[_Float] | None = ...,
+    conductivity: npt.NDArray[_Float] | CudaArray | Any | None = ...,
     shift: float = ...,
     method: str = ...,
     preconditioner: str | None = ...,
@@ -341,8 +341,8 @@ def solve(
     atol: float = ...,
     max_iters: int = ...,
     restart: int = ...,
-    x0: npt.NDArray[_Float] | None = ...,
-) -> Tuple[npt.NDArray[_Float], SolveInfo]:
+    x0: npt.NDArray[_Float] | CudaArray | Any | None = ...,
+) -> Tuple[npt.NDArray[_Float] | CudaArray, SolveInfo]:
     """Solves A x = b; returns x (a new array of b's shape and dtype) and a SolveInfo. The
     interpreter lock is released while it runs.
 

@@ -568,6 +568,7 @@ fn main() {
     checks += solve::check_dist_operator_refused_by_one_process_solves(&world);
     checks += solve::check_multigrid::<f64, Cpu>(&Cpu, &world, 1e-10, true);
     checks += solve::check_multigrid::<f32, Cpu>(&Cpu, &world, 1e-5, true);
+    checks += solve::check_expr_operator::<f64, Cpu>(&Cpu, &world, 1e-10);
     check_failures_agree(&world);
     // Failures some processes meet and others not (issue 36, item 5), on host blocks.
     check_launch_failures_agree(&world);

@@ -277,7 +277,8 @@ fn run_on<B: Device>(dev: &impl Allocator<B>, world: &mpi::topology::SimpleCommu
     failures::check_lost_staging_agreed(dev, world);
     // Distributed CG with device blocks against one host process (issue 39).
     let solves = solve::check_solves::<f32, B>(dev, world, 1e-5, false)
-        + solve::check_multigrid::<f32, B>(dev, world, 1e-5, false);
+        + solve::check_multigrid::<f32, B>(dev, world, 1e-5, false)
+        + solve::check_expr_operator::<f32, B>(dev, world, 1e-5);
     #[cfg(feature = "hdf5")]
     check_checkpoint(dev, world, name);
     let _ = name;

@@ -298,6 +298,29 @@ fn a_stencil_macro_operator_probes_to_its_coefficients_and_solves() {
     }
 }
 
+/// A coefficient read further out than the unknown (here two points along axis 0) pads the
+/// operator's vectors wider than its probed variable form's: multigrid on that form still
+/// preconditions it.
+#[test]
+fn multigrid_on_a_probed_operator_takes_vectors_padded_wider() {
+    let shape = [31, 31];
+    let smoothed = stencil!(|u, k| {
+        let c = 0.25 * (k[-2, 0] + 2.0 * k[0, 0] + k[2, 0]);
+        c * (4.0 * u[0, 0] - u[-1, 0] - u[1, 0] - u[0, -1] - u[0, 1])
+    });
+    let k = Array::from_fn([35, 33], |[i, j]| 1.0 + ((i / 4 + j / 5) % 3) as f64);
+    let a = ExprOperator::new(smoothed, shape, [Boundary::Value(0.0); 2], k, ());
+    let probed = a.to_variable_in(&Cpu);
+    assert_eq!((LinearOperator::<f64, 2, Cpu>::halo(&a), probed.halo()), ([2, 1], [1, 1]));
+    let mg = Multigrid::for_variable(&probed, MultigridOptions { coarsest: 9, ..Default::default() });
+    let b = rhs(shape);
+    let (mut x, mut y) = (Array::zeros(shape), Array::zeros(shape));
+    let report = Cg::new().rtol(1e-10).preconditioner(mg).solve(&a, &b, &mut x);
+    let plain = Cg::new().rtol(1e-10).solve(&a, &b, &mut y);
+    assert!(report.iterations * 3 < plain.iterations, "{report:?} {plain:?}");
+    assert!(relative_error(&x, y.as_slice()) < 1e-7, "{}", relative_error(&x, y.as_slice()));
+}
+
 /// Linearity is decided on the expression: products with coefficients and parameters, sums,
 /// quotients by constants, selections on the coefficients, `powi(_, 1)` are linear; the rest is
 /// refused with the operation named, and a wrong field shape with the shapes.

@@ -1,8 +1,9 @@
 """`cnda.solve` in CUDA memory (b a CudaArray, or a DLPack producer on a CUDA device such as CuPy
 or PyTorch, imported without a copy): the solve runs on the device and returns a CudaArray that
 agrees with the same solve on the host to the tolerance (device reductions add in another
-order); every operator form (stencil, conductivity from either memory, SciPy matrix), method and
-preconditioner, a guess from either memory, and the refusals. Runs on a GPU or on the CPU-hosted
+order); every operator form (stencil, conductivity from either memory, SciPy matrix), the methods
+CG, BiCGSTAB, GMRES and multigrid with each preconditioner, a guess from either memory, and the
+refusals. Runs on a GPU or on the CPU-hosted
 CUDA device (scripts/test); skips without one."""
 
 import numpy as np

@@ -146,7 +146,7 @@ impl<T: Pod + Equivalence, const N: usize, A: LinearOperator<T, N, B>, B: DistBa
 
     /// The operator from a `local` built on each process (or its error), checked and agreed
     /// on; `faces_only` when `local` reads no edge or corner of the halo.
-    fn with_exchange(
+    pub(super) fn with_exchange(
         op: &'static str,
         local: Result<A>,
         like: &DistArray<T, N, B>,
@@ -364,7 +364,7 @@ impl<T: Numeric + Equivalence, const N: usize, B: DistBackend + StencilKernels +
 
 /// The checks on the whole grid that every process makes alike: linear conditions, periodic on
 /// the axes the decomposition wraps, and edge blocks as deep as the mirrored halos.
-fn check_global<T: Numeric + Equivalence, const N: usize, B: DistBackend>(
+pub(super) fn check_global<T: Numeric + Equivalence, const N: usize, B: DistBackend>(
     op: &'static str,
     like: &DistArray<T, N, B>,
     radius: [usize; N],

@@ -243,9 +243,9 @@ where
                     "move the term without the unknown to the right-hand side (solve A u = f - g)",
                 )
             }
-            Linearity::Nonlinear { node, why } => {
+            Linearity::Nonlinear { why, .. } => {
                 return refuse(
-                    format!("the stencil `{}` is not linear in `{unknown}`: its node {node} {why}", S::SOURCE),
+                    format!("the stencil `{}` is not linear in `{unknown}`: it {why}", S::SOURCE),
                     "solve a nonlinear problem by Newton or Picard iterations, each a linear solve whose operator is linear in the unknown (the last iterate in a coefficient field)",
                 )
             }
@@ -312,7 +312,14 @@ where
         F: OperatorFieldsOn<T, N, B, S::Arity>,
     {
         const OP: &str = "ExprOperator::to_variable";
-        let offsets: Vec<[isize; N]> = S::TAPS.iter().filter(|t| t.field == 0).map(|t| t.offset).collect();
+        // One tap per offset (a hand-written stencil may repeat one: the probe then gives their
+        // coefficients' sum, which is the operator's).
+        let mut offsets: Vec<[isize; N]> = Vec::new();
+        for tap in S::TAPS.iter().filter(|t| t.field == 0) {
+            if !offsets.contains(&tap.offset) {
+                offsets.push(tap.offset);
+            }
+        }
         let reach: [usize; N] =
             core::array::from_fn(|k| offsets.iter().map(|o| o[k].unsigned_abs()).max().unwrap_or(0));
         // `padded` fits, so does `2 reach + 1 <= 2 halo + shape`.

@@ -56,7 +56,11 @@ where
             for (i, v) in done.iter().enumerate() {
                 let h = space.dot(w, v)?;
                 cycle.h[i][j] = h;
-                norm = space.axpy_norm(w, -h, v)?;
+                if i == j {
+                    norm = space.axpy_norm(w, -h, v)?;
+                } else {
+                    space.axpy(w, -h, v)?;
+                }
             }
             cycle.h[j + 1][j] = norm;
             let estimate = cycle.rotate(j);

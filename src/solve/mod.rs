@@ -22,8 +22,8 @@
 //! so a stencil fills its boundaries and sweeps in place. A [`Preconditioner`] goes in the
 //! method's slot: [`Jacobi`], or one [`Multigrid`] cycle.
 //!
-//! Over MPI (feature `mpi`), `DistOperator` puts a stencil (with the grid's boundary conditions)
-//! or any operator on each process's block of a `DistArray`'s grid, and every Krylov method's
+//! Over MPI (feature `mpi`), `DistOperator` puts a stencil (with the grid's boundary conditions),
+//! a `stencil!` operator (`DistOperator::expr`) or any operator on each process's block of a `DistArray`'s grid, and every Krylov method's
 //! `solve_dist` solves on `DistArray`s with the same iterations: one halo exchange per operator
 //! application, dot products summed over the processes (in rank order, so every process stops
 //! at the same iteration), on host or device blocks; the preconditioner acts on each block
@@ -61,6 +61,8 @@ mod cg;
 mod diffusion;
 #[cfg(feature = "mpi")]
 mod dist;
+#[cfg(feature = "mpi")]
+mod dist_expr;
 mod expr_operator;
 mod gmres;
 mod krylov;
@@ -77,6 +79,8 @@ pub use bicgstab::Bicgstab;
 pub use cg::Cg;
 #[cfg(feature = "mpi")]
 pub use dist::DistOperator;
+#[cfg(feature = "mpi")]
+pub use dist_expr::DistFields;
 pub use expr_operator::{ExprOperator, OperatorFields, OperatorFieldsOn};
 pub use gmres::Gmres;
 pub use minres::Minres;

@@ -71,7 +71,8 @@ impl<const N: usize> CheckedExpr<N> {
     /// `field` are linear, everything else constant; sums and selections (on conditions without
     /// `field`) of linear terms stay linear, as do products and quotients with constants, and
     /// negation; `Flush` keeps the kind (it rounds, as every operation does). Any other use of
-    /// a term that reads `field` is nonlinear.
+    /// a term that reads `field` is nonlinear. A `field` the expression does not have is read by
+    /// no tap: every output is [`Linearity::Constant`] in it.
     ///
     /// # Panics
     ///
@@ -148,6 +149,7 @@ fn quotient(a: Kind, b: Kind, node: usize) -> Kind {
         (Nonlinear(..), _) => a,
         (_, Nonlinear(..)) => b,
         (_, Linear | Affine) => Nonlinear(node, DIVISOR),
+        (Linear | Affine, Zero) => Nonlinear(node, "divides a term that depends on the field by zero"),
         (x, _) => x,
     }
 }

@@ -194,7 +194,10 @@ where
     /// [`Multigrid::for_dist`] from `a`), from the guess in `x`'s owned points, leaving the
     /// solution there (halos untouched) and stopping as [`Multigrid::solve`] does, the
     /// residual's norm summed over the processes in rank order: every process runs the same
-    /// cycles and returns the same report, or the same error. Collective.
+    /// cycles and returns the same report, or the same error (but for a device failing inside a
+    /// cycle on one process, between two of its halo exchanges, which can leave the others
+    /// waiting in the next). Collective. A hierarchy of one process's block (not built by
+    /// `for_dist`) is accepted and cycles on each block alone: build it with `for_dist`.
     ///
     /// ```no_run
     /// use cnda::dist::DistArray;
@@ -245,7 +248,7 @@ where
         a.check_split(SOLVE, "x", x)?;
         a.check_device(SOLVE, b)?;
         let processes = a.processes();
-        agreed(&*processes, SOLVE, self.check_operator(a))?;
+        agreed(&*processes, SOLVE, self.check_operator(SOLVE, a))?;
         let (deferring, _) = a.deferring(self);
         let before = Preconditioner::<T, N, B>::work(self);
         let mut solve = Solve::start_on("multigrid", &options, &deferring, &b.owned(), &x.owned(), Some(processes))?;

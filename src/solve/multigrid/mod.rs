@@ -29,7 +29,7 @@ use super::vectors::{SolverBackend, SolverScalar};
 use crate::array::Array;
 use crate::error::{or_panic, Error, Result};
 use crate::kernel::tokens::Second;
-use crate::kernel::{Allocator, Cpu, StencilKernels};
+use crate::kernel::{Allocator, Cpu, Desc, StencilKernels};
 use crate::ops::elementwise::update;
 use crate::stencil::DynStencil;
 
@@ -194,7 +194,7 @@ impl<T: SolverScalar, const N: usize, B: SolverBackend + StencilKernels> Multigr
         x: &mut Array<T, N, B>,
         options: SolveOptions,
     ) -> Result<SolveReport> {
-        self.check_operator(a)?;
+        self.check_operator("Multigrid::solve", a)?;
         let before = Preconditioner::<T, N, B>::work(self);
         let mut solve = Solve::start("multigrid", &options, a, b, x)?;
         let correct = |r: &Array<T, N, B>, z: &mut Array<T, N, B>, halo, full| self.correction(r, z, halo, full);
@@ -237,7 +237,7 @@ impl<T: SolverScalar, const N: usize, B: SolverBackend + StencilKernels> Multigr
         x: &mut Array<T, N, B>,
         cycles: usize,
     ) -> Result<SolveReport> {
-        self.check_operator(a)?;
+        self.check_operator("Multigrid::solve", a)?;
         let before = Preconditioner::<T, N, B>::work(self);
         let mut s = Solve::start("multigrid", &SolveOptions::default(), a, b, x)?;
         let mut pass = || -> Result<()> {
@@ -284,16 +284,12 @@ impl<T: SolverScalar, const N: usize, B: SolverBackend + StencilKernels> Multigr
         self.levels.lock().unwrap_or_else(std::sync::PoisonError::into_inner).iter().map(|l| l.space.shape()).collect()
     }
 
-    fn check_operator<A: LinearOperator<T, N, B> + ?Sized>(&self, a: &A) -> Result<()> {
+    fn check_operator<A: LinearOperator<T, N, B> + ?Sized>(&self, op: &'static str, a: &A) -> Result<()> {
         let levels = self.levels.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         let finest = levels[0].space.shape();
         let shape = a.shape();
         if shape != finest {
-            return Err(Error::ShapeMismatch {
-                op: "Multigrid::solve",
-                expected: finest.to_vec(),
-                got: shape.to_vec(),
-            });
+            return Err(Error::ShapeMismatch { op, expected: finest.to_vec(), got: shape.to_vec() });
         }
         Ok(())
     }
@@ -327,14 +323,24 @@ impl<T: SolverScalar, const N: usize, B: SolverBackend + StencilKernels> Multigr
     ) -> Result<()> {
         let mut levels = self.levels.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         let finest = &mut levels[0];
-        if halo != finest.space.halo() {
-            return Err(Error::ShapeMismatch {
-                op: "Multigrid (preconditioner)",
-                expected: finest.space.halo().to_vec(),
-                got: halo.to_vec(),
-            });
-        }
-        let (to, from) = (finest.space.interior(finest.b.desc_mut())?, finest.space.interior(r.desc())?);
+        let (shape, own) = (finest.space.shape(), finest.space.halo());
+        // The caller's vectors may be padded wider than the finest level's (an operator whose
+        // coefficient fields reach further than its unknown): the same interior, narrowed to.
+        let narrowed = |d: Desc<B, T, N>| -> Result<Desc<B, T, N>> {
+            for k in 0..N {
+                let padded = halo[k].checked_mul(2).and_then(|h| h.checked_add(shape[k]));
+                if halo[k] < own[k] || padded != Some(d.shape[k]) {
+                    return Err(Error::ShapeMismatch {
+                        op: "Multigrid (preconditioner)",
+                        expected: (0..N).map(|k| shape[k] + 2 * own[k]).collect(),
+                        got: d.shape.to_vec(),
+                    });
+                }
+            }
+            Ok((0..N).fold(d, |d, k| d.narrowed(k, halo[k] - own[k], shape[k] + 2 * own[k])))
+        };
+        let (r, z) = (narrowed(r.desc())?, narrowed(z.desc_mut())?);
+        let (to, from) = (finest.space.interior(finest.b.desc_mut())?, finest.space.interior(r)?);
         // SAFETY: the finest level's right-hand side (uniquely borrowed through the lock) and
         // the caller's residual, another array; both interiors of the checked padded shape.
         unsafe { update(Second, to, from) }?;
@@ -346,9 +352,9 @@ impl<T: SolverScalar, const N: usize, B: SolverBackend + StencilKernels> Multigr
             }
         }
         let finest = &levels[0];
-        let (to, from) = (finest.space.interior(z.desc_mut())?, finest.space.interior(finest.x.desc())?);
-        // SAFETY: `z` is uniquely borrowed; the level's iterate is another array; both
-        // interiors of the checked padded shape.
+        let (to, from) = (finest.space.interior(z)?, finest.space.interior(finest.x.desc())?);
+        // SAFETY: `z` is uniquely borrowed (its descriptor narrowed within its checked padded
+        // shape); the level's iterate is another array; both interiors of the level's shape.
         unsafe { update(Second, to, from) }
     }
 }
