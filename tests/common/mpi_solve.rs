@@ -113,36 +113,9 @@ fn compare_cg<T: Real, const N: usize, B: SolveBackend>(
     compare(comm, what, one, dist, b, x, |a, b, x| cg.solve(a, b, x), |a, b, x| cg.solve_dist(a, b, x), rtol);
 }
 
-/// [`compare`] for CG preconditioned by one multigrid cycle: one process's hierarchy against
-/// `Multigrid::for_dist`'s.
-#[allow(clippy::too_many_arguments)]
-fn compare_mg_cg<T: Real, const N: usize, B: SolveBackend>(
-    comm: &impl Communicator,
-    what: &str,
-    one: &StencilOperator<T, N>,
-    dist: &DistOperator<T, N, StencilOperator<T, N>, B>,
-    b: &DistArray<T, N, B>,
-    x: &mut DistArray<T, N, B>,
-    rtol: f64,
-    options: cnda::solve::MultigridOptions,
-) {
-    use cnda::solve::Multigrid;
-    let cg = Cg::new().rtol(rtol);
-    compare(
-        comm,
-        what,
-        one,
-        dist,
-        b,
-        x,
-        |a, b, x| cg.clone().preconditioner(Multigrid::new_in(&Cpu, a, options)).solve(a, b, x),
-        |a, b, x| cg.clone().preconditioner(Multigrid::for_dist(a, options)).solve_dist(a, b, x),
-        rtol,
-    );
-}
-
-/// [`compare`] for multigrid cycles alone: one process's `Multigrid::solve` against
-/// `Multigrid::solve_dist` with `Multigrid::for_dist`'s hierarchy.
+/// [`compare`] for multigrid: one process's hierarchy against `Multigrid::for_dist`'s, as CG's
+/// preconditioner (one cycle per iteration) or, `alone`, as the solver (`Multigrid::solve` against
+/// `Multigrid::solve_dist`).
 #[allow(clippy::too_many_arguments)]
 fn compare_mg<T: Real, const N: usize, B: SolveBackend>(
     comm: &impl Communicator,
@@ -153,8 +126,17 @@ fn compare_mg<T: Real, const N: usize, B: SolveBackend>(
     x: &mut DistArray<T, N, B>,
     rtol: f64,
     options: cnda::solve::MultigridOptions,
+    alone: bool,
 ) {
     use cnda::solve::{Multigrid, SolveOptions};
+    if !alone {
+        let cg = Cg::new().rtol(rtol);
+        let solve_one =
+            |a: &_, b: &_, x: &mut _| cg.clone().preconditioner(Multigrid::new_in(&Cpu, a, options)).solve(a, b, x);
+        let solve_dist =
+            |a: &_, b: &_, x: &mut _| cg.clone().preconditioner(Multigrid::for_dist(a, options)).solve_dist(a, b, x);
+        return compare(comm, what, one, dist, b, x, solve_one, solve_dist, rtol);
+    }
     // In f32, cycles alone stall where the rounding of the operator caps the residual (CG's
     // preconditioned recurrences go lower), at about 3e-5 here.
     let rtol = if rtol >= 1e-6 { rtol.max(1e-4) } else { rtol };
@@ -437,12 +419,12 @@ pub fn check_multigrid<T: Real, B: SolveBackend>(
                 Cg::new().rtol(rtol).preconditioner(Multigrid::for_dist(&dist, options)).solve_dist(&dist, &b, &mut x);
             assert!(report.iterations <= 12, "{what}: {report:?}");
             let mut x = filled::<T, 2, B>(alloc, comm, grid, |_| 0.0);
-            compare_mg_cg(comm, what, one, &dist, &b, &mut x, rtol, options);
+            compare_mg(comm, what, one, &dist, &b, &mut x, rtol, options, false);
             checks += 1;
             // Cycles alone: every case, or the first on devices (whose runs take longest).
             if every_case || checks == 1 {
                 let mut x = filled::<T, 2, B>(alloc, comm, grid, |_| 0.0);
-                compare_mg(comm, &format!("{what}, cycles alone"), one, &dist, &b, &mut x, rtol, options);
+                compare_mg(comm, &format!("{what}, cycles alone"), one, &dist, &b, &mut x, rtol, options, true);
                 checks += 1;
             }
         };
@@ -472,7 +454,7 @@ pub fn check_multigrid<T: Real, B: SolveBackend>(
     let one = StencilOperator::new(stencil.clone(), grid.0, [Value(z); 3]);
     let dist = DistOperator::stencil(stencil, [Value(z); 3], &b);
     let mut x = filled::<T, 3, B>(alloc, comm, grid, |_| 0.0);
-    compare_mg_cg(comm, "MG-CG 3D", &one, &dist, &b, &mut x, rtol, options);
+    compare_mg(comm, "MG-CG 3D", &one, &dist, &b, &mut x, rtol, options, false);
     checks + 1
 }
 

@@ -237,7 +237,7 @@ impl<T: SolverScalar, const N: usize, B: SolverBackend + StencilKernels> Multigr
         x: &mut Array<T, N, B>,
         cycles: usize,
     ) -> Result<SolveReport> {
-        self.check_operator("Multigrid::solve", a)?;
+        self.check_operator("Multigrid::full_multigrid", a)?;
         let before = Preconditioner::<T, N, B>::work(self);
         let mut s = Solve::start("multigrid", &SolveOptions::default(), a, b, x)?;
         let mut pass = || -> Result<()> {
