@@ -361,7 +361,9 @@ def solve(
         with b.size rows.
     method: "cg" (symmetric definite, the default), "minres" (symmetric indefinite), "bicgstab",
         "gmres" (nonsymmetric; restart vectors), or "multigrid" (geometric V(2,2) cycles: a stencil
-        between zero walls on 2^k - 1 points per axis or periodic on 2^k).
+        or a conductivity on 2^k - 1 points per axis between zero walls, 2^k + 1 between "neumann"
+        sides, 2^k with one of each or periodic; with no zero wall a Laplacian is singular: give
+        b of zero sum, x is then defined up to a constant).
     preconditioner: None, "jacobi" (the diagonal), or "multigrid" (one V-cycle; a stencil or a
         conductivity).
     rtol, atol: stop when ||b - A x|| <= max(rtol ||b||, atol). max_iters: then RuntimeError

@@ -117,6 +117,22 @@ def test_matrix_market_files_go_both_ways_with_scipy(tmp_path):
         cnda.read_matrix_market(bad)
 
 
+def test_multigrid_takes_neumann_sides_and_a_singular_problem():
+    # Pure-Neumann Poisson (2^5 + 1 points per axis): singular, a right-hand side of zero sum,
+    # the solution up to a constant; checked through NumPy's "symmetric" padding, which is
+    # cnda's Neumann side.
+    n = 33
+    b = rhs((n, n))
+    b -= b.mean()
+    x, info = cnda.solve(b, laplacian=True, boundary="neumann", preconditioner="multigrid", rtol=1e-10)
+    p = np.pad(x, 1, mode="symmetric")
+    applied = p[:-2, 1:-1] + p[2:, 1:-1] + p[1:-1, :-2] + p[1:-1, 2:] - 4.0 * x
+    assert np.linalg.norm(applied - b) <= 1e-8 * np.linalg.norm(b), info
+    assert info["iterations"] <= 10, info
+    with pytest.raises(ValueError, match="2\\^k \\+ 1 between Neumann sides"):
+        cnda.solve(rhs((32, 32)), laplacian=True, boundary="neumann", method="multigrid")
+
+
 def test_refusals_say_what_to_do():
     b = rhs((7, 7))
     with pytest.raises(RuntimeError, match="no convergence"):

@@ -20,11 +20,11 @@ use crate::view::{Access, ArrayView, View};
 ///
 /// `Error::LengthMismatch` when `data` does not hold exactly the shape's element count;
 /// `Error::Alloc` when the memory is refused; `Error::Device` when the copy fails.
-pub(crate) fn upload<D: Upload + ?Sized, T: Pod, const N: usize>(
-    alloc: &D,
+pub(crate) fn upload<B: WriteFromHost, T: Pod, const N: usize>(
+    alloc: &(impl Allocator<B> + ?Sized),
     data: &[T],
     shape: [usize; N],
-) -> Result<Array<T, N, D::Target>> {
+) -> Result<Array<T, N, B>> {
     let len = crate::shape::checked_len("to_device", &shape, core::mem::size_of::<T>())?;
     if len != data.len() {
         return Err(Error::LengthMismatch { op: "to_device", shape: shape.to_vec(), expected: len, got: data.len() });
@@ -32,7 +32,7 @@ pub(crate) fn upload<D: Upload + ?Sized, T: Pod, const N: usize>(
     // SAFETY: the write below fills every element before anything can read one.
     let mut buffer = unsafe { alloc.try_alloc_for_overwrite::<T>("to_device", data.len()) }?;
     // SAFETY: the buffer holds exactly `data.len()` elements.
-    unsafe { D::Target::try_write_from_host(&mut buffer, data) }?;
+    unsafe { B::try_write_from_host(&mut buffer, data) }?;
     Ok(Array::from_buffer_in(buffer, shape))
 }
 

@@ -12,17 +12,20 @@ use crate::array::Array;
 use crate::element::{Float, Pod};
 use crate::error::{Error, Result};
 use crate::kernel::tokens::{Div, Mul, ScalarLeft, ScalarRight, Second};
-use crate::kernel::{Allocator, Backend, CopyKernels, Desc, ElementwiseKernels, ReduceKernels, VectorKernels};
+use crate::kernel::{
+    Allocator, Backend, CopyKernels, Desc, ElementwiseKernels, ReduceKernels, VectorKernels, WriteFromHost,
+};
 use crate::layout::Strided;
 use crate::ops::elementwise::{update, update_unary};
 use crate::ops::output::same_device;
 use crate::view::{Shared, Unique, View};
 
-/// The backends the solvers run on: elementwise, reduction, copy and vector kernels. Every
-/// backend of cnda has them (`Cpu`, `Cuda`, `Wgpu`).
-pub trait SolverBackend: ElementwiseKernels + ReduceKernels + CopyKernels + VectorKernels {}
+/// The backends the solvers run on: elementwise, reduction, copy and vector kernels, and copies
+/// from the host (multigrid's coarse operators are computed there). Every backend of cnda has
+/// them (`Cpu`, `Cuda`, `Wgpu`).
+pub trait SolverBackend: ElementwiseKernels + ReduceKernels + CopyKernels + VectorKernels + WriteFromHost {}
 
-impl<B: ElementwiseKernels + ReduceKernels + CopyKernels + VectorKernels> SolverBackend for B {}
+impl<B: ElementwiseKernels + ReduceKernels + CopyKernels + VectorKernels + WriteFromHost> SolverBackend for B {}
 
 /// The element types the solvers take: `f32` and `f64` (the recurrences' scalars are kept in
 /// `f64`).

@@ -12,6 +12,8 @@ pub enum Edge {
     Mirror,
     /// The periodic image.
     Wrap,
+    /// Zero below the axis, mirrored above it.
+    ZeroMirror,
 }
 
 /// Index `i` on an axis of `n` points under `edge`, `None` when it reads zero.
@@ -24,6 +26,7 @@ fn resolve(i: isize, n: usize, edge: Edge) -> Option<usize> {
         Edge::Zero => None,
         Edge::Mirror => Some(if i < 0 { -i - 1 } else { 2 * n - 1 - i } as usize),
         Edge::Wrap => Some(i.rem_euclid(n) as usize),
+        Edge::ZeroMirror => (i >= n).then_some((2 * n - 1 - i) as usize),
     }
 }
 

@@ -377,11 +377,14 @@ pub fn check_solve_errors(comm: &impl Communicator, same_everywhere: impl Fn(&st
     let few = SolveOptions::default().rtol(1e-12).max_iters(2);
     expect(mg.try_solve_dist(&a, &b, &mut x, few).unwrap_err(), "2 iterations");
     let c = filled::<f64, 2, Cpu>(&Cpu, comm, ([15, 15], [1, 1], [false, false]), rhs);
-    let small = DistOperator::stencil(laplacian, [Value(0.0); 2], &c);
+    let small = DistOperator::stencil(laplacian.clone(), [Value(0.0); 2], &c);
     let mut y = filled::<f64, 2, Cpu>(&Cpu, comm, ([15, 15], [1, 1], [false, false]), |_| 0.0);
     let e = mg.try_solve_dist(&small, &c, &mut y, few).unwrap_err();
     assert!(matches!(e, cnda::Error::ShapeMismatch { .. } | cnda::Error::Mpi { .. }), "{e}");
-    6
+    // Neumann sides: one process's hierarchies take them, distributed ones not yet.
+    let mirrored = DistOperator::stencil(laplacian.clone(), [cnda::stencil::Boundary::Neumann; 2], &c);
+    expect(Multigrid::try_for_dist(&mirrored, MultigridOptions::default()).unwrap_err(), "Neumann side");
+    7
 }
 
 /// Multigrid-preconditioned CG over the processes (`Multigrid::for_dist`) against one process's

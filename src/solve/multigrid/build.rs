@@ -1,15 +1,19 @@
-//! Building a hierarchy: the checks every operator passes (boundaries, reach, a grid that
-//! coarsens), then the levels: Galerkin coarse operators of a constant stencil from its taps, or
-//! of a variable-coefficient operator point by point on the host, uploaded to its backend.
+//! Building a hierarchy: the checks every operator passes (reach, a grid that coarsens), then
+//! the levels: Galerkin coarse operators of a constant stencil from its taps, or point by point
+//! on the host (a variable-coefficient operator, or `Neumann` sides folded into the rows),
+//! uploaded to the backend.
 
 use std::sync::Mutex;
 
+use super::grid::{transfer_sides, Coarsening};
 use super::level::Level;
 use super::operator::{constant_taps, HostTaps, LevelOperator};
+use super::rows::{ConstantRows, FieldRows, FineRows, Folded};
 use super::{galerkin, Multigrid, MultigridOptions};
 use crate::array::Array;
 use crate::error::{or_panic, Error, Result};
 use crate::kernel::{Allocator, Download, StencilKernels, Upload};
+use crate::ops::transfer::upload;
 use crate::solve::operator::{LinearOperator, StencilOperator};
 use crate::solve::variable_operator::VariableOperator;
 use crate::solve::vectors::{SolverBackend, SolverScalar};
@@ -17,20 +21,9 @@ use crate::stencil::{Boundaries, Boundary, DynStencil, Side, VariableStencil};
 
 const OP: &str = "Multigrid::new";
 
-/// Whether every axis can halve: odd with at least 3 points between walls (`n → (n − 1) / 2`),
-/// even with at least 4 on a periodic axis (`n → n / 2`).
-pub(super) fn halvable<const N: usize>(shape: [usize; N], periodic: [bool; N]) -> bool {
-    shape.iter().zip(periodic).all(|(&n, p)| if p { n >= 4 && n % 2 == 0 } else { n >= 3 && n % 2 == 1 })
-}
-
-/// The next coarser grid.
-pub(super) fn coarser<const N: usize>(shape: [usize; N], periodic: [bool; N]) -> [usize; N] {
-    core::array::from_fn(|k| if periodic[k] { shape[k] / 2 } else { (shape[k] - 1) / 2 })
-}
-
-/// The checks of an operator on `shape` reaching `radius` with `boundaries`: which axes are
-/// periodic, and the boundaries every level takes (a wall is `Value(0)`: `Fixed` halos of the
-/// levels' vectors are zero too).
+/// The checks of an operator on `shape` reaching `radius` with `boundaries`: how its grid
+/// coarsens, and the boundaries of its finest level (a wall is `Value(0)`: `Fixed` halos of the
+/// levels' vectors are zero too; `Neumann` and periodic sides stay).
 ///
 /// # Errors
 ///
@@ -39,83 +32,144 @@ pub(super) fn check<T: SolverScalar, const N: usize>(
     shape: [usize; N],
     radius: [usize; N],
     boundaries: &Boundaries<T, N>,
-) -> Result<([bool; N], Boundaries<T, N>)> {
+) -> Result<(Coarsening<N>, Boundaries<T, N>)> {
     let refuse = |reason: String, fix: &'static str| Err(Error::Parameter { op: OP, reason, fix });
-    let mut periodic = [false; N];
-    for (axis, wraps) in periodic.iter_mut().enumerate() {
-        for side in [Side::Low, Side::High] {
-            match boundaries.at(axis, side) {
-                Boundary::Value(_) | Boundary::Fixed => {}
-                Boundary::Periodic => *wraps = true,
-                other => {
-                    return refuse(
-                        format!("axis {axis} has a {other:?} boundary"),
-                        "multigrid takes zero walls (Value(0), Fixed) and periodic axes today; use CG or \
-                         GMRES without it for Neumann sides",
-                    );
-                }
-            }
-        }
-    }
     if radius.contains(&0) {
         return refuse(
             format!("the stencil's radius is {radius:?}"),
             "multigrid coarsens every axis: use a stencil that reaches along each",
         );
     }
-    if !halvable(shape, periodic) {
+    let coarsening = Coarsening::of(boundaries);
+    if !coarsening.halvable(shape) {
         return refuse(
             format!(
-                "the grid {shape:?} cannot coarsen: an axis between walls needs an odd number of points \
-                 (at least 3), a periodic one an even number (at least 4)"
+                "the grid {shape:?} cannot coarsen: an axis needs an odd number of points between two walls or \
+                 two Neumann sides, an even number between a wall and a Neumann side, and an even number (at \
+                 least 4) when periodic"
             ),
-            "use 2^k - 1 points between walls (127, 255, ...) and 2^k on periodic axes (128, 256, ...), \
-             which coarsen all the way",
+            "use 2^k - 1 points between walls (127, 255, ...), 2^k + 1 between Neumann sides (129, 257, ...) \
+             and 2^k otherwise (128, 256, ...), which coarsen all the way",
         );
     }
-    let sides: [Boundary<T>; N] =
-        core::array::from_fn(|k| if periodic[k] { Boundary::Periodic } else { Boundary::Value(T::ZERO) });
-    Ok((periodic, Boundaries::from(sides)))
+    let sides: [[Boundary<T>; 2]; N] = core::array::from_fn(|k| {
+        [Side::Low, Side::High].map(|side| match boundaries.at(k, side) {
+            Boundary::Fixed => Boundary::Value(T::ZERO),
+            other => other,
+        })
+    });
+    Ok((coarsening, Boundaries::from(sides)))
+}
+
+/// Whether a row's weights sum to zero (to rounding): it annihilates constants.
+pub(super) fn sums_to_zero(weights: impl IntoIterator<Item = f64>) -> bool {
+    let (sum, size) = weights.into_iter().fold((0.0f64, 0.0f64), |(s, a), w| (s + w, a + w.abs()));
+    sum.abs() <= 1e-10 * size
 }
 
 impl<T: SolverScalar, const N: usize, B: SolverBackend + StencilKernels> Multigrid<T, N, B> {
+    /// The hierarchy of `op` with `options`, its vectors from `alloc` (a device's allocator puts
+    /// every level on that device).
+    ///
+    /// # Panics
+    ///
+    /// As [`Multigrid::try_new_in`] errs.
+    #[track_caller]
+    pub fn new_in(alloc: &impl Allocator<B>, op: &StencilOperator<T, N>, options: MultigridOptions) -> Self {
+        or_panic(Self::try_new_in(alloc, op, options))
+    }
+
     /// [`Multigrid::new_in`], returning errors.
     ///
     /// # Errors
     ///
-    /// `Error::Parameter` for a `Neumann` side (not built yet; `Value(0)`, `Fixed` and `Periodic`
-    /// are), a stencil that does not reach along every axis or has no centre weight, or a grid
-    /// that cannot coarsen once (an even axis between walls, an odd periodic one, or too few
-    /// points). With every axis periodic the operator is singular: give a right-hand side of
-    /// zero sum (the solution is then defined up to a constant).
-    /// `Error::Layout` when a coarse operator has more taps than `DynStencil` takes (64: a 3D
-    /// stencil of radius 2 or more); `Error::Alloc`.
+    /// `Error::Parameter` for a stencil that does not reach along every axis or has no centre
+    /// weight, or a grid that cannot coarsen once (see [`Multigrid`]'s shapes). With no zero
+    /// wall (every side periodic or `Neumann`) an operator whose weights sum to zero is
+    /// singular: give a right-hand side of zero sum (the solution is then defined up to a
+    /// constant). `Error::Layout` when a coarse operator has more taps than `DynStencil` takes
+    /// (64: a 3D stencil of radius 2 or more); `Error::Alloc`.
     pub fn try_new_in(
         alloc: &impl Allocator<B>,
         op: &StencilOperator<T, N>,
         options: MultigridOptions,
     ) -> Result<Self> {
         let shape = LinearOperator::<T, N, B>::shape(op);
-        let (periodic, sides) = check(shape, op.stencil().radius(), op.boundaries())?;
+        let (coarsening, sides) = check(shape, op.stencil().radius(), op.boundaries())?;
         // The allocator as the backend's own type, which the levels keep (an empty array's).
         let alloc = Array::<T, N, B>::try_zeros_in(alloc, [0; N])?.allocator();
         let finest = StencilOperator::try_new(op.stencil().clone(), shape, sides)?;
         let taps = constant_taps(&finest);
-        let mut levels = vec![Level::new(LevelOperator::Constant(finest), &taps, &alloc, options.smoother, None)?];
+        let first = coarsening.first();
+        let levels = vec![Level::new(LevelOperator::Constant(finest), &taps, &alloc, options.smoother, None, first)?];
         let HostTaps::Constant(mut taps) = taps else { unreachable!("a stencil's taps are constant") };
-        let mut shape = shape;
-        while halvable(shape, periodic) && shape.iter().product::<usize>() > options.coarsest {
-            shape = coarser(shape, periodic);
+        let singular = !coarsening.has_wall() && sums_to_zero(taps.iter().map(|&(_, w)| w));
+        if coarsening.has_neumann() {
+            // The rows next to a Neumann side differ: coarse operators point by point.
+            let (offsets, weights) = taps.into_iter().unzip();
+            let rows = Folded::new(ConstantRows { offsets, weights }, shape, &sides);
+            return Self::galerkin_levels(levels, &rows, coarsening, &alloc, options, singular);
+        }
+        let (mut levels, mut shape, coarse_sides) = (levels, shape, transfer_sides(&sides));
+        while coarsening.halvable(shape) && shape.iter().product::<usize>() > options.coarsest {
+            shape = coarsening.coarser(shape);
             taps = galerkin::coarse_operator(&taps);
             let stencil = DynStencil::try_new(taps.iter().map(|&(o, w)| (o, T::from_f64(w))))?;
-            let op = LevelOperator::Constant(StencilOperator::try_new(stencil, shape, sides)?);
-            levels.push(Level::new(op, &HostTaps::Constant(taps.clone()), &alloc, options.smoother, None)?);
+            let op = LevelOperator::Constant(StencilOperator::try_new(stencil, shape, coarse_sides)?);
+            levels.push(Level::new(op, &HostTaps::Constant(taps.clone()), &alloc, options.smoother, None, first)?);
         }
-        Self::from_levels(levels, options)
+        Self::from_levels(levels, options, singular)
     }
 
-    /// The hierarchy of `levels`, with the grid transfers.
-    pub(super) fn from_levels(levels: Vec<Level<T, N, B>>, options: MultigridOptions) -> Result<Self> {
+    /// The coarser levels below `levels` (the finest, with rows `fine`), each the Galerkin
+    /// product `R A P` of the one above computed point by point on the host and uploaded: a
+    /// coefficient field per tap, with zero walls where the finest level has walls or `Neumann`
+    /// sides (folded into `fine`'s rows).
+    ///
+    /// # Errors
+    ///
+    /// `Error::Alloc`; `Error::Device` from the uploads; as [`Level::new`].
+    fn galerkin_levels(
+        mut levels: Vec<Level<T, N, B>>,
+        fine: &impl FineRows<N>,
+        coarsening: Coarsening<N>,
+        alloc: &B::Alloc,
+        options: MultigridOptions,
+        singular: bool,
+    ) -> Result<Self> {
+        let sides = transfer_sides(levels[0].op.boundaries());
+        let mut shape = levels[0].space.shape();
+        // The level above's taps on the host and halo (none: `fine`).
+        let mut above: Option<(HostTaps<N>, [usize; N])> = None;
+        while coarsening.halvable(shape) && shape.iter().product::<usize>() > options.coarsest {
+            let coarse_shape = coarsening.coarser(shape);
+            let (first, periodic) = (coarsening.first(), coarsening.periodic());
+            let (offsets, fields) = match &above {
+                None => galerkin::coarse_fields(fine, shape, coarse_shape, first, periodic),
+                Some((HostTaps::Variable { offsets, fields }, halo)) => {
+                    let rows = FieldRows { offsets, fields, halo: *halo };
+                    galerkin::coarse_fields(&rows, shape, coarse_shape, first, periodic)
+                }
+                Some((HostTaps::Constant(_), _)) => unreachable!("coarse levels here are variable"),
+            };
+            let on_backend = fields
+                .iter()
+                .map(|f| upload(alloc, f.map(|v| T::from_f64(v)).as_slice(), f.shape()))
+                .collect::<Result<Vec<_>>>()?;
+            let stencil = VariableStencil::try_new(offsets.iter().copied())?;
+            let halo = stencil.radius();
+            let op = LevelOperator::Variable(VariableOperator::try_new(stencil, on_backend, sides)?);
+            let host = HostTaps::Variable { offsets, fields };
+            levels.push(Level::new(op, &host, alloc, options.smoother, None, first)?);
+            above = Some((host, halo));
+            shape = coarse_shape;
+        }
+        Self::from_levels(levels, options, singular)
+    }
+
+    /// The hierarchy of `levels`, with the grid transfers; `singular` when constants are the
+    /// operator's null space.
+    pub(super) fn from_levels(levels: Vec<Level<T, N, B>>, options: MultigridOptions, singular: bool) -> Result<Self> {
         let to_t =
             |taps: Vec<([isize; N], f64)>| DynStencil::try_new(taps.into_iter().map(|(o, w)| (o, T::from_f64(w))));
         Ok(Multigrid {
@@ -124,6 +178,7 @@ impl<T: SolverScalar, const N: usize, B: SolverBackend + StencilKernels> Multigr
             restriction: to_t(galerkin::restriction())?,
             prolongation: to_t(galerkin::prolongation())?,
             gathered: None,
+            singular,
         })
     }
 }
@@ -136,7 +191,8 @@ where
     /// in conservative form), on the backend its fields live on: each coarse operator the
     /// Galerkin product `R A P` computed point by point on the host (3^N taps, a field each) and
     /// uploaded; smoothing with the inverse diagonal as a field (Chebyshev's `λ_max` from
-    /// Gershgorin's bound).
+    /// Gershgorin's bound). Its sides and shapes as [`Multigrid`]'s (`Neumann` sides folded into
+    /// the rows the Galerkin products read).
     ///
     /// ```
     /// use cnda::prelude::*;
@@ -178,26 +234,34 @@ where
     pub fn try_for_variable(op: &VariableOperator<T, N, B>, options: MultigridOptions) -> Result<Self> {
         let shape = op.shape();
         let radius = op.stencil().radius();
-        let (periodic, sides) = check(shape, radius, op.boundaries())?;
+        let (coarsening, sides) = check(shape, radius, op.boundaries())?;
         let alloc = op.coefficients()[0].allocator();
         let fields = op.coefficients().iter().map(|f| f.try_to_owned()).collect::<Result<Vec<_>>>()?;
         let finest = LevelOperator::Variable(VariableOperator::try_new(op.stencil().clone(), fields, sides)?);
-        let mut taps = finest.host_taps()?;
-        let mut levels = vec![Level::new(finest, &taps, &alloc, options.smoother, None)?];
-        let (mut shape, mut halo) = (shape, radius);
-        while halvable(shape, periodic) && shape.iter().product::<usize>() > options.coarsest {
-            let coarse_shape = coarser(shape, periodic);
-            let HostTaps::Variable { offsets, fields } = &taps else { unreachable!("variable taps stay variable") };
-            let (offsets, fields) = galerkin::coarse_fields(offsets, fields, halo, shape, coarse_shape, periodic);
-            let on_backend =
-                fields.iter().map(|f| f.map(|v| T::from_f64(v)).try_to_backend(&alloc)).collect::<Result<Vec<_>>>()?;
-            let stencil = VariableStencil::try_new(offsets.iter().copied())?;
-            halo = stencil.radius();
-            let op = LevelOperator::Variable(VariableOperator::try_new(stencil, on_backend, sides)?);
-            taps = HostTaps::Variable { offsets, fields };
-            shape = coarse_shape;
-            levels.push(Level::new(op, &taps, &alloc, options.smoother, None)?);
+        let taps = finest.host_taps()?;
+        let levels = vec![Level::new(finest, &taps, &alloc, options.smoother, None, coarsening.first())?];
+        let HostTaps::Variable { offsets, fields } = &taps else { unreachable!("variable taps") };
+        let rows = FieldRows { offsets, fields, halo: radius };
+        let singular = !coarsening.has_wall() && rows_annihilate_constants(&rows, shape);
+        match coarsening.has_neumann() {
+            true => {
+                Self::galerkin_levels(levels, &Folded::new(rows, shape, &sides), coarsening, &alloc, options, singular)
+            }
+            false => Self::galerkin_levels(levels, &rows, coarsening, &alloc, options, singular),
         }
-        Self::from_levels(levels, options)
     }
+}
+
+/// Whether every row of `rows` on `shape` sums to zero (to rounding).
+fn rows_annihilate_constants<const N: usize>(rows: &impl FineRows<N>, shape: [usize; N]) -> bool {
+    let mut weights = vec![0.0; rows.offsets().len()];
+    (0..shape.iter().product::<usize>()).all(|flat| {
+        let mut rest = flat;
+        let mut p = [0; N];
+        for k in (0..N).rev() {
+            (p[k], rest) = (rest % shape[k], rest / shape[k]);
+        }
+        rows.row(p, &mut weights);
+        sums_to_zero(weights.iter().copied())
+    })
 }

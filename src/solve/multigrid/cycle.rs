@@ -8,7 +8,6 @@ use crate::kernel::tokens::{ScalarRight, Sub};
 use crate::kernel::StencilKernels;
 use crate::solve::vectors::{SolverBackend, SolverScalar};
 use crate::solve::{Cg, SolveOptions};
-use crate::stencil::{Boundary, Side};
 
 impl<T: SolverScalar, const N: usize, B: SolverBackend + StencilKernels> Multigrid<T, N, B> {
     /// One cycle of `kind` on `levels[0]`'s `b`, from its `x`: smoothing, the residual restricted,
@@ -78,7 +77,7 @@ impl<T: SolverScalar, const N: usize, B: SolverBackend + StencilKernels> Multigr
     /// The kernels' and the collectives' errors.
     fn coarsest_solve(&self, level: &mut Level<T, N, B>) -> Result<()> {
         let Some(exchange) = &mut level.exchange else {
-            return coarsest_solve(level);
+            return coarsest_solve(level, self.singular);
         };
         level.passes += 1;
         let b = exchange.gather(&mut level.b)?;
@@ -97,14 +96,13 @@ impl<T: SolverScalar, const N: usize, B: SolverBackend + StencilKernels> Multigr
 impl<T: SolverScalar, const N: usize> Gathered<T, N> {
     /// The gathered coarsest grid's `A x = b` on the host: by its multigrid where it has one,
     /// else CG, to rounding (its last iterate when the iterations run out); the consistent part
-    /// when every axis is periodic.
+    /// when constants are the operator's null space.
     ///
     /// # Errors
     ///
     /// The kernels' errors; `Error::Alloc`.
     fn solve(&self, mut b: Array<T, N>) -> Result<Array<T, N>> {
-        let count = b.len();
-        let singular = (0..N).all(|k| matches!(self.op.boundaries().at(k, Side::Low), Boundary::Periodic));
+        let (count, singular) = (b.len(), self.singular);
         if singular {
             remove_mean(&mut b, count)?;
         }
@@ -126,23 +124,24 @@ impl<T: SolverScalar, const N: usize> Gathered<T, N> {
 }
 
 /// `A x = b` on the coarsest level by CG (to rounding, within twice the unknowns' count of
-/// iterations; its last iterate otherwise).
+/// iterations; its last iterate otherwise); the consistent part when `singular` (constants are
+/// the operator's null space).
 ///
 /// # Errors
 ///
 /// The kernels' errors; `Error::Alloc`.
 pub(super) fn coarsest_solve<T: SolverScalar, const N: usize, B: SolverBackend + StencilKernels>(
     level: &mut Level<T, N, B>,
+    singular: bool,
 ) -> Result<()> {
     let shape = level.space.shape();
     let alloc = level.b.allocator();
     let (mut b, mut x) = (Array::try_zeros_in(&alloc, shape)?, Array::try_zeros_in(&alloc, shape)?);
     level.space.store(&mut b.view_mut().into_strided(), &level.b)?;
     let count: usize = shape.iter().product();
-    let singular = (0..N).all(|k| matches!(level.op.boundaries().at(k, Side::Low), Boundary::Periodic));
     if singular {
-        // Every axis periodic: constants are the null space. Rounding leaves the restricted
-        // residual a little inconsistent, which CG would chase; solve its consistent part.
+        // Rounding leaves the restricted residual a little inconsistent, which CG would chase;
+        // solve its consistent part.
         remove_mean(&mut b, count)?;
     }
     let rtol = if core::mem::size_of::<T>() == 4 { 1e-6 } else { 1e-12 };

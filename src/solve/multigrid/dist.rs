@@ -6,7 +6,8 @@
 
 use mpi::datatype::Equivalence;
 
-use super::build::{check, coarser, halvable};
+use super::build::{check, sums_to_zero};
+use super::grid::Coarsening;
 use super::level::{Level, LevelExchange};
 use super::operator::{constant_taps, HostTaps, LevelOperator};
 use super::{galerkin, Gathered, Multigrid, MultigridOptions};
@@ -32,14 +33,12 @@ const OP: &str = "Multigrid::for_dist";
 struct LevelGrid<T: Pod + Equivalence, const N: usize, B: DistBackend> {
     array: ThreadBound<DistArray<T, N, B>>,
     origin: [usize; N],
-    periodic: [bool; N],
 }
 
 impl<T: Pod + Equivalence, const N: usize, B: DistBackend> LevelGrid<T, N, B> {
     fn new(array: DistArray<T, N, B>) -> Self {
         let origin = array.decomposition().block(array.rank()).map(|r| r.start);
-        let periodic = array.decomposition().periodic();
-        LevelGrid { array: ThreadBound::new(array), origin, periodic }
+        LevelGrid { array: ThreadBound::new(array), origin }
     }
 }
 
@@ -67,10 +66,6 @@ where
 
     fn origin(&self) -> [usize; N] {
         self.origin
-    }
-
-    fn periodic(&self) -> [bool; N] {
-        self.periodic
     }
 }
 
@@ -115,7 +110,8 @@ where
     ///
     /// # Errors
     ///
-    /// `Error::Parameter` for an operator not built by [`DistOperator::stencil`], or as
+    /// `Error::Parameter` for an operator not built by [`DistOperator::stencil`], one with a
+    /// `Neumann` side (one process's hierarchies take them, distributed ones not yet), or as
     /// [`Multigrid::try_new_in`] refuses its grid and boundaries; `Error::Decomposition` when a
     /// level's blocks are thinner than its operator's halo (stencils of radius 2 or more on
     /// many processes); `Error::Alloc`; `Error::Mpi` on another thread than the operator's.
@@ -132,10 +128,19 @@ where
         let mut decomposition = *grid.decomposition();
         let mut shape = decomposition.global_shape();
         let stencil = a.local().stencil();
-        let (periodic, sides) = check(shape, stencil.radius(), boundaries)?;
+        let (coarsening, sides) = check(shape, stencil.radius(), boundaries)?;
+        if coarsening.has_neumann() {
+            return Err(Error::Parameter {
+                op: OP,
+                reason: "the operator has a Neumann side".into(),
+                fix: "distributed multigrid takes zero walls (Value(0), Fixed) and periodic axes today; for \
+                      Neumann sides solve by CG, GMRES or BiCGSTAB with a Jacobi preconditioner",
+            });
+        }
         let HostTaps::Constant(mut taps) = constant_taps(a.local()) else {
             unreachable!("a stencil's taps are constant")
         };
+        let singular = !coarsening.has_wall() && sums_to_zero(taps.iter().map(|&(_, w)| w));
         let mut levels = Vec::new();
         loop {
             let weights = DynStencil::try_new(taps.iter().map(|&(o, w)| (o, T::from_f64(w))))?;
@@ -154,11 +159,12 @@ where
                     &alloc,
                     options.smoother,
                     Some(Box::new(LevelGrid::new(exchange))),
+                    coarsening.first(),
                 )
             });
             levels.push(grid.agree(OP, level)?);
             let coarse_taps = galerkin::coarse_operator(&taps);
-            let next = match halvable(shape, periodic) && shape.iter().product::<usize>() > options.coarsest {
+            let next = match coarsening.halvable(shape) && shape.iter().product::<usize>() > options.coarsest {
                 true => decomposition.try_coarsened().ok(),
                 false => None,
             };
@@ -170,16 +176,16 @@ where
             let Some(coarse) = next else {
                 // The coarsest distributed level, whole on process 0.
                 let gathered = match rank {
-                    0 => gathered(weights, shape, periodic, sides, options).map(|g| Some(Box::new(g))),
+                    0 => gathered(weights, shape, coarsening, sides, options, singular).map(|g| Some(Box::new(g))),
                     _ => Ok(None),
                 };
                 let gathered = grid.agree(OP, gathered)?;
-                let mut multigrid = Self::from_levels(levels, options)?;
+                let mut multigrid = Self::from_levels(levels, options, singular)?;
                 multigrid.gathered = gathered;
                 return Ok(multigrid);
             };
             decomposition = coarse;
-            shape = coarser(shape, periodic);
+            shape = coarsening.coarser(shape);
             taps = coarse_taps;
         }
     }
@@ -273,14 +279,15 @@ where
 fn gathered<T: SolverScalar, const N: usize>(
     weights: DynStencil<T, N>,
     shape: [usize; N],
-    periodic: [bool; N],
+    coarsening: Coarsening<N>,
     sides: crate::stencil::Boundaries<T, N>,
     options: MultigridOptions,
+    singular: bool,
 ) -> Result<Gathered<T, N>> {
     let op = StencilOperator::try_new(weights, shape, sides)?;
-    let multigrid = match halvable(shape, periodic) {
+    let multigrid = match coarsening.halvable(shape) {
         true => Some(Multigrid::<T, N, Cpu>::try_new_in(&Cpu, &op, options)?),
         false => None,
     };
-    Ok(Gathered { op, multigrid })
+    Ok(Gathered { op, multigrid, singular })
 }

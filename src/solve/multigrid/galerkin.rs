@@ -1,13 +1,16 @@
 //! Stencil algebra for vertex-centred coarsening by two, on the host and exact: the full-weighting
 //! restriction `R`, the multilinear prolongation `P`, and the Galerkin coarse operator `R A P` of
-//! a constant-coefficient stencil `A`, or point by point of one with a coefficient field per tap.
+//! a constant-coefficient stencil `A`, or point by point of any operator's rows ([`FineRows`]:
+//! coefficient fields, `Neumann` sides folded in).
 //!
-//! Fine point `2I + 1` (interior indices) coincides with coarse point `I` between walls, `2I` on
-//! a periodic axis. `P` spreads a coarse
+//! Fine point `2I + s` (interior indices) coincides with coarse point `I`, `s` one after a zero
+//! wall and zero otherwise ([`Coarsening`](super::grid::Coarsening)). `P` spreads a coarse
 //! value over the `3^N` fine points around it with weights `Π_k (1 if o_k = 0 else 1/2)`; `R`
 //! gathers them with `Π_k (1/2 if o_k = 0 else 1/4)`, so `R = Pᵀ / 2^N` and `R A P` of the 5-point
 //! Laplacian with spacing `h` is a 9-point operator consistent with spacing `2h` (in 1D it is
 //! exactly the 3-point Laplacian with spacing `2h`).
+
+use super::rows::FineRows;
 
 /// Every offset in `[-reach_k, reach_k]` along each axis `k`, in row-major order.
 pub(super) fn box_offsets<const N: usize>(reach: [usize; N]) -> Vec<[isize; N]> {
@@ -87,20 +90,20 @@ struct Feed {
     targets: Vec<(usize, f64)>,
 }
 
-/// The Galerkin coarse operator `R A P` of a fine operator with a coefficient field per tap
-/// (`offsets`, `fields` on the fine grid padded by `fine_halo`, in `f64`), computed point by
-/// point: the coarse offsets (every offset within `(r + 2) / 2` along each axis, `r` the fine
-/// radius) and their fields on the coarse grid padded by that reach. Coarse point `I` coincides
-/// with fine point `2 I + 1` between walls and `2 I` on a periodic axis (wrapped there).
+/// The Galerkin coarse operator `R A P` of the fine operator `rows` on `fine_shape`, computed
+/// point by point: the coarse offsets (every offset within `(r + 2) / 2` along each axis, `r`
+/// the fine radius) and their fields on the coarse grid padded by that reach. Coarse point `I`
+/// coincides with fine point `2 I + first` (wrapped on periodic axes); the restriction reads
+/// nothing beyond a bounded axis (the residual is zero there).
 pub(super) fn coarse_fields<const N: usize>(
-    offsets: &[[isize; N]],
-    fields: &[crate::array::Array<f64, N>],
-    fine_halo: [usize; N],
+    rows: &impl FineRows<N>,
     fine_shape: [usize; N],
     coarse_shape: [usize; N],
+    first: [usize; N],
     periodic: [bool; N],
 ) -> (Vec<[isize; N]>, Vec<crate::array::Array<f64, N>>) {
     use crate::array::Array;
+    let offsets = rows.offsets();
     let reach: [usize; N] = core::array::from_fn(|k| {
         let r = offsets.iter().map(|o| o[k].unsigned_abs()).max().unwrap_or(0);
         (r + 2) / 2
@@ -141,29 +144,32 @@ pub(super) fn coarse_fields<const N: usize>(
             feeds.push(Feed { weight: ai, tap: t, targets });
         }
     }
-    // Flat, row-major addressing of the fine fields and the coarse ones.
-    let fine_padded: [usize; N] = core::array::from_fn(|k| fine_shape[k] + 2 * fine_halo[k]);
     let coarse_padded: [usize; N] = core::array::from_fn(|k| coarse_shape[k] + 2 * reach[k]);
     let flat = |i: [usize; N], dims: [usize; N]| (0..N).fold(0usize, |f, k| f * dims[k] + i[k]);
-    let fine: Vec<&[f64]> = fields.iter().map(|f| f.as_slice()).collect();
     let coarse_len: usize = coarse_padded.iter().product();
     let mut coarse = vec![vec![0.0f64; coarse_len]; coarse_offsets.len()];
     let count: usize = coarse_shape.iter().product();
     let mut index = [0usize; N];
-    let mut at = vec![0usize; restriction.len()];
+    // The fine row each restriction weight reads (zeros beyond a bounded axis).
+    let mut fine = vec![vec![0.0f64; offsets.len()]; restriction.len()];
     for _ in 0..count {
-        // The fine point each restriction weight reads: inside the fine grid between walls
-        // (2 I + 1 + a lies in 0..=2 m for I < m), wrapped on periodic axes.
         for (ai, &(a, _)) in restriction.iter().enumerate() {
-            let p: [usize; N] = core::array::from_fn(|k| {
-                let p = 2 * index[k] as isize + isize::from(!periodic[k]) + a[k];
-                p.rem_euclid(fine_shape[k] as isize) as usize + fine_halo[k]
+            let p: [isize; N] = core::array::from_fn(|k| {
+                let p = 2 * index[k] as isize + first[k] as isize + a[k];
+                if periodic[k] {
+                    p.rem_euclid(fine_shape[k] as isize)
+                } else {
+                    p
+                }
             });
-            at[ai] = flat(p, fine_padded);
+            match (0..N).all(|k| (0..fine_shape[k] as isize).contains(&p[k])) {
+                true => rows.row(p.map(|p| p as usize), &mut fine[ai]),
+                false => fine[ai].fill(0.0),
+            }
         }
         let out = flat(core::array::from_fn(|k| index[k] + reach[k]), coarse_padded);
         for feed in &feeds {
-            let weight_a = fine[feed.tap][at[feed.weight]];
+            let weight_a = fine[feed.weight][feed.tap];
             if weight_a != 0.0 {
                 for &(slot, factor) in &feed.targets {
                     coarse[slot][out] += factor * weight_a;
@@ -219,5 +225,82 @@ mod tests {
         assert!((r.iter().map(|(_, w)| w).sum::<f64>() - 1.0).abs() < 1e-15);
         assert!(r.iter().zip(&p).all(|((o, a), (q, b))| o == q && (a * 8.0 - b).abs() < 1e-15));
         assert_eq!(box_offsets([1, 0]), vec![[-1, 0], [0, 0], [1, 0]]);
+    }
+
+    /// `R A P` point by point against dense matrices built from the definitions by naive loops,
+    /// on a grid with each kind of side: `Neumann` at both ends of axis 0 (odd), a wall below
+    /// and `Neumann` above on axis 1 (even), for a 5-point operator with an identity term.
+    #[test]
+    fn the_pointwise_galerkin_operator_is_the_dense_product_on_mirrored_and_mixed_sides() {
+        use super::super::grid::Coarsening;
+        use super::super::rows::{ConstantRows, Folded};
+        use crate::stencil::{Boundaries, Boundary};
+        let (fine, neumann, wall) = ([7usize, 6], Boundary::<f64>::Neumann, Boundary::Value(0.0));
+        let boundaries = Boundaries::from([[neumann, neumann], [wall, neumann]]);
+        let taps = [([-1, 0], -1.0), ([1, 0], -1.3), ([0, -1], -0.7), ([0, 1], -0.7), ([0, 0], 4.9)];
+        let coarsening = Coarsening::of(&boundaries);
+        let (coarse, first) = (coarsening.coarser(fine), coarsening.first());
+        assert_eq!((coarse, first), ([4, 3], [0, 1]));
+        // A: a tap past a Neumann side reads the mirrored point; past the wall, nothing.
+        let (nf, nc) = (fine[0] * fine[1], coarse[0] * coarse[1]);
+        let mut a = vec![vec![0.0; nf]; nf];
+        for i in 0..fine[0] {
+            for j in 0..fine[1] {
+                for (o, w) in taps {
+                    let (p, q) = (i as isize + o[0], j as isize + o[1]);
+                    let p = if p < 0 {
+                        -p - 1
+                    } else if p >= 7 {
+                        13 - p
+                    } else {
+                        p
+                    };
+                    let q = if q >= 6 { 11 - q } else { q };
+                    if q >= 0 {
+                        a[i * 6 + j][p as usize * 6 + q as usize] += w;
+                    }
+                }
+            }
+        }
+        // P: coarse point (I, J) at fine (2I, 2J + 1), linear between coarse points.
+        let hat = |d: isize| match d.abs() {
+            0 => 1.0,
+            1 => 0.5,
+            _ => 0.0,
+        };
+        let p = |f: usize, c: usize| {
+            let (fi, fj, ci, cj) = ((f / 6) as isize, (f % 6) as isize, (c / 3) as isize, (c % 3) as isize);
+            hat(fi - 2 * ci) * hat(fj - 2 * cj - 1)
+        };
+        let rap = |c: usize, d: usize| -> f64 {
+            (0..nf).map(|f| p(f, c) / 4.0 * (0..nf).map(|g| a[f][g] * p(g, d)).sum::<f64>()).sum()
+        };
+        let rows = Folded::new(
+            ConstantRows { offsets: taps.iter().map(|t| t.0).collect(), weights: taps.iter().map(|t| t.1).collect() },
+            fine,
+            &boundaries,
+        );
+        let (offsets, fields) = coarse_fields(&rows, fine, coarse, first, coarsening.periodic());
+        let mut matched = 0;
+        for c in 0..nc {
+            for d in 0..nc {
+                let j = [(d / 3) as isize - (c / 3) as isize, (d % 3) as isize - (c % 3) as isize];
+                let expected = rap(c, d);
+                let got = offsets.iter().position(|&o| o == j).map_or(0.0, |s| fields[s][[c / 3 + 1, c % 3 + 1]]);
+                assert!((got - expected).abs() < 1e-13, "coarse {c} -> {d}: {got} against {expected}");
+                matched += usize::from(expected != 0.0);
+            }
+        }
+        assert!(matched > 3 * nc, "{matched}");
+        // Nothing reaches past the coarse Neumann sides (no weight lost there).
+        for (s, o) in offsets.iter().enumerate() {
+            for (index, &w) in fields[s].indexed_iter() {
+                let (ci, cj) = (index[0] as isize - 1 + o[0], index[1] as isize - 1 + o[1]);
+                let inside = (1..=4).contains(&index[0]) && (1..=3).contains(&index[1]);
+                if inside && (!(0..4).contains(&ci) || cj >= 3) {
+                    assert_eq!(w, 0.0, "offset {o:?} at {index:?}");
+                }
+            }
+        }
     }
 }

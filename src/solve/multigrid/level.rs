@@ -2,6 +2,7 @@
 //! smoothers and grid transfers that run on them, through the backend's stencil, vector and copy
 //! kernels.
 
+use super::grid::transfer_sides;
 use super::operator::{HostTaps, InverseDiagonal, LevelOperator};
 use super::smoother::{LevelSmoother, Smoother};
 use crate::array::Array;
@@ -12,7 +13,7 @@ use crate::kernel::{Backend, Desc, StencilKernels};
 use crate::ops::elementwise::update;
 use crate::ops::fill_copy::fill;
 use crate::solve::vectors::{SolverBackend, SolverScalar, Space};
-use crate::stencil::{try_fill_boundaries, Boundary, DynStencil, Side};
+use crate::stencil::{try_fill_boundaries, Boundaries, DynStencil};
 
 /// The processes a distributed level's grid is split over ([`Multigrid::for_dist`](super::Multigrid::for_dist)):
 /// the level's vectors are each process's block, padded as one process's vectors are, and its
@@ -30,10 +31,6 @@ pub(crate) trait LevelExchange<T: Pod, const N: usize, B: Backend>: Send + Sync 
 
     /// The global index of this process's first owned point.
     fn origin(&self) -> [usize; N];
-
-    /// Which axes wrap around the whole grid (the blocks' own conditions leave them to the
-    /// exchange).
-    fn periodic(&self) -> [bool; N];
 }
 
 /// A level's exchange where it has one (distributed levels), then its boundary conditions:
@@ -86,12 +83,16 @@ pub(super) struct Level<T: SolverScalar, const N: usize, B: SolverBackend> {
     pub(super) exchange: Option<Box<dyn LevelExchange<T, N, B>>>,
     /// The global index of the first point of the level's vectors' interior (zero on one process).
     pub(super) origin: [usize; N],
-    /// Which axes wrap around the whole grid.
-    periodic: [bool; N],
+    /// The global fine index of the next coarser level's first point along each axis
+    /// ([`Coarsening::first`](super::grid::Coarsening::first)).
+    first: [usize; N],
+    /// The conditions the grid transfers fill halos with.
+    transfer: Boundaries<T, N>,
 }
 
 impl<T: SolverScalar, const N: usize, B: SolverBackend + StencilKernels> Level<T, N, B> {
-    /// The level of `op` (its taps on the host: `taps`), its vectors from `alloc`.
+    /// The level of `op` (its taps on the host: `taps`), its vectors from `alloc`, the next
+    /// coarser level's first point at fine index `first` along each axis.
     ///
     /// # Errors
     ///
@@ -102,19 +103,31 @@ impl<T: SolverScalar, const N: usize, B: SolverBackend + StencilKernels> Level<T
         alloc: &B::Alloc,
         smoother: Smoother,
         exchange: Option<Box<dyn LevelExchange<T, N, B>>>,
+        first: [usize; N],
     ) -> Result<Self> {
         let space = Space::for_shape("multigrid", op.shape(), op.halo(), alloc.clone())?;
         let (x, b, r, scratch) = (space.vector()?, space.vector()?, space.vector()?, space.vector()?);
         let inverse_diagonal = op.inverse_diagonal(taps, &space)?;
         let origin = exchange.as_ref().map_or([0; N], |e| e.origin());
-        let periodic = match &exchange {
-            Some(e) => e.periodic(),
-            None => core::array::from_fn(|k| matches!(op.boundaries().at(k, Side::Low), Boundary::Periodic)),
-        };
+        let transfer = transfer_sides(op.boundaries());
         // Red-black colours by the global index's parity.
         let parity = origin.iter().sum::<usize>() % 2;
         let smoother = LevelSmoother::new(smoother, taps, &inverse_diagonal, &space, parity)?;
-        Ok(Level { op, space, x, b, r, scratch, inverse_diagonal, smoother, passes: 0, exchange, origin, periodic })
+        Ok(Level {
+            op,
+            space,
+            x,
+            b,
+            r,
+            scratch,
+            inverse_diagonal,
+            smoother,
+            passes: 0,
+            exchange,
+            origin,
+            first,
+            transfer,
+        })
     }
 
     /// `r = b − A x`.
@@ -130,12 +143,11 @@ impl<T: SolverScalar, const N: usize, B: SolverBackend + StencilKernels> Level<T
     }
 
     /// Where each axis's first coincident point lies in the interior, for a coarse level whose
-    /// first point is global point `coarse_origin`: `2 I + 1` coincides with coarse point `I`
-    /// between zero walls, `2 I` on a periodic axis (whose first point is its own image).
+    /// first point is global point `coarse_origin`: `2 I + first` coincides with coarse point `I`.
     fn starts(&self, coarse_origin: [usize; N]) -> Option<[usize; N]> {
         let mut starts = [0; N];
         for k in 0..N {
-            let first = coarse_origin[k].checked_mul(2)?.checked_add(usize::from(!self.periodic[k]))?;
+            let first = coarse_origin[k].checked_mul(2)?.checked_add(self.first[k])?;
             // A process's coarse points are those whose images it owns: `first >= origin`.
             starts[k] = first.checked_sub(self.origin[k])?;
         }
@@ -172,7 +184,7 @@ impl<T: SolverScalar, const N: usize, B: SolverBackend + StencilKernels> Level<T
     /// The kernels' errors.
     pub(super) fn restrict_to(&mut self, coarse: &mut Self, weighting: &DynStencil<T, N>) -> Result<()> {
         self.passes += 1;
-        fill_halos(&mut self.exchange, &mut self.r, self.space.halo(), *self.op.boundaries())?;
+        fill_halos(&mut self.exchange, &mut self.r, self.space.halo(), self.transfer)?;
         weighting.try_apply(&self.r, &mut self.scratch)?;
         let from = self.coincident(self.scratch.desc(), (coarse.space.shape(), coarse.origin))?;
         let to = coarse.space.interior(coarse.b.desc_mut())?;
@@ -197,7 +209,7 @@ impl<T: SolverScalar, const N: usize, B: SolverBackend + StencilKernels> Level<T
         // borrowed), `from` the coarse iterate (another array), both of the coarse shape.
         unsafe { update(Second, to, from) }?;
         // Periodic axes interpolate across the wrap from the scattered values' images.
-        fill_halos(&mut self.exchange, &mut self.scratch, self.space.halo(), *self.op.boundaries())?;
+        fill_halos(&mut self.exchange, &mut self.scratch, self.space.halo(), self.transfer)?;
         interpolation.try_apply(&self.scratch, &mut self.r)?;
         self.space.axpy(&mut self.x, 1.0, &self.r)
     }

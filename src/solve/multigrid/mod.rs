@@ -1,20 +1,25 @@
-//! Geometric multigrid for constant-coefficient stencils between zero walls or on periodic axes:
-//! vertex-centred coarsening by two (`n → (n − 1) / 2` between walls, so `2^k − 1` points coarsen
-//! all the way; `n → n / 2` on a periodic axis, `2^k` points), full-weighting restriction,
-//! multilinear prolongation, Galerkin coarse operators (`R A P`, computed exactly from the taps),
-//! damped-Jacobi, red-black or Chebyshev smoothing, V-, W- and F-cycles, full multigrid, and CG on
-//! the coarsest grid. As a solver ([`Multigrid::solve`], [`Multigrid::full_multigrid`]) or as
-//! CG's preconditioner (one cycle from zero; symmetric when `pre == post`, as by default, so CG
-//! converges in a handful of iterations whatever the grid size). On any backend with stencil
-//! kernels.
+//! Geometric multigrid for stencils between zero walls, `Neumann` sides and periodic axes:
+//! vertex-centred coarsening by two (`n → (n − 1) / 2` between walls, so `2^k − 1`
+//! points coarsen all the way; `n → (n + 1) / 2` between `Neumann` sides, `2^k + 1` points, the
+//! end points kept; `n → n / 2` with one of each or on a periodic axis, `2^k`), full-weighting
+//! restriction, multilinear prolongation, Galerkin coarse operators (`R A P`, exactly: from the
+//! taps of a constant stencil, point by point where the rows vary, as next to a `Neumann` side
+//! or with coefficient fields), damped-Jacobi, red-black or Chebyshev smoothing, V-, W- and
+//! F-cycles, full multigrid, and CG on the coarsest grid (on the consistent part of its
+//! right-hand side when constants are the null space: no wall, and rows that sum to zero). As a
+//! solver ([`Multigrid::solve`], [`Multigrid::full_multigrid`]) or as CG's preconditioner (one
+//! cycle from zero; symmetric when `pre == post`, as by default, so CG converges in a handful of
+//! iterations whatever the grid size). On any backend with stencil kernels.
 
 mod build;
 mod cycle;
 #[cfg(feature = "mpi")]
 mod dist;
 mod galerkin;
+mod grid;
 mod level;
 mod operator;
+mod rows;
 mod smoother;
 
 use std::sync::Mutex;
@@ -29,7 +34,7 @@ use super::vectors::{SolverBackend, SolverScalar};
 use crate::array::Array;
 use crate::error::{or_panic, Error, Result};
 use crate::kernel::tokens::Second;
-use crate::kernel::{Allocator, Cpu, Desc, StencilKernels};
+use crate::kernel::{Cpu, Desc, StencilKernels};
 use crate::ops::elementwise::update;
 use crate::stencil::DynStencil;
 
@@ -76,7 +81,7 @@ pub struct MultigridOptions {
     /// applies one cycle from zero).
     pub start: Start,
     /// Coarsening stops once a level has at most this many points (default 1000) or an axis
-    /// cannot halve (an even or one-point axis); that level is solved by CG.
+    /// cannot halve (see [`Multigrid`]'s shapes); that level is solved by CG.
     pub coarsest: usize,
 }
 
@@ -94,6 +99,13 @@ impl Default for MultigridOptions {
 }
 
 /// A multigrid hierarchy for a [`StencilOperator`] on backend `B`.
+///
+/// Its shapes: along each axis, an odd number of points between two zero walls (`Value(0)` or
+/// `Fixed`: 2^k − 1 coarsen all the way) or two `Neumann` sides (2^k + 1), an even number
+/// between a wall and a `Neumann` side (2^k), an even number of at least 4 on a periodic axis
+/// (2^k). Without a zero wall, a stencil whose weights sum to zero is singular (pure `Neumann`
+/// or periodic Poisson): give a right-hand side of zero sum; the solution is defined up to a
+/// constant.
 ///
 /// ```
 /// use cnda::prelude::*;
@@ -118,6 +130,9 @@ pub struct Multigrid<T: SolverScalar, const N: usize, B: SolverBackend = Cpu> {
     /// A distributed hierarchy's coarsest level solved whole on process 0 (`None` elsewhere
     /// and on one process).
     gathered: Option<Box<Gathered<T, N>>>,
+    /// Whether constants are the operator's null space (no zero wall, and its rows sum to
+    /// zero): the coarsest solve then solves the consistent part of its right-hand side.
+    singular: bool,
 }
 
 /// `z ≈ A⁻¹ r` (with the vectors' halo, and `Some(cycles)` for a full-multigrid pass): what
@@ -130,6 +145,7 @@ type Correction<'a, T, const N: usize, B> =
 struct Gathered<T: SolverScalar, const N: usize> {
     op: StencilOperator<T, N>,
     multigrid: Option<Multigrid<T, N>>,
+    singular: bool,
 }
 
 impl<T: SolverScalar, const N: usize, B: SolverBackend + StencilKernels> core::fmt::Debug for Multigrid<T, N, B> {
@@ -151,17 +167,6 @@ impl<T: SolverScalar, const N: usize> Multigrid<T, N> {
 }
 
 impl<T: SolverScalar, const N: usize, B: SolverBackend + StencilKernels> Multigrid<T, N, B> {
-    /// The hierarchy of `op` with `options`, its vectors from `alloc` (a device's allocator puts
-    /// every level on that device).
-    ///
-    /// # Panics
-    ///
-    /// As [`Multigrid::try_new_in`] errs.
-    #[track_caller]
-    pub fn new_in(alloc: &impl Allocator<B>, op: &StencilOperator<T, N>, options: MultigridOptions) -> Self {
-        or_panic(Self::try_new_in(alloc, op, options))
-    }
-
     /// Solves `a x = b` by cycles from the guess in `x`, stopping as the Krylov methods do
     /// ([`SolveOptions`]: `max_iters` counts cycles). `a` must be the operator the hierarchy was
     /// built for.
