@@ -26,6 +26,50 @@ fn rhs(shape: [usize; 2]) -> Array<f64, 2> {
     Array::from_fn(shape, |[i, j]| ((i * 7 + j * 3) % 11) as f64 - 4.5 + 0.25 * (i as f64).sin())
 }
 
+/// CG on a stencil sweeps the product in slabs and sums `p · A p` from each while it is in
+/// cache (on the CPU): the same iterates as an operator that only applies, to rounding (the
+/// products' sums in another order), on grids of many slabs in 2D and 3D, every kind of side.
+#[test]
+fn cg_on_a_stencil_sums_p_dot_ap_from_the_slabs_as_a_separate_pass_would() {
+    struct Plain<'a, const N: usize>(&'a StencilOperator<f64, N>);
+    impl<const N: usize> LinearOperator<f64, N, Cpu> for Plain<'_, N> {
+        fn shape(&self) -> [usize; N] {
+            LinearOperator::<f64, N, Cpu>::shape(self.0)
+        }
+        fn halo(&self) -> [usize; N] {
+            LinearOperator::<f64, N, Cpu>::halo(self.0)
+        }
+        fn try_apply(&self, x: &mut Array<f64, N>, y: &mut Array<f64, N>) -> cnda::Result<()> {
+            self.0.try_apply(x, y)
+        }
+    }
+    fn compare<const N: usize>(a: &StencilOperator<f64, N>, b: &Array<f64, N>) {
+        let cg = Cg::new().rtol(1e-10);
+        let (mut x, mut y) = (Array::zeros(b.shape()), Array::zeros(b.shape()));
+        let (fused, plain) = (cg.solve(a, b, &mut x), cg.solve(&Plain(a), b, &mut y));
+        assert_eq!(fused.iterations, plain.iterations, "{fused:?} {plain:?}");
+        let close = |p: f64, q: f64| (p - q).abs() <= 1e-9 * q.abs().max(1e-300);
+        assert!(fused.residual_history.iter().zip(&plain.residual_history).all(|(&p, &q)| close(p, q)));
+        let scale = y.iter().fold(0f64, |m, v| m.max(v.abs()));
+        assert!(x.iter().zip(y.iter()).all(|(p, q)| (p - q).abs() <= 1e-10 * scale));
+    }
+    let taps = [([-1, 0], -1.0), ([1, 0], -1.0), ([0, -1], -1.0), ([0, 1], -1.0), ([0, 0], 4.5)];
+    let sides = [[Boundary::Value(0.0), Boundary::Neumann], [Boundary::Periodic; 2]];
+    let a = StencilOperator::new(DynStencil::new(taps), [61, 3000], sides);
+    compare(&a, &Array::from_fn([61, 3000], |[i, j]| ((i * 7 + j * 3) % 11) as f64 - 4.5));
+    let seven = DynStencil::new([
+        ([0, 0, 0], 6.5),
+        ([-1, 0, 0], -1.0),
+        ([1, 0, 0], -1.0),
+        ([0, -1, 0], -1.0),
+        ([0, 1, 0], -1.0),
+        ([0, 0, -1], -1.0),
+        ([0, 0, 1], -1.0),
+    ]);
+    let a = StencilOperator::new(seven, [9, 40, 500], [Boundary::Value(0.0), Boundary::Neumann, Boundary::Value(0.0)]);
+    compare(&a, &Array::from_fn([9, 40, 500], |[i, j, k]| ((i * 7 + j * 3 + k) % 11) as f64 - 4.5));
+}
+
 #[test]
 fn cg_solves_poisson_with_walls_as_the_dense_solve_does() {
     let shape = [13, 17];

@@ -30,6 +30,11 @@ pub unsafe trait StencilKernels: Backend {
     /// (the default `linear` runs `taps`).
     const MAX_LINEAR_TAPS: usize = Self::MAX_TAPS;
 
+    /// Whether what a kernel just wrote is read back from cache by the next kernel (the CPU:
+    /// kernels run on the caller's core), so that a product and a pass over it fuse when both
+    /// sweep a slab at a time; devices' kernels read from memory anyway.
+    const OUTPUT_IN_CACHE: bool = false;
+
     /// `out[x] = sum_k taps[k].1 * input[x + taps[k].0]` for every point `x` of `out.shape`, where
     /// `input` (with its own strides) describes the input point of `out[0; N]`: taps known at
     /// run time (`DynStencil`), summed in order from the first product.

@@ -57,8 +57,8 @@ where
     };
     space.copy(&mut p, z.as_ref().unwrap_or(r))?;
     loop {
-        a.try_apply(&mut p, &mut q)?;
-        let alpha = progress.ratio("p · A p (CG needs a definite operator)", rz, space.dot(&p, &q)?)?;
+        let pq = space.apply_dot(a, &mut p, &mut q)?;
+        let alpha = progress.ratio("p · A p (CG needs a definite operator)", rz, pq)?;
         space.axpy(x, alpha, &p)?;
         let r_norm = space.axpy_norm(r, -alpha, &q)?;
         let rr = r_norm * r_norm;

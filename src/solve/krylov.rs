@@ -12,6 +12,7 @@ use super::vectors::{SolverBackend, SolverScalar, Space};
 use crate::array::Array;
 use crate::error::{Error, Result};
 use crate::layout::Strided;
+use crate::stencil::SlabPass;
 use crate::view::{Shared, Unique, View};
 
 /// A solve in progress: the space, the iterate `x`, the residual `r = b − A x`, the right-hand
@@ -164,6 +165,18 @@ impl<T: SolverScalar, const N: usize, B: SolverBackend, A: LinearOperator<T, N, 
     fn try_apply(&self, x: &mut Array<T, N, B>, y: &mut Array<T, N, B>) -> Result<()> {
         self.applications.set(self.applications.get() + 1);
         self.inner.try_apply(x, y)
+    }
+
+    fn try_apply_in_slabs(
+        &self,
+        x: &mut Array<T, N, B>,
+        y: &mut Array<T, N, B>,
+        scratch: &mut Array<T, N, B>,
+        each: &mut SlabPass<'_, B, T, N>,
+    ) -> Result<bool> {
+        let fused = self.inner.try_apply_in_slabs(x, y, scratch, each)?;
+        self.applications.set(self.applications.get() + usize::from(fused));
+        Ok(fused)
     }
 
     fn distributed(&self) -> bool {

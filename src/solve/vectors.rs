@@ -7,6 +7,7 @@
 
 use std::sync::Arc;
 
+use super::operator::LinearOperator;
 use super::processes::{agreed, Processes};
 use crate::array::Array;
 use crate::element::{Float, Pod};
@@ -18,6 +19,7 @@ use crate::kernel::{
 use crate::layout::Strided;
 use crate::ops::elementwise::{update, update_unary};
 use crate::ops::output::same_device;
+use crate::stencil::Slab;
 use crate::view::{Shared, Unique, View};
 
 /// The backends the solvers run on: elementwise, reduction, copy and vector kernels, and copies
@@ -179,6 +181,41 @@ impl<T: SolverScalar, const N: usize, B: SolverBackend> Space<T, N, B> {
     /// `Error::ShapeMismatch` when an operand lost the padded shape; `Error::Device`.
     pub(super) fn dot(&mut self, x: &Array<T, N, B>, y: &Array<T, N, B>) -> Result<f64> {
         let local = self.local_dot(x, y);
+        match &self.processes {
+            None => local,
+            Some(processes) => processes.sum(self.method, local),
+        }
+    }
+
+    /// `y = A x` and `x · y` over the interiors: fused where the operator sweeps slabs that stay
+    /// in cache ([`LinearOperator::try_apply_in_slabs`]), each slab's product summed right after
+    /// it is written; else the product, then [`Space::dot`].
+    ///
+    /// # Errors
+    ///
+    /// The operator's; as for [`Space::dot`].
+    pub(super) fn apply_dot<A: LinearOperator<T, N, B> + ?Sized>(
+        &mut self,
+        a: &A,
+        x: &mut Array<T, N, B>,
+        y: &mut Array<T, N, B>,
+    ) -> Result<f64> {
+        let mut sum = 0.0;
+        let mut each = |slab: Slab<'_, B, T, N>| -> Result<()> {
+            let [input, output, scratch] = slab.descs();
+            // SAFETY: a slab's points address live memory of one shape, the scratch writable and
+            // distinct from both inputs, while it lives (`Slab::descs`).
+            let part = unsafe { B::dot(&B::handle_device(scratch.handle), input, output, scratch) }?;
+            sum += part.into();
+            Ok(())
+        };
+        let local = match a.try_apply_in_slabs(x, y, &mut self.scratch, &mut each)? {
+            true => Ok(sum),
+            false => {
+                a.try_apply(x, y)?;
+                self.local_dot(x, y)
+            }
+        };
         match &self.processes {
             None => local,
             Some(processes) => processes.sum(self.method, local),

@@ -60,6 +60,7 @@ pub(crate) mod point_io;
 mod points;
 mod region;
 pub(crate) mod ring;
+mod slabs;
 mod stages;
 mod state;
 #[cfg(feature = "hdf5")]
@@ -91,6 +92,8 @@ pub use linear::LinearStencil;
 pub use pad::{interior, try_interior, PadMode};
 pub use point_io::PointIo;
 pub use points::Points;
+#[doc(hidden)]
+pub use slabs::{Slab, SlabPass};
 pub use stages::Stages;
 pub use state::State;
 #[cfg(all(feature = "mpi", feature = "rayon"))]

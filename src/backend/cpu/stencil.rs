@@ -84,6 +84,7 @@ unsafe impl StencilKernels for Cpu {
     // The run-time-tap kernels keep the taps in tables of `MAX_TAPS`; `linear` unrolls any count.
     const MAX_TAPS: usize = MAX_TAPS;
     const MAX_LINEAR_TAPS: usize = usize::MAX;
+    const OUTPUT_IN_CACHE: bool = true;
 
     unsafe fn taps<T: Numeric, const N: usize>(
         _: &Cpu,
