@@ -105,4 +105,33 @@ pub unsafe trait VectorKernels: ElementwiseKernels + ReduceKernels {
         // SAFETY: as above.
         unsafe { Self::dot(dev, y, y, scratch) }
     }
+
+    /// `x = a p + x`, then `p = r + b p` (each rounded as [`VectorKernels::axpby`] rounds it):
+    /// CG's iterate and its next direction in one pass where the backend fuses them (the CPU
+    /// does; the provided form is the two passes).
+    ///
+    /// # Safety
+    ///
+    /// The four have one shape and address live memory on `dev`; `x` and `p` address distinct
+    /// writable, initialized elements that overlap each other, `r` and `scratch` nowhere;
+    /// `scratch` as for [`VectorKernels::dot`].
+    ///
+    /// # Errors
+    ///
+    /// As for [`VectorKernels::dot`].
+    unsafe fn axpy_xpby<T: Float, const N: usize>(
+        dev: &Self::Device,
+        a: T,
+        p: Desc<Self, T, N>,
+        x: Desc<Self, T, N>,
+        b: T,
+        r: Desc<Self, T, N>,
+        scratch: Desc<Self, T, N>,
+    ) -> Result<()> {
+        // SAFETY: the caller's contract: `x` is writable and apart from `p` and the scratch;
+        // then `p` is, apart from `r` and the scratch.
+        unsafe { Self::axpby(dev, a, p, T::ONE, x, scratch) }?;
+        // SAFETY: as above.
+        unsafe { Self::axpby(dev, T::ONE, r, b, p, scratch) }
+    }
 }

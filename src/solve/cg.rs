@@ -59,21 +59,33 @@ where
     loop {
         let pq = space.apply_dot(a, &mut p, &mut q)?;
         let alpha = progress.ratio("p · A p (CG needs a definite operator)", rz, pq)?;
-        space.axpy(x, alpha, &p)?;
         let r_norm = space.axpy_norm(r, -alpha, &q)?;
         let rr = r_norm * r_norm;
-        if progress.record(r_norm)? {
-            return Ok(());
-        }
-        let rz_next = match &mut z {
-            None => rr,
-            Some(z) => {
-                m.try_apply(r, z, halo)?;
-                space.dot(r, z)?
+        // `x += α p` waits for the next direction, whose pass it shares, but for the last
+        // iterate (converged, or an error: `x` holds it then too).
+        let next = progress.record(r_norm).and_then(|done| {
+            if done {
+                return Ok(None);
             }
-        };
-        let beta = progress.ratio("r · z (the preconditioner must be definite)", rz_next, rz)?;
-        space.xpby(&mut p, z.as_ref().unwrap_or(r), beta)?;
-        rz = rz_next;
+            let rz_next = match &mut z {
+                None => rr,
+                Some(z) => {
+                    m.try_apply(r, z, halo)?;
+                    space.dot(r, z)?
+                }
+            };
+            progress.ratio("r · z (the preconditioner must be definite)", rz_next, rz).map(|beta| Some((rz_next, beta)))
+        });
+        match next {
+            Ok(Some((rz_next, beta))) => {
+                space.axpy_xpby(x, alpha, &mut p, beta, z.as_ref().unwrap_or(r))?;
+                rz = rz_next;
+            }
+            Ok(None) => return space.axpy(x, alpha, &p),
+            Err(e) => {
+                space.axpy(x, alpha, &p)?;
+                return Err(e);
+            }
+        }
     }
 }

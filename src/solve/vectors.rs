@@ -187,6 +187,29 @@ impl<T: SolverScalar, const N: usize, B: SolverBackend> Space<T, N, B> {
         }
     }
 
+    /// `x += a p`, then `p = r + b p` over the interiors (the backend's `axpy_xpby`: one pass on
+    /// the CPU).
+    ///
+    /// # Errors
+    ///
+    /// As for [`Space::dot`].
+    pub(super) fn axpy_xpby(
+        &mut self,
+        x: &mut Array<T, N, B>,
+        a: f64,
+        p: &mut Array<T, N, B>,
+        b: f64,
+        r: &Array<T, N, B>,
+    ) -> Result<()> {
+        let (px, pp, pr) = (self.interior(x.desc_mut())?, self.interior(p.desc_mut())?, self.interior(r.desc())?);
+        let scratch = self.scratch.desc_mut();
+        let s = self.interior(scratch)?;
+        // SAFETY: interiors of live arrays of the checked padded shape on the space's device;
+        // `x` and `p` are borrowed uniquely (distinct arrays, apart from `r`), the scratch by
+        // `&mut self`.
+        unsafe { B::axpy_xpby(&B::handle_device(s.handle), T::from_f64(a), pp, px, T::from_f64(b), pr, s) }
+    }
+
     /// `y = A x` and `x · y` over the interiors: fused where the operator sweeps slabs that stay
     /// in cache ([`LinearOperator::try_apply_in_slabs`]), each slab's product summed right after
     /// it is written; else the product, then [`Space::dot`].

@@ -11,8 +11,9 @@ use crate::kernel::{Cpu, Desc, VectorKernels};
 /// Products per block summed with 8 accumulators before the pairwise combination.
 const BLOCK: usize = 128;
 
-// SAFETY: `dot` reads only the elements `x` and `y` address, `axpby` writes only `y`'s, through
-// the lane engine over their shape, and both return after their writes.
+// SAFETY: `dot` reads only the elements `x` and `y` address, `axpby` writes only `y`'s and
+// `axpy_xpby` only `x`'s and `p`'s, through the lane engine over their shape, and all return
+// after their writes.
 unsafe impl VectorKernels for Cpu {
     #[inline]
     unsafe fn dot<T: Float, const N: usize>(
@@ -50,6 +51,79 @@ unsafe impl VectorKernels for Cpu {
     ) -> Result<T> {
         // SAFETY: the trait's contract for `axpby_sumsq` (`axpby`'s) is the kernel's.
         Ok(unsafe { Isa::detect().run(AxpbyCall { a, x, b, y, sums: Some(Pairwise::new()) }) })
+    }
+
+    #[inline]
+    unsafe fn axpy_xpby<T: Float, const N: usize>(
+        _: &Cpu,
+        a: T,
+        p: Desc<Cpu, T, N>,
+        x: Desc<Cpu, T, N>,
+        b: T,
+        r: Desc<Cpu, T, N>,
+        _: Desc<Cpu, T, N>,
+    ) -> Result<()> {
+        // SAFETY: the trait's contract for `axpy_xpby` is the kernel's.
+        unsafe { Isa::detect().run(AxpyXpbyCall { a, p, x, b, r }) };
+        Ok(())
+    }
+}
+
+/// `x = a p + x`, then `p = r + b p`, per element in one pass.
+struct AxpyXpbyCall<T: Float, const N: usize> {
+    a: T,
+    p: Desc<Cpu, T, N>,
+    x: Desc<Cpu, T, N>,
+    b: T,
+    r: Desc<Cpu, T, N>,
+}
+
+impl<T: Float, const N: usize> Kernel for AxpyXpbyCall<T, N> {
+    type Output = ();
+
+    #[inline(always)]
+    unsafe fn run(self) {
+        let AxpyXpbyCall { a, p, x, b, r } = self;
+        let lanes = AxpyXpbyLanes { a, p: p.handle, x: x.handle, b, r: r.handle.cast_const() };
+        walk_lanes(p.shape, [p.strides, x.strides, r.strides], lanes);
+    }
+}
+
+/// The lanes of `x = a p + x; p = r + b p` (a lane type, not a closure, so that it is compiled
+/// for the kernel's instruction set).
+struct AxpyXpbyLanes<T> {
+    a: T,
+    p: *mut T,
+    x: *mut T,
+    b: T,
+    r: *const T,
+}
+
+impl<T: Float> Lane<3> for AxpyXpbyLanes<T> {
+    #[inline(always)]
+    fn run(&mut self, [bp, bx, br]: [isize; 3], len: usize, [sp, sx, sr]: [isize; 3]) {
+        let (a, b) = (self.a, self.b);
+        // SAFETY: the lane's offsets are in bounds for the three operands; `p` and `x` are
+        // distinct writable elements that overlap each other and `r` nowhere (the kernel's
+        // contract).
+        unsafe {
+            let (pp, px, pr) = (self.p.offset(bp), self.x.offset(bx), self.r.offset(br));
+            if sp == 1 && sx == 1 && sr == 1 {
+                let ps = core::slice::from_raw_parts_mut(pp, len);
+                let xs = core::slice::from_raw_parts_mut(px, len);
+                let rs = core::slice::from_raw_parts(pr, len);
+                for ((pv, xv), &rv) in ps.iter_mut().zip(xs).zip(rs) {
+                    *xv = a * *pv + *xv;
+                    *pv = rv + b * *pv;
+                }
+            } else {
+                for i in 0..len as isize {
+                    let (pv, xv) = (pp.offset(i * sp), px.offset(i * sx));
+                    *xv = a * *pv + *xv;
+                    *pv = *pr.offset(i * sr) + b * *pv;
+                }
+            }
+        }
     }
 }
 
@@ -262,6 +336,30 @@ mod tests {
             let got: Vec<f64> = points().map(|p| at(&yd, p)).collect();
             assert_eq!(got, expected, "case {case}: axpby_sumsq");
             assert!((squares - naive_squares).abs() <= 1e-12 * naive_squares, "case {case}: {squares} {naive_squares}");
+        }
+    }
+
+    /// `axpy_xpby` is `axpby` twice (the iterate, then the direction) bit for bit, on unit-stride
+    /// and strided operands.
+    #[test]
+    fn the_fused_iterate_and_direction_update_is_two_axpbys() {
+        let p0 = Array::from_fn([23, 310], |[i, j]| ((i * 310 + j) % 97) as f64 * 0.37 - 11.0);
+        let x0 = Array::from_fn([23, 310], |[i, j]| ((i * 13 + j * 7) % 89) as f64 * 0.11 + 0.5);
+        let r = Array::from_fn([23, 310], |[i, j]| ((i * 5 + j * 3) % 31) as f64 * 0.7 - 9.0);
+        let (a, b) = (0.3, -1.7);
+        for strided in [false, true] {
+            let narrow = |d: crate::kernel::Desc<Cpu, f64, 2>| if strided { d.narrowed(1, 4, 150) } else { d };
+            let (mut p, mut x, mut q, mut y) = (p0.clone(), x0.clone(), p0.clone(), x0.clone());
+            let mut scratch = Array::<f64, 2>::zeros([23, 310]);
+            let sd = narrow(scratch.desc_mut());
+            // SAFETY: distinct live arrays; `p`, `x`, `q` and `y` uniquely borrowed.
+            unsafe {
+                Cpu::axpy_xpby(&Cpu, a, narrow(p.desc_mut()), narrow(x.desc_mut()), b, narrow(r.desc()), sd).unwrap();
+                Cpu::axpby(&Cpu, a, narrow(q.desc()), 1.0, narrow(y.desc_mut()), sd).unwrap();
+                Cpu::axpby(&Cpu, 1.0, narrow(r.desc()), b, narrow(q.desc_mut()), sd).unwrap();
+            }
+            assert_eq!((&x, &p), (&y, &q), "strided: {strided}");
+            assert_ne!(p, p0);
         }
     }
 
