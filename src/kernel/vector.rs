@@ -17,7 +17,7 @@ use crate::error::Result;
 /// # Safety
 ///
 /// An implementation reads only the elements the input descriptors address, writes only those
-/// the output ones address (`y`; `scratch` where it uses it), and returns after its writes are
+/// the output ones address (`y`; `x` and `p` in `axpy_xpby`; `scratch` where it uses it), and returns after its writes are
 /// visible to the next operation on the same device (or ordered before it on its stream).
 pub unsafe trait VectorKernels: ElementwiseKernels + ReduceKernels {
     /// `Σ x[i] y[i]` over the shape of `x` (an empty shape gives zero), in any summation order.

@@ -6,8 +6,9 @@ use super::krylov::{krylov_method, Solve};
 use super::operator::LinearOperator;
 use super::options::SolveOptions;
 use super::precond::Preconditioner;
-use super::vectors::{SolverBackend, SolverScalar};
-use crate::error::Result;
+use super::vectors::{SolverBackend, SolverScalar, Space};
+use crate::array::Array;
+use crate::error::{Error, Result};
 
 krylov_method! {
     /// Conjugate gradients, for a symmetric definite operator (a Laplacian with homogeneous
@@ -59,7 +60,10 @@ where
     loop {
         let pq = space.apply_dot(a, &mut p, &mut q)?;
         let alpha = progress.ratio("p · A p (CG needs a definite operator)", rz, pq)?;
-        let r_norm = space.axpy_norm(r, -alpha, &q)?;
+        let r_norm = match space.axpy_norm(r, -alpha, &q) {
+            Ok(norm) => norm,
+            Err(e) => return last_iterate(space, x, alpha, &p, e),
+        };
         let rr = r_norm * r_norm;
         // `x += α p` waits for the next direction, whose pass it shares, but for the last
         // iterate (converged, or an error: `x` holds it then too).
@@ -82,10 +86,20 @@ where
                 rz = rz_next;
             }
             Ok(None) => return space.axpy(x, alpha, &p),
-            Err(e) => {
-                space.axpy(x, alpha, &p)?;
-                return Err(e);
-            }
+            Err(e) => return last_iterate(space, x, alpha, &p, e),
         }
     }
+}
+
+/// `x += α p`, the last iterate, before returning the error `e` (the first error: a failure of
+/// the update itself is dropped for it).
+fn last_iterate<T: SolverScalar, const N: usize, B: SolverBackend>(
+    space: &mut Space<T, N, B>,
+    x: &mut Array<T, N, B>,
+    alpha: f64,
+    p: &Array<T, N, B>,
+    e: Error,
+) -> Result<()> {
+    let _ = space.axpy(x, alpha, p);
+    Err(e)
 }

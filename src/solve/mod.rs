@@ -11,7 +11,7 @@
 //! | symmetric and indefinite (Helmholtz `Δ + k²`, saddle points), fixed memory | [`Minres`] |
 //! | nonsymmetric (convection-diffusion, upwind), fixed memory | [`Bicgstab`] |
 //! | nonsymmetric, robust (never breaks down), `restart + 1` vectors | [`Gmres`] |
-//! | a constant-coefficient stencil between zero walls (`2^k − 1` points) or periodic (`2^k`) | [`Multigrid`] alone, or as [`Cg`]'s preconditioner (a handful of iterations at any size); [`Multigrid::full_multigrid`] to the discretization error in one pass |
+//! | a stencil (constant, or a conductivity: [`Multigrid::for_variable`]) between zero walls (`2^k − 1` points), `Neumann` sides (`2^k + 1`), or periodic (`2^k`) | [`Multigrid`] alone, or as [`Cg`]'s preconditioner (a handful of iterations at any size); [`Multigrid::full_multigrid`] to the discretization error in one pass |
 //!
 //! An operator is a [`StencilOperator`] (a `LinearStencil` or `DynStencil` on a shape, with
 //! homogeneous boundaries per side and axis), a [`VariableOperator`] (a `VariableStencil` with

@@ -41,7 +41,8 @@ pub trait LinearOperator<T: Pod, const N: usize, B: Backend> {
     /// `y = A x` (as [`try_apply`](LinearOperator::try_apply)) a slab of the interiors at a
     /// time, `each` run on every slab's `x`, `y` and `scratch` points right after it is written,
     /// where that keeps the slab in cache (a stencil on the CPU: CG's `p · A p` at no extra
-    /// memory traffic); `false`, with nothing done, otherwise (the default).
+    /// memory traffic); `false` otherwise (the default), with nothing done but perhaps `x`'s halo
+    /// filled.
     ///
     /// # Errors
     ///

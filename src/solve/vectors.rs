@@ -201,13 +201,17 @@ impl<T: SolverScalar, const N: usize, B: SolverBackend> Space<T, N, B> {
         b: f64,
         r: &Array<T, N, B>,
     ) -> Result<()> {
-        let (px, pp, pr) = (self.interior(x.desc_mut())?, self.interior(p.desc_mut())?, self.interior(r.desc())?);
         let scratch = self.scratch.desc_mut();
-        let s = self.interior(scratch)?;
-        // SAFETY: interiors of live arrays of the checked padded shape on the space's device;
-        // `x` and `p` are borrowed uniquely (distinct arrays, apart from `r`), the scratch by
-        // `&mut self`.
-        unsafe { B::axpy_xpby(&B::handle_device(s.handle), T::from_f64(a), pp, px, T::from_f64(b), pr, s) }
+        let updated = (|| {
+            let (px, pp, pr) = (self.interior(x.desc_mut())?, self.interior(p.desc_mut())?, self.interior(r.desc())?);
+            let s = self.interior(scratch)?;
+            // SAFETY: interiors of live arrays of the checked padded shape on the space's device;
+            // `x` and `p` are borrowed uniquely (distinct arrays, apart from `r`), the scratch by
+            // `&mut self`.
+            unsafe { B::axpy_xpby(&B::handle_device(s.handle), T::from_f64(a), pp, px, T::from_f64(b), pr, s) }
+        })();
+        // A distributed solve's processes stay in step: the error waits for the next norm.
+        self.local(updated)
     }
 
     /// `y = A x` and `x · y` over the interiors: fused where the operator sweeps slabs that stay
@@ -232,12 +236,11 @@ impl<T: SolverScalar, const N: usize, B: SolverBackend> Space<T, N, B> {
             sum += part.into();
             Ok(())
         };
-        let local = match a.try_apply_in_slabs(x, y, &mut self.scratch, &mut each)? {
-            true => Ok(sum),
-            false => {
-                a.try_apply(x, y)?;
-                self.local_dot(x, y)
-            }
+        // Every error reaches the processes' sum, so that all of them return it alike.
+        let local = match a.try_apply_in_slabs(x, y, &mut self.scratch, &mut each) {
+            Ok(true) => Ok(sum),
+            Ok(false) => a.try_apply(x, y).and_then(|()| self.local_dot(x, y)),
+            Err(e) => Err(e),
         };
         match &self.processes {
             None => local,

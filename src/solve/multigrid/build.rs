@@ -61,10 +61,13 @@ pub(super) fn check<T: SolverScalar, const N: usize>(
     Ok((coarsening, Boundaries::from(sides)))
 }
 
-/// Whether a row's weights sum to zero (to rounding): it annihilates constants.
-pub(super) fn sums_to_zero(weights: impl IntoIterator<Item = f64>) -> bool {
-    let (sum, size) = weights.into_iter().fold((0.0f64, 0.0f64), |(s, a), w| (s + w, a + w.abs()));
-    sum.abs() <= 1e-10 * size
+/// Whether a row's weights (of element type `T`) sum to zero, to `T`'s rounding: it annihilates
+/// constants.
+pub(super) fn sums_to_zero<T: SolverScalar>(weights: impl IntoIterator<Item = f64>) -> bool {
+    let (sum, size, count) =
+        weights.into_iter().fold((0.0f64, 0.0f64, 0.0f64), |(s, a, n), w| (s + w, a + w.abs(), n + 1.0));
+    let epsilon = if core::mem::size_of::<T>() == 4 { f64::from(f32::EPSILON) } else { f64::EPSILON };
+    sum.abs() <= 4.0 * count * epsilon * size
 }
 
 impl<T: SolverScalar, const N: usize, B: SolverBackend + StencilKernels> Multigrid<T, N, B> {
@@ -103,7 +106,7 @@ impl<T: SolverScalar, const N: usize, B: SolverBackend + StencilKernels> Multigr
         let first = coarsening.first();
         let levels = vec![Level::new(LevelOperator::Constant(finest), &taps, &alloc, options.smoother, None, first)?];
         let HostTaps::Constant(mut taps) = taps else { unreachable!("a stencil's taps are constant") };
-        let singular = !coarsening.has_wall() && sums_to_zero(taps.iter().map(|&(_, w)| w));
+        let singular = !coarsening.has_wall() && sums_to_zero::<T>(taps.iter().map(|&(_, w)| w));
         if coarsening.has_neumann() {
             // The rows next to a Neumann side differ: coarse operators point by point.
             let (offsets, weights) = taps.into_iter().unzip();
@@ -242,7 +245,7 @@ where
         let levels = vec![Level::new(finest, &taps, &alloc, options.smoother, None, coarsening.first())?];
         let HostTaps::Variable { offsets, fields } = &taps else { unreachable!("variable taps") };
         let rows = FieldRows { offsets, fields, halo: radius };
-        let singular = !coarsening.has_wall() && rows_annihilate_constants(&rows, shape);
+        let singular = !coarsening.has_wall() && rows_annihilate_constants::<T, N>(&rows, shape);
         match coarsening.has_neumann() {
             true => {
                 Self::galerkin_levels(levels, &Folded::new(rows, shape, &sides), coarsening, &alloc, options, singular)
@@ -253,7 +256,7 @@ where
 }
 
 /// Whether every row of `rows` on `shape` sums to zero (to rounding).
-fn rows_annihilate_constants<const N: usize>(rows: &impl FineRows<N>, shape: [usize; N]) -> bool {
+fn rows_annihilate_constants<T: SolverScalar, const N: usize>(rows: &impl FineRows<N>, shape: [usize; N]) -> bool {
     let mut weights = vec![0.0; rows.offsets().len()];
     (0..shape.iter().product::<usize>()).all(|flat| {
         let mut rest = flat;
@@ -262,6 +265,6 @@ fn rows_annihilate_constants<const N: usize>(rows: &impl FineRows<N>, shape: [us
             (p[k], rest) = (rest % shape[k], rest / shape[k]);
         }
         rows.row(p, &mut weights);
-        sums_to_zero(weights.iter().copied())
+        sums_to_zero::<T>(weights.iter().copied())
     })
 }

@@ -140,7 +140,7 @@ where
         let HostTaps::Constant(mut taps) = constant_taps(a.local()) else {
             unreachable!("a stencil's taps are constant")
         };
-        let singular = !coarsening.has_wall() && sums_to_zero(taps.iter().map(|&(_, w)| w));
+        let singular = !coarsening.has_wall() && sums_to_zero::<T>(taps.iter().map(|&(_, w)| w));
         let mut levels = Vec::new();
         loop {
             let weights = DynStencil::try_new(taps.iter().map(|&(o, w)| (o, T::from_f64(w))))?;
