@@ -265,15 +265,18 @@ fn full_multigrid_reaches_the_discretization_error_in_one_pass() {
         assert!(algebraic <= discretization, "{algebraic} {discretization}");
         (fmg_error / discretization, report.work)
     }
+    // The largest grids only where the build is optimized (the sanitizer run): unoptimized, they
+    // would take most of the suite's time.
+    let optimized = !cfg!(debug_assertions);
     let mut errors = Vec::new();
-    for n in [31, 63, 127, 255] {
+    for n in [31, 63, 127, 255].into_iter().filter(|&n| optimized || n < 255) {
         let h = 1.0 / (n + 1) as f64;
         let a = StencilOperator::new(LinearStencil::laplacian_5pt(h), [n, n], [Boundary::Value(0.0); 2]);
         let (ratio, work) = check(n, &a, MultigridOptions { coarsest: 9, ..Default::default() });
         assert!(ratio <= 1.1 && work <= 20.0, "{ratio} {work}");
         errors.push(ratio);
     }
-    for n in [15, 31, 63] {
+    for n in [7, 15, 31, 63].into_iter().filter(|&n| if optimized { n > 7 } else { n < 63 }) {
         let h = 1.0 / (n + 1) as f64;
         let a = StencilOperator::new(LinearStencil::laplacian_7pt(h), [n, n, n], [Boundary::Value(0.0); 3]);
         let (ratio, work) = check(n, &a, MultigridOptions { coarsest: 27, ..Default::default() });
@@ -364,6 +367,8 @@ fn a_uniform_conductivity_cycles_as_the_constant_stencil_does() {
 /// thousands, and agrees with it.
 #[test]
 fn jumping_conductivities_converge_in_few_iterations_at_every_size() {
+    // Plain CG is compared at 63^2 where the build is optimized, at 31^2 unoptimized.
+    let compared = if cfg!(debug_assertions) { 31 } else { 63 };
     let mut counts = Vec::new();
     for n in [31, 63, 127] {
         let layered = |[i, j]: [usize; 2]| {
@@ -380,7 +385,7 @@ fn jumping_conductivities_converge_in_few_iterations_at_every_size() {
         let mg = Multigrid::for_variable(&a, MultigridOptions { coarsest: 9, ..Default::default() });
         let report = Cg::new().rtol(1e-10).preconditioner(mg).solve(&a, &b, &mut x);
         counts.push(report.iterations);
-        if n == 63 {
+        if n == compared {
             let mut y = Array::zeros([n, n]);
             let plain = Cg::new().rtol(1e-12).max_iters(20_000).solve(&a, &b, &mut y);
             let scale = y.iter().fold(0f64, |m, v| m.max(v.abs()));
@@ -400,8 +405,10 @@ fn jumping_conductivities_converge_in_few_iterations_at_every_size() {
 /// or close, at every size.
 #[test]
 fn variable_cycles_converge_at_a_rate_independent_of_the_size() {
+    // 7^3 and 15^3 unoptimized, 15^3 and 31^3 optimized (the sanitizer run).
+    let sizes = if cfg!(debug_assertions) { [7, 15] } else { [15, 31] };
     for smoother in [Smoother::DampedJacobi, Smoother::RedBlack, Smoother::Chebyshev] {
-        for n in [15, 31] {
+        for n in sizes {
             let smooth = |[i, j, k]: [usize; 3]| 1.0 + 0.9 * ((i + 2 * j) as f64 * 0.3).sin() * (k as f64 * 0.2).cos();
             let a = diffusion(n, smooth, [Boundary::Value(0.0); 3]);
             let mg = Multigrid::for_variable(&a, MultigridOptions { smoother, coarsest: 27, ..Default::default() });
