@@ -83,7 +83,7 @@ struct BinaryCall<T: Pod, Op, const N: usize> {
 impl<T: Pod, Op: BinaryOp<T>, const N: usize> Kernel for BinaryCall<T, Op, N> {
     type Output = ();
     #[inline(always)]
-    unsafe fn run(self) {
+    unsafe fn run<S: pulp::Simd>(self, _: S) {
         let BinaryCall { op, out, a, b } = self;
         // SAFETY: `ElementwiseKernels::binary`'s contract is `binary_map`'s.
         unsafe { lanes::binary_map(out.shape, src(a), src(b), dst(out), |x, y| op.apply(x, y)) };
@@ -99,7 +99,7 @@ struct UnaryCall<T: Pod, Op: UnaryOp<T>, const N: usize> {
 impl<T: Pod, Op: UnaryOp<T>, const N: usize> Kernel for UnaryCall<T, Op, N> {
     type Output = ();
     #[inline(always)]
-    unsafe fn run(self) {
+    unsafe fn run<S: pulp::Simd>(self, _: S) {
         let UnaryCall { op, out, a } = self;
         // SAFETY: `ElementwiseKernels::unary`'s contract is `unary_map`'s.
         unsafe { lanes::unary_map(out.shape, src(a), dst(out), |x| op.apply(x)) };
@@ -115,7 +115,7 @@ struct UpdateCall<T: Pod, Op, const N: usize> {
 impl<T: Pod, Op: BinaryOp<T>, const N: usize> Kernel for UpdateCall<T, Op, N> {
     type Output = ();
     #[inline(always)]
-    unsafe fn run(self) {
+    unsafe fn run<S: pulp::Simd>(self, _: S) {
         let UpdateCall { op, d, s } = self;
         // SAFETY: `ElementwiseKernels::update`'s contract is `update_with`'s.
         unsafe { lanes::update_with(d.shape, dst(d), src(s), |x, y| *x = op.apply(*x, y)) };
@@ -130,7 +130,7 @@ struct UpdateUnaryCall<T: Pod, Op, const N: usize> {
 impl<T: Pod, Op: UnaryOp<T, Output = T>, const N: usize> Kernel for UpdateUnaryCall<T, Op, N> {
     type Output = ();
     #[inline(always)]
-    unsafe fn run(self) {
+    unsafe fn run<S: pulp::Simd>(self, _: S) {
         let UpdateUnaryCall { op, d } = self;
         // SAFETY: `ElementwiseKernels::update_unary`'s contract is `update`'s.
         unsafe { lanes::update(d.shape, dst(d), |x| *x = op.apply(*x)) };

@@ -135,7 +135,7 @@ impl<T, const N: usize, F: FnMut(&mut T, *const T, [isize; N])> Kernel for Point
     type Output = ();
 
     #[inline(always)]
-    unsafe fn run(self) {
+    unsafe fn run<S: pulp::Simd>(self, _: S) {
         let PointWalk { input, in_strides, output, out_strides, shape, mut f } = self;
         // SAFETY: the kernel's contract.
         unsafe { points::for_each_point(input, in_strides, output, out_strides, shape, &mut f) }

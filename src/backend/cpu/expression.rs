@@ -48,7 +48,7 @@ impl<S: Stencil<T, N>, T: Scalar, const N: usize> Kernel for ExprSweep<'_, S, T,
     type Output = ();
 
     #[inline(always)]
-    unsafe fn run(self) {
+    unsafe fn run<V: pulp::Simd>(self, _: V) {
         let strides = self.operands.map(|d| d.strides);
         super::lanes::walk_lanes(self.operands[0].shape, strides, ExprLanes::<S, T, N> { sweep: &self });
     }

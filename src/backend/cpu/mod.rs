@@ -5,6 +5,7 @@
 
 mod alloc;
 mod block;
+mod block_dot;
 pub(crate) mod buffer;
 mod copy;
 mod elementwise;

@@ -78,12 +78,13 @@ impl Isa {
 pub(crate) trait Kernel {
     type Output;
 
-    /// Runs the kernel.
+    /// Runs the kernel. `simd` is the instruction set's token, for loops written with pulp's
+    /// vector types (most kernels leave their loops to the compiler and ignore it).
     ///
     /// # Safety
     ///
     /// The implementing type documents what its fields must describe.
-    unsafe fn run(self) -> Self::Output;
+    unsafe fn run<S: pulp::Simd>(self, simd: S) -> Self::Output;
 }
 
 /// A kernel as a pulp body: `with_simd` is instantiated once per instruction set, inside a
@@ -94,8 +95,8 @@ impl<K: Kernel> pulp::WithSimd for Body<K> {
     type Output = K::Output;
 
     #[inline(always)]
-    fn with_simd<S: pulp::Simd>(self, _: S) -> K::Output {
+    fn with_simd<S: pulp::Simd>(self, simd: S) -> K::Output {
         // SAFETY: `Isa::run`'s caller vouches for the kernel's contract.
-        unsafe { self.0.run() }
+        unsafe { self.0.run(simd) }
     }
 }

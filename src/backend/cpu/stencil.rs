@@ -60,7 +60,7 @@ impl<T: Numeric, const N: usize, const K: usize> Kernel for Sweep<T, N, K> {
     type Output = ();
 
     #[inline(always)]
-    unsafe fn run(self) {
+    unsafe fn run<S: pulp::Simd>(self, _: S) {
         let Sweep { plan, out, input } = self;
         // SAFETY: the kernel's contract: every tap of every point is inside the input, and
         // the output's points are distinct and overlap no input element.

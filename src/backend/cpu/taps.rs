@@ -123,7 +123,7 @@ impl<T: Numeric, const N: usize> Kernel for ConstantSweep<'_, T, N> {
     type Output = ();
 
     #[inline(always)]
-    unsafe fn run(self) {
+    unsafe fn run<S: pulp::Simd>(self, _: S) {
         let lanes = ConstantLanes {
             out: self.out.handle,
             input: self.input.handle.cast_const(),
@@ -260,7 +260,7 @@ impl<T: Numeric, const N: usize> Kernel for VaryingSweep<'_, T, N> {
     type Output = ();
 
     #[inline(always)]
-    unsafe fn run(self) {
+    unsafe fn run<S: pulp::Simd>(self, _: S) {
         let mut strides = [self.input.strides; VARYING_OPERANDS];
         strides[0] = self.out.strides;
         for (k, field) in self.fields.iter().enumerate() {

@@ -1,15 +1,17 @@
-//! The CPU's vector kernels for the solvers, one pass each: the inner product (8 interleaved
-//! accumulators per block of 128 products, blocks combined pairwise by a binary counter, so the
-//! rounding error grows with the logarithm of the length) and `y = a x + b y`.
+//! The CPU's vector kernels for the solvers, one pass each: the inner product (blocks of 512
+//! products summed in vector registers (`block_dot`), blocks combined pairwise by a binary
+//! counter, so the rounding error grows with the logarithm of the length) and `y = a x + b y`.
 
+use super::block_dot::block_dot;
 use super::lanes::{walk_lanes, Lane};
 use super::simd::{Isa, Kernel};
 use crate::element::Float;
 use crate::error::Result;
 use crate::kernel::{Cpu, Desc, VectorKernels};
 
-/// Products per block summed with 8 accumulators before the pairwise combination.
-const BLOCK: usize = 128;
+/// Products per block, summed by [`block_dot`] before the pairwise combination (a block of `y`
+/// stays in the level-1 cache between its update and its sum of squares).
+const BLOCK: usize = 512;
 
 // SAFETY: `dot` reads only the elements `x` and `y` address, `axpby` writes only `y`'s and
 // `axpy_xpby` only `x`'s and `p`'s, through the lane engine over their shape, and all return
@@ -82,7 +84,7 @@ impl<T: Float, const N: usize> Kernel for AxpyXpbyCall<T, N> {
     type Output = ();
 
     #[inline(always)]
-    unsafe fn run(self) {
+    unsafe fn run<S: pulp::Simd>(self, _: S) {
         let AxpyXpbyCall { a, p, x, b, r } = self;
         let lanes = AxpyXpbyLanes { a, p: p.handle, x: x.handle, b, r: r.handle.cast_const() };
         walk_lanes(p.shape, [p.strides, x.strides, r.strides], lanes);
@@ -156,24 +158,6 @@ impl<T: Float> Pairwise<T> {
     }
 }
 
-/// `Σ x[i] y[i]` over one block of unit-stride slices of equal length.
-#[inline(always)]
-fn block_dot<T: Float>(x: &[T], y: &[T]) -> T {
-    let mut acc = [T::ZERO; 8];
-    let (xc, yc) = (x.chunks_exact(8), y.chunks_exact(8));
-    let (xt, yt) = (xc.remainder(), yc.remainder());
-    for (a, b) in xc.zip(yc) {
-        for k in 0..8 {
-            acc[k] = acc[k] + a[k] * b[k];
-        }
-    }
-    let mut s = ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
-    for (&a, &b) in xt.iter().zip(yt) {
-        s = s + a * b;
-    }
-    s
-}
-
 struct DotCall<T: Float, const N: usize> {
     x: Desc<Cpu, T, N>,
     y: Desc<Cpu, T, N>,
@@ -183,22 +167,23 @@ impl<T: Float, const N: usize> Kernel for DotCall<T, N> {
     type Output = T;
 
     #[inline(always)]
-    unsafe fn run(self) -> T {
+    unsafe fn run<S: pulp::Simd>(self, simd: S) -> T {
         let DotCall { x, y } = self;
-        let mut lanes = DotLanes { x: x.handle.cast_const(), y: y.handle.cast_const(), sums: Pairwise::new() };
+        let mut lanes = DotLanes { simd, x: x.handle.cast_const(), y: y.handle.cast_const(), sums: Pairwise::new() };
         walk_lanes(x.shape, [x.strides, y.strides], &mut lanes);
         lanes.sums.total()
     }
 }
 
 /// The lanes of a dot product, each cut into blocks.
-struct DotLanes<T> {
+struct DotLanes<S, T> {
+    simd: S,
     x: *const T,
     y: *const T,
     sums: Pairwise<T>,
 }
 
-impl<T: Float> Lane<2> for &mut DotLanes<T> {
+impl<S: pulp::Simd, T: Float> Lane<2> for &mut DotLanes<S, T> {
     #[inline(always)]
     fn run(&mut self, [bx, by]: [isize; 2], len: usize, [sx, sy]: [isize; 2]) {
         // SAFETY: the lane's offsets are in bounds for both operands (the kernel's contract).
@@ -207,7 +192,7 @@ impl<T: Float> Lane<2> for &mut DotLanes<T> {
             if sx == 1 && sy == 1 {
                 let (xs, ys) = (core::slice::from_raw_parts(px, len), core::slice::from_raw_parts(py, len));
                 for (a, b) in xs.chunks(BLOCK).zip(ys.chunks(BLOCK)) {
-                    self.sums.push(block_dot(a, b));
+                    self.sums.push(block_dot(self.simd, a, b));
                 }
             } else {
                 for start in (0..len).step_by(BLOCK) {
@@ -234,16 +219,17 @@ impl<T: Float, const N: usize> Kernel for AxpbyCall<T, N> {
     type Output = T;
 
     #[inline(always)]
-    unsafe fn run(self) -> T {
+    unsafe fn run<S: pulp::Simd>(self, simd: S) -> T {
         let AxpbyCall { a, x, b, y, sums } = self;
-        let mut lanes = AxpbyLanes { a, x: x.handle.cast_const(), b, y: y.handle, sums };
+        let mut lanes = AxpbyLanes { simd, a, x: x.handle.cast_const(), b, y: y.handle, sums };
         walk_lanes(y.shape, [y.strides, x.strides], &mut lanes);
         lanes.sums.map_or(T::ZERO, |s| s.total())
     }
 }
 
 /// The lanes of `y = a x + b y` (and of the new `y`'s squares, with `sums`).
-struct AxpbyLanes<T> {
+struct AxpbyLanes<S, T> {
+    simd: S,
     a: T,
     x: *const T,
     b: T,
@@ -251,7 +237,7 @@ struct AxpbyLanes<T> {
     sums: Option<Pairwise<T>>,
 }
 
-impl<T: Float> Lane<2> for &mut AxpbyLanes<T> {
+impl<S: pulp::Simd, T: Float> Lane<2> for &mut AxpbyLanes<S, T> {
     #[inline(always)]
     fn run(&mut self, [by, bx]: [isize; 2], len: usize, [sy, sx]: [isize; 2]) {
         let (a, b) = (self.a, self.b);
@@ -266,7 +252,7 @@ impl<T: Float> Lane<2> for &mut AxpbyLanes<T> {
                         *v = a * u + b * *v;
                     }
                     if let Some(sums) = &mut self.sums {
-                        sums.push(block_dot(yb, yb));
+                        sums.push(block_dot(self.simd, yb, yb));
                     }
                 }
             } else {
