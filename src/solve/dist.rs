@@ -18,7 +18,7 @@ use crate::dist::{Decomposition, DistArray, DistBackend};
 use crate::element::{Numeric, Pod};
 use crate::error::{or_panic, Error, Result};
 use crate::kernel::{Cpu, ElementwiseKernels, StencilKernels};
-use crate::stencil::{Boundaries, Boundary, DynStencil, Side, VariableStencil};
+use crate::stencil::{Boundaries, Boundary, DynStencil, Side, SlabPass, VariableStencil};
 
 /// A linear operator on a grid distributed over MPI processes: on each process, an operator
 /// `local` on the block the process owns, which fills its operand's halo only at the grid's
@@ -435,6 +435,27 @@ impl<T: Pod + Equivalence, const N: usize, A: LinearOperator<T, N, B>, B: DistBa
     fn try_apply(&self, x: &mut Array<T, N, B>, y: &mut Array<T, N, B>) -> Result<()> {
         self.shared.defer(self.inner.apply_here(x, y));
         Ok(())
+    }
+
+    /// The block's product in slabs after the halo exchange, where the local operator takes
+    /// slabs; an error is returned, for the sum that follows (every process takes part in it).
+    fn try_apply_in_slabs(
+        &self,
+        x: &mut Array<T, N, B>,
+        y: &mut Array<T, N, B>,
+        scratch: &mut Array<T, N, B>,
+        each: &mut SlabPass<'_, B, T, N>,
+    ) -> Result<bool> {
+        if !self.applies_in_slabs() {
+            return Ok(false);
+        }
+        const OP: &str = "DistOperator::apply";
+        self.shared.grid(OP)?.exchange_block(OP, x, self.inner.faces_only)?;
+        self.inner.local.try_apply_in_slabs(x, y, scratch, each)
+    }
+
+    fn applies_in_slabs(&self) -> bool {
+        self.inner.local.applies_in_slabs()
     }
 
     fn distributed(&self) -> bool {

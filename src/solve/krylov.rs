@@ -179,6 +179,10 @@ impl<T: SolverScalar, const N: usize, B: SolverBackend, A: LinearOperator<T, N, 
         Ok(fused)
     }
 
+    fn applies_in_slabs(&self) -> bool {
+        self.inner.applies_in_slabs()
+    }
+
     fn distributed(&self) -> bool {
         self.inner.distributed()
     }

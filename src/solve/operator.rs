@@ -58,6 +58,13 @@ pub trait LinearOperator<T: Pod, const N: usize, B: Backend> {
         let _ = (x, y, scratch, each);
         Ok(false)
     }
+
+    /// Whether [`try_apply_in_slabs`](LinearOperator::try_apply_in_slabs) applies (for a
+    /// wrapper with work of its own before the product, such as a halo exchange, to do it once).
+    #[doc(hidden)]
+    fn applies_in_slabs(&self) -> bool {
+        false
+    }
 }
 
 /// A stencil as a linear operator on arrays of a given shape, with a boundary condition on each
@@ -203,13 +210,17 @@ impl<T: Numeric, const N: usize, B: StencilKernels + CopyKernels> LinearOperator
         scratch: &mut Array<T, N, B>,
         each: &mut SlabPass<'_, B, T, N>,
     ) -> Result<bool> {
-        if !B::OUTPUT_IN_CACHE {
+        if !<Self as LinearOperator<T, N, B>>::applies_in_slabs(self) {
             return Ok(false);
         }
         try_fill_boundaries(&mut *x, self.stencil.radius(), self.boundaries)?;
         // SAFETY: three live arrays; `y` and `scratch` are borrowed uniquely, so they overlap
         // neither each other nor `x` (shared here).
         unsafe { self.stencil.try_apply_in_slabs(self.shape, [x.desc(), y.desc_mut(), scratch.desc_mut()], each) }
+    }
+
+    fn applies_in_slabs(&self) -> bool {
+        B::OUTPUT_IN_CACHE
     }
 }
 
