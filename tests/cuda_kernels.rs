@@ -76,7 +76,7 @@ fn expected(family: &str) -> Vec<String> {
         "sparse" => names.extend(floats.iter().map(|t| format!("cnda_spmv_{t}"))),
         "vector" => {
             for t in stencil_types {
-                for form in ["dot", "axpby", "axpby_sumsq"] {
+                for form in ["dot", "axpby", "axpby_sumsq", "axpy_xpby"] {
                     names.push(format!("cnda_{form}_{t}"));
                     names.push(format!("cnda_{form}_{t}_contig"));
                     names.push(format!("cnda_{form}_{t}_rows"));

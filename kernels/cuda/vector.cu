@@ -6,7 +6,7 @@
 // aside). `_contig`: every operand one dense block, indexed directly. `_rows`: operands whose
 // last axis is dense (the interiors of padded arrays, as the solvers' vectors are): each block
 // takes whole rows, one offset computation per row (over the outer descriptors `dx`, `dy`, of
-// rank one less) instead of one per element.
+// rank one less) instead of one per element. `axpy_xpby`: CG's two updates sharing a pass.
 
 template <typename T>
 __device__ void dot(const T *x, Desc dx, const T *y, Desc dy, i64 n, T zero, T *partial) {
@@ -110,6 +110,38 @@ __device__ void axpby_sumsq_rows(T a, const T *x, Desc dx, T b, T *y, Desc dy, i
     if (threadIdx.x == 0) partial[blockIdx.x] = total;
 }
 
+// CG's iterate and next direction in one pass: x = a p + x, then p = r + b p, each rounded as
+// `axpby` rounds it (fl(fl(x 1) + fl(p a)), fl(fl(p b) + fl(r 1))): the two launches' bits.
+template <typename T>
+__device__ __forceinline__ void axpy_xpby_at(T a, T *p, T *x, T b, const T *r) {
+    T pv = *p;
+    *x = cnda_add_rn(*x, cnda_mul_rn(pv, a));
+    *p = cnda_add_rn(cnda_mul_rn(pv, b), *r);
+}
+
+template <typename T>
+__device__ void axpy_xpby(T a, T *p, Desc dp, T *x, Desc dx, T b, const T *r, Desc dr, i64 n) {
+    CNDA_FOR_EACH(i, n) {
+        i64 op, ox, orr;
+        cnda_offset3(dp, dx, dr, i, op, ox, orr);
+        axpy_xpby_at(a, p + op, x + ox, b, r + orr);
+    }
+}
+
+template <typename T>
+__device__ void axpy_xpby_contig(T a, T *p, T *x, T b, const T *r, i64 n) {
+    CNDA_FOR_EACH(i, n) { axpy_xpby_at(a, p + i, x + i, b, r + i); }
+}
+
+template <typename T>
+__device__ void axpy_xpby_rows(T a, T *p, Desc dp, T *x, Desc dx, T b, const T *r, Desc dr, i64 rows, i64 m) {
+    for (i64 row = blockIdx.x; row < rows; row += gridDim.x) {
+        i64 op, ox, orr;
+        cnda_offset3(dp, dx, dr, row, op, ox, orr);
+        for (i64 j = threadIdx.x; j < m; j += blockDim.x) axpy_xpby_at(a, p + op + j, x + ox + j, b, r + orr + j);
+    }
+}
+
 #define CNDA_VECTOR(T)                                                                                      \
     extern "C" __global__ void cnda_dot_##T(const T *x, Desc dx, const T *y, Desc dy, i64 n, T zero,       \
                                             T *partial) {                                                   \
@@ -143,6 +175,17 @@ __device__ void axpby_sumsq_rows(T a, const T *x, Desc dx, T b, T *y, Desc dy, i
     extern "C" __global__ void cnda_axpby_sumsq_##T##_rows(T a, const T *x, Desc dx, T b, T *y, Desc dy,   \
                                                          i64 rows, i64 m, T zero, T *partial) {             \
         axpby_sumsq_rows(a, x, dx, b, y, dy, rows, m, zero, partial);                                       \
+    }                                                                                                       \
+    extern "C" __global__ void cnda_axpy_xpby_##T(T a, T *p, Desc dp, T *x, Desc dx, T b, const T *r,      \
+                                                  Desc dr, i64 n) {                                         \
+        axpy_xpby(a, p, dp, x, dx, b, r, dr, n);                                                            \
+    }                                                                                                       \
+    extern "C" __global__ void cnda_axpy_xpby_##T##_contig(T a, T *p, T *x, T b, const T *r, i64 n) {      \
+        axpy_xpby_contig(a, p, x, b, r, n);                                                                 \
+    }                                                                                                       \
+    extern "C" __global__ void cnda_axpy_xpby_##T##_rows(T a, T *p, Desc dp, T *x, Desc dx, T b,           \
+                                                         const T *r, Desc dr, i64 rows, i64 m) {            \
+        axpy_xpby_rows(a, p, dp, x, dx, b, r, dr, rows, m);                                                 \
     }
 
 CNDA_f32(CNDA_VECTOR(f32))

@@ -107,8 +107,8 @@ pub unsafe trait VectorKernels: ElementwiseKernels + ReduceKernels {
     }
 
     /// `x = a p + x`, then `p = r + b p` (each rounded as [`VectorKernels::axpby`] rounds it):
-    /// CG's iterate and its next direction in one pass where the backend fuses them (the CPU
-    /// does; the provided form is the two passes).
+    /// CG's iterate and its next direction in one pass where the backend fuses them (the CPU and
+    /// CUDA do; the provided form is the two passes).
     ///
     /// # Safety
     ///

@@ -188,7 +188,7 @@ impl<T: SolverScalar, const N: usize, B: SolverBackend> Space<T, N, B> {
     }
 
     /// `x += a p`, then `p = r + b p` over the interiors (the backend's `axpy_xpby`: one pass on
-    /// the CPU).
+    /// the CPU and CUDA).
     ///
     /// # Errors
     ///
