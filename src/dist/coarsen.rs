@@ -42,19 +42,19 @@ impl<const N: usize> Decomposition<N> {
     /// process that would own no coarse point (blocks too small: gather the grid instead).
     pub fn try_coarsened(&self) -> Result<Self> {
         let op = "Decomposition::coarsened";
-        let refuse = |reason: String, fix| Err(Error::Decomposition { op, reason, fix });
-        let mut coarse = *self;
-        for k in 0..N {
+        let mut axes = [(0, 0); N];
+        for (k, axis) in axes.iter_mut().enumerate() {
             let n = self.global[k];
             if self.staggered[k] {
-                return refuse(format!("axis {k} is staggered"), "coarsen the cells' decomposition");
+                continue; // refused below, by name
             }
-            coarse.global[k] = match self.periodic[k] {
-                true if n % 2 == 0 && n >= 2 => n / 2,
-                false if n % 2 == 1 && n >= 3 => (n - 1) / 2,
+            *axis = match self.periodic[k] {
+                true if n % 2 == 0 && n >= 2 => (0, n / 2),
+                false if n % 2 == 1 && n >= 3 => (1, (n - 1) / 2),
                 periodic => {
-                    return refuse(
-                        format!(
+                    return Err(Error::Decomposition {
+                        op,
+                        reason: format!(
                             "axis {k} has {n} points, which do not halve {}",
                             if periodic {
                                 "on a periodic axis (an even count)"
@@ -62,20 +62,66 @@ impl<const N: usize> Decomposition<N> {
                                 "between fixed edges (an odd count, at least 3)"
                             }
                         ),
-                        "use 2^k points on periodic axes and 2^k - 1 between fixed edges",
-                    );
+                        fix: "use 2^k points on periodic axes and 2^k - 1 between fixed edges",
+                    });
                 }
             };
+        }
+        self.coarsened_onto(op, axes)
+    }
+
+    /// This grid coarsened with coarse point `I` on fine point `2 I + offset` and `points` coarse
+    /// points along each axis (`(offset, points)`), as multigrid coarsens next to `Neumann`
+    /// sides; each coarse point owned by the process owning its image. The offsets of a grid
+    /// coarsened before must be the same.
+    ///
+    /// # Errors
+    ///
+    /// As [`Decomposition::try_coarsened`]; `Error::Decomposition` for an offset other than 0
+    /// or 1, or points whose images fall outside the fine grid.
+    #[cfg(feature = "mpi")]
+    pub(crate) fn try_coarsened_onto(&self, axes: [(usize, usize); N]) -> Result<Self> {
+        let op = "Decomposition::coarsened";
+        for (k, &(offset, points)) in axes.iter().enumerate() {
+            let inside = points > 0 && 2 * (points - 1) + offset < self.global[k];
+            if offset > 1 || !inside || (self.halvings[k] > 0 && usize::from(self.image_offset[k]) != offset) {
+                return Err(Error::Decomposition {
+                    op,
+                    reason: format!(
+                        "axis {k}: {points} coarse points on fine points 2 I + {offset} of {} (coarsened before \
+                         with offset {})",
+                        self.global[k], self.image_offset[k]
+                    ),
+                    fix: "coarsen with offset 0 or 1, the same at every level, onto points of the fine grid",
+                });
+            }
+        }
+        self.coarsened_onto(op, axes)
+    }
+
+    fn coarsened_onto(&self, op: &'static str, axes: [(usize, usize); N]) -> Result<Self> {
+        let mut coarse = *self;
+        for (k, &(offset, points)) in axes.iter().enumerate() {
+            if self.staggered[k] {
+                return Err(Error::Decomposition {
+                    op,
+                    reason: format!("axis {k} is staggered"),
+                    fix: "coarsen the cells' decomposition",
+                });
+            }
+            coarse.global[k] = points;
+            coarse.image_offset[k] = offset as u8;
             coarse.halvings[k] = self.halvings[k].checked_add(1).expect("fewer than 256 halvings of a usize");
             if let Some(c) = (0..self.dims[k]).find(|&c| coarse.coarse_block(k, c).is_empty()) {
-                return refuse(
-                    format!(
-                        "process {c} along axis {k} would own no point of the coarse grid's {} (its block of the \
-                         {n} fine points holds no coarse point's image)",
-                        coarse.global[k]
+                return Err(Error::Decomposition {
+                    op,
+                    reason: format!(
+                        "process {c} along axis {k} would own no point of the coarse grid's {points} (its block of \
+                         the {} fine points holds no coarse point's image)",
+                        self.global[k]
                     ),
-                    "stop coarsening the distributed grid here and gather the coarse levels onto fewer processes",
-                );
+                    fix: "stop coarsening the distributed grid here and gather the coarse levels onto fewer processes",
+                });
             }
         }
         Ok(coarse)
@@ -86,10 +132,12 @@ impl<const N: usize> Decomposition<N> {
     pub(super) fn coarse_block(&self, k: usize, c: usize) -> Range<usize> {
         let mut block = split(self.finest[k], self.dims[k], c);
         for _ in 0..self.halvings[k] {
-            // Fixed edges: I on 2 I + 1, owned when lo <= 2 I + 1 < hi. Periodic: I on 2 I.
-            block = match self.periodic[k] {
-                false => block.start / 2..block.end / 2,
-                true => block.start.div_ceil(2)..block.end.div_ceil(2),
+            // I on 2 I + 1 (fixed edges), owned when lo <= 2 I + 1 < hi; I on 2 I (periodic, or
+            // next to a `Neumann` side), owned when lo <= 2 I < hi. The last block ends at the
+            // grid's end (the last coarse point's image may lie before it).
+            block = match self.image_offset[k] {
+                1 => block.start / 2..block.end / 2,
+                _ => block.start.div_ceil(2)..block.end.div_ceil(2),
             };
         }
         block
@@ -127,6 +175,39 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Next to `Neumann` sides (coarse point `I` on `2 I`, the end points kept: 65 -> 33 -> 17
+    /// points; one wall: 64 -> 32 on `2 I + 1`), every coarse point stays with its fine image,
+    /// the blocks partition the coarse grid, and a changed offset is refused.
+    #[test]
+    #[cfg(feature = "mpi")]
+    fn coarsening_onto_chosen_images_keeps_points_with_their_images() {
+        for ranks in 1..=6 {
+            let Ok(mut fine) = Decomposition::try_new([65, 64], ranks, [false, false]) else { continue };
+            while fine.global_shape().iter().all(|&n| n >= 5) {
+                let [n0, n1] = fine.global_shape();
+                let Ok(coarse) = fine.try_coarsened_onto([(0, n0.div_ceil(2)), (1, n1 / 2)]) else { break };
+                let mut owned = 0;
+                for r in 0..ranks {
+                    let [a, b] = coarse.block(r);
+                    owned += a.len() * b.len();
+                    for i in a.clone() {
+                        for j in b.clone() {
+                            assert_eq!(fine.owner([2 * i, 2 * j + 1]), r, "{ranks} [{i}, {j}]");
+                            assert_eq!(coarse.owner([i, j]), r);
+                        }
+                    }
+                }
+                assert_eq!(owned, n0.div_ceil(2) * (n1 / 2));
+                fine = coarse;
+            }
+            assert!(fine.global_shape()[0] < 65, "{ranks}: never coarsened");
+        }
+        let once = Decomposition::new([65, 64], 2, [false; 2]).try_coarsened_onto([(0, 33), (1, 32)]).unwrap();
+        let e = once.try_coarsened_onto([(1, 16), (1, 16)]).unwrap_err().to_string();
+        assert!(e.contains("coarsened before with offset 0"), "{e}");
+        assert!(Decomposition::new([9], 1, [false]).try_coarsened_onto([(0, 6)]).is_err());
     }
 
     #[test]

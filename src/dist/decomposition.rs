@@ -77,6 +77,8 @@ pub struct Decomposition<const N: usize> {
     /// split evenly) the process owns.
     pub(super) halvings: [u8; N],
     pub(super) finest: [usize; N],
+    /// Along each coarsened axis, the fine point coarse point `I` lies on is `2 I + offset`.
+    pub(super) image_offset: [u8; N],
 }
 
 impl<const N: usize> Decomposition<N> {
@@ -142,7 +144,15 @@ impl<const N: usize> Decomposition<N> {
                 fix: "use fewer processes along that axis (give the grid explicitly) or a larger grid",
             });
         }
-        Ok(Decomposition { global, dims, periodic, staggered: [false; N], halvings: [0; N], finest: global })
+        Ok(Decomposition {
+            global,
+            dims,
+            periodic,
+            staggered: [false; N],
+            halvings: [0; N],
+            finest: global,
+            image_offset: [0; N],
+        })
     }
 
     /// The global shape.

@@ -381,10 +381,7 @@ pub fn check_solve_errors(comm: &impl Communicator, same_everywhere: impl Fn(&st
     let mut y = filled::<f64, 2, Cpu>(&Cpu, comm, ([15, 15], [1, 1], [false, false]), |_| 0.0);
     let e = mg.try_solve_dist(&small, &c, &mut y, few).unwrap_err();
     assert!(matches!(e, cnda::Error::ShapeMismatch { .. } | cnda::Error::Mpi { .. }), "{e}");
-    // Neumann sides: one process's hierarchies take them, distributed ones not yet.
-    let mirrored = DistOperator::stencil(laplacian.clone(), [cnda::stencil::Boundary::Neumann; 2], &c);
-    expect(Multigrid::try_for_dist(&mirrored, MultigridOptions::default()).unwrap_err(), "Neumann side");
-    7
+    6
 }
 
 /// Multigrid-preconditioned CG over the processes (`Multigrid::for_dist`) against one process's
@@ -398,7 +395,7 @@ pub fn check_multigrid<T: Real, B: SolveBackend>(
     every_case: bool,
 ) -> usize {
     use cnda::solve::{Multigrid, MultigridOptions, Smoother};
-    use Boundary::{Periodic, Value};
+    use Boundary::{Neumann, Periodic, Value};
     let z = T::from_f64(0.0);
     let laplacian = |h: f64, n: usize| {
         let mut taps = vec![([0; 3], T::from_f64(2.0 * n as f64 / (h * h)))];
@@ -414,7 +411,7 @@ pub fn check_multigrid<T: Real, B: SolveBackend>(
     let two = |taps: Vec<([isize; 3], T)>| DynStencil::<T, 2>::new(taps.into_iter().map(|(o, w)| ([o[0], o[1]], w)));
     let mut checks = 0;
     let mut run =
-        |what: &str, one: &StencilOperator<T, 2>, grid, sides: Boundaries<T, 2>, options: MultigridOptions| {
+        |what: &str, one: &StencilOperator<T, 2>, grid, sides: Boundaries<T, 2>, options: MultigridOptions, alone| {
             let b = filled::<T, 2, B>(alloc, comm, grid, rhs);
             let dist = DistOperator::stencil(one.stencil().clone(), sides, &b);
             let mut x = filled::<T, 2, B>(alloc, comm, grid, |_| 0.0);
@@ -425,7 +422,7 @@ pub fn check_multigrid<T: Real, B: SolveBackend>(
             compare_mg(comm, what, one, &dist, &b, &mut x, rtol, options, false);
             checks += 1;
             // Cycles alone: every case, or the first on devices (whose runs take longest).
-            if every_case || checks == 1 {
+            if alone && (every_case || checks == 1) {
                 let mut x = filled::<T, 2, B>(alloc, comm, grid, |_| 0.0);
                 compare_mg(comm, &format!("{what}, cycles alone"), one, &dist, &b, &mut x, rtol, options, true);
                 checks += 1;
@@ -439,13 +436,29 @@ pub fn check_multigrid<T: Real, B: SolveBackend>(
     };
     for &smoother in smoothers {
         let options = MultigridOptions { smoother, ..Default::default() };
-        run(&format!("MG-CG {smoother:?}"), &one, grid, Boundaries::from([Value(z); 2]), options);
+        run(&format!("MG-CG {smoother:?}"), &one, grid, Boundaries::from([Value(z); 2]), options, true);
     }
     // A channel: periodic along axis 0 (64 points), walls along axis 1; coarsening stops early.
     let grid = ([64, 31], [1, 1], [true, false]);
     let sides = Boundaries::from([Periodic, Value(z)]);
     let one = StencilOperator::new(two(laplacian(1.0 / 32.0, 2)), grid.0, sides);
-    run("MG-CG on a channel", &one, grid, sides, MultigridOptions { coarsest: 16, ..Default::default() });
+    run("MG-CG on a channel", &one, grid, sides, MultigridOptions { coarsest: 16, ..Default::default() }, true);
+    // Neumann sides, mirrored at both ends of axis 0 (65 points: 33, 17, ... keep the ends) and
+    // above a wall along axis 1 (64 points): coarse operators point by point on each block,
+    // their halos exchanged, the coarsest gathered with its own hierarchy.
+    let grid = ([65, 64], [1, 1], [false, false]);
+    let sides = Boundaries::from([[Neumann, Neumann], [Value(z), Neumann]]);
+    let one = StencilOperator::new(two(laplacian(1.0 / 64.0, 2)), grid.0, sides);
+    let smoothers: &[Smoother] = match every_case {
+        true => &[Smoother::RedBlack, Smoother::Chebyshev],
+        false => &[Smoother::RedBlack],
+    };
+    for &smoother in smoothers {
+        let options = MultigridOptions { smoother, coarsest: 9, ..Default::default() };
+        // Cycles alone in f64 only: in f32 the operator's rounding stops them near 3e-4 here (on
+        // one process too), above the tolerance the comparison can ask.
+        run(&format!("MG-CG {smoother:?} with Neumann sides"), &one, grid, sides, options, rtol < 1e-6);
+    }
     if !every_case {
         return checks;
     }

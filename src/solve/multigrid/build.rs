@@ -132,7 +132,7 @@ impl<T: SolverScalar, const N: usize, B: SolverBackend + StencilKernels> Multigr
     /// # Errors
     ///
     /// `Error::Alloc`; `Error::Device` from the uploads; as [`Level::new`].
-    fn galerkin_levels(
+    pub(super) fn galerkin_levels(
         mut levels: Vec<Level<T, N, B>>,
         fine: &impl FineRows<N>,
         coarsening: Coarsening<N>,
@@ -147,11 +147,12 @@ impl<T: SolverScalar, const N: usize, B: SolverBackend + StencilKernels> Multigr
         while coarsening.halvable(shape) && shape.iter().product::<usize>() > options.coarsest {
             let coarse_shape = coarsening.coarser(shape);
             let (first, periodic) = (coarsening.first(), coarsening.periodic());
+            let block = coarse_shape.map(|n| 0..n);
             let (offsets, fields) = match &above {
-                None => galerkin::coarse_fields(fine, shape, coarse_shape, first, periodic),
+                None => galerkin::coarse_fields(fine, shape, &block, first, periodic),
                 Some((HostTaps::Variable { offsets, fields }, halo)) => {
                     let rows = FieldRows { offsets, fields, halo: *halo };
-                    galerkin::coarse_fields(&rows, shape, coarse_shape, first, periodic)
+                    galerkin::coarse_fields(&rows, shape, &block, first, periodic)
                 }
                 Some((HostTaps::Constant(_), _)) => unreachable!("coarse levels here are variable"),
             };

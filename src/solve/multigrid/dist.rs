@@ -7,9 +7,11 @@
 use mpi::datatype::Equivalence;
 
 use super::build::{check, sums_to_zero};
+use super::dist_galerkin::DistGrid;
 use super::grid::Coarsening;
 use super::level::{Level, LevelExchange};
 use super::operator::{constant_taps, HostTaps, LevelOperator};
+use super::rows::{ConstantRows, Folded};
 use super::{galerkin, Gathered, Multigrid, MultigridOptions};
 use crate::array::Array;
 use crate::dist::bound::ThreadBound;
@@ -30,13 +32,13 @@ const OP: &str = "Multigrid::for_dist";
 
 /// A distributed level's grid: a spare array of the level's split, whose exchange plan and
 /// communicator the level's vectors borrow (on the thread that made the hierarchy only).
-struct LevelGrid<T: Pod + Equivalence, const N: usize, B: DistBackend> {
+pub(super) struct LevelGrid<T: Pod + Equivalence, const N: usize, B: DistBackend> {
     array: ThreadBound<DistArray<T, N, B>>,
     origin: [usize; N],
 }
 
 impl<T: Pod + Equivalence, const N: usize, B: DistBackend> LevelGrid<T, N, B> {
-    fn new(array: DistArray<T, N, B>) -> Self {
+    pub(super) fn new(array: DistArray<T, N, B>) -> Self {
         let origin = array.decomposition().block(array.rank()).map(|r| r.start);
         LevelGrid { array: ThreadBound::new(array), origin }
     }
@@ -77,7 +79,10 @@ where
     /// The hierarchy of a stencil operator on a distributed grid (built by
     /// [`DistOperator::stencil`]): Galerkin coarse operators as [`Multigrid::new_in`] builds
     /// them, each level split over the processes as [`Decomposition::coarsened`](crate::dist::Decomposition::coarsened)
-    /// splits it, its vectors on the blocks' backend. Coarsening goes on while a process keeps
+    /// splits it, its vectors on the blocks' backend. Next to `Neumann` sides the coarse operators
+    /// vary point by point: each process computes them at its block (the level above's rows
+    /// at and next to it, their halos exchanged) and keeps them as coefficient fields, and
+    /// Chebyshev smoothing takes the largest of the processes' bounds. Coarsening goes on while a process keeps
     /// a point and the grid has more than `options.coarsest` points; that level is gathered on
     /// process 0 and solved there. As the preconditioner of a Krylov method's `solve_dist`, one
     /// cycle per application (its smoothing and transfers exchange halos; red-black colours by
@@ -110,8 +115,7 @@ where
     ///
     /// # Errors
     ///
-    /// `Error::Parameter` for an operator not built by [`DistOperator::stencil`], one with a
-    /// `Neumann` side (one process's hierarchies take them, distributed ones not yet), or as
+    /// `Error::Parameter` for an operator not built by [`DistOperator::stencil`], or as
     /// [`Multigrid::try_new_in`] refuses its grid and boundaries; `Error::Decomposition` when a
     /// level's blocks are thinner than its operator's halo (stencils of radius 2 or more on
     /// many processes); `Error::Alloc`; `Error::Mpi` on another thread than the operator's.
@@ -129,14 +133,6 @@ where
         let mut shape = decomposition.global_shape();
         let stencil = a.local().stencil();
         let (coarsening, sides) = check(shape, stencil.radius(), boundaries)?;
-        if coarsening.has_neumann() {
-            return Err(Error::Parameter {
-                op: OP,
-                reason: "the operator has a Neumann side".into(),
-                fix: "distributed multigrid takes zero walls (Value(0), Fixed) and periodic axes today; for \
-                      Neumann sides solve by CG, GMRES or BiCGSTAB with a Jacobi preconditioner",
-            });
-        }
         let HostTaps::Constant(mut taps) = constant_taps(a.local()) else {
             unreachable!("a stencil's taps are constant")
         };
@@ -163,6 +159,13 @@ where
                 )
             });
             levels.push(grid.agree(OP, level)?);
+            if coarsening.has_neumann() {
+                // The rows next to a Neumann side differ: coarse operators point by point.
+                let (offsets, values) = taps.into_iter().unzip();
+                let rows = Folded::new(ConstantRows { offsets, weights: values }, shape, &sides);
+                let at = DistGrid { grid: &grid, decomposition, coarsening, sides, weights };
+                return Self::galerkin_dist_levels(levels, &rows, at, options, singular);
+            }
             let coarse_taps = galerkin::coarse_operator(&taps);
             let next = match coarsening.halvable(shape) && shape.iter().product::<usize>() > options.coarsest {
                 true => decomposition.try_coarsened().ok(),
@@ -276,7 +279,7 @@ where
 /// # Errors
 ///
 /// As [`StencilOperator::try_new`] and [`Multigrid::try_new_in`].
-fn gathered<T: SolverScalar, const N: usize>(
+pub(super) fn gathered<T: SolverScalar, const N: usize>(
     weights: DynStencil<T, N>,
     shape: [usize; N],
     coarsening: Coarsening<N>,
@@ -289,5 +292,5 @@ fn gathered<T: SolverScalar, const N: usize>(
         true => Some(Multigrid::<T, N, Cpu>::try_new_in(&Cpu, &op, options)?),
         false => None,
     };
-    Ok(Gathered { op, multigrid, singular })
+    Ok(Gathered { op: LevelOperator::Constant(op), multigrid, singular })
 }

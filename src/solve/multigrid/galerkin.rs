@@ -91,17 +91,20 @@ struct Feed {
 }
 
 /// The Galerkin coarse operator `R A P` of the fine operator `rows` on `fine_shape`, computed
-/// point by point: the coarse offsets (every offset within `(r + 2) / 2` along each axis, `r`
-/// the fine radius) and their fields on the coarse grid padded by that reach. Coarse point `I`
-/// coincides with fine point `2 I + first` (wrapped on periodic axes); the restriction reads
-/// nothing beyond a bounded axis (the residual is zero there).
+/// point by point at the coarse points of `block` (global indices; the whole coarse grid on one
+/// process): the coarse offsets (every offset within `(r + 2) / 2` along each axis, `r` the
+/// fine radius) and their fields on the block padded by that reach. Coarse point `I` coincides
+/// with fine point `2 I + first` (wrapped on periodic axes); the restriction reads nothing
+/// beyond a bounded axis (the residual is zero there), and the rows of fine points within one
+/// of the block's images.
 pub(super) fn coarse_fields<const N: usize>(
     rows: &impl FineRows<N>,
     fine_shape: [usize; N],
-    coarse_shape: [usize; N],
+    block: &[core::ops::Range<usize>; N],
     first: [usize; N],
     periodic: [bool; N],
 ) -> (Vec<[isize; N]>, Vec<crate::array::Array<f64, N>>) {
+    let coarse_shape: [usize; N] = core::array::from_fn(|k| block[k].len());
     use crate::array::Array;
     let offsets = rows.offsets();
     let reach: [usize; N] = core::array::from_fn(|k| {
@@ -155,7 +158,7 @@ pub(super) fn coarse_fields<const N: usize>(
     for _ in 0..count {
         for (ai, &(a, _)) in restriction.iter().enumerate() {
             let p: [isize; N] = core::array::from_fn(|k| {
-                let p = 2 * index[k] as isize + first[k] as isize + a[k];
+                let p = 2 * (block[k].start + index[k]) as isize + first[k] as isize + a[k];
                 if periodic[k] {
                     p.rem_euclid(fine_shape[k] as isize)
                 } else {
@@ -280,7 +283,8 @@ mod tests {
             fine,
             &boundaries,
         );
-        let (offsets, fields) = coarse_fields(&rows, fine, coarse, first, coarsening.periodic());
+        let block = coarse.map(|n| 0..n);
+        let (offsets, fields) = coarse_fields(&rows, fine, &block, first, coarsening.periodic());
         let mut matched = 0;
         for c in 0..nc {
             for d in 0..nc {

@@ -15,6 +15,8 @@ mod build;
 mod cycle;
 #[cfg(feature = "mpi")]
 mod dist;
+#[cfg(feature = "mpi")]
+mod dist_galerkin;
 mod galerkin;
 mod grid;
 mod level;
@@ -143,7 +145,7 @@ type Correction<'a, T, const N: usize, B> =
 /// The operator of a distributed hierarchy's coarsest grid, whole, on process 0 (its blocks
 /// gathered there), and its own hierarchy where the grid coarsens further.
 struct Gathered<T: SolverScalar, const N: usize> {
-    op: StencilOperator<T, N>,
+    op: operator::LevelOperator<T, N, crate::kernel::Cpu>,
     multigrid: Option<Multigrid<T, N>>,
     singular: bool,
 }

@@ -51,6 +51,45 @@ impl<const N: usize> FineRows<N> for FieldRows<'_, N> {
     }
 }
 
+/// One process's block of a distributed level's coefficient fields (padded by `halo`, the
+/// halos exchanged), rows addressed by global index: the block's own and its halo's, a point
+/// wrapped across a periodic axis found in the halo on the block's side.
+#[cfg(feature = "mpi")]
+pub(super) struct BlockRows<'a, const N: usize> {
+    pub(super) offsets: &'a [[isize; N]],
+    pub(super) fields: &'a [Array<f64, N>],
+    pub(super) halo: [usize; N],
+    /// The global index of the block's first point.
+    pub(super) origin: [usize; N],
+    /// The level's global shape.
+    pub(super) global: [usize; N],
+}
+
+#[cfg(feature = "mpi")]
+impl<const N: usize> FineRows<N> for BlockRows<'_, N> {
+    fn offsets(&self) -> &[[isize; N]] {
+        self.offsets
+    }
+
+    fn row(&self, p: [usize; N], weights: &mut [f64]) {
+        let padded = self.fields[0].shape();
+        let at: [usize; N] = core::array::from_fn(|k| {
+            let (global, halo) = (self.global[k] as isize, self.halo[k] as isize);
+            let mut q = p[k] as isize - self.origin[k] as isize + halo;
+            if q < 0 {
+                q += global;
+            } else if q >= padded[k] as isize {
+                q -= global;
+            }
+            debug_assert!((0..padded[k] as isize).contains(&q), "row {p:?} beyond the block's halo");
+            q as usize
+        });
+        for (w, field) in weights.iter_mut().zip(self.fields) {
+            *w = field[at];
+        }
+    }
+}
+
 /// `inner`'s rows on a grid of `shape` whose `Neumann` sides are folded in: offsets the union
 /// of the folded ones.
 pub(super) struct Folded<R, const N: usize> {
@@ -156,6 +195,36 @@ impl<R: FineRows<N>, const N: usize> FineRows<N> for Folded<R, N> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A block's rows, by global index, are the whole grid's at its points and its halo's, a
+    /// periodic axis wrapped into the halo on the block's side.
+    #[test]
+    #[cfg(feature = "mpi")]
+    fn a_block_reads_its_halo_rows_by_global_index() {
+        let (global, offsets) = ([6, 5], vec![[0, 0], [1, 0]]);
+        let value = |t: usize, [i, j]: [usize; 2]| (t * 100 + i * 10 + j) as f64;
+        let whole: Vec<Array<f64, 2>> = (0..2)
+            .map(|t| Array::from_fn([8, 7], |[i, j]| if i * j == 0 { -1.0 } else { value(t, [i - 1, j - 1]) }))
+            .collect();
+        let rows = FieldRows { offsets: &offsets, fields: &whole, halo: [1, 1] };
+        // The block of points [4..6) x [1..4) with a halo of one, axis 0 periodic: its halo row
+        // past the end holds global row 0.
+        let (origin, shape) = ([4, 1], [2, 3]);
+        let block: Vec<Array<f64, 2>> = (0..2)
+            .map(|t| {
+                Array::from_fn([shape[0] + 2, shape[1] + 2], |[i, j]| {
+                    value(t, [(origin[0] + i + 5) % 6, origin[1] + j - 1])
+                })
+            })
+            .collect();
+        let mine = BlockRows { offsets: &offsets, fields: &block, halo: [1, 1], origin, global };
+        let (mut a, mut b) = ([0.0; 2], [0.0; 2]);
+        for p in [[3, 0], [4, 1], [5, 3], [0, 2], [0, 4]] {
+            rows.row(p, &mut a);
+            mine.row(p, &mut b);
+            assert_eq!(a, b, "{p:?}");
+        }
+    }
 
     #[test]
     fn a_mirrored_side_folds_the_taps_that_reach_past_it() {
