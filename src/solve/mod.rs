@@ -27,9 +27,11 @@
 //! `solve_dist` solves on `DistArray`s with the same iterations: one halo exchange per operator
 //! application, dot products summed over the processes (in rank order, so every process stops
 //! at the same iteration), on host or device blocks; the preconditioner acts on each block
-//! (`Jacobi` from the block's diagonal), or over the processes: `Multigrid::for_dist` splits every
-//! level as the grid is split and solves its coarsest level, gathered, on one process; its
-//! cycles also solve alone (`Multigrid::solve_dist`).
+//! (`Jacobi` from the block's diagonal), or over the processes: `Multigrid::for_dist` (a stencil)
+//! and `Multigrid::for_dist_variable` (coefficient fields) split every level as the grid is
+//! split, each process computing its block's coarse operators, and solve the coarsest level,
+//! gathered, on one process; zero walls, `Neumann` sides and periodic axes; their cycles also
+//! solve alone (`Multigrid::solve_dist`).
 //!
 //! Every method stops when its residual `‖r‖₂ ≤ max(rtol ‖b‖₂, atol)` ([`SolveOptions`]; `r` is
 //! `b − A x` up to rounding, GMRES's estimate within a cycle), returns a

@@ -291,10 +291,13 @@ fn check_more<T: Real, B: SolveBackend>(alloc: &impl Allocator<B>, comm: &impl C
         compare_cg(comm, "CG, 3D", &one, &dist, &b, &mut x, rtol);
         checks += 1;
     }
-    // -(k u')' on 2D with k varying by a factor of 50, Jacobi-preconditioned with each block's
-    // own diagonal.
-    {
-        let grid = ([31, 23], [1, 1], [false, false]);
+    // -(k u')' on 2D with k varying by a factor of 50: CG preconditioned by each block's own
+    // diagonal and by multigrid over the processes (`Multigrid::for_dist_variable`), between
+    // walls and (a grid of 2^k + 1 by 2^k points) with Neumann sides.
+    use cnda::solve::{Multigrid, MultigridOptions};
+    let walls = Boundaries::from([Value(z); 2]);
+    let mirrored = Boundaries::from([[Boundary::Neumann, Boundary::Neumann], [Value(z), Boundary::Neumann]]);
+    for (grid, sides) in [(([31, 23], [1, 1], [false, false]), walls), (([33, 32], [1, 1], [false, false]), mirrored)] {
         // Conservative form: the face between two points takes their mean conductivity, so the
         // operator is symmetric; a shift of 0.5 on the diagonal.
         let k = |[i, j]: [isize; 2]| 1.0 + 49.0 * ((i * 3 + j * 5).rem_euclid(11) as f64 / 10.0);
@@ -325,20 +328,49 @@ fn check_more<T: Real, B: SolveBackend>(alloc: &impl Allocator<B>, comm: &impl C
                 Array::from_fn([grid.0[0] + 2, grid.0[1] + 2], |p| T::from_f64(f(p)))
             })
             .collect();
-        let sides = [Value(z); 2];
         let one = VariableOperator::new(VariableStencil::new(offsets), host_fields, sides);
         let dist = DistOperator::variable(VariableStencil::new(offsets), &fields, sides);
         let b = filled::<T, 2, B>(alloc, comm, grid, rhs);
+        if sides == walls {
+            let mut x = filled::<T, 2, B>(alloc, comm, grid, |_| 0.0);
+            compare(
+                comm,
+                "Jacobi-CG, variable coefficient",
+                &one,
+                &dist,
+                &b,
+                &mut x,
+                |a, b, x| Cg::new().rtol(rtol).preconditioner(Jacobi::new(&a.diagonal())).solve(a, b, x),
+                |a, b, x| Cg::new().rtol(rtol).preconditioner(Jacobi::new(&a.local().diagonal())).solve_dist(a, b, x),
+                rtol,
+            );
+            checks += 1;
+        }
+        let options = MultigridOptions { coarsest: 9, ..Default::default() };
+        // Two cycles from zero: the same iterate as one process's to rounding (the coarse
+        // operators, point by point on each block, are the whole grid's).
+        let two = cnda::solve::SolveOptions::default().rtol(1e-30).max_iters(2);
+        let mut x = filled::<T, 2, B>(alloc, comm, grid, |_| 0.0);
+        let _ = Multigrid::for_dist_variable(&dist, options).try_solve_dist(&dist, &b, &mut x, two);
+        if let (Some(x_all), Some(b_all)) = (x.gather(0), b.gather(0)) {
+            let mut x_one = Array::zeros(grid.0);
+            let _ = Multigrid::for_variable(&one, options).try_solve(&one, &b_all, &mut x_one, two);
+            let scale = x_one.iter().fold(0f64, |m, v| m.max((*v).into().abs()));
+            let diff = x_all.iter().zip(x_one.iter()).fold(0f64, |m, (p, q)| m.max(((*p).into() - (*q).into()).abs()));
+            let epsilon = if rtol < 1e-6 { 1e-12 } else { 1e-4 };
+            assert!(diff <= epsilon * scale, "two cycles on {:?}: {diff:e} from one process's (of {scale:e})", grid.0);
+        }
+        checks += 1;
         let mut x = filled::<T, 2, B>(alloc, comm, grid, |_| 0.0);
         compare(
             comm,
-            "Jacobi-CG, variable coefficient",
+            &format!("MG-CG, variable coefficient, {:?}", grid.0),
             &one,
             &dist,
             &b,
             &mut x,
-            |a, b, x| Cg::new().rtol(rtol).preconditioner(Jacobi::new(&a.diagonal())).solve(a, b, x),
-            |a, b, x| Cg::new().rtol(rtol).preconditioner(Jacobi::new(&a.local().diagonal())).solve_dist(a, b, x),
+            |a, b, x| Cg::new().rtol(rtol).preconditioner(Multigrid::for_variable(a, options)).solve(a, b, x),
+            |a, b, x| Cg::new().rtol(rtol).preconditioner(Multigrid::for_dist_variable(a, options)).solve_dist(a, b, x),
             rtol,
         );
         checks += 1;

@@ -246,7 +246,7 @@ where
         let levels = vec![Level::new(finest, &taps, &alloc, options.smoother, None, coarsening.first())?];
         let HostTaps::Variable { offsets, fields } = &taps else { unreachable!("variable taps") };
         let rows = FieldRows { offsets, fields, halo: radius };
-        let singular = !coarsening.has_wall() && rows_annihilate_constants::<T, N>(&rows, shape);
+        let singular = !coarsening.has_wall() && rows_annihilate_constants::<T, N>(&rows, [0; N], shape);
         match coarsening.has_neumann() {
             true => {
                 Self::galerkin_levels(levels, &Folded::new(rows, shape, &sides), coarsening, &alloc, options, singular)
@@ -256,14 +256,19 @@ where
     }
 }
 
-/// Whether every row of `rows` on `shape` sums to zero (to rounding).
-fn rows_annihilate_constants<T: SolverScalar, const N: usize>(rows: &impl FineRows<N>, shape: [usize; N]) -> bool {
+/// Whether every row of `rows` at the points of `shape` from `origin` sums to zero (to rounding).
+pub(super) fn rows_annihilate_constants<T: SolverScalar, const N: usize>(
+    rows: &impl FineRows<N>,
+    origin: [usize; N],
+    shape: [usize; N],
+) -> bool {
     let mut weights = vec![0.0; rows.offsets().len()];
     (0..shape.iter().product::<usize>()).all(|flat| {
         let mut rest = flat;
-        let mut p = [0; N];
+        let mut p = origin;
         for k in (0..N).rev() {
-            (p[k], rest) = (rest % shape[k], rest / shape[k]);
+            p[k] += rest % shape[k];
+            rest /= shape[k];
         }
         rows.row(p, &mut weights);
         sums_to_zero::<T>(weights.iter().copied())

@@ -7,7 +7,7 @@
 use mpi::datatype::Equivalence;
 
 use super::build::{check, sums_to_zero};
-use super::dist_galerkin::DistGrid;
+use super::dist_galerkin::{DistGrid, Finest};
 use super::grid::Coarsening;
 use super::level::{Level, LevelExchange};
 use super::operator::{constant_taps, HostTaps, LevelOperator};
@@ -163,7 +163,7 @@ where
                 // The rows next to a Neumann side differ: coarse operators point by point.
                 let (offsets, values) = taps.into_iter().unzip();
                 let rows = Folded::new(ConstantRows { offsets, weights: values }, shape, &sides);
-                let at = DistGrid { grid: &grid, decomposition, coarsening, sides, weights };
+                let at = DistGrid { grid: &grid, decomposition, coarsening, sides, finest: Finest::Stencil(weights) };
                 return Self::galerkin_dist_levels(levels, &rows, at, options, singular);
             }
             let coarse_taps = galerkin::coarse_operator(&taps);

@@ -9,28 +9,31 @@ use mpi::collective::SystemOperation;
 use mpi::datatype::Equivalence;
 use mpi::traits::CommunicatorCollectives;
 
+use super::build::{check, rows_annihilate_constants};
 use super::dist::{gathered, LevelGrid};
 use super::grid::{transfer_sides, Coarsening};
 use super::level::Level;
 use super::operator::{HostTaps, LevelOperator};
-use super::rows::{BlockRows, FieldRows, FineRows};
+use super::rows::{BlockRows, FieldRows, FineRows, Folded};
 use super::smoother::LevelSmoother;
 use super::{galerkin, Gathered, Multigrid, MultigridOptions};
 use crate::array::Array;
 use crate::dist::{Decomposition, DistArray, DistBackend};
-use crate::error::Result;
+use crate::error::{or_panic, Error, Result};
 use crate::kernel::{Cpu, StencilKernels};
 use crate::ops::transfer::upload;
 use crate::solve::dist::local_boundaries;
 use crate::solve::variable_operator::VariableOperator;
 use crate::solve::vectors::{SolverBackend, SolverScalar};
+use crate::solve::DistOperator;
 use crate::stencil::{Boundaries, DynStencil, VariableStencil};
 
 const OP: &str = "Multigrid::for_dist";
 
 /// A distributed level's coefficient fields on the host, this process's block padded by `halo`
 /// (halos exchanged), with the block's first global point.
-struct HostBlock<const N: usize> {
+#[derive(Clone)]
+pub(super) struct HostBlock<const N: usize> {
     offsets: Vec<[isize; N]>,
     fields: Vec<Array<f64, N>>,
     halo: [usize; N],
@@ -45,8 +48,16 @@ pub(super) struct DistGrid<'a, T: SolverScalar + Equivalence, const N: usize, B:
     pub(super) coarsening: Coarsening<N>,
     /// The finest level's conditions on the whole grid (walls as `Value(0)`).
     pub(super) sides: Boundaries<T, N>,
-    /// The finest level's stencil (gathered whole where no coarse level is distributed).
-    pub(super) weights: DynStencil<T, N>,
+    /// The finest level's operator (gathered whole where no coarse level is distributed).
+    pub(super) finest: Finest<T, N>,
+}
+
+/// A distributed hierarchy's finest operator.
+pub(super) enum Finest<T, const N: usize> {
+    /// Constant taps.
+    Stencil(DynStencil<T, N>),
+    /// This process's block of the coefficient fields (as its rows read them).
+    Fields(HostBlock<N>),
 }
 
 impl<T, const N: usize, B> Multigrid<T, N, B>
@@ -70,7 +81,7 @@ where
         options: MultigridOptions,
         singular: bool,
     ) -> Result<Self> {
-        let DistGrid { grid, mut decomposition, coarsening, sides, weights } = at;
+        let DistGrid { grid, mut decomposition, coarsening, sides, finest: top } = at;
         let (rank, alloc, comm) = (grid.rank(), grid.allocator(), grid.communicator());
         let coarse_sides = transfer_sides(&sides);
         let (first, periodic) = (coarsening.first(), coarsening.periodic());
@@ -91,12 +102,12 @@ where
             // The same answer on every process: every block as deep as the reach.
             let next = next.filter(|d| (0..d.ranks()).all(|r| (0..N).all(|k| d.block_shape(r)[k] >= reach[k])));
             let Some(coarse) = next else {
-                let gathered = match above {
-                    Some(above) => {
-                        gather_coarsest(grid, decomposition, above, coarsening, coarse_sides, options, singular)?
-                    }
+                let at = (grid, decomposition, coarsening, options, singular);
+                let gathered = match (above, top) {
+                    (Some(above), _) => gather_coarsest(at, above, coarse_sides, false)?,
                     // Nothing coarsened on the processes: the finest operator, whole.
-                    None => {
+                    (None, Finest::Fields(block)) => gather_coarsest(at, block, sides, coarsening.has_neumann())?,
+                    (None, Finest::Stencil(weights)) => {
                         let gathered = match rank {
                             0 => gathered(weights, shape, coarsening, sides, options, singular).map(Some),
                             _ => Ok(None),
@@ -119,12 +130,7 @@ where
             };
             // The fields' halos, for the next level's products (faces and corners).
             let halo = reach;
-            let host_grid = DistArray::<f64, N, Cpu>::try_with_decomposition_in(&Cpu, comm, coarse, halo);
-            let mut host_grid = grid.agree(OP, host_grid)?;
-            for field in &mut fields {
-                let exchanged = host_grid.exchange_block(OP, field, false);
-                grid.agree(OP, exchanged)?;
-            }
+            exchange_fields(grid, coarse, halo, &mut fields)?;
             let level = (|| {
                 let on_backend = fields
                     .iter()
@@ -139,13 +145,7 @@ where
                 Level::new(LevelOperator::Variable(op), &host, &alloc, options.smoother, grid, first)
             })();
             let mut level = grid.agree(OP, level)?;
-            // Chebyshev's interval from the largest of the processes' bounds: one polynomial.
-            if let LevelSmoother::Chebyshev { low, high } = &mut level.smoother {
-                let mut largest = 0.0;
-                comm.all_reduce_into(high, &mut largest, SystemOperation::max());
-                let ratio = if *high > 0.0 { *low / *high } else { 0.0 };
-                (*low, *high) = (ratio * largest, largest);
-            }
+            one_chebyshev_interval(comm, &mut level);
             levels.push(level);
             above = Some(HostBlock { offsets, fields, halo, origin: block.map(|r| r.start) });
             decomposition = coarse;
@@ -154,20 +154,114 @@ where
     }
 }
 
+impl<T, const N: usize, B> Multigrid<T, N, B>
+where
+    T: SolverScalar + Equivalence + 'static,
+    B: SolverBackend + DistBackend + StencilKernels + 'static,
+{
+    /// The hierarchy of a variable-coefficient operator on a distributed grid (built by
+    /// [`DistOperator::variable`]), as [`Multigrid::for_variable`] builds one on one process:
+    /// each coarse operator the Galerkin product `R A P`, which each process computes at its
+    /// block of the coarse grid from the rows at and next to its block above (the fields' halos
+    /// exchanged), each level split as [`Multigrid::for_dist`]'s are, smoothing with the
+    /// inverse diagonal as a field (Chebyshev's bound the largest over the processes), the
+    /// coarsest distributed level gathered on process 0 with its own hierarchy there. Zero
+    /// walls, periodic axes and `Neumann` sides. Collective; use it with `solve_dist`.
+    ///
+    /// # Panics
+    ///
+    /// As [`Multigrid::try_for_dist_variable`] errs.
+    #[track_caller]
+    pub fn for_dist_variable(a: &DistOperator<T, N, VariableOperator<T, N, B>, B>, options: MultigridOptions) -> Self {
+        or_panic(Self::try_for_dist_variable(a, options))
+    }
+
+    /// [`Multigrid::for_dist_variable`], returning errors, the same on every process.
+    ///
+    /// # Errors
+    ///
+    /// `Error::Parameter` for an operator not built by [`DistOperator::variable`], a zero
+    /// diagonal, or as [`Multigrid::try_for_variable`] refuses its grid and boundaries;
+    /// `Error::Alloc`; `Error::Device` from the fields' transfers; `Error::Mpi` on another
+    /// thread than the operator's.
+    pub fn try_for_dist_variable(
+        a: &DistOperator<T, N, VariableOperator<T, N, B>, B>,
+        options: MultigridOptions,
+    ) -> Result<Self> {
+        let Some(boundaries) = a.boundaries() else {
+            return Err(Error::Parameter {
+                op: OP,
+                reason: "the operator was not built from coefficient fields and their conditions on the whole grid"
+                    .into(),
+                fix: "build it with DistOperator::variable",
+            });
+        };
+        let grid = a.grid(OP)?;
+        let (rank, alloc, comm) = (grid.rank(), grid.allocator(), grid.communicator());
+        let decomposition = *grid.decomposition();
+        let shape = decomposition.global_shape();
+        let local = a.local();
+        let radius = local.stencil().radius();
+        let (coarsening, sides) = grid.agree(OP, check(shape, radius, boundaries))?;
+        // The finest level on this block, and its fields on the host (halos exchanged).
+        let finest = (|| {
+            let fields = local.coefficients().iter().map(|f| f.try_to_owned()).collect::<Result<Vec<_>>>()?;
+            let op = VariableOperator::try_new(
+                local.stencil().clone(),
+                fields,
+                local_boundaries(&decomposition, rank, &sides),
+            )?;
+            let op = LevelOperator::Variable(op);
+            let host = op.host_taps()?;
+            let exchange = DistArray::try_with_decomposition_in(&alloc, comm, decomposition, radius)?;
+            let grid = Some(Box::new(LevelGrid::new(exchange)) as _);
+            let level = Level::new(op, &host, &alloc, options.smoother, grid, coarsening.first())?;
+            let HostTaps::Variable { offsets, fields } = host else { unreachable!("variable taps") };
+            Ok((level, offsets, fields))
+        })();
+        let (mut level, offsets, mut fields) = grid.agree(OP, finest)?;
+        one_chebyshev_interval(comm, &mut level);
+        exchange_fields(&grid, decomposition, radius, &mut fields)?;
+        let origin = decomposition.block(rank).map(|r| r.start);
+        let block = HostBlock { offsets, fields, halo: radius, origin };
+        // Singular where no side is a wall and every process's rows sum to zero.
+        let rows = BlockRows { offsets: &block.offsets, fields: &block.fields, halo: radius, origin, global: shape };
+        let block_shape = decomposition.block_shape(rank);
+        let mine = !coarsening.has_wall() && rows_annihilate_constants::<T, N>(&rows, origin, block_shape);
+        let mut every = false;
+        comm.all_reduce_into(&mine, &mut every, SystemOperation::logical_and());
+        let levels = vec![level];
+        let grid_ref: &DistArray<T, N, B> = &grid;
+        let at = |finest| DistGrid { grid: grid_ref, decomposition, coarsening, sides, finest };
+        match coarsening.has_neumann() {
+            true => {
+                let folded = Folded::new(rows, shape, &sides);
+                Self::galerkin_dist_levels(levels, &folded, at(Finest::Fields(block.clone())), options, every)
+            }
+            false => Self::galerkin_dist_levels(levels, &rows, at(Finest::Fields(block.clone())), options, every),
+        }
+    }
+}
+
 /// The coarsest distributed level whole on process 0 (`None` elsewhere): its fields gathered
-/// there and, where its grid coarsens further, its own hierarchy.
+/// there and, where its grid coarsens further, its own hierarchy (its rows folded at `Neumann`
+/// sides where `fold`: the finest level's own fields).
 ///
 /// # Errors
 ///
 /// The gathers' and the hierarchy's, the same on every process.
+#[allow(clippy::type_complexity)]
 fn gather_coarsest<T, const N: usize, B>(
-    grid: &DistArray<T, N, B>,
-    decomposition: Decomposition<N>,
+    (grid, decomposition, coarsening, options, singular): (
+        &DistArray<T, N, B>,
+        Decomposition<N>,
+        Coarsening<N>,
+        MultigridOptions,
+        bool,
+    ),
     above: HostBlock<N>,
-    coarsening: Coarsening<N>,
     sides: Boundaries<T, N>,
-    options: MultigridOptions,
-    singular: bool,
+    fold: bool,
 ) -> Result<Option<Gathered<T, N>>>
 where
     T: SolverScalar + Equivalence + 'static,
@@ -209,14 +303,16 @@ where
                     let cpu = Array::<T, N>::try_zeros_in(&Cpu, [0; N])?.allocator();
                     let level = Level::new(finest, &host, &cpu, options.smoother, None, coarsening.first())?;
                     let rows = FieldRows { offsets: &offsets, fields: &fields, halo };
-                    Some(Multigrid::<T, N, Cpu>::galerkin_levels(
-                        vec![level],
-                        &rows,
-                        coarsening,
-                        &cpu,
-                        options,
-                        singular,
-                    )?)
+                    let levels = vec![level];
+                    Some(match fold {
+                        true => {
+                            let rows = Folded::new(rows, shape, &sides);
+                            Multigrid::<T, N, Cpu>::galerkin_levels(levels, &rows, coarsening, &cpu, options, singular)?
+                        }
+                        false => {
+                            Multigrid::<T, N, Cpu>::galerkin_levels(levels, &rows, coarsening, &cpu, options, singular)?
+                        }
+                    })
                 }
                 false => None,
             };
@@ -225,4 +321,39 @@ where
         _ => Ok(None),
     };
     grid.agree(OP, built)
+}
+
+/// `fields` (this process's blocks of a level split as `decomposition`, padded by `halo`) with
+/// their halos exchanged, faces and corners. Collective.
+///
+/// # Errors
+///
+/// `Error::Alloc`; `Error::Mpi`; the same on every process.
+fn exchange_fields<T: SolverScalar + Equivalence, const N: usize, B: DistBackend>(
+    grid: &DistArray<T, N, B>,
+    decomposition: Decomposition<N>,
+    halo: [usize; N],
+    fields: &mut [Array<f64, N>],
+) -> Result<()> {
+    let host_grid = DistArray::<f64, N, Cpu>::try_with_decomposition_in(&Cpu, grid.communicator(), decomposition, halo);
+    let mut host_grid = grid.agree(OP, host_grid)?;
+    for field in fields {
+        let exchanged = host_grid.exchange_block(OP, field, false);
+        grid.agree(OP, exchanged)?;
+    }
+    Ok(())
+}
+
+/// A distributed level's Chebyshev interval from the largest of the processes' bounds of
+/// `λ_max` (each bounds its own block's rows): one polynomial on every block. Collective.
+fn one_chebyshev_interval<T: SolverScalar, const N: usize, B: SolverBackend>(
+    comm: &impl CommunicatorCollectives,
+    level: &mut Level<T, N, B>,
+) {
+    if let LevelSmoother::Chebyshev { low, high } = &mut level.smoother {
+        let mut largest = 0.0;
+        comm.all_reduce_into(high, &mut largest, SystemOperation::max());
+        let ratio = if *high > 0.0 { *low / *high } else { 0.0 };
+        (*low, *high) = (ratio * largest, largest);
+    }
 }
