@@ -51,7 +51,10 @@ def test_a_stencil_solves_on_the_device_as_on_the_host(method, preconditioner, d
     x, info = cnda.solve(cnda.to_cuda(b), **kwargs)
     y, host = cnda.solve(b, **kwargs)
     close(x, y, rtol)
-    assert info["method"] == method and abs(info["iterations"] - host["iterations"]) <= 1, (info, host)
+    # The same iterations but for the dot products' rounding (device reductions add in another
+    # order), which BiCGSTAB's erratic convergence amplifies most.
+    assert info["method"] == method, (info, host)
+    assert abs(info["iterations"] - host["iterations"]) <= 1 + 0.15 * host["iterations"], (info, host)
     assert info["residual_history"][-1] <= info["threshold"]
 
 

@@ -42,15 +42,15 @@ impl<const N: usize> Decomposition<N> {
     /// process that would own no coarse point (blocks too small: gather the grid instead).
     pub fn try_coarsened(&self) -> Result<Self> {
         let op = "Decomposition::coarsened";
-        let mut axes = [(0, 0); N];
-        for (k, axis) in axes.iter_mut().enumerate() {
+        let mut offsets = [0; N];
+        for (k, offset) in offsets.iter_mut().enumerate() {
             let n = self.global[k];
             if self.staggered[k] {
                 continue; // refused below, by name
             }
-            *axis = match self.periodic[k] {
-                true if n % 2 == 0 && n >= 2 => (0, n / 2),
-                false if n % 2 == 1 && n >= 3 => (1, (n - 1) / 2),
+            *offset = match self.periodic[k] {
+                true if n % 2 == 0 && n >= 2 => 0,
+                false if n % 2 == 1 && n >= 3 => 1,
                 periodic => {
                     return Err(Error::Decomposition {
                         op,
@@ -67,41 +67,26 @@ impl<const N: usize> Decomposition<N> {
                 }
             };
         }
-        self.coarsened_onto(op, axes)
+        self.coarsened_onto(op, offsets)
     }
 
-    /// This grid coarsened with coarse point `I` on fine point `2 I + offset` and `points` coarse
-    /// points along each axis (`(offset, points)`), as multigrid coarsens next to `Neumann`
-    /// sides; each coarse point owned by the process owning its image. The offsets of a grid
-    /// coarsened before must be the same.
+    /// This grid coarsened with coarse point `I` on fine point `2 I + offset` along each axis,
+    /// as many coarse points as have their image on the grid (`⌈(n − offset) / 2⌉`), as
+    /// multigrid coarsens next to `Neumann` sides (offset 0: the end points kept); each coarse
+    /// point owned by the process owning its image.
     ///
     /// # Errors
     ///
     /// As [`Decomposition::try_coarsened`]; `Error::Decomposition` for an offset other than 0
-    /// or 1, or points whose images fall outside the fine grid.
+    /// or 1, or another than an earlier coarsening's along the axis.
     #[cfg(feature = "mpi")]
-    pub(crate) fn try_coarsened_onto(&self, axes: [(usize, usize); N]) -> Result<Self> {
-        let op = "Decomposition::coarsened";
-        for (k, &(offset, points)) in axes.iter().enumerate() {
-            let inside = points > 0 && 2 * (points - 1) + offset < self.global[k];
-            if offset > 1 || !inside || (self.halvings[k] > 0 && usize::from(self.image_offset[k]) != offset) {
-                return Err(Error::Decomposition {
-                    op,
-                    reason: format!(
-                        "axis {k}: {points} coarse points on fine points 2 I + {offset} of {} (coarsened before \
-                         with offset {})",
-                        self.global[k], self.image_offset[k]
-                    ),
-                    fix: "coarsen with offset 0 or 1, the same at every level, onto points of the fine grid",
-                });
-            }
-        }
-        self.coarsened_onto(op, axes)
+    pub(crate) fn try_coarsened_onto(&self, offsets: [usize; N]) -> Result<Self> {
+        self.coarsened_onto("Decomposition::coarsened", offsets)
     }
 
-    fn coarsened_onto(&self, op: &'static str, axes: [(usize, usize); N]) -> Result<Self> {
+    fn coarsened_onto(&self, op: &'static str, offsets: [usize; N]) -> Result<Self> {
         let mut coarse = *self;
-        for (k, &(offset, points)) in axes.iter().enumerate() {
+        for (k, &offset) in offsets.iter().enumerate() {
             if self.staggered[k] {
                 return Err(Error::Decomposition {
                     op,
@@ -109,6 +94,20 @@ impl<const N: usize> Decomposition<N> {
                     fix: "coarsen the cells' decomposition",
                 });
             }
+            let n = self.global[k];
+            // Coarse point I lies on 2 I + offset at every level: `coarse_block` replays them.
+            let changed = self.halvings[k] > 0 && usize::from(self.image_offset[k]) != offset;
+            if offset > 1 || n <= offset || changed {
+                return Err(Error::Decomposition {
+                    op,
+                    reason: format!(
+                        "axis {k} of {n} points coarsened onto fine points 2 I + {offset}{}",
+                        if changed { format!(", after coarsening onto 2 I + {}", self.image_offset[k]) } else { String::new() }
+                    ),
+                    fix: "coarsen onto 2 I (periodic axes, Neumann sides) or 2 I + 1 (fixed edges), the same at every level",
+                });
+            }
+            let points = (n - offset).div_ceil(2);
             coarse.global[k] = points;
             coarse.image_offset[k] = offset as u8;
             coarse.halvings[k] = self.halvings[k].checked_add(1).expect("fewer than 256 halvings of a usize");
@@ -148,6 +147,24 @@ impl<const N: usize> Decomposition<N> {
 mod tests {
     use super::*;
 
+    /// Asserts that every point `I` of `coarse` belongs to the process owning fine point `2 I +
+    /// offset`, that the blocks partition the coarse grid, and that `owner` agrees.
+    fn with_their_images(fine: &Decomposition<2>, coarse: &Decomposition<2>, offset: [usize; 2]) {
+        let mut owned = 0;
+        for r in 0..coarse.ranks() {
+            let [a, b] = coarse.block(r);
+            owned += a.len() * b.len();
+            for i in a.clone() {
+                for j in b.clone() {
+                    let image = [2 * i + offset[0], 2 * j + offset[1]];
+                    assert_eq!(fine.owner(image), r, "{:?} over {} [{i}, {j}]", fine.global_shape(), coarse.ranks());
+                    assert_eq!(coarse.owner([i, j]), r);
+                }
+            }
+        }
+        assert_eq!(owned, coarse.global_shape().iter().product::<usize>());
+    }
+
     /// Every coarse point belongs to the process owning its fine image, the blocks partition the
     /// coarse grid, and `owner` agrees, level after level, on fixed and periodic axes.
     #[test]
@@ -157,20 +174,7 @@ mod tests {
             {
                 let Ok(mut fine) = Decomposition::try_new(global, ranks, periodic) else { continue };
                 while let Ok(coarse) = fine.try_coarsened() {
-                    let [n0, n1] = coarse.global_shape();
-                    let mut owned = 0;
-                    for r in 0..ranks {
-                        let [a, b] = coarse.block(r);
-                        owned += a.len() * b.len();
-                        for i in a.clone() {
-                            for j in b.clone() {
-                                let image = [2 * i + usize::from(!periodic[0]), 2 * j + usize::from(!periodic[1])];
-                                assert_eq!(fine.owner(image), r, "{ranks} {global:?} [{i}, {j}]");
-                                assert_eq!(coarse.owner([i, j]), r);
-                            }
-                        }
-                    }
-                    assert_eq!(owned, n0 * n1);
+                    with_their_images(&fine, &coarse, periodic.map(|p| usize::from(!p)));
                     fine = coarse;
                 }
             }
@@ -187,27 +191,20 @@ mod tests {
             let Ok(mut fine) = Decomposition::try_new([65, 64], ranks, [false, false]) else { continue };
             while fine.global_shape().iter().all(|&n| n >= 5) {
                 let [n0, n1] = fine.global_shape();
-                let Ok(coarse) = fine.try_coarsened_onto([(0, n0.div_ceil(2)), (1, n1 / 2)]) else { break };
-                let mut owned = 0;
-                for r in 0..ranks {
-                    let [a, b] = coarse.block(r);
-                    owned += a.len() * b.len();
-                    for i in a.clone() {
-                        for j in b.clone() {
-                            assert_eq!(fine.owner([2 * i, 2 * j + 1]), r, "{ranks} [{i}, {j}]");
-                            assert_eq!(coarse.owner([i, j]), r);
-                        }
-                    }
-                }
-                assert_eq!(owned, n0.div_ceil(2) * (n1 / 2));
+                let Ok(coarse) = fine.try_coarsened_onto([0, 1]) else { break };
+                assert_eq!(coarse.global_shape(), [n0.div_ceil(2), n1 / 2]);
+                with_their_images(&fine, &coarse, [0, 1]);
                 fine = coarse;
             }
             assert!(fine.global_shape()[0] < 65, "{ranks}: never coarsened");
         }
-        let once = Decomposition::new([65, 64], 2, [false; 2]).try_coarsened_onto([(0, 33), (1, 32)]).unwrap();
-        let e = once.try_coarsened_onto([(1, 16), (1, 16)]).unwrap_err().to_string();
-        assert!(e.contains("coarsened before with offset 0"), "{e}");
-        assert!(Decomposition::new([9], 1, [false]).try_coarsened_onto([(0, 6)]).is_err());
+        let once = Decomposition::new([65, 64], 2, [false; 2]).try_coarsened_onto([0, 1]).unwrap();
+        let e = once.try_coarsened_onto([1, 1]).unwrap_err().to_string();
+        assert!(e.contains("after coarsening onto 2 I + 0"), "{e}");
+        // 65 -> 33 points onto 2 I; then 33, odd, would halve between fixed edges onto 2 I + 1.
+        let mirrored = Decomposition::new([65], 1, [false]).try_coarsened_onto([0]).unwrap();
+        assert!(mirrored.try_coarsened().unwrap_err().to_string().contains("after coarsening onto 2 I + 0"));
+        assert!(Decomposition::new([9], 1, [false]).try_coarsened_onto([2]).is_err());
     }
 
     #[test]

@@ -451,7 +451,10 @@ impl<T: Pod + Equivalence, const N: usize, A: LinearOperator<T, N, B>, B: DistBa
         }
         const OP: &str = "DistOperator::apply";
         self.shared.grid(OP)?.exchange_block(OP, x, self.inner.faces_only)?;
-        self.inner.local.try_apply_in_slabs(x, y, scratch, each)
+        let fused = self.inner.local.try_apply_in_slabs(x, y, scratch, each)?;
+        // `applies_in_slabs`'s promise: a fallback would exchange again (on this process only).
+        debug_assert!(fused, "an operator that applies in slabs declined the solver's vectors");
+        Ok(fused)
     }
 
     fn applies_in_slabs(&self) -> bool {

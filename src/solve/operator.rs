@@ -59,8 +59,10 @@ pub trait LinearOperator<T: Pod, const N: usize, B: Backend> {
         Ok(false)
     }
 
-    /// Whether [`try_apply_in_slabs`](LinearOperator::try_apply_in_slabs) applies (for a
-    /// wrapper with work of its own before the product, such as a halo exchange, to do it once).
+    /// Whether [`try_apply_in_slabs`](LinearOperator::try_apply_in_slabs) applies: where true,
+    /// it never returns `Ok(false)` for vectors of the operator's padded shape (a wrapper with
+    /// work of its own before the product, such as a halo exchange, relies on it to do that
+    /// work once).
     #[doc(hidden)]
     fn applies_in_slabs(&self) -> bool {
         false

@@ -27,8 +27,8 @@ pub(super) fn block_dot<S: Simd, T: Float>(simd: S, x: &[T], y: &[T]) -> T {
     }
 }
 
-/// [`block_dot`] in scalar code, for an element type without pulp vectors (none today: `Float`
-/// is f32 and f64), in the same order.
+/// [`block_dot`] in scalar code, for the element types without pulp vectors (`f16`, `bf16`), in
+/// the same order.
 #[inline(always)]
 fn dot_scalar<T: Float>(x: &[T], y: &[T]) -> T {
     let mut lanes = [T::ZERO; LANES];

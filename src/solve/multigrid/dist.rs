@@ -118,7 +118,8 @@ where
     /// `Error::Parameter` for an operator not built by [`DistOperator::stencil`], or as
     /// [`Multigrid::try_new_in`] refuses its grid and boundaries; `Error::Decomposition` when a
     /// level's blocks are thinner than its operator's halo (stencils of radius 2 or more on
-    /// many processes); `Error::Alloc`; `Error::Mpi` on another thread than the operator's.
+    /// many processes); `Error::Alloc`; `Error::Device` from the coarse fields' uploads (next to
+    /// `Neumann` sides); `Error::Mpi` on another thread than the operator's.
     pub fn try_for_dist(a: &DistOperator<T, N, StencilOperator<T, N>, B>, options: MultigridOptions) -> Result<Self> {
         let Some(boundaries) = a.boundaries() else {
             return Err(Error::Parameter {

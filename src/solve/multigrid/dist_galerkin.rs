@@ -94,8 +94,9 @@ where
                 core::array::from_fn(|k| (offsets.iter().map(|o| o[k].unsigned_abs()).max().unwrap_or(0) + 2) / 2);
             let next = match coarsening.halvable(shape) && shape.iter().product::<usize>() > options.coarsest {
                 true => {
-                    let coarse = coarsening.coarser(shape);
-                    decomposition.try_coarsened_onto(core::array::from_fn(|k| (first[k], coarse[k]))).ok()
+                    let coarse = decomposition.try_coarsened_onto(first).ok();
+                    debug_assert!(coarse.is_none_or(|d| d.global_shape() == coarsening.coarser(shape)));
+                    coarse
                 }
                 false => None,
             };
@@ -131,6 +132,8 @@ where
             // The fields' halos, for the next level's products (faces and corners).
             let halo = reach;
             exchange_fields(grid, coarse, halo, &mut fields)?;
+            // Collective (its outcome agreed), so before the work that may fail on one process.
+            let exchange = DistArray::try_with_decomposition_in(&alloc, comm, coarse, halo)?;
             let level = (|| {
                 let on_backend = fields
                     .iter()
@@ -139,7 +142,6 @@ where
                 let stencil = VariableStencil::try_new(offsets.iter().copied())?;
                 let op =
                     VariableOperator::try_new(stencil, on_backend, local_boundaries(&coarse, rank, &coarse_sides))?;
-                let exchange = DistArray::try_with_decomposition_in(&alloc, comm, coarse, halo)?;
                 let host = HostTaps::Variable { offsets: offsets.clone(), fields: fields.clone() };
                 let grid = Some(Box::new(LevelGrid::new(exchange)) as _);
                 Level::new(LevelOperator::Variable(op), &host, &alloc, options.smoother, grid, first)
@@ -203,7 +205,9 @@ where
         let local = a.local();
         let radius = local.stencil().radius();
         let (coarsening, sides) = grid.agree(OP, check(shape, radius, boundaries))?;
-        // The finest level on this block, and its fields on the host (halos exchanged).
+        // The finest level on this block, and its fields on the host (halos exchanged). The
+        // level's exchange first: collective, so before the work that may fail on one process.
+        let exchange = DistArray::try_with_decomposition_in(&alloc, comm, decomposition, radius)?;
         let finest = (|| {
             let fields = local.coefficients().iter().map(|f| f.try_to_owned()).collect::<Result<Vec<_>>>()?;
             let op = VariableOperator::try_new(
@@ -213,7 +217,6 @@ where
             )?;
             let op = LevelOperator::Variable(op);
             let host = op.host_taps()?;
-            let exchange = DistArray::try_with_decomposition_in(&alloc, comm, decomposition, radius)?;
             let grid = Some(Box::new(LevelGrid::new(exchange)) as _);
             let level = Level::new(op, &host, &alloc, options.smoother, grid, coarsening.first())?;
             let HostTaps::Variable { offsets, fields } = host else { unreachable!("variable taps") };
