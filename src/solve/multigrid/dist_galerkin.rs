@@ -49,15 +49,16 @@ pub(super) struct DistGrid<'a, T: SolverScalar + Equivalence, const N: usize, B:
     /// The finest level's conditions on the whole grid (walls as `Value(0)`).
     pub(super) sides: Boundaries<T, N>,
     /// The finest level's operator (gathered whole where no coarse level is distributed).
-    pub(super) finest: Finest<T, N>,
+    pub(super) finest: Finest<'a, T, N>,
 }
 
 /// A distributed hierarchy's finest operator.
-pub(super) enum Finest<T, const N: usize> {
+pub(super) enum Finest<'a, T, const N: usize> {
     /// Constant taps.
     Stencil(DynStencil<T, N>),
-    /// This process's block of the coefficient fields (as its rows read them).
-    Fields(HostBlock<N>),
+    /// This process's block of the coefficient fields (as its rows read them; copied only to
+    /// be gathered, where no coarse level is distributed).
+    Fields(&'a HostBlock<N>),
 }
 
 impl<T, const N: usize, B> Multigrid<T, N, B>
@@ -107,7 +108,9 @@ where
                 let gathered = match (above, top) {
                     (Some(above), _) => gather_coarsest(at, above, coarse_sides, false)?,
                     // Nothing coarsened on the processes: the finest operator, whole.
-                    (None, Finest::Fields(block)) => gather_coarsest(at, block, sides, coarsening.has_neumann())?,
+                    (None, Finest::Fields(block)) => {
+                        gather_coarsest(at, block.clone(), sides, coarsening.has_neumann())?
+                    }
                     (None, Finest::Stencil(weights)) => {
                         let gathered = match rank {
                             0 => gathered(weights, shape, coarsening, sides, options, singular).map(Some),
@@ -134,6 +137,8 @@ where
             exchange_fields(grid, coarse, halo, &mut fields)?;
             // Collective (its outcome agreed), so before the work that may fail on one process.
             let exchange = DistArray::try_with_decomposition_in(&alloc, comm, coarse, halo)?;
+            let host = HostTaps::Variable { offsets, fields };
+            let HostTaps::Variable { offsets, fields } = &host else { unreachable!("variable taps") };
             let level = (|| {
                 let on_backend = fields
                     .iter()
@@ -142,13 +147,13 @@ where
                 let stencil = VariableStencil::try_new(offsets.iter().copied())?;
                 let op =
                     VariableOperator::try_new(stencil, on_backend, local_boundaries(&coarse, rank, &coarse_sides))?;
-                let host = HostTaps::Variable { offsets: offsets.clone(), fields: fields.clone() };
                 let grid = Some(Box::new(LevelGrid::new(exchange)) as _);
                 Level::new(LevelOperator::Variable(op), &host, &alloc, options.smoother, grid, first)
             })();
             let mut level = grid.agree(OP, level)?;
             one_chebyshev_interval(comm, &mut level);
             levels.push(level);
+            let HostTaps::Variable { offsets, fields } = host else { unreachable!("variable taps") };
             above = Some(HostBlock { offsets, fields, halo, origin: block.map(|r| r.start) });
             decomposition = coarse;
             shape = coarsening.coarser(shape);
@@ -239,9 +244,9 @@ where
         match coarsening.has_neumann() {
             true => {
                 let folded = Folded::new(rows, shape, &sides);
-                Self::galerkin_dist_levels(levels, &folded, at(Finest::Fields(block.clone())), options, every)
+                Self::galerkin_dist_levels(levels, &folded, at(Finest::Fields(&block)), options, every)
             }
-            false => Self::galerkin_dist_levels(levels, &rows, at(Finest::Fields(block.clone())), options, every),
+            false => Self::galerkin_dist_levels(levels, &rows, at(Finest::Fields(&block)), options, every),
         }
     }
 }
