@@ -21,6 +21,8 @@ mod failures;
 mod grids;
 #[path = "common/mpi_solve.rs"]
 mod solve;
+#[path = "common/mpi_sparse.rs"]
+mod sparse;
 #[path = "common/system_stencils.rs"]
 mod system_stencils;
 #[path = "common/mpi_systems.rs"]
@@ -569,6 +571,8 @@ fn main() {
     checks += solve::check_multigrid::<f64, Cpu>(&Cpu, &world, 1e-10, true);
     checks += solve::check_multigrid::<f32, Cpu>(&Cpu, &world, 1e-5, true);
     checks += solve::check_expr_operator::<f64, Cpu>(&Cpu, &world, 1e-10);
+    checks += sparse::check_sparse::<f64, Cpu>(&Cpu, &world, 1e-10, true, true);
+    checks += sparse::check_sparse::<f32, Cpu>(&Cpu, &world, 1e-5, true, true);
     check_failures_agree(&world);
     // Failures some processes meet and others not (issue 36, item 5), on host blocks.
     check_launch_failures_agree(&world);

@@ -2,7 +2,7 @@
 //! WebGPU's lavapipe and the CPU-hosted CUDA device): every check runs the same calls on a host
 //! `DistArray` and on one whose blocks live on the device, and compares them bit for bit: halos
 //! after an exchange (all neighbours, faces only), sweeps with the exchange hidden behind the
-//! interior, deep halos, boundary conditions at the global edges, reductions, gather/scatter, staggered arrays, distributed CG solves, plain and multigrid-preconditioned (against one host process), and checkpoints (feature
+//! interior, deep halos, boundary conditions at the global edges, reductions, gather/scatter, staggered arrays, distributed CG solves, plain and multigrid-preconditioned, and distributed CSR matrices (against one host process), and checkpoints (feature
 //! `hdf5`). A plain binary (no harness), so every process runs the same checks in the same
 //! order; a failed check aborts the job instead of leaving the other processes waiting.
 
@@ -16,14 +16,16 @@ use mpi::traits::Communicator;
 mod failures;
 #[path = "common/mpi_solve.rs"]
 mod solve;
+#[path = "common/mpi_sparse.rs"]
+mod sparse;
 
 /// What the checks need of a device backend.
 trait Device:
-    DistBackend + StencilKernels + ExprStencilKernels + ElementwiseKernels + ReduceKernels + solve::SolveBackend
+    DistBackend + StencilKernels + ExprStencilKernels + ElementwiseKernels + ReduceKernels + sparse::SparseBackend
 {
 }
 impl<
-        B: DistBackend + StencilKernels + ExprStencilKernels + ElementwiseKernels + ReduceKernels + solve::SolveBackend,
+        B: DistBackend + StencilKernels + ExprStencilKernels + ElementwiseKernels + ReduceKernels + sparse::SparseBackend,
     > Device for B
 {
 }
@@ -278,7 +280,8 @@ fn run_on<B: Device>(dev: &impl Allocator<B>, world: &mpi::topology::SimpleCommu
     // Distributed CG with device blocks against one host process (issue 39).
     let solves = solve::check_solves::<f32, B>(dev, world, 1e-5, false)
         + solve::check_multigrid::<f32, B>(dev, world, 1e-5, false)
-        + solve::check_expr_operator::<f32, B>(dev, world, 1e-5);
+        + solve::check_expr_operator::<f32, B>(dev, world, 1e-5)
+        + sparse::check_sparse::<f32, B>(dev, world, 1e-5, false, false);
     #[cfg(feature = "hdf5")]
     check_checkpoint(dev, world, name);
     let _ = name;

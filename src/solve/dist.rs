@@ -30,7 +30,9 @@ use crate::stencil::{Boundaries, Boundary, DynStencil, Side, SlabPass, VariableS
 ///
 /// [`DistOperator::stencil`] and [`DistOperator::variable`] build it from a stencil with its
 /// boundary conditions on the whole grid, as [`StencilOperator`] and [`VariableOperator`] do
-/// on one process; [`DistOperator::new`] wraps an operator of your own. A one-process `solve`
+/// on one process; [`DistOperator::csr`] and [`DistOperator::csr_rows`] from a sparse matrix
+/// (the whole matrix, or each process's rows); [`DistOperator::new`] wraps an operator of your
+/// own. A one-process `solve`
 /// refuses it (its dot products would be this process's alone). It may move between threads,
 /// but calls MPI on the thread that made it only (MPI's default thread level): elsewhere its
 /// applications and solves fail with `Error::Mpi`.
@@ -146,7 +148,7 @@ impl<T: Pod + Equivalence, const N: usize, A: LinearOperator<T, N, B>, B: DistBa
 
     /// The operator from a `local` built on each process (or its error), checked and agreed
     /// on; `faces_only` when `local` reads no edge or corner of the halo.
-    pub(super) fn with_exchange(
+    pub(crate) fn with_exchange(
         op: &'static str,
         local: Result<A>,
         like: &DistArray<T, N, B>,

@@ -23,7 +23,9 @@
 //! method's slot: [`Jacobi`], or one [`Multigrid`] cycle.
 //!
 //! Over MPI (feature `mpi`), `DistOperator` puts a stencil (with the grid's boundary conditions),
-//! a `stencil!` operator (`DistOperator::expr`) or any operator on each process's block of a `DistArray`'s grid, and every Krylov method's
+//! a `stencil!` operator (`DistOperator::expr`), a CSR matrix (`DistOperator::csr`, its rows
+//! renumbered onto each block and a halo as wide as it reaches) or any operator on each
+//! process's block of a `DistArray`'s grid, and every Krylov method's
 //! `solve_dist` solves on `DistArray`s with the same iterations: one halo exchange per operator
 //! application, dot products summed over the processes (in rank order, so every process stops
 //! at the same iteration), on host or device blocks; the preconditioner acts on each block

@@ -231,6 +231,21 @@ impl<T: Pod> CsrMatrix<T> {
         })
     }
 
+    /// This matrix on a distributed array's backend, through its allocator `alloc`.
+    ///
+    /// # Errors
+    ///
+    /// `Error::Alloc`, `Error::Device`.
+    #[cfg(feature = "mpi")]
+    pub(crate) fn try_to_dist_backend<B: crate::dist::DistBackend>(&self, alloc: &B::Alloc) -> Result<CsrMatrix<T, B>> {
+        Ok(CsrMatrix {
+            shape: self.shape,
+            offsets: B::upload(alloc, &self.offsets)?,
+            columns: B::upload(alloc, &self.columns)?,
+            values: B::upload(alloc, &self.values)?,
+        })
+    }
+
     /// The dense `rows x cols` matrix (for small matrices: tests, printing).
     ///
     /// # Errors
@@ -275,7 +290,7 @@ impl<T: Pod, B: Download + CopyKernels> CsrMatrix<T, B> {
 }
 
 /// An empty vector with room for `len` elements, or `Error::Alloc`.
-fn try_vec<E>(op: &'static str, len: usize) -> Result<Vec<E>> {
+pub(super) fn try_vec<E>(op: &'static str, len: usize) -> Result<Vec<E>> {
     let mut v = Vec::new();
     v.try_reserve_exact(len).map_err(|_| Error::Alloc {
         op,
@@ -295,7 +310,7 @@ fn too_many(op: &'static str, nnz: usize) -> Error {
 }
 
 /// Both dimensions within 32-bit indices.
-fn check_dimensions(op: &'static str, shape: [usize; 2]) -> Result<()> {
+pub(super) fn check_dimensions(op: &'static str, shape: [usize; 2]) -> Result<()> {
     if shape.iter().any(|&n| n > i32::MAX as usize) {
         return Err(Error::Parameter {
             op,

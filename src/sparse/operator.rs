@@ -77,19 +77,27 @@ impl<T: Float, const N: usize, B: SparseKernels> LinearOperator<T, N, B> for Gri
     }
 
     fn try_apply(&self, x: &mut Array<T, N, B>, y: &mut Array<T, N, B>) -> Result<()> {
-        for a in [x.shape(), y.shape()] {
-            if a != self.shape {
-                return Err(Error::ShapeMismatch {
-                    op: "GridOperator::apply",
-                    expected: self.shape.to_vec(),
-                    got: a.to_vec(),
-                });
-            }
-        }
-        let flat = |d: Desc<B, T, N>| Desc { handle: d.handle, shape: [d.len()], strides: [1] };
-        // SAFETY: `x` and `y` are distinct arrays (`y` uniquely borrowed), live, of the grid's
-        // shape, and an owned array is one dense row-major block: its flat view addresses the
-        // same elements in the order the matrix numbers them.
-        unsafe { self.matrix.spmv_descs("GridOperator::apply", flat(x.desc()), flat(y.desc_mut())) }
+        try_spmv_on_grid(self.matrix, "GridOperator::apply", self.shape, x, y)
     }
+}
+
+/// `y = A x` on arrays of `shape` (checked), their elements numbered row-major as the matrix
+/// numbers its rows and columns.
+pub(super) fn try_spmv_on_grid<T: Float, const N: usize, B: SparseKernels>(
+    matrix: &CsrMatrix<T, B>,
+    op: &'static str,
+    shape: [usize; N],
+    x: &mut Array<T, N, B>,
+    y: &mut Array<T, N, B>,
+) -> Result<()> {
+    for a in [x.shape(), y.shape()] {
+        if a != shape {
+            return Err(Error::ShapeMismatch { op, expected: shape.to_vec(), got: a.to_vec() });
+        }
+    }
+    let flat = |d: Desc<B, T, N>| Desc { handle: d.handle, shape: [d.len()], strides: [1] };
+    // SAFETY: `x` and `y` are distinct arrays (`y` uniquely borrowed), live, of the grid's
+    // shape, and an owned array is one dense row-major block: its flat view addresses the
+    // same elements in the order the matrix numbers them.
+    unsafe { matrix.spmv_descs(op, flat(x.desc()), flat(y.desc_mut())) }
 }

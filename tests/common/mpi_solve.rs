@@ -25,7 +25,7 @@ pub trait Real: SolverScalar + Equivalence + 'static {}
 impl<T: SolverScalar + Equivalence + 'static> Real for T {}
 
 /// A smooth right-hand side with some roughness, distinct at every point.
-fn rhs<const N: usize>(g: [usize; N]) -> f64 {
+pub fn rhs<const N: usize>(g: [usize; N]) -> f64 {
     g.iter().enumerate().fold(0.3, |acc, (k, &i)| acc + ((i * (k + 3)) % 7) as f64 * 0.1 - 0.25 * k as f64)
 }
 
@@ -62,7 +62,7 @@ fn relative_residual<T: Real, const N: usize, A: LinearOperator<T, N, Cpu>>(
 /// One method's distributed solve against the one-process solve of the same problem.
 /// `solve_one(a, b, x)` and `solve_dist(a, b, x)` run the method; `rtol` is theirs.
 #[allow(clippy::too_many_arguments)]
-fn compare<T: Real, const N: usize, B: SolveBackend, A1: LinearOperator<T, N, Cpu>, A2: LinearOperator<T, N, B>>(
+pub fn compare<T: Real, const N: usize, B: SolveBackend, A1: LinearOperator<T, N, Cpu>, A2: LinearOperator<T, N, B>>(
     comm: &impl Communicator,
     what: &str,
     one: &A1,
@@ -155,7 +155,7 @@ fn compare_mg<T: Real, const N: usize, B: SolveBackend>(
 }
 
 /// A distributed array of `global` on `alloc`'s backend with `halo`, its owned points from `f`.
-fn filled<T: Real, const N: usize, B: SolveBackend>(
+pub fn filled<T: Real, const N: usize, B: SolveBackend>(
     alloc: &impl Allocator<B>,
     comm: &impl Communicator,
     (global, halo, periodic): ([usize; N], [usize; N], [bool; N]),
