@@ -335,6 +335,7 @@ def solve(
     matrix: Any = ...,
     conductivity: npt.NDArray[_Float] | CudaArray | Any | None = ...,
     shift: float = ...,
+    coarse: str = ...,
     method: str = ...,
     preconditioner: str | None = ...,
     rtol: float = ...,
@@ -356,7 +357,10 @@ def solve(
         boundary value is refused (move it to the right-hand side: A is linear);
       conductivity: k of b's shape (and dtype), A = -div(k grad) + shift (finite volumes on a grid of
         spacing h, each face's k the harmonic mean of its two points'), boundary as for a stencil;
-        its multigrid hierarchy follows k (Galerkin coarse operators);
+        its multigrid hierarchy follows k: coarse="galerkin" (the default: Galerkin products, 3^N
+        taps per coarse point, robust across jumps in k) or "rediscretized" (k restricted by full
+        weighting and discretized again on each coarse grid, 2N + 1 taps: cheaper cycles where k
+        varies smoothly);
       matrix: a SciPy sparse matrix or array (converted to CSR, copied) acting on b.ravel(); square,
         with b.size rows.
     method: "cg" (symmetric definite, the default), "minres" (symmetric indefinite), "bicgstab",

@@ -6,8 +6,8 @@
 use cnda::kernel::{Download, ExprStencilKernels, StencilKernels};
 use cnda::prelude::*;
 use cnda::solve::{
-    Bicgstab, Cg, CycleKind, ExprOperator, FnOperator, Gmres, Jacobi, Minres, Multigrid, MultigridOptions, Smoother,
-    SolveOptions, SolverBackend, SolverScalar, Start, StencilOperator, VariableOperator,
+    Bicgstab, Cg, CoarseOperators, CycleKind, ExprOperator, FnOperator, Gmres, Jacobi, Minres, Multigrid,
+    MultigridOptions, Smoother, SolveOptions, SolverBackend, SolverScalar, Start, StencilOperator, VariableOperator,
 };
 use cnda::stencil::{Boundary, DynStencil, LinearStencil, VariableStencil};
 
@@ -179,21 +179,25 @@ where
     assert!(report.iterations <= cpu_report.iterations + 1, "{name} Chebyshev F-cycles: {report:?} {cpu_report:?}");
     assert!(max_difference(&x.to_host(), &cpu) <= 100.0 * rtol, "{name} Chebyshev F-cycles: from the CPU's solution");
 
-    // Multigrid for a varying conductivity (the Galerkin fields computed on the host, uploaded),
-    // preconditioning CG: as on the CPU.
+    // Multigrid for a varying conductivity (the Galerkin fields computed on the host, uploaded;
+    // or the conductivity restricted and rediscretized), preconditioning CG: as on the CPU.
     let k = Array::from_fn([n, n], |[i, j]| T::from_f64(if (i + 2 * j) % 7 < 3 { 10.0 } else { 1.0 }));
     let walls = [Boundary::Value(T::ZERO); 2];
     let on_dev = VariableOperator::diffusion_in(&alloc, &k, [1.0 / 32.0; 2], 0.0, walls);
     let on_host = VariableOperator::diffusion_in(&Cpu, &k, [1.0 / 32.0; 2], 0.0, walls);
     let options = MultigridOptions { coarsest: 9, ..Default::default() };
-    let mut x = upload(&Array::zeros([n, n]));
-    let preconditioned = Cg::new().rtol(rtol).preconditioner(Multigrid::for_variable(&on_dev, options));
-    let report = preconditioned.solve(&on_dev, &upload(&mg_b), &mut x);
-    let mut cpu = Array::zeros([n, n]);
-    let preconditioned = Cg::new().rtol(rtol).preconditioner(Multigrid::for_variable(&on_host, options));
-    let cpu_report = preconditioned.solve(&on_host, &mg_b, &mut cpu);
-    assert!(report.iterations <= cpu_report.iterations + 1, "{name} variable multigrid: {report:?} {cpu_report:?}");
-    assert!(max_difference(&x.to_host(), &cpu) <= 100.0 * rtol, "{name} variable multigrid: from the CPU's solution");
+    for coarse in [CoarseOperators::Galerkin, CoarseOperators::Rediscretized] {
+        let options = MultigridOptions { coarse, ..options };
+        let mut x = upload(&Array::zeros([n, n]));
+        let preconditioned = Cg::new().rtol(rtol).preconditioner(Multigrid::for_variable(&on_dev, options));
+        let report = preconditioned.solve(&on_dev, &upload(&mg_b), &mut x);
+        let mut cpu = Array::zeros([n, n]);
+        let preconditioned = Cg::new().rtol(rtol).preconditioner(Multigrid::for_variable(&on_host, options));
+        let cpu_report = preconditioned.solve(&on_host, &mg_b, &mut cpu);
+        let what = format!("{name} variable multigrid, {coarse:?}");
+        assert!(report.iterations <= cpu_report.iterations + 1, "{what}: {report:?} {cpu_report:?}");
+        assert!(max_difference(&x.to_host(), &cpu) <= 100.0 * rtol, "{what}: from the CPU's solution");
+    }
 
     // The same conductivity as a `stencil!` operator (its field uploaded), and multigrid on its
     // probed variable form, as on the CPU.

@@ -9,8 +9,8 @@
 
 use cnda::kernel::{Backend, Download, SparseKernels, StencilKernels, Upload};
 use cnda::solve::{
-    Bicgstab, Cg, Gmres, Identity, Jacobi, LinearOperator, Minres, Multigrid, MultigridOptions, Preconditioner,
-    SolveOptions, SolveReport, SolverBackend, SolverScalar, VariableOperator,
+    Bicgstab, Cg, CoarseOperators, Gmres, Identity, Jacobi, LinearOperator, Minres, Multigrid, MultigridOptions,
+    Preconditioner, SolveOptions, SolveReport, SolverBackend, SolverScalar, VariableOperator,
 };
 use cnda::sparse::CsrMatrix;
 use cnda::{Array, Cpu};
@@ -33,6 +33,7 @@ pub(crate) struct Args<'a, 'py> {
     matrix: Option<&'a Bound<'py, PyAny>>,
     conductivity: Option<&'a Bound<'py, PyAny>>,
     shift: f64,
+    coarse: CoarseOperators,
     method: &'a str,
     preconditioner: Option<&'a str>,
     options: SolveOptions,
@@ -43,7 +44,7 @@ pub(crate) struct Args<'a, 'py> {
 #[pyfunction]
 #[pyo3(signature = (
     b, taps = None, boundary = None, *, laplacian = false, h = 1.0, matrix = None, conductivity = None,
-    shift = 0.0, method = "cg", preconditioner = None, rtol = 1e-8, atol = 0.0, max_iters = 10_000,
+    shift = 0.0, coarse = "galerkin", method = "cg", preconditioner = None, rtol = 1e-8, atol = 0.0, max_iters = 10_000,
     restart = 30, x0 = None
 ))]
 #[allow(clippy::too_many_arguments)]
@@ -57,6 +58,7 @@ pub fn solve<'py>(
     matrix: Option<&Bound<'py, PyAny>>,
     conductivity: Option<&Bound<'py, PyAny>>,
     shift: f64,
+    coarse: &str,
     method: &str,
     preconditioner: Option<&str>,
     rtol: f64,
@@ -66,7 +68,18 @@ pub fn solve<'py>(
     x0: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyDict>)> {
     let options = SolveOptions::default().rtol(rtol).atol(atol).max_iters(max_iters).restart(restart);
-    let args = Args { taps, boundary, laplacian, h, matrix, conductivity, shift, method, preconditioner, options, x0 };
+    let coarse = match coarse {
+        "galerkin" => CoarseOperators::Galerkin,
+        "rediscretized" => CoarseOperators::Rediscretized,
+        other => {
+            return Err(PyValueError::new_err(format!(
+                "solve: coarse={other:?}; give \"galerkin\" (the default) or \"rediscretized\" (a conductivity's \
+                 coarse levels discretized again from k restricted)"
+            )))
+        }
+    };
+    let args =
+        Args { taps, boundary, laplacian, h, matrix, conductivity, shift, coarse, method, preconditioner, options, x0 };
     let stencil = taps.is_some() || laplacian;
     if [stencil, matrix.is_some(), conductivity.is_some()].iter().filter(|&&given| given).count() > 1
         || (matrix.is_some() && boundary.is_some())
@@ -170,7 +183,7 @@ where
 {
     let shape = b.shape();
     check_shape("solve (x0)", shape, x.shape())?;
-    let levels = MultigridOptions::default();
+    let levels = MultigridOptions { coarse: args.coarse, ..MultigridOptions::default() };
     match (args.matrix, args.conductivity) {
         (Some(matrix), _) => {
             let on_host = csr_from_scipy::<T>(matrix)?;

@@ -89,6 +89,13 @@ def test_a_conductivity_is_an_operator_with_its_own_multigrid():
     y2, plain = cnda.solve(b2, conductivity=k2, h=h, shift=3.0, rtol=1e-12, max_iters=50_000)
     assert np.abs(x2 - y2).max() <= 1e-7 * np.abs(y2).max()
     assert info["iterations"] * 5 < plain["iterations"], (info["iterations"], plain["iterations"])
+    # Its coarse levels rediscretized from k restricted: the same solution, CG's iterations near
+    # the Galerkin hierarchy's on this checkerboard of jumps.
+    x3, redis = cnda.solve(b2, conductivity=k2, h=h, shift=3.0, preconditioner="multigrid", coarse="rediscretized", rtol=1e-10)
+    assert np.abs(x3 - y2).max() <= 1e-7 * np.abs(y2).max()
+    assert redis["iterations"] <= 2 * info["iterations"], (redis["iterations"], info["iterations"])
+    with pytest.raises(ValueError, match="rediscretized"):
+        cnda.solve(b2, conductivity=k2, preconditioner="multigrid", coarse="injected")
 
 
 def test_spmv_is_scipys_product():

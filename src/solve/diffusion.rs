@@ -5,9 +5,19 @@
 use super::variable_operator::VariableOperator;
 use super::vectors::SolverScalar;
 use crate::array::Array;
+use crate::element::Pod;
 use crate::error::{or_panic, Error, Result};
 use crate::kernel::{CopyKernels, ElementwiseKernels, StencilKernels, Upload};
 use crate::stencil::{Boundaries, Boundary, Side, VariableStencil};
+
+/// What a diffusion operator was built from (a host copy of the conductivity, the spacing and
+/// the shift), kept for multigrid's rediscretized coarse levels.
+#[derive(Debug)]
+pub(crate) struct Conductivity<T: Pod, const N: usize> {
+    pub(crate) k: Array<T, N>,
+    pub(crate) h: [f64; N],
+    pub(crate) shift: f64,
+}
 
 /// The offsets of the diffusion stencil: `−e_k` and `+e_k` for each axis, then the centre.
 fn offsets<const N: usize>() -> Vec<[isize; N]> {
@@ -27,7 +37,9 @@ impl<T: SolverScalar, const N: usize, B: StencilKernels + ElementwiseKernels + C
     /// `−∇·(k ∇u) + shift u` on a grid of `k`'s shape with spacing `h` per axis and
     /// `boundaries` (`Value(0)`: `u = 0` one spacing past the last point, through that point's
     /// own `k`; `Neumann`: no flux; `Periodic`), its fields built on the host and moved by
-    /// `alloc`. Symmetric, and definite for a positive `k` and a positive shift or a wall.
+    /// `alloc`. Symmetric, and definite for a positive `k` and a positive shift or a wall. The
+    /// operator keeps a host copy of `k` for [`Multigrid::for_variable`](super::Multigrid::for_variable)'s
+    /// rediscretized coarse levels ([`CoarseOperators::Rediscretized`](super::CoarseOperators)).
     ///
     /// ```
     /// use cnda::prelude::*;
@@ -132,6 +144,8 @@ impl<T: SolverScalar, const N: usize, B: StencilKernels + ElementwiseKernels + C
             })?;
             fields.push(field.try_to_backend(alloc)?);
         }
-        Self::try_new(VariableStencil::try_new(offsets)?, fields, boundaries)
+        let mut op = Self::try_new(VariableStencil::try_new(offsets)?, fields, boundaries)?;
+        op.conductivity = Some(Conductivity { k: k.view().try_to_owned()?, h, shift });
+        Ok(op)
     }
 }

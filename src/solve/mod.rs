@@ -88,7 +88,7 @@ pub use dist_expr::DistFields;
 pub use expr_operator::{ExprOperator, OperatorFields, OperatorFieldsOn};
 pub use gmres::Gmres;
 pub use minres::Minres;
-pub use multigrid::{CycleKind, Multigrid, MultigridOptions, Smoother, Start};
+pub use multigrid::{CoarseOperators, CycleKind, Multigrid, MultigridOptions, Smoother, Start};
 pub use operator::{FnOperator, LinearOperator, StencilOperator};
 pub use options::{SolveOptions, SolveReport};
 pub use precond::{Identity, Jacobi, Preconditioner};

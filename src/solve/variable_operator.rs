@@ -1,6 +1,7 @@
 //! A stencil with a coefficient field per tap as a linear operator: diffusion with a conductivity
 //! that varies in space, on any backend.
 
+use super::diffusion::Conductivity;
 use super::operator::{check_linear, LinearOperator};
 use crate::array::Array;
 use crate::element::Numeric;
@@ -35,6 +36,8 @@ pub struct VariableOperator<T: Numeric, const N: usize, B: Backend> {
     coefficients: Vec<Array<T, N, B>>,
     shape: [usize; N],
     boundaries: Boundaries<T, N>,
+    /// The conductivity a diffusion operator was built from (`None` from coefficient fields).
+    pub(super) conductivity: Option<Conductivity<T, N>>,
 }
 
 impl<T: Numeric, const N: usize, B: Backend> core::fmt::Debug for VariableOperator<T, N, B> {
@@ -44,6 +47,13 @@ impl<T: Numeric, const N: usize, B: Backend> core::fmt::Debug for VariableOperat
             .field("shape", &self.shape)
             .field("backend", &B::NAME)
             .finish_non_exhaustive()
+    }
+}
+
+impl<T: Numeric, const N: usize, B: Backend> VariableOperator<T, N, B> {
+    /// The conductivity, spacing and shift a diffusion operator was built from.
+    pub(crate) fn conductivity(&self) -> Option<&Conductivity<T, N>> {
+        self.conductivity.as_ref()
     }
 }
 
@@ -97,7 +107,7 @@ impl<T: Numeric, const N: usize, B: StencilKernels + ElementwiseKernels + CopyKe
         }
         let shape = core::array::from_fn(|k| padded[k] - 2 * radius[k]);
         check_linear(OP, shape, radius, &boundaries)?;
-        Ok(VariableOperator { stencil, coefficients, shape, boundaries })
+        Ok(VariableOperator { stencil, coefficients, shape, boundaries, conductivity: None })
     }
 
     /// The stencil's offsets.

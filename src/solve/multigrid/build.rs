@@ -9,11 +9,12 @@ use super::grid::{transfer_sides, Coarsening};
 use super::level::Level;
 use super::operator::{constant_taps, HostTaps, LevelOperator};
 use super::rows::{ConstantRows, FieldRows, FineRows, Folded};
-use super::{galerkin, Multigrid, MultigridOptions};
+use super::{galerkin, CoarseOperators, Multigrid, MultigridOptions};
 use crate::array::Array;
 use crate::error::{or_panic, Error, Result};
 use crate::kernel::{Allocator, Download, StencilKernels, Upload};
 use crate::ops::transfer::upload;
+use crate::solve::diffusion::Conductivity;
 use crate::solve::operator::{LinearOperator, StencilOperator};
 use crate::solve::variable_operator::VariableOperator;
 use crate::solve::vectors::{SolverBackend, SolverScalar};
@@ -233,8 +234,9 @@ where
     ///
     /// # Errors
     ///
-    /// As [`Multigrid::try_new_in`]; `Error::Parameter` for a zero diagonal at some point;
-    /// `Error::Device` from the fields' transfers.
+    /// As [`Multigrid::try_new_in`]; `Error::Parameter` for a zero diagonal at some point, or
+    /// for [`CoarseOperators::Rediscretized`] on an operator not built by
+    /// [`VariableOperator::diffusion_in`]; `Error::Device` from the fields' transfers.
     pub fn try_for_variable(op: &VariableOperator<T, N, B>, options: MultigridOptions) -> Result<Self> {
         let shape = op.shape();
         let radius = op.stencil().radius();
@@ -247,6 +249,10 @@ where
         let HostTaps::Variable { offsets, fields } = &taps else { unreachable!("variable taps") };
         let rows = FieldRows { offsets, fields, halo: radius };
         let singular = !coarsening.has_wall() && rows_annihilate_constants::<T, N>(&rows, [0; N], shape);
+        if options.coarse == CoarseOperators::Rediscretized {
+            let conductivity = conductivity_of(op)?;
+            return Self::rediscretized_levels(levels, conductivity, coarsening, &alloc, options, singular);
+        }
         match coarsening.has_neumann() {
             true => {
                 Self::galerkin_levels(levels, &Folded::new(rows, shape, &sides), coarsening, &alloc, options, singular)
@@ -254,6 +260,24 @@ where
             false => Self::galerkin_levels(levels, &rows, coarsening, &alloc, options, singular),
         }
     }
+}
+
+/// The conductivity `op` was built from, for rediscretized coarse levels.
+///
+/// # Errors
+///
+/// `Error::Parameter` for an operator built from coefficient fields.
+pub(super) fn conductivity_of<T: SolverScalar, const N: usize, B: SolverBackend>(
+    op: &VariableOperator<T, N, B>,
+) -> Result<&Conductivity<T, N>> {
+    op.conductivity().ok_or_else(|| Error::Parameter {
+        op: OP,
+        reason: "rediscretized coarse operators need the operator's conductivity, and this operator was built from \
+                 coefficient fields"
+            .into(),
+        fix: "build the operator with VariableOperator::diffusion_in, or use CoarseOperators::Galerkin (from any \
+              coefficient fields)",
+    })
 }
 
 /// Whether every row of `rows` at the points of `shape` from `origin` sums to zero (to rounding).

@@ -188,7 +188,8 @@ where
     /// # Errors
     ///
     /// `Error::Parameter` for an operator not built by [`DistOperator::variable`], a zero
-    /// diagonal, or as [`Multigrid::try_for_variable`] refuses its grid and boundaries;
+    /// diagonal, [`CoarseOperators::Rediscretized`](super::CoarseOperators) (Galerkin products
+    /// only over MPI), or as [`Multigrid::try_for_variable`] refuses its grid and boundaries;
     /// `Error::Alloc`; `Error::Device` from the fields' transfers; `Error::Mpi` on another
     /// thread than the operator's.
     pub fn try_for_dist_variable(
@@ -203,6 +204,16 @@ where
                 fix: "build it with DistOperator::variable",
             });
         };
+        if options.coarse == super::CoarseOperators::Rediscretized {
+            // The same on every process, before any collective.
+            return Err(Error::Parameter {
+                op: OP,
+                reason: "a distributed operator's coarse levels are Galerkin products (a DistOperator holds \
+                         coefficient fields, not a conductivity to rediscretize)"
+                    .into(),
+                fix: "use CoarseOperators::Galerkin",
+            });
+        }
         let grid = a.grid(OP)?;
         let (rank, alloc, comm) = (grid.rank(), grid.allocator(), grid.communicator());
         let decomposition = *grid.decomposition();

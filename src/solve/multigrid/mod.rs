@@ -4,7 +4,8 @@
 //! end points kept; `n → n / 2` with one of each or on a periodic axis, `2^k`), full-weighting
 //! restriction, multilinear prolongation, Galerkin coarse operators (`R A P`, exactly: from the
 //! taps of a constant stencil, point by point where the rows vary, as next to a `Neumann` side
-//! or with coefficient fields), damped-Jacobi, red-black or Chebyshev smoothing, V-, W- and
+//! or with coefficient fields) or, for a conductivity, rediscretized ones
+//! ([`CoarseOperators::Rediscretized`]), damped-Jacobi, red-black or Chebyshev smoothing, V-, W- and
 //! F-cycles, full multigrid, and CG on the coarsest grid (on the consistent part of its
 //! right-hand side when constants are the null space: no wall, and rows that sum to zero). As a
 //! solver ([`Multigrid::solve`], [`Multigrid::full_multigrid`]) or as CG's preconditioner (one
@@ -21,6 +22,7 @@ mod galerkin;
 mod grid;
 mod level;
 mod operator;
+mod rediscretize;
 mod rows;
 mod smoother;
 
@@ -67,6 +69,22 @@ pub enum Start {
     },
 }
 
+/// How a hierarchy's coarse operators are made.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum CoarseOperators {
+    /// The Galerkin product `R A P` of the level above (the default): exact for any stencil,
+    /// it follows jumps in a conductivity, at `3^N` taps per coarse point (a field each where
+    /// the coefficients vary).
+    #[default]
+    Galerkin,
+    /// For a diffusion operator ([`VariableOperator::diffusion_in`](super::VariableOperator::diffusion_in)):
+    /// its conductivity restricted by full weighting to each coarser grid and discretized there
+    /// again at twice the spacing, `2N + 1` taps on every level: cheaper cycles where the
+    /// conductivity varies smoothly (the averaged conductivity blurs sharp jumps, where Galerkin
+    /// products converge faster). A constant stencil's coarse operators stay Galerkin products.
+    Rediscretized,
+}
+
 /// What a [`Multigrid`] hierarchy does: smoother, sweeps, cycle, and where coarsening stops.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct MultigridOptions {
@@ -85,6 +103,9 @@ pub struct MultigridOptions {
     /// Coarsening stops once a level has at most this many points (default 1000) or an axis
     /// cannot halve (see [`Multigrid`]'s shapes); that level is solved by CG.
     pub coarsest: usize,
+    /// How the coarse operators of a conductivity are made (default
+    /// [`CoarseOperators::Galerkin`]).
+    pub coarse: CoarseOperators,
 }
 
 impl Default for MultigridOptions {
@@ -96,6 +117,7 @@ impl Default for MultigridOptions {
             cycle: CycleKind::V,
             start: Start::Guess,
             coarsest: 1000,
+            coarse: CoarseOperators::Galerkin,
         }
     }
 }
