@@ -437,7 +437,8 @@ fn rediscretized_coarse_levels_precondition_cg() {
     let options = MultigridOptions { coarse: CoarseOperators::Rediscretized, coarsest: 9, ..Default::default() };
     let wavy = |[i, j]: [usize; 2]| 1.0 + 0.8 * (i as f64 * 0.4).sin() * (j as f64 * 0.3).cos();
     let jumps = |[i, j]: [usize; 2]| if (i / 8 + j / 8) % 2 == 0 { 100.0 } else { 1.0 };
-    let cases: [(&str, [usize; 2], [[Boundary<f64>; 2]; 2], &dyn Fn([usize; 2]) -> f64, usize); 4] = [
+    type Case<'a> = (&'a str, [usize; 2], [[Boundary<f64>; 2]; 2], &'a dyn Fn([usize; 2]) -> f64, usize);
+    let cases: [Case<'_>; 4] = [
         // 10, 13, 10 and 29 iterations here (Galerkin products: 8, 8, 8 and 25).
         ("walls", [63, 63], [[Value(0.0); 2]; 2], &wavy, 12),
         ("Neumann", [65, 65], [[Neumann; 2]; 2], &wavy, 16),
