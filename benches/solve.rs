@@ -3,7 +3,8 @@
 //! padded `Vec`s whose loops fuse what can be fused (the product with its dot product, both
 //! updates with the residual's norm), and a copy of one vector (the memory bandwidth: the raw
 //! iteration moves 11 vectors, a copy 2). 50 iterations per sample from a zero guess; throughput
-//! in grid points per second, times 50.
+//! in grid points per second, times 50. And CG on a conductivity (`VariableOperator::diffusion_in`,
+//! five coefficient fields) with `p · A p` from the product's slabs, or as a separate pass.
 //!
 //! And the 3D Poisson problem (7-point Laplacian, zero walls, `f64`, 127^3 by default;
 //! `CNDA_SOLVE_N3`, a `2^k - 1`) solved to a relative residual of 1e-8 from zero: by multigrid
@@ -99,13 +100,13 @@ fn cg_iteration(c: &mut Criterion) {
     });
     // The same operator behind a wrapper that only applies: the product and `p · A p` as two
     // passes (what `cnda_cg` did before they shared a sweep).
-    struct Separate<'a>(&'a StencilOperator<f64, 2>);
-    impl LinearOperator<f64, 2, Cpu> for Separate<'_> {
+    struct Separate<'a, A>(&'a A);
+    impl<A: LinearOperator<f64, 2, Cpu>> LinearOperator<f64, 2, Cpu> for Separate<'_, A> {
         fn shape(&self) -> [usize; 2] {
-            LinearOperator::<f64, 2, Cpu>::shape(self.0)
+            self.0.shape()
         }
         fn halo(&self) -> [usize; 2] {
-            LinearOperator::<f64, 2, Cpu>::halo(self.0)
+            self.0.halo()
         }
         fn try_apply(&self, x: &mut Array<f64, 2>, y: &mut Array<f64, 2>) -> cnda::Result<()> {
             self.0.try_apply(x, y)
@@ -120,6 +121,23 @@ fn cg_iteration(c: &mut Criterion) {
             black_box((outcome.is_err(), x[[n / 2, n / 2]]))
         })
     });
+    // A conductivity (five coefficient fields): `p · A p` from the product's slabs, or after it.
+    let k = Array::from_fn([n, n], |[i, j]| 1.0 + ((i * 3 + j * 5) % 7) as f64);
+    let diffusion = VariableOperator::diffusion_in(&Cpu, &k, [1.0 / n as f64; 2], 0.0, [Boundary::Value(0.0); 2]);
+    for (name, separate) in [("cnda_cg_diffusion", false), ("cnda_cg_diffusion_separate_dot", true)] {
+        group.bench_function(name, |bench| {
+            let mut x = Array::zeros([n, n]);
+            bench.iter(|| {
+                x.fill(0.0);
+                let cg = Cg::new().max_iters(ITERATIONS).rtol(1e-300).atol(1e-300);
+                let outcome = match separate {
+                    true => cg.try_solve(&Separate(&diffusion), &b, &mut x),
+                    false => cg.try_solve(&diffusion, &b, &mut x),
+                };
+                black_box((outcome.is_err(), x[[n / 2, n / 2]]))
+            })
+        });
+    }
     group.bench_function("raw_cg", |bench| bench.iter(|| black_box(raw_cg(n, b.as_slice(), ITERATIONS))));
     let src = vec![1.0f64; (n + 2) * (n + 2)];
     let mut dst = vec![0.0f64; (n + 2) * (n + 2)];

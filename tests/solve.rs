@@ -26,24 +26,26 @@ fn rhs(shape: [usize; 2]) -> Array<f64, 2> {
     Array::from_fn(shape, |[i, j]| ((i * 7 + j * 3) % 11) as f64 - 4.5 + 0.25 * (i as f64).sin())
 }
 
-/// CG on a stencil sweeps the product in slabs and sums `p · A p` from each while it is in
-/// cache (on the CPU): the same iterates as an operator that only applies, to rounding (the
-/// products' sums in another order), on grids of many slabs in 2D and 3D, every kind of side.
+/// CG on a stencil, constant or with coefficient fields, sweeps the product in slabs and sums
+/// `p · A p` from each while it is in cache (on the CPU): the same iterates as an operator that
+/// only applies, to rounding (the products' sums in another order), on grids of many slabs in 2D
+/// and 3D, every kind of side.
 #[test]
 fn cg_on_a_stencil_sums_p_dot_ap_from_the_slabs_as_a_separate_pass_would() {
-    struct Plain<'a, const N: usize>(&'a StencilOperator<f64, N>);
-    impl<const N: usize> LinearOperator<f64, N, Cpu> for Plain<'_, N> {
+    struct Plain<'a, A>(&'a A);
+    impl<const N: usize, A: LinearOperator<f64, N, Cpu>> LinearOperator<f64, N, Cpu> for Plain<'_, A> {
         fn shape(&self) -> [usize; N] {
-            LinearOperator::<f64, N, Cpu>::shape(self.0)
+            self.0.shape()
         }
         fn halo(&self) -> [usize; N] {
-            LinearOperator::<f64, N, Cpu>::halo(self.0)
+            self.0.halo()
         }
         fn try_apply(&self, x: &mut Array<f64, N>, y: &mut Array<f64, N>) -> cnda::Result<()> {
             self.0.try_apply(x, y)
         }
     }
-    fn compare<const N: usize>(a: &StencilOperator<f64, N>, b: &Array<f64, N>) {
+    fn compare<const N: usize, A: LinearOperator<f64, N, Cpu>>(a: &A, b: &Array<f64, N>) {
+        assert!(a.applies_in_slabs());
         let cg = Cg::new().rtol(1e-10);
         let (mut x, mut y) = (Array::zeros(b.shape()), Array::zeros(b.shape()));
         let (fused, plain) = (cg.solve(a, b, &mut x), cg.solve(&Plain(a), b, &mut y));
@@ -68,6 +70,10 @@ fn cg_on_a_stencil_sums_p_dot_ap_from_the_slabs_as_a_separate_pass_would() {
     ]);
     let a = StencilOperator::new(seven, [9, 40, 200], [Boundary::Value(0.0), Boundary::Neumann, Boundary::Value(0.0)]);
     compare(&a, &Array::from_fn([9, 40, 200], |[i, j, k]| ((i * 7 + j * 3 + k) % 11) as f64 - 4.5));
+    // A conductivity: five fields streamed alongside each slab.
+    let k = Array::from_fn([61, 1200], |[i, j]| 1.0 + ((i * 3 + j * 5) % 7) as f64);
+    let a = VariableOperator::diffusion_in(&Cpu, &k, [1.0; 2], 0.5, sides);
+    compare(&a, &Array::from_fn([61, 1200], |[i, j]| ((i * 7 + j * 3) % 11) as f64 - 4.5));
 }
 
 #[test]

@@ -7,7 +7,7 @@ use crate::array::Array;
 use crate::element::Numeric;
 use crate::error::{or_panic, Error, Result};
 use crate::kernel::{Backend, CopyKernels, ElementwiseKernels, StencilKernels};
-use crate::stencil::{try_fill_boundaries, Boundaries, VariableStencil};
+use crate::stencil::{try_fill_boundaries, Boundaries, SlabPass, VariableStencil};
 
 /// `y[x] = Σ_k c_k[x] · x[x + o_k]`: a [`VariableStencil`] with its coefficient fields (one per
 /// tap, each of the unknowns' shape padded by the stencil's radius, as the vectors are) and
@@ -169,5 +169,26 @@ impl<T: Numeric, const N: usize, B: StencilKernels + ElementwiseKernels + CopyKe
     fn try_apply(&self, x: &mut Array<T, N, B>, y: &mut Array<T, N, B>) -> Result<()> {
         try_fill_boundaries(&mut *x, self.stencil.radius(), self.boundaries)?;
         self.stencil.try_apply(&*x, &self.coefficients, &mut *y)
+    }
+
+    fn try_apply_in_slabs(
+        &self,
+        x: &mut Array<T, N, B>,
+        y: &mut Array<T, N, B>,
+        scratch: &mut Array<T, N, B>,
+        each: &mut SlabPass<'_, B, T, N>,
+    ) -> Result<bool> {
+        if !<Self as LinearOperator<T, N, B>>::applies_in_slabs(self) {
+            return Ok(false);
+        }
+        try_fill_boundaries(&mut *x, self.stencil.radius(), self.boundaries)?;
+        let descs = [x.desc(), y.desc_mut(), scratch.desc_mut()];
+        // SAFETY: three live arrays; `y` and `scratch` are borrowed uniquely, so they overlap
+        // neither each other, `x` (shared here) nor the operator's own fields.
+        unsafe { self.stencil.try_apply_in_slabs(self.shape, &self.coefficients, descs, each) }
+    }
+
+    fn applies_in_slabs(&self) -> bool {
+        B::OUTPUT_IN_CACHE
     }
 }

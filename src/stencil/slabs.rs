@@ -5,11 +5,13 @@
 
 use super::dynamic::DynStencil;
 use super::region::{orient, Interior};
+use super::variable::{varying, Fields, VariableStencil};
 use crate::element::{Numeric, Pod};
 use crate::error::Result;
+use crate::ops::operand::AsOperand;
 use core::marker::PhantomData;
 
-use crate::kernel::{Backend, Desc, StencilKernels};
+use crate::kernel::{Backend, Desc, ElementwiseKernels, StencilKernels};
 
 /// The bytes of output a slab aims at: with the input's slab (and its halo rows) it stays in a
 /// core's L2 cache.
@@ -84,6 +86,68 @@ impl<T: Numeric, const N: usize> DynStencil<T, N> {
     }
 }
 
+impl<const N: usize> VariableStencil<N> {
+    /// `output = self(input, coefficients)` over the interior (as [`VariableStencil::try_apply`]),
+    /// slab by slab, `each` run on every slab right after it is written; `false` (nothing done)
+    /// where the backend's kernels do not leave their output in cache or the interior is not of
+    /// `shape`. A slab's output is smaller than [`DynStencil::try_apply_in_slabs`]'s by the
+    /// fields streamed alongside it, so that the input and output slabs stay in cache.
+    ///
+    /// # Safety
+    ///
+    /// As [`DynStencil::try_apply_in_slabs`]; the fields are live, of the input's shape, and
+    /// overlap neither `output` nor `scratch`.
+    ///
+    /// # Errors
+    ///
+    /// As [`VariableStencil::try_apply`], and `each`'s.
+    pub(crate) unsafe fn try_apply_in_slabs<T: Numeric, B: StencilKernels + ElementwiseKernels>(
+        &self,
+        shape: [usize; N],
+        coefficients: &[impl AsOperand<T, N, B>],
+        [input, output, scratch]: [Desc<B, T, N>; 3],
+        each: &mut SlabPass<'_, B, T, N>,
+    ) -> Result<bool> {
+        const OP: &str = "VariableStencil::apply";
+        if !B::OUTPUT_IN_CACHE || N == 0 {
+            return Ok(false);
+        }
+        let fields = self.fields(OP, coefficients)?;
+        let others: Fields<B, T, N> = fields.iter().copied().chain([scratch]).collect();
+        let Some(interior) = Interior::of(OP, self.radius(), &input, &output, &others)? else {
+            return Ok(false);
+        };
+        let (order, [out, input, scratch]) =
+            orient([interior.narrow(output), interior.narrow(input), interior.narrow(scratch)]);
+        if order.map(|a| shape[a]) != out.shape {
+            return Ok(false);
+        }
+        let permuted = |d: Desc<B, T, N>| Desc {
+            handle: d.handle,
+            shape: order.map(|a| d.shape[a]),
+            strides: order.map(|a| d.strides[a]),
+        };
+        let fields: Fields<B, T, N> = fields.iter().map(|&c| permuted(interior.narrow(c))).collect();
+        let offsets: Vec<[isize; N]> = self.offsets().iter().map(|o| order.map(|a| o[a])).collect();
+        let dev = B::handle_device(out.handle);
+        let row_bytes = out.shape[1..].iter().product::<usize>().max(1) * core::mem::size_of::<T>();
+        // The input, output and fields of a slab together within about three slabs' bytes.
+        let rows = (3 * SLAB_BYTES / (2 + fields.len()) / row_bytes).max(1);
+        for start in (0..out.shape[0]).step_by(rows) {
+            let slab = |d: Desc<B, T, N>| d.narrowed(0, start, rows.min(out.shape[0] - start));
+            let (o, i, s) = (slab(out), slab(input), slab(scratch));
+            let f: Fields<B, T, N> = fields.iter().map(|&c| slab(c)).collect();
+            // SAFETY: as in `try_apply`: the interior keeps every tap of every point of the slab
+            // inside the input, each field covers the slab's points; the output is borrowed
+            // uniquely and overlaps no other operand (the caller's contract).
+            unsafe { varying(&dev, o, i, &offsets, &f) }?;
+            // The three as the caller's contract describes them, for the call only.
+            each(Slab { descs: [i, o, s], _call: PhantomData })?;
+        }
+        Ok(true)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -132,6 +196,37 @@ mod tests {
             // SAFETY: as above.
             let wider = unsafe { stencil.try_apply_in_slabs(shape, [x_desc, y_desc, s_desc], &mut nothing) };
             assert!(!wider.unwrap());
+        }
+    }
+
+    /// The variable form's slabs: `try_apply`'s product bit for bit, every interior point once,
+    /// slabs smaller than the constant form's by the fields read alongside.
+    #[test]
+    fn variable_slabs_cover_the_interior_once_with_the_products_bits() {
+        let stencil = VariableStencil::new([[-1, 0], [1, 0], [0, -1], [0, 1], [0, 0]]);
+        for shape in [[74, 1502], [9, 9]] {
+            let x = Array::<f64, 2>::from_fn(shape, |[i, j]| ((i * 31 + j * 17) % 23) as f64 - 11.0);
+            let fields: Vec<Array<f64, 2>> =
+                (0..5).map(|t| Array::from_fn(shape, |[i, j]| 1.0 + ((i * 7 + j * 3 + t) % 5) as f64)).collect();
+            let mut expected = Array::zeros(shape);
+            stencil.apply(&x, &fields, &mut expected);
+            let (mut y, mut scratch) = (Array::<f64, 2>::zeros(shape), Array::<f64, 2>::zeros(shape));
+            let (mut visited, mut rows) = (0, Vec::new());
+            let mut each = |slab: Slab<'_, Cpu, f64, 2>| {
+                let [input, output, _] = slab.descs();
+                visited += input.shape.iter().product::<usize>();
+                rows.push(output.shape[0]);
+                Ok(())
+            };
+            let interior = [shape[0] - 2, shape[1] - 2];
+            // SAFETY: live arrays, `y` and `scratch` borrowed uniquely.
+            let fused = unsafe {
+                stencil.try_apply_in_slabs(interior, &fields, [x.desc(), y.desc_mut(), scratch.desc_mut()], &mut each)
+            };
+            assert!(fused.unwrap());
+            assert_eq!(visited, interior[0] * interior[1]);
+            assert!(rows.len() > 2 || shape == [9, 9], "{rows:?}");
+            assert_eq!(y, expected, "{shape:?}");
         }
     }
 }

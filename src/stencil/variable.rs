@@ -33,7 +33,7 @@ use crate::kernel::{CopyKernels, Desc, ElementwiseKernels, StencilKernels};
 use crate::ops::operand::{AsOperand, AsOperandMut};
 
 /// Descriptors of the coefficient fields of one call (most stencils have a handful of taps).
-type Fields<B, T, const N: usize> = SmallVec<[Desc<B, T, N>; 9]>;
+pub(super) type Fields<B, T, const N: usize> = SmallVec<[Desc<B, T, N>; 9]>;
 
 /// Up to [`MAX_TAPS`](super::MAX_TAPS) tap offsets on a rank-`N` grid, each weighted at every
 /// point by its own coefficient field: `out[x] = sum_k c_k[x] * in[x + offset_k]`, summed in tap
@@ -334,7 +334,7 @@ impl<const N: usize> VariableStencil<N> {
     }
 
     /// The coefficient fields' descriptors, after checking there is one per tap.
-    fn fields<T: Numeric, B: StencilKernels + ElementwiseKernels>(
+    pub(super) fn fields<T: Numeric, B: StencilKernels + ElementwiseKernels>(
         &self,
         op: &'static str,
         coefficients: &[impl AsOperand<T, N, B>],
@@ -392,7 +392,7 @@ fn oriented<T: Numeric, B: StencilKernels, const N: usize>(
 /// # Safety
 ///
 /// As for `StencilKernels::varying`, with at least one offset (a `VariableStencil` has one).
-unsafe fn varying<T: Numeric, B: StencilKernels + ElementwiseKernels, const N: usize>(
+pub(super) unsafe fn varying<T: Numeric, B: StencilKernels + ElementwiseKernels, const N: usize>(
     dev: &B::Device,
     out: Desc<B, T, N>,
     input: Desc<B, T, N>,
