@@ -15,6 +15,8 @@ use mpi::traits::Communicator;
 mod steps;
 use steps::{check_expr_dist, check_steps_dist, check_steps_dist_with};
 
+#[path = "common/mpi_diffusion.rs"]
+mod diffusion;
 #[path = "common/mpi_failures.rs"]
 mod failures;
 #[path = "common/mpi_grids.rs"]
@@ -573,6 +575,8 @@ fn main() {
     checks += solve::check_expr_operator::<f64, Cpu>(&Cpu, &world, 1e-10);
     checks += sparse::check_sparse::<f64, Cpu>(&Cpu, &world, 1e-10, true, true);
     checks += sparse::check_sparse::<f32, Cpu>(&Cpu, &world, 1e-5, true, true);
+    checks += diffusion::check_diffusion::<f64, Cpu>(&Cpu, &world, 1e-10, true);
+    checks += diffusion::check_diffusion::<f32, Cpu>(&Cpu, &world, 1e-5, true);
     check_failures_agree(&world);
     // Failures some processes meet and others not (issue 36, item 5), on host blocks.
     check_launch_failures_agree(&world);

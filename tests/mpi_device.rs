@@ -12,6 +12,8 @@ use cnda::prelude::*;
 use cnda::stencil::{Boundary, DynStencil, LinearStencil};
 use mpi::traits::Communicator;
 
+#[path = "common/mpi_diffusion.rs"]
+mod diffusion;
 #[path = "common/mpi_failures.rs"]
 mod failures;
 #[path = "common/mpi_solve.rs"]
@@ -281,7 +283,8 @@ fn run_on<B: Device>(dev: &impl Allocator<B>, world: &mpi::topology::SimpleCommu
     let solves = solve::check_solves::<f32, B>(dev, world, 1e-5, false)
         + solve::check_multigrid::<f32, B>(dev, world, 1e-5, false)
         + solve::check_expr_operator::<f32, B>(dev, world, 1e-5)
-        + sparse::check_sparse::<f32, B>(dev, world, 1e-5, false, false);
+        + sparse::check_sparse::<f32, B>(dev, world, 1e-5, false, false)
+        + diffusion::check_diffusion::<f32, B>(dev, world, 1e-5, false);
     #[cfg(feature = "hdf5")]
     check_checkpoint(dev, world, name);
     let _ = name;

@@ -20,7 +20,7 @@ pub(crate) struct Conductivity<T: Pod, const N: usize> {
 }
 
 /// The offsets of the diffusion stencil: `−e_k` and `+e_k` for each axis, then the centre.
-fn offsets<const N: usize>() -> Vec<[isize; N]> {
+pub(super) fn offsets<const N: usize>() -> Vec<[isize; N]> {
     let mut all = Vec::with_capacity(2 * N + 1);
     for k in 0..N {
         for d in [-1, 1] {
@@ -97,55 +97,73 @@ impl<T: SolverScalar, const N: usize, B: StencilKernels + ElementwiseKernels + C
             return refuse(format!("the conductivity at {i:?} is {v:?}"));
         }
         let shape = k.shape();
-        let padded: [usize; N] = core::array::from_fn(|a| shape[a] + 2);
-        let conductivity = |i: [usize; N]| -> f64 { k[i].into() };
-        // The conductivity of the face from interior point `i` towards `d` (±1) along `axis`: the
-        // harmonic mean with the neighbour, the neighbour's image on a periodic axis, the point's
-        // own past a wall.
-        let face = |i: [usize; N], axis: usize, d: isize| -> f64 {
-            let p = i[axis] as isize + d;
-            let side = if d < 0 { Side::Low } else { Side::High };
-            let neighbour = if (0..shape[axis] as isize).contains(&p) {
-                Some(p as usize)
-            } else {
-                match boundaries.at(axis, side) {
-                    Boundary::Periodic => Some(p.rem_euclid(shape[axis] as isize) as usize),
-                    _ => None,
-                }
-            };
-            let own = conductivity(i);
-            match neighbour {
-                None => own,
-                Some(q) => {
-                    let mut j = i;
-                    j[axis] = q;
-                    let other = conductivity(j);
-                    // As `2 / (1/a + 1/b)`: no overflow or underflow for any positive finite `k`.
-                    2.0 / (own.recip() + other.recip())
-                }
-            }
-        };
-        let offsets = offsets::<N>();
-        let mut fields = Vec::with_capacity(offsets.len());
-        for (t, o) in offsets.iter().enumerate() {
-            let centre = t == offsets.len() - 1;
-            let field = Array::<T, N>::try_from_fn(padded, |p| {
-                if (0..N).any(|a| p[a] == 0 || p[a] > shape[a]) {
-                    return T::ZERO;
-                }
-                let i: [usize; N] = core::array::from_fn(|a| p[a] - 1);
-                let weight = if centre {
-                    (0..N).map(|a| (face(i, a, -1) + face(i, a, 1)) / (h[a] * h[a])).sum::<f64>() + shift
-                } else {
-                    let axis = o.iter().position(|&d| d != 0).expect("an off-centre offset");
-                    -face(i, axis, o[axis]) / (h[axis] * h[axis])
+        // The conductivity at padded index `p`: inside, or a neighbour's image across a
+        // periodic seam; none past a wall or a `Neumann` side.
+        let k_at = |p: [usize; N]| -> Option<f64> {
+            let mut i = [0; N];
+            for a in 0..N {
+                i[a] = match p[a] {
+                    0 if boundaries.at(a, Side::Low) == Boundary::Periodic => shape[a] - 1,
+                    q if q == shape[a] + 1 && boundaries.at(a, Side::High) == Boundary::Periodic => 0,
+                    q if (1..=shape[a]).contains(&q) => q - 1,
+                    _ => return None,
                 };
-                T::from_f64(weight)
-            })?;
-            fields.push(field.try_to_backend(alloc)?);
-        }
-        let mut op = Self::try_new(VariableStencil::try_new(offsets)?, fields, boundaries)?;
+            }
+            Some(k[i].into())
+        };
+        let fields = diffusion_fields::<T, N>(shape, k_at, h, shift)?
+            .iter()
+            .map(|f| f.try_to_backend(alloc))
+            .collect::<Result<Vec<_>>>()?;
+        let mut op = Self::try_new(VariableStencil::try_new(offsets::<N>())?, fields, boundaries)?;
         op.conductivity = Some(Conductivity { k: k.view().try_to_owned()?, h, shift });
         Ok(op)
     }
+}
+
+/// The diffusion stencil's fields (in [`offsets`]' order) on unknowns of `shape` padded by one
+/// point (zero there): `k_at(p)` is the conductivity at padded index `p`, inside or at a
+/// neighbour past the unknowns (`None` where there is none: past a wall or a `Neumann` side,
+/// where a face takes its point's own conductivity). Each face's conductivity is the harmonic
+/// mean of its two points'.
+///
+/// # Errors
+///
+/// `Error::Overflow`, `Error::Alloc`.
+pub(super) fn diffusion_fields<T: SolverScalar, const N: usize>(
+    shape: [usize; N],
+    k_at: impl Fn([usize; N]) -> Option<f64>,
+    h: [f64; N],
+    shift: f64,
+) -> Result<Vec<Array<T, N>>> {
+    let padded: [usize; N] = core::array::from_fn(|a| shape[a] + 2);
+    // The conductivity of the face from interior padded point `p` towards `d` (±1) along `axis`.
+    let face = |p: [usize; N], axis: usize, d: isize| -> f64 {
+        let own = k_at(p).expect("an interior point's conductivity");
+        let mut q = p;
+        q[axis] = p[axis].wrapping_add_signed(d);
+        match k_at(q) {
+            None => own,
+            // As `2 / (1/a + 1/b)`: no overflow or underflow for any positive finite `k`.
+            Some(other) => 2.0 / (own.recip() + other.recip()),
+        }
+    };
+    let offsets = offsets::<N>();
+    let mut fields = Vec::with_capacity(offsets.len());
+    for (t, o) in offsets.iter().enumerate() {
+        let centre = t == offsets.len() - 1;
+        fields.push(Array::<T, N>::try_from_fn(padded, |p| {
+            if (0..N).any(|a| p[a] == 0 || p[a] > shape[a]) {
+                return T::ZERO;
+            }
+            let weight = if centre {
+                (0..N).map(|a| (face(p, a, -1) + face(p, a, 1)) / (h[a] * h[a])).sum::<f64>() + shift
+            } else {
+                let axis = o.iter().position(|&d| d != 0).expect("an off-centre offset");
+                -face(p, axis, o[axis]) / (h[axis] * h[axis])
+            };
+            T::from_f64(weight)
+        })?);
+    }
+    Ok(fields)
 }

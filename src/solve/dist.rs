@@ -30,7 +30,8 @@ use crate::stencil::{Boundaries, Boundary, DynStencil, Side, SlabPass, VariableS
 ///
 /// [`DistOperator::stencil`] and [`DistOperator::variable`] build it from a stencil with its
 /// boundary conditions on the whole grid, as [`StencilOperator`] and [`VariableOperator`] do
-/// on one process; [`DistOperator::csr`] and [`DistOperator::csr_rows`] from a sparse matrix
+/// on one process ([`DistOperator::diffusion`] from a distributed conductivity);
+/// [`DistOperator::csr`] and [`DistOperator::csr_rows`] from a sparse matrix
 /// (the whole matrix, or each process's rows); [`DistOperator::new`] wraps an operator of your
 /// own. A one-process `solve`
 /// refuses it (its dot products would be this process's alone). It may move between threads,

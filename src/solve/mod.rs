@@ -23,6 +23,7 @@
 //! method's slot: [`Jacobi`], or one [`Multigrid`] cycle.
 //!
 //! Over MPI (feature `mpi`), `DistOperator` puts a stencil (with the grid's boundary conditions),
+//! a conductivity (`DistOperator::diffusion`),
 //! a `stencil!` operator (`DistOperator::expr`), a CSR matrix (`DistOperator::csr`, its rows
 //! renumbered onto each block and a halo as wide as it reaches) or any operator on each
 //! process's block of a `DistArray`'s grid, and every Krylov method's
@@ -65,6 +66,8 @@ mod cg;
 mod diffusion;
 #[cfg(feature = "mpi")]
 mod dist;
+#[cfg(feature = "mpi")]
+mod dist_diffusion;
 #[cfg(feature = "mpi")]
 mod dist_expr;
 mod expr_operator;

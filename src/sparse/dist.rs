@@ -1,8 +1,10 @@
 //! A CSR matrix on a distributed grid ([`DistOperator::csr`], [`DistOperator::csr_rows`]): each
 //! process keeps the rows of its block's points, their columns renumbered onto the block padded
-//! by a halo as wide as the matrix reaches along each axis (its couplings across periodic seams
-//! unwrapped), so that the operator's one halo exchange brings every value a product reads and
-//! each process's product is one `spmv` on its padded block ([`BlockOperator`]).
+//! by a halo as wide as the matrix reaches along each axis (each offset from a row's point to a
+//! column's taken the shorter way round on periodic axes; the halo the largest reach of any
+//! process's rows on the axes with neighbours), so that the operator's one halo exchange brings
+//! every value a product reads and each process's product is one `spmv` on its padded block
+//! ([`BlockOperator`]).
 
 use mpi::collective::SystemOperation;
 use mpi::datatype::Equivalence;
@@ -65,10 +67,11 @@ impl<T: Float + Equivalence, const N: usize, B: DistBackend + SparseKernels>
 {
     /// The square `matrix` of the whole grid of `like` (its points numbered row-major, as
     /// [`CsrMatrix::from_stencil`] and [`CsrMatrix::on_grid`] number them; every process holds
-    /// it), each process applying the rows of its block. The operand's halo is as wide as the
-    /// matrix reaches along each axis, across the seams of the axes `like`'s decomposition wraps
-    /// (a periodic matrix needs a periodic decomposition), and exchanged once per product.
-    /// Collective.
+    /// it), each process applying the rows of its block. The operand's halo, exchanged once per
+    /// product, is as wide as any process's rows reach along each axis that is split or wrapped
+    /// (none along the others, whose couplings stay in the block), an offset taken the shorter
+    /// way round on the axes `like`'s decomposition wraps: a matrix that couples across the
+    /// grid's ends along a split axis needs that axis periodic in the decomposition. Collective.
     ///
     /// ```no_run
     /// use cnda::dist::DistArray;
@@ -82,7 +85,7 @@ impl<T: Float + Equivalence, const N: usize, B: DistBackend + SparseKernels>
     /// let matrix = CsrMatrix::from_stencil(&one); // or read from a Matrix Market file
     /// let mut b = DistArray::<f64, 2>::new(&world, [n, n], [0, 0], [false, false]);
     /// b.fill_owned_with(|_| 1.0);
-    /// let a = DistOperator::csr(&matrix, &b); // halo [1, 1]: the matrix reaches one point
+    /// let a = DistOperator::csr(&matrix, &b); // halo 1 along each split axis: the reach
     /// let mut u = DistArray::new(&world, [n, n], [0, 0], [false, false]);
     /// let report = Cg::new().rtol(1e-8).solve_dist(&a, &b, &mut u);
     /// ```
@@ -103,7 +106,8 @@ impl<T: Float + Equivalence, const N: usize, B: DistBackend + SparseKernels>
     /// `Error::Decomposition` when it couples points farther apart along an axis than the
     /// thinnest block there (one exchange would not bring them); `Error::Parameter` for a padded
     /// block beyond 32-bit indices; `Error::Alloc`, `Error::Device`. The same error on every
-    /// process.
+    /// process: where a process alone fails (its block is larger, its device refuses), the
+    /// others get `Error::Mpi` naming it and its message.
     pub fn try_csr(matrix: &CsrMatrix<T>, like: &DistArray<T, N, B>) -> Result<Self> {
         let global = like.decomposition().global_shape();
         let points = points(&global);
@@ -113,8 +117,9 @@ impl<T: Float + Equivalence, const N: usize, B: DistBackend + SparseKernels>
 
     /// The operator whose rows on this process are `rows`: one row per point of the process's
     /// block, in the block's row-major order, and a column per point of `like`'s whole grid
-    /// (numbered row-major), as a process assembles its own part of a matrix (PETSc's rows of an
-    /// `MPIAIJ` matrix). Otherwise as [`DistOperator::csr`]. Collective.
+    /// in its natural row-major numbering (not a numbering by process, as PETSc's `MPIAIJ`
+    /// columns are: map those through the DMDA's application ordering first), as a process
+    /// assembles its own part of a matrix. Otherwise as [`DistOperator::csr`]. Collective.
     ///
     /// # Panics
     ///
@@ -138,9 +143,10 @@ impl<T: Float + Equivalence, const N: usize, B: DistBackend + SparseKernels>
     }
 }
 
-/// The points of `shape` (a decomposition's shapes are allocated: their products fit).
+/// The points of `shape`, saturating: a grid beyond memory matches no matrix's shape (a
+/// block's product fits: it is allocated).
 fn points<const N: usize>(shape: &[usize; N]) -> usize {
-    shape.iter().product()
+    shape.iter().try_fold(1usize, |n, &k| n.checked_mul(k)).unwrap_or(usize::MAX)
 }
 
 /// Row-major index of point `g` of `shape`.
@@ -288,6 +294,7 @@ impl<const N: usize, F: Fn(usize, [usize; N]) -> usize> BlockRows<'_, N, F> {
             let q: [usize; N] = core::array::from_fn(|k| (l[k] + halo[k]).wrapping_add_signed(o[k]));
             // Within the padded block: `o` is within the reach, at most the halo where there
             // are neighbours, and inside the block where there are none.
+            debug_assert!((0..N).all(|k| q[k] < padded[k]), "column {q:?} outside the padded block {padded:?}");
             columns.push(flat(q, padded) as i32);
             values.push(v);
             counts[i] += 1;
@@ -326,11 +333,24 @@ mod tests {
     /// from the grid as the exchange fills it (periodic images; outside a fixed edge, a value
     /// the matrix must never read): the renumbering on 1-4 blocks, wrapped, with corners.
     fn check<const N: usize>(global: [usize; N], dims: [usize; N], periodic: [bool; N], entries: &[([isize; N], f64)]) {
+        check_with(global, dims, periodic, entries, None);
+    }
+
+    /// [`check`], with `first` an entry of row 0 alone (a reach one block has and the others
+    /// take from it through the all-reduce).
+    fn check_with<const N: usize>(
+        global: [usize; N],
+        dims: [usize; N],
+        periodic: [bool; N],
+        entries: &[([isize; N], f64)],
+        first: Option<([isize; N], f64)>,
+    ) {
         let n = points(&global);
         let mut triplets = Vec::new();
         for r in 0..n {
             let g = point(r, global);
-            for (e, &(o, v)) in entries.iter().enumerate() {
+            let extra = first.filter(|_| r == 0);
+            for (e, &(o, v)) in entries.iter().chain(extra.iter()).enumerate() {
                 let p: Option<[usize; N]> = (0..N)
                     .map(|k| {
                         let q = g[k] as isize + o[k];
@@ -352,13 +372,20 @@ mod tests {
         let mut y = Array::zeros([n]);
         a.spmv(&Array::from_shape_vec([n], x.clone()).unwrap(), &mut y);
         let d = Decomposition::with_dims(global, dims, periodic);
-        let reach: [usize; N] =
-            core::array::from_fn(|k| entries.iter().map(|(o, _)| o[k].unsigned_abs()).max().unwrap());
-        for rank in 0..d.ranks() {
+        // The reach of the entries, the shorter way round on periodic axes.
+        let reach: [usize; N] = core::array::from_fn(|k| {
+            let wrapped = |o: isize| if periodic[k] { shortest(o, global[k]) } else { o };
+            entries.iter().chain(first.iter()).map(|(o, _)| wrapped(o[k]).unsigned_abs()).max().unwrap()
+        });
+        let found: Vec<([usize; N], bool)> =
+            (0..d.ranks()).map(|rank| BlockRows { d: &d, rank, row_of: |_, g| flat(g, global) }.reach(&a)).collect();
+        // The all-reduce's reach: the largest of any block's, the entries' own.
+        let widest: [usize; N] = core::array::from_fn(|k| found.iter().map(|(f, _)| f[k]).max().unwrap());
+        assert_eq!(widest, reach, "{dims:?} {periodic:?}");
+        for (rank, &(_, found_corners)) in found.iter().enumerate() {
             let rows = BlockRows { d: &d, rank, row_of: |_, g| flat(g, global) };
-            let (found, corners) = rows.reach(&a);
-            assert!(found.iter().zip(&reach).all(|(f, r)| f <= r), "{found:?} beyond {reach:?}");
-            assert_eq!(corners, entries.iter().any(|(o, _)| o.iter().filter(|&&o| o != 0).count() > 1));
+            let corners = entries.iter().any(|(o, _)| o.iter().filter(|&&o| o != 0).count() > 1);
+            assert!(found_corners == corners || first.is_some());
             let halo = core::array::from_fn(|k| if d.exchanges_along(k) { reach[k] } else { 0 });
             let padded_matrix = rows.padded("test", &a, halo).unwrap();
             let (block, start) = (d.block_shape(rank), d.block(rank).map(|r| r.start));
@@ -405,6 +432,26 @@ mod tests {
         let seven = [([0, 0, 0], 6.0), ([-1, 0, 0], -1.0), ([0, 1, 0], -1.0), ([0, 0, -1], -1.0), ([1, 1, 1], 0.5)];
         check([5, 4, 6], [2, 1, 2], [false, true, true], &seven);
         check([12], [4], [true], &[([0], 2.0), ([-3], 1.0), ([1], -1.0)]);
+        // Offsets of half a periodic axis (either way round: the same image), on one and two
+        // blocks.
+        check([8], [1], [true], &[([0], 1.0), ([4], 0.5)]);
+        check([8], [2], [true], &[([0], 1.0), ([4], 0.5), ([-4], 0.25)]);
+        // One row reaching three points along axis 0 (2 along axis 1), the others one: every
+        // block's halo is the widest.
+        let long = Some(([3, 2], 0.75));
+        check_with([9, 7], [2, 2], [false, false], &five, long);
+        check_with([9, 7], [3, 1], [true, true], &five, long);
+    }
+
+    /// A halo as wide as the thinnest block along its axis is accepted, one more refused (on a
+    /// split axis and on a wrapped one).
+    #[test]
+    fn reach_up_to_the_thinnest_block() {
+        let d = Decomposition::with_dims([9, 7], [2, 1], [false, true]); // blocks of 4 and 5 rows
+        assert!(check_reach("test", &d, [4, 7]).is_ok());
+        let e = check_reach("test", &d, [5, 0]).unwrap_err();
+        assert!(matches!(e, Error::Decomposition { .. }) && e.to_string().contains("5 apart along axis 0"), "{e}");
+        assert!(check_reach("test", &d, [0, 8]).is_err());
     }
 
     #[test]
