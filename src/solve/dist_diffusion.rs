@@ -5,10 +5,11 @@
 
 use mpi::datatype::Equivalence;
 
-use super::diffusion::{diffusion_fields, offsets};
+use super::diffusion::{diffusion_fields, offsets, Conductivity};
 use super::dist::{check_global, local_boundaries, DistOperator};
 use super::variable_operator::VariableOperator;
 use super::vectors::SolverScalar;
+use crate::array::Array;
 use crate::dist::{DistArray, DistBackend};
 use crate::error::{or_panic, Error, Result};
 use crate::kernel::{ElementwiseKernels, StencilKernels};
@@ -21,7 +22,8 @@ impl<T: SolverScalar + Equivalence, const N: usize, B: DistBackend + StencilKern
     /// spacing `h` per axis and `boundaries` on the whole grid, each face's conductivity the
     /// harmonic mean of its two points' (across blocks too): the same coefficients, bit for bit,
     /// as [`VariableOperator::diffusion_in`] on the whole grid. `Multigrid::for_dist_variable`
-    /// builds its hierarchy. Collective.
+    /// builds its hierarchy, Galerkin or rediscretized from each block's conductivity
+    /// ([`CoarseOperators`](super::CoarseOperators)). Collective.
     ///
     /// ```no_run
     /// use cnda::dist::DistArray;
@@ -105,7 +107,11 @@ impl<T: SolverScalar + Equivalence, const N: usize, B: DistBackend + StencilKern
                 .map(|f| B::upload(&k.allocator(), f))
                 .collect::<Result<Vec<_>>>()?;
             let stencil = VariableStencil::try_new(offsets::<N>())?;
-            VariableOperator::try_new(stencil, fields, local_boundaries(&d, rank, &boundaries))
+            let mut op = VariableOperator::try_new(stencil, fields, local_boundaries(&d, rank, &boundaries))?;
+            // This block's conductivity, for rediscretized coarse levels.
+            let own = Array::try_from_fn(block, |l| host[l.map(|i| i + 1)])?;
+            op.conductivity = Some(Conductivity { k: own, h, shift });
+            Ok(op)
         });
         Self::with_exchange(OP, local, k, true, Some(boundaries))
     }

@@ -1,13 +1,14 @@
 //! `DistOperator::diffusion` against `VariableOperator::diffusion_in` on the whole grid: each
 //! process's coefficient fields are the whole grid's at its block, bit for bit (the faces
 //! between blocks from the exchanged conductivity), multigrid-preconditioned CG over the
-//! processes (`Multigrid::for_dist_variable`) solves as one process does, and a conductivity
+//! processes (`Multigrid::for_dist_variable`, Galerkin and rediscretized coarse levels; two
+//! rediscretized cycles the same iterate as one process's) solves as one process does, and a conductivity
 //! that is not positive on one process is refused on every process. On host blocks
 //! (tests/mpi.rs) and device blocks (tests/mpi_device.rs).
 
 use cnda::kernel::Allocator;
 use cnda::prelude::*;
-use cnda::solve::{Cg, DistOperator, Multigrid, MultigridOptions, VariableOperator};
+use cnda::solve::{Cg, CoarseOperators, DistOperator, Multigrid, MultigridOptions, SolveOptions, VariableOperator};
 use cnda::stencil::Boundary;
 use mpi::traits::Communicator;
 
@@ -18,7 +19,7 @@ fn conductivity(g: [usize; 2]) -> f64 {
     1.0 + 49.0 * ((g[0] * 3 + g[1] * 5) % 11) as f64 / 10.0
 }
 
-/// The checks on walls, `Neumann` sides and a periodic axis (with `every_solve` MG-CG on each;
+/// The checks on walls, `Neumann` sides and a periodic axis (with `every_solve` the solves on each;
 /// else on the first, on device blocks whose solver path the other checks test); `rtol` suits
 /// `T`.
 pub fn check_diffusion<T: Real, B: SolveBackend>(
@@ -57,7 +58,30 @@ pub fn check_diffusion<T: Real, B: SolveBackend>(
         if case > 0 && !every_solve {
             continue;
         }
+        // Two rediscretized cycles from zero: one process's iterate to rounding (each block's
+        // coarse conductivity and fields are the whole grid's, bit for bit). Coarsening stops
+        // at 16 points, where the split would leave one of 3 or 4 processes without a point:
+        // the gathered level is then the coarsest on one process too (both solved to rounding).
+        let rediscretized =
+            MultigridOptions { coarse: CoarseOperators::Rediscretized, coarsest: 16, ..Default::default() };
+        let two = SolveOptions::default().rtol(1e-30).max_iters(2);
         let b = filled::<T, 2, B>(alloc, comm, grid, rhs);
+        let mut x = filled::<T, 2, B>(alloc, comm, grid, |_| 0.0);
+        let _ = Multigrid::for_dist_variable(&dist, rediscretized).try_solve_dist(&dist, &b, &mut x, two);
+        if let (Some(x_all), Some(b_all)) = (x.gather(0), b.gather(0)) {
+            let mut x_one = Array::zeros(grid.0);
+            let _ = Multigrid::for_variable(&one, rediscretized).try_solve(&one, &b_all, &mut x_one, two);
+            let scale = x_one.iter().fold(0f64, |m, v| m.max((*v).into().abs()));
+            let diff = x_all.iter().zip(x_one.iter()).fold(0f64, |m, (p, q)| m.max(((*p).into() - (*q).into()).abs()));
+            let epsilon = if rtol < 1e-6 { 1e-12 } else { 1e-4 };
+            let what = core::any::type_name::<T>();
+            assert!(
+                diff <= epsilon * scale,
+                "rediscretized cycles on {:?} ({what}): {diff:e} from one process's",
+                grid.0
+            );
+        }
+        checks += 1;
         let mut x = filled::<T, 2, B>(alloc, comm, grid, |_| 0.0);
         let options = MultigridOptions { coarsest: 9, ..Default::default() };
         compare(
@@ -71,7 +95,20 @@ pub fn check_diffusion<T: Real, B: SolveBackend>(
             |a, b, x| Cg::new().rtol(rtol).preconditioner(Multigrid::for_dist_variable(a, options)).solve_dist(a, b, x),
             rtol,
         );
-        checks += 1;
+        let mut x = filled::<T, 2, B>(alloc, comm, grid, |_| 0.0);
+        let (cg, options) = (Cg::new().rtol(rtol), rediscretized);
+        compare(
+            comm,
+            &format!("MG-CG rediscretized, DistOperator::diffusion, {:?}", grid.0),
+            &one,
+            &dist,
+            &b,
+            &mut x,
+            |a, b, x| cg.clone().preconditioner(Multigrid::for_variable(a, options)).solve(a, b, x),
+            |a, b, x| cg.clone().preconditioner(Multigrid::for_dist_variable(a, options)).solve_dist(a, b, x),
+            rtol,
+        );
+        checks += 2;
     }
     // A zero conductivity on the process that owns [20, 7]: refused on every process.
     let grid = ([31, 23], [0, 0], [false, false]);

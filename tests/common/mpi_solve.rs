@@ -413,14 +413,14 @@ pub fn check_solve_errors(comm: &impl Communicator, same_everywhere: impl Fn(&st
     let mut y = filled::<f64, 2, Cpu>(&Cpu, comm, ([15, 15], [1, 1], [false, false]), |_| 0.0);
     let e = mg.try_solve_dist(&small, &c, &mut y, few).unwrap_err();
     assert!(matches!(e, cnda::Error::ShapeMismatch { .. } | cnda::Error::Mpi { .. }), "{e}");
-    // Rediscretized coarse levels need a conductivity, which a distributed operator lacks.
+    // Rediscretized coarse levels need a conductivity, which coefficient fields lack.
     let weight = |t: usize| move |_: [usize; 2]| if t == 0 { 4.0 } else { -1.0 };
     let grid = ([63, 63], [1, 1], [false, false]);
     let fields: Vec<_> = (0..5).map(|t| filled::<f64, 2, Cpu>(&Cpu, comm, grid, weight(t))).collect();
     let taps = VariableStencil::new([[0, 0], [-1, 0], [1, 0], [0, -1], [0, 1]]);
     let v = DistOperator::variable(taps, &fields, [Value(0.0); 2]);
     let options = MultigridOptions { coarse: cnda::solve::CoarseOperators::Rediscretized, ..Default::default() };
-    expect(Multigrid::try_for_dist_variable(&v, options).unwrap_err(), "Galerkin products");
+    expect(Multigrid::try_for_dist_variable(&v, options).unwrap_err(), "DistOperator::diffusion");
     7
 }
 

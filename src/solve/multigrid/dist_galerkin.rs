@@ -187,9 +187,11 @@ where
     ///
     /// # Errors
     ///
-    /// `Error::Parameter` for an operator not built by [`DistOperator::variable`], a zero
-    /// diagonal, [`CoarseOperators::Rediscretized`](super::CoarseOperators) (Galerkin products
-    /// only over MPI), or as [`Multigrid::try_for_variable`] refuses its grid and boundaries;
+    /// `Error::Parameter` for an operator not built by [`DistOperator::variable`] or
+    /// [`DistOperator::diffusion`], a zero diagonal,
+    /// [`CoarseOperators::Rediscretized`](super::CoarseOperators) for an operator not built by
+    /// [`DistOperator::diffusion`], or as [`Multigrid::try_for_variable`] refuses its grid and
+    /// boundaries;
     /// `Error::Alloc`; `Error::Device` from the fields' transfers; `Error::Mpi` on another
     /// thread than the operator's.
     pub fn try_for_dist_variable(
@@ -204,16 +206,20 @@ where
                 fix: "build it with DistOperator::variable",
             });
         };
-        if options.coarse == super::CoarseOperators::Rediscretized {
-            // The same on every process, before any collective.
-            return Err(Error::Parameter {
-                op: OP,
-                reason: "a distributed operator's coarse levels are Galerkin products (a DistOperator holds \
-                         coefficient fields, not a conductivity to rediscretize)"
-                    .into(),
-                fix: "use CoarseOperators::Galerkin",
-            });
-        }
+        let rediscretize = match options.coarse {
+            super::CoarseOperators::Galerkin => None,
+            // The same on every process (every block built alike), before any collective.
+            super::CoarseOperators::Rediscretized => Some(a.local().conductivity().ok_or_else(|| {
+                Error::Parameter {
+                    op: OP,
+                    reason: "rediscretized coarse operators need the operator's conductivity, and this operator was \
+                         built from coefficient fields"
+                        .into(),
+                    fix: "build the operator with DistOperator::diffusion, or use CoarseOperators::Galerkin (from any \
+                      coefficient fields)",
+                }
+            })?),
+        };
         let grid = a.grid(OP)?;
         let (rank, alloc, comm) = (grid.rank(), grid.allocator(), grid.communicator());
         let decomposition = *grid.decomposition();
@@ -252,6 +258,9 @@ where
         let levels = vec![level];
         let grid_ref: &DistArray<T, N, B> = &grid;
         let at = |finest| DistGrid { grid: grid_ref, decomposition, coarsening, sides, finest };
+        if let Some(conductivity) = rediscretize {
+            return Self::rediscretized_dist_levels(levels, conductivity, at(Finest::Fields(&block)), options, every);
+        }
         match coarsening.has_neumann() {
             true => {
                 let folded = Folded::new(rows, shape, &sides);
@@ -348,7 +357,7 @@ where
 /// # Errors
 ///
 /// `Error::Alloc`; `Error::Mpi`; the same on every process.
-fn exchange_fields<T: SolverScalar + Equivalence, const N: usize, B: DistBackend>(
+pub(super) fn exchange_fields<T: SolverScalar + Equivalence, const N: usize, B: DistBackend>(
     grid: &DistArray<T, N, B>,
     decomposition: Decomposition<N>,
     halo: [usize; N],
@@ -365,7 +374,7 @@ fn exchange_fields<T: SolverScalar + Equivalence, const N: usize, B: DistBackend
 
 /// A distributed level's Chebyshev interval from the largest of the processes' bounds of
 /// `λ_max` (each bounds its own block's rows): one polynomial on every block. Collective.
-fn one_chebyshev_interval<T: SolverScalar, const N: usize, B: SolverBackend>(
+pub(super) fn one_chebyshev_interval<T: SolverScalar, const N: usize, B: SolverBackend>(
     comm: &impl CommunicatorCollectives,
     level: &mut Level<T, N, B>,
 ) {

@@ -18,6 +18,8 @@ mod cycle;
 mod dist;
 #[cfg(feature = "mpi")]
 mod dist_galerkin;
+#[cfg(feature = "mpi")]
+mod dist_rediscretize;
 mod galerkin;
 mod grid;
 mod level;
@@ -77,7 +79,8 @@ pub enum CoarseOperators {
     /// the coefficients vary).
     #[default]
     Galerkin,
-    /// For a diffusion operator ([`VariableOperator::diffusion_in`](super::VariableOperator::diffusion_in)):
+    /// For a diffusion operator ([`VariableOperator::diffusion_in`](super::VariableOperator::diffusion_in),
+    /// or over MPI `DistOperator::diffusion`, each process restricting its own block):
     /// its conductivity restricted by full weighting to each coarser grid and discretized there
     /// again at twice the spacing, `2N + 1` taps on every level: cheaper cycles where the
     /// conductivity varies smoothly (the averaged conductivity blurs sharp jumps, where Galerkin

@@ -54,7 +54,8 @@ where
 /// `k` (a positive field) restricted by full weighting to `coarse` points, coarse point `I` on
 /// fine point `2 I + first`: the fine point's value a half, each neighbour along an axis a
 /// quarter (the product over axes), a neighbour past a periodic seam its image, past a bounded
-/// end its mirror image. Positive again, and linear fields stay exact in the interior.
+/// end its mirror image. Positive again, and linear fields stay exact in the interior; rounded
+/// to `T`.
 ///
 /// # Errors
 ///
@@ -66,31 +67,47 @@ pub(super) fn restrict<T: SolverScalar, const N: usize>(
     periodic: [bool; N],
 ) -> Result<Array<T, N>> {
     let fine = k.shape();
-    // The fine index at `i + o` along `axis`: wrapped, or mirrored at the ends.
-    let neighbour = |axis: usize, i: usize, o: isize| -> usize {
-        let (n, j) = (fine[axis] as isize, i as isize + o);
-        match (0..n).contains(&j) {
-            true => j as usize,
-            false if periodic[axis] => j.rem_euclid(n) as usize,
-            // Past a bounded end: its mirror image (the axis has at least 2 points to halve).
-            false => (if j < 0 { -j } else { 2 * (n - 1) - j }).clamp(0, n - 1) as usize,
-        }
-    };
     Array::try_from_fn(coarse, |c| {
-        let centre: [usize; N] = core::array::from_fn(|a| 2 * c[a] + first[a]);
-        let mut sum = 0.0;
-        for m in 0..3usize.pow(N as u32) {
-            let (mut p, mut w, mut rest) = ([0; N], 1.0, m);
-            for a in 0..N {
-                let o = (rest % 3) as isize - 1;
-                rest /= 3;
-                p[a] = neighbour(a, centre[a], o);
-                w *= if o == 0 { 0.5 } else { 0.25 };
-            }
-            sum += w * k[p].into();
-        }
+        let sum = full_weighting(c, first, fine, periodic, |j| {
+            let p: [usize; N] = core::array::from_fn(|a| match periodic[a] {
+                true => j[a].rem_euclid(fine[a] as isize) as usize,
+                false => j[a] as usize,
+            });
+            k[p].into()
+        });
         T::from_f64(sum)
     })
+}
+
+/// Full weighting at coarse point `c` of a fine field that `read(j)` reads at fine index `j`:
+/// on a bounded axis `j` lies on the grid (a neighbour past an end mirrored back), on a periodic
+/// one it may lie one point past an end (the reader wraps it, or finds it in a halo). The same
+/// additions in the same order wherever the field lives.
+pub(super) fn full_weighting<const N: usize>(
+    c: [usize; N],
+    first: [usize; N],
+    fine: [usize; N],
+    periodic: [bool; N],
+    read: impl Fn([isize; N]) -> f64,
+) -> f64 {
+    let centre: [isize; N] = core::array::from_fn(|a| (2 * c[a] + first[a]) as isize);
+    let mut sum = 0.0;
+    for m in 0..3usize.pow(N as u32) {
+        let (mut j, mut w, mut rest) = ([0isize; N], 1.0, m);
+        for a in 0..N {
+            let o = (rest % 3) as isize - 1;
+            rest /= 3;
+            j[a] = centre[a] + o;
+            let n = fine[a] as isize;
+            if !periodic[a] && !(0..n).contains(&j[a]) {
+                // Past a bounded end: its mirror image (the axis has at least 2 points to halve).
+                j[a] = (if j[a] < 0 { -j[a] } else { 2 * (n - 1) - j[a] }).clamp(0, n - 1);
+            }
+            w *= if o == 0 { 0.5 } else { 0.25 };
+        }
+        sum += w * read(j);
+    }
+    sum
 }
 
 #[cfg(test)]
