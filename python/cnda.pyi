@@ -360,7 +360,7 @@ def solve(
         its multigrid hierarchy follows k: coarse="galerkin" (the default: Galerkin products, 3^N
         taps per coarse point, robust across jumps in k) or "rediscretized" (k restricted by full
         weighting and discretized again on each coarse grid, 2N + 1 taps: cheaper cycles where k
-        varies smoothly);
+        varies smoothly; refused without a conductivity);
       matrix: a SciPy sparse matrix or array (converted to CSR, copied) acting on b.ravel(); square,
         with b.size rows.
     method: "cg" (symmetric definite, the default), "minres" (symmetric indefinite), "bicgstab",

@@ -184,6 +184,12 @@ where
     let shape = b.shape();
     check_shape("solve (x0)", shape, x.shape())?;
     let levels = MultigridOptions { coarse: args.coarse, ..MultigridOptions::default() };
+    if args.coarse == CoarseOperators::Rediscretized && args.conductivity.is_none() {
+        return Err(PyValueError::new_err(
+            "solve: coarse=\"rediscretized\" rediscretizes a conductivity's multigrid levels; give conductivity=k, \
+             or leave coarse as \"galerkin\" for a stencil (a matrix has no multigrid)",
+        ));
+    }
     match (args.matrix, args.conductivity) {
         (Some(matrix), _) => {
             let on_host = csr_from_scipy::<T>(matrix)?;

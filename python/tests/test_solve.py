@@ -96,6 +96,8 @@ def test_a_conductivity_is_an_operator_with_its_own_multigrid():
     assert redis["iterations"] <= 2 * info["iterations"], (redis["iterations"], info["iterations"])
     with pytest.raises(ValueError, match="rediscretized"):
         cnda.solve(b2, conductivity=k2, preconditioner="multigrid", coarse="injected")
+    with pytest.raises(ValueError, match="conductivity"):
+        cnda.solve(b2, laplacian=True, preconditioner="multigrid", coarse="rediscretized")
 
 
 def test_spmv_is_scipys_product():

@@ -57,7 +57,8 @@ impl<T: SolverScalar + Equivalence, const N: usize, B: DistBackend + StencilKern
     ///
     /// As [`VariableOperator::try_diffusion_in`] (a conductivity that is not positive and finite
     /// on some process: on every process) and [`DistOperator::try_stencil`] (the conditions on
-    /// the whole grid, blocks at a global edge at least one point deep); `Error::Mpi`,
+    /// the whole grid; a block at a global edge at least two points deep where the side is
+    /// `Value` or `Neumann`); `Error::Mpi`,
     /// `Error::Device` from the conductivity's halo exchange. The same error on every process.
     pub fn try_diffusion(
         k: &DistArray<T, N, B>,

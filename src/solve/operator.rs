@@ -222,7 +222,7 @@ impl<T: Numeric, const N: usize, B: StencilKernels + CopyKernels> LinearOperator
     }
 
     fn applies_in_slabs(&self) -> bool {
-        B::OUTPUT_IN_CACHE
+        B::OUTPUT_IN_CACHE && N > 0
     }
 }
 

@@ -189,6 +189,6 @@ impl<T: Numeric, const N: usize, B: StencilKernels + ElementwiseKernels + CopyKe
     }
 
     fn applies_in_slabs(&self) -> bool {
-        B::OUTPUT_IN_CACHE
+        B::OUTPUT_IN_CACHE && N > 0
     }
 }

@@ -6,6 +6,7 @@
 //! that is not positive on one process is refused on every process. On host blocks
 //! (tests/mpi.rs) and device blocks (tests/mpi_device.rs).
 
+use cnda::dist::{Decomposition, DistArray};
 use cnda::kernel::Allocator;
 use cnda::prelude::*;
 use cnda::solve::{Cg, CoarseOperators, DistOperator, Multigrid, MultigridOptions, SolveOptions, VariableOperator};
@@ -60,18 +61,23 @@ pub fn check_diffusion<T: Real, B: SolveBackend>(
         }
         // Two rediscretized cycles from zero: one process's iterate to rounding (each block's
         // coarse conductivity and fields are the whole grid's, bit for bit). Coarsening stops
-        // at 16 points, where the split would leave one of 3 or 4 processes without a point:
-        // the gathered level is then the coarsest on one process too (both solved to rounding).
+        // at 16 points, before a split of 3 or 4 processes would leave one without a point (the
+        // distributed levels would stop above one process's coarsest, where it cycles and the
+        // gathered level is solved to rounding).
         let rediscretized =
             MultigridOptions { coarse: CoarseOperators::Rediscretized, coarsest: 16, ..Default::default() };
         let two = SolveOptions::default().rtol(1e-30).max_iters(2);
         let b = filled::<T, 2, B>(alloc, comm, grid, rhs);
         let mut x = filled::<T, 2, B>(alloc, comm, grid, |_| 0.0);
-        let _ = Multigrid::for_dist_variable(&dist, rediscretized).try_solve_dist(&dist, &b, &mut x, two);
+        let cycles = Multigrid::for_dist_variable(&dist, rediscretized).try_solve_dist(&dist, &b, &mut x, two);
+        // Out of cycles after the two (not failed before them).
+        assert!(matches!(cycles, Err(cnda::Error::NotConverged { .. })), "{cycles:?}");
         if let (Some(x_all), Some(b_all)) = (x.gather(0), b.gather(0)) {
             let mut x_one = Array::zeros(grid.0);
-            let _ = Multigrid::for_variable(&one, rediscretized).try_solve(&one, &b_all, &mut x_one, two);
+            let one_cycles = Multigrid::for_variable(&one, rediscretized).try_solve(&one, &b_all, &mut x_one, two);
+            assert!(matches!(one_cycles, Err(cnda::Error::NotConverged { .. })), "{one_cycles:?}");
             let scale = x_one.iter().fold(0f64, |m, v| m.max((*v).into().abs()));
+            assert!(scale > 0.0);
             let diff = x_all.iter().zip(x_one.iter()).fold(0f64, |m, (p, q)| m.max(((*p).into() - (*q).into()).abs()));
             let epsilon = if rtol < 1e-6 { 1e-12 } else { 1e-4 };
             let what = core::any::type_name::<T>();
@@ -109,6 +115,35 @@ pub fn check_diffusion<T: Real, B: SolveBackend>(
             rtol,
         );
         checks += 2;
+    }
+    // On 4 processes split 4 x 1, the distributed levels stop at 7 x 3 (a coarser split would
+    // leave a process without a point): process 0 rediscretizes the rest of the hierarchy.
+    if comm.size() == 4 {
+        let d = Decomposition::with_dims([31, 15], [4, 1], [false, false]);
+        let make = |halo: [usize; 2], f: &dyn Fn([usize; 2]) -> f64| {
+            let mut a = DistArray::<T, 2, B>::try_with_decomposition_in(alloc, comm, d, halo).expect("a 4 x 1 split");
+            a.fill_owned_with(|g| T::from_f64(f(g)));
+            a
+        };
+        let k = make([0, 0], &conductivity);
+        let dist = DistOperator::diffusion(&k, h, 0.5, [Value(z); 2]);
+        let whole = Array::from_fn([31, 15], |g| T::from_f64(conductivity(g)));
+        let one = VariableOperator::diffusion_in(&Cpu, &whole, h, 0.5, [Value(z); 2]);
+        let (b, mut x) = (make([1, 1], &rhs), make([1, 1], &|_| 0.0));
+        let options = MultigridOptions { coarse: CoarseOperators::Rediscretized, coarsest: 2, ..Default::default() };
+        let cg = Cg::new().rtol(rtol);
+        compare(
+            comm,
+            "MG-CG rediscretized, gathered above the coarsest",
+            &one,
+            &dist,
+            &b,
+            &mut x,
+            |a, b, x| cg.clone().preconditioner(Multigrid::for_variable(a, options)).solve(a, b, x),
+            |a, b, x| cg.clone().preconditioner(Multigrid::for_dist_variable(a, options)).solve_dist(a, b, x),
+            rtol,
+        );
+        checks += 1;
     }
     // A zero conductivity on the process that owns [20, 7]: refused on every process.
     let grid = ([31, 23], [0, 0], [false, false]);

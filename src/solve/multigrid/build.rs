@@ -197,7 +197,10 @@ where
     /// Galerkin product `R A P` computed point by point on the host (3^N taps, a field each) and
     /// uploaded; smoothing with the inverse diagonal as a field (Chebyshev's `λ_max` from
     /// Gershgorin's bound). Its sides and shapes as [`Multigrid`]'s (`Neumann` sides folded into
-    /// the rows the Galerkin products read).
+    /// the rows the Galerkin products read). With [`CoarseOperators::Rediscretized`] in
+    /// `options` (an operator built by [`VariableOperator::diffusion_in`]) each coarse operator
+    /// is instead the diffusion operator of the conductivity restricted by full weighting, at
+    /// twice the spacing: `2N + 1` taps.
     ///
     /// ```
     /// use cnda::prelude::*;

@@ -167,10 +167,12 @@ where
     B: SolverBackend + DistBackend + StencilKernels + 'static,
 {
     /// The hierarchy of a variable-coefficient operator on a distributed grid (built by
-    /// [`DistOperator::variable`]), as [`Multigrid::for_variable`] builds one on one process:
-    /// each coarse operator the Galerkin product `R A P`, which each process computes at its
-    /// block of the coarse grid from the rows at and next to its block above (the fields' halos
-    /// exchanged), each level split as [`Multigrid::for_dist`]'s are, smoothing with the
+    /// [`DistOperator::variable`] or [`DistOperator::diffusion`]), as [`Multigrid::for_variable`]
+    /// builds one on one process: each coarse operator the Galerkin product `R A P`, which each
+    /// process computes at its block of the coarse grid from the rows at and next to its block
+    /// above (the fields' halos exchanged), or with
+    /// [`CoarseOperators::Rediscretized`](super::CoarseOperators) (a `DistOperator::diffusion`)
+    /// the diffusion operator of the conductivity each process restricts to its block; each level split as [`Multigrid::for_dist`]'s are, smoothing with the
     /// inverse diagonal as a field (Chebyshev's bound the largest over the processes), the
     /// coarsest distributed level gathered on process 0 with its own hierarchy there. Zero
     /// walls, periodic axes and `Neumann` sides. Collective; use it with `solve_dist`.
@@ -203,7 +205,7 @@ where
                 op: OP,
                 reason: "the operator was not built from coefficient fields and their conditions on the whole grid"
                     .into(),
-                fix: "build it with DistOperator::variable",
+                fix: "build it with DistOperator::variable or DistOperator::diffusion",
             });
         };
         let rediscretize = match options.coarse {

@@ -161,7 +161,12 @@ where
             let k = whole.map(|v| T::from_f64(v));
             let op = VariableOperator::try_diffusion_in(&Cpu, &k, h, shift, *sides)?;
             let multigrid = match coarsening.halvable(decomposition.global_shape()) {
-                true => Some(Multigrid::<T, N, Cpu>::try_for_variable(&op, options)?),
+                true => {
+                    let mut multigrid = Multigrid::<T, N, Cpu>::try_for_variable(&op, options)?;
+                    // The processes' agreed null space, not the gathered rows' own rounding.
+                    multigrid.singular = singular;
+                    Some(multigrid)
+                }
                 false => None,
             };
             Ok(Some(Gathered { op: LevelOperator::Variable(op), multigrid, singular }))
