@@ -55,6 +55,16 @@ pub(crate) fn row_count<const N: usize>(len: usize, shape: &[usize; N]) -> usize
 }
 
 /// Strides of a C-order (last axis fastest) array of `shape`, in elements.
+/// The index of element `i` of `shape` in row-major order (`i` below the element count).
+pub(crate) fn row_major_index<const N: usize>(mut i: usize, shape: [usize; N]) -> [usize; N] {
+    let mut index = [0; N];
+    for k in (0..N).rev() {
+        index[k] = i % shape[k];
+        i /= shape[k];
+    }
+    index
+}
+
 pub(crate) fn row_major_strides<const N: usize>(shape: &[usize; N]) -> [isize; N] {
     let mut strides = [0isize; N];
     let mut step = 1isize;

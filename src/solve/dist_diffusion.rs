@@ -13,6 +13,7 @@ use crate::array::Array;
 use crate::dist::{DistArray, DistBackend};
 use crate::error::{or_panic, Error, Result};
 use crate::kernel::{ElementwiseKernels, StencilKernels};
+use crate::shape::row_major_index as index;
 use crate::stencil::{Boundaries, Side, VariableStencil};
 
 impl<T: SolverScalar + Equivalence, const N: usize, B: DistBackend + StencilKernels + ElementwiseKernels>
@@ -124,14 +125,4 @@ fn refuse(reason: String) -> Error {
         reason,
         fix: "give a positive, finite conductivity at every point and positive spacings",
     }
-}
-
-/// The index of element `i` of `shape`, row-major.
-fn index<const N: usize>(mut i: usize, shape: [usize; N]) -> [usize; N] {
-    let mut p = [0; N];
-    for a in (0..N).rev() {
-        p[a] = i % shape[a];
-        i /= shape[a];
-    }
-    p
 }

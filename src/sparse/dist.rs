@@ -17,6 +17,7 @@ use crate::dist::{Decomposition, DistArray, DistBackend};
 use crate::element::{Float, Pod};
 use crate::error::{or_panic, Error, Result};
 use crate::kernel::{Backend, Cpu, SparseKernels};
+use crate::shape::row_major_index as point;
 use crate::solve::{DistOperator, LinearOperator};
 
 /// A CSR matrix acting on one process's block of a distributed grid padded by `halo` points on
@@ -143,25 +144,15 @@ impl<T: Float + Equivalence, const N: usize, B: DistBackend + SparseKernels>
     }
 }
 
-/// The points of `shape`, saturating: a grid beyond memory matches no matrix's shape (a
-/// block's product fits: it is allocated).
-fn points<const N: usize>(shape: &[usize; N]) -> usize {
-    shape.iter().try_fold(1usize, |n, &k| n.checked_mul(k)).unwrap_or(usize::MAX)
-}
-
 /// Row-major index of point `g` of `shape`.
 fn flat<const N: usize>(g: [usize; N], shape: [usize; N]) -> usize {
     (0..N).fold(0, |i, k| i * shape[k] + g[k])
 }
 
-/// The point of `shape` at row-major index `i`.
-fn point<const N: usize>(mut i: usize, shape: [usize; N]) -> [usize; N] {
-    let mut g = [0; N];
-    for k in (0..N).rev() {
-        g[k] = i % shape[k];
-        i /= shape[k];
-    }
-    g
+/// The points of `shape`, saturating: a grid beyond memory matches no matrix's shape (a
+/// block's product fits: it is allocated).
+fn points<const N: usize>(shape: &[usize; N]) -> usize {
+    shape.iter().try_fold(1usize, |n, &k| n.checked_mul(k)).unwrap_or(usize::MAX)
 }
 
 fn check_shape<T: Pod>(op: &'static str, m: &CsrMatrix<T>, expected: [usize; 2]) -> Result<()> {

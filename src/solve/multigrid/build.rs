@@ -291,13 +291,8 @@ pub(super) fn rows_annihilate_constants<T: SolverScalar, const N: usize>(
 ) -> bool {
     let mut weights = vec![0.0; rows.offsets().len()];
     (0..shape.iter().product::<usize>()).all(|flat| {
-        let mut rest = flat;
-        let mut p = origin;
-        for k in (0..N).rev() {
-            p[k] += rest % shape[k];
-            rest /= shape[k];
-        }
-        rows.row(p, &mut weights);
+        let l = crate::shape::row_major_index(flat, shape);
+        rows.row(core::array::from_fn(|k| origin[k] + l[k]), &mut weights);
         sums_to_zero::<T>(weights.iter().copied())
     })
 }
