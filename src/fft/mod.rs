@@ -1,0 +1,504 @@
+//! Discrete Fourier transforms (feature `fft`), with NumPy's names, arguments and `norm` modes:
+//! [`fft`], [`ifft`], [`fftn`], [`ifftn`] of complex arrays, [`rfft`], [`irfft`], [`rfftn`],
+//! [`irfftn`] between real arrays and their half spectra, and the sample frequencies
+//! [`fftfreq`], [`rfftfreq`].
+//!
+//! Any length (rustfft: mixed radix, Rader and Bluestein for large primes; realfft for the real
+//! transforms), along any axis or set of axes of any rank, from arrays and views of any layout
+//! (the input is read once into the result's row-major order, never modified). Plans are made
+//! once per length and type for the whole process; batches of lanes run on rayon's threads.
+//! Transforms return new row-major arrays on the CPU; complex elements are
+//! [`Complex<f32>`](Complex) and `Complex<f64>` (num-complex, re-exported at the crate root).
+//!
+//! ```
+//! use cnda::prelude::*;
+//! use cnda::fft::{fft, ifft, rfft, irfft, Norm};
+//! use cnda::Complex;
+//!
+//! let x = Array::from_fn([8], |[i]| Complex::new(i as f64, 0.0));
+//! let spectrum = fft(&x, 0, Norm::Backward);
+//! assert_eq!(spectrum[[0]], Complex::new(28.0, 0.0)); // the sum
+//! let back = ifft(&spectrum, 0, Norm::Backward);
+//! assert!((back[[3]] - x[[3]]).norm() < 1e-12);
+//!
+//! // A real signal's half spectrum, and back to its 6 points.
+//! let s = Array::from_fn([4, 6], |[i, j]| (i * 6 + j) as f32);
+//! let half = rfft(&s, 1, Norm::Ortho);
+//! assert_eq!(half.shape(), [4, 4]);
+//! let again = irfft(&half, 6, 1, Norm::Ortho);
+//! assert!((again[[2, 5]] - s[[2, 5]]).abs() < 1e-4);
+//! ```
+//!
+//! **Scaling** ([`Norm`], NumPy's `norm`): `Backward` (the default) leaves the forward transform
+//! unscaled and divides the inverse by `n`; `Ortho` scales both by `1 / sqrt(n)`; `Forward`
+//! divides the forward one by `n`. An n-dimensional transform scales by the product of its
+//! axes' lengths.
+//!
+//! **Errors**: an axis beyond the rank is `Error::AxisOutOfRange`; an axis of length zero, an
+//! empty or repeated list of axes, or an output length of zero is `Error::Parameter`; a scratch
+//! the host cannot allocate is `Error::Alloc`. Each function panics with the error's message at
+//! the caller's line; its `try_` twin returns it.
+
+mod lanes;
+mod plans;
+
+use num_complex::Complex;
+
+pub use plans::FftFloat;
+
+use crate::array::Array;
+use crate::element::{Numeric, Pod};
+use crate::error::{or_panic, Error, Result};
+use crate::kernel::{CopyKernels, Cpu};
+use crate::ops::operand::AsOperand;
+use lanes::Around;
+
+/// How a transform is scaled: NumPy's `norm` argument.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Norm {
+    /// The forward transform unscaled, the inverse divided by `n` (NumPy's default).
+    #[default]
+    Backward,
+    /// Both directions scaled by `1 / sqrt(n)`: the transform is unitary.
+    Ortho,
+    /// The forward transform divided by `n`, the inverse unscaled.
+    Forward,
+}
+
+impl Norm {
+    /// The factor of a forward or inverse transform of `n` points; `None` for none.
+    fn factor<T: FftFloat>(self, n: usize, forward: bool) -> Option<T> {
+        match (self, forward) {
+            (Norm::Backward, true) | (Norm::Forward, false) => None,
+            (Norm::Backward, false) | (Norm::Forward, true) => Some(T::ONE / count::<T>(n)),
+            (Norm::Ortho, _) => Some(T::ONE / count::<T>(n).sqrt()),
+        }
+    }
+}
+
+/// The transform of `a` along `axis` (`X[k] = sum_j x[j] e^(-2 pi i j k / n)`, scaled as `norm`
+/// says): NumPy's `np.fft.fft(a, axis=axis, norm=...)`.
+///
+/// # Panics
+///
+/// As [`try_fft`] errs.
+#[track_caller]
+pub fn fft<T: FftFloat, const N: usize>(
+    a: impl AsOperand<Complex<T>, N>,
+    axis: usize,
+    norm: Norm,
+) -> Array<Complex<T>, N> {
+    or_panic(try_fft(a, axis, norm))
+}
+
+/// [`fft`], returning errors.
+///
+/// # Errors
+///
+/// See the [module](self).
+pub fn try_fft<T: FftFloat, const N: usize>(
+    a: impl AsOperand<Complex<T>, N>,
+    axis: usize,
+    norm: Norm,
+) -> Result<Array<Complex<T>, N>> {
+    complex_along("fft", &row_major("fft", &a)?, axis, norm, true)
+}
+
+/// The inverse transform of `a` along `axis` (`x[j] = sum_k X[k] e^(2 pi i j k / n)`, divided
+/// by `n` under the default `norm`): NumPy's `np.fft.ifft`.
+///
+/// # Panics
+///
+/// As [`try_ifft`] errs.
+#[track_caller]
+pub fn ifft<T: FftFloat, const N: usize>(
+    a: impl AsOperand<Complex<T>, N>,
+    axis: usize,
+    norm: Norm,
+) -> Array<Complex<T>, N> {
+    or_panic(try_ifft(a, axis, norm))
+}
+
+/// [`ifft`], returning errors.
+///
+/// # Errors
+///
+/// See the [module](self).
+pub fn try_ifft<T: FftFloat, const N: usize>(
+    a: impl AsOperand<Complex<T>, N>,
+    axis: usize,
+    norm: Norm,
+) -> Result<Array<Complex<T>, N>> {
+    complex_along("ifft", &row_major("ifft", &a)?, axis, norm, false)
+}
+
+/// The transform of `a` along each of `axes` (NumPy's `np.fft.fftn(a, axes=axes)`, `fft2` for
+/// two of them).
+///
+/// # Panics
+///
+/// As [`try_fftn`] errs.
+#[track_caller]
+pub fn fftn<T: FftFloat, const N: usize>(
+    a: impl AsOperand<Complex<T>, N>,
+    axes: &[usize],
+    norm: Norm,
+) -> Array<Complex<T>, N> {
+    or_panic(try_fftn(a, axes, norm))
+}
+
+/// [`fftn`], returning errors.
+///
+/// # Errors
+///
+/// See the [module](self).
+pub fn try_fftn<T: FftFloat, const N: usize>(
+    a: impl AsOperand<Complex<T>, N>,
+    axes: &[usize],
+    norm: Norm,
+) -> Result<Array<Complex<T>, N>> {
+    complex_along_each("fftn", &a, axes, norm, true)
+}
+
+/// The inverse of [`fftn`] (NumPy's `np.fft.ifftn`, `ifft2` for two axes).
+///
+/// # Panics
+///
+/// As [`try_ifftn`] errs.
+#[track_caller]
+pub fn ifftn<T: FftFloat, const N: usize>(
+    a: impl AsOperand<Complex<T>, N>,
+    axes: &[usize],
+    norm: Norm,
+) -> Array<Complex<T>, N> {
+    or_panic(try_ifftn(a, axes, norm))
+}
+
+/// [`ifftn`], returning errors.
+///
+/// # Errors
+///
+/// See the [module](self).
+pub fn try_ifftn<T: FftFloat, const N: usize>(
+    a: impl AsOperand<Complex<T>, N>,
+    axes: &[usize],
+    norm: Norm,
+) -> Result<Array<Complex<T>, N>> {
+    complex_along_each("ifftn", &a, axes, norm, false)
+}
+
+/// The half spectrum of the real array `a` along `axis`: the `n / 2 + 1` non-negative
+/// frequencies of its transform (the others are their conjugates). NumPy's `np.fft.rfft`.
+///
+/// # Panics
+///
+/// As [`try_rfft`] errs.
+#[track_caller]
+pub fn rfft<T: FftFloat, const N: usize>(a: impl AsOperand<T, N>, axis: usize, norm: Norm) -> Array<Complex<T>, N> {
+    or_panic(try_rfft(a, axis, norm))
+}
+
+/// [`rfft`], returning errors.
+///
+/// # Errors
+///
+/// See the [module](self).
+pub fn try_rfft<T: FftFloat, const N: usize>(
+    a: impl AsOperand<T, N>,
+    axis: usize,
+    norm: Norm,
+) -> Result<Array<Complex<T>, N>> {
+    real_along("rfft", &row_major("rfft", &a)?, axis, norm)
+}
+
+/// The real array of `n` points along `axis` whose half spectrum is `a` (NumPy's
+/// `np.fft.irfft(a, n, axis)`): `a`'s first `n / 2 + 1` values along the axis, zeros past its
+/// end; the imaginary parts of the zero frequency (and of the last one for even `n`) are
+/// ignored, as NumPy ignores them. `n` is usually the length the spectrum came from
+/// (`2 (m - 1)` or `2 m - 1` for `m` values): it cannot be told from `a` alone.
+///
+/// # Panics
+///
+/// As [`try_irfft`] errs.
+#[track_caller]
+pub fn irfft<T: FftFloat, const N: usize>(
+    a: impl AsOperand<Complex<T>, N>,
+    n: usize,
+    axis: usize,
+    norm: Norm,
+) -> Array<T, N> {
+    or_panic(try_irfft(a, n, axis, norm))
+}
+
+/// [`irfft`], returning errors.
+///
+/// # Errors
+///
+/// See the [module](self).
+pub fn try_irfft<T: FftFloat, const N: usize>(
+    a: impl AsOperand<Complex<T>, N>,
+    n: usize,
+    axis: usize,
+    norm: Norm,
+) -> Result<Array<T, N>> {
+    real_inverse_along("irfft", &row_major("irfft", &a)?, n, axis, norm)
+}
+
+/// The real transform along the last of `axes`, then the complex one along the others
+/// (NumPy's `np.fft.rfftn(a, axes=axes)`, `rfft2` for two).
+///
+/// # Panics
+///
+/// As [`try_rfftn`] errs.
+#[track_caller]
+pub fn rfftn<T: FftFloat, const N: usize>(
+    a: impl AsOperand<T, N>,
+    axes: &[usize],
+    norm: Norm,
+) -> Array<Complex<T>, N> {
+    or_panic(try_rfftn(a, axes, norm))
+}
+
+/// [`rfftn`], returning errors.
+///
+/// # Errors
+///
+/// See the [module](self).
+pub fn try_rfftn<T: FftFloat, const N: usize>(
+    a: impl AsOperand<T, N>,
+    axes: &[usize],
+    norm: Norm,
+) -> Result<Array<Complex<T>, N>> {
+    let op = "rfftn";
+    let (&last, rest) = checked_axes(op, axes, N)?;
+    let mut x = real_along(op, &row_major(op, &a)?, last, norm)?;
+    for &axis in rest.iter().rev() {
+        x = complex_along(op, &x, axis, norm, true)?;
+    }
+    Ok(x)
+}
+
+/// The inverse of [`rfftn`]: the complex inverse along all of `axes` but the last, then
+/// [`irfft`] to `n` points along the last (NumPy's `np.fft.irfftn(a, s, axes)` with `s` the
+/// lengths of the others unchanged).
+///
+/// # Panics
+///
+/// As [`try_irfftn`] errs.
+#[track_caller]
+pub fn irfftn<T: FftFloat, const N: usize>(
+    a: impl AsOperand<Complex<T>, N>,
+    axes: &[usize],
+    n: usize,
+    norm: Norm,
+) -> Array<T, N> {
+    or_panic(try_irfftn(a, axes, n, norm))
+}
+
+/// [`irfftn`], returning errors.
+///
+/// # Errors
+///
+/// See the [module](self).
+pub fn try_irfftn<T: FftFloat, const N: usize>(
+    a: impl AsOperand<Complex<T>, N>,
+    axes: &[usize],
+    n: usize,
+    norm: Norm,
+) -> Result<Array<T, N>> {
+    let op = "irfftn";
+    let (&last, rest) = checked_axes(op, axes, N)?;
+    let mut x = row_major(op, &a)?;
+    for &axis in rest.iter().rev() {
+        x = complex_along(op, &x, axis, norm, false)?;
+    }
+    real_inverse_along(op, &x, n, last, norm)
+}
+
+/// The sample frequencies of a transform of `n` points `d` apart, in its order: `0, 1, ..,
+/// (n - 1) / 2, -(n / 2), .., -1`, each divided by `n d` (NumPy's `np.fft.fftfreq`).
+pub fn fftfreq<T: FftFloat>(n: usize, d: T) -> Array<T, 1> {
+    let scale = T::ONE / (count::<T>(n) * d);
+    Array::from_fn([n], |[k]| match k < n.div_ceil(2) {
+        true => count::<T>(k) * scale,
+        false => -(count::<T>(n - k) * scale),
+    })
+}
+
+/// The sample frequencies of [`rfft`]'s `n / 2 + 1` values: `0, 1, .., n / 2`, each divided by
+/// `n d` (NumPy's `np.fft.rfftfreq`).
+pub fn rfftfreq<T: FftFloat>(n: usize, d: T) -> Array<T, 1> {
+    let scale = T::ONE / (count::<T>(n) * d);
+    Array::from_fn([n / 2 + 1], |[k]| count::<T>(k) * scale)
+}
+
+/// `a`'s elements in a new row-major array.
+fn row_major<T: Pod, const N: usize>(op: &'static str, a: &impl AsOperand<T, N>) -> Result<Array<T, N>> {
+    let src = a.operand_desc();
+    let mut out = Array::<T, N>::try_zeros(src.shape).map_err(|e| match e {
+        Error::Alloc { bytes, reason, .. } => Error::Alloc { op, bytes, reason },
+        e => e,
+    })?;
+    // SAFETY: `src` describes the live operand `a`, borrowed for the call (`AsOperand`'s
+    // contract); `out` is a new array of its shape, distinct from it.
+    unsafe { <Cpu as CopyKernels>::copy(&Cpu, out.desc_mut(), src) }?;
+    Ok(out)
+}
+
+/// The length of `axis` of `shape`, which must exist and hold a point.
+fn length<const N: usize>(op: &'static str, shape: [usize; N], axis: usize) -> Result<usize> {
+    let Some(&n) = shape.get(axis) else { return Err(Error::AxisOutOfRange { op, axis, rank: N }) };
+    if n == 0 {
+        return Err(Error::Parameter {
+            op,
+            reason: format!("axis {axis} of shape {shape:?} has no points, and a transform needs at least one"),
+            fix: "transform an axis of length 1 or more (slice the array, or pick another axis)",
+        });
+    }
+    Ok(n)
+}
+
+/// `axes` split into its last and the others, after checking that it names distinct axes below
+/// `rank`, at least one.
+fn checked_axes<'a>(op: &'static str, axes: &'a [usize], rank: usize) -> Result<(&'a usize, &'a [usize])> {
+    if let Some(&axis) = axes.iter().find(|&&a| a >= rank) {
+        return Err(Error::AxisOutOfRange { op, axis, rank });
+    }
+    let repeated = axes.iter().enumerate().any(|(k, a)| axes[..k].contains(a));
+    match axes.split_last() {
+        Some(split) if !repeated => Ok(split),
+        _ => Err(Error::Parameter {
+            op,
+            reason: format!("the axes {axes:?} are not a list of distinct axes"),
+            fix: "name each axis to transform once, at least one (all of them: `&[0, 1, .., N - 1]`)",
+        }),
+    }
+}
+
+/// The complex transform of `x` along each of `axes`, the last first (as NumPy orders them).
+fn complex_along_each<T: FftFloat, const N: usize>(
+    op: &'static str,
+    a: &impl AsOperand<Complex<T>, N>,
+    axes: &[usize],
+    norm: Norm,
+    forward: bool,
+) -> Result<Array<Complex<T>, N>> {
+    let (&last, rest) = checked_axes(op, axes, N)?;
+    let mut x = complex_along(op, &row_major(op, a)?, last, norm, forward)?;
+    for &axis in rest.iter().rev() {
+        x = complex_along(op, &x, axis, norm, forward)?;
+    }
+    Ok(x)
+}
+
+/// The complex transform of the row-major `x` along `axis`.
+fn complex_along<T: FftFloat, const N: usize>(
+    op: &'static str,
+    x: &Array<Complex<T>, N>,
+    axis: usize,
+    norm: Norm,
+    forward: bool,
+) -> Result<Array<Complex<T>, N>> {
+    let n = length(op, x.shape(), axis)?;
+    let plan = plans::complex::<T>(n, forward);
+    let scale = norm.factor::<T>(n, forward);
+    let mut out = Array::try_zeros(x.shape())?;
+    let around = Around::new(x.shape(), axis);
+    lanes::along_axis(op, x.as_slice(), out.as_mut_slice(), around, (n, n), |lanes_in, lanes_out| {
+        let mut scratch = lanes::scratch(op, plan.get_outofplace_scratch_len())?;
+        plan.process_outofplace_with_scratch(lanes_in, lanes_out, &mut scratch);
+        scaled(lanes_out, scale);
+        Ok(())
+    })?;
+    Ok(out)
+}
+
+/// The half spectrum of the row-major real `x` along `axis`.
+fn real_along<T: FftFloat, const N: usize>(
+    op: &'static str,
+    x: &Array<T, N>,
+    axis: usize,
+    norm: Norm,
+) -> Result<Array<Complex<T>, N>> {
+    let n = length(op, x.shape(), axis)?;
+    let plan = plans::real::<T>(n);
+    let scale = norm.factor::<T>(n, true);
+    let mut shape = x.shape();
+    shape[axis] = n / 2 + 1;
+    let mut out = Array::try_zeros(shape)?;
+    let around = Around::new(shape, axis);
+    lanes::along_axis(op, x.as_slice(), out.as_mut_slice(), around, (n, n / 2 + 1), |lanes_in, lanes_out| {
+        let mut scratch = lanes::scratch(op, plan.get_scratch_len())?;
+        for (lane, spectrum) in lanes_in.chunks_exact_mut(n).zip(lanes_out.chunks_exact_mut(n / 2 + 1)) {
+            plan.process_with_scratch(lane, spectrum, &mut scratch).map_err(|e| realfft_error(op, e))?;
+        }
+        scaled(lanes_out, scale);
+        Ok(())
+    })?;
+    Ok(out)
+}
+
+/// The real signal of `n` points along `axis` whose half spectrum is the row-major `x`.
+fn real_inverse_along<T: FftFloat, const N: usize>(
+    op: &'static str,
+    x: &Array<Complex<T>, N>,
+    n: usize,
+    axis: usize,
+    norm: Norm,
+) -> Result<Array<T, N>> {
+    let given = length(op, x.shape(), axis)?;
+    if n == 0 {
+        return Err(Error::Parameter {
+            op,
+            reason: "an output of 0 points along the axis".into(),
+            fix: "ask for the length the spectrum came from: 2 (m - 1) or 2 m - 1 points for m values",
+        });
+    }
+    let plan = plans::real_inverse::<T>(n);
+    let scale = norm.factor::<T>(n, false);
+    let half = n / 2 + 1;
+    let mut shape = x.shape();
+    shape[axis] = n;
+    let mut out = Array::try_zeros(shape)?;
+    let around = Around::new(shape, axis);
+    lanes::along_axis(op, x.as_slice(), out.as_mut_slice(), around, (given, n), |lanes_in, lanes_out| {
+        let mut scratch = lanes::scratch(op, plan.get_scratch_len())?;
+        let mut spectrum = lanes::scratch::<Complex<T>>(op, half)?;
+        for (lane, signal) in lanes_in.chunks_exact(given).zip(lanes_out.chunks_exact_mut(n)) {
+            // NumPy's length: the first `n / 2 + 1` values, zeros beyond the given ones.
+            let kept = given.min(half);
+            spectrum[..kept].copy_from_slice(&lane[..kept]);
+            spectrum[kept..].fill(Complex::new(T::ZERO, T::ZERO));
+            // The zero frequency's (and an even length's last) imaginary part is not part of a
+            // real signal's spectrum: NumPy ignores it, and realfft would refuse it.
+            spectrum[0].im = T::ZERO;
+            if n % 2 == 0 {
+                spectrum[half - 1].im = T::ZERO;
+            }
+            plan.process_with_scratch(&mut spectrum, signal, &mut scratch).map_err(|e| realfft_error(op, e))?;
+        }
+        if let Some(s) = scale {
+            lanes_out.iter_mut().for_each(|v| *v = *v * s);
+        }
+        Ok(())
+    })?;
+    Ok(out)
+}
+
+/// `n` as a `T` (rounded).
+fn count<T: FftFloat>(n: usize) -> T {
+    <T as Numeric>::from_usize(n)
+}
+
+/// Every value of `values` times `scale`, if any.
+fn scaled<T: FftFloat>(values: &mut [Complex<T>], scale: Option<T>) {
+    if let Some(s) = scale {
+        values.iter_mut().for_each(|v| *v = v.scale(s));
+    }
+}
+
+/// A realfft refusal (its buffers are sized here, and the imaginary parts it checks are
+/// cleared): a defect of this module if it ever comes.
+fn realfft_error(op: &'static str, e: realfft::FftError) -> Error {
+    Error::Parameter { op, reason: format!("the real transform refused its buffers: {e}"), fix: "report this as a bug of cnda" }
+}

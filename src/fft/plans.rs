@@ -1,0 +1,65 @@
+//! The float types transforms take, and their plans: one planner per type for the whole process
+//! (rustfft's and realfft's planners keep every plan they made, so a length is planned once and
+//! its plan, shared by reference count, serves every thread).
+
+use std::sync::{Arc, Mutex, OnceLock};
+
+use realfft::{ComplexToReal, RealFftPlanner, RealToComplex};
+use rustfft::{Fft, FftPlanner};
+
+use crate::element::Float;
+
+mod sealed {
+    use std::sync::Mutex;
+
+    /// One planner of each kind for one float type.
+    pub struct Planners<T: rustfft::FftNum> {
+        pub(super) complex: Mutex<rustfft::FftPlanner<T>>,
+        pub(super) real: Mutex<realfft::RealFftPlanner<T>>,
+    }
+
+    pub trait Sealed: rustfft::FftNum {
+        /// The process's planners for this type.
+        fn planners() -> &'static Planners<Self>;
+    }
+}
+
+/// The real types of transforms: `f32` (with `Complex<f32>` spectra) and `f64`. Sealed.
+pub trait FftFloat: Float + rustfft::FftNum + sealed::Sealed {}
+
+macro_rules! fft_float {
+    ($($t:ty),*) => {$(
+        impl sealed::Sealed for $t {
+            fn planners() -> &'static sealed::Planners<Self> {
+                static PLANNERS: OnceLock<sealed::Planners<$t>> = OnceLock::new();
+                PLANNERS.get_or_init(|| sealed::Planners {
+                    complex: Mutex::new(FftPlanner::new()),
+                    real: Mutex::new(RealFftPlanner::new()),
+                })
+            }
+        }
+        impl FftFloat for $t {}
+    )*};
+}
+
+fft_float!(f32, f64);
+
+/// The complex transform of `len` points, forward or inverse (unscaled).
+pub(super) fn complex<T: FftFloat>(len: usize, forward: bool) -> Arc<dyn Fft<T>> {
+    // A planner poisoned by a panicking thread still holds valid plans.
+    let mut planner = T::planners().complex.lock().unwrap_or_else(|e| e.into_inner());
+    match forward {
+        true => planner.plan_fft_forward(len),
+        false => planner.plan_fft_inverse(len),
+    }
+}
+
+/// The real-to-complex transform of `len` points.
+pub(super) fn real<T: FftFloat>(len: usize) -> Arc<dyn RealToComplex<T>> {
+    T::planners().real.lock().unwrap_or_else(|e| e.into_inner()).plan_fft_forward(len)
+}
+
+/// The complex-to-real transform to `len` points (unscaled).
+pub(super) fn real_inverse<T: FftFloat>(len: usize) -> Arc<dyn ComplexToReal<T>> {
+    T::planners().real.lock().unwrap_or_else(|e| e.into_inner()).plan_fft_inverse(len)
+}

@@ -1,0 +1,241 @@
+//! `cnda::fft` against a naive discrete Fourier transform written here (sums of `x[j] e^(-2 pi i
+//! j k / n)` in `f64`, without cnda's transform code): random shapes, axes, norms and layouts,
+//! prime lengths (Rader's and Bluestein's algorithms inside rustfft), both precisions; round
+//! trips, Parseval, the real transforms against the complex ones, NumPy's frequencies, and every
+//! refusal.
+#![cfg(feature = "fft")]
+
+use cnda::fft::{self, Norm};
+use cnda::prelude::*;
+use cnda::Complex;
+use proptest::prelude::*;
+
+type C64 = Complex<f64>;
+
+/// The naive transform of `x` (row-major, `shape`) along `axis`, forward or inverse, scaled as
+/// NumPy's `norm` says.
+fn naive(x: &[C64], shape: &[usize], axis: usize, forward: bool, norm: Norm) -> Vec<C64> {
+    let n = shape[axis];
+    let inner: usize = shape[axis + 1..].iter().product();
+    let outer: usize = shape[..axis].iter().product();
+    let sign = if forward { -1.0 } else { 1.0 };
+    let scale = match (norm, forward) {
+        (Norm::Backward, true) | (Norm::Forward, false) => 1.0,
+        (Norm::Ortho, _) => 1.0 / (n as f64).sqrt(),
+        _ => 1.0 / n as f64,
+    };
+    let mut out = vec![C64::new(0.0, 0.0); x.len()];
+    for o in 0..outer {
+        for i in 0..inner {
+            for k in 0..n {
+                let mut sum = C64::new(0.0, 0.0);
+                for j in 0..n {
+                    // The angle reduced exactly first: (j k mod n) / n.
+                    let angle = sign * 2.0 * std::f64::consts::PI * ((j * k) % n) as f64 / n as f64;
+                    sum += x[(o * n + j) * inner + i] * C64::new(angle.cos(), angle.sin());
+                }
+                out[(o * n + k) * inner + i] = sum * scale;
+            }
+        }
+    }
+    out
+}
+
+/// The largest distance between `got` and `want`, relative to `want`'s largest magnitude.
+fn relative_error(got: &[C64], want: &[C64]) -> f64 {
+    let size = want.iter().map(|w| w.norm()).fold(1e-300, f64::max);
+    got.iter().zip(want).map(|(g, w)| (g - w).norm()).fold(0.0, f64::max) / size
+}
+
+fn signal(shape: &[usize], seed: u64) -> Vec<C64> {
+    let len: usize = shape.iter().product();
+    (0..len as u64)
+        .map(|k| {
+            let h = (k + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15).wrapping_add(seed.wrapping_mul(0xBF58_476D_1CE4_E5B9));
+            C64::new((h >> 11) as f64 / (1u64 << 53) as f64 - 0.5, ((h >> 3) % 1000) as f64 / 1000.0 - 0.5)
+        })
+        .collect()
+}
+
+fn array3(shape: [usize; 3], data: &[C64]) -> Array<C64, 3> {
+    Array::from_fn(shape, |[a, b, c]| data[(a * shape[1] + b) * shape[2] + c])
+}
+
+const NORMS: [Norm; 3] = [Norm::Backward, Norm::Ortho, Norm::Forward];
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// Any axis of a 3D array of odd, even and prime lengths, every norm, both directions,
+    /// in f64 and f32, from a row-major array and from a transposed view of another.
+    #[test]
+    fn transforms_match_the_naive_sum(
+        shape in prop::array::uniform3(prop::sample::select(vec![1usize, 2, 3, 5, 7, 8, 12, 13, 16, 17])),
+        axis in 0usize..3,
+        norm in 0usize..3,
+        forward: bool,
+        seed: u64,
+    ) {
+        let norm = NORMS[norm];
+        let data = signal(&shape, seed);
+        let want = naive(&data, &shape, axis, forward, norm);
+        let a = array3(shape, &data);
+        let got = if forward { fft::fft(&a, axis, norm) } else { fft::ifft(&a, axis, norm) };
+        prop_assert!(relative_error(got.as_slice(), &want) < 1e-12);
+        // The same values through a transposed view of the axes reversed.
+        let reversed = Array::from_fn([shape[2], shape[1], shape[0]], |[c, b, a]| data[(a * shape[1] + b) * shape[2] + c]);
+        let view = reversed.view().permute([2, 1, 0]);
+        let through_view = if forward { fft::fft(view, axis, norm) } else { fft::ifft(view, axis, norm) };
+        prop_assert_eq!(through_view.as_slice(), got.as_slice());
+        // f32: the same within its precision.
+        let a32 = a.map(|c| Complex::new(c.re as f32, c.im as f32));
+        let got32 = if forward { fft::fft(&a32, axis, norm) } else { fft::ifft(&a32, axis, norm) };
+        let widened: Vec<C64> = got32.as_slice().iter().map(|c| C64::new(c.re as f64, c.im as f64)).collect();
+        prop_assert!(relative_error(&widened, &want) < 1e-5);
+    }
+
+    /// The half spectrum is the complex transform's first `n / 2 + 1` values, and `irfft` to the
+    /// original length gives the signal back, for even and odd lengths on every axis.
+    #[test]
+    fn real_transforms_are_half_spectra_and_invert(
+        shape in prop::array::uniform3(1usize..10),
+        axis in 0usize..3,
+        norm in 0usize..3,
+        seed: u64,
+    ) {
+        let norm = NORMS[norm];
+        let data: Vec<f64> = signal(&shape, seed).iter().map(|c| c.re).collect();
+        let real = Array::from_fn(shape, |[a, b, c]| data[(a * shape[1] + b) * shape[2] + c]);
+        let half = fft::rfft(&real, axis, norm);
+        let n = shape[axis];
+        let full = fft::fft(real.map(|x| C64::new(x, 0.0)), axis, norm);
+        let mut kept = shape;
+        kept[axis] = n / 2 + 1;
+        prop_assert_eq!(half.shape(), kept);
+        let expected = Array::from_fn(kept, |[a, b, c]| full[[a, b, c]]);
+        prop_assert!(relative_error(half.as_slice(), expected.as_slice()) < 1e-13);
+        let back = fft::irfft(&half, n, axis, norm);
+        let err = back.as_slice().iter().zip(&data).map(|(g, w)| (g - w).abs()).fold(0.0, f64::max);
+        prop_assert!(err < 1e-12, "{}", err);
+    }
+}
+
+#[test]
+fn prime_lengths_take_the_large_prime_algorithms() {
+    for n in [97, 1009, 2003] {
+        let data = signal(&[n], n as u64);
+        let a = Array::from_fn([n], |[k]| data[k]);
+        let got = fft::fft(&a, 0, Norm::Backward);
+        assert!(relative_error(got.as_slice(), &naive(&data, &[n], 0, true, Norm::Backward)) < 1e-11, "{n}");
+        let back = fft::ifft(&got, 0, Norm::Backward);
+        assert!(relative_error(back.as_slice(), &data) < 1e-12, "{n}");
+    }
+}
+
+#[test]
+fn n_dimensional_transforms_are_the_one_dimensional_ones_in_turn_and_keep_parseval() {
+    let shape = [6, 5, 9];
+    let data = signal(&shape, 7);
+    let a = array3(shape, &data);
+    let all = fft::fftn(&a, &[0, 1, 2], Norm::Backward);
+    let mut step = data.clone();
+    for axis in [2, 1, 0] {
+        step = naive(&step, &shape, axis, true, Norm::Backward);
+    }
+    assert!(relative_error(all.as_slice(), &step) < 1e-12);
+    // Parseval: sum |x|^2 = sum |X|^2 / n (the ortho transform keeps the sum itself).
+    let energy = |v: &[C64]| v.iter().map(|c| c.norm_sqr()).sum::<f64>();
+    let n = 6.0 * 5.0 * 9.0;
+    assert!((energy(all.as_slice()) / n - energy(&data)).abs() < 1e-10 * energy(&data));
+    let ortho = fft::fftn(&a, &[2, 0, 1], Norm::Ortho);
+    assert!((energy(ortho.as_slice()) - energy(&data)).abs() < 1e-10 * energy(&data));
+    // Two axes of three, and back.
+    let two = fft::fftn(&a, &[0, 2], Norm::Forward);
+    let back = fft::ifftn(&two, &[2, 0], Norm::Forward);
+    assert!(relative_error(back.as_slice(), &data) < 1e-12);
+    // rfftn: the real transform along the last axis named, then the others.
+    let real = a.map(|c| c.re);
+    let half = fft::rfftn(&real, &[1, 2], Norm::Backward);
+    assert_eq!(half.shape(), [6, 5, 5]);
+    let full = fft::fftn(real.map(|x| C64::new(x, 0.0)), &[1, 2], Norm::Backward);
+    let expected = Array::from_fn([6, 5, 5], |[i, j, k]| full[[i, j, k]]);
+    assert!(relative_error(half.as_slice(), expected.as_slice()) < 1e-12);
+    let again = fft::irfftn(&half, &[1, 2], 9, Norm::Backward);
+    let err = again.as_slice().iter().zip(real.as_slice()).map(|(g, w)| (g - w).abs()).fold(0.0, f64::max);
+    assert!(err < 1e-12, "{err}");
+}
+
+#[test]
+fn irfft_follows_numpy_on_lengths_and_ignored_imaginary_parts() {
+    // A spectrum of 4 values to 6 points, to 5, and to 10 (zeros past the end), against the
+    // complex inverse of its Hermitian extension.
+    let half = Array::from_fn([4], |[k]| C64::new(1.0 + k as f64, if k == 0 { 9.0 } else { 0.5 * k as f64 }));
+    for n in [6, 5, 10, 3] {
+        let got = fft::irfft(&half, n, 0, Norm::Backward);
+        let h = n / 2 + 1;
+        let value = |k: usize| if k < 4 { half[[k]] } else { C64::new(0.0, 0.0) };
+        let full: Vec<C64> = (0..n)
+            .map(|k| {
+                let mut v = if k < h { value(k) } else { value(n - k).conj() };
+                if k == 0 || (n % 2 == 0 && k == n / 2) {
+                    v.im = 0.0; // NumPy ignores these imaginary parts
+                }
+                v
+            })
+            .collect();
+        let want = naive(&full, &[n], 0, false, Norm::Backward);
+        let err = got.as_slice().iter().zip(&want).map(|(g, w)| (g - w.re).abs()).fold(0.0, f64::max);
+        assert!(err < 1e-12, "{n}: {err}");
+    }
+}
+
+#[test]
+fn frequencies_follow_numpy() {
+    assert_eq!(fft::fftfreq(8, 0.5).as_slice(), &[0.0, 0.25, 0.5, 0.75, -1.0, -0.75, -0.5, -0.25]);
+    assert_eq!(fft::fftfreq(5, 1.0f32).as_slice(), &[0.0, 0.2, 0.4, -0.4, -0.2]);
+    // NumPy 2's `np.fft.rfftfreq(9, 0.1)`, printed with `repr`.
+    let numpy = [0.0, 1.1111111111111112, 2.2222222222222223, 3.3333333333333335, 4.444444444444445];
+    assert_eq!(fft::rfftfreq(9, 0.1).as_slice(), &numpy);
+    assert_eq!(fft::fftfreq::<f64>(0, 1.0).shape(), [0]);
+}
+
+#[test]
+fn refusals_are_typed_errors_that_name_the_fix() {
+    let a = Array::<C64, 2>::zeros([4, 0]);
+    let e = fft::try_fft(&a, 1, Norm::Backward).unwrap_err();
+    assert!(matches!(e, Error::Parameter { op: "fft", .. }) && e.to_string().contains("has no points"), "{e}");
+    let e = fft::try_fft(&a, 2, Norm::Backward).unwrap_err();
+    assert!(matches!(e, Error::AxisOutOfRange { axis: 2, rank: 2, .. }), "{e}");
+    let b = Array::<C64, 2>::zeros([4, 3]);
+    for axes in [&[][..], &[1, 1], &[0, 1, 0]] {
+        let e = fft::try_fftn(&b, axes, Norm::Backward).unwrap_err();
+        assert!(e.to_string().contains("distinct axes"), "{axes:?}: {e}");
+    }
+    let e = fft::try_rfftn(Array::<f64, 2>::zeros([4, 3]), &[0, 5], Norm::Backward).unwrap_err();
+    assert!(matches!(e, Error::AxisOutOfRange { op: "rfftn", axis: 5, .. }), "{e}");
+    let e = fft::try_irfft(&b, 0, 1, Norm::Backward).unwrap_err();
+    assert!(e.to_string().contains("2 (m - 1)"), "{e}");
+    // Rank 0 has no axis.
+    let e = fft::try_fft(Array::<C64, 0>::zeros([]), 0, Norm::Backward).unwrap_err();
+    assert!(matches!(e, Error::AxisOutOfRange { rank: 0, .. }), "{e}");
+}
+
+#[test]
+#[should_panic(expected = "fft: axis 3 does not exist in a rank-2 array")]
+fn the_plain_names_panic_with_the_message() {
+    let _ = fft::fft(Array::<Complex<f32>, 2>::zeros([2, 2]), 3, Norm::Backward);
+}
+
+/// Large batches run on rayon's threads: every lane of a wide array along each axis, against
+/// the transform of each lane alone.
+#[test]
+fn batches_on_threads_transform_every_lane() {
+    let shape = [3, 64, 130];
+    let data = signal(&shape, 3);
+    let a = array3(shape, &data);
+    for axis in 0..3 {
+        let got = fft::fft(&a, axis, Norm::Backward);
+        let want = naive(&data, &shape, axis, true, Norm::Backward);
+        assert!(relative_error(got.as_slice(), &want) < 1e-12, "axis {axis}");
+    }
+}
