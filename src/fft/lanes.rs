@@ -1,20 +1,21 @@
-//! Transforms along one axis of a row-major array, whatever the axis: every lane of the axis is
-//! gathered into a lane-major scratch (blocks of neighbouring lanes at a time, so the reads of
-//! one block stay in a few cache lines), transformed in batches on rayon's threads, and
-//! scattered into the output (rows of the output at a time, likewise). Along the last axis the
-//! lanes are already contiguous: the output is written in place of a scatter.
+//! Transforms along one axis of a row-major array, whatever the axis. Along the last axis the
+//! lanes are the rows: batches of them are transformed where they lie. Along another axis, a
+//! block of `BLOCK` neighbouring lanes (the same position in the axes after it) is gathered into
+//! a scratch that stays in cache (each of its rows one read of a few cache lines), transformed
+//! there, and scattered back (or into another array): one read and one write of the array per
+//! axis. Blocks and batches run on rayon's threads.
 
 use crate::element::Pod;
 use crate::error::{Error, Result};
 
-/// Lanes per block of the gather and rows per block of the scatter.
+/// Lanes per block gathered from a non-contiguous axis.
 const BLOCK: usize = 16;
 
-/// Points per batch of lanes one task transforms: enough to pay for the task.
+/// Points per batch of contiguous lanes one task transforms: enough to pay for the task.
 const POINTS_PER_TASK: usize = 1 << 14;
 
-/// A row-major shape seen from one axis: `outer` blocks before it, each of `len` hyperplanes of
-/// `inner` elements.
+/// A row-major shape seen from one axis: `outer` blocks before it, each of the axis's
+/// hyperplanes of `inner` elements.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Around {
     pub(super) outer: usize,
@@ -26,113 +27,198 @@ impl Around {
         Around { outer: shape[..axis].iter().product(), inner: shape[axis + 1..].iter().product() }
     }
 
-    fn lanes(self) -> usize {
-        self.outer * self.inner
+    /// The blocks of lanes: `inner.div_ceil(BLOCK)` per outer index.
+    fn blocks(self) -> usize {
+        self.outer * self.inner.div_ceil(BLOCK)
+    }
+
+    /// Block `b`'s outer index, first inner index and number of lanes.
+    fn block(self, b: usize) -> (usize, usize, usize) {
+        let per_outer = self.inner.div_ceil(BLOCK);
+        let first = (b % per_outer) * BLOCK;
+        (b / per_outer, first, BLOCK.min(self.inner - first))
     }
 }
 
-/// `output` (the shape with `n_out` along the axis) from `input` (the same shape with `n_in`),
-/// lane by lane: `transform(lanes_in, lanes_out)` takes a batch of whole lanes, `n_in` points
-/// each in, `n_out` each out, and may overwrite its input.
+/// A pointer the tasks of one transform share, each writing only its own lanes.
+#[derive(Clone, Copy)]
+struct Lanes<X>(*mut X);
+
+// SAFETY: the tasks that share it write disjoint elements (`in_place`, `between`) and nothing else
+// accesses the array during the transform (it is borrowed uniquely by the caller).
+unsafe impl<X: Send> Send for Lanes<X> {}
+// SAFETY: as above.
+unsafe impl<X: Send> Sync for Lanes<X> {}
+
+/// Every lane of `data` (row-major, `n` points along the axis of `around`) transformed in place
+/// by `transform`, which takes a batch of whole lanes one after the other and a scratch it may
+/// use (`scratch` elements).
 ///
 /// # Errors
 ///
-/// `Error::Alloc` when the scratch cannot be had; the transform's errors.
-pub(super) fn along_axis<U, V>(
+/// `Error::Alloc` when a scratch cannot be had; the transform's errors.
+pub(super) fn in_place<X: Pod + Send + Sync>(
+    op: &'static str,
+    data: &mut [X],
+    around: Around,
+    n: usize,
+    scratch: usize,
+    transform: impl Fn(&mut [X], &mut [X]) -> Result<()> + Sync,
+) -> Result<()> {
+    debug_assert_eq!(data.len(), around.outer * around.inner * n);
+    if data.is_empty() || n == 0 {
+        return Ok(());
+    }
+    if around.inner == 1 {
+        let batch = (POINTS_PER_TASK / n).max(1) * n;
+        return for_each_chunk(data, batch, || zeroed(op, scratch), |_, rows, work| transform(rows, work));
+    }
+    let base = shared(data);
+    let inner = around.inner;
+    for_each_task(
+        around.blocks(),
+        || Ok((zeroed(op, BLOCK * n)?, zeroed(op, scratch)?)),
+        |b, (lanes, work)| {
+            let (o, first, count) = around.block(b);
+            let lanes = &mut lanes[..count * n];
+            // Block `b`'s lanes are the elements `(o, k, first + l)` for `l < count`: inside
+            // `data`, and no other block's; this task alone reads and writes them.
+            let at = |k: usize, l: usize| (o * n + k) * inner + first + l;
+            for k in 0..n {
+                for l in 0..count {
+                    // SAFETY: element `(o, k, first + l)` of this block (above).
+                    lanes[l * n + k] = unsafe { *base.ptr().add(at(k, l)) };
+                }
+            }
+            transform(lanes, work)?;
+            for k in 0..n {
+                for l in 0..count {
+                    // SAFETY: as above.
+                    unsafe { *base.ptr().add(at(k, l)) = lanes[l * n + k] };
+                }
+            }
+            Ok(())
+        },
+    )
+}
+
+/// `output` (row-major, `n_out` points along the axis) from `input` (the same shape with `n_in`),
+/// lane by lane: `transform(lane_in, lane_out, scratch)` for each lane, which may overwrite its
+/// input, with a scratch of `scratch` elements.
+///
+/// # Errors
+///
+/// As [`in_place`].
+pub(super) fn between<U: Pod + Send + Sync, V: Pod + Send + Sync, W: Pod + Send>(
     op: &'static str,
     input: &[U],
     output: &mut [V],
     around: Around,
     (n_in, n_out): (usize, usize),
-    transform: impl Fn(&mut [U], &mut [V]) -> Result<()> + Sync,
-) -> Result<()>
-where
-    U: Pod + Send + Sync,
-    V: Pod + Send + Sync,
-{
-    let lanes = around.lanes();
+    scratch: usize,
+    transform: impl Fn(&mut [U], &mut [V], &mut [W]) -> Result<()> + Sync,
+) -> Result<()> {
+    let lanes = around.outer * around.inner;
     debug_assert!(input.len() == lanes * n_in && output.len() == lanes * n_out);
     if lanes == 0 || n_in == 0 || n_out == 0 {
         return Ok(());
     }
-    let batch = (POINTS_PER_TASK / n_in.max(n_out)).max(1);
-    let mut lanes_in = scratch::<U>(op, input.len())?;
-    gather(input, &mut lanes_in, around, n_in);
     if around.inner == 1 {
-        // The lanes are the rows of the output.
-        return chunk_pairs(&mut lanes_in, batch * n_in, output, batch * n_out, &transform);
+        // Rows in, rows out: each row copied once into the lane the transform may overwrite.
+        let rows = (POINTS_PER_TASK / n_in.max(n_out)).max(1);
+        let make = || Ok((zeroed::<U>(op, n_in)?, zeroed::<W>(op, scratch)?));
+        return for_each_chunk(output, rows * n_out, make, |t, out, (lane, work)| {
+            for (r, row) in out.chunks_exact_mut(n_out).enumerate() {
+                let first = (t * rows + r) * n_in;
+                lane.copy_from_slice(&input[first..first + n_in]);
+                transform(lane, row, work)?;
+            }
+            Ok(())
+        });
     }
-    let mut lanes_out = scratch::<V>(op, output.len())?;
-    chunk_pairs(&mut lanes_in, batch * n_in, &mut lanes_out, batch * n_out, &transform)?;
-    drop(lanes_in);
-    scatter(&lanes_out, output, around, n_out);
-    Ok(())
-}
-
-/// `lanes[l * n + k] = input[(o n + k) inner + i]` for lane `l = o inner + i`.
-fn gather<U: Pod + Send + Sync>(input: &[U], lanes: &mut [U], around: Around, n: usize) {
+    let base = shared(output);
     let inner = around.inner;
-    if inner == 1 {
-        lanes.copy_from_slice(input);
-        return;
-    }
-    for_chunks(lanes, BLOCK * n, |block, chunk| {
-        let first = block * BLOCK;
-        let count = chunk.len() / n;
-        for k in 0..n {
-            for b in 0..count {
-                let (o, i) = ((first + b) / inner, (first + b) % inner);
-                chunk[b * n + k] = input[(o * n + k) * inner + i];
+    let make = || Ok((zeroed::<U>(op, BLOCK * n_in)?, zeroed::<V>(op, BLOCK * n_out)?, zeroed::<W>(op, scratch)?));
+    for_each_task(around.blocks(), make, |b, (lanes_in, lanes_out, work)| {
+        let (o, first, count) = around.block(b);
+        for k in 0..n_in {
+            for l in 0..count {
+                lanes_in[l * n_in + k] = input[(o * n_in + k) * inner + first + l];
             }
         }
-    });
-}
-
-/// `output[(o n + k) inner + i] = lanes[(o inner + i) n + k]`.
-fn scatter<V: Pod + Send + Sync>(lanes: &[V], output: &mut [V], around: Around, n: usize) {
-    let inner = around.inner;
-    for_chunks(output, BLOCK * inner, |block, chunk| {
-        let first = block * BLOCK;
-        let rows = chunk.len() / inner;
-        for i in 0..inner {
-            for r in 0..rows {
-                let (o, k) = ((first + r) / n, (first + r) % n);
-                chunk[r * inner + i] = lanes[(o * inner + i) * n + k];
+        for l in 0..count {
+            let lane_out = &mut lanes_out[l * n_out..(l + 1) * n_out];
+            transform(&mut lanes_in[l * n_in..(l + 1) * n_in], lane_out, work)?;
+        }
+        for k in 0..n_out {
+            for l in 0..count {
+                // SAFETY: block `b`'s output lanes, `(o, k, first + l)`, lie in `output` and
+                // belong to no other block; this task alone writes them.
+                unsafe { *base.ptr().add((o * n_out + k) * inner + first + l) = lanes_out[l * n_out + k] };
             }
         }
-    });
+        Ok(())
+    })
 }
 
-/// `work(index, chunk)` for the chunks of `size` elements of `data`, on rayon's threads.
-fn for_chunks<X: Send>(data: &mut [X], size: usize, work: impl Fn(usize, &mut [X]) + Sync) {
-    #[cfg(feature = "rayon")]
-    {
-        use rayon::prelude::*;
-        data.par_chunks_mut(size).enumerate().for_each(|(c, chunk)| work(c, chunk));
+impl<X> Lanes<X> {
+    /// The pointer (a method, so that closures capture the whole `Lanes`, which is `Sync`).
+    fn ptr(self) -> *mut X {
+        self.0
     }
-    #[cfg(not(feature = "rayon"))]
-    data.chunks_mut(size).enumerate().for_each(|(c, chunk)| work(c, chunk));
 }
 
-/// `work(a_chunk, b_chunk)` for matching chunks of `a` and `b`, on rayon's threads.
-fn chunk_pairs<X: Send, Y: Send>(
-    a: &mut [X],
-    size_a: usize,
-    b: &mut [Y],
-    size_b: usize,
-    work: &(impl Fn(&mut [X], &mut [Y]) -> Result<()> + Sync),
+fn shared<X>(data: &mut [X]) -> Lanes<X> {
+    Lanes(data.as_mut_ptr())
+}
+
+/// `work(task, buffers)` for every task `0..count`, on rayon's threads, each thread making its
+/// buffers once; the first error.
+fn for_each_task<W: Send>(
+    count: usize,
+    make: impl Fn() -> Result<W> + Sync + Send,
+    work: impl Fn(usize, &mut W) -> Result<()> + Sync + Send,
 ) -> Result<()> {
     #[cfg(feature = "rayon")]
     {
         use rayon::prelude::*;
-        a.par_chunks_mut(size_a).zip(b.par_chunks_mut(size_b)).try_for_each(|(x, y)| work(x, y))
+        (0..count).into_par_iter().try_for_each_init(&make, |buffers, t| match buffers {
+            Ok(w) => work(t, w),
+            Err(e) => Err(e.clone()),
+        })
     }
     #[cfg(not(feature = "rayon"))]
-    a.chunks_mut(size_a).zip(b.chunks_mut(size_b)).try_for_each(|(x, y)| work(x, y))
+    {
+        let mut buffers = make()?;
+        (0..count).try_for_each(|t| work(t, &mut buffers))
+    }
+}
+
+/// `work(index, chunk, buffers)` for the chunks of `size` elements of `data`, on rayon's threads,
+/// each thread making its buffers once; the first error.
+fn for_each_chunk<X: Send, W: Send>(
+    data: &mut [X],
+    size: usize,
+    make: impl Fn() -> Result<W> + Sync + Send,
+    work: impl Fn(usize, &mut [X], &mut W) -> Result<()> + Sync + Send,
+) -> Result<()> {
+    #[cfg(feature = "rayon")]
+    {
+        use rayon::prelude::*;
+        data.par_chunks_mut(size).enumerate().try_for_each_init(&make, |buffers, (t, chunk)| match buffers {
+            Ok(w) => work(t, chunk, w),
+            Err(e) => Err(e.clone()),
+        })
+    }
+    #[cfg(not(feature = "rayon"))]
+    {
+        let mut buffers = make()?;
+        data.chunks_mut(size).enumerate().try_for_each(|(t, chunk)| work(t, chunk, &mut buffers))
+    }
 }
 
 /// A zeroed buffer of `len` elements, refused rather than aborting when the memory is not there.
-pub(super) fn scratch<X: Pod>(op: &'static str, len: usize) -> Result<Vec<X>> {
+pub(super) fn zeroed<X: Pod>(op: &'static str, len: usize) -> Result<Vec<X>> {
     let mut v = Vec::new();
     v.try_reserve_exact(len).map_err(|_| Error::Alloc {
         op,
@@ -147,28 +233,42 @@ pub(super) fn scratch<X: Pod>(op: &'static str, len: usize) -> Result<Vec<X>> {
 mod tests {
     use super::*;
 
-    /// Every axis of a 3D shape: gather then scatter is the identity, and the lanes are the
-    /// axis's runs in row-major lane order.
+    /// Every axis of a 3D shape: the lanes a transform sees are the axis's runs, and what it
+    /// writes lands where they came from (`in_place`) or in the other array (`between`).
     #[test]
-    fn lanes_are_the_runs_along_the_axis_and_the_scatter_undoes_the_gather() {
+    fn transforms_see_the_runs_along_the_axis_and_write_them_back() {
         let shape = [3, 5, 37];
-        let data: Vec<u32> = (0..3 * 5 * 37).collect();
+        let data: Vec<u64> = (0..3 * 5 * 37).collect();
         for axis in 0..3 {
             let around = Around::new(shape, axis);
             let n = shape[axis];
-            let mut lanes = vec![0; data.len()];
-            gather(&data, &mut lanes, around, n);
-            let mut l = 0;
-            for o in 0..around.outer {
-                for i in 0..around.inner {
-                    let want: Vec<u32> = (0..n).map(|k| data[(o * n + k) * around.inner + i]).collect();
-                    assert_eq!(&lanes[l * n..(l + 1) * n], &want[..], "axis {axis}");
-                    l += 1;
+            let lane_of = |x: u64| {
+                let (o, rest) = (x as usize / (n * around.inner), x as usize % (n * around.inner));
+                (o, rest % around.inner)
+            };
+            // Each lane must be one run: the same (outer, inner) position, k = 0, 1, ...
+            let check = |lanes: &[u64]| {
+                for lane in lanes.chunks(n) {
+                    assert!(lane.iter().all(|&x| lane_of(x) == lane_of(lane[0])), "axis {axis}");
+                    assert!(lane.windows(2).all(|w| w[1] == w[0] + around.inner as u64), "axis {axis}");
                 }
-            }
-            let mut back = vec![0; data.len()];
-            scatter(&lanes, &mut back, around, n);
-            assert_eq!(back, data, "axis {axis}");
+            };
+            let mut copy = data.clone();
+            in_place("test", &mut copy, around, n, 0, |lanes, _| {
+                check(lanes);
+                lanes.iter_mut().for_each(|x| *x += 1000);
+                Ok(())
+            })
+            .unwrap();
+            assert!(copy.iter().zip(&data).all(|(c, d)| *c == d + 1000), "axis {axis}");
+            let mut out = vec![0u64; data.len()];
+            between("test", &data, &mut out, around, (n, n), 0, |lane, into, _: &mut [u8]| {
+                check(lane);
+                into.copy_from_slice(lane);
+                Ok(())
+            })
+            .unwrap();
+            assert_eq!(out, data, "axis {axis}");
         }
     }
 }

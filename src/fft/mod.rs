@@ -101,7 +101,7 @@ pub fn try_fft<T: FftFloat, const N: usize>(
     axis: usize,
     norm: Norm,
 ) -> Result<Array<Complex<T>, N>> {
-    complex_along("fft", &row_major("fft", &a)?, axis, norm, true)
+    complex_along_each("fft", &a, &[axis], norm, true)
 }
 
 /// The inverse transform of `a` along `axis` (`x[j] = sum_k X[k] e^(2 pi i j k / n)`, divided
@@ -129,7 +129,7 @@ pub fn try_ifft<T: FftFloat, const N: usize>(
     axis: usize,
     norm: Norm,
 ) -> Result<Array<Complex<T>, N>> {
-    complex_along("ifft", &row_major("ifft", &a)?, axis, norm, false)
+    complex_along_each("ifft", &a, &[axis], norm, false)
 }
 
 /// The transform of `a` along each of `axes` (NumPy's `np.fft.fftn(a, axes=axes)`, `fft2` for
@@ -208,7 +208,8 @@ pub fn try_rfft<T: FftFloat, const N: usize>(
     axis: usize,
     norm: Norm,
 ) -> Result<Array<Complex<T>, N>> {
-    real_along("rfft", &row_major("rfft", &a)?, axis, norm)
+    checked_axes("rfft", &[axis], N)?;
+    with_row_major("rfft", &a, |x, shape| real_along("rfft", x, shape, axis, norm))
 }
 
 /// The real array of `n` points along `axis` whose half spectrum is `a` (NumPy's
@@ -241,7 +242,8 @@ pub fn try_irfft<T: FftFloat, const N: usize>(
     axis: usize,
     norm: Norm,
 ) -> Result<Array<T, N>> {
-    real_inverse_along("irfft", &row_major("irfft", &a)?, n, axis, norm)
+    checked_axes("irfft", &[axis], N)?;
+    with_row_major("irfft", &a, |x, shape| real_inverse_along("irfft", x, shape, n, axis, norm))
 }
 
 /// The real transform along the last of `axes`, then the complex one along the others
@@ -251,11 +253,7 @@ pub fn try_irfft<T: FftFloat, const N: usize>(
 ///
 /// As [`try_rfftn`] errs.
 #[track_caller]
-pub fn rfftn<T: FftFloat, const N: usize>(
-    a: impl AsOperand<T, N>,
-    axes: &[usize],
-    norm: Norm,
-) -> Array<Complex<T>, N> {
+pub fn rfftn<T: FftFloat, const N: usize>(a: impl AsOperand<T, N>, axes: &[usize], norm: Norm) -> Array<Complex<T>, N> {
     or_panic(try_rfftn(a, axes, norm))
 }
 
@@ -271,9 +269,9 @@ pub fn try_rfftn<T: FftFloat, const N: usize>(
 ) -> Result<Array<Complex<T>, N>> {
     let op = "rfftn";
     let (&last, rest) = checked_axes(op, axes, N)?;
-    let mut x = real_along(op, &row_major(op, &a)?, last, norm)?;
+    let mut x = with_row_major(op, &a, |x, shape| real_along(op, x, shape, last, norm))?;
     for &axis in rest.iter().rev() {
-        x = complex_along(op, &x, axis, norm, true)?;
+        complex_in_place(op, &mut x, axis, norm, true)?;
     }
     Ok(x)
 }
@@ -308,11 +306,14 @@ pub fn try_irfftn<T: FftFloat, const N: usize>(
 ) -> Result<Array<T, N>> {
     let op = "irfftn";
     let (&last, rest) = checked_axes(op, axes, N)?;
+    if rest.is_empty() {
+        return with_row_major(op, &a, |x, shape| real_inverse_along(op, x, shape, n, last, norm));
+    }
     let mut x = row_major(op, &a)?;
     for &axis in rest.iter().rev() {
-        x = complex_along(op, &x, axis, norm, false)?;
+        complex_in_place(op, &mut x, axis, norm, false)?;
     }
-    real_inverse_along(op, &x, n, last, norm)
+    real_inverse_along(op, x.as_slice(), x.shape(), n, last, norm)
 }
 
 /// The sample frequencies of a transform of `n` points `d` apart, in its order: `0, 1, ..,
@@ -345,6 +346,26 @@ fn row_major<T: Pod, const N: usize>(op: &'static str, a: &impl AsOperand<T, N>)
     Ok(out)
 }
 
+/// `f(elements, shape)` with `a`'s elements in row-major order: its own memory when it lies so,
+/// else a copy.
+fn with_row_major<T: Pod, const N: usize, R>(
+    op: &'static str,
+    a: &impl AsOperand<T, N>,
+    f: impl FnOnce(&[T], [usize; N]) -> Result<R>,
+) -> Result<R> {
+    let src = a.operand_desc();
+    let len = src.shape.iter().product::<usize>();
+    if len > 0 && src.strides == crate::shape::row_major_strides(&src.shape) {
+        // SAFETY: `src` describes the live operand `a`, borrowed for the call (`AsOperand`'s
+        // contract), whose `len` elements lie one after the other from its handle in row-major
+        // order (its strides are the row-major ones); nothing writes them during the call.
+        let elements = unsafe { core::slice::from_raw_parts(src.handle.cast_const(), len) };
+        return f(elements, src.shape);
+    }
+    let copy = row_major(op, a)?;
+    f(copy.as_slice(), copy.shape())
+}
+
 /// The length of `axis` of `shape`, which must exist and hold a point.
 fn length<const N: usize>(op: &'static str, shape: [usize; N], axis: usize) -> Result<usize> {
     let Some(&n) = shape.get(axis) else { return Err(Error::AxisOutOfRange { op, axis, rank: N }) };
@@ -375,7 +396,7 @@ fn checked_axes<'a>(op: &'static str, axes: &'a [usize], rank: usize) -> Result<
     }
 }
 
-/// The complex transform of `x` along each of `axes`, the last first (as NumPy orders them).
+/// The complex transform of `a` along each of `axes`, the last first (as NumPy orders them).
 fn complex_along_each<T: FftFloat, const N: usize>(
     op: &'static str,
     a: &impl AsOperand<Complex<T>, N>,
@@ -384,69 +405,73 @@ fn complex_along_each<T: FftFloat, const N: usize>(
     forward: bool,
 ) -> Result<Array<Complex<T>, N>> {
     let (&last, rest) = checked_axes(op, axes, N)?;
-    let mut x = complex_along(op, &row_major(op, a)?, last, norm, forward)?;
-    for &axis in rest.iter().rev() {
-        x = complex_along(op, &x, axis, norm, forward)?;
+    let mut x = row_major(op, a)?;
+    for &axis in core::iter::once(&last).chain(rest.iter().rev()) {
+        complex_in_place(op, &mut x, axis, norm, forward)?;
     }
     Ok(x)
 }
 
-/// The complex transform of the row-major `x` along `axis`.
-fn complex_along<T: FftFloat, const N: usize>(
+/// The complex transform of the row-major `x` along `axis`, in place.
+fn complex_in_place<T: FftFloat, const N: usize>(
     op: &'static str,
-    x: &Array<Complex<T>, N>,
+    x: &mut Array<Complex<T>, N>,
     axis: usize,
     norm: Norm,
     forward: bool,
-) -> Result<Array<Complex<T>, N>> {
+) -> Result<()> {
     let n = length(op, x.shape(), axis)?;
     let plan = plans::complex::<T>(n, forward);
     let scale = norm.factor::<T>(n, forward);
-    let mut out = Array::try_zeros(x.shape())?;
     let around = Around::new(x.shape(), axis);
-    lanes::along_axis(op, x.as_slice(), out.as_mut_slice(), around, (n, n), |lanes_in, lanes_out| {
-        let mut scratch = lanes::scratch(op, plan.get_outofplace_scratch_len())?;
-        plan.process_outofplace_with_scratch(lanes_in, lanes_out, &mut scratch);
-        scaled(lanes_out, scale);
+    lanes::in_place(op, x.as_mut_slice(), around, n, plan.get_inplace_scratch_len(), |lanes, work| {
+        plan.process_with_scratch(lanes, work);
+        scaled(lanes, scale);
         Ok(())
-    })?;
-    Ok(out)
+    })
 }
 
-/// The half spectrum of the row-major real `x` along `axis`.
+/// The half spectrum along `axis` of the real `x` (row-major, `shape`).
 fn real_along<T: FftFloat, const N: usize>(
     op: &'static str,
-    x: &Array<T, N>,
+    x: &[T],
+    shape: [usize; N],
     axis: usize,
     norm: Norm,
 ) -> Result<Array<Complex<T>, N>> {
-    let n = length(op, x.shape(), axis)?;
+    let n = length(op, shape, axis)?;
     let plan = plans::real::<T>(n);
     let scale = norm.factor::<T>(n, true);
-    let mut shape = x.shape();
-    shape[axis] = n / 2 + 1;
-    let mut out = Array::try_zeros(shape)?;
+    let mut half = shape;
+    half[axis] = n / 2 + 1;
+    let mut out = Array::try_zeros(half)?;
     let around = Around::new(shape, axis);
-    lanes::along_axis(op, x.as_slice(), out.as_mut_slice(), around, (n, n / 2 + 1), |lanes_in, lanes_out| {
-        let mut scratch = lanes::scratch(op, plan.get_scratch_len())?;
-        for (lane, spectrum) in lanes_in.chunks_exact_mut(n).zip(lanes_out.chunks_exact_mut(n / 2 + 1)) {
-            plan.process_with_scratch(lane, spectrum, &mut scratch).map_err(|e| realfft_error(op, e))?;
-        }
-        scaled(lanes_out, scale);
-        Ok(())
-    })?;
+    lanes::between(
+        op,
+        x,
+        out.as_mut_slice(),
+        around,
+        (n, n / 2 + 1),
+        plan.get_scratch_len(),
+        |lane, spectrum, work| {
+            plan.process_with_scratch(lane, spectrum, work).map_err(|e| realfft_error(op, e))?;
+            scaled(spectrum, scale);
+            Ok(())
+        },
+    )?;
     Ok(out)
 }
 
-/// The real signal of `n` points along `axis` whose half spectrum is the row-major `x`.
+/// The real signal of `n` points along `axis` whose half spectrum is `x` (row-major, `shape`).
 fn real_inverse_along<T: FftFloat, const N: usize>(
     op: &'static str,
-    x: &Array<Complex<T>, N>,
+    x: &[Complex<T>],
+    shape: [usize; N],
     n: usize,
     axis: usize,
     norm: Norm,
 ) -> Result<Array<T, N>> {
-    let given = length(op, x.shape(), axis)?;
+    let given = length(op, shape, axis)?;
     if n == 0 {
         return Err(Error::Parameter {
             op,
@@ -457,28 +482,26 @@ fn real_inverse_along<T: FftFloat, const N: usize>(
     let plan = plans::real_inverse::<T>(n);
     let scale = norm.factor::<T>(n, false);
     let half = n / 2 + 1;
-    let mut shape = x.shape();
-    shape[axis] = n;
-    let mut out = Array::try_zeros(shape)?;
+    let mut signal_shape = shape;
+    signal_shape[axis] = n;
+    let mut out = Array::try_zeros(signal_shape)?;
     let around = Around::new(shape, axis);
-    lanes::along_axis(op, x.as_slice(), out.as_mut_slice(), around, (given, n), |lanes_in, lanes_out| {
-        let mut scratch = lanes::scratch(op, plan.get_scratch_len())?;
-        let mut spectrum = lanes::scratch::<Complex<T>>(op, half)?;
-        for (lane, signal) in lanes_in.chunks_exact(given).zip(lanes_out.chunks_exact_mut(n)) {
-            // NumPy's length: the first `n / 2 + 1` values, zeros beyond the given ones.
-            let kept = given.min(half);
-            spectrum[..kept].copy_from_slice(&lane[..kept]);
-            spectrum[kept..].fill(Complex::new(T::ZERO, T::ZERO));
-            // The zero frequency's (and an even length's last) imaginary part is not part of a
-            // real signal's spectrum: NumPy ignores it, and realfft would refuse it.
-            spectrum[0].im = T::ZERO;
-            if n % 2 == 0 {
-                spectrum[half - 1].im = T::ZERO;
-            }
-            plan.process_with_scratch(&mut spectrum, signal, &mut scratch).map_err(|e| realfft_error(op, e))?;
+    let scratch = half + plan.get_scratch_len();
+    lanes::between(op, x, out.as_mut_slice(), around, (given, n), scratch, |lane, signal, work| {
+        let (spectrum, work) = work.split_at_mut(half);
+        // NumPy's length: the first `n / 2 + 1` values, zeros beyond the given ones.
+        let kept = given.min(half);
+        spectrum[..kept].copy_from_slice(&lane[..kept]);
+        spectrum[kept..].fill(Complex::new(T::ZERO, T::ZERO));
+        // The zero frequency's (and an even length's last) imaginary part is not part of a real
+        // signal's spectrum: NumPy ignores it, and realfft would refuse it.
+        spectrum[0].im = T::ZERO;
+        if n % 2 == 0 {
+            spectrum[half - 1].im = T::ZERO;
         }
+        plan.process_with_scratch(spectrum, signal, work).map_err(|e| realfft_error(op, e))?;
         if let Some(s) = scale {
-            lanes_out.iter_mut().for_each(|v| *v = *v * s);
+            signal.iter_mut().for_each(|v| *v = *v * s);
         }
         Ok(())
     })?;
@@ -500,5 +523,9 @@ fn scaled<T: FftFloat>(values: &mut [Complex<T>], scale: Option<T>) {
 /// A realfft refusal (its buffers are sized here, and the imaginary parts it checks are
 /// cleared): a defect of this module if it ever comes.
 fn realfft_error(op: &'static str, e: realfft::FftError) -> Error {
-    Error::Parameter { op, reason: format!("the real transform refused its buffers: {e}"), fix: "report this as a bug of cnda" }
+    Error::Parameter {
+        op,
+        reason: format!("the real transform refused its buffers: {e}"),
+        fix: "report this as a bug of cnda",
+    }
 }
