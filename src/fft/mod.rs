@@ -1,7 +1,8 @@
 //! Discrete Fourier transforms (feature `fft`), with NumPy's names, arguments and `norm` modes:
 //! [`fft`], [`ifft`], [`fftn`], [`ifftn`] of complex arrays, [`rfft`], [`irfft`], [`rfftn`],
-//! [`irfftn`] between real arrays and their half spectra, and the sample frequencies
-//! [`fftfreq`], [`rfftfreq`].
+//! [`irfftn`] between real arrays and their half spectra, the sample frequencies [`fftfreq`],
+//! [`rfftfreq`]; and [`solve_periodic`], the direct solve of Poisson's and Helmholtz's equations
+//! on periodic grids.
 //!
 //! Any length (rustfft: mixed radix, Rader and Bluestein for large primes; realfft for the real
 //! transforms), along any axis or set of axes of any rank, from arrays and views of any layout
@@ -41,10 +42,12 @@
 
 mod lanes;
 mod plans;
+mod poisson;
 
 use num_complex::Complex;
 
 pub use plans::FftFloat;
+pub use poisson::{solve_periodic, try_solve_periodic, Laplacian};
 
 use crate::array::Array;
 use crate::element::{Numeric, Pod};
