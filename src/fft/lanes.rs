@@ -1,9 +1,9 @@
 //! Transforms along one axis of a row-major array, whatever the axis. Along the last axis the
 //! lanes are the rows: batches of them are transformed where they lie. Along another axis, a
 //! block of `BLOCK` neighbouring lanes (the same position in the axes after it) is gathered into
-//! a scratch that stays in cache (each of its rows one read of a few cache lines), transformed
-//! there, and scattered back (or into another array): one read and one write of the array per
-//! axis. Blocks and batches run on rayon's threads.
+//! a scratch (each of its rows one read of a few cache lines; the block stays in cache unless
+//! the axis is very long), transformed there, and scattered back (or into another array): one
+//! read and one write of the array per axis. Blocks and batches run on rayon's threads.
 
 use crate::element::Pod;
 use crate::error::{Error, Result};
@@ -65,7 +65,8 @@ pub(super) fn in_place<X: Pod + Send + Sync>(
     scratch: usize,
     transform: impl Fn(&mut [X], &mut [X]) -> Result<()> + Sync,
 ) -> Result<()> {
-    debug_assert_eq!(data.len(), around.outer * around.inner * n);
+    // The unsafe accesses below rely on it: checked in every build.
+    assert_eq!(data.len(), around.outer * around.inner * n, "lanes of the array's shape");
     if data.is_empty() || n == 0 {
         return Ok(());
     }
@@ -119,7 +120,8 @@ pub(super) fn between<U: Pod + Send + Sync, V: Pod + Send + Sync, W: Pod + Send>
     transform: impl Fn(&mut [U], &mut [V], &mut [W]) -> Result<()> + Sync,
 ) -> Result<()> {
     let lanes = around.outer * around.inner;
-    debug_assert!(input.len() == lanes * n_in && output.len() == lanes * n_out);
+    // The unsafe writes below rely on it: checked in every build.
+    assert!(input.len() == lanes * n_in && output.len() == lanes * n_out, "lanes of the arrays' shapes");
     if lanes == 0 || n_in == 0 || n_out == 0 {
         return Ok(());
     }
@@ -173,7 +175,7 @@ fn shared<X>(data: &mut [X]) -> Lanes<X> {
 }
 
 /// `work(task, buffers)` for every task `0..count`, on rayon's threads, each thread making its
-/// buffers once; the first error.
+/// buffers once per rayon job (a few per thread); the first error.
 fn for_each_task<W: Send>(
     count: usize,
     make: impl Fn() -> Result<W> + Sync + Send,
@@ -195,7 +197,7 @@ fn for_each_task<W: Send>(
 }
 
 /// `work(index, chunk, buffers)` for the chunks of `size` elements of `data`, on rayon's threads,
-/// each thread making its buffers once; the first error.
+/// each rayon job making its buffers once; the first error.
 fn for_each_chunk<X: Send, W: Send>(
     data: &mut [X],
     size: usize,

@@ -35,10 +35,17 @@
 //! divides the forward one by `n`. An n-dimensional transform scales by the product of its
 //! axes' lengths.
 //!
+//! **Arguments** follow NumPy's but for its `n` and `s` of the forward transforms (slice or pad
+//! the input first); [`irfft`] and [`irfftn`] take the output length along the (last) real axis,
+//! `irfftn` after the axes.
+//!
 //! **Errors**: an axis beyond the rank is `Error::AxisOutOfRange`; an axis of length zero, an
-//! empty or repeated list of axes, or an output length of zero is `Error::Parameter`; a scratch
-//! the host cannot allocate is `Error::Alloc`. Each function panics with the error's message at
-//! the caller's line; its `try_` twin returns it.
+//! empty or repeated list of axes, or an output length of zero is `Error::Parameter`; a result or
+//! scratch the host cannot allocate is `Error::Alloc` (`Error::Overflow` for a size past
+//! `usize`). Each function panics with the error's message at the caller's line; its `try_` twin
+//! returns it. A plan is made once per length and kept for the life of the process; rustfft and
+//! realfft allocate their plans' tables without a fallible path, so a length whose tables the
+//! host cannot hold (several times the length in complex values for a large prime) aborts there.
 
 mod lanes;
 mod plans;
@@ -246,6 +253,7 @@ pub fn try_irfft<T: FftFloat, const N: usize>(
     norm: Norm,
 ) -> Result<Array<T, N>> {
     checked_axes("irfft", &[axis], N)?;
+    output_length("irfft", n)?;
     with_row_major("irfft", &a, |x, shape| real_inverse_along("irfft", x, shape, n, axis, norm))
 }
 
@@ -309,6 +317,7 @@ pub fn try_irfftn<T: FftFloat, const N: usize>(
 ) -> Result<Array<T, N>> {
     let op = "irfftn";
     let (&last, rest) = checked_axes(op, axes, N)?;
+    output_length(op, n)?;
     if rest.is_empty() {
         return with_row_major(op, &a, |x, shape| real_inverse_along(op, x, shape, n, last, norm));
     }
@@ -320,7 +329,8 @@ pub fn try_irfftn<T: FftFloat, const N: usize>(
 }
 
 /// The sample frequencies of a transform of `n` points `d` apart, in its order: `0, 1, ..,
-/// (n - 1) / 2, -(n / 2), .., -1`, each divided by `n d` (NumPy's `np.fft.fftfreq`).
+/// (n - 1) / 2, -(n / 2), .., -1`, each divided by `n d` (NumPy's `np.fft.fftfreq`). `n = 0`
+/// gives an empty array (NumPy raises); `d` must be non-zero (else infinities).
 pub fn fftfreq<T: FftFloat>(n: usize, d: T) -> Array<T, 1> {
     let scale = T::ONE / (count::<T>(n) * d);
     Array::from_fn([n], |[k]| match k < n.div_ceil(2) {
@@ -330,23 +340,31 @@ pub fn fftfreq<T: FftFloat>(n: usize, d: T) -> Array<T, 1> {
 }
 
 /// The sample frequencies of [`rfft`]'s `n / 2 + 1` values: `0, 1, .., n / 2`, each divided by
-/// `n d` (NumPy's `np.fft.rfftfreq`).
+/// `n d` (NumPy's `np.fft.rfftfreq`). `n = 0` gives an empty array (NumPy raises); `d` must be
+/// non-zero.
 pub fn rfftfreq<T: FftFloat>(n: usize, d: T) -> Array<T, 1> {
     let scale = T::ONE / (count::<T>(n) * d);
-    Array::from_fn([n / 2 + 1], |[k]| count::<T>(k) * scale)
+    let len = if n == 0 { 0 } else { n / 2 + 1 };
+    Array::from_fn([len], |[k]| count::<T>(k) * scale)
 }
 
 /// `a`'s elements in a new row-major array.
 fn row_major<T: Pod, const N: usize>(op: &'static str, a: &impl AsOperand<T, N>) -> Result<Array<T, N>> {
     let src = a.operand_desc();
-    let mut out = Array::<T, N>::try_zeros(src.shape).map_err(|e| match e {
-        Error::Alloc { bytes, reason, .. } => Error::Alloc { op, bytes, reason },
-        e => e,
-    })?;
+    let mut out = zeros(op, src.shape)?;
     // SAFETY: `src` describes the live operand `a`, borrowed for the call (`AsOperand`'s
     // contract); `out` is a new array of its shape, distinct from it.
     unsafe { <Cpu as CopyKernels>::copy(&Cpu, out.desc_mut(), src) }?;
     Ok(out)
+}
+
+/// A zeroed row-major array of `shape`, its refusals in `op`'s name.
+fn zeros<T: Pod, const N: usize>(op: &'static str, shape: [usize; N]) -> Result<Array<T, N>> {
+    Array::try_zeros(shape).map_err(|e| match e {
+        Error::Alloc { bytes, reason, .. } => Error::Alloc { op, bytes, reason },
+        Error::Overflow { shape, elem_size, .. } => Error::Overflow { op, shape, elem_size },
+        e => e,
+    })
 }
 
 /// `f(elements, shape)` with `a`'s elements in row-major order: its own memory when it lies so,
@@ -357,7 +375,8 @@ fn with_row_major<T: Pod, const N: usize, R>(
     f: impl FnOnce(&[T], [usize; N]) -> Result<R>,
 ) -> Result<R> {
     let src = a.operand_desc();
-    let len = src.shape.iter().product::<usize>();
+    // Checked: a broadcast view's extents may multiply past `usize` (the copy then refuses it).
+    let len = src.shape.iter().try_fold(1usize, |n, &d| n.checked_mul(d)).unwrap_or(0);
     if len > 0 && src.strides == crate::shape::row_major_strides(&src.shape) {
         // SAFETY: `src` describes the live operand `a`, borrowed for the call (`AsOperand`'s
         // contract), whose `len` elements lie one after the other from its handle in row-major
@@ -389,13 +408,13 @@ fn checked_axes<'a>(op: &'static str, axes: &'a [usize], rank: usize) -> Result<
         return Err(Error::AxisOutOfRange { op, axis, rank });
     }
     let repeated = axes.iter().enumerate().any(|(k, a)| axes[..k].contains(a));
+    let fix = "name each axis to transform once, at least one (all of them: `&[0, 1, .., N - 1]`)";
     match axes.split_last() {
         Some(split) if !repeated => Ok(split),
-        _ => Err(Error::Parameter {
-            op,
-            reason: format!("the axes {axes:?} are not a list of distinct axes"),
-            fix: "name each axis to transform once, at least one (all of them: `&[0, 1, .., N - 1]`)",
-        }),
+        Some(_) => {
+            Err(Error::Parameter { op, reason: format!("the axes {axes:?} are not a list of distinct axes"), fix })
+        }
+        None => Err(Error::Parameter { op, reason: "no axes to transform along (the list is empty)".into(), fix }),
     }
 }
 
@@ -447,7 +466,7 @@ fn real_along<T: FftFloat, const N: usize>(
     let scale = norm.factor::<T>(n, true);
     let mut half = shape;
     half[axis] = n / 2 + 1;
-    let mut out = Array::try_zeros(half)?;
+    let mut out = zeros(op, half)?;
     let around = Around::new(shape, axis);
     lanes::between(
         op,
@@ -475,19 +494,14 @@ fn real_inverse_along<T: FftFloat, const N: usize>(
     norm: Norm,
 ) -> Result<Array<T, N>> {
     let given = length(op, shape, axis)?;
-    if n == 0 {
-        return Err(Error::Parameter {
-            op,
-            reason: "an output of 0 points along the axis".into(),
-            fix: "ask for the length the spectrum came from: 2 (m - 1) or 2 m - 1 points for m values",
-        });
-    }
-    let plan = plans::real_inverse::<T>(n);
-    let scale = norm.factor::<T>(n, false);
+    output_length(op, n)?;
     let half = n / 2 + 1;
     let mut signal_shape = shape;
     signal_shape[axis] = n;
-    let mut out = Array::try_zeros(signal_shape)?;
+    // The result first: a length the host cannot hold is refused before it is planned.
+    let mut out = zeros(op, signal_shape)?;
+    let plan = plans::real_inverse::<T>(n);
+    let scale = norm.factor::<T>(n, false);
     let around = Around::new(shape, axis);
     let scratch = half + plan.get_scratch_len();
     lanes::between(op, x, out.as_mut_slice(), around, (given, n), scratch, |lane, signal, work| {
@@ -509,6 +523,18 @@ fn real_inverse_along<T: FftFloat, const N: usize>(
         Ok(())
     })?;
     Ok(out)
+}
+
+/// An output length of at least one point.
+fn output_length(op: &'static str, n: usize) -> Result<()> {
+    if n == 0 {
+        return Err(Error::Parameter {
+            op,
+            reason: "an output of 0 points along the axis".into(),
+            fix: "ask for the length the spectrum came from: 2 (m - 1) or 2 m - 1 points for m values",
+        });
+    }
+    Ok(())
 }
 
 /// `n` as a `T` (rounded).

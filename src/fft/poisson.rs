@@ -1,9 +1,9 @@
 //! Direct solves of `c u - Δu = f` on periodic grids by Fourier transforms: the Laplacian is
 //! diagonal in Fourier space, so one real transform, a division per wavenumber and the inverse
 //! solve it exactly, in `O(n log n)`. The Laplacian is either the second-order finite-difference
-//! one (the `2N + 1`-point stencil of `LinearStencil::laplacian` and the solvers' operators, whose
-//! discrete equations this solves to rounding) or the exact one (spectral accuracy for smooth
-//! solutions).
+//! one (the `2N + 1`-point stencil, as `LinearStencil::laplacian_5pt`/`laplacian_7pt` and the
+//! solvers' operators apply it, with a spacing per axis; its discrete equations are solved to
+//! rounding) or the exact one (spectral accuracy for smooth solutions).
 
 use num_complex::Complex;
 
@@ -64,8 +64,8 @@ pub fn solve_periodic<T: FftFloat, const N: usize>(
 ///
 /// `Error::Parameter` for a rank-0 grid, a spacing that is not positive and finite, a shift that
 /// is not finite, or a shift that makes the operator singular (`shift` equal to minus an
-/// eigenvalue of the Laplacian, a resonance of the Helmholtz equation); the transforms' errors
-/// (an axis of length zero, `Error::Alloc`).
+/// eigenvalue of the Laplacian within rounding, a resonance of the Helmholtz equation); the
+/// transforms' errors (an axis of length zero, `Error::Alloc`), in the transforms' names.
 pub fn try_solve_periodic<T: FftFloat, const N: usize>(
     f: impl AsOperand<T, N>,
     spacing: [T; N],
@@ -79,8 +79,11 @@ pub fn try_solve_periodic<T: FftFloat, const N: usize>(
     }
     // Finite: below infinity in magnitude (NaN compares false).
     let finite = |x: T| x.abs() < T::LARGEST;
-    if let Some(h) = spacing.iter().find(|&&h| !(finite(h) && h > T::ZERO)) {
-        return refuse(format!("a spacing of {h}"), "give each axis's grid spacing, positive and finite");
+    if let Some(axis) = (0..N).find(|&a| !(finite(spacing[a]) && spacing[a] > T::ZERO)) {
+        return refuse(
+            format!("a spacing of {} along axis {axis}, which is not positive and finite", spacing[axis]),
+            "give each axis's grid spacing, positive and finite",
+        );
     }
     if !finite(shift) {
         return refuse(format!("a shift of {shift}"), "give a finite shift c of `c u - Δu = f` (0 for Poisson)");
@@ -96,13 +99,19 @@ pub fn try_solve_periodic<T: FftFloat, const N: usize>(
         })
         .collect();
     let half = spectrum.shape();
+    // Below this an eigenvalue of the shifted operator is rounding: the mode would be multiplied
+    // by ~1/eps, so the shift is taken as a resonance.
+    let largest = eigen.iter().map(|e| e.iter().fold(T::ZERO, |m, &x| if x > m { x } else { m }));
+    let size = largest.fold(shift.abs(), |s, m| s + m);
+    let epsilon = <T as Float>::from_f64(if size_of::<T>() == 4 { f32::EPSILON as f64 } else { f64::EPSILON });
+    let tolerance = <T as Float>::from_f64(16.0) * epsilon * size;
     let mut index = [0usize; N];
     for value in spectrum.as_mut_slice() {
         let lambda = shift + (0..N).fold(T::ZERO, |sum, a| sum + eigen[a][index[a]]);
         if index.iter().all(|&k| k == 0) && shift == T::ZERO {
             // The free constant: the solution of mean zero, `f`'s mean dropped.
             *value = Complex::new(T::ZERO, T::ZERO);
-        } else if lambda == T::ZERO {
+        } else if lambda.abs() <= tolerance {
             return refuse(
                 format!("the operator is singular: the shift {shift} cancels the Laplacian at wavenumber {index:?}"),
                 "pick a shift that is not minus an eigenvalue of the Laplacian (a resonance of the Helmholtz equation)",
@@ -128,8 +137,9 @@ fn eigenvalue<T: FftFloat>(laplacian: Laplacian, k: usize, n: usize, h: T) -> T 
     let pi = <T as Float>::from_f64(core::f64::consts::PI);
     match laplacian {
         Laplacian::SecondOrder => {
-            let s = (pi * count(k) / count(n)).sin();
-            count(4) * s * s / (h * h)
+            // (2 sin(π k / n) / h)², squared last so that no tiny or huge h squares out of range.
+            let w = count(2) * (pi * count(k) / count(n)).sin() / h;
+            w * w
         }
         Laplacian::Spectral => {
             // The signed wavenumber: k for k <= n / 2, k - n above.
