@@ -6,7 +6,8 @@
 //! read and one write of the array per axis. Blocks and batches run on rayon's threads.
 
 use crate::element::Pod;
-use crate::error::{Error, Result};
+use crate::error::Result;
+use crate::kernel::try_zeroed_vec;
 
 /// Lanes per block gathered from a non-contiguous axis.
 const BLOCK: usize = 16;
@@ -72,13 +73,13 @@ pub(super) fn in_place<X: Pod + Send + Sync>(
     }
     if around.inner == 1 {
         let batch = (POINTS_PER_TASK / n).max(1) * n;
-        return for_each_chunk(data, batch, || zeroed(op, scratch), |_, rows, work| transform(rows, work));
+        return for_each_chunk(data, batch, || try_zeroed_vec(op, scratch), |_, rows, work| transform(rows, work));
     }
     let base = shared(data);
     let inner = around.inner;
     for_each_task(
         around.blocks(),
-        || Ok((zeroed(op, BLOCK * n)?, zeroed(op, scratch)?)),
+        || Ok((try_zeroed_vec(op, BLOCK * n)?, try_zeroed_vec(op, scratch)?)),
         |b, (lanes, work)| {
             let (o, first, count) = around.block(b);
             let lanes = &mut lanes[..count * n];
@@ -128,7 +129,7 @@ pub(super) fn between<U: Pod + Send + Sync, V: Pod + Send + Sync, W: Pod + Send>
     if around.inner == 1 {
         // Rows in, rows out: each row copied once into the lane the transform may overwrite.
         let rows = (POINTS_PER_TASK / n_in.max(n_out)).max(1);
-        let make = || Ok((zeroed::<U>(op, n_in)?, zeroed::<W>(op, scratch)?));
+        let make = || Ok((try_zeroed_vec::<U>(op, n_in)?, try_zeroed_vec::<W>(op, scratch)?));
         return for_each_chunk(output, rows * n_out, make, |t, out, (lane, work)| {
             for (r, row) in out.chunks_exact_mut(n_out).enumerate() {
                 let first = (t * rows + r) * n_in;
@@ -140,7 +141,13 @@ pub(super) fn between<U: Pod + Send + Sync, V: Pod + Send + Sync, W: Pod + Send>
     }
     let base = shared(output);
     let inner = around.inner;
-    let make = || Ok((zeroed::<U>(op, BLOCK * n_in)?, zeroed::<V>(op, BLOCK * n_out)?, zeroed::<W>(op, scratch)?));
+    let make = || {
+        Ok((
+            try_zeroed_vec::<U>(op, BLOCK * n_in)?,
+            try_zeroed_vec::<V>(op, BLOCK * n_out)?,
+            try_zeroed_vec::<W>(op, scratch)?,
+        ))
+    };
     for_each_task(around.blocks(), make, |b, (lanes_in, lanes_out, work)| {
         let (o, first, count) = around.block(b);
         for k in 0..n_in {
@@ -217,18 +224,6 @@ fn for_each_chunk<X: Send, W: Send>(
         let mut buffers = make()?;
         data.chunks_mut(size).enumerate().try_for_each(|(t, chunk)| work(t, chunk, &mut buffers))
     }
-}
-
-/// A zeroed buffer of `len` elements, refused rather than aborting when the memory is not there.
-pub(super) fn zeroed<X: Pod>(op: &'static str, len: usize) -> Result<Vec<X>> {
-    let mut v = Vec::new();
-    v.try_reserve_exact(len).map_err(|_| Error::Alloc {
-        op,
-        bytes: len.saturating_mul(size_of::<X>()),
-        reason: "the host refused the memory for the transform's scratch".into(),
-    })?;
-    v.resize(len, X::zeroed());
-    Ok(v)
 }
 
 #[cfg(test)]
