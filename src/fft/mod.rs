@@ -376,11 +376,11 @@ fn with_row_major<T: Pod, const N: usize, R>(
 ) -> Result<R> {
     let src = a.operand_desc();
     // Checked: a broadcast view's extents may multiply past `usize` (the copy then refuses it).
-    let len = src.shape.iter().try_fold(1usize, |n, &d| n.checked_mul(d)).unwrap_or(0);
-    if len > 0 && src.strides == crate::shape::row_major_strides(&src.shape) {
+    let len = crate::shape::element_count(&src.shape).unwrap_or(0);
+    if len > 0 && src.is_contiguous() {
         // SAFETY: `src` describes the live operand `a`, borrowed for the call (`AsOperand`'s
         // contract), whose `len` elements lie one after the other from its handle in row-major
-        // order (its strides are the row-major ones); nothing writes them during the call.
+        // order (`is_contiguous`); nothing writes them during the call.
         let elements = unsafe { core::slice::from_raw_parts(src.handle.cast_const(), len) };
         return f(elements, src.shape);
     }
