@@ -1,11 +1,14 @@
 //! Discrete Fourier transforms (feature `fft`), with NumPy's names, arguments and `norm` modes:
 //! [`fft`], [`ifft`], [`fftn`], [`ifftn`] of complex arrays, [`rfft`], [`irfft`], [`rfftn`],
 //! [`irfftn`] between real arrays and their half spectra, the sample frequencies [`fftfreq`],
-//! [`rfftfreq`]; and [`solve_periodic`], the direct solve of Poisson's and Helmholtz's equations
-//! on periodic grids.
+//! [`rfftfreq`]; the real-to-real cosine and sine transforms of types I to IV with SciPy's
+//! definitions ([`dct`], [`idct`], [`dst`], [`idst`], [`dctn`], [`idctn`], [`dstn`], [`idstn`];
+//! see [`DctType`]); and [`solve_box`], the direct solve of Poisson's and Helmholtz's equations
+//! on grids whose axes are periodic, walled or mirrored ([`solve_periodic`] for periodic ones),
+//! also as a preconditioner of the Krylov solvers ([`BoxPreconditioner`]).
 //!
 //! Any length (rustfft: mixed radix, Rader and Bluestein for large primes; realfft for the real
-//! transforms), along any axis or set of axes of any rank, from arrays and views of any layout
+//! transforms; rustdct for the cosine and sine ones), along any axis or set of axes of any rank, from arrays and views of any layout
 //! (the input is read once into the result's row-major order, never modified). Plans are made
 //! once per length and type for the whole process; batches of lanes run on rayon's threads.
 //! Transforms return new row-major arrays on the CPU; complex elements are
@@ -50,11 +53,18 @@
 mod lanes;
 mod plans;
 mod poisson;
+mod precond;
+mod trig;
 
 use num_complex::Complex;
 
 pub use plans::FftFloat;
-pub use poisson::{solve_periodic, try_solve_periodic, Laplacian};
+pub use poisson::{solve_box, solve_periodic, try_solve_box, try_solve_periodic, Laplacian};
+pub use precond::BoxPreconditioner;
+pub use trig::{
+    dct, dctn, dst, dstn, idct, idctn, idst, idstn, try_dct, try_dctn, try_dst, try_dstn, try_idct, try_idctn,
+    try_idst, try_idstn, DctType,
+};
 
 use crate::array::Array;
 use crate::element::{Numeric, Pod};

@@ -1,5 +1,5 @@
 //! The float types transforms take, and their plans: one planner per type for the whole process
-//! (rustfft's and realfft's planners keep every plan they made, so a length is planned once and
+//! (rustfft's, realfft's and rustdct's planners keep every plan they made, so a length is planned once and
 //! its plan, shared by reference count, serves every thread).
 
 use std::sync::{Arc, Mutex, OnceLock};
@@ -13,19 +13,20 @@ mod sealed {
     use std::sync::Mutex;
 
     /// One planner of each kind for one float type.
-    pub struct Planners<T: rustfft::FftNum> {
+    pub struct Planners<T: rustdct::DctNum> {
         pub(super) complex: Mutex<rustfft::FftPlanner<T>>,
         pub(super) real: Mutex<realfft::RealFftPlanner<T>>,
+        pub(super) trig: Mutex<rustdct::DctPlanner<T>>,
     }
 
-    pub trait Sealed: rustfft::FftNum {
+    pub trait Sealed: rustdct::DctNum {
         /// The process's planners for this type.
         fn planners() -> &'static Planners<Self>;
     }
 }
 
 /// The real types of transforms: `f32` (with `Complex<f32>` spectra) and `f64`. Sealed.
-pub trait FftFloat: Float + rustfft::FftNum + sealed::Sealed {}
+pub trait FftFloat: Float + rustdct::DctNum + sealed::Sealed {}
 
 macro_rules! fft_float {
     ($($t:ty),*) => {$(
@@ -35,6 +36,7 @@ macro_rules! fft_float {
                 PLANNERS.get_or_init(|| sealed::Planners {
                     complex: Mutex::new(FftPlanner::new()),
                     real: Mutex::new(RealFftPlanner::new()),
+                    trig: Mutex::new(rustdct::DctPlanner::new()),
                 })
             }
         }
@@ -62,4 +64,9 @@ pub(super) fn real<T: FftFloat>(len: usize) -> Arc<dyn RealToComplex<T>> {
 /// The complex-to-real transform to `len` points (unscaled).
 pub(super) fn real_inverse<T: FftFloat>(len: usize) -> Arc<dyn ComplexToReal<T>> {
     T::planners().real.lock().unwrap_or_else(|e| e.into_inner()).plan_fft_inverse(len)
+}
+
+/// `plan(planner)` with the process's cosine and sine transform planner for `T`.
+pub(super) fn with_trig_planner<T: FftFloat, R>(plan: impl FnOnce(&mut rustdct::DctPlanner<T>) -> R) -> R {
+    plan(&mut T::planners().trig.lock().unwrap_or_else(|e| e.into_inner()))
 }

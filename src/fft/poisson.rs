@@ -1,36 +1,112 @@
-//! Direct solves of `c u - Δu = f` on periodic grids by Fourier transforms: the Laplacian is
-//! diagonal in Fourier space, so one real transform, a division per wavenumber and the inverse
-//! solve it exactly, in `O(n log n)`. The Laplacian is either the second-order finite-difference
-//! one (the `2N + 1`-point stencil, as `LinearStencil::laplacian_5pt`/`laplacian_7pt` and the
-//! solvers' operators apply it, with a spacing per axis; its discrete equations are solved to
-//! rounding) or the exact one (spectral accuracy for smooth solutions).
+//! Direct solves of `c u - Δu = f` on boxes (rectangular grids) whose every axis is periodic,
+//! between walls or between mirrors: the Laplacian is diagonal in the modes of the real Fourier
+//! transform (periodic axes), of the DST-I (walls: the values one spacing past each end, as
+//! `Value` and `Fixed` halos hold them) and of the DCT-II (mirrors: zero gradient at the faces
+//! half a spacing past each end, as `Neumann` halos mirror), so one transform per axis, a
+//! division per mode and the inverse solve it exactly, in `O(n log n)`. The Laplacian is either
+//! the second-order finite-difference one (the `2N + 1`-point stencil, as
+//! `LinearStencil::laplacian_5pt`/`laplacian_7pt` and the solvers' operators apply it, with a
+//! spacing per axis; its discrete equations are solved to rounding) or the exact one (spectral
+//! accuracy for smooth solutions).
+
+use core::ops::Div;
 
 use num_complex::Complex;
 
-use super::{try_irfftn, try_rfftn, FftFloat, Norm};
+use super::lanes::Around;
+use super::trig::{self, DctType, Family};
+use super::{count, row_major, try_irfftn, try_rfftn, FftFloat, Norm};
 use crate::array::Array;
 use crate::element::Float;
 use crate::error::{or_panic, Error, Result};
 use crate::ops::operand::AsOperand;
+use crate::stencil::{Boundaries, Boundary, Side};
 
-/// Which Laplacian [`solve_periodic`] inverts.
+/// Which Laplacian [`solve_box`] and [`solve_periodic`] invert.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Laplacian {
     /// The second-order central difference along each axis, `(u[i-1] - 2 u[i] + u[i+1]) / h²`
-    /// summed over the axes: wavenumber `k` of `n` points has the eigenvalue `4 sin²(π k / n) /
-    /// h²`. The solution satisfies the finite-difference equations to rounding.
+    /// summed over the axes, the points past the ends read as the boundary conditions fill
+    /// them: the mode of `θ` radians per point has the eigenvalue `4 sin²(θ / 2) / h²`. The
+    /// solution satisfies the finite-difference equations to rounding.
     #[default]
     SecondOrder,
-    /// The derivative itself: eigenvalue `(2 π k / (n h))²` for the signed wavenumber `k` (the
-    /// solution of the continuous equation for a band-limited right-hand side).
+    /// The derivative itself: eigenvalue `(θ / h)²` (the solution of the continuous equation for
+    /// a right-hand side in the span of the modes: band-limited on periodic axes, a sine series
+    /// between zero walls, a cosine series between mirrors).
     Spectral,
 }
 
-/// The `u` with `shift u - Δu = f` on a grid periodic along every axis, `spacing[a]` apart along
-/// axis `a`, the Laplacian as `laplacian` says. With `shift = 0` (Poisson) the constant is free
-/// and `f` must average zero for a solution to exist: the solve takes `f`'s consistent part (its
-/// mean removed, as the multigrid solvers do on periodic grids) and returns the `u` of mean
+/// The `u` with `shift u - Δu = f` on a box of `f`'s shape, `spacing[a]` apart along axis `a`,
+/// with `boundaries` (one per axis, or per side as the steppers take them; both sides of an axis
+/// of one kind):
+///
+/// - `Periodic`: the axis wraps around (a real Fourier transform);
+/// - walls, `Value(g)` (or `Fixed`, a wall of zeros, as the solvers' operators read it): `u` is
+///   `g` one spacing past the end, vertex-centred Dirichlet (a DST-I; the walls' values move to
+///   the right-hand side, so only [`Laplacian::SecondOrder`] takes non-zero ones);
+/// - `Neumann`: zero gradient at the face half a spacing past the end, cell-centred (a DCT-II).
+///
+/// The same operator as a [`StencilOperator`](crate::solve::StencilOperator) of the
+/// `2N + 1`-point Laplacian with these boundaries (and `shift` on the diagonal), solved directly
+/// instead of iteratively. With `shift = 0` and no wall (Poisson, periodic or mirrored) the
+/// constant is free and `f` must average zero for a solution to exist: the solve takes `f`'s
+/// consistent part (its mean removed, as the multigrid solvers do) and returns the `u` of mean
 /// zero. Any layout of `f`; the result is row-major.
+///
+/// ```
+/// use cnda::prelude::*;
+/// use cnda::fft::{solve_box, Laplacian};
+/// use cnda::stencil::Boundary;
+///
+/// // -Δu = 1 on the unit square's 31 x 31 inner points, u = 0 on its edge: walls on both axes.
+/// let (n, h) = (31, 1.0 / 32.0);
+/// let f = Array::<f64, 2>::ones([n, n]);
+/// let u = solve_box(&f, [h, h], 0.0, [Boundary::Value(0.0); 2], Laplacian::SecondOrder);
+/// assert!((u[[15, 15]] - 0.0737).abs() < 1e-3); // the centre of the square's solution
+///
+/// // Mixed: periodic along x, a zero-flux box along y.
+/// let g = Array::from_fn([32, 16], |[i, _]| (i as f64 / 32.0 * std::f64::consts::TAU).sin());
+/// let v = solve_box(&g, [1.0 / 32.0, 1.0 / 16.0], 1.0, [Boundary::Periodic, Boundary::Neumann], Laplacian::SecondOrder);
+/// assert_eq!(v.shape(), [32, 16]);
+/// ```
+///
+/// # Panics
+///
+/// As [`try_solve_box`] errs.
+#[track_caller]
+pub fn solve_box<T: FftFloat, const N: usize>(
+    f: impl AsOperand<T, N>,
+    spacing: [T; N],
+    shift: T,
+    boundaries: impl Into<Boundaries<T, N>>,
+    laplacian: Laplacian,
+) -> Array<T, N> {
+    or_panic(try_solve_box(f, spacing, shift, boundaries, laplacian))
+}
+
+/// [`solve_box`], returning errors.
+///
+/// # Errors
+///
+/// `Error::Parameter` for a rank-0 grid, a spacing that is not positive and finite, a shift or
+/// wall value that is not finite, an axis whose two sides differ in kind (periodic, wall,
+/// mirror), a non-zero wall value with [`Laplacian::Spectral`], or a shift that makes the
+/// operator singular (`shift` equal to minus an eigenvalue of the Laplacian within rounding, a
+/// resonance of the Helmholtz equation); the transforms' errors (an axis of length zero,
+/// `Error::Alloc`).
+pub fn try_solve_box<T: FftFloat, const N: usize>(
+    f: impl AsOperand<T, N>,
+    spacing: [T; N],
+    shift: T,
+    boundaries: impl Into<Boundaries<T, N>>,
+    laplacian: Laplacian,
+) -> Result<Array<T, N>> {
+    solve("solve_box", f, spacing, shift, boundaries.into(), laplacian)
+}
+
+/// The `u` with `shift u - Δu = f` on a grid periodic along every axis: [`solve_box`] with
+/// `Boundary::Periodic` on each.
 ///
 /// ```
 /// use cnda::prelude::*;
@@ -62,23 +138,97 @@ pub fn solve_periodic<T: FftFloat, const N: usize>(
 ///
 /// # Errors
 ///
-/// `Error::Parameter` for a rank-0 grid, a spacing that is not positive and finite, a shift that
-/// is not finite, or a shift that makes the operator singular (`shift` equal to minus an
-/// eigenvalue of the Laplacian within rounding, a resonance of the Helmholtz equation); the
-/// transforms' errors (an axis of length zero, `Error::Alloc`), in the transforms' names.
+/// As [`try_solve_box`].
 pub fn try_solve_periodic<T: FftFloat, const N: usize>(
     f: impl AsOperand<T, N>,
     spacing: [T; N],
     shift: T,
     laplacian: Laplacian,
 ) -> Result<Array<T, N>> {
-    let op = "solve_periodic";
+    solve("solve_periodic", f, spacing, shift, [Boundary::Periodic; N].into(), laplacian)
+}
+
+/// The kind of an axis's two sides, and so its transform.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) enum Sides<T> {
+    /// The real Fourier transform.
+    Periodic,
+    /// The DST-I, with the values one spacing past the low and the high end.
+    Walls(T, T),
+    /// The DCT-II.
+    Mirrors,
+}
+
+impl<T> Sides<T> {
+    /// The sine or cosine transform of a wall or mirror axis.
+    fn trig(&self) -> Option<(Family, DctType)> {
+        match self {
+            Sides::Periodic => None,
+            Sides::Walls(..) => Some((Family::Sine, DctType::I)),
+            Sides::Mirrors => Some((Family::Cosine, DctType::II)),
+        }
+    }
+}
+
+fn solve<T: FftFloat, const N: usize>(
+    op: &'static str,
+    f: impl AsOperand<T, N>,
+    spacing: [T; N],
+    shift: T,
+    boundaries: Boundaries<T, N>,
+    laplacian: Laplacian,
+) -> Result<Array<T, N>> {
+    let sides = check_sides(op, &boundaries, spacing, shift, laplacian)?;
+    let shape = f.operand_desc().shape;
+    let periodic: Vec<usize> = (0..N).filter(|&a| sides[a] == Sides::Periodic).collect();
+    // Poisson without a wall: the constant mode is free.
+    let null = shift == T::ZERO && !sides.iter().any(|s| matches!(s, Sides::Walls(..)));
+    let divisors = Divisors::new(&sides, shape, spacing, shift, laplacian, periodic.last().copied(), null);
+    if periodic.len() == N {
+        // Only Fourier modes: from `f` where it lies.
+        return divided_in_fourier(op, f, &periodic, shape, &divisors);
+    }
+    let mut u = row_major(op, &f)?;
+    for (axis, side) in sides.iter().enumerate() {
+        if let &Sides::Walls(low, high) = side {
+            // The points next to a wall read its value: it moves to the right-hand side.
+            let h = spacing[axis];
+            add_to_ends(&mut u, axis, low / h / h, high / h / h);
+        }
+    }
+    for (axis, kind) in sides.iter().enumerate().filter_map(|(a, s)| s.trig().map(|k| (a, k))) {
+        trig::in_place(op, &mut u, axis, kind, Norm::Backward, false)?;
+    }
+    u = if periodic.is_empty() {
+        divisors.divide(op, u.as_mut_slice(), shape, T::ZERO)?;
+        u
+    } else {
+        divided_in_fourier(op, &u, &periodic, shape, &divisors)?
+    };
+    for (axis, kind) in sides.iter().enumerate().filter_map(|(a, s)| s.trig().map(|k| (a, k))) {
+        trig::in_place(op, &mut u, axis, kind, Norm::Backward, true)?;
+    }
+    Ok(u)
+}
+
+/// Below infinity in magnitude (NaN compares false).
+fn finite<T: FftFloat>(x: T) -> bool {
+    x.abs() < T::LARGEST
+}
+
+/// Each axis's kind, after checking the rank, the spacings, the shift, that each axis's two sides
+/// agree and that the Laplacian takes them.
+pub(super) fn check_sides<T: FftFloat, const N: usize>(
+    op: &'static str,
+    boundaries: &Boundaries<T, N>,
+    spacing: [T; N],
+    shift: T,
+    laplacian: Laplacian,
+) -> Result<[Sides<T>; N]> {
     let refuse = |reason: String, fix: &'static str| Err(Error::Parameter { op, reason, fix });
     if N == 0 {
-        return refuse("a rank-0 grid has no axis to be periodic along".into(), "solve on a grid of rank 1 or more");
+        return refuse("a rank-0 grid has no axis to transform".into(), "solve on a grid of rank 1 or more");
     }
-    // Finite: below infinity in magnitude (NaN compares false).
-    let finite = |x: T| x.abs() < T::LARGEST;
     if let Some(axis) = (0..N).find(|&a| !(finite(spacing[a]) && spacing[a] > T::ZERO)) {
         return refuse(
             format!("a spacing of {} along axis {axis}, which is not positive and finite", spacing[axis]),
@@ -88,64 +238,176 @@ pub fn try_solve_periodic<T: FftFloat, const N: usize>(
     if !finite(shift) {
         return refuse(format!("a shift of {shift}"), "give a finite shift c of `c u - Δu = f` (0 for Poisson)");
     }
-    let shape = f.operand_desc().shape;
-    let axes: [usize; N] = core::array::from_fn(|a| a);
-    let mut spectrum = try_rfftn(f, &axes, Norm::Backward)?;
-    // Each axis's eigenvalues of -Δ, by wavenumber as the half spectrum stores them.
-    let eigen: Vec<Vec<T>> = (0..N)
-        .map(|a| {
-            let len = if a + 1 == N { shape[a] / 2 + 1 } else { shape[a] };
-            (0..len).map(|k| eigenvalue(laplacian, k, shape[a], spacing[a])).collect()
-        })
-        .collect();
-    let half = spectrum.shape();
-    // Below this an eigenvalue of the shifted operator is rounding: the mode would be multiplied
-    // by ~1/eps, so the shift is taken as a resonance.
-    let largest = eigen.iter().map(|e| e.iter().fold(T::ZERO, |m, &x| if x > m { x } else { m }));
-    let size = largest.fold(shift.abs(), |s, m| s + m);
-    let epsilon = <T as Float>::from_f64(if size_of::<T>() == 4 { f32::EPSILON as f64 } else { f64::EPSILON });
-    let tolerance = <T as Float>::from_f64(16.0) * epsilon * size;
-    let mut index = [0usize; N];
-    for value in spectrum.as_mut_slice() {
-        let lambda = shift + (0..N).fold(T::ZERO, |sum, a| sum + eigen[a][index[a]]);
-        if index.iter().all(|&k| k == 0) && shift == T::ZERO {
-            // The free constant: the solution of mean zero, `f`'s mean dropped.
-            *value = Complex::new(T::ZERO, T::ZERO);
-        } else if lambda.abs() <= tolerance {
-            return refuse(
-                format!("the operator is singular: the shift {shift} cancels the Laplacian at wavenumber {index:?}"),
-                "pick a shift that is not minus an eigenvalue of the Laplacian (a resonance of the Helmholtz equation)",
-            );
-        } else {
-            *value = value.unscale(lambda);
-        }
-        // The next index in row-major order.
-        for a in (0..N).rev() {
-            index[a] += 1;
-            if index[a] < half[a] {
-                break;
+    let mut sides = [Sides::Periodic; N];
+    for (axis, kind) in sides.iter_mut().enumerate() {
+        let (low, high) = (boundaries.at(axis, Side::Low), boundaries.at(axis, Side::High));
+        let wall = |b: Boundary<T>| match b {
+            Boundary::Fixed => Some(T::ZERO),
+            Boundary::Value(g) => Some(g),
+            _ => None,
+        };
+        *kind =
+            match (low, high) {
+                (Boundary::Periodic, Boundary::Periodic) => Sides::Periodic,
+                (Boundary::Neumann, Boundary::Neumann) => Sides::Mirrors,
+                _ => match (wall(low), wall(high)) {
+                    (Some(g0), Some(g1)) => Sides::Walls(g0, g1),
+                    _ => return Err(Error::Parameter {
+                        op,
+                        reason: format!(
+                            "axis {axis} has {low:?} below and {high:?} above; a transform needs one kind on both sides"
+                        ),
+                        fix: "give both sides of an axis one kind: `Periodic`, walls (`Value`, `Fixed`) or `Neumann`; \
+                              mixed sides need an iterative solve (`solve::Multigrid` with a `StencilOperator`)",
+                    }),
+                },
+            };
+        if let Sides::Walls(g0, g1) = *kind {
+            if !(finite(g0) && finite(g1)) {
+                return Err(Error::Parameter {
+                    op,
+                    reason: format!("axis {axis} has walls of values {g0} and {g1}, not both finite"),
+                    fix: "give finite wall values",
+                });
             }
-            index[a] = 0;
+            if laplacian == Laplacian::Spectral && (g0 != T::ZERO || g1 != T::ZERO) {
+                return Err(Error::Parameter {
+                    op,
+                    reason: format!("axis {axis} has walls of values {g0} and {g1}, and the spectral Laplacian's sine series vanishes at walls"),
+                    fix: "subtract a smooth function with the wall values and solve for the rest with zero walls, \
+                          or use `Laplacian::SecondOrder`",
+                });
+            }
         }
     }
-    try_irfftn(&spectrum, &axes, shape[N - 1], Norm::Backward)
+    Ok(sides)
 }
 
-/// The eigenvalue of `-d²/dx²` at wavenumber `k` of `n` points `h` apart.
-fn eigenvalue<T: FftFloat>(laplacian: Laplacian, k: usize, n: usize, h: T) -> T {
-    let count = |x: usize| <T as Float>::from_f64(x as f64);
-    let pi = <T as Float>::from_f64(core::f64::consts::PI);
-    match laplacian {
-        Laplacian::SecondOrder => {
-            // (2 sin(π k / n) / h)², squared last so that no tiny or huge h squares out of range.
-            let w = count(2) * (pi * count(k) / count(n)).sin() / h;
-            w * w
-        }
-        Laplacian::Spectral => {
-            // The signed wavenumber: k for k <= n / 2, k - n above.
-            let signed = if k <= n / 2 { count(k) } else { -count(n - k) };
-            let w = count(2) * pi * signed / (count(n) * h);
-            w * w
+/// `low` added to every point of the first hyperplane along `axis` of the row-major `u`, and
+/// `high` to the last's.
+fn add_to_ends<T: FftFloat, const N: usize>(u: &mut Array<T, N>, axis: usize, low: T, high: T) {
+    let n = u.shape()[axis];
+    let around = Around::new(u.shape(), axis);
+    let data = u.as_mut_slice();
+    for o in 0..around.outer {
+        for (k, g) in [(0, low), (n - 1, high)] {
+            let plane = (o * n + k) * around.inner;
+            data[plane..plane + around.inner].iter_mut().for_each(|x| *x = *x + g);
         }
     }
+}
+
+/// `f`'s transform over the periodic `axes` (the others already transformed or none),
+/// divided, and transformed back.
+fn divided_in_fourier<T: FftFloat, const N: usize>(
+    op: &'static str,
+    f: impl AsOperand<T, N>,
+    axes: &[usize],
+    shape: [usize; N],
+    divisors: &Divisors<T, N>,
+) -> Result<Array<T, N>> {
+    let mut spectrum = try_rfftn(f, axes, Norm::Backward)?;
+    let half = spectrum.shape();
+    divisors.divide(op, spectrum.as_mut_slice(), half, Complex::new(T::ZERO, T::ZERO))?;
+    try_irfftn(&spectrum, axes, shape[axes[axes.len() - 1]], Norm::Backward)
+}
+
+/// What each mode is divided by: `shift` plus the sum of its axes' eigenvalues of `-Δ`.
+struct Divisors<T, const N: usize> {
+    /// Per axis, by mode index as the transformed array stores them.
+    eigen: Vec<Vec<T>>,
+    shift: T,
+    /// Whether the all-zero mode is free (set to zero).
+    null: bool,
+    /// Below this a divisor is rounding: the mode would be multiplied by ~1/eps, so the shift is
+    /// taken as a resonance.
+    tolerance: T,
+}
+
+impl<T: FftFloat, const N: usize> Divisors<T, N> {
+    fn new(
+        sides: &[Sides<T>; N],
+        shape: [usize; N],
+        spacing: [T; N],
+        shift: T,
+        laplacian: Laplacian,
+        half_axis: Option<usize>,
+        null: bool,
+    ) -> Self {
+        let eigen: Vec<Vec<T>> = (0..N)
+            .map(|a| {
+                let (n, h) = (shape[a], spacing[a]);
+                let stored = if half_axis == Some(a) { n / 2 + 1 } else { n };
+                (0..stored).map(|k| eigenvalue(laplacian, radians(sides[a], k, n), h)).collect()
+            })
+            .collect();
+        let largest = eigen.iter().map(|e| e.iter().fold(T::ZERO, |m, &x| if x > m { x } else { m }));
+        let size = largest.fold(shift.abs(), |s, m| s + m);
+        let epsilon = <T as Float>::from_f64(if size_of::<T>() == 4 { f32::EPSILON as f64 } else { f64::EPSILON });
+        let tolerance = <T as Float>::from_f64(16.0) * epsilon * size;
+        Divisors { eigen, shift, null, tolerance }
+    }
+
+    /// Every mode of `values` (row-major, `shape`) divided by its divisor, the free one `zero`.
+    fn divide<X: Copy + Div<T, Output = X>>(
+        &self,
+        op: &'static str,
+        values: &mut [X],
+        shape: [usize; N],
+        zero: X,
+    ) -> Result<()> {
+        let mut index = [0usize; N];
+        for value in values {
+            let lambda = self.shift + (0..N).fold(T::ZERO, |sum, a| sum + self.eigen[a][index[a]]);
+            if self.null && index.iter().all(|&k| k == 0) {
+                // The free constant: the solution of mean zero, `f`'s mean dropped.
+                *value = zero;
+            } else if lambda.abs() <= self.tolerance {
+                return Err(Error::Parameter {
+                    op,
+                    reason: format!(
+                        "the operator is singular: the shift {} cancels the Laplacian at mode {index:?}",
+                        self.shift
+                    ),
+                    fix: "pick a shift that is not minus an eigenvalue of the Laplacian (a resonance of the Helmholtz equation)",
+                });
+            } else {
+                *value = *value / lambda;
+            }
+            // The next index in row-major order.
+            for a in (0..N).rev() {
+                index[a] += 1;
+                if index[a] < shape[a] {
+                    break;
+                }
+                index[a] = 0;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The frequency, in radians per point, of mode `k` of an axis of `n` points: signed on periodic
+/// axes (`2 π k / n`, `k - n` past the middle), `π (k + 1) / (n + 1)` between walls (the DST-I's
+/// sines), `π k / n` between mirrors (the DCT-II's cosines).
+fn radians<T: FftFloat>(sides: Sides<T>, k: usize, n: usize) -> T {
+    let pi = <T as Float>::from_f64(core::f64::consts::PI);
+    match sides {
+        Sides::Periodic => {
+            let signed = if k <= n / 2 { count::<T>(k) } else { -count::<T>(n - k) };
+            count::<T>(2) * pi * signed / count::<T>(n)
+        }
+        Sides::Walls(..) => pi * count::<T>(k + 1) / count::<T>(n + 1),
+        Sides::Mirrors => pi * count::<T>(k) / count::<T>(n),
+    }
+}
+
+/// The eigenvalue of `-d²/dx²` for the mode of `theta` radians per point, `h` apart.
+fn eigenvalue<T: FftFloat>(laplacian: Laplacian, theta: T, h: T) -> T {
+    // Squared last, so that no tiny or huge h squares out of range.
+    let w = match laplacian {
+        Laplacian::SecondOrder => count::<T>(2) * (theta / count::<T>(2)).sin() / h,
+        Laplacian::Spectral => theta / h,
+    };
+    w * w
 }

@@ -1,0 +1,349 @@
+//! Real-to-real trigonometric transforms: the discrete cosine and sine transforms of types I to
+//! IV with SciPy's definitions, names and `norm` modes ([`dct`], [`idct`], [`dst`], [`idst`]
+//! along one axis; [`dctn`], [`idctn`], [`dstn`], [`idstn`] along several), through rustdct on
+//! the lanes of any axis. They diagonalize the finite-difference Laplacian between walls (DST-I)
+//! and mirrors (DCT-II), as [`solve_box`](super::solve_box) uses them.
+//!
+//! For `N` points, `norm = Backward` (SciPy's default):
+//!
+//! | type | DCT `y[k] =` | DST `y[k] =` |
+//! |------|--------------|--------------|
+//! | I    | `x[0] + (-1)^k x[N-1] + 2 Σ_{0<n<N-1} x[n] cos(π k n / (N-1))` | `2 Σ x[n] sin(π (k+1) (n+1) / (N+1))` |
+//! | II   | `2 Σ x[n] cos(π k (2n+1) / (2N))` | `2 Σ x[n] sin(π (k+1) (2n+1) / (2N))` |
+//! | III  | `x[0] + 2 Σ_{n>0} x[n] cos(π n (2k+1) / (2N))` | `(-1)^k x[N-1] + 2 Σ_{n<N-1} x[n] sin(π (2k+1) (n+1) / (2N))` |
+//! | IV   | `2 Σ x[n] cos(π (2k+1) (2n+1) / (4N))` | `2 Σ x[n] sin(π (2k+1) (2n+1) / (4N))` |
+//!
+//! Type III inverts type II and the reverse; types I and IV invert themselves; each up to the
+//! factor `M`: `2 (N - 1)` for the DCT-I, `2 (N + 1)` for the DST-I, `2 N` otherwise.
+//! `Backward` divides the inverse by `M`, `Forward` the forward transform; `Ortho` divides both
+//! by `sqrt(M)` and weights the first (DCT) or last (DST) point of types I to III so that the
+//! transform is orthogonal (SciPy's `orthogonalize=True`).
+//!
+//! ```
+//! use cnda::prelude::*;
+//! use cnda::fft::{dct, idct, DctType, Norm};
+//!
+//! let x = Array::from_fn([3, 8], |[i, j]| (i * 8 + j) as f64);
+//! let y = dct(&x, DctType::II, 1, Norm::Ortho);
+//! let back = idct(&y, DctType::II, 1, Norm::Ortho);
+//! assert!((back[[2, 5]] - x[[2, 5]]).abs() < 1e-12);
+//! ```
+
+use std::sync::Arc;
+
+use rustdct::{Dct1, Dst1, TransformType2And3, TransformType4};
+
+use super::lanes::{self, Around};
+use super::{checked_axes, count, length, row_major, FftFloat, Norm};
+use crate::array::Array;
+use crate::error::{or_panic, Error, Result};
+use crate::ops::operand::AsOperand;
+
+/// The type of a discrete cosine or sine transform (SciPy's `type`, 1 to 4).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum DctType {
+    /// Type I: even (DCT) or odd (DST) about the end points themselves.
+    I,
+    /// Type II, the default: about the half points before and after the ends (the "DCT").
+    #[default]
+    II,
+    /// Type III, the inverse of type II up to scale (the "inverse DCT").
+    III,
+    /// Type IV: about the half points, even at one end and odd at the other.
+    IV,
+}
+
+impl DctType {
+    /// The type whose transform inverts this one's (up to scale).
+    fn inverse(self) -> Self {
+        match self {
+            DctType::II => DctType::III,
+            DctType::III => DctType::II,
+            same => same,
+        }
+    }
+}
+
+/// Cosines or sines.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Family {
+    Cosine,
+    Sine,
+}
+
+macro_rules! trig_pair {
+    ($(#[$doc:meta])* $name:ident, $try_name:ident, $family:expr, $inverse:expr, $scipy:literal) => {
+        $(#[$doc])*
+        #[doc = concat!("SciPy's `scipy.fft.", $scipy, "(a, type, axis=axis, norm=...)`.")]
+        ///
+        /// # Panics
+        ///
+        #[doc = concat!("As [`", stringify!($try_name), "`] errs.")]
+        #[track_caller]
+        pub fn $name<T: FftFloat, const N: usize>(
+            a: impl AsOperand<T, N>,
+            ty: DctType,
+            axis: usize,
+            norm: Norm,
+        ) -> Array<T, N> {
+            or_panic($try_name(a, ty, axis, norm))
+        }
+
+        #[doc = concat!("[`", stringify!($name), "`], returning errors.")]
+        ///
+        /// # Errors
+        ///
+        /// As the [module](super)'s transforms; also `Error::Parameter` for a DCT-I of an axis of
+        /// one point (its period, `2 (N - 1)`, is zero).
+        pub fn $try_name<T: FftFloat, const N: usize>(
+            a: impl AsOperand<T, N>,
+            ty: DctType,
+            axis: usize,
+            norm: Norm,
+        ) -> Result<Array<T, N>> {
+            along_each($scipy, &a, &[axis], ($family, ty), norm, $inverse)
+        }
+    };
+}
+
+macro_rules! trig_pair_n {
+    ($(#[$doc:meta])* $name:ident, $try_name:ident, $family:expr, $inverse:expr, $scipy:literal) => {
+        $(#[$doc])*
+        #[doc = concat!("SciPy's `scipy.fft.", $scipy, "(a, type, axes=axes, norm=...)`.")]
+        ///
+        /// # Panics
+        ///
+        #[doc = concat!("As [`", stringify!($try_name), "`] errs.")]
+        #[track_caller]
+        pub fn $name<T: FftFloat, const N: usize>(
+            a: impl AsOperand<T, N>,
+            ty: DctType,
+            axes: &[usize],
+            norm: Norm,
+        ) -> Array<T, N> {
+            or_panic($try_name(a, ty, axes, norm))
+        }
+
+        #[doc = concat!("[`", stringify!($name), "`], returning errors.")]
+        ///
+        /// # Errors
+        ///
+        /// As the [module](super)'s transforms; also `Error::Parameter` for a DCT-I of an axis of
+        /// one point.
+        pub fn $try_name<T: FftFloat, const N: usize>(
+            a: impl AsOperand<T, N>,
+            ty: DctType,
+            axes: &[usize],
+            norm: Norm,
+        ) -> Result<Array<T, N>> {
+            along_each($scipy, &a, axes, ($family, ty), norm, $inverse)
+        }
+    };
+}
+
+trig_pair!(
+    /// The discrete cosine transform of type `ty` of the real array `a` along `axis` (see the
+    /// [module](self) for the definitions).
+    dct, try_dct, Family::Cosine, false, "dct"
+);
+trig_pair!(
+    /// The inverse of [`dct`] of type `ty` (the transform of type III for type II, and the
+    /// reverse; types I and IV their own), scaled so that `idct(dct(x))` is `x` under the same
+    /// `norm`.
+    idct, try_idct, Family::Cosine, true, "idct"
+);
+trig_pair!(
+    /// The discrete sine transform of type `ty` of the real array `a` along `axis` (see the
+    /// [module](self) for the definitions).
+    dst, try_dst, Family::Sine, false, "dst"
+);
+trig_pair!(
+    /// The inverse of [`dst`] of type `ty`, scaled so that `idst(dst(x))` is `x` under the same
+    /// `norm`.
+    idst, try_idst, Family::Sine, true, "idst"
+);
+trig_pair_n!(
+    /// [`dct`] along each of `axes`.
+    dctn, try_dctn, Family::Cosine, false, "dctn"
+);
+trig_pair_n!(
+    /// [`idct`] along each of `axes`, the inverse of [`dctn`].
+    idctn, try_idctn, Family::Cosine, true, "idctn"
+);
+trig_pair_n!(
+    /// [`dst`] along each of `axes`.
+    dstn, try_dstn, Family::Sine, false, "dstn"
+);
+trig_pair_n!(
+    /// [`idst`] along each of `axes`, the inverse of [`dstn`].
+    idstn, try_idstn, Family::Sine, true, "idstn"
+);
+
+/// `a`'s transform of `kind` along each of `axes`, the last first, in a new row-major array.
+fn along_each<T: FftFloat, const N: usize>(
+    op: &'static str,
+    a: &impl AsOperand<T, N>,
+    axes: &[usize],
+    kind: (Family, DctType),
+    norm: Norm,
+    inverse: bool,
+) -> Result<Array<T, N>> {
+    let (&last, rest) = checked_axes(op, axes, N)?;
+    let mut x = row_major(op, a)?;
+    for &axis in core::iter::once(&last).chain(rest.iter().rev()) {
+        in_place(op, &mut x, axis, kind, norm, inverse)?;
+    }
+    Ok(x)
+}
+
+/// The row-major `x` transformed along `axis` in place: the transform of `kind`, or its inverse.
+pub(super) fn in_place<T: FftFloat, const N: usize>(
+    op: &'static str,
+    x: &mut Array<T, N>,
+    axis: usize,
+    (family, ty): (Family, DctType),
+    norm: Norm,
+    inverse: bool,
+) -> Result<()> {
+    let n = length(op, x.shape(), axis)?;
+    let computed = if inverse { ty.inverse() } else { ty };
+    if family == Family::Cosine && ty == DctType::I && n == 1 {
+        return Err(Error::Parameter {
+            op,
+            reason: format!("axis {axis} of shape {:?} has one point, and a DCT of type I needs two", x.shape()),
+            fix: "transform an axis of 2 points or more, or use another type",
+        });
+    }
+    let plan = Plan::new(family, computed, n);
+    let weights = Weights::<T>::new(family, computed, n, norm, inverse);
+    let around = Around::new(x.shape(), axis);
+    lanes::in_place(op, x.as_mut_slice(), around, n, plan.scratch_len(), |lanes, work| {
+        for lane in lanes.chunks_exact_mut(n) {
+            weights.before(lane);
+            plan.process(lane, work);
+            weights.after(lane);
+        }
+        Ok(())
+    })
+}
+
+/// A rustdct plan of one family and type (its own trait per type).
+enum Plan<T> {
+    Dct1(Arc<dyn Dct1<T>>),
+    Dst1(Arc<dyn Dst1<T>>),
+    Dct2(Arc<dyn TransformType2And3<T>>),
+    Dct3(Arc<dyn TransformType2And3<T>>),
+    Dst2(Arc<dyn TransformType2And3<T>>),
+    Dst3(Arc<dyn TransformType2And3<T>>),
+    Dct4(Arc<dyn TransformType4<T>>),
+    Dst4(Arc<dyn TransformType4<T>>),
+}
+
+impl<T: FftFloat> Plan<T> {
+    fn new(family: Family, ty: DctType, n: usize) -> Self {
+        super::plans::with_trig_planner::<T, _>(|planner| match (family, ty) {
+            (Family::Cosine, DctType::I) => Plan::Dct1(planner.plan_dct1(n)),
+            (Family::Sine, DctType::I) => Plan::Dst1(planner.plan_dst1(n)),
+            (Family::Cosine, DctType::II) => Plan::Dct2(planner.plan_dct2(n)),
+            (Family::Cosine, DctType::III) => Plan::Dct3(planner.plan_dct3(n)),
+            (Family::Sine, DctType::II) => Plan::Dst2(planner.plan_dst2(n)),
+            (Family::Sine, DctType::III) => Plan::Dst3(planner.plan_dst3(n)),
+            (Family::Cosine, DctType::IV) => Plan::Dct4(planner.plan_dct4(n)),
+            (Family::Sine, DctType::IV) => Plan::Dst4(planner.plan_dst4(n)),
+        })
+    }
+
+    fn scratch_len(&self) -> usize {
+        match self {
+            Plan::Dct1(p) => p.get_scratch_len(),
+            Plan::Dst1(p) => p.get_scratch_len(),
+            Plan::Dct2(p) | Plan::Dct3(p) | Plan::Dst2(p) | Plan::Dst3(p) => p.get_scratch_len(),
+            Plan::Dct4(p) | Plan::Dst4(p) => p.get_scratch_len(),
+        }
+    }
+
+    /// rustdct's unnormalized transform of `lane` (half of SciPy's `Backward` one).
+    fn process(&self, lane: &mut [T], scratch: &mut [T]) {
+        match self {
+            Plan::Dct1(p) => p.process_dct1_with_scratch(lane, scratch),
+            Plan::Dst1(p) => p.process_dst1_with_scratch(lane, scratch),
+            Plan::Dct2(p) => p.process_dct2_with_scratch(lane, scratch),
+            Plan::Dct3(p) => p.process_dct3_with_scratch(lane, scratch),
+            Plan::Dst2(p) => p.process_dst2_with_scratch(lane, scratch),
+            Plan::Dst3(p) => p.process_dst3_with_scratch(lane, scratch),
+            Plan::Dct4(p) => p.process_dct4_with_scratch(lane, scratch),
+            Plan::Dst4(p) => p.process_dst4_with_scratch(lane, scratch),
+        }
+    }
+}
+
+/// The factors around rustdct's transform that make it SciPy's: a scale for every output, and
+/// under `Ortho` the orthogonalizing weight of end points before or after.
+struct Weights<T> {
+    scale: T,
+    /// The input points weighted before the transform, and their factor.
+    before: Option<(Ends, T)>,
+    /// The output points weighted after it (besides `scale`), and their factor.
+    after: Option<(Ends, T)>,
+}
+
+/// Which end points of a lane a weight applies to.
+#[derive(Clone, Copy, Debug)]
+enum Ends {
+    First,
+    Last,
+    Both,
+}
+
+impl<T: FftFloat> Weights<T> {
+    /// For the transform of `ty` actually computed, of `n` points, as the forward transform or
+    /// the inverse of another under `norm`.
+    fn new(family: Family, ty: DctType, n: usize, norm: Norm, inverse: bool) -> Self {
+        let two = count::<T>(2);
+        // The logical length: the period of the extended sequence.
+        let m = match (family, ty) {
+            (Family::Cosine, DctType::I) => two * count::<T>(n - 1),
+            (Family::Sine, DctType::I) => two * count::<T>(n + 1),
+            _ => two * count::<T>(n),
+        };
+        // rustdct computes half of SciPy's unnormalized transform.
+        let scale = match (norm, inverse) {
+            (Norm::Backward, false) | (Norm::Forward, true) => two,
+            (Norm::Backward, true) | (Norm::Forward, false) => two / m,
+            (Norm::Ortho, _) => two / m.sqrt(),
+        };
+        let (up, down) = (two.sqrt(), T::ONE / two.sqrt());
+        let (before, after) = match (norm, family, ty) {
+            (Norm::Ortho, Family::Cosine, DctType::I) => (Some((Ends::Both, up)), Some((Ends::Both, down))),
+            (Norm::Ortho, Family::Cosine, DctType::II) => (None, Some((Ends::First, down))),
+            (Norm::Ortho, Family::Cosine, DctType::III) => (Some((Ends::First, up)), None),
+            (Norm::Ortho, Family::Sine, DctType::II) => (None, Some((Ends::Last, down))),
+            (Norm::Ortho, Family::Sine, DctType::III) => (Some((Ends::Last, up)), None),
+            _ => (None, None),
+        };
+        Weights { scale, before, after }
+    }
+
+    fn before(&self, lane: &mut [T]) {
+        weigh(lane, self.before);
+    }
+
+    fn after(&self, lane: &mut [T]) {
+        lane.iter_mut().for_each(|v| *v = *v * self.scale);
+        weigh(lane, self.after);
+    }
+}
+
+/// `lane`'s end points named by `weight` multiplied by its factor.
+fn weigh<T: FftFloat>(lane: &mut [T], weight: Option<(Ends, T)>) {
+    let Some((ends, w)) = weight else { return };
+    let last = lane.len() - 1;
+    let points: &[usize] = match ends {
+        Ends::First => &[0],
+        Ends::Last => &[last],
+        Ends::Both => &[0, last],
+    };
+    for &i in points {
+        lane[i] = lane[i] * w;
+    }
+}
