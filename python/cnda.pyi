@@ -432,3 +432,79 @@ def pad(
     """np.pad(a, width, mode) for mode "constant", "edge", "reflect", "symmetric" or "wrap" (or one per axis);
     width in NumPy's forms, equal before and after each axis."""
 def _live_buffers() -> int: ...
+
+_Norm = Literal["backward", "ortho", "forward"]
+_Axes = Sequence[int]
+
+class _FftModule:
+    """cnda.fft (import cnda.fft): numpy.fft's and scipy.fft's transforms by cnda on the CPU, with
+    their names and arguments, for NumPy arrays and array-likes of float32, float64, complex64 and
+    complex128 (integers as float64), 1 to 4 dimensions, any strides, any length (large primes
+    too). n and s crop or zero-pad the input, as NumPy's do; float32 stays single precision (as in
+    NumPy 2 and SciPy). Real results are cnda arrays shared with NumPy; complex ones new NumPy
+    arrays. The interpreter lock is released on large arrays. The Fourier transforms take complex
+    or real input (promoted), rfft/rfftn and the cosine/sine ones real input; irfft's n and
+    irfftn's s[-1] are the output's length (default 2 (m - 1)). Bad arguments are ValueError
+    (norm, type, n < 1, repeated axes), IndexError (an axis out of range) or TypeError (a dtype)."""
+
+    @staticmethod
+    def fft(a: npt.ArrayLike, n: int | None = ..., axis: int = ..., norm: _Norm | None = ...) -> npt.NDArray[Any]: ...
+    @staticmethod
+    def ifft(a: npt.ArrayLike, n: int | None = ..., axis: int = ..., norm: _Norm | None = ...) -> npt.NDArray[Any]: ...
+    @staticmethod
+    def fft2(a: npt.ArrayLike, s: _Axes | None = ..., axes: _Axes | None = ..., norm: _Norm | None = ...) -> npt.NDArray[Any]: ...
+    @staticmethod
+    def ifft2(a: npt.ArrayLike, s: _Axes | None = ..., axes: _Axes | None = ..., norm: _Norm | None = ...) -> npt.NDArray[Any]: ...
+    @staticmethod
+    def fftn(a: npt.ArrayLike, s: _Axes | None = ..., axes: _Axes | None = ..., norm: _Norm | None = ...) -> npt.NDArray[Any]: ...
+    @staticmethod
+    def ifftn(a: npt.ArrayLike, s: _Axes | None = ..., axes: _Axes | None = ..., norm: _Norm | None = ...) -> npt.NDArray[Any]: ...
+    @staticmethod
+    def rfft(a: npt.ArrayLike, n: int | None = ..., axis: int = ..., norm: _Norm | None = ...) -> npt.NDArray[Any]: ...
+    @staticmethod
+    def irfft(a: npt.ArrayLike, n: int | None = ..., axis: int = ..., norm: _Norm | None = ...) -> npt.NDArray[Any]: ...
+    @staticmethod
+    def rfft2(a: npt.ArrayLike, s: _Axes | None = ..., axes: _Axes | None = ..., norm: _Norm | None = ...) -> npt.NDArray[Any]: ...
+    @staticmethod
+    def irfft2(a: npt.ArrayLike, s: _Axes | None = ..., axes: _Axes | None = ..., norm: _Norm | None = ...) -> npt.NDArray[Any]: ...
+    @staticmethod
+    def rfftn(a: npt.ArrayLike, s: _Axes | None = ..., axes: _Axes | None = ..., norm: _Norm | None = ...) -> npt.NDArray[Any]: ...
+    @staticmethod
+    def irfftn(a: npt.ArrayLike, s: _Axes | None = ..., axes: _Axes | None = ..., norm: _Norm | None = ...) -> npt.NDArray[Any]: ...
+    @staticmethod
+    def dct(x: npt.ArrayLike, type: int = ..., n: int | None = ..., axis: int = ..., norm: _Norm | None = ...) -> npt.NDArray[Any]:
+        """scipy.fft.dct: types 1 to 4, SciPy's definitions; norm="ortho" orthogonalized as SciPy's default."""
+    @staticmethod
+    def idct(x: npt.ArrayLike, type: int = ..., n: int | None = ..., axis: int = ..., norm: _Norm | None = ...) -> npt.NDArray[Any]: ...
+    @staticmethod
+    def dst(x: npt.ArrayLike, type: int = ..., n: int | None = ..., axis: int = ..., norm: _Norm | None = ...) -> npt.NDArray[Any]: ...
+    @staticmethod
+    def idst(x: npt.ArrayLike, type: int = ..., n: int | None = ..., axis: int = ..., norm: _Norm | None = ...) -> npt.NDArray[Any]: ...
+    @staticmethod
+    def dctn(x: npt.ArrayLike, type: int = ..., s: _Axes | None = ..., axes: _Axes | None = ..., norm: _Norm | None = ...) -> npt.NDArray[Any]: ...
+    @staticmethod
+    def idctn(x: npt.ArrayLike, type: int = ..., s: _Axes | None = ..., axes: _Axes | None = ..., norm: _Norm | None = ...) -> npt.NDArray[Any]: ...
+    @staticmethod
+    def dstn(x: npt.ArrayLike, type: int = ..., s: _Axes | None = ..., axes: _Axes | None = ..., norm: _Norm | None = ...) -> npt.NDArray[Any]: ...
+    @staticmethod
+    def idstn(x: npt.ArrayLike, type: int = ..., s: _Axes | None = ..., axes: _Axes | None = ..., norm: _Norm | None = ...) -> npt.NDArray[Any]: ...
+    @staticmethod
+    def fftfreq(n: int, d: float = ...) -> npt.NDArray[np.float64]: ...
+    @staticmethod
+    def rfftfreq(n: int, d: float = ...) -> npt.NDArray[np.float64]: ...
+    @staticmethod
+    def solve_box(
+        f: npt.NDArray[_Float],
+        spacing: float | Sequence[float] | None = ...,
+        shift: float = ...,
+        boundary: _Boundary | None = ...,
+        laplacian: Literal["second_order", "spectral"] = ...,
+    ) -> npt.NDArray[_Float]:
+        """u with shift u - Laplacian(u) = f, solved directly by transforms: each axis periodic
+        ("periodic" on both sides: FFT), between walls (a number, the value one spacing past each
+        end; zero walls by default: DST-I) or between mirrors ("neumann": DCT-II). The operator of
+        cnda.solve's stencil with laplacian=True and these boundaries, solved to rounding;
+        laplacian="spectral" inverts the exact derivative instead (zero walls only). Poisson
+        without a wall drops f's mean and returns the u of mean zero."""
+
+fft: _FftModule

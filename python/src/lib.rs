@@ -20,6 +20,7 @@ mod cuda_stencil;
 mod dlpack;
 pub mod elements;
 mod errors;
+mod fft;
 mod files;
 mod kernels;
 mod operands;
@@ -72,6 +73,7 @@ fn cnda(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(sparse::read_matrix_market, m)?)?;
     m.add_function(wrap_pyfunction!(sparse::write_matrix_market, m)?)?;
     m.add_function(wrap_pyfunction!(sparse::spmv, m)?)?;
+    fft::register(m)?;
     // CNDA's per-type names: the same class with the element type fixed.
     let numpy_dtypes = [("f32", "float32"), ("f64", "float64"), ("i32", "int32"), ("i64", "int64")];
     let make = m.getattr("ContiguousND")?;
