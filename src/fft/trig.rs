@@ -4,30 +4,7 @@
 //! the lanes of any axis. They diagonalize the finite-difference Laplacian between walls (DST-I)
 //! and mirrors (DCT-II), as [`solve_box`](super::solve_box) uses them.
 //!
-//! For `N` points, `norm = Backward` (SciPy's default):
-//!
-//! | type | DCT `y[k] =` | DST `y[k] =` |
-//! |------|--------------|--------------|
-//! | I    | `x[0] + (-1)^k x[N-1] + 2 Σ_{0<n<N-1} x[n] cos(π k n / (N-1))` | `2 Σ x[n] sin(π (k+1) (n+1) / (N+1))` |
-//! | II   | `2 Σ x[n] cos(π k (2n+1) / (2N))` | `2 Σ x[n] sin(π (k+1) (2n+1) / (2N))` |
-//! | III  | `x[0] + 2 Σ_{n>0} x[n] cos(π n (2k+1) / (2N))` | `(-1)^k x[N-1] + 2 Σ_{n<N-1} x[n] sin(π (2k+1) (n+1) / (2N))` |
-//! | IV   | `2 Σ x[n] cos(π (2k+1) (2n+1) / (4N))` | `2 Σ x[n] sin(π (2k+1) (2n+1) / (4N))` |
-//!
-//! Type III inverts type II and the reverse; types I and IV invert themselves; each up to the
-//! factor `M`: `2 (N - 1)` for the DCT-I, `2 (N + 1)` for the DST-I, `2 N` otherwise.
-//! `Backward` divides the inverse by `M`, `Forward` the forward transform; `Ortho` divides both
-//! by `sqrt(M)` and weights the first (DCT) or last (DST) point of types I to III so that the
-//! transform is orthogonal (SciPy's `orthogonalize=True`).
-//!
-//! ```
-//! use cnda::prelude::*;
-//! use cnda::fft::{dct, idct, DctType, Norm};
-//!
-//! let x = Array::from_fn([3, 8], |[i, j]| (i * 8 + j) as f64);
-//! let y = dct(&x, DctType::II, 1, Norm::Ortho);
-//! let back = idct(&y, DctType::II, 1, Norm::Ortho);
-//! assert!((back[[2, 5]] - x[[2, 5]]).abs() < 1e-12);
-//! ```
+//! The definitions and scalings are documented on [`DctType`].
 
 use std::sync::Arc;
 
@@ -40,6 +17,31 @@ use crate::error::{or_panic, Error, Result};
 use crate::ops::operand::AsOperand;
 
 /// The type of a discrete cosine or sine transform (SciPy's `type`, 1 to 4).
+///
+/// For `N` points, `norm = Backward` (SciPy's default):
+///
+/// | type | DCT `y[k] =` | DST `y[k] =` |
+/// |------|--------------|--------------|
+/// | I    | `x[0] + (-1)^k x[N-1] + 2 Σ_{0<n<N-1} x[n] cos(π k n / (N-1))` | `2 Σ x[n] sin(π (k+1) (n+1) / (N+1))` |
+/// | II   | `2 Σ x[n] cos(π k (2n+1) / (2N))` | `2 Σ x[n] sin(π (k+1) (2n+1) / (2N))` |
+/// | III  | `x[0] + 2 Σ_{n>0} x[n] cos(π n (2k+1) / (2N))` | `(-1)^k x[N-1] + 2 Σ_{n<N-1} x[n] sin(π (2k+1) (n+1) / (2N))` |
+/// | IV   | `2 Σ x[n] cos(π (2k+1) (2n+1) / (4N))` | `2 Σ x[n] sin(π (2k+1) (2n+1) / (4N))` |
+///
+/// Type III inverts type II and the reverse; types I and IV invert themselves; each up to the
+/// factor `M`: `2 (N - 1)` for the DCT-I, `2 (N + 1)` for the DST-I, `2 N` otherwise.
+/// `Backward` divides the inverse by `M`, `Forward` the forward transform; `Ortho` divides both
+/// by `sqrt(M)` and weights the first (DCT) or last (DST) point of types I to III so that the
+/// transform is orthogonal (SciPy's `orthogonalize=True`).
+///
+/// ```
+/// use cnda::prelude::*;
+/// use cnda::fft::{dct, idct, DctType, Norm};
+///
+/// let x = Array::from_fn([3, 8], |[i, j]| (i * 8 + j) as f64);
+/// let y = dct(&x, DctType::II, 1, Norm::Ortho);
+/// let back = idct(&y, DctType::II, 1, Norm::Ortho);
+/// assert!((back[[2, 5]] - x[[2, 5]]).abs() < 1e-12);
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum DctType {
     /// Type I: even (DCT) or odd (DST) about the end points themselves.
@@ -143,7 +145,7 @@ macro_rules! trig_pair_n {
 
 trig_pair!(
     /// The discrete cosine transform of type `ty` of the real array `a` along `axis` (see the
-    /// [module](self) for the definitions).
+    /// [`DctType`] for the definitions).
     dct, try_dct, Family::Cosine, false, "dct"
 );
 trig_pair!(
@@ -154,7 +156,7 @@ trig_pair!(
 );
 trig_pair!(
     /// The discrete sine transform of type `ty` of the real array `a` along `axis` (see the
-    /// [module](self) for the definitions).
+    /// [`DctType`] for the definitions).
     dst, try_dst, Family::Sine, false, "dst"
 );
 trig_pair!(
