@@ -280,6 +280,11 @@ fn box_refusals_name_the_axis_and_the_fix() {
     let nan = [Boundary::Value(f64::NAN), Boundary::Neumann];
     let e = try_solve_box(&f, [1.0, 1.0], 0.0, nan, Laplacian::SecondOrder).unwrap_err();
     assert!(e.to_string().contains("finite"), "{e}");
+    // An empty axis between walls: refused, not a panic in the lifting of the wall values.
+    let empty = Array::<f64, 2>::zeros([0, 3]);
+    let e = try_solve_box(&empty, [1.0, 1.0], 0.0, [Boundary::Value(1.0), Boundary::Neumann], Laplacian::SecondOrder)
+        .unwrap_err();
+    assert!(e.to_string().contains("no points"), "{e}");
     // Mirrors alone, Helmholtz at the resonance of mode (1, 0): -4 sin²(π / 12).
     let resonance = -4.0 * (PI / 12.0).sin().powi(2);
     let e = try_solve_box(&f, [1.0, 1.0], resonance, [Boundary::Neumann; 2], Laplacian::SecondOrder).unwrap_err();

@@ -180,6 +180,13 @@ fn solve<T: FftFloat, const N: usize>(
 ) -> Result<Array<T, N>> {
     let sides = check_sides(op, &boundaries, spacing, shift, laplacian)?;
     let shape = f.operand_desc().shape;
+    if let Some(axis) = shape.iter().position(|&n| n == 0) {
+        return Err(Error::Parameter {
+            op,
+            reason: format!("axis {axis} of shape {shape:?} has no points"),
+            fix: "solve on a grid of one point or more along every axis",
+        });
+    }
     let periodic: Vec<usize> = (0..N).filter(|&a| sides[a] == Sides::Periodic).collect();
     // Poisson without a wall: the constant mode is free.
     let null = shift == T::ZERO && !sides.iter().any(|s| matches!(s, Sides::Walls(..)));
