@@ -214,6 +214,50 @@ fn box_solves_invert_the_operator_with_every_kind_of_side() {
     assert!(solved32.as_slice().iter().zip(u32s.as_slice()).all(|(s, w)| (*s as f64 - w).abs() < 1e-4));
 }
 
+/// Large single-precision grids: the smallest modes' divisors are ~1e-6 of the largest, near
+/// f32's rounding, yet exact; a solve must not take them for a resonance (one grid-wide tolerance
+/// did, from 805² Neumann and 1140 points between walls).
+#[test]
+fn large_f32_grids_are_not_taken_as_singular() {
+    // 2D Neumann Poisson, 1024²: a smooth solution of mean zero, through the f64 operator.
+    let n = 1024;
+    let h = 1.0 / n as f64;
+    let u = Array::from_fn([n, n], |[i, j]| {
+        let (x, y) = ((i as f64 + 0.5) * h, (j as f64 + 0.5) * h);
+        (PI * x).cos() * (2.0 * PI * y).cos() + 0.5 * (3.0 * PI * y).cos()
+    });
+    let sides = [[Boundary::Neumann; 2]; 2];
+    let f = apply_box(&u, [h, h], 0.0, sides).map(|x| x as f32);
+    let hf = [h as f32; 2];
+    let solved = try_solve_box(&f, hf, 0.0, [[Boundary::<f32>::Neumann; 2]; 2], Laplacian::SecondOrder).unwrap();
+    let error = solved.as_slice().iter().zip(u.as_slice()).map(|(s, w)| (*s as f64 - w).abs()).fold(0.0, f64::max);
+    assert!(error < 1e-3, "{error}");
+    // 1D between walls, 4096 points.
+    let n = 4096;
+    let h = 1.0 / (n + 1) as f64;
+    let u = Array::from_fn([n], |[i]| ((i + 1) as f64 * h * PI).sin() + 0.25);
+    let walls = [Boundary::Value(0.25), Boundary::Value(0.25)];
+    let f = apply_box(&u, [h], 0.0, [walls]).map(|x| x as f32);
+    let walls32 = [Boundary::Value(0.25f32), Boundary::Value(0.25f32)];
+    let solved = try_solve_box(&f, [h as f32], 0.0, [walls32], Laplacian::SecondOrder).unwrap();
+    let error = solved.as_slice().iter().zip(u.as_slice()).map(|(s, w)| (*s as f64 - w).abs()).fold(0.0, f64::max);
+    assert!(error < 1e-3, "{error}");
+}
+
+/// Spacings whose `1/h²` leaves the element type's range are refused with the scaling that
+/// fixes them, not reported as a singular operator or solved to infinities.
+#[test]
+fn spacings_out_of_range_are_refused() {
+    let f = field([8, 6], 12);
+    for (h, shift) in [(1e-160, 0.0), (1e160, 0.0), (1e160, 1.0)] {
+        let e = try_solve_box(&f, [h, 1.0], shift, [Boundary::Neumann; 2], Laplacian::SecondOrder).unwrap_err();
+        assert!(e.to_string().contains("axis 0") && e.to_string().contains("scaled units"), "{h}: {e}");
+    }
+    let f32s = f.map(|x| x as f32);
+    let e = try_solve_box(&f32s, [1.0, 1e-20], 0.0, [Boundary::<f32>::Fixed; 2], Laplacian::SecondOrder).unwrap_err();
+    assert!(e.to_string().contains("axis 1") && e.to_string().contains("scaled units"), "{e}");
+}
+
 #[test]
 fn mirrored_poisson_loses_the_mean_as_periodic_poisson_does() {
     let sides = [[Boundary::Neumann; 2], [Boundary::Periodic; 2]];
@@ -331,6 +375,14 @@ fn the_box_solve_preconditions_cg() {
     let m_inv = BoxPreconditioner::new([n, m], [h, h], 0.0, sides);
     let report = Cg::new().rtol(1e-10).preconditioner(m_inv.clone()).solve(&variable, &f, &mut preconditioned);
     assert!(report.iterations * 4 < plain_report.iterations, "{} vs {}", report.iterations, plain_report.iterations);
+    // The work counts each application at its flop estimate (two transforms along each axis).
+    let per_application = (5.0 * (n as f64).log2() + 5.0 * (m as f64).log2()) / 10.0;
+    let applied = report.work - (report.iterations as f64 + 1.0);
+    let applications = applied / per_application;
+    assert!(
+        (applications - applications.round()).abs() < 1e-9 && applications >= report.iterations as f64,
+        "{report:?}"
+    );
     let scale = plain.as_slice().iter().fold(0.0f64, |s, x| s.max(x.abs()));
     assert!(max_diff(&plain, &preconditioned) < 1e-7 * scale, "{}", max_diff(&plain, &preconditioned));
     // Vectors of another shape are refused, named.
@@ -338,6 +390,11 @@ fn the_box_solve_preconditions_cg() {
     let e = m_inv.try_apply(&Array::zeros([n + 2, m]), &mut z, [0, 0]).unwrap_err();
     assert!(e.to_string().contains("BoxPreconditioner"), "{e}");
     assert!(BoxPreconditioner::<f64, 2>::try_new([n, 0], [h, h], 0.0, sides).is_err());
+    // A resonant shift is refused when made, not at CG's first application: mode (1, 0) of
+    // mirrors on a 6 x 5 grid of unit spacing.
+    let resonance = -4.0 * (PI / 12.0).sin().powi(2);
+    let e = BoxPreconditioner::<f64, 2>::try_new([6, 5], [1.0, 1.0], resonance, [Boundary::Neumann; 2]).unwrap_err();
+    assert!(e.to_string().contains("singular") && e.to_string().contains("[1, 0]"), "{e}");
     assert!(BoxPreconditioner::<f64, 2>::try_new(
         [n, m],
         [h, h],

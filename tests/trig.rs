@@ -189,8 +189,10 @@ fn every_type_norm_and_direction_matches_scipys_definitions() {
 #[test]
 fn values_scipy_printed() {
     let x = Array::from_shape_vec([5], vec![1.0, -2.0, 3.5, 0.25, 4.0]).unwrap();
-    let cases: [(bool, DctType, Norm, [f64; 5]); 6] = [
+    let cases: [(bool, DctType, Norm, [f64; 5]); 8] = [
         (true, DctType::I, Norm::Backward, SCIPY_DCT1),
+        (true, DctType::I, Norm::Ortho, SCIPY_DCT1_ORTHO),
+        (false, DctType::IV, Norm::Ortho, SCIPY_DST4_ORTHO),
         (true, DctType::II, Norm::Backward, SCIPY_DCT2),
         (true, DctType::II, Norm::Ortho, SCIPY_DCT2_ORTHO),
         (true, DctType::III, Norm::Ortho, SCIPY_DCT3_ORTHO),
@@ -204,6 +206,10 @@ fn values_scipy_printed() {
 }
 
 const SCIPY_DCT1: [f64; 5] = [8.5, -6.181980515339464, -2.0, 0.1819805153394638, 15.5];
+const SCIPY_DCT1_ORTHO: [f64; 5] =
+    [2.6427669529663693, -2.6250000000000004, 0.02512626584708376, -0.3750000000000002, 4.39276695296637];
+const SCIPY_DST4_ORTHO: [f64; 5] =
+    [3.72948414202674, -1.675784004476228, -0.33541019662496846, -1.7961978667883756, 3.640929720285409];
 const SCIPY_DCT2: [f64; 5] = [13.5, -8.351372733087048, 2.17172942406179, 0.7530428095733528, 12.92172942406179];
 const SCIPY_DCT2_ORTHO: [f64; 5] =
     [3.0186917696247164, -2.640935942558052, 0.6867611441640941, 0.23813304538642444, 4.0862096288451015];
@@ -302,8 +308,11 @@ fn refusals_name_the_problem() {
         Err(Error::Parameter { op: "dct", reason, .. }) => assert!(reason.contains("type I needs two"), "{reason}"),
         other => panic!("{other:?}"),
     }
-    // The DST-I and the other DCTs take one point.
-    assert_eq!(dst(&one, DctType::I, 1, Norm::Backward).as_slice(), one.as_slice());
+    // The DST-I and the other DCTs take one point: the DST-I of one point is 2 x (SciPy:
+    // `dst([1.5], type=1)` is 3.0), orthonormal 1 x.
+    let points = Array::from_shape_vec([4, 1], vec![1.5, -2.0, 0.5, 3.0]).unwrap();
+    assert_eq!(dst(&points, DctType::I, 1, Norm::Backward).as_slice(), &[3.0, -4.0, 1.0, 6.0]);
+    assert_eq!(dst(&points, DctType::I, 1, Norm::Ortho).as_slice(), points.as_slice());
     assert!(matches!(
         try_idst(&one, DctType::II, 2, Norm::Ortho),
         Err(Error::AxisOutOfRange { op: "idst", axis: 2, rank: 2 })

@@ -4,13 +4,26 @@
 use pyo3::exceptions::{PyIndexError, PyValueError};
 use pyo3::prelude::*;
 
-/// The axis `axis` (negative counts from the end) of a rank-`rank` array, or `IndexError`.
+/// The axis `axis` (negative counts from the end) of a rank-`rank` array, or NumPy's `AxisError`
+/// (an `IndexError` and a `ValueError`), as NumPy raises.
 pub fn normalize_axis(op: &str, axis: isize, rank: usize) -> PyResult<usize> {
     let at = if axis < 0 { axis + rank as isize } else { axis };
     usize::try_from(at).ok().filter(|&a| a < rank).ok_or_else(|| {
-        PyIndexError::new_err(format!(
-            "{op}: axis {axis} is out of range for an array of {rank} dimensions; use -{rank}..{rank}"
-        ))
+        axis_error(format!("{op}: axis {axis} is out of range for an array of {rank} dimensions; use -{rank}..{rank}"))
+    })
+}
+
+/// `numpy.exceptions.AxisError(message)`, or an `IndexError` where NumPy has none to import.
+fn axis_error(message: String) -> PyErr {
+    Python::attach(|py| {
+        let made = py
+            .import("numpy.exceptions")
+            .and_then(|m| m.getattr("AxisError"))
+            .and_then(|class| class.call1((message.as_str(),)));
+        match made {
+            Ok(error) => PyErr::from_value(error),
+            Err(_) => PyIndexError::new_err(message),
+        }
     })
 }
 

@@ -1,5 +1,6 @@
 //! `cnda.fft`: NumPy's `numpy.fft` and SciPy's `scipy.fft` transforms of NumPy arrays (float32,
-//! float64, complex64, complex128; other numbers as float64, as NumPy converts them; 1 to 4
+//! float64, complex64, complex128; booleans and integers as float64, as NumPy converts them;
+//! other dtypes refused, named; 1 to 4
 //! dimensions) by cnda's CPU transforms, the interpreter lock released on large arrays. NumPy's
 //! `fft`, `ifft`, `fft2`, `ifft2`, `fftn`, `ifftn`, `rfft`, `irfft`, `rfft2`, `irfft2`, `rfftn`,
 //! `irfftn`, `fftfreq`, `rfftfreq` with its arguments (`n` and `s` crop or zero-pad the input);
@@ -262,19 +263,21 @@ fn type_of(op: &'static str, ty: i64) -> PyResult<DctType> {
 fn length(op: &'static str, name: &str, n: i64) -> PyResult<usize> {
     usize::try_from(n).ok().filter(|&n| n > 0).ok_or_else(|| {
         PyValueError::new_err(format!(
-            "{op}: {name}={n}; give a number of points of 1 or more (None keeps the input's)"
+            "{op}: {name}={n}; give a number of points of 1 or more (None, or -1 in s, keeps the input's)"
         ))
     })
 }
 
 /// The axes of an n-dimensional call, as NumPy reads `s` and `axes`: `axes` in order (negative
-/// from the end), or the last `len(s)` axes, or all; each named once; `s` one length per axis.
+/// from the end), or the last `len(s)` axes, or all; each named once; `s` one length per axis,
+/// `-1` for the input's own (as in NumPy 2 and SciPy).
 fn axes_and_sizes(
     op: &'static str,
-    rank: usize,
+    shape: &[usize],
     s: Option<Vec<i64>>,
     axes: Option<Vec<isize>>,
 ) -> PyResult<(Vec<usize>, Option<Vec<usize>>)> {
+    let rank = shape.len();
     let axes: Vec<usize> = match (&axes, &s) {
         (Some(given), _) => given.iter().map(|&a| normalize_axis(op, a, rank)).collect::<PyResult<_>>()?,
         (None, Some(s)) if s.len() <= rank => (rank - s.len()..rank).collect(),
@@ -292,7 +295,11 @@ fn axes_and_sizes(
     let sizes = match s {
         None => None,
         Some(s) if s.len() == axes.len() => {
-            Some(s.iter().enumerate().map(|(k, &n)| length(op, &format!("s[{k}]"), n)).collect::<PyResult<_>>()?)
+            let sized = s.iter().zip(&axes).enumerate().map(|(k, (&n, &axis))| match n {
+                -1 => Ok(shape[axis]),
+                n => length(op, &format!("s[{k}]"), n),
+            });
+            Some(sized.collect::<PyResult<_>>()?)
         }
         Some(s) => {
             return Err(PyValueError::new_err(format!(
@@ -346,8 +353,9 @@ fn several_axes<'py>(
 ) -> PyResult<Bound<'py, PyAny>> {
     let norm = norm_of(op, norm)?;
     let a = prepared(py, a)?;
-    let rank = a.cast::<PyUntypedArray>()?.ndim();
-    let (axes, sizes) = axes_and_sizes(op, rank, s, axes)?;
+    let shape = a.cast::<PyUntypedArray>()?.shape().to_vec();
+    let rank = shape.len();
+    let (axes, sizes) = axes_and_sizes(op, &shape, s, axes)?;
     let mut resize: Vec<(usize, usize)> = match &sizes {
         Some(sizes) => axes.iter().copied().zip(sizes.iter().copied()).collect(),
         None => vec![],

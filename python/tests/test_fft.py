@@ -42,13 +42,14 @@ def random_case(rng):
 def test_complex_transforms_match_numpy(seed):
     rng = np.random.default_rng(seed)
     rank, shape = random_case(rng)
-    dtype = [np.float32, np.float64, np.complex64, np.complex128][seed % 4]
+    # Drawn independently, so that every dtype meets every norm across the seeds.
+    dtype = [np.float32, np.float64, np.complex64, np.complex128][int(rng.integers(4))]
     a = sample(rng, shape, dtype)
-    # A strided view half the time: every other point of a larger array, or the axes reversed.
-    if seed % 2:
+    # A strided view half the time: every other point of a larger array.
+    if rng.integers(2):
         big = sample(rng, tuple(2 * n for n in shape), dtype)
         a = big[tuple(slice(None, None, 2) for _ in shape)]
-    norm = NORMS[seed % 4]
+    norm = NORMS[int(rng.integers(4))]
     axis = int(rng.integers(-rank, rank))
     n = None if seed % 3 else int(rng.choice([1, 7, 16, 31]))
     for ours, theirs in [(cnda.fft.fft, np.fft.fft), (cnda.fft.ifft, np.fft.ifft)]:
@@ -56,7 +57,7 @@ def test_complex_transforms_match_numpy(seed):
         close(got, theirs(a.astype(np.complex128), n=n, axis=axis, norm=norm), dtype)
         assert got.dtype == (np.complex64 if np.dtype(dtype) in (np.float32, np.complex64) else np.complex128)
     axes = list(rng.permutation(rank)[: int(rng.integers(1, rank + 1))])
-    s = None if seed % 5 else [int(rng.choice([2, 3, 9])) for _ in axes]
+    s = None if seed % 5 else [int(rng.choice([-1, 2, 3, 9])) for _ in axes]
     for ours, theirs in [(cnda.fft.fftn, np.fft.fftn), (cnda.fft.ifftn, np.fft.ifftn)]:
         close(ours(a, s=s, axes=axes, norm=norm), theirs(a.astype(np.complex128), s=s, axes=axes, norm=norm), dtype)
 
@@ -65,11 +66,11 @@ def test_complex_transforms_match_numpy(seed):
 def test_real_transforms_match_numpy(seed):
     rng = np.random.default_rng(100 + seed)
     rank, shape = random_case(rng)
-    dtype = [np.float32, np.float64][seed % 2]
+    dtype = [np.float32, np.float64][int(rng.integers(2))]
     a = sample(rng, shape, dtype)
     if seed % 3 == 0:
         a = np.swapaxes(sample(rng, shape[::-1], dtype), 0, rank - 1) if rank > 1 else a[::-1]
-    norm = NORMS[seed % 4]
+    norm = NORMS[int(rng.integers(4))]
     axis = int(rng.integers(-rank, rank))
     n = None if seed % 4 else int(rng.choice([3, 8, 13]))
     half = cnda.fft.rfft(a, n=n, axis=axis, norm=norm)
@@ -86,6 +87,16 @@ def test_real_transforms_match_numpy(seed):
     close(spectrum, np.fft.rfftn(a.astype(np.float64), axes=axes, norm=norm), dtype)
     s = [a.shape[k] for k in axes]
     close(cnda.fft.irfftn(spectrum, s=s, axes=axes, norm=norm), a, dtype)
+    # Lengths other than the input's: crops and zero pads, an odd last length, -1 for the input's.
+    s = [int(rng.choice([-1, 1, 4, 7])) for _ in axes]
+    real64 = a.astype(np.float64)
+    close(cnda.fft.rfftn(a, s=s, axes=axes, norm=norm), np.fft.rfftn(real64, s=s, axes=axes, norm=norm), dtype)
+    spectrum64 = np.fft.rfftn(real64, axes=axes)
+    close(
+        cnda.fft.irfftn(spectrum64.astype(half.dtype), s=s, axes=axes, norm=norm),
+        np.fft.irfftn(spectrum64, s=s, axes=axes, norm=norm),
+        dtype,
+    )
 
 
 def test_two_dimensional_forms_and_frequencies():
@@ -107,12 +118,12 @@ def test_two_dimensional_forms_and_frequencies():
 def test_cosine_and_sine_transforms_match_scipy(seed):
     rng = np.random.default_rng(200 + seed)
     rank, shape = random_case(rng)
-    dtype = [np.float32, np.float64][seed % 2]
+    dtype = [np.float32, np.float64][int(rng.integers(2))]
     a = sample(rng, shape, dtype)
     if seed % 3 == 1:
         a = sample(rng, tuple(2 * k for k in shape), dtype)[tuple(slice(1, None, 2) for _ in shape)]
     kind = 1 + seed % 4
-    norm = NORMS[seed % 4 if seed % 4 else 0]
+    norm = NORMS[int(rng.integers(4))]
     axis = int(rng.integers(-rank, rank))
     n = None if seed % 5 else int(rng.choice([2, 6, 17]))
     length = n or a.shape[axis]
@@ -137,6 +148,15 @@ def test_cosine_and_sine_transforms_match_scipy(seed):
         close(y, theirs(a.astype(np.float64), type=kind, axes=axes, norm=norm), dtype)
     close(cnda.fft.idctn(cnda.fft.dctn(a, type=kind, axes=axes, norm=norm), type=kind, axes=axes, norm=norm), a, dtype)
     close(cnda.fft.idstn(cnda.fft.dstn(a, type=kind, axes=axes, norm=norm), type=kind, axes=axes, norm=norm), a, dtype)
+    # Crops and zero pads of the input (-1 keeps an axis's length).
+    s = [int(rng.choice([-1, 2, 5, 9])) for _ in axes]
+    for ours, theirs in [
+        (cnda.fft.dctn, scipy_fft.dctn),
+        (cnda.fft.idctn, scipy_fft.idctn),
+        (cnda.fft.dstn, scipy_fft.dstn),
+        (cnda.fft.idstn, scipy_fft.idstn),
+    ]:
+        close(ours(a, type=kind, s=s, axes=axes, norm=norm), theirs(a.astype(np.float64), type=kind, s=s, axes=axes, norm=norm), dtype)
 
 
 def test_parseval_and_ortho_round_trips():
@@ -189,8 +209,13 @@ def test_refusals_say_what_and_how():
         cnda.fft.dct(a, type=5)
     with pytest.raises(ValueError, match="n=0"):
         cnda.fft.fft(a, n=0)
-    with pytest.raises(IndexError, match="axis 2"):
+    # NumPy's AxisError, both an IndexError and a ValueError.
+    with pytest.raises(np.exceptions.AxisError, match="axis 2"):
         cnda.fft.fft(a, axis=2)
+    with pytest.raises(ValueError, match="axis -3"):
+        cnda.fft.rfftn(a, axes=[-3])
+    with pytest.raises(ValueError, match=r"s\[0\]=-2"):
+        cnda.fft.fftn(a, s=[-2, 3])
     with pytest.raises(ValueError, match="each once"):
         cnda.fft.fftn(a, axes=[1, -1])
     with pytest.raises(ValueError, match="one kind"):

@@ -188,9 +188,7 @@ fn solve<T: FftFloat, const N: usize>(
         });
     }
     let periodic: Vec<usize> = (0..N).filter(|&a| sides[a] == Sides::Periodic).collect();
-    // Poisson without a wall: the constant mode is free.
-    let null = shift == T::ZERO && !sides.iter().any(|s| matches!(s, Sides::Walls(..)));
-    let divisors = Divisors::new(&sides, shape, spacing, shift, laplacian, periodic.last().copied(), null);
+    let divisors = Divisors::new(op, &sides, shape, spacing, shift, laplacian, periodic.last().copied())?;
     if periodic.len() == N {
         // Only Fourier modes: from `f` where it lies.
         return divided_in_fourier(op, f, &periodic, shape, &divisors);
@@ -326,33 +324,64 @@ struct Divisors<T, const N: usize> {
     shift: T,
     /// Whether the all-zero mode is free (set to zero).
     null: bool,
-    /// Below this a divisor is rounding: the mode would be multiplied by ~1/eps, so the shift is
-    /// taken as a resonance.
-    tolerance: T,
+    /// Sixteen units of rounding of `T`: a divisor within this fraction of the sizes it sums is
+    /// rounding, so the mode would be multiplied by ~1/eps and the shift is taken as a resonance.
+    rounding: T,
 }
 
 impl<T: FftFloat, const N: usize> Divisors<T, N> {
+    /// The eigenvalues of every axis, after checking that each mode's (other than a constant's)
+    /// is a normal number: a spacing so small that `1/h²` overflows, or so large that it
+    /// underflows, would otherwise make modes look singular or vanish.
     fn new(
+        op: &'static str,
         sides: &[Sides<T>; N],
         shape: [usize; N],
         spacing: [T; N],
         shift: T,
         laplacian: Laplacian,
         half_axis: Option<usize>,
-        null: bool,
-    ) -> Self {
-        let eigen: Vec<Vec<T>> = (0..N)
-            .map(|a| {
-                let (n, h) = (shape[a], spacing[a]);
-                let stored = if half_axis == Some(a) { n / 2 + 1 } else { n };
-                (0..stored).map(|k| eigenvalue(laplacian, radians(sides[a], k, n), h)).collect()
-            })
-            .collect();
+    ) -> Result<Self> {
+        // Poisson without a wall: the constant mode is free.
+        let null = shift == T::ZERO && !sides.iter().any(|s| matches!(s, Sides::Walls(..)));
+        let single = size_of::<T>() == 4;
+        let epsilon = <T as Float>::from_f64(if single { f32::EPSILON as f64 } else { f64::EPSILON });
+        let smallest = <T as Float>::from_f64(if single { f32::MIN_POSITIVE as f64 } else { f64::MIN_POSITIVE });
+        let mut eigen = Vec::with_capacity(N);
+        for a in 0..N {
+            let (n, h) = (shape[a], spacing[a]);
+            let stored = if half_axis == Some(a) { n / 2 + 1 } else { n };
+            let mut values = Vec::with_capacity(stored);
+            for k in 0..stored {
+                let theta = radians(sides[a], k, n);
+                let value = eigenvalue(laplacian, theta, h);
+                if theta != T::ZERO && !(finite(value) && value >= smallest) {
+                    return Err(Error::Parameter {
+                        op,
+                        reason: format!(
+                            "a spacing of {h} along axis {a} puts the Laplacian's eigenvalue {value} out of the range of the element type"
+                        ),
+                        fix: "solve in scaled units: with the spacing s times larger, divide the shift by s² and multiply f \
+                              (and the wall values) by s²",
+                    });
+                }
+                values.push(value);
+            }
+            eigen.push(values);
+        }
         let largest = eigen.iter().map(|e| e.iter().fold(T::ZERO, |m, &x| if x > m { x } else { m }));
         let size = largest.fold(shift.abs(), |s, m| s + m);
-        let epsilon = <T as Float>::from_f64(if size_of::<T>() == 4 { f32::EPSILON as f64 } else { f64::EPSILON });
-        let tolerance = <T as Float>::from_f64(16.0) * epsilon * size;
-        Divisors { eigen, shift, null, tolerance }
+        if !finite(size) {
+            return Err(Error::Parameter {
+                op,
+                reason: format!(
+                    "the shift {shift} plus the Laplacian's largest eigenvalues overflows the element type"
+                ),
+                fix: "solve in scaled units: with the spacing s times larger, divide the shift by s² and multiply f \
+                      (and the wall values) by s²",
+            });
+        }
+        Ok(Divisors { eigen, shift, null, rounding: <T as Float>::from_f64(16.0) * epsilon })
     }
 
     /// Every mode of `values` (row-major, `shape`) divided by its divisor, the free one `zero`.
@@ -365,33 +394,68 @@ impl<T: FftFloat, const N: usize> Divisors<T, N> {
     ) -> Result<()> {
         let mut index = [0usize; N];
         for value in values {
-            let lambda = self.shift + (0..N).fold(T::ZERO, |sum, a| sum + self.eigen[a][index[a]]);
-            if self.null && index.iter().all(|&k| k == 0) {
-                // The free constant: the solution of mean zero, `f`'s mean dropped.
-                *value = zero;
-            } else if lambda.abs() <= self.tolerance {
-                return Err(Error::Parameter {
-                    op,
-                    reason: format!(
-                        "the operator is singular: the shift {} cancels the Laplacian at mode {index:?}",
-                        self.shift
-                    ),
-                    fix: "pick a shift that is not minus an eigenvalue of the Laplacian (a resonance of the Helmholtz equation)",
-                });
-            } else {
-                *value = *value / lambda;
-            }
-            // The next index in row-major order.
-            for a in (0..N).rev() {
-                index[a] += 1;
-                if index[a] < shape[a] {
-                    break;
-                }
-                index[a] = 0;
-            }
+            *value = match self.divisor(op, index)? {
+                Some(lambda) => *value / lambda,
+                None => zero,
+            };
+            next_index(&mut index, shape);
         }
         Ok(())
     }
+
+    /// What mode `index` is divided by, `None` for the free constant; an error where the shift
+    /// cancels the Laplacian.
+    fn divisor(&self, op: &'static str, index: [usize; N]) -> Result<Option<T>> {
+        if self.null && index.iter().all(|&k| k == 0) {
+            // The free constant: the solution of mean zero, `f`'s mean dropped.
+            return Ok(None);
+        }
+        let laplacian = (0..N).fold(T::ZERO, |sum, a| sum + self.eigen[a][index[a]]);
+        let lambda = self.shift + laplacian;
+        // Rounding relative to this mode's own terms: one grid-wide bound (from the largest
+        // eigenvalues) took the smallest modes of large f32 grids as singular.
+        if lambda.abs() <= self.rounding * (self.shift.abs() + laplacian) {
+            return Err(Error::Parameter {
+                op,
+                reason: format!(
+                    "the operator is singular: the shift {} cancels the Laplacian at mode {index:?}",
+                    self.shift
+                ),
+                fix: "pick a shift that is not minus an eigenvalue of the Laplacian (a resonance of the Helmholtz equation)",
+            });
+        }
+        Ok(Some(lambda))
+    }
+}
+
+/// The next index of `shape` in row-major order (all zeros after the last).
+fn next_index<const N: usize>(index: &mut [usize; N], shape: [usize; N]) {
+    for a in (0..N).rev() {
+        index[a] += 1;
+        if index[a] < shape[a] {
+            return;
+        }
+        index[a] = 0;
+    }
+}
+
+/// Checks, without a right-hand side, what a solve of `shape` would check of its modes: the
+/// spacings' eigenvalues in range and no mode singular (a resonant shift).
+pub(super) fn check_modes<T: FftFloat, const N: usize>(
+    op: &'static str,
+    sides: &[Sides<T>; N],
+    shape: [usize; N],
+    spacing: [T; N],
+    shift: T,
+    laplacian: Laplacian,
+) -> Result<()> {
+    let divisors = Divisors::new(op, sides, shape, spacing, shift, laplacian, None)?;
+    let mut index = [0usize; N];
+    for _ in 0..shape.iter().product::<usize>() {
+        divisors.divisor(op, index)?;
+        next_index(&mut index, shape);
+    }
+    Ok(())
 }
 
 /// The frequency, in radians per point, of mode `k` of an axis of `n` points: signed on periodic

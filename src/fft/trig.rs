@@ -30,8 +30,9 @@ use crate::ops::operand::AsOperand;
 /// Type III inverts type II and the reverse; types I and IV invert themselves; each up to the
 /// factor `M`: `2 (N - 1)` for the DCT-I, `2 (N + 1)` for the DST-I, `2 N` otherwise.
 /// `Backward` divides the inverse by `M`, `Forward` the forward transform; `Ortho` divides both
-/// by `sqrt(M)` and weights the first (DCT) or last (DST) point of types I to III so that the
-/// transform is orthogonal (SciPy's `orthogonalize=True`).
+/// by `sqrt(M)` and, so that the transform is orthogonal (SciPy's `orthogonalize=True`), weights
+/// end points: both ends for the DCT-I, the first point for the DCT-II and III, the last for the
+/// DST-II and III; the DST-I and both type IV transforms are orthogonal unweighted.
 ///
 /// ```
 /// use cnda::prelude::*;
