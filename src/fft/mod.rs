@@ -11,8 +11,14 @@
 //! transforms; rustdct for the cosine and sine ones), along any axis or set of axes of any rank, from arrays and views of any layout
 //! (the input is read once into the result's row-major order, never modified). Plans are made
 //! once per length and type for the whole process; batches of lanes run on rayon's threads.
-//! Transforms return new row-major arrays on the CPU; complex elements are
-//! [`Complex<f32>`](Complex) and `Complex<f64>` (num-complex, re-exported at the crate root).
+//! The Fourier transforms are written once for every backend with [`FftKernels`]: with feature
+//! `cuda` they take CUDA arrays and views too and run cuFFT's batched plans there (loaded at run
+//! time, kept per layout on the device). Transforms return new row-major arrays on their input's
+//! backend; complex elements are [`Complex<f32>`](Complex) and `Complex<f64>` (num-complex,
+//! re-exported at the crate root). The cosine and sine transforms and the solves are CPU-only.
+//!
+//! On CUDA, a missing cuFFT library is `Error::Device`; a lane layout past cuFFT's 32-bit sizes
+//! (an axis times the axes after it beyond 2^31 elements) is `Error::Parameter`.
 //!
 //! ```
 //! use cnda::prelude::*;
@@ -50,6 +56,10 @@
 //! realfft allocate their plans' tables without a fallible path, so a length whose tables the
 //! host cannot hold (several times the length in complex values for a large prime) aborts there.
 
+mod cpu;
+#[cfg(feature = "cuda")]
+mod cuda;
+mod kernels;
 mod lanes;
 mod plans;
 mod poisson;
@@ -58,6 +68,7 @@ mod trig;
 
 use num_complex::Complex;
 
+pub use kernels::FftKernels;
 pub use plans::FftFloat;
 pub use poisson::{solve_box, solve_periodic, try_solve_box, try_solve_periodic, Laplacian};
 pub use precond::BoxPreconditioner;
@@ -69,9 +80,9 @@ pub use trig::{
 use crate::array::Array;
 use crate::element::{Numeric, Pod};
 use crate::error::{or_panic, Error, Result};
-use crate::kernel::{CopyKernels, Cpu};
+use crate::kernel::{Allocator, CopyKernels, Desc};
 use crate::ops::operand::AsOperand;
-use lanes::Around;
+use crate::ops::output::fresh;
 
 /// How a transform is scaled: NumPy's `norm` argument.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -103,11 +114,11 @@ impl Norm {
 ///
 /// As [`try_fft`] errs.
 #[track_caller]
-pub fn fft<T: FftFloat, const N: usize>(
-    a: impl AsOperand<Complex<T>, N>,
+pub fn fft<T: FftFloat, const N: usize, B: FftKernels>(
+    a: impl AsOperand<Complex<T>, N, B>,
     axis: usize,
     norm: Norm,
-) -> Array<Complex<T>, N> {
+) -> Array<Complex<T>, N, B> {
     or_panic(try_fft(a, axis, norm))
 }
 
@@ -116,11 +127,11 @@ pub fn fft<T: FftFloat, const N: usize>(
 /// # Errors
 ///
 /// See the [module](self).
-pub fn try_fft<T: FftFloat, const N: usize>(
-    a: impl AsOperand<Complex<T>, N>,
+pub fn try_fft<T: FftFloat, const N: usize, B: FftKernels>(
+    a: impl AsOperand<Complex<T>, N, B>,
     axis: usize,
     norm: Norm,
-) -> Result<Array<Complex<T>, N>> {
+) -> Result<Array<Complex<T>, N, B>> {
     complex_along_each("fft", &a, &[axis], norm, true)
 }
 
@@ -131,11 +142,11 @@ pub fn try_fft<T: FftFloat, const N: usize>(
 ///
 /// As [`try_ifft`] errs.
 #[track_caller]
-pub fn ifft<T: FftFloat, const N: usize>(
-    a: impl AsOperand<Complex<T>, N>,
+pub fn ifft<T: FftFloat, const N: usize, B: FftKernels>(
+    a: impl AsOperand<Complex<T>, N, B>,
     axis: usize,
     norm: Norm,
-) -> Array<Complex<T>, N> {
+) -> Array<Complex<T>, N, B> {
     or_panic(try_ifft(a, axis, norm))
 }
 
@@ -144,11 +155,11 @@ pub fn ifft<T: FftFloat, const N: usize>(
 /// # Errors
 ///
 /// See the [module](self).
-pub fn try_ifft<T: FftFloat, const N: usize>(
-    a: impl AsOperand<Complex<T>, N>,
+pub fn try_ifft<T: FftFloat, const N: usize, B: FftKernels>(
+    a: impl AsOperand<Complex<T>, N, B>,
     axis: usize,
     norm: Norm,
-) -> Result<Array<Complex<T>, N>> {
+) -> Result<Array<Complex<T>, N, B>> {
     complex_along_each("ifft", &a, &[axis], norm, false)
 }
 
@@ -159,11 +170,11 @@ pub fn try_ifft<T: FftFloat, const N: usize>(
 ///
 /// As [`try_fftn`] errs.
 #[track_caller]
-pub fn fftn<T: FftFloat, const N: usize>(
-    a: impl AsOperand<Complex<T>, N>,
+pub fn fftn<T: FftFloat, const N: usize, B: FftKernels>(
+    a: impl AsOperand<Complex<T>, N, B>,
     axes: &[usize],
     norm: Norm,
-) -> Array<Complex<T>, N> {
+) -> Array<Complex<T>, N, B> {
     or_panic(try_fftn(a, axes, norm))
 }
 
@@ -172,11 +183,11 @@ pub fn fftn<T: FftFloat, const N: usize>(
 /// # Errors
 ///
 /// See the [module](self).
-pub fn try_fftn<T: FftFloat, const N: usize>(
-    a: impl AsOperand<Complex<T>, N>,
+pub fn try_fftn<T: FftFloat, const N: usize, B: FftKernels>(
+    a: impl AsOperand<Complex<T>, N, B>,
     axes: &[usize],
     norm: Norm,
-) -> Result<Array<Complex<T>, N>> {
+) -> Result<Array<Complex<T>, N, B>> {
     complex_along_each("fftn", &a, axes, norm, true)
 }
 
@@ -186,11 +197,11 @@ pub fn try_fftn<T: FftFloat, const N: usize>(
 ///
 /// As [`try_ifftn`] errs.
 #[track_caller]
-pub fn ifftn<T: FftFloat, const N: usize>(
-    a: impl AsOperand<Complex<T>, N>,
+pub fn ifftn<T: FftFloat, const N: usize, B: FftKernels>(
+    a: impl AsOperand<Complex<T>, N, B>,
     axes: &[usize],
     norm: Norm,
-) -> Array<Complex<T>, N> {
+) -> Array<Complex<T>, N, B> {
     or_panic(try_ifftn(a, axes, norm))
 }
 
@@ -199,11 +210,11 @@ pub fn ifftn<T: FftFloat, const N: usize>(
 /// # Errors
 ///
 /// See the [module](self).
-pub fn try_ifftn<T: FftFloat, const N: usize>(
-    a: impl AsOperand<Complex<T>, N>,
+pub fn try_ifftn<T: FftFloat, const N: usize, B: FftKernels>(
+    a: impl AsOperand<Complex<T>, N, B>,
     axes: &[usize],
     norm: Norm,
-) -> Result<Array<Complex<T>, N>> {
+) -> Result<Array<Complex<T>, N, B>> {
     complex_along_each("ifftn", &a, axes, norm, false)
 }
 
@@ -214,7 +225,11 @@ pub fn try_ifftn<T: FftFloat, const N: usize>(
 ///
 /// As [`try_rfft`] errs.
 #[track_caller]
-pub fn rfft<T: FftFloat, const N: usize>(a: impl AsOperand<T, N>, axis: usize, norm: Norm) -> Array<Complex<T>, N> {
+pub fn rfft<T: FftFloat, const N: usize, B: FftKernels>(
+    a: impl AsOperand<T, N, B>,
+    axis: usize,
+    norm: Norm,
+) -> Array<Complex<T>, N, B> {
     or_panic(try_rfft(a, axis, norm))
 }
 
@@ -223,13 +238,13 @@ pub fn rfft<T: FftFloat, const N: usize>(a: impl AsOperand<T, N>, axis: usize, n
 /// # Errors
 ///
 /// See the [module](self).
-pub fn try_rfft<T: FftFloat, const N: usize>(
-    a: impl AsOperand<T, N>,
+pub fn try_rfft<T: FftFloat, const N: usize, B: FftKernels>(
+    a: impl AsOperand<T, N, B>,
     axis: usize,
     norm: Norm,
-) -> Result<Array<Complex<T>, N>> {
+) -> Result<Array<Complex<T>, N, B>> {
     checked_axes("rfft", &[axis], N)?;
-    with_row_major("rfft", &a, |x, shape| real_along("rfft", x, shape, axis, norm))
+    with_row_major("rfft", &a, |x| real_along("rfft", x, axis, norm))
 }
 
 /// The real array of `n` points along `axis` whose half spectrum is `a` (NumPy's
@@ -242,12 +257,12 @@ pub fn try_rfft<T: FftFloat, const N: usize>(
 ///
 /// As [`try_irfft`] errs.
 #[track_caller]
-pub fn irfft<T: FftFloat, const N: usize>(
-    a: impl AsOperand<Complex<T>, N>,
+pub fn irfft<T: FftFloat, const N: usize, B: FftKernels>(
+    a: impl AsOperand<Complex<T>, N, B>,
     n: usize,
     axis: usize,
     norm: Norm,
-) -> Array<T, N> {
+) -> Array<T, N, B> {
     or_panic(try_irfft(a, n, axis, norm))
 }
 
@@ -256,15 +271,15 @@ pub fn irfft<T: FftFloat, const N: usize>(
 /// # Errors
 ///
 /// See the [module](self).
-pub fn try_irfft<T: FftFloat, const N: usize>(
-    a: impl AsOperand<Complex<T>, N>,
+pub fn try_irfft<T: FftFloat, const N: usize, B: FftKernels>(
+    a: impl AsOperand<Complex<T>, N, B>,
     n: usize,
     axis: usize,
     norm: Norm,
-) -> Result<Array<T, N>> {
+) -> Result<Array<T, N, B>> {
     checked_axes("irfft", &[axis], N)?;
     output_length("irfft", n)?;
-    with_row_major("irfft", &a, |x, shape| real_inverse_along("irfft", x, shape, n, axis, norm))
+    with_row_major("irfft", &a, |x| real_inverse_along("irfft", x, n, axis, norm))
 }
 
 /// The real transform along the last of `axes`, then the complex one along the others
@@ -274,7 +289,11 @@ pub fn try_irfft<T: FftFloat, const N: usize>(
 ///
 /// As [`try_rfftn`] errs.
 #[track_caller]
-pub fn rfftn<T: FftFloat, const N: usize>(a: impl AsOperand<T, N>, axes: &[usize], norm: Norm) -> Array<Complex<T>, N> {
+pub fn rfftn<T: FftFloat, const N: usize, B: FftKernels>(
+    a: impl AsOperand<T, N, B>,
+    axes: &[usize],
+    norm: Norm,
+) -> Array<Complex<T>, N, B> {
     or_panic(try_rfftn(a, axes, norm))
 }
 
@@ -283,14 +302,14 @@ pub fn rfftn<T: FftFloat, const N: usize>(a: impl AsOperand<T, N>, axes: &[usize
 /// # Errors
 ///
 /// See the [module](self).
-pub fn try_rfftn<T: FftFloat, const N: usize>(
-    a: impl AsOperand<T, N>,
+pub fn try_rfftn<T: FftFloat, const N: usize, B: FftKernels>(
+    a: impl AsOperand<T, N, B>,
     axes: &[usize],
     norm: Norm,
-) -> Result<Array<Complex<T>, N>> {
+) -> Result<Array<Complex<T>, N, B>> {
     let op = "rfftn";
     let (&last, rest) = checked_axes(op, axes, N)?;
-    let mut x = with_row_major(op, &a, |x, shape| real_along(op, x, shape, last, norm))?;
+    let mut x = with_row_major(op, &a, |x| real_along(op, x, last, norm))?;
     for &axis in rest.iter().rev() {
         complex_in_place(op, &mut x, axis, norm, true)?;
     }
@@ -305,12 +324,12 @@ pub fn try_rfftn<T: FftFloat, const N: usize>(
 ///
 /// As [`try_irfftn`] errs.
 #[track_caller]
-pub fn irfftn<T: FftFloat, const N: usize>(
-    a: impl AsOperand<Complex<T>, N>,
+pub fn irfftn<T: FftFloat, const N: usize, B: FftKernels>(
+    a: impl AsOperand<Complex<T>, N, B>,
     axes: &[usize],
     n: usize,
     norm: Norm,
-) -> Array<T, N> {
+) -> Array<T, N, B> {
     or_panic(try_irfftn(a, axes, n, norm))
 }
 
@@ -319,23 +338,23 @@ pub fn irfftn<T: FftFloat, const N: usize>(
 /// # Errors
 ///
 /// See the [module](self).
-pub fn try_irfftn<T: FftFloat, const N: usize>(
-    a: impl AsOperand<Complex<T>, N>,
+pub fn try_irfftn<T: FftFloat, const N: usize, B: FftKernels>(
+    a: impl AsOperand<Complex<T>, N, B>,
     axes: &[usize],
     n: usize,
     norm: Norm,
-) -> Result<Array<T, N>> {
+) -> Result<Array<T, N, B>> {
     let op = "irfftn";
     let (&last, rest) = checked_axes(op, axes, N)?;
     output_length(op, n)?;
     if rest.is_empty() {
-        return with_row_major(op, &a, |x, shape| real_inverse_along(op, x, shape, n, last, norm));
+        return with_row_major(op, &a, |x| real_inverse_along(op, x, n, last, norm));
     }
-    let mut x = row_major(op, &a)?;
+    let mut x = row_major(op, a.operand_desc())?;
     for &axis in rest.iter().rev() {
         complex_in_place(op, &mut x, axis, norm, false)?;
     }
-    real_inverse_along(op, x.as_slice(), x.shape(), n, last, norm)
+    real_inverse_along(op, x.desc(), n, last, norm)
 }
 
 /// The sample frequencies of a transform of `n` points `d` apart, in its order: `0, 1, ..,
@@ -358,44 +377,31 @@ pub fn rfftfreq<T: FftFloat>(n: usize, d: T) -> Array<T, 1> {
     Array::from_fn([len], |[k]| count::<T>(k) * scale)
 }
 
-/// `a`'s elements in a new row-major array.
-fn row_major<T: Pod, const N: usize>(op: &'static str, a: &impl AsOperand<T, N>) -> Result<Array<T, N>> {
-    let src = a.operand_desc();
-    let mut out = zeros(op, src.shape)?;
-    // SAFETY: `src` describes the live operand `a`, borrowed for the call (`AsOperand`'s
-    // contract); `out` is a new array of its shape, distinct from it.
-    unsafe { <Cpu as CopyKernels>::copy(&Cpu, out.desc_mut(), src) }?;
-    Ok(out)
+/// The elements of `src` in a new row-major array on its backend (from the allocator of its
+/// handle: the system's on the host, its device's elsewhere).
+fn row_major<B: CopyKernels, T: Pod, const N: usize>(op: &'static str, src: Desc<B, T, N>) -> Result<Array<T, N, B>> {
+    let alloc = B::allocator_of_handle(src.handle);
+    let dev = alloc.device();
+    // SAFETY: the copy writes every element of the fresh array; `src` describes a live operand
+    // borrowed for the call (`AsOperand`'s contract), distinct from it.
+    unsafe { fresh(&alloc, op, src.shape, |out| B::copy(&dev, out, src)) }
 }
 
-/// A zeroed row-major array of `shape`, its refusals in `op`'s name.
-fn zeros<T: Pod, const N: usize>(op: &'static str, shape: [usize; N]) -> Result<Array<T, N>> {
-    Array::try_zeros(shape).map_err(|e| match e {
-        Error::Alloc { bytes, reason, .. } => Error::Alloc { op, bytes, reason },
-        Error::Overflow { shape, elem_size, .. } => Error::Overflow { op, shape, elem_size },
-        e => e,
-    })
-}
-
-/// `f(elements, shape)` with `a`'s elements in row-major order: its own memory when it lies so,
-/// else a copy.
-fn with_row_major<T: Pod, const N: usize, R>(
+/// `f(x)` with `x` describing `a`'s elements in dense row-major order: its own memory when it
+/// lies so, else a copy.
+fn with_row_major<B: CopyKernels, T: Pod, const N: usize, R>(
     op: &'static str,
-    a: &impl AsOperand<T, N>,
-    f: impl FnOnce(&[T], [usize; N]) -> Result<R>,
+    a: &impl AsOperand<T, N, B>,
+    f: impl FnOnce(Desc<B, T, N>) -> Result<R>,
 ) -> Result<R> {
     let src = a.operand_desc();
     // Checked: a broadcast view's extents may multiply past `usize` (the copy then refuses it).
     let len = crate::shape::element_count(&src.shape).unwrap_or(0);
     if len > 0 && src.is_contiguous() {
-        // SAFETY: `src` describes the live operand `a`, borrowed for the call (`AsOperand`'s
-        // contract), whose `len` elements lie one after the other from its handle in row-major
-        // order (`is_contiguous`); nothing writes them during the call.
-        let elements = unsafe { core::slice::from_raw_parts(src.handle.cast_const(), len) };
-        return f(elements, src.shape);
+        return f(src);
     }
-    let copy = row_major(op, a)?;
-    f(copy.as_slice(), copy.shape())
+    let copy = row_major(op, src)?;
+    f(copy.desc())
 }
 
 /// The length of `axis` of `shape`, which must exist and hold a point.
@@ -429,15 +435,15 @@ fn checked_axes<'a>(op: &'static str, axes: &'a [usize], rank: usize) -> Result<
 }
 
 /// The complex transform of `a` along each of `axes`, the last first (as NumPy orders them).
-fn complex_along_each<T: FftFloat, const N: usize>(
+fn complex_along_each<B: FftKernels, T: FftFloat, const N: usize>(
     op: &'static str,
-    a: &impl AsOperand<Complex<T>, N>,
+    a: &impl AsOperand<Complex<T>, N, B>,
     axes: &[usize],
     norm: Norm,
     forward: bool,
-) -> Result<Array<Complex<T>, N>> {
+) -> Result<Array<Complex<T>, N, B>> {
     let (&last, rest) = checked_axes(op, axes, N)?;
-    let mut x = row_major(op, a)?;
+    let mut x = row_major(op, a.operand_desc())?;
     for &axis in core::iter::once(&last).chain(rest.iter().rev()) {
         complex_in_place(op, &mut x, axis, norm, forward)?;
     }
@@ -445,94 +451,55 @@ fn complex_along_each<T: FftFloat, const N: usize>(
 }
 
 /// The complex transform of the row-major `x` along `axis`, in place.
-fn complex_in_place<T: FftFloat, const N: usize>(
+fn complex_in_place<B: FftKernels, T: FftFloat, const N: usize>(
     op: &'static str,
-    x: &mut Array<Complex<T>, N>,
+    x: &mut Array<Complex<T>, N, B>,
     axis: usize,
     norm: Norm,
     forward: bool,
 ) -> Result<()> {
     let n = length(op, x.shape(), axis)?;
-    let plan = plans::complex::<T>(n, forward);
-    let scale = norm.factor::<T>(n, forward);
-    let around = Around::new(x.shape(), axis);
-    lanes::in_place(op, x.as_mut_slice(), around, n, plan.get_inplace_scratch_len(), |lanes, work| {
-        plan.process_with_scratch(lanes, work);
-        scaled(lanes, scale);
-        Ok(())
-    })
+    let d = x.desc_mut();
+    // SAFETY: `d` is the dense row-major array `x`, borrowed uniquely; `n >= 1`.
+    unsafe { B::complex_axis(&B::handle_device(d.handle), op, d, axis, forward, norm.factor(n, forward)) }
 }
 
-/// The half spectrum along `axis` of the real `x` (row-major, `shape`).
-fn real_along<T: FftFloat, const N: usize>(
+/// The half spectrum along `axis` of the real, dense row-major `x`.
+fn real_along<B: FftKernels, T: FftFloat, const N: usize>(
     op: &'static str,
-    x: &[T],
-    shape: [usize; N],
+    x: Desc<B, T, N>,
     axis: usize,
     norm: Norm,
-) -> Result<Array<Complex<T>, N>> {
-    let n = length(op, shape, axis)?;
-    let plan = plans::real::<T>(n);
-    let scale = norm.factor::<T>(n, true);
-    let mut half = shape;
+) -> Result<Array<Complex<T>, N, B>> {
+    let n = length(op, x.shape, axis)?;
+    let mut half = x.shape;
     half[axis] = n / 2 + 1;
-    let mut out = zeros(op, half)?;
-    let around = Around::new(shape, axis);
-    lanes::between(
-        op,
-        x,
-        out.as_mut_slice(),
-        around,
-        (n, n / 2 + 1),
-        plan.get_scratch_len(),
-        |lane, spectrum, work| {
-            plan.process_with_scratch(lane, spectrum, work).map_err(|e| realfft_error(op, e))?;
-            scaled(spectrum, scale);
-            Ok(())
-        },
-    )?;
-    Ok(out)
+    let alloc = B::allocator_of_handle(x.handle);
+    let dev = alloc.device();
+    // SAFETY: the kernel writes every element of the fresh `out`; `x` is live and dense (an
+    // operand borrowed for the call, or a copy).
+    unsafe { fresh(&alloc, op, half, |out| B::real_axis(&dev, op, x, out, axis, norm.factor(n, true))) }
 }
 
-/// The real signal of `n` points along `axis` whose half spectrum is `x` (row-major, `shape`).
-fn real_inverse_along<T: FftFloat, const N: usize>(
+/// The real signal of `n` points along `axis` whose half spectrum is the dense row-major `x`.
+fn real_inverse_along<B: FftKernels, T: FftFloat, const N: usize>(
     op: &'static str,
-    x: &[Complex<T>],
-    shape: [usize; N],
+    x: Desc<B, Complex<T>, N>,
     n: usize,
     axis: usize,
     norm: Norm,
-) -> Result<Array<T, N>> {
-    let given = length(op, shape, axis)?;
+) -> Result<Array<T, N, B>> {
+    length(op, x.shape, axis)?;
     output_length(op, n)?;
-    let half = n / 2 + 1;
-    let mut signal_shape = shape;
+    let mut signal_shape = x.shape;
     signal_shape[axis] = n;
-    // The result first: a length the host cannot hold is refused before it is planned.
-    let mut out = zeros(op, signal_shape)?;
-    let plan = plans::real_inverse::<T>(n);
-    let scale = norm.factor::<T>(n, false);
-    let around = Around::new(shape, axis);
-    let scratch = half + plan.get_scratch_len();
-    lanes::between(op, x, out.as_mut_slice(), around, (given, n), scratch, |lane, signal, work| {
-        let (spectrum, work) = work.split_at_mut(half);
-        // NumPy's length: the first `n / 2 + 1` values, zeros beyond the given ones.
-        let kept = given.min(half);
-        spectrum[..kept].copy_from_slice(&lane[..kept]);
-        spectrum[kept..].fill(Complex::new(T::ZERO, T::ZERO));
-        // The zero frequency's (and an even length's last) imaginary part is not part of a real
-        // signal's spectrum: NumPy ignores it, and realfft would refuse it.
-        spectrum[0].im = T::ZERO;
-        if n % 2 == 0 {
-            spectrum[half - 1].im = T::ZERO;
-        }
-        plan.process_with_scratch(spectrum, signal, work).map_err(|e| realfft_error(op, e))?;
-        if let Some(s) = scale {
-            signal.iter_mut().for_each(|v| *v = *v * s);
-        }
-        Ok(())
-    })?;
-    Ok(out)
+    let alloc = B::allocator_of_handle(x.handle);
+    let dev = alloc.device();
+    // SAFETY: as in `real_along`; the result is allocated first, so a length the memory cannot
+    // hold is refused before it is planned.
+    unsafe {
+        fresh(&alloc, op, signal_shape, |out| B::real_inverse_axis(&dev, op, x, out, axis, norm.factor(n, false)))
+    }
 }
 
 /// An output length of at least one point.
@@ -552,16 +519,9 @@ fn count<T: FftFloat>(n: usize) -> T {
     <T as Numeric>::from_usize(n)
 }
 
-/// Every value of `values` times `scale`, if any.
-fn scaled<T: FftFloat>(values: &mut [Complex<T>], scale: Option<T>) {
-    if let Some(s) = scale {
-        values.iter_mut().for_each(|v| *v = v.scale(s));
-    }
-}
-
 /// A realfft refusal (its buffers are sized here, and the imaginary parts it checks are
 /// cleared): a defect of this module if it ever comes.
-fn realfft_error(op: &'static str, e: realfft::FftError) -> Error {
+pub(super) fn realfft_error(op: &'static str, e: realfft::FftError) -> Error {
     Error::Parameter {
         op,
         reason: format!("the real transform refused its buffers: {e}"),

@@ -193,7 +193,7 @@ fn solve<T: FftFloat, const N: usize>(
         // Only Fourier modes: from `f` where it lies.
         return divided_in_fourier(op, f, &periodic, shape, &divisors);
     }
-    let mut u = row_major(op, &f)?;
+    let mut u = row_major(op, f.operand_desc())?;
     for (axis, side) in sides.iter().enumerate() {
         if let &Sides::Walls(low, high) = side {
             // The points next to a wall read its value: it moves to the right-hand side.

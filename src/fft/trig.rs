@@ -192,7 +192,7 @@ fn along_each<T: FftFloat, const N: usize>(
     inverse: bool,
 ) -> Result<Array<T, N>> {
     let (&last, rest) = checked_axes(op, axes, N)?;
-    let mut x = row_major(op, a)?;
+    let mut x = row_major(op, a.operand_desc())?;
     for &axis in core::iter::once(&last).chain(rest.iter().rev()) {
         in_place(op, &mut x, axis, kind, norm, inverse)?;
     }

@@ -1,15 +1,75 @@
-//! The copy kernels for `Cuda`: strided copies (cuMemcpy for dense blocks) and fills.
+//! The copy kernels for `Cuda`: strided copies (cuMemcpy for dense blocks) and fills; complex
+//! elements as their real and imaginary parts, each a strided array of the float type.
 
 use cudarc::driver::PushKernelArg;
 
 use super::device::CudaDevice;
 use super::dispatch::{all_contiguous, kernel_desc, launch, launch_error, suffix, Scalar, COPY};
 use super::kernels::FAMILIES;
-use super::Cuda;
+use super::{Cuda, CudaPtr};
 use crate::element::Pod;
 use crate::error::Result;
 use crate::kernel::CopyKernels;
 use crate::kernel::Desc;
+
+/// The bytes of one part of a complex element type (`Complex<f32>`: 4, `Complex<f64>`: 8), `None`
+/// for other types.
+pub(super) fn complex_part_size<T: Pod>() -> Option<usize> {
+    use core::any::TypeId;
+    use num_complex::Complex;
+    let t = TypeId::of::<T>();
+    (t == TypeId::of::<Complex<f32>>()).then_some(4).or((t == TypeId::of::<Complex<f64>>()).then_some(8))
+}
+
+/// The real and imaginary parts of the complex elements `d` describes, as descriptors of their
+/// float type `F` (every stride doubled, the imaginary part one `F` further).
+pub(super) fn parts<F: Pod, T: Pod, const N: usize>(d: Desc<Cuda, T, N>) -> [Desc<Cuda, F, N>; 2] {
+    assert_eq!(core::mem::size_of::<T>(), 2 * core::mem::size_of::<F>(), "a complex of two F");
+    let strides = d.strides.map(|s| s * 2);
+    let re = CudaPtr::<F>::new(d.handle.addr, d.handle.device);
+    [Desc { handle: re, shape: d.shape, strides }, Desc { handle: re.moved(1), shape: d.shape, strides }]
+}
+
+/// A copy of complex elements of parts `F`: one dense copy of `2 len` floats when both sides are
+/// dense, else the real and then the imaginary parts.
+///
+/// # Safety
+///
+/// As [`CopyKernels::copy`].
+unsafe fn copy_complex<F: Pod, T: Pod, const N: usize>(
+    dev: &CudaDevice,
+    dst: Desc<Cuda, T, N>,
+    src: Desc<Cuda, T, N>,
+) -> Result<()> {
+    let ([dr, di], [sr, si]) = (parts::<F, T, N>(dst), parts::<F, T, N>(src));
+    if all_contiguous(&[&dst, &src]) {
+        let dense = |d: Desc<Cuda, F, N>| Desc { handle: d.handle, shape: [2 * dst.len()], strides: [1isize] };
+        // SAFETY: the same memory, `2 len` floats one after the other on each side.
+        return unsafe { <Cuda as CopyKernels>::copy(dev, dense(dr), dense(sr)) };
+    }
+    // SAFETY: each part addresses the floats of the caller's elements.
+    unsafe { <Cuda as CopyKernels>::copy(dev, dr, sr) }?;
+    // SAFETY: as above.
+    unsafe { <Cuda as CopyKernels>::copy(dev, di, si) }
+}
+
+/// A fill of complex elements of parts `F`, part by part.
+///
+/// # Safety
+///
+/// As [`CopyKernels::fill`].
+unsafe fn fill_complex<F: Pod, T: Pod, const N: usize>(
+    dev: &CudaDevice,
+    dst: Desc<Cuda, T, N>,
+    value: T,
+) -> Result<()> {
+    let values: &[F] = bytemuck::cast_slice(core::slice::from_ref(&value));
+    for (part, &v) in parts::<F, T, N>(dst).into_iter().zip(values) {
+        // SAFETY: each part addresses the floats of the caller's elements.
+        unsafe { <Cuda as CopyKernels>::fill(dev, part, v) }?;
+    }
+    Ok(())
+}
 
 // SAFETY: writes every destination index once with the source's (or the fill) value.
 unsafe impl CopyKernels for Cuda {
@@ -18,6 +78,13 @@ unsafe impl CopyKernels for Cuda {
         dst: Desc<Cuda, T, N>,
         src: Desc<Cuda, T, N>,
     ) -> Result<()> {
+        match complex_part_size::<T>() {
+            // SAFETY: the caller's contract, passed on.
+            Some(4) => return unsafe { copy_complex::<f32, T, N>(dev, dst, src) },
+            // SAFETY: as above.
+            Some(_) => return unsafe { copy_complex::<f64, T, N>(dev, dst, src) },
+            None => {}
+        }
         let t = suffix::<T>("copy")?;
         let n = dst.len();
         if n == 0 {
@@ -60,6 +127,13 @@ unsafe impl CopyKernels for Cuda {
     }
 
     unsafe fn fill<T: Pod, const N: usize>(dev: &CudaDevice, dst: Desc<Cuda, T, N>, value: T) -> Result<()> {
+        match complex_part_size::<T>() {
+            // SAFETY: the caller's contract, passed on.
+            Some(4) => return unsafe { fill_complex::<f32, T, N>(dev, dst, value) },
+            // SAFETY: as above.
+            Some(_) => return unsafe { fill_complex::<f64, T, N>(dev, dst, value) },
+            None => {}
+        }
         let t = suffix::<T>("fill")?;
         let n = dst.len();
         if n == 0 {

@@ -35,6 +35,10 @@ pub(crate) struct DeviceState {
     functions: Mutex<HashMap<String, CudaFunction>>,
     /// The cuBLAS handle on `stream`, made at the first matmul; the lock serializes its use.
     blas: Mutex<Option<cudarc::cublas::CudaBlas>>,
+    /// cuFFT plans on `stream`, by layout, made at first use and kept (planning costs more than
+    /// most transforms); the lock serializes their use (a plan's work area is its own).
+    #[cfg(feature = "fft")]
+    ffts: Mutex<HashMap<super::cufft::PlanKey, cudarc::cufft::sys::cufftHandle>>,
     /// Pinned blocks for large transfers, made at the first one; `None` inside once pinned
     /// memory was refused (transfers then go from pageable memory).
     staging: Mutex<Option<Option<Staging>>>,
@@ -220,6 +224,8 @@ impl CudaDevice {
             modules: Mutex::new(HashMap::new()),
             functions: Mutex::new(HashMap::new()),
             blas: Mutex::new(None),
+            #[cfg(feature = "fft")]
+            ffts: Mutex::new(HashMap::new()),
             staging: Mutex::new(None),
             ptx: AtomicBool::new(false),
         };
@@ -370,6 +376,37 @@ impl CudaDevice {
             *blas = Some(handle);
         }
         Ok(f(*blas.as_ref().expect("created above").handle()))
+    }
+
+    /// `f` with the device's cuFFT plan of `key` (bound to its stream), made at first use.
+    ///
+    /// # Errors
+    ///
+    /// `Error::Device` when cuFFT cannot be loaded or refuses the plan.
+    #[cfg(feature = "fft")]
+    pub(crate) fn with_fft_plan<R>(
+        &self,
+        key: super::cufft::PlanKey,
+        f: impl FnOnce(cudarc::cufft::sys::cufftHandle) -> R,
+    ) -> Result<R> {
+        use cudarc::cufft::{result as cufft, sys as cufft_sys};
+        self.bind()?;
+        let mut plans = self.0.ffts.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(&plan) = plans.get(&key) {
+            return Ok(f(plan));
+        }
+        // SAFETY: only tries to open the cuFFT library by its candidate names.
+        if !unsafe { cufft_sys::is_culib_present() } {
+            return Err(device_error(
+                "cuFFT (libcufft) is not installed; install the CUDA toolkit's cuFFT for transforms on CUDA".into(),
+            ));
+        }
+        let plan = key.plan().map_err(|e| device_error(format!("cuFFT plan {key:?}: {e:?}")))?;
+        // SAFETY: `plan` was just made; the stream is the device's, alive for the process.
+        unsafe { cufft::set_stream(plan, self.0.stream.cu_stream() as _) }
+            .map_err(|e| device_error(format!("cuFFT stream: {e:?}")))?;
+        plans.insert(key, plan);
+        Ok(f(plan))
     }
 
     /// `f` with the device's pinned staging blocks, made at first use; `None` where the driver

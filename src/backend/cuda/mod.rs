@@ -26,6 +26,8 @@
 mod buffer;
 mod codegen;
 mod copy;
+#[cfg(feature = "fft")]
+pub(crate) mod cufft;
 mod device;
 mod dispatch;
 mod elementwise;

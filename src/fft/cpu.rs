@@ -1,0 +1,119 @@
+//! The CPU's transform kernels: rustfft's and realfft's plans (one per length and type for the
+//! process) over the lanes of an axis (`lanes.rs`: rows where they lie, other axes in gathered
+//! blocks), on rayon's threads, the scale applied to each batch while it is in cache.
+
+use num_complex::Complex;
+
+use super::kernels::FftKernels;
+use super::lanes::{self, Around};
+use super::{plans, realfft_error, FftFloat};
+use crate::error::Result;
+use crate::kernel::{Cpu, Desc};
+
+/// The elements of the dense row-major `d`.
+///
+/// # Safety
+///
+/// `d` is dense row-major and live, and nothing else accesses it for `'a`.
+unsafe fn elements_mut<'a, X, const N: usize>(d: Desc<Cpu, X, N>) -> &'a mut [X]
+where
+    X: crate::element::Pod,
+{
+    // SAFETY: the caller's contract; `len` elements lie one after the other from the handle.
+    unsafe { core::slice::from_raw_parts_mut(d.handle, d.len()) }
+}
+
+/// As [`elements_mut`], read only.
+///
+/// # Safety
+///
+/// `d` is dense row-major and live, and nothing writes it for `'a`.
+unsafe fn elements<'a, X: crate::element::Pod, const N: usize>(d: Desc<Cpu, X, N>) -> &'a [X] {
+    // SAFETY: the caller's contract.
+    unsafe { core::slice::from_raw_parts(d.handle.cast_const(), d.len()) }
+}
+
+/// Every value of `values` times `scale`, if any.
+fn scaled<T: FftFloat>(values: &mut [Complex<T>], scale: Option<T>) {
+    if let Some(s) = scale {
+        values.iter_mut().for_each(|v| *v = v.scale(s));
+    }
+}
+
+// SAFETY: each method writes every lane of its output through `lanes`, which visits every lane
+// once, and touches nothing else.
+unsafe impl FftKernels for Cpu {
+    unsafe fn complex_axis<T: FftFloat, const N: usize>(
+        _: &Cpu,
+        op: &'static str,
+        x: Desc<Cpu, Complex<T>, N>,
+        axis: usize,
+        forward: bool,
+        scale: Option<T>,
+    ) -> Result<()> {
+        let n = x.shape[axis];
+        let plan = plans::complex::<T>(n, forward);
+        // SAFETY: `x` is dense, live and the caller's alone (the trait's contract).
+        let data = unsafe { elements_mut(x) };
+        lanes::in_place(op, data, Around::new(x.shape, axis), n, plan.get_inplace_scratch_len(), |lanes, work| {
+            plan.process_with_scratch(lanes, work);
+            scaled(lanes, scale);
+            Ok(())
+        })
+    }
+
+    unsafe fn real_axis<T: FftFloat, const N: usize>(
+        _: &Cpu,
+        op: &'static str,
+        x: Desc<Cpu, T, N>,
+        out: Desc<Cpu, Complex<T>, N>,
+        axis: usize,
+        scale: Option<T>,
+    ) -> Result<()> {
+        let n = x.shape[axis];
+        let plan = plans::real::<T>(n);
+        // SAFETY: both dense and live, `out` writable and apart from `x` (the trait's contract).
+        let (input, output) = unsafe { (elements(x), elements_mut(out)) };
+        let around = Around::new(x.shape, axis);
+        lanes::between(op, input, output, around, (n, n / 2 + 1), plan.get_scratch_len(), |lane, spectrum, work| {
+            plan.process_with_scratch(lane, spectrum, work).map_err(|e| realfft_error(op, e))?;
+            scaled(spectrum, scale);
+            Ok(())
+        })
+    }
+
+    unsafe fn real_inverse_axis<T: FftFloat, const N: usize>(
+        _: &Cpu,
+        op: &'static str,
+        x: Desc<Cpu, Complex<T>, N>,
+        out: Desc<Cpu, T, N>,
+        axis: usize,
+        scale: Option<T>,
+    ) -> Result<()> {
+        let (given, n) = (x.shape[axis], out.shape[axis]);
+        let half = n / 2 + 1;
+        let plan = plans::real_inverse::<T>(n);
+        // SAFETY: both dense and live, `out` writable and apart from `x` (the trait's contract).
+        let (input, output) = unsafe { (elements(x), elements_mut(out)) };
+        let around = Around::new(x.shape, axis);
+        let scratch = half + plan.get_scratch_len();
+        lanes::between(op, input, output, around, (given, n), scratch, |lane, signal, work| {
+            let (spectrum, work) = work.split_at_mut(half);
+            // NumPy's length: the first `n / 2 + 1` values, zeros beyond the given ones.
+            let kept = given.min(half);
+            spectrum[..kept].copy_from_slice(&lane[..kept]);
+            spectrum[kept..].fill(Complex::new(T::ZERO, T::ZERO));
+            // The zero frequency's (and an even length's last) imaginary part is not part of a
+            // real signal's spectrum: NumPy ignores it, and realfft would refuse it.
+            spectrum[0].im = T::ZERO;
+            if n % 2 == 0 {
+                spectrum[half - 1].im = T::ZERO;
+            }
+            plan.process_with_scratch(spectrum, signal, work).map_err(|e| realfft_error(op, e))?;
+            if let Some(s) = scale {
+                signal.iter_mut().for_each(|v| *v = *v * s);
+            }
+            Ok(())
+        })
+    }
+}

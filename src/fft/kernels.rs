@@ -1,0 +1,81 @@
+//! What a backend supplies for the transforms: the transform of every lane of one axis of a
+//! dense row-major array, complex in place, real to half spectrum and back, each lane scaled.
+//! The generic algorithm (`mod.rs`) checks the axes, reads the input into row-major order when
+//! it does not lie so, allocates the results and orders the axes; the CPU's kernels are
+//! rustfft/realfft on rayon's threads (`cpu.rs`), CUDA's are cuFFT's batched plans.
+
+use num_complex::Complex;
+
+use super::FftFloat;
+use crate::error::Result;
+use crate::kernel::{CopyKernels, Desc};
+
+/// The per-axis transforms of a backend.
+///
+/// # Safety
+///
+/// Implementations write every element of the output they are given (all of `x` for
+/// [`complex_axis`](FftKernels::complex_axis)) with the transform the method names, and touch no
+/// memory outside the descriptors.
+pub unsafe trait FftKernels: CopyKernels {
+    /// Every lane of `x` along `axis` replaced by its transform (forward: `e^(-2 pi i j k / n)`;
+    /// inverse: `e^(+...)`, unnormalized), times `scale` when given.
+    ///
+    /// # Safety
+    ///
+    /// `x` is dense row-major, live and writable on `dev`; `x.shape[axis] >= 1`.
+    ///
+    /// # Errors
+    ///
+    /// `Error::Alloc` for a scratch; `Error::Device` when a device fails.
+    unsafe fn complex_axis<T: FftFloat, const N: usize>(
+        dev: &Self::Device,
+        op: &'static str,
+        x: Desc<Self, Complex<T>, N>,
+        axis: usize,
+        forward: bool,
+        scale: Option<T>,
+    ) -> Result<()>;
+
+    /// `out`, `n / 2 + 1` values along `axis`, the half spectra of the real lanes of `x`
+    /// (`n = x.shape[axis]` points), times `scale` when given.
+    ///
+    /// # Safety
+    ///
+    /// `x` and `out` are dense row-major, live on `dev` and apart; `out` is writable, of `x`'s
+    /// shape but `n / 2 + 1` along `axis`; `n >= 1`.
+    ///
+    /// # Errors
+    ///
+    /// As for [`complex_axis`](FftKernels::complex_axis).
+    unsafe fn real_axis<T: FftFloat, const N: usize>(
+        dev: &Self::Device,
+        op: &'static str,
+        x: Desc<Self, T, N>,
+        out: Desc<Self, Complex<T>, N>,
+        axis: usize,
+        scale: Option<T>,
+    ) -> Result<()>;
+
+    /// `out`, real lanes of `n = out.shape[axis]` points along `axis`, whose half spectra are
+    /// the lanes of `x`: their first `n / 2 + 1` values, zeros past their end, the imaginary
+    /// parts of the zero frequency (and of the last for even `n`) ignored, as NumPy does; times
+    /// `scale` when given. `x` is only read.
+    ///
+    /// # Safety
+    ///
+    /// `x` and `out` are dense row-major, live on `dev` and apart; `out` is writable, of `x`'s
+    /// shape but along `axis`; both have at least one point along `axis`.
+    ///
+    /// # Errors
+    ///
+    /// As for [`complex_axis`](FftKernels::complex_axis).
+    unsafe fn real_inverse_axis<T: FftFloat, const N: usize>(
+        dev: &Self::Device,
+        op: &'static str,
+        x: Desc<Self, Complex<T>, N>,
+        out: Desc<Self, T, N>,
+        axis: usize,
+        scale: Option<T>,
+    ) -> Result<()>;
+}

@@ -1,0 +1,157 @@
+//! The transforms on CUDA (cuFFT; on the CPU-hosted device, tools/cuda-sim's stand-in computing
+//! them as direct sums) against the CPU's (rustfft, itself tested against NumPy): every function,
+//! both precisions, every norm, each axis and sets of axes of 1-3D arrays with prime, odd and
+//! even lengths, strided device views as inputs, crops and pads of the real inverses with
+//! imaginary parts at the zero and Nyquist frequencies; complex arrays copied and filled on the
+//! device; the refusals.
+#![cfg(all(feature = "cuda", feature = "fft"))]
+
+use cnda::fft::{self, FftFloat, Norm};
+use cnda::prelude::*;
+use cnda::Complex;
+
+/// Device 0, or `None` after printing SKIP; a failure where `CNDA_REQUIRE_CUDA` is set.
+fn device() -> Option<CudaDevice> {
+    match CudaDevice::new(0) {
+        Ok(dev) => Some(dev),
+        Err(e) => {
+            assert!(std::env::var_os("CNDA_REQUIRE_CUDA").is_none(), "CNDA_REQUIRE_CUDA is set but: {e}");
+            eprintln!("SKIP: no CUDA device: {e}");
+            None
+        }
+    }
+}
+
+const NORMS: [Norm; 3] = [Norm::Backward, Norm::Ortho, Norm::Forward];
+
+fn signal<T: FftFloat, const N: usize>(shape: [usize; N], seed: usize) -> Array<Complex<T>, N> {
+    Array::from_fn(shape, |idx| {
+        let k = idx.iter().fold(seed, |acc, &i| acc.wrapping_mul(31).wrapping_add(i * 7 + 3));
+        let re = ((k * 2_654_435_761) % 1000) as f64 / 500.0 - 1.0;
+        let im = ((k * 40_503) % 1000) as f64 / 500.0 - 1.0;
+        Complex::new(<T as cnda::Float>::from_f64(re), <T as cnda::Float>::from_f64(im))
+    })
+}
+
+/// `got` within `tol` of `want` relative to `want`'s largest magnitude.
+fn close<T: FftFloat + Into<f64>, const N: usize>(
+    got: &Array<Complex<T>, N>,
+    want: &Array<Complex<T>, N>,
+    tol: f64,
+    what: &str,
+) {
+    assert_eq!(got.shape(), want.shape(), "{what}");
+    let pair = |v: &Complex<T>| -> (f64, f64) { (v.re.into(), v.im.into()) };
+    let scale = want.as_slice().iter().map(pair).fold(1.0f64, |m, (a, b)| m.max(a.hypot(b)));
+    let worst = got.as_slice().iter().map(pair).zip(want.as_slice().iter().map(pair));
+    let worst = worst.fold(0.0f64, |m, ((a, b), (c, d))| m.max((a - c).hypot(b - d)));
+    assert!(worst <= tol * scale, "{what}: {worst:e} > {tol:e} x {scale}");
+}
+
+fn close_real<T: FftFloat + Into<f64>, const N: usize>(got: &Array<T, N>, want: &Array<T, N>, tol: f64, what: &str) {
+    close(&got.map(|x| Complex::new(x, T::ZERO)), &want.map(|x| Complex::new(x, T::ZERO)), tol, what);
+}
+
+fn complex_cases<T: FftFloat + Into<f64>>(dev: &CudaDevice, tol: f64) {
+    let shapes3 = [[3usize, 5, 4], [7, 1, 6], [2, 13, 3]];
+    for (s, shape) in shapes3.into_iter().enumerate() {
+        let x = signal::<T, 3>(shape, s);
+        let d = x.to_device(dev);
+        for (k, norm) in NORMS.into_iter().enumerate() {
+            for axis in 0..3 {
+                let what = format!("fft {shape:?} axis {axis} {norm:?}");
+                close(&fft::fft(&d, axis, norm).to_host(), &fft::fft(&x, axis, norm), tol, &what);
+                close(&fft::ifft(&d, axis, norm).to_host(), &fft::ifft(&x, axis, norm), tol, &what);
+            }
+            let axes: &[usize] = [&[0usize, 1, 2][..], &[2, 0], &[1]][k];
+            let what = format!("fftn {shape:?} axes {axes:?} {norm:?}");
+            close(&fft::fftn(&d, axes, norm).to_host(), &fft::fftn(&x, axes, norm), tol, &what);
+            close(&fft::ifftn(&d, axes, norm).to_host(), &fft::ifftn(&x, axes, norm), tol, &what);
+        }
+        // A strided device view: every other point of axis 1 reversed, and the axes permuted.
+        let view = d.slice(s![.., ..;-1, ..]).permute([2, 0, 1]);
+        let host = x.slice(s![.., ..;-1, ..]).permute([2, 0, 1]).to_owned();
+        close(&fft::fftn(view, &[0, 2], Norm::Ortho).to_host(), &fft::fftn(&host, &[0, 2], Norm::Ortho), tol, "view");
+    }
+    // 1D, a prime and a long power of two.
+    for n in [1usize, 17, 256] {
+        let x = signal::<T, 1>([n], n);
+        close(&fft::fft(x.to_device(dev), 0, Norm::Backward).to_host(), &fft::fft(&x, 0, Norm::Backward), tol, "1D");
+    }
+}
+
+fn real_cases<T: FftFloat + Into<f64>>(dev: &CudaDevice, tol: f64) {
+    for (s, shape) in [[4usize, 6], [5, 7], [1, 9], [6, 1]].into_iter().enumerate() {
+        let x = signal::<T, 2>(shape, 10 + s).map(|v| v.re);
+        let d = x.to_device(dev);
+        for norm in NORMS {
+            for axis in 0..2 {
+                let what = format!("rfft {shape:?} axis {axis} {norm:?}");
+                let half = fft::rfft(&d, axis, norm);
+                close(&half.to_host(), &fft::rfft(&x, axis, norm), tol, &what);
+                // Back to the length it came from, and crops and pads of the spectrum.
+                let n = shape[axis];
+                for m in [n, n + 3, (n / 2).max(1), 2 * n] {
+                    let want = fft::irfft(fft::rfft(&x, axis, norm), m, axis, norm);
+                    close_real(&fft::irfft(&half, m, axis, norm).to_host(), &want, tol, &format!("{what} irfft {m}"));
+                }
+            }
+            let what = format!("rfftn {shape:?} {norm:?}");
+            let half = fft::rfftn(&d, &[0, 1], norm);
+            close(&half.to_host(), &fft::rfftn(&x, &[0, 1], norm), tol, &what);
+            close_real(&fft::irfftn(&half, &[0, 1], shape[1], norm).to_host(), &x, tol, &what);
+            let reversed = fft::rfftn(&d, &[1, 0], norm);
+            close(&reversed.to_host(), &fft::rfftn(&x, &[1, 0], norm), tol, &format!("{what} [1, 0]"));
+        }
+    }
+    // The imaginary parts of the zero and Nyquist frequencies are ignored, as NumPy ignores them.
+    let spectrum = signal::<T, 2>([3, 5], 42);
+    for n in [8usize, 9, 3] {
+        let want = fft::irfft(&spectrum, n, 1, Norm::Backward);
+        close_real(&fft::irfft(spectrum.to_device(dev), n, 1, Norm::Backward).to_host(), &want, tol, "imaginary DC");
+    }
+    // A strided real view (a column of a larger array) as the input.
+    let big = signal::<T, 2>([9, 8], 7).map(|v| v.im);
+    let column = big.to_device(dev);
+    let view = column.slice(s![1..;2, 3..4]);
+    let want = fft::rfft(big.slice(s![1..;2, 3..4]), 0, Norm::Backward);
+    close(&fft::rfft(view, 0, Norm::Backward).to_host(), &want, tol, "strided real view");
+}
+
+#[test]
+fn complex_transforms_match_the_cpu() {
+    let Some(dev) = device() else { return };
+    complex_cases::<f32>(&dev, 2e-5);
+    complex_cases::<f64>(&dev, 1e-12);
+}
+
+#[test]
+fn real_transforms_match_the_cpu() {
+    let Some(dev) = device() else { return };
+    real_cases::<f32>(&dev, 2e-5);
+    real_cases::<f64>(&dev, 1e-12);
+}
+
+/// Complex elements on the device: copies of strided views and fills, part by part.
+#[test]
+fn complex_arrays_copy_and_fill_on_the_device() {
+    let Some(dev) = device() else { return };
+    let x = signal::<f64, 2>([5, 6], 3);
+    let d = x.to_device(&dev);
+    assert_eq!(d.to_host(), x);
+    assert_eq!(d.t().to_host(), x.t().to_owned());
+    assert_eq!(d.slice(s![1..;2, ..;-3]).to_host(), x.slice(s![1..;2, ..;-3]).to_owned());
+    let single = signal::<f32, 1>([9], 4);
+    assert_eq!(single.to_device(&dev).slice(s![..;2]).to_host(), single.slice(s![..;2]).to_owned());
+}
+
+#[test]
+fn refusals_match_the_cpus() {
+    let Some(dev) = device() else { return };
+    let d = signal::<f32, 2>([4, 3], 1).to_device(&dev);
+    assert!(matches!(fft::try_fft(&d, 2, Norm::Backward), Err(Error::AxisOutOfRange { op: "fft", axis: 2, rank: 2 })));
+    assert!(matches!(fft::try_fftn(&d, &[1, 1], Norm::Backward), Err(Error::Parameter { op: "fftn", .. })));
+    assert!(matches!(fft::try_irfft(&d, 0, 0, Norm::Backward), Err(Error::Parameter { op: "irfft", .. })));
+    let empty = Array::<Complex<f32>, 2>::from_fn([0, 3], |_| Complex::new(0.0, 0.0)).to_device(&dev);
+    assert!(matches!(fft::try_fft(&empty, 0, Norm::Backward), Err(Error::Parameter { op: "fft", .. })));
+}
