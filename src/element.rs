@@ -152,6 +152,15 @@ pub fn dtype_of<T: 'static>() -> Option<DType> {
     ELEMENT_TYPES.iter().find(|(t, _)| (t)() == id).map(|&(_, d)| d)
 }
 
+/// The bytes of one part of `T` when `T` is a complex number (`Complex<f32>`: 4, `Complex<f64>`:
+/// 8), for kernels that move complex elements as their real and imaginary parts.
+pub(crate) fn complex_part_size<T: 'static>() -> Option<usize> {
+    use core::any::TypeId;
+    use num_complex::Complex;
+    let id = TypeId::of::<T>();
+    (id == TypeId::of::<Complex<f32>>()).then_some(4).or((id == TypeId::of::<Complex<f64>>()).then_some(8))
+}
+
 macro_rules! numeric {
     ($($t:ty => $tag:ident, $zero:expr, $one:expr, $largest:expr, $smallest:expr, $from:expr;)*) => {
         /// Every element type's `TypeId` (as a function: `TypeId::of` is not const) and `DTYPE`.

@@ -48,6 +48,7 @@ fn expected(family: &str, elem: &str) -> Vec<String> {
         "matmul" => names.push("matmul".into()),
         "stencil" => names.extend(["stencil".to_string(), "stencil_2d".to_string()]),
         "sparse" => names.push("spmv".into()),
+        "fft" => names.extend(["fft_gather", "fft_pass", "fft_pointwise", "fft_scatter"].map(String::from)),
         other => panic!("no expectations for {other}"),
     }
     names
@@ -74,7 +75,7 @@ fn every_shader_validates_with_naga_for_every_element_type() {
             checked += 1;
         }
     }
-    assert_eq!(checked, 22, "six families, four element types, the stencil and sparse ones float-only");
+    assert_eq!(checked, 25, "seven families, four element types, the stencil, sparse and fft ones float-only");
 }
 
 #[test]

@@ -2,7 +2,8 @@
 //! dense row-major array, complex in place, real to half spectrum and back, each lane scaled.
 //! The generic algorithm (`mod.rs`) checks the axes, reads the input into row-major order when
 //! it does not lie so, allocates the results and orders the axes; the CPU's kernels are
-//! rustfft/realfft on rayon's threads (`cpu.rs`), CUDA's are cuFFT's batched plans.
+//! rustfft/realfft on rayon's threads (`cpu.rs`), CUDA's cuFFT's batched plans (`cuda.rs`),
+//! WebGPU's cnda's Stockham and Bluestein shaders (`wgpu.rs`).
 
 use num_complex::Complex;
 

@@ -13,12 +13,15 @@
 //! once per length and type for the whole process; batches of lanes run on rayon's threads.
 //! The Fourier transforms are written once for every backend with [`FftKernels`]: with feature
 //! `cuda` they take CUDA arrays and views too and run cuFFT's batched plans there (loaded at run
-//! time, kept per layout on the device). Transforms return new row-major arrays on their input's
+//! time, kept per layout on the device); with feature `wgpu`, WebGPU arrays, through cnda's
+//! radix-2 Stockham shaders and Bluestein's algorithm for other lengths (f32, and f64 on adapters
+//! with `SHADER_F64`). Transforms return new row-major arrays on their input's
 //! backend; complex elements are [`Complex<f32>`](Complex) and `Complex<f64>` (num-complex,
 //! re-exported at the crate root). The cosine and sine transforms and the solves are CPU-only.
 //!
 //! On CUDA, a missing cuFFT library is `Error::Device`; a lane layout past cuFFT's 32-bit sizes
-//! (an axis times the axes after it beyond 2^31 elements) is `Error::Parameter`.
+//! (an axis times the axes after it beyond 2^31 elements) is `Error::Parameter`. On WebGPU, work
+//! arrays past the adapter's binding size or 2^31 floats are `Error::Alloc` or `Error::Device`.
 //!
 //! ```
 //! use cnda::prelude::*;
@@ -65,6 +68,8 @@ mod plans;
 mod poisson;
 mod precond;
 mod trig;
+#[cfg(feature = "wgpu")]
+mod wgpu;
 
 use num_complex::Complex;
 

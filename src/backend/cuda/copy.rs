@@ -7,19 +7,10 @@ use super::device::CudaDevice;
 use super::dispatch::{all_contiguous, kernel_desc, launch, launch_error, suffix, Scalar, COPY};
 use super::kernels::FAMILIES;
 use super::{Cuda, CudaPtr};
-use crate::element::Pod;
+use crate::element::{complex_part_size, Pod};
 use crate::error::Result;
 use crate::kernel::CopyKernels;
 use crate::kernel::Desc;
-
-/// The bytes of one part of a complex element type (`Complex<f32>`: 4, `Complex<f64>`: 8), `None`
-/// for other types.
-pub(super) fn complex_part_size<T: Pod>() -> Option<usize> {
-    use core::any::TypeId;
-    use num_complex::Complex;
-    let t = TypeId::of::<T>();
-    (t == TypeId::of::<Complex<f32>>()).then_some(4).or((t == TypeId::of::<Complex<f64>>()).then_some(8))
-}
 
 /// The real and imaginary parts of the complex elements `d` describes, as descriptors of their
 /// float type `F` (every stride doubled, the imaginary part one `F` further).

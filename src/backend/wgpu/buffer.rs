@@ -56,6 +56,19 @@ impl<T: Pod> WgpuPtr<T> {
     pub(crate) fn moved(self, offset: isize) -> Self {
         WgpuPtr { offset: self.offset.wrapping_add(offset), ..self }
     }
+
+    /// The same position seen as elements of `U`, `T` being a whole number of them (the real
+    /// part of a complex element).
+    pub(crate) fn as_parts<U: Pod>(self) -> WgpuPtr<U> {
+        let ratio = core::mem::size_of::<T>() / core::mem::size_of::<U>();
+        assert_eq!(ratio * core::mem::size_of::<U>(), core::mem::size_of::<T>(), "a whole number of parts");
+        WgpuPtr {
+            buffer: self.buffer,
+            offset: self.offset.wrapping_mul(ratio as isize),
+            device: self.device,
+            element: PhantomData,
+        }
+    }
 }
 
 impl<T: Pod> WgpuBuffer<T> {

@@ -1,12 +1,13 @@
 //! The copy kernels for `Wgpu`: strided copies (the queue's buffer copy for dense blocks) and
-//! fills. A copy between two views of one buffer is staged through a temporary, since WebGPU
+//! fills; complex elements as their real and imaginary parts, each a strided array of the float
+//! type. A copy between two views of one buffer is staged through a temporary, since WebGPU
 //! cannot bind one buffer for reading and writing in one dispatch.
 
 use super::device::WgpuDevice;
 use super::dispatch::{buffer, elem, params, run, same_buffer, try_2d, words};
 use super::shaders::family;
 use super::{Wgpu, WgpuBuffer};
-use crate::element::Pod;
+use crate::element::{complex_part_size, Pod};
 use crate::error::Result;
 use crate::kernel::CopyKernels;
 use crate::kernel::Desc;
@@ -29,6 +30,37 @@ pub(super) unsafe fn staged<T: Pod, const N: usize>(
     Ok((temp, desc))
 }
 
+/// The real and imaginary parts of the complex elements `d` describes, as descriptors of their
+/// float type `F` (every stride doubled, the imaginary part one `F` further).
+pub(super) fn parts<F: Pod, T: Pod, const N: usize>(d: Desc<Wgpu, T, N>) -> [Desc<Wgpu, F, N>; 2] {
+    let re = d.handle.as_parts::<F>();
+    let strides = d.strides.map(|s| s * 2);
+    [Desc { handle: re, shape: d.shape, strides }, Desc { handle: re.moved(1), shape: d.shape, strides }]
+}
+
+/// A copy of complex elements of parts `F`: one dense copy when both sides are dense, else part
+/// by part.
+///
+/// # Safety
+///
+/// As [`CopyKernels::copy`].
+unsafe fn copy_complex<F: Pod, T: Pod, const N: usize>(
+    dev: &WgpuDevice,
+    dst: Desc<Wgpu, T, N>,
+    src: Desc<Wgpu, T, N>,
+) -> Result<()> {
+    let ([dr, di], [sr, si]) = (parts::<F, T, N>(dst), parts::<F, T, N>(src));
+    if dst.is_contiguous() && src.is_contiguous() && dst.shape == src.shape {
+        let dense = |d: Desc<Wgpu, F, N>| Desc { handle: d.handle, shape: [2 * dst.len()], strides: [1isize] };
+        // SAFETY: the same memory, `2 len` floats one after the other on each side.
+        return unsafe { <Wgpu as CopyKernels>::copy(dev, dense(dr), dense(sr)) };
+    }
+    // SAFETY: each part addresses the floats of the caller's elements.
+    unsafe { <Wgpu as CopyKernels>::copy(dev, dr, sr) }?;
+    // SAFETY: as above.
+    unsafe { <Wgpu as CopyKernels>::copy(dev, di, si) }
+}
+
 // SAFETY: writes every destination index once with the source's (or the fill) value.
 unsafe impl CopyKernels for Wgpu {
     unsafe fn copy<T: Pod, const N: usize>(
@@ -36,6 +68,13 @@ unsafe impl CopyKernels for Wgpu {
         dst: Desc<Wgpu, T, N>,
         src: Desc<Wgpu, T, N>,
     ) -> Result<()> {
+        match complex_part_size::<T>() {
+            // SAFETY: the caller's contract, passed on.
+            Some(4) => return unsafe { copy_complex::<f32, T, N>(dev, dst, src) },
+            // SAFETY: as above.
+            Some(_) => return unsafe { copy_complex::<f64, T, N>(dev, dst, src) },
+            None => {}
+        }
         let t = elem::<T>(dev, "copy")?;
         let n = dst.len();
         if n == 0 {
@@ -65,6 +104,21 @@ unsafe impl CopyKernels for Wgpu {
     }
 
     unsafe fn fill<T: Pod, const N: usize>(dev: &WgpuDevice, dst: Desc<Wgpu, T, N>, value: T) -> Result<()> {
+        if let Some(size) = complex_part_size::<T>() {
+            let values: &[u8] = bytemuck::bytes_of(&value);
+            let (re, im) = values.split_at(size);
+            return if size == 4 {
+                let [r, i] = parts::<f32, T, N>(dst);
+                // SAFETY: each part addresses the floats of the caller's elements.
+                unsafe { Self::fill(dev, r, bytemuck::pod_read_unaligned(re)) }
+                    .and_then(|()| unsafe { Self::fill(dev, i, bytemuck::pod_read_unaligned(im)) })
+            } else {
+                let [r, i] = parts::<f64, T, N>(dst);
+                // SAFETY: as above.
+                unsafe { Self::fill(dev, r, bytemuck::pod_read_unaligned::<f64>(re)) }
+                    .and_then(|()| unsafe { Self::fill(dev, i, bytemuck::pod_read_unaligned::<f64>(im)) })
+            };
+        }
         let t = elem::<T>(dev, "fill")?;
         let n = dst.len();
         if n == 0 {

@@ -28,6 +28,8 @@ mod reduce;
 pub mod shaders;
 mod sparse;
 mod stencil;
+#[cfg(feature = "fft")]
+pub(crate) mod stockham;
 mod tiled;
 mod transfer;
 

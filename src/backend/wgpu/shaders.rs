@@ -20,13 +20,14 @@ pub struct Family {
 }
 
 /// Every shader family.
-pub const FAMILIES: [Family; 6] = [
+pub const FAMILIES: [Family; 7] = [
     Family { name: "elementwise", source: include_str!("../../../kernels/wgpu/elementwise.wgsl"), integers: true },
     Family { name: "copy", source: include_str!("../../../kernels/wgpu/copy.wgsl"), integers: true },
     Family { name: "reduce", source: include_str!("../../../kernels/wgpu/reduce.wgsl"), integers: true },
     Family { name: "matmul", source: include_str!("../../../kernels/wgpu/matmul.wgsl"), integers: true },
     Family { name: "stencil", source: include_str!("../../../kernels/wgpu/stencil.wgsl"), integers: false },
     Family { name: "sparse", source: include_str!("../../../kernels/wgpu/sparse.wgsl"), integers: false },
+    Family { name: "fft", source: include_str!("../../../kernels/wgpu/fft.wgsl"), integers: false },
 ];
 
 /// The element types shaders are assembled for: WGSL's 32-bit float and signed integer, and

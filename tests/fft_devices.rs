@@ -1,26 +1,16 @@
-//! The transforms on CUDA (cuFFT; on the CPU-hosted device, tools/cuda-sim's stand-in computing
-//! them as direct sums) against the CPU's (rustfft, itself tested against NumPy): every function,
-//! both precisions, every norm, each axis and sets of axes of 1-3D arrays with prime, odd and
-//! even lengths, strided device views as inputs, crops and pads of the real inverses with
-//! imaginary parts at the zero and Nyquist frequencies; complex arrays copied and filled on the
-//! device; the refusals.
-#![cfg(all(feature = "cuda", feature = "fft"))]
+//! The transforms on the device backends against the CPU's (rustfft, itself tested against
+//! NumPy): CUDA through cuFFT (on the CPU-hosted device, tools/cuda-sim's stand-in computing
+//! them as direct sums) and WebGPU through cnda's Stockham and Bluestein shaders (on lavapipe).
+//! Every function, both precisions (f64 on WebGPU where the adapter has it), every norm, each
+//! axis and sets of axes of 1-3D arrays with prime, odd and even lengths, strided device views
+//! as inputs, crops and pads of the real inverses with imaginary parts at the zero and Nyquist
+//! frequencies; complex arrays copied and filled on the device; the refusals.
+#![cfg(all(feature = "fft", any(feature = "cuda", feature = "wgpu")))]
 
-use cnda::fft::{self, FftFloat, Norm};
+use cnda::fft::{self, FftFloat, FftKernels, Norm};
+use cnda::kernel::{CopyKernels, Download, Upload};
 use cnda::prelude::*;
 use cnda::Complex;
-
-/// Device 0, or `None` after printing SKIP; a failure where `CNDA_REQUIRE_CUDA` is set.
-fn device() -> Option<CudaDevice> {
-    match CudaDevice::new(0) {
-        Ok(dev) => Some(dev),
-        Err(e) => {
-            assert!(std::env::var_os("CNDA_REQUIRE_CUDA").is_none(), "CNDA_REQUIRE_CUDA is set but: {e}");
-            eprintln!("SKIP: no CUDA device: {e}");
-            None
-        }
-    }
-}
 
 const NORMS: [Norm; 3] = [Norm::Backward, Norm::Ortho, Norm::Forward];
 
@@ -52,7 +42,10 @@ fn close_real<T: FftFloat + Into<f64>, const N: usize>(got: &Array<T, N>, want: 
     close(&got.map(|x| Complex::new(x, T::ZERO)), &want.map(|x| Complex::new(x, T::ZERO)), tol, what);
 }
 
-fn complex_cases<T: FftFloat + Into<f64>>(dev: &CudaDevice, tol: f64) {
+fn complex_cases<T: FftFloat + Into<f64>, D: Upload>(dev: &D, tol: f64)
+where
+    D::Target: FftKernels + Download,
+{
     let shapes3 = [[3usize, 5, 4], [7, 1, 6], [2, 13, 3]];
     for (s, shape) in shapes3.into_iter().enumerate() {
         let x = signal::<T, 3>(shape, s);
@@ -80,7 +73,10 @@ fn complex_cases<T: FftFloat + Into<f64>>(dev: &CudaDevice, tol: f64) {
     }
 }
 
-fn real_cases<T: FftFloat + Into<f64>>(dev: &CudaDevice, tol: f64) {
+fn real_cases<T: FftFloat + Into<f64>, D: Upload>(dev: &D, tol: f64)
+where
+    D::Target: FftKernels + Download,
+{
     for (s, shape) in [[4usize, 6], [5, 7], [1, 9], [6, 1]].into_iter().enumerate() {
         let x = signal::<T, 2>(shape, 10 + s).map(|v| v.re);
         let d = x.to_device(dev);
@@ -118,40 +114,133 @@ fn real_cases<T: FftFloat + Into<f64>>(dev: &CudaDevice, tol: f64) {
     close(&fft::rfft(view, 0, Norm::Backward).to_host(), &want, tol, "strided real view");
 }
 
-#[test]
-fn complex_transforms_match_the_cpu() {
-    let Some(dev) = device() else { return };
-    complex_cases::<f32>(&dev, 2e-5);
-    complex_cases::<f64>(&dev, 1e-12);
-}
-
-#[test]
-fn real_transforms_match_the_cpu() {
-    let Some(dev) = device() else { return };
-    real_cases::<f32>(&dev, 2e-5);
-    real_cases::<f64>(&dev, 1e-12);
-}
-
-/// Complex elements on the device: copies of strided views and fills, part by part.
-#[test]
-fn complex_arrays_copy_and_fill_on_the_device() {
-    let Some(dev) = device() else { return };
-    let x = signal::<f64, 2>([5, 6], 3);
-    let d = x.to_device(&dev);
+/// Complex elements on the device: copies of strided views, part by part.
+fn complex_copies<D: Upload>(dev: &D)
+where
+    D::Target: Download + CopyKernels,
+{
+    let x = signal::<f32, 2>([5, 6], 3);
+    let d = x.to_device(dev);
     assert_eq!(d.to_host(), x);
     assert_eq!(d.t().to_host(), x.t().to_owned());
     assert_eq!(d.slice(s![1..;2, ..;-3]).to_host(), x.slice(s![1..;2, ..;-3]).to_owned());
     let single = signal::<f32, 1>([9], 4);
-    assert_eq!(single.to_device(&dev).slice(s![..;2]).to_host(), single.slice(s![..;2]).to_owned());
+    assert_eq!(single.to_device(dev).slice(s![..;2]).to_host(), single.slice(s![..;2]).to_owned());
 }
 
-#[test]
-fn refusals_match_the_cpus() {
-    let Some(dev) = device() else { return };
-    let d = signal::<f32, 2>([4, 3], 1).to_device(&dev);
+fn refusals<D: Upload>(dev: &D)
+where
+    D::Target: FftKernels + Download,
+{
+    let d = signal::<f32, 2>([4, 3], 1).to_device(dev);
     assert!(matches!(fft::try_fft(&d, 2, Norm::Backward), Err(Error::AxisOutOfRange { op: "fft", axis: 2, rank: 2 })));
     assert!(matches!(fft::try_fftn(&d, &[1, 1], Norm::Backward), Err(Error::Parameter { op: "fftn", .. })));
     assert!(matches!(fft::try_irfft(&d, 0, 0, Norm::Backward), Err(Error::Parameter { op: "irfft", .. })));
-    let empty = Array::<Complex<f32>, 2>::from_fn([0, 3], |_| Complex::new(0.0, 0.0)).to_device(&dev);
+    let empty = Array::<Complex<f32>, 2>::from_fn([0, 3], |_| Complex::new(0.0, 0.0)).to_device(dev);
     assert!(matches!(fft::try_fft(&empty, 0, Norm::Backward), Err(Error::Parameter { op: "fft", .. })));
+}
+
+#[cfg(feature = "cuda")]
+mod cuda {
+    use super::*;
+
+    /// Device 0, or `None` after printing SKIP; a failure where `CNDA_REQUIRE_CUDA` is set.
+    fn device() -> Option<CudaDevice> {
+        match CudaDevice::new(0) {
+            Ok(dev) => Some(dev),
+            Err(e) => {
+                assert!(std::env::var_os("CNDA_REQUIRE_CUDA").is_none(), "CNDA_REQUIRE_CUDA is set but: {e}");
+                eprintln!("SKIP: no CUDA device: {e}");
+                None
+            }
+        }
+    }
+
+    #[test]
+    fn complex_transforms_match_the_cpu() {
+        let Some(dev) = device() else { return };
+        complex_cases::<f32, _>(&dev, 2e-5);
+        complex_cases::<f64, _>(&dev, 1e-12);
+    }
+
+    #[test]
+    fn real_transforms_match_the_cpu() {
+        let Some(dev) = device() else { return };
+        real_cases::<f32, _>(&dev, 2e-5);
+        real_cases::<f64, _>(&dev, 1e-12);
+    }
+
+    #[test]
+    fn complex_arrays_copy_on_the_device() {
+        let Some(dev) = device() else { return };
+        complex_copies(&dev);
+        let x = signal::<f64, 2>([5, 6], 3).to_device(&dev);
+        assert_eq!(x.slice(s![.., 1..;2]).to_host(), signal::<f64, 2>([5, 6], 3).slice(s![.., 1..;2]).to_owned());
+    }
+
+    #[test]
+    fn refusals_match_the_cpus() {
+        let Some(dev) = device() else { return };
+        refusals(&dev);
+    }
+}
+
+#[cfg(feature = "wgpu")]
+mod wgpu {
+    use super::*;
+
+    /// The adapter, or `None` after printing SKIP; a failure where `CNDA_REQUIRE_WGPU` is set.
+    fn device() -> Option<WgpuDevice> {
+        match WgpuDevice::new() {
+            Ok(dev) => Some(dev),
+            Err(e) => {
+                assert!(std::env::var_os("CNDA_REQUIRE_WGPU").is_none(), "CNDA_REQUIRE_WGPU is set but: {e}");
+                eprintln!("SKIP: {e}");
+                None
+            }
+        }
+    }
+
+    #[test]
+    fn complex_transforms_match_the_cpu() {
+        let Some(dev) = device() else { return };
+        complex_cases::<f32, _>(&dev, 2e-5);
+        if dev.supports::<f64>() {
+            complex_cases::<f64, _>(&dev, 1e-12);
+        }
+    }
+
+    #[test]
+    fn real_transforms_match_the_cpu() {
+        let Some(dev) = device() else { return };
+        real_cases::<f32, _>(&dev, 2e-5);
+        if dev.supports::<f64>() {
+            real_cases::<f64, _>(&dev, 1e-12);
+        }
+    }
+
+    /// Long lanes through Bluestein (a large prime) and a long power of two, and many lanes.
+    #[test]
+    fn long_and_many_lanes_match_the_cpu() {
+        let Some(dev) = device() else { return };
+        for shape in [[1usize, 4099], [3, 2048], [300, 7]] {
+            let x = signal::<f32, 2>(shape, 9);
+            let want = fft::fft(&x, 1, Norm::Backward);
+            close(&fft::fft(x.to_device(&dev), 1, Norm::Backward).to_host(), &want, 2e-5, &format!("{shape:?}"));
+            let half = fft::rfft(x.map(|v| v.re).to_device(&dev), 1, Norm::Ortho).to_host();
+            close(&half, &fft::rfft(x.map(|v| v.re), 1, Norm::Ortho), 2e-5, &format!("rfft {shape:?}"));
+        }
+    }
+
+    #[test]
+    fn complex_arrays_copy_on_the_device() {
+        let Some(dev) = device() else { return };
+        complex_copies(&dev);
+    }
+
+    #[test]
+    fn refusals_match_the_cpus() {
+        let Some(dev) = device() else { return };
+        refusals(&dev);
+    }
 }
