@@ -114,6 +114,36 @@ where
     close(&fft::rfft(view, 0, Norm::Backward).to_host(), &want, tol, "strided real view");
 }
 
+/// `solve_periodic` on the device against the CPU's: Poisson (the mean dropped) and Helmholtz,
+/// both Laplacians, lengths that are powers of two and lengths that are not; a resonance refused.
+fn periodic_solves<T: FftFloat + Into<f64>, D: Upload>(dev: &D, tol: f64)
+where
+    D::Target: FftKernels + Download,
+{
+    use cnda::fft::{solve_periodic, try_solve_periodic, Laplacian};
+    let f2 = signal::<T, 2>([16, 12], 5).map(|v| v.re);
+    let f3 = signal::<T, 3>([6, 5, 8], 6).map(|v| v.im);
+    let h = |x: f64| <T as cnda::Float>::from_f64(x);
+    for laplacian in [Laplacian::SecondOrder, Laplacian::Spectral] {
+        for shift in [0.0, 2.5] {
+            let what = format!("{laplacian:?} shift {shift}");
+            let want = solve_periodic(&f2, [h(0.1), h(0.2)], h(shift), laplacian);
+            let got = solve_periodic(f2.to_device(dev), [h(0.1), h(0.2)], h(shift), laplacian).to_host();
+            close_real(&got, &want, tol, &format!("2D {what}"));
+            let spacing = [h(0.5), h(0.25), h(0.125)];
+            let want = solve_periodic(&f3, spacing, h(shift), laplacian);
+            let got = solve_periodic(f3.to_device(dev).permute([0, 1, 2]), spacing, h(shift), laplacian).to_host();
+            close_real(&got, &want, tol, &format!("3D {what}"));
+        }
+    }
+    // Mode (1, 0) of a 16 x 12 grid of unit spacing resonates at -4 sin²(π / 16).
+    let resonance = -4.0 * (core::f64::consts::PI / 16.0).sin().powi(2);
+    let Err(e) = try_solve_periodic(f2.to_device(dev), [h(1.0), h(1.0)], h(resonance), Laplacian::SecondOrder) else {
+        panic!("a resonant shift was solved")
+    };
+    assert!(e.to_string().contains("singular"), "{e}");
+}
+
 /// Complex elements on the device: copies of strided views, part by part.
 fn complex_copies<D: Upload>(dev: &D)
 where
@@ -168,6 +198,13 @@ mod cuda {
         let Some(dev) = device() else { return };
         real_cases::<f32, _>(&dev, 2e-5);
         real_cases::<f64, _>(&dev, 1e-12);
+    }
+
+    #[test]
+    fn periodic_solves_match_the_cpu() {
+        let Some(dev) = device() else { return };
+        periodic_solves::<f32, _>(&dev, 1e-5);
+        periodic_solves::<f64, _>(&dev, 1e-12);
     }
 
     #[test]
@@ -229,6 +266,15 @@ mod wgpu {
             close(&fft::fft(x.to_device(&dev), 1, Norm::Backward).to_host(), &want, 2e-5, &format!("{shape:?}"));
             let half = fft::rfft(x.map(|v| v.re).to_device(&dev), 1, Norm::Ortho).to_host();
             close(&half, &fft::rfft(x.map(|v| v.re), 1, Norm::Ortho), 2e-5, &format!("rfft {shape:?}"));
+        }
+    }
+
+    #[test]
+    fn periodic_solves_match_the_cpu() {
+        let Some(dev) = device() else { return };
+        periodic_solves::<f32, _>(&dev, 1e-5);
+        if dev.supports::<f64>() {
+            periodic_solves::<f64, _>(&dev, 1e-12);
         }
     }
 

@@ -116,4 +116,15 @@ unsafe impl FftKernels for Cpu {
             Ok(())
         })
     }
+
+    unsafe fn scale_modes<T: FftFloat, const N: usize>(
+        _: &Cpu,
+        x: Desc<Cpu, Complex<T>, N>,
+        factors: Desc<Cpu, T, N>,
+    ) -> Result<()> {
+        // SAFETY: both dense, live and apart, `x` writable (the trait's contract).
+        let (values, factors) = unsafe { (elements_mut(x), elements(factors)) };
+        values.iter_mut().zip(factors).for_each(|(v, &f)| *v = v.scale(f));
+        Ok(())
+    }
 }

@@ -46,4 +46,13 @@ unsafe impl FftKernels for Cuda {
         // SAFETY: as above.
         unsafe { cufft::real_inverse_axis(dev, op, x, out, axis, scale) }
     }
+
+    unsafe fn scale_modes<T: FftFloat, const N: usize>(
+        dev: &CudaDevice,
+        x: Desc<Cuda, Complex<T>, N>,
+        factors: Desc<Cuda, T, N>,
+    ) -> Result<()> {
+        // SAFETY: as above.
+        unsafe { cufft::scale_modes(dev, x, factors) }
+    }
 }

@@ -9,7 +9,7 @@ use num_complex::Complex;
 
 use super::FftFloat;
 use crate::error::Result;
-use crate::kernel::{CopyKernels, Desc};
+use crate::kernel::{CopyKernels, Desc, WriteFromHost};
 
 /// The per-axis transforms of a backend.
 ///
@@ -18,7 +18,7 @@ use crate::kernel::{CopyKernels, Desc};
 /// Implementations write every element of the output they are given (all of `x` for
 /// [`complex_axis`](FftKernels::complex_axis)) with the transform the method names, and touch no
 /// memory outside the descriptors.
-pub unsafe trait FftKernels: CopyKernels {
+pub unsafe trait FftKernels: CopyKernels + WriteFromHost {
     /// Every lane of `x` along `axis` replaced by its transform (forward: `e^(-2 pi i j k / n)`;
     /// inverse: `e^(+...)`, unnormalized), times `scale` when given.
     ///
@@ -78,5 +78,22 @@ pub unsafe trait FftKernels: CopyKernels {
         out: Desc<Self, T, N>,
         axis: usize,
         scale: Option<T>,
+    ) -> Result<()>;
+
+    /// Every complex value of `x` times the real value of `factors` at its index (a spectrum
+    /// weighted mode by mode: the spectral solves' division, filters).
+    ///
+    /// # Safety
+    ///
+    /// `x` and `factors` are dense row-major, of one shape, live on `dev` and apart; `x` is
+    /// writable.
+    ///
+    /// # Errors
+    ///
+    /// `Error::Device` when a device fails.
+    unsafe fn scale_modes<T: FftFloat, const N: usize>(
+        dev: &Self::Device,
+        x: Desc<Self, Complex<T>, N>,
+        factors: Desc<Self, T, N>,
     ) -> Result<()>;
 }

@@ -9,17 +9,14 @@
 //! spacing per axis; its discrete equations are solved to rounding) or the exact one (spectral
 //! accuracy for smooth solutions).
 
-use core::ops::Div;
-
-use num_complex::Complex;
-
 use super::lanes::Around;
 use super::trig::{self, DctType, Family};
-use super::{count, row_major, try_irfftn, try_rfftn, FftFloat, Norm};
+use super::{count, row_major, try_irfftn, try_rfftn, FftFloat, FftKernels, Norm};
 use crate::array::Array;
 use crate::element::Float;
 use crate::error::{or_panic, Error, Result};
 use crate::ops::operand::AsOperand;
+use crate::ops::transfer::upload;
 use crate::stencil::{Boundaries, Boundary, Side};
 
 /// Which Laplacian [`solve_box`] and [`solve_periodic`] invert.
@@ -106,7 +103,9 @@ pub fn try_solve_box<T: FftFloat, const N: usize>(
 }
 
 /// The `u` with `shift u - Δu = f` on a grid periodic along every axis: [`solve_box`] with
-/// `Boundary::Periodic` on each.
+/// `Boundary::Periodic` on each, on any backend with transforms (the CPU, CUDA, WebGPU): a real
+/// transform, each mode times its divisor's reciprocal (computed on the host and uploaded), the
+/// inverse, all on `f`'s backend.
 ///
 /// ```
 /// use cnda::prelude::*;
@@ -125,12 +124,12 @@ pub fn try_solve_box<T: FftFloat, const N: usize>(
 ///
 /// As [`try_solve_periodic`] errs.
 #[track_caller]
-pub fn solve_periodic<T: FftFloat, const N: usize>(
-    f: impl AsOperand<T, N>,
+pub fn solve_periodic<T: FftFloat, const N: usize, B: FftKernels>(
+    f: impl AsOperand<T, N, B>,
     spacing: [T; N],
     shift: T,
     laplacian: Laplacian,
-) -> Array<T, N> {
+) -> Array<T, N, B> {
     or_panic(try_solve_periodic(f, spacing, shift, laplacian))
 }
 
@@ -139,13 +138,31 @@ pub fn solve_periodic<T: FftFloat, const N: usize>(
 /// # Errors
 ///
 /// As [`try_solve_box`].
-pub fn try_solve_periodic<T: FftFloat, const N: usize>(
-    f: impl AsOperand<T, N>,
+pub fn try_solve_periodic<T: FftFloat, const N: usize, B: FftKernels>(
+    f: impl AsOperand<T, N, B>,
     spacing: [T; N],
     shift: T,
     laplacian: Laplacian,
-) -> Result<Array<T, N>> {
-    solve("solve_periodic", f, spacing, shift, [Boundary::Periodic; N].into(), laplacian)
+) -> Result<Array<T, N, B>> {
+    let op = "solve_periodic";
+    let sides = check_sides(op, &[Boundary::Periodic; N].into(), spacing, shift, laplacian)?;
+    let shape = f.operand_desc().shape;
+    has_points(op, shape)?;
+    let axes: Vec<usize> = (0..N).collect();
+    let divisors = Divisors::new(op, &sides, shape, spacing, shift, laplacian, Some(N - 1))?;
+    divided_in_fourier(op, f, &axes, shape, &divisors)
+}
+
+/// `Error::Parameter` for an axis of no points.
+fn has_points<const N: usize>(op: &'static str, shape: [usize; N]) -> Result<()> {
+    match shape.iter().position(|&n| n == 0) {
+        Some(axis) => Err(Error::Parameter {
+            op,
+            reason: format!("axis {axis} of shape {shape:?} has no points"),
+            fix: "solve on a grid of one point or more along every axis",
+        }),
+        None => Ok(()),
+    }
 }
 
 /// The kind of an axis's two sides, and so its transform.
@@ -180,13 +197,7 @@ fn solve<T: FftFloat, const N: usize>(
 ) -> Result<Array<T, N>> {
     let sides = check_sides(op, &boundaries, spacing, shift, laplacian)?;
     let shape = f.operand_desc().shape;
-    if let Some(axis) = shape.iter().position(|&n| n == 0) {
-        return Err(Error::Parameter {
-            op,
-            reason: format!("axis {axis} of shape {shape:?} has no points"),
-            fix: "solve on a grid of one point or more along every axis",
-        });
-    }
+    has_points(op, shape)?;
     let periodic: Vec<usize> = (0..N).filter(|&a| sides[a] == Sides::Periodic).collect();
     let divisors = Divisors::new(op, &sides, shape, spacing, shift, laplacian, periodic.last().copied())?;
     if periodic.len() == N {
@@ -205,7 +216,8 @@ fn solve<T: FftFloat, const N: usize>(
         trig::in_place(op, &mut u, axis, kind, Norm::Backward, false)?;
     }
     u = if periodic.is_empty() {
-        divisors.divide(op, u.as_mut_slice(), shape, T::ZERO)?;
+        let factors = divisors.factors(op, shape)?;
+        u.as_mut_slice().iter_mut().zip(factors).for_each(|(v, f)| *v = *v * f);
         u
     } else {
         divided_in_fourier(op, &u, &periodic, shape, &divisors)?
@@ -302,18 +314,24 @@ fn add_to_ends<T: FftFloat, const N: usize>(u: &mut Array<T, N>, axis: usize, lo
     }
 }
 
-/// `f`'s transform over the periodic `axes` (the others already transformed or none),
-/// divided, and transformed back.
-fn divided_in_fourier<T: FftFloat, const N: usize>(
+/// `f`'s transform over the periodic `axes` (the others already transformed or none), divided
+/// mode by mode on `f`'s backend (by the divisors' reciprocals, computed on the host), and
+/// transformed back.
+fn divided_in_fourier<T: FftFloat, const N: usize, B: FftKernels>(
     op: &'static str,
-    f: impl AsOperand<T, N>,
+    f: impl AsOperand<T, N, B>,
     axes: &[usize],
     shape: [usize; N],
     divisors: &Divisors<T, N>,
-) -> Result<Array<T, N>> {
+) -> Result<Array<T, N, B>> {
     let mut spectrum = try_rfftn(f, axes, Norm::Backward)?;
     let half = spectrum.shape();
-    divisors.divide(op, spectrum.as_mut_slice(), half, Complex::new(T::ZERO, T::ZERO))?;
+    let factors = divisors.factors(op, half)?;
+    let spectrum_desc = spectrum.desc_mut();
+    let factors = upload(&B::allocator_of_handle(spectrum_desc.handle), &factors, half)?;
+    // SAFETY: both are dense row-major arrays of the half shape, alive here and apart (the
+    // factors are a fresh array); the spectrum is borrowed uniquely.
+    unsafe { B::scale_modes(&B::handle_device(spectrum_desc.handle), spectrum_desc, factors.desc()) }?;
     try_irfftn(&spectrum, axes, shape[axes[axes.len() - 1]], Norm::Backward)
 }
 
@@ -384,23 +402,19 @@ impl<T: FftFloat, const N: usize> Divisors<T, N> {
         Ok(Divisors { eigen, shift, null, rounding: <T as Float>::from_f64(16.0) * epsilon })
     }
 
-    /// Every mode of `values` (row-major, `shape`) divided by its divisor, the free one `zero`.
-    fn divide<X: Copy + Div<T, Output = X>>(
-        &self,
-        op: &'static str,
-        values: &mut [X],
-        shape: [usize; N],
-        zero: X,
-    ) -> Result<()> {
+    /// What each mode of `shape` (row-major) is multiplied by: its divisor's reciprocal, zero
+    /// for the free constant.
+    fn factors(&self, op: &'static str, shape: [usize; N]) -> Result<Vec<T>> {
+        let len = shape.iter().product::<usize>();
+        let mut factors = crate::kernel::try_zeroed_vec(op, len)?;
         let mut index = [0usize; N];
-        for value in values {
-            *value = match self.divisor(op, index)? {
-                Some(lambda) => *value / lambda,
-                None => zero,
-            };
+        for factor in factors.iter_mut() {
+            if let Some(lambda) = self.divisor(op, index)? {
+                *factor = T::ONE / lambda;
+            }
             next_index(&mut index, shape);
         }
-        Ok(())
+        Ok(factors)
     }
 
     /// What mode `index` is divided by, `None` for the free constant; an error where the shift

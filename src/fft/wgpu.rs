@@ -5,7 +5,7 @@ use num_complex::Complex;
 
 use super::kernels::FftKernels;
 use super::FftFloat;
-use crate::backend::wgpu::stockham::{transform, Lanes};
+use crate::backend::wgpu::stockham::{scale_modes, transform, Lanes};
 use crate::backend::wgpu::{Wgpu, WgpuDevice};
 use crate::error::Result;
 use crate::kernel::Desc;
@@ -54,5 +54,14 @@ unsafe impl FftKernels for Wgpu {
         // SAFETY: the trait's contract; the gather extends `x`'s half spectra (cropped or padded
         // to `n / 2 + 1`, the zero and Nyquist frequencies made real) to full ones.
         unsafe { transform(dev, op, (x, Lanes::HalfSpectrum), (out, Lanes::Real), axis, n, false, scale) }
+    }
+
+    unsafe fn scale_modes<T: FftFloat, const N: usize>(
+        dev: &WgpuDevice,
+        x: Desc<Wgpu, Complex<T>, N>,
+        factors: Desc<Wgpu, T, N>,
+    ) -> Result<()> {
+        // SAFETY: the trait's contract (a `factors` in `x`'s buffer is read from a staged copy).
+        unsafe { scale_modes(dev, x, factors) }
     }
 }

@@ -293,3 +293,21 @@ pub(crate) unsafe fn real_inverse_axis<T: Float, const N: usize>(
     // SAFETY: as above.
     unsafe { scaled(dev, out, scale) }
 }
+
+/// Every complex value of `x` times the real value of `factors` at its index: both parts times
+/// the factors, elementwise.
+///
+/// # Safety
+///
+/// `x` and `factors` are dense row-major, of one shape, live on `dev` and apart; `x` writable.
+pub(crate) unsafe fn scale_modes<T: Float, const N: usize>(
+    dev: &CudaDevice,
+    x: Desc<Cuda, Complex<T>, N>,
+    factors: Desc<Cuda, T, N>,
+) -> Result<()> {
+    for part in parts::<T, Complex<T>, N>(x) {
+        // SAFETY: each part addresses the floats of `x`'s elements, apart from `factors`.
+        unsafe { <Cuda as ElementwiseKernels>::update(dev, Mul, part, factors) }?;
+    }
+    Ok(())
+}

@@ -14,7 +14,8 @@ use super::shaders::family;
 use super::{Wgpu, WgpuBuffer};
 use crate::element::{Float, Pod};
 use crate::error::Result;
-use crate::kernel::{Desc, WriteFromHost};
+use crate::kernel::tokens::Mul;
+use crate::kernel::{Desc, ElementwiseKernels, WriteFromHost};
 
 /// How the gather reads the input's lanes, and the scatter writes the output's.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -169,4 +170,23 @@ pub(crate) unsafe fn transform<T: Float, I: Pod, O: Pod, const N: usize>(
     let scatter = words(output.handle.offset, core::mem::size_of::<O>(), to, len, 0, 1)?;
     let p = params(lanes * len, [], &scatter)?.with(&[scale]);
     run(dev, fam, t, "fft_scatter", lanes * len, &[(0, bout), (1, work[current].raw()), (2, table.raw())], &p)
+}
+
+/// Every complex value of `x` (complex of parts `T`) times the real value of `factors` at its
+/// index: both parts times the factors, elementwise.
+///
+/// # Safety
+///
+/// `x` and `factors` are dense row-major, of one shape, live on `dev` and in different buffers;
+/// `x` writable.
+pub(crate) unsafe fn scale_modes<T: Float, X: Pod, const N: usize>(
+    dev: &WgpuDevice,
+    x: Desc<Wgpu, X, N>,
+    factors: Desc<Wgpu, T, N>,
+) -> Result<()> {
+    for part in super::copy::parts::<T, X, N>(x) {
+        // SAFETY: each part addresses the floats of `x`'s elements, apart from `factors`.
+        unsafe { <Wgpu as ElementwiseKernels>::update(dev, Mul, part, factors) }?;
+    }
+    Ok(())
 }
