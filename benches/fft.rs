@@ -1,13 +1,16 @@
 //! `cnda::fft` against the same transforms by SciPy (`benches/scipy_fft.py`, run in the same
 //! sitting): complex transforms over every axis (`fftn`) of 2D and 3D grids whose lengths are
 //! powers of 2, powers of 3, and products of small primes (2 3 5^2 7 = 1050), in `f64` and
-//! `f32`, on rayon's pool (`RAYON_NUM_THREADS=1` or `2`); and the real transform (`rfftn`) of
-//! the 2D `f64` grids. Throughput is grid points per second.
+//! `f32`, on rayon's pool (`RAYON_NUM_THREADS=1` or `2`); the real transform (`rfftn`) and the
+//! cosine transform (`dctn`, type II) of the 2D `f64` grids; and the direct Poisson solve of a
+//! 1024^2 grid between mirrors (`solve_box`, Neumann: a DCT-II, a division per mode, a DCT-III)
+//! against the same three steps written with SciPy. Throughput is grid points per second.
 //!
 //! `cargo bench --features fft --bench fft`
 
-use cnda::fft::{fftn, rfftn, Norm};
+use cnda::fft::{dctn, fftn, rfftn, solve_box, DctType, Laplacian, Norm};
 use cnda::prelude::*;
+use cnda::stencil::Boundary;
 use cnda::Complex;
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
 
@@ -33,7 +36,18 @@ fn fft_benches(c: &mut Criterion) {
         group.bench_function(format!("rfftn_f64_{n}x{n}"), |b| {
             b.iter(|| rfftn(black_box(&real), &[0, 1], Norm::Backward))
         });
+        group.bench_function(format!("dctn_f64_{n}x{n}"), |b| {
+            b.iter(|| dctn(black_box(&real), DctType::II, &[0, 1], Norm::Backward))
+        });
     }
+    let n = 1024;
+    let s = signal(n * n);
+    let f = Array::from_fn([n, n], |[i, j]| s(i * n + j));
+    let h = 1.0 / n as f64;
+    group.throughput(Throughput::Elements((n * n) as u64));
+    group.bench_function(format!("solve_box_neumann_{n}x{n}"), |b| {
+        b.iter(|| solve_box(black_box(&f), [h, h], 0.0, [Boundary::Neumann; 2], Laplacian::SecondOrder))
+    });
     for n in SIZES_3D {
         let s = signal(n * n * n);
         let x = Array::from_fn([n, n, n], |[i, j, k]| Complex::new(s((i * n + j) * n + k), s((k * n + j) * n + i)));

@@ -494,17 +494,19 @@ class _FftModule:
     def rfftfreq(n: int, d: float = ...) -> npt.NDArray[np.float64]: ...
     @staticmethod
     def solve_box(
-        f: npt.NDArray[_Float],
+        f: npt.NDArray[_Float] | CudaArray,
         spacing: float | Sequence[float] | None = ...,
         shift: float = ...,
         boundary: _Boundary | None = ...,
         laplacian: Literal["second_order", "spectral"] = ...,
-    ) -> npt.NDArray[_Float]:
+    ) -> npt.NDArray[_Float] | CudaArray:
         """u with shift u - Laplacian(u) = f, solved directly by transforms: each axis periodic
         ("periodic" on both sides: FFT), between walls (a number, the value one spacing past each
         end; zero walls by default: DST-I) or between mirrors ("neumann": DCT-II). The operator of
         cnda.solve's stencil with laplacian=True and these boundaries, solved to rounding;
         laplacian="spectral" inverts the exact derivative instead (zero walls only). Poisson
-        without a wall drops f's mean and returns the u of mean zero."""
+        without a wall drops f's mean and returns the u of mean zero. f may be a CudaArray (or a
+        CuPy or PyTorch CUDA tensor) when every axis is periodic: the solve runs on the device
+        (cuFFT) and returns a CudaArray."""
 
 fft: _FftModule

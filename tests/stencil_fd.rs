@@ -21,7 +21,13 @@ fn error_1d(
     let h = 2.0 * PI / n as f64;
     let u = Array::from_fn([n], |[i]| f(i as f64 * h));
     let d = approx(&u, h);
-    (r..n - r).map(|i| (d[[i]] - exact((i as f64 + shift) * h)).abs()).fold(0.0, f64::max)
+    (r..n - r).map(|i| (d[[i]] - exact((i as f64 + shift) * h)).abs()).fold(0.0, |m: f64, e| {
+        if e.is_nan() {
+            f64::INFINITY
+        } else {
+            m.max(e)
+        }
+    })
 }
 
 /// The observed order of accuracy between grids of `n` and `2n` points.

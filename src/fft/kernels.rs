@@ -28,7 +28,10 @@ pub unsafe trait FftKernels: CopyKernels + WriteFromHost {
     ///
     /// # Errors
     ///
-    /// `Error::Alloc` for a scratch; `Error::Device` when a device fails.
+    /// `Error::Alloc` for a scratch; `Error::Device` when a device fails (or lacks its FFT
+    /// library); `Error::Parameter` for lanes past a device library's sizes (cuFFT's 32-bit
+    /// plans); `Error::UnsupportedDType` for an element type the device lacks (f64 on a WebGPU
+    /// adapter without `SHADER_F64`).
     unsafe fn complex_axis<T: FftFloat, const N: usize>(
         dev: &Self::Device,
         op: &'static str,

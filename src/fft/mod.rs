@@ -54,8 +54,8 @@
 //!
 //! **Errors**: an axis beyond the rank is `Error::AxisOutOfRange`; an axis of length zero, an
 //! empty or repeated list of axes, or an output length of zero is `Error::Parameter`; a result or
-//! scratch the host cannot allocate is `Error::Alloc` (`Error::Overflow` for a size past
-//! `usize`). Each function panics with the error's message at the caller's line; its `try_` twin
+//! scratch the host (or the device) cannot allocate is `Error::Alloc` (`Error::Overflow` for a
+//! size past `usize`). Each function panics with the error's message at the caller's line; its `try_` twin
 //! returns it. A plan is made once per length and kept for the life of the process; rustfft and
 //! realfft allocate their plans' tables without a fallible path, so a length whose tables the
 //! host cannot hold (several times the length in complex values for a large prime) aborts there.

@@ -215,23 +215,31 @@ pub fn solve_box<'py>(
             )))
         }
     };
+    let spacings = |rank: usize| -> PyResult<Vec<f64>> {
+        let spacing: Vec<f64> = match spacing {
+            None => vec![1.0; rank],
+            Some(h) => match h.extract::<f64>() {
+                Ok(h) => vec![h; rank],
+                Err(_) => h.extract::<Vec<f64>>().map_err(|_| {
+                    PyValueError::new_err(format!("{op}: spacing must be a float or one float per axis, got {h}"))
+                })?,
+            },
+        };
+        if spacing.len() != rank {
+            return Err(PyValueError::new_err(format!(
+                "{op}: {} spacings for an array of {rank} dimensions; give one, or one per axis",
+                spacing.len()
+            )));
+        }
+        Ok(spacing)
+    };
+    #[cfg(feature = "cuda")]
+    if let Some(u) = super::device::solve_box(py, f, &spacings, shift, boundary, laplacian)? {
+        return Ok(u);
+    }
     let f = super::prepared(py, f)?;
     let rank = f.cast::<PyUntypedArray>()?.ndim();
-    let spacing: Vec<f64> = match spacing {
-        None => vec![1.0; rank],
-        Some(h) => match h.extract::<f64>() {
-            Ok(h) => vec![h; rank],
-            Err(_) => h.extract::<Vec<f64>>().map_err(|_| {
-                PyValueError::new_err(format!("{op}: spacing must be a float or one float per axis, got {h}"))
-            })?,
-        },
-    };
-    if spacing.len() != rank {
-        return Err(PyValueError::new_err(format!(
-            "{op}: {} spacings for an array of {rank} dimensions; give one, or one per axis",
-            spacing.len()
-        )));
-    }
+    let spacing = spacings(rank)?;
     match super::dtype_of(op, &f)? {
         super::Dtype::F32 => solve_typed::<f32>(py, &f, rank, &spacing, shift, boundary, laplacian),
         super::Dtype::F64 => solve_typed::<f64>(py, &f, rank, &spacing, shift, boundary, laplacian),

@@ -1,9 +1,9 @@
 //! cuFFT (loaded at run time) for the transforms on CUDA (`fft::FftKernels`, implemented in
-//! `src/fft/cuda.rs` over these): each axis of a dense row-major array as one batched plan of
-//! cuFFT's advanced layout. Along the last axis the lanes are rows,
-//! `n` apart: one call. Along another, the lanes of one block of the axes before it are `1`
-//! apart with stride `inner`: one call per such block. Plans are made once per layout and
-//! device and kept. Scaling is one elementwise pass after the transform.
+//! `src/fft/cuda.rs` over these): each axis of a dense row-major array as batched rank-1 plans
+//! of cuFFT's advanced layout (`calls`: rows in one call, columns per block or per lane
+//! position). Real transforms whose real data would not be aligned as cuFFT's complex type (odd
+//! offsets) go through the complex transform instead. Plans are kept per layout in the device
+//! (a bounded cache). Scaling is one elementwise pass after the transform.
 
 use core::any::TypeId;
 use core::ffi::c_int;
@@ -107,65 +107,106 @@ unsafe fn execute(
     }
 }
 
-/// Every lane along `axis` of the dense row-major `shape` transformed from `input` (`n_in`
-/// points a lane, `T_IN`s) to `output` (`n_out`, `T_OUT`s): one batched call over the rows for
-/// the last axis, one call per block of the axes before it otherwise.
-///
-/// # Safety
-///
-/// `input` and `output` are live device arrays of `shape` with `n_in` and `n_out` along `axis`
-/// (the same array for an in-place transform).
-#[allow(clippy::too_many_arguments)]
-unsafe fn lanes<I: Pod, O: Pod, const N: usize>(
-    dev: &CudaDevice,
+/// One cuFFT call: its plan and the element offsets of its first lanes in the input and the
+/// output.
+struct Call {
+    key: PlanKey,
+    input: usize,
+    output: usize,
+}
+
+/// The calls that transform every lane along `axis` of the dense row-major `shape` (`n_in`
+/// points a lane in the input, `n_out` in the output, transforms of `n`):
+/// - rows (the last axis), `n` apart: one call, or as many as cuFFT's 32-bit sizes need (an
+///   even number of rows each, so that every call's real data stays complex-aligned);
+/// - columns (another axis), `inner` apart: one call per block of the axes before it, or, for
+///   complex transforms with more blocks than lanes in a block, one call per lane position
+///   batching the blocks (`n inner` apart), whichever makes fewer calls.
+fn calls<const N: usize>(
     op: &'static str,
     kind: cufft_sys::cufftType,
-    (input, output): (u64, u64),
     shape: [usize; N],
     axis: usize,
     (n_in, n_out, n): (usize, usize, usize),
-    forward: bool,
-) -> Result<()> {
+) -> Result<Vec<Call>> {
     let outer: usize = shape[..axis].iter().product();
     let inner: usize = shape[axis + 1..].iter().product();
-    if outer == 0 || inner == 0 {
-        return Ok(());
-    }
-    let (in_size, out_size) = (core::mem::size_of::<I>() as u64, core::mem::size_of::<O>() as u64);
-    size(op, n)?;
-    // Rows (the last axis): `n` apart, as many a call as cuFFT's 32-bit sizes allow. Columns
-    // (another axis): `inner` apart, neighbours 1 apart, one block of the axes before a call.
-    let (rows_per_call, layout, calls) = if inner == 1 {
-        let rows = (c_int::MAX as usize / n_in.max(n_out)).clamp(1, outer);
-        (rows, ((1, size(op, n_in)?), (1, size(op, n_out)?)), outer.div_ceil(rows))
-    } else {
-        size(op, n_in.max(n_out) * inner)?;
-        let stride = size(op, inner)?;
-        (0, ((stride, 1), (stride, 1)), outer)
+    let key = |input, output, batch| -> Result<PlanKey> {
+        Ok(PlanKey { kind, n: size(op, n)?, input, output, batch: size(op, batch)? })
     };
-    for call in 0..calls {
-        // The call's first lane's offsets (in elements) and its number of lanes.
-        let (lanes_in, lanes_out, count) = if inner == 1 {
-            let first = call * rows_per_call;
-            (first * n_in, first * n_out, rows_per_call.min(outer - first))
-        } else {
-            (call * n_in * inner, call * n_out * inner, inner)
-        };
-        let key = PlanKey { kind, n: n as c_int, input: layout.0, output: layout.1, batch: size(op, count)? };
-        let (from, to) = (input + lanes_in as u64 * in_size, output + lanes_out as u64 * out_size);
+    if outer == 0 || inner == 0 {
+        return Ok(Vec::new());
+    }
+    if inner == 1 {
+        let fit = c_int::MAX as usize / n_in.max(n_out);
+        let rows = if fit >= outer { outer } else { (fit & !1).max(1) };
+        let layout = ((1, size(op, n_in)?), (1, size(op, n_out)?));
+        return (0..outer.div_ceil(rows))
+            .map(|c| {
+                let first = c * rows;
+                Ok(Call {
+                    key: key(layout.0, layout.1, rows.min(outer - first))?,
+                    input: first * n_in,
+                    output: first * n_out,
+                })
+            })
+            .collect();
+    }
+    size(op, n_in.max(n_out) * inner)?;
+    let stride = size(op, inner)?;
+    let complex =
+        n_in == n && n_out == n && matches!(kind, cufft_sys::cufftType::CUFFT_C2C | cufft_sys::cufftType::CUFFT_Z2Z);
+    let fits = n.checked_mul(inner).and_then(|x| x.checked_mul(outer)).is_some_and(|x| x <= c_int::MAX as usize);
+    if complex && outer > inner && fits {
+        let dist = size(op, n * inner)?;
+        return (0..inner)
+            .map(|r| Ok(Call { key: key((stride, dist), (stride, dist), outer)?, input: r, output: r }))
+            .collect();
+    }
+    (0..outer)
+        .map(|o| {
+            Ok(Call { key: key((stride, 1), (stride, 1), inner)?, input: o * n_in * inner, output: o * n_out * inner })
+        })
+        .collect()
+}
+
+/// Runs `calls` from `input` (elements of `I`) to `output` (of `O`).
+///
+/// # Safety
+///
+/// `input` and `output` are live device arrays holding every lane the calls name (the same
+/// array for an in-place transform).
+unsafe fn run<I: Pod, O: Pod>(
+    dev: &CudaDevice,
+    op: &'static str,
+    calls: &[Call],
+    (input, output): (u64, u64),
+    forward: bool,
+) -> Result<()> {
+    let (in_size, out_size) = (core::mem::size_of::<I>() as u64, core::mem::size_of::<O>() as u64);
+    for call in calls {
+        let (from, to) = (input + call.input as u64 * in_size, output + call.output as u64 * out_size);
+        let PlanKey { kind, n, batch, .. } = call.key;
         // SAFETY: the lanes of this call lie inside the caller's arrays (offsets and extents
         // from their shape).
-        dev.with_fft_plan(key, |plan| unsafe { execute(plan, kind, from, to, forward) })?
-            .map_err(|e| device_error(format!("{op}: cuFFT {kind:?} of {count} lanes of {n}: {e:?}")))?;
+        dev.with_fft_plan(call.key, |plan| unsafe { execute(plan, kind, from, to, forward) })?
+            .map_err(|e| device_error(format!("{op}: cuFFT {kind:?} of {batch} lanes of {n}: {e:?}")))?;
     }
     Ok(())
+}
+
+/// Whether every call's real data (`offset` of each call in elements of `T`, from `base`) is
+/// aligned as cuFFT's complex type, as its real transforms need.
+fn complex_aligned<T>(base: u64, offsets: impl IntoIterator<Item = usize>) -> bool {
+    let size = core::mem::size_of::<T>() as u64;
+    base % (2 * size) == 0 && offsets.into_iter().all(|o| o % 2 == 0)
 }
 
 /// Every element of `d` (complex of parts `T`, or real `T`) times `scale`, if any.
 ///
 /// # Safety
 ///
-/// `d` is live and writable on `dev`.
+/// `d` is dense, live and writable on `dev`.
 unsafe fn scaled<T: Float, X: Pod, const N: usize>(
     dev: &CudaDevice,
     d: Desc<Cuda, X, N>,
@@ -174,8 +215,31 @@ unsafe fn scaled<T: Float, X: Pod, const N: usize>(
     let Some(s) = scale else { return Ok(()) };
     let floats = d.len() * (core::mem::size_of::<X>() / core::mem::size_of::<T>());
     let dense = Desc { handle: CudaPtr::<T>::new(d.handle.addr, d.handle.device), shape: [floats], strides: [1isize] };
-    // SAFETY: `d` is dense (the trait's contract): its floats lie one after the other.
+    // SAFETY: `d` is dense (the caller's contract): its floats lie one after the other.
     unsafe { <Cuda as ElementwiseKernels>::update_unary(dev, ScalarRight(Mul, s), dense) }
+}
+
+/// A scratch buffer and its dense row-major descriptor.
+type Scratch<T, const N: usize> = (CudaBuffer<Complex<T>>, Desc<Cuda, Complex<T>, N>);
+
+/// A zeroed dense scratch of complex values of `shape` on `dev`.
+fn scratch<T: Float, const N: usize>(dev: &CudaDevice, op: &'static str, shape: [usize; N]) -> Result<Scratch<T, N>> {
+    let len = crate::shape::checked_len(op, &shape, core::mem::size_of::<Complex<T>>())?;
+    let buffer = CudaBuffer::<Complex<T>>::allocate(*dev, op, len, true)?;
+    let desc = Desc { handle: buffer.handle(0), shape, strides: crate::shape::row_major_strides(&shape) };
+    Ok((buffer, desc))
+}
+
+/// `d` narrowed to `len` points from `start` along `axis`.
+fn narrowed<X: Pod, const N: usize>(
+    mut d: Desc<Cuda, X, N>,
+    axis: usize,
+    start: usize,
+    len: usize,
+) -> Desc<Cuda, X, N> {
+    d.handle = d.handle.moved(start as isize * d.strides[axis]);
+    d.shape[axis] = len;
+    d
 }
 
 /// Every lane of the dense row-major `x` along `axis` transformed in place (cuFFT's C2C or
@@ -193,16 +257,17 @@ pub(crate) unsafe fn complex_axis<T: Float, const N: usize>(
     scale: Option<T>,
 ) -> Result<()> {
     let n = x.shape[axis];
+    let calls = calls(op, kinds::<T>(op)?[0], x.shape, axis, (n, n, n))?;
     let addr = x.handle.addr;
     // SAFETY: `x` is dense, live and writable (the trait's contract); in place.
-    unsafe {
-        lanes::<Complex<T>, Complex<T>, N>(dev, op, kinds::<T>(op)?[0], (addr, addr), x.shape, axis, (n, n, n), forward)
-    }?;
+    unsafe { run::<Complex<T>, Complex<T>>(dev, op, &calls, (addr, addr), forward) }?;
     // SAFETY: as above.
     unsafe { scaled(dev, x, scale) }
 }
 
-/// `out` the half spectra of the real lanes of `x` along `axis` (R2C or D2Z), times `scale`.
+/// `out` the half spectra of the real lanes of `x` along `axis`, times `scale`: cuFFT's R2C or
+/// D2Z where every call's real data is complex-aligned, else the complex transform of `x` with
+/// zero imaginary parts, cropped.
 ///
 /// # Safety
 ///
@@ -216,27 +281,32 @@ pub(crate) unsafe fn real_axis<T: Float, const N: usize>(
     scale: Option<T>,
 ) -> Result<()> {
     let n = x.shape[axis];
-    let lengths = (n, n / 2 + 1, n);
-    // SAFETY: both dense and live, `out` writable (the trait's contract); cuFFT's
-    // out-of-place real-to-complex transform leaves its input as it was.
-    unsafe {
-        lanes::<T, Complex<T>, N>(
-            dev,
-            op,
-            kinds::<T>(op)?[1],
-            (x.handle.addr, out.handle.addr),
-            x.shape,
-            axis,
-            lengths,
-            true,
-        )
-    }?;
+    let calls = calls(op, kinds::<T>(op)?[1], x.shape, axis, (n, n / 2 + 1, n))?;
+    if complex_aligned::<T>(x.handle.addr, calls.iter().map(|c| c.input)) {
+        // SAFETY: both dense and live, `out` writable (the trait's contract); cuFFT's
+        // out-of-place real-to-complex transform leaves its input as it was (only the
+        // complex-to-real one overwrites its input, NVIDIA's documentation says).
+        unsafe { run::<T, Complex<T>>(dev, op, &calls, (x.handle.addr, out.handle.addr), true) }?;
+    } else {
+        let (buffer, z) = scratch::<T, N>(dev, op, x.shape)?;
+        // SAFETY: the real parts of the fresh scratch from the live `x`; the transform in the
+        // scratch; its first `n / 2 + 1` values a lane into `out`, apart from it.
+        unsafe {
+            <Cuda as CopyKernels>::copy(dev, parts::<T, Complex<T>, N>(z)[0], x)?;
+            complex_axis(dev, op, z, axis, true, None)?;
+            <Cuda as CopyKernels>::copy(dev, out, narrowed(z, axis, 0, n / 2 + 1))?;
+        }
+        drop(buffer);
+    }
     // SAFETY: as above.
     unsafe { scaled(dev, out, scale) }
 }
 
 /// `out` the real lanes along `axis` whose half spectra are `x`'s first `n / 2 + 1` values
-/// (zeros past them; C2R or Z2D from a scratch, which cuFFT overwrites), times `scale`.
+/// (zeros past them, the imaginary parts of the zero and Nyquist frequencies dropped), times
+/// `scale`: cuFFT's C2R or Z2D from a scratch (it overwrites its input) where every call's real
+/// data is complex-aligned, else the complex inverse of the Hermitian-extended spectrum, its
+/// real parts.
 ///
 /// # Safety
 ///
@@ -251,45 +321,44 @@ pub(crate) unsafe fn real_inverse_axis<T: Float, const N: usize>(
 ) -> Result<()> {
     let (given, n) = (x.shape[axis], out.shape[axis]);
     let half = n / 2 + 1;
-    // cuFFT's complex-to-real transform overwrites its input: the spectrum goes into a
-    // scratch of `half` values a lane, the given ones (cropped) and zeros past them.
+    let calls = calls(op, kinds::<T>(op)?[2], out.shape, axis, (half, n, n))?;
+    let native = complex_aligned::<T>(out.handle.addr, calls.iter().map(|c| c.output));
+    // The spectrum: `half` values a lane (the given ones, cropped, and zeros past them), or the
+    // whole `n` of the Hermitian extension.
     let mut shape = x.shape;
-    shape[axis] = half;
-    let len = crate::shape::checked_len(op, &shape, core::mem::size_of::<Complex<T>>())?;
-    let scratch = CudaBuffer::<Complex<T>>::allocate(*dev, op, len, true)?;
-    let strides = crate::shape::row_major_strides(&shape);
-    let spectrum = Desc { handle: scratch.handle(0), shape, strides };
+    shape[axis] = if native { half } else { n };
+    let (buffer, spectrum) = scratch::<T, N>(dev, op, shape)?;
     let kept = given.min(half);
-    let (mut to, mut from) = (spectrum, x);
-    (to.shape[axis], from.shape[axis]) = (kept, kept);
-    // SAFETY: `to` is inside the fresh scratch, `from` inside the live `x`.
-    unsafe { <Cuda as CopyKernels>::copy(dev, to, from) }?;
+    // SAFETY: inside the fresh scratch, from inside the live `x`.
+    unsafe { <Cuda as CopyKernels>::copy(dev, narrowed(spectrum, axis, 0, kept), narrowed(x, axis, 0, kept)) }?;
     // The zero frequency's (and an even length's last) imaginary part is not part of a real
     // signal's spectrum: NumPy ignores it.
     let imaginary = parts::<T, Complex<T>, N>(spectrum)[1];
     for k in if n % 2 == 0 { vec![0, half - 1] } else { vec![0] } {
-        let mut plane = imaginary;
-        plane.handle = plane.handle.moved(k as isize * plane.strides[axis]);
-        plane.shape[axis] = 1;
         // SAFETY: one hyperplane of the scratch's imaginary parts.
-        unsafe { <Cuda as CopyKernels>::fill(dev, plane, T::ZERO) }?;
+        unsafe { <Cuda as CopyKernels>::fill(dev, narrowed(imaginary, axis, k, 1), T::ZERO) }?;
     }
-    let lengths = (half, n, n);
-    // SAFETY: the scratch and `out` are dense, live and apart (`out` the trait's contract).
-    unsafe {
-        lanes::<Complex<T>, T, N>(
-            dev,
-            op,
-            kinds::<T>(op)?[2],
-            (spectrum.handle.addr, out.handle.addr),
-            shape,
-            axis,
-            lengths,
-            false,
-        )
-    }?;
+    if native {
+        // SAFETY: the scratch and `out` are dense, live and apart (`out` the trait's contract).
+        unsafe { run::<Complex<T>, T>(dev, op, &calls, (spectrum.handle.addr, out.handle.addr), false) }?;
+    } else {
+        // Points `half..n` are the conjugates of points `n - half..1` (disjoint from them).
+        let tail = n - half;
+        let mut mirrored = narrowed(spectrum, axis, 1, tail);
+        mirrored.handle = mirrored.handle.moved((tail as isize - 1) * mirrored.strides[axis]);
+        mirrored.strides[axis] = -mirrored.strides[axis];
+        let extension = narrowed(spectrum, axis, half, tail);
+        // SAFETY: two disjoint regions of the scratch; then its own floats; then `out`, apart.
+        unsafe {
+            <Cuda as CopyKernels>::copy(dev, extension, mirrored)?;
+            let negated = parts::<T, Complex<T>, N>(extension)[1];
+            <Cuda as ElementwiseKernels>::update_unary(dev, ScalarRight(Mul, T::ZERO - T::ONE), negated)?;
+            complex_axis(dev, op, spectrum, axis, false, None)?;
+            <Cuda as CopyKernels>::copy(dev, out, parts::<T, Complex<T>, N>(spectrum)[0])?;
+        }
+    }
     // The scratch is freed in stream order after the transform.
-    drop(scratch);
+    drop(buffer);
     // SAFETY: as above.
     unsafe { scaled(dev, out, scale) }
 }

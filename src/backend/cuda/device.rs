@@ -36,7 +36,8 @@ pub(crate) struct DeviceState {
     /// The cuBLAS handle on `stream`, made at the first matmul; the lock serializes its use.
     blas: Mutex<Option<cudarc::cublas::CudaBlas>>,
     /// cuFFT plans on `stream`, by layout, made at first use and kept (planning costs more than
-    /// most transforms); the lock serializes their use (a plan's work area is its own).
+    /// most transforms), at most `FFT_PLANS` of them (all destroyed when a new one would pass
+    /// that: each holds a work area); the lock serializes their use.
     #[cfg(feature = "fft")]
     ffts: Mutex<HashMap<super::cufft::PlanKey, cudarc::cufft::sys::cufftHandle>>,
     /// Pinned blocks for large transfers, made at the first one; `None` inside once pinned
@@ -46,6 +47,10 @@ pub(crate) struct DeviceState {
     /// compiles it) instead of a CUBIN: `CNDA_CUDA_PTX=1` or [`CudaDeviceBuilder::ptx`].
     ptx: AtomicBool,
 }
+
+/// The most cuFFT plans a device keeps.
+#[cfg(feature = "fft")]
+const FFT_PLANS: usize = 64;
 
 /// Options for opening a [`CudaDevice`]: `CudaDevice::builder(0).ptx(true).open()`.
 #[derive(Clone, Copy, Debug)]
@@ -401,10 +406,21 @@ impl CudaDevice {
                 "cuFFT (libcufft) is not installed; install the CUDA toolkit's cuFFT for transforms on CUDA".into(),
             ));
         }
+        if plans.len() >= FFT_PLANS {
+            // The queued transforms may still use the plans' work areas: wait for them first.
+            self.0.stream.synchronize().map_err(|e| device_error(format!("cuFFT plan cache: {e:?}")))?;
+            for (_, old) in plans.drain() {
+                // SAFETY: a plan made here, used only under this lock, its work finished.
+                unsafe { cufft::destroy(old) }.map_err(|e| device_error(format!("cuFFT plan destroy: {e:?}")))?;
+            }
+        }
         let plan = key.plan().map_err(|e| device_error(format!("cuFFT plan {key:?}: {e:?}")))?;
         // SAFETY: `plan` was just made; the stream is the device's, alive for the process.
-        unsafe { cufft::set_stream(plan, self.0.stream.cu_stream() as _) }
-            .map_err(|e| device_error(format!("cuFFT stream: {e:?}")))?;
+        if let Err(e) = unsafe { cufft::set_stream(plan, self.0.stream.cu_stream() as _) } {
+            // SAFETY: the plan made above, never used.
+            let _ = unsafe { cufft::destroy(plan) };
+            return Err(device_error(format!("cuFFT stream: {e:?}")));
+        }
         plans.insert(key, plan);
         Ok(f(plan))
     }

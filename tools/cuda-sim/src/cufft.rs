@@ -3,9 +3,12 @@
 //! as direct sums, `O(n²)` per lane and per dimension, each twiddle factor `e^(±2πi jk/n)` taken
 //! at `jk mod n` so that it stays exact for long lanes. Unnormalized, as cuFFT is. The real
 //! transforms keep cuFFT's half-spectrum shapes: R2C writes `n/2 + 1` values along the last
-//! dimension; C2R reads them, and its result is the real part of the Hermitian-extended inverse
-//! (the imaginary parts of the zero and Nyquist frequencies do not reach it). Every element a
-//! plan reads or writes must lie inside a live allocation of the memory map.
+//! dimension; C2R reads them, its result the real part of the Hermitian-extended inverse. Where
+//! cuFFT leaves things unspecified or destroys them, the stand-in is strict so that cnda cannot
+//! come to rely on more: real-transform data must be aligned as its complex type, a 1D C2R
+//! whose zero (or Nyquist) frequency is not real gives NaNs, and an out-of-place C2R overwrites
+//! its input with NaNs. Every element a plan reads or writes must lie inside a live allocation
+//! of the memory map; the device lock is held for the whole execution.
 
 #![allow(non_snake_case, clippy::missing_safety_doc, clippy::too_many_arguments)]
 
@@ -126,7 +129,12 @@ pub unsafe fn plan_many(
     }
     let n: Vec<usize> = sizes.iter().map(|&s| s as usize).collect();
     let (ie, oe) = extents(&n, kind);
-    // cuFFT ignores the strides and distances when `inembed` is null: the basic layout.
+    // cuFFT takes the basic layout for both sides (ignoring strides and distances) when either
+    // embedding is null.
+    let (inembed, onembed) = match (read(inembed), read(onembed)) {
+        (Some(i), Some(o)) => (Some(i), Some(o)),
+        _ => (None, None),
+    };
     let layout = |embed: Option<Vec<c_int>>, logical: &[usize], stride: c_int, dist: c_int| match embed {
         None => Ok((logical.to_vec(), 1, logical.iter().product::<usize>())),
         Some(e) if e.iter().zip(logical).skip(1).all(|(&e, &l)| e as usize >= l) && stride >= 1 && dist >= 0 => {
@@ -136,8 +144,8 @@ pub unsafe fn plan_many(
             Err((INVALID_VALUE, format!("embedding {e:?} (stride {stride}, distance {dist}) for extents {logical:?}")))
         }
     };
-    let (inembed, istride, idist) = layout(read(inembed), &ie, istride, idist)?;
-    let (onembed, ostride, odist) = layout(read(onembed), &oe, ostride, odist)?;
+    let (inembed, istride, idist) = layout(inembed, &ie, istride, idist)?;
+    let (onembed, ostride, odist) = layout(onembed, &oe, ostride, odist)?;
     Ok(Plan { n, inembed, istride, idist, onembed, ostride, odist, kind, batch: batch as usize })
 }
 
@@ -257,12 +265,26 @@ pub unsafe fn execute(
         _ if direction == -1 || direction == 1 => direction as f64,
         _ => return Err((INVALID_VALUE, format!("direction {direction}"))),
     };
+    // The real transforms take data aligned as their complex type (both sides): stricter than
+    // some cuFFT versions may be, so that cnda never relies on less.
+    if (!cin || !cout) && [idata, odata].iter().any(|&a| a % (2 * width as u64) != 0) {
+        return Err((
+            INVALID_VALUE,
+            format!("real-transform data at 0x{idata:x} / 0x{odata:x} not aligned as its complex type"),
+        ));
+    }
     let (ie, oe) = extents(&plan.n, kind);
     let (ilogical, ological) = (indices(&ie), indices(&oe));
+    // The device lock, held to the end: no other thread frees or writes the checked memory.
+    let device_lock = device();
     let span = |base: u64, embed: &[usize], stride: usize, dist: usize, logical: &[Vec<usize>], complex: bool| {
-        let last = logical.iter().map(|i| offset(i, embed, stride)).max().unwrap_or(0) + (plan.batch - 1) * dist;
-        let bytes = (last + 1) * width * if complex { 2 } else { 1 };
-        device()
+        let far = logical.iter().map(|i| offset(i, embed, stride)).max().unwrap_or(0);
+        let bytes = (plan.batch - 1)
+            .checked_mul(dist)
+            .and_then(|b| b.checked_add(far + 1))
+            .and_then(|e| e.checked_mul(width * if complex { 2 } else { 1 }))
+            .ok_or((EXEC_FAILED, format!("data at 0x{base:x}: a layout past the address space")))?;
+        device_lock
             .mem
             .check(base, bytes)
             .map_err(|why| (EXEC_FAILED, format!("data at 0x{base:x} ({bytes} bytes): {why}")))
@@ -300,6 +322,14 @@ pub unsafe fn execute(
                 for d in 0..rank {
                     x = along(&x, n, d, sign);
                 }
+                // A half spectrum whose zero (or, for an even length, Nyquist) frequency is not
+                // real is no real signal's: cuFFT leaves the result unspecified, so the stand-in
+                // poisons it, and a caller that relies on it fails.
+                let last = n[rank - 1];
+                let unreal = |k: usize| rank == 1 && k < h && input[k].1 != 0.0;
+                if unreal(0) || (last % 2 == 0 && unreal(last / 2)) {
+                    x.iter_mut().for_each(|v| *v = (f64::NAN, f64::NAN));
+                }
                 x
             }
             _ => {
@@ -321,6 +351,17 @@ pub unsafe fn execute(
             unsafe { store(odata, b * plan.odist + offset(o, &plan.onembed, plan.ostride), cout, width, v) };
         }
     }
+    if matches!(kind, C2R | Z2D) && idata != odata {
+        // cuFFT's complex-to-real transforms overwrite their input: so does the stand-in.
+        for b in 0..plan.batch {
+            for i in &ilogical {
+                let at = b * plan.idist + offset(i, &plan.inembed, plan.istride);
+                // SAFETY: inside the checked input span.
+                unsafe { store(idata, at, cin, width, (f64::NAN, f64::NAN)) };
+            }
+        }
+    }
+    drop(device_lock);
     Ok(())
 }
 

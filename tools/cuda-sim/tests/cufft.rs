@@ -1,6 +1,7 @@
 //! The cuFFT stand-in against values worked by hand and a naive DFT written here: the basic and
 //! the advanced layout (strides and distances), the real transforms' half spectra, the inverse's
-//! sign, bad plans and out-of-bounds data refused.
+//! sign, the stand-in's strictness (overwritten C2R inputs, NaNs for spectra no real signal has,
+//! misaligned real data refused), bad plans and out-of-bounds data refused.
 
 use cuda_sim::cufft::{
     cufftDestroy, cufftExecC2R, cufftExecD2Z, cufftExecZ2Z, cufftPlanMany, C2R, D2Z, EXEC_FAILED, INVALID_PLAN,
@@ -96,14 +97,23 @@ fn real_transforms_keep_the_half_spectrum() {
             assert!((half[at] - want.0).abs() < 1e-12 && (half[at + 1] - want.1).abs() < 1e-12);
         }
     }
-    // Back, unnormalized: 5 x the signal. Single precision, an even length (4 -> 3 values) whose
-    // zero and Nyquist frequencies carry imaginary parts that must not reach the signal.
-    let spectrum = [10.0f32, 7.0, -2.0, 2.0, -2.0, 5.0];
+    // Back, unnormalized: 4 x the signal, in single precision (an even length, 4 -> 3 values);
+    // the input overwritten, as cuFFT's complex-to-real transforms overwrite theirs.
+    let spectrum = [10.0f32, 0.0, -2.0, 2.0, -2.0, 0.0];
     let (ps, pr) = (upload(&spectrum), upload(&[0.0f32; 4]));
     let h = plan(4, false, (0, 0), (0, 0), C2R, 1);
     assert_eq!(cufftExecC2R(h, ps as _, pr as _), SUCCESS);
     let signal = download::<f32>(pr, 4);
     assert!(signal.iter().zip([4.0, 8.0, 12.0, 16.0]).all(|(g, w)| (g - w).abs() < 1e-5), "{signal:?}");
+    assert!(download::<f32>(ps, 6).iter().all(|v| v.is_nan()));
+    // Imaginary parts at the zero or Nyquist frequency: no real signal's spectrum, NaNs.
+    for spectrum in [[10.0f32, 7.0, -2.0, 2.0, -2.0, 0.0], [10.0, 0.0, -2.0, 2.0, -2.0, 5.0]] {
+        let ps = upload(&spectrum);
+        assert_eq!(cufftExecC2R(h, ps as _, pr as _), SUCCESS);
+        assert!(download::<f32>(pr, 4).iter().all(|v| v.is_nan()));
+    }
+    // Real-transform data not aligned as its complex type is refused.
+    assert_eq!(cufftExecC2R(h, (ps + 4) as _, pr as _), cuda_sim::cufft::INVALID_VALUE);
 }
 
 #[test]
