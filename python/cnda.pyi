@@ -506,7 +506,7 @@ class _FftModule:
         cnda.solve's stencil with laplacian=True and these boundaries, solved to rounding;
         laplacian="spectral" inverts the exact derivative instead (zero walls only). Poisson
         without a wall drops f's mean and returns the u of mean zero. f may be a CudaArray (or a
-        CuPy or PyTorch CUDA tensor) when every axis is periodic: the solve runs on the device
-        (cuFFT) and returns a CudaArray."""
+        CuPy or PyTorch CUDA tensor): the solve runs on the device (cuFFT) and returns a
+        CudaArray."""
 
 fft: _FftModule

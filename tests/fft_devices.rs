@@ -177,6 +177,53 @@ where
     assert!(e.to_string().contains("singular"), "{e}");
 }
 
+/// The cosine and sine transforms a box solve needs (DCT-II and III, DST-I, through the real
+/// Fourier transform on devices) and `solve_box` with walls, mirrors and periodic axes mixed,
+/// against the CPU's (rustdct); other types refused.
+fn trig_and_box_solves<T: FftFloat + Into<f64>, D: Upload>(dev: &D, tol: f64)
+where
+    D::Target: FftKernels + Download,
+{
+    use cnda::fft::{dctn, dst, idct, idstn, solve_box, try_dct, DctType, Laplacian};
+    use cnda::stencil::Boundary;
+    let x = signal::<T, 3>([5, 4, 6], 12).map(|v| v.re);
+    let d = x.to_device(dev);
+    for norm in NORMS {
+        for axis in 0..3 {
+            let what = format!("axis {axis} {norm:?}");
+            close_real(
+                &dst(&d, DctType::I, axis, norm).to_host(),
+                &dst(&x, DctType::I, axis, norm),
+                tol,
+                &format!("dst1 {what}"),
+            );
+            for ty in [DctType::II, DctType::III] {
+                let want = idct(&x, ty, axis, norm);
+                close_real(&idct(&d, ty, axis, norm).to_host(), &want, tol, &format!("idct {ty:?} {what}"));
+            }
+        }
+        close_real(&dctn(&d, DctType::II, &[0, 2], norm).to_host(), &dctn(&x, DctType::II, &[0, 2], norm), tol, "dctn");
+        close_real(
+            &idstn(&d, DctType::I, &[1, 2], norm).to_host(),
+            &idstn(&x, DctType::I, &[1, 2], norm),
+            tol,
+            "idstn",
+        );
+    }
+    let Err(e) = try_dct(&d, DctType::IV, 0, Norm::Backward) else { panic!("a DCT-IV on a device") };
+    assert!(e.to_string().contains("types II and III"), "{e}");
+    let h = |v: f64| <T as cnda::Float>::from_f64(v);
+    let sides = [[Boundary::Value(h(0.5)), Boundary::Value(h(-1.0))], [Boundary::Neumann; 2], [Boundary::Periodic; 2]];
+    let spacing = [h(0.2), h(0.1), h(0.3)];
+    for shift in [0.0, 1.5] {
+        let want = solve_box(&x, spacing, h(shift), sides, Laplacian::SecondOrder);
+        let got = solve_box(&d, spacing, h(shift), sides, Laplacian::SecondOrder).to_host();
+        close_real(&got, &want, tol, &format!("solve_box shift {shift}"));
+    }
+    let mirrors = solve_box(&d, spacing, h(0.0), [Boundary::Neumann; 3], Laplacian::Spectral).to_host();
+    close_real(&mirrors, &solve_box(&x, spacing, h(0.0), [Boundary::Neumann; 3], Laplacian::Spectral), tol, "mirrors");
+}
+
 /// Complex elements on the device: copies of strided views, part by part.
 fn complex_copies<D: Upload>(dev: &D)
 where
@@ -249,6 +296,13 @@ mod cuda {
     }
 
     #[test]
+    fn trig_transforms_and_box_solves_match_the_cpu() {
+        let Some(dev) = device() else { return };
+        trig_and_box_solves::<f32, _>(&dev, 1e-5);
+        trig_and_box_solves::<f64, _>(&dev, 1e-12);
+    }
+
+    #[test]
     fn complex_arrays_copy_on_the_device() {
         let Some(dev) = device() else { return };
         complex_copies(&dev);
@@ -316,6 +370,15 @@ mod wgpu {
         periodic_solves::<f32, _>(&dev, 1e-5);
         if dev.supports::<f64>() {
             periodic_solves::<f64, _>(&dev, 1e-12);
+        }
+    }
+
+    #[test]
+    fn trig_transforms_and_box_solves_match_the_cpu() {
+        let Some(dev) = device() else { return };
+        trig_and_box_solves::<f32, _>(&dev, 1e-5);
+        if dev.supports::<f64>() {
+            trig_and_box_solves::<f64, _>(&dev, 1e-12);
         }
     }
 

@@ -5,7 +5,7 @@
 //! `fft`, `ifft`, `fft2`, `ifft2`, `fftn`, `ifftn`, `rfft`, `irfft`, `rfft2`, `irfft2`, `rfftn`,
 //! `irfftn`, `fftfreq`, `rfftfreq` with its arguments (`n` and `s` crop or zero-pad the input);
 //! SciPy's `dct`, `idct`, `dst`, `idst`, `dctn`, `idctn`, `dstn`, `idstn`; and `solve_box`, the
-//! direct Poisson/Helmholtz solve (in CUDA memory too, for periodic axes: `fft/device.rs`). Single precision stays single, as in NumPy 2 and SciPy. Real
+//! direct Poisson/Helmholtz solve (in CUDA memory too: `fft/device.rs`). Single precision stays single, as in NumPy 2 and SciPy. Real
 //! results are cnda arrays shared with NumPy; complex ones are copied into a new NumPy array.
 
 use cnda::fft::{self as transforms, DctType, FftFloat, Norm};

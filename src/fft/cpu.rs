@@ -6,7 +6,8 @@ use num_complex::Complex;
 
 use super::kernels::FftKernels;
 use super::lanes::{self, Around};
-use super::{plans, realfft_error, FftFloat};
+use super::trig::{self, DctType, Family};
+use super::{plans, realfft_error, FftFloat, Norm};
 use crate::error::Result;
 use crate::kernel::{Cpu, Desc};
 
@@ -115,6 +116,26 @@ unsafe impl FftKernels for Cpu {
             }
             Ok(())
         })
+    }
+
+    fn parts<T: FftFloat, const N: usize>(x: Desc<Cpu, Complex<T>, N>) -> [Desc<Cpu, T, N>; 2] {
+        let re = x.handle.cast::<T>();
+        let strides = x.strides.map(|s| s * 2);
+        [Desc { handle: re, shape: x.shape, strides }, Desc { handle: re.wrapping_add(1), shape: x.shape, strides }]
+    }
+
+    unsafe fn trig_axis<T: FftFloat, const N: usize>(
+        _: &Cpu,
+        op: &'static str,
+        x: Desc<Cpu, T, N>,
+        axis: usize,
+        kind: (Family, DctType),
+        norm: Norm,
+        inverse: bool,
+    ) -> Result<()> {
+        // SAFETY: `x` is dense, live and the caller's alone (the trait's contract).
+        let data = unsafe { elements_mut(x) };
+        trig::on_lanes(op, data, x.shape, axis, kind, norm, inverse)
     }
 
     unsafe fn scale_modes<T: FftFloat, const N: usize>(

@@ -7,9 +7,11 @@
 
 use num_complex::Complex;
 
+use super::trig::{DctType, Family};
 use super::FftFloat;
+use super::Norm;
 use crate::error::Result;
-use crate::kernel::{CopyKernels, Desc, WriteFromHost};
+use crate::kernel::{CopyKernels, Desc, ElementwiseKernels, WriteFromHost};
 
 /// The per-axis transforms of a backend.
 ///
@@ -18,7 +20,7 @@ use crate::kernel::{CopyKernels, Desc, WriteFromHost};
 /// Implementations write every element of the output they are given (all of `x` for
 /// [`complex_axis`](FftKernels::complex_axis)) with the transform the method names, and touch no
 /// memory outside the descriptors.
-pub unsafe trait FftKernels: CopyKernels + WriteFromHost {
+pub unsafe trait FftKernels: CopyKernels + ElementwiseKernels + WriteFromHost {
     /// Every lane of `x` along `axis` replaced by its transform (forward: `e^(-2 pi i j k / n)`;
     /// inverse: `e^(+...)`, unnormalized), times `scale` when given.
     ///
@@ -99,4 +101,36 @@ pub unsafe trait FftKernels: CopyKernels + WriteFromHost {
         x: Desc<Self, Complex<T>, N>,
         factors: Desc<Self, T, N>,
     ) -> Result<()>;
+
+    /// The real and imaginary parts of the complex elements `x` describes, as descriptors of
+    /// `T` (every stride doubled, the imaginary part one `T` further): views of the same
+    /// memory, valid while `x` is.
+    fn parts<T: FftFloat, const N: usize>(x: Desc<Self, Complex<T>, N>) -> [Desc<Self, T, N>; 2];
+
+    /// The dense row-major `x` transformed along `axis` in place by the cosine or sine transform
+    /// of `kind` (or its inverse), scaled as SciPy's under `norm`. Provided through the real
+    /// Fourier transform for the DCT-II and III and the DST-I (what the box solves need; other
+    /// types are `Error::Parameter`); the CPU computes every type with rustdct.
+    ///
+    /// # Safety
+    ///
+    /// `x` is dense row-major, live and writable on `dev`, with a point along `axis`.
+    ///
+    /// # Errors
+    ///
+    /// As for [`complex_axis`](FftKernels::complex_axis); `Error::Parameter` for a type the
+    /// backend lacks.
+    #[doc(hidden)]
+    unsafe fn trig_axis<T: FftFloat, const N: usize>(
+        dev: &Self::Device,
+        op: &'static str,
+        x: Desc<Self, T, N>,
+        axis: usize,
+        kind: (Family, DctType),
+        norm: Norm,
+        inverse: bool,
+    ) -> Result<()> {
+        // SAFETY: the caller's contract, passed on.
+        unsafe { super::trig_fft::trig_axis(dev, op, x, axis, kind, norm, inverse) }
+    }
 }

@@ -9,12 +9,12 @@
 //! spacing per axis; its discrete equations are solved to rounding) or the exact one (spectral
 //! accuracy for smooth solutions).
 
-use super::lanes::Around;
 use super::trig::{self, DctType, Family};
 use super::{count, row_major, try_irfftn, try_rfftn, FftFloat, FftKernels, Norm};
 use crate::array::Array;
 use crate::element::Float;
 use crate::error::{or_panic, Error, Result};
+use crate::kernel::tokens::{Add, Mul, ScalarRight};
 use crate::ops::operand::AsOperand;
 use crate::ops::transfer::upload;
 use crate::stencil::{Boundaries, Boundary, Side};
@@ -49,7 +49,8 @@ pub enum Laplacian {
 /// instead of iteratively. With `shift = 0` and no wall (Poisson, periodic or mirrored) the
 /// constant is free and `f` must average zero for a solution to exist: the solve takes `f`'s
 /// consistent part (its mean removed, as the multigrid solvers do) and returns the `u` of mean
-/// zero. Any layout of `f`; the result is row-major.
+/// zero. Any layout of `f`; the result is row-major, on `f`'s backend (the CPU, CUDA or WebGPU:
+/// the wall values lifted and the divisors applied there, the divisors computed on the host).
 ///
 /// ```
 /// use cnda::prelude::*;
@@ -72,13 +73,13 @@ pub enum Laplacian {
 ///
 /// As [`try_solve_box`] errs.
 #[track_caller]
-pub fn solve_box<T: FftFloat, const N: usize>(
-    f: impl AsOperand<T, N>,
+pub fn solve_box<T: FftFloat, const N: usize, B: FftKernels>(
+    f: impl AsOperand<T, N, B>,
     spacing: [T; N],
     shift: T,
     boundaries: impl Into<Boundaries<T, N>>,
     laplacian: Laplacian,
-) -> Array<T, N> {
+) -> Array<T, N, B> {
     or_panic(try_solve_box(f, spacing, shift, boundaries, laplacian))
 }
 
@@ -92,13 +93,13 @@ pub fn solve_box<T: FftFloat, const N: usize>(
 /// operator singular (`shift` equal to minus an eigenvalue of the Laplacian within rounding, a
 /// resonance of the Helmholtz equation); the transforms' errors (an axis of length zero,
 /// `Error::Alloc`).
-pub fn try_solve_box<T: FftFloat, const N: usize>(
-    f: impl AsOperand<T, N>,
+pub fn try_solve_box<T: FftFloat, const N: usize, B: FftKernels>(
+    f: impl AsOperand<T, N, B>,
     spacing: [T; N],
     shift: T,
     boundaries: impl Into<Boundaries<T, N>>,
     laplacian: Laplacian,
-) -> Result<Array<T, N>> {
+) -> Result<Array<T, N, B>> {
     solve("solve_box", f, spacing, shift, boundaries.into(), laplacian)
 }
 
@@ -187,14 +188,14 @@ impl<T> Sides<T> {
     }
 }
 
-fn solve<T: FftFloat, const N: usize>(
+fn solve<T: FftFloat, const N: usize, B: FftKernels>(
     op: &'static str,
-    f: impl AsOperand<T, N>,
+    f: impl AsOperand<T, N, B>,
     spacing: [T; N],
     shift: T,
     boundaries: Boundaries<T, N>,
     laplacian: Laplacian,
-) -> Result<Array<T, N>> {
+) -> Result<Array<T, N, B>> {
     let sides = check_sides(op, &boundaries, spacing, shift, laplacian)?;
     let shape = f.operand_desc().shape;
     has_points(op, shape)?;
@@ -209,15 +210,14 @@ fn solve<T: FftFloat, const N: usize>(
         if let &Sides::Walls(low, high) = side {
             // The points next to a wall read its value: it moves to the right-hand side.
             let h = spacing[axis];
-            add_to_ends(&mut u, axis, low / h / h, high / h / h);
+            add_to_ends(&mut u, axis, low / h / h, high / h / h)?;
         }
     }
     for (axis, kind) in sides.iter().enumerate().filter_map(|(a, s)| s.trig().map(|k| (a, k))) {
         trig::in_place(op, &mut u, axis, kind, Norm::Backward, false)?;
     }
     u = if periodic.is_empty() {
-        let factors = divisors.factors(op, shape)?;
-        u.as_mut_slice().iter_mut().zip(factors).for_each(|(v, f)| *v = *v * f);
+        multiplied(&mut u, &divisors.factors(op, shape)?)?;
         u
     } else {
         divided_in_fourier(op, &u, &periodic, shape, &divisors)?
@@ -301,17 +301,33 @@ pub(super) fn check_sides<T: FftFloat, const N: usize>(
 }
 
 /// `low` added to every point of the first hyperplane along `axis` of the row-major `u`, and
-/// `high` to the last's.
-fn add_to_ends<T: FftFloat, const N: usize>(u: &mut Array<T, N>, axis: usize, low: T, high: T) {
+/// `high` to the last's, on `u`'s backend.
+fn add_to_ends<T: FftFloat, const N: usize, B: FftKernels>(
+    u: &mut Array<T, N, B>,
+    axis: usize,
+    low: T,
+    high: T,
+) -> Result<()> {
     let n = u.shape()[axis];
-    let around = Around::new(u.shape(), axis);
-    let data = u.as_mut_slice();
-    for o in 0..around.outer {
-        for (k, g) in [(0, low), (n - 1, high)] {
-            let plane = (o * n + k) * around.inner;
-            data[plane..plane + around.inner].iter_mut().for_each(|x| *x = *x + g);
-        }
+    let d = u.desc_mut();
+    let dev = B::handle_device(d.handle);
+    for (k, g) in [(0, low), (n - 1, high)] {
+        let mut plane = d;
+        plane.handle = B::moved(d.handle, k as isize * d.strides[axis]);
+        plane.shape[axis] = 1;
+        // SAFETY: one hyperplane of `u`, borrowed uniquely.
+        unsafe { B::update_unary(&dev, ScalarRight(Add, g), plane) }?;
     }
+    Ok(())
+}
+
+/// Every point of the row-major `u` times its factor (`factors` in `u`'s order), on `u`'s
+/// backend.
+fn multiplied<T: FftFloat, const N: usize, B: FftKernels>(u: &mut Array<T, N, B>, factors: &[T]) -> Result<()> {
+    let d = u.desc_mut();
+    let factors = upload(&B::allocator_of_handle(d.handle), factors, d.shape)?;
+    // SAFETY: `u`, borrowed uniquely, and the fresh factors, of one shape.
+    unsafe { B::update(&B::handle_device(d.handle), Mul, d, factors.desc()) }
 }
 
 /// `f`'s transform over the periodic `axes` (the others already transformed or none), divided

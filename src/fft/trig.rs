@@ -1,8 +1,10 @@
 //! Real-to-real trigonometric transforms: the discrete cosine and sine transforms of types I to
 //! IV with SciPy's definitions, names and `norm` modes ([`dct`], [`idct`], [`dst`], [`idst`]
 //! along one axis; [`dctn`], [`idctn`], [`dstn`], [`idstn`] along several), through rustdct on
-//! the lanes of any axis. They diagonalize the finite-difference Laplacian between walls (DST-I)
-//! and mirrors (DCT-II), as [`solve_box`](super::solve_box) uses them.
+//! the lanes of any axis on the CPU, and on CUDA and WebGPU (types II and III of the DCT and I
+//! of the DST) through the real Fourier transform (`trig_fft.rs`). They diagonalize the
+//! finite-difference Laplacian between walls (DST-I) and mirrors (DCT-II), as
+//! [`solve_box`](super::solve_box) uses them.
 //!
 //! The definitions and scalings are documented on [`DctType`].
 
@@ -11,7 +13,7 @@ use std::sync::Arc;
 use rustdct::{Dct1, Dst1, TransformType2And3, TransformType4};
 
 use super::lanes::{self, Around};
-use super::{checked_axes, count, length, row_major, FftFloat, Norm};
+use super::{checked_axes, count, length, row_major, FftFloat, FftKernels, Norm};
 use crate::array::Array;
 use crate::error::{or_panic, Error, Result};
 use crate::ops::operand::AsOperand;
@@ -58,7 +60,7 @@ pub enum DctType {
 
 impl DctType {
     /// The type whose transform inverts this one's (up to scale).
-    fn inverse(self) -> Self {
+    pub(super) fn inverse(self) -> Self {
         match self {
             DctType::II => DctType::III,
             DctType::III => DctType::II,
@@ -69,7 +71,7 @@ impl DctType {
 
 /// Cosines or sines.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Family {
+pub enum Family {
     Cosine,
     Sine,
 }
@@ -83,12 +85,12 @@ macro_rules! trig_pair {
         ///
         #[doc = concat!("As [`", stringify!($try_name), "`] errs.")]
         #[track_caller]
-        pub fn $name<T: FftFloat, const N: usize>(
-            a: impl AsOperand<T, N>,
+        pub fn $name<T: FftFloat, const N: usize, B: FftKernels>(
+            a: impl AsOperand<T, N, B>,
             ty: DctType,
             axis: usize,
             norm: Norm,
-        ) -> Array<T, N> {
+        ) -> Array<T, N, B> {
             or_panic($try_name(a, ty, axis, norm))
         }
 
@@ -97,13 +99,14 @@ macro_rules! trig_pair {
         /// # Errors
         ///
         /// As the [module](super)'s transforms; also `Error::Parameter` for a DCT-I of an axis of
-        /// one point (its period, `2 (N - 1)`, is zero).
-        pub fn $try_name<T: FftFloat, const N: usize>(
-            a: impl AsOperand<T, N>,
+        /// one point (its period, `2 (N - 1)`, is zero), and on CUDA and WebGPU for types other
+        /// than the DCT-II and III and the DST-I.
+        pub fn $try_name<T: FftFloat, const N: usize, B: FftKernels>(
+            a: impl AsOperand<T, N, B>,
             ty: DctType,
             axis: usize,
             norm: Norm,
-        ) -> Result<Array<T, N>> {
+        ) -> Result<Array<T, N, B>> {
             along_each($scipy, &a, &[axis], ($family, ty), norm, $inverse)
         }
     };
@@ -118,12 +121,12 @@ macro_rules! trig_pair_n {
         ///
         #[doc = concat!("As [`", stringify!($try_name), "`] errs.")]
         #[track_caller]
-        pub fn $name<T: FftFloat, const N: usize>(
-            a: impl AsOperand<T, N>,
+        pub fn $name<T: FftFloat, const N: usize, B: FftKernels>(
+            a: impl AsOperand<T, N, B>,
             ty: DctType,
             axes: &[usize],
             norm: Norm,
-        ) -> Array<T, N> {
+        ) -> Array<T, N, B> {
             or_panic($try_name(a, ty, axes, norm))
         }
 
@@ -132,13 +135,14 @@ macro_rules! trig_pair_n {
         /// # Errors
         ///
         /// As the [module](super)'s transforms; also `Error::Parameter` for a DCT-I of an axis of
-        /// one point.
-        pub fn $try_name<T: FftFloat, const N: usize>(
-            a: impl AsOperand<T, N>,
+        /// one point, and on CUDA and WebGPU for types other than the DCT-II and III and the
+        /// DST-I.
+        pub fn $try_name<T: FftFloat, const N: usize, B: FftKernels>(
+            a: impl AsOperand<T, N, B>,
             ty: DctType,
             axes: &[usize],
             norm: Norm,
-        ) -> Result<Array<T, N>> {
+        ) -> Result<Array<T, N, B>> {
             along_each($scipy, &a, axes, ($family, ty), norm, $inverse)
         }
     };
@@ -183,14 +187,14 @@ trig_pair_n!(
 );
 
 /// `a`'s transform of `kind` along each of `axes`, the last first, in a new row-major array.
-fn along_each<T: FftFloat, const N: usize>(
+fn along_each<T: FftFloat, const N: usize, B: FftKernels>(
     op: &'static str,
-    a: &impl AsOperand<T, N>,
+    a: &impl AsOperand<T, N, B>,
     axes: &[usize],
     kind: (Family, DctType),
     norm: Norm,
     inverse: bool,
-) -> Result<Array<T, N>> {
+) -> Result<Array<T, N, B>> {
     let (&last, rest) = checked_axes(op, axes, N)?;
     let mut x = row_major(op, a.operand_desc())?;
     for &axis in core::iter::once(&last).chain(rest.iter().rev()) {
@@ -200,27 +204,43 @@ fn along_each<T: FftFloat, const N: usize>(
 }
 
 /// The row-major `x` transformed along `axis` in place: the transform of `kind`, or its inverse.
-pub(super) fn in_place<T: FftFloat, const N: usize>(
+pub(super) fn in_place<T: FftFloat, const N: usize, B: FftKernels>(
     op: &'static str,
-    x: &mut Array<T, N>,
+    x: &mut Array<T, N, B>,
     axis: usize,
     (family, ty): (Family, DctType),
     norm: Norm,
     inverse: bool,
 ) -> Result<()> {
-    let n = length(op, x.shape(), axis)?;
-    let computed = if inverse { ty.inverse() } else { ty };
-    if family == Family::Cosine && ty == DctType::I && n == 1 {
+    length(op, x.shape(), axis)?;
+    if family == Family::Cosine && ty == DctType::I && x.shape()[axis] == 1 {
         return Err(Error::Parameter {
             op,
             reason: format!("axis {axis} of shape {:?} has one point, and a DCT of type I needs two", x.shape()),
             fix: "transform an axis of 2 points or more, or use another type",
         });
     }
+    let d = x.desc_mut();
+    // SAFETY: `d` is the dense row-major `x`, borrowed uniquely, with a point along `axis`.
+    unsafe { B::trig_axis(&B::handle_device(d.handle), op, d, axis, (family, ty), norm, inverse) }
+}
+
+/// The CPU's transform of the dense row-major `x` (rustdct on the lanes).
+pub(super) fn on_lanes<T: FftFloat, const N: usize>(
+    op: &'static str,
+    x: &mut [T],
+    shape: [usize; N],
+    axis: usize,
+    (family, ty): (Family, DctType),
+    norm: Norm,
+    inverse: bool,
+) -> Result<()> {
+    let n = shape[axis];
+    let computed = if inverse { ty.inverse() } else { ty };
     let plan = Plan::new(family, computed, n);
     let weights = Weights::<T>::new(family, computed, n, norm, inverse);
-    let around = Around::new(x.shape(), axis);
-    lanes::in_place(op, x.as_mut_slice(), around, n, plan.scratch_len(), |lanes, work| {
+    let around = Around::new(shape, axis);
+    lanes::in_place(op, x, around, n, plan.scratch_len(), |lanes, work| {
         for lane in lanes.chunks_exact_mut(n) {
             weights.before(lane);
             plan.process(lane, work);
@@ -282,7 +302,7 @@ impl<T: FftFloat> Plan<T> {
 
 /// The factors around rustdct's transform that make it SciPy's: a scale for every output, and
 /// under `Ortho` the orthogonalizing weight of end points before or after.
-struct Weights<T> {
+pub(super) struct Weights<T> {
     scale: T,
     /// The input points weighted before the transform, and their factor.
     before: Option<(Ends, T)>,
@@ -301,7 +321,7 @@ enum Ends {
 impl<T: FftFloat> Weights<T> {
     /// For the transform of `ty` actually computed, of `n` points, as the forward transform or
     /// the inverse of another under `norm`.
-    fn new(family: Family, ty: DctType, n: usize, norm: Norm, inverse: bool) -> Self {
+    pub(super) fn new(family: Family, ty: DctType, n: usize, norm: Norm, inverse: bool) -> Self {
         let two = count::<T>(2);
         // The logical length: the period of the extended sequence.
         let m = match (family, ty) {
@@ -327,6 +347,21 @@ impl<T: FftFloat> Weights<T> {
         Weights { scale, before, after }
     }
 
+    /// The factor of every output.
+    pub(super) fn scale(&self) -> T {
+        self.scale
+    }
+
+    /// The input points of an `n`-point lane weighted before the transform, with their factors.
+    pub(super) fn before_points(&self, n: usize) -> Vec<(usize, T)> {
+        points(self.before, n)
+    }
+
+    /// The output points weighted after it (besides the scale), with their factors.
+    pub(super) fn after_points(&self, n: usize) -> Vec<(usize, T)> {
+        points(self.after, n)
+    }
+
     fn before(&self, lane: &mut [T]) {
         weigh(lane, self.before);
     }
@@ -337,16 +372,21 @@ impl<T: FftFloat> Weights<T> {
     }
 }
 
-/// `lane`'s end points named by `weight` multiplied by its factor.
-fn weigh<T: FftFloat>(lane: &mut [T], weight: Option<(Ends, T)>) {
-    let Some((ends, w)) = weight else { return };
-    let last = lane.len() - 1;
+/// The points of an `n`-point lane `weight` names, with its factor.
+fn points<T: FftFloat>(weight: Option<(Ends, T)>, n: usize) -> Vec<(usize, T)> {
+    let Some((ends, w)) = weight else { return Vec::new() };
+    let last = n - 1;
     let points: &[usize] = match ends {
         Ends::First => &[0],
         Ends::Last => &[last],
         Ends::Both => &[0, last],
     };
-    for &i in points {
+    points.iter().map(|&i| (i, w)).collect()
+}
+
+/// `lane`'s end points named by `weight` multiplied by its factor.
+fn weigh<T: FftFloat>(lane: &mut [T], weight: Option<(Ends, T)>) {
+    for (i, w) in points(weight, lane.len()) {
         lane[i] = lane[i] * w;
     }
 }

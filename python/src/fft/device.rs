@@ -1,10 +1,9 @@
 //! `cnda.fft.solve_box` in CUDA memory (`f` a `CudaArray`, or a CuPy or PyTorch CUDA tensor
-//! imported without a copy): every axis periodic, the solve runs on the device
-//! (`fft::solve_periodic` through cuFFT) and returns a new `CudaArray`.
+//! imported without a copy): the solve runs on the device (`fft::solve_box` through cuFFT, the
+//! cosine and sine transforms built from it) and returns a new `CudaArray`.
 
 use cnda::fft::{FftFloat, Laplacian};
-use cnda::stencil::{Boundary, Side};
-use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 
 use crate::borrow::by_rank;
@@ -52,23 +51,13 @@ fn typed<'py, T: DeviceFloat + FftFloat>(
     let op = "solve_box";
     by_rank!(op, rank, N => {
         let boundaries = crate::stencil_args::linear_boundaries::<T, N>(boundary)?;
-        let all_periodic = (0..N).all(|a| {
-            [Side::Low, Side::High].iter().all(|&s| matches!(boundaries.at(a, s), Boundary::Periodic))
-        });
-        if !all_periodic {
-            return Err(PyValueError::new_err(
-                "solve_box: f is in CUDA memory, where the solve takes periodic axes only (boundary=\"periodic\"): walls \
-                 and mirrors need the cosine and sine transforms, which run on the CPU so far; solve f.to_numpy() \
-                 on the host for them",
-            ));
-        }
         let h: [T; N] = core::array::from_fn(|a| <T as cnda::Float>::from_f64(spacing[a]));
         let shift = <T as cnda::Float>::from_f64(shift);
         let borrowed = f.try_borrow()?;
         let store = T::store(&borrowed.data).expect("the dtype was checked");
         let dims = store.shape.clone();
         let v = at_rank::<T, N>(store)?;
-        let u = cnda::fft::try_solve_periodic(v, h, shift, laplacian).map_err(to_pyerr)?;
+        let u = cnda::fft::try_solve_box(v, h, shift, boundaries, laplacian).map_err(to_pyerr)?;
         let array = CudaArray { data: T::device_data(DeviceStore { array: flat(u), shape: dims }) };
         Ok(Bound::new(py, array)?.into_any())
     })

@@ -14,7 +14,7 @@ use crate::kernel::Desc;
 
 /// The real and imaginary parts of the complex elements `d` describes, as descriptors of their
 /// float type `F` (every stride doubled, the imaginary part one `F` further).
-pub(super) fn parts<F: Pod, T: Pod, const N: usize>(d: Desc<Cuda, T, N>) -> [Desc<Cuda, F, N>; 2] {
+pub(crate) fn parts<F: Pod, T: Pod, const N: usize>(d: Desc<Cuda, T, N>) -> [Desc<Cuda, F, N>; 2] {
     assert_eq!(core::mem::size_of::<T>(), 2 * core::mem::size_of::<F>(), "a complex of two F");
     let strides = d.strides.map(|s| s * 2);
     let re = CudaPtr::<F>::new(d.handle.addr, d.handle.device);

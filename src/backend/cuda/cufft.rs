@@ -11,7 +11,7 @@ use core::ffi::c_int;
 use cudarc::cufft::{result as cufft, sys as cufft_sys};
 use num_complex::Complex;
 
-use super::copy::parts;
+pub(crate) use super::copy::parts;
 use super::device::{device_error, CudaDevice};
 use super::{Cuda, CudaBuffer, CudaPtr};
 use crate::element::{Float, Pod};

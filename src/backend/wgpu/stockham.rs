@@ -8,6 +8,7 @@
 
 use rustfft::num_complex::Complex as C64;
 
+pub(crate) use super::copy::parts;
 use super::device::WgpuDevice;
 use super::dispatch::{elem, params, run, to_i32};
 use super::shaders::family;
@@ -184,7 +185,7 @@ pub(crate) unsafe fn scale_modes<T: Float, X: Pod, const N: usize>(
     x: Desc<Wgpu, X, N>,
     factors: Desc<Wgpu, T, N>,
 ) -> Result<()> {
-    for part in super::copy::parts::<T, X, N>(x) {
+    for part in parts::<T, X, N>(x) {
         // SAFETY: each part addresses the floats of `x`'s elements, apart from `factors`.
         unsafe { <Wgpu as ElementwiseKernels>::update(dev, Mul, part, factors) }?;
     }

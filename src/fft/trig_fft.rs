@@ -1,0 +1,231 @@
+//! The cosine and sine transforms a box solve needs, built from the real Fourier transform for
+//! backends without a trigonometric transform of their own (CUDA, WebGPU): `FftKernels`'
+//! provided `trig_axis`. Each lane is extended to a sequence the real transform diagonalizes,
+//! transformed, and read back through the complex values' real and imaginary parts
+//! (`FftKernels::parts`), with copies and elementwise products on the device:
+//!
+//! - DST-I of `n` points: the odd extension `[0, x, 0, -reverse(x)]` of period `2 (n + 1)`;
+//!   `y_k = -Im Y_(k+1)`.
+//! - DCT-II: the even extension `[x, reverse(x)]` of period `2n`; `y_k = Re(e^(-i π k / 2n) Y_k)`.
+//! - DCT-III (DCT-II's inverse): the half spectrum `Z_j = x_j e^(i π j / 2n)` (`Z_n = 0`), whose
+//!   unnormalized inverse real transform of `2n` points holds `y` in its first `n`.
+//!
+//! SciPy's scaling and `Ortho` end weights are applied as on the CPU. Other types are refused.
+
+use num_complex::Complex;
+
+use super::kernels::FftKernels;
+use super::trig::{DctType, Family, Weights};
+use super::{real_along, real_inverse_along, FftFloat, Norm};
+use crate::array::Array;
+use crate::error::{Error, Result};
+use crate::kernel::tokens::{Add, Mul, ScalarRight};
+use crate::kernel::{Allocator, Desc};
+use crate::ops::output::fresh;
+use crate::ops::transfer::upload;
+
+/// `d` narrowed to `len` points from `start` along `axis`.
+fn narrowed<B: FftKernels, X: crate::element::Pod, const N: usize>(
+    mut d: Desc<B, X, N>,
+    axis: usize,
+    start: usize,
+    len: usize,
+) -> Desc<B, X, N> {
+    d.handle = B::moved(d.handle, start as isize * d.strides[axis]);
+    d.shape[axis] = len;
+    d
+}
+
+/// `d` with `axis` reversed.
+fn reversed<B: FftKernels, X: crate::element::Pod, const N: usize>(mut d: Desc<B, X, N>, axis: usize) -> Desc<B, X, N> {
+    d.handle = B::moved(d.handle, (d.shape[axis] as isize - 1) * d.strides[axis]);
+    d.strides[axis] = -d.strides[axis];
+    d
+}
+
+/// A zeroed row-major array of `shape` on `x`'s backend and device.
+fn zeros_like<B: FftKernels, T: crate::element::Pod, X: crate::element::Pod, const N: usize>(
+    op: &'static str,
+    x: &Desc<B, X, N>,
+    shape: [usize; N],
+    zero: T,
+) -> Result<Array<T, N, B>> {
+    let alloc = B::allocator_of_handle(x.handle);
+    let dev = alloc.device();
+    // SAFETY: the fill writes every element of the fresh array.
+    unsafe { fresh(&alloc, op, shape, |out| B::fill(&dev, out, zero)) }
+}
+
+/// `values` (one per point along `axis`) on `x`'s device, as a descriptor of `shape` that
+/// repeats them along every other axis (strides zero).
+fn along_axis<B: FftKernels, T: FftFloat, const N: usize>(
+    x: &Desc<B, T, N>,
+    values: &[T],
+    shape: [usize; N],
+    axis: usize,
+) -> Result<(Array<T, 1, B>, Desc<B, T, N>)> {
+    let line = upload(&B::allocator_of_handle(x.handle), values, [values.len()])?;
+    let mut strides = [0isize; N];
+    strides[axis] = 1;
+    let desc = Desc { handle: line.desc().handle, shape, strides };
+    Ok((line, desc))
+}
+
+/// The cosines and sines of `π k / (2n)` for `k < n`.
+fn quarter_turns<T: FftFloat>(n: usize) -> (Vec<T>, Vec<T>) {
+    let angle = |k: usize| core::f64::consts::PI * k as f64 / (2 * n) as f64;
+    let from = <T as crate::element::Float>::from_f64;
+    ((0..n).map(|k| from(angle(k).cos())).collect(), (0..n).map(|k| from(angle(k).sin())).collect())
+}
+
+/// The dense row-major `x` transformed along `axis` in place: the transform of `kind` (DST-I,
+/// DCT-II or DCT-III) or its inverse, scaled as SciPy's under `norm`.
+///
+/// # Safety
+///
+/// `x` is dense row-major, live and writable on `dev`, `x.shape[axis] >= 1`.
+pub(super) unsafe fn trig_axis<B: FftKernels, T: FftFloat, const N: usize>(
+    dev: &B::Device,
+    op: &'static str,
+    x: Desc<B, T, N>,
+    axis: usize,
+    (family, ty): (Family, DctType),
+    norm: Norm,
+    inverse: bool,
+) -> Result<()> {
+    let n = x.shape[axis];
+    let computed = if inverse { ty.inverse() } else { ty };
+    let weights = Weights::<T>::new(family, computed, n, norm, inverse);
+    // The weights before the transform, on `x` itself (the callers' own copy).
+    for (point, factor) in weights.before_points(n) {
+        // SAFETY: one hyperplane of the caller's `x`.
+        unsafe { B::update_unary(dev, ScalarRight(Mul, factor), narrowed::<B, T, N>(x, axis, point, 1)) }?;
+    }
+    match (family, computed) {
+        // SAFETY: the caller's contract, passed on.
+        (Family::Sine, DctType::I) => unsafe { dst1(dev, op, x, axis) }?,
+        // SAFETY: as above.
+        (Family::Cosine, DctType::II) => unsafe { dct2(dev, op, x, axis) }?,
+        // SAFETY: as above.
+        (Family::Cosine, DctType::III) => unsafe { dct3(dev, op, x, axis) }?,
+        _ => {
+            return Err(Error::Parameter {
+                op,
+                reason: format!("the {family:?} transform of type {computed:?} on this backend"),
+                fix: "on CUDA and WebGPU the cosine transforms of types II and III and the sine transform of type I \
+                      run so far; transform the others on the host (`to_host()`)",
+            })
+        }
+    }
+    // SAFETY: all of `x`, then hyperplanes of it.
+    unsafe { B::update_unary(dev, ScalarRight(Mul, weights.scale()), x) }?;
+    for (point, factor) in weights.after_points(n) {
+        // SAFETY: as above.
+        unsafe { B::update_unary(dev, ScalarRight(Mul, factor), narrowed::<B, T, N>(x, axis, point, 1)) }?;
+    }
+    Ok(())
+}
+
+/// rustdct's unnormalized DST-I of `x`'s lanes (half of SciPy's), in place.
+///
+/// # Safety
+///
+/// As [`trig_axis`].
+unsafe fn dst1<B: FftKernels, T: FftFloat, const N: usize>(
+    dev: &B::Device,
+    op: &'static str,
+    x: Desc<B, T, N>,
+    axis: usize,
+) -> Result<()> {
+    let n = x.shape[axis];
+    let mut shape = x.shape;
+    shape[axis] = 2 * (n + 1);
+    let mut odd = zeros_like(op, &x, shape, T::ZERO)?;
+    let e = odd.desc_mut();
+    let tail = narrowed::<B, T, N>(e, axis, n + 2, n);
+    // SAFETY: regions of the fresh extension, from the caller's `x`.
+    unsafe {
+        B::copy(dev, narrowed::<B, T, N>(e, axis, 1, n), x)?;
+        B::copy(dev, tail, reversed::<B, T, N>(x, axis))?;
+        B::update_unary(dev, ScalarRight(Mul, -T::ONE), tail)?;
+    }
+    let spectrum = real_along(op, odd.desc(), axis, Norm::Backward)?;
+    let imaginary = B::parts(spectrum.desc())[1];
+    // SAFETY: `x` from the spectrum's imaginary parts (another array); halved and negated:
+    // rustdct's convention, which the weights scale back.
+    unsafe {
+        B::copy(dev, x, narrowed::<B, T, N>(imaginary, axis, 1, n))?;
+        B::update_unary(dev, ScalarRight(Mul, -T::ONE / (T::ONE + T::ONE)), x)
+    }
+}
+
+/// rustdct's unnormalized DCT-II of `x`'s lanes (half of SciPy's), in place.
+///
+/// # Safety
+///
+/// As [`trig_axis`].
+unsafe fn dct2<B: FftKernels, T: FftFloat, const N: usize>(
+    dev: &B::Device,
+    op: &'static str,
+    x: Desc<B, T, N>,
+    axis: usize,
+) -> Result<()> {
+    let n = x.shape[axis];
+    let mut shape = x.shape;
+    shape[axis] = 2 * n;
+    let mut even = zeros_like(op, &x, shape, T::ZERO)?;
+    let e = even.desc_mut();
+    // SAFETY: the two halves of the fresh extension, from the caller's `x`.
+    unsafe {
+        B::copy(dev, narrowed::<B, T, N>(e, axis, 0, n), x)?;
+        B::copy(dev, narrowed::<B, T, N>(e, axis, n, n), reversed::<B, T, N>(x, axis))?;
+    }
+    let spectrum = real_along(op, even.desc(), axis, Norm::Backward)?;
+    let [re, im] = B::parts(spectrum.desc()).map(|p| narrowed::<B, T, N>(p, axis, 0, n));
+    let (cos, sin) = quarter_turns::<T>(n);
+    let (_c, c) = along_axis(&x, &cos, x.shape, axis)?;
+    let (_s, s) = along_axis(&x, &sin, x.shape, axis)?;
+    let mut products = zeros_like(op, &x, x.shape, T::ZERO)?;
+    let p = products.desc_mut();
+    // SAFETY: `x` and `products` written from the spectrum's parts and the factors (other
+    // arrays); then `x` plus `products`, apart. Halved: rustdct's convention.
+    unsafe {
+        B::binary(dev, Mul, x, re, c)?;
+        B::binary(dev, Mul, p, im, s)?;
+        B::update(dev, Add, x, p)?;
+        B::update_unary(dev, ScalarRight(Mul, T::ONE / (T::ONE + T::ONE)), x)
+    }
+}
+
+/// rustdct's unnormalized DCT-III of `x`'s lanes (half of SciPy's), in place.
+///
+/// # Safety
+///
+/// As [`trig_axis`].
+unsafe fn dct3<B: FftKernels, T: FftFloat, const N: usize>(
+    dev: &B::Device,
+    op: &'static str,
+    x: Desc<B, T, N>,
+    axis: usize,
+) -> Result<()> {
+    let n = x.shape[axis];
+    let mut shape = x.shape;
+    shape[axis] = n + 1;
+    let mut half = zeros_like(op, &x, shape, Complex::new(T::ZERO, T::ZERO))?;
+    let [re, im] = B::parts(half.desc_mut()).map(|p| narrowed::<B, T, N>(p, axis, 0, n));
+    let (cos, sin) = quarter_turns::<T>(n);
+    let (_c, c) = along_axis(&x, &cos, x.shape, axis)?;
+    let (_s, s) = along_axis(&x, &sin, x.shape, axis)?;
+    // SAFETY: the fresh half spectrum's parts from `x` and the factors.
+    unsafe {
+        B::binary(dev, Mul, re, x, c)?;
+        B::binary(dev, Mul, im, x, s)?;
+    }
+    let signal = real_inverse_along(op, half.desc(), 2 * n, axis, Norm::Forward)?;
+    // SAFETY: `x` from the first `n` points of the signal (another array); halved: rustdct's
+    // convention.
+    unsafe {
+        B::copy(dev, x, narrowed::<B, T, N>(signal.desc(), axis, 0, n))?;
+        B::update_unary(dev, ScalarRight(Mul, T::ONE / (T::ONE + T::ONE)), x)
+    }
+}
