@@ -154,6 +154,7 @@ pub fn dtype_of<T: 'static>() -> Option<DType> {
 
 /// The bytes of one part of `T` when `T` is a complex number (`Complex<f32>`: 4, `Complex<f64>`:
 /// 8), for kernels that move complex elements as their real and imaginary parts.
+#[cfg(any(feature = "cuda", feature = "wgpu"))]
 pub(crate) fn complex_part_size<T: 'static>() -> Option<usize> {
     use core::any::TypeId;
     use num_complex::Complex;
