@@ -32,6 +32,11 @@ fn close<T: FftFloat + Into<f64>, const N: usize>(
 ) {
     assert_eq!(got.shape(), want.shape(), "{what}");
     let pair = |v: &Complex<T>| -> (f64, f64) { (v.re.into(), v.im.into()) };
+    assert!(
+        want.as_slice().iter().map(pair).all(|(a, b)| a.is_finite() && b.is_finite()),
+        "{what}: a non-finite reference"
+    );
+    // Relative to the largest value, with an absolute floor of `tol` for results near zero.
     let scale = want.as_slice().iter().map(pair).fold(1.0f64, |m, (a, b)| m.max(a.hypot(b)));
     let worst = got.as_slice().iter().map(pair).zip(want.as_slice().iter().map(pair));
     // A NaN difference counts as infinite (`f64::max` would skip it).
@@ -210,6 +215,27 @@ where
             "idstn",
         );
     }
+    // Lanes of one and two points, and an array with an empty other axis.
+    for n in [1usize, 2] {
+        let short = signal::<T, 2>([3, n], 13).map(|v| v.im);
+        let ds = short.to_device(dev);
+        for ty in [DctType::II, DctType::III] {
+            close_real(
+                &idct(&ds, ty, 1, Norm::Ortho).to_host(),
+                &idct(&short, ty, 1, Norm::Ortho),
+                tol,
+                &format!("idct {n}"),
+            );
+        }
+        close_real(
+            &dst(&ds, DctType::I, 1, Norm::Backward).to_host(),
+            &dst(&short, DctType::I, 1, Norm::Backward),
+            tol,
+            "dst 1-2",
+        );
+    }
+    let hollow = Array::<T, 2>::from_fn([0, 4], |_| T::ZERO);
+    assert_eq!(dst(hollow.to_device(dev), DctType::I, 1, Norm::Backward).to_host().shape(), [0, 4]);
     let Err(e) = try_dct(&d, DctType::IV, 0, Norm::Backward) else { panic!("a DCT-IV on a device") };
     assert!(e.to_string().contains("types II and III"), "{e}");
     let h = |v: f64| <T as cnda::Float>::from_f64(v);
@@ -321,6 +347,15 @@ mod cuda {
 mod wgpu {
     use super::*;
 
+    /// Whether the adapter has f64 shaders (else the f64 cases are skipped, saying so).
+    fn f64_or_skip(dev: &WgpuDevice) -> bool {
+        let has = dev.supports::<f64>();
+        if !has {
+            eprintln!("SKIP: the f64 cases: adapter {} lacks SHADER_F64", dev.adapter());
+        }
+        has
+    }
+
     /// The adapter, or `None` after printing SKIP; a failure where `CNDA_REQUIRE_WGPU` is set.
     fn device() -> Option<WgpuDevice> {
         match WgpuDevice::new() {
@@ -337,7 +372,7 @@ mod wgpu {
     fn complex_transforms_match_the_cpu() {
         let Some(dev) = device() else { return };
         complex_cases::<f32, _>(&dev, 2e-5);
-        if dev.supports::<f64>() {
+        if f64_or_skip(&dev) {
             complex_cases::<f64, _>(&dev, 1e-12);
         }
     }
@@ -346,7 +381,7 @@ mod wgpu {
     fn real_transforms_match_the_cpu() {
         let Some(dev) = device() else { return };
         real_cases::<f32, _>(&dev, 2e-5);
-        if dev.supports::<f64>() {
+        if f64_or_skip(&dev) {
             real_cases::<f64, _>(&dev, 1e-12);
         }
     }
@@ -359,6 +394,12 @@ mod wgpu {
             let x = signal::<f32, 2>(shape, 9);
             let want = fft::fft(&x, 1, Norm::Backward);
             close(&fft::fft(x.to_device(&dev), 1, Norm::Backward).to_host(), &want, 2e-5, &format!("{shape:?}"));
+            let want = fft::ifft(&x, 1, Norm::Ortho);
+            close(&fft::ifft(x.to_device(&dev), 1, Norm::Ortho).to_host(), &want, 2e-5, &format!("ifft {shape:?}"));
+            let n = shape[1];
+            let want = fft::irfft(&x, 2 * n - 1, 1, Norm::Backward);
+            let got = fft::irfft(x.to_device(&dev), 2 * n - 1, 1, Norm::Backward).to_host();
+            close_real(&got, &want, 2e-5, &format!("irfft {shape:?}"));
             let half = fft::rfft(x.map(|v| v.re).to_device(&dev), 1, Norm::Ortho).to_host();
             close(&half, &fft::rfft(x.map(|v| v.re), 1, Norm::Ortho), 2e-5, &format!("rfft {shape:?}"));
         }
@@ -368,7 +409,7 @@ mod wgpu {
     fn periodic_solves_match_the_cpu() {
         let Some(dev) = device() else { return };
         periodic_solves::<f32, _>(&dev, 1e-5);
-        if dev.supports::<f64>() {
+        if f64_or_skip(&dev) {
             periodic_solves::<f64, _>(&dev, 1e-12);
         }
     }
@@ -377,7 +418,7 @@ mod wgpu {
     fn trig_transforms_and_box_solves_match_the_cpu() {
         let Some(dev) = device() else { return };
         trig_and_box_solves::<f32, _>(&dev, 1e-5);
-        if dev.supports::<f64>() {
+        if f64_or_skip(&dev) {
             trig_and_box_solves::<f64, _>(&dev, 1e-12);
         }
     }

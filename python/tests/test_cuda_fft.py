@@ -1,5 +1,5 @@
 """`cnda.fft.solve_box` in CUDA memory (f a CudaArray, or a DLPack producer on a CUDA device such
-as CuPy or PyTorch, imported without a copy): periodic, walled and mirrored axes solved on the
+as CuPy or PyTorch): periodic, walled and mirrored axes solved on the
 device through cuFFT, a CudaArray back that agrees with the host's solve; the refusals. Runs on a
 GPU or on the CPU-hosted CUDA device (scripts/test); skips without one."""
 
@@ -45,7 +45,7 @@ def test_solves_on_the_device_match_the_host(shape, dtype, shift, laplacian, kin
     assert np.abs(host - want).max() <= tol * np.abs(want).max()
 
 
-def test_a_dlpack_producer_is_solved_without_a_copy_and_refusals():
+def test_a_dlpack_producer_is_solved_on_the_device_and_refusals():
     f = np.cos(np.linspace(0, 2 * np.pi, 32, endpoint=False))[:, None] * np.ones((1, 8))
     got = cnda.fft.solve_box(Producer(cnda.to_cuda(f)), spacing=1 / 32, shift=1.0, boundary="periodic")
     want = cnda.fft.solve_box(f, spacing=1 / 32, shift=1.0, boundary="periodic")

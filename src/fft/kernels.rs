@@ -19,7 +19,9 @@ use crate::kernel::{CopyKernels, Desc, ElementwiseKernels, WriteFromHost};
 ///
 /// Implementations write every element of the output they are given (all of `x` for
 /// [`complex_axis`](FftKernels::complex_axis)) with the transform the method names, and touch no
-/// memory outside the descriptors.
+/// memory outside the descriptors. [`parts`](FftKernels::parts) returns exactly the real and the
+/// imaginary floats of `x`'s elements (every stride doubled, the imaginary part one float
+/// further): the provided `trig_axis` and the solves write through them.
 pub unsafe trait FftKernels: CopyKernels + ElementwiseKernels + WriteFromHost {
     /// Every lane of `x` along `axis` replaced by its transform (forward: `e^(-2 pi i j k / n)`;
     /// inverse: `e^(+...)`, unnormalized), times `scale` when given.

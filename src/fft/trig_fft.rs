@@ -95,6 +95,14 @@ pub(super) unsafe fn trig_axis<B: FftKernels, T: FftFloat, const N: usize>(
 ) -> Result<()> {
     let n = x.shape[axis];
     let computed = if inverse { ty.inverse() } else { ty };
+    if !matches!((family, computed), (Family::Sine, DctType::I) | (Family::Cosine, DctType::II | DctType::III)) {
+        return Err(Error::Parameter {
+            op,
+            reason: format!("the {family:?} transform of type {computed:?} on this backend"),
+            fix: "on CUDA and WebGPU the cosine transforms of types II and III and the sine transform of type I \
+                  run so far; transform the others on the host (`to_host()`)",
+        });
+    }
     let weights = Weights::<T>::new(family, computed, n, norm, inverse);
     // The weights before the transform, on `x` itself (the callers' own copy).
     for (point, factor) in weights.before_points(n) {
@@ -107,15 +115,8 @@ pub(super) unsafe fn trig_axis<B: FftKernels, T: FftFloat, const N: usize>(
         // SAFETY: as above.
         (Family::Cosine, DctType::II) => unsafe { dct2(dev, op, x, axis) }?,
         // SAFETY: as above.
-        (Family::Cosine, DctType::III) => unsafe { dct3(dev, op, x, axis) }?,
-        _ => {
-            return Err(Error::Parameter {
-                op,
-                reason: format!("the {family:?} transform of type {computed:?} on this backend"),
-                fix: "on CUDA and WebGPU the cosine transforms of types II and III and the sine transform of type I \
-                      run so far; transform the others on the host (`to_host()`)",
-            })
-        }
+        (Family::Cosine, _) => unsafe { dct3(dev, op, x, axis) }?,
+        _ => unreachable!("checked above"),
     }
     // SAFETY: all of `x`, then hyperplanes of it.
     unsafe { B::update_unary(dev, ScalarRight(Mul, weights.scale()), x) }?;

@@ -61,8 +61,9 @@ fn tables(n: usize, m: usize, forward: bool) -> (Vec<f64>, Option<(usize, usize)
     }
     let sign = if forward { -1.0 } else { 1.0 };
     // j^2 modulo 2n keeps the angle small and exact for long lanes.
-    let chirp: Vec<C64<f64>> =
-        (0..n).map(|j| unit(sign * core::f64::consts::PI * ((j * j) % (2 * n)) as f64 / n as f64)).collect();
+    let chirp: Vec<C64<f64>> = (0..n)
+        .map(|j| unit(sign * core::f64::consts::PI * ((j as u64 * j as u64) % (2 * n as u64)) as f64 / n as f64))
+        .collect();
     let mut filter = vec![C64::new(0.0, 0.0); m];
     for (t, w) in chirp.iter().enumerate() {
         filter[t] = w.conj();
@@ -105,9 +106,14 @@ pub(crate) unsafe fn transform<T: Float, I: Pod, O: Pod, const N: usize>(
     if lanes == 0 || n == 0 {
         return Ok(());
     }
+    // The gather reads `n` points a lane (or a half spectrum of any length), the scatter writes
+    // at most `n`: what the callers in `src/fft/wgpu.rs` pass.
+    assert!(from == Lanes::HalfSpectrum || input.shape[axis] == n, "whole input lanes");
+    assert!(output.shape[axis] <= n, "output lanes of at most n points");
     let m = if n.is_power_of_two() { n } else { (2 * n - 1).next_power_of_two() };
     // Every index a shader computes stays below 2^31 (in floats: twice the complex elements).
-    to_i32("a transform's work array", 2 * lanes * m)?;
+    let work = lanes.checked_mul(m).and_then(|x| x.checked_mul(2)).unwrap_or(usize::MAX);
+    to_i32("a transform's work array", work)?;
     let end =
         |offset: isize, len: usize, size: usize| (offset.max(0) as usize + len) * (size / core::mem::size_of::<T>());
     to_i32("an operand's extent", end(input.handle.offset, input.len(), core::mem::size_of::<I>()))?;
