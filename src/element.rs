@@ -2,6 +2,8 @@
 
 use core::fmt;
 
+use num_complex::Complex;
+
 pub use bytemuck::Zeroable;
 
 /// The element bound of every array: plain old data (`Copy`, no padding, no pointers, every bit
@@ -52,6 +54,10 @@ pub enum DType {
     F32,
     /// `f64`
     F64,
+    /// `Complex<f32>` (NumPy's `complex64`: two `f32`, real part first)
+    C64,
+    /// `Complex<f64>` (NumPy's `complex128`: two `f64`, real part first)
+    C128,
 }
 
 impl DType {
@@ -61,7 +67,8 @@ impl DType {
             DType::I8 | DType::U8 => 1,
             DType::I16 | DType::U16 | DType::F16 | DType::BF16 => 2,
             DType::I32 | DType::U32 | DType::F32 => 4,
-            DType::I64 | DType::U64 | DType::F64 => 8,
+            DType::I64 | DType::U64 | DType::F64 | DType::C64 => 8,
+            DType::C128 => 16,
             DType::Isize | DType::Usize => core::mem::size_of::<usize>(),
         }
     }
@@ -83,12 +90,28 @@ impl DType {
             DType::BF16 => "bfloat16",
             DType::F32 => "float32",
             DType::F64 => "float64",
+            DType::C64 => "complex64",
+            DType::C128 => "complex128",
         }
     }
 
-    /// Whether the type is a floating-point type.
+    /// Whether the type is a real floating-point type.
     pub const fn is_float(self) -> bool {
         matches!(self, DType::F16 | DType::BF16 | DType::F32 | DType::F64)
+    }
+
+    /// Whether the type is a complex type.
+    pub const fn is_complex(self) -> bool {
+        matches!(self, DType::C64 | DType::C128)
+    }
+
+    /// The type of a complex type's parts (`C64`: `F32`, `C128`: `F64`); `None` for real types.
+    pub const fn part(self) -> Option<DType> {
+        match self {
+            DType::C64 => Some(DType::F32),
+            DType::C128 => Some(DType::F64),
+            _ => None,
+        }
     }
 }
 
@@ -102,7 +125,8 @@ mod sealed {
     pub trait Sealed {}
 }
 
-/// A scalar element with a runtime [`DType`]: the primitive numeric types and `half`'s floats.
+/// A scalar element with a runtime [`DType`]: the primitive numeric types, `half`'s floats and
+/// [`Complex`](num_complex::Complex)`<f32 | f64>`.
 ///
 /// Arrays hold any [`Pod`] type (structured elements included); `Element` adds what type-erased
 /// code needs. Sealed: code that reinterprets memory by `DTYPE` (structured field views, interop)
@@ -110,16 +134,17 @@ mod sealed {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a cnda scalar element",
     label = "not one of cnda's scalar element types",
-    note = "the scalar elements are i8..i64, isize, u8..u64, usize, f32, f64, half::f16 and half::bf16; \
-            arrays of your own `Pod` structs work through `structured!`"
+    note = "the scalar elements are i8..i64, isize, u8..u64, usize, f32, f64, half::f16, half::bf16, \
+            Complex<f32> and Complex<f64>; arrays of your own `Pod` structs work through `structured!`"
 )]
-pub trait Element: sealed::Sealed + Pod + Send + Sync + fmt::Debug + fmt::Display + PartialEq + PartialOrd {
+pub trait Element: sealed::Sealed + Pod + Send + Sync + fmt::Debug + fmt::Display + PartialEq {
     /// The runtime tag of this type.
     const DTYPE: DType;
 }
 
-/// A numeric element: has zero, one and the four arithmetic operations.
-pub trait Numeric:
+/// An element with zero, one and the four arithmetic operations: every [`Numeric`] type and
+/// `Complex<f32 | f64>`. What sums, products, means, `matmul` and the arithmetic operators need.
+pub trait Arithmetic:
     Element
     + core::ops::Add<Output = Self>
     + core::ops::Sub<Output = Self>
@@ -130,19 +155,31 @@ pub trait Numeric:
     const ZERO: Self;
     /// Multiplicative identity.
     const ONE: Self;
-    /// The largest value: `+inf` for floats, `MAX` for integers (the identity of `min`).
-    const LARGEST: Self;
-    /// The smallest value: `-inf` for floats, `MIN` for integers (the identity of `max`).
-    const SMALLEST: Self;
 
     /// `n` converted to this type (rounded for floats, wrapping for narrow integers), for means.
     fn from_usize(n: usize) -> Self;
 
-    /// Whether the value is a float NaN (always `false` for integers).
+    /// Whether the value is a float NaN, or a complex number with a NaN part (always `false` for
+    /// integers).
     #[allow(clippy::eq_op)]
     fn is_nan(self) -> bool {
         self != self
     }
+}
+
+/// A real numeric element: [`Arithmetic`] and ordered (what `min`, `max`, comparisons and
+/// stencils' bounds need). Every scalar element but the complex ones.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a real numeric element",
+    label = "needs an ordered, real element type",
+    note = "complex numbers have no order: `min`, `max`, `argmin`, `argmax`, `%`, `clamp` and stencils take real \
+            elements; use `z.abs()`, `z.norm_sqr()` or `z.re()` to get a real array"
+)]
+pub trait Numeric: Arithmetic + PartialOrd {
+    /// The largest value: `+inf` for floats, `MAX` for integers (the identity of `min`).
+    const LARGEST: Self;
+    /// The smallest value: `-inf` for floats, `MIN` for integers (the identity of `max`).
+    const SMALLEST: Self;
 }
 
 /// The [`Element::DTYPE`] of `T` when `T` is an element type (kernels are generic over any
@@ -156,31 +193,33 @@ pub fn dtype_of<T: 'static>() -> Option<DType> {
 /// 8), for kernels that move complex elements as their real and imaginary parts.
 #[cfg(any(feature = "cuda", feature = "wgpu"))]
 pub(crate) fn complex_part_size<T: 'static>() -> Option<usize> {
-    use core::any::TypeId;
-    use num_complex::Complex;
-    let id = TypeId::of::<T>();
-    (id == TypeId::of::<Complex<f32>>()).then_some(4).or((id == TypeId::of::<Complex<f64>>()).then_some(8))
+    dtype_of::<T>().and_then(DType::part).map(DType::size)
 }
 
 macro_rules! numeric {
     ($($t:ty => $tag:ident, $zero:expr, $one:expr, $largest:expr, $smallest:expr, $from:expr;)*) => {
         /// Every element type's `TypeId` (as a function: `TypeId::of` is not const) and `DTYPE`.
-        static ELEMENT_TYPES: &[(fn() -> core::any::TypeId, DType)] =
-            &[$((core::any::TypeId::of::<$t> as fn() -> core::any::TypeId, <$t as Element>::DTYPE)),*];
+        static ELEMENT_TYPES: &[(fn() -> core::any::TypeId, DType)] = &[
+            $((core::any::TypeId::of::<$t> as fn() -> core::any::TypeId, <$t as Element>::DTYPE),)*
+            (core::any::TypeId::of::<Complex<f32>>, DType::C64),
+            (core::any::TypeId::of::<Complex<f64>>, DType::C128),
+        ];
         $(
         impl sealed::Sealed for $t {}
         impl Element for $t {
             const DTYPE: DType = DType::$tag;
         }
-        impl Numeric for $t {
+        impl Arithmetic for $t {
             const ZERO: Self = $zero;
             const ONE: Self = $one;
-            const LARGEST: Self = $largest;
-            const SMALLEST: Self = $smallest;
             #[allow(clippy::cast_possible_truncation)]
             fn from_usize(n: usize) -> Self {
                 $from(n)
             }
+        }
+        impl Numeric for $t {
+            const LARGEST: Self = $largest;
+            const SMALLEST: Self = $smallest;
         }
     )*};
 }
@@ -200,6 +239,28 @@ numeric! {
     half::bf16 => BF16, half::bf16::ZERO, half::bf16::ONE, half::bf16::INFINITY, half::bf16::NEG_INFINITY, |n| half::bf16::from_f64(n as f64);
     f32 => F32, 0.0, 1.0, f32::INFINITY, f32::NEG_INFINITY, |n| n as f32;
     f64 => F64, 0.0, 1.0, f64::INFINITY, f64::NEG_INFINITY, |n| n as f64;
+}
+
+macro_rules! complex {
+    ($($t:ty => $tag:ident;)*) => {$(
+        impl sealed::Sealed for Complex<$t> {}
+        impl Element for Complex<$t> {
+            const DTYPE: DType = DType::$tag;
+        }
+        impl Arithmetic for Complex<$t> {
+            const ZERO: Self = Complex::new(0.0, 0.0);
+            const ONE: Self = Complex::new(1.0, 0.0);
+            #[allow(clippy::cast_possible_truncation)]
+            fn from_usize(n: usize) -> Self {
+                Complex::new(n as $t, 0.0)
+            }
+        }
+    )*};
+}
+
+complex! {
+    f32 => C64;
+    f64 => C128;
 }
 
 #[cfg(test)]
@@ -233,6 +294,8 @@ mod tests {
         check::<half::bf16>();
         check::<f32>();
         check::<f64>();
+        check::<Complex<f32>>();
+        check::<Complex<f64>>();
     }
 
     #[test]
@@ -332,3 +395,23 @@ macro_rules! half_float {
 }
 
 half_float!(half::f16, half::bf16);
+
+/// The type of a complex element's parts, `f32` or `f64`: what `re`, `im`, `abs`, `arg` and
+/// `conj` of a `Complex<Self>` array need. Sealed.
+pub trait ComplexPart: Float + sealed::Sealed {
+    /// `√(x² + y²)` without undue overflow or underflow.
+    fn hypot(self, other: Self) -> Self;
+    /// The angle of the point `(x, y) = (other, self)`, in `(-π, π]`.
+    fn atan2(self, other: Self) -> Self;
+}
+
+macro_rules! complex_part {
+    ($($t:ty),*) => {$(
+        impl ComplexPart for $t {
+            fn hypot(self, other: Self) -> Self { <$t>::hypot(self, other) }
+            fn atan2(self, other: Self) -> Self { <$t>::atan2(self, other) }
+        }
+    )*};
+}
+
+complex_part!(f32, f64);

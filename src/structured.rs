@@ -187,7 +187,7 @@ pub fn check_layout<S: Structured>(got: &[FieldInfo<impl AsRef<str>>], itemsize:
 }
 
 /// The raw parts of field `F` at byte `offset` of every element of `raw`.
-fn field_parts<S: Pod, F: Pod, const N: usize, L: Layout>(
+pub(crate) fn field_parts<S: Pod, F: Pod, const N: usize, L: Layout>(
     raw: RawParts<S, N, L>,
     offset: usize,
 ) -> RawParts<F, N, Strided> {

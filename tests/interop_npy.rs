@@ -105,7 +105,12 @@ fn refusals_are_typed_errors() {
     // An error either way: npyz's own product overflows (debug builds) or cnda's checked one does.
     assert!(matches!(npy::read::<u8, 2>(vast.as_slice()), Err(Error::Overflow { .. } | Error::Io { .. })));
     let complex = handmade("{'descr': '<c16', 'fortran_order': False, 'shape': (1,), }", &[0; 16]);
-    assert!(matches!(npy::read::<f64, 1>(complex.as_slice()), Err(Error::UnsupportedDType { .. })));
+    assert_eq!(
+        npy::read::<f64, 1>(complex.as_slice()).unwrap_err(),
+        Error::DType { op: "npy::read", expected: DType::F64, got: DType::C128 }
+    );
+    let quad = handmade("{'descr': '<c32', 'fortran_order': False, 'shape': (1,), }", &[0; 32]);
+    assert!(matches!(npy::read::<f64, 1>(quad.as_slice()), Err(Error::UnsupportedDType { .. })));
     let objects = handmade("{'descr': '|O', 'fortran_order': False, 'shape': (1,), }", &[0; 8]);
     assert!(npy::read::<u64, 1>(objects.as_slice()).is_err());
     assert!(matches!(npy::read::<f64, 1>(&b"not a numpy file"[..]), Err(Error::Io { .. })));

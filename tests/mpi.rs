@@ -261,7 +261,8 @@ fn check_staggered(comm: &impl Communicator, cells: [usize; 2], axis: usize, hal
 
 /// Checkpoint and restart: 20 Jacobi steps on every process of `world`, saved at step 10 and
 /// resumed on one process fewer (a sub-communicator; the same one alone), equal one process's
-/// uninterrupted 20 steps bit for bit. The file (and the gathered field, for the h5py test in
+/// uninterrupted 20 steps bit for bit. The file (and the gathered field, as reals and as complex
+/// numbers, for the h5py test in
 /// python/tests/test_hdf5_checkpoint.py) go to `$CNDA_CHECKPOINT_DIR` (default: the temporary
 /// directory). Bad files are typed errors on every process alike.
 #[cfg(feature = "hdf5")]
@@ -296,6 +297,12 @@ fn check_checkpoint(world: &mpi::topology::SimpleCommunicator) {
         assert!(e.to_string().contains("has no dataset `nope`"), "{e}");
         assert!(matches!(hdf5::try_load::<i32, 2>(&gathered, "field"), Err(cnda::Error::UnsupportedDType { .. })));
         assert!(matches!(hdf5::try_load::<f64, 1>(&gathered, "field"), Err(cnda::Error::RankMismatch { .. })));
+        // Complex elements as h5py stores them (a compound of `r` and `i`; h5py reads it too).
+        let complex = dir.join(format!("cnda-checkpoint-{size}-complex.h5"));
+        let z = g.map(|x| cnda::Complex::new(x, -2.0 * x));
+        hdf5::save(&complex, "z", &z);
+        assert_eq!(hdf5::load::<cnda::Complex<f64>, 2>(&complex, "z"), z);
+        assert!(matches!(hdf5::try_load::<f64, 2>(&complex, "z"), Err(cnda::Error::UnsupportedDType { .. })));
     }
     // Resume on one process fewer.
     let resumers = (size - 1).max(1);

@@ -76,7 +76,12 @@ impl DlpackExporter for Exporter<'_> {
 /// The DLPack type of a stored element type.
 pub(crate) fn dl_dtype<T: Stored>() -> DLDataType {
     let code = match <T as cnda::Element>::DTYPE {
-        cnda::DType::F32 | cnda::DType::F64 => DLDataTypeCode::FLOAT,
+        cnda::DType::F16 | cnda::DType::F32 | cnda::DType::F64 => DLDataTypeCode::FLOAT,
+        cnda::DType::BF16 => DLDataTypeCode::BFLOAT,
+        cnda::DType::C64 | cnda::DType::C128 => DLDataTypeCode::COMPLEX,
+        cnda::DType::U8 | cnda::DType::U16 | cnda::DType::U32 | cnda::DType::U64 | cnda::DType::Usize => {
+            DLDataTypeCode::UINT
+        }
         _ => DLDataTypeCode::INT,
     };
     DLDataType::scalar(code, (core::mem::size_of::<T>() * 8) as u8)

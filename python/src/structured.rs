@@ -73,9 +73,11 @@ fn numpy_format(dtype: DType, order: ByteOrder) -> String {
     };
     let kind = match dtype {
         DType::F16 | DType::F32 | DType::F64 => 'f',
+        DType::C64 | DType::C128 => 'c',
         DType::U8 | DType::U16 | DType::U32 | DType::U64 | DType::Usize => 'u',
+        DType::I8 | DType::I16 | DType::I32 | DType::I64 | DType::Isize => 'i',
         DType::BF16 => 'V', // NumPy has no bfloat16: raw bytes
-        _ => 'i',
+        _ => 'V',           // a type added to cnda later: raw bytes until it is mapped here
     };
     format!("{order}{kind}{}", dtype.size())
 }
@@ -108,6 +110,8 @@ fn read_field(
         ("u", 2) => DType::U16,
         ("u", 4) => DType::U32,
         ("u", 8) => DType::U64,
+        ("c", 8) => DType::C64,
+        ("c", 16) => DType::C128,
         _ => return Err(structure(format!("field `{name}` has NumPy type {}, which no cnda field has", sub.str()?))),
     };
     let order: String = sub.getattr("byteorder")?.extract()?;

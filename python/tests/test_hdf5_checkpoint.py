@@ -28,6 +28,13 @@ def test_a_checkpoint_is_the_gathered_field_with_its_attributes(processes):
         assert list(field.attrs["halo"]) == [1, 1] and list(field.attrs["periodic"]) == [0, 0]
         # The hot top row (the fixed boundary) is where the program put it.
         assert np.array_equal(field[0], np.ones(23))
+    # The same field as complex numbers (`Complex<f64>`), h5py's complex128.
+    with h5py.File(pathlib.Path(DIR) / f"cnda-checkpoint-{processes}-complex.h5", "r") as c, h5py.File(
+        pathlib.Path(DIR) / f"cnda-checkpoint-{processes}-gathered.h5", "r"
+    ) as g:
+        z, x = c["z"][...], g["field"][...]
+        assert z.dtype == np.complex128
+        assert np.array_equal(z, x - 2j * x)
 
 
 @pytest.mark.parametrize("processes", [1, 2, 3, 4])

@@ -4,7 +4,7 @@
 
 use super::Array;
 use crate::check::BoundsCheck;
-use crate::element::{Numeric, Pod};
+use crate::element::{Arithmetic, Pod};
 use crate::error::{or_panic, Error, Result};
 use crate::kernel::Cpu;
 use crate::kernel::{Allocator, Backend, HostAccessible};
@@ -105,7 +105,7 @@ impl<T: Pod, const N: usize> Array<T, N> {
     }
 }
 
-impl<T: Numeric, const N: usize> Array<T, N> {
+impl<T: Arithmetic, const N: usize> Array<T, N> {
     /// An array of `shape` with every element one.
     ///
     /// # Panics

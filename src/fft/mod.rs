@@ -87,7 +87,7 @@ pub use trig::{
 };
 
 use crate::array::Array;
-use crate::element::{Numeric, Pod};
+use crate::element::{Arithmetic, Pod};
 use crate::error::{or_panic, Error, Result};
 use crate::kernel::{Allocator, CopyKernels, Desc};
 use crate::ops::operand::AsOperand;
@@ -525,7 +525,7 @@ fn output_length(op: &'static str, n: usize) -> Result<()> {
 
 /// `n` as a `T` (rounded).
 fn count<T: FftFloat>(n: usize) -> T {
-    <T as Numeric>::from_usize(n)
+    <T as Arithmetic>::from_usize(n)
 }
 
 /// A realfft refusal (its buffers are sized here, and the imaginary parts it checks are

@@ -1,5 +1,5 @@
-//! NumPy's `.npy` files (feature `npy`): any scalar element cnda has (but `bf16`, which NumPy
-//! lacks) and every `structured!` element, read and written with the header handled by the `npyz`
+//! NumPy's `.npy` files (feature `npy`): any scalar element cnda has, complex included (but
+//! `bf16`, which NumPy lacks) and every `structured!` element, read and written with the header handled by the `npyz`
 //! crate and the data moved as raw bytes. Reading validates strictly, as interop does everywhere:
 //! the rank, the element type (a structured one field by field, through
 //! [`check_layout`]) and the byte order must match; Fortran-ordered
@@ -88,7 +88,23 @@ macro_rules! scalar_elements {
         }
     )*};
 }
-scalar_elements!(i8, i16, i32, i64, isize, u8, u16, u32, u64, usize, half::f16, f32, f64);
+scalar_elements!(
+    i8,
+    i16,
+    i32,
+    i64,
+    isize,
+    u8,
+    u16,
+    u32,
+    u64,
+    usize,
+    half::f16,
+    f32,
+    f64,
+    num_complex::Complex<f32>,
+    num_complex::Complex<f64>
+);
 
 impl<S: Structured> NpyElement for S {
     fn layout() -> NpyLayout {
@@ -145,7 +161,9 @@ fn io_error(op: &'static str, e: std::io::Error) -> Error {
 fn type_str(dtype: DType, order: ByteOrder) -> Result<TypeStr> {
     let kind = match dtype {
         DType::F16 | DType::F32 | DType::F64 => 'f',
+        DType::C64 | DType::C128 => 'c',
         DType::U8 | DType::U16 | DType::U32 | DType::U64 | DType::Usize => 'u',
+        DType::I8 | DType::I16 | DType::I32 | DType::I64 | DType::Isize => 'i',
         DType::BF16 => {
             return Err(Error::UnsupportedDType {
                 op: "npy::write",
@@ -153,7 +171,6 @@ fn type_str(dtype: DType, order: ByteOrder) -> Result<TypeStr> {
                 fix: "NumPy has no bfloat16; convert to f32 first",
             })
         }
-        _ => 'i',
     };
     let order = match (order, dtype.size()) {
         (_, 1) => '|',
@@ -181,6 +198,8 @@ fn scalar_of(ty: &TypeStr) -> Result<(DType, ByteOrder)> {
         (TypeChar::Float, 2) => DType::F16,
         (TypeChar::Float, 4) => DType::F32,
         (TypeChar::Float, 8) => DType::F64,
+        (TypeChar::Complex, 8) => DType::C64,
+        (TypeChar::Complex, 16) => DType::C128,
         (TypeChar::Int, 1) => DType::I8,
         (TypeChar::Int, 2) => DType::I16,
         (TypeChar::Int, 4) => DType::I32,
@@ -193,7 +212,7 @@ fn scalar_of(ty: &TypeStr) -> Result<(DType, ByteOrder)> {
             return Err(Error::UnsupportedDType {
                 op: "npy::read",
                 got: ty.to_string(),
-                fix: "cnda reads integer and floating-point files; convert the array in NumPy first",
+                fix: "cnda reads integer, floating-point and complex (complex64, complex128) files; convert the array in NumPy first",
             })
         }
     };
@@ -241,7 +260,7 @@ fn layout_of(dtype: &NpyDType) -> Result<NpyLayout> {
 /// # Errors
 ///
 /// `Error::Io` for a file that is not `.npy` or is cut short; `Error::UnsupportedDType` for
-/// element types cnda does not hold (objects, strings, complex, nested records).
+/// element types cnda does not hold (objects, strings, `complex256`, nested records).
 pub fn read_header(r: &mut impl Read) -> Result<Header> {
     // npyz multiplies the header's shape without overflow checks, which panics in debug builds on
     // a crafted header; such a file is an error here, never a panic. (In release builds the

@@ -5,7 +5,7 @@
 //! on [`Cpu`](crate::kernel::Cpu), never by importing the backend.
 
 #[cfg(feature = "rayon")]
-use crate::element::Numeric;
+use crate::element::{Arithmetic, Numeric};
 #[cfg(feature = "rayon")]
 use crate::error::Result;
 #[cfg(feature = "rayon")]
@@ -133,7 +133,7 @@ pub(crate) trait HostEngine {
 
     /// Pairwise sum of a slice (the same summation order as the CPU's `sum` kernel).
     #[cfg(feature = "rayon")]
-    fn sum_slice<T: Numeric>(x: &[T]) -> T;
+    fn sum_slice<T: Arithmetic>(x: &[T]) -> T;
 
     /// Runs `work` on disjoint sub-ranges covering `range`, about `per_thread` of them per
     /// thread of rayon's pool, in parallel.

@@ -1,6 +1,8 @@
 //! The matrix-product kernel family, its element types and its thread budget.
 
-use crate::element::Numeric;
+use num_complex::Complex;
+
+use crate::element::Arithmetic;
 use crate::error::Result;
 use crate::kernel::{Backend, Desc};
 
@@ -8,12 +10,17 @@ mod sealed {
     pub trait Sealed {}
     impl Sealed for f32 {}
     impl Sealed for f64 {}
+    impl Sealed for super::Complex<f32> {}
+    impl Sealed for super::Complex<f64> {}
 }
 
-/// Element types with a `gemm` kernel: `f32` and `f64`.
-pub trait GemmElement: Numeric + sealed::Sealed {}
+/// Element types with a `gemm` kernel: `f32`, `f64`, `Complex<f32>` and `Complex<f64>` (the
+/// plain product, no conjugate; WebGPU has the real ones only).
+pub trait GemmElement: Arithmetic + sealed::Sealed {}
 impl GemmElement for f32 {}
 impl GemmElement for f64 {}
+impl GemmElement for Complex<f32> {}
+impl GemmElement for Complex<f64> {}
 
 /// How many threads a matrix product may use: an explicit resource, as in faer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -1,7 +1,7 @@
 //! The reduction kernel family: whole-operand reductions, arg-reductions and reductions along
 //! the last axis, each named by a token.
 
-use crate::element::Numeric;
+use crate::element::{Arithmetic, Numeric};
 use crate::error::Result;
 use crate::kernel::tokens::{ArgOp, ReduceOp};
 use crate::kernel::{Backend, Desc};
@@ -26,7 +26,7 @@ pub unsafe trait ReduceKernels: Backend {
     /// # Errors
     ///
     /// `Error::Device` when a device fails.
-    unsafe fn reduce<T: Numeric, Op: ReduceOp<T>, const N: usize>(
+    unsafe fn reduce<T: Arithmetic, Op: ReduceOp<T>, const N: usize>(
         dev: &Self::Device,
         op: Op,
         a: Desc<Self, T, N>,
@@ -44,7 +44,7 @@ pub unsafe trait ReduceKernels: Backend {
     /// # Errors
     ///
     /// `Error::Device` when a device fails.
-    unsafe fn reduce_last_axis<T: Numeric, Op: ReduceOp<T>, const N: usize, const M: usize>(
+    unsafe fn reduce_last_axis<T: Arithmetic, Op: ReduceOp<T>, const N: usize, const M: usize>(
         dev: &Self::Device,
         op: Op,
         out: Desc<Self, T, M>,

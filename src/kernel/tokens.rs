@@ -8,8 +8,11 @@
 
 use core::fmt::Debug;
 
-use crate::element::{Float, Numeric, Pod};
+use crate::element::{Arithmetic, Float, Numeric, Pod};
 use crate::error::{Error, Result};
+
+mod complex;
+pub use complex::{Arg, Conj, NormSqr};
 
 /// The `NAME`s of the binary ops device kernels exist for (binary, update and scalar forms): the
 /// tokens below. A device backend takes no other name, so a token of a user's own, whatever its
@@ -88,12 +91,12 @@ pub enum DeviceUnary<T> {
 }
 
 macro_rules! binary_tokens {
-    ($($(#[$doc:meta])* $Op:ident $name:literal [$($bound:tt)*] |$a:ident, $b:ident| $e:expr;)*) => {$(
+    ($($(#[$doc:meta])* $Op:ident $name:literal [$($bound:tt)+] |$a:ident, $b:ident| $e:expr;)*) => {$(
         $(#[$doc])*
         #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
         pub struct $Op;
 
-        impl<T: Numeric $($bound)*> BinaryOp<T> for $Op {
+        impl<T: $($bound)+> BinaryOp<T> for $Op {
             const NAME: &'static str = $name;
 
             #[inline(always)]
@@ -106,15 +109,15 @@ macro_rules! binary_tokens {
 
 binary_tokens! {
     /// `a + b`.
-    Add "add" [] |a, b| a + b;
+    Add "add" [Arithmetic] |a, b| a + b;
     /// `a - b`.
-    Sub "sub" [] |a, b| a - b;
+    Sub "sub" [Arithmetic] |a, b| a - b;
     /// `a * b`.
-    Mul "mul" [] |a, b| a * b;
+    Mul "mul" [Arithmetic] |a, b| a * b;
     /// `a / b`.
-    Div "div" [] |a, b| a / b;
+    Div "div" [Arithmetic] |a, b| a / b;
     /// `a % b`: Rust's remainder (C's `fmod` for floats; the sign follows `a`).
-    Rem "rem" [+ core::ops::Rem<Output = T>] |a, b| a % b;
+    Rem "rem" [Numeric + core::ops::Rem<Output = T>] |a, b| a % b;
 }
 
 /// `y`: the second operand, for assignment (`dst = src`) through the update kernels.
@@ -134,7 +137,7 @@ impl<T: Pod> BinaryOp<T> for Second {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Neg;
 
-impl<T: Numeric + core::ops::Neg<Output = T>> UnaryOp<T> for Neg {
+impl<T: Arithmetic + core::ops::Neg<Output = T>> UnaryOp<T> for Neg {
     type Output = T;
     const NAME: &'static str = "neg";
 
@@ -332,7 +335,7 @@ pub trait ArgOp<T>: Copy + Debug + Send + Sync + 'static {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Sum;
 
-impl<T: Numeric> ReduceOp<T> for Sum {
+impl<T: Arithmetic> ReduceOp<T> for Sum {
     const NAME: &'static str = "sum";
     const PAIRWISE: bool = true;
 
@@ -350,7 +353,7 @@ impl<T: Numeric> ReduceOp<T> for Sum {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Product;
 
-impl<T: Numeric> ReduceOp<T> for Product {
+impl<T: Arithmetic> ReduceOp<T> for Product {
     const NAME: &'static str = "product";
     const PAIRWISE: bool = false;
 

@@ -2,8 +2,8 @@
 //! assignment and unary `-`.
 //!
 //! A scalar may stand on either side: `&a * 2.0` and `2.0 * &a` (and `1.0 - a.view()`) for every
-//! scalar element type; those left-scalar impls are hidden from the API pages, which they
-//! would otherwise bury.
+//! scalar element type, complex ones included (which have no `%`); those left-scalar impls are
+//! hidden from the API pages, which they would otherwise bury.
 //!
 //! `%` is Rust's remainder, whose sign follows the dividend: C's `fmod`, NumPy's `np.fmod`, not
 //! NumPy's `%` (Python's modulo, whose sign follows the divisor): `-7.0 % 3.0 == -1.0` here and
@@ -23,7 +23,7 @@ use core::ops::{Add, AddAssign, Div, DivAssign, Mul, MulAssign, Neg, Rem, RemAss
 
 use crate::array::Array;
 use crate::check::BoundsCheck;
-use crate::element::Numeric;
+use crate::element::{Arithmetic, Numeric};
 use crate::error::or_panic;
 use crate::error::Result;
 use crate::kernel::tokens::{self, BinaryOp, ScalarLeft, ScalarRight};
@@ -43,7 +43,7 @@ use crate::view::{Access, Shared, Unique, View};
     label = "needs an array, view or scalar of `{T}` on the same backend",
     note = "both operands must hold the same element type (convert one with `map`) and live on the same backend (move one explicitly)"
 )]
-pub trait Operand<T: Numeric, const N: usize, B: Backend>: Sized {
+pub trait Operand<T: Arithmetic, const N: usize, B: Backend>: Sized {
     /// The result: a row-major array of the broadcast shape on `B`.
     type Output;
 
@@ -65,7 +65,7 @@ pub trait Operand<T: Numeric, const N: usize, B: Backend>: Sized {
     label = "needs an array, view or scalar of `{T}` whose rank is at most {N}",
     note = "the right operand is broadcast into the left one, so it may have fewer axes but not more"
 )]
-pub trait AssignOperand<T: Numeric, const N: usize, B: Backend = Cpu>: Sized {
+pub trait AssignOperand<T: Arithmetic, const N: usize, B: Backend = Cpu>: Sized {
     /// `dst[i] = op(dst[i], self[i])` for every index of `dst`.
     ///
     /// # Safety
@@ -78,7 +78,7 @@ pub trait AssignOperand<T: Numeric, const N: usize, B: Backend = Cpu>: Sized {
 
 #[diagnostic::do_not_recommend]
 impl<
-        T: Numeric,
+        T: Arithmetic,
         const N: usize,
         const M: usize,
         const K: usize,
@@ -98,7 +98,7 @@ where
 }
 
 #[diagnostic::do_not_recommend]
-impl<T: Numeric, const N: usize, const M: usize, B: ElementwiseKernels, L2: Layout, C2: BoundsCheck>
+impl<T: Arithmetic, const N: usize, const M: usize, B: ElementwiseKernels, L2: Layout, C2: BoundsCheck>
     AssignOperand<T, N, B> for &Array<T, M, B, L2, C2>
 where
     Rank<M>: BroadcastInto<Rank<N>>,
@@ -112,7 +112,7 @@ where
 macro_rules! view_operands {
     ($([$($A:tt)*] $rhs:ty),*) => {$(
         #[diagnostic::do_not_recommend]
-        impl<'r, T: Numeric, const N: usize, const M: usize, const K: usize, $($A)* B: ElementwiseKernels, L2: Layout, C2: BoundsCheck>
+        impl<'r, T: Arithmetic, const N: usize, const M: usize, const K: usize, $($A)* B: ElementwiseKernels, L2: Layout, C2: BoundsCheck>
             Operand<T, N, B> for $rhs
         where
             Rank<N>: MaxRank<Rank<M>, Output = Rank<K>>,
@@ -126,7 +126,7 @@ macro_rules! view_operands {
         }
 
         #[diagnostic::do_not_recommend]
-        impl<'r, T: Numeric, const N: usize, const M: usize, $($A)* B: ElementwiseKernels, L2: Layout, C2: BoundsCheck>
+        impl<'r, T: Arithmetic, const N: usize, const M: usize, $($A)* B: ElementwiseKernels, L2: Layout, C2: BoundsCheck>
             AssignOperand<T, N, B> for $rhs
         where
             Rank<M>: BroadcastInto<Rank<N>>,
@@ -142,7 +142,7 @@ macro_rules! view_operands {
 view_operands!([] View<'r, T, M, Shared, B, L2, C2>, [A: Access,] &'r View<'r, T, M, A, B, L2, C2>);
 
 #[diagnostic::do_not_recommend]
-impl<T: Numeric, const N: usize, B: ElementwiseKernels> Operand<T, N, B> for T {
+impl<T: Arithmetic, const N: usize, B: ElementwiseKernels> Operand<T, N, B> for T {
     type Output = Array<T, N, B>;
 
     unsafe fn combine<Op: BinaryOp<T>>(self, alloc: &B::Alloc, op: Op, lhs: Desc<B, T, N>) -> Result<Array<T, N, B>> {
@@ -152,7 +152,7 @@ impl<T: Numeric, const N: usize, B: ElementwiseKernels> Operand<T, N, B> for T {
 }
 
 #[diagnostic::do_not_recommend]
-impl<T: Numeric, const N: usize, B: ElementwiseKernels> AssignOperand<T, N, B> for T {
+impl<T: Arithmetic, const N: usize, B: ElementwiseKernels> AssignOperand<T, N, B> for T {
     unsafe fn update_into<Op: BinaryOp<T>>(self, op: Op, dst: Desc<B, T, N>) -> Result<()> {
         // SAFETY: the caller's contract.
         unsafe { elementwise::update_unary(ScalarRight(op, self), dst) }
@@ -161,7 +161,7 @@ impl<T: Numeric, const N: usize, B: ElementwiseKernels> AssignOperand<T, N, B> f
 
 macro_rules! binary_operators {
     ($($Op:ident $op:ident $try_op:ident $OpAssign:ident $op_assign:ident $try_op_assign:ident [$($bound:tt)*] $sym:tt;)*) => {$(
-        impl<'a, T: Numeric $($bound)*, const N: usize, B: Backend, L: Layout, C: BoundsCheck, R: Operand<T, N, B>> $Op<R>
+        impl<'a, T: Arithmetic $($bound)*, const N: usize, B: Backend, L: Layout, C: BoundsCheck, R: Operand<T, N, B>> $Op<R>
             for &'a Array<T, N, B, L, C>
         {
             type Output = R::Output;
@@ -171,7 +171,7 @@ macro_rules! binary_operators {
             }
         }
 
-        impl<'a, T: Numeric $($bound)*, const N: usize, B: Backend, L: Layout, C: BoundsCheck, R: Operand<T, N, B>> $Op<R>
+        impl<'a, T: Arithmetic $($bound)*, const N: usize, B: Backend, L: Layout, C: BoundsCheck, R: Operand<T, N, B>> $Op<R>
             for View<'a, T, N, Shared, B, L, C>
         {
             type Output = R::Output;
@@ -181,7 +181,7 @@ macro_rules! binary_operators {
             }
         }
 
-        impl<'a, 'v, T: Numeric $($bound)*, const N: usize, A: Access, B: Backend, L: Layout, C: BoundsCheck, R: Operand<T, N, B>> $Op<R>
+        impl<'a, 'v, T: Arithmetic $($bound)*, const N: usize, A: Access, B: Backend, L: Layout, C: BoundsCheck, R: Operand<T, N, B>> $Op<R>
             for &'a View<'v, T, N, A, B, L, C>
         {
             type Output = R::Output;
@@ -191,7 +191,7 @@ macro_rules! binary_operators {
             }
         }
 
-        impl<T: Numeric $($bound)*, const N: usize, B: Backend, L: Layout, C: BoundsCheck, R: AssignOperand<T, N, B>> $OpAssign<R>
+        impl<T: Arithmetic $($bound)*, const N: usize, B: Backend, L: Layout, C: BoundsCheck, R: AssignOperand<T, N, B>> $OpAssign<R>
             for Array<T, N, B, L, C>
         {
             #[track_caller]
@@ -202,7 +202,7 @@ macro_rules! binary_operators {
             }
         }
 
-        impl<T: Numeric $($bound)*, const N: usize, B: Backend, L: Layout, C: BoundsCheck, R: AssignOperand<T, N, B>> $OpAssign<R>
+        impl<T: Arithmetic $($bound)*, const N: usize, B: Backend, L: Layout, C: BoundsCheck, R: AssignOperand<T, N, B>> $OpAssign<R>
             for View<'_, T, N, Unique, B, L, C>
         {
             #[track_caller]
@@ -213,7 +213,7 @@ macro_rules! binary_operators {
             }
         }
 
-        impl<T: Numeric $($bound)*, const N: usize, B: Backend, L: Layout, C: BoundsCheck> Array<T, N, B, L, C> {
+        impl<T: Arithmetic $($bound)*, const N: usize, B: Backend, L: Layout, C: BoundsCheck> Array<T, N, B, L, C> {
             #[doc = concat!("`self ", stringify!($sym), "= rhs` (`rhs` broadcast to this shape), returning the error instead of panicking.")]
             ///
             /// # Errors
@@ -239,7 +239,7 @@ macro_rules! binary_operators {
             }
         }
 
-        impl<T: Numeric $($bound)*, const N: usize, B: Backend, L: Layout, C: BoundsCheck> View<'_, T, N, Unique, B, L, C> {
+        impl<T: Arithmetic $($bound)*, const N: usize, B: Backend, L: Layout, C: BoundsCheck> View<'_, T, N, Unique, B, L, C> {
             #[doc = concat!("`self ", stringify!($sym), "= rhs` (`rhs` broadcast to this shape), returning the error instead of panicking.")]
             ///
             /// # Errors
@@ -253,7 +253,7 @@ macro_rules! binary_operators {
             }
         }
 
-        impl<T: Numeric $($bound)*, const N: usize, A: Access, B: Backend, L: Layout, C: BoundsCheck> View<'_, T, N, A, B, L, C> {
+        impl<T: Arithmetic $($bound)*, const N: usize, A: Access, B: Backend, L: Layout, C: BoundsCheck> View<'_, T, N, A, B, L, C> {
             #[doc = concat!("`self ", stringify!($sym), " rhs` with broadcasting, returning the error instead of panicking.")]
             ///
             /// The result comes from the system allocator on the CPU (a view does not know its
@@ -276,7 +276,7 @@ binary_operators! {
     Sub sub try_sub SubAssign sub_assign try_sub_assign [] -;
     Mul mul try_mul MulAssign mul_assign try_mul_assign [] *;
     Div div try_div DivAssign div_assign try_div_assign [] /;
-    Rem rem try_rem RemAssign rem_assign try_rem_assign [+ Rem<Output = T>] %;
+    Rem rem try_rem RemAssign rem_assign try_rem_assign [+ Numeric + Rem<Output = T>] %;
 }
 
 macro_rules! scalar_left {
@@ -284,7 +284,7 @@ macro_rules! scalar_left {
         scalar_left!(@op $t, Add add, Sub sub, Mul mul, Div div, Rem rem);
     )*};
     (@op $t:ty, $($Op:ident $op:ident),*) => {$(
-        // Hidden from rustdoc: 140 impls (14 scalar types, 5 operators, arrays and views) would
+        // Hidden from rustdoc: 156 impls (16 scalar types, 4 or 5 operators, arrays and views) would
         // bury `Array`'s methods; the module documentation states the capability once.
         #[doc(hidden)]
         impl<const N: usize, B: ElementwiseKernels, L: Layout, C: BoundsCheck> $Op<&Array<$t, N, B, L, C>> for $t {
@@ -309,8 +309,10 @@ macro_rules! scalar_left {
 }
 
 scalar_left!(i8, i16, i32, i64, isize, u8, u16, u32, u64, usize, f32, f64, half::f16, half::bf16);
+scalar_left!(@op num_complex::Complex<f32>, Add add, Sub sub, Mul mul, Div div);
+scalar_left!(@op num_complex::Complex<f64>, Add add, Sub sub, Mul mul, Div div);
 
-impl<T: Numeric + Neg<Output = T>, const N: usize, B: ElementwiseKernels, L: Layout, C: BoundsCheck> Neg
+impl<T: Arithmetic + Neg<Output = T>, const N: usize, B: ElementwiseKernels, L: Layout, C: BoundsCheck> Neg
     for &Array<T, N, B, L, C>
 {
     type Output = Array<T, N, B, RowMajor, C>;
@@ -321,7 +323,7 @@ impl<T: Numeric + Neg<Output = T>, const N: usize, B: ElementwiseKernels, L: Lay
     }
 }
 
-impl<T: Numeric + Neg<Output = T>, const N: usize, B: ElementwiseKernels, L: Layout, C: BoundsCheck> Neg
+impl<T: Arithmetic + Neg<Output = T>, const N: usize, B: ElementwiseKernels, L: Layout, C: BoundsCheck> Neg
     for View<'_, T, N, Shared, B, L, C>
 {
     type Output = Array<T, N, B, RowMajor, C>;

@@ -4,7 +4,7 @@
 use crate::array::Array;
 use crate::array::AsView;
 use crate::check::BoundsCheck;
-use crate::element::Numeric;
+use crate::element::Arithmetic;
 use crate::error::or_panic;
 use crate::error::{Error, Result};
 use crate::kernel::GemmElement;
@@ -56,7 +56,7 @@ impl<T: GemmElement> MatrixOperand<T, 2> for Rank<2> {
     }
 }
 
-impl<T: Numeric, L: Layout, C: BoundsCheck> ArrayView<'_, T, 1, L, C> {
+impl<T: Arithmetic, L: Layout, C: BoundsCheck> ArrayView<'_, T, 1, L, C> {
     /// The inner product `sum(self[k] * other[k])`, accumulated in order.
     ///
     /// # Panics
@@ -67,7 +67,8 @@ impl<T: Numeric, L: Layout, C: BoundsCheck> ArrayView<'_, T, 1, L, C> {
         or_panic(self.try_dot(other))
     }
 
-    /// The inner product of two vectors.
+    /// The inner product of two vectors (of complex ones without a conjugate, as NumPy's `dot`;
+    /// `a.conj().dot(&b)` is NumPy's `vdot`).
     ///
     /// # Errors
     ///
@@ -113,7 +114,7 @@ impl<T: GemmElement, L: Layout, C: BoundsCheck> ArrayView<'_, T, 2, L, C> {
     }
 }
 
-impl<T: Numeric, B: HostAccessible, L: Layout, C: BoundsCheck> Array<T, 1, B, L, C> {
+impl<T: Arithmetic, B: HostAccessible, L: Layout, C: BoundsCheck> Array<T, 1, B, L, C> {
     /// The inner product of two vectors; see [`ArrayView::dot`].
     ///
     /// ```

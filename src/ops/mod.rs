@@ -7,6 +7,7 @@
 //! ([`HostEngine`](crate::kernel) on `Cpu`).
 
 pub mod arith;
+pub(crate) mod complex;
 mod copies;
 pub(crate) mod dot;
 pub mod elementwise;

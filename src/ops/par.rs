@@ -4,7 +4,7 @@
 
 use crate::array::Array;
 use crate::check::BoundsCheck;
-use crate::element::{Numeric, Pod};
+use crate::element::{Arithmetic, Pod};
 use crate::error::or_panic;
 use crate::kernel::host::HostEngine;
 use crate::kernel::{Cpu, HostAccessible};
@@ -28,7 +28,7 @@ impl<T: Pod + Sync, const N: usize, L: Layout, C: BoundsCheck> ArrayView<'_, T, 
     }
 }
 
-impl<T: Numeric, const N: usize, L: Layout, C: BoundsCheck> ArrayView<'_, T, N, L, C> {
+impl<T: Arithmetic, const N: usize, L: Layout, C: BoundsCheck> ArrayView<'_, T, N, L, C> {
     /// [`ArrayView::sum`] on all threads: blocks of rows summed in parallel, block sums combined
     /// pairwise.
     pub fn par_sum(&self) -> T {
@@ -76,7 +76,7 @@ impl<T: Pod + Send + Sync, const N: usize, B: HostAccessible, L: Layout, C: Boun
     }
 }
 
-impl<T: Numeric, const N: usize, B: HostAccessible, L: Layout, C: BoundsCheck> Array<T, N, B, L, C> {
+impl<T: Arithmetic, const N: usize, B: HostAccessible, L: Layout, C: BoundsCheck> Array<T, N, B, L, C> {
     /// See [`ArrayView::par_sum`].
     pub fn par_sum(&self) -> T {
         self.host_view().par_sum()

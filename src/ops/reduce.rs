@@ -16,7 +16,7 @@
 
 use crate::array::Array;
 use crate::check::BoundsCheck;
-use crate::element::{Numeric, Pod};
+use crate::element::{Arithmetic, Numeric, Pod};
 use crate::error::or_panic;
 use crate::error::{Error, Result};
 use crate::geometry::{merge_axes, remove_axis};
@@ -39,7 +39,7 @@ use crate::view::{Access, ArrayView, View};
 /// # Errors
 ///
 /// `Error::Device` from the kernel.
-pub(crate) unsafe fn reduce<B: ReduceKernels, T: Numeric, Op: ReduceOp<T>, const N: usize>(
+pub(crate) unsafe fn reduce<B: ReduceKernels, T: Arithmetic, Op: ReduceOp<T>, const N: usize>(
     op: Op,
     a: Desc<B, T, N>,
 ) -> Result<Option<T>> {
@@ -98,7 +98,7 @@ pub(crate) unsafe fn reduce_axis<B, T, Op, const N: usize, const M: usize, C>(
 ) -> Result<Option<Array<T, M, B, RowMajor, C>>>
 where
     B: ReduceKernels,
-    T: Numeric,
+    T: Arithmetic,
     Op: ReduceOp<T>,
     C: BoundsCheck,
 {
@@ -132,26 +132,34 @@ where
 
 /// One reduction method per line, on views and arrays of any backend with reduction kernels.
 macro_rules! reductions {
-    ($(#[$doc:meta])* $name:ident -> $ret:ty = $body:expr; $($rest:tt)*) => {
-        reductions!(@one [$(#[$doc])*] $name $ret, $body);
+    ($(#[$doc:meta])* $name:ident [$bound:ident] -> $ret:ty = $body:expr; $($rest:tt)*) => {
+        reductions!(@one [$(#[$doc])*] $name $bound $ret, $body);
         reductions!($($rest)*);
     };
     () => {};
-    (@one [$($doc:tt)*] $name:ident $ret:ty, $body:expr) => {
-        impl<T: Numeric, const N: usize, A: Access, B: ReduceKernels, L: Layout, C: BoundsCheck> View<'_, T, N, A, B, L, C> {
+    (@one [$($doc:tt)*] $name:ident $bound:ident $ret:ty, $body:expr) => {
+        // Every reduction is a method of every arithmetic array, bounded per method, so calling an
+        // order's reduction on a complex array names the missing bound (`Numeric`) and its fix.
+        impl<T: Arithmetic, const N: usize, A: Access, B: ReduceKernels, L: Layout, C: BoundsCheck> View<'_, T, N, A, B, L, C> {
             $($doc)*
             #[track_caller]
-            pub fn $name(&self) -> $ret {
+            pub fn $name(&self) -> $ret
+            where
+                T: $bound,
+            {
                 let a = self.desc();
                 // SAFETY: a live view, borrowed shared for the call.
                 or_panic(unsafe { $body(a) })
             }
         }
 
-        impl<T: Numeric, const N: usize, B: ReduceKernels, L: Layout, C: BoundsCheck> Array<T, N, B, L, C> {
+        impl<T: Arithmetic, const N: usize, B: ReduceKernels, L: Layout, C: BoundsCheck> Array<T, N, B, L, C> {
             $($doc)*
             #[track_caller]
-            pub fn $name(&self) -> $ret {
+            pub fn $name(&self) -> $ret
+            where
+                T: $bound,
+            {
                 let a = self.desc();
                 // SAFETY: the array's own elements, borrowed shared for the call.
                 or_panic(unsafe { $body(a) })
@@ -173,22 +181,22 @@ reductions! {
     /// assert_eq!(a.argmax(), Some([1, 2]));
     /// assert_eq!(a.sum_axis::<1>(0).as_slice(), &[3.0, 5.0, 7.0]);
     /// ```
-    sum -> T = |a| reduce(tokens::Sum, a).map(|s| s.unwrap_or(T::ZERO));
+    sum [Arithmetic] -> T = |a| reduce(tokens::Sum, a).map(|s| s.unwrap_or(T::ZERO));
     /// Product of all elements; one for an empty array.
-    product -> T = |a| reduce(tokens::Product, a).map(|p| p.unwrap_or(T::ONE));
+    product [Arithmetic] -> T = |a| reduce(tokens::Product, a).map(|p| p.unwrap_or(T::ONE));
     /// Arithmetic mean, or `None` for an empty array.
-    mean -> Option<T> = |a: Desc<_, T, N>| {
+    mean [Arithmetic] -> Option<T> = |a: Desc<_, T, N>| {
         let n = a.len();
         reduce(tokens::Sum, a).map(|s| s.filter(|_| n > 0).map(|s| s / T::from_usize(n)))
     };
     /// Smallest element (NaN if any element is NaN), or `None` for an empty array.
-    min -> Option<T> = |a| reduce(tokens::Min, a);
+    min [Numeric] -> Option<T> = |a| reduce(tokens::Min, a);
     /// Largest element (NaN if any element is NaN), or `None` for an empty array.
-    max -> Option<T> = |a| reduce(tokens::Max, a);
+    max [Numeric] -> Option<T> = |a| reduce(tokens::Max, a);
     /// Index of the first smallest element (of the first NaN, if any), or `None` when empty.
-    argmin -> Option<[usize; N]> = |a| arg_reduce(tokens::ArgMin, a);
+    argmin [Numeric] -> Option<[usize; N]> = |a| arg_reduce(tokens::ArgMin, a);
     /// Index of the first largest element (of the first NaN, if any), or `None` when empty.
-    argmax -> Option<[usize; N]> = |a| arg_reduce(tokens::ArgMax, a);
+    argmax [Numeric] -> Option<[usize; N]> = |a| arg_reduce(tokens::ArgMax, a);
 }
 
 /// `min_axis`/`max_axis` and their `try_` forms, one line each (inside `axis_reductions!`).
@@ -226,7 +234,7 @@ macro_rules! extrema_axis {
 /// kernels (outputs from their `allocator()`).
 macro_rules! axis_reductions {
     ($($Self:ty, [$($bounds:tt)*];)*) => {$(
-        impl<'v, T: Numeric, const N: usize, $($bounds)* B: ReduceKernels + ElementwiseKernels, L: Layout, C: BoundsCheck> $Self {
+        impl<'v, T: Arithmetic, const N: usize, $($bounds)* B: ReduceKernels + ElementwiseKernels, L: Layout, C: BoundsCheck> $Self {
             /// Sums along `axis`: rank `N - 1`, inferred.
             ///
             /// # Panics
@@ -286,7 +294,9 @@ macro_rules! axis_reductions {
                 unsafe { elementwise::update_unary(ScalarRight(tokens::Div, T::from_usize(n)), sums.desc_mut()) }?;
                 Ok(Some(sums))
             }
+        }
 
+        impl<'v, T: Numeric, const N: usize, $($bounds)* B: ReduceKernels + ElementwiseKernels, L: Layout, C: BoundsCheck> $Self {
             extrema_axis! {
                 min_axis try_min_axis "Smallest" tokens::Min;
                 max_axis try_max_axis "Largest" tokens::Max;

@@ -214,7 +214,7 @@ unsafe impl ElementwiseKernels for Model {
 
 // SAFETY: reads only in-bounds indices and writes every output index once.
 unsafe impl ReduceKernels for Model {
-    unsafe fn reduce<T: Numeric, Op: ReduceOp<T>, const N: usize>(
+    unsafe fn reduce<T: cnda::Arithmetic, Op: ReduceOp<T>, const N: usize>(
         _: &Dev,
         op: Op,
         a: Desc<Model, T, N>,
@@ -224,7 +224,7 @@ unsafe impl ReduceKernels for Model {
         Ok(xs.reduce(|acc, x| op.combine(acc, x)).expect("not empty"))
     }
 
-    unsafe fn reduce_last_axis<T: Numeric, Op: ReduceOp<T>, const N: usize, const M: usize>(
+    unsafe fn reduce_last_axis<T: cnda::Arithmetic, Op: ReduceOp<T>, const N: usize, const M: usize>(
         _: &Dev,
         op: Op,
         out: Desc<Model, T, M>,

@@ -77,7 +77,7 @@ impl HostEngine for Cpu {
     }
 
     #[cfg(feature = "rayon")]
-    fn sum_slice<T: Numeric>(x: &[T]) -> T {
+    fn sum_slice<T: crate::element::Arithmetic>(x: &[T]) -> T {
         super::reduce::sum_slice(x)
     }
 

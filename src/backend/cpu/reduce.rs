@@ -7,7 +7,7 @@
 
 use super::lanes;
 use super::simd::Isa;
-use crate::element::Numeric;
+use crate::element::{Arithmetic, Numeric};
 use crate::error::Result;
 use crate::kernel::host::{Dst, Src};
 use crate::kernel::tokens::{ArgOp, ReduceOp};
@@ -23,7 +23,7 @@ const PAIRWISE_BLOCK: usize = 128;
 /// recursion enters the function compiled for the CPU's instruction set, where the block loop is
 /// inlined.
 #[inline]
-fn pairwise<T: Numeric, Op: ReduceOp<T>>(op: Op, zero: T, x: &[T]) -> T {
+fn pairwise<T: Arithmetic, Op: ReduceOp<T>>(op: Op, zero: T, x: &[T]) -> T {
     Isa::detect().run_simd(Pairwise { op, zero, x })
 }
 
@@ -34,7 +34,7 @@ struct Pairwise<'x, T, Op> {
     x: &'x [T],
 }
 
-impl<T: Numeric, Op: ReduceOp<T>> pulp::WithSimd for Pairwise<'_, T, Op> {
+impl<T: Arithmetic, Op: ReduceOp<T>> pulp::WithSimd for Pairwise<'_, T, Op> {
     type Output = T;
 
     #[inline(always)]
@@ -53,7 +53,7 @@ impl<T: Numeric, Op: ReduceOp<T>> pulp::WithSimd for Pairwise<'_, T, Op> {
 
 /// One block of at most `PAIRWISE_BLOCK` elements, with 8 accumulators.
 #[inline(always)]
-fn block<T: Numeric, Op: ReduceOp<T>>(op: Op, zero: T, x: &[T]) -> T {
+fn block<T: Arithmetic, Op: ReduceOp<T>>(op: Op, zero: T, x: &[T]) -> T {
     let mut acc = [zero; 8];
     let chunks = x.chunks_exact(8);
     let tail = chunks.remainder();
@@ -72,7 +72,7 @@ fn block<T: Numeric, Op: ReduceOp<T>>(op: Op, zero: T, x: &[T]) -> T {
 
 /// Pairwise sum of a slice (what `par_sum` combines its block sums with).
 #[cfg(feature = "rayon")]
-pub(crate) fn sum_slice<T: Numeric>(x: &[T]) -> T {
+pub(crate) fn sum_slice<T: Arithmetic>(x: &[T]) -> T {
     pairwise(crate::kernel::tokens::Sum, T::ZERO, x)
 }
 
@@ -82,7 +82,7 @@ pub(crate) fn sum_slice<T: Numeric>(x: &[T]) -> T {
 /// # Safety
 ///
 /// `p.offset(i * step)` is a readable element for every `i < len`.
-unsafe fn strided_blocks<T: Numeric, Op: ReduceOp<T>>(
+unsafe fn strided_blocks<T: Arithmetic, Op: ReduceOp<T>>(
     op: Op,
     zero: T,
     p: *const T,
@@ -119,7 +119,7 @@ unsafe fn strided_blocks<T: Numeric, Op: ReduceOp<T>>(
 ///
 /// As for [`strided_blocks`]; `len > 0` when the op has no identity.
 #[inline]
-unsafe fn reduce_lane<T: Numeric, Op: ReduceOp<T>>(op: Op, p: *const T, len: usize, step: isize) -> T {
+unsafe fn reduce_lane<T: Arithmetic, Op: ReduceOp<T>>(op: Op, p: *const T, len: usize, step: isize) -> T {
     // SAFETY: the caller's contract.
     unsafe {
         if Op::PAIRWISE {
@@ -143,7 +143,7 @@ unsafe fn reduce_lane<T: Numeric, Op: ReduceOp<T>>(op: Op, p: *const T, len: usi
 // SAFETY: every kernel reads only the indices of its operands' shapes and `reduce_last_axis`
 // writes each output index once (first plane or lane result) before combining into it.
 unsafe impl ReduceKernels for Cpu {
-    unsafe fn reduce<T: Numeric, Op: ReduceOp<T>, const N: usize>(_: &Cpu, op: Op, a: Desc<Cpu, T, N>) -> Result<T> {
+    unsafe fn reduce<T: Arithmetic, Op: ReduceOp<T>, const N: usize>(_: &Cpu, op: Op, a: Desc<Cpu, T, N>) -> Result<T> {
         let base = a.handle.cast_const();
         let mut partial = Vec::new();
         lanes::for_each_lane(a.shape, [a.strides], |[offset], len, [step]| {
@@ -171,7 +171,7 @@ unsafe impl ReduceKernels for Cpu {
         })
     }
 
-    unsafe fn reduce_last_axis<T: Numeric, Op: ReduceOp<T>, const N: usize, const M: usize>(
+    unsafe fn reduce_last_axis<T: Arithmetic, Op: ReduceOp<T>, const N: usize, const M: usize>(
         _: &Cpu,
         op: Op,
         out: Desc<Cpu, T, M>,

@@ -7,6 +7,7 @@ use core::any::TypeId;
 use core::ffi::c_int;
 
 use cudarc::cublas::{result as blas, sys as blas_sys};
+use num_complex::Complex;
 
 use super::device::{device_error, CudaDevice};
 use super::{Cuda, CudaBuffer};
@@ -36,7 +37,7 @@ struct Gemm {
     ldc: c_int,
 }
 
-/// cuBLAS's `sgemm` or `dgemm`, for element type `E`.
+/// cuBLAS's `sgemm`, `dgemm`, `cgemm` or `zgemm`, for element type `E`.
 type GemmFn<E> = unsafe fn(
     blas_sys::cublasHandle_t,
     blas_sys::cublasOperation_t,
@@ -61,12 +62,12 @@ impl Gemm {
     ///
     /// The addresses are live device memory of `E`s with the dimensions and leading dimensions
     /// given, and `handle` is bound to the stream that orders them.
-    unsafe fn run<E: From<f32>>(
+    unsafe fn run<E: GemmElement>(
         &self,
         handle: blas_sys::cublasHandle_t,
         gemm: GemmFn<E>,
     ) -> core::result::Result<(), blas::CublasError> {
-        let (alpha, beta) = (E::from(1.0), E::from(0.0));
+        let (alpha, beta) = (E::ONE, E::ZERO);
         // SAFETY: the caller's contract.
         unsafe {
             gemm(
@@ -87,6 +88,57 @@ impl Gemm {
             )
         }
     }
+}
+
+/// cuBLAS's complex products with `num_complex`'s types, which have `cuComplex`'s layout
+/// (`{ re, im }`, `#[repr(C)]`, aligned as the part type; cuBLAS reads them through pointers
+/// aligned to 8 or 16 bytes, which cnda's device buffers are).
+macro_rules! complex_gemm {
+    ($($name:ident $sys:ident $E:ty, $C:ty;)*) => {$(
+        #[allow(clippy::too_many_arguments)]
+        unsafe fn $name(
+            handle: blas_sys::cublasHandle_t,
+            ta: blas_sys::cublasOperation_t,
+            tb: blas_sys::cublasOperation_t,
+            m: c_int,
+            n: c_int,
+            k: c_int,
+            alpha: *const $E,
+            a: *const $E,
+            lda: c_int,
+            b: *const $E,
+            ldb: c_int,
+            beta: *const $E,
+            c: *mut $E,
+            ldc: c_int,
+        ) -> core::result::Result<(), blas::CublasError> {
+            // SAFETY: the caller's contract (`Gemm::run`'s); the pointer casts keep the layout.
+            unsafe {
+                blas_sys::$sys(
+                    handle,
+                    ta,
+                    tb,
+                    m,
+                    n,
+                    k,
+                    alpha.cast::<$C>(),
+                    a.cast::<$C>(),
+                    lda,
+                    b.cast::<$C>(),
+                    ldb,
+                    beta.cast::<$C>(),
+                    c.cast::<$C>(),
+                    ldc,
+                )
+                .result()
+            }
+        }
+    )*};
+}
+
+complex_gemm! {
+    cgemm cublasCgemm_v2 Complex<f32>, blas_sys::cuComplex;
+    zgemm cublasZgemm_v2 Complex<f64>, blas_sys::cuDoubleComplex;
 }
 
 /// `m` as a cuBLAS dimension.
@@ -175,10 +227,15 @@ unsafe impl MatmulKernels for Cuda {
         // SAFETY: the addresses are live device memory of the shapes and leading dimensions given
         // (checked by `as_operand`), used on the handle's stream (the device's).
         let result = dev.with_blas(|handle| unsafe {
-            if TypeId::of::<T>() == TypeId::of::<f32>() {
+            let t = TypeId::of::<T>();
+            if t == TypeId::of::<f32>() {
                 call.run(handle, blas::sgemm)
+            } else if t == TypeId::of::<f64>() {
+                call.run(handle, blas::dgemm)
+            } else if t == TypeId::of::<Complex<f32>>() {
+                call.run(handle, cgemm)
             } else {
-                call.run(handle, blas::dgemm) // f64, the only other `GemmElement`
+                call.run(handle, zgemm) // Complex<f64>, the last `GemmElement`
             }
         })?;
         result.map_err(|e| device_error(format!("cuBLAS gemm: {e:?}")))?;

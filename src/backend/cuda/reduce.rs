@@ -8,14 +8,14 @@ use super::device::{device_error, CudaDevice};
 use super::dispatch::{all_contiguous, kernel_desc, launch, launch_error, suffix, Scalar, BLOCK, REDUCE};
 use super::kernels::FAMILIES;
 use super::{Cuda, CudaBuffer};
-use crate::element::{Numeric, Pod};
+use crate::element::{Arithmetic, Numeric, Pod};
 use crate::error::{Error, Result};
 use crate::kernel::tokens::{check_device_name, ArgOp, ReduceOp, DEVICE_ARG, DEVICE_FOLD};
 use crate::kernel::Desc;
 use crate::kernel::ReduceKernels;
 
 /// What a fold's idle threads start from: the token's `fold_start`.
-fn fold_start<T: Numeric, Op: ReduceOp<T>>(op: Op) -> Result<T> {
+fn fold_start<T: Arithmetic, Op: ReduceOp<T>>(op: Op) -> Result<T> {
     op.fold_start().ok_or(Error::NoKernel {
         op: Op::NAME,
         backend: "CUDA",
@@ -30,7 +30,7 @@ pub(super) struct Partials<T: Pod> {
     blocks: usize,
 }
 
-impl<T: Numeric> Partials<T> {
+impl<T: Arithmetic> Partials<T> {
     /// Room for the partials of a first pass over `n` items.
     pub(super) fn allocate(dev: &CudaDevice, op: &'static str, n: usize) -> Result<Self> {
         let blocks = dev.grid(n).grid_dim.0 as usize;
@@ -74,7 +74,7 @@ fn read_back<T: Pod>(dev: &CudaDevice, addr: u64, len: usize) -> Result<Vec<T>> 
 // SAFETY: the two-pass folds read only the descriptors' indices and return the folded value;
 // `reduce_last_axis` writes each output element once.
 unsafe impl ReduceKernels for Cuda {
-    unsafe fn reduce<T: Numeric, Op: ReduceOp<T>, const N: usize>(
+    unsafe fn reduce<T: Arithmetic, Op: ReduceOp<T>, const N: usize>(
         dev: &CudaDevice,
         op: Op,
         a: Desc<Cuda, T, N>,
@@ -97,7 +97,7 @@ unsafe impl ReduceKernels for Cuda {
         partials.fold(dev, t, &name, identity)
     }
 
-    unsafe fn reduce_last_axis<T: Numeric, Op: ReduceOp<T>, const N: usize, const M: usize>(
+    unsafe fn reduce_last_axis<T: Arithmetic, Op: ReduceOp<T>, const N: usize, const M: usize>(
         dev: &CudaDevice,
         op: Op,
         out: Desc<Cuda, T, M>,

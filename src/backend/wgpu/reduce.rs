@@ -6,14 +6,14 @@ use super::dispatch::{buffer, elem, params, run, to_i32, words};
 use super::shaders::family;
 use super::transfer::read_back;
 use super::{Wgpu, WgpuBuffer};
-use crate::element::Numeric;
+use crate::element::{Arithmetic, Numeric};
 use crate::error::{Error, Result};
 use crate::kernel::tokens::{check_device_name, ArgOp, ReduceOp, DEVICE_ARG, DEVICE_FOLD};
 use crate::kernel::Desc;
 use crate::kernel::ReduceKernels;
 
 /// What a fold's idle threads start from: the token's `fold_start`.
-fn fold_start<T: Numeric, Op: ReduceOp<T>>(op: Op) -> Result<T> {
+fn fold_start<T: Arithmetic, Op: ReduceOp<T>>(op: Op) -> Result<T> {
     op.fold_start().ok_or(Error::NoKernel {
         op: Op::NAME,
         backend: "WebGPU",
@@ -29,7 +29,7 @@ fn reduction_groups(n: usize) -> usize {
 // SAFETY: the folds read only the descriptors' indices; `reduce_last_axis` writes each output
 // element once.
 unsafe impl ReduceKernels for Wgpu {
-    unsafe fn reduce<T: Numeric, Op: ReduceOp<T>, const N: usize>(
+    unsafe fn reduce<T: Arithmetic, Op: ReduceOp<T>, const N: usize>(
         dev: &WgpuDevice,
         op: Op,
         a: Desc<Wgpu, T, N>,
@@ -62,7 +62,7 @@ unsafe impl ReduceKernels for Wgpu {
         Ok(read_back::<T>(dev, partial.raw(), 0, 1)?[0])
     }
 
-    unsafe fn reduce_last_axis<T: Numeric, Op: ReduceOp<T>, const N: usize, const M: usize>(
+    unsafe fn reduce_last_axis<T: Arithmetic, Op: ReduceOp<T>, const N: usize, const M: usize>(
         dev: &WgpuDevice,
         op: Op,
         out: Desc<Wgpu, T, M>,

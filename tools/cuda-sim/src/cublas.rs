@@ -1,5 +1,5 @@
 //! The cuBLAS stand-in: handles, streams and the GEMMs cnda calls (`cublasSgemm_v2`,
-//! `cublasDgemm_v2`): column-major `C = alpha * op(A) * op(B) + beta * C` as a plain loop
+//! `cublasDgemm_v2`, `cublasCgemm_v2`, `cublasZgemm_v2`): column-major `C = alpha * op(A) * op(B) + beta * C` as a plain loop
 //! honouring transposes and leading dimensions, each product summed in order with fused
 //! multiply-adds. Every matrix must lie inside a live allocation of the memory map; `beta == 0`
 //! does not read `C` (as BLAS specifies). Host pointer mode only (cuBLAS's default).
@@ -75,6 +75,8 @@ pub extern "C" fn cublasSetPointerMode_v2(_h: *mut c_void, mode: c_uint) -> Stat
 /// Element types of the GEMM.
 pub trait Elem: Copy + std::ops::Mul<Output = Self> + std::ops::Add<Output = Self> {
     const ZERO: Self;
+    /// Whether `CUBLAS_OP_C` (a conjugate transpose, not simulated) differs from `CUBLAS_OP_T`.
+    const COMPLEX: bool = false;
     fn fma(a: Self, b: Self, c: Self) -> Self;
 }
 
@@ -89,6 +91,38 @@ impl Elem for f64 {
     const ZERO: f64 = 0.0;
     fn fma(a: f64, b: f64, c: f64) -> f64 {
         a.mul_add(b, c)
+    }
+}
+
+/// A complex number as cuBLAS lays it out (`cuComplex`, `cuDoubleComplex`): real part first.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Cx<T> {
+    pub re: T,
+    pub im: T,
+}
+
+impl<T: Elem + std::ops::Sub<Output = T>> std::ops::Add for Cx<T> {
+    type Output = Self;
+    fn add(self, o: Self) -> Self {
+        Cx { re: self.re + o.re, im: self.im + o.im }
+    }
+}
+
+impl<T: Elem + std::ops::Sub<Output = T>> std::ops::Mul for Cx<T> {
+    type Output = Self;
+    fn mul(self, o: Self) -> Self {
+        Cx { re: self.re * o.re - self.im * o.im, im: self.re * o.im + self.im * o.re }
+    }
+}
+
+/// Complex products are summed with a plain multiply and add (no fused form, as num-complex's
+/// operators compute them).
+impl<T: Elem + std::ops::Sub<Output = T>> Elem for Cx<T> {
+    const ZERO: Self = Cx { re: T::ZERO, im: T::ZERO };
+    const COMPLEX: bool = true;
+    fn fma(a: Self, b: Self, c: Self) -> Self {
+        a * b + c
     }
 }
 
@@ -114,6 +148,9 @@ pub unsafe fn gemm<T: Elem>(
 ) -> Result<(), (Status, String)> {
     if m < 0 || n < 0 || k < 0 || ta > 2 || tb > 2 || alpha.is_null() || beta.is_null() {
         return Err((STATUS_INVALID_VALUE, format!("gemm: m={m} n={n} k={k} transa={ta} transb={tb}")));
+    }
+    if T::COMPLEX && (ta == 2 || tb == 2) {
+        return Err((STATUS_INVALID_VALUE, "gemm: conjugate transposes (CUBLAS_OP_C) are not simulated".into()));
     }
     let (rows_a, rows_b) = (if ta == 0 { m } else { k }, if tb == 0 { k } else { n });
     if lda < rows_a.max(1) || ldb < rows_b.max(1) || ldc < m.max(1) {
@@ -211,4 +248,34 @@ pub unsafe extern "C" fn cublasDgemm_v2(
 ) -> Status {
     // SAFETY: cuBLAS's contract; device sides are checked inside.
     status(|| unsafe { gemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc) })
+}
+
+macro_rules! complex_gemm {
+    ($($name:ident $T:ty;)*) => {$(
+        #[no_mangle]
+        pub unsafe extern "C" fn $name(
+            _h: *mut c_void,
+            ta: c_uint,
+            tb: c_uint,
+            m: c_int,
+            n: c_int,
+            k: c_int,
+            alpha: *const Cx<$T>,
+            a: *const Cx<$T>,
+            lda: c_int,
+            b: *const Cx<$T>,
+            ldb: c_int,
+            beta: *const Cx<$T>,
+            c: *mut Cx<$T>,
+            ldc: c_int,
+        ) -> Status {
+            // SAFETY: cuBLAS's contract; device sides are checked inside.
+            status(|| unsafe { gemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc) })
+        }
+    )*};
+}
+
+complex_gemm! {
+    cublasCgemm_v2 f32;
+    cublasZgemm_v2 f64;
 }

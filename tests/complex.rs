@@ -1,0 +1,255 @@
+//! Complex elements against naive loops over num-complex's own operators: arithmetic with
+//! broadcasting and scalars on either side, compound assignment, sums, products and means,
+//! `dot` and `matmul` (CPU through `gemm`, CUDA through cuBLAS on the CPU-hosted device),
+//! `conj`, `abs`, `arg`, `norm_sqr`, the zero-copy part views, `.npy` round trips; and the
+//! devices' refusals where they have no complex kernels yet.
+
+use cnda::prelude::*;
+use cnda::Complex;
+use proptest::prelude::*;
+
+type C64 = Complex<f64>;
+
+fn z(re: f64, im: f64) -> C64 {
+    Complex::new(re, im)
+}
+
+/// A deterministic complex array of `shape` with parts in `[-1, 1)`.
+fn field<const N: usize>(shape: [usize; N], seed: u64) -> Array<C64, N> {
+    let mut s = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+    let mut next = move || {
+        s = s.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+        ((s >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0
+    };
+    Array::from_fn(shape, |_| z(next(), next()))
+}
+
+fn complex_f32(a: &Array<C64, 2>) -> Array<Complex<f32>, 2> {
+    a.map(|v| Complex::new(v.re as f32, v.im as f32))
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    /// `a op b` with `b` a row, a column or a whole array equals num-complex's operator applied
+    /// per element (bit for bit: the same operation on the same values).
+    #[test]
+    fn arithmetic_broadcasts_as_a_naive_loop(rows in 1usize..7, cols in 1usize..7, seed in any::<u64>(), kind in 0usize..3) {
+        let a = field([rows, cols], seed);
+        let b: Array<C64, 2> = match kind {
+            0 => field([rows, cols], seed ^ 1),
+            1 => field([1, cols], seed ^ 2),
+            _ => field([rows, 1], seed ^ 3),
+        };
+        let bs = b.shape();
+        let at = |i: usize, j: usize| b[[i.min(bs[0] - 1), j.min(bs[1] - 1)]];
+        let (sum, diff, prod, quot) = (&a + &b, &a - &b, &a * &b, &a / &b);
+        for i in 0..rows {
+            for j in 0..cols {
+                let (x, y) = (a[[i, j]], at(i, j));
+                prop_assert_eq!(sum[[i, j]], x + y);
+                prop_assert_eq!(diff[[i, j]], x - y);
+                prop_assert_eq!(prod[[i, j]], x * y);
+                prop_assert_eq!(quot[[i, j]], x / y);
+            }
+        }
+        let mut c = a.clone();
+        c *= &b;
+        prop_assert_eq!(&c, &prod);
+        c -= z(0.5, -2.0);
+        prop_assert_eq!(c[[0, 0]], prod[[0, 0]] - z(0.5, -2.0));
+    }
+
+    /// Sums are the pairwise sums of the real and the imaginary parts (the same tree, so the same
+    /// bits) and within rounding of a sequential sum; products and means within rounding.
+    #[test]
+    fn reductions_match_their_parts_and_a_naive_fold(n in 0usize..700, seed in any::<u64>()) {
+        let a = field([n], seed);
+        let s = a.sum();
+        prop_assert_eq!(s, z(a.re().to_owned().sum(), a.im().to_owned().sum()));
+        let naive = a.iter().fold(z(0.0, 0.0), |acc, &v| acc + v);
+        prop_assert!((s - naive).norm() <= 1e-13 * (n as f64 + 1.0));
+        match a.mean() {
+            None => prop_assert_eq!(n, 0),
+            Some(m) => prop_assert!((m - naive / n as f64).norm() <= 1e-13),
+        }
+        let small = a.slice(s![..n.min(12)]).to_owned();
+        let p = small.product();
+        let naive = small.iter().fold(z(1.0, 0.0), |acc, &v| acc * v);
+        prop_assert!((p - naive).norm() <= 1e-13 * naive.norm().max(1e-300));
+        let by_rows = field([5, n.max(1)], seed).sum_axis::<1>(1);
+        let rows = field([5, n.max(1)], seed);
+        for i in 0..5 {
+            let want = rows.slice(s![i, ..]).to_owned().sum();
+            prop_assert_eq!(by_rows[[i]], want);
+        }
+    }
+
+    /// `matmul` and `dot` against the triple loop, for plain, transposed and sliced operands,
+    /// in both precisions.
+    #[test]
+    fn matmul_matches_the_triple_loop(m in 1usize..9, k in 0usize..9, n in 1usize..9, seed in any::<u64>()) {
+        let a = field([m, k], seed);
+        let bt = field([n, k], seed ^ 7); // b as its transpose: a strided operand
+        let b = bt.t();
+        let c = a.matmul(&b);
+        for i in 0..m {
+            for j in 0..n {
+                let want = (0..k).fold(z(0.0, 0.0), |acc, p| acc + a[[i, p]] * bt[[j, p]]);
+                prop_assert!((c[[i, j]] - want).norm() <= 1e-13 * (k as f64 + 1.0), "{:?} vs {:?}", c[[i, j]], want);
+            }
+        }
+        let c32 = complex_f32(&a).matmul(&complex_f32(&b.to_owned()));
+        for (x, y) in c32.iter().zip(c.iter()) {
+            prop_assert!(((x.re as f64 - y.re).hypot(x.im as f64 - y.im)) <= 1e-5 * (k as f64 + 1.0));
+        }
+        let (u, v) = (field([k], seed ^ 9), field([k], seed ^ 11));
+        let want = (0..k).fold(z(0.0, 0.0), |acc, p| acc + u[[p]] * v[[p]]);
+        prop_assert!((u.dot(&v) - want).norm() <= 1e-13 * (k as f64 + 1.0));
+    }
+}
+
+#[test]
+fn elementwise_functions_match_num_complex() {
+    let mut a = field([4, 5], 3);
+    a[[0, 0]] = z(3e300, 4e300); // |z| without overflow, as hypot
+    a[[0, 1]] = z(-1.0, 0.0); // the angle's branch: +π
+    a[[0, 2]] = z(-1.0, -0.0); // and -π
+    let (conj, abs, arg, norm_sqr) = (a.conj(), a.abs(), a.arg(), a.norm_sqr());
+    for (idx, v) in a.indexed_iter() {
+        assert_eq!(conj[idx], v.conj());
+        assert_eq!(abs[idx], v.norm());
+        assert_eq!(arg[idx], v.arg());
+        assert_eq!(norm_sqr[idx], v.re * v.re + v.im * v.im);
+    }
+    assert_eq!(abs[[0, 0]], 5e300);
+    assert_eq!((arg[[0, 1]], arg[[0, 2]]), (std::f64::consts::PI, -std::f64::consts::PI));
+    // On views too, strided and flipped.
+    let v = a.slice(s![.., ..;-2]);
+    assert_eq!(v.conj(), v.to_owned().conj());
+    assert_eq!(-&a, a.map(|v| -v));
+    assert_eq!(z(2.0, 1.0) * &a, a.map(|v| z(2.0, 1.0) * v));
+    assert_eq!(z(1.0, 0.0) / a.view(), a.map(|v| z(1.0, 0.0) / v));
+}
+
+#[test]
+fn part_views_are_zero_copy_and_write_through() {
+    let mut a = field([3, 4], 5);
+    let before = a.clone();
+    let addr = |x: &f64| x as *const f64 as usize;
+    let base = &a[[1, 2]] as *const C64 as usize;
+    assert_eq!((addr(&a.re()[[1, 2]]), addr(&a.im()[[1, 2]])), (base, base + 8));
+    assert_eq!(a.re().strides(), [8, 2]);
+    for (idx, v) in before.indexed_iter() {
+        assert_eq!((a.re()[idx], a.im()[idx]), (v.re, v.im));
+    }
+    a.im_mut().fill(0.0);
+    a.re_mut().slice_mut(s![1, ..]).fill(7.0);
+    for (idx, v) in before.indexed_iter() {
+        let want = if idx[0] == 1 { 7.0 } else { v.re };
+        assert_eq!(a[idx], z(want, 0.0));
+    }
+    // Both parts at once, of a transposed view.
+    let mut b = before.clone();
+    let (re, im) = b.view_mut().t().parts();
+    let (mut re, mut im) = (re.t(), im.t());
+    re.fill(1.0);
+    im.assign(&before.re());
+    assert!(b.iter().zip(before.iter()).all(|(x, y)| *x == z(1.0, y.re)));
+    // f32 parts are 4 bytes apart.
+    let c = complex_f32(&before);
+    let base = &c[[2, 3]] as *const Complex<f32> as usize;
+    assert_eq!(&c.im()[[2, 3]] as *const f32 as usize, base + 4);
+}
+
+#[test]
+fn complex_dtypes_are_numpys() {
+    assert_eq!(<C64 as Element>::DTYPE, DType::C128);
+    assert_eq!(<Complex<f32> as Element>::DTYPE.name(), "complex64");
+    assert_eq!(DType::C128.size(), 16);
+    assert!(DType::C64.is_complex() && !DType::C64.is_float());
+    assert_eq!((DType::C64.part(), DType::F64.part()), (Some(DType::F32), None));
+    assert!(<C64 as cnda::Arithmetic>::is_nan(z(1.0, f64::NAN)));
+}
+
+#[cfg(feature = "npy")]
+#[test]
+fn npy_round_trips_complex_arrays() {
+    use cnda::interop::npy;
+    let a = field([3, 5], 8);
+    let mut file = Vec::new();
+    npy::write(&mut file, a.t()).unwrap();
+    // NumPy's header for complex128.
+    assert!(String::from_utf8_lossy(&file[..128]).contains("'descr': '<c16'"));
+    let back: Array<C64, 2> = npy::read(file.as_slice()).unwrap();
+    assert_eq!(back, a.t().to_owned());
+    assert!(npy::read::<f64, 2>(file.as_slice()).is_err());
+    let small = complex_f32(&a);
+    let mut file = Vec::new();
+    npy::write(&mut file, small.view()).unwrap();
+    assert!(String::from_utf8_lossy(&file[..128]).contains("'descr': '<c8'"));
+    assert_eq!(npy::read::<Complex<f32>, 2>(file.as_slice()).unwrap(), small);
+}
+
+#[cfg(feature = "cuda")]
+mod cuda {
+    use super::*;
+
+    fn device() -> Option<CudaDevice> {
+        match CudaDevice::new(0) {
+            Ok(dev) => Some(dev),
+            Err(e) => {
+                assert!(std::env::var_os("CNDA_REQUIRE_CUDA").is_none(), "CNDA_REQUIRE_CUDA is set but: {e}");
+                eprintln!("SKIP: no CUDA device: {e}");
+                None
+            }
+        }
+    }
+
+    /// cuBLAS's `zgemm`/`cgemm` with plain and transposed operands against the CPU's.
+    #[test]
+    fn matmul_matches_the_cpu() {
+        let Some(dev) = device() else { return };
+        for (m, k, n) in [(3, 4, 5), (1, 7, 2), (6, 1, 6), (4, 0, 3)] {
+            let (a, bt) = (field([m, k], 1), field([n, k], 2));
+            let want = a.matmul(&bt.t());
+            let got = a.to_device(&dev).matmul(&bt.to_device(&dev).t()).to_host();
+            assert!(got.iter().zip(want.iter()).all(|(x, y)| (x - y).norm() <= 1e-13), "{m}x{k}x{n}");
+            let want = complex_f32(&a).matmul(&complex_f32(&bt).t());
+            let got = complex_f32(&a).to_device(&dev).matmul(&complex_f32(&bt).to_device(&dev).t()).to_host();
+            assert!(got.iter().zip(want.iter()).all(|(x, y)| (x - y).norm() <= 1e-5), "{m}x{k}x{n} f32");
+        }
+    }
+
+    /// Complex elementwise kernels do not exist yet on CUDA: a typed error, never a wrong answer.
+    #[test]
+    fn elementwise_ops_are_refused_with_a_typed_error() {
+        let Some(dev) = device() else { return };
+        let a = field([4], 1).to_device(&dev);
+        assert!(matches!(a.try_add(&a), Err(cnda::Error::UnsupportedDType { .. } | cnda::Error::NoKernel { .. })));
+        assert!(a.try_conj().is_err());
+        // Moving complex values stays exact.
+        assert_eq!(a.to_host(), field([4], 1));
+    }
+}
+
+#[cfg(feature = "wgpu")]
+mod wgpu {
+    use super::*;
+
+    #[test]
+    fn complex_kernels_are_refused_with_a_typed_error() {
+        let dev = match WgpuDevice::new() {
+            Ok(dev) => dev,
+            Err(e) => {
+                assert!(std::env::var_os("CNDA_REQUIRE_WGPU").is_none(), "CNDA_REQUIRE_WGPU is set but: {e}");
+                eprintln!("SKIP: no WebGPU adapter: {e}");
+                return;
+            }
+        };
+        let a = complex_f32(&field([2, 2], 1)).to_device(&dev);
+        assert!(matches!(a.try_add(&a), Err(cnda::Error::UnsupportedDType { .. } | cnda::Error::NoKernel { .. })));
+        assert!(matches!(a.try_matmul(&a), Err(cnda::Error::UnsupportedDType { .. })));
+        assert_eq!(a.to_host(), complex_f32(&field([2, 2], 1)));
+    }
+}
