@@ -6,7 +6,9 @@
 #![cfg(feature = "cuda")]
 
 use cnda::backend::cuda::kernels::{compile, nvrtc_present, Output, FAMILIES};
-use cnda::kernel::tokens::{DEVICE_ARG, DEVICE_BINARY, DEVICE_FOLD, DEVICE_UNARY};
+use cnda::kernel::tokens::{
+    DEVICE_ARG, DEVICE_BINARY, DEVICE_COMPLEX_REAL, DEVICE_COMPLEX_UNARY, DEVICE_FOLD, DEVICE_UNARY,
+};
 
 fn nvrtc_or_skip() -> bool {
     if nvrtc_present() {
@@ -38,6 +40,15 @@ fn expected(family: &str) -> Vec<String> {
                 }
                 names.push(format!("cnda_unary_neg_{t}"));
             }
+            for t in ["c64", "c128"] {
+                for op in DEVICE_BINARY.iter().filter(|&&op| op != "rem") {
+                    for form in ["binary", "scalar_right", "scalar_left", "update", "update_scalar"] {
+                        names.push(format!("cnda_{form}_{op}_{t}"));
+                    }
+                }
+                names.extend(DEVICE_COMPLEX_UNARY.iter().map(|op| format!("cnda_unary_{op}_{t}")));
+                names.extend(DEVICE_COMPLEX_REAL.iter().map(|op| format!("cnda_complex_{op}_{t}")));
+            }
             for t in floats {
                 for op in DEVICE_UNARY {
                     names.push(format!("cnda_unary_{op}_{t}"));
@@ -65,6 +76,15 @@ fn expected(family: &str) -> Vec<String> {
                 }
                 for form in ["sum_axis", "product_axis", "min_axis", "max_axis"] {
                     names.push(format!("cnda_{form}_{t}"));
+                }
+            }
+            for t in ["c64", "c128"] {
+                for op in ["sum", "product"] {
+                    names.extend([
+                        format!("cnda_{op}_{t}"),
+                        format!("cnda_{op}_{t}_contig"),
+                        format!("cnda_{op}_axis_{t}"),
+                    ]);
                 }
             }
         }

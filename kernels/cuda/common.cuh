@@ -65,7 +65,7 @@ __device__ __forceinline__ void cnda_offset3(const Desc &a, const Desc &b, const
 // compiled with -DCNDA_ONLY_<type>, one: NVRTC at run time compiles only the type a first op
 // needs. CNDA_<type>(x) keeps x for the types this module holds.
 #if !defined(CNDA_ONLY_f32) && !defined(CNDA_ONLY_f64) && !defined(CNDA_ONLY_i32) && !defined(CNDA_ONLY_i64) && \
-    !defined(CNDA_ONLY_f16) && !defined(CNDA_ONLY_bf16)
+    !defined(CNDA_ONLY_f16) && !defined(CNDA_ONLY_bf16) && !defined(CNDA_ONLY_c64) && !defined(CNDA_ONLY_c128)
 #define CNDA_ALL_TYPES
 #endif
 #if defined(CNDA_ALL_TYPES) || defined(CNDA_ONLY_f32)
@@ -98,6 +98,16 @@ __device__ __forceinline__ void cnda_offset3(const Desc &a, const Desc &b, const
 #define CNDA_bf16(x) x
 #else
 #define CNDA_bf16(x)
+#endif
+#if defined(CNDA_ALL_TYPES) || defined(CNDA_ONLY_c64)
+#define CNDA_c64(x) x
+#else
+#define CNDA_c64(x)
+#endif
+#if defined(CNDA_ALL_TYPES) || defined(CNDA_ONLY_c128)
+#define CNDA_c128(x) x
+#else
+#define CNDA_c128(x)
 #endif
 
 // The 16-bit floats (`half::f16` and `half::bf16` on the host) as storage types: every
@@ -146,6 +156,29 @@ __device__ __forceinline__ unsigned short cnda_f32_to_bf16(float f) {
 
 CNDA_HALF(f16)
 CNDA_HALF(bf16)
+
+// The complex elements (`Complex<f32>`, `Complex<f64>` on the host: `{ re, im }`, real part
+// first) with num-complex's operators in its operation order (the kernels are compiled with
+// --fmad=false, so each product and sum rounds once, as on the host): results match the CPU bit
+// for bit.
+#define CNDA_COMPLEX(C, F)                                                                                    \
+    struct C {                                                                                                \
+        F re, im;                                                                                             \
+        C() = default;                                                                                        \
+        __device__ C(F r, F i) : re(r), im(i) {}                                                              \
+    };                                                                                                        \
+    __device__ __forceinline__ C operator+(C a, C b) { return C(a.re + b.re, a.im + b.im); }                  \
+    __device__ __forceinline__ C operator-(C a, C b) { return C(a.re - b.re, a.im - b.im); }                  \
+    __device__ __forceinline__ C operator*(C a, C b) { return C(a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re); } \
+    __device__ __forceinline__ C operator/(C a, C b) {                                                        \
+        F n = b.re * b.re + b.im * b.im;                                                                      \
+        return C((a.re * b.re + a.im * b.im) / n, (a.im * b.re - a.re * b.im) / n);                           \
+    }                                                                                                         \
+    __device__ __forceinline__ C operator-(C a) { return C(-a.re, -a.im); }                                   \
+    __device__ __forceinline__ C cnda_conj(C a) { return C(a.re, -a.im); }
+
+CNDA_COMPLEX(c64, f32)
+CNDA_COMPLEX(c128, f64)
 
 // Block folds: every kernel that folds runs blocks of CNDA_BLOCK threads; `block_fold` folds one
 // value per thread through a shared-memory tree and returns the block's total to every thread.

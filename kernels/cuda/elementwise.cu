@@ -107,6 +107,16 @@ CNDA_i32(CNDA_BINARY_ALL(i32))
 CNDA_i64(CNDA_BINARY_ALL(i64))
 CNDA_f16(CNDA_BINARY_ALL(f16))
 CNDA_bf16(CNDA_BINARY_ALL(bf16))
+// Complex elements have no `%`.
+#define CNDA_BINARY_COMPLEX(T)      \
+    CNDA_BINARY(add, OpAdd, T)      \
+    CNDA_BINARY(sub, OpSub, T)      \
+    CNDA_BINARY(mul, OpMul, T)      \
+    CNDA_BINARY(div, OpDiv, T)      \
+    CNDA_BINARY(assign, OpAssign, T)
+
+CNDA_c64(CNDA_BINARY_COMPLEX(c64))
+CNDA_c128(CNDA_BINARY_COMPLEX(c128))
 
 // Unary math, named after the Rust tokens (`ln` is the natural logarithm; `round` rounds half
 // away from zero, as Rust's and C's `round` do).
@@ -171,3 +181,26 @@ CNDA_i32(CNDA_UNARY(neg, i32, -x))
 CNDA_i64(CNDA_UNARY(neg, i64, -x))
 CNDA_f16(CNDA_UNARY(neg, f16, -x))
 CNDA_bf16(CNDA_UNARY(neg, bf16, -x))
+
+// Complex elements: the negation and the conjugate, and the functions with a real result (the
+// magnitude and the angle through the math library, as the host's `hypot` and `atan2`, which may
+// differ from it in the last bit; the squared magnitude rounded as the host rounds it).
+#define CNDA_UNARY_COMPLEX(C, F)                                                                            \
+    CNDA_UNARY(neg, C, -x)                                                                                  \
+    CNDA_UNARY(conj, C, cnda_conj(x))                                                                       \
+    CNDA_COMPLEX_REAL(abs, C, F, hypot(x.re, x.im))                                                         \
+    CNDA_COMPLEX_REAL(arg, C, F, atan2(x.im, x.re))                                                         \
+    CNDA_COMPLEX_REAL(abs2, C, F, x.re * x.re + x.im * x.im)
+
+#define CNDA_COMPLEX_REAL(name, C, F, expr)                                                                 \
+    extern "C" __global__ void cnda_complex_##name##_##C(F *out, Desc o, const C *a, Desc da, i64 n) {    \
+        CNDA_FOR_EACH(i, n) {                                                                               \
+            i64 oo, oa;                                                                                     \
+            cnda_offset2(o, da, i, oo, oa);                                                                 \
+            C x = a[oa];                                                                                    \
+            out[oo] = (expr);                                                                               \
+        }                                                                                                   \
+    }
+
+CNDA_c64(CNDA_UNARY_COMPLEX(c64, f32))
+CNDA_c128(CNDA_UNARY_COMPLEX(c128, f64))

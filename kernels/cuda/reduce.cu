@@ -133,3 +133,6 @@ CNDA_i32(CNDA_REDUCE(i32))
 CNDA_i64(CNDA_REDUCE(i64))
 CNDA_f16(CNDA_REDUCE(f16))
 CNDA_bf16(CNDA_REDUCE(bf16))
+// Complex elements: sums and products (no order, so no min, max or searches).
+CNDA_c64(CNDA_FOLD(sum, RedSum, c64) CNDA_FOLD(product, RedProd, c64))
+CNDA_c128(CNDA_FOLD(sum, RedSum, c128) CNDA_FOLD(product, RedProd, c128))

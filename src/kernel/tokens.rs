@@ -22,6 +22,11 @@ pub const DEVICE_BINARY: &[&str] = &["add", "sub", "mul", "div", "rem", "assign"
 /// and `clamp`, take their own forms).
 pub const DEVICE_UNARY: &[&str] =
     &["neg", "abs", "sqrt", "exp", "ln", "log10", "sin", "cos", "tan", "tanh", "floor", "ceil", "round"];
+/// The device functions of complex elements with a complex result.
+pub const DEVICE_COMPLEX_UNARY: &[&str] = &["neg", "conj"];
+/// The device functions of complex elements with a real result (the part type's), in a form of
+/// their own.
+pub const DEVICE_COMPLEX_REAL: &[&str] = &["abs", "arg", "abs2"];
 /// The reductions ([`ReduceOp`]) device kernels exist for.
 pub const DEVICE_FOLD: &[&str] = &["sum", "product", "min", "max"];
 /// The searches ([`ArgOp`]) device kernels exist for: kernels of their own signature, so a
@@ -457,7 +462,9 @@ mod tests {
     /// form's kernel; cnda's own tokens are all accepted; a token of one's own is refused.
     #[test]
     fn device_names_are_cnda_tokens_only() {
-        for name in DEVICE_BINARY.iter().chain(DEVICE_UNARY).chain(DEVICE_FOLD).chain(DEVICE_ARG) {
+        for name in
+            DEVICE_BINARY.iter().chain(DEVICE_UNARY).chain(DEVICE_FOLD).chain(DEVICE_ARG).chain(DEVICE_COMPLEX_REAL)
+        {
             assert!(name.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit()), "{name}");
         }
         for name in [<Add as BinaryOp<f32>>::NAME, <Rem as BinaryOp<f32>>::NAME, <Second as BinaryOp<f32>>::NAME] {

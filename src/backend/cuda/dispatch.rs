@@ -98,10 +98,12 @@ pub(super) fn suffix<T: Pod>(op: &'static str) -> Result<&'static str> {
         Some(DType::I64) => Ok("i64"),
         Some(DType::F16) => Ok("f16"),
         Some(DType::BF16) => Ok("bf16"),
+        Some(DType::C64) => Ok("c64"),
+        Some(DType::C128) => Ok("c128"),
         _ => Err(Error::UnsupportedDType {
             op,
             got: core::any::type_name::<T>().into(),
-            fix: "CUDA kernels exist for f32, f64, i32, i64, and (without float math or matmul) f16 and bf16; convert on the host first",
+            fix: "CUDA kernels exist for f32, f64, i32, i64, Complex<f32>, Complex<f64>, and (without float math or matmul) f16 and bf16; convert on the host first",
         }),
     }
 }
@@ -139,6 +141,7 @@ pub(super) use launch;
 #[derive(Clone, Copy)]
 pub(super) struct Scalar<T>(pub(super) T);
 
-// SAFETY: one `T` of the f32/f64/i32/i64/f16/bf16 the kernels take by value (`suffix` chose the
-// kernel by the same type; the 16-bit types are one `unsigned short` on both sides).
+// SAFETY: one `T` of the f32/f64/i32/i64/f16/bf16/c64/c128 the kernels take by value (`suffix`
+// chose the kernel by the same type; the 16-bit types are one `unsigned short` on both sides, the
+// complex ones `{ re, im }` of two floats on both sides).
 unsafe impl<T: Pod> DeviceRepr for Scalar<T> {}

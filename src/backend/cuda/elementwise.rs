@@ -10,8 +10,10 @@ use super::dispatch::{all_contiguous, kernel_desc, launch, launch_error, suffix,
 use super::kernels::FAMILIES;
 use super::Cuda;
 use crate::element::Pod;
+use crate::element::{dtype_of, DType};
 use crate::error::{Error, Result};
 use crate::kernel::tokens::{check_device_name, BinaryOp, DeviceUnary, UnaryOp, DEVICE_BINARY, DEVICE_UNARY};
+use crate::kernel::tokens::{DEVICE_COMPLEX_REAL, DEVICE_COMPLEX_UNARY};
 use crate::kernel::Desc;
 use crate::kernel::ElementwiseKernels;
 
@@ -48,9 +50,6 @@ unsafe impl ElementwiseKernels for Cuda {
         out: Desc<Cuda, Op::Output, N>,
         a: Desc<Cuda, T, N>,
     ) -> Result<()> {
-        if TypeId::of::<Op::Output>() != TypeId::of::<T>() {
-            return Err(Error::NoKernel { op: Op::NAME, backend: "CUDA", reason: "its kernels keep the element type" });
-        }
         let form = op.device_form().ok_or(Error::NoKernel {
             op: Op::NAME,
             backend: "CUDA",
@@ -58,6 +57,10 @@ unsafe impl ElementwiseKernels for Cuda {
         })?;
         let t = suffix::<T>(Op::NAME)?;
         let n = out.len();
+        if TypeId::of::<Op::Output>() != TypeId::of::<T>() {
+            // SAFETY: the caller's contract, passed on.
+            return unsafe { complex_real(dev, form, out, a, t) };
+        }
         if n == 0 {
             return Ok(());
         }
@@ -70,7 +73,9 @@ unsafe impl ElementwiseKernels for Cuda {
         let ((po, o), (pa, da)) = (kernel_desc(&out)?, kernel_desc(&a)?);
         match form {
             DeviceUnary::Named(name) => {
-                let name = check_device_name(name, DEVICE_UNARY, "CUDA")?;
+                let known =
+                    if dtype_of::<T>().is_some_and(DType::is_complex) { DEVICE_COMPLEX_UNARY } else { DEVICE_UNARY };
+                let name = check_device_name(name, known, "CUDA")?;
                 launch!(dev, ELEMENTWISE, t, format!("cnda_unary_{name}_{t}"), n, [&po, &o, &pa, &da, &count]);
             }
             DeviceUnary::ScalarRight(name, s) => {
@@ -138,4 +143,36 @@ unsafe impl ElementwiseKernels for Cuda {
         // SAFETY: the caller's contract for `dst`; input and output are the same indices.
         unsafe { Self::unary(dev, op, dst, dst) }
     }
+}
+
+/// `out[i] = f(a[i])` for a function of a complex element with a real result (`abs`, `arg`,
+/// `norm_sqr`): the one form whose output type differs from its input's. Anything else whose
+/// types differ is refused.
+///
+/// # Safety
+///
+/// As for [`ElementwiseKernels::unary`].
+unsafe fn complex_real<T: Pod, R: Pod, const N: usize>(
+    dev: &CudaDevice,
+    form: DeviceUnary<T>,
+    out: Desc<Cuda, R, N>,
+    a: Desc<Cuda, T, N>,
+    t: &'static str,
+) -> Result<()> {
+    let refuse = |reason| Error::NoKernel { op: "unary", backend: "CUDA", reason };
+    let part = dtype_of::<T>().and_then(DType::part).ok_or(refuse("its kernels keep the element type"))?;
+    if dtype_of::<R>() != Some(part) {
+        return Err(refuse("a complex function's result is its part type"));
+    }
+    let DeviceUnary::Named(name) = form else { return Err(refuse("a complex function takes no parameter")) };
+    let name = check_device_name(name, DEVICE_COMPLEX_REAL, "CUDA")?;
+    let n = out.len();
+    if n == 0 {
+        return Ok(());
+    }
+    let count = n as i64;
+    let ((po, o), (pa, da)) = (kernel_desc(&out)?, kernel_desc(&a)?);
+    // The kernel writes `R`s (checked above to be `T`'s part type) and reads `T`s.
+    launch!(dev, ELEMENTWISE, t, format!("cnda_complex_{name}_{t}"), n, [&po, &o, &pa, &da, &count]);
+    Ok(())
 }

@@ -97,7 +97,7 @@ pub fn compile(family: &Family, sm: u32, output: Output) -> Result<Vec<u8>> {
 }
 
 /// Compiles the kernels of `family` for element type `t` only (`"f32"`, `"f64"`, `"i32"`,
-/// `"i64"`, `"f16"` or `"bf16"`): what a device compiles at the first op on that type, a fraction of the whole family.
+/// `"i64"`, `"f16"`, `"bf16"`, `"c64"` or `"c128"`): what a device compiles at the first op on that type, a fraction of the whole family.
 ///
 /// # Errors
 ///

@@ -229,6 +229,7 @@ pub fn fun32(k: FUnK, ftz: bool, a: f32) -> f32 {
         FUnK::Neg => f32::from_bits(a.to_bits() ^ 0x8000_0000),
         FUnK::Sqrt => a.sqrt(),
         FUnK::Rcp => 1.0 / a,
+        FUnK::Rsqrt => 1.0 / a.sqrt(),
         FUnK::Ex2 => a.exp2(),
     };
     if ftz {
@@ -246,6 +247,7 @@ pub fn fun64(k: FUnK, ftz: bool, a: f64) -> f64 {
         FUnK::Neg => f64::from_bits(a.to_bits() ^ 0x8000_0000_0000_0000),
         FUnK::Sqrt => a.sqrt(),
         FUnK::Rcp => 1.0 / a,
+        FUnK::Rsqrt => 1.0 / a.sqrt(),
         FUnK::Ex2 => a.exp2(),
     };
     if ftz {

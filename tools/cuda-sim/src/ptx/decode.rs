@@ -185,7 +185,7 @@ pub(crate) fn decode(opcode: &str, ops: &[Opnd], functions: &[Function], f: &Fun
                 Op::Mad { hi: has("hi"), cc: has("cc"), carry_in: base == "madc", ty, d, a, b, c }
             }
         }
-        "not" | "neg" | "abs" | "clz" | "popc" | "sqrt" | "rcp" | "ex2" => {
+        "not" | "neg" | "abs" | "clz" | "popc" | "sqrt" | "rcp" | "rsqrt" | "ex2" => {
             arity(ops, 2)?;
             let ty = need_ty()?;
             let (d, a) = (dst(&ops[0])?, src(&ops[1])?);
@@ -199,6 +199,7 @@ pub(crate) fn decode(opcode: &str, ops: &[Opnd], functions: &[Function], f: &Fun
                     "neg" => FUnK::Neg,
                     "sqrt" => FUnK::Sqrt,
                     "rcp" => FUnK::Rcp,
+                    "rsqrt" => FUnK::Rsqrt,
                     "ex2" => FUnK::Ex2,
                     _ => return Err("not a float operation".into()),
                 };

@@ -156,6 +156,9 @@ pub enum FUnK {
     Neg,
     Sqrt,
     Rcp,
+    /// `rsqrt.approx`: computed exactly here (hardware's is within 2^-22 (f32) or 2^-41 (f64)
+    /// relative, and the library's callers refine it).
+    Rsqrt,
     Ex2,
 }
 
