@@ -7,12 +7,18 @@ use cnda::backend::wgpu::shaders::{source, validate, ELEMENTS, FAMILIES};
 
 /// Entry points each family must export (a sample of every form and op).
 fn expected(family: &str, elem: &str) -> Vec<String> {
-    let float = elem != "i32";
+    let complex = elem == "c64" || elem == "c128";
+    let float = elem != "i32" && !complex;
     let transcendental = elem == "f32" || elem == "f16";
     let mut names = Vec::new();
     match family {
         "elementwise" => {
-            for op in ["add", "sub", "mul", "div", "rem", "assign"] {
+            let ops: &[&str] = if complex {
+                &["add", "sub", "mul", "div", "assign"]
+            } else {
+                &["add", "sub", "mul", "div", "rem", "assign"]
+            };
+            for op in ops {
                 for form in
                     ["binary", "scalar_right", "scalar_left", "update", "update_scalar_right", "update_scalar_left"]
                 {
@@ -35,15 +41,27 @@ fn expected(family: &str, elem: &str) -> Vec<String> {
                     names.push(format!("unary_{op}"));
                 }
             }
+            if complex {
+                names.extend(
+                    ["unary_conj", "unary_conj_contig", "update_unary_conj", "complex_abs", "complex_abs2"]
+                        .map(String::from),
+                );
+            }
+            if elem == "c64" {
+                names.push("complex_arg".into());
+            }
         }
         "copy" => names.extend(["fill".to_string(), "copy".to_string(), "copy_2d".to_string()]),
         "reduce" => {
-            for op in ["sum", "product", "min", "max"] {
+            let ops: &[&str] = if complex { &["sum", "product"] } else { &["sum", "product", "min", "max"] };
+            for op in ops {
                 names.push(format!("fold_{op}"));
                 names.push(format!("fold_{op}_contig"));
                 names.push(format!("fold_axis_{op}"));
             }
-            names.extend(["argmin".to_string(), "argmax".to_string()]);
+            if !complex {
+                names.extend(["argmin".to_string(), "argmax".to_string()]);
+            }
         }
         "matmul" => names.push("matmul".into()),
         "stencil" => names.extend(["stencil".to_string(), "stencil_2d".to_string()]),
@@ -60,7 +78,12 @@ fn every_shader_validates_with_naga_for_every_element_type() {
     for family in &FAMILIES {
         for elem in ELEMENTS {
             let Ok(text) = source(family, elem) else {
-                assert!(!family.integers && elem == "i32", "{} has no {elem} shader", family.name);
+                let complex = elem == "c64" || elem == "c128";
+                assert!(
+                    (!family.integers && elem == "i32") || (!family.complex && complex),
+                    "{} has no {elem} shader",
+                    family.name
+                );
                 continue;
             };
             validate(&format!("{}.wgsl ({elem})", family.name), &text).unwrap_or_else(|e| panic!("{e}"));
@@ -75,7 +98,10 @@ fn every_shader_validates_with_naga_for_every_element_type() {
             checked += 1;
         }
     }
-    assert_eq!(checked, 25, "seven families, four element types, the stencil, sparse and fft ones float-only");
+    assert_eq!(
+        checked, 29,
+        "seven families, four real element types (the stencil, sparse and fft ones float-only), and the two complex types for elementwise and reduce"
+    );
 }
 
 #[test]

@@ -5,10 +5,12 @@
 // fresh allocations); the in-place forms bind `out` and read it.
 //
 // Sections between `//@each <names>` and `//@end` are repeated once per name with NAME replaced
-// (names after a `|` only for floating-point ELEM, names after a second `|` only for the float
-// types with transcendental functions, f32 and f16: Vulkan has no f64 exp, log, sin ...), a
-// `//@float` ... `//@end` section is kept for floating-point ELEM only, a `//@transcendental`
-// one for f32 and f16 only: WGSL has no macros.
+// (names after a `|` only for real floating-point ELEM, names after a second `|` only for the
+// float types with transcendental functions, f32 and f16: Vulkan has no f64 exp, log, sin ...;
+// a name marked `!` not for complex ELEM), a `//@float` ... `//@end` section is kept for real
+// floating-point ELEM only, a `//@transcendental` one for f32 and f16 only, `//@real` for every
+// type but the complex ones, `//@complex` for those only (ELEM `vec2<f32>` or `vec2<f64>`, PART
+// its part type), `//@complex-transcendental` for the f32 one: WGSL has no macros.
 
 @group(0) @binding(0) var<storage, read_write> out: array<ELEM>;
 @group(0) @binding(1) var<storage, read> a: array<ELEM>;
@@ -16,18 +18,28 @@
 
 fn op_add(x: ELEM, y: ELEM) -> ELEM { return x + y; }
 fn op_sub(x: ELEM, y: ELEM) -> ELEM { return x - y; }
+fn op_assign(x: ELEM, y: ELEM) -> ELEM { return y; }
+//@real
 fn op_mul(x: ELEM, y: ELEM) -> ELEM { return x * y; }
 fn op_div(x: ELEM, y: ELEM) -> ELEM { return x / y; }
-fn op_assign(x: ELEM, y: ELEM) -> ELEM { return y; }
 // Rust's `%`: truncated, the sign follows x, as WGSL's `%` for floats and integers.
 fn op_rem(x: ELEM, y: ELEM) -> ELEM { return x % y; }
+//@end
+//@complex
+// Complex numbers (x = re, y = im) with num-complex's operators in its operation order.
+fn op_mul(a: ELEM, b: ELEM) -> ELEM { return ELEM(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x); }
+fn op_div(a: ELEM, b: ELEM) -> ELEM {
+    let n = b.x * b.x + b.y * b.y;
+    return ELEM((a.x * b.x + a.y * b.y) / n, (a.y * b.x - a.x * b.y) / n);
+}
+//@end
 
 // Element-typed scalar `s` (an operand, a power, a bound).
 fn scalar(s: u32) -> ELEM {
     return elems[s];
 }
 
-//@each add sub mul div rem assign
+//@each add sub mul div !rem assign
 // Every operand one dense block in row-major order (the common case after axis merging): no
 // index arithmetic beyond the three offsets.
 @compute @workgroup_size(256)
@@ -191,5 +203,72 @@ fn unary_clamp(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workg
     if (x < lo) { r = lo; }
     if (x > hi) { r = hi; }
     out[offset_of(0u, i)] = r;
+}
+//@end
+
+//@complex
+// The conjugate, and the functions of a complex element with a real result, written to `parts`
+// (an array of the part type in the output's place).
+@group(0) @binding(6) var<storage, read_write> parts: array<PART>;
+
+fn f_conj(z: ELEM) -> ELEM { return ELEM(z.x, -z.y); }
+
+@compute @workgroup_size(256)
+fn unary_conj(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let i = flat_index(gid, groups);
+    if (i >= item_count()) { return; }
+    out[offset_of(0u, i)] = f_conj(a[offset_of(1u, i)]);
+}
+
+@compute @workgroup_size(256)
+fn unary_conj_contig(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let i = flat_index(gid, groups);
+    if (i >= item_count()) { return; }
+    out[dense(0u, i)] = f_conj(a[dense(1u, i)]);
+}
+
+@compute @workgroup_size(256)
+fn update_unary_conj(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let i = flat_index(gid, groups);
+    if (i >= item_count()) { return; }
+    let at = offset_of(0u, i);
+    out[at] = f_conj(out[at]);
+}
+
+// |z| scaled by the larger part, so parts near the type's largest value do not overflow (as the
+// host's `hypot`, within rounding); zero, infinite and NaN parts by their sum.
+fn f_abs(z: ELEM) -> PART {
+    let a = abs(z);
+    let m = max(a.x, a.y);
+    if (m == PART(0) || !(m - m == PART(0))) { return a.x + a.y; }
+    let r = min(a.x, a.y) / m;
+    return m * sqrt(PART(1) + r * r);
+}
+
+fn f_abs2(z: ELEM) -> PART { return z.x * z.x + z.y * z.y; }
+
+@compute @workgroup_size(256)
+fn complex_abs(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let i = flat_index(gid, groups);
+    if (i >= item_count()) { return; }
+    parts[offset_of(0u, i)] = f_abs(a[offset_of(1u, i)]);
+}
+
+@compute @workgroup_size(256)
+fn complex_abs2(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let i = flat_index(gid, groups);
+    if (i >= item_count()) { return; }
+    parts[offset_of(0u, i)] = f_abs2(a[offset_of(1u, i)]);
+}
+//@end
+
+//@complex-transcendental
+// The angle, where Vulkan has `atan2` (32-bit floats: not for Complex<f64>).
+@compute @workgroup_size(256)
+fn complex_arg(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let i = flat_index(gid, groups);
+    if (i >= item_count()) { return; }
+    let z = a[offset_of(1u, i)];
+    parts[offset_of(0u, i)] = atan2(z.y, z.x);
 }
 //@end

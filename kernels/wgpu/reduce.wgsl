@@ -12,9 +12,15 @@
 var<workgroup> part: array<ELEM, 256>;
 var<workgroup> part_index: array<i32, 256>;
 
+fn red_sum(x: ELEM, y: ELEM) -> ELEM { return x + y; }
+//@complex
+// Complex products in num-complex's operation order (complex numbers have no order: no min,
+// max or searches).
+fn red_product(a: ELEM, b: ELEM) -> ELEM { return ELEM(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x); }
+//@end
+//@real
 // Not `x != x`: naga emits an ordered not-equal, false for NaN; ordered `==` is false for NaN.
 fn is_nan(x: ELEM) -> bool { return !(x == x); }
-fn red_sum(x: ELEM, y: ELEM) -> ELEM { return x + y; }
 fn red_product(x: ELEM, y: ELEM) -> ELEM { return x * y; }
 fn red_min(x: ELEM, y: ELEM) -> ELEM {
     if (is_nan(x)) { return x; }
@@ -28,13 +34,14 @@ fn red_max(x: ELEM, y: ELEM) -> ELEM {
 }
 fn better_argmin(x: ELEM, y: ELEM) -> bool { return x < y; }
 fn better_argmax(x: ELEM, y: ELEM) -> bool { return x > y; }
+//@end
 
 // The identity idle threads start from.
 fn identity() -> ELEM {
     return elems[0];
 }
 
-//@each sum product min max
+//@each sum product !min !max
 // Folds the workgroup's per-thread values through workgroup memory into out[workgroup].
 fn finish_NAME(acc: ELEM, lid: u32, wid: u32) {
     part[lid] = acc;
@@ -87,6 +94,7 @@ fn fold_axis_NAME(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_wo
 }
 //@end
 
+//@real
 // Whether (x, k) replaces (y, j): the first NaN wins, then the strictly better value, then the
 // lower index; index -1 means no element yet.
 fn take(x: ELEM, k: i32, y: ELEM, j: i32, argmax: bool) -> bool {
@@ -105,9 +113,11 @@ fn take(x: ELEM, k: i32, y: ELEM, j: i32, argmax: bool) -> bool {
     return k < j;
 }
 
+//@end
+
 // Per workgroup, the first extremum of its share: out[workgroup], index[workgroup]. Scalar word
 // 0: 1 for argmax; word 1: 1 when element i stands for in_index[i] (the passes over partials).
-//@each argmin argmax
+//@each !argmin !argmax
 @compute @workgroup_size(256)
 fn NAME(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>,
         @builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {

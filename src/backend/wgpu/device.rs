@@ -88,14 +88,15 @@ impl WgpuDevice {
         &self.0.adapter
     }
 
-    /// Whether shaders on this device compute in element type `T`: `f32` and `i32` always, `f64`
-    /// and `half::f16` where the adapter has the `SHADER_F64` / `SHADER_F16` feature (other
-    /// types never).
+    /// Whether shaders on this device compute in element type `T`: `f32`, `i32` and
+    /// `Complex<f32>` always, `f64`, `Complex<f64>` and `half::f16` where the adapter has the
+    /// `SHADER_F64` / `SHADER_F16` feature (other types never). Complex elements have elementwise
+    /// ops and sums and products, not matmul.
     pub fn supports<T: crate::element::Element>(&self) -> bool {
         use crate::element::DType;
         match T::DTYPE {
-            DType::F32 | DType::I32 => true,
-            DType::F64 => self.has(wgpu::Features::SHADER_F64),
+            DType::F32 | DType::I32 | DType::C64 => true,
+            DType::F64 | DType::C128 => self.has(wgpu::Features::SHADER_F64),
             DType::F16 => self.has(wgpu::Features::SHADER_F16),
             _ => false,
         }

@@ -23,10 +23,12 @@ pub(super) fn elem<T: Pod>(dev: &WgpuDevice, op: &'static str) -> Result<&'stati
         Some(DType::I32) => ("i32", None),
         Some(DType::F64) => ("f64", Some(wgpu::Features::SHADER_F64)),
         Some(DType::F16) => ("f16", Some(wgpu::Features::SHADER_F16)),
+        Some(DType::C64) => ("c64", None),
+        Some(DType::C128) => ("c128", Some(wgpu::Features::SHADER_F64)),
         _ => return Err(Error::UnsupportedDType {
             op,
             got: core::any::type_name::<T>().into(),
-            fix: "WebGPU kernels take f32, i32, and f64 and f16 where the adapter has them; convert on the host first",
+            fix: "WebGPU kernels take f32, i32, Complex<f32>, and f64, Complex<f64> and f16 where the adapter has them; convert on the host first",
         }),
     };
     match feature {
@@ -41,7 +43,7 @@ pub(super) fn elem<T: Pod>(dev: &WgpuDevice, op: &'static str) -> Result<&'stati
 
 /// Unary ops Vulkan has no f64 form of (GLSL.std.450 defines them for 16- and 32-bit floats).
 pub(super) fn transcendental(name: &str) -> bool {
-    matches!(name, "exp" | "ln" | "log10" | "sin" | "cos" | "tan" | "tanh" | "powf")
+    matches!(name, "exp" | "ln" | "log10" | "sin" | "cos" | "tan" | "tanh" | "powf" | "arg")
 }
 
 /// The refusal of a transcendental op in f64.
@@ -49,7 +51,7 @@ pub(super) fn no_f64(op: &'static str) -> Error {
     Error::UnsupportedDType {
         op,
         got: "f64".into(),
-        fix: "Vulkan shaders have no f64 exp, ln, log10, sin, cos, tan, tanh or powf; compute it in f32, or on the host or CUDA",
+        fix: "Vulkan shaders have no f64 exp, ln, log10, sin, cos, tan, tanh, powf or atan2 (the angle of a Complex<f64>); compute it in f32, or on the host or CUDA",
     }
 }
 

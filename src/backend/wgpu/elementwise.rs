@@ -9,8 +9,10 @@ use super::dispatch::{buffer, elem, no_f64, params, run, same_buffer, transcende
 use super::shaders::family;
 use super::Wgpu;
 use crate::element::Pod;
+use crate::element::{dtype_of, DType};
 use crate::error::{Error, Result};
 use crate::kernel::tokens::{check_device_name, BinaryOp, DeviceUnary, UnaryOp, DEVICE_BINARY, DEVICE_UNARY};
+use crate::kernel::tokens::{DEVICE_COMPLEX_REAL, DEVICE_COMPLEX_UNARY};
 use crate::kernel::Desc;
 use crate::kernel::ElementwiseKernels;
 
@@ -57,28 +59,23 @@ unsafe impl ElementwiseKernels for Wgpu {
         out: Desc<Wgpu, Op::Output, N>,
         a: Desc<Wgpu, T, N>,
     ) -> Result<()> {
-        if TypeId::of::<Op::Output>() != TypeId::of::<T>() {
-            return Err(Error::NoKernel {
-                op: Op::NAME,
-                backend: "WebGPU",
-                reason: "its kernels keep the element type",
-            });
-        }
         let form = op.device_form().ok_or(Error::NoKernel {
             op: Op::NAME,
             backend: "WebGPU",
             reason: "a host-only op token",
         })?;
         let t = elem::<T>(dev, Op::NAME)?;
+        if TypeId::of::<Op::Output>() != TypeId::of::<T>() {
+            // SAFETY: the caller's contract, passed on.
+            return unsafe { complex_real(dev, form, out, a, t) };
+        }
         let n = out.len();
         if n == 0 {
             return Ok(());
         }
         // The entry point, its integer and element scalars, and whether it has a `_contig` form.
         let (entry, scalars, elems, has_dense) = match form {
-            DeviceUnary::Named(name) => {
-                (format!("unary_{}", check_device_name(name, DEVICE_UNARY, "WebGPU")?), vec![], vec![], true)
-            }
+            DeviceUnary::Named(name) => (format!("unary_{}", unary_name::<T>(name)?), vec![], vec![], true),
             DeviceUnary::ScalarRight(name, s) => {
                 (format!("scalar_right_{}", check_device_name(name, DEVICE_BINARY, "WebGPU")?), vec![], vec![s], true)
             }
@@ -139,9 +136,7 @@ unsafe impl ElementwiseKernels for Wgpu {
         })?;
         let (entry, scalar) = match form {
             DeviceUnary::Named(name) if t == "f64" && transcendental(name) => return Err(no_f64(Op::NAME)),
-            DeviceUnary::Named(name) => {
-                (format!("update_unary_{}", check_device_name(name, DEVICE_UNARY, "WebGPU")?), None)
-            }
+            DeviceUnary::Named(name) => (format!("update_unary_{}", unary_name::<T>(name)?), None),
             DeviceUnary::ScalarRight(name, s) => {
                 (format!("update_scalar_right_{}", check_device_name(name, DEVICE_BINARY, "WebGPU")?), Some(s))
             }
@@ -161,4 +156,44 @@ unsafe impl ElementwiseKernels for Wgpu {
         let bd = unsafe { buffer(&dst) };
         run(dev, family("elementwise"), t, &entry, n, &[(0, bd)], &p)
     }
+}
+
+/// `name` when it is a device function of element type `T` (cnda's real or complex ones).
+fn unary_name<T: Pod>(name: &'static str) -> Result<&'static str> {
+    let known = if dtype_of::<T>().is_some_and(DType::is_complex) { DEVICE_COMPLEX_UNARY } else { DEVICE_UNARY };
+    check_device_name(name, known, "WebGPU")
+}
+
+/// `out[i] = f(a[i])` for a function of a complex element with a real result (`abs`, `arg`,
+/// `abs2`), written through the shader's `parts` binding (an array of the part type): the one
+/// form whose output type differs from its input's. Anything else whose types differ is refused.
+///
+/// # Safety
+///
+/// As for [`ElementwiseKernels::unary`].
+unsafe fn complex_real<T: Pod, R: Pod, const N: usize>(
+    dev: &WgpuDevice,
+    form: DeviceUnary<T>,
+    out: Desc<Wgpu, R, N>,
+    a: Desc<Wgpu, T, N>,
+    t: &'static str,
+) -> Result<()> {
+    let refuse = |reason| Error::NoKernel { op: "unary", backend: "WebGPU", reason };
+    let part = dtype_of::<T>().and_then(DType::part).ok_or(refuse("its kernels keep the element type"))?;
+    if dtype_of::<R>() != Some(part) {
+        return Err(refuse("a complex function's result is its part type"));
+    }
+    let DeviceUnary::Named(name) = form else { return Err(refuse("a complex function takes no parameter")) };
+    let name = check_device_name(name, DEVICE_COMPLEX_REAL, "WebGPU")?;
+    if t == "c128" && transcendental(name) {
+        return Err(no_f64(name));
+    }
+    let n = out.len();
+    if n == 0 {
+        return Ok(());
+    }
+    let p = params(n, [words(&out)?, words(&a)?], &[])?;
+    // SAFETY: the operands are live; `out` is a fresh output, another buffer than `a`'s.
+    let (bo, ba) = unsafe { (buffer(&out), buffer(&a)) };
+    run(dev, family("elementwise"), t, &format!("complex_{name}"), n, &[(6, bo), (1, ba)], &p)
 }

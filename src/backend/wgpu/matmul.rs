@@ -17,6 +17,13 @@ unsafe impl MatmulKernels for Wgpu {
         b: Desc<Wgpu, T, 2>,
         _: Par,
     ) -> Result<()> {
+        if crate::element::dtype_of::<T>().is_some_and(crate::element::DType::is_complex) {
+            return Err(crate::error::Error::UnsupportedDType {
+                op: "matmul",
+                got: core::any::type_name::<T>().into(),
+                fix: "WebGPU multiplies real matrices only; multiply complex ones on the CPU or CUDA (cuBLAS)",
+            });
+        }
         let t = elem::<T>(dev, "matmul")?;
         let [m, n] = out.shape;
         let k = a.shape[1];

@@ -17,22 +17,29 @@ pub struct Family {
     source: &'static str,
     /// Whether the family has shaders for integer element types.
     pub integers: bool,
+    /// Whether the family has shaders for complex element types.
+    pub complex: bool,
+}
+
+const fn family_of(name: &'static str, source: &'static str, integers: bool, complex: bool) -> Family {
+    Family { name, source, integers, complex }
 }
 
 /// Every shader family.
 pub const FAMILIES: [Family; 7] = [
-    Family { name: "elementwise", source: include_str!("../../../kernels/wgpu/elementwise.wgsl"), integers: true },
-    Family { name: "copy", source: include_str!("../../../kernels/wgpu/copy.wgsl"), integers: true },
-    Family { name: "reduce", source: include_str!("../../../kernels/wgpu/reduce.wgsl"), integers: true },
-    Family { name: "matmul", source: include_str!("../../../kernels/wgpu/matmul.wgsl"), integers: true },
-    Family { name: "stencil", source: include_str!("../../../kernels/wgpu/stencil.wgsl"), integers: false },
-    Family { name: "sparse", source: include_str!("../../../kernels/wgpu/sparse.wgsl"), integers: false },
-    Family { name: "fft", source: include_str!("../../../kernels/wgpu/fft.wgsl"), integers: false },
+    family_of("elementwise", include_str!("../../../kernels/wgpu/elementwise.wgsl"), true, true),
+    family_of("copy", include_str!("../../../kernels/wgpu/copy.wgsl"), true, false),
+    family_of("reduce", include_str!("../../../kernels/wgpu/reduce.wgsl"), true, true),
+    family_of("matmul", include_str!("../../../kernels/wgpu/matmul.wgsl"), true, false),
+    family_of("stencil", include_str!("../../../kernels/wgpu/stencil.wgsl"), false, false),
+    family_of("sparse", include_str!("../../../kernels/wgpu/sparse.wgsl"), false, false),
+    family_of("fft", include_str!("../../../kernels/wgpu/fft.wgsl"), false, false),
 ];
 
-/// The element types shaders are assembled for: WGSL's 32-bit float and signed integer, and
-/// `f64` and `f16` for adapters with those features (`WgpuDevice::supports`).
-pub const ELEMENTS: [&str; 4] = ["f32", "i32", "f64", "f16"];
+/// The element types shaders are assembled for: WGSL's 32-bit float and signed integer, `f64`
+/// and `f16` for adapters with those features (`WgpuDevice::supports`), and the complex types
+/// `c64` and `c128` (`vec2<f32>`, `vec2<f64>`: real part first, as `Complex<f32/f64>`).
+pub const ELEMENTS: [&str; 6] = ["f32", "i32", "f64", "f16", "c64", "c128"];
 
 /// What an element type has, for the sections of a shader file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -43,6 +50,11 @@ enum Kind {
     Float {
         transcendental: bool,
     },
+    /// A complex type: two floats, with arithmetic of its own and no order; `transcendental`
+    /// as for its part type.
+    Complex {
+        transcendental: bool,
+    },
 }
 
 impl Kind {
@@ -50,8 +62,23 @@ impl Kind {
         match elem {
             "i32" => Kind::Integer,
             "f64" => Kind::Float { transcendental: false },
+            "c64" => Kind::Complex { transcendental: true },
+            "c128" => Kind::Complex { transcendental: false },
             _ => Kind::Float { transcendental: true },
         }
+    }
+}
+
+/// The WGSL type of element type `elem`, and of its parts (`PART`: the type itself for a real
+/// one).
+fn wgsl_types(elem: &str) -> (&'static str, &'static str) {
+    match elem {
+        "c64" => ("vec2<f32>", "f32"),
+        "c128" => ("vec2<f64>", "f64"),
+        "i32" => ("i32", "i32"),
+        "f64" => ("f64", "f64"),
+        "f16" => ("f16", "f16"),
+        _ => ("f32", "f32"),
     }
 }
 
@@ -60,12 +87,16 @@ pub(crate) fn family(name: &str) -> &'static Family {
     FAMILIES.iter().find(|f| f.name == name).expect("a family of FAMILIES")
 }
 
-/// `text` with its `//@each` / `//@float` / `//@transcendental` sections expanded for an element
-/// type of `kind` (in an `//@each` list, names after a `|` are float-only, and names after a
-/// second `|` need transcendental functions).
+/// `text` with its `//@each` / `//@float` / `//@transcendental` / `//@real` / `//@complex` /
+/// `//@complex-transcendental` sections expanded for an element type of `kind` (in an `//@each`
+/// list, names after a `|` are for real floats only, names after a second `|` need
+/// transcendental functions, and a name marked `!` is for real types only). Sections do not
+/// nest.
 fn expand(text: &str, kind: Kind) -> String {
-    let float = kind != Kind::Integer;
+    let complex = matches!(kind, Kind::Complex { .. });
+    let float = matches!(kind, Kind::Float { .. });
     let transcendental = kind == Kind::Float { transcendental: true };
+    let complex_transcendental = kind == Kind::Complex { transcendental: true };
     let mut out = String::with_capacity(text.len() * 4);
     let mut lines = text.lines();
     while let Some(line) = lines.next() {
@@ -75,6 +106,12 @@ fn expand(text: &str, kind: Kind) -> String {
             Some(("", float))
         } else if line.trim_end() == "//@transcendental" {
             Some(("", transcendental))
+        } else if line.trim_end() == "//@real" {
+            Some(("", !complex))
+        } else if line.trim_end() == "//@complex" {
+            Some(("", complex))
+        } else if line.trim_end() == "//@complex-transcendental" {
+            Some(("", complex_transcendental))
         } else {
             None
         };
@@ -96,6 +133,11 @@ fn expand(text: &str, kind: Kind) -> String {
             let floats = groups.next().unwrap_or("").split_whitespace().filter(|_| float);
             let transcendentals = groups.next().unwrap_or("").split_whitespace().filter(|_| transcendental);
             for name in all.chain(floats).chain(transcendentals) {
+                let name = match name.strip_prefix('!') {
+                    Some(_) if complex => continue,
+                    Some(real_only) => real_only,
+                    None => name,
+                };
                 out.push_str(&body.replace("NAME", name));
             }
         }
@@ -110,17 +152,23 @@ fn expand(text: &str, kind: Kind) -> String {
 /// `Error::UnsupportedDType` for another element type, or an integer type for a float-only family.
 pub fn source(family: &Family, elem: &str) -> Result<String> {
     let kind = Kind::of(elem);
-    if !ELEMENTS.contains(&elem) || (kind == Kind::Integer && !family.integers) {
+    let lacking = match kind {
+        Kind::Integer => !family.integers,
+        Kind::Complex { .. } => !family.complex,
+        Kind::Float { .. } => false,
+    };
+    if !ELEMENTS.contains(&elem) || lacking {
         return Err(Error::UnsupportedDType {
             op: "wgpu shader",
             got: elem.into(),
-            fix: "WebGPU shaders here take f32, f64, f16 (where the adapter has them) and i32 (not for stencils); convert first",
+            fix: "WebGPU shaders here take f32, f64, f16 (where the adapter has them), i32 (not for stencils), and complex elements for elementwise ops and sums; convert first",
         });
     }
     // f16 must be enabled before any declaration; f64 needs no directive in wgpu's WGSL.
     let enable = if elem == "f16" { "enable f16;\n" } else { "" };
     let unit = format!("{enable}{COMMON}\n{}", expand(family.source, kind));
-    Ok(unit.replace("ELEM", elem))
+    let (ty, part) = wgsl_types(elem);
+    Ok(unit.replace("ELEM", ty).replace("PART", part))
 }
 
 /// Parses and validates WGSL `source` with naga, as wgpu does before creating a pipeline.
@@ -160,5 +208,10 @@ mod tests {
         assert_eq!(expand(text, Kind::of("f64")), "a\nfn f_x() {}\nfn f_y() {}\nfn f_q() {}\nfloat only\nz\n");
         assert_eq!(expand(text, Kind::of("i32")), "a\nfn f_x() {}\nfn f_y() {}\nz\n");
         assert_eq!(expand(text, Kind::of("f16")), expand(text, f32));
+        let text = "//@each a !b | q\nNAME\n//@end\n//@real\nr\n//@end\n//@complex\nc\n//@end\n//@complex-transcendental\nt\n//@end\n";
+        assert_eq!(expand(text, Kind::of("c64")), "a\nc\nt\n");
+        assert_eq!(expand(text, Kind::of("c128")), "a\nc\n");
+        assert_eq!(expand(text, f32), "a\nb\nq\nr\n");
+        assert_eq!(expand(text, Kind::of("i32")), "a\nb\nr\n");
     }
 }
