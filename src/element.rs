@@ -126,7 +126,7 @@ mod sealed {
 }
 
 /// A scalar element with a runtime [`DType`]: the primitive numeric types, `half`'s floats and
-/// [`Complex`](num_complex::Complex)`<f32 | f64>`.
+/// [`Complex`]`<f32 | f64>`.
 ///
 /// Arrays hold any [`Pod`] type (structured elements included); `Element` adds what type-erased
 /// code needs. Sealed: code that reinterprets memory by `DTYPE` (structured field views, interop)
