@@ -23,8 +23,9 @@ _Index = Union[int, Tuple[int, ...]]
 _DType = Union[str, np.dtype, type]
 
 class ContiguousND:
-    """A contiguous, row-major N-dimensional array of float32, float64, int32 or int64, in a cnda
-    buffer or borrowing a NumPy array's memory. Indexing is always bounds-checked."""
+    """A contiguous, row-major N-dimensional array of float32, float64, int32, int64, complex64 or
+    complex128, in a cnda buffer or borrowing a NumPy array's memory. Indexing is always
+    bounds-checked."""
 
     def __init__(self, shape: Tuple[int, ...], dtype: _DType | None = ...) -> None: ...
     @property
@@ -406,8 +407,8 @@ _Operand = Union[_Array, "ContiguousND", int, float, np.generic, Any]
 
 def add(a: _Operand, b: _Operand, out: _Array | None = ...) -> _Array:
     """a + b with NumPy broadcasting over any strides and NumPy's type promotion (scalars, lists and
-    mixed float32/64, int32/64 operands; other promoted types are a TypeError); a new array, or
-    written into out (its shape and dtype must be the result's)."""
+    mixed float32/64, int32/64, complex64/128 operands; other promoted types are a TypeError); a
+    new array, or written into out (its shape and dtype must be the result's)."""
 def subtract(a: _Operand, b: _Operand, out: _Array | None = ...) -> _Array: ...
 def multiply(a: _Operand, b: _Operand, out: _Array | None = ...) -> _Array: ...
 def divide(a: _Operand, b: _Operand, out: _Array | None = ...) -> _Array:
@@ -422,7 +423,8 @@ def sum(a: _Array, axis: int | tuple[int, ...] | None = ...) -> Union[np.generic
     """Sum of all elements (a NumPy scalar), or along an axis or a tuple of axes; int32 promoted to
     int64 as NumPy does."""
 def matmul(a: _Array, b: _Array) -> _Array:
-    """a @ b for 2D float32/float64 arrays; transposed operands are read in place."""
+    """a @ b for 2D float32/float64/complex64/complex128 arrays; transposed operands are read in
+    place."""
 def pad(
     a: _Array,
     width: Union[int, Sequence[int], Sequence[Sequence[int]]],

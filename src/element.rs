@@ -143,7 +143,8 @@ pub trait Element: sealed::Sealed + Pod + Send + Sync + fmt::Debug + fmt::Displa
 }
 
 /// An element with zero, one and the four arithmetic operations: every [`Numeric`] type and
-/// `Complex<f32 | f64>`. What sums, products, means, `matmul` and the arithmetic operators need.
+/// `Complex<f32 | f64>`. What sums, products, means, `dot` and the arithmetic operators need
+/// (`matmul` needs a [`GemmElement`](crate::GemmElement)).
 pub trait Arithmetic:
     Element
     + core::ops::Add<Output = Self>
@@ -159,6 +160,13 @@ pub trait Arithmetic:
     /// `n` converted to this type (rounded for floats, wrapping for narrow integers), for means.
     fn from_usize(n: usize) -> Self;
 
+    /// This value divided by the count `n` (a mean's last step): `self / n` for real types, each
+    /// part divided by `n` for complex ones (a complex division by `n + 0i` would square `n`,
+    /// overflowing early and rounding twice).
+    fn div_count(self, n: usize) -> Self {
+        self / Self::from_usize(n)
+    }
+
     /// Whether the value is a float NaN, or a complex number with a NaN part (always `false` for
     /// integers).
     #[allow(clippy::eq_op)]
@@ -172,8 +180,8 @@ pub trait Arithmetic:
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a real numeric element",
     label = "needs an ordered, real element type",
-    note = "complex numbers have no order: `min`, `max`, `argmin`, `argmax`, `%`, `clamp` and stencils take real \
-            elements; use `z.abs()`, `z.norm_sqr()` or `z.re()` to get a real array"
+    note = "complex numbers have no order: `min`, `max`, `argmin`, `argmax`, their `_axis` forms, `%` and stencils \
+            take real elements; use `z.abs()`, `z.norm_sqr()` or `z.re()` to get a real array"
 )]
 pub trait Numeric: Arithmetic + PartialOrd {
     /// The largest value: `+inf` for floats, `MAX` for integers (the identity of `min`).
@@ -253,6 +261,11 @@ macro_rules! complex {
             #[allow(clippy::cast_possible_truncation)]
             fn from_usize(n: usize) -> Self {
                 Complex::new(n as $t, 0.0)
+            }
+            #[allow(clippy::cast_possible_truncation)]
+            fn div_count(self, n: usize) -> Self {
+                let n = n as $t;
+                Complex::new(self.re / n, self.im / n)
             }
         }
     )*};

@@ -133,6 +133,23 @@ fn elementwise_functions_match_num_complex() {
     assert_eq!(z(1.0, 0.0) / a.view(), a.map(|v| z(1.0, 0.0) / v));
 }
 
+/// Means divide each part by the count: a complex division by `n + 0i` would square `n`
+/// (overflowing at 1e36 x 100 in f32) and turn an infinite part's `inf * 0` into NaN.
+#[test]
+fn means_divide_each_part_by_the_count() {
+    let big = Array::full([4, 100], Complex::new(1e35f32, -3e35));
+    let mean = big.mean().unwrap();
+    assert!((mean - Complex::new(1e35, -3e35)).norm() <= 1e-6 * 3.2e35, "{mean}");
+    // Sums and means of a power of two are exact: 100 x 2^1014 would overflow times 100.
+    let v = 2f64.powi(1014);
+    let big = Array::full([4, 100], z(v, -v));
+    assert_eq!(big.mean(), Some(z(v, -v)));
+    assert!(big.mean_axis::<1>(1).unwrap().iter().all(|&m| m == z(v, -v)));
+    let inf = Array::from_shape_vec([2], vec![z(1.0, f64::INFINITY), z(1.0, 0.0)]).unwrap();
+    assert_eq!(inf.mean(), Some(z(1.0, f64::INFINITY)));
+    assert_eq!(inf.mean_axis::<0>(0).unwrap()[[]], z(1.0, f64::INFINITY));
+}
+
 #[test]
 fn part_views_are_zero_copy_and_write_through() {
     let mut a = field([3, 4], 5);
@@ -199,7 +216,7 @@ fn npy_round_trips_complex_arrays() {
 /// bound); sums, products and means within rounding
 /// (another order of the same sums); both precisions (`Complex<f64>` where the device has f64).
 #[cfg(any(feature = "cuda", feature = "wgpu"))]
-fn device_cases<D: cnda::kernel::Upload>(dev: &D, f64_arg: bool, f32_arg_tol: f32)
+fn device_cases<D: cnda::kernel::Upload>(dev: &D, f64_arg: bool, f32_arg_tol: f32, ieee_specials: bool)
 where
     D::Target: cnda::kernel::ElementwiseKernels
         + cnda::kernel::ReduceKernels
@@ -241,7 +258,32 @@ where
     dc.view_mut().slice_mut(s![.., 1..3]).assign(&row.slice(s![.., ..2]).to_device(dev));
     c.slice_mut(s![.., 1..3]).assign(&row.slice(s![.., ..2]));
     assert_eq!(dc.to_host(), c);
-    // Reductions.
+    // Non-finite operands: the same IEEE operations in the same order (NaN payloads aside).
+    let odd = Array::from_shape_vec(
+        [6],
+        vec![z(1.0, 0.0), z(0.0, 0.0), z(f64::INFINITY, 1.0), z(f64::NAN, 2.0), z(-0.0, f64::INFINITY), z(3.0, -4.0)],
+    )
+    .unwrap();
+    let flipped = odd.slice(s![..;-1]).to_owned();
+    let (dodd, dflipped) = (odd.to_device(dev), flipped.to_device(dev));
+    let same = |got: &Array<C64, 1>, want: &Array<C64, 1>| {
+        let part = |x: f64, y: f64| x.to_bits() == y.to_bits() || (x.is_nan() && y.is_nan());
+        got.iter().zip(want.iter()).all(|(x, y)| part(x.re, y.re) && part(x.im, y.im))
+    };
+    assert!(same(&(&dodd * &dflipped).to_host(), &(&odd * &flipped)));
+    assert!(same(&(&dodd / &dflipped).to_host(), &(&odd / &flipped)));
+    let abs = dodd.abs().to_host();
+    assert_eq!((abs[[2]], abs[[4]], abs[[1]], abs[[5]]), (f64::INFINITY, f64::INFINITY, 0.0, 5.0));
+    assert!(abs[[3]].is_nan());
+    let mixed = Array::from_shape_vec([2], vec![z(f64::INFINITY, f64::NAN), z(f64::NAN, -f64::INFINITY)]).unwrap();
+    let got = mixed.to_device(dev).abs().to_host();
+    if ieee_specials {
+        assert!(got.iter().all(|&m| m == f64::INFINITY), "|inf + NaN i| is inf, as hypot: {got:?}");
+    }
+    // Reductions; means divide each part by the count.
+    let v = 2f64.powi(1014); // 100 v is exact; 100 v times 100 overflows
+    let big = Array::full([3, 100], z(v, -v));
+    assert_eq!(big.to_device(dev).mean_axis::<1>(1).unwrap().to_host(), Array::full([3], z(v, -v)));
     let near = |x: C64, y: C64, tol: f64| (x - y).norm() <= tol * y.norm().max(1.0);
     assert!(near(da.sum(), a.sum(), 1e-14));
     assert!(near(da.mean().unwrap(), a.mean().unwrap(), 1e-14));
@@ -256,6 +298,8 @@ where
     assert_eq!((&d32 / &d32.conj()).to_host(), &a32 / &a32.conj());
     let (arg, want) = (d32.arg().to_host(), a32.arg());
     assert!(arg.iter().zip(want.iter()).all(|(x, y)| (x - y).abs() <= f32_arg_tol), "{arg:?} {want:?}");
+    let (abs, want) = (d32.slice(s![.., ..;-3]).abs().to_host(), a32.slice(s![.., ..;-3]).abs());
+    assert!(abs.iter().zip(want.iter()).all(|(x, y)| (x - y).abs() <= 2.5e-7 * y), "{abs:?} {want:?}");
     let (total, want) = (d32.sum(), a32.sum());
     assert!((total - want).norm() <= 1e-5 * want.norm().max(1.0));
 }
@@ -293,7 +337,7 @@ mod cuda {
     #[test]
     fn elementwise_ops_and_reductions_match_the_cpu() {
         let Some(dev) = device() else { return };
-        device_cases(&dev, true, 4e-7);
+        device_cases(&dev, true, 4e-7, true);
     }
 }
 
@@ -320,8 +364,9 @@ mod wgpu {
             return;
         }
         // Vulkan has no f64 `atan2`: the angle of a Complex<f64> is refused; its f32 one may be
-        // 4096 ulps off (lavapipe's is within about 16).
-        device_cases(&dev, false, 4e-6);
+        // 4096 ulps off (lavapipe's is within about 16). Nor does it promise IEEE infinities
+        // beside NaNs: lavapipe's |inf + NaN i| is NaN.
+        device_cases(&dev, false, 4e-6, false);
     }
 
     /// WebGPU multiplies real matrices only: a typed error, never a wrong answer.

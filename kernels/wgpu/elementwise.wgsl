@@ -235,12 +235,20 @@ fn update_unary_conj(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num
     out[at] = f_conj(out[at]);
 }
 
+// Whether x is infinite (NaN compares false; inf - inf is NaN).
+fn is_inf(x: PART) -> bool { return x == x && !(x - x == PART(0)); }
+
 // |z| scaled by the larger part, so parts near the type's largest value do not overflow (as the
-// host's `hypot`, within rounding); zero, infinite and NaN parts by their sum.
+// host's `hypot`, within rounding): infinite when a part is, even beside a NaN, else NaN when a
+// part is (WGSL's `max` may drop a NaN, so these come first), where the adapter keeps IEEE
+// infinities and NaNs (Vulkan does not promise it; lavapipe's f64 gives NaN beside a NaN).
 fn f_abs(z: ELEM) -> PART {
     let a = abs(z);
+    if (is_inf(a.x)) { return a.x; }
+    if (is_inf(a.y)) { return a.y; }
+    if (!(a.x == a.x) || !(a.y == a.y)) { return a.x + a.y; }
     let m = max(a.x, a.y);
-    if (m == PART(0) || !(m - m == PART(0))) { return a.x + a.y; }
+    if (m == PART(0)) { return m; }
     let r = min(a.x, a.y) / m;
     return m * sqrt(PART(1) + r * r);
 }

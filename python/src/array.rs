@@ -10,6 +10,8 @@ use pyo3::exceptions::{PyBufferError, PyTypeError};
 use pyo3::prelude::*;
 use pyo3::types::{IntoPyDict, PyTuple};
 
+use cnda::Complex;
+
 use crate::errors::to_pyerr;
 use crate::store::{element_count, python_index, Keep, Memory, Store};
 
@@ -19,12 +21,31 @@ pub enum Data {
     F64(Store<f64>),
     I32(Store<i32>),
     I64(Store<i64>),
+    C64(Store<Complex<f32>>),
+    C128(Store<Complex<f64>>),
 }
 
 /// `$body` with `$s` bound to the payload of `$data`, a value of an enum with one variant per
-/// element type (`F32`, `F64`, `I32`, `I64`: [`Data`], `CudaData`), and `$T` to that type.
+/// element type (`F32`, `F64`, `I32`, `I64`: [`Data`], `CudaData`; `C64`, `C128`: [`Data`]), and
+/// `$T` to that type.
 macro_rules! by_element {
+    (Data, $data:expr, $s:ident, $T:ident => $body:expr) => {
+        match $data {
+            Data::C64($s) => {
+                type $T = cnda::Complex<f32>;
+                $body
+            }
+            Data::C128($s) => {
+                type $T = cnda::Complex<f64>;
+                $body
+            }
+            real => by_element!(@real Data, real, $s, $T => $body),
+        }
+    };
     ($Enum:ident, $data:expr, $s:ident, $T:ident => $body:expr) => {
+        by_element!(@real $Enum, $data, $s, $T => $body)
+    };
+    (@real $Enum:ident, $data:expr, $s:ident, $T:ident => $body:expr) => {
         match $data {
             $Enum::F32($s) => {
                 type $T = f32;
@@ -42,6 +63,8 @@ macro_rules! by_element {
                 type $T = i64;
                 $body
             }
+            #[allow(unreachable_patterns)]
+            _ => unreachable!("the complex variants are matched first"),
         }
     };
 }
@@ -65,8 +88,9 @@ macro_rules! element_variants {
 #[cfg(feature = "cuda")]
 pub(crate) use element_variants;
 
-/// A contiguous, row-major N-dimensional array of float32, float64, int32 or int64, in a cnda
-/// buffer or borrowing a NumPy array's memory. Indexing is always bounds-checked.
+/// A contiguous, row-major N-dimensional array of float32, float64, int32, int64, complex64 or
+/// complex128, in a cnda buffer or borrowing a NumPy array's memory. Indexing is always
+/// bounds-checked.
 #[pyclass(name = "ContiguousND", module = "cnda")]
 pub struct ContiguousND {
     data: Data,
@@ -78,9 +102,9 @@ pub struct ContiguousND {
 fn dtype_name(py: Python<'_>, dtype: &Bound<'_, PyAny>) -> PyResult<String> {
     let name: String = py.import("numpy")?.call_method1("dtype", (dtype,))?.getattr("name")?.extract()?;
     match name.as_str() {
-        "float32" | "float64" | "int32" | "int64" => Ok(name),
+        "float32" | "float64" | "int32" | "int64" | "complex64" | "complex128" => Ok(name),
         other => Err(PyTypeError::new_err(format!(
-            "ContiguousND holds float32, float64, int32 or int64 elements, not {other}; convert with astype()"
+            "ContiguousND holds float32, float64, int32, int64, complex64 or complex128 elements, not {other}; convert with astype()"
         ))),
     }
 }
@@ -99,6 +123,8 @@ impl ContiguousND {
             "float32" => Data::F32(Store::zeros(shape)?),
             "float64" => Data::F64(Store::zeros(shape)?),
             "int32" => Data::I32(Store::zeros(shape)?),
+            "complex64" => Data::C64(Store::zeros(shape)?),
+            "complex128" => Data::C128(Store::zeros(shape)?),
             _ => Data::I64(Store::zeros(shape)?),
         };
         Ok(ContiguousND { data, exports: Arc::new(AtomicUsize::new(0)) })
@@ -379,13 +405,15 @@ pub(crate) fn converted<'py>(
     crate::overlap::reading("__array__", "this array", &view, || view.call_method1("astype", (&want,)))
 }
 
-/// The element types a `ContiguousND` holds: float32, float64, int32, int64.
+/// The element types a `ContiguousND` holds: float32, float64, int32, int64, complex64,
+/// complex128.
 pub trait Stored: Element + cnda::Element + cnda::interop::npy::NpyElement {
     /// The array data of a store of this type.
     fn data(store: Store<Self>) -> Data;
 }
 
 element_variants!(Stored::data(Store) -> Data);
+element_variants!(@ Stored data Store Data: Complex<f32> => C64, Complex<f64> => C128);
 
 /// The base object of a NumPy view of a `ContiguousND`: holds the owner alive and counts as one
 /// export until NumPy drops the view.
@@ -495,11 +523,15 @@ pub(crate) fn plain_from_numpy(
         Data::I32(borrow_or_copy::<i32>(x, copy, readonly)?)
     } else if dtype.is_equiv_to(&numpy::dtype::<i64>(py)) {
         Data::I64(borrow_or_copy::<i64>(x, copy, readonly)?)
+    } else if dtype.is_equiv_to(&numpy::dtype::<Complex<f32>>(py)) {
+        Data::C64(borrow_or_copy::<Complex<f32>>(x, copy, readonly)?)
+    } else if dtype.is_equiv_to(&numpy::dtype::<Complex<f64>>(py)) {
+        Data::C128(borrow_or_copy::<Complex<f64>>(x, copy, readonly)?)
     } else {
         return Err(to_pyerr(cnda::Error::UnsupportedDType {
             op: "from_numpy",
             got: dtype.str()?.to_string(),
-            fix: "ContiguousND holds float32, float64, int32 or int64; convert with astype()",
+            fix: "ContiguousND holds float32, float64, int32, int64, complex64 or complex128; convert with astype()",
         }));
     };
     Ok(ContiguousND { data, exports: Arc::new(AtomicUsize::new(0)) })

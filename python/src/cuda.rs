@@ -410,12 +410,20 @@ pub fn cuda_device_count() -> usize {
 pub fn to_cuda(py: Python<'_>, x: &Bound<'_, PyAny>, device: usize) -> PyResult<CudaArray> {
     let dev = open(device)?;
     let upload = |host: &ContiguousND| -> PyResult<CudaArray> {
-        let data = by_element!(Data, host.data(), s, T => {
-            crate::overlap::check_read("to_cuda", host.span())?;
-            let view = ArrayView::<T, 1, RowMajor>::from_slice([s.as_slice().len()], s.as_slice()).map_err(to_pyerr)?;
-            let array = view.try_to_backend(&dev).map_err(to_pyerr)?;
-            T::device_data(DeviceStore { array, shape: s.shape.clone() })
-        });
+        let data = match host.data() {
+            Data::C64(_) | Data::C128(_) => {
+                return Err(pyo3::exceptions::PyTypeError::new_err(
+                    "to_cuda: CudaArray holds float32, float64, int32 or int64 elements, not complex ones yet; \
+                     move complex data with CuPy or PyTorch and DLPack, or compute on the host",
+                ))
+            }
+            real => by_element!(@real Data, real, s, T => {
+                crate::overlap::check_read("to_cuda", host.span())?;
+                let view = ArrayView::<T, 1, RowMajor>::from_slice([s.as_slice().len()], s.as_slice()).map_err(to_pyerr)?;
+                let array = view.try_to_backend(&dev).map_err(to_pyerr)?;
+                T::device_data(DeviceStore { array, shape: s.shape.clone() })
+            }),
+        };
         Ok(CudaArray { data })
     };
     if let Ok(host) = x.cast::<ContiguousND>() {

@@ -82,7 +82,10 @@ pub(crate) fn dl_dtype<T: Stored>() -> DLDataType {
         cnda::DType::U8 | cnda::DType::U16 | cnda::DType::U32 | cnda::DType::U64 | cnda::DType::Usize => {
             DLDataTypeCode::UINT
         }
-        _ => DLDataTypeCode::INT,
+        cnda::DType::I8 | cnda::DType::I16 | cnda::DType::I32 | cnda::DType::I64 | cnda::DType::Isize => {
+            DLDataTypeCode::INT
+        }
+        other => unreachable!("a stored element type without a DLPack code: {other}"),
     };
     DLDataType::scalar(code, (core::mem::size_of::<T>() * 8) as u8)
 }
@@ -183,13 +186,13 @@ fn host_array(imported: ImportedDlpack, device: DLDevice, copy: bool) -> PyResul
         (DLDataTypeCode::FLOAT, 64, 1) => parts.into_store::<f64>(imported, copy)?,
         (DLDataTypeCode::INT, 32, 1) => parts.into_store::<i32>(imported, copy)?,
         (DLDataTypeCode::INT, 64, 1) => parts.into_store::<i64>(imported, copy)?,
-        (code, bits, lanes) => {
-            return Err(to_pyerr(cnda::Error::UnsupportedDType {
-                op: "from_dlpack",
-                got: format!("DLPack code {} with {bits} bits x {lanes} lanes", code.0),
-                fix: "ContiguousND holds float32, float64, int32 or int64; convert the tensor first",
-            }))
-        }
+        (DLDataTypeCode::COMPLEX, 64, 1) => parts.into_store::<cnda::Complex<f32>>(imported, copy)?,
+        (DLDataTypeCode::COMPLEX, 128, 1) => parts.into_store::<cnda::Complex<f64>>(imported, copy)?,
+        (code, bits, lanes) => return Err(to_pyerr(cnda::Error::UnsupportedDType {
+            op: "from_dlpack",
+            got: format!("DLPack code {} with {bits} bits x {lanes} lanes", code.0),
+            fix: "ContiguousND holds float32, float64, int32, int64, complex64 or complex128; convert the tensor first",
+        })),
     };
     Ok(ContiguousND::from_data(data))
 }

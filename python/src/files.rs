@@ -42,7 +42,8 @@ fn plain<T: Stored>(header: &npy::Header, r: &mut impl std::io::Read, available:
     Ok(T::data(Store::owning(data, header.shape.clone())))
 }
 
-/// Reads the `.npy` file at `path`: a `ContiguousND` for float32, float64, int32 and int64 files,
+/// Reads the `.npy` file at `path`: a `ContiguousND` for float32, float64, int32, int64,
+/// complex64 and complex128 files,
 /// a `StructuredND` with `element=` for structured ones (validated field by field).
 #[pyfunction]
 #[pyo3(signature = (path, element = None))]
@@ -64,11 +65,13 @@ pub fn load<'py>(
         NpyLayout::Scalar { dtype: DType::F64, .. } => plain::<f64>(&header, &mut file, available)?,
         NpyLayout::Scalar { dtype: DType::I32, .. } => plain::<i32>(&header, &mut file, available)?,
         NpyLayout::Scalar { dtype: DType::I64, .. } => plain::<i64>(&header, &mut file, available)?,
+        NpyLayout::Scalar { dtype: DType::C64, .. } => plain::<cnda::Complex<f32>>(&header, &mut file, available)?,
+        NpyLayout::Scalar { dtype: DType::C128, .. } => plain::<cnda::Complex<f64>>(&header, &mut file, available)?,
         NpyLayout::Scalar { dtype, .. } => {
             return Err(to_pyerr(cnda::Error::UnsupportedDType {
                 op: "load",
                 got: dtype.to_string(),
-                fix: "ContiguousND holds float32, float64, int32 or int64; load it with np.load and convert",
+                fix: "ContiguousND holds float32, float64, int32, int64, complex64 or complex128; load it with np.load and convert",
             }))
         }
         NpyLayout::Structured { fields, .. } => {

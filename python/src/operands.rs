@@ -8,7 +8,7 @@ use pyo3::prelude::*;
 use pyo3::types::{IntoPyDict, PyTuple};
 
 /// The element types cnda computes in, by NumPy name.
-const COMPUTED: [&str; 4] = ["float32", "float64", "int32", "int64"];
+const COMPUTED: [&str; 6] = ["float32", "float64", "int32", "int64", "complex64", "complex128"];
 
 /// Two operands as NumPy arrays of one element type, the type NumPy's promotion gives them
 /// (`true_divide` of integers: float64, as NumPy).
@@ -44,14 +44,14 @@ pub fn promote<'py>(
             describe(b)
         ))
     })?;
-    if divide && dtype.getattr("kind")?.extract::<String>()? != "f" {
+    if divide && !matches!(dtype.getattr("kind")?.extract::<String>()?.as_str(), "f" | "c") {
         dtype = np.call_method1("dtype", ("float64",))?; // NumPy's true division of integers
     }
     let name: String = dtype.getattr("name")?.extract()?;
     if !COMPUTED.contains(&name.as_str()) {
         return Err(PyTypeError::new_err(format!(
-            "{op}: {} and {} promote to {name}, which cnda does not compute (it computes float32, float64, int32 \
-             and int64); convert the operands, e.g. with np.asarray(x, dtype=np.float64)",
+            "{op}: {} and {} promote to {name}, which cnda does not compute (it computes float32, float64, int32, \
+             int64, complex64 and complex128); convert the operands, e.g. with np.asarray(x, dtype=np.float64)",
             describe(a),
             describe(b)
         )));

@@ -5,7 +5,7 @@
 //! buffers handed to NumPy without a copy. Large operations run with the interpreter lock
 //! released, so other Python threads go on meanwhile.
 
-use cnda::{Array, ArrayView, GemmElement, Numeric, Zip};
+use cnda::{Arithmetic, Array, ArrayView, Complex, GemmElement, Zip};
 use numpy::{PyArrayDyn, PyUntypedArray, PyUntypedArrayMethods};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -116,6 +116,14 @@ macro_rules! by_name {
                 type $T = i64;
                 $body
             }
+            "complex128" => {
+                type $T = Complex<f64>;
+                $body
+            }
+            "complex64" => {
+                type $T = Complex<f32>;
+                $body
+            }
             _ => {
                 type $T = i32;
                 $body
@@ -130,7 +138,7 @@ fn broadcast_shape(py: Python<'_>, a: &Bound<'_, PyAny>, b: &Bound<'_, PyAny>) -
 }
 
 /// `a op b` into a new array; both already of `T` (promoted).
-fn binary<'py, T: Stored + Numeric>(
+fn binary<'py, T: Stored + Arithmetic>(
     py: Python<'py>,
     op: Binary,
     a: &Bound<'py, PyAny>,
@@ -160,7 +168,7 @@ fn binary<'py, T: Stored + Numeric>(
 
 /// `out = a op b`, written into `out` (checked: shape, element type, writable); an input that
 /// overlaps `out` is read whole first, as NumPy does.
-fn binary_into<'py, T: Stored + Numeric>(
+fn binary_into<'py, T: Stored + Arithmetic>(
     py: Python<'py>,
     op: Binary,
     a: &Bound<'py, PyAny>,
@@ -217,7 +225,7 @@ fn copy_of<'py>(op: &'static str, operand: &str, x: &Bound<'py, PyAny>) -> PyRes
     crate::overlap::reading(op, operand, x, || np.call_method1("array", (x,)))
 }
 
-fn binary_in_place<T: Stored + Numeric>(
+fn binary_in_place<T: Stored + Arithmetic>(
     py: Python<'_>,
     op: Binary,
     a: &Bound<'_, PyAny>,
@@ -345,7 +353,7 @@ binary_functions! {
     Div: divide idivide "/";
 }
 
-fn sum_typed<'py, T: Stored + Numeric + IntoPyObject<'py>>(
+fn sum_typed<'py, T: Stored + Arithmetic + IntoPyObject<'py>>(
     py: Python<'py>,
     a: &Bound<'py, PyAny>,
     axis: Option<isize>,
@@ -468,6 +476,12 @@ fn sum_one<'py>(py: Python<'py>, a: &Bound<'py, PyAny>, axis: Option<isize>) -> 
     if a.cast::<PyArrayDyn<i32>>().is_ok() {
         return sum_widened(py, a, axis);
     }
+    if a.cast::<PyArrayDyn<Complex<f64>>>().is_ok() {
+        return sum_typed::<Complex<f64>>(py, a, axis);
+    }
+    if a.cast::<PyArrayDyn<Complex<f32>>>().is_ok() {
+        return sum_typed::<Complex<f32>>(py, a, axis);
+    }
     by_dtype!("sum", a, T => sum_typed::<T>(py, a, axis))
 }
 
@@ -491,7 +505,7 @@ fn matmul_typed<'py, T: Stored + GemmElement>(
     into_numpy(py, out)
 }
 
-/// `a @ b` for 2D float32 or float64 arrays, on all cores; transposed or strided operands are read
+/// `a @ b` for 2D float32, float64, complex64 or complex128 arrays (both of one type), on all cores; transposed or strided operands are read
 /// in place, not copied.
 #[pyfunction]
 pub fn matmul<'py>(py: Python<'py>, a: &Bound<'py, PyAny>, b: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
@@ -499,11 +513,15 @@ pub fn matmul<'py>(py: Python<'py>, a: &Bound<'py, PyAny>, b: &Bound<'py, PyAny>
         matmul_typed::<f64>(py, a, b)
     } else if a.cast::<PyArrayDyn<f32>>().is_ok() {
         matmul_typed::<f32>(py, a, b)
+    } else if a.cast::<PyArrayDyn<Complex<f64>>>().is_ok() {
+        matmul_typed::<Complex<f64>>(py, a, b)
+    } else if a.cast::<PyArrayDyn<Complex<f32>>>().is_ok() {
+        matmul_typed::<Complex<f32>>(py, a, b)
     } else {
         Err(to_pyerr(cnda::Error::UnsupportedDType {
             op: "matmul",
             got: a.getattr("dtype").map(|d| d.to_string()).unwrap_or_else(|_| "a non-array".into()),
-            fix: "matmul takes float32 or float64 arrays; convert with astype(np.float64)",
+            fix: "matmul takes float32, float64, complex64 or complex128 arrays; convert with astype(np.float64)",
         }))
     }
 }

@@ -45,8 +45,8 @@ def test_fill_copy_and_unsupported_dtypes():
     b[0, 0] = 1
     assert a[0, 0] == 9 and b[0, 0] == 1
     assert b.data_ptr != a.data_ptr
-    with pytest.raises(TypeError, match="not complex128"):
-        cnda.ContiguousND((2,), np.complex128)
+    with pytest.raises(TypeError, match="not uint16"):
+        cnda.ContiguousND((2,), np.uint16)
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -174,8 +174,8 @@ def test_every_error_comes_through_the_one_mapping():
         a[2, 0]
     with pytest.raises(ValueError, match=r"^from_numpy\(copy=False\): requires a C-contiguous"):
         cnda.from_numpy(np.zeros((3, 3))[:, ::2])
-    with pytest.raises(TypeError, match=r"^from_numpy: elements of type complex128 are not supported; "):
-        cnda.from_numpy(np.zeros(2, np.complex128))
+    with pytest.raises(TypeError, match=r"^from_numpy: elements of type uint16 are not supported; "):
+        cnda.from_numpy(np.zeros(2, np.uint16))
     with pytest.raises(RuntimeError, match=r"^resize: the memory is borrowed from a NumPy array"):
         cnda.from_numpy(np.zeros(2)).resize((3,))
 

@@ -1,7 +1,7 @@
 //! Sequence constructors as NumPy has them: `linspace`, `arange`, `eye`.
 
 use super::Array;
-use crate::element::{Float, Numeric};
+use crate::element::{Arithmetic, Float, Numeric};
 
 impl<T: Float> Array<T, 1> {
     /// `num` evenly spaced values from `start` to `end`, both included (NumPy's `linspace`): the
@@ -65,7 +65,7 @@ impl<T: Numeric + PartialOrd> Array<T, 1> {
     }
 }
 
-impl<T: Numeric> Array<T, 2> {
+impl<T: Arithmetic> Array<T, 2> {
     /// The `n x n` identity matrix.
     ///
     /// ```

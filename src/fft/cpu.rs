@@ -118,12 +118,6 @@ unsafe impl FftKernels for Cpu {
         })
     }
 
-    fn parts<T: FftFloat, const N: usize>(x: Desc<Cpu, Complex<T>, N>) -> [Desc<Cpu, T, N>; 2] {
-        let re = x.handle.cast::<T>();
-        let strides = x.strides.map(|s| s * 2);
-        [Desc { handle: re, shape: x.shape, strides }, Desc { handle: re.wrapping_add(1), shape: x.shape, strides }]
-    }
-
     unsafe fn trig_axis<T: FftFloat, const N: usize>(
         _: &Cpu,
         op: &'static str,

@@ -47,10 +47,6 @@ unsafe impl FftKernels for Cuda {
         unsafe { cufft::real_inverse_axis(dev, op, x, out, axis, scale) }
     }
 
-    fn parts<T: FftFloat, const N: usize>(x: Desc<Cuda, Complex<T>, N>) -> [Desc<Cuda, T, N>; 2] {
-        cufft::parts(x)
-    }
-
     unsafe fn scale_modes<T: FftFloat, const N: usize>(
         dev: &CudaDevice,
         x: Desc<Cuda, Complex<T>, N>,

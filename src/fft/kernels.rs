@@ -19,9 +19,9 @@ use crate::kernel::{CopyKernels, Desc, ElementwiseKernels, WriteFromHost};
 ///
 /// Implementations write every element of the output they are given (all of `x` for
 /// [`complex_axis`](FftKernels::complex_axis)) with the transform the method names, and touch no
-/// memory outside the descriptors. [`parts`](FftKernels::parts) returns exactly the real and the
-/// imaginary floats of `x`'s elements (every stride doubled, the imaginary part one float
-/// further): the provided `trig_axis` and the solves write through them.
+/// memory outside the descriptors. The provided `trig_axis` and the solves write through the
+/// part descriptors of [`complex_parts`](crate::kernel::complex_parts), which trust the
+/// backend's [`Backend::part_handle`](crate::kernel::Backend::part_handle).
 pub unsafe trait FftKernels: CopyKernels + ElementwiseKernels + WriteFromHost {
     /// Every lane of `x` along `axis` replaced by its transform (forward: `e^(-2 pi i j k / n)`;
     /// inverse: `e^(+...)`, unnormalized), times `scale` when given.
@@ -103,11 +103,6 @@ pub unsafe trait FftKernels: CopyKernels + ElementwiseKernels + WriteFromHost {
         x: Desc<Self, Complex<T>, N>,
         factors: Desc<Self, T, N>,
     ) -> Result<()>;
-
-    /// The real and imaginary parts of the complex elements `x` describes, as descriptors of
-    /// `T` (every stride doubled, the imaginary part one `T` further): views of the same
-    /// memory, valid while `x` is.
-    fn parts<T: FftFloat, const N: usize>(x: Desc<Self, Complex<T>, N>) -> [Desc<Self, T, N>; 2];
 
     /// The dense row-major `x` transformed along `axis` in place by the cosine or sine transform
     /// of `kind` (or its inverse), scaled as SciPy's under `norm`. Provided through the real

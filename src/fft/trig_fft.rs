@@ -20,7 +20,7 @@ use super::{real_along, real_inverse_along, FftFloat, Norm};
 use crate::array::Array;
 use crate::error::{Error, Result};
 use crate::kernel::tokens::{Add, Mul, ScalarRight};
-use crate::kernel::{Allocator, Desc};
+use crate::kernel::{complex_parts, Allocator, Desc};
 use crate::ops::output::fresh;
 use crate::ops::transfer::upload;
 
@@ -151,7 +151,7 @@ unsafe fn dst1<B: FftKernels, T: FftFloat, const N: usize>(
         B::update_unary(dev, ScalarRight(Mul, -T::ONE), tail)?;
     }
     let spectrum = real_along(op, odd.desc(), axis, Norm::Backward)?;
-    let imaginary = B::parts(spectrum.desc())[1];
+    let imaginary = complex_parts::<T, Complex<T>, B, N>(spectrum.desc())[1];
     // SAFETY: `x` from the spectrum's imaginary parts (another array); halved and negated:
     // rustdct's convention, which the weights scale back.
     unsafe {
@@ -182,7 +182,7 @@ unsafe fn dct2<B: FftKernels, T: FftFloat, const N: usize>(
         B::copy(dev, narrowed::<B, T, N>(e, axis, n, n), reversed::<B, T, N>(x, axis))?;
     }
     let spectrum = real_along(op, even.desc(), axis, Norm::Backward)?;
-    let [re, im] = B::parts(spectrum.desc()).map(|p| narrowed::<B, T, N>(p, axis, 0, n));
+    let [re, im] = complex_parts::<T, Complex<T>, B, N>(spectrum.desc()).map(|p| narrowed::<B, T, N>(p, axis, 0, n));
     let (cos, sin) = quarter_turns::<T>(n);
     let (_c, c) = along_axis(&x, &cos, x.shape, axis)?;
     let (_s, s) = along_axis(&x, &sin, x.shape, axis)?;
@@ -213,7 +213,7 @@ unsafe fn dct3<B: FftKernels, T: FftFloat, const N: usize>(
     let mut shape = x.shape;
     shape[axis] = n + 1;
     let mut half = zeros_like(op, &x, shape, Complex::new(T::ZERO, T::ZERO))?;
-    let [re, im] = B::parts(half.desc_mut()).map(|p| narrowed::<B, T, N>(p, axis, 0, n));
+    let [re, im] = complex_parts::<T, Complex<T>, B, N>(half.desc_mut()).map(|p| narrowed::<B, T, N>(p, axis, 0, n));
     let (cos, sin) = quarter_turns::<T>(n);
     let (_c, c) = along_axis(&x, &cos, x.shape, axis)?;
     let (_s, s) = along_axis(&x, &sin, x.shape, axis)?;

@@ -56,10 +56,6 @@ unsafe impl FftKernels for Wgpu {
         unsafe { transform(dev, op, (x, Lanes::HalfSpectrum), (out, Lanes::Real), axis, n, false, scale) }
     }
 
-    fn parts<T: FftFloat, const N: usize>(x: Desc<Wgpu, Complex<T>, N>) -> [Desc<Wgpu, T, N>; 2] {
-        crate::backend::wgpu::stockham::parts(x)
-    }
-
     unsafe fn scale_modes<T: FftFloat, const N: usize>(
         dev: &WgpuDevice,
         x: Desc<Wgpu, Complex<T>, N>,

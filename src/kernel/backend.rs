@@ -56,6 +56,10 @@ pub trait Backend: Copy + Default + Debug + Send + Sync + 'static {
     /// The handle `offset` elements past `handle` (wrapping, as [`Backend::handle`]).
     fn moved<T: Pod>(handle: Self::Handle<T>, offset: isize) -> Self::Handle<T>;
 
+    /// The same position seen as elements of `F`, `T` being a whole number of them (the real
+    /// part of a complex element; [`complex_parts`](crate::kernel::complex_parts) builds on it).
+    fn part_handle<T: Pod, F: Pod>(handle: Self::Handle<T>) -> Self::Handle<F>;
+
     /// The device a handle's memory is on (ops check that their operands share one).
     fn handle_device<T: Pod>(handle: Self::Handle<T>) -> Self::Device;
 

@@ -107,3 +107,17 @@ pub(crate) struct SharedDesc<T: Pod, const N: usize>(pub(crate) Desc<crate::kern
 // are sound is argued at each use site (see the type's documentation).
 #[cfg(feature = "rayon")]
 unsafe impl<T: Pod + Send + Sync, const N: usize> Sync for SharedDesc<T, N> {}
+
+/// The real and imaginary parts of the complex elements `d` describes (`T` laid out as `[F; 2]`,
+/// as `Complex<F>` is), as descriptors of `F`s: every stride doubled, the imaginary parts one `F`
+/// further. Describes the same memory; reads and writes nothing.
+///
+/// # Panics
+///
+/// When `T` is not two `F`s in size.
+pub fn complex_parts<F: Pod, T: Pod, B: Backend, const N: usize>(d: Desc<B, T, N>) -> [Desc<B, F, N>; 2] {
+    assert_eq!(core::mem::size_of::<T>(), 2 * core::mem::size_of::<F>(), "a complex of two F");
+    let re = B::part_handle::<T, F>(d.handle);
+    let strides = d.strides.map(|s| s.wrapping_mul(2));
+    [Desc { handle: re, shape: d.shape, strides }, Desc { handle: B::moved(re, 1), shape: d.shape, strides }]
+}

@@ -29,9 +29,9 @@ pub(crate) use alloc::init_buffer;
 pub use alloc::Allocator;
 pub use backend::{Backend, Cpu, HostAccessible};
 pub use copy::CopyKernels;
-pub use desc::Desc;
 #[cfg(feature = "rayon")]
 pub(crate) use desc::SharedDesc;
+pub use desc::{complex_parts, Desc};
 pub(crate) use desc::{merged2, merged3};
 pub use elementwise::ElementwiseKernels;
 pub use matmul::{GemmElement, MatmulKernels, Par};

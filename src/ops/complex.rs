@@ -68,8 +68,10 @@ macro_rules! complex_math {
         ///
         /// # Errors
         ///
-        /// `Error::Alloc` when the result cannot be allocated; on a device, `Error::NoKernel`
-        /// (devices have no complex kernels yet).
+        /// `Error::Alloc` when the result cannot be allocated; on a device, `Error::Device` when
+        /// the kernel fails and `Error::UnsupportedDType` where the device lacks the type or the
+        /// function (WebGPU without f64, or `arg` of a `Complex<f64>`: Vulkan has no f64
+        /// `atan2`).
         pub fn $try_name(&self) -> Result<Array<$Out, N, B, RowMajor, C>> {
             // SAFETY: `self` is live, borrowed for the call.
             unsafe { elementwise::unary(&self.allocator(), $token, self.desc()) }

@@ -16,14 +16,14 @@
 
 use crate::array::Array;
 use crate::check::BoundsCheck;
-use crate::element::{Arithmetic, Numeric, Pod};
+use crate::element::{dtype_of, Arithmetic, DType, Numeric, Pod};
 use crate::error::or_panic;
 use crate::error::{Error, Result};
 use crate::geometry::{merge_axes, remove_axis};
 use crate::kernel::tokens::{self, ArgOp, ReduceOp, ScalarRight};
 use crate::kernel::ElementwiseKernels;
+use crate::kernel::{complex_parts, Desc, ReduceKernels};
 use crate::kernel::{Allocator, Cpu, HostAccessible};
-use crate::kernel::{Desc, ReduceKernels};
 use crate::layout::{Layout, RowMajor};
 use crate::ops::elementwise;
 use crate::ops::output::fresh;
@@ -130,6 +130,34 @@ where
     Ok(Some(out))
 }
 
+/// `d[i] = d[i].div_count(n)` on any backend: complex elements part by part (each part a strided
+/// array of its float type), so no complex division squares `n`.
+///
+/// # Safety
+///
+/// `d` addresses live, initialized, distinct writable elements on its device.
+unsafe fn divide_by_count<B: ElementwiseKernels, T: Arithmetic, const M: usize>(
+    d: Desc<B, T, M>,
+    n: usize,
+) -> Result<()> {
+    fn by_parts<B: ElementwiseKernels, F: Arithmetic, T: Pod, const M: usize>(
+        d: Desc<B, T, M>,
+        n: usize,
+    ) -> Result<()> {
+        for part in complex_parts::<F, T, B, M>(d) {
+            // SAFETY: the parts of the caller's elements: disjoint floats of the same memory.
+            unsafe { elementwise::update_unary(ScalarRight(tokens::Div, F::from_usize(n)), part) }?;
+        }
+        Ok(())
+    }
+    match dtype_of::<T>() {
+        Some(DType::C64) => by_parts::<B, f32, T, M>(d, n),
+        Some(DType::C128) => by_parts::<B, f64, T, M>(d, n),
+        // SAFETY: the caller's contract.
+        _ => unsafe { elementwise::update_unary(ScalarRight(tokens::Div, T::from_usize(n)), d) },
+    }
+}
+
 /// One reduction method per line, on views and arrays of any backend with reduction kernels.
 macro_rules! reductions {
     ($(#[$doc:meta])* $name:ident [$bound:ident] -> $ret:ty = $body:expr; $($rest:tt)*) => {
@@ -187,7 +215,7 @@ reductions! {
     /// Arithmetic mean, or `None` for an empty array.
     mean [Arithmetic] -> Option<T> = |a: Desc<_, T, N>| {
         let n = a.len();
-        reduce(tokens::Sum, a).map(|s| s.filter(|_| n > 0).map(|s| s / T::from_usize(n)))
+        reduce(tokens::Sum, a).map(|s| s.filter(|_| n > 0).map(|s| s.div_count(n)))
     };
     /// Smallest element (NaN if any element is NaN), or `None` for an empty array.
     min [Numeric] -> Option<T> = |a| reduce(tokens::Min, a);
@@ -210,6 +238,7 @@ macro_rules! extrema_axis {
         #[track_caller]
         pub fn $name<const M: usize>(&self, axis: usize) -> Option<Array<T, M, B, RowMajor, C>>
         where
+            T: Numeric,
             Rank<N>: Dec<Output = Rank<M>>,
         {
             or_panic(self.$try_name(axis))
@@ -222,6 +251,7 @@ macro_rules! extrema_axis {
         /// `Error::AxisOutOfRange` when `axis >= N`; `Error::Alloc`.
         pub fn $try_name<const M: usize>(&self, axis: usize) -> Result<Option<Array<T, M, B, RowMajor, C>>>
         where
+            T: Numeric,
             Rank<N>: Dec<Output = Rank<M>>,
         {
             // SAFETY: live elements, borrowed shared for the call.
@@ -291,12 +321,10 @@ macro_rules! axis_reductions {
                     return Ok(None);
                 }
                 // SAFETY: a fresh array, owned here.
-                unsafe { elementwise::update_unary(ScalarRight(tokens::Div, T::from_usize(n)), sums.desc_mut()) }?;
+                unsafe { divide_by_count(sums.desc_mut(), n) }?;
                 Ok(Some(sums))
             }
-        }
 
-        impl<'v, T: Numeric, const N: usize, $($bounds)* B: ReduceKernels + ElementwiseKernels, L: Layout, C: BoundsCheck> $Self {
             extrema_axis! {
                 min_axis try_min_axis "Smallest" tokens::Min;
                 max_axis try_max_axis "Largest" tokens::Max;

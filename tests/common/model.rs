@@ -85,6 +85,10 @@ impl Backend for Model {
         ModelPtr { ptr: h.ptr.wrapping_offset(offset), dev: h.dev }
     }
 
+    fn part_handle<T: Pod, F: Pod>(h: ModelPtr<T>) -> ModelPtr<F> {
+        ModelPtr { ptr: h.ptr.cast(), dev: h.dev }
+    }
+
     fn handle_device<T: Pod>(h: ModelPtr<T>) -> Dev {
         Dev(h.dev)
     }

@@ -44,6 +44,9 @@ impl Backend for Gpu {
     fn moved<T: Pod>(h: GpuPtr, offset: isize) -> GpuPtr {
         GpuPtr(h.0.wrapping_add(offset as u64))
     }
+    fn part_handle<T: Pod, F: Pod>(h: GpuPtr) -> GpuPtr {
+        h
+    }
     fn handle_device<T: Pod>(_: GpuPtr) -> Gpu {
         Gpu
     }

@@ -56,6 +56,10 @@ impl Backend for Cpu {
         handle.wrapping_offset(offset)
     }
 
+    fn part_handle<T: Pod, F: Pod>(handle: *mut T) -> *mut F {
+        handle.cast()
+    }
+
     fn handle_device<T: Pod>(_: *mut T) -> Cpu {
         Cpu
     }

@@ -6,7 +6,7 @@ use cudarc::driver::PushKernelArg;
 use super::device::CudaDevice;
 use super::dispatch::{all_contiguous, kernel_desc, launch, launch_error, suffix, Scalar, COPY};
 use super::kernels::FAMILIES;
-use super::{Cuda, CudaPtr};
+use super::Cuda;
 use crate::element::{complex_part_size, Pod};
 use crate::error::Result;
 use crate::kernel::CopyKernels;
@@ -15,10 +15,7 @@ use crate::kernel::Desc;
 /// The real and imaginary parts of the complex elements `d` describes, as descriptors of their
 /// float type `F` (every stride doubled, the imaginary part one `F` further).
 pub(crate) fn parts<F: Pod, T: Pod, const N: usize>(d: Desc<Cuda, T, N>) -> [Desc<Cuda, F, N>; 2] {
-    assert_eq!(core::mem::size_of::<T>(), 2 * core::mem::size_of::<F>(), "a complex of two F");
-    let strides = d.strides.map(|s| s * 2);
-    let re = CudaPtr::<F>::new(d.handle.addr, d.handle.device);
-    [Desc { handle: re, shape: d.shape, strides }, Desc { handle: re.moved(1), shape: d.shape, strides }]
+    crate::kernel::complex_parts(d)
 }
 
 /// A copy of complex elements of parts `F`: one dense copy of `2 len` floats when both sides are

@@ -90,11 +90,12 @@ impl Gemm {
     }
 }
 
-/// cuBLAS's complex products with `num_complex`'s types, which have `cuComplex`'s layout
-/// (`{ re, im }`, `#[repr(C)]`, aligned as the part type; cuBLAS reads them through pointers
-/// aligned to 8 or 16 bytes, which cnda's device buffers are).
+/// cuBLAS's complex products with `num_complex`'s types. The matrices are device memory of
+/// `{ re, im }` pairs, the layout of `cuComplex`/`cuDoubleComplex`, at element offsets from
+/// 256-byte-aligned allocations, so aligned as cuBLAS's types are; the host scalars `alpha` and
+/// `beta` are copied into values of cuBLAS's own (more aligned) types first.
 macro_rules! complex_gemm {
-    ($($name:ident $sys:ident $E:ty, $C:ty;)*) => {$(
+    ($($name:ident $sys:ident $E:ty, $C:ident;)*) => {$(
         #[allow(clippy::too_many_arguments)]
         unsafe fn $name(
             handle: blas_sys::cublasHandle_t,
@@ -112,8 +113,12 @@ macro_rules! complex_gemm {
             c: *mut $E,
             ldc: c_int,
         ) -> core::result::Result<(), blas::CublasError> {
-            // SAFETY: the caller's contract (`Gemm::run`'s); the pointer casts keep the layout.
+            // SAFETY: the caller's contract (`Gemm::run`'s): `alpha` and `beta` are valid host
+            // values, read here into cuBLAS's aligned type; the device pointers keep the layout.
             unsafe {
+                let (alpha, beta) = (*alpha, *beta);
+                let alpha = blas_sys::$C { x: alpha.re, y: alpha.im };
+                let beta = blas_sys::$C { x: beta.re, y: beta.im };
                 blas_sys::$sys(
                     handle,
                     ta,
@@ -121,13 +126,13 @@ macro_rules! complex_gemm {
                     m,
                     n,
                     k,
-                    alpha.cast::<$C>(),
-                    a.cast::<$C>(),
+                    &alpha,
+                    a.cast::<blas_sys::$C>(),
                     lda,
-                    b.cast::<$C>(),
+                    b.cast::<blas_sys::$C>(),
                     ldb,
-                    beta.cast::<$C>(),
-                    c.cast::<$C>(),
+                    &beta,
+                    c.cast::<blas_sys::$C>(),
                     ldc,
                 )
                 .result()
@@ -137,8 +142,8 @@ macro_rules! complex_gemm {
 }
 
 complex_gemm! {
-    cgemm cublasCgemm_v2 Complex<f32>, blas_sys::cuComplex;
-    zgemm cublasZgemm_v2 Complex<f64>, blas_sys::cuDoubleComplex;
+    cgemm cublasCgemm_v2 Complex<f32>, float2;
+    zgemm cublasZgemm_v2 Complex<f64>, double2;
 }
 
 /// `m` as a cuBLAS dimension.

@@ -78,6 +78,10 @@ impl Backend for Cuda {
         handle.moved(offset)
     }
 
+    fn part_handle<T: Pod, F: Pod>(handle: CudaPtr<T>) -> CudaPtr<F> {
+        CudaPtr::new(handle.addr, handle.device)
+    }
+
     fn handle_device<T: Pod>(handle: CudaPtr<T>) -> CudaDevice {
         handle.device
     }

@@ -33,10 +33,7 @@ pub(super) unsafe fn staged<T: Pod, const N: usize>(
 /// The real and imaginary parts of the complex elements `d` describes, as descriptors of their
 /// float type `F` (every stride doubled, the imaginary part one `F` further).
 pub(crate) fn parts<F: Pod, T: Pod, const N: usize>(d: Desc<Wgpu, T, N>) -> [Desc<Wgpu, F, N>; 2] {
-    assert_eq!(core::mem::size_of::<T>(), 2 * core::mem::size_of::<F>(), "a complex of two F");
-    let re = d.handle.as_parts::<F>();
-    let strides = d.strides.map(|s| s * 2);
-    [Desc { handle: re, shape: d.shape, strides }, Desc { handle: re.moved(1), shape: d.shape, strides }]
+    crate::kernel::complex_parts(d)
 }
 
 /// A copy of complex elements of parts `F`: one dense copy when both sides are dense, else part

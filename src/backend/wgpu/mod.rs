@@ -67,6 +67,10 @@ impl Backend for Wgpu {
         handle.moved(offset)
     }
 
+    fn part_handle<T: Pod, F: Pod>(handle: WgpuPtr<T>) -> WgpuPtr<F> {
+        handle.as_parts()
+    }
+
     fn handle_device<T: Pod>(handle: WgpuPtr<T>) -> WgpuDevice {
         handle.device
     }
