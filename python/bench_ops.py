@@ -1,6 +1,7 @@
 """cnda's ops on NumPy arrays against NumPy's own, same arrays, same process: elementwise add with
 broadcasting, in-place add, sum (whole and along an axis), add over a transposed operand, matmul,
-pad; and the call overhead on tiny arrays. Prints medians. `python python/bench_ops.py`."""
+pad; the same ops on complex128 arrays; and the call overhead on tiny arrays. Prints medians.
+`python python/bench_ops.py`."""
 
 import numpy as np
 
@@ -33,6 +34,22 @@ def main():
     x, y = rng.random((m, m)), rng.random((m, m))
     row(f"matmul {m}^2", median_seconds(lambda: x @ y, 5), median_seconds(lambda: cnda.matmul(x, y), 5))
     row(f"matmul {m}^2, transposed left", median_seconds(lambda: x.T @ y, 5), median_seconds(lambda: cnda.matmul(x.T, y), 5))
+    n = 2048
+    z = (rng.standard_normal((n, n)) + 1j * rng.standard_normal((n, n)))
+    w = (rng.standard_normal(n) + 1j * rng.standard_normal(n))
+    u = z.copy()
+    print(f"complex128, {n} x {n} (64 MiB per array), medians:")
+    row("add, broadcast row (z + w)", median_seconds(lambda: np.add(z, w), 10), median_seconds(lambda: cnda.add(z, w), 10))
+    row("multiply, broadcast row (z * w)", median_seconds(lambda: np.multiply(z, w), 10),
+        median_seconds(lambda: cnda.multiply(z, w), 10))
+    row("divide, broadcast row (z / w)", median_seconds(lambda: np.divide(z, w), 10),
+        median_seconds(lambda: cnda.divide(z, w), 10))
+    row("in-place multiply (u *= w)", median_seconds(lambda: np.multiply(u, w, out=u), 10),
+        median_seconds(lambda: cnda.imultiply(u, w), 10))
+    row("sum", median_seconds(lambda: z.sum(), 10), median_seconds(lambda: cnda.sum(z), 10))
+    m = 512
+    zx, zy = z[:m, :m].copy(), z[m:2 * m, :m].copy()
+    row(f"matmul {m}^2", median_seconds(lambda: zx @ zy, 5), median_seconds(lambda: cnda.matmul(zx, zy), 5))
     tiny_a, tiny_b = np.zeros((4, 4)), np.zeros(4)
     print("calls on tiny arrays:")
     row("add 4 x 4 + 4", median_seconds(lambda: np.add(tiny_a, tiny_b), 5000),

@@ -1,5 +1,5 @@
 //! What the binary operations accept as operands, as a NumPy user expects: arrays of any of cnda's
-//! four element types, anything `np.asarray` takes (a `ContiguousND`, a list), and Python or NumPy
+//! six element types, anything `np.asarray` takes (a `ContiguousND`, a list), and Python or NumPy
 //! scalars, promoted by NumPy's own rules (`np.result_type`, so a Python float beside a float32
 //! array stays float32, NEP 50); `out=` checked for the result's shape and element type.
 
@@ -15,7 +15,7 @@ const COMPUTED: [&str; 6] = ["float32", "float64", "int32", "int64", "complex64"
 pub struct Promoted<'py> {
     pub a: Bound<'py, PyAny>,
     pub b: Bound<'py, PyAny>,
-    /// The NumPy name of the element type (one of float32, float64, int32, int64).
+    /// The NumPy name of the element type (one of [`COMPUTED`]).
     pub dtype: String,
 }
 
@@ -24,7 +24,7 @@ pub struct Promoted<'py> {
 /// # Errors
 ///
 /// `TypeError` naming both operands' types when NumPy promotes them to a type cnda does not
-/// compute (complex, bool, small integers ...), with the conversion that fixes it;
+/// compute (bool, small integers, float16 ...), with the conversion that fixes it;
 /// `RuntimeError` when a kernel in another thread writes an operand this call converts.
 pub fn promote<'py>(
     py: Python<'py>,
@@ -33,6 +33,9 @@ pub fn promote<'py>(
     b: &Bound<'py, PyAny>,
     divide: bool,
 ) -> PyResult<Promoted<'py>> {
+    if let Some(same) = same_type(py, a, b, divide) {
+        return Ok(same);
+    }
     let np = py.import("numpy")?;
     // Arrays and scalars as they are (Python scalars take part in promotion as weak scalars);
     // anything else (a list, a cnda array) through `np.asarray`.
@@ -63,6 +66,45 @@ pub fn promote<'py>(
         crate::overlap::reading(op, name, x, || np.call_method("asarray", (x,), Some(&kwargs)))
     };
     Ok(Promoted { a: cast(a, "a")?, b: cast(b, "b")?, dtype: name })
+}
+
+/// Two plain `numpy.ndarray`s of one computed type (the common case) as they are: NumPy's
+/// promotion would keep that type (but for the true division of integers), and asking NumPy
+/// through Python for it and its name costs microseconds per call.
+fn same_type<'py>(
+    py: Python<'py>,
+    a: &Bound<'py, PyAny>,
+    b: &Bound<'py, PyAny>,
+    divide: bool,
+) -> Option<Promoted<'py>> {
+    use numpy::{PyArrayDescrMethods, PyUntypedArray, PyUntypedArrayMethods};
+    use pyo3::type_object::PyTypeInfo;
+    let ndarray = PyUntypedArray::type_object(py);
+    if !a.get_type().is(&ndarray) || !b.get_type().is(&ndarray) {
+        return None;
+    }
+    let (x, y) = (a.cast::<PyUntypedArray>().ok()?, b.cast::<PyUntypedArray>().ok()?);
+    let dtype = x.dtype();
+    if !dtype.is_equiv_to(&y.dtype()) {
+        return None;
+    }
+    let is = |other: Bound<'py, numpy::PyArrayDescr>| dtype.is_equiv_to(&other);
+    let name = if is(numpy::dtype::<f64>(py)) {
+        "float64"
+    } else if is(numpy::dtype::<f32>(py)) {
+        "float32"
+    } else if is(numpy::dtype::<cnda::Complex<f64>>(py)) {
+        "complex128"
+    } else if is(numpy::dtype::<cnda::Complex<f32>>(py)) {
+        "complex64"
+    } else if !divide && is(numpy::dtype::<i64>(py)) {
+        "int64"
+    } else if !divide && is(numpy::dtype::<i32>(py)) {
+        "int32"
+    } else {
+        return None;
+    };
+    Some(Promoted { a: a.clone(), b: b.clone(), dtype: name.to_string() })
 }
 
 /// `x` itself when it is an array or a scalar (Python's or NumPy's), else `np.asarray(x)`.
