@@ -14,6 +14,7 @@ use cnda::Complex;
 
 use crate::errors::to_pyerr;
 use crate::store::{element_count, python_index, Keep, Memory, Store};
+use crate::variants::{by_element, element_variants};
 
 /// The elements of an array, by type.
 pub enum Data {
@@ -24,69 +25,6 @@ pub enum Data {
     C64(Store<Complex<f32>>),
     C128(Store<Complex<f64>>),
 }
-
-/// `$body` with `$s` bound to the payload of `$data`, a value of an enum with one variant per
-/// element type (`F32`, `F64`, `I32`, `I64`: [`Data`], `CudaData`; `C64`, `C128`: [`Data`]), and
-/// `$T` to that type.
-macro_rules! by_element {
-    (Data, $data:expr, $s:ident, $T:ident => $body:expr) => {
-        match $data {
-            Data::C64($s) => {
-                type $T = cnda::Complex<f32>;
-                $body
-            }
-            Data::C128($s) => {
-                type $T = cnda::Complex<f64>;
-                $body
-            }
-            real => by_element!(@real Data, real, $s, $T => $body),
-        }
-    };
-    ($Enum:ident, $data:expr, $s:ident, $T:ident => $body:expr) => {
-        by_element!(@real $Enum, $data, $s, $T => $body)
-    };
-    (@real $Enum:ident, $data:expr, $s:ident, $T:ident => $body:expr) => {
-        match $data {
-            $Enum::F32($s) => {
-                type $T = f32;
-                $body
-            }
-            $Enum::F64($s) => {
-                type $T = f64;
-                $body
-            }
-            $Enum::I32($s) => {
-                type $T = i32;
-                $body
-            }
-            $Enum::I64($s) => {
-                type $T = i64;
-                $body
-            }
-            #[allow(unreachable_patterns)]
-            _ => unreachable!("the complex variants are matched first"),
-        }
-    };
-}
-#[cfg(feature = "cuda")]
-pub(crate) use by_element;
-
-/// Implements `$Trait::$method` for the four element types: a payload of `T` wrapped into the
-/// variant of `$Enum` for `T`.
-macro_rules! element_variants {
-    ($Trait:ident::$method:ident($Payload:ident) -> $Enum:ident) => {
-        element_variants!(@ $Trait $method $Payload $Enum: f32 => F32, f64 => F64, i32 => I32, i64 => I64);
-    };
-    (@ $Trait:ident $method:ident $Payload:ident $Enum:ident: $($T:ty => $variant:ident),*) => {$(
-        impl $Trait for $T {
-            fn $method(payload: $Payload<$T>) -> $Enum {
-                $Enum::$variant(payload)
-            }
-        }
-    )*};
-}
-#[cfg(feature = "cuda")]
-pub(crate) use element_variants;
 
 /// A contiguous, row-major N-dimensional array of float32, float64, int32, int64, complex64 or
 /// complex128, in a cnda buffer or borrowing a NumPy array's memory. Indexing is always
@@ -546,6 +484,14 @@ fn layout_error(reason: String, fix: &'static str) -> PyErr {
 fn borrow_or_copy<T: Element + cnda::Pod>(x: &Bound<'_, PyAny>, copy: bool, readonly: bool) -> PyResult<Store<T>> {
     let array = x.cast::<PyArrayDyn<T>>()?;
     let shape = array.shape().to_vec();
+    let aligned = array.is_aligned() && (array.data() as usize).is_multiple_of(core::mem::align_of::<T>());
+    if copy && !aligned {
+        // Misaligned memory (`np.frombuffer(.., offset=1)`) cannot be read as `T`s: NumPy's C
+        // code copies it into an aligned array first (under a read lease), which is then copied.
+        let np = x.py().import("numpy")?;
+        let fresh = crate::overlap::reading("from_numpy(copy=True)", "x", x, || np.call_method1("array", (x,)))?;
+        return borrow_or_copy(&fresh, true, readonly);
+    }
     if copy {
         // Under a read lease of the bytes copied, taken from the metadata the copy reads (no
         // Python code between): a kernel in another thread may be writing them.
@@ -568,7 +514,7 @@ fn borrow_or_copy<T: Element + cnda::Pod>(x: &Bound<'_, PyAny>, copy: bool, read
             "use copy=True or np.ascontiguousarray()",
         ));
     }
-    if !array.is_aligned() || !(array.data() as usize).is_multiple_of(core::mem::align_of::<T>()) {
+    if !aligned {
         return Err(layout_error("requires aligned memory; the input is misaligned".into(), "use copy=True"));
     }
     // From NumPy's C struct: `x.flags` through Python would run a subclass's code, which may

@@ -26,11 +26,12 @@ use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
 
-use crate::array::{by_element, element_variants, ContiguousND, Data, Stored};
+use crate::array::{ContiguousND, Data, Stored};
 use crate::cuda_ops::{self, Binary, Operand};
 use crate::cuda_reduce::{self, Reduction};
 use crate::errors::to_pyerr;
 use crate::store::{element_count, Store};
+use crate::variants::{by_element, element_variants};
 
 /// A device array of one element type: a flat cnda `Cuda` array viewed as row-major `shape`.
 pub struct DeviceStore<T: Pod> {
@@ -46,7 +47,8 @@ pub enum CudaData {
     I64(DeviceStore<i64>),
 }
 
-/// The element types a `CudaArray` holds: those of `ContiguousND`.
+/// The element types a `CudaArray` holds: the real ones of `ContiguousND` (float32, float64,
+/// int32, int64).
 pub trait OnDevice: Stored {
     /// The array data of a device store of this type.
     fn device_data(store: DeviceStore<Self>) -> CudaData;
@@ -410,20 +412,18 @@ pub fn cuda_device_count() -> usize {
 pub fn to_cuda(py: Python<'_>, x: &Bound<'_, PyAny>, device: usize) -> PyResult<CudaArray> {
     let dev = open(device)?;
     let upload = |host: &ContiguousND| -> PyResult<CudaArray> {
-        let data = match host.data() {
-            Data::C64(_) | Data::C128(_) => {
-                return Err(pyo3::exceptions::PyTypeError::new_err(
-                    "to_cuda: CudaArray holds float32, float64, int32 or int64 elements, not complex ones yet; \
-                     move complex data with CuPy or PyTorch and DLPack, or compute on the host",
-                ))
-            }
-            real => by_element!(@real Data, real, s, T => {
-                crate::overlap::check_read("to_cuda", host.span())?;
-                let view = ArrayView::<T, 1, RowMajor>::from_slice([s.as_slice().len()], s.as_slice()).map_err(to_pyerr)?;
-                let array = view.try_to_backend(&dev).map_err(to_pyerr)?;
-                T::device_data(DeviceStore { array, shape: s.shape.clone() })
-            }),
-        };
+        if matches!(host.data(), Data::C64(_) | Data::C128(_)) {
+            return Err(pyo3::exceptions::PyTypeError::new_err(
+                "to_cuda: CudaArray holds float32, float64, int32 or int64 elements, not complex ones yet; keep \
+                 complex data on the device in CuPy or PyTorch, or compute on the host",
+            ));
+        }
+        let data = by_element!(@real Data, host.data(), s, T => {
+            crate::overlap::check_read("to_cuda", host.span())?;
+            let view = ArrayView::<T, 1, RowMajor>::from_slice([s.as_slice().len()], s.as_slice()).map_err(to_pyerr)?;
+            let array = view.try_to_backend(&dev).map_err(to_pyerr)?;
+            T::device_data(DeviceStore { array, shape: s.shape.clone() })
+        });
         Ok(CudaArray { data })
     };
     if let Ok(host) = x.cast::<ContiguousND>() {

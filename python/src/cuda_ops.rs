@@ -20,10 +20,11 @@ use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyFloat, PyInt};
 
-use crate::array::{by_element, ContiguousND};
+use crate::array::ContiguousND;
 use crate::borrow::by_rank;
 use crate::cuda::{CudaArray, CudaData, DeviceStore, OnDevice};
 use crate::errors::to_pyerr;
+use crate::variants::by_element;
 
 /// The element types CudaArray arithmetic computes in, with what the operators need of each.
 pub trait Compute: OnDevice + Numeric + for<'py> IntoPyObject<'py> {

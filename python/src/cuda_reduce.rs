@@ -14,10 +14,10 @@ use cnda::Array;
 use pyo3::exceptions::{PyRuntimeWarning, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 
-use crate::array::by_element;
 use crate::cuda::{CudaArray, CudaData, DeviceStore};
 use crate::cuda_ops::{caught, flat, Compute};
 use crate::errors::to_pyerr;
+use crate::variants::by_element;
 
 /// The reductions.
 #[derive(Clone, Copy, PartialEq, Eq)]

@@ -33,6 +33,7 @@ mod stencil_args;
 mod store;
 mod structured;
 mod sweeps;
+mod variants;
 
 use pyo3::prelude::*;
 

@@ -85,7 +85,9 @@ fn same_type<'py>(
     }
     let (x, y) = (a.cast::<PyUntypedArray>().ok()?, b.cast::<PyUntypedArray>().ok()?);
     let dtype = x.dtype();
-    if !dtype.is_equiv_to(&y.dtype()) {
+    // Where `long double` is a double (Windows, macOS on ARM), NumPy calls its arrays equivalent
+    // to float64 ones but computes them as `longdouble`: the slow path refuses them.
+    if !dtype.is_equiv_to(&y.dtype()) || matches!(dtype.char(), b'g' | b'G') {
         return None;
     }
     let is = |other: Bound<'py, numpy::PyArrayDescr>| dtype.is_equiv_to(&other);

@@ -63,7 +63,7 @@ pub(crate) fn unsupported(op: &'static str, x: &Bound<'_, PyAny>) -> PyErr {
         op,
         got,
         fix:
-            "cnda computes on numpy.ndarray of float32, float64, int32 or int64; convert with np.asarray(x, dtype=...)",
+            "cnda computes on numpy.ndarray of float32, float64, int32 or int64 (arithmetic, sum and matmul on complex64 and complex128 too); convert with np.asarray(x, dtype=...)",
     })
 }
 

@@ -93,3 +93,32 @@ def test_complex_arrays_stay_off_cuda_arrays_with_a_type_error():
         pytest.skip("no CUDA device")
     with pytest.raises(TypeError, match="not complex ones yet"):
         cnda.to_cuda(np.zeros(3, np.complex64))
+
+
+def test_promotion_matches_numpy_beside_the_same_type_fast_path():
+    """Two arrays of one type skip NumPy's promotion; everything else still takes it."""
+    x = sample((5,), np.complex128)
+    f = np.arange(5.0)
+    swapped = f.astype(">f8")
+    assert cnda.add(swapped, swapped).dtype == np.add(swapped, swapped).dtype
+    assert np.array_equal(cnda.add(swapped, swapped), swapped + swapped)
+    assert cnda.add(f.astype(np.float32), 2j).dtype == np.result_type(np.float32, 2j)  # NEP 50: complex64
+    assert cnda.divide(np.arange(1, 6), np.arange(1, 6)).dtype == np.float64
+    with pytest.raises(TypeError):
+        cnda.add(x, x, out=np.empty(5))  # a complex result into a float array
+    with pytest.raises(TypeError, match="same_kind"):
+        cnda.iadd(f.copy(), x)  # complex into float in place: NumPy's same_kind refuses it
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.complex128])
+def test_copies_of_misaligned_arrays_are_read_through_numpy(dtype):
+    x = sample((6,), np.complex128)
+    x = x if dtype == np.complex128 else x.real.copy()
+    raw = np.zeros(x.nbytes + 1, np.uint8)
+    misaligned = np.frombuffer(raw.data, dtype=dtype, count=6, offset=1)
+    misaligned[...] = x
+    assert not misaligned.flags.aligned
+    with pytest.raises(ValueError, match="misaligned"):
+        cnda.from_numpy(misaligned)
+    copied = cnda.from_numpy(misaligned, copy=True)
+    assert np.array_equal(copied.to_numpy(), x)

@@ -44,7 +44,7 @@ def test_binary_ops_broadcast_like_numpy_over_any_strides(dtype, ours, numpys):
         assert isinstance(got.base, cnda.Export)
 
 
-@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("dtype", DTYPES)
 def test_divide_matches_numpy_integers_included(dtype):
     for a, b in operand_views(dtype):
         if np.issubdtype(dtype, np.integer):

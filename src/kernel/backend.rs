@@ -58,6 +58,8 @@ pub trait Backend: Copy + Default + Debug + Send + Sync + 'static {
 
     /// The same position seen as elements of `F`, `T` being a whole number of them (the real
     /// part of a complex element; [`complex_parts`](crate::kernel::complex_parts) builds on it).
+    /// Unsafe code trusts it as it trusts [`Backend::moved`]: the generic algorithms (complex
+    /// means, the Fourier solves) hand the part descriptors it makes to this backend's kernels.
     fn part_handle<T: Pod, F: Pod>(handle: Self::Handle<T>) -> Self::Handle<F>;
 
     /// The device a handle's memory is on (ops check that their operands share one).

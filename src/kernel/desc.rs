@@ -110,7 +110,8 @@ unsafe impl<T: Pod + Send + Sync, const N: usize> Sync for SharedDesc<T, N> {}
 
 /// The real and imaginary parts of the complex elements `d` describes (`T` laid out as `[F; 2]`,
 /// as `Complex<F>` is), as descriptors of `F`s: every stride doubled, the imaginary parts one `F`
-/// further. Describes the same memory; reads and writes nothing.
+/// further. Describes the same memory; reads and writes nothing. Every `F` of a `T` is aligned
+/// as `F` is when `T` is two `F`s and aligned at least as `F` (as `Complex<F>` is).
 ///
 /// # Panics
 ///

@@ -140,7 +140,10 @@ unsafe fn divide_by_count<B: ElementwiseKernels, T: Arithmetic, const M: usize>(
     d: Desc<B, T, M>,
     n: usize,
 ) -> Result<()> {
-    fn by_parts<B: ElementwiseKernels, F: Arithmetic, T: Pod, const M: usize>(
+    /// # Safety
+    ///
+    /// As for `divide_by_count`, `T` being two `F`s.
+    unsafe fn by_parts<B: ElementwiseKernels, F: Arithmetic, T: Pod, const M: usize>(
         d: Desc<B, T, M>,
         n: usize,
     ) -> Result<()> {
@@ -151,8 +154,10 @@ unsafe fn divide_by_count<B: ElementwiseKernels, T: Arithmetic, const M: usize>(
         Ok(())
     }
     match dtype_of::<T>() {
-        Some(DType::C64) => by_parts::<B, f32, T, M>(d, n),
-        Some(DType::C128) => by_parts::<B, f64, T, M>(d, n),
+        // SAFETY: the caller's contract; the complex types are two of their part type.
+        Some(DType::C64) => unsafe { by_parts::<B, f32, T, M>(d, n) },
+        // SAFETY: as above.
+        Some(DType::C128) => unsafe { by_parts::<B, f64, T, M>(d, n) },
         // SAFETY: the caller's contract.
         _ => unsafe { elementwise::update_unary(ScalarRight(tokens::Div, T::from_usize(n)), d) },
     }

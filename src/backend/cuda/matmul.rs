@@ -91,9 +91,10 @@ impl Gemm {
 }
 
 /// cuBLAS's complex products with `num_complex`'s types. The matrices are device memory of
-/// `{ re, im }` pairs, the layout of `cuComplex`/`cuDoubleComplex`, at element offsets from
-/// 256-byte-aligned allocations, so aligned as cuBLAS's types are; the host scalars `alpha` and
-/// `beta` are copied into values of cuBLAS's own (more aligned) types first.
+/// `{ re, im }` pairs, the layout of `cuComplex`/`cuDoubleComplex`, at addresses aligned as those
+/// types are (`as_operand` takes no other; a misaligned operand, such as imported memory aligned
+/// only as `Complex<f64>`, is copied first); the host scalars `alpha` and `beta` are copied into
+/// values of cuBLAS's own types.
 macro_rules! complex_gemm {
     ($($name:ident $sys:ident $E:ty, $C:ident;)*) => {$(
         #[allow(clippy::too_many_arguments)]
@@ -154,6 +155,12 @@ fn dim(m: usize) -> Result<c_int> {
 /// The transpose of row-major-indexed matrix `d` (rows x cols) as a column-major cuBLAS operand,
 /// if its strides allow one without a copy.
 fn as_operand<T: GemmElement>(d: &Desc<Cuda, T, 2>) -> Option<Operand> {
+    // cuBLAS's complex types are aligned to their size (8 and 16 bytes), more than num-complex's.
+    let complex = crate::element::complex_part_size::<T>().is_some();
+    let align = if complex { core::mem::size_of::<T>() } else { core::mem::align_of::<T>() };
+    if d.handle.addr % align as u64 != 0 {
+        return None;
+    }
     let [rows, cols] = d.shape;
     let [s0, s1] = d.strides;
     if s1 == 1 && s0 >= cols.max(1) as isize {
