@@ -122,7 +122,18 @@ fn offset<const N: usize>(key: &Bound<'_, PyAny>) -> PyResult<[isize; N]> {
 /// A centred weight array (odd extents) as taps: one per nonzero weight, row-major order.
 fn weight_array<T: Float + numpy::Element, const N: usize>(taps: &Bound<'_, PyAny>) -> PyResult<Taps<T, N>> {
     // A float64 copy (NumPy's C code, no subclass code), read under a lease of the taps' memory.
+    // Complex weights are refused: the copy would drop their imaginary parts with a warning only.
     let np = taps.py().import("numpy")?;
+    if let Ok(array) = taps.cast::<numpy::PyUntypedArray>() {
+        use numpy::{PyArrayDescrMethods, PyUntypedArrayMethods};
+        if array.dtype().kind() == b'c' {
+            return Err(PyTypeError::new_err(format!(
+                "stencil: the weight array is {}; stencils take real weights (their fields are real arrays): \
+                 pass weights.real, or split a complex problem into its real and imaginary parts",
+                array.dtype()
+            )));
+        }
+    }
     let weights = crate::overlap::reading("stencil", "taps", taps, || np.call_method1("array", (taps, "float64")))?;
     let weights = weights.cast::<PyArrayDyn<f64>>()?.readonly();
     if weights.ndim() != N {

@@ -122,3 +122,9 @@ def test_copies_of_misaligned_arrays_are_read_through_numpy(dtype):
         cnda.from_numpy(misaligned)
     copied = cnda.from_numpy(misaligned, copy=True)
     assert np.array_equal(copied.to_numpy(), x)
+
+
+def test_stencils_refuse_complex_weights():
+    u = np.zeros((8, 8))
+    with pytest.raises(TypeError, match="stencils take real weights"):
+        cnda.stencil(u, taps=np.ones((3, 3), np.complex128))
