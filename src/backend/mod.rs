@@ -6,6 +6,8 @@
 //! contract and the memory pools, never the generic algorithms (`ops`, `stencil`) or the
 //! containers (`array`, `view`).
 
+#[cfg(all(test, any(feature = "cuda", feature = "wgpu")))]
+mod complex_refusals;
 pub mod cpu;
 #[cfg(feature = "cuda")]
 pub mod cuda;

@@ -179,47 +179,11 @@ unsafe fn complex_real<T: Pod, R: Pod, const N: usize>(
 
 #[cfg(test)]
 mod tests {
-    use num_complex::Complex;
-
     use super::*;
-    use crate::array::Array;
 
-    /// A token of one's own claiming a device function whose result type is not the one its
-    /// kernel writes.
-    #[derive(Clone, Copy, Debug)]
-    struct Claims<R>(core::marker::PhantomData<R>);
-
-    impl<T: Pod, R: Pod + Default + core::fmt::Debug + Send + Sync> UnaryOp<T> for Claims<R> {
-        type Output = R;
-        const NAME: &'static str = "abs";
-
-        fn apply(self, _: T) -> R {
-            R::default()
-        }
-
-        fn device_form(self) -> Option<DeviceUnary<T>> {
-            Some(DeviceUnary::Named("abs"))
-        }
-    }
-
-    /// The kernels writing a complex function's real result are chosen only for the part type:
-    /// a token claiming another result type (a wider or narrower float, or a real operand's
-    /// function with another type) is refused, never launched on the wrong element size.
     #[test]
     fn results_of_another_type_are_refused() {
         let Ok(dev) = CudaDevice::new(0) else { return };
-        let z = Array::<Complex<f64>, 1, Cuda>::zeros_in(&dev, [4]);
-        let x = Array::<f64, 1, Cuda>::zeros_in(&dev, [4]);
-        let mut narrow = Array::<f32, 1, Cuda>::zeros_in(&dev, [4]);
-        let mut wide = Array::<Complex<f64>, 1, Cuda>::zeros_in(&dev, [4]);
-        // SAFETY: fresh device arrays of one shape, distinct buffers.
-        unsafe {
-            let e = Cuda::unary(&dev, Claims::<f32>(Default::default()), narrow.desc_mut(), z.desc());
-            assert!(matches!(e, Err(Error::NoKernel { .. })), "{e:?}");
-            let e = Cuda::unary(&dev, Claims::<f32>(Default::default()), narrow.desc_mut(), x.desc());
-            assert!(matches!(e, Err(Error::NoKernel { .. })), "{e:?}");
-            let e = Cuda::unary(&dev, Claims::<Complex<f64>>(Default::default()), wide.desc_mut(), x.desc());
-            assert!(matches!(e, Err(Error::NoKernel { .. })), "{e:?}");
-        }
+        crate::backend::complex_refusals::results_of_another_type_are_refused::<Cuda>(&dev);
     }
 }
