@@ -51,6 +51,25 @@ pub fn check_device_name(name: &'static str, known: &[&str], backend: &'static s
     }
 }
 
+/// The name of the complex function `form` names when a unary op maps `T` to `R` (their types
+/// differ): only cnda's functions of a complex `T` with a real result of `T`'s part type
+/// ([`DEVICE_COMPLEX_REAL`]), which a device's kernels write as `R`s; any other pair of types is
+/// refused. What a device backend checks before it launches a kernel of that form.
+///
+/// # Errors
+///
+/// `Error::NoKernel` naming the reason.
+pub fn check_complex_real<T: 'static, R: 'static>(form: DeviceUnary<T>, backend: &'static str) -> Result<&'static str> {
+    use crate::element::{dtype_of, DType};
+    let refuse = |reason| Error::NoKernel { op: "unary", backend, reason };
+    let part = dtype_of::<T>().and_then(DType::part).ok_or(refuse("its kernels keep the element type"))?;
+    if dtype_of::<R>() != Some(part) {
+        return Err(refuse("a complex function's result is its part type"));
+    }
+    let DeviceUnary::Named(name) = form else { return Err(refuse("a complex function takes no parameter")) };
+    check_device_name(name, DEVICE_COMPLEX_REAL, backend)
+}
+
 /// A binary elementwise operation on `T`.
 pub trait BinaryOp<T>: Copy + Debug + Send + Sync + 'static {
     /// The operation's name, for errors and traces.

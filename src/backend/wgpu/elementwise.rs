@@ -11,8 +11,8 @@ use super::Wgpu;
 use crate::element::Pod;
 use crate::element::{dtype_of, DType};
 use crate::error::{Error, Result};
+use crate::kernel::tokens::{check_complex_real, DEVICE_COMPLEX_UNARY};
 use crate::kernel::tokens::{check_device_name, BinaryOp, DeviceUnary, UnaryOp, DEVICE_BINARY, DEVICE_UNARY};
-use crate::kernel::tokens::{DEVICE_COMPLEX_REAL, DEVICE_COMPLEX_UNARY};
 use crate::kernel::Desc;
 use crate::kernel::ElementwiseKernels;
 
@@ -178,13 +178,7 @@ unsafe fn complex_real<T: Pod, R: Pod, const N: usize>(
     a: Desc<Wgpu, T, N>,
     t: &'static str,
 ) -> Result<()> {
-    let refuse = |reason| Error::NoKernel { op: "unary", backend: "WebGPU", reason };
-    let part = dtype_of::<T>().and_then(DType::part).ok_or(refuse("its kernels keep the element type"))?;
-    if dtype_of::<R>() != Some(part) {
-        return Err(refuse("a complex function's result is its part type"));
-    }
-    let DeviceUnary::Named(name) = form else { return Err(refuse("a complex function takes no parameter")) };
-    let name = check_device_name(name, DEVICE_COMPLEX_REAL, "WebGPU")?;
+    let name = check_complex_real::<T, R>(form, "WebGPU")?;
     if t == "c128" && transcendental(name) {
         return Err(no_f64(name));
     }
