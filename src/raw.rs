@@ -97,6 +97,28 @@ impl<T: Pod, const N: usize, L: Layout, B: Backend> RawParts<T, N, L, B> {
     }
 }
 
+/// Complex elements seen as their parts: every backend.
+impl<T: Pod, const N: usize, L: Layout, B: Backend> RawParts<T, N, L, B> {
+    /// The real (`im` false) or imaginary parts of complex elements (`T` laid out as `[F; 2]`,
+    /// as `Complex<F>` is) described as `F`s: every stride doubled, the imaginary parts one `F`
+    /// further. The same memory and element count, so the invariant carries over; each `F` is
+    /// aligned, as `T` is aligned at least as `F`.
+    ///
+    /// # Panics
+    ///
+    /// When `T` is not two `F`s in size (a bug of the caller's type bounds).
+    pub(crate) fn complex_part<F: Pod>(self, im: bool) -> RawParts<F, N, crate::layout::Strided, B> {
+        assert_eq!(core::mem::size_of::<T>(), 2 * core::mem::size_of::<F>(), "a complex of two F");
+        // The byte strides are unchanged, so twice the strides in `T` fit as theirs did.
+        let strides = self.strides().map(|s| s * 2);
+        let meta =
+            <crate::layout::Strided as Layout>::from_strides(&self.shape, &strides).expect("Strided expresses any strides");
+        let re = B::part_handle::<T, F>(self.ptr);
+        let ptr = if im { B::moved(re, 1) } else { re };
+        RawParts { ptr, shape: self.shape, meta, len: self.len }
+    }
+}
+
 /// Host access: where an index becomes a pointer.
 impl<T: Pod, const N: usize, L: Layout> RawParts<T, N, L> {
     /// Pointer to `index` under bounds policy `C`: per-axis checks, or, for `Unchecked` on a

@@ -2,8 +2,8 @@
 //! broadcasting and scalars on either side, compound assignment, sums, products and means,
 //! `dot` and `matmul` (CPU through `gemm`, CUDA through cuBLAS on the CPU-hosted device),
 //! `conj`, `abs`, `arg`, `norm_sqr`, the zero-copy part views, `.npy` round trips; the same
-//! ops on CUDA (the CPU-hosted device) and WebGPU (lavapipe) against the CPU, and WebGPU's
-//! refusal of complex `matmul`.
+//! ops and the part views of device memory on CUDA (the CPU-hosted device) and WebGPU (lavapipe)
+//! against the CPU, and WebGPU's refusal of complex `matmul`.
 
 use cnda::prelude::*;
 use cnda::Complex;
@@ -258,6 +258,20 @@ where
     dc.view_mut().slice_mut(s![.., 1..3]).assign(&row.slice(s![.., ..2]).to_device(dev));
     c.slice_mut(s![.., 1..3]).assign(&row.slice(s![.., ..2]));
     assert_eq!(dc.to_host(), c);
+    // Part views of device memory: read by the device's ops, written through by its copies
+    // (a real array promoted into a complex one, as `fft` of real data needs).
+    assert_eq!(da.re().to_owned().to_host(), a.re().to_owned());
+    assert_eq!((da.im() * 2.0).to_host(), &a.im() * 2.0);
+    let (mut dp, mut p) = (a.to_device(dev), a.clone());
+    dp.im_mut().assign(&db.slice(s![.., ..;-1]).re());
+    p.im_mut().assign(&b.slice(s![.., ..;-1]).re());
+    dp.re_mut().slice_mut(s![1, ..]).fill(7.0);
+    p.re_mut().slice_mut(s![1, ..]).fill(7.0);
+    assert_eq!(dp.to_host(), p);
+    let mut promoted = Array::<C64, 2, D::Target>::zeros_in(&da.allocator(), [5, 7]);
+    let magnitudes = da.norm_sqr();
+    promoted.re_mut().assign(&magnitudes);
+    assert_eq!(promoted.to_host(), a.norm_sqr().map(|m| z(m, 0.0)));
     // Non-finite operands: the same IEEE operations in the same order (NaN payloads aside).
     let odd = Array::from_shape_vec(
         [6],

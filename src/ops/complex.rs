@@ -1,5 +1,5 @@
 //! Complex arrays: the conjugate, magnitude, angle and squared magnitude on any backend with
-//! elementwise kernels, and zero-copy views of the real and imaginary parts on the host.
+//! elementwise kernels, and zero-copy views of the real and imaginary parts on every backend.
 //!
 //! Arithmetic (`+ - * /` with broadcasting and scalars on either side), `sum`, `product`,
 //! `mean` and `matmul` are the generic ones: a `Complex<f32>` or `Complex<f64>` is an
@@ -28,16 +28,10 @@ use crate::check::BoundsCheck;
 use crate::element::ComplexPart;
 use crate::error::{or_panic, Result};
 use crate::kernel::tokens;
-use crate::kernel::{ElementwiseKernels, HostAccessible};
+use crate::kernel::{Backend, ElementwiseKernels};
 use crate::layout::{Layout, RowMajor, Strided};
 use crate::ops::elementwise;
-use crate::structured::field_parts;
-use crate::view::{Access, ArrayView, ArrayViewMut, View};
-
-/// The byte offset of the imaginary part in a `Complex<F>`.
-fn im_offset<F>() -> usize {
-    core::mem::size_of::<F>()
-}
+use crate::view::{Access, Shared, Unique, View};
 
 /// Elementwise functions of complex elements on views and arrays of any backend with elementwise
 /// kernels, each allocating its result from its `allocator()`: one line each (name, doc, token,
@@ -84,70 +78,56 @@ complex_math! {
     [F: ComplexPart, const N: usize, B: ElementwiseKernels, L: Layout, C: BoundsCheck] Array<Complex<F>, N, B, L, C>;
 }
 
-impl<'a, F: ComplexPart, const N: usize, L: Layout, C: BoundsCheck> ArrayView<'a, Complex<F>, N, L, C> {
-    /// A zero-copy view of the real parts (strides doubled, in units of `F`).
-    pub fn re(self) -> ArrayView<'a, F, N, Strided, C> {
+impl<'a, F: ComplexPart, const N: usize, A: Access, B: Backend, L: Layout, C: BoundsCheck> View<'a, Complex<F>, N, A, B, L, C> {
+    /// A zero-copy view of the real parts (strides doubled, in units of `F`), on the view's
+    /// backend: on a device, a view of device memory that the device's ops read and write.
+    pub fn re(self) -> View<'a, F, N, A, B, Strided, C> {
         // SAFETY: `Complex<F>` is `#[repr(C)]` `{ re: F, im: F }`: each element holds a whole,
-        // aligned `F` at byte 0, so the parts view addresses valid `F`s of the same memory.
-        unsafe { ArrayView::from_raw(field_parts(self.raw, 0)) }
+        // aligned `F` at its start, so the parts view addresses valid `F`s of the same memory,
+        // borrowed as `self` was (for `Unique`, `self` is consumed; distinct elements have
+        // distinct parts, and any `F` written leaves a valid complex number).
+        unsafe { View::from_raw(self.raw.complex_part(false)) }
     }
 
     /// A zero-copy view of the imaginary parts (strides doubled, offset by one `F`).
-    pub fn im(self) -> ArrayView<'a, F, N, Strided, C> {
-        // SAFETY: as for `re`, with the `F` at byte `size_of::<F>()`.
-        unsafe { ArrayView::from_raw(field_parts(self.raw, im_offset::<F>())) }
-    }
-}
-
-impl<'a, F: ComplexPart, const N: usize, L: Layout, C: BoundsCheck> ArrayViewMut<'a, Complex<F>, N, L, C> {
-    /// A zero-copy mutable view of the real parts.
-    pub fn re(self) -> ArrayViewMut<'a, F, N, Strided, C> {
-        // SAFETY: as for `ArrayView::re`; distinct elements have distinct parts, and any `F`
-        // written leaves a valid complex number.
-        unsafe { ArrayViewMut::from_raw(field_parts(self.raw, 0)) }
+    pub fn im(self) -> View<'a, F, N, A, B, Strided, C> {
+        // SAFETY: as for `re`, with the `F` one `F` into each element.
+        unsafe { View::from_raw(self.raw.complex_part(true)) }
     }
 
-    /// A zero-copy mutable view of the imaginary parts.
-    pub fn im(self) -> ArrayViewMut<'a, F, N, Strided, C> {
-        // SAFETY: as for `re`.
-        unsafe { ArrayViewMut::from_raw(field_parts(self.raw, im_offset::<F>())) }
-    }
-
-    /// Mutable views of the real and the imaginary parts at once (disjoint bytes of every
-    /// element).
-    pub fn parts(self) -> (ArrayViewMut<'a, F, N, Strided, C>, ArrayViewMut<'a, F, N, Strided, C>) {
+    /// Views of the real and the imaginary parts at once (for a mutable view: both writable,
+    /// disjoint bytes of every element).
+    pub fn parts(self) -> (View<'a, F, N, A, B, Strided, C>, View<'a, F, N, A, B, Strided, C>) {
         let raw = self.raw;
         // SAFETY: as for `re` and `im`; the two views address disjoint bytes, and `self` is
         // consumed, so nothing else reaches these elements for `'a`.
-        unsafe {
-            (ArrayViewMut::from_raw(field_parts(raw, 0)), ArrayViewMut::from_raw(field_parts(raw, im_offset::<F>())))
-        }
+        unsafe { (View::from_raw(raw.complex_part(false)), View::from_raw(raw.complex_part(true))) }
     }
 }
 
-impl<F: ComplexPart, const N: usize, B: HostAccessible, L: Layout, C: BoundsCheck> Array<Complex<F>, N, B, L, C> {
-    /// A zero-copy view of the real parts; see [`ArrayView::re`].
-    pub fn re(&self) -> ArrayView<'_, F, N, Strided, C> {
-        self.host_view().re()
+impl<F: ComplexPart, const N: usize, B: Backend, L: Layout, C: BoundsCheck> Array<Complex<F>, N, B, L, C> {
+    /// A zero-copy view of the real parts; see [`View::re`].
+    pub fn re(&self) -> View<'_, F, N, Shared, B, Strided, C> {
+        self.view().re()
     }
 
-    /// A zero-copy view of the imaginary parts; see [`ArrayView::im`].
-    pub fn im(&self) -> ArrayView<'_, F, N, Strided, C> {
-        self.host_view().im()
+    /// A zero-copy view of the imaginary parts; see [`View::im`].
+    pub fn im(&self) -> View<'_, F, N, Shared, B, Strided, C> {
+        self.view().im()
     }
 
     /// A zero-copy mutable view of the real parts.
-    pub fn re_mut(&mut self) -> ArrayViewMut<'_, F, N, Strided, C> {
-        self.host_view_mut().re()
+    pub fn re_mut(&mut self) -> View<'_, F, N, Unique, B, Strided, C> {
+        self.view_mut().re()
     }
 
     /// A zero-copy mutable view of the imaginary parts.
-    pub fn im_mut(&mut self) -> ArrayViewMut<'_, F, N, Strided, C> {
-        self.host_view_mut().im()
+    pub fn im_mut(&mut self) -> View<'_, F, N, Unique, B, Strided, C> {
+        self.view_mut().im()
     }
 
-    /// Mutable views of the real and the imaginary parts at once; see [`ArrayViewMut::parts`].
-    pub fn parts_mut(&mut self) -> (ArrayViewMut<'_, F, N, Strided, C>, ArrayViewMut<'_, F, N, Strided, C>) {
-        self.host_view_mut().parts()
+    /// Mutable views of the real and the imaginary parts at once; see [`View::parts`].
+    pub fn parts_mut(&mut self) -> (View<'_, F, N, Unique, B, Strided, C>, View<'_, F, N, Unique, B, Strided, C>) {
+        self.view_mut().parts()
     }
 }
