@@ -111,8 +111,8 @@ impl<T: Pod, const N: usize, L: Layout, B: Backend> RawParts<T, N, L, B> {
         assert_eq!(core::mem::size_of::<T>(), 2 * core::mem::size_of::<F>(), "a complex of two F");
         // The byte strides are unchanged, so twice the strides in `T` fit as theirs did.
         let strides = self.strides().map(|s| s * 2);
-        let meta =
-            <crate::layout::Strided as Layout>::from_strides(&self.shape, &strides).expect("Strided expresses any strides");
+        let meta = <crate::layout::Strided as Layout>::from_strides(&self.shape, &strides)
+            .expect("Strided expresses any strides");
         let re = B::part_handle::<T, F>(self.ptr);
         let ptr = if im { B::moved(re, 1) } else { re };
         RawParts { ptr, shape: self.shape, meta, len: self.len }

@@ -351,7 +351,6 @@ pub trait Stored: Element + cnda::Element + cnda::interop::npy::NpyElement {
 }
 
 element_variants!(Stored::data(Store) -> Data);
-element_variants!(@ Stored data Store Data: Complex<f32> => C64, Complex<f64> => C128);
 
 /// The base object of a NumPy view of a `ContiguousND`: holds the owner alive and counts as one
 /// export until NumPy drops the view.

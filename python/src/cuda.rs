@@ -45,10 +45,12 @@ pub enum CudaData {
     F64(DeviceStore<f64>),
     I32(DeviceStore<i32>),
     I64(DeviceStore<i64>),
+    C64(DeviceStore<cnda::Complex<f32>>),
+    C128(DeviceStore<cnda::Complex<f64>>),
 }
 
-/// The element types a `CudaArray` holds: the real ones of `ContiguousND` (float32, float64,
-/// int32, int64).
+/// The element types a `CudaArray` holds: those of `ContiguousND` (float32, float64, int32,
+/// int64, complex64, complex128).
 pub trait OnDevice: Stored {
     /// The array data of a device store of this type.
     fn device_data(store: DeviceStore<Self>) -> CudaData;
@@ -309,6 +311,8 @@ impl CudaArray {
             CudaData::F64(_) => "float64",
             CudaData::I32(_) => "int32",
             CudaData::I64(_) => "int64",
+            CudaData::C64(_) => "complex64",
+            CudaData::C128(_) => "complex128",
         }
     }
 }
@@ -412,13 +416,7 @@ pub fn cuda_device_count() -> usize {
 pub fn to_cuda(py: Python<'_>, x: &Bound<'_, PyAny>, device: usize) -> PyResult<CudaArray> {
     let dev = open(device)?;
     let upload = |host: &ContiguousND| -> PyResult<CudaArray> {
-        if matches!(host.data(), Data::C64(_) | Data::C128(_)) {
-            return Err(pyo3::exceptions::PyTypeError::new_err(
-                "to_cuda: CudaArray holds float32, float64, int32 or int64 elements, not complex ones yet; keep \
-                 complex data on the device in CuPy or PyTorch, or compute on the host",
-            ));
-        }
-        let data = by_element!(@real Data, host.data(), s, T => {
+        let data = by_element!(Data, host.data(), s, T => {
             crate::overlap::check_read("to_cuda", host.span())?;
             let view = ArrayView::<T, 1, RowMajor>::from_slice([s.as_slice().len()], s.as_slice()).map_err(to_pyerr)?;
             let array = view.try_to_backend(&dev).map_err(to_pyerr)?;
@@ -475,10 +473,12 @@ pub fn wrap(imported: ImportedDlpack, dev: CudaDevice, copy: bool) -> PyResult<C
         (dlpark::ffi::DLDataTypeCode::FLOAT, 64, 1) => parts.into_array::<f64>(imported),
         (dlpark::ffi::DLDataTypeCode::INT, 32, 1) => parts.into_array::<i32>(imported),
         (dlpark::ffi::DLDataTypeCode::INT, 64, 1) => parts.into_array::<i64>(imported),
+        (dlpark::ffi::DLDataTypeCode::COMPLEX, 64, 1) => parts.into_array::<cnda::Complex<f32>>(imported),
+        (dlpark::ffi::DLDataTypeCode::COMPLEX, 128, 1) => parts.into_array::<cnda::Complex<f64>>(imported),
         (code, bits, lanes) => Err(to_pyerr(cnda::Error::UnsupportedDType {
             op: "from_dlpack",
             got: format!("DLPack code {} with {bits} bits x {lanes} lanes", code.0),
-            fix: "CudaArray holds float32, float64, int32 or int64; convert the tensor first",
+            fix: "CudaArray holds float32, float64, int32, int64, complex64 or complex128; convert the tensor first",
         })),
     }
 }

@@ -1,7 +1,8 @@
 //! Arithmetic and matrix products of `CudaArray`s, computed on their device by cnda's generic ops
 //! on `Array<T, N, Cuda>` (the elements never visit the host): `+ - * /` between two CudaArrays
 //! of one dtype with NumPy broadcasting, or with a Python or NumPy scalar; the in-place forms
-//! (`+=` ...), which write the array's own memory; `@` of 2D float arrays (cuBLAS). A CudaArray
+//! (`+=` ...), which write the array's own memory; `@` of 2D float or complex arrays (cuBLAS),
+//! in every element type of `cuda_elements.rs` (complex too; integers but for `/` and `@`). A CudaArray
 //! is a flat device array plus a shape: each op views it at its rank (1 to 4; scalar ops at any
 //! rank) without a copy.
 //!
@@ -9,71 +10,25 @@
 //! another type (two dtypes, a float beside an integer array, a NumPy scalar that promotes, true
 //! division of integers, which `cnda.divide` computes in float64 as NumPy) the op is a
 //! `TypeError` that says how to convert, never a result of another dtype than NumPy's. Python
-//! scalars are weak, as NumPy's (NEP 50): `float32 + 0.1` stays float32.
+//! scalars are weak, as NumPy's (NEP 50): `float32 + 0.1` stays float32, `complex64 * 1j`
+//! complex64.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use cnda::backend::cuda::Cuda;
 use cnda::layout::RowMajor;
-use cnda::{Array, AssignOperand, GemmElement, Numeric, Pod, Shared, Unique, View};
+use cnda::{Array, AssignOperand, GemmElement, Pod, Shared, Unique, View};
 use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyFloat, PyInt};
+use pyo3::types::{PyBool, PyComplex, PyFloat, PyInt};
 
 use crate::array::ContiguousND;
 use crate::borrow::by_rank;
 use crate::cuda::{CudaArray, CudaData, DeviceStore, OnDevice};
+pub use crate::cuda_elements::Compute;
+use crate::cuda_elements::{numpy_scalar, python_scalar, Kind};
 use crate::errors::to_pyerr;
 use crate::variants::by_element;
-
-/// The element types CudaArray arithmetic computes in, with what the operators need of each.
-pub trait Compute: OnDevice + Numeric + for<'py> IntoPyObject<'py> {
-    /// The NumPy name of the type.
-    const NAME: &'static str;
-    /// Whether it is a floating-point type (a Python float converts to it).
-    const FLOAT: bool;
-
-    /// The store of `data`, when it holds this type.
-    fn store(data: &CudaData) -> Option<&DeviceStore<Self>>;
-
-    /// A Python float or int as a float of this type (rounded, as NumPy converts); unused for
-    /// integer types.
-    fn from_f64(value: f64) -> Self;
-
-    /// A Python int, when this integer type holds it; unused for float types.
-    fn from_i64(value: i64) -> Option<Self>;
-}
-
-macro_rules! compute {
-    ($($T:ty => $variant:ident $name:literal $float:literal, |$v:ident| $f:expr, |$i:ident| $g:expr;)*) => {$(
-        impl Compute for $T {
-            const NAME: &'static str = $name;
-            const FLOAT: bool = $float;
-
-            fn store(data: &CudaData) -> Option<&DeviceStore<Self>> {
-                match data {
-                    CudaData::$variant(s) => Some(s),
-                    _ => None,
-                }
-            }
-
-            fn from_f64($v: f64) -> Self {
-                $f
-            }
-
-            fn from_i64($i: i64) -> Option<Self> {
-                $g
-            }
-        }
-    )*};
-}
-
-compute! {
-    f32 => F32 "float32" true, |v| v as f32, |i| Some(i as f32);
-    f64 => F64 "float64" true, |v| v, |i| Some(i as f64);
-    i32 => I32 "int32" false, |v| v as i32, |i| i32::try_from(i).ok();
-    i64 => I64 "int64" false, |v| v as i64, |i| Some(i);
-}
 
 /// The elementwise binary operations.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -128,6 +83,7 @@ impl<'a, 'py> FromPyObject<'a, 'py> for Operand<'py> {
         }
         if obj.is_exact_instance_of::<PyFloat>()
             || obj.is_exact_instance_of::<PyInt>()
+            || obj.is_exact_instance_of::<PyComplex>()
             || obj.is_instance_of::<PyBool>()
         {
             return Ok(Operand::Python(obj));
@@ -137,7 +93,7 @@ impl<'a, 'py> FromPyObject<'a, 'py> for Operand<'py> {
         if obj.is_instance(&np.getattr("generic")?)? {
             return Ok(Operand::NumPy(obj));
         }
-        if obj.is_instance_of::<PyFloat>() || obj.is_instance_of::<PyInt>() {
+        if obj.is_instance_of::<PyFloat>() || obj.is_instance_of::<PyInt>() || obj.is_instance_of::<PyComplex>() {
             return Ok(Operand::Python(obj));
         }
         if obj.is_instance(&np.getattr("ndarray")?)?
@@ -147,7 +103,7 @@ impl<'a, 'py> FromPyObject<'a, 'py> for Operand<'py> {
             return Ok(Operand::Host(obj));
         }
         Err(PyTypeError::new_err(format!(
-            "expected a CudaArray, a Python int or float or a NumPy scalar, got {}",
+            "expected a CudaArray, a Python int, float or complex or a NumPy scalar, got {}",
             type_name(&obj)
         )))
     }
@@ -192,7 +148,7 @@ pub fn dtype_error(op: &str, a: &CudaArray, b: &CudaArray) -> PyErr {
 
 /// The refusal of true division of integers, which NumPy computes in float64.
 fn refuse_int_division<T: Compute>(op: Binary) -> PyResult<()> {
-    if op == Binary::Div && !T::FLOAT {
+    if op == Binary::Div && T::KIND == Kind::Int {
         let t = T::NAME;
         return Err(PyTypeError::new_err(format!(
             "divide: true division of {t} gives float64 in NumPy (and in cnda.divide), and CudaArray cannot convert \
@@ -279,65 +235,11 @@ fn update<T: Compute, const N: usize, R: AssignOperand<T, N, Cuda>>(
     })
 }
 
-/// A Python scalar as `T`, or `TypeError` when `T` cannot hold it.
-fn python_scalar<T: Compute>(op: Binary, x: &Bound<'_, PyAny>) -> PyResult<T> {
-    let name = op.name();
-    if x.is_instance_of::<PyFloat>() {
-        let value: f64 = x.extract()?;
-        if T::FLOAT {
-            return Ok(T::from_f64(value));
-        }
-        let t = T::NAME;
-        let hint = if value.fract() == 0.0 && value.abs() < 9.0e15 {
-            format!("pass the int {} instead, or ", value as i64)
-        } else {
-            String::new()
-        };
-        return Err(PyTypeError::new_err(format!(
-            "{name}: {t} cannot hold the Python float {value:?} (NumPy computes {t} with a float in float64, and \
-             CudaArray ops keep the array's dtype: the device does not convert types); {hint}convert the array \
-             first: cnda.to_cuda(a.to_numpy().astype(np.float64))"
-        )));
-    }
-    if T::FLOAT {
-        let value: f64 = x.extract().map_err(|_| {
-            PyTypeError::new_err(format!("{name}: {} cannot hold the Python int {x}: it is too large", T::NAME))
-        })?;
-        return Ok(T::from_f64(value));
-    }
-    x.extract::<i64>().ok().and_then(T::from_i64).ok_or_else(|| {
-        PyTypeError::new_err(format!(
-            "{name}: {t} cannot hold the Python int {x} (out of bounds for {t}); use a smaller value, or an int64 \
-             CudaArray",
-            t = T::NAME
-        ))
-    })
-}
-
-/// A NumPy scalar as `T`, when NumPy's promotion of it with a `T` array gives `T` (strong scalars,
-/// NEP 50); else `TypeError` naming both dtypes.
-fn numpy_scalar<T: Compute>(op: Binary, x: &Bound<'_, PyAny>) -> PyResult<T> {
-    let np = x.py().import("numpy")?;
-    let dtype = x.getattr("dtype")?;
-    let promoted: Option<String> =
-        np.call_method1("result_type", (T::NAME, &dtype)).and_then(|d| d.getattr("name")?.extract()).ok();
-    if promoted.as_deref() != Some(T::NAME) {
-        let to = promoted.map(|p| format!("promotes to {p} in NumPy")).unwrap_or_else(|| "does not combine".into());
-        return Err(PyTypeError::new_err(format!(
-            "{}: a NumPy {dtype} scalar with a {t} CudaArray {to}, and CudaArray ops keep the array's dtype (the \
-             device does not convert types); pass a Python number (float(x), int(x)) or a {t} scalar (np.{t}(x))",
-            op.name(),
-            t = T::NAME
-        )));
-    }
-    python_scalar::<T>(op, &x.call_method0("item")?)
-}
-
 /// A scalar operand as `T`.
 fn scalar<T: Compute>(op: Binary, x: &Operand<'_>) -> PyResult<T> {
     match x {
-        Operand::NumPy(x) => numpy_scalar(op, x),
-        Operand::Python(x) => python_scalar(op, x),
+        Operand::NumPy(x) => numpy_scalar(op.name(), x),
+        Operand::Python(x) => python_scalar(op.name(), x),
         _ => unreachable!("only scalar operands are converted"),
     }
 }
@@ -477,7 +379,7 @@ pub fn in_place(a: &Bound<'_, CudaArray>, b: &Operand<'_>, op: Binary) -> PyResu
     })
 }
 
-/// `a @ b` (`b @ a` when `reflected`) of 2D float32 or float64 CudaArrays (cuBLAS), as `cnda.matmul`.
+/// `a @ b` (`b @ a` when `reflected`) of 2D float or complex CudaArrays (cuBLAS), as `cnda.matmul`.
 pub fn matmul(a: &CudaArray, b: &Operand<'_>, reflected: bool) -> PyResult<CudaArray> {
     let scalar = "matmul: a scalar operand has no dimensions, and matmul takes two 2D CudaArrays; scale with * instead";
     let other = match b {
@@ -496,13 +398,17 @@ pub fn matmul(a: &CudaArray, b: &Operand<'_>, reflected: bool) -> PyResult<CudaA
     let data = match (&x.data, &y.data) {
         (CudaData::F32(s), CudaData::F32(t)) => CudaData::F32(gemm(s, t)?),
         (CudaData::F64(s), CudaData::F64(t)) => CudaData::F64(gemm(s, t)?),
+        (CudaData::C64(s), CudaData::C64(t)) => CudaData::C64(gemm(s, t)?),
+        (CudaData::C128(s), CudaData::C128(t)) => CudaData::C128(gemm(s, t)?),
         _ if x.dtype_name() != y.dtype_name() => return Err(dtype_error("matmul", x, y)),
-        _ => return Err(to_pyerr(cnda::Error::UnsupportedDType {
-            op: "matmul",
-            got: x.dtype_name().into(),
-            fix:
-                "matmul takes float32 or float64 CudaArrays; convert with cnda.to_cuda(a.to_numpy().astype(np.float64))",
-        })),
+        _ => {
+            return Err(to_pyerr(cnda::Error::UnsupportedDType {
+                op: "matmul",
+                got: x.dtype_name().into(),
+                fix: "matmul takes float32, float64, complex64 or complex128 CudaArrays; convert with \
+                  cnda.to_cuda(a.to_numpy().astype(np.float64))",
+            }))
+        }
     };
     Ok(CudaArray { data })
 }

@@ -7,7 +7,8 @@
 //! Where NumPy's result has another dtype (an int32 sum is int64, an integer mean is float64),
 //! the reduction is a `TypeError` saying how to convert: the device kernels keep the element type.
 //! `min`/`max` of nothing are NumPy's `ValueError`; a mean of nothing is NaN with NumPy's
-//! `RuntimeWarning`.
+//! `RuntimeWarning`. Complex arrays sum and average (each part divided by the count); their
+//! `min`/`max` are a `TypeError`, as complex numbers have no order.
 
 use cnda::backend::cuda::Cuda;
 use cnda::Array;
@@ -15,7 +16,8 @@ use pyo3::exceptions::{PyRuntimeWarning, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 
 use crate::cuda::{CudaArray, CudaData, DeviceStore};
-use crate::cuda_ops::{caught, flat, Compute};
+use crate::cuda_elements::{Compute, Kind};
+use crate::cuda_ops::{caught, flat};
 use crate::errors::to_pyerr;
 use crate::variants::by_element;
 
@@ -90,7 +92,7 @@ fn reduce_typed<'py, T: Compute>(
              on the host: cnda.sum(a.to_numpy())",
         ));
     }
-    if op == Reduction::Mean && !T::FLOAT {
+    if op == Reduction::Mean && T::KIND == Kind::Int {
         return Err(PyTypeError::new_err(format!(
             "mean: NumPy's mean of {t} is float64, and CudaArray cannot convert {t} to float64 on the device yet; \
              convert first: cnda.to_cuda(a.to_numpy().astype(np.float64))"
@@ -114,7 +116,7 @@ fn reduce_typed<'py, T: Compute>(
         if count == 0 {
             warn_empty_mean(py)?; // the sums are 0, and 0 / 0 is NaN, as NumPy's mean
         }
-        acc.array = acc.array.try_div(T::from_usize(count)).map_err(to_pyerr)?;
+        T::divide_by_count(&mut acc.array, count)?;
     }
     wrap(acc)
 }
@@ -122,19 +124,18 @@ fn reduce_typed<'py, T: Compute>(
 /// `op` over every element, as a NumPy scalar of `T`.
 fn whole<'py, T: Compute>(py: Python<'py>, s: &DeviceStore<T>, op: Reduction) -> PyResult<Bound<'py, PyAny>> {
     let a = &s.array;
-    let value = py.detach(|| {
-        caught(op.name(), || match op {
-            Reduction::Sum => Some(a.sum()),
-            Reduction::Min => a.min(),
-            Reduction::Max => a.max(),
-            Reduction::Mean => a.mean(),
-        })
+    let value = py.detach(|| match op {
+        Reduction::Sum => caught("sum", || Some(a.sum())),
+        Reduction::Min => T::extreme(a, false),
+        Reduction::Max => T::extreme(a, true),
+        Reduction::Mean => caught("mean", || a.mean()),
     })?;
     let value = match value {
         Some(v) => v,
         None if op == Reduction::Mean => {
             warn_empty_mean(py)?;
-            T::from_f64(f64::NAN)
+            let nan = f64::NAN;
+            T::from_complex(cnda::Complex::new(nan, nan)).or_else(|| T::from_f64(nan)).expect("means are of floats")
         }
         None => return Err(empty_error(op)),
     };
@@ -151,8 +152,8 @@ fn along<T: Compute>(s: &DeviceStore<T>, axis: usize, op: Reduction) -> PyResult
             let v = s.array.try_reshape(full).map_err(to_pyerr)?;
             let out: Option<Array<T, $M, Cuda>> = match op {
                 Reduction::Sum | Reduction::Mean => Some(v.try_sum_axis::<$M>(axis).map_err(to_pyerr)?),
-                Reduction::Min => v.try_min_axis::<$M>(axis).map_err(to_pyerr)?,
-                Reduction::Max => v.try_max_axis::<$M>(axis).map_err(to_pyerr)?,
+                Reduction::Min => T::extreme_axis::<$N, $M>(v, axis, false)?,
+                Reduction::Max => T::extreme_axis::<$N, $M>(v, axis, true)?,
             };
             flat(out.ok_or_else(|| empty_error(op))?)
         }};

@@ -1,16 +1,18 @@
 //! `cnda.fft`: NumPy's `numpy.fft` and SciPy's `scipy.fft` transforms of NumPy arrays (float32,
 //! float64, complex64, complex128; booleans and integers as float64, as NumPy converts them;
-//! other dtypes refused, named; 1 to 4
-//! dimensions) by cnda's CPU transforms, the interpreter lock released on large arrays. NumPy's
+//! other dtypes refused, named; 1 to 4 dimensions) by cnda's CPU transforms, the interpreter lock
+//! released on large arrays, and of CUDA arrays on their device (`fft/device.rs`). NumPy's
 //! `fft`, `ifft`, `fft2`, `ifft2`, `fftn`, `ifftn`, `rfft`, `irfft`, `rfft2`, `irfft2`, `rfftn`,
 //! `irfftn`, `fftfreq`, `rfftfreq` with its arguments (`n` and `s` crop or zero-pad the input);
 //! SciPy's `dct`, `idct`, `dst`, `idst`, `dctn`, `idctn`, `dstn`, `idstn`; and `solve_box`, the
-//! direct Poisson/Helmholtz solve (in CUDA memory too: `fft/device.rs`). Single precision stays single, as in NumPy 2 and SciPy. Real
-//! results are cnda arrays shared with NumPy; complex ones are copied into a new NumPy array.
+//! direct Poisson/Helmholtz solve. Single precision stays single, as in NumPy 2 and SciPy.
+//! Results are cnda arrays shared with NumPy, complex ones too.
 
 use cnda::fft::{self as transforms, DctType, FftFloat, Norm};
-use cnda::{Array, ArrayView, Complex, Pod};
-use numpy::{Element, PyArray1, PyArrayMethods, PyUntypedArray, PyUntypedArrayMethods};
+use cnda::kernel::CopyKernels;
+use cnda::layout::Layout;
+use cnda::{Array, Complex, Pod, Shared, View};
+use numpy::{Element, PyUntypedArray, PyUntypedArrayMethods};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 
@@ -61,6 +63,43 @@ fn prepared<'py>(py: Python<'py>, a: &Bound<'py, PyAny>) -> PyResult<Bound<'py, 
     }
 }
 
+/// The array a call transforms: in host memory (prepared), or in CUDA memory (a `CudaArray`, or
+/// a CuPy or PyTorch tensor imported without a copy), transformed on its device.
+enum Input<'py> {
+    Host(Bound<'py, PyAny>),
+    #[cfg(feature = "cuda")]
+    Device(Bound<'py, crate::cuda::CudaArray>),
+}
+
+impl<'py> Input<'py> {
+    fn of(py: Python<'py>, a: &Bound<'py, PyAny>) -> PyResult<Self> {
+        #[cfg(feature = "cuda")]
+        if let Some(on_device) = crate::cuda_stencil::device_array(py, a)? {
+            return Ok(Input::Device(on_device));
+        }
+        Ok(Input::Host(prepared(py, a)?))
+    }
+
+    fn shape(&self) -> PyResult<Vec<usize>> {
+        match self {
+            Input::Host(a) => Ok(a.cast::<PyUntypedArray>()?.shape().to_vec()),
+            #[cfg(feature = "cuda")]
+            Input::Device(a) => Ok(a.try_borrow()?.dims().to_vec()),
+        }
+    }
+
+    fn run(self, py: Python<'py>, call: Call<'_>) -> PyResult<Bound<'py, PyAny>> {
+        match self {
+            Input::Host(a) => {
+                let rank = a.cast::<PyUntypedArray>()?.ndim();
+                dispatch(py, &a, rank, call)
+            }
+            #[cfg(feature = "cuda")]
+            Input::Device(a) => device::transform(py, &a, call),
+        }
+    }
+}
+
 /// The precision and domain of a prepared array.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Dtype {
@@ -99,20 +138,26 @@ fn dispatch<'py>(py: Python<'py>, a: &Bound<'py, PyAny>, rank: usize, call: Call
         (Dtype::F64, true) => complex_input::<f64, f64>(py, a, rank, call, |x| Complex::new(x, 0.0)),
         (Dtype::C64, true) => complex_input::<f32, Complex<f32>>(py, a, rank, call, |x| x),
         (Dtype::C128, true) => complex_input::<f64, Complex<f64>>(py, a, rank, call, |x| x),
-        (Dtype::C64 | Dtype::C128, false) => Err(PyTypeError::new_err(format!(
-            "{}: a is complex ({dtype:?}), and this transform takes a real array; transform a.real and a.imag apart, \
-             or use cnda.fft.fft for a complex one",
-            call.op
-        ))),
+        (Dtype::C64 | Dtype::C128, false) => {
+            Err(complex_refused(call.op, if dtype == Dtype::C64 { "complex64" } else { "complex128" }))
+        }
     }
 }
 
+/// The refusal of a complex array where a transform takes a real one.
+fn complex_refused(op: &str, dtype: &str) -> PyErr {
+    PyTypeError::new_err(format!(
+        "{op}: a is {dtype}, and this transform takes a real array; transform a.real and a.imag apart, or use \
+         cnda.fft.fft for a complex one"
+    ))
+}
+
 /// `v` cropped or zero-padded to `n` points along each `(axis, n)` of `resize` (NumPy's `n` and
-/// `s`); `None` when that changes nothing.
-fn resized<X: Pod, const N: usize>(
-    v: ArrayView<'_, X, N>,
+/// `s`), on `v`'s backend (host or device memory); `None` when that changes nothing.
+fn resized<X: Pod, const N: usize, B: CopyKernels, L: Layout>(
+    v: View<'_, X, N, Shared, B, L>,
     resize: &[(usize, usize)],
-) -> cnda::Result<Option<Array<X, N>>> {
+) -> cnda::Result<Option<Array<X, N, B>>> {
     let mut shape = v.shape();
     for &(axis, n) in resize {
         shape[axis] = n;
@@ -120,8 +165,8 @@ fn resized<X: Pod, const N: usize>(
     if shape == v.shape() {
         return Ok(None);
     }
-    let mut out = Array::try_zeros(shape)?;
-    let (mut from, mut to) = (v, out.view_mut().into_strided());
+    let mut out = Array::try_zeros_in(&v.allocator(), shape)?;
+    let (mut from, mut to) = (v.into_strided(), out.view_mut().into_strided());
     for (axis, &n) in shape.iter().enumerate() {
         let kept = n.min(from.shape()[axis]);
         from = from.try_narrow(axis, 0, kept)?;
@@ -154,7 +199,7 @@ fn real_input<'py, T: FftFloat + Element + Stored>(
     call: Call<'_>,
 ) -> PyResult<Bound<'py, PyAny>>
 where
-    Complex<T>: Element,
+    Complex<T>: Stored,
 {
     let Call { op, resize, transform, norm } = call;
     let ra = read::<T>(a, op, "a")?;
@@ -168,7 +213,7 @@ where
                     on_source!(resized(v, resize)?, v, |src| transforms::try_rfftn(src, &axes, norm))
                 })
                 .map_err(to_pyerr)?;
-                complex_to_numpy(py, out)
+                into_numpy(py, out)
             }
             Transform::Trig { axes, cosine, ty, inverse } => {
                 let out = run(py, len, || {
@@ -195,7 +240,7 @@ fn complex_input<'py, T: FftFloat + Element + Stored, S: Element + Pod>(
     promote: fn(S) -> Complex<T>,
 ) -> PyResult<Bound<'py, PyAny>>
 where
-    Complex<T>: Element + Pod,
+    Complex<T>: Stored,
 {
     let Call { op, resize, transform, norm } = call;
     let ra = read::<S>(a, op, "a")?;
@@ -220,20 +265,10 @@ where
         })
         .map_err(to_pyerr)?;
         match out {
-            Ok(spectrum) => complex_to_numpy(py, spectrum),
+            Ok(spectrum) => into_numpy(py, spectrum),
             Err(signal) => into_numpy(py, signal),
         }
     })
-}
-
-/// A new NumPy array holding `out`'s complex values (a copy: cnda's shared arrays hold real
-/// element types only).
-fn complex_to_numpy<'py, T, const N: usize>(py: Python<'py>, out: Array<Complex<T>, N>) -> PyResult<Bound<'py, PyAny>>
-where
-    Complex<T>: Element + Pod,
-{
-    let flat = PyArray1::from_slice(py, out.as_slice());
-    Ok(flat.reshape(out.shape().to_vec())?.into_any())
 }
 
 /// NumPy's `norm`.
@@ -327,15 +362,15 @@ fn one_axis<'py>(
 ) -> PyResult<Bound<'py, PyAny>> {
     let norm = norm_of(op, norm)?;
     let n = n.map(|n| length(op, "n", n)).transpose()?;
-    let a = prepared(py, a)?;
-    let rank = a.cast::<PyUntypedArray>()?.ndim();
+    let a = Input::of(py, a)?;
+    let rank = a.shape()?.len();
     let axis = normalize_axis(op, axis, rank)?;
     let resize: Vec<(usize, usize)> = match (resizes_input, n) {
         (true, Some(n)) => vec![(axis, n)],
         _ => vec![],
     };
     let call = Call { op, resize: &resize, transform: make(axis, n), norm };
-    dispatch(py, &a, rank, call)
+    a.run(py, call)
 }
 
 /// An n-dimensional call (`fftn`, `rfftn`, `dctn`, ...): `s` crops or pads the input along the
@@ -352,9 +387,8 @@ fn several_axes<'py>(
     make: impl FnOnce(Vec<usize>, Option<usize>) -> Transform,
 ) -> PyResult<Bound<'py, PyAny>> {
     let norm = norm_of(op, norm)?;
-    let a = prepared(py, a)?;
-    let shape = a.cast::<PyUntypedArray>()?.shape().to_vec();
-    let rank = shape.len();
+    let a = Input::of(py, a)?;
+    let shape = a.shape()?;
     let (axes, sizes) = axes_and_sizes(op, &shape, s, axes)?;
     let mut resize: Vec<(usize, usize)> = match &sizes {
         Some(sizes) => axes.iter().copied().zip(sizes.iter().copied()).collect(),
@@ -362,7 +396,7 @@ fn several_axes<'py>(
     };
     let output = if last_is_output { resize.pop().map(|(_, n)| n) } else { None };
     let call = Call { op, resize: &resize, transform: make(axes, output), norm };
-    dispatch(py, &a, rank, call)
+    a.run(py, call)
 }
 
 #[cfg(feature = "cuda")]

@@ -10,6 +10,8 @@ mod borrow;
 #[cfg(feature = "cuda")]
 mod cuda;
 #[cfg(feature = "cuda")]
+mod cuda_elements;
+#[cfg(feature = "cuda")]
 mod cuda_ops;
 #[cfg(feature = "cuda")]
 mod cuda_reduce;

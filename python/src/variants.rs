@@ -1,48 +1,29 @@
 //! One enum variant per element type: `by_element!` runs a body with the payload of a value of
-//! [`Data`](crate::array::Data) (six element types) or `CudaData` (the four real ones) and its
-//! type, `element_variants!` wraps a payload of `T` into the variant for `T`. Every match lists
-//! its variants, so a variant added to an enum fails to compile where it is not handled.
+//! [`Data`](crate::array::Data) or `CudaData` (six element types each) and its type,
+//! `element_variants!` wraps a payload of `T` into the variant for `T`. Every match lists its
+//! variants, so a variant added to an enum fails to compile where it is not handled.
 
-/// `$body` with `$s` bound to the payload of `$data` and `$T` to its type: for [`Data`]
-/// (`by_element!(Data, ..)`: `F32`, `F64`, `I32`, `I64`, `C64`, `C128`), for another enum of the
-/// four real types (`CudaData`), or for a `Data` known to be real (`by_element!(@real Data, ..)`,
-/// after the complex variants were refused: reaching one there is a bug).
+/// `$body` with `$s` bound to the payload of `$data` and `$T` to its type, for either enum of
+/// the six element types (`Data`, `CudaData`: `F32`, `F64`, `I32`, `I64`, `C64`, `C128`); for
+/// one known to be real (`by_element!(@real Data, ..)`, after the complex variants were refused:
+/// reaching one there is a bug).
 macro_rules! by_element {
-    (Data, $data:expr, $s:ident, $T:ident => $body:expr) => {
-        match $data {
-            Data::C64($s) => {
-                type $T = cnda::Complex<f32>;
-                $body
-            }
-            Data::C128($s) => {
-                type $T = cnda::Complex<f64>;
-                $body
-            }
-            Data::F32($s) => {
-                type $T = f32;
-                $body
-            }
-            Data::F64($s) => {
-                type $T = f64;
-                $body
-            }
-            Data::I32($s) => {
-                type $T = i32;
-                $body
-            }
-            Data::I64($s) => {
-                type $T = i64;
-                $body
-            }
-        }
-    };
-    (@real Data, $data:expr, $s:ident, $T:ident => $body:expr) => {
-        by_element!(@four Data, $data, $s, $T => $body, Data::C64(_) | Data::C128(_) => {
+    (@real $Enum:ident, $data:expr, $s:ident, $T:ident => $body:expr) => {
+        by_element!(@four $Enum, $data, $s, $T => $body, $Enum::C64(_) | $Enum::C128(_) => {
             unreachable!("complex data refused before")
         })
     };
     ($Enum:ident, $data:expr, $s:ident, $T:ident => $body:expr) => {
-        by_element!(@four $Enum, $data, $s, $T => $body,)
+        by_element!(@four $Enum, $data, $s, $T => $body,
+            $Enum::C64($s) => {
+                type $T = cnda::Complex<f32>;
+                $body
+            }
+            $Enum::C128($s) => {
+                type $T = cnda::Complex<f64>;
+                $body
+            }
+        )
     };
     (@four $Enum:ident, $data:expr, $s:ident, $T:ident => $body:expr, $($rest:tt)*) => {
         match $data {
@@ -68,11 +49,12 @@ macro_rules! by_element {
 }
 pub(crate) use by_element;
 
-/// Implements `$Trait::$method` for the four real element types (`@` and a list: for the types
+/// Implements `$Trait::$method` for the six element types (`@` and a list: for the types
 /// listed): a payload of `T` wrapped into the variant of `$Enum` for `T`.
 macro_rules! element_variants {
     ($Trait:ident::$method:ident($Payload:ident) -> $Enum:ident) => {
-        element_variants!(@ $Trait $method $Payload $Enum: f32 => F32, f64 => F64, i32 => I32, i64 => I64);
+        element_variants!(@ $Trait $method $Payload $Enum:
+            f32 => F32, f64 => F64, i32 => I32, i64 => I64, cnda::Complex<f32> => C64, cnda::Complex<f64> => C128);
     };
     (@ $Trait:ident $method:ident $Payload:ident $Enum:ident: $($T:ty => $variant:ident),*) => {$(
         impl $Trait for $T {

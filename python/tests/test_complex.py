@@ -2,7 +2,7 @@
 and to NumPy, indexing, fill, copy), the operations compute them (arithmetic with broadcasting
 and NumPy's promotion, exact but for division, where NumPy scales and cnda divides as
 num-complex does; sums within the rounding of another order; matmul), and they travel through
-.npy files and DLPack."""
+.npy files and DLPack (on CUDA devices: test_cuda_complex.py)."""
 
 import numpy as np
 import pytest
@@ -86,13 +86,6 @@ def test_npy_files_and_dlpack_carry_complex_arrays(dtype, tmp_path):
     d = cnda.from_dlpack(x)
     assert d.dtype == x.dtype and d.data_ptr == x.ctypes.data
     assert np.array_equal(np.from_dlpack(d), x)
-
-
-def test_complex_arrays_stay_off_cuda_arrays_with_a_type_error():
-    if not hasattr(cnda, "to_cuda") or cnda.cuda_device_count() == 0:
-        pytest.skip("no CUDA device")
-    with pytest.raises(TypeError, match="not complex ones yet"):
-        cnda.to_cuda(np.zeros(3, np.complex64))
 
 
 def test_promotion_matches_numpy_beside_the_same_type_fast_path():

@@ -214,7 +214,7 @@ def test_host_arrays_are_refused_saying_how_to_move_them():
         np.add(x, d)
 
 
-@pytest.mark.parametrize("other", ["a", 1j, [1.0, 2.0], None], ids=repr)
+@pytest.mark.parametrize("other", ["a", [1.0, 2.0], None], ids=repr)
 def test_other_operands_are_not_implemented(other):
     d = cnda.to_cuda(np.ones(2))
     with pytest.raises(TypeError, match="unsupported operand type"):
@@ -414,9 +414,9 @@ def test_matmul_refusals():
         a.matmul(cnda.to_cuda(np.ones((5, 2))))
     with pytest.raises(TypeError, match="matmul: the operands are float64 and float32 CudaArrays"):
         a @ cnda.to_cuda(np.ones((4, 2), np.float32))
-    with pytest.raises(TypeError, match="matmul: elements of type int64 are not supported; matmul takes float32 or float64"):
+    with pytest.raises(TypeError, match="matmul: elements of type int64 are not supported; matmul takes float32, float64, complex64 or complex128"):
         cnda.to_cuda(np.ones((2, 2), np.int64)) @ cnda.to_cuda(np.ones((2, 2), np.int64))
     with pytest.raises(ValueError, match="matmul: a scalar operand has no dimensions"):
         a @ 2.0
-    with pytest.raises(TypeError, match="expected a CudaArray, a Python int or float or a NumPy scalar, got str"):
+    with pytest.raises(TypeError, match="expected a CudaArray, a Python int, float or complex or a NumPy scalar, got str"):
         a.matmul("b")

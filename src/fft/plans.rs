@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use realfft::{ComplexToReal, RealFftPlanner, RealToComplex};
 use rustfft::{Fft, FftPlanner};
 
-use crate::element::Float;
+use crate::element::{ComplexPart, Float};
 
 mod sealed {
     use std::sync::Mutex;
@@ -26,7 +26,7 @@ mod sealed {
 }
 
 /// The real types of transforms: `f32` (with `Complex<f32>` spectra) and `f64`. Sealed.
-pub trait FftFloat: Float + rustdct::DctNum + sealed::Sealed {}
+pub trait FftFloat: Float + ComplexPart + rustdct::DctNum + sealed::Sealed {}
 
 macro_rules! fft_float {
     ($($t:ty),*) => {$(

@@ -78,7 +78,12 @@ complex_math! {
     [F: ComplexPart, const N: usize, B: ElementwiseKernels, L: Layout, C: BoundsCheck] Array<Complex<F>, N, B, L, C>;
 }
 
-impl<'a, F: ComplexPart, const N: usize, A: Access, B: Backend, L: Layout, C: BoundsCheck> View<'a, Complex<F>, N, A, B, L, C> {
+/// The real and the imaginary parts of complex elements: two strided views of `F`s.
+type Parts<'a, F, const N: usize, A, B, C> = (View<'a, F, N, A, B, Strided, C>, View<'a, F, N, A, B, Strided, C>);
+
+impl<'a, F: ComplexPart, const N: usize, A: Access, B: Backend, L: Layout, C: BoundsCheck>
+    View<'a, Complex<F>, N, A, B, L, C>
+{
     /// A zero-copy view of the real parts (strides doubled, in units of `F`), on the view's
     /// backend: on a device, a view of device memory that the device's ops read and write.
     pub fn re(self) -> View<'a, F, N, A, B, Strided, C> {
@@ -97,7 +102,7 @@ impl<'a, F: ComplexPart, const N: usize, A: Access, B: Backend, L: Layout, C: Bo
 
     /// Views of the real and the imaginary parts at once (for a mutable view: both writable,
     /// disjoint bytes of every element).
-    pub fn parts(self) -> (View<'a, F, N, A, B, Strided, C>, View<'a, F, N, A, B, Strided, C>) {
+    pub fn parts(self) -> Parts<'a, F, N, A, B, C> {
         let raw = self.raw;
         // SAFETY: as for `re` and `im`; the two views address disjoint bytes, and `self` is
         // consumed, so nothing else reaches these elements for `'a`.
@@ -127,7 +132,7 @@ impl<F: ComplexPart, const N: usize, B: Backend, L: Layout, C: BoundsCheck> Arra
     }
 
     /// Mutable views of the real and the imaginary parts at once; see [`View::parts`].
-    pub fn parts_mut(&mut self) -> (View<'_, F, N, Unique, B, Strided, C>, View<'_, F, N, Unique, B, Strided, C>) {
+    pub fn parts_mut(&mut self) -> Parts<'_, F, N, Unique, B, C> {
         self.view_mut().parts()
     }
 }
