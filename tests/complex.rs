@@ -3,7 +3,7 @@
 //! `dot` and `matmul` (CPU through `gemm`, CUDA through cuBLAS on the CPU-hosted device),
 //! `conj`, `abs`, `arg`, `norm_sqr`, the zero-copy part views, `.npy` round trips; the same
 //! ops and the part views of device memory on CUDA (the CPU-hosted device) and WebGPU (lavapipe)
-//! against the CPU, and WebGPU's refusal of complex `matmul`.
+//! against the CPU, `matmul` too (cuBLAS, WebGPU's tiled kernel).
 
 use cnda::prelude::*;
 use cnda::Complex;
@@ -318,6 +318,27 @@ where
     assert!((total - want).norm() <= 1e-5 * want.norm().max(1.0));
 }
 
+/// A device's complex `matmul` with plain and transposed operands, across several of WebGPU's
+/// 16 x 16 tiles and with an empty inner dimension, against the CPU's (`Complex<f64>` when
+/// `f64`).
+#[cfg(any(feature = "cuda", feature = "wgpu"))]
+fn matmul_cases<D: cnda::kernel::Upload>(dev: &D, f64: bool)
+where
+    D::Target: cnda::kernel::MatmulKernels + cnda::kernel::CopyKernels + cnda::kernel::Download,
+{
+    for (m, k, n) in [(3, 4, 5), (1, 7, 2), (6, 1, 6), (4, 0, 3), (17, 33, 18)] {
+        let (a, bt) = (field([m, k], 1), field([n, k], 2));
+        if f64 {
+            let want = a.matmul(&bt.t());
+            let got = a.to_device(dev).matmul(&bt.to_device(dev).t()).to_host();
+            assert!(got.iter().zip(want.iter()).all(|(x, y)| (x - y).norm() <= 1e-13), "{m}x{k}x{n}");
+        }
+        let want = complex_f32(&a).matmul(&complex_f32(&bt).t());
+        let got = complex_f32(&a).to_device(dev).matmul(&complex_f32(&bt).to_device(dev).t()).to_host();
+        assert!(got.iter().zip(want.iter()).all(|(x, y)| (x - y).norm() <= 2e-5), "{m}x{k}x{n} f32");
+    }
+}
+
 #[cfg(feature = "cuda")]
 mod cuda {
     use super::*;
@@ -333,19 +354,11 @@ mod cuda {
         }
     }
 
-    /// cuBLAS's `zgemm`/`cgemm` with plain and transposed operands against the CPU's.
+    /// cuBLAS's `zgemm`/`cgemm` against the CPU's.
     #[test]
     fn matmul_matches_the_cpu() {
         let Some(dev) = device() else { return };
-        for (m, k, n) in [(3, 4, 5), (1, 7, 2), (6, 1, 6), (4, 0, 3)] {
-            let (a, bt) = (field([m, k], 1), field([n, k], 2));
-            let want = a.matmul(&bt.t());
-            let got = a.to_device(&dev).matmul(&bt.to_device(&dev).t()).to_host();
-            assert!(got.iter().zip(want.iter()).all(|(x, y)| (x - y).norm() <= 1e-13), "{m}x{k}x{n}");
-            let want = complex_f32(&a).matmul(&complex_f32(&bt).t());
-            let got = complex_f32(&a).to_device(&dev).matmul(&complex_f32(&bt).to_device(&dev).t()).to_host();
-            assert!(got.iter().zip(want.iter()).all(|(x, y)| (x - y).norm() <= 1e-5), "{m}x{k}x{n} f32");
-        }
+        matmul_cases(&dev, true);
     }
 
     #[test]
@@ -383,12 +396,10 @@ mod wgpu {
         device_cases(&dev, false, 4e-6, false);
     }
 
-    /// WebGPU multiplies real matrices only: a typed error, never a wrong answer.
+    /// The tiled WGSL kernel, `Complex<f64>` where the adapter has f64 shaders.
     #[test]
-    fn complex_matmul_is_refused_with_a_typed_error() {
+    fn matmul_matches_the_cpu() {
         let Some(dev) = device() else { return };
-        let a = complex_f32(&field([2, 2], 1)).to_device(&dev);
-        assert!(matches!(a.try_matmul(&a), Err(cnda::Error::UnsupportedDType { .. })));
-        assert_eq!(a.to_host(), complex_f32(&field([2, 2], 1)));
+        matmul_cases(&dev, dev.supports::<C64>());
     }
 }

@@ -99,8 +99,8 @@ fn every_shader_validates_with_naga_for_every_element_type() {
         }
     }
     assert_eq!(
-        checked, 29,
-        "seven families, four real element types (the stencil, sparse and fft ones float-only), and the two complex types for elementwise and reduce"
+        checked, 31,
+        "seven families, four real element types (the stencil, sparse and fft ones float-only), and the two complex types for elementwise, reduce and matmul"
     );
 }
 

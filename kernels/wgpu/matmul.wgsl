@@ -1,10 +1,18 @@
 // matmul on WebGPU: out (m x n, dense row-major) = a (m x k) * b (k x n), `a` and `b` strided
 // (descriptors 1 and 2: a transposed view is read in place), tiled through workgroup memory in
-// 16 x 16 tiles. Scalar words (after three descriptors): m, n, k.
+// 16 x 16 tiles. Scalar words (after three descriptors): m, n, k. Complex elements multiply in
+// num-complex's operation order.
 
 @group(0) @binding(0) var<storage, read_write> out: array<ELEM>;
 @group(0) @binding(1) var<storage, read> a: array<ELEM>;
 @group(0) @binding(2) var<storage, read> b: array<ELEM>;
+
+//@real
+fn mul_add(acc: ELEM, x: ELEM, y: ELEM) -> ELEM { return acc + x * y; }
+//@end
+//@complex
+fn mul_add(acc: ELEM, x: ELEM, y: ELEM) -> ELEM { return acc + ELEM(x.x * y.x - x.y * y.y, x.x * y.y + x.y * y.x); }
+//@end
 
 const TILE: u32 = 16u;
 var<workgroup> tile_a: array<array<ELEM, 16>, 16>;
@@ -28,7 +36,7 @@ fn matmul(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) w
         tile_b[lid.y][lid.x] = vb;
         workgroupBarrier();
         for (var p = 0u; p < TILE; p = p + 1u) {
-            acc = acc + tile_a[lid.y][p] * tile_b[p][lid.x];
+            acc = mul_add(acc, tile_a[lid.y][p], tile_b[p][lid.x]);
         }
         workgroupBarrier();
     }

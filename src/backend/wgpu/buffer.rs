@@ -142,11 +142,12 @@ impl<T: Pod> WgpuBuffer<T> {
     }
 }
 
-/// A storage buffer of at least `bytes` bytes (rounded up to 4, and at least one f64, the
-/// smallest binding of an f64 array) on `device`, refused beyond the adapter's binding limit,
+/// A storage buffer of at least `bytes` bytes (rounded up to 4, and at least one `Complex<f64>`,
+/// the smallest binding of an array of the largest element, even for an empty array) on
+/// `device`, refused beyond the adapter's binding limit,
 /// which every kernel binds whole buffers under.
 pub(crate) fn storage_buffer(device: WgpuDevice, op: &'static str, bytes: usize) -> Result<Box<wgpu::Buffer>> {
-    let padded = (bytes.max(8) as u64).next_multiple_of(4);
+    let padded = (bytes.max(16) as u64).next_multiple_of(4);
     if padded > device.max_binding_bytes() {
         return Err(device_error(format!(
             "{op}: an array of {bytes} bytes exceeds the largest buffer the adapter ({}) can bind, {} bytes; split the array or use the Cpu backend",

@@ -1,4 +1,5 @@
-//! The matmul kernel for `Wgpu`: 16 x 16 output tiles of `kernels/wgpu/matmul.wgsl`.
+//! The matmul kernel for `Wgpu`: 16 x 16 output tiles of `kernels/wgpu/matmul.wgsl`, real and
+//! complex.
 
 use super::device::{device_error, WgpuDevice};
 use super::dispatch::{buffer, elem, params, to_i32, words};
@@ -17,13 +18,6 @@ unsafe impl MatmulKernels for Wgpu {
         b: Desc<Wgpu, T, 2>,
         _: Par,
     ) -> Result<()> {
-        if crate::element::dtype_of::<T>().is_some_and(crate::element::DType::is_complex) {
-            return Err(crate::error::Error::UnsupportedDType {
-                op: "matmul",
-                got: core::any::type_name::<T>().into(),
-                fix: "WebGPU multiplies real matrices only; multiply complex ones on the CPU or CUDA (cuBLAS)",
-            });
-        }
         let t = elem::<T>(dev, "matmul")?;
         let [m, n] = out.shape;
         let k = a.shape[1];

@@ -30,7 +30,7 @@ pub const FAMILIES: [Family; 7] = [
     family_of("elementwise", include_str!("../../../kernels/wgpu/elementwise.wgsl"), true, true),
     family_of("copy", include_str!("../../../kernels/wgpu/copy.wgsl"), true, false),
     family_of("reduce", include_str!("../../../kernels/wgpu/reduce.wgsl"), true, true),
-    family_of("matmul", include_str!("../../../kernels/wgpu/matmul.wgsl"), true, false),
+    family_of("matmul", include_str!("../../../kernels/wgpu/matmul.wgsl"), true, true),
     family_of("stencil", include_str!("../../../kernels/wgpu/stencil.wgsl"), false, false),
     family_of("sparse", include_str!("../../../kernels/wgpu/sparse.wgsl"), false, false),
     family_of("fft", include_str!("../../../kernels/wgpu/fft.wgsl"), false, false),
@@ -161,7 +161,7 @@ pub fn source(family: &Family, elem: &str) -> Result<String> {
         return Err(Error::UnsupportedDType {
             op: "wgpu shader",
             got: elem.into(),
-            fix: "WebGPU shaders here take f32, f64, f16 (where the adapter has them), i32 (not for stencils), and complex elements for elementwise ops and sums; convert first",
+            fix: "WebGPU shaders here take f32, f64, f16 (where the adapter has them), i32 (not for stencils), and complex elements for elementwise ops, sums and matmul; convert first",
         });
     }
     // f16 must be enabled before any declaration; f64 needs no directive in wgpu's WGSL.
