@@ -98,8 +98,8 @@ pub use error::{Error, Result};
 pub use kernel::{Allocator, Backend, Cpu, GemmElement, HostAccessible, Par};
 pub use layout::{ColMajor, Dense, Layout, Padded, RowLayout, RowMajor, Strided};
 /// Complex numbers (num-complex): array elements with arithmetic, sums, products, `conj`, `abs`,
-/// `arg` and `norm_sqr` on every backend, `dot` and `matmul` (CPU and CUDA), zero-copy
-/// `re()`/`im()` views (see [`Array::re`]), and the spectra of `cnda::fft` (feature `fft`).
+/// `arg`, `norm_sqr`, `dot`, `matmul` and zero-copy `re()`/`im()` views (see [`Array::re`]) on
+/// every backend, and the spectra of `cnda::fft` (feature `fft`).
 pub use num_complex::{Complex, Complex32, Complex64};
 pub use ops::arith::{AssignOperand, Operand};
 pub use ops::dot::MatrixOperand;

@@ -2,8 +2,10 @@
 
 use core::fmt;
 
+use num_complex::Complex;
+
 use crate::check::{self, BoundsCheck};
-use crate::element::Pod;
+use crate::element::{ComplexPart, Pod};
 use crate::error::Error;
 use crate::geometry::Geometry;
 use crate::kernel::{Backend, Cpu};
@@ -98,24 +100,17 @@ impl<T: Pod, const N: usize, L: Layout, B: Backend> RawParts<T, N, L, B> {
 }
 
 /// Complex elements seen as their parts: every backend.
-impl<T: Pod, const N: usize, L: Layout, B: Backend> RawParts<T, N, L, B> {
-    /// The real (`im` false) or imaginary parts of complex elements (`T` laid out as `[F; 2]`,
-    /// as `Complex<F>` is) described as `F`s: every stride doubled, the imaginary parts one `F`
-    /// further. The same memory and element count, so the invariant carries over; each `F` is
-    /// aligned, as `T` is aligned at least as `F`.
-    ///
-    /// # Panics
-    ///
-    /// When `T` is not two `F`s in size (a bug of the caller's type bounds).
-    pub(crate) fn complex_part<F: Pod>(self, im: bool) -> RawParts<F, N, crate::layout::Strided, B> {
-        assert_eq!(core::mem::size_of::<T>(), 2 * core::mem::size_of::<F>(), "a complex of two F");
-        // The byte strides are unchanged, so twice the strides in `T` fit as theirs did.
-        let strides = self.strides().map(|s| s * 2);
-        let meta = <crate::layout::Strided as Layout>::from_strides(&self.shape, &strides)
+impl<F: ComplexPart, const N: usize, L: Layout, B: Backend> RawParts<Complex<F>, N, L, B> {
+    /// The real (`im` false) or imaginary parts of the elements, described as `F`s
+    /// ([`complex_parts`](crate::kernel::complex_parts): every stride doubled, the imaginary
+    /// parts one `F` further). The same memory and element count, so the invariant carries over;
+    /// each `F` is aligned, as `Complex<F>` is `#[repr(C)]` `{ re: F, im: F }`.
+    pub(crate) fn complex_part(self, im: bool) -> RawParts<F, N, crate::layout::Strided, B> {
+        let whole = crate::kernel::Desc { handle: self.ptr, shape: self.shape, strides: self.strides() };
+        let part = crate::kernel::complex_parts::<F, Complex<F>, B, N>(whole)[usize::from(im)];
+        let meta = <crate::layout::Strided as Layout>::from_strides(&self.shape, &part.strides)
             .expect("Strided expresses any strides");
-        let re = B::part_handle::<T, F>(self.ptr);
-        let ptr = if im { B::moved(re, 1) } else { re };
-        RawParts { ptr, shape: self.shape, meta, len: self.len }
+        RawParts { ptr: part.handle, shape: self.shape, meta, len: self.len }
     }
 }
 

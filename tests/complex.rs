@@ -272,6 +272,17 @@ where
     let magnitudes = da.norm_sqr();
     promoted.re_mut().assign(&magnitudes);
     assert_eq!(promoted.to_host(), a.norm_sqr().map(|m| z(m, 0.0)));
+    {
+        let (mut re, mut im) = dp.parts_mut();
+        re.slice_mut(s![.., 2..]).fill(-0.5);
+        im *= 2.0;
+        let (mut re, mut im) = p.parts_mut();
+        re.slice_mut(s![.., 2..]).fill(-0.5);
+        im *= 2.0;
+    }
+    assert_eq!(dp.to_host(), p);
+    let empty = Array::<C64, 2, D::Target>::zeros_in(&da.allocator(), [0, 3]);
+    assert_eq!(empty.im().to_owned().to_host().shape(), [0, 3]);
     // Non-finite operands: the same IEEE operations in the same order (NaN payloads aside).
     let odd = Array::from_shape_vec(
         [6],
@@ -308,6 +319,8 @@ where
     // Complex<f32>.
     let a32 = complex_f32(&a);
     let d32 = a32.to_device(dev);
+    assert_eq!(d32.im().to_owned().to_host(), a32.im().to_owned());
+    assert_eq!((d32.slice(s![1.., ..;-2]).re() + 1.0).to_host(), &a32.slice(s![1.., ..;-2]).re() + 1.0);
     assert_eq!((&d32 * &d32).to_host(), &a32 * &a32);
     assert_eq!((&d32 / &d32.conj()).to_host(), &a32 / &a32.conj());
     let (arg, want) = (d32.arg().to_host(), a32.arg());

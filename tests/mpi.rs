@@ -2,9 +2,9 @@
 //! after an exchange against the global index they should mirror, for every face, edge and corner,
 //! fixed and periodic; gather/scatter round trips; global reductions; and distributed Jacobi
 //! sweeps (one exchange per sweep, and deep halos: several sweeps per exchange) against the
-//! single-process sweeps, bit for bit. A plain binary (no test harness), so
-//! every process runs the same checks in the same order; a failed check aborts the whole job
-//! instead of leaving the other processes waiting.
+//! single-process sweeps, bit for bit; with feature `fft`, distributed spectral solves. A plain
+//! binary (no test harness), so every process runs the same checks in the same order; a failed
+//! check aborts the whole job instead of leaving the other processes waiting.
 
 use cnda::dist::{sweep_dist, DistArray, DistDoubleBuffer};
 use cnda::prelude::*;
@@ -25,6 +25,9 @@ mod grids;
 mod solve;
 #[path = "common/mpi_sparse.rs"]
 mod sparse;
+#[cfg(feature = "fft")]
+#[path = "common/mpi_spectral.rs"]
+mod spectral;
 #[path = "common/system_stencils.rs"]
 mod system_stencils;
 #[path = "common/mpi_systems.rs"]
@@ -234,29 +237,6 @@ fn check_apply_dist<const N: usize, const R: usize, const K: usize>(
             assert_eq!(last, want, "max_abs_diff");
         }
     }
-}
-
-/// A face-centred array on a cell array's decomposition: every process's faces line up with its
-/// cells, the gathered array is the global one, and an exchange fills every halo point inside the
-/// global grid with its value (the sentinel outside).
-fn check_staggered(comm: &impl Communicator, cells: [usize; 2], axis: usize, halo: [usize; 2]) {
-    let cell_array = DistArray::<f64, 2>::new(comm, cells, halo, [false; 2]);
-    let mut faces = DistArray::<f64, 2>::staggered(&cell_array, axis, halo);
-    let mut global = cells;
-    global[axis] += 1;
-    assert_eq!(faces.decomposition().global_shape(), global);
-    let (fr, cr) = (faces.owned_range(), cell_array.owned_range());
-    assert_eq!(fr[axis].start, cr[axis].start, "faces start at their cells' low sides");
-    faces.local_mut().fill(-1.0);
-    faces.fill_owned_with(value);
-    if let Some(g) = faces.gather(0) {
-        assert_eq!(g, Array::from_fn(global, value), "gathered faces {cells:?} axis {axis}");
-    }
-    faces.exchange_halos();
-    for_each_index(faces.local().shape(), |i| {
-        let want = expected(faces.global_index(i), global, [false; 2], -1.0);
-        assert_eq!(faces.local()[i], want, "rank {} local {i:?}", faces.rank());
-    });
 }
 
 /// Checkpoint and restart: 20 Jacobi steps on every process of `world`, saved at step 10 and
@@ -534,8 +514,8 @@ fn main() {
         check_checkpoint(&world);
         checks += 1;
     }
-    check_staggered(&world, [13, 10], 0, [1, 1]);
-    check_staggered(&world, [13, 10], 1, [2, 1]);
+    grids::check_staggered(&world, [13, 10], 0, [1, 1]);
+    grids::check_staggered(&world, [13, 10], 1, [2, 1]);
     checks += 2;
     // Systems (several fields, two time levels, coefficient fields) with deep halos.
     {
@@ -584,6 +564,10 @@ fn main() {
     checks += sparse::check_sparse::<f32, Cpu>(&Cpu, &world, 1e-5, true, true);
     checks += diffusion::check_diffusion::<f64, Cpu>(&Cpu, &world, 1e-10, true);
     checks += diffusion::check_diffusion::<f32, Cpu>(&Cpu, &world, 1e-5, true);
+    #[cfg(feature = "fft")]
+    {
+        checks += spectral::check_solve_box_dist(&world);
+    }
     check_failures_agree(&world);
     // Failures some processes meet and others not (issue 36, item 5), on host blocks.
     check_launch_failures_agree(&world);

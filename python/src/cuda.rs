@@ -29,9 +29,10 @@ use pyo3::types::{PyDict, PyTuple};
 use crate::array::{ContiguousND, Data, Stored};
 use crate::cuda_ops::{self, Binary, Operand};
 use crate::cuda_reduce::{self, Reduction};
+use crate::dlpack::Sharing;
 use crate::errors::to_pyerr;
 use crate::store::{element_count, Store};
-use crate::variants::{by_element, element_variants};
+use crate::variants::by_element;
 
 /// A device array of one element type: a flat cnda `Cuda` array viewed as row-major `shape`.
 pub struct DeviceStore<T: Pod> {
@@ -54,12 +55,43 @@ pub enum CudaData {
 pub trait OnDevice: Stored {
     /// The array data of a device store of this type.
     fn device_data(store: DeviceStore<Self>) -> CudaData;
+
+    /// The store of `data`, when it holds this type.
+    fn store(data: &CudaData) -> Option<&DeviceStore<Self>>;
+
+    /// The store of `data`, mutably, when it holds this type.
+    fn store_mut(data: &mut CudaData) -> Option<&mut DeviceStore<Self>>;
 }
 
-element_variants!(OnDevice::device_data(DeviceStore) -> CudaData);
+macro_rules! on_device {
+    ($($T:ty => $variant:ident),*) => {$(
+        impl OnDevice for $T {
+            fn device_data(store: DeviceStore<Self>) -> CudaData {
+                CudaData::$variant(store)
+            }
+
+            fn store(data: &CudaData) -> Option<&DeviceStore<Self>> {
+                match data {
+                    CudaData::$variant(s) => Some(s),
+                    _ => None,
+                }
+            }
+
+            fn store_mut(data: &mut CudaData) -> Option<&mut DeviceStore<Self>> {
+                match data {
+                    CudaData::$variant(s) => Some(s),
+                    _ => None,
+                }
+            }
+        }
+    )*};
+}
+
+on_device!(f32 => F32, f64 => F64, i32 => I32, i64 => I64, cnda::Complex<f32> => C64, cnda::Complex<f64> => C128);
 
 /// A contiguous, row-major N-dimensional array in the memory of a CUDA device, of float32,
-/// float64, int32 or int64. Its elements stay on the device: `to_host()` / `to_numpy()` copy them
+/// float64, int32, int64, complex64 or complex128. Its elements stay on the device: `to_host()` /
+/// `to_numpy()` copy them
 /// back, and DLPack shares them with CuPy, PyTorch or JAX without a copy.
 #[pyclass(name = "CudaArray", module = "cnda")]
 pub struct CudaArray {
@@ -435,14 +467,16 @@ pub fn to_cuda(py: Python<'_>, x: &Bound<'_, PyAny>, device: usize) -> PyResult<
 
 /// `from_dlpack` of a producer on CUDA device `device` (discovered by `request`): the producer is
 /// asked to order its writes before cnda's stream.
-pub fn import(request: ImportRequest<'_>, device: DLDevice, copy: bool) -> PyResult<CudaArray> {
+pub fn import(request: ImportRequest<'_>, device: DLDevice, sharing: Sharing) -> PyResult<CudaArray> {
     let dev = open(device.device_id.max(0) as usize)?;
     let imported = request.import(Some(&CndaStream(dev)), None)?;
-    wrap(imported, dev, copy)
+    wrap(imported, dev, sharing)
 }
 
-/// A `CudaArray` over an imported CUDA tensor (or a device copy of it with `copy`).
-pub fn wrap(imported: ImportedDlpack, dev: CudaDevice, copy: bool) -> PyResult<CudaArray> {
+/// A `CudaArray` over an imported CUDA tensor (or a device copy of it, as `sharing` says).
+pub fn wrap(imported: ImportedDlpack, dev: CudaDevice, sharing: Sharing) -> PyResult<CudaArray> {
+    let read_only = imported.flags().contains(DlpackFlags::READ_ONLY);
+    let copy = sharing == Sharing::Copied || (sharing == Sharing::Read && read_only);
     let fail = |e: dlpark::tensor::Error| PyValueError::new_err(format!("from_dlpack: {e}"));
     let tensor = imported.validate().map_err(fail)?;
     let shape: Vec<usize> = tensor.shape().iter().map(|&n| n as usize).collect();
@@ -456,7 +490,7 @@ pub fn wrap(imported: ImportedDlpack, dev: CudaDevice, copy: bool) -> PyResult<C
             fix: "make it contiguous on its device first (tensor.contiguous(), cupy.ascontiguousarray())",
         }));
     }
-    if !copy && imported.flags().contains(DlpackFlags::READ_ONLY) {
+    if !copy && read_only {
         return Err(to_pyerr(cnda::Error::Ownership {
             op: "from_dlpack",
             reason: "the producer exported its tensor read-only, and a CudaArray is writable".into(),

@@ -12,7 +12,7 @@ use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyComplex, PyFloat};
 
-use crate::cuda::{CudaData, DeviceStore, OnDevice};
+use crate::cuda::OnDevice;
 use crate::cuda_ops::caught;
 use crate::errors::to_pyerr;
 
@@ -32,11 +32,8 @@ pub trait Compute: OnDevice + Arithmetic + for<'py> IntoPyObject<'py> {
     /// Its kind (which Python scalars convert to it, which ops it has).
     const KIND: Kind;
 
-    /// The store of `data`, when it holds this type.
-    fn store(data: &CudaData) -> Option<&DeviceStore<Self>>;
-
-    /// A Python int as this type (rounded into a float or complex type, as NumPy converts), when
-    /// it is in an integer type's range.
+    /// A Python int as this integer type, when in its range (`None` for the other types: ints
+    /// reach them through `from_f64`, as NumPy converts ints too large for int64).
     fn from_i64(value: i64) -> Option<Self>;
 
     /// A Python float as this type (rounded), unless the type is an integer one.
@@ -64,17 +61,10 @@ pub trait Compute: OnDevice + Arithmetic + for<'py> IntoPyObject<'py> {
 }
 
 macro_rules! real {
-    ($($T:ty => $variant:ident $name:literal $kind:ident, |$i:ident| $from_i64:expr, |$f:ident| $from_f64:expr;)*) => {$(
+    ($($T:ty => $name:literal $kind:ident, |$i:ident| $from_i64:expr, |$f:ident| $from_f64:expr;)*) => {$(
         impl Compute for $T {
             const NAME: &'static str = $name;
             const KIND: Kind = Kind::$kind;
-
-            fn store(data: &CudaData) -> Option<&DeviceStore<Self>> {
-                match data {
-                    CudaData::$variant(s) => Some(s),
-                    _ => None,
-                }
-            }
 
             fn from_i64($i: i64) -> Option<Self> {
                 $from_i64
@@ -112,27 +102,20 @@ macro_rules! real {
 
 // Float conversions round as NumPy's; an integer type takes integers in its range only.
 real! {
-    f32 => F32 "float32" Float, |i| Some(i as f32), |f| Some(f as f32);
-    f64 => F64 "float64" Float, |i| Some(i as f64), |f| Some(f);
-    i32 => I32 "int32" Int, |i| i32::try_from(i).ok(), |_f| None;
-    i64 => I64 "int64" Int, |i| Some(i), |_f| None;
+    f32 => "float32" Float, |_i| None, |f| Some(f as f32);
+    f64 => "float64" Float, |_i| None, |f| Some(f);
+    i32 => "int32" Int, |i| i32::try_from(i).ok(), |_f| None;
+    i64 => "int64" Int, |i| Some(i), |_f| None;
 }
 
 macro_rules! complex {
-    ($($F:ty => $variant:ident $name:literal;)*) => {$(
+    ($($F:ty => $name:literal;)*) => {$(
         impl Compute for Complex<$F> {
             const NAME: &'static str = $name;
             const KIND: Kind = Kind::Complex;
 
-            fn store(data: &CudaData) -> Option<&DeviceStore<Self>> {
-                match data {
-                    CudaData::$variant(s) => Some(s),
-                    _ => None,
-                }
-            }
-
-            fn from_i64(value: i64) -> Option<Self> {
-                Some(Complex::new(value as $F, 0.0))
+            fn from_i64(_: i64) -> Option<Self> {
+                None
             }
 
             fn from_f64(value: f64) -> Option<Self> {
@@ -168,15 +151,15 @@ macro_rules! complex {
 }
 
 complex! {
-    f32 => C64 "complex64";
-    f64 => C128 "complex128";
+    f32 => "complex64";
+    f64 => "complex128";
 }
 
 /// The refusal of `min`/`max` of complex numbers.
 fn unordered(largest: bool) -> PyErr {
     let name = if largest { "max" } else { "min" };
     PyTypeError::new_err(format!(
-        "{name}: complex numbers have no order, and CudaArray's {name} compares (NumPy's orders complex numbers by \
+        "{name}: complex numbers have no order, and CudaArray's {name} compares (NumPy orders complex numbers by \
          real part, then imaginary part, which is rarely what a physical quantity means); reduce a real array, such as \
          the magnitudes: cnda.to_cuda(np.abs(a.to_numpy())), or compare on the host: a.to_numpy().{name}()"
     ))
@@ -189,10 +172,12 @@ pub fn python_scalar<T: Compute>(op: &str, x: &Bound<'_, PyAny>) -> PyResult<T> 
     if x.is_instance_of::<PyComplex>() {
         let value: Complex<f64> = x.extract()?;
         return T::from_complex(value).ok_or_else(|| {
+            // NumPy's weak complex scalar keeps a float32 array's precision.
+            let wide = if t == "float32" { "complex64" } else { "complex128" };
             PyTypeError::new_err(format!(
-                "{op}: {t} cannot hold the Python complex {value} (NumPy computes {t} with a complex in \
-                 complex128, and CudaArray ops keep the array's dtype: the device does not convert types); convert \
-                 the array first: cnda.to_cuda(a.to_numpy().astype(np.complex128))"
+                "{op}: {t} cannot hold the Python complex {value} (NumPy computes {t} with a complex in {wide}, and \
+                 CudaArray ops keep the array's dtype: the device does not convert types); convert the array first: \
+                 cnda.to_cuda(a.to_numpy().astype(np.{wide}))"
             ))
         });
     }

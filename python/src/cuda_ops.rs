@@ -1,10 +1,10 @@
 //! Arithmetic and matrix products of `CudaArray`s, computed on their device by cnda's generic ops
-//! on `Array<T, N, Cuda>` (the elements never visit the host): `+ - * /` between two CudaArrays
-//! of one dtype with NumPy broadcasting, or with a Python or NumPy scalar; the in-place forms
-//! (`+=` ...), which write the array's own memory; `@` of 2D float or complex arrays (cuBLAS),
-//! in every element type of `cuda_elements.rs` (complex too; integers but for `/` and `@`). A CudaArray
-//! is a flat device array plus a shape: each op views it at its rank (1 to 4; scalar ops at any
-//! rank) without a copy.
+//! on `Array<T, N, Cuda>` (the elements never visit the host), in every element type of
+//! `cuda_elements.rs`: `+ - * /` between two CudaArrays of one dtype with NumPy broadcasting, or
+//! with a Python or NumPy scalar (`/` of floats and complex numbers only); the in-place forms
+//! (`+=` ...), which write the array's own memory; `@` of 2D float or complex arrays (cuBLAS).
+//! A CudaArray is a flat device array plus a shape: each op views it at its rank (1 to 4;
+//! scalar ops at any rank) without a copy.
 //!
 //! Element types: the device kernels keep the element type, so where NumPy would compute in
 //! another type (two dtypes, a float beside an integer array, a NumPy scalar that promotes, true
@@ -65,7 +65,7 @@ impl Binary {
 pub enum Operand<'py> {
     /// Another CudaArray.
     Device(Bound<'py, CudaArray>),
-    /// A Python int, float or bool (weak: it takes the array's dtype when that holds it).
+    /// A Python int, float, complex or bool (weak: it takes the array's dtype when that holds it).
     Python(Bound<'py, PyAny>),
     /// A NumPy scalar (strong: its dtype takes part in promotion).
     NumPy(Bound<'py, PyAny>),

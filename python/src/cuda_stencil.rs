@@ -9,44 +9,20 @@ use cnda::{Array, Float};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 
-use crate::cuda::{CudaArray, CudaData, DeviceStore, OnDevice};
+use crate::cuda::{CudaArray, DeviceStore, OnDevice};
 use crate::cuda_ops::{at_rank, overlap};
+use crate::dlpack::Sharing;
 use crate::errors::to_pyerr;
 use crate::kernels::{check_fits, rank_error, Args};
 use crate::overlap::overlap_error;
 use crate::stencil_args;
 use crate::sweeps::{sweeps, In};
 
-/// The float element types a device stencil runs in, with their stores.
-pub(crate) trait DeviceFloat: Float + Send + Sync + OnDevice {
-    fn store(data: &CudaData) -> Option<&DeviceStore<Self>>;
-    fn store_mut(data: &mut CudaData) -> Option<&mut DeviceStore<Self>>;
-}
+/// The float element types a device stencil runs in.
+pub(crate) trait DeviceFloat: Float + Send + Sync + OnDevice {}
 
-macro_rules! device_float {
-    ($($T:ty => $variant:ident;)*) => {$(
-        impl DeviceFloat for $T {
-            fn store(data: &CudaData) -> Option<&DeviceStore<Self>> {
-                match data {
-                    CudaData::$variant(s) => Some(s),
-                    _ => None,
-                }
-            }
-
-            fn store_mut(data: &mut CudaData) -> Option<&mut DeviceStore<Self>> {
-                match data {
-                    CudaData::$variant(s) => Some(s),
-                    _ => None,
-                }
-            }
-        }
-    )*};
-}
-
-device_float! {
-    f32 => F32;
-    f64 => F64;
-}
+impl DeviceFloat for f32 {}
+impl DeviceFloat for f64 {}
 
 /// The stencil when `u` is in CUDA memory (`None`: it is not; the host path takes it).
 pub fn stencil<'py>(
@@ -60,7 +36,7 @@ pub fn stencil<'py>(
     // stream does not order: the call waits for its work before returning it.
     let foreign_out = out.is_some_and(|o| o.cast::<CudaArray>().is_err());
     let out = match out {
-        Some(o) => Some(device_array(py, o)?.ok_or_else(|| {
+        Some(o) => Some(device_array_mut(py, o)?.ok_or_else(|| {
             PyTypeError::new_err(format!(
                 "stencil: u is in CUDA memory and out is a {}; give out in the same device's memory (a CudaArray, a \
                  CuPy array or a PyTorch CUDA tensor), or leave it out",
@@ -82,9 +58,23 @@ pub fn stencil<'py>(
     Ok(Some(result))
 }
 
-/// `x` as a `CudaArray`: itself, or imported without a copy from a DLPack producer on a CUDA
-/// device; `None` for anything else.
+/// `x` as a `CudaArray` to read: itself, or imported without a copy from a DLPack producer on a
+/// CUDA device (copied on the device where the producer exports read-only, as JAX does); `None`
+/// for anything else.
 pub(crate) fn device_array<'py>(py: Python<'py>, x: &Bound<'py, PyAny>) -> PyResult<Option<Bound<'py, CudaArray>>> {
+    device_import(py, x, Sharing::Read)
+}
+
+/// `x` as a `CudaArray` to write: as [`device_array`], but a read-only export is refused.
+fn device_array_mut<'py>(py: Python<'py>, x: &Bound<'py, PyAny>) -> PyResult<Option<Bound<'py, CudaArray>>> {
+    device_import(py, x, Sharing::Writable)
+}
+
+fn device_import<'py>(
+    py: Python<'py>,
+    x: &Bound<'py, PyAny>,
+    sharing: Sharing,
+) -> PyResult<Option<Bound<'py, CudaArray>>> {
     if let Ok(c) = x.cast::<CudaArray>() {
         return Ok(Some(c.clone()));
     }
@@ -98,7 +88,7 @@ pub(crate) fn device_array<'py>(py: Python<'py>, x: &Bound<'py, PyAny>) -> PyRes
     if kind != 2 {
         return Ok(None);
     }
-    let imported = crate::dlpack::from_dlpack(py, x, false)?;
+    let imported = crate::dlpack::import(py, x, sharing)?;
     Ok(Some(imported.into_bound(py).cast_into::<CudaArray>()?))
 }
 

@@ -141,11 +141,28 @@ pub fn raw_parts_of<T: Stored>(store: &Store<T>) -> (*mut core::ffi::c_void, DLD
 #[pyfunction]
 #[pyo3(signature = (x, copy = false))]
 pub fn from_dlpack(py: Python<'_>, x: &Bound<'_, PyAny>, copy: bool) -> PyResult<Py<PyAny>> {
+    import(py, x, if copy { Sharing::Copied } else { Sharing::Writable })
+}
+
+/// How an import treats the producer's memory.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Sharing {
+    /// Shared; a read-only export of CUDA memory is refused (a `CudaArray` is writable).
+    Writable,
+    /// Copied on the producer's device.
+    Copied,
+    /// Shared, or copied where the producer exports read-only: for callers that only read.
+    Read,
+}
+
+/// [`from_dlpack`] with `sharing`.
+pub fn import(py: Python<'_>, x: &Bound<'_, PyAny>, sharing: Sharing) -> PyResult<Py<PyAny>> {
+    let copy = sharing == Sharing::Copied;
     let request = ImportRequest::new(x.as_borrowed())?;
     #[cfg(feature = "cuda")]
     if let Ok(device) = request.device() {
         if device.device_type == DLDeviceType::CUDA {
-            return Ok(Bound::new(py, crate::cuda::import(request, device, copy)?)?.into_any().unbind());
+            return Ok(Bound::new(py, crate::cuda::import(request, device, sharing)?)?.into_any().unbind());
         }
     }
     let imported = request.import(None, None)?;
@@ -154,7 +171,7 @@ pub fn from_dlpack(py: Python<'_>, x: &Bound<'_, PyAny>, copy: bool) -> PyResult
     if device.device_type == DLDeviceType::CUDA {
         // A capsule, or a producer without `__dlpack_device__`: already exported on its terms.
         let dev = cnda::backend::cuda::CudaDevice::new(device.device_id.max(0) as usize).map_err(to_pyerr)?;
-        return Ok(Bound::new(py, crate::cuda::wrap(imported, dev, copy)?)?.into_any().unbind());
+        return Ok(Bound::new(py, crate::cuda::wrap(imported, dev, sharing)?)?.into_any().unbind());
     }
     Ok(Bound::new(py, host_array(imported, device, copy)?)?.into_any().unbind())
 }

@@ -8,10 +8,8 @@
 //! direct Poisson/Helmholtz solve. Single precision stays single, as in NumPy 2 and SciPy.
 //! Results are cnda arrays shared with NumPy, complex ones too.
 
-use cnda::fft::{self as transforms, DctType, FftFloat, Norm};
-use cnda::kernel::CopyKernels;
-use cnda::layout::Layout;
-use cnda::{Array, Complex, Pod, Shared, View};
+use cnda::fft::{DctType, FftFloat, Norm};
+use cnda::Complex;
 use numpy::{Element, PyUntypedArray, PyUntypedArrayMethods};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -132,12 +130,10 @@ fn dtype_of(op: &'static str, a: &Bound<'_, PyAny>) -> PyResult<Dtype> {
 fn dispatch<'py>(py: Python<'py>, a: &Bound<'py, PyAny>, rank: usize, call: Call<'_>) -> PyResult<Bound<'py, PyAny>> {
     let dtype = dtype_of(call.op, a)?;
     match (dtype, call.transform.takes_complex()) {
-        (Dtype::F32, false) => real_input::<f32>(py, a, rank, call),
-        (Dtype::F64, false) => real_input::<f64>(py, a, rank, call),
-        (Dtype::F32, true) => complex_input::<f32, f32>(py, a, rank, call, |x| Complex::new(x, 0.0)),
-        (Dtype::F64, true) => complex_input::<f64, f64>(py, a, rank, call, |x| Complex::new(x, 0.0)),
-        (Dtype::C64, true) => complex_input::<f32, Complex<f32>>(py, a, rank, call, |x| x),
-        (Dtype::C128, true) => complex_input::<f64, Complex<f64>>(py, a, rank, call, |x| x),
+        (Dtype::F32, _) => on_host::<f32, f32>(py, a, rank, call),
+        (Dtype::F64, _) => on_host::<f64, f64>(py, a, rank, call),
+        (Dtype::C64, true) => on_host::<f32, Complex<f32>>(py, a, rank, call),
+        (Dtype::C128, true) => on_host::<f64, Complex<f64>>(py, a, rank, call),
         (Dtype::C64 | Dtype::C128, false) => {
             Err(complex_refused(call.op, if dtype == Dtype::C64 { "complex64" } else { "complex128" }))
         }
@@ -152,47 +148,9 @@ fn complex_refused(op: &str, dtype: &str) -> PyErr {
     ))
 }
 
-/// `v` cropped or zero-padded to `n` points along each `(axis, n)` of `resize` (NumPy's `n` and
-/// `s`), on `v`'s backend (host or device memory); `None` when that changes nothing.
-fn resized<X: Pod, const N: usize, B: CopyKernels, L: Layout>(
-    v: View<'_, X, N, Shared, B, L>,
-    resize: &[(usize, usize)],
-) -> cnda::Result<Option<Array<X, N, B>>> {
-    let mut shape = v.shape();
-    for &(axis, n) in resize {
-        shape[axis] = n;
-    }
-    if shape == v.shape() {
-        return Ok(None);
-    }
-    let mut out = Array::try_zeros_in(&v.allocator(), shape)?;
-    let (mut from, mut to) = (v.into_strided(), out.view_mut().into_strided());
-    for (axis, &n) in shape.iter().enumerate() {
-        let kept = n.min(from.shape()[axis]);
-        from = from.try_narrow(axis, 0, kept)?;
-        to = to.try_narrow(axis, 0, kept)?;
-    }
-    to.try_assign(&from)?;
-    Ok(Some(out))
-}
-
-/// `$call` with `$src` bound to the resized copy where there is one, else to the view itself.
-macro_rules! on_source {
-    ($resized:expr, $view:expr, |$src:ident| $call:expr) => {
-        match $resized {
-            Some(owned) => {
-                let $src = &owned;
-                $call
-            }
-            None => {
-                let $src = $view;
-                $call
-            }
-        }
-    };
-}
-
-fn real_input<'py, T: FftFloat + Element + Stored>(
+/// `call` on the NumPy array `a` (elements `S`, transformed in precision `T`), on the CPU, the
+/// interpreter lock released on large arrays; the result shared with NumPy.
+fn on_host<'py, T: FftFloat + Stored, S: Transformable<T> + Element>(
     py: Python<'py>,
     a: &Bound<'py, PyAny>,
     rank: usize,
@@ -201,72 +159,15 @@ fn real_input<'py, T: FftFloat + Element + Stored>(
 where
     Complex<T>: Stored,
 {
-    let Call { op, resize, transform, norm } = call;
-    let ra = read::<T>(a, op, "a")?;
-    let _in_use = lease(op, &[Operand::read("a", span_of::<T>(a))])?;
-    let len = ra.len();
-    by_rank!(op, rank, N => {
-        let v = view::<T, N>(&ra, op)?;
-        match transform {
-            Transform::Real { axes } => {
-                let out = run(py, len, || {
-                    on_source!(resized(v, resize)?, v, |src| transforms::try_rfftn(src, &axes, norm))
-                })
-                .map_err(to_pyerr)?;
-                into_numpy(py, out)
-            }
-            Transform::Trig { axes, cosine, ty, inverse } => {
-                let out = run(py, len, || {
-                    on_source!(resized(v, resize)?, v, |src| match (cosine, inverse) {
-                        (true, false) => transforms::try_dctn(src, ty, &axes, norm),
-                        (true, true) => transforms::try_idctn(src, ty, &axes, norm),
-                        (false, false) => transforms::try_dstn(src, ty, &axes, norm),
-                        (false, true) => transforms::try_idstn(src, ty, &axes, norm),
-                    })
-                })
-                .map_err(to_pyerr)?;
-                into_numpy(py, out)
-            }
-            other => unreachable!("{other:?} takes a complex input"),
-        }
-    })
-}
-
-fn complex_input<'py, T: FftFloat + Element + Stored, S: Element + Pod>(
-    py: Python<'py>,
-    a: &Bound<'py, PyAny>,
-    rank: usize,
-    call: Call<'_>,
-    promote: fn(S) -> Complex<T>,
-) -> PyResult<Bound<'py, PyAny>>
-where
-    Complex<T>: Stored,
-{
-    let Call { op, resize, transform, norm } = call;
+    let op = call.op;
     let ra = read::<S>(a, op, "a")?;
     let _in_use = lease(op, &[Operand::read("a", span_of::<S>(a))])?;
     let len = ra.len();
     by_rank!(op, rank, N => {
         let v = view::<S, N>(&ra, op)?;
-        let out = run(py, len, || -> cnda::Result<Result<Array<Complex<T>, N>, Array<T, N>>> {
-            let promoted = v.map(promote);
-            let source = resized(promoted.view().into_strided(), resize)?;
-            on_source!(source, promoted.view().into_strided(), |src| match &transform {
-                Transform::Complex { axes, forward: true } => transforms::try_fftn(src, axes, norm).map(Ok),
-                Transform::Complex { axes, forward: false } => transforms::try_ifftn(src, axes, norm).map(Ok),
-                Transform::RealInverse { axes, n } => {
-                    let last = axes[axes.len() - 1];
-                    let m = src.shape()[last];
-                    let n = n.unwrap_or(2 * m.saturating_sub(1));
-                    transforms::try_irfftn(src, axes, n, norm).map(Err)
-                }
-                other => unreachable!("{other:?} takes a real input"),
-            })
-        })
-        .map_err(to_pyerr)?;
-        match out {
-            Ok(spectrum) => into_numpy(py, spectrum),
-            Err(signal) => into_numpy(py, signal),
+        match run(py, len, || transformed(v, &call)).map_err(to_pyerr)? {
+            Transformed::Spectrum(spectrum) => into_numpy(py, spectrum),
+            Transformed::Real(values) => into_numpy(py, values),
         }
     })
 }
@@ -402,4 +303,6 @@ fn several_axes<'py>(
 #[cfg(feature = "cuda")]
 mod device;
 pub(crate) mod functions;
+mod transform;
 pub(crate) use functions::register;
+use transform::{transformed, Transformable, Transformed};

@@ -4,30 +4,10 @@
 //! variants, so a variant added to an enum fails to compile where it is not handled.
 
 /// `$body` with `$s` bound to the payload of `$data` and `$T` to its type, for either enum of
-/// the six element types (`Data`, `CudaData`: `F32`, `F64`, `I32`, `I64`, `C64`, `C128`); for
-/// one known to be real (`by_element!(@real Data, ..)`, after the complex variants were refused:
-/// reaching one there is a bug).
+/// the six element types (`Data`, `CudaData`: `F32`, `F64`, `I32`, `I64`, `C64`, `C128`).
 macro_rules! by_element {
-    (@real $Enum:ident, $data:expr, $s:ident, $T:ident => $body:expr) => {
-        by_element!(@four $Enum, $data, $s, $T => $body, $Enum::C64(_) | $Enum::C128(_) => {
-            unreachable!("complex data refused before")
-        })
-    };
     ($Enum:ident, $data:expr, $s:ident, $T:ident => $body:expr) => {
-        by_element!(@four $Enum, $data, $s, $T => $body,
-            $Enum::C64($s) => {
-                type $T = cnda::Complex<f32>;
-                $body
-            }
-            $Enum::C128($s) => {
-                type $T = cnda::Complex<f64>;
-                $body
-            }
-        )
-    };
-    (@four $Enum:ident, $data:expr, $s:ident, $T:ident => $body:expr, $($rest:tt)*) => {
         match $data {
-            $($rest)*
             $Enum::F32($s) => {
                 type $T = f32;
                 $body
@@ -42,6 +22,14 @@ macro_rules! by_element {
             }
             $Enum::I64($s) => {
                 type $T = i64;
+                $body
+            }
+            $Enum::C64($s) => {
+                type $T = cnda::Complex<f32>;
+                $body
+            }
+            $Enum::C128($s) => {
+                type $T = cnda::Complex<f64>;
                 $body
             }
         }

@@ -21,7 +21,7 @@ use crate::error::{Error, Result};
 /// # Panics
 ///
 /// When MPI is finalized (see [`ensure_live`]).
-pub(super) fn agree<A>(comm: &impl Communicator, op: &'static str, local: Result<A>) -> Result<A> {
+pub(crate) fn agree<A>(comm: &impl Communicator, op: &'static str, local: Result<A>) -> Result<A> {
     ensure_live(op);
     let (rank, size) = (comm.rank(), comm.size());
     let failed = local.is_err();

@@ -357,7 +357,7 @@ impl<T: Pod + Equivalence, const N: usize, B: DistBackend> DistArray<T, N, B> {
     /// # Errors
     ///
     /// `Error::ShapeMismatch` for another shape; `Error::Alloc`/`Error::Device` from a device.
-    pub(super) fn try_set_owned(&mut self, values: &Array<T, N>) -> Result<()> {
+    pub(crate) fn try_set_owned(&mut self, values: &Array<T, N>) -> Result<()> {
         // Where the block lives first (a copy on the host too: one generic path, off the hot loop).
         let on_block = B::upload(&self.allocator(), values)?;
         self.owned_mut().try_assign(&on_block)

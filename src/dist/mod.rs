@@ -46,7 +46,7 @@
 //! halo bytes than one process per core.
 
 #[cfg(feature = "mpi")]
-mod agree;
+pub(crate) mod agree;
 #[cfg(feature = "mpi")]
 mod array;
 #[cfg(feature = "mpi")]
@@ -87,6 +87,8 @@ mod steps;
 mod systems;
 #[cfg(feature = "mpi")]
 mod together;
+#[cfg(feature = "mpi")]
+pub(crate) mod transpose;
 
 #[cfg(feature = "mpi")]
 pub use array::DistArray;

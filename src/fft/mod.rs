@@ -5,7 +5,8 @@
 //! definitions ([`dct`], [`idct`], [`dst`], [`idst`], [`dctn`], [`idctn`], [`dstn`], [`idstn`];
 //! see [`DctType`]); and [`solve_box`], the direct solve of Poisson's and Helmholtz's equations
 //! on grids whose axes are periodic, walled or mirrored ([`solve_periodic`] for periodic ones),
-//! also as a preconditioner of the Krylov solvers ([`BoxPreconditioner`]).
+//! also as a preconditioner of the Krylov solvers ([`BoxPreconditioner`]), and with feature
+//! `mpi` on distributed grids (`solve_box_dist`, by pencil transposes).
 //!
 //! Any length (rustfft: mixed radix, Rader and Bluestein for large primes; realfft for the real
 //! transforms; rustdct for the cosine and sine ones), along any axis or set of axes of any rank, from arrays and views of any layout
@@ -65,6 +66,10 @@
 mod cpu;
 #[cfg(feature = "cuda")]
 mod cuda;
+#[cfg(feature = "mpi")]
+mod dist;
+#[cfg(feature = "mpi")]
+mod hartley;
 mod kernels;
 mod lanes;
 mod plans;
@@ -77,6 +82,8 @@ mod wgpu;
 
 use num_complex::Complex;
 
+#[cfg(feature = "mpi")]
+pub use dist::{solve_box_dist, try_solve_box_dist};
 pub use kernels::FftKernels;
 pub use plans::FftFloat;
 pub use poisson::{solve_box, solve_periodic, try_solve_box, try_solve_periodic, Laplacian};

@@ -154,6 +154,24 @@ pub fn try_solve_periodic<T: FftFloat, const N: usize, B: FftKernels>(
     divided_in_fourier(op, f, &axes, shape, &divisors)
 }
 
+/// The checks of a solve of `shape` and each axis's kind, with the divisors of every mode of a
+/// transform that keeps every axis whole (the Hartley transform on periodic axes): what a
+/// distributed solve computes per process from the same arguments.
+#[cfg(feature = "mpi")]
+pub(super) fn box_modes<T: FftFloat, const N: usize>(
+    op: &'static str,
+    boundaries: &Boundaries<T, N>,
+    shape: [usize; N],
+    spacing: [T; N],
+    shift: T,
+    laplacian: Laplacian,
+) -> Result<([Sides<T>; N], Divisors<T, N>)> {
+    let sides = check_sides(op, boundaries, spacing, shift, laplacian)?;
+    has_points(op, shape)?;
+    let divisors = Divisors::new(op, &sides, shape, spacing, shift, laplacian, None)?;
+    Ok((sides, divisors))
+}
+
 /// `Error::Parameter` for an axis of no points.
 fn has_points<const N: usize>(op: &'static str, shape: [usize; N]) -> Result<()> {
     match shape.iter().position(|&n| n == 0) {
@@ -179,7 +197,7 @@ pub(super) enum Sides<T> {
 
 impl<T> Sides<T> {
     /// The sine or cosine transform of a wall or mirror axis.
-    fn trig(&self) -> Option<(Family, DctType)> {
+    pub(super) fn trig(&self) -> Option<(Family, DctType)> {
         match self {
             Sides::Periodic => None,
             Sides::Walls(..) => Some((Family::Sine, DctType::I)),
@@ -352,7 +370,7 @@ fn divided_in_fourier<T: FftFloat, const N: usize, B: FftKernels>(
 }
 
 /// What each mode is divided by: `shift` plus the sum of its axes' eigenvalues of `-Δ`.
-struct Divisors<T, const N: usize> {
+pub(super) struct Divisors<T, const N: usize> {
     /// Per axis, by mode index as the transformed array stores them.
     eigen: Vec<Vec<T>>,
     shift: T,
@@ -421,11 +439,18 @@ impl<T: FftFloat, const N: usize> Divisors<T, N> {
     /// What each mode of `shape` (row-major) is multiplied by: its divisor's reciprocal, zero
     /// for the free constant.
     fn factors(&self, op: &'static str, shape: [usize; N]) -> Result<Vec<T>> {
+        self.block_factors(op, [0; N], shape)
+    }
+
+    /// [`factors`](Self::factors) of the block of `shape` modes from mode `origin` (a process's
+    /// share of a distributed grid's modes).
+    pub(super) fn block_factors(&self, op: &'static str, origin: [usize; N], shape: [usize; N]) -> Result<Vec<T>> {
         let len = shape.iter().product::<usize>();
         let mut factors = crate::kernel::try_zeroed_vec(op, len)?;
         let mut index = [0usize; N];
         for factor in factors.iter_mut() {
-            if let Some(lambda) = self.divisor(op, index)? {
+            let mode: [usize; N] = core::array::from_fn(|a| origin[a] + index[a]);
+            if let Some(lambda) = self.divisor(op, mode)? {
                 *factor = T::ONE / lambda;
             }
             next_index(&mut index, shape);

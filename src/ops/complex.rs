@@ -104,8 +104,8 @@ impl<'a, F: ComplexPart, const N: usize, A: Access, B: Backend, L: Layout, C: Bo
     /// disjoint bytes of every element).
     pub fn parts(self) -> Parts<'a, F, N, A, B, C> {
         let raw = self.raw;
-        // SAFETY: as for `re` and `im`; the two views address disjoint bytes, and `self` is
-        // consumed, so nothing else reaches these elements for `'a`.
+        // SAFETY: as for `re` and `im`; the two views address disjoint bytes, and for `Unique`
+        // `self` is consumed, so nothing else reaches these elements for `'a`.
         unsafe { (View::from_raw(raw.complex_part(false)), View::from_raw(raw.complex_part(true))) }
     }
 }

@@ -1,8 +1,12 @@
-//! Process grids and coarsened grids under `mpirun` (tests/mpi.rs): `dims_create` against the MPI
-//! library's own `MPI_Dims_create`, and halo exchanges on multigrid's coarsened splits.
+//! Process grids, coarsened and staggered grids under `mpirun` (tests/mpi.rs): `dims_create`
+//! against the MPI library's own `MPI_Dims_create`, halo exchanges on multigrid's coarsened
+//! splits, and face-centred arrays beside cell-centred ones.
 
 use cnda::dist::{Decomposition, DistArray};
+use cnda::prelude::*;
 use mpi::traits::Communicator;
+
+use super::{expected, for_each_index, value};
 
 /// `dims_create` against the MPI library's own `MPI_Dims_create` for 1 to 64 processes in 1 to 3
 /// dimensions.
@@ -33,4 +37,27 @@ pub fn check_coarsened(world: &impl Communicator) -> usize {
         }
     }
     checks
+}
+
+/// A face-centred array on a cell array's decomposition: every process's faces line up with its
+/// cells, the gathered array is the global one, and an exchange fills every halo point inside the
+/// global grid with its value (the sentinel outside).
+pub fn check_staggered(comm: &impl Communicator, cells: [usize; 2], axis: usize, halo: [usize; 2]) {
+    let cell_array = DistArray::<f64, 2>::new(comm, cells, halo, [false; 2]);
+    let mut faces = DistArray::<f64, 2>::staggered(&cell_array, axis, halo);
+    let mut global = cells;
+    global[axis] += 1;
+    assert_eq!(faces.decomposition().global_shape(), global);
+    let (fr, cr) = (faces.owned_range(), cell_array.owned_range());
+    assert_eq!(fr[axis].start, cr[axis].start, "faces start at their cells' low sides");
+    faces.local_mut().fill(-1.0);
+    faces.fill_owned_with(value);
+    if let Some(g) = faces.gather(0) {
+        assert_eq!(g, Array::from_fn(global, value), "gathered faces {cells:?} axis {axis}");
+    }
+    faces.exchange_halos();
+    for_each_index(faces.local().shape(), |i| {
+        let want = expected(faces.global_index(i), global, [false; 2], -1.0);
+        assert_eq!(faces.local()[i], want, "rank {} local {i:?}", faces.rank());
+    });
 }

@@ -7,32 +7,27 @@
 //! the real parts' view). Integer arrays are refused: the device does not convert them.
 
 use cnda::backend::cuda::Cuda;
-use cnda::fft::{self as transforms, FftFloat, Laplacian};
-use cnda::layout::RowMajor;
-use cnda::{Array, Complex, Shared, View};
+use cnda::fft::{FftFloat, Laplacian};
+use cnda::{Array, Complex};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 
-use super::{complex_refused, resized, Call, Transform};
+use super::transform::{transformed, Transformable, Transformed};
+use super::{complex_refused, Call};
 use crate::borrow::by_rank;
 use crate::cuda::{CudaArray, CudaData, DeviceStore, OnDevice};
 use crate::cuda_ops::{at_rank, flat};
 use crate::cuda_stencil::DeviceFloat;
 use crate::errors::to_pyerr;
 
-/// A view of device memory as the transforms take it.
-type DeviceView<'a, T, const N: usize> = View<'a, T, N, Shared, Cuda, RowMajor>;
-
 /// `call` on the CUDA array `a`, into a new `CudaArray`.
 pub fn transform<'py>(py: Python<'py>, a: &Bound<'py, CudaArray>, call: Call<'_>) -> PyResult<Bound<'py, PyAny>> {
     let borrowed = a.try_borrow()?;
     let data = match (&borrowed.data, call.transform.takes_complex()) {
-        (CudaData::F32(s), false) => real_input::<f32>(s, call)?,
-        (CudaData::F64(s), false) => real_input::<f64>(s, call)?,
-        (CudaData::F32(s), true) => complex_input::<f32, f32>(s, call)?,
-        (CudaData::F64(s), true) => complex_input::<f64, f64>(s, call)?,
-        (CudaData::C64(s), true) => complex_input::<f32, Complex<f32>>(s, call)?,
-        (CudaData::C128(s), true) => complex_input::<f64, Complex<f64>>(s, call)?,
+        (CudaData::F32(s), _) => on_device::<f32, f32>(s, &call)?,
+        (CudaData::F64(s), _) => on_device::<f64, f64>(s, &call)?,
+        (CudaData::C64(s), true) => on_device::<f32, Complex<f32>>(s, &call)?,
+        (CudaData::C128(s), true) => on_device::<f64, Complex<f64>>(s, &call)?,
         (CudaData::C64(_) | CudaData::C128(_), false) => return Err(complex_refused(call.op, borrowed.dtype_name())),
         (CudaData::I32(_) | CudaData::I64(_), _) => {
             return Err(PyTypeError::new_err(format!(
@@ -47,94 +42,27 @@ pub fn transform<'py>(py: Python<'py>, a: &Bound<'py, CudaArray>, call: Call<'_>
     Ok(Bound::new(py, CudaArray { data })?.into_any())
 }
 
+/// `call` on the device store `s` (elements `S`, transformed in precision `T`).
+fn on_device<T: FftFloat + OnDevice, S: Transformable<T> + OnDevice>(
+    s: &DeviceStore<S>,
+    call: &Call<'_>,
+) -> PyResult<CudaData>
+where
+    Complex<T>: OnDevice,
+{
+    by_rank!(call.op, s.shape.len(), N => {
+        let v = at_rank::<S, N>(s)?.into_strided();
+        Ok(match transformed(v, call).map_err(to_pyerr)? {
+            Transformed::Spectrum(spectrum) => stored(spectrum),
+            Transformed::Real(values) => stored(values),
+        })
+    })
+}
+
 /// The store of a transform's result.
 fn stored<X: OnDevice, const N: usize>(out: Array<X, N, Cuda>) -> CudaData {
     let shape = out.shape().to_vec();
     X::device_data(DeviceStore { array: flat(out), shape })
-}
-
-/// `rfftn` and the cosine and sine transforms: real in, complex or real out.
-fn real_input<T: FftFloat + OnDevice>(s: &DeviceStore<T>, call: Call<'_>) -> PyResult<CudaData>
-where
-    Complex<T>: OnDevice,
-{
-    let Call { op, resize, transform, norm } = call;
-    by_rank!(op, s.shape.len(), N => {
-        let v = at_rank::<T, N>(s)?;
-        let source = resized(v, resize).map_err(to_pyerr)?;
-        let src = source.as_ref().map_or(v, Array::view);
-        let out = match transform {
-            Transform::Real { axes } => transforms::try_rfftn(src, &axes, norm).map(stored),
-            Transform::Trig { axes, cosine, ty, inverse } => match (cosine, inverse) {
-                (true, false) => transforms::try_dctn(src, ty, &axes, norm),
-                (true, true) => transforms::try_idctn(src, ty, &axes, norm),
-                (false, false) => transforms::try_dstn(src, ty, &axes, norm),
-                (false, true) => transforms::try_idstn(src, ty, &axes, norm),
-            }
-            .map(stored),
-            other => unreachable!("{other:?} takes a complex input"),
-        };
-        out.map_err(to_pyerr)
-    })
-}
-
-/// `fftn`, `ifftn` and `irfftn`: complex in (a real `S` promoted), complex or real out.
-fn complex_input<T: FftFloat + OnDevice, S: AsComplex<T>>(s: &DeviceStore<S>, call: Call<'_>) -> PyResult<CudaData>
-where
-    Complex<T>: OnDevice,
-{
-    let Call { op, resize, transform, norm } = call;
-    by_rank!(op, s.shape.len(), N => {
-        let v = at_rank::<S, N>(s)?;
-        let source = resized(v, resize).map_err(to_pyerr)?;
-        let mut promoted = None;
-        let src = S::as_complex(source.as_ref().map_or(v, Array::view), &mut promoted).map_err(to_pyerr)?;
-        let out = match &transform {
-            Transform::Complex { axes, forward: true } => transforms::try_fftn(src, axes, norm).map(stored),
-            Transform::Complex { axes, forward: false } => transforms::try_ifftn(src, axes, norm).map(stored),
-            Transform::RealInverse { axes, n } => {
-                let last = axes[axes.len() - 1];
-                let n = n.unwrap_or(2 * src.shape()[last].saturating_sub(1));
-                transforms::try_irfftn(src, axes, n, norm).map(stored)
-            }
-            other => unreachable!("{other:?} takes a real input"),
-        };
-        out.map_err(to_pyerr)
-    })
-}
-
-/// The element types the complex transforms take on the device: `Complex<T>` as it is, `T`
-/// promoted.
-trait AsComplex<T: FftFloat>: OnDevice {
-    /// `v` as complex numbers: `v` itself, or a new array in `slot` of its values with zero
-    /// imaginary parts.
-    fn as_complex<'a, const N: usize>(
-        v: DeviceView<'a, Self, N>,
-        slot: &'a mut Option<Array<Complex<T>, N, Cuda>>,
-    ) -> cnda::Result<DeviceView<'a, Complex<T>, N>>;
-}
-
-impl<T: FftFloat + OnDevice> AsComplex<T> for T {
-    fn as_complex<'a, const N: usize>(
-        v: DeviceView<'a, T, N>,
-        slot: &'a mut Option<Array<Complex<T>, N, Cuda>>,
-    ) -> cnda::Result<DeviceView<'a, Complex<T>, N>> {
-        let mut z = Array::<Complex<T>, N, Cuda>::try_zeros_in(&v.allocator(), v.shape())?;
-        z.re_mut().try_assign(&v)?;
-        Ok(slot.insert(z).view())
-    }
-}
-
-impl<T: FftFloat> AsComplex<T> for Complex<T>
-where
-    Complex<T>: OnDevice,
-{
-    fn as_complex<'a, const N: usize>(
-        v: DeviceView<'a, Complex<T>, N>,
-        _: &'a mut Option<Array<Complex<T>, N, Cuda>>,
-    ) -> cnda::Result<DeviceView<'a, Complex<T>, N>> {
-        Ok(v)
-    }
 }
 
 /// The solve when `f` is in CUDA memory (`None`: it is not; the host path takes it).
