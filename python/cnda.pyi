@@ -458,9 +458,9 @@ class _FftModule:
     irfftn's s[-1] are the output's length (default 2 (m - 1)). Bad arguments are ValueError
     (norm, type, n < 1, repeated axes), IndexError (an axis out of range) or TypeError (a dtype).
     In CUDA memory (a CudaArray, or a CuPy array or PyTorch tensor through DLPack, no copy) every
-    transform runs on the device (cuFFT; the cosine transforms of types 2 and 3 and the sine
-    transform of type 1) and returns a new CudaArray of NumPy's dtype; integer CUDA arrays are a
-    TypeError (convert them first)."""
+    transform runs on the device (cuFFT; the cosine and sine transforms of every type built from
+    it) and returns a new CudaArray of NumPy's dtype; integer CUDA arrays are a TypeError
+    (convert them first)."""
 
     @staticmethod
     def fft(a: _FftInput, n: int | None = ..., axis: int = ..., norm: _Norm | None = ...) -> _FftOutput: ...

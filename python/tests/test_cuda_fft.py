@@ -117,11 +117,12 @@ def test_two_dimensional_forms_and_the_cosine_and_sine_transforms_on_the_device(
     close(cnda.fft.fft2(d), np.fft.fft2(wide), dtype)
     close(cnda.fft.irfft2(cnda.fft.rfft2(d), s=a.shape), wide, dtype)
     close(cnda.fft.irfft(cnda.fft.rfft(d, axis=0), n=12, axis=0), wide, dtype)
-    for ty in (2, 3):
+    for ty in (1, 2, 3, 4):
         close(cnda.fft.dctn(d, type=ty, norm="ortho"), scipy_fft.dctn(wide, type=ty, norm="ortho"), dtype)
         close(cnda.fft.dct(d, type=ty, axis=0), scipy_fft.dct(wide, type=ty, axis=0), dtype)
         close(cnda.fft.idctn(d, type=ty), scipy_fft.idctn(wide, type=ty), dtype)
-    close(cnda.fft.dstn(d, type=1), scipy_fft.dstn(wide, type=1), dtype)
+        close(cnda.fft.dstn(d, type=ty, s=(7, 10)), scipy_fft.dstn(wide, type=ty, s=(7, 10)), dtype)
+        close(cnda.fft.idst(d, type=ty, axis=1, norm="forward"), scipy_fft.idst(wide, type=ty, axis=1, norm="forward"), dtype)
 
 
 def test_dlpack_producers_are_transformed_on_the_device_and_refusals():
@@ -136,4 +137,4 @@ def test_dlpack_producers_are_transformed_on_the_device_and_refusals():
     with pytest.raises(ValueError, match="axis"):
         cnda.fft.fft(cnda.to_cuda(z), axis=2)
     with pytest.raises(ValueError, match="type"):
-        cnda.fft.dct(cnda.to_cuda(z.real), type=4)
+        cnda.fft.dct(cnda.to_cuda(z.real), type=5)

@@ -105,9 +105,8 @@ pub unsafe trait FftKernels: CopyKernels + ElementwiseKernels + WriteFromHost {
     ) -> Result<()>;
 
     /// The dense row-major `x` transformed along `axis` in place by the cosine or sine transform
-    /// of `kind` (or its inverse), scaled as SciPy's under `norm`. Provided through the real
-    /// Fourier transform for the DCT-II and III and the DST-I (what the box solves need; other
-    /// types are `Error::Parameter`); the CPU computes every type with rustdct.
+    /// of `kind` (or its inverse), scaled as SciPy's under `norm`. Provided for every type
+    /// through the Fourier transforms (`trig_fft.rs`); the CPU computes them with rustdct.
     ///
     /// # Safety
     ///

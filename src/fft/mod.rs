@@ -18,10 +18,9 @@
 //! radix-2 Stockham shaders and Bluestein's algorithm for other lengths (f32, and f64 on adapters
 //! with `SHADER_F64`). Transforms return new row-major arrays on their input's
 //! backend; complex elements are [`Complex<f32>`](Complex) and `Complex<f64>` (num-complex,
-//! re-exported at the crate root). The cosine and sine transforms run on every backend too (on
-//! CUDA and WebGPU the DCT-II and III and the DST-I, built from the real transform: what
-//! [`solve_box`] needs), and so do [`solve_box`] and [`solve_periodic`]; [`BoxPreconditioner`]
-//! is the CPU's.
+//! re-exported at the crate root). The cosine and sine transforms of every type run on every
+//! backend too (on CUDA and WebGPU built from the Fourier transforms), and so do [`solve_box`]
+//! and [`solve_periodic`]; [`BoxPreconditioner`] is the CPU's.
 //!
 //! On CUDA, a missing cuFFT library is `Error::Device`; a lane layout past cuFFT's 32-bit sizes
 //! (an axis times the axes after it beyond 2^31 elements) is `Error::Parameter`. On WebGPU, work

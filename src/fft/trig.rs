@@ -1,8 +1,8 @@
 //! Real-to-real trigonometric transforms: the discrete cosine and sine transforms of types I to
 //! IV with SciPy's definitions, names and `norm` modes ([`dct`], [`idct`], [`dst`], [`idst`]
 //! along one axis; [`dctn`], [`idctn`], [`dstn`], [`idstn`] along several), through rustdct on
-//! the lanes of any axis on the CPU, and on CUDA and WebGPU (types II and III of the DCT and I
-//! of the DST) through the real Fourier transform (`trig_fft.rs`). They diagonalize the
+//! the lanes of any axis on the CPU, and on CUDA and WebGPU through the Fourier transforms
+//! (`trig_fft.rs`). They diagonalize the
 //! finite-difference Laplacian between walls (DST-I) and mirrors (DCT-II), as
 //! [`solve_box`](super::solve_box) uses them.
 //!
@@ -99,8 +99,7 @@ macro_rules! trig_pair {
         /// # Errors
         ///
         /// As the [module](super)'s transforms; also `Error::Parameter` for a DCT-I of an axis of
-        /// one point (its period, `2 (N - 1)`, is zero), and on CUDA and WebGPU for types other
-        /// than the DCT-II and III and the DST-I.
+        /// one point (its period, `2 (N - 1)`, is zero).
         pub fn $try_name<T: FftFloat, const N: usize, B: FftKernels>(
             a: impl AsOperand<T, N, B>,
             ty: DctType,
@@ -135,8 +134,7 @@ macro_rules! trig_pair_n {
         /// # Errors
         ///
         /// As the [module](super)'s transforms; also `Error::Parameter` for a DCT-I of an axis of
-        /// one point, and on CUDA and WebGPU for types other than the DCT-II and III and the
-        /// DST-I.
+        /// one point.
         pub fn $try_name<T: FftFloat, const N: usize, B: FftKernels>(
             a: impl AsOperand<T, N, B>,
             ty: DctType,
