@@ -428,3 +428,38 @@ macro_rules! complex_part {
 }
 
 complex_part!(f32, f64);
+
+/// What NumPy's `allclose` measures: the distance between two elements and an element's size,
+/// in a real type (a float itself; a complex number's magnitude, in its part type, as NumPy's
+/// `abs`). Sealed.
+pub trait Magnitude: Copy + sealed::Sealed {
+    /// The real type the distances are in.
+    type Real: Float;
+    /// `|self - other|`.
+    fn distance(self, other: Self) -> Self::Real;
+    /// `|self|`.
+    fn magnitude(self) -> Self::Real;
+}
+
+impl<T: Float> Magnitude for T {
+    type Real = T;
+    fn distance(self, other: Self) -> T {
+        (self - other).abs()
+    }
+    fn magnitude(self) -> T {
+        self.abs()
+    }
+}
+
+impl<F: ComplexPart> Magnitude for Complex<F>
+where
+    Complex<F>: sealed::Sealed,
+{
+    type Real = F;
+    fn distance(self, other: Self) -> F {
+        (self.re - other.re).hypot(self.im - other.im)
+    }
+    fn magnitude(self) -> F {
+        self.re.hypot(self.im)
+    }
+}

@@ -93,7 +93,7 @@ pub use array::Array;
 pub use array::{AsView, AsViewMut, CowArray};
 pub use backend::cpu::CpuAlloc;
 pub use check::{BoundsCheck, Checked, DefaultCheck, Unchecked};
-pub use element::{Arithmetic, ComplexPart, DType, Element, Float, Numeric, Pod, Zeroable};
+pub use element::{Arithmetic, ComplexPart, DType, Element, Float, Magnitude, Numeric, Pod, Zeroable};
 pub use error::{Error, Result};
 pub use kernel::{Allocator, Backend, Cpu, GemmElement, HostAccessible, Par};
 pub use layout::{ColMajor, Dense, Layout, Padded, RowLayout, RowMajor, Strided};
@@ -123,7 +123,7 @@ pub mod prelude {
     #[cfg(feature = "wgpu")]
     pub use crate::backend::wgpu::{Wgpu, WgpuDevice};
     pub use crate::check::{BoundsCheck, Checked, DefaultCheck, Unchecked};
-    pub use crate::element::{Arithmetic, ComplexPart, DType, Element, Float, Numeric, Pod, Zeroable};
+    pub use crate::element::{Arithmetic, ComplexPart, DType, Element, Float, Magnitude, Numeric, Pod, Zeroable};
     pub use crate::error::Error;
     pub use crate::kernel::Par;
     pub use crate::kernel::{Allocator, Backend, Cpu, HostAccessible};

@@ -180,6 +180,22 @@ fn part_views_are_zero_copy_and_write_through() {
     assert_eq!(&c.im()[[2, 3]] as *const f32 as usize, base + 4);
 }
 
+/// NumPy's `allclose` of complex arrays: the magnitudes of the difference and of `other`, not
+/// the parts one by one.
+#[test]
+fn allclose_measures_magnitudes() {
+    let a = field([3, 4], 5);
+    let b = a.map(|v| v * z(1.0, 1e-9)); // |a - b| = 1e-9 |a|, |b| = |a| to rounding
+    assert!(a.allclose(&b, 2e-9, 0.0) && !a.allclose(&b, 0.5e-9, 0.0));
+    let (p, o) = (Array::full([2], z(3.0, 4.0)), Array::full([1], z(0.0, 0.0)));
+    assert!(p.allclose(&o, 0.0, 5.0) && !p.allclose(&o, 0.0, 4.99)); // each part is within 4.99
+    assert!(p.abs_diff_eq(&Array::full([2], z(0.0, 0.0)), 5.0) && !p.abs_diff_eq(&o, 5.0));
+    let nan = Array::full([1], z(f64::NAN, 0.0));
+    assert!(!nan.allclose(&nan, 1.0, 1.0));
+    let a32 = complex_f32(&a);
+    assert!(a32.view().allclose(&a32.map(|v| v * Complex::new(1.0f32, 1e-7)), 3e-7, 0.0));
+}
+
 #[test]
 fn complex_dtypes_are_numpys() {
     assert_eq!(<C64 as Element>::DTYPE, DType::C128);

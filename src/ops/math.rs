@@ -5,7 +5,7 @@
 use crate::array::Array;
 use crate::array::AsView;
 use crate::check::BoundsCheck;
-use crate::element::Float;
+use crate::element::{Float, Magnitude, Pod};
 use crate::error::{or_panic, Result};
 use crate::kernel::tokens;
 use crate::kernel::ElementwiseKernels;
@@ -124,41 +124,46 @@ fn clamp_token<T: Float>(lo: T, hi: T) -> tokens::Clamp<T> {
     tokens::Clamp { lo, hi }
 }
 
-impl<T: Float, const N: usize, L: Layout, C: BoundsCheck> ArrayView<'_, T, N, L, C> {
+impl<T: Pod + Magnitude, const N: usize, L: Layout, C: BoundsCheck> ArrayView<'_, T, N, L, C> {
     /// Whether every element is within `atol + rtol * |other|` of `other`'s element at the same
-    /// index (`other` broadcast to this shape), NumPy's `allclose`; NaNs are never close.
+    /// index (`other` broadcast to this shape), NumPy's `allclose`; NaNs are never close. For
+    /// complex elements the distances are magnitudes (`|a - b|`, `|b|`), as NumPy's.
     ///
     /// # Panics
     ///
     /// When `other` does not broadcast to this shape.
     #[track_caller]
-    pub fn allclose<const M: usize, S: AsView<T, M>>(&self, other: &S, rtol: T, atol: T) -> bool
+    pub fn allclose<const M: usize, S: AsView<T, M>>(&self, other: &S, rtol: T::Real, atol: T::Real) -> bool
     where
         Rank<M>: BroadcastInto<Rank<N>>,
     {
         let other = or_panic(other.as_view().try_broadcast_to(self.shape()));
-        self.iter().zip(other.iter()).all(|(&a, &b)| (a - b).abs() <= atol + rtol * b.abs())
+        self.iter().zip(other.iter()).all(|(&a, &b)| a.distance(b) <= atol + rtol * b.magnitude())
     }
 
     /// Whether both have the same shape and every pair of elements differs by at most `eps`
-    /// (the `approx` crate's `abs_diff_eq`); a shape mismatch is `false`.
-    pub fn abs_diff_eq<S: AsView<T, N>>(&self, other: &S, eps: T) -> bool {
+    /// (the `approx` crate's `abs_diff_eq`; complex elements by the magnitude of the
+    /// difference); a shape mismatch is `false`.
+    pub fn abs_diff_eq<S: AsView<T, N>>(&self, other: &S, eps: T::Real) -> bool {
         let other = other.as_view();
-        other.shape() == self.shape() && self.iter().zip(other.iter()).all(|(&a, &b)| (a - b).abs() <= eps)
+        other.shape() == self.shape() && self.iter().zip(other.iter()).all(|(&a, &b)| a.distance(b) <= eps)
     }
 }
 
-impl<T: Float, const N: usize, B: HostAccessible, L: Layout, C: BoundsCheck> Array<T, N, B, L, C> {
+impl<T: Pod + Magnitude, const N: usize, B: HostAccessible, L: Layout, C: BoundsCheck> Array<T, N, B, L, C> {
     /// NumPy's `allclose`; see [`ArrayView::allclose`].
     ///
     /// ```
     /// use cnda::prelude::*;
+    /// use cnda::Complex;
     /// let a = Array::from_shape_vec([2], vec![1.0, 2.0]).unwrap();
     /// assert!(a.allclose(&(&a + 1e-9), 1e-5, 1e-8));
     /// assert!(!a.allclose(&(&a + 1e-3), 1e-5, 1e-8));
+    /// let z = a.map(|x| Complex::new(0.0, x));
+    /// assert!(z.allclose(&(&z * Complex::new(1.0, 1e-9)), 1e-8, 0.0));
     /// ```
     #[track_caller]
-    pub fn allclose<const M: usize, S: AsView<T, M>>(&self, other: &S, rtol: T, atol: T) -> bool
+    pub fn allclose<const M: usize, S: AsView<T, M>>(&self, other: &S, rtol: T::Real, atol: T::Real) -> bool
     where
         Rank<M>: BroadcastInto<Rank<N>>,
     {
@@ -166,7 +171,7 @@ impl<T: Float, const N: usize, B: HostAccessible, L: Layout, C: BoundsCheck> Arr
     }
 
     /// Same shape and every pair within `eps`; see [`ArrayView::abs_diff_eq`].
-    pub fn abs_diff_eq<S: AsView<T, N>>(&self, other: &S, eps: T) -> bool {
+    pub fn abs_diff_eq<S: AsView<T, N>>(&self, other: &S, eps: T::Real) -> bool {
         self.host_view().abs_diff_eq(other, eps)
     }
 }
