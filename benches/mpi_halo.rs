@@ -1,11 +1,12 @@
 //! The cost of a halo exchange and what overlapping it with the sweep gains, under
 //! `mpirun -n 2` (or more): a plain binary, since every process must time the same calls in the
-//! same order. Prints medians from rank 0. Last, a distributed linear solve: benches/solve.rs's 3D
-//! Poisson problem by multigrid-preconditioned CG over the processes.
+//! same order. Prints medians from rank 0. Last, distributed linear solves: benches/solve.rs's 3D
+//! Poisson problem by multigrid-preconditioned CG over the processes, and (feature `fft`) the
+//! same problem and a 2D one solved directly by `fft::solve_box_dist`, against rank 0 alone.
 //!
-//! `cargo bench --features mpi --bench mpi_halo --no-run`, then
+//! `cargo bench --features mpi,fft --bench mpi_halo --no-run`, then
 //! `mpirun -n 2 target/release/deps/mpi_halo-<hash>` (`--quick`: small grids and few runs, what
-//! scripts/test runs to keep the bench working; `--solve`: the solve alone).
+//! scripts/test runs to keep the bench working; `--solve`: the solves alone).
 
 use std::time::Instant;
 
@@ -47,7 +48,10 @@ fn main() {
     let root = world.rank() == 0;
     let quick = std::env::args().any(|a| a == "--quick");
     if std::env::args().any(|a| a == "--solve") {
-        return poisson_3d(&world, quick); // the solve alone
+        poisson_3d(&world, quick); // the solves alone
+        #[cfg(feature = "fft")]
+        spectral(&world, quick);
+        return;
     }
     let (sizes, runs_small, runs_big): (&[usize], usize, usize) =
         if quick { (&[64, 256], 20, 5) } else { (&[64, 256, 1024, 4096, 16384], 400, 50) };
@@ -249,6 +253,8 @@ fn main() {
         }
     }
     poisson_3d(&world, quick);
+    #[cfg(feature = "fft")]
+    spectral(&world, quick);
 }
 
 /// benches/solve.rs's 3D Poisson problem (7 points, zero walls, its right-hand side) solved to a
@@ -281,5 +287,56 @@ fn poisson_3d(world: &impl Communicator, quick: bool) {
                 println!("| {n}^3 | {smoother:?} | {iterations} | {:.1} ms | {:.1} M |", t / 1e3, unknowns / t);
             }
         }
+    }
+}
+
+/// The 3D Poisson problem of [`poisson_3d`] (zero walls) and a 2D one (mirrors along one axis,
+/// periodic along the other) solved directly by `solve_box_dist` over the processes, against
+/// rank 0 solving the gathered grid alone with `solve_box` (the one-process baseline, in the
+/// same run).
+#[cfg(feature = "fft")]
+fn spectral(world: &impl Communicator, quick: bool) {
+    use cnda::fft::{solve_box, solve_box_dist, Laplacian};
+    use cnda::stencil::Boundaries;
+    let root = world.rank() == 0;
+    if root {
+        println!(
+            "\nDirect solves, fft::solve_box_dist over {} processes against solve_box on rank 0 alone",
+            world.size()
+        );
+        println!("| grid | sides | distributed (median) | one process (median) | one / distributed |");
+        println!("|---|---|---:|---:|---:|");
+    }
+    let runs = if quick { 1 } else { 5 };
+    fn case<const N: usize>(
+        world: &impl Communicator,
+        runs: usize,
+        n: usize,
+        sides: impl Into<Boundaries<f64, N>> + Copy,
+        name: &str,
+    ) {
+        let h = 1.0 / (n + 1) as f64;
+        let mut f = DistArray::<f64, N>::new(world, [n; N], [1; N], [false; N]);
+        f.fill_owned_with(|g| (g.iter().enumerate().map(|(k, &i)| i * (2 * k + 3)).sum::<usize>() % 11) as f64 - 5.0);
+        let spacing = [h; N];
+        let dist = median_us(world, runs, || {
+            std::hint::black_box(solve_box_dist(&f, spacing, 0.0, sides, Laplacian::SecondOrder));
+        });
+        let whole = f.gather(0);
+        let one = median_us(world, runs, || {
+            if let Some(f) = &whole {
+                std::hint::black_box(solve_box(f, spacing, 0.0, sides, Laplacian::SecondOrder));
+            }
+        });
+        if world.rank() == 0 {
+            let shape = vec![n.to_string(); N].join(" x ");
+            println!("| {shape} | {name} | {:.1} ms | {:.1} ms | {:.2} |", dist / 1e3, one / 1e3, one / dist);
+        }
+    }
+    for &n in if quick { &[31][..] } else { &[127, 255][..] } {
+        case::<3>(world, runs, n, [Boundary::Value(0.0); 3], "walls");
+    }
+    for &n in if quick { &[64][..] } else { &[1024, 2048][..] } {
+        case::<2>(world, runs, n, [Boundary::Neumann, Boundary::Periodic], "mirrors, periodic");
     }
 }
