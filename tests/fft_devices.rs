@@ -4,7 +4,8 @@
 //! Every function, both precisions (f64 on WebGPU where the adapter has it), every norm, each
 //! axis and sets of axes of 1-3D arrays with prime, odd and even lengths, strided device views
 //! as inputs, crops and pads of the real inverses with imaginary parts at the zero and Nyquist
-//! frequencies; complex arrays copied and filled on the device; the refusals.
+//! frequencies; the cosine and sine transforms of every type; `solve_box` and `BoxPreconditioner`
+//! (CG on the device); complex arrays copied and filled on the device; the refusals.
 #![cfg(all(feature = "fft", any(feature = "cuda", feature = "wgpu")))]
 
 use cnda::fft::{self, FftFloat, FftKernels, Norm};
@@ -275,6 +276,31 @@ where
     close_real(&mirrors, &solve_box(&x, spacing, h(0.0), [Boundary::Neumann; 3], Laplacian::Spectral), tol, "mirrors");
 }
 
+/// `BoxPreconditioner` on the device: CG on the operator it inverts (the 5-point `-Δ_h`, walls
+/// along one axis and periodic along the other) converges in two iterations, to the CPU's
+/// direct solve.
+fn preconditioned_solve<T: FftFloat + cnda::solve::SolverScalar + Into<f64>, D: Upload>(dev: &D, tol: f64)
+where
+    D::Target: FftKernels + Download + cnda::solve::SolverBackend + cnda::kernel::StencilKernels,
+{
+    use cnda::fft::{solve_box, BoxPreconditioner, Laplacian};
+    use cnda::solve::{Cg, StencilOperator};
+    use cnda::stencil::{Boundary, DynStencil};
+    let h = |v: f64| <T as cnda::Float>::from_f64(v);
+    let (n, m, spacing) = (15, 12, 1.0 / 16.0);
+    let sides = [Boundary::Value(T::ZERO), Boundary::Periodic];
+    let (c, e) = (h(4.0 / (spacing * spacing)), h(-1.0 / (spacing * spacing)));
+    let minus_laplacian = DynStencil::new([([0, 0], c), ([-1, 0], e), ([1, 0], e), ([0, -1], e), ([0, 1], e)]);
+    let operator = StencilOperator::new(minus_laplacian, [n, m], sides);
+    let f = signal::<T, 2>([n, m], 14).map(|v| v.re);
+    let mut u = Array::<T, 2>::zeros([n, m]).to_device(dev);
+    let preconditioner = BoxPreconditioner::new([n, m], [h(spacing); 2], T::ZERO, sides);
+    let report = Cg::new().rtol(tol).preconditioner(preconditioner).solve(&operator, &f.to_device(dev), &mut u);
+    assert!(report.iterations <= 2, "{report:?}");
+    let want = solve_box(&f, [h(spacing); 2], T::ZERO, sides, Laplacian::SecondOrder);
+    close_real(&u.to_host(), &want, 100.0 * tol, "the preconditioned solve");
+}
+
 /// Complex elements on the device: copies of strided views, part by part.
 fn complex_copies<D: Upload>(dev: &D)
 where
@@ -351,6 +377,8 @@ mod cuda {
         let Some(dev) = device() else { return };
         trig_and_box_solves::<f32, _>(&dev, 1e-5);
         trig_and_box_solves::<f64, _>(&dev, 1e-12);
+        preconditioned_solve::<f32, _>(&dev, 1e-5);
+        preconditioned_solve::<f64, _>(&dev, 1e-11);
     }
 
     #[test]
@@ -443,6 +471,7 @@ mod wgpu {
     fn trig_transforms_and_box_solves_match_the_cpu() {
         let Some(dev) = device() else { return };
         trig_and_box_solves::<f32, _>(&dev, 1e-5);
+        preconditioned_solve::<f32, _>(&dev, 1e-5);
         if f64_or_skip(&dev) {
             trig_and_box_solves::<f64, _>(&dev, 1e-12);
         }

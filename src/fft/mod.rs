@@ -20,7 +20,7 @@
 //! backend; complex elements are [`Complex<f32>`](Complex) and `Complex<f64>` (num-complex,
 //! re-exported at the crate root). The cosine and sine transforms of every type run on every
 //! backend too (on CUDA and WebGPU built from the Fourier transforms), and so do [`solve_box`]
-//! and [`solve_periodic`]; [`BoxPreconditioner`] is the CPU's.
+//! and [`solve_periodic`], and [`BoxPreconditioner`] preconditions the Krylov solvers there.
 //!
 //! On CUDA, a missing cuFFT library is `Error::Device`; a lane layout past cuFFT's 32-bit sizes
 //! (an axis times the axes after it beyond 2^31 elements) is `Error::Parameter`. On WebGPU, work

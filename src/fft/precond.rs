@@ -4,10 +4,9 @@
 //! iterations that does not grow with the grid where the coefficients vary smoothly.
 
 use super::poisson::{check_modes, check_sides, try_solve_box, Laplacian};
-use super::FftFloat;
+use super::{FftFloat, FftKernels};
 use crate::array::Array;
 use crate::error::{or_panic, Error, Result};
-use crate::kernel::Cpu;
 use crate::solve::Preconditioner;
 use crate::stencil::{Boundaries, Boundary};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -112,8 +111,10 @@ impl<T: FftFloat, const N: usize> BoxPreconditioner<T, N> {
     }
 }
 
-impl<T: FftFloat, const N: usize> Preconditioner<T, N, Cpu> for BoxPreconditioner<T, N> {
-    fn try_apply(&self, r: &Array<T, N, Cpu>, z: &mut Array<T, N, Cpu>, halo: [usize; N]) -> Result<()> {
+/// On the residual's backend: the CPU, or a device with transforms (CUDA, WebGPU), where the
+/// solve runs as [`solve_box`](super::solve_box) does there.
+impl<T: FftFloat, const N: usize, B: FftKernels> Preconditioner<T, N, B> for BoxPreconditioner<T, N> {
+    fn try_apply(&self, r: &Array<T, N, B>, z: &mut Array<T, N, B>, halo: [usize; N]) -> Result<()> {
         let padded: Option<Vec<usize>> =
             (0..N).map(|a| halo[a].checked_mul(2).and_then(|h| h.checked_add(self.shape[a]))).collect();
         for (got, op) in
