@@ -140,9 +140,14 @@ pub(crate) fn redistribute<T: Pod + Equivalence, const N: usize>(
         let out = Array::<T, N>::try_zeros(to.block_shape(rank))?;
         let mut at = 0;
         for part in sent.iter().flatten() {
-            let piece = region(block.view().into_strided(), &relative(part, &mine_from)).try_to_owned()?;
-            message[at..at + piece.len()].copy_from_slice(piece.as_slice());
-            at += piece.len();
+            let shape: [usize; N] = core::array::from_fn(|k| part[k].len());
+            let len: usize = shape.iter().product();
+            let mut piece = crate::view::ArrayViewMut::<T, N, crate::layout::RowMajor>::from_slice(
+                shape,
+                &mut message[at..at + len],
+            )?;
+            piece.try_assign(&region(block.view().into_strided(), &relative(part, &mine_from)))?;
+            at += len;
         }
         Ok((send_layout, recv_layout, message, incoming, out, got, mine_to))
     })();

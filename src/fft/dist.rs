@@ -4,10 +4,11 @@
 //! the grid's split cuts, the processes move the grid to a split that keeps it whole (a pencil:
 //! `dist::transpose`, one `MPI_Alltoallv`), transform their pencils, and go on to the next axis;
 //! each process divides its share of the modes, and the inverse transforms go back through the
-//! same pencils to the array's own split. Every axis's transform is real (the DST-I between
+//! same pencils to the array's own split. The axes the split keeps whole go first, so a 2D grid
+//! moves twice and a 3D one split along two axes four times. Every axis's transform is real (the DST-I between
 //! walls, the DCT-II between mirrors, and on periodic axes the Hartley transform, which
 //! diagonalizes the periodic Laplacian as the Fourier transform does: `hartley.rs`), so only
-//! real points travel, at most two transposes per split axis and one back.
+//! real points travel.
 //!
 //! The transforms run in host memory: a device block comes down once and its solution goes up
 //! once, and the transposes move host memory (as MPI does for device blocks' halos). A rank-1
@@ -82,7 +83,7 @@ pub fn try_solve_box_dist<T: FftFloat + Equivalence, const N: usize, B: DistBack
     let own = *f.decomposition();
     let global = own.global_shape();
     let (sides, divisors) = box_modes(op, &boundaries.into(), global, spacing, shift, laplacian)?;
-    let pencils = pencils(op, &own)?;
+    let plan = plan(op, &own)?;
     let comm = f.communicator();
     let rank = comm.rank() as usize;
 
@@ -103,9 +104,9 @@ pub fn try_solve_box_dist<T: FftFloat + Equivalence, const N: usize, B: DistBack
     }
 
     let mut at = own;
-    for axis in 0..N {
-        block = moved(op, f, block, &mut at, &pencils[axis])?;
-        agree(comm, op, transform(op, &mut block, sides[axis], axis, false))?;
+    for (axis, split) in &plan {
+        block = moved(op, f, block, &mut at, split)?;
+        agree(comm, op, transform(op, &mut block, sides[*axis], *axis, false))?;
     }
     let origin: [usize; N] = at.block(rank).map(|r| r.start);
     let scaled = divisors.block_factors(op, origin, block.shape()).and_then(|factors| {
@@ -113,9 +114,9 @@ pub fn try_solve_box_dist<T: FftFloat + Equivalence, const N: usize, B: DistBack
         block.try_mul_assign(&factors)
     });
     agree(comm, op, scaled)?;
-    for axis in (0..N).rev() {
-        block = moved(op, f, block, &mut at, &pencils[axis])?;
-        agree(comm, op, transform(op, &mut block, sides[axis], axis, true))?;
+    for (axis, split) in plan.iter().rev() {
+        block = moved(op, f, block, &mut at, split)?;
+        agree(comm, op, transform(op, &mut block, sides[*axis], *axis, true))?;
     }
     block = moved(op, f, block, &mut at, &own)?;
 
@@ -125,18 +126,23 @@ pub fn try_solve_box_dist<T: FftFloat + Equivalence, const N: usize, B: DistBack
     Ok(u)
 }
 
-/// Per axis, the split the transform along it runs on: the previous axis's (the array's own
-/// for the first) while that keeps the axis whole, else a pencil of it.
-fn pencils<const N: usize>(op: &'static str, own: &Decomposition<N>) -> Result<Vec<Decomposition<N>>> {
+/// The transforms in order, each axis with the split it runs on: every axis the current split
+/// keeps whole first (the array's own split to begin with), then a pencil of the next axis, and
+/// so on; the inverses retrace the steps. A 2D grid split along its first axis moves twice
+/// (there and back), a 3D one split along two axes four times.
+fn plan<const N: usize>(op: &'static str, own: &Decomposition<N>) -> Result<Vec<(usize, Decomposition<N>)>> {
     let global = own.global_shape();
-    let mut dims = own.dims();
-    let mut out = Vec::with_capacity(N);
-    for axis in 0..N {
-        let (previous, whole) = (out.last().copied().unwrap_or(*own), dims[axis] == 1);
-        if whole {
-            out.push(previous);
-            continue;
+    let (mut at, mut dims) = (*own, own.dims());
+    let mut done = [false; N];
+    let mut plan = Vec::with_capacity(N);
+    loop {
+        for axis in 0..N {
+            if !done[axis] && dims[axis] == 1 {
+                plan.push((axis, at));
+                done[axis] = true;
+            }
         }
+        let Some(axis) = (0..N).find(|&a| !done[a]) else { return Ok(plan) };
         dims = pencil(global, dims, axis).ok_or_else(|| Error::Decomposition {
             op,
             reason: format!(
@@ -146,9 +152,8 @@ fn pencils<const N: usize>(op: &'static str, own: &Decomposition<N>) -> Result<V
             ),
             fix: "solve with fewer processes, or on the gathered grid with `solve_box`",
         })?;
-        out.push(Decomposition::try_with_dims(global, dims, [false; N])?);
+        at = Decomposition::try_with_dims(global, dims, [false; N])?;
     }
-    Ok(out)
 }
 
 /// `block` moved from split `at` to split `to` (itself when they are one), `at` updated.
