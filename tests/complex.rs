@@ -390,6 +390,25 @@ mod cuda {
         matmul_cases(&dev, true);
     }
 
+    /// Complex operands 8 bytes past cuBLAS's 16-byte alignment (aligned for `Complex<f64>`, as
+    /// a DLPack import may give them) are copied before `zgemm`: the same product.
+    #[test]
+    fn misaligned_operands_are_copied_for_cublas() {
+        let Some(dev) = device() else { return };
+        let (a, b) = (field([3, 4], 8), field([4, 2], 9));
+        let words: Vec<f64> = std::iter::once(0.0).chain(a.iter().flat_map(|v| [v.re, v.im])).collect();
+        let raw = Array::from_shape_vec([words.len()], words).unwrap().to_device(&dev);
+        let addr = raw.device_ptr() + 8;
+        // SAFETY: the 24 words after `raw`'s first are `a`'s 12 complex numbers, row-major;
+        // `raw`, kept by the array, holds them allocated, and nothing else writes them.
+        let shifted = unsafe { Array::<C64, 2, Cuda>::from_device_memory(&dev, addr, [3, 4], raw) };
+        assert_eq!(shifted.device_ptr() % 16, 8, "one word past a 16-byte boundary");
+        let got = shifted.matmul(&b.to_device(&dev)).to_host();
+        assert!(got.iter().zip(a.matmul(&b).iter()).all(|(x, y)| (x - y).norm() <= 1e-13));
+        let got = b.t().to_owned().to_device(&dev).matmul(&shifted.t()).to_host();
+        assert!(got.iter().zip(b.t().matmul(&a.t()).iter()).all(|(x, y)| (x - y).norm() <= 1e-13));
+    }
+
     #[test]
     fn elementwise_ops_and_reductions_match_the_cpu() {
         let Some(dev) = device() else { return };

@@ -1,8 +1,9 @@
 //! The cuBLAS stand-in: handles, streams and the GEMMs cnda calls (`cublasSgemm_v2`,
 //! `cublasDgemm_v2`, `cublasCgemm_v2`, `cublasZgemm_v2`): column-major `C = alpha * op(A) * op(B) + beta * C` as a plain loop
 //! honouring transposes and leading dimensions, each product summed in order with fused
-//! multiply-adds. Every matrix must lie inside a live allocation of the memory map; `beta == 0`
-//! does not read `C` (as BLAS specifies). Host pointer mode only (cuBLAS's default).
+//! multiply-adds. Every matrix must lie inside a live allocation of the memory map (complex ones
+//! aligned to a whole complex number, as cuBLAS's `float2`/`double2` are); `beta == 0` does not
+//! read `C` (as BLAS specifies). Host pointer mode only (cuBLAS's default).
 
 #![allow(non_snake_case, clippy::missing_safety_doc, clippy::too_many_arguments)]
 
@@ -269,8 +270,21 @@ macro_rules! complex_gemm {
             c: *mut Cx<$T>,
             ldc: c_int,
         ) -> Status {
-            // SAFETY: cuBLAS's contract; device sides are checked inside.
-            status(|| unsafe { gemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc) })
+            status(|| {
+                // cuBLAS reads its complex types as `float2`/`double2`: device matrices aligned
+                // to the whole complex number (16 bytes for `cuDoubleComplex`).
+                let align = std::mem::size_of::<Cx<$T>>();
+                for (name, p) in [("A", a as usize), ("B", b as usize), ("C", c as usize)] {
+                    if p % align != 0 {
+                        return Err((
+                            STATUS_INVALID_VALUE,
+                            format!("{}: matrix {name} at 0x{p:x} is not aligned to {align} bytes", stringify!($name)),
+                        ));
+                    }
+                }
+                // SAFETY: cuBLAS's contract; device sides are checked inside.
+                unsafe { gemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc) }
+            })
         }
     )*};
 }

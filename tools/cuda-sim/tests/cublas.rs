@@ -119,3 +119,38 @@ fn sgemm_with_beta_zero_ignores_nan_in_c_and_checks_bounds() {
     };
     assert_eq!(s, STATUS_EXECUTION_FAILED);
 }
+
+#[test]
+fn zgemm_refuses_matrices_not_aligned_to_a_whole_complex_number() {
+    use cuda_sim::cublas::{cublasZgemm_v2, Cx, STATUS_INVALID_VALUE};
+    assert_eq!(dev::cuInit(0), 0);
+    // The number at the second word (i) is 8 bytes past a 16-byte boundary; the one at the third
+    // (1 + i) is on one.
+    let words = [0.0f64, 0.0, 1.0, 1.0, 0.0, 0.0];
+    let p = upload(&words);
+    let (one, zero) = (Cx { re: 1.0f64, im: 0.0 }, Cx { re: 0.0f64, im: 0.0 });
+    let gemm = |a: u64| {
+        // SAFETY: host scalars; a 1x1 product of device numbers inside the allocation.
+        unsafe {
+            cublasZgemm_v2(
+                null_mut(),
+                0,
+                0,
+                1,
+                1,
+                1,
+                &one,
+                a as *const Cx<f64>,
+                1,
+                a as *const Cx<f64>,
+                1,
+                &zero,
+                (p + 32) as *mut Cx<f64>,
+                1,
+            )
+        }
+    };
+    assert_eq!(gemm(p + 8), STATUS_INVALID_VALUE);
+    assert_eq!(gemm(p + 16), STATUS_SUCCESS);
+    assert_eq!(download::<f64>(p + 32, 2), vec![0.0, 2.0]); // (1 + i)^2
+}
