@@ -431,8 +431,8 @@ complex_part!(f32, f64);
 
 /// What NumPy's `allclose` measures: the distance between two elements and an element's size,
 /// in a real type (a float itself; a complex number's magnitude, in its part type, as NumPy's
-/// `abs`). Sealed.
-pub trait Magnitude: Copy + sealed::Sealed {
+/// `abs`; NaN when a part is NaN, though `hypot(inf, NaN)` is infinite). Sealed.
+pub trait Magnitude: Copy + PartialEq + sealed::Sealed {
     /// The real type the distances are in.
     type Real: Float;
     /// `|self - other|`.
@@ -457,9 +457,13 @@ where
 {
     type Real = F;
     fn distance(self, other: Self) -> F {
-        (self.re - other.re).hypot(self.im - other.im)
+        Complex::new(self.re - other.re, self.im - other.im).magnitude()
     }
     fn magnitude(self) -> F {
-        self.re.hypot(self.im)
+        if self.re.is_nan() || self.im.is_nan() {
+            self.re + self.im // NaN
+        } else {
+            self.re.hypot(self.im)
+        }
     }
 }

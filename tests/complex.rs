@@ -192,6 +192,13 @@ fn allclose_measures_magnitudes() {
     assert!(p.abs_diff_eq(&Array::full([2], z(0.0, 0.0)), 5.0) && !p.abs_diff_eq(&o, 5.0));
     let nan = Array::full([1], z(f64::NAN, 0.0));
     assert!(!nan.allclose(&nan, 1.0, 1.0));
+    // hypot(inf, NaN) is infinite, yet a NaN part is never close; equal infinities are (NumPy's).
+    let (x, y) = (Array::full([1], z(1.0, f64::NAN)), Array::full([1], z(f64::INFINITY, f64::NAN)));
+    assert!(!x.allclose(&y, 1.0, 0.0) && !y.allclose(&y, 1.0, 0.0));
+    let inf = Array::full([2], z(f64::INFINITY, -1.0));
+    assert!(inf.allclose(&inf, 0.0, 0.0) && !inf.allclose(&Array::full([2], z(-f64::INFINITY, -1.0)), 1.0, 1.0));
+    let real = Array::full([1], f64::INFINITY);
+    assert!(real.allclose(&real, 0.0, 0.0) && !real.allclose(&Array::full([1], 1.0), 1.0, 1.0));
     let a32 = complex_f32(&a);
     assert!(a32.view().allclose(&a32.map(|v| v * Complex::new(1.0f32, 1e-7)), 3e-7, 0.0));
 }

@@ -105,7 +105,8 @@ fn counts(op: &'static str, sizes: &[usize]) -> Result<(Vec<i32>, Vec<i32>)> {
 /// # Errors
 ///
 /// `Error::Decomposition` when the splits are not of one grid over `comm`'s processes, or a
-/// process would exchange more points than MPI's `int` counts; `Error::Alloc` for the new block
+/// process would exchange more points than MPI's `int` counts; `Error::ShapeMismatch` when
+/// `block` is not this process's block of `from`; `Error::Alloc` for the new block
 /// or the messages. The same error on every process: they agree before communicating.
 pub(crate) fn redistribute<T: Pod + Equivalence, const N: usize>(
     comm: &SimpleCommunicator,
@@ -127,6 +128,13 @@ pub(crate) fn redistribute<T: Pod + Equivalence, const N: usize>(
                     to.ranks()
                 ),
                 fix: "transpose between splits of one grid over the communicator's processes",
+            });
+        }
+        if block.shape() != from.block_shape(rank) {
+            return Err(Error::ShapeMismatch {
+                op,
+                expected: from.block_shape(rank).to_vec(),
+                got: block.shape().to_vec(),
             });
         }
         let (mine_from, mine_to) = (from.block(rank), to.block(rank));

@@ -71,7 +71,8 @@ pub fn solve_box_dist<T: FftFloat + Equivalence, const N: usize, B: DistBackend>
 /// documentation) or a transpose would exceed MPI's `int` counts; `Error::Alloc` for the
 /// pencils, `Error::Device` for a device block's copies. Every process returns the same error:
 /// they agree on what fails on some only (a singular mode is found by the process that holds
-/// it; the others return `Error::Mpi` naming it).
+/// it, arguments that differ between processes by those given them; the others return
+/// `Error::Mpi` naming the first).
 pub fn try_solve_box_dist<T: FftFloat + Equivalence, const N: usize, B: DistBackend>(
     f: &DistArray<T, N, B>,
     spacing: [T; N],
@@ -82,26 +83,28 @@ pub fn try_solve_box_dist<T: FftFloat + Equivalence, const N: usize, B: DistBack
     let op = "solve_box_dist";
     let own = *f.decomposition();
     let global = own.global_shape();
-    let (sides, divisors) = box_modes(op, &boundaries.into(), global, spacing, shift, laplacian)?;
-    let plan = plan(op, &own)?;
     let comm = f.communicator();
     let rank = comm.rank() as usize;
-
-    // The right-hand side on the host, the walls' values moved into it.
-    let mut block = agree(comm, op, f.owned().try_to_host())?;
-    let mine = own.block(rank);
-    for (axis, side) in sides.iter().enumerate() {
-        if let &Sides::Walls(low, high) = side {
-            let h2 = spacing[axis] * spacing[axis];
-            let n = block.shape()[axis];
-            if mine[axis].start == 0 {
-                block.view_mut().into_strided().narrow(axis, 0, 1).try_add_assign(low / h2)?;
-            }
-            if mine[axis].end == global[axis] {
-                block.view_mut().into_strided().narrow(axis, n - 1, 1).try_add_assign(high / h2)?;
+    // The arguments' checks, and the right-hand side on the host with the walls' values moved
+    // into it: agreed on, so a process given other arguments than the rest fails with them.
+    let local = box_modes(op, &boundaries.into(), global, spacing, shift, laplacian).and_then(|(sides, divisors)| {
+        let plan = plan(op, &own)?;
+        let mut block = f.owned().try_to_host()?;
+        let mine = own.block(rank);
+        for (axis, side) in sides.iter().enumerate() {
+            if let &Sides::Walls(low, high) = side {
+                let (h, n) = (spacing[axis], block.shape()[axis]);
+                if mine[axis].start == 0 {
+                    block.view_mut().into_strided().try_narrow(axis, 0, 1)?.try_add_assign(low / h / h)?;
+                }
+                if mine[axis].end == global[axis] {
+                    block.view_mut().into_strided().try_narrow(axis, n - 1, 1)?.try_add_assign(high / h / h)?;
+                }
             }
         }
-    }
+        Ok((sides, divisors, plan, block))
+    });
+    let (sides, divisors, plan, mut block) = agree(comm, op, local)?;
 
     let mut at = own;
     for (axis, split) in &plan {

@@ -117,6 +117,14 @@ float_math! {
     [T: Float, const N: usize, B: ElementwiseKernels, L: Layout, C: BoundsCheck] Array<T, N, B, L, C>;
 }
 
+/// NumPy's `isclose` of two elements: equal (infinities of one sign), or both finite and within
+/// `atol + rtol |b|`; never with a NaN.
+fn close<T: Magnitude>(a: T, b: T, rtol: T::Real, atol: T::Real) -> bool {
+    let infinite = <T::Real as crate::element::Numeric>::LARGEST;
+    let magnitude = b.magnitude();
+    a == b || (a.magnitude() < infinite && magnitude < infinite && a.distance(b) <= atol + rtol * magnitude)
+}
+
 /// The bounds of `clamp`, checked as `f64::clamp` checks them.
 #[track_caller]
 fn clamp_token<T: Float>(lo: T, hi: T) -> tokens::Clamp<T> {
@@ -126,8 +134,9 @@ fn clamp_token<T: Float>(lo: T, hi: T) -> tokens::Clamp<T> {
 
 impl<T: Pod + Magnitude, const N: usize, L: Layout, C: BoundsCheck> ArrayView<'_, T, N, L, C> {
     /// Whether every element is within `atol + rtol * |other|` of `other`'s element at the same
-    /// index (`other` broadcast to this shape), NumPy's `allclose`; NaNs are never close. For
-    /// complex elements the distances are magnitudes (`|a - b|`, `|b|`), as NumPy's.
+    /// index (`other` broadcast to this shape), NumPy's `allclose`: NaNs are never close,
+    /// infinities only to themselves. For complex elements the distances are magnitudes
+    /// (`|a - b|`, `|b|`), as NumPy's.
     ///
     /// # Panics
     ///
@@ -138,7 +147,7 @@ impl<T: Pod + Magnitude, const N: usize, L: Layout, C: BoundsCheck> ArrayView<'_
         Rank<M>: BroadcastInto<Rank<N>>,
     {
         let other = or_panic(other.as_view().try_broadcast_to(self.shape()));
-        self.iter().zip(other.iter()).all(|(&a, &b)| a.distance(b) <= atol + rtol * b.magnitude())
+        self.iter().zip(other.iter()).all(|(&a, &b)| close(a, b, rtol, atol))
     }
 
     /// Whether both have the same shape and every pair of elements differs by at most `eps`

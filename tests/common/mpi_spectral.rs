@@ -1,8 +1,9 @@
 //! Distributed spectral solves (`fft::solve_box_dist`) under `mpirun` (tests/mpi.rs, feature
 //! `fft`): against `solve_box` of the gathered grid on one process, for every kind of axis
 //! (periodic, walls with values, mirrors), both Laplacians, Helmholtz shifts and Poisson's free
-//! constant, `f64` and `f32`, 2D and 3D grids of odd and even sizes on the default splits and on
-//! explicit ones (every process along one axis, so that each transform needs a transpose); the
+//! constant, `f64` and `f32`, 2D and 3D grids of odd and even sizes on the default splits, on
+//! explicit ones (every process along one axis, so that each transform needs a transpose) and on
+//! a staggered one; the
 //! refusals (a rank-1 grid over several processes, a resonant shift found by one process only)
 //! the same on every process.
 
@@ -92,6 +93,10 @@ pub fn check_solve_box_dist(comm: &impl Communicator) -> usize {
     check(split(comm, [20, 16], [size, 1], [1, 1]), [0.1, 0.1], 0.5, [Periodic, Fixed], second, 1e-10);
     check(split(comm, [20, 16], [1, size], [2, 1]), [0.1, 0.1], 0.0, [Neumann, Periodic], second, 1e-10);
     check(split(comm, [11, 7, 13], [1, 1, size], [1; 3]), [0.1; 3], 3.0, [Periodic; 3], Laplacian::Spectral, 1e-10);
+    // From a staggered split (faces, one point longer along axis 0, the last process owning the
+    // extra face): the transposes take any split's blocks.
+    let cells = DistArray::<f64, 2>::new(comm, [15, 12], [1, 1], [false; 2]);
+    check(DistArray::<f64, 2>::staggered(&cells, 0, [1, 1]), [0.1, 0.1], 1.5, [Fixed, Neumann], second, 1e-10);
     // Single precision.
     check(
         DistArray::<f32, 2>::new(comm, [24, 15], [1, 1], [false; 2]),
@@ -101,7 +106,7 @@ pub fn check_solve_box_dist(comm: &impl Communicator) -> usize {
         second,
         1e-4,
     );
-    let mut checks = 8;
+    let mut checks = 9;
 
     // A rank-1 grid over several processes has no pencil; over one, it solves.
     let line = DistArray::<f64, 1>::new(comm, [40], [1], [true]);
