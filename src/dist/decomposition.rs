@@ -32,7 +32,7 @@ pub fn dims_create<const N: usize>(ranks: usize) -> [usize; N] {
 }
 
 /// The prime factors of `n`, ascending, with multiplicity.
-fn prime_factors(mut n: usize) -> Vec<usize> {
+pub(super) fn prime_factors(mut n: usize) -> Vec<usize> {
     let mut factors = Vec::new();
     let mut p = 2;
     while p * p <= n {

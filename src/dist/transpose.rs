@@ -45,19 +45,8 @@ pub(crate) fn pencil<const N: usize>(global: [usize; N], dims: [usize; N], axis:
 }
 
 /// `n`'s prime factors, largest first (so that large ones find room while it lasts).
-fn prime_factors(mut n: usize) -> Vec<usize> {
-    let mut factors = Vec::new();
-    let mut p = 2;
-    while p * p <= n {
-        while n % p == 0 {
-            factors.push(p);
-            n /= p;
-        }
-        p += 1;
-    }
-    if n > 1 {
-        factors.push(n);
-    }
+fn prime_factors(n: usize) -> Vec<usize> {
+    let mut factors = super::decomposition::prime_factors(n);
     factors.reverse();
     factors
 }

@@ -244,19 +244,41 @@ unsafe fn dct2<B: FftKernels, T: FftFloat, const N: usize>(
         B::copy(dev, narrowed::<B, T, N>(e, axis, n, n), reversed::<B, T, N>(x, axis))?;
     }
     let spectrum = real_along(op, even.desc(), axis, Norm::Backward)?;
-    let [re, im] = complex_parts::<T, Complex<T>, B, N>(spectrum.desc()).map(|p| narrowed::<B, T, N>(p, axis, 0, n));
-    let (cos, sin) = quarter_turns::<T>(n);
+    // SAFETY: the caller's `x`, from the spectrum's parts (another array); halved: rustdct's
+    // convention.
+    unsafe {
+        turned_real(dev, op, x, spectrum.desc(), quarter_turns::<T>(n), axis)?;
+        B::update_unary(dev, ScalarRight(Mul, T::ONE / (T::ONE + T::ONE)), x)
+    }
+}
+
+/// `x = Re(e^(-i θ_k) Z_k) = Re Z_k cos θ_k + Im Z_k sin θ_k` for the first `x.shape[axis]` values
+/// `Z` of `spectrum` along `axis`, `(cos, sin)` the angles' cosines and sines.
+///
+/// # Safety
+///
+/// As [`trig_axis`] for `x`; `spectrum` is live on `dev`, of `x`'s shape but at least as long
+/// along `axis`, and apart from `x`.
+unsafe fn turned_real<B: FftKernels, T: FftFloat, const N: usize>(
+    dev: &B::Device,
+    op: &'static str,
+    x: Desc<B, T, N>,
+    spectrum: Desc<B, Complex<T>, N>,
+    (cos, sin): (Vec<T>, Vec<T>),
+    axis: usize,
+) -> Result<()> {
+    let n = x.shape[axis];
+    let [re, im] = complex_parts::<T, Complex<T>, B, N>(spectrum).map(|p| narrowed::<B, T, N>(p, axis, 0, n));
     let (_c, c) = along_axis(&x, &cos, x.shape, axis)?;
     let (_s, s) = along_axis(&x, &sin, x.shape, axis)?;
     let mut products = zeros_like(op, &x, x.shape, T::ZERO)?;
     let p = products.desc_mut();
     // SAFETY: `x` and `products` written from the spectrum's parts and the factors (other
-    // arrays); then `x` plus `products`, apart. Halved: rustdct's convention.
+    // arrays); then `x` plus `products`, apart.
     unsafe {
         B::binary(dev, Mul, x, re, c)?;
         B::binary(dev, Mul, p, im, s)?;
-        B::update(dev, Add, x, p)?;
-        B::update_unary(dev, ScalarRight(Mul, T::ONE / (T::ONE + T::ONE)), x)
+        B::update(dev, Add, x, p)
     }
 }
 
@@ -353,17 +375,6 @@ unsafe fn dct4<B: FftKernels, T: FftFloat, const N: usize>(
         B::update_unary(dev, ScalarRight(Mul, -T::ONE), im)?;
     }
     complex_in_place(op, &mut z, axis, Norm::Backward, true)?;
-    let [re, im] = complex_parts::<T, Complex<T>, B, N>(z.desc()).map(|p| narrowed::<B, T, N>(p, axis, 0, n));
-    let (cos, sin) = half_quarter_turns::<T>(n);
-    let (_c, c) = along_axis(&x, &cos, x.shape, axis)?;
-    let (_s, s) = along_axis(&x, &sin, x.shape, axis)?;
-    let mut products = zeros_like(op, &x, x.shape, T::ZERO)?;
-    let p = products.desc_mut();
-    // SAFETY: `x` and `products` from the transform's parts and the factors (other arrays);
-    // then `x` plus `products`, apart: `Re(e^(-i π (2k + 1) / 4n) Y_k)`.
-    unsafe {
-        B::binary(dev, Mul, x, re, c)?;
-        B::binary(dev, Mul, p, im, s)?;
-        B::update(dev, Add, x, p)
-    }
+    // SAFETY: the caller's `x`, from the transform (another array): `Re(e^(-i π (2k + 1) / 4n) Y_k)`.
+    unsafe { turned_real(dev, op, x, z.desc(), half_quarter_turns::<T>(n), axis) }
 }
