@@ -308,3 +308,60 @@ fn batches_on_threads_transform_every_lane() {
         assert!(relative_error(got.as_slice(), &want) < 1e-12, "axis {axis}");
     }
 }
+
+/// Real lanes of odd length go two through one complex transform: each lane must keep an error
+/// relative to its own size (a lane a trillion times smaller than its neighbour), a zero lane
+/// stays exactly zero, and a NaN or an infinity spoils no other lane. Along the rows (batches)
+/// and along the columns (gathered blocks), forward and back.
+#[test]
+fn real_lanes_of_odd_length_keep_their_own_accuracy_and_specials() {
+    let n = 27;
+    let sizes = [1.0, 1e-12, 1e9, 0.0, f64::NAN, 1.0, f64::INFINITY, 3e-7, 2.5];
+    let rows = sizes.len();
+    let data = signal(&[rows, n], 11);
+    let lane = |r: usize| -> Vec<f64> {
+        (0..n)
+            .map(|j| match sizes[r] {
+                s if s.is_nan() && j == 4 => f64::NAN,
+                s if s.is_infinite() && j == 0 => f64::INFINITY,
+                s if !s.is_finite() => 1.0,
+                s => s * data[r * n + j].re,
+            })
+            .collect()
+    };
+    let by_rows = Array::from_fn([rows, n], |[r, j]| lane(r)[j]);
+    let by_columns = Array::from_fn([n, rows], |[j, r]| lane(r)[j]);
+    let half = n / 2 + 1;
+    for (axis, spectra) in [(1, fft::rfft(&by_rows, 1, Norm::Backward)), (0, fft::rfft(&by_columns, 0, Norm::Backward))]
+    {
+        let at = |r: usize, k: usize| if axis == 1 { spectra[[r, k]] } else { spectra[[k, r]] };
+        for (r, size) in sizes.iter().enumerate() {
+            let x: Vec<C64> = lane(r).iter().map(|&v| C64::new(v, 0.0)).collect();
+            let got: Vec<C64> = (0..half).map(|k| at(r, k)).collect();
+            if !size.is_finite() {
+                // NumPy's (pocketfft's) answer: the lane's own spectrum is not finite.
+                assert!(got.iter().any(|c| !c.re.is_finite() || !c.im.is_finite()), "axis {axis} lane {r}");
+                continue;
+            }
+            if *size == 0.0 {
+                assert!(got.iter().all(|c| *c == C64::new(0.0, 0.0)), "axis {axis} lane {r}: {got:?}");
+                continue;
+            }
+            let want = &naive(&x, &[n], 0, true, Norm::Backward)[..half];
+            assert!(relative_error(&got, want) < 1e-13, "axis {axis} lane {r}: {}", relative_error(&got, want));
+        }
+        // Back, from finite spectra: each lane as accurate as its own size allows.
+        let finite = |r: usize| sizes[r].is_finite();
+        let back = fft::irfft(&spectra, n, axis, Norm::Backward);
+        for r in (0..rows).filter(|&r| finite(r)) {
+            let got: Vec<C64> =
+                (0..n).map(|j| C64::new(if axis == 1 { back[[r, j]] } else { back[[j, r]] }, 0.0)).collect();
+            let want: Vec<C64> = lane(r).iter().map(|&v| C64::new(v, 0.0)).collect();
+            if sizes[r] == 0.0 {
+                assert!(got.iter().all(|c| c.re == 0.0), "axis {axis} lane {r}");
+            } else {
+                assert!(relative_error(&got, &want) < 1e-13, "axis {axis} lane {r}: {}", relative_error(&got, &want));
+            }
+        }
+    }
+}

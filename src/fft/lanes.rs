@@ -125,9 +125,41 @@ pub(super) fn in_place<X: Pod + Send + Sync>(
     )
 }
 
+/// Lanes of one task, one after the other `pitch` elements apart, each `len` long.
+pub(super) struct Batch<'a, X> {
+    data: &'a mut [X],
+    pitch: usize,
+    len: usize,
+    count: usize,
+}
+
+impl<'a, X> Batch<'a, X> {
+    fn new(data: &'a mut [X], pitch: usize, len: usize, count: usize) -> Self {
+        assert!(count == 0 || (count - 1) * pitch + len <= data.len(), "lanes inside the batch's elements");
+        Batch { data, pitch, len, count }
+    }
+
+    /// How many lanes.
+    pub(super) fn count(&self) -> usize {
+        self.count
+    }
+
+    /// Lane `i`.
+    pub(super) fn lane(&mut self, i: usize) -> &mut [X] {
+        &mut self.data[i * self.pitch..][..self.len]
+    }
+
+    /// Lanes `i` and `i + 1`.
+    pub(super) fn pair(&mut self, i: usize) -> (&mut [X], &mut [X]) {
+        let (first, second) = self.data[i * self.pitch..].split_at_mut(self.pitch);
+        (&mut first[..self.len], &mut second[..self.len])
+    }
+}
+
 /// `output` (row-major, `n_out` points along the axis) from `input` (the same shape with `n_in`),
-/// lane by lane: `transform(lane_in, lane_out, scratch)` for each lane, which may overwrite its
-/// input, with a scratch of `scratch` elements.
+/// a batch of lanes at a time: `transform(lanes_in, lanes_out, scratch)` writes every lane of
+/// `lanes_out` from the same lane of `lanes_in` (which it may overwrite: a copy), with a scratch of
+/// `scratch` elements. A batch holds one lane or more (rows come several to a batch).
 ///
 /// # Errors
 ///
@@ -139,7 +171,7 @@ pub(super) fn between<U: Pod + Send + Sync, V: Pod + Send + Sync, W: Pod + Send>
     around: Around,
     (n_in, n_out): (usize, usize),
     scratch: usize,
-    transform: impl Fn(&mut [U], &mut [V], &mut [W]) -> Result<()> + Sync,
+    transform: impl Fn(Batch<'_, U>, Batch<'_, V>, &mut [W]) -> Result<()> + Sync,
 ) -> Result<()> {
     let lanes = around.outer * around.inner;
     // The unsafe writes below rely on it: checked in every build.
@@ -148,16 +180,14 @@ pub(super) fn between<U: Pod + Send + Sync, V: Pod + Send + Sync, W: Pod + Send>
         return Ok(());
     }
     if around.inner == 1 {
-        // Rows in, rows out: each row copied once into the lane the transform may overwrite.
-        let rows = (POINTS_PER_TASK / n_in.max(n_out)).max(1);
-        let make = || Ok((try_zeroed_vec::<U>(op, n_in)?, try_zeroed_vec::<W>(op, scratch)?));
-        return for_each_chunk(output, rows * n_out, make, |t, out, (lane, work)| {
-            for (r, row) in out.chunks_exact_mut(n_out).enumerate() {
-                let first = (t * rows + r) * n_in;
-                lane.copy_from_slice(&input[first..first + n_in]);
-                transform(lane, row, work)?;
-            }
-            Ok(())
+        // Rows in, rows out: a batch of rows copied once into lanes the transform may overwrite.
+        let rows = (POINTS_PER_TASK / n_in.max(n_out)).max(2);
+        let make = || Ok((try_zeroed_vec::<U>(op, rows * n_in)?, try_zeroed_vec::<W>(op, scratch)?));
+        return for_each_chunk(output, rows * n_out, make, |t, out, (copy, work)| {
+            let count = out.len() / n_out;
+            let first = t * rows * n_in;
+            copy[..count * n_in].copy_from_slice(&input[first..first + count * n_in]);
+            transform(Batch::new(copy, n_in, n_in, count), Batch::new(out, n_out, n_out, count), work)
         });
     }
     let base = shared(output);
@@ -177,10 +207,7 @@ pub(super) fn between<U: Pod + Send + Sync, V: Pod + Send + Sync, W: Pod + Send>
                 lanes_in[l * pitch_in + k] = input[(o * n_in + k) * inner + first + l];
             }
         }
-        for l in 0..count {
-            let lane_out = &mut lanes_out[l * pitch_out..l * pitch_out + n_out];
-            transform(&mut lanes_in[l * pitch_in..l * pitch_in + n_in], lane_out, work)?;
-        }
+        transform(Batch::new(lanes_in, pitch_in, n_in, count), Batch::new(lanes_out, pitch_out, n_out, count), work)?;
         for k in 0..n_out {
             for l in 0..count {
                 // SAFETY: block `b`'s output lanes, `(o, k, first + l)`, lie in `output` and
@@ -288,9 +315,12 @@ mod tests {
             .unwrap();
             assert!(copy.iter().zip(&data).all(|(c, d)| *c == d + 1000), "axis {axis}");
             let mut out = vec![0u64; data.len()];
-            between("test", &data, &mut out, around, (n, n), 0, |lane, into, _: &mut [u8]| {
-                check(lane);
-                into.copy_from_slice(lane);
+            between("test", &data, &mut out, around, (n, n), 0, |mut lanes, mut into, _: &mut [u8]| {
+                assert!(lanes.count() >= 1 && lanes.count() == into.count());
+                for i in 0..lanes.count() {
+                    check(lanes.lane(i));
+                    into.lane(i).copy_from_slice(lanes.lane(i));
+                }
                 Ok(())
             })
             .unwrap();

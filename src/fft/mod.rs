@@ -74,6 +74,7 @@ mod lanes;
 mod plans;
 mod poisson;
 mod precond;
+mod real_pairs;
 mod trig;
 mod trig_fft;
 #[cfg(feature = "wgpu")]
