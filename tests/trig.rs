@@ -321,3 +321,59 @@ fn refusals_name_the_problem() {
     let empty = Array::<f32, 1>::zeros([0]);
     assert!(matches!(try_dct(&empty, DctType::II, 0, Norm::Backward), Err(Error::Parameter { op: "dct", .. })));
 }
+
+/// Types II and III of lengths that are not powers of two go two lanes through one complex
+/// transform: each lane must keep an error relative to its own size, a zero lane stay zero, and
+/// a NaN spoil no other lane; along the rows and along the columns.
+#[test]
+fn lanes_in_pairs_keep_their_own_accuracy_and_specials() {
+    let n = 15;
+    let sizes = [1.0, 1e-12, 1e9, 0.0, f64::NAN, 2.0, 3e-7];
+    let lane = |r: usize| -> Vec<f64> {
+        let x = signal(n, r as u64 + 1);
+        x.iter()
+            .enumerate()
+            .map(|(j, v)| {
+                if sizes[r].is_nan() {
+                    if j == 2 {
+                        f64::NAN
+                    } else {
+                        *v
+                    }
+                } else {
+                    sizes[r] * v
+                }
+            })
+            .collect()
+    };
+    let rows = Array::from_fn([sizes.len(), n], |[r, j]| lane(r)[j]);
+    let columns = Array::from_fn([n, sizes.len()], |[j, r]| lane(r)[j]);
+    for ty in [DctType::II, DctType::III] {
+        for cosine in [true, false] {
+            let transform = |a: &Array<f64, 2>, axis| {
+                if cosine {
+                    dct(a, ty, axis, Norm::Ortho)
+                } else {
+                    dst(a, ty, axis, Norm::Ortho)
+                }
+            };
+            for (axis, got) in [(1, transform(&rows, 1)), (0, transform(&columns, 0))] {
+                for (r, size) in sizes.iter().enumerate() {
+                    let got: Vec<f64> = (0..n).map(|k| if axis == 1 { got[[r, k]] } else { got[[k, r]] }).collect();
+                    let what = format!("{} {ty:?} axis {axis} lane {r}", if cosine { "dct" } else { "dst" });
+                    if size.is_nan() {
+                        assert!(got.iter().any(|v| v.is_nan()), "{what}");
+                    } else if *size == 0.0 {
+                        assert!(got.iter().all(|&v| v == 0.0), "{what}: {got:?}");
+                    } else {
+                        let want = reference(cosine, ty, Norm::Ortho, &lane(r));
+                        let scale = want.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+                        for (g, w) in got.iter().zip(&want) {
+                            assert!((g - w).abs() <= 1e-13 * scale, "{what}: {g} != {w}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+}

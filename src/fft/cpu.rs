@@ -72,9 +72,18 @@ unsafe impl FftKernels for Cpu {
         let plan = plans::complex::<T>(n, forward);
         // SAFETY: `x` is dense, live and the caller's alone (the trait's contract).
         let data = unsafe { elements_mut(x) };
-        lanes::in_place(op, data, Around::new(x.shape, axis), n, plan.get_inplace_scratch_len(), |lanes, work| {
-            plan.process_with_scratch(lanes, work);
-            scaled(lanes, scale);
+        lanes::in_place(op, data, Around::new(x.shape, axis), n, plan.get_inplace_scratch_len(), |mut lanes, work| {
+            // Lanes back to back go to rustfft in one call; others one by one.
+            if let Some(all) = lanes.whole() {
+                plan.process_with_scratch(all, work);
+                scaled(all, scale);
+            } else {
+                for i in 0..lanes.count() {
+                    let lane = lanes.lane(i);
+                    plan.process_with_scratch(lane, work);
+                    scaled(lane, scale);
+                }
+            }
             Ok(())
         })
     }

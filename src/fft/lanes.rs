@@ -67,19 +67,19 @@ unsafe impl<X: Send> Send for Lanes<X> {}
 unsafe impl<X: Send> Sync for Lanes<X> {}
 
 /// Every lane of `data` (row-major, `n` points along the axis of `around`) transformed in place
-/// by `transform`, which takes a batch of whole lanes one after the other and a scratch it may
-/// use (`scratch` elements).
+/// by `transform`, which takes a batch of lanes (rows where they lie, or a gathered block) and a
+/// scratch it may use (`scratch` elements).
 ///
 /// # Errors
 ///
 /// `Error::Alloc` when a scratch cannot be had; the transform's errors.
-pub(super) fn in_place<X: Pod + Send + Sync>(
+pub(super) fn in_place<X: Pod + Send + Sync, W: Pod + Send>(
     op: &'static str,
     data: &mut [X],
     around: Around,
     n: usize,
     scratch: usize,
-    transform: impl Fn(&mut [X], &mut [X]) -> Result<()> + Sync,
+    transform: impl Fn(Batch<'_, X>, &mut [W]) -> Result<()> + Sync,
 ) -> Result<()> {
     // The unsafe accesses below rely on it: checked in every build.
     assert_eq!(data.len(), around.outer * around.inner * n, "lanes of the array's shape");
@@ -87,15 +87,19 @@ pub(super) fn in_place<X: Pod + Send + Sync>(
         return Ok(());
     }
     if around.inner == 1 {
-        let batch = (POINTS_PER_TASK / n).max(1) * n;
-        return for_each_chunk(data, batch, || try_zeroed_vec(op, scratch), |_, rows, work| transform(rows, work));
+        let batch = (POINTS_PER_TASK / n).max(2) * n;
+        let make = || try_zeroed_vec::<W>(op, scratch);
+        return for_each_chunk(data, batch, make, |_, rows, work| {
+            let count = rows.len() / n;
+            transform(Batch::new(rows, n, n, count), work)
+        });
     }
     let base = shared(data);
     let inner = around.inner;
     let pitch = pitch::<X>(n);
     for_each_task(
         around.blocks(),
-        || Ok((try_zeroed_vec(op, BLOCK * pitch)?, try_zeroed_vec(op, scratch)?)),
+        || Ok((try_zeroed_vec::<X>(op, BLOCK * pitch)?, try_zeroed_vec::<W>(op, scratch)?)),
         |b, (lanes, work)| {
             let (o, first, count) = around.block(b);
             // Block `b`'s lanes are the elements `(o, k, first + l)` for `l < count`: inside
@@ -107,13 +111,7 @@ pub(super) fn in_place<X: Pod + Send + Sync>(
                     lanes[l * pitch + k] = unsafe { *base.ptr().add(at(k, l)) };
                 }
             }
-            if pitch == n {
-                transform(&mut lanes[..count * n], work)?;
-            } else {
-                for lane in lanes.chunks_exact_mut(pitch).take(count) {
-                    transform(&mut lane[..n], work)?;
-                }
-            }
+            transform(Batch::new(lanes, pitch, n, count), work)?;
             for k in 0..n {
                 for l in 0..count {
                     // SAFETY: as above.
@@ -147,6 +145,11 @@ impl<'a, X> Batch<'a, X> {
     /// Lane `i`.
     pub(super) fn lane(&mut self, i: usize) -> &mut [X] {
         &mut self.data[i * self.pitch..][..self.len]
+    }
+
+    /// Every lane as one run, where they lie back to back.
+    pub(super) fn whole(&mut self) -> Option<&mut [X]> {
+        (self.pitch == self.len).then(|| &mut self.data[..self.count * self.len])
     }
 
     /// Lanes `i` and `i + 1`.
@@ -307,9 +310,11 @@ mod tests {
                 }
             };
             let mut copy = data.clone();
-            in_place("test", &mut copy, around, n, 0, |lanes, _| {
-                check(lanes);
-                lanes.iter_mut().for_each(|x| *x += 1000);
+            in_place("test", &mut copy, around, n, 0, |mut lanes, _: &mut [u8]| {
+                for i in 0..lanes.count() {
+                    check(lanes.lane(i));
+                    lanes.lane(i).iter_mut().for_each(|x| *x += 1000);
+                }
                 Ok(())
             })
             .unwrap();

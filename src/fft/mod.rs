@@ -11,7 +11,11 @@
 //! Any length (rustfft: mixed radix, Rader and Bluestein for large primes; realfft for the real
 //! transforms; rustdct for the cosine and sine ones), along any axis or set of axes of any rank, from arrays and views of any layout
 //! (the input is read once into the result's row-major order, never modified). Plans are made
-//! once per length and type for the whole process; batches of lanes run on rayon's threads.
+//! once per length and type for the whole process; batches of lanes run on rayon's threads. On
+//! the CPU, real lanes of odd length and cosine and sine lanes of types II and III (lengths not a
+//! power of two) go two through one complex transform, where realfft and rustdct would take one:
+//! each lane keeps an error relative to its own size, and a lane with a NaN or an infinity goes
+//! alone, so that it spoils no other.
 //! The Fourier transforms are written once for every backend with [`FftKernels`]: with feature
 //! `cuda` they take CUDA arrays and views too and run cuFFT's batched plans there (loaded at run
 //! time, kept per layout on the device); with feature `wgpu`, WebGPU arrays, through cnda's
@@ -77,6 +81,7 @@ mod precond;
 mod real_pairs;
 mod trig;
 mod trig_fft;
+mod trig_pairs;
 #[cfg(feature = "wgpu")]
 mod wgpu;
 

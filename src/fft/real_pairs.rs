@@ -24,7 +24,7 @@ fn num<T: FftFloat>(x: f64) -> T {
 /// The scales of two lanes whose largest magnitudes are `a` and `b`: the smaller lane's a power
 /// of two that brings it within a factor of two of the other, the other's 1. `None` where they
 /// should not be paired.
-fn scales<T: FftFloat>(a: T, b: T) -> Option<(T, T)> {
+pub(super) fn scales<T: FftFloat>(a: T, b: T) -> Option<(T, T)> {
     let zero = T::ZERO;
     // Finite, not zero, and far from overflow even after a transform's sums.
     let limit = num::<T>(f64::from(f32::MAX) / 8.0);
@@ -50,7 +50,7 @@ fn scales<T: FftFloat>(a: T, b: T) -> Option<(T, T)> {
 
 /// The largest magnitude of `values`, or NaN where one is not finite. (A select, not a branch:
 /// the loop vectorizes.)
-fn largest<T: FftFloat>(values: &[T]) -> T {
+pub(super) fn largest<T: FftFloat>(values: &[T]) -> T {
     let mut m = T::ZERO;
     let mut finite = true;
     for &v in values {

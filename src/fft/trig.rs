@@ -10,9 +10,11 @@
 
 use std::sync::Arc;
 
+use num_complex::Complex;
 use rustdct::{Dct1, Dst1, TransformType2And3, TransformType4};
 
 use super::lanes::{self, Around};
+use super::trig_pairs::PairedTrig;
 use super::{checked_axes, count, length, row_major, FftFloat, FftKernels, Norm};
 use crate::array::Array;
 use crate::error::{or_panic, Error, Result};
@@ -238,11 +240,32 @@ pub(super) fn on_lanes<T: FftFloat, const N: usize>(
     let plan = Plan::new(family, computed, n);
     let weights = Weights::<T>::new(family, computed, n, norm, inverse);
     let around = Around::new(shape, axis);
-    lanes::in_place(op, x, around, n, plan.scratch_len(), |lanes, work| {
-        for lane in lanes.chunks_exact_mut(n) {
-            weights.before(lane);
-            plan.process(lane, work);
-            weights.after(lane);
+    // Types II and III of lengths rustdct takes through a complex transform: two lanes at once
+    // where they allow (`trig_pairs.rs`).
+    let paired = PairedTrig::<T>::new(family, computed, n);
+    // One complex scratch serves both: rustdct's real one is its first values.
+    let scratch = plan.scratch_len().div_ceil(2).max(paired.as_ref().map_or(0, PairedTrig::scratch_len));
+    lanes::in_place(op, x, around, n, scratch, |mut lanes, work: &mut [Complex<T>]| {
+        let mut i = 0;
+        while i < lanes.count() {
+            let count = if paired.is_some() && i + 1 < lanes.count() { 2 } else { 1 };
+            if let (Some(p), 2) = (&paired, count) {
+                let (a, b) = lanes.pair(i);
+                weights.before(a);
+                weights.before(b);
+                if !p.process(a, b, work) {
+                    plan.process(a, bytemuck::cast_slice_mut(work));
+                    plan.process(b, bytemuck::cast_slice_mut(work));
+                }
+                weights.after(a);
+                weights.after(b);
+            } else {
+                let lane = lanes.lane(i);
+                weights.before(lane);
+                plan.process(lane, bytemuck::cast_slice_mut(work));
+                weights.after(lane);
+            }
+            i += count;
         }
         Ok(())
     })
