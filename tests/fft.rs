@@ -316,7 +316,9 @@ fn batches_on_threads_transform_every_lane() {
 #[test]
 fn real_lanes_of_odd_length_keep_their_own_accuracy_and_specials() {
     let n = 27;
-    let sizes = [1.0, 1e-12, 1e9, 0.0, f64::NAN, 1.0, f64::INFINITY, 3e-7, 2.5];
+    // Paired as they come: (1, 1e-12), (1e9, 3e-7), (2.5, 4), (5, 1e-6); the zero, NaN and
+    // infinite lanes, and the lanes beside them, alone.
+    let sizes = [1.0, 1e-12, 1e9, 3e-7, 0.0, 2.5, 4.0, f64::NAN, 1.0, f64::INFINITY, 5.0, 1e-6];
     let rows = sizes.len();
     let data = signal(&[rows, n], 11);
     let lane = |r: usize| -> Vec<f64> {
@@ -362,6 +364,38 @@ fn real_lanes_of_odd_length_keep_their_own_accuracy_and_specials() {
             } else {
                 assert!(relative_error(&got, &want) < 1e-13, "axis {axis} lane {r}: {}", relative_error(&got, &want));
             }
+        }
+    }
+}
+
+/// In `f32`, two lanes each of whose transforms is finite are not paired where the packed
+/// transform's sums could overflow; and the zero frequency's imaginary part is ignored by paired
+/// inverse transforms as by a lane alone.
+#[test]
+fn pairs_keep_finite_results_finite_and_ignore_what_numpy_ignores() {
+    // Signs of the first frequency's cosine: its mode about 1.8e38, finite alone, but twice that
+    // (infinite) inside a packed transform's sums.
+    let n = 7;
+    let sign = |j: usize| if (2.0 * std::f32::consts::PI * j as f32 / n as f32).cos() >= 0.0 { 1.0 } else { -1.0 };
+    let big = Array::from_fn([4, n], |[r, j]| 4e37f32 * sign(j) * (1.0 - 0.05 * r as f32));
+    let spectra = fft::rfft(&big, 1, Norm::Backward);
+    for r in 0..4 {
+        let alone = fft::rfft(Array::from_fn([n], |[j]| big[[r, j]]), 0, Norm::Backward);
+        for k in 0..n / 2 + 1 {
+            let (got, want) = (spectra[[r, k]], alone[[k]]);
+            assert!(got.re.is_finite() && got.im.is_finite(), "lane {r} k {k}: {got}");
+            assert!((got - want).norm() <= 1e-6 * want.norm().max(1e30), "lane {r} k {k}: {got} != {want}");
+        }
+    }
+    // Half spectra with an imaginary part at the zero frequency, several lanes of odd length.
+    let (n, rows) = (9, 6);
+    let data = signal(&[rows, n / 2 + 1], 5);
+    let half = Array::from_fn([rows, n / 2 + 1], |[r, k]| data[r * (n / 2 + 1) + k]);
+    let back = fft::irfft(&half, n, 1, Norm::Backward);
+    for r in 0..rows {
+        let alone = fft::irfft(Array::from_fn([n / 2 + 1], |[k]| half[[r, k]]), n, 0, Norm::Backward);
+        for j in 0..n {
+            assert!((back[[r, j]] - alone[[j]]).abs() <= 1e-14, "lane {r} j {j}: {} != {}", back[[r, j]], alone[[j]]);
         }
     }
 }

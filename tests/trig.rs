@@ -328,7 +328,9 @@ fn refusals_name_the_problem() {
 #[test]
 fn lanes_in_pairs_keep_their_own_accuracy_and_specials() {
     let n = 15;
-    let sizes = [1.0, 1e-12, 1e9, 0.0, f64::NAN, 2.0, 3e-7];
+    // Paired as they come: (1, 1e-12), (1e9, 3e-7), (2, 5); the zero and NaN lanes, and the
+    // lanes beside them, alone.
+    let sizes = [1.0, 1e-12, 1e9, 3e-7, 0.0, 2.0, 5.0, f64::NAN, 1.0];
     let lane = |r: usize| -> Vec<f64> {
         let x = signal(n, r as u64 + 1);
         x.iter()

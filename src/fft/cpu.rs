@@ -72,20 +72,27 @@ unsafe impl FftKernels for Cpu {
         let plan = plans::complex::<T>(n, forward);
         // SAFETY: `x` is dense, live and the caller's alone (the trait's contract).
         let data = unsafe { elements_mut(x) };
-        lanes::in_place(op, data, Around::new(x.shape, axis), n, plan.get_inplace_scratch_len(), |mut lanes, work| {
-            // Lanes back to back go to rustfft in one call; others one by one.
-            if let Some(all) = lanes.whole() {
-                plan.process_with_scratch(all, work);
-                scaled(all, scale);
-            } else {
-                for i in 0..lanes.count() {
-                    let lane = lanes.lane(i);
-                    plan.process_with_scratch(lane, work);
-                    scaled(lane, scale);
+        lanes::in_place(
+            op,
+            data,
+            Around::new(x.shape, axis),
+            (n, 1),
+            plan.get_inplace_scratch_len(),
+            |mut lanes, work| {
+                // Lanes back to back go to rustfft in one call; others one by one.
+                if let Some(all) = lanes.whole() {
+                    plan.process_with_scratch(all, work);
+                    scaled(all, scale);
+                } else {
+                    for i in 0..lanes.count() {
+                        let lane = lanes.lane(i);
+                        plan.process_with_scratch(lane, work);
+                        scaled(lane, scale);
+                    }
                 }
-            }
-            Ok(())
-        })
+                Ok(())
+            },
+        )
     }
 
     unsafe fn real_axis<T: FftFloat, const N: usize>(
@@ -104,7 +111,9 @@ unsafe impl FftKernels for Cpu {
         // SAFETY: both dense and live, `out` writable and apart from `x` (the trait's contract).
         let (input, output) = unsafe { (elements(x), elements_mut(out)) };
         let around = Around::new(x.shape, axis);
-        lanes::between(op, input, output, around, (n, n / 2 + 1), scratch, |mut lanes, mut spectra, work| {
+        // Pairs need two rows to a task.
+        let rows = if paired.is_some() { 2 } else { 1 };
+        lanes::between(op, input, output, around, ((n, n / 2 + 1), rows), scratch, |mut lanes, mut spectra, work| {
             let mut i = 0;
             while i < lanes.count() {
                 if let Some(p) = paired.as_ref().filter(|_| i + 1 < lanes.count()) {
@@ -147,7 +156,8 @@ unsafe impl FftKernels for Cpu {
                 signal.iter_mut().for_each(|v| *v = *v * s);
             }
         };
-        lanes::between(op, input, output, around, (given, n), scratch, |mut lanes, mut signals, work| {
+        let rows = if paired.is_some() { 2 } else { 1 };
+        lanes::between(op, input, output, around, ((given, n), rows), scratch, |mut lanes, mut signals, work| {
             let (spectrum_a, work) = work.split_at_mut(half);
             let (spectrum_b, work) = work.split_at_mut(half);
             let mut i = 0;

@@ -67,8 +67,9 @@ unsafe impl<X: Send> Send for Lanes<X> {}
 unsafe impl<X: Send> Sync for Lanes<X> {}
 
 /// Every lane of `data` (row-major, `n` points along the axis of `around`) transformed in place
-/// by `transform`, which takes a batch of lanes (rows where they lie, or a gathered block) and a
-/// scratch it may use (`scratch` elements).
+/// by `transform`, which takes a batch of lanes (rows where they lie, at least `min_rows` of them
+/// where the array has that many, or a gathered block) and a scratch it may use (`scratch`
+/// elements).
 ///
 /// # Errors
 ///
@@ -77,7 +78,7 @@ pub(super) fn in_place<X: Pod + Send + Sync, W: Pod + Send>(
     op: &'static str,
     data: &mut [X],
     around: Around,
-    n: usize,
+    (n, min_rows): (usize, usize),
     scratch: usize,
     transform: impl Fn(Batch<'_, X>, &mut [W]) -> Result<()> + Sync,
 ) -> Result<()> {
@@ -87,7 +88,7 @@ pub(super) fn in_place<X: Pod + Send + Sync, W: Pod + Send>(
         return Ok(());
     }
     if around.inner == 1 {
-        let batch = (POINTS_PER_TASK / n).max(2) * n;
+        let batch = (POINTS_PER_TASK / n).max(min_rows).max(1) * n;
         let make = || try_zeroed_vec::<W>(op, scratch);
         return for_each_chunk(data, batch, make, |_, rows, work| {
             let count = rows.len() / n;
@@ -144,6 +145,7 @@ impl<'a, X> Batch<'a, X> {
 
     /// Lane `i`.
     pub(super) fn lane(&mut self, i: usize) -> &mut [X] {
+        assert!(i < self.count, "a lane of the batch");
         &mut self.data[i * self.pitch..][..self.len]
     }
 
@@ -154,6 +156,7 @@ impl<'a, X> Batch<'a, X> {
 
     /// Lanes `i` and `i + 1`.
     pub(super) fn pair(&mut self, i: usize) -> (&mut [X], &mut [X]) {
+        assert!(i + 1 < self.count, "two lanes of the batch");
         let (first, second) = self.data[i * self.pitch..].split_at_mut(self.pitch);
         (&mut first[..self.len], &mut second[..self.len])
     }
@@ -162,7 +165,8 @@ impl<'a, X> Batch<'a, X> {
 /// `output` (row-major, `n_out` points along the axis) from `input` (the same shape with `n_in`),
 /// a batch of lanes at a time: `transform(lanes_in, lanes_out, scratch)` writes every lane of
 /// `lanes_out` from the same lane of `lanes_in` (which it may overwrite: a copy), with a scratch of
-/// `scratch` elements. A batch holds one lane or more (rows come several to a batch).
+/// `scratch` elements. A batch holds one lane or more (rows at least `min_rows` where the array has
+/// that many).
 ///
 /// # Errors
 ///
@@ -172,7 +176,7 @@ pub(super) fn between<U: Pod + Send + Sync, V: Pod + Send + Sync, W: Pod + Send>
     input: &[U],
     output: &mut [V],
     around: Around,
-    (n_in, n_out): (usize, usize),
+    ((n_in, n_out), min_rows): ((usize, usize), usize),
     scratch: usize,
     transform: impl Fn(Batch<'_, U>, Batch<'_, V>, &mut [W]) -> Result<()> + Sync,
 ) -> Result<()> {
@@ -184,7 +188,7 @@ pub(super) fn between<U: Pod + Send + Sync, V: Pod + Send + Sync, W: Pod + Send>
     }
     if around.inner == 1 {
         // Rows in, rows out: a batch of rows copied once into lanes the transform may overwrite.
-        let rows = (POINTS_PER_TASK / n_in.max(n_out)).max(2);
+        let rows = (POINTS_PER_TASK / n_in.max(n_out)).max(min_rows).max(1);
         let make = || Ok((try_zeroed_vec::<U>(op, rows * n_in)?, try_zeroed_vec::<W>(op, scratch)?));
         return for_each_chunk(output, rows * n_out, make, |t, out, (copy, work)| {
             let count = out.len() / n_out;
@@ -310,7 +314,7 @@ mod tests {
                 }
             };
             let mut copy = data.clone();
-            in_place("test", &mut copy, around, n, 0, |mut lanes, _: &mut [u8]| {
+            in_place("test", &mut copy, around, (n, 1), 0, |mut lanes, _: &mut [u8]| {
                 for i in 0..lanes.count() {
                     check(lanes.lane(i));
                     lanes.lane(i).iter_mut().for_each(|x| *x += 1000);
@@ -320,7 +324,7 @@ mod tests {
             .unwrap();
             assert!(copy.iter().zip(&data).all(|(c, d)| *c == d + 1000), "axis {axis}");
             let mut out = vec![0u64; data.len()];
-            between("test", &data, &mut out, around, (n, n), 0, |mut lanes, mut into, _: &mut [u8]| {
+            between("test", &data, &mut out, around, ((n, n), 2), 0, |mut lanes, mut into, _: &mut [u8]| {
                 assert!(lanes.count() >= 1 && lanes.count() == into.count());
                 for i in 0..lanes.count() {
                     check(lanes.lane(i));

@@ -12,10 +12,10 @@
 //! transforms; rustdct for the cosine and sine ones), along any axis or set of axes of any rank, from arrays and views of any layout
 //! (the input is read once into the result's row-major order, never modified). Plans are made
 //! once per length and type for the whole process; batches of lanes run on rayon's threads. On
-//! the CPU, real lanes of odd length and cosine and sine lanes of types II and III (lengths not a
-//! power of two) go two through one complex transform, where realfft and rustdct would take one:
-//! each lane keeps an error relative to its own size, and a lane with a NaN or an infinity goes
-//! alone, so that it spoils no other.
+//! the CPU, real lanes of odd length and cosine and sine lanes of types II and III (lengths of 5
+//! or more, not a power of two) go two through one complex transform, where realfft and rustdct
+//! would take one: each lane keeps an error relative to its own size, and a lane that is zero,
+//! not finite or near overflow goes alone, so that it changes no other lane's result.
 //! The Fourier transforms are written once for every backend with [`FftKernels`]: with feature
 //! `cuda` they take CUDA arrays and views too and run cuFFT's batched plans there (loaded at run
 //! time, kept per layout on the device); with feature `wgpu`, WebGPU arrays, through cnda's

@@ -22,6 +22,8 @@ mod sealed {
     pub trait Sealed: rustdct::DctNum {
         /// The process's planners for this type.
         fn planners() -> &'static Planners<Self>;
+        /// The largest finite value.
+        fn finite_max() -> Self;
     }
 }
 
@@ -39,12 +41,20 @@ macro_rules! fft_float {
                     trig: Mutex::new(rustdct::DctPlanner::new()),
                 })
             }
+            fn finite_max() -> Self {
+                <$t>::MAX
+            }
         }
         impl FftFloat for $t {}
     )*};
 }
 
 fft_float!(f32, f64);
+
+/// The largest finite `T`.
+pub(super) fn finite_max<T: FftFloat>() -> T {
+    T::finite_max()
+}
 
 /// The complex transform of `len` points, forward or inverse (unscaled).
 pub(super) fn complex<T: FftFloat>(len: usize, forward: bool) -> Arc<dyn Fft<T>> {

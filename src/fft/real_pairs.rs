@@ -21,13 +21,14 @@ fn num<T: FftFloat>(x: f64) -> T {
     <T as Float>::from_f64(x)
 }
 
-/// The scales of two lanes whose largest magnitudes are `a` and `b`: the smaller lane's a power
-/// of two that brings it within a factor of two of the other, the other's 1. `None` where they
-/// should not be paired.
-pub(super) fn scales<T: FftFloat>(a: T, b: T) -> Option<(T, T)> {
+/// The scales of two lanes of `n` points whose largest magnitudes are `a` and `b`: the smaller
+/// lane's a power of two that brings it within a factor of two of the other, the other's 1.
+/// `None` where they should not be paired: a lane zero or not finite, or so large that a packed
+/// transform's sums (up to `2 n` times the larger lane, at most twice a lane's own) could
+/// overflow where each lane's alone would not.
+pub(super) fn scales<T: FftFloat>(a: T, b: T, n: usize) -> Option<(T, T)> {
     let zero = T::ZERO;
-    // Finite, not zero, and far from overflow even after a transform's sums.
-    let limit = num::<T>(f64::from(f32::MAX) / 8.0);
+    let limit = super::plans::finite_max::<T>() / num::<T>(8.0 * n.max(1) as f64);
     let usable = |m: T| m > zero && m < limit;
     if !usable(a) || !usable(b) {
         return None;
@@ -99,7 +100,7 @@ pub(super) fn forward<T: FftFloat>(
 ) -> bool {
     let n = a.len();
     debug_assert!(n % 2 == 1 && b.len() == n && plan.len() == n);
-    let Some((sa, sb)) = scales(largest(a), largest(b)) else {
+    let Some((sa, sb)) = scales(largest(a), largest(b), n) else {
         return false;
     };
     let (z, scratch) = work.split_at_mut(n);
@@ -134,7 +135,7 @@ pub(super) fn inverse<T: FftFloat>(
 ) -> bool {
     let n = a.len();
     debug_assert!(n % 2 == 1 && b.len() == n && plan.len() == n);
-    let Some((sa, sb)) = scales(largest_part(spectrum_a), largest_part(spectrum_b)) else {
+    let Some((sa, sb)) = scales(largest_part(spectrum_a), largest_part(spectrum_b), n) else {
         return false;
     };
     let (z, scratch) = work.split_at_mut(n);
@@ -173,13 +174,17 @@ mod tests {
 
     #[test]
     fn scales_bring_the_smaller_lane_within_a_factor_of_two() {
-        assert_eq!(scales(1.0f64, 1.0), Some((1.0, 1.0)));
-        assert_eq!(scales(1.0f64, 0.3), Some((1.0, 2.0)));
-        assert_eq!(scales(1e-9f64, 1.0), Some((2f64.powi(29), 1.0)));
-        assert_eq!(scales(1e30f32, 1e-5), None, "too far apart");
-        for (a, b) in [(0.0, 1.0), (1.0, 0.0), (f64::NAN, 1.0), (1.0, f64::INFINITY), (1e300, 1.0)] {
-            assert_eq!(scales(a, b), None, "{a} {b}");
+        assert_eq!(scales(1.0f64, 1.0, 5), Some((1.0, 1.0)));
+        assert_eq!(scales(1.0f64, 0.3, 5), Some((1.0, 2.0)));
+        assert_eq!(scales(1e-9f64, 1.0, 5), Some((2f64.powi(29), 1.0)));
+        assert_eq!(scales(1e30f32, 1e-5, 5), None, "too far apart");
+        for (a, b) in [(0.0, 1.0), (1.0, 0.0), (f64::NAN, 1.0), (1.0, f64::INFINITY), (1e306, 1.0)] {
+            assert_eq!(scales(a, b, 5), None, "{a} {b}");
         }
+        // Near overflow, by the type's own range and the length.
+        assert_eq!(scales(1e300f64, 1e299, 5).map(|s| s.0), Some(1.0));
+        assert_eq!(scales(4e37f32, 4e37, 5), None);
+        assert!(scales(1e36f32, 1e36, 5).is_some() && scales(1e36f32, 1e36, 5001).is_none());
     }
 
     #[test]

@@ -245,7 +245,8 @@ pub(super) fn on_lanes<T: FftFloat, const N: usize>(
     let paired = PairedTrig::<T>::new(family, computed, n);
     // One complex scratch serves both: rustdct's real one is its first values.
     let scratch = plan.scratch_len().div_ceil(2).max(paired.as_ref().map_or(0, PairedTrig::scratch_len));
-    lanes::in_place(op, x, around, n, scratch, |mut lanes, work: &mut [Complex<T>]| {
+    let rows = if paired.is_some() { 2 } else { 1 };
+    lanes::in_place(op, x, around, (n, rows), scratch, |mut lanes, work: &mut [Complex<T>]| {
         let mut i = 0;
         while i < lanes.count() {
             let count = if paired.is_some() && i + 1 < lanes.count() { 2 } else { 1 };

@@ -50,7 +50,7 @@ impl<T: FftFloat> PairedTrig<T> {
     pub(super) fn process(&self, a: &mut [T], b: &mut [T], work: &mut [Complex<T>]) -> bool {
         let n = self.twiddles.len();
         debug_assert!(a.len() == n && b.len() == n);
-        let Some((sa, sb)) = scales(largest(a), largest(b)) else {
+        let Some((sa, sb)) = scales(largest(a), largest(b), n) else {
             return false;
         };
         let (z, scratch) = work[..self.scratch_len()].split_at_mut(n);
