@@ -84,6 +84,16 @@ fn largest_part<T: FftFloat>(values: &[Complex<T>]) -> T {
     }
 }
 
+/// The transforms of two real signals packed as `z = a + i b` (the transform of `z` given), at
+/// frequency `k`, doubled: `(2 A[k], 2 B[k])`, as `A[k] = (Z[k] + conj Z[n-k]) / 2` and
+/// `B[k] = (Z[k] - conj Z[n-k]) / 2i`.
+pub(super) fn parted<T: FftFloat>(z: &[Complex<T>], k: usize) -> (Complex<T>, Complex<T>) {
+    let mirror = if k == 0 { 0 } else { z.len() - k };
+    let (p, q) = (z[k], z[mirror].conj());
+    let (sum, diff) = (p + q, p - q);
+    (sum, Complex::new(diff.im, -diff.re))
+}
+
 /// The scratch (complex values) [`forward`] and [`inverse`] need with `plan`.
 pub(super) fn scratch_len<T: FftFloat>(plan: &dyn Fft<T>) -> usize {
     plan.len() + plan.get_inplace_scratch_len()
@@ -114,11 +124,9 @@ pub(super) fn forward<T: FftFloat>(
     spectrum_a[0] = Complex::new(z[0].re / sa, T::ZERO);
     spectrum_b[0] = Complex::new(z[0].im / sb, T::ZERO);
     for k in 1..=n / 2 {
-        let (p, q) = (z[k], z[n - k].conj());
-        let (sum, diff) = (p + q, p - q);
-        spectrum_a[k] = Complex::new(sum.re * ha, sum.im * ha);
-        // (p - q) / 2i
-        spectrum_b[k] = Complex::new(diff.im * hb, -diff.re * hb);
+        let (a2, b2) = parted(z, k);
+        spectrum_a[k] = a2.scale(ha);
+        spectrum_b[k] = b2.scale(hb);
     }
     true
 }

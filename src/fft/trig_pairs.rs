@@ -10,7 +10,7 @@ use std::sync::Arc;
 use num_complex::Complex;
 use rustfft::Fft;
 
-use super::real_pairs::{largest, scales};
+use super::real_pairs::{largest, parted, scales};
 use super::trig::{DctType, Family};
 use super::{plans, FftFloat};
 use crate::element::Float;
@@ -72,15 +72,10 @@ impl<T: FftFloat> PairedTrig<T> {
                 // sine's outputs backwards.
                 let (ha, hb) = (<T as Float>::from_f64(0.5) / sa, <T as Float>::from_f64(0.5) / sb);
                 for k in 0..n {
-                    let (p, q) = (z[k], z[(n - k) % n].conj());
-                    let (sum, diff) = (p + q, p - q);
-                    let w = self.twiddles[k];
-                    // Re(v w) with v_a = sum / 2 and v_b = diff / 2i.
-                    let va = (sum.re * w.re - sum.im * w.im) * ha;
-                    let vb = (diff.im * w.re + diff.re * w.im) * hb;
+                    let ((va, vb), w) = (parted(z, k), self.twiddles[k]);
                     let at = if sine { n - 1 - k } else { k };
-                    a[at] = va;
-                    b[at] = vb;
+                    a[at] = (va.re * w.re - va.im * w.im) * ha;
+                    b[at] = (vb.re * w.re - vb.im * w.im) * hb;
                 }
             }
             _ => {
