@@ -69,19 +69,7 @@ pub(super) fn largest<T: FftFloat>(values: &[T]) -> T {
 
 /// As [`largest`], over both parts of complex values.
 fn largest_part<T: FftFloat>(values: &[Complex<T>]) -> T {
-    let mut m = T::ZERO;
-    let mut finite = true;
-    for v in values {
-        let (re, im) = (v.re.abs(), v.im.abs());
-        finite &= re < <T as Numeric>::LARGEST && im < <T as Numeric>::LARGEST;
-        m = if re > m { re } else { m };
-        m = if im > m { im } else { m };
-    }
-    if finite {
-        m
-    } else {
-        num(f64::NAN)
-    }
+    largest(bytemuck::cast_slice(values))
 }
 
 /// The transforms of two real signals packed as `z = a + i b` (the transform of `z` given), at
