@@ -99,6 +99,41 @@ fn fused_sweeps_in_3d_equal_separate_sweeps() {
     }
 }
 
+/// The pass depth is measured at run time (`fused/tune.rs`): calls of one kind run passes of
+/// 1, 2, 3, 4, 6, 8, 12, ... steps in turn until the fastest is found, and carry a call's steps
+/// over passes of whatever depth. Each call, whichever depths it ran, equals separate sweeps.
+#[test]
+fn calls_whose_pass_depth_is_being_measured_equal_separate_sweeps() {
+    let (rows, cols) = (61, 96);
+    let jacobi = LinearStencil::jacobi_5pt();
+    let next = field([rows, cols], 5);
+    let mut reference = fields(&field([rows, cols], 4), &next);
+    let mut fused = fields(&field([rows, cols], 4), &next);
+    // 13 steps a call, then 1, then 29: the search meets calls shorter and longer than its next
+    // depth.
+    for (call, steps) in [13, 13, 1, 29, 13, 13, 29, 13].into_iter().enumerate() {
+        for _ in 0..steps {
+            let (u, v) = reference.split();
+            jacobi.apply(u, v);
+            reference.swap();
+        }
+        jacobi.apply_steps(&mut fused, steps);
+        assert_eq!(fused.current(), reference.current(), "call {call} of {steps} steps");
+    }
+    #[cfg(feature = "rayon")]
+    install(&rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap(), || {
+        for (call, steps) in [7, 13, 2, 13, 29].into_iter().enumerate() {
+            for _ in 0..steps {
+                let (u, v) = reference.split();
+                jacobi.apply(u, v);
+                reference.swap();
+            }
+            jacobi.par_apply_steps(&mut fused, steps);
+            assert_eq!(fused.current(), reference.current(), "parallel call {call} of {steps} steps");
+        }
+    });
+}
+
 /// The parallel fused form on the same starting fields, in a pool of `threads` threads.
 #[cfg(feature = "rayon")]
 fn sweeps_fused_par<const N: usize, const R: usize, const K: usize>(

@@ -1,39 +1,64 @@
 //! How many sweeps one fused pass takes. A pass of `k` sweeps keeps about `(k + 1) R`
-//! hyperplanes of every field it reads in flight (the wavefront's window, `mod.rs`); the pass pays
-//! off while that window stays in a core's level-2 cache, and past it each deeper sweep adds
-//! traffic instead of saving it (measured in `benches/fused_depth.rs`, 64 steps: a 3D radius-4
-//! `f32` stencil on 200^3 ran fastest one sweep per pass, 1.16x faster than all 64 in one pass on
-//! one thread, 1.57x on two; a 2D radius-1 `f64` stencil on 4096^2 fastest at 8-16, 1.34x and
-//! 1.09x faster than 64). So `apply_steps` cuts its sweeps into passes whose window fits half the
-//! level-2 cache, each pass the fused wavefront, together bit for bit the same sweeps.
-//! `CNDA_FUSED_DEPTH=k` sets the depth instead (to measure, or for a machine whose caches Linux
-//! misreports).
+//! hyperplanes of every field it reads in flight (the wavefront's window, `mod.rs`). Where that
+//! window should fit depends on the machine: on an Intel Xeon (4 MiB of L2 for two cores) passes
+//! whose window fit half the level-2 cache ran fastest, and deeper ones only added traffic (a 3D
+//! radius-4 `f32` stencil on 200^3 fastest one sweep per pass, 1.16x faster than all 64 in one
+//! pass on one thread); on an AMD EPYC (1 MiB of L2 per core, 32 MiB of L3) windows that fit the
+//! level-3 cache ran 1.12-1.43x faster than the level-2 rule's (`benches/fused_depth.rs`,
+//! docs/BENCHMARKS.md). So the level-2 rule gives the first depth, the level-3 cache the deepest
+//! worth trying, and `tune.rs` measures the depths between on the passes themselves.
+//! `CNDA_FUSED_DEPTH=k` sets the depth instead (to measure, or to take timing out of a run),
+//! and `CNDA_FUSED_TUNE=off` keeps the first depth (`show` writes each search's
+//! timings and choice to standard error).
 
 use std::sync::OnceLock;
 
 use crate::error::{Error, Result};
 
-/// The sweeps per pass, at most `steps` and at least 1, for `fields` fields (the two the sweeps
-/// alternate between, and those every sweep reads) of `hyperplane` bytes per hyperplane of axis
-/// 0, at radius `radius` along it.
+/// The sweeps per pass for `fields` fields (the ones the sweeps alternate between, and those
+/// every sweep reads) of `hyperplane` bytes per hyperplane of axis 0, at radius `radius` along it:
+/// the depth to start with and the deepest worth trying (both at least 1; equal when
+/// `CNDA_FUSED_DEPTH` sets the depth or `CNDA_FUSED_TUNE=off`).
 ///
 /// # Errors
 ///
 /// `Error::Decomposition` when `CNDA_FUSED_DEPTH` is set but is not a positive number.
-pub(super) fn pass_depth(
-    op: &'static str,
-    hyperplane: usize,
-    fields: usize,
-    radius: usize,
-    steps: usize,
-) -> Result<usize> {
-    let depth = match setting(op)? {
-        Some(depth) => depth,
-        // Half the cache: the rest holds what streams through (the hyperplanes being written
-        // back, the next ones arriving).
-        None => fitting(crate::caches::level_2() / 2, hyperplane, fields, radius),
-    };
-    Ok(depth.clamp(1, steps.max(1)))
+pub(super) fn pass_depths(op: &'static str, hyperplane: usize, fields: usize, radius: usize) -> Result<(usize, usize)> {
+    if let Some(depth) = setting(op)? {
+        return Ok((depth, depth));
+    }
+    // Half the cache: the rest holds what streams through (the hyperplanes being written back,
+    // the next ones arriving).
+    let first = fitting(crate::caches::level_2() / 2, hyperplane, fields, radius);
+    if tuning() == Tuning::Off {
+        return Ok((first, first));
+    }
+    let most = fitting(crate::caches::last_level() / 2, hyperplane, fields, radius);
+    Ok((first, most.max(first)))
+}
+
+/// Whether the depths are measured, as `CNDA_FUSED_TUNE` says (read once).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Tuning {
+    /// `off`, `0`, `no` or `false`: the level-2 rule's depth.
+    Off,
+    /// Unset, or anything else: measured.
+    On,
+    /// `show`: measured, and each search's timings and choice written to standard error.
+    Show,
+}
+
+/// [`Tuning`] as `CNDA_FUSED_TUNE` sets it.
+pub(super) fn tuning() -> Tuning {
+    static SETTING: OnceLock<Tuning> = OnceLock::new();
+    *SETTING.get_or_init(|| match std::env::var("CNDA_FUSED_TUNE") {
+        Ok(v) => match v.trim().to_ascii_lowercase().as_str() {
+            "off" | "0" | "no" | "false" => Tuning::Off,
+            "show" => Tuning::Show,
+            _ => Tuning::On,
+        },
+        Err(_) => Tuning::On,
+    })
 }
 
 /// The interior points one call should at least compute: below, a call's fixed cost (measured

@@ -40,6 +40,7 @@ mod points;
 mod rings;
 mod schedule;
 mod sweep;
+mod tune;
 mod unfused;
 
 #[cfg(feature = "rayon")]
@@ -236,34 +237,54 @@ unsafe fn run_rings<B: CopyKernels, T: Pod, const N: usize, S: Sweep<B, T, N>>(
         });
     };
     let Some(plan) = Plan::new(op, sweep, rings.clone(), sweeps, boundaries.clone())? else { return Ok(()) };
-    // Sweeps per pass (whole steps): the fused wavefront's depth, at most the steps whose samples
-    // the points stage; all of them in one call per sweep.
-    let mut depth = sweeps;
-    if let Some(schedule) = &plan.schedule {
-        // The window is the schedule's lag in units of `block` hyperplanes per sweep.
-        let unit =
-            fields[0].shape[1..].iter().product::<usize>().saturating_mul(size_of::<T>()).saturating_mul(plan.block);
-        depth = depth::pass_depth(op, unit, in_flight, schedule.lag(), sweeps)?;
-    }
+    // Steps per pass: the fused wavefront's depth (measured, `tune`), at most the steps whose
+    // samples the points stage; all of them in one call per sweep.
+    let staged = points.as_ref().map_or(usize::MAX, |p| p.pass_steps()).max(1);
+    let whole = |sweeps: usize| (sweeps / stages).clamp(1, staged);
+    let (first, most) = match &plan.schedule {
+        Some(schedule) => {
+            // The window is the schedule's lag in units of `block` hyperplanes per sweep.
+            let unit = fields[0].shape[1..]
+                .iter()
+                .product::<usize>()
+                .saturating_mul(size_of::<T>())
+                .saturating_mul(plan.block);
+            let (first, most) = depth::pass_depths(op, unit, in_flight, schedule.lag())?;
+            (whole(first), whole(most))
+        }
+        None => (whole(sweeps), whole(sweeps)),
+    };
     drop(plan);
-    let staged = points.as_ref().map_or(usize::MAX, |p| p.pass_steps());
-    let depth = (depth / stages).clamp(1, staged) * stages;
-    // Passes of `depth` sweeps: each starts from the levels the last one wrote (step
+    let key = tune::Key {
+        op,
+        sweep: core::any::type_name::<S>(),
+        shape: fields[0].shape.into_iter().collect(),
+        element: size_of::<T>(),
+        fields: in_flight,
+        stages,
+        cap: staged,
+        threads: threads(),
+    };
+    let tuner = tune::Tuner::new(key, first, most);
+    // Passes of whole steps: each starts from the levels the last one wrote (step
     // `done / stages` at ring position `done / stages`), so together they are the same sweeps.
     let mut done = 0;
     while done < sweeps {
-        let k = depth.min(sweeps - done);
+        let depth = tuner.next((sweeps - done) / stages);
+        let k = depth.steps * stages;
         let mut pass =
             Plan::new(op, sweep, rings.rotated(done), k, boundaries.clone())?.expect("the same interior, and k > 0");
         pass.source = if done == 0 { source } else { None };
         pass.first = done / stages;
         pass.points = points.as_deref();
+        let start = std::time::Instant::now();
         if pass.schedule.is_some() {
             fused(&pass)?;
         } else {
             // SAFETY: the plan's arrays are distinct, borrowed uniquely (the caller's contract).
             unsafe { pass.run_unfused() }?;
         }
+        tuner.record(depth, start.elapsed());
         drop(pass);
         if let Some(points) = points.as_deref_mut() {
             points.flush(done / stages, k / stages)?;
@@ -271,6 +292,14 @@ unsafe fn run_rings<B: CopyKernels, T: Pod, const N: usize, S: Sweep<B, T, N>>(
         done += k;
     }
     Ok(())
+}
+
+/// The threads a parallel pass runs on (rayon's), which the best depth depends on.
+fn threads() -> usize {
+    #[cfg(feature = "rayon")]
+    return rayon::current_num_threads();
+    #[cfg(not(feature = "rayon"))]
+    1
 }
 
 /// What a run takes besides the sweeps: nothing, a separate source that sweep 1 reads

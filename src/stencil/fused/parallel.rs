@@ -14,7 +14,7 @@ use crate::stencil::{Boundaries, Boundary, DoubleBuffer, LinearStencil};
 
 impl<T: Numeric + Send + Sync, const N: usize, const R: usize, const K: usize> LinearStencil<T, N, R, K> {
     /// [`LinearStencil::apply_steps`] on rayon's threads, as many as its pool has. Where each
-    /// thread gets at least 16 units of axis 0 (hyperplanes, or the blocks of them computed per
+    /// thread gets at least 4 units of axis 0 (hyperplanes, or the blocks of them computed per
     /// call) per sweep and unit of the lag, each runs
     /// the whole wavefront on its own slab of axis 0, and one pass after they join computes the
     /// few hyperplanes near the cuts between slabs; otherwise (at most one thread per sweep) the
@@ -151,7 +151,7 @@ fn groups(steps: usize, threads: usize) -> Vec<Range<usize>> {
 /// The fused sweeps on several threads; see [`LinearStencil::par_apply_steps`]. Two ways, the
 /// same result bit for bit:
 ///
-/// - **Slabs** (when each of rayon's threads gets a slab of at least 16 units of axis 0,
+/// - **Slabs** (when each of rayon's threads gets a slab of at least 4 units of axis 0,
 ///   hyperplanes or blocks of them, per sweep and unit of the lag, as `Schedule::slabs` decides): each thread runs the
 ///   whole wavefront on its own slab, cut where slabs meet, and streams its own part of the grid;
 ///   the threads never wait on each other, and after they join one seam pass computes what the

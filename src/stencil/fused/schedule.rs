@@ -68,9 +68,12 @@ pub(super) fn independent(parts: &[Schedule]) -> bool {
 
 /// A slab holds at least this many hyperplanes per sweep and unit of the lag, so that the seam
 /// passes (about `steps * lag` hyperplanes per sweep and cut, on one thread) stay under about a
-/// sixteenth of the work.
+/// quarter of the work. Tighter than the seams' independence needs (twice); the measured depth
+/// (`tune.rs`) avoids passes whose seams cost more than they save: the 3D acoustic wave on 200^3
+/// at radius 4 ran 1.17x faster on two threads in slabs of 3 sweeps than in one sweep per pass,
+/// which a rule of 16 (a sixteenth) sent to the slower pipeline (docs/BENCHMARKS.md).
 #[cfg(feature = "rayon")]
-const SLAB_ROWS_PER_SWEEP: usize = 16;
+const SLAB_ROWS_PER_SWEEP: usize = 4;
 
 impl Schedule {
     pub(super) fn new(rows: Range<usize>, steps: usize, radius: usize, wraps: bool) -> Self {
@@ -365,14 +368,17 @@ mod tests {
 
     #[cfg(feature = "rayon")]
     #[test]
-    fn slabs_only_when_each_holds_sixteen_hyperplanes_per_sweep() {
+    fn slabs_only_when_each_holds_four_hyperplanes_per_sweep_and_unit_of_lag() {
         let s = Schedule::new(1..1 + 4094, 8, 1, false);
         let slabs = s.slabs(2).expect("2 slabs of 2047 hyperplanes");
         assert_eq!(slabs.iter().map(|s| s.rows()).collect::<Vec<_>>(), [1..2048, 2048..4095]);
         assert_eq!(slabs.iter().map(|s| s.cut).collect::<Vec<_>>(), [[false, true], [true, false]]);
         assert!(s.slabs(1).is_none());
-        assert!(Schedule::new(1..1 + 255, 8, 1, false).slabs(2).is_none());
-        assert!(Schedule::new(1..1 + 256, 8, 1, false).slabs(2).is_some());
+        assert!(Schedule::new(1..1 + 63, 8, 1, false).slabs(2).is_none());
+        assert!(Schedule::new(1..1 + 64, 8, 1, false).slabs(2).is_some());
+        // The 3D acoustic wave's 200 planes at radius 4 on two threads: slabs up to 6 sweeps.
+        assert!(Schedule::new(4..204, 6, 4, false).slabs(2).is_some());
+        assert!(Schedule::new(4..204, 7, 4, false).slabs(2).is_none());
         // A periodic axis keeps its wrap-around cut at the outer ends.
         let wrapped = Schedule::new(2..2 + 4000, 4, 2, true).slabs(3).unwrap();
         assert!(wrapped.iter().all(|s| s.cut == [true, true]));
