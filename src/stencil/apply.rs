@@ -261,8 +261,10 @@ pub trait StencilApply<T: Scalar, const N: usize>: Stencil<T, N> {
     /// current levels and writing the next one, then rotating them, with `coefficients` (the
     /// stencil's other fields, `()` for none) read by every sweep: bit for bit the same as `steps`
     /// times `self.apply((current, coefficients..), next, params); field.swap()`, on any backend (fused
-    /// on the CPU, in passes over memory as deep as fit a core's level-2 cache; the environment
-    /// variable `CNDA_FUSED_DEPTH` sets the sweeps per pass). The boundary (points within the radius of an edge)
+    /// on the CPU, in passes over memory whose depth is measured at run time, once per kind of
+    /// call, between what fits a core's level-2 cache and what fits the last-level cache; the
+    /// environment variable `CNDA_FUSED_DEPTH` sets the sweeps per pass, `CNDA_FUSED_TUNE=off`
+    /// keeps the level-2 cache's). The boundary (points within the radius of an edge)
     /// is never written; [`StencilApply::apply_steps_with`] refills it between sweeps.
     ///
     /// ```
@@ -376,7 +378,7 @@ pub trait StencilApply<T: Scalar, const N: usize>: Stencil<T, N> {
     /// same result, bit for bit. As many threads run as the current rayon pool has (call it inside
     /// `pool.install(..)` to choose them): scoped threads of their own, since the wavefront's
     /// threads wait on each other, which a pool's tasks must not. The steps are cut into passes
-    /// that fit the level-2 cache, as in [`StencilApply::apply_steps`].
+    /// of a measured depth, as in [`StencilApply::apply_steps`].
     ///
     /// # Panics
     ///

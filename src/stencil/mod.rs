@@ -15,7 +15,9 @@
 //! | any Rust code per point (branches, the point's index) | [`sweep`] / [`sweep_fields`] and their `par_` forms, at a raw loop's speed | the CPU |
 //!
 //! Subnormal results of a [`stencil!`] are stored as zeros unless it says `#[subnormals(keep)]`
-//! (a decaying field stays fast); fused time steps run in passes that fit the level-2 cache.
+//! (a decaying field stays fast); fused time steps run in passes whose depth is measured at run
+//! time (`CNDA_FUSED_DEPTH` sets it, `CNDA_FUSED_TUNE=off` keeps the one that fits the level-2
+//! cache).
 //!
 //! The closure sweeps: one [`Window`] type and one [`sweep`]; `sweep2`/`sweep3` and
 //! [`Window2`]/[`Window3`] name ranks 2 and 3.

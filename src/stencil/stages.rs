@@ -54,8 +54,8 @@ use crate::kernel::{CopyKernels, Desc, ExprStencilKernels};
 ///
 /// The stepping is bit for bit the same as, `steps` times and stage by stage, refilling the
 /// halos of what the last stage wrote, `apply`ing the stage into the scratch of its fields and
-/// rotating them; fused on the CPU (the stages are sweeps of one wavefront, in passes that fit
-/// the level-2 cache), one call per stage on devices.
+/// rotating them; fused on the CPU (the stages are sweeps of one wavefront, in passes of whole
+/// steps whose depth is measured at run time), one call per stage on devices.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Stages<S>(pub S);
 
