@@ -2,11 +2,13 @@
 //! radius 4: the shape of Devito's benchmark) and of a 5-point diffusion (`f64`, 4096^2, radius
 //! 1). With `CNDA_FUSED_DEPTH` set high (so `apply_steps` fuses whatever one call asks), the
 //! steps run in calls of `depth` steps each, from 1 to all 64: each call one fused pass. Without
-//! it, all 64 steps go to one call, which cuts them into passes that fit the level-2 cache
-//! (`auto`). A pass holds about `(depth + 1) * radius` hyperplanes of each field in flight; past
-//! the cache, a deeper pass gets slower again.
+//! it, all 64 steps go to one call, which cuts them into passes of the depth measured at run time
+//! (`auto`: `fused/tune.rs`; with `CNDA_FUSED_TUNE=off`, passes that fit the level-2 cache). A
+//! pass holds about `(depth + 1) * radius` hyperplanes of each field in flight; past the caches,
+//! a deeper pass gets slower again.
 //!
-//! `CNDA_FUSED_DEPTH=1000 cargo bench --bench fused_depth; cargo bench --bench fused_depth`
+//! `CNDA_FUSED_DEPTH=1000 cargo bench --bench fused_depth; cargo bench --bench fused_depth;
+//! CNDA_FUSED_TUNE=off cargo bench --bench fused_depth`
 
 use cnda::prelude::*;
 use cnda::stencil::{stencil, Boundary, DoubleBuffer, StencilApply};
