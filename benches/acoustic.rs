@@ -7,7 +7,8 @@
 //! per second. Devito's figure comes from `benches/devito_acoustic.py` in the same sitting.
 //!
 //! `cnda_state_8_steps`: the field as a `State` of two levels (`#[levels(2)]`), 8 steps per
-//! `apply_steps` call, fused where the level-2 cache rule allows.
+//! `apply_steps` call, fused in passes of the depth measured at run time (`CNDA_FUSED_TUNE=show`
+//! prints the search).
 //!
 //! `cargo bench --bench acoustic`
 
@@ -126,7 +127,7 @@ fn acoustic(c: &mut Criterion) {
         group.bench_function(format!("{p}raw_loop"), |bench| bench.iter(|| black_box(&mut w).raw_step(parallel)));
         let mut w = Wave::new(n);
         group.bench_function(format!("{p}cnda_stencil_macro"), |bench| bench.iter(|| black_box(&mut w).step(parallel)));
-        // The `State` of two levels, 8 steps a call (the cache rule picks the passes).
+        // The `State` of two levels, 8 steps a call (the measured depth cuts them into passes).
         let w = Wave::new(n);
         let mut state = State::from_levels([[w.levels[0].clone(), w.levels[1].clone()]]);
         group.throughput(Throughput::Elements((8 * n * n * n) as u64));

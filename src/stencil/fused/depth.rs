@@ -5,10 +5,11 @@
 //! radius-4 `f32` stencil on 200^3 fastest one sweep per pass, 1.16x faster than all 64 in one
 //! pass on one thread); on an AMD EPYC (1 MiB of L2 per core, 32 MiB of L3) windows that fit the
 //! level-3 cache ran 1.12-1.43x faster than the level-2 rule's (`benches/fused_depth.rs`,
-//! docs/BENCHMARKS.md). So the level-2 rule gives the first depth, the level-3 cache the deepest
-//! worth trying, and `tune.rs` measures the depths between on the passes themselves.
+//! docs/BENCHMARKS.md). So the level-2 rule gives the first depth, the last-level cache the
+//! deepest worth trying (the same depth when both give one), and `tune.rs` measures the depths
+//! between on the passes themselves.
 //! `CNDA_FUSED_DEPTH=k` sets the depth instead (to measure, or to take timing out of a run),
-//! and `CNDA_FUSED_TUNE=off` keeps the first depth (`show` writes each search's
+//! and `CNDA_FUSED_TUNE=off` keeps the first depth (`show` writes each finished search's
 //! timings and choice to standard error).
 
 use std::sync::OnceLock;
@@ -30,35 +31,51 @@ pub(super) fn pass_depths(op: &'static str, hyperplane: usize, fields: usize, ra
     // Half the cache: the rest holds what streams through (the hyperplanes being written back,
     // the next ones arriving).
     let first = fitting(crate::caches::level_2() / 2, hyperplane, fields, radius);
-    if tuning() == Tuning::Off {
+    if tuning(op)? == Tuning::Off {
         return Ok((first, first));
     }
     let most = fitting(crate::caches::last_level() / 2, hyperplane, fields, radius);
     Ok((first, most.max(first)))
 }
 
-/// Whether the depths are measured, as `CNDA_FUSED_TUNE` says (read once).
+/// Whether the depths are measured, as `CNDA_FUSED_TUNE` says.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Tuning {
     /// `off`, `0`, `no` or `false`: the level-2 rule's depth.
     Off,
-    /// Unset, or anything else: measured.
+    /// Unset, or `on`, `1`, `yes` or `true`: measured.
     On,
-    /// `show`: measured, and each search's timings and choice written to standard error.
+    /// `show`: measured, and each finished search's timings and choice written to standard
+    /// error.
     Show,
 }
 
-/// [`Tuning`] as `CNDA_FUSED_TUNE` sets it.
-pub(super) fn tuning() -> Tuning {
-    static SETTING: OnceLock<Tuning> = OnceLock::new();
-    *SETTING.get_or_init(|| match std::env::var("CNDA_FUSED_TUNE") {
-        Ok(v) => match v.trim().to_ascii_lowercase().as_str() {
-            "off" | "0" | "no" | "false" => Tuning::Off,
-            "show" => Tuning::Show,
-            _ => Tuning::On,
-        },
-        Err(_) => Tuning::On,
-    })
+/// [`Tuning`] as `CNDA_FUSED_TUNE` sets it (read once).
+///
+/// # Errors
+///
+/// `Error::Decomposition` for any other value (a typo must not silently keep the default).
+pub(super) fn tuning(op: &'static str) -> Result<Tuning> {
+    static SETTING: OnceLock<Option<String>> = OnceLock::new();
+    let text = SETTING.get_or_init(|| std::env::var("CNDA_FUSED_TUNE").ok());
+    parse_tuning(op, text.as_deref())
+}
+
+fn parse_tuning(op: &'static str, text: Option<&str>) -> Result<Tuning> {
+    let Some(text) = text else { return Ok(Tuning::On) };
+    match text.trim().to_ascii_lowercase().as_str() {
+        "on" | "1" | "yes" | "true" => Ok(Tuning::On),
+        "off" | "0" | "no" | "false" => Ok(Tuning::Off),
+        "show" => Ok(Tuning::Show),
+        _ => Err(Error::Decomposition {
+            op,
+            reason: format!(
+                "CNDA_FUSED_TUNE is {text:?}, not on, off or show (whether the fused steps time their \
+                 passes to choose how many sweeps each takes)"
+            ),
+            fix: "set it to on, off or show, or unset it to measure the depth",
+        }),
+    }
 }
 
 /// The interior points one call should at least compute: below, a call's fixed cost (measured
@@ -133,6 +150,19 @@ mod tests {
         assert_eq!(fitting(1 << 20, 1024, 2, 0), 511);
         assert_eq!(fitting(0, 0, 0, 0), 1);
         assert_eq!(fitting(usize::MAX, usize::MAX, usize::MAX, usize::MAX), 1);
+    }
+
+    #[test]
+    fn the_tuning_setting_is_on_off_show_or_an_error() {
+        assert_eq!(parse_tuning("op", None).unwrap(), Tuning::On);
+        assert_eq!(parse_tuning("op", Some(" OFF\n")).unwrap(), Tuning::Off);
+        assert_eq!(parse_tuning("op", Some("0")).unwrap(), Tuning::Off);
+        assert_eq!(parse_tuning("op", Some("yes")).unwrap(), Tuning::On);
+        assert_eq!(parse_tuning("op", Some("show")).unwrap(), Tuning::Show);
+        for bad in ["of", "", "2", "verbose"] {
+            let e = parse_tuning("op", Some(bad)).unwrap_err().to_string();
+            assert!(e.contains("CNDA_FUSED_TUNE is") && e.contains("on, off or show"), "{e}");
+        }
     }
 
     #[test]

@@ -241,6 +241,7 @@ unsafe fn run_rings<B: CopyKernels, T: Pod, const N: usize, S: Sweep<B, T, N>>(
     // samples the points stage; all of them in one call per sweep.
     let staged = points.as_ref().map_or(usize::MAX, |p| p.pass_steps()).max(1);
     let whole = |sweeps: usize| (sweeps / stages).clamp(1, staged);
+    let block = plan.block;
     let (first, most) = match &plan.schedule {
         Some(schedule) => {
             // The window is the schedule's lag in units of `block` hyperplanes per sweep.
@@ -258,11 +259,13 @@ unsafe fn run_rings<B: CopyKernels, T: Pod, const N: usize, S: Sweep<B, T, N>>(
     let key = tune::Key {
         op,
         sweep: core::any::type_name::<S>(),
+        radius: sweep.radius().into_iter().collect(),
         shape: fields[0].shape.into_iter().collect(),
+        block,
         element: size_of::<T>(),
         fields: in_flight,
         stages,
-        cap: staged,
+        depths: (first, most),
         threads: threads(),
     };
     let tuner = tune::Tuner::new(key, first, most);
@@ -270,21 +273,20 @@ unsafe fn run_rings<B: CopyKernels, T: Pod, const N: usize, S: Sweep<B, T, N>>(
     // `done / stages` at ring position `done / stages`), so together they are the same sweeps.
     let mut done = 0;
     while done < sweeps {
-        let depth = tuner.next((sweeps - done) / stages);
-        let k = depth.steps * stages;
+        let timing = tuner.next((sweeps - done) / stages);
+        let k = timing.steps * stages;
         let mut pass =
             Plan::new(op, sweep, rings.rotated(done), k, boundaries.clone())?.expect("the same interior, and k > 0");
         pass.source = if done == 0 { source } else { None };
         pass.first = done / stages;
         pass.points = points.as_deref();
-        let start = std::time::Instant::now();
         if pass.schedule.is_some() {
             fused(&pass)?;
         } else {
             // SAFETY: the plan's arrays are distinct, borrowed uniquely (the caller's contract).
             unsafe { pass.run_unfused() }?;
         }
-        tuner.record(depth, start.elapsed());
+        timing.finish();
         drop(pass);
         if let Some(points) = points.as_deref_mut() {
             points.flush(done / stages, k / stages)?;

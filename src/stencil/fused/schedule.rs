@@ -21,8 +21,8 @@ use core::ops::{Range, RangeInclusive};
 /// wavefront then reads only its own hyperplanes (and the outer halo at an uncut end), so the
 /// threads share nothing until they join; the seam pass computes, sweep by sweep, what each cut
 /// left, about `steps^2 R` hyperplanes per cut. The hyperplanes near one cut depend on nothing near
-/// another (a slab holds many more than `2 steps R`), so each cut's seam pass, all its sweeps in
-/// order, is a task of its own ([`seams`]).
+/// another (a slab holds at least twice the `2 steps R` that needs), so each cut's seam pass,
+/// all its sweeps in order, is a task of its own ([`seams`]).
 #[derive(Clone, Debug)]
 pub(super) struct Schedule {
     rows: Range<usize>,

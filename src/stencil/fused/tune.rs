@@ -1,25 +1,31 @@
-//! The fused pass depth, measured at run time on the passes themselves, once per kind of call (the
-//! stencil, the operation, the grid, the element, the fields and stages, the threads).
+//! The fused pass depth, measured at run time on the passes themselves, once per kind of call
+//! ([`Key`]: the operation, the sweep's type and radius, the grid and its blocks, the element,
+//! the fields and stages, the depths to start at and to try up to, the threads).
 //!
 //! The sweeps come out the same bit for bit whatever the depth (`mod.rs`), so the search costs no
 //! extra work: each pass of a call is real work, run at a depth still to be tried and timed, until
-//! the best is known. The first pass of a kind is not timed (it pays for first touches and cold
-//! caches) and runs at the cache rule's depth. Then the depths 1, 2, 3, 4, 6, 8, 12, 16, ... (each
-//! at most the deepest worth trying, `depth.rs`) are timed in turn, two passes each, keeping the
-//! faster time per step; the search stops at the second depth in a row more than 10% slower than
-//! the best before it, or at the end of the ladder, and every later pass of that kind runs at
-//! the best. A call with fewer steps
-//! left than the next depth to try runs them at the best depth so far (the rule's before any),
-//! untimed, and leaves the search to later calls.
+//! the best is known. The first pass of a kind runs at the cache rule's depth and its time is
+//! not kept (it pays for first touches and cold caches). Then the depths 1, 2, 3, 4, 6, 8, 12,
+//! 16, ... (each at most the deepest worth trying, `depth.rs`) are timed in turn, two passes
+//! each, keeping the faster time per step; the search stops at the second depth in a row more
+//! than 10% slower than the best before it, or at the end of the ladder, and every later pass of
+//! that kind runs at the best. A call with fewer steps left than the next depth to try runs them
+//! at the best depth so far (the rule's before any), untimed, and leaves the search to later
+//! calls.
+//!
+//! Calls of one kind may run at once on several threads: one timed pass of a kind is out at a
+//! time, and the others meanwhile run untimed at the best depth so far, so every timing is the
+//! one the search asked for. A pass that fails (or panics) counts for nothing, and its depth is
+//! handed out again.
 //!
 //! Two timings per depth on a shared machine can still pick a depth a little off the best; that
 //! costs speed only. `CNDA_FUSED_DEPTH` (a fixed depth) and `CNDA_FUSED_TUNE=off` (the rule's) keep
-//! timing out of a run; `CNDA_FUSED_TUNE=show` writes each search's timings and choice to
+//! timing out of a run; `CNDA_FUSED_TUNE=show` writes each finished search's timings and choice to
 //! standard error.
 
 use std::collections::HashMap;
-use std::sync::{Mutex, OnceLock};
-use std::time::Duration;
+use std::sync::{Mutex, MutexGuard, OnceLock};
+use std::time::{Duration, Instant};
 
 use smallvec::SmallVec;
 
@@ -27,14 +33,18 @@ use smallvec::SmallVec;
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub(super) struct Key {
     pub(super) op: &'static str,
-    /// The sweep's type name: which stencil.
+    /// The sweep's type name: which kind of stencil (a run-time stencil's taps are not in it;
+    /// its radius is).
     pub(super) sweep: &'static str,
+    pub(super) radius: SmallVec<[usize; 4]>,
     pub(super) shape: SmallVec<[usize; 4]>,
+    /// The hyperplanes per call (one on a periodic axis 0).
+    pub(super) block: usize,
     pub(super) element: usize,
     pub(super) fields: usize,
     pub(super) stages: usize,
-    /// The most steps a pass may take (fewer when receivers are sampled).
-    pub(super) cap: usize,
+    /// The depth to start at and the deepest worth trying (fewer when receivers are sampled).
+    pub(super) depths: (usize, usize),
     pub(super) threads: usize,
 }
 
@@ -76,6 +86,9 @@ struct Trials {
     worse: usize,
     /// The depth every later pass takes, once the search is over.
     chosen: Option<usize>,
+    /// Whether a timed pass is out: calls of the same kind on other threads meanwhile run
+    /// untimed, so each timing belongs to the pass the search asked for.
+    pending: bool,
 }
 
 /// One pass: its depth in steps, and whether to time it.
@@ -101,23 +114,34 @@ impl Trials {
     }
 
     /// The next pass with `left >= 1` steps left in the call, `first` the rule's depth and
-    /// `most` the deepest worth trying.
-    fn next(&self, first: usize, most: usize, left: usize) -> Pass {
+    /// `most` the deepest worth trying; a timed one is out until [`Trials::record`].
+    fn next(&mut self, first: usize, most: usize, left: usize) -> Pass {
+        debug_assert!(left >= 1, "a pass with no step left");
+        let best = self.best().map_or(first, |(depth, _)| depth);
         let untimed = |steps: usize| Pass { steps: steps.min(left), timed: false };
         if let Some(depth) = self.chosen {
             return untimed(depth);
         }
-        if !self.warm {
-            return Pass { steps: first.min(left), timed: left >= first };
+        if self.pending {
+            return untimed(best);
         }
-        match self.untried(most) {
-            Some(depth) if depth <= left => Pass { steps: depth, timed: true },
-            _ => untimed(self.best().map_or(first, |(depth, _)| depth)),
-        }
+        let pass = if !self.warm {
+            Pass { steps: first.min(left), timed: left >= first }
+        } else {
+            match self.untried(most) {
+                Some(depth) if depth <= left => Pass { steps: depth, timed: true },
+                _ => untimed(best),
+            }
+        };
+        self.pending = pass.timed;
+        pass
     }
 
-    /// Takes the time of a timed pass of `steps` steps.
-    fn record(&mut self, steps: usize, elapsed: Duration, most: usize) {
+    /// Takes the time of the timed pass of `steps` steps that is out (`None`: it failed, and
+    /// counts for nothing).
+    fn record(&mut self, steps: usize, elapsed: Option<Duration>, most: usize) {
+        self.pending = false;
+        let Some(elapsed) = elapsed else { return };
         if !self.warm {
             self.warm = true;
             return;
@@ -147,10 +171,36 @@ impl Trials {
     }
 }
 
-/// Every kind of call's search, shared by the threads of the process.
-fn table() -> &'static Mutex<HashMap<Key, Trials>> {
+/// Every kind of call's search, shared by the threads of the process, locked (never during a
+/// pass). A poisoned lock only means another thread panicked while holding it: the trials are
+/// still a valid state (each update is one assignment after the other).
+fn lock() -> MutexGuard<'static, HashMap<Key, Trials>> {
     static TABLE: OnceLock<Mutex<HashMap<Key, Trials>>> = OnceLock::new();
-    TABLE.get_or_init(Default::default)
+    TABLE.get_or_init(Default::default).lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// One pass of a call: its steps, and its clock when it is timed.
+pub(super) struct Timing<'t> {
+    tuner: &'t Tuner,
+    pub(super) steps: usize,
+    start: Option<Instant>,
+}
+
+impl Timing<'_> {
+    /// The pass ran: its time goes to the search (when it was timed).
+    pub(super) fn finish(mut self) {
+        if let Some(start) = self.start.take() {
+            self.tuner.record(self.steps, Some(start.elapsed()));
+        }
+    }
+}
+
+impl Drop for Timing<'_> {
+    fn drop(&mut self) {
+        if self.start.take().is_some() {
+            self.tuner.record(self.steps, None);
+        }
+    }
 }
 
 /// The passes of one call of one kind: depths from the kind's search.
@@ -167,30 +217,28 @@ impl Tuner {
         Tuner { key, first, most: most.max(first) }
     }
 
-    /// The next pass, with `left >= 1` steps left in the call.
-    pub(super) fn next(&self, left: usize) -> Pass {
-        if self.first == self.most {
-            return Pass { steps: self.first.min(left), timed: false };
-        }
-        // A poisoned lock only means another thread panicked while holding it: the trials are
-        // still a valid state (each update is one assignment after the other).
-        let table = table().lock().unwrap_or_else(|e| e.into_inner());
-        table
-            .get(&self.key)
-            .map_or(Trials::default().next(self.first, self.most, left), |t| t.next(self.first, self.most, left))
+    /// The next pass, with `left >= 1` steps left in the call, its clock started when it is
+    /// timed: [`Timing::finish`] right after the pass takes its time; dropped unfinished (the pass
+    /// failed, or panicked), it lets the search hand the depth out again.
+    pub(super) fn next(&self, left: usize) -> Timing<'_> {
+        let pass = if self.first == self.most {
+            Pass { steps: self.first.min(left), timed: false }
+        } else {
+            let mut table = lock();
+            table.entry(self.key.clone()).or_default().next(self.first, self.most, left)
+        };
+        Timing { tuner: self, steps: pass.steps, start: pass.timed.then(Instant::now) }
     }
 
-    /// Takes the time of `pass`, when it was to be timed.
-    pub(super) fn record(&self, pass: Pass, elapsed: Duration) {
-        if !pass.timed {
-            return;
-        }
-        let mut table = table().lock().unwrap_or_else(|e| e.into_inner());
+    /// Takes the time of the timed pass of `steps` steps that is out.
+    fn record(&self, steps: usize, elapsed: Option<Duration>) {
+        let mut table = lock();
         let trials = table.entry(self.key.clone()).or_default();
         let searching = trials.chosen.is_none();
-        trials.record(pass.steps, elapsed, self.most);
+        trials.record(steps, elapsed, self.most);
         if let (true, Some(chosen)) = (searching, trials.chosen) {
-            if super::depth::tuning() == super::depth::Tuning::Show {
+            // The setting was read, and found valid, before any pass was timed.
+            if matches!(super::depth::tuning(self.key.op), Ok(super::depth::Tuning::Show)) {
                 let timed: Vec<String> =
                     trials.timed.iter().map(|(d, t, _)| format!("{d}: {:.3} ms", t * 1e3)).collect();
                 let Key { op, shape, threads, .. } = &self.key;
@@ -245,7 +293,7 @@ mod tests {
                     assert!(pass.steps >= 1 && pass.steps <= left, "{pass:?} with {left} left");
                     if pass.timed {
                         let elapsed = Duration::from_secs_f64(cost(pass.steps) * pass.steps as f64);
-                        trials.record(pass.steps, elapsed, most);
+                        trials.record(pass.steps, Some(elapsed), most);
                     }
                     passes.push(pass.steps);
                     left -= pass.steps;
@@ -298,22 +346,73 @@ mod tests {
     }
 
     #[test]
+    fn a_timed_pass_is_out_alone_and_a_failed_one_is_handed_out_again() {
+        let mut trials = Trials::default();
+        // The first (warm-up) pass is out: another thread's call meanwhile runs untimed.
+        assert_eq!(trials.next(2, 8, 10), Pass { steps: 2, timed: true });
+        assert_eq!(trials.next(2, 8, 10), Pass { steps: 2, timed: false });
+        trials.record(2, Some(Duration::from_millis(5)), 8);
+        assert_eq!(trials.next(2, 8, 10), Pass { steps: 1, timed: true });
+        // It failed: nothing is recorded, and depth 1 is handed out again.
+        trials.record(1, None, 8);
+        assert!(trials.timed.is_empty());
+        assert_eq!(trials.next(2, 8, 10), Pass { steps: 1, timed: true });
+        assert_eq!(trials.next(2, 8, 10), Pass { steps: 2, timed: false }, "out: the rule's depth meanwhile");
+        trials.record(1, Some(Duration::from_millis(1)), 8);
+        assert_eq!(trials.timed, [(1, 1e-3, 1)]);
+    }
+
+    /// The stepper itself runs the search: calls of one kind time several depths, and every
+    /// call equals separate sweeps.
+    #[test]
+    fn the_stepper_times_several_depths_and_keeps_its_results() {
+        use crate::prelude::*;
+        use crate::stencil::{DoubleBuffer, LinearStencil};
+        let shape = [61, 97];
+        let initial = Array::from_fn(shape, |[i, j]| ((i * 31 + j * 17) % 23) as f64 - 11.0);
+        let jacobi = LinearStencil::jacobi_5pt();
+        let (mut fused, mut reference) = (DoubleBuffer::new(initial.clone()), DoubleBuffer::new(initial));
+        for call in 0..12 {
+            jacobi.apply_steps(&mut fused, 11);
+            for _ in 0..11 {
+                let (u, v) = reference.split();
+                jacobi.apply(u, v);
+                reference.swap();
+            }
+            assert_eq!(fused.current(), reference.current(), "call {call}");
+        }
+        let set = |name: &str| std::env::var(name).is_ok();
+        if set("CNDA_FUSED_DEPTH") || set("CNDA_FUSED_TUNE") {
+            return; // a fixed depth, or a search as the environment says
+        }
+        let table = lock();
+        let depths: Vec<usize> = table
+            .iter()
+            .filter(|(key, _)| key.op == "LinearStencil::apply_steps" && key.shape.as_slice() == shape)
+            .flat_map(|(_, trials)| trials.timed.iter().map(|&(depth, _, _)| depth))
+            .collect();
+        assert!(depths.len() >= 4, "the depths timed: {depths:?}");
+    }
+
+    #[test]
     fn a_fixed_depth_is_never_timed() {
         let tuner = Tuner::new(
             Key {
                 op: "test",
                 sweep: "fixed",
+                radius: SmallVec::new(),
                 shape: SmallVec::new(),
+                block: 1,
                 element: 4,
                 fields: 2,
                 stages: 1,
-                cap: 9,
+                depths: (3, 3),
                 threads: 1,
             },
             3,
             3,
         );
-        assert_eq!(tuner.next(10), Pass { steps: 3, timed: false });
-        assert_eq!(tuner.next(2), Pass { steps: 2, timed: false });
+        let (a, b) = (tuner.next(10), tuner.next(2));
+        assert_eq!((a.steps, a.start.is_some(), b.steps, b.start.is_some()), (3, false, 2, false));
     }
 }
