@@ -38,11 +38,7 @@ fn sweeps_one_by_one<const N: usize, const R: usize, const K: usize>(
     steps: usize,
 ) -> (Array<f64, N>, Array<f64, N>) {
     let mut field = fields(initial, next);
-    for _ in 0..steps {
-        let (u, v) = field.split();
-        stencil.apply(u, v);
-        field.swap();
-    }
+    separately(stencil, &mut field, steps);
     both(field)
 }
 
@@ -99,6 +95,19 @@ fn fused_sweeps_in_3d_equal_separate_sweeps() {
     }
 }
 
+/// `steps` separate sweeps of `stencil` on `field`.
+fn separately<const N: usize, const R: usize, const K: usize>(
+    stencil: &LinearStencil<f64, N, R, K>,
+    field: &mut DoubleBuffer<f64, N>,
+    steps: usize,
+) {
+    for _ in 0..steps {
+        let (u, v) = field.split();
+        stencil.apply(u, v);
+        field.swap();
+    }
+}
+
 /// The pass depth is measured at run time (`fused/tune.rs`): calls of one kind run passes of
 /// 1, 2, 3, 4, 6, 8, 12, ... steps in turn until the fastest is found, and carry a call's steps
 /// over passes of whatever depth. Each call, whichever depths it ran, equals separate sweeps.
@@ -112,22 +121,14 @@ fn calls_whose_pass_depth_is_being_measured_equal_separate_sweeps() {
     // 13 steps a call, then 1, then 29: the search meets calls shorter and longer than its next
     // depth.
     for (call, steps) in [13, 13, 1, 29, 13, 13, 29, 13].into_iter().enumerate() {
-        for _ in 0..steps {
-            let (u, v) = reference.split();
-            jacobi.apply(u, v);
-            reference.swap();
-        }
+        separately(&jacobi, &mut reference, steps);
         jacobi.apply_steps(&mut fused, steps);
         assert_eq!(fused.current(), reference.current(), "call {call} of {steps} steps");
     }
     #[cfg(feature = "rayon")]
     install(&rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap(), || {
         for (call, steps) in [7, 13, 2, 13, 29].into_iter().enumerate() {
-            for _ in 0..steps {
-                let (u, v) = reference.split();
-                jacobi.apply(u, v);
-                reference.swap();
-            }
+            separately(&jacobi, &mut reference, steps);
             jacobi.par_apply_steps(&mut fused, steps);
             assert_eq!(fused.current(), reference.current(), "parallel call {call} of {steps} steps");
         }

@@ -245,11 +245,8 @@ unsafe fn run_rings<B: CopyKernels, T: Pod, const N: usize, S: Sweep<B, T, N>>(
     let (first, most) = match &plan.schedule {
         Some(schedule) => {
             // The window is the schedule's lag in units of `block` hyperplanes per sweep.
-            let unit = fields[0].shape[1..]
-                .iter()
-                .product::<usize>()
-                .saturating_mul(size_of::<T>())
-                .saturating_mul(plan.block);
+            let unit =
+                fields[0].shape[1..].iter().product::<usize>().saturating_mul(size_of::<T>()).saturating_mul(block);
             let (first, most) = depth::pass_depths(op, unit, in_flight, schedule.lag())?;
             (whole(first), whole(most))
         }
