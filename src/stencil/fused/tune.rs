@@ -13,18 +13,18 @@
 //! at the best depth so far (the rule's before any), untimed, and leaves the search to later
 //! calls.
 //!
-//! Calls of one kind may run at once on several threads: one timed pass of a kind is out at a
-//! time, and the others meanwhile run untimed at the best depth so far, so every timing is the
-//! one the search asked for. A pass that fails (or panics) counts for nothing, and its depth is
-//! handed out again.
+//! Each thread keeps its own searches (a thread-local table): calls of one kind on several
+//! threads at once never wait on each other, and each thread times its own passes. One timed
+//! pass of a kind is out at a time; a pass that fails (or panics) counts for nothing, and its
+//! depth is handed out again.
 //!
 //! Two timings per depth on a shared machine can still pick a depth a little off the best; that
 //! costs speed only. `CNDA_FUSED_DEPTH` (a fixed depth) and `CNDA_FUSED_TUNE=off` (the rule's) keep
 //! timing out of a run; `CNDA_FUSED_TUNE=show` writes each finished search's timings and choice to
 //! standard error.
 
+use std::cell::RefCell;
 use std::collections::HashMap;
-use std::sync::{Mutex, MutexGuard, OnceLock};
 use std::time::{Duration, Instant};
 
 use smallvec::SmallVec;
@@ -86,8 +86,8 @@ struct Trials {
     worse: usize,
     /// The depth every later pass takes, once the search is over.
     chosen: Option<usize>,
-    /// Whether a timed pass is out: calls of the same kind on other threads meanwhile run
-    /// untimed, so each timing belongs to the pass the search asked for.
+    /// Whether a timed pass is out: until it is recorded (or found failed) no other is handed
+    /// out, so each timing belongs to the pass the search asked for.
     pending: bool,
 }
 
@@ -171,12 +171,17 @@ impl Trials {
     }
 }
 
-/// Every kind of call's search, shared by the threads of the process, locked (never during a
-/// pass). A poisoned lock only means another thread panicked while holding it: the trials are
-/// still a valid state (each update is one assignment after the other).
-fn lock() -> MutexGuard<'static, HashMap<Key, Trials>> {
-    static TABLE: OnceLock<Mutex<HashMap<Key, Trials>>> = OnceLock::new();
-    TABLE.get_or_init(Default::default).lock().unwrap_or_else(|e| e.into_inner())
+thread_local! {
+    /// Every kind of call's search made on this thread. Per thread rather than one locked table:
+    /// the threads' calls then never contend or wait, and the kinds a thread calls are the ones
+    /// it times (another thread's passes running meanwhile would be in its timings either way).
+    static TABLE: RefCell<HashMap<Key, Trials>> = RefCell::new(HashMap::new());
+}
+
+/// `f` on this thread's table; `None` once the thread is being torn down (its table gone).
+fn with_table<R>(f: impl FnOnce(&mut HashMap<Key, Trials>) -> R) -> Option<R> {
+    // Never reentered: no pass runs while the table is borrowed.
+    TABLE.try_with(|table| f(&mut table.borrow_mut())).ok()
 }
 
 /// One pass of a call: its steps, and its clock when it is timed.
@@ -224,15 +229,19 @@ impl Tuner {
         let pass = if self.first == self.most {
             Pass { steps: self.first.min(left), timed: false }
         } else {
-            let mut table = lock();
-            table.entry(self.key.clone()).or_default().next(self.first, self.most, left)
+            let untimed = Pass { steps: self.first.min(left), timed: false };
+            with_table(|table| table.entry(self.key.clone()).or_default().next(self.first, self.most, left))
+                .unwrap_or(untimed)
         };
         Timing { tuner: self, steps: pass.steps, start: pass.timed.then(Instant::now) }
     }
 
     /// Takes the time of the timed pass of `steps` steps that is out.
     fn record(&self, steps: usize, elapsed: Option<Duration>) {
-        let mut table = lock();
+        with_table(|table| self.record_in(table, steps, elapsed));
+    }
+
+    fn record_in(&self, table: &mut HashMap<Key, Trials>, steps: usize, elapsed: Option<Duration>) {
         let trials = table.entry(self.key.clone()).or_default();
         let searching = trials.chosen.is_none();
         trials.record(steps, elapsed, self.most);
@@ -385,12 +394,14 @@ mod tests {
         if set("CNDA_FUSED_DEPTH") || set("CNDA_FUSED_TUNE") {
             return; // a fixed depth, or a search as the environment says
         }
-        let table = lock();
-        let depths: Vec<usize> = table
-            .iter()
-            .filter(|(key, _)| key.op == "LinearStencil::apply_steps" && key.shape.as_slice() == shape)
-            .flat_map(|(_, trials)| trials.timed.iter().map(|&(depth, _, _)| depth))
-            .collect();
+        let depths: Vec<usize> = with_table(|table| {
+            table
+                .iter()
+                .filter(|(key, _)| key.op == "LinearStencil::apply_steps" && key.shape.as_slice() == shape)
+                .flat_map(|(_, trials)| trials.timed.iter().map(|&(depth, _, _)| depth))
+                .collect()
+        })
+        .expect("this thread's table");
         assert!(depths.len() >= 4, "the depths timed: {depths:?}");
     }
 
