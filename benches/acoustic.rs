@@ -1,19 +1,21 @@
 //! Devito's own benchmark problem: the 3D acoustic wave equation, 8th order in space (the 25-point
 //! `laplace(u, 8)`), second order in time, `f32`, 200^3 points updated per step (`CNDA_ACOUSTIC_N`
-//! to change; the arrays carry a halo of 4 around them, as Devito's do), a Gaussian pulse
+//! to change; the arrays carry a halo of 4 around them, padded by `pad` so that each interior row
+//! starts on a cache line, as Devito's do), a Gaussian pulse
 //! spreading from the centre. One time step is `stencil!` `apply` (one thread) or
 //! `par_apply` (rayon's threads) into the third array of a rotation, against a raw loop in the
 //! same operation order with unchecked loads (one thread, and rayon over planes). Throughput is grid points updated
 //! per second. Devito's figure comes from `benches/devito_acoustic.py` in the same sitting.
 //!
-//! `cnda_state_8_steps`: the field as a `State` of two levels (`#[levels(2)]`), 8 steps per
+//! `cnda_state_8_steps`: the field as a `State` of two levels (`#[levels(2)]`) that owns its
+//! halo (`from_interior_levels`), the squared slowness of the interior's shape, 8 steps per
 //! `apply_steps` call, fused in passes of the depth measured at run time (`CNDA_FUSED_TUNE=show`
-//! prints the search).
+//! prints the search); `_padded_m`: the squared slowness padded as Devito pads it.
 //!
 //! `cargo bench --bench acoustic`
 
 use cnda::prelude::*;
-use cnda::stencil::{stencil, Boundary, State, StencilApply};
+use cnda::stencil::{pad, stencil, Boundary, PadMode, State, StencilApply};
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
 use rayon::prelude::*;
 
@@ -33,22 +35,33 @@ struct Wave {
 }
 
 impl Wave {
-    /// The state for `n^3` updated points: arrays of `(n + 8)^3`, the halo zero.
+    /// The state for `n^3` updated points: arrays of `(n + 8)^3`, padded by `pad` (so each
+    /// interior row starts on a cache line, as Devito places them), the halo zero.
     fn new(n: usize) -> Wave {
-        let n = n + 8;
         let (h, v) = (5.0_f32, 1.5_f32); // metres, km/s as Devito's examples
         let dt = 0.4 * h / v; // a CFL number of 0.4, in ms
-        let centre = (n / 2) as f32;
-        // sigma = 4 cells (20 m, as `devito_acoustic.py`), zero in the halo.
+        let centre = (n / 2 + 4) as f32;
+        // sigma = 4 cells (20 m, as `devito_acoustic.py`).
         let pulse = Array::from_fn([n, n, n], |[i, j, k]| {
-            if [i, j, k].iter().any(|&x| x < 4 || x >= n - 4) {
-                return 0.0;
-            }
-            let r2 = [i, j, k].iter().map(|&x| (x as f32 - centre).powi(2)).sum::<f32>();
+            let r2 = [i, j, k].iter().map(|&x| (x as f32 + 4.0 - centre).powi(2)).sum::<f32>();
             (-r2 / 32.0).exp()
         });
-        let m = Array::full([n, n, n], 1.0 / (v * v));
-        Wave { n, levels: [pulse.clone(), pulse, Array::zeros([n, n, n])], m, c: dt * dt / (h * h) }
+        let pulse = pad(pulse.view(), 4, PadMode::Constant(0.0));
+        let m = pad(Array::full([n, n, n], 1.0 / (v * v)).view(), 4, PadMode::Edge);
+        let next = pad(Array::zeros([n, n, n]).view(), 4, PadMode::Constant(0.0));
+        Wave { n: n + 8, levels: [pulse.clone(), pulse, next], m, c: dt * dt / (h * h) }
+    }
+
+    /// The interior of `a` (without the halo of 4), a copy.
+    fn interior(a: &Array<f32, 3>) -> Array<f32, 3> {
+        let n = a.shape()[0] as isize;
+        a.slice(s![4..n - 4, 4..n - 4, 4..n - 4]).to_owned()
+    }
+
+    /// The two levels as a `State` that owns their halo.
+    fn state(&self) -> State<f32, 3, 1, 2> {
+        let [u, um, _] = &self.levels;
+        State::from_interior_levels([[Wave::interior(u), Wave::interior(um)]], Acoustic::RADIUS)
     }
 
     /// One step by `stencil!`: the new level goes into the oldest's place.
@@ -113,8 +126,8 @@ fn acoustic(c: &mut Criterion) {
     }
     assert_eq!(a.levels[0], b.levels[0], "stencil! against the raw loop");
     let w = Wave::new(n);
-    let mut state = State::from_levels([[w.levels[0].clone(), w.levels[1].clone()]]);
-    Acoustic.par_apply_steps_with(&mut state, 20, &w.m, (w.c,), [Boundary::Fixed; 3]);
+    let mut state = w.state();
+    Acoustic.par_apply_steps_with(&mut state, 20, &Wave::interior(&w.m), (w.c,), [Boundary::Fixed; 3]);
     assert_eq!(state.field(0), &b.levels[0], "the State's time steps against the raw loop");
 
     let mut group = c.benchmark_group(format!("acoustic_so8_f32_{n}"));
@@ -129,18 +142,22 @@ fn acoustic(c: &mut Criterion) {
         group.bench_function(format!("{p}cnda_stencil_macro"), |bench| bench.iter(|| black_box(&mut w).step(parallel)));
         // The `State` of two levels, 8 steps a call (the measured depth cuts them into passes).
         let w = Wave::new(n);
-        let mut state = State::from_levels([[w.levels[0].clone(), w.levels[1].clone()]]);
         group.throughput(Throughput::Elements((8 * n * n * n) as u64));
-        group.bench_function(format!("{p}cnda_state_8_steps"), |bench| {
-            bench.iter(|| {
-                let s = black_box(&mut state);
-                if parallel {
-                    Acoustic.par_apply_steps_with(s, 8, &w.m, (w.c,), [Boundary::Fixed; 3]);
-                } else {
-                    Acoustic.apply_steps(s, 8, &w.m, (w.c,));
-                }
-            })
-        });
+        // The coefficient as users pass it (the interior's shape, read at the point), and padded
+        // as Devito pads it (each row on a cache line too).
+        for (name, m) in [("cnda_state_8_steps", Wave::interior(&w.m)), ("cnda_state_8_steps_padded_m", w.m.clone())] {
+            let mut state = w.state();
+            group.bench_function(format!("{p}{name}"), |bench| {
+                bench.iter(|| {
+                    let s = black_box(&mut state);
+                    if parallel {
+                        Acoustic.par_apply_steps_with(s, 8, &m, (w.c,), [Boundary::Fixed; 3]);
+                    } else {
+                        Acoustic.apply_steps(s, 8, &m, (w.c,));
+                    }
+                })
+            });
+        }
         group.throughput(Throughput::Elements((n * n * n) as u64));
     }
     group.finish();

@@ -274,7 +274,33 @@ proptest! {
         inner.assign(&a);
         fill_halo(stale.view_mut(), [w0, w1], modes);
         prop_assert_eq!(&stale, &expected);
+        if n > 0 && m > 0 {
+            prop_assert_eq!(&padded[[w0, w1]] as *const f64 as usize % 64, 0, "the interior starts a cache line");
+        }
     }
+}
+
+/// A padded array's interior starts on a cache line, for any element size, halo and pool: with
+/// rows of whole lines (208 `f32`s), every interior row does.
+#[test]
+fn padded_interiors_start_on_a_cache_line() {
+    let line = |p: *const u8| p as usize % 64;
+    let a = Array::<f32, 3>::ones([200, 24, 200]);
+    let p = pad(a.view(), 4, PadMode::Constant(0.0));
+    for i in [4, 100, 203] {
+        for j in [4, 17, 27] {
+            assert_eq!(line((&p[[i, j, 4]] as *const f32).cast()), 0, "row ({i}, {j})");
+        }
+    }
+    let pool = cnda::pool::Pool::new();
+    let b = Array::<u8, 2>::try_full_in(&pool, [5, 7], 1).unwrap();
+    for w in [[1, 1], [0, 3], [2, 0]] {
+        let p = pad_axes(b.view(), w, [PadMode::Edge; 2]);
+        assert_eq!(line(&p[w]), 0, "widths {w:?}");
+        assert_eq!(p.sum(), ((5 + 2 * w[0]) * (7 + 2 * w[1])) as u8, "from the pool, filled");
+    }
+    let c = Array::<f64, 1>::zeros([0]);
+    assert_eq!(pad(c.view(), 3, PadMode::Constant(2.0)).sum(), 12.0, "an empty interior");
 }
 
 #[test]

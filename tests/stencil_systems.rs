@@ -227,6 +227,22 @@ fn a_state_owning_its_halo_steps_as_one_padded_by_hand() {
     }
 }
 
+/// A state owning its halo places every array of its rings, the scratch too, with the interior
+/// on a cache line (as `pad` does), and steps as ever from there.
+#[test]
+fn a_state_owning_its_halo_starts_every_interior_on_a_cache_line() {
+    let inner = || Array::<f32, 2>::from_fn([13, 26], |[i, j]| (i * 26 + j) as f32);
+    let mut state = State::from_interior_levels([[inner(), inner()]], [2, 2]);
+    for step in 0..4 {
+        for l in 0..2 {
+            assert_eq!(&state.interior_level(0, l)[[0, 0]] as *const f32 as usize % 64, 0, "step {step} level {l}");
+        }
+        assert_eq!(&state.scratch_mut(0)[[2, 2]] as *const f32 as usize % 64, 0, "step {step} scratch");
+        state.rotate();
+    }
+    assert_eq!(state.interior(0).to_owned(), inner());
+}
+
 /// A state owning a halo other than the stencil's radius, or a coefficient field of the
 /// interior's shape that the stencil reads off the point, is refused before any step.
 #[test]

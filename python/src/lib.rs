@@ -1,4 +1,4 @@
-//! The `cnda` Python module: contiguous N-dimensional arrays in cnda's 64-byte aligned buffers,
+//! The `cnda` Python module: contiguous N-dimensional arrays in cnda's cache-line aligned buffers,
 //! shared with NumPy without copies in both directions, with CNDA's safety contract at the
 //! boundary (bounds-checked indexing, strict validation, typed exceptions, owners kept alive).
 

@@ -21,7 +21,7 @@ pub fn live_buffers() -> usize {
 
 /// Where the elements live.
 pub enum Memory<T: Pod> {
-    /// A cnda buffer (64-byte aligned), one dimension of all the elements.
+    /// A cnda buffer (cache-line aligned, or a padded array's interior on a line), one dimension of all the elements.
     Owned(Array<T, 1>),
     /// Another library's memory (a NumPy array, a DLPack tensor), C-contiguous, aligned and of
     /// type `T` (checked by `from_numpy` / `from_dlpack`), kept alive by `keep`; written only when

@@ -38,6 +38,29 @@ pub unsafe trait Allocator<B: Backend> {
     ///
     /// As for [`Allocator::try_alloc_zeroed`].
     unsafe fn try_alloc_for_overwrite<T: Pod>(&self, op: &'static str, len: usize) -> Result<B::Buffer<T>>;
+
+    /// [`Allocator::try_alloc_for_overwrite`] with the buffer placed so that its element `at`
+    /// starts a cache line, where the backend places host memory (the CPU: a padded array's
+    /// interior then starts on a line, as Devito places its domains, and vector loads and stores
+    /// along its rows do not split lines); elsewhere the same as it.
+    ///
+    /// # Safety
+    ///
+    /// As for [`Allocator::try_alloc_for_overwrite`].
+    ///
+    /// # Errors
+    ///
+    /// As for [`Allocator::try_alloc_zeroed`].
+    unsafe fn try_alloc_for_overwrite_at_line<T: Pod>(
+        &self,
+        op: &'static str,
+        len: usize,
+        at: usize,
+    ) -> Result<B::Buffer<T>> {
+        let _ = at;
+        // SAFETY: forwarded contract.
+        unsafe { self.try_alloc_for_overwrite(op, len) }
+    }
 }
 
 /// A buffer of `len` elements from `alloc`, every one written by `init` through a host pointer

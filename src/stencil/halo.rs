@@ -208,7 +208,10 @@ pub fn try_fill_halo_side<T: Pod, const N: usize, B: CopyKernels>(
 
 /// A copy of `a` with `width` halo points on both ends of every axis (shape `n + 2 * width`),
 /// filled by `mode`, on `a`'s backend (from its allocator); [`pad_axes`] takes a width and a
-/// mode per axis.
+/// mode per axis. On the CPU the copy of `a`'s first element starts a cache line (the buffer
+/// starts up to 63 bytes before one), as Devito places its domains: when a row of the padded
+/// array is a whole number of lines (`208` `f32`s, say), every interior row starts on one and a
+/// stencil's vector loads and stores along it split no line.
 ///
 /// # Panics
 ///
@@ -258,6 +261,16 @@ pub fn pad_axes<T: Pod, const N: usize, B: CopyKernels>(
     or_panic(try_pad_axes(a, widths, modes))
 }
 
+/// The row-major position of the interior's first point in an array of shape `padded` with
+/// `widths` halo points before it on each axis (0 when the array is empty).
+pub(crate) fn interior_start<const N: usize>(padded: [usize; N], widths: [usize; N]) -> usize {
+    if padded.contains(&0) {
+        return 0;
+    }
+    // Below the (fitting) element count, since `widths[k] < padded[k]`: no overflow.
+    (0..N).fold(0, |at, k| at * padded[k] + widths[k])
+}
+
 /// [`pad_axes`], returning errors.
 ///
 /// # Errors
@@ -286,7 +299,7 @@ pub fn try_pad_axes<T: Pod, const N: usize, B: CopyKernels>(
     // SAFETY: every element is written before any is read: the halo slabs of every axis (which
     // together cover every point outside the interior) are zeroed first, then the interior is
     // copied, then the halos filled from it; the kernels only write their destinations.
-    let buffer = unsafe { alloc.try_alloc_for_overwrite::<T>("pad", len) }?;
+    let buffer = unsafe { alloc.try_alloc_for_overwrite_at_line::<T>("pad", len, interior_start(padded, widths)) }?;
     let mut out = Array::<T, N, B>::from_buffer_in(buffer, padded);
     let d = out.desc_mut();
     // The interior by the copy kernel, then the halos slab by slab (which gives the corners the

@@ -61,6 +61,15 @@ impl<T: Pod, const N: usize, const M: usize, const L: usize, B: CopyKernels> Sta
     /// the arrays' shapes differ; `Error::DeviceMismatch` when they are on different devices;
     /// `Error::Alloc` when a scratch copy's memory is refused.
     pub fn try_from_levels(levels: [[Array<T, N, B>; L]; M]) -> Result<Self> {
+        Self::try_from_levels_with(levels, |newest| newest.try_to_owned())
+    }
+
+    /// [`State::try_from_levels`] with each field's scratch made by `scratch` from its newest
+    /// level.
+    fn try_from_levels_with(
+        levels: [[Array<T, N, B>; L]; M],
+        scratch: impl FnMut(&Array<T, N, B>) -> Result<Array<T, N, B>>,
+    ) -> Result<Self> {
         const OP: &str = "State::from_levels";
         if M == 0 || L == 0 {
             return Err(Error::Layout {
@@ -79,7 +88,7 @@ impl<T: Pod, const N: usize, const M: usize, const L: usize, B: CopyKernels> Sta
             devices.push(B::handle_device(array.desc().handle));
         }
         crate::ops::output::same_device::<B>(OP, &device, &devices)?;
-        let rings = LevelRings::try_from_levels(levels, |newest| newest.try_to_owned())?;
+        let rings = LevelRings::try_from_levels(levels, scratch)?;
         Ok(State { rings, halo: None })
     }
 }
@@ -132,7 +141,13 @@ impl<T: Pod, const N: usize, const M: usize, const L: usize, B: CopyKernels> Sta
             padded.push(each.try_into().unwrap_or_else(|_| unreachable!("L levels")));
         }
         let padded: [[Array<T, N, B>; L]; M] = padded.try_into().unwrap_or_else(|_| unreachable!("M fields"));
-        let mut state = Self::try_from_levels(padded)?;
+        // Each scratch a copy of its newest level placed as `pad` places it: every array of the
+        // rings with its interior on a cache line.
+        let mut next = 0;
+        let mut state = Self::try_from_levels_with(padded, |_| {
+            next += 1;
+            try_pad_axes(&levels[next - 1][0], halo, [zero; N])
+        })?;
         state.halo = Some(halo);
         Ok(state)
     }

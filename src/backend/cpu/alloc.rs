@@ -35,6 +35,16 @@ unsafe impl Allocator<Cpu> for Cpu {
         // SAFETY: the caller writes every element before reading any.
         unsafe { CpuBuffer::try_init_with(op, len, |_| {}) }
     }
+
+    unsafe fn try_alloc_for_overwrite_at_line<T: Pod>(
+        &self,
+        op: &'static str,
+        len: usize,
+        at: usize,
+    ) -> Result<CpuBuffer<T>> {
+        // SAFETY: the caller writes every element before reading any.
+        unsafe { CpuBuffer::try_init_placed(op, len, at, |_| {}) }
+    }
 }
 
 // SAFETY: pooled buffers hold exactly `len` elements (blocks are at least that large), are zeroed
@@ -46,12 +56,22 @@ unsafe impl Allocator<Cpu> for Pool {
 
     fn try_alloc_zeroed<T: Pod>(&self, op: &'static str, len: usize) -> Result<CpuBuffer<T>> {
         // SAFETY: zero bytes are a valid `Pod` value; all `len` elements are written.
-        unsafe { CpuBuffer::try_init_in_pool(self, op, len, |ptr| core::ptr::write_bytes(ptr, 0, len)) }
+        unsafe { CpuBuffer::try_init_in_pool(self, op, len, 0, |ptr| core::ptr::write_bytes(ptr, 0, len)) }
     }
 
     unsafe fn try_alloc_for_overwrite<T: Pod>(&self, op: &'static str, len: usize) -> Result<CpuBuffer<T>> {
         // SAFETY: the caller writes every element before reading any.
-        unsafe { CpuBuffer::try_init_in_pool(self, op, len, |_| {}) }
+        unsafe { CpuBuffer::try_init_in_pool(self, op, len, 0, |_| {}) }
+    }
+
+    unsafe fn try_alloc_for_overwrite_at_line<T: Pod>(
+        &self,
+        op: &'static str,
+        len: usize,
+        at: usize,
+    ) -> Result<CpuBuffer<T>> {
+        // SAFETY: the caller writes every element before reading any.
+        unsafe { CpuBuffer::try_init_in_pool(self, op, len, at, |_| {}) }
     }
 }
 
@@ -74,6 +94,21 @@ unsafe impl Allocator<Cpu> for CpuAlloc {
             match self {
                 CpuAlloc::System => Cpu.try_alloc_for_overwrite(op, len),
                 CpuAlloc::Pool(pool) => pool.try_alloc_for_overwrite(op, len),
+            }
+        }
+    }
+
+    unsafe fn try_alloc_for_overwrite_at_line<T: Pod>(
+        &self,
+        op: &'static str,
+        len: usize,
+        at: usize,
+    ) -> Result<CpuBuffer<T>> {
+        // SAFETY: forwarded contract.
+        unsafe {
+            match self {
+                CpuAlloc::System => Cpu.try_alloc_for_overwrite_at_line(op, len, at),
+                CpuAlloc::Pool(pool) => pool.try_alloc_for_overwrite_at_line(op, len, at),
             }
         }
     }

@@ -1,4 +1,5 @@
-//! An owned, zero-initialized, 64-byte aligned host allocation.
+//! An owned, zero-initialized host allocation starting on a cache line, or placed so that a given
+//! element starts one (a padded array's interior).
 
 use core::ptr::NonNull;
 use std::alloc::{self, Layout as AllocLayout};
@@ -12,6 +13,7 @@ use crate::kernel::Cpu;
 use crate::pool::{Lease, Pool};
 
 /// Alignment of every non-empty CPU buffer, in bytes: one cache line, and a full AVX-512 vector.
+/// A padded array's buffer instead starts its interior's first element on such a boundary.
 pub const CPU_ALIGN: usize = 64;
 
 /// Buffers of at least this many bytes are aligned to a 2 MiB huge page and, on Linux, asked to be
@@ -22,7 +24,8 @@ pub const CPU_ALIGN: usize = 64;
 pub const HUGE_PAGE_THRESHOLD: usize = 4 << 20;
 
 /// An owned host allocation of `len` elements, aligned to [`CPU_ALIGN`] (or `T`'s alignment if
-/// larger). Always initialized: new buffers are zeroed, which is a valid `Pod` value.
+/// larger), or with a chosen element on a [`CPU_ALIGN`] boundary instead (`pad`'s arrays). Always
+/// initialized: new buffers are zeroed, which is a valid `Pod` value.
 pub struct CpuBuffer<T: Pod> {
     ptr: NonNull<T>,
     len: usize,
@@ -45,15 +48,17 @@ unsafe impl<T: Pod + Send> Send for CpuBuffer<T> {}
 unsafe impl<T: Pod + Sync> Sync for CpuBuffer<T> {}
 
 impl<T: Pod> CpuBuffer<T> {
-    /// The layout to allocate for `len` elements, and whether the start is staggered (large
-    /// buffers of elements aligned to at most a cache line, which every offset respects).
-    fn alloc_layout(len: usize) -> Option<(AllocLayout, bool)> {
+    /// The layout to allocate for `len` elements placed `lead` bytes before a cache line, and
+    /// whether the start is staggered (large buffers of elements aligned to at most a cache line,
+    /// which every offset respects).
+    fn alloc_layout(len: usize, lead: usize) -> Option<(AllocLayout, bool)> {
         let bytes = len.checked_mul(core::mem::size_of::<T>())?;
         if bytes > isize::MAX as usize {
             return None;
         }
         if core::mem::align_of::<T>() <= CPU_ALIGN {
-            return Some((block_layout(bytes)?, bytes >= HUGE_PAGE_THRESHOLD));
+            let usable = bytes.checked_add(lead)?;
+            return Some((block_layout(usable)?, usable >= HUGE_PAGE_THRESHOLD));
         }
         let align = if bytes >= HUGE_PAGE_THRESHOLD { HUGE_PAGE } else { CPU_ALIGN };
         Some((AllocLayout::from_size_align(bytes, align.max(core::mem::align_of::<T>())).ok()?, false))
@@ -83,12 +88,29 @@ impl<T: Pod> CpuBuffer<T> {
     /// `init` must write all `len` elements through the pointer it gets (and read none before
     /// writing it). If it panics, the buffer is freed without being read.
     pub(crate) unsafe fn try_init_with(op: &'static str, len: usize, init: impl FnOnce(*mut T)) -> Result<Self, Error> {
-        let (layout, staggered) = Self::alloc_layout(len).ok_or(Error::Overflow {
+        // SAFETY: forwarded contract.
+        unsafe { Self::try_init_placed(op, len, 0, init) }
+    }
+
+    /// As [`CpuBuffer::try_init_with`], with element `at` (not the first) starting a cache line
+    /// where the element type allows it (see [`lead_bytes`]).
+    ///
+    /// # Safety
+    ///
+    /// As for [`CpuBuffer::try_init_with`].
+    pub(crate) unsafe fn try_init_placed(
+        op: &'static str,
+        len: usize,
+        at: usize,
+        init: impl FnOnce(*mut T),
+    ) -> Result<Self, Error> {
+        let lead = lead_bytes::<T>(at);
+        let (layout, staggered) = Self::alloc_layout(len, lead).ok_or(Error::Overflow {
             op,
             shape: vec![len],
             elem_size: core::mem::size_of::<T>(),
         })?;
-        if layout.size() == 0 {
+        if layout.size() == 0 || len == 0 {
             return Ok(Self { ptr: NonNull::dangling(), len, origin: Origin::Empty });
         }
         // SAFETY: the layout has a non-zero size.
@@ -103,16 +125,19 @@ impl<T: Pod> CpuBuffer<T> {
         // Before the first touch, so the kernel can fault the memory in as huge pages.
         advise_huge_pages(raw, layout.size());
         trace_alloc(op, layout.size(), false);
-        let (start, placement) = if staggered { block_start(raw, layout.size() - placement::SPAN) } else { (raw, 0) };
-        // SAFETY: `start` lies `placement <= SPAN` bytes into a live allocation of `len * size + SPAN`
-        // bytes (or is `raw` itself), so it is non-null and the buffer fits after it.
-        let ptr = unsafe { NonNull::new_unchecked(start.cast::<T>()) };
+        let (line, offset) = if staggered { block_start(raw, layout.size() - placement::SPAN) } else { (raw, 0) };
+        let placement = offset + lead;
+        // SAFETY: `line` lies `offset <= SPAN` bytes into a live allocation of `len * size + lead`
+        // bytes (plus `SPAN` when staggered), so `line + lead` is non-null and the buffer fits
+        // after it; `lead` is a multiple of `T`'s alignment (`lead_bytes`), so the start is
+        // aligned for `T`.
+        let ptr = unsafe { NonNull::new_unchecked(line.add(lead).cast::<T>()) };
         let buf = Self { ptr, len, origin: Origin::System { layout, placement } };
         init(buf.ptr.as_ptr());
         Ok(buf)
     }
 
-    /// As [`CpuBuffer::try_init_with`], with the memory taken from `pool` (falling back to the
+    /// As [`CpuBuffer::try_init_placed`], with the memory taken from `pool` (falling back to the
     /// system allocator for element types aligned beyond a cache line).
     ///
     /// # Safety
@@ -122,17 +147,23 @@ impl<T: Pod> CpuBuffer<T> {
         pool: &Pool,
         op: &'static str,
         len: usize,
+        at: usize,
         init: impl FnOnce(*mut T),
     ) -> Result<Self, Error> {
         let size = core::mem::size_of::<T>();
-        let bytes = len.checked_mul(size).ok_or(Error::Overflow { op, shape: vec![len], elem_size: size })?;
+        let overflow = Error::Overflow { op, shape: vec![len], elem_size: size };
+        let bytes = len.checked_mul(size).ok_or_else(|| overflow.clone())?;
         if bytes == 0 || core::mem::align_of::<T>() > CPU_ALIGN {
             // SAFETY: forwarded contract.
-            return unsafe { Self::try_init_with(op, len, init) };
+            return unsafe { Self::try_init_placed(op, len, at, init) };
         }
-        let lease = pool.take(op, bytes)?;
+        let lead = lead_bytes::<T>(at);
+        let lease = pool.take(op, bytes.checked_add(lead).ok_or(overflow)?)?;
         trace_alloc(op, bytes, true);
-        let buf = Self { ptr: lease.block().0.cast(), len, origin: Origin::Pool(lease) };
+        // SAFETY: the block holds at least `bytes + lead` bytes and starts on a cache line, so
+        // `block + lead` is non-null, aligned for `T` (`lead_bytes`) and has room for the buffer.
+        let ptr = unsafe { NonNull::new_unchecked(lease.block().0.as_ptr().add(lead).cast::<T>()) };
+        let buf = Self { ptr, len, origin: Origin::Pool(lease) };
         init(buf.ptr.as_ptr());
         Ok(buf)
     }
@@ -170,6 +201,19 @@ impl<T: Pod> CpuBuffer<T> {
         // SAFETY: as in `as_slice`, and `&mut self` makes the access exclusive.
         unsafe { core::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.len) }
     }
+}
+
+/// The bytes a buffer starts before a cache line so that its element `at` starts one: a
+/// multiple of `T`'s alignment below [`CPU_ALIGN`] (0 for types aligned beyond a line, whose
+/// buffers start on their own alignment).
+pub(crate) fn lead_bytes<T>(at: usize) -> usize {
+    let size = core::mem::size_of::<T>();
+    if core::mem::align_of::<T>() > CPU_ALIGN {
+        return 0;
+    }
+    // `at * size` modulo the line, without the product overflowing.
+    let into_line = (at % CPU_ALIGN) * (size % CPU_ALIGN) % CPU_ALIGN;
+    (CPU_ALIGN - into_line) % CPU_ALIGN
 }
 
 /// One `tracing` event per array allocation, naming the operation that asked (feature `tracing`).
@@ -267,6 +311,56 @@ mod tests {
         }
     }
 
+    /// The address of element `at` of `buf`, modulo a cache line.
+    fn line_offset<T: Pod>(buf: &CpuBuffer<T>, at: usize) -> usize {
+        (buf.as_ptr() as usize + at * core::mem::size_of::<T>()) % CPU_ALIGN
+    }
+
+    #[test]
+    fn placed_buffers_start_the_asked_element_on_a_cache_line() {
+        let pool = Pool::new();
+        // Small, and large enough to be staggered inside a huge page.
+        for len in [1usize, 3, 1000, HUGE_PAGE_THRESHOLD / 4 + 5] {
+            for at in [0, 1, 3, 15, 16, 17, 999, len - 1] {
+                let at = at.min(len - 1);
+                // SAFETY: every element is written before any is read.
+                let fill = |p: *mut f32| unsafe { core::ptr::write_bytes(p, 0, len) };
+                // SAFETY: `fill` writes every element.
+                let placed = unsafe { CpuBuffer::<f32>::try_init_placed("test", len, at, fill) }.unwrap();
+                // SAFETY: as above.
+                let pooled = unsafe { CpuBuffer::<f32>::try_init_in_pool(&pool, "test", len, at, fill) }.unwrap();
+                for buf in [placed, pooled] {
+                    assert_eq!(line_offset(&buf, at), 0, "len {len}, at {at}");
+                    assert_eq!(buf.len(), len);
+                    assert!(buf.as_slice().iter().all(|&x| x == 0.0));
+                }
+            }
+        }
+        // Bytes: the start may be any byte; element 0 and empty buffers as ever.
+        // SAFETY: the closure writes the one element.
+        let b = unsafe { CpuBuffer::<u8>::try_init_placed("test", 1 << 10, 1, |p| p.write_bytes(7, 1 << 10)) };
+        assert_eq!(line_offset(&b.unwrap(), 1), 0);
+        // SAFETY: nothing to write.
+        assert!(unsafe { CpuBuffer::<f64>::try_init_placed("test", 0, 5, |_| {}) }.unwrap().is_empty());
+    }
+
+    #[test]
+    fn leads_are_below_a_line_and_keep_the_element_aligned() {
+        assert_eq!(lead_bytes::<f32>(0), 0);
+        assert_eq!(lead_bytes::<f32>(4), 48); // a halo of 4 before an interior
+        assert_eq!(lead_bytes::<f64>(1), 56);
+        assert_eq!(lead_bytes::<[f32; 3]>(5), 4); // 60 bytes in: 4 before the line
+                                                  // No overflow at the extremes: `at * 8 + lead` is a whole number of lines, wrapping.
+        for at in [usize::MAX, usize::MAX - 1, usize::MAX / 3] {
+            let lead = lead_bytes::<f64>(at);
+            assert!(lead < CPU_ALIGN && lead % 8 == 0);
+            assert_eq!(at.wrapping_mul(8).wrapping_add(lead) % CPU_ALIGN, 0);
+        }
+        #[repr(align(128))]
+        struct Wide;
+        assert_eq!(lead_bytes::<Wide>(3), 0, "types aligned beyond a line keep their own alignment");
+    }
+
     #[test]
     fn huge_requests_are_errors_not_aborts() {
         let err = CpuBuffer::<f64>::try_zeroed("test", usize::MAX / 4).unwrap_err();
@@ -274,6 +368,13 @@ mod tests {
         // Fits isize but not any machine's memory: the allocator must refuse, not abort.
         let err = CpuBuffer::<u8>::try_zeroed("test", 1 << 62).unwrap_err();
         assert!(matches!(err, Error::Alloc { .. }), "{err}");
+        // The lead never pushes a fitting size past the limits unnoticed.
+        // SAFETY: refused before anything is written.
+        let err = unsafe { CpuBuffer::<u8>::try_init_placed("test", isize::MAX as usize, 1, |_| {}) }.unwrap_err();
+        assert!(matches!(err, Error::Overflow { .. } | Error::Alloc { .. }), "{err}");
+        // SAFETY: as above.
+        let err = unsafe { CpuBuffer::<u8>::try_init_in_pool(&Pool::new(), "test", usize::MAX, 1, |_| {}) };
+        assert!(matches!(err.unwrap_err(), Error::Overflow { .. }));
     }
 
     #[test]
