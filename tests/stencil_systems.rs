@@ -205,7 +205,8 @@ fn rotating_moves_no_data() {
 }
 
 /// A state that owns its halo (`from_interiors`) steps as the same state padded by hand, its
-/// coefficient field given unpadded where the stencil reads it only at the point.
+/// coefficient field given unpadded where the stencil reads it only at the point; the columns
+/// its rows of whole cache lines add past the padded array stay zero.
 #[test]
 fn a_state_owning_its_halo_steps_as_one_padded_by_hand() {
     use cnda::stencil::{pad_axes, PadMode};
@@ -219,25 +220,32 @@ fn a_state_owning_its_halo_steps_as_one_padded_by_hand() {
         let mut owning = State::from_interior_levels([[u, um]], [2, 2]);
         assert_eq!(owning.halo(), Some([2, 2]));
         Wave.apply_steps_with(&mut owning, steps, &m, (0.05,), b);
+        let cols = shape[1] + 4;
         for l in 0..2 {
-            assert_eq!(owning.level(0, l), by_hand.level(0, l), "{shape:?} level {l}");
+            let storage = owning.level(0, l);
+            assert_eq!(storage.shape(), [shape[0] + 4, cols.next_multiple_of(8)], "rows of whole lines of f64");
+            assert_eq!(&storage.slice(s![.., ..cols as isize]).to_owned(), by_hand.level(0, l), "{shape:?} level {l}");
+            assert!(storage.slice(s![.., cols as isize..]).iter().all(|&x| x == 0.0), "nothing past the rows");
             assert_eq!(owning.interior_level(0, l).shape(), shape);
         }
         assert_eq!(owning.interior(0).to_owned(), by_hand.level(0, 0).slice(s![2..-2, 2..-2]).to_owned());
     }
 }
 
-/// A state owning its halo places every array of its rings, the scratch too, with the interior
-/// on a cache line (as `pad` does), and steps as ever from there.
+/// A state owning its halo lays every array of its rings, the scratch too, in rows of whole
+/// cache lines with each row's interior starting one, and steps as ever from there.
 #[test]
-fn a_state_owning_its_halo_starts_every_interior_on_a_cache_line() {
+fn a_state_owning_its_halo_starts_every_interior_row_on_a_cache_line() {
     let inner = || Array::<f32, 2>::from_fn([13, 26], |[i, j]| (i * 26 + j) as f32);
     let mut state = State::from_interior_levels([[inner(), inner()]], [2, 2]);
+    let line = |x: &f32| x as *const f32 as usize % 64;
     for step in 0..4 {
-        for l in 0..2 {
-            assert_eq!(&state.interior_level(0, l)[[0, 0]] as *const f32 as usize % 64, 0, "step {step} level {l}");
+        for i in 0..13 {
+            for l in 0..2 {
+                assert_eq!(line(&state.interior_level(0, l)[[i, 0]]), 0, "step {step} level {l} row {i}");
+            }
+            assert_eq!(line(&state.scratch_mut(0)[[i + 2, 2]]), 0, "step {step} scratch row {i}");
         }
-        assert_eq!(&state.scratch_mut(0)[[2, 2]] as *const f32 as usize % 64, 0, "step {step} scratch");
         state.rotate();
     }
     assert_eq!(state.interior(0).to_owned(), inner());

@@ -61,6 +61,14 @@ pub unsafe trait Allocator<B: Backend> {
         // SAFETY: forwarded contract.
         unsafe { self.try_alloc_for_overwrite(op, len) }
     }
+
+    /// The elements to allocate per row of `len` elements of `T` so that, with
+    /// [`Allocator::try_alloc_for_overwrite_at_line`], every row starts a chosen column on a
+    /// cache line: `len` rounded up to whole lines where the backend places host memory (the
+    /// CPU), `len` elsewhere, and `len` when it is 0 or rounding overflows.
+    fn line_pitch<T: Pod>(&self, len: usize) -> usize {
+        len
+    }
 }
 
 /// A buffer of `len` elements from `alloc`, every one written by `init` through a host pointer

@@ -282,6 +282,32 @@ pub fn try_pad_axes<T: Pod, const N: usize, B: CopyKernels>(
     widths: [usize; N],
     modes: [PadMode<T>; N],
 ) -> Result<Array<T, N, B>> {
+    try_pad_into_rows(a, widths, modes, false)
+}
+
+/// [`try_pad_axes`] into rows of whole cache lines where the backend places host memory
+/// ([`Allocator::line_pitch`](crate::kernel::Allocator::line_pitch)): the array's last axis is
+/// then up to a line longer than the padded array's, zero past it, so that every row's interior
+/// starts on a line, not only the first.
+///
+/// # Errors
+///
+/// As [`try_pad_axes`].
+pub(crate) fn try_pad_axes_pitched<T: Pod, const N: usize, B: CopyKernels>(
+    a: impl AsOperand<T, N, B>,
+    widths: [usize; N],
+    modes: [PadMode<T>; N],
+) -> Result<Array<T, N, B>> {
+    try_pad_into_rows(a, widths, modes, true)
+}
+
+/// [`try_pad_axes`], its rows of whole cache lines when `pitched`.
+fn try_pad_into_rows<T: Pod, const N: usize, B: CopyKernels>(
+    a: impl AsOperand<T, N, B>,
+    widths: [usize; N],
+    modes: [PadMode<T>; N],
+    pitched: bool,
+) -> Result<Array<T, N, B>> {
     let src = a.operand_desc();
     let shape = src.shape;
     check_modes("pad", shape, &modes)?;
@@ -293,21 +319,32 @@ pub fn try_pad_axes<T: Pod, const N: usize, B: CopyKernels>(
             elem_size: core::mem::size_of::<T>(),
         })?;
     }
-    let len = crate::shape::checked_len("pad", &padded, core::mem::size_of::<T>())?;
     let alloc = B::allocator_of_handle(src.handle);
+    let mut storage = padded;
+    if pitched && N > 0 {
+        storage[N - 1] = alloc.line_pitch::<T>(padded[N - 1]).max(padded[N - 1]);
+    }
+    let len = crate::shape::checked_len("pad", &storage, core::mem::size_of::<T>())?;
     let dev = B::handle_device(src.handle);
-    // SAFETY: every element is written before any is read: the halo slabs of every axis (which
-    // together cover every point outside the interior) are zeroed first, then the interior is
-    // copied, then the halos filled from it; the kernels only write their destinations.
-    let buffer = unsafe { alloc.try_alloc_for_overwrite_at_line::<T>("pad", len, interior_start(padded, widths)) }?;
-    let mut out = Array::<T, N, B>::from_buffer_in(buffer, padded);
-    let d = out.desc_mut();
+    // SAFETY: every element is written before any is read: the columns past the padded array's
+    // last (when pitched) and the halo slabs of every axis (which together cover every point
+    // outside the interior) are zeroed first, then the interior is copied, then the halos filled
+    // from it; the kernels only write their destinations.
+    let buffer = unsafe { alloc.try_alloc_for_overwrite_at_line::<T>("pad", len, interior_start(storage, widths)) }?;
+    let mut out = Array::<T, N, B>::from_buffer_in(buffer, storage);
+    let mut d = out.desc_mut();
     // The interior by the copy kernel, then the halos slab by slab (which gives the corners the
     // same values as `fill_halo`): a copy's speed, where a per-element source lookup ran at
     // about a quarter of it. Only the halo slabs are zeroed, not the whole array.
     // SAFETY: `d` is the fresh array's, owned here; `src` is a live borrowed operand on the same
     // device, which the fresh array cannot overlap.
     unsafe {
+        // The columns past the padded array's last (rows of whole lines), zero.
+        if storage != padded {
+            let last = padded[N - 1];
+            B::fill(&dev, d.narrowed(N - 1, last, storage[N - 1] - last), T::zeroed())?;
+            d = d.narrowed(N - 1, 0, last);
+        }
         for k in 0..N {
             if widths[k] > 0 {
                 B::fill(&dev, d.narrowed(k, 0, widths[k]), T::zeroed())?;

@@ -113,7 +113,7 @@ impl<'p, S: Stencil<T, N>, B: Backend, T: Scalar, const N: usize> ExprSweep<'p, 
         params: &'p S::Params,
         writes: usize,
     ) -> Result<Self> {
-        Self::over::<M, L>(op, state.field(0).desc(), state.halo(), coefficients, params, writes)
+        Self::over::<M, L>(op, state.first_desc(), state.halo(), coefficients, params, writes)
     }
 
     /// [`ExprSweep::new`] for a state whose first array is `first` (its shape and device) and

@@ -6,7 +6,16 @@ use crate::element::Pod;
 use crate::error::Result;
 use crate::kernel::Allocator;
 use crate::kernel::Cpu;
+use crate::layout::padded::aligned_pitch;
 use crate::pool::Pool;
+
+/// Rows of `len` elements of `T` rounded up to whole cache lines (`len` when 0 or too long).
+fn line_pitch<T: Pod>(len: usize) -> usize {
+    match len {
+        0 => 0,
+        _ => aligned_pitch(len, core::mem::size_of::<T>()).unwrap_or(len),
+    }
+}
 
 /// The allocator a CPU buffer came from: the system, or a pool. `Array::allocator` returns it,
 /// and ops on an array allocate their outputs from it, so a time loop over pooled arrays keeps
@@ -45,6 +54,9 @@ unsafe impl Allocator<Cpu> for Cpu {
         // SAFETY: the caller writes every element before reading any.
         unsafe { CpuBuffer::try_init_placed(op, len, at, |_| {}) }
     }
+    fn line_pitch<T: Pod>(&self, len: usize) -> usize {
+        line_pitch::<T>(len)
+    }
 }
 
 // SAFETY: pooled buffers hold exactly `len` elements (blocks are at least that large), are zeroed
@@ -72,6 +84,9 @@ unsafe impl Allocator<Cpu> for Pool {
     ) -> Result<CpuBuffer<T>> {
         // SAFETY: the caller writes every element before reading any.
         unsafe { CpuBuffer::try_init_in_pool(self, op, len, at, |_| {}) }
+    }
+    fn line_pitch<T: Pod>(&self, len: usize) -> usize {
+        line_pitch::<T>(len)
     }
 }
 
@@ -111,5 +126,8 @@ unsafe impl Allocator<Cpu> for CpuAlloc {
                 CpuAlloc::Pool(pool) => pool.try_alloc_for_overwrite_at_line(op, len, at),
             }
         }
+    }
+    fn line_pitch<T: Pod>(&self, len: usize) -> usize {
+        line_pitch::<T>(len)
     }
 }

@@ -89,7 +89,7 @@ where
     B: ElementwiseKernels + CopyKernels + Download,
     T: Float,
 {
-    points.map(|p| PointPlan::new(op, p, steps, M, state.field(0).desc(), radius)).transpose()
+    points.map(|p| PointPlan::new(op, p, steps, M, state.first_desc(), radius)).transpose()
 }
 
 /// Per point of a recording, its nodes' staging slots and weights.
