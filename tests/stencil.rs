@@ -280,8 +280,9 @@ proptest! {
     }
 }
 
-/// A padded array's interior starts on a cache line, for any element size, halo and pool: with
-/// rows of whole lines (208 `f32`s), every interior row does.
+/// A padded array's interior starts on a cache line, for any element size and halo (a pooled
+/// source too), and so does a copy's: with rows of whole lines (208 `f32`s), every interior row
+/// does.
 #[test]
 fn padded_interiors_start_on_a_cache_line() {
     let line = |p: *const u8| p as usize % 64;
@@ -297,7 +298,8 @@ fn padded_interiors_start_on_a_cache_line() {
     for w in [[1, 1], [0, 3], [2, 0]] {
         let p = pad_axes(b.view(), w, [PadMode::Edge; 2]);
         assert_eq!(line(&p[w]), 0, "widths {w:?}");
-        assert_eq!(p.sum(), ((5 + 2 * w[0]) * (7 + 2 * w[1])) as u8, "from the pool, filled");
+        assert_eq!(p.sum(), ((5 + 2 * w[0]) * (7 + 2 * w[1])) as u8, "filled");
+        assert_eq!(line(&p.clone()[w]), 0, "a copy keeps its place in the line");
     }
     let c = Array::<f64, 1>::zeros([0]);
     assert_eq!(pad(c.view(), 3, PadMode::Constant(2.0)).sum(), 12.0, "an empty interior");

@@ -233,7 +233,7 @@ fn a_state_owning_its_halo_steps_as_one_padded_by_hand() {
 }
 
 /// A state owning its halo lays every array of its rings, the scratch too, in rows of whole
-/// cache lines with each row's interior starting one, and steps as ever from there.
+/// cache lines with each row's interior starting one, through every rotation.
 #[test]
 fn a_state_owning_its_halo_starts_every_interior_row_on_a_cache_line() {
     let inner = || Array::<f32, 2>::from_fn([13, 26], |[i, j]| (i * 26 + j) as f32);
@@ -249,6 +249,31 @@ fn a_state_owning_its_halo_starts_every_interior_row_on_a_cache_line() {
         state.rotate();
     }
     assert_eq!(state.interior(0).to_owned(), inner());
+}
+
+/// An array swapped into a state (`field_mut`) is stepped whole, so one of another shape than
+/// the others is refused as ever: the steppers narrow only the arrays a state built in rows of
+/// whole cache lines (one of the padded shape itself steps beside them).
+#[test]
+fn an_array_of_another_shape_swapped_in_is_refused() {
+    let heat = stencil!(|u; a: T| u[0, 0] + a * laplace(u, 2));
+    for swapped in [[6, 2], [8, 40], [8, 16], [8, 7]] {
+        let mut owning = State::from_interiors([Array::<f32, 2>::ones([6, 5])], [1, 1]);
+        assert_eq!(owning.field(0).shape(), [8, 16]);
+        *owning.field_mut(0) = Array::ones(swapped);
+        let stepped = heat.try_apply_steps_with(&mut owning, 2, (), (0.1,), [Boundary::Fixed; 2]);
+        match swapped {
+            [8, 7] | [8, 16] => {
+                stepped.unwrap();
+                assert_eq!(owning.interior(0).shape(), [6, 5], "{swapped:?}");
+            }
+            _ => assert!(matches!(stepped.unwrap_err(), cnda::Error::ShapeMismatch { .. }), "{swapped:?}"),
+        }
+        let mut plain = State::from_fields([Array::<f32, 2>::ones([6, 5])]);
+        *plain.scratch_mut(0) = Array::zeros(swapped);
+        let e = heat.try_apply_steps_with(&mut plain, 2, (), (0.1,), [Boundary::Fixed; 2]).unwrap_err();
+        assert!(matches!(e, cnda::Error::ShapeMismatch { .. }), "{swapped:?}: {e}");
+    }
 }
 
 /// A state owning a halo other than the stencil's radius, or a coefficient field of the

@@ -154,6 +154,72 @@ proptest! {
     }
 }
 
+stencil! {
+    /// A wave in 3D at two levels, radius 1.
+    #[levels(2)]
+    struct Wave3 = |u, um; c: T| 2.0 * u[0, 0, 0] - um[0, 0, 0] + c * laplace(u, 2);
+}
+
+/// States that own their halo (on the CPU in rows of whole cache lines, past the padded width)
+/// step with sources and receivers, in stages and in 3D as states padded by hand: bit for bit,
+/// interiors and records, sequential and threaded.
+#[test]
+fn states_owning_their_halo_step_points_stages_and_3d_as_ones_padded_by_hand() {
+    use cnda::stencil::{pad_axes, PadMode};
+    let zero = [PadMode::Constant(0.0); 2];
+    let steps = 7;
+    for (shape, threads) in [([9, 11], 1), ([40, 13], 2)] {
+        let (u, um, m) = (field(shape, 1), field(shape, 2), field(shape, 3).map(|x| 1.0 + 0.2 * x));
+        let (sources, receivers) = (Points::new([[4.5, 5.25]]), Points::new([[3.0, 4.0], [5.5, 6.75]]));
+        let wavelet = series(steps, 1, 5);
+        let run = |state: &mut State<f64, 2, 1, 2>, m: &Array<f64, 2>| {
+            let mut record = Array::<f64, 2>::zeros([steps, 2]);
+            on_threads(threads, |parallel| {
+                let b = FieldBoundaries([[Boundary::Periodic; 2].into()]);
+                let io = PointIo::new(b).inject(&sources, 0, wavelet.view()).record(&receivers, 0, record.view_mut());
+                #[cfg(feature = "rayon")]
+                if parallel {
+                    return Wave.par_apply_steps_with(state, steps, m, (0.05,), io);
+                }
+                let _ = parallel;
+                Wave.apply_steps_with(state, steps, m, (0.05,), io);
+            });
+            record
+        };
+        let mut by_hand = State::from_levels([[pad_axes(&u, [2, 2], zero), pad_axes(&um, [2, 2], zero)]]);
+        let want = run(&mut by_hand, &pad_axes(&m, [2, 2], zero));
+        let mut owning = State::from_interior_levels([[u, um]], [2, 2]);
+        assert!(owning.field(0).shape()[1] > shape[1] + 4, "rows of whole lines");
+        assert_eq!(run(&mut owning, &m), want, "{shape:?}: the records");
+        for l in 0..2 {
+            let inner = by_hand.level(0, l).slice(s![2..-2, 2..-2]).to_owned();
+            assert_eq!(owning.interior_level(0, l).to_owned(), inner, "{shape:?} level {l}");
+        }
+
+        let (ez, hx, hy) = (field(shape, 4), field(shape, 5), field(shape, 6));
+        let pad = |a: &Array<f64, 2>| pad_axes(a, [1, 1], zero);
+        let mut by_hand = State::from_fields([pad(&ez), pad(&hx), pad(&hy)]);
+        let mut owning = State::from_interiors([ez, hx, hy], [1, 1]);
+        let yee = Stages((UpdateH, UpdateEVacuum));
+        for state in [&mut by_hand, &mut owning] {
+            yee.apply_steps_with(state, steps, ((), ()), ((0.4,), (0.4,)), [Boundary::Periodic; 2]);
+        }
+        for f in 0..3 {
+            let inner = by_hand.field(f).slice(s![1..-1, 1..-1]).to_owned();
+            assert_eq!(owning.interior(f).to_owned(), inner, "{shape:?}: Yee's field {f}");
+        }
+    }
+    let u = Array::<f32, 3>::from_fn([5, 6, 7], |[i, j, k]| ((i * 7 + j * 3 + k) % 5) as f32 * 0.25);
+    let pad = |a: &Array<f32, 3>| pad_axes(a, [1; 3], [PadMode::Constant(0.0); 3]);
+    let mut by_hand = State::from_levels([[pad(&u), pad(&u)]]);
+    let mut owning = State::from_interior_levels([[u.clone(), u]], [1; 3]);
+    assert_eq!(owning.field(0).shape(), [7, 8, 16], "rows of whole lines of f32");
+    for state in [&mut by_hand, &mut owning] {
+        Wave3.apply_steps_with(state, steps, (), (0.1,), [Boundary::Periodic; 3]);
+    }
+    assert_eq!(owning.interior(0).to_owned(), by_hand.field(0).slice(s![1..-1, 1..-1, 1..-1]).to_owned());
+}
+
 /// More steps than one pass stages (256): the records' rows continue across passes. A line of
 /// receivers on the grid (one copy per step) beside off-grid ones.
 #[test]

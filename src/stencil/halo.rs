@@ -287,8 +287,9 @@ pub fn try_pad_axes<T: Pod, const N: usize, B: CopyKernels>(
 
 /// [`try_pad_axes`] into rows of whole cache lines where the backend places host memory
 /// ([`Allocator::line_pitch`](crate::kernel::Allocator::line_pitch)): the array's last axis is
-/// then up to a line longer than the padded array's, zero past it, so that every row's interior
-/// starts on a line, not only the first.
+/// then longer than the padded array's by fewer than `64 / gcd(64, size)` elements (under a
+/// line for elements of a power-of-two size), zero past it, so that every row's interior starts
+/// on a line, not only the first.
 ///
 /// # Errors
 ///

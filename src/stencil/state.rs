@@ -38,9 +38,46 @@ pub struct State<T: Pod, const N: usize, const M: usize = 1, const L: usize = 1,
     rings: LevelRings<Array<T, N, B>, M, L>,
     /// The halo the arrays were padded with (`from_interiors`), when the state owns it.
     halo: Option<[usize; N]>,
-    /// The arrays' shape as the steppers see it: the whole arrays, but for the columns past it
-    /// on the last axis of a state that owns its halo (rows of whole cache lines).
+    /// The arrays' shape as built, and as the steppers see them: the same, but for a state that
+    /// owns its halo laid out in rows of whole cache lines (`shape` then the padded shape, the
+    /// arrays longer along the last axis).
+    rows: Rows<N>,
+}
+
+/// A state's arrays as built (`storage`), and the part of them the steppers see (`shape`: all of
+/// it, or the padded shape inside rows of whole cache lines).
+#[derive(Clone, Copy, Debug)]
+struct Rows<const N: usize> {
+    storage: [usize; N],
     shape: [usize; N],
+}
+
+impl<const N: usize> Rows<N> {
+    /// Arrays of `shape`, all of them stepped.
+    fn whole(shape: [usize; N]) -> Self {
+        Rows { storage: shape, shape }
+    }
+
+    /// The part of an array of `shape` that the steppers see: the padded shape of an array as
+    /// built, the whole of any other (one swapped in through `field_mut`, say, which the
+    /// steppers then check against the others as ever).
+    fn stepped(&self, shape: [usize; N]) -> [usize; N] {
+        if shape == self.storage {
+            self.shape
+        } else {
+            shape
+        }
+    }
+
+    /// `d` narrowed to the part the steppers see (only the last axis can be shorter).
+    fn narrow<B: Backend, T: Pod>(&self, d: Desc<B, T, N>) -> Desc<B, T, N> {
+        let shape = self.stepped(d.shape);
+        match N {
+            0 => d,
+            // In bounds: `shape` is `d.shape` or, for an array as built, no longer on any axis.
+            _ => d.narrowed(N - 1, 0, shape[N - 1]),
+        }
+    }
 }
 
 impl<T: Pod, const N: usize, const M: usize, const L: usize, B: CopyKernels> State<T, N, M, L, B> {
@@ -92,7 +129,7 @@ impl<T: Pod, const N: usize, const M: usize, const L: usize, B: CopyKernels> Sta
         }
         crate::ops::output::same_device::<B>(OP, &device, &devices)?;
         let rings = LevelRings::try_from_levels(levels, scratch)?;
-        Ok(State { rings, halo: None, shape })
+        Ok(State { rings, halo: None, rows: Rows::whole(shape) })
     }
 }
 
@@ -105,9 +142,10 @@ impl<T: Pod, const N: usize, const M: usize, const L: usize, B: CopyKernels> Sta
     /// of the interior's shape, where the stencil reads them only at the point itself.
     ///
     /// On the CPU the arrays are laid out as Devito lays out its fields: rows of whole cache
-    /// lines (the last axis up to a line longer than the padded array, past its end), each row's
-    /// interior starting a line, so the kernels' vector loads and stores split none. Gray-Scott
-    /// on 4096^2 `f32` points ran its fused steps 1.1x faster so (docs/BENCHMARKS.md).
+    /// lines (the last axis a few elements longer than the padded array, past its end: under a
+    /// line for elements of a power-of-two size), each row's interior starting a line, so the
+    /// kernels' vector loads and stores split none. Gray-Scott on 4096^2 `f32` points ran its
+    /// fused steps 1.1x faster so (docs/BENCHMARKS.md).
     ///
     /// ```
     /// use cnda::prelude::*;
@@ -160,8 +198,8 @@ impl<T: Pod, const N: usize, const M: usize, const L: usize, B: CopyKernels> Sta
         state.halo = Some(halo);
         let interior = levels[0][0].shape();
         for k in 0..N {
-            // Fits: the arrays of this shape (or wider) were allocated.
-            state.shape[k] = interior[k] + 2 * halo[k];
+            // Fits: arrays of this shape (or longer along the last axis) were allocated.
+            state.rows.shape[k] = interior[k] + 2 * halo[k];
         }
         Ok(state)
     }
@@ -212,8 +250,10 @@ impl<T: Pod, const N: usize, const M: usize, const L: usize, B: Backend> State<T
     ///
     /// When `f >= M` or `l >= L`.
     pub fn interior_level(&self, f: usize, l: usize) -> View<'_, T, N, Shared, B, Strided, DefaultCheck> {
-        let (halo, shape) = (self.halo.unwrap_or([0; N]), self.shape);
-        (0..N).fold(self.level(f, l).view().into_strided(), |v, k| {
+        let halo = self.halo.unwrap_or([0; N]);
+        let level = self.level(f, l);
+        let shape = self.rows.stepped(level.shape());
+        (0..N).fold(level.view().into_strided(), |v, k| {
             v.try_narrow(k, halo[k], shape[k] - 2 * halo[k]).expect("the halo lies inside the padded array")
         })
     }
@@ -236,10 +276,11 @@ impl<T: Pod, const N: usize, const M: usize, const L: usize, B: Backend> State<T
     }
 
     /// Field `f`'s newest level: the whole array the steppers write. For a state that owns its
-    /// halo that is the interior, the halo around it, and on the CPU up to a cache line of
-    /// columns past the end of the last axis (rows of whole lines, so that every row's interior
-    /// starts one), zero and never read or written by a step; [`State::interior`] is the field
-    /// without them, and indices into the halo and interior are the same in both.
+    /// halo that is the interior, the halo around it, and on the CPU a few columns past the end
+    /// of the last axis (rows of whole cache lines, so that every row's interior starts one),
+    /// zero and never read or written by a step; [`State::interior`] is the field without them,
+    /// and indices into the halo and interior are the same in both. Reductions over the whole
+    /// array count those zeros; coefficient fields take the padded (or the interior's) shape.
     ///
     /// # Panics
     ///
@@ -295,7 +336,7 @@ impl<T: Pod, const N: usize, const M: usize, const L: usize, B: Backend> State<T
     /// count.
     pub(crate) fn from_ring(ring: Vec<Array<T, N, B>>) -> Self {
         let shape = ring.first().map(|a| a.shape()).unwrap_or([0; N]);
-        State { rings: LevelRings::from_slots(ring), halo: None, shape }
+        State { rings: LevelRings::from_slots(ring), halo: None, rows: Rows::whole(shape) }
     }
 
     /// Every field's newest level, consuming the state: the whole arrays (as [`State::field`]).
@@ -306,25 +347,17 @@ impl<T: Pod, const N: usize, const M: usize, const L: usize, B: Backend> State<T
     /// The descriptors of every array, ring by ring, for the time steppers: the caller borrows
     /// the state uniquely, and the arrays are distinct owned arrays.
     pub(crate) fn rings_mut(&mut self) -> SmallVec<[Desc<B, T, N>; 4]> {
-        let shape = self.shape;
-        self.rings.in_ring_order_mut().into_iter().map(|a| stepped(a.desc_mut(), shape)).collect()
+        let rows = self.rows;
+        self.rings.in_ring_order_mut().into_iter().map(|a| rows.narrow(a.desc_mut())).collect()
     }
 
     /// The descriptor of field 0's newest level as the steppers see it (its shape and device).
     pub(crate) fn first_desc(&self) -> Desc<B, T, N> {
-        stepped(self.field(0).desc(), self.shape)
+        self.rows.narrow(self.field(0).desc())
     }
 
     /// Advances the rings by `steps` (what `steps` steps written into the rings end with).
     pub(crate) fn advance(&mut self, steps: usize) {
         self.rings.advance(steps);
-    }
-}
-
-/// `d` narrowed to the steppers' `shape` (only the last axis can be longer: rows of whole lines).
-fn stepped<B: Backend, T: Pod, const N: usize>(d: Desc<B, T, N>, shape: [usize; N]) -> Desc<B, T, N> {
-    match N {
-        0 => d,
-        _ => d.narrowed(N - 1, 0, shape[N - 1]),
     }
 }

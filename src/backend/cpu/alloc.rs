@@ -1,7 +1,7 @@
 //! The CPU's allocators: `Cpu` itself (the system allocator), a [`Pool`], and [`CpuAlloc`], the
 //! one a buffer remembers.
 
-use super::buffer::CpuBuffer;
+use super::buffer::{lead_bytes, CpuBuffer};
 use crate::element::Pod;
 use crate::error::Result;
 use crate::kernel::Allocator;
@@ -22,7 +22,7 @@ fn line_pitch<T: Pod>(len: usize) -> usize {
 /// taking its temporaries from the pool.
 #[derive(Clone, Debug, Default)]
 pub enum CpuAlloc {
-    /// The system allocator (64-byte aligned, huge pages from 4 MiB).
+    /// The system allocator (cache-line placed, huge pages from 4 MiB).
     #[default]
     System,
     /// A pool (still alive; a buffer whose pool was dropped reports `System`).
@@ -52,7 +52,7 @@ unsafe impl Allocator<Cpu> for Cpu {
         at: usize,
     ) -> Result<CpuBuffer<T>> {
         // SAFETY: the caller writes every element before reading any.
-        unsafe { CpuBuffer::try_init_placed(op, len, at, |_| {}) }
+        unsafe { CpuBuffer::try_init_placed(op, len, lead_bytes::<T>(at), |_| {}) }
     }
     fn line_pitch<T: Pod>(&self, len: usize) -> usize {
         line_pitch::<T>(len)
@@ -83,7 +83,7 @@ unsafe impl Allocator<Cpu> for Pool {
         at: usize,
     ) -> Result<CpuBuffer<T>> {
         // SAFETY: the caller writes every element before reading any.
-        unsafe { CpuBuffer::try_init_in_pool(self, op, len, at, |_| {}) }
+        unsafe { CpuBuffer::try_init_in_pool(self, op, len, lead_bytes::<T>(at), |_| {}) }
     }
     fn line_pitch<T: Pod>(&self, len: usize) -> usize {
         line_pitch::<T>(len)

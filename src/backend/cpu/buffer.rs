@@ -92,19 +92,24 @@ impl<T: Pod> CpuBuffer<T> {
         unsafe { Self::try_init_placed(op, len, 0, init) }
     }
 
-    /// As [`CpuBuffer::try_init_with`], with element `at` (not the first) starting a cache line
-    /// where the element type allows it (see [`lead_bytes`]).
+    /// As [`CpuBuffer::try_init_with`], the buffer starting `lead` bytes past a cache line:
+    /// [`lead_bytes`] of an element to start one, or another buffer's offset into its line.
     ///
     /// # Safety
     ///
     /// As for [`CpuBuffer::try_init_with`].
+    ///
+    /// # Panics
+    ///
+    /// When `lead` is not a multiple of `T`'s alignment below [`CPU_ALIGN`] (0 for types aligned
+    /// beyond a line).
     pub(crate) unsafe fn try_init_placed(
         op: &'static str,
         len: usize,
-        at: usize,
+        lead: usize,
         init: impl FnOnce(*mut T),
     ) -> Result<Self, Error> {
-        let lead = lead_bytes::<T>(at);
+        check_lead::<T>(lead);
         let (layout, staggered) = Self::alloc_layout(len, lead).ok_or(Error::Overflow {
             op,
             shape: vec![len],
@@ -129,7 +134,7 @@ impl<T: Pod> CpuBuffer<T> {
         let placement = offset + lead;
         // SAFETY: `line` lies `offset <= SPAN` bytes into a live allocation of `len * size + lead`
         // bytes (plus `SPAN` when staggered), so `line + lead` is non-null and the buffer fits
-        // after it; `lead` is a multiple of `T`'s alignment (`lead_bytes`), so the start is
+        // after it; `lead` is a multiple of `T`'s alignment (`check_lead`), so the start is
         // aligned for `T`.
         let ptr = unsafe { NonNull::new_unchecked(line.add(lead).cast::<T>()) };
         let buf = Self { ptr, len, origin: Origin::System { layout, placement } };
@@ -143,25 +148,29 @@ impl<T: Pod> CpuBuffer<T> {
     /// # Safety
     ///
     /// As for [`CpuBuffer::try_init_with`].
+    ///
+    /// # Panics
+    ///
+    /// As [`CpuBuffer::try_init_placed`].
     pub(crate) unsafe fn try_init_in_pool(
         pool: &Pool,
         op: &'static str,
         len: usize,
-        at: usize,
+        lead: usize,
         init: impl FnOnce(*mut T),
     ) -> Result<Self, Error> {
+        check_lead::<T>(lead);
         let size = core::mem::size_of::<T>();
         let overflow = Error::Overflow { op, shape: vec![len], elem_size: size };
         let bytes = len.checked_mul(size).ok_or_else(|| overflow.clone())?;
         if bytes == 0 || core::mem::align_of::<T>() > CPU_ALIGN {
             // SAFETY: forwarded contract.
-            return unsafe { Self::try_init_placed(op, len, at, init) };
+            return unsafe { Self::try_init_placed(op, len, lead, init) };
         }
-        let lead = lead_bytes::<T>(at);
         let lease = pool.take(op, bytes.checked_add(lead).ok_or(overflow)?)?;
         trace_alloc(op, bytes, true);
         // SAFETY: the block holds at least `bytes + lead` bytes and starts on a cache line, so
-        // `block + lead` is non-null, aligned for `T` (`lead_bytes`) and has room for the buffer.
+        // `block + lead` is non-null, aligned for `T` (`check_lead`) and has room for the buffer.
         let ptr = unsafe { NonNull::new_unchecked(lease.block().0.as_ptr().add(lead).cast::<T>()) };
         let buf = Self { ptr, len, origin: Origin::Pool(lease) };
         init(buf.ptr.as_ptr());
@@ -203,7 +212,7 @@ impl<T: Pod> CpuBuffer<T> {
     }
 }
 
-/// The bytes a buffer starts before a cache line so that its element `at` starts one: a
+/// The bytes past a cache line a buffer starts at so that its element `at` starts one: a
 /// multiple of `T`'s alignment below [`CPU_ALIGN`] (0 for types aligned beyond a line, whose
 /// buffers start on their own alignment).
 pub(crate) fn lead_bytes<T>(at: usize) -> usize {
@@ -216,6 +225,13 @@ pub(crate) fn lead_bytes<T>(at: usize) -> usize {
     (CPU_ALIGN - into_line) % CPU_ALIGN
 }
 
+/// Asserts that a buffer of `T` may start `lead` bytes past a cache line.
+fn check_lead<T>(lead: usize) {
+    let align = core::mem::align_of::<T>();
+    let fits = if align > CPU_ALIGN { lead == 0 } else { lead < CPU_ALIGN && lead % align == 0 };
+    assert!(fits, "a buffer of {align}-byte aligned elements cannot start {lead} bytes past a cache line");
+}
+
 /// One `tracing` event per array allocation, naming the operation that asked (feature `tracing`).
 #[allow(unused_variables)]
 fn trace_alloc(op: &'static str, bytes: usize, pooled: bool) {
@@ -224,7 +240,8 @@ fn trace_alloc(op: &'static str, bytes: usize, pooled: bool) {
 }
 
 impl<T: Pod> CpuBuffer<T> {
-    /// A copy, from the same pool when the original came from a pool that still exists.
+    /// A copy, from the same pool when the original came from a pool that still exists, placed
+    /// as the original is in its cache line (a padded array's copy keeps its interior on a line).
     ///
     /// # Errors
     ///
@@ -235,8 +252,16 @@ impl<T: Pod> CpuBuffer<T> {
             // SAFETY: a fresh buffer of `data.len()` elements cannot overlap `data`.
             unsafe { core::ptr::copy_nonoverlapping(data.as_ptr(), dst, data.len()) }
         };
+        // A multiple of `T`'s alignment (the pointer is aligned for `T`), 0 beyond a line.
+        let lead = self.ptr.as_ptr() as usize % CPU_ALIGN;
+        let lead = if data.is_empty() { 0 } else { lead };
         // SAFETY: `copy` writes every element.
-        unsafe { crate::kernel::init_buffer::<super::Cpu, T>(&self.allocator(), "clone", data.len(), copy) }
+        unsafe {
+            match self.allocator() {
+                CpuAlloc::Pool(pool) => Self::try_init_in_pool(&pool, "clone", data.len(), lead, copy),
+                CpuAlloc::System => Self::try_init_placed("clone", data.len(), lead, copy),
+            }
+        }
     }
 
     /// The allocator this buffer came from: its pool while that pool lives, else the system.
@@ -323,25 +348,36 @@ mod tests {
         for len in [1usize, 3, 1000, HUGE_PAGE_THRESHOLD / 4 + 5] {
             for at in [0, 1, 3, 15, 16, 17, 999, len - 1] {
                 let at = at.min(len - 1);
-                // SAFETY: every element is written before any is read.
+                // SAFETY: `p` is a fresh buffer of `len` elements, all written here.
                 let fill = |p: *mut f32| unsafe { core::ptr::write_bytes(p, 0, len) };
+                let lead = lead_bytes::<f32>(at);
                 // SAFETY: `fill` writes every element.
-                let placed = unsafe { CpuBuffer::<f32>::try_init_placed("test", len, at, fill) }.unwrap();
+                let placed = unsafe { CpuBuffer::<f32>::try_init_placed("test", len, lead, fill) }.unwrap();
                 // SAFETY: as above.
-                let pooled = unsafe { CpuBuffer::<f32>::try_init_in_pool(&pool, "test", len, at, fill) }.unwrap();
+                let pooled = unsafe { CpuBuffer::<f32>::try_init_in_pool(&pool, "test", len, lead, fill) }.unwrap();
                 for buf in [placed, pooled] {
                     assert_eq!(line_offset(&buf, at), 0, "len {len}, at {at}");
                     assert_eq!(buf.len(), len);
                     assert!(buf.as_slice().iter().all(|&x| x == 0.0));
+                    let copy = buf.try_clone().unwrap();
+                    assert_eq!(line_offset(&copy, at), 0, "a copy keeps the placement");
+                    assert_eq!(copy.as_slice(), buf.as_slice());
                 }
             }
         }
         // Bytes: the start may be any byte; element 0 and empty buffers as ever.
-        // SAFETY: the closure writes the one element.
-        let b = unsafe { CpuBuffer::<u8>::try_init_placed("test", 1 << 10, 1, |p| p.write_bytes(7, 1 << 10)) };
+        // SAFETY: the closure writes every element.
+        let b = unsafe { CpuBuffer::<u8>::try_init_placed("test", 1 << 10, 63, |p| p.write_bytes(7, 1 << 10)) };
         assert_eq!(line_offset(&b.unwrap(), 1), 0);
         // SAFETY: nothing to write.
-        assert!(unsafe { CpuBuffer::<f64>::try_init_placed("test", 0, 5, |_| {}) }.unwrap().is_empty());
+        assert!(unsafe { CpuBuffer::<f64>::try_init_placed("test", 0, 40, |_| {}) }.unwrap().is_empty());
+        // Where the lead alone takes a buffer past the huge-page threshold: staggered, and whole.
+        let len = HUGE_PAGE_THRESHOLD / 4 - 1;
+        // SAFETY: the closure writes every element.
+        let b = unsafe { CpuBuffer::<f32>::try_init_placed("test", len, 60, |p| p.write_bytes(0, len)) }.unwrap();
+        assert_eq!((line_offset(&b, 1), b.as_slice()[len - 1]), (0, 0.0));
+        let Origin::System { layout, placement } = &b.origin else { panic!("a system allocation") };
+        assert!(layout.size() >= len * 4 + 60 + placement::SPAN && *placement % CPU_ALIGN == 60);
     }
 
     #[test]
@@ -362,6 +398,13 @@ mod tests {
     }
 
     #[test]
+    #[should_panic(expected = "8-byte aligned elements cannot start 4 bytes past a cache line")]
+    fn leads_that_would_misalign_the_elements_panic() {
+        // SAFETY: refused before anything is written.
+        let _ = unsafe { CpuBuffer::<f64>::try_init_placed("test", 4, 4, |p| p.write_bytes(0, 4)) };
+    }
+
+    #[test]
     fn huge_requests_are_errors_not_aborts() {
         let err = CpuBuffer::<f64>::try_zeroed("test", usize::MAX / 4).unwrap_err();
         assert!(matches!(err, Error::Overflow { .. }), "{err}");
@@ -370,10 +413,10 @@ mod tests {
         assert!(matches!(err, Error::Alloc { .. }), "{err}");
         // The lead never pushes a fitting size past the limits unnoticed.
         // SAFETY: refused before anything is written.
-        let err = unsafe { CpuBuffer::<u8>::try_init_placed("test", isize::MAX as usize, 1, |_| {}) }.unwrap_err();
+        let err = unsafe { CpuBuffer::<u8>::try_init_placed("test", isize::MAX as usize, 63, |_| {}) }.unwrap_err();
         assert!(matches!(err, Error::Overflow { .. } | Error::Alloc { .. }), "{err}");
         // SAFETY: as above.
-        let err = unsafe { CpuBuffer::<u8>::try_init_in_pool(&Pool::new(), "test", usize::MAX, 1, |_| {}) };
+        let err = unsafe { CpuBuffer::<u8>::try_init_in_pool(&Pool::new(), "test", usize::MAX, 63, |_| {}) };
         assert!(matches!(err.unwrap_err(), Error::Overflow { .. }));
     }
 

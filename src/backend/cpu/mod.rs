@@ -1,7 +1,8 @@
-//! The CPU backend: 64-byte aligned host buffers, and the whole host engine: the lane engine
-//! (`lanes`), the point walker of stencils (`points`), the thread splitter (`threads`) and
-//! runtime SIMD dispatch (`simd`), which its kernels run on and which it lends to the host-side
-//! closure APIs through the contract's `HostEngine` (`engine`).
+//! The CPU backend: host buffers starting on a cache line (or placed so that a padded interior
+//! does), and the whole host engine: the lane engine (`lanes`), the point walker of stencils
+//! (`points`), the thread splitter (`threads`) and runtime SIMD dispatch (`simd`), which its
+//! kernels run on and which it lends to the host-side closure APIs through the contract's
+//! `HostEngine` (`engine`).
 
 mod alloc;
 mod block;
