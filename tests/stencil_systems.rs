@@ -229,6 +229,16 @@ fn a_state_owning_its_halo_steps_as_one_padded_by_hand() {
             assert_eq!(owning.interior_level(0, l).shape(), shape);
         }
         assert_eq!(owning.interior(0).to_owned(), by_hand.level(0, 0).slice(s![2..-2, 2..-2]).to_owned());
+        assert_eq!(&owning.padded(0).to_owned(), by_hand.field(0), "{shape:?}: the padded array, halo too");
+        // A halo refilled by hand through `padded_mut` wraps within the padded array.
+        let modes = [PadMode::Periodic; 2];
+        owning.padded_mut(0).map_inplace(|x| *x = f64::NAN);
+        let mut inner = owning.padded_mut(0);
+        inner.slice_mut(s![2..-2, 2..-2]).assign(&by_hand.level(0, 0).slice(s![2..-2, 2..-2]));
+        cnda::stencil::fill_halo(owning.padded_mut(0), [2, 2], modes);
+        let want = pad_axes(by_hand.level(0, 0).slice(s![2..-2, 2..-2]), [2, 2], modes);
+        assert_eq!(owning.padded(0).to_owned(), want, "{shape:?}: a periodic refill by hand");
+        assert!(owning.field(0).slice(s![.., cols as isize..]).iter().all(|&x| x == 0.0), "the columns untouched");
     }
 }
 

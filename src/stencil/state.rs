@@ -15,7 +15,7 @@ use crate::element::Pod;
 use crate::error::{or_panic, Error, Result};
 use crate::kernel::{Backend, CopyKernels, Cpu, Desc};
 use crate::layout::Strided;
-use crate::view::{Shared, View};
+use crate::view::{Shared, Unique, View};
 
 /// `M` fields (a system's unknowns) at `L` time levels each, plus a scratch array per field, on
 /// backend `B`. A time stepper (`apply_steps` of a stencil that [`Evolves<M, L>`](super::Evolves))
@@ -279,8 +279,9 @@ impl<T: Pod, const N: usize, const M: usize, const L: usize, B: Backend> State<T
     /// halo that is the interior, the halo around it, and on the CPU a few columns past the end
     /// of the last axis (rows of whole cache lines, so that every row's interior starts one),
     /// zero and never read or written by a step; [`State::interior`] is the field without them,
-    /// and indices into the halo and interior are the same in both. Reductions over the whole
-    /// array count those zeros; coefficient fields take the padded (or the interior's) shape.
+    /// [`State::padded`] without the columns only, and indices into the halo and interior are
+    /// the same in all three. Reductions over the whole array count those zeros; coefficient
+    /// fields take the padded (or the interior's) shape.
     ///
     /// # Panics
     ///
@@ -296,6 +297,39 @@ impl<T: Pod, const N: usize, const M: usize, const L: usize, B: Backend> State<T
     /// When `f >= M`.
     pub fn field_mut(&mut self, f: usize) -> &mut Array<T, N, B> {
         self.rings.newest_mut(f)
+    }
+
+    /// Field `f`'s newest level as the steppers see it: the interior and the halo around it,
+    /// without the columns that rows of whole cache lines add past the padded width (the whole
+    /// array for a state built from arrays padded by hand).
+    ///
+    /// # Panics
+    ///
+    /// When `f >= M`.
+    pub fn padded(&self, f: usize) -> View<'_, T, N, Shared, B, Strided, DefaultCheck> {
+        let level = self.field(f);
+        let shape = self.rows.stepped(level.shape());
+        match N {
+            0 => level.view().into_strided(),
+            _ => level.view().into_strided().try_narrow(N - 1, 0, shape[N - 1]).expect("within the array"),
+        }
+    }
+
+    /// [`State::padded`], mutably: where to set boundary values or refill halos by hand
+    /// (`fill_halo(state.padded_mut(f), halo, modes)`; on [`State::field_mut`] of a state that
+    /// owns its halo, a periodic refill would wrap across the columns past the padded width).
+    ///
+    /// # Panics
+    ///
+    /// When `f >= M`.
+    pub fn padded_mut(&mut self, f: usize) -> View<'_, T, N, Unique, B, Strided, DefaultCheck> {
+        let rows = self.rows;
+        let level = self.rings.newest_mut(f);
+        let shape = rows.stepped(level.shape());
+        match N {
+            0 => level.view_mut().into_strided(),
+            _ => level.view_mut().into_strided().try_narrow(N - 1, 0, shape[N - 1]).expect("within the array"),
+        }
     }
 
     /// Field `f` at level `l` (0 the newest, `L - 1` the oldest), the whole array (as
