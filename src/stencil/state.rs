@@ -144,8 +144,8 @@ impl<T: Pod, const N: usize, const M: usize, const L: usize, B: CopyKernels> Sta
     /// On the CPU the arrays are laid out as Devito lays out its fields: rows of whole cache
     /// lines (the last axis a few elements longer than the padded array, past its end: under a
     /// line for elements of a power-of-two size), each row's interior starting a line, so the
-    /// kernels' vector loads and stores split none. Gray-Scott on 4096^2 `f32` points ran its
-    /// fused steps 1.1x faster so (docs/BENCHMARKS.md).
+    /// kernels' vector loads and stores split none. Gray-Scott's fused steps on 4094^2 `f32`
+    /// points ran 1.09x faster so (docs/BENCHMARKS.md).
     ///
     /// ```
     /// use cnda::prelude::*;
