@@ -321,3 +321,25 @@ fn periodic_jacobi_is_the_mean_of_the_neighbours_on_a_torus() {
     }
     assert_eq!(field.current(), &pad(torus.view(), 1, PadMode::Periodic));
 }
+
+/// Planes wide enough that two threads share one wavefront, each computing a band of axis 1 of
+/// every unit (`fused/bands.rs`: 64 rows of 128 points each here), the first completing each
+/// unit's halos: the same as separate sweeps, with periodic axes before and after the bands'.
+#[cfg(feature = "rayon")]
+#[test]
+fn fused_sweeps_in_bands_of_axis_1_equal_separate_sweeps() {
+    let shape = [8, 130, 130];
+    let initial = Array::from_fn(shape, |[i, j, k]| ((i * 31 + j * 17 + k * 7) % 13) as f64 * 0.37);
+    let next = Array::from_fn(shape, |[i, j, k]| ((i + j + k) % 5) as f64);
+    let lap = LinearStencil::laplacian_27pt(0.5);
+    for periodic in [[false, false, false], [true, true, false], [false, true, true]] {
+        for steps in [2, 5] {
+            let boundaries = periodic.map(boundary);
+            assert_eq!(
+                sweeps_fused_with(&lap, &initial, &next, steps, boundaries, Some(2)),
+                sweeps_one_by_one_with(&lap, &initial, &next, steps, boundaries),
+                "{periodic:?}, {steps} steps"
+            );
+        }
+    }
+}

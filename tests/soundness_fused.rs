@@ -62,6 +62,32 @@ fn a_panicking_pipeline_thread_stops_every_thread_and_its_panic_reaches_the_call
     }
 }
 
+/// As [`overflowing_in_sweep_two`] in 3D, on row `row` of hyperplane 1: planes of `130 x 130`
+/// points, whose 128 interior rows two threads share in bands of 64 (`fused/bands.rs`).
+fn overflowing_in_band(row: usize) -> DoubleBuffer<i32, 3> {
+    let mut field = DoubleBuffer::new(Array::from_fn([6, 130, 130], |i| if i == [1, row, 1] { i32::MAX } else { 0 }));
+    let (_, mut next) = field.split();
+    next.fill(0);
+    next[[1, row, 0]] = i32::MAX;
+    field
+}
+
+#[test]
+#[cfg_attr(not(debug_assertions), ignore = "integer overflow panics only with overflow checks (debug)")]
+fn a_panic_in_either_band_stops_both_threads_and_reaches_the_caller() {
+    // Row 10 lies in the first thread's band (the one that completes each unit after waiting
+    // for the other), row 100 in the second's (the first then waits on a thread that is gone).
+    let shift_add = LinearStencil::<i32, 3, 1, 2>::new([([0, 0, -1], 1), ([0, 0, 0], 1)]);
+    for row in [10, 100] {
+        for _ in 0..4 {
+            let mut field = overflowing_in_band(row);
+            let msg = panic_message(|| install(&pool(2), || shift_add.par_apply_steps(&mut field, 4)))
+                .expect("sweep 2 overflows, so the call must panic");
+            assert!(msg.contains("overflow"), "row {row}: the caller must see the thread's own panic, got {msg:?}");
+        }
+    }
+}
+
 #[test]
 #[cfg_attr(not(debug_assertions), ignore = "integer overflow panics only with overflow checks (debug)")]
 fn a_panic_in_a_sequential_fused_call_reaches_the_caller() {

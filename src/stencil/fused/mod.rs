@@ -42,7 +42,10 @@ mod schedule;
 mod sweep;
 mod tune;
 mod unfused;
+mod wavefront;
 
+#[cfg(feature = "rayon")]
+mod bands;
 #[cfg(feature = "rayon")]
 mod parallel;
 
@@ -53,7 +56,7 @@ use core::ops::Range;
 
 use smallvec::SmallVec;
 
-use super::boundary::{Boundaries, Which};
+use super::boundary::Boundaries;
 use super::halo::Side;
 use super::state::State;
 use crate::element::Pod;
@@ -313,6 +316,9 @@ enum Extra<'p, B: Backend, T: Pod, const N: usize> {
 /// initial levels are steps `0, -1, ..`), the boundaries, the interior, the number of sweeps
 /// (every stage of every step), and the wavefront's schedule (`None`: one call per sweep).
 pub(super) struct Plan<'s, B: Backend, T: Pod, const N: usize, S> {
+    /// The operation the plan runs for, which its errors name (those of the threads' setting).
+    #[cfg_attr(not(feature = "rayon"), allow(dead_code))]
+    op: &'static str,
     dev: B::Device,
     sweep: &'s S,
     rings: Rings<B, T, N>,
@@ -411,6 +417,7 @@ impl<'s, B: CopyKernels, T: Pod, const N: usize, S: Sweep<B, T, N>> Plan<'s, B, 
             (None, 1)
         };
         Ok(Some(Plan {
+            op,
             dev,
             sweep,
             rings,
@@ -455,116 +462,5 @@ impl<'s, B: CopyKernels, T: Pod, const N: usize, S: Sweep<B, T, N>> Plan<'s, B, 
     /// The fused plan's schedule.
     fn schedule(&self) -> &Schedule {
         self.schedule.as_ref().expect("a fused plan has a schedule")
-    }
-
-    /// The sweeps on the wavefront, then the seam pass.
-    ///
-    /// # Safety
-    ///
-    /// As for `run_unfused`.
-    ///
-    /// # Errors
-    ///
-    /// `Error::Device` from a kernel.
-    pub(super) unsafe fn run_sequential(&self) -> Result<()> {
-        let schedule = self.schedule();
-        let all = 1..schedule.sweeps() + 1;
-        // SAFETY: the caller's contract.
-        unsafe { self.prepare() }?;
-        for s in schedule.steps() {
-            for (t, i) in schedule.at_step(s, all.clone()) {
-                // SAFETY: the caller's contract; the wavefront's order is the one `compute`
-                // requires (module documentation).
-                unsafe { self.compute(t, i) }?;
-            }
-        }
-        // SAFETY: the caller's contract, after the wavefront.
-        unsafe { self.finish(core::slice::from_ref(schedule)) }
-    }
-
-    /// Sweep `t` at the interior hyperplanes of the schedule's unit `i` (`unit`: a block of
-    /// them, or one), then their halos, and the mirrored halos of axis 0 that they complete.
-    ///
-    /// # Safety
-    ///
-    /// As for `run_unfused`, and every unit of every earlier sweep that `t` reads (back to `L S`
-    /// sweeps for `S` stages) within the schedule's lag of `i` (which covers the hyperplanes
-    /// within `R` of the unit's) is computed (with its halos) and not yet overwritten, and no
-    /// later computation reads unit `i` of the arrays `t` overwrites (their last reader, sweep
-    /// `t - S` at most at unit `i + lag`, runs earlier in the wavefront, as every older sweep).
-    ///
-    /// # Errors
-    ///
-    /// `Error::Device` from a kernel.
-    pub(super) unsafe fn compute(&self, t: usize, i: usize) -> Result<()> {
-        let rows = self.unit(i);
-        let mut start = self.interior.clone().map(|r| r.start);
-        let mut shape = self.interior.clone().map(|r| r.len());
-        (start[0], shape[0]) = (rows.start, rows.len());
-        let region = |d: &Desc<B, T, N>| (0..N).fold(*d, |d, k| d.narrowed(k, start[k], shape[k]));
-        let inputs: Group<B, T, N> = self.inputs(t).iter().map(region).collect();
-        let outputs = self.rings.outputs(t);
-        let targets: Group<B, T, N> = outputs.iter().map(region).collect();
-        // SAFETY: the unit's hyperplanes are interior, so every tap of its points lies in the inputs; the
-        // outputs are the arrays sweep `t` writes, which no input is; the caller's contract
-        // orders the reads and writes.
-        unsafe { self.sweep.region(&self.dev, self.rings.stage(t), &targets, &inputs, start, shape) }?;
-        // SAFETY: the caller's contract, for the hyperplanes just written, before their halos.
-        unsafe { self.points_after(t, rows.clone()) }?;
-        for (f, dst) in self.rings.writes(t).zip(outputs) {
-            // SAFETY: as above, for the halos of the hyperplanes just written.
-            unsafe { self.halos_after(&self.boundaries[f], dst, rows.clone()) }?;
-        }
-        Ok(())
-    }
-
-    /// The seam pass: the hyperplanes the wavefronts of `parts` left (near a periodic axis 0's
-    /// ends, and near the cuts between slabs), one task after the other (`schedule::seams`).
-    ///
-    /// # Safety
-    ///
-    /// As for `run_unfused`, after the wavefronts of `parts`, which cover the interior.
-    ///
-    /// # Errors
-    ///
-    /// `Error::Device` from a kernel.
-    unsafe fn finish(&self, parts: &[Schedule]) -> Result<()> {
-        debug_assert!(schedule::independent(parts), "seam tasks that depend on each other");
-        for seam in schedule::seams(parts) {
-            // SAFETY: the caller's contract.
-            unsafe { self.seam(parts, &seam) }?;
-        }
-        Ok(())
-    }
-
-    /// One task of the seam pass: sweep by sweep, the hyperplanes `seam` names, then, for a
-    /// periodic axis 0's wrap-around, the sweep's halo along it.
-    ///
-    /// # Safety
-    ///
-    /// As for `run_unfused`, after the wavefronts of `parts`; nothing else accesses the
-    /// hyperplanes within `steps R` of the seam's cut (and, for the wrap-around, the halo along
-    /// axis 0) during the call.
-    ///
-    /// # Errors
-    ///
-    /// `Error::Device` from a kernel.
-    unsafe fn seam(&self, parts: &[Schedule], seam: &schedule::Seam) -> Result<()> {
-        for t in 1..=self.sweeps {
-            for &(part, side) in &seam.sides {
-                for i in parts[part].seam_side(t, side) {
-                    // SAFETY: the sweeps `t` reads are complete, with their halos, near the
-                    // cut (their wavefront, and this task's previous sweeps), and the sweeps that
-                    // overwrite their arrays (`t + 1` and later) have done so on the wavefront
-                    // only beyond what this reads (`schedule`).
-                    unsafe { self.compute(t, i) }?;
-                }
-            }
-            if seam.wraps {
-                // SAFETY: the caller's contract; sweep `t` is complete near both ends.
-                unsafe { self.refill_written(t, 0..1, Which::Following) }?;
-            }
-        }
-        Ok(())
     }
 }

@@ -14,13 +14,16 @@ use crate::stencil::{Boundaries, Boundary, DoubleBuffer, LinearStencil};
 
 impl<T: Numeric + Send + Sync, const N: usize, const R: usize, const K: usize> LinearStencil<T, N, R, K> {
     /// [`LinearStencil::apply_steps`] on rayon's threads, as many as its pool has. Where each
-    /// thread gets at least 4 units of axis 0 (hyperplanes, or the blocks of them computed per
-    /// call) per sweep and unit of the lag, each runs
+    /// thread's share of a hyperplane is large (at least 8192 points: 3D grids), the threads
+    /// share one wavefront, each computing its band of axis 1 of every hyperplane. Otherwise,
+    /// where each thread gets at least 4 units of axis 0 (hyperplanes, or the blocks of them
+    /// computed per call) per sweep and unit of the lag, each runs
     /// the whole wavefront on its own slab of axis 0, and one pass after they join computes the
     /// few hyperplanes near the cuts between slabs; otherwise (at most one thread per sweep) the
     /// sweeps are dealt out in contiguous groups, and the threads run one wavefront as a
     /// pipeline, each a few hyperplanes behind the one computing the sweep before its first. The
-    /// result is the same, bit for bit.
+    /// result is the same, bit for bit. `CNDA_FUSED_THREADS=bands` or `slabs` in the
+    /// environment chooses bands wherever axis 1 has a point per thread, or never.
     ///
     /// # Panics
     ///
@@ -81,7 +84,7 @@ impl<T: Numeric + Send + Sync, const N: usize, const R: usize, const K: usize> L
 }
 
 /// A plan handed to the threads; `run_slabs` and `pipeline` argue why their accesses do not race.
-struct SharedPlan<'p, 's, T: Pod, const N: usize, S>(&'p Plan<'s, Cpu, T, N, S>);
+pub(super) struct SharedPlan<'p, 's, T: Pod, const N: usize, S>(pub(super) &'p Plan<'s, Cpu, T, N, S>);
 
 // SAFETY: a plan is descriptors (pointers, shapes, strides), a sweep (taps, or coefficient fields
 // that no thread writes, and parameters), a schedule and the points' plan (nodes, amplitudes read
@@ -109,7 +112,7 @@ impl Drop for StopOnDrop<'_> {
 /// Waits until `progress` exceeds `needed` (`true`), or until a thread of the pipeline has
 /// stopped early (`false`: the caller must stop without touching the fields, since the sweep it
 /// needs will never be published and its predecessors may still be writing).
-fn wait_past(progress: &AtomicUsize, needed: usize, stopped: &AtomicBool) -> bool {
+pub(super) fn wait_past(progress: &AtomicUsize, needed: usize, stopped: &AtomicBool) -> bool {
     let mut spins = 0u32;
     loop {
         // Progress first: a value published by the predecessor is a real order, whatever happened
@@ -148,9 +151,14 @@ fn groups(steps: usize, threads: usize) -> Vec<Range<usize>> {
     (0..threads).map(|p| first(p)..first(p + 1)).collect()
 }
 
-/// The fused sweeps on several threads; see [`LinearStencil::par_apply_steps`]. Two ways, the
+/// The fused sweeps on several threads; see [`LinearStencil::par_apply_steps`]. Three ways, the
 /// same result bit for bit:
 ///
+/// - **Bands** (where each thread's band computes enough of a unit, [`super::bands::bands`]):
+///   the threads share one wavefront, each computing its band of axis 1 of every unit, see
+///   [`super::bands::run_bands`]. One window in the shared cache, not one per slab, and no seam
+///   pass on one thread: measured 1.06x faster than slabs for the 3D acoustic wave on 200^3 on
+///   two threads (docs/BENCHMARKS.md).
 /// - **Slabs** (when each of rayon's threads gets a slab of at least 4 units of axis 0,
 ///   hyperplanes or blocks of them, per sweep and unit of the lag, as `Schedule::slabs` decides): each thread runs the
 ///   whole wavefront on its own slab, cut where slabs meet, and streams its own part of the grid;
@@ -172,6 +180,13 @@ where
 {
     let schedule = plan.schedule();
     let threads = rayon::current_num_threads().max(1);
+    let split = split(plan.op)?;
+    if split != Split::Slabs {
+        if let Some(bands) = super::bands::bands(plan, threads, split == Split::Bands) {
+            // SAFETY: the caller's contract; the bands cut the interior of axis 1.
+            return unsafe { super::bands::run_bands(plan, &bands) };
+        }
+    }
     if let Some(slabs) = schedule.slabs(threads) {
         // SAFETY: the caller's contract.
         return unsafe { run_slabs(plan, &slabs) };
@@ -183,6 +198,45 @@ where
     }
     // SAFETY: the caller's contract.
     unsafe { pipeline(plan, threads) }
+}
+
+/// How a fused pass is shared among threads, as `CNDA_FUSED_THREADS` sets it (read once).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Split {
+    /// Bands where each computes enough of a unit, else slabs or the pipeline (unset, `auto`).
+    Auto,
+    /// Bands wherever axis 1 has a point for each thread (`bands`).
+    Bands,
+    /// Slabs, or the pipeline where slabs would be too thin; never bands (`slabs`).
+    Slabs,
+}
+
+/// [`Split`] as `CNDA_FUSED_THREADS` sets it.
+///
+/// # Errors
+///
+/// `Error::Decomposition` for any other value (a typo must not silently keep the default).
+fn split(op: &'static str) -> Result<Split> {
+    static SETTING: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
+    let text = SETTING.get_or_init(|| std::env::var("CNDA_FUSED_THREADS").ok());
+    parse_split(op, text.as_deref())
+}
+
+fn parse_split(op: &'static str, text: Option<&str>) -> Result<Split> {
+    let Some(text) = text else { return Ok(Split::Auto) };
+    match text.trim().to_ascii_lowercase().as_str() {
+        "auto" => Ok(Split::Auto),
+        "bands" => Ok(Split::Bands),
+        "slabs" => Ok(Split::Slabs),
+        _ => Err(Error::Decomposition {
+            op,
+            reason: format!(
+                "CNDA_FUSED_THREADS is {text:?}, not auto, bands or slabs (how the threads of a fused \
+                 pass share it: bands of axis 1 of one wavefront, or slabs of axis 0 each with its own)"
+            ),
+            fix: "set it to auto, bands or slabs, or unset it to let the stepper choose",
+        }),
+    }
 }
 
 /// Every sweep on `slabs.len()` threads, thread `p` on the wavefront of `slabs[p]`, then the
@@ -251,7 +305,7 @@ where
 /// leaves early (an error, or a panic unwinding) raises `stopped` for the others to see. Every
 /// thread is joined; the first panic (in thread order) is then resumed on the caller's thread
 /// with its own payload and message, or the first error returned.
-fn on_threads(count: usize, body: impl Fn(usize, &AtomicBool) -> Result<()> + Sync) -> Result<()> {
+pub(super) fn on_threads(count: usize, body: impl Fn(usize, &AtomicBool) -> Result<()> + Sync) -> Result<()> {
     let stopped = AtomicBool::new(false);
     let failed = std::sync::Mutex::new(None::<Error>);
     let panic = std::thread::scope(|scope| {
@@ -354,7 +408,17 @@ where
 
 #[cfg(test)]
 mod tests {
-    use super::groups;
+    use super::{groups, parse_split, Split};
+
+    #[test]
+    fn the_thread_setting_is_auto_bands_slabs_or_an_error() {
+        assert_eq!(parse_split("op", None).unwrap(), Split::Auto);
+        assert_eq!(parse_split("op", Some(" Bands ")).unwrap(), Split::Bands);
+        assert_eq!(parse_split("op", Some("slabs")).unwrap(), Split::Slabs);
+        assert_eq!(parse_split("op", Some("auto")).unwrap(), Split::Auto);
+        let message = parse_split("op", Some("band")).unwrap_err().to_string();
+        assert!(message.contains("CNDA_FUSED_THREADS") && message.contains("\"band\""), "{message}");
+    }
 
     #[test]
     fn groups_cover_every_sweep_once_even_near_usize_max_the_first_one_sweep_lighter() {

@@ -58,6 +58,31 @@ pub(super) fn seams(parts: &[Schedule]) -> Vec<Seam> {
     seams
 }
 
+/// One item of work in a wavefront's order, whole on one thread or in bands on several
+/// (`bands.rs`): sweep `t` at unit `i` (its stencil, then its points and halos), or the halo
+/// along a periodic axis 0 that the wrap-around's seam task refills after its sweep `t`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Work {
+    Sweep { t: usize, i: usize },
+    WrapHalo(usize),
+}
+
+/// The work of one task of the seam pass over `parts`, in order: sweep by sweep, the
+/// hyperplanes near the cut on each of its sides, then the wrap-around's halo.
+pub(super) fn seam_work<'a>(parts: &'a [Schedule], seam: &'a Seam) -> impl Iterator<Item = Work> + 'a {
+    let sweeps = parts.first().map_or(0, |p| p.steps);
+    (1..=sweeps).flat_map(move |t| {
+        let units = seam.sides.iter().flat_map(move |&(part, side)| parts[part].seam_side(t, side));
+        units.map(move |i| Work::Sweep { t, i }).chain(seam.wraps.then_some(Work::WrapHalo(t)))
+    })
+}
+
+/// The wavefront of `schedule` over all its sweeps, in order, as [`Work`].
+pub(super) fn wavefront_work(schedule: &Schedule) -> impl Iterator<Item = Work> + '_ {
+    let all = 1..schedule.steps + 1;
+    schedule.steps().flat_map(move |s| schedule.at_step(s, all.clone()).map(|(t, i)| Work::Sweep { t, i }))
+}
+
 /// Whether the tasks of [`seams`] over `parts` are independent (they may run in any order, or at
 /// once): one part, or every part more than `2 steps lag` hyperplanes long. Such parts also keep
 /// the hyperplanes next to the outer ends, after which a mirrored halo of axis 0 is refilled
@@ -122,6 +147,7 @@ impl Schedule {
     }
 
     /// The number of sweeps.
+    #[cfg_attr(not(feature = "rayon"), allow(dead_code))]
     pub(super) fn sweeps(&self) -> usize {
         self.steps
     }
