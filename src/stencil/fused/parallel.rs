@@ -157,7 +157,7 @@ fn groups(steps: usize, threads: usize) -> Vec<Range<usize>> {
 /// - **Bands** (where each thread's band computes enough of a unit, [`super::bands::bands`]):
 ///   the threads share one wavefront, each computing its band of axis 1 of every unit, see
 ///   [`super::bands::run_bands`]. One window in the shared cache, not one per slab, and no seam
-///   pass on one thread: measured 1.06x faster than slabs for the 3D acoustic wave on 200^3 on
+///   pass on one thread: measured 1.06-1.10x faster than slabs for the 3D acoustic wave on 200^3 on
 ///   two threads (docs/BENCHMARKS.md).
 /// - **Slabs** (when each of rayon's threads gets a slab of at least 4 units of axis 0,
 ///   hyperplanes or blocks of them, per sweep and unit of the lag, as `Schedule::slabs` decides): each thread runs the
