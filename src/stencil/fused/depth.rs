@@ -36,7 +36,7 @@ pub(super) fn pass_depths(op: &'static str, hyperplane: usize, fields: usize, ra
     }
     // The whole last-level cache: the window counts every field's `(k + 1) R` hyperplanes, more
     // than a pass keeps hot at once (two threads sharing one wavefront on the AMD EPYC ran the
-    // 3D acoustic wave 1.04-1.16x faster at 8 sweeps a pass, a window of 25 MB, than at 4).
+    // 3D acoustic wave 1.04x faster at 8 sweeps a pass, a window of 25 MB, than at 4).
     let most = fitting(crate::caches::last_level(), hyperplane, fields, radius);
     Ok((first, most.max(first)))
 }
