@@ -126,8 +126,8 @@ pub unsafe trait ExprStencilKernels: super::ElementwiseKernels + super::CopyKern
     ///
     /// # Safety
     ///
-    /// `fields.len() == S::FIELDS.len()` and `outputs.len() == S::VALUES.len()`, the outputs all
-    /// of one shape; every descriptor addresses live memory on `dev`; every tap of every point
+    /// `fields.len() == S::FIELDS.len()` and `outputs.len() == S::VALUES.len()`, the outputs and
+    /// the fields all of one shape; every descriptor addresses live memory on `dev`; every tap of every point
     /// lies inside its field, which is a view of an array (so the box the taps span around each
     /// point lies inside it too); the outputs' indices address distinct writable elements that
     /// overlap no field element and no other output's.

@@ -372,8 +372,9 @@ pub trait StencilApply<T: Scalar, const N: usize>: Stencil<T, N> {
         super::steps::apply_steps::<Self, B, T, N, M, L, C>(field, steps, coefficients, &params, boundaries)
     }
 
-    /// [`StencilApply::apply_steps_with`] on rayon's threads (slabs of the grid, or a pipeline of
-    /// sweep groups on one wavefront, as
+    /// [`StencilApply::apply_steps_with`] on rayon's threads (bands of each hyperplane on one
+    /// wavefront for large 3D grids, slabs of the grid, or a pipeline of sweep groups on one
+    /// wavefront, as
     /// [`LinearStencil::par_apply_steps`](crate::stencil::LinearStencil::par_apply_steps)); the
     /// same result, bit for bit. As many threads run as the current rayon pool has (call it inside
     /// `pool.install(..)` to choose them): scoped threads of their own, since the wavefront's

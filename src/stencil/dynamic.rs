@@ -270,8 +270,9 @@ impl<T: Numeric, const N: usize> DynStencil<T, N> {
         })
     }
 
-    /// [`DynStencil::apply_steps_with`] on rayon's threads (slabs of the grid or a pipeline of
-    /// sweep groups, as [`LinearStencil::par_apply_steps`]); the same result, bit for bit.
+    /// [`DynStencil::apply_steps_with`] on rayon's threads (bands of each hyperplane, slabs of the
+    /// grid or a pipeline of sweep groups, as [`LinearStencil::par_apply_steps`]); the same
+    /// result, bit for bit.
     ///
     /// # Panics
     ///

@@ -302,7 +302,8 @@ where
     run_steps(op, sweep, state, steps, &boundaries, points, fused)
 }
 
-/// [`apply_steps`] on rayon's threads (slabs of the grid, or a pipeline of sweep groups).
+/// [`apply_steps`] on rayon's threads (bands of each hyperplane, slabs of the grid, or a pipeline
+/// of sweep groups).
 ///
 /// # Errors
 ///
@@ -370,7 +371,8 @@ where
     unsafe { run_batch(op, &sweep, L + 1, batch, |plan| plan.run_sequential()) }
 }
 
-/// [`step_rings`] on rayon's threads (slabs of the block, or a pipeline of sweep groups).
+/// [`step_rings`] on rayon's threads (bands of each hyperplane, slabs of the block, or a pipeline
+/// of sweep groups).
 ///
 /// # Safety
 ///

@@ -62,7 +62,9 @@ impl<T: Scalar, const N: usize, S: Stencil<T, N>> TapReader<T> for RowTaps<T, N,
         let row = self.rows[Self::ROW[k]];
         // SAFETY: as for `Taps`: with the last axis contiguous (stride 1), `row` plus the last
         // offset is the tap's flat offset, and the point on the tap's row at the point's own
-        // last index lies inside the field too (the row does, and so does that index); `k <
+        // last index lies inside the field's array too (the tap's indices along the other axes
+        // do, and the point's last index is one of the field's, which has the outputs' shape:
+        // the kernel's contract); `k <
         // TAPS.len() <= MAX_TAPS` and `N >= 1` (checked before this reader is made).
         unsafe { *self.at[tap.field].offset(row).offset(tap.offset[N - 1]) }
     }
@@ -171,7 +173,7 @@ fn too_many(what: &'static str, got: usize, max: usize, fix: &'static str) -> Er
 }
 
 // SAFETY: the lane walk visits every point of the outputs once and writes each output's value
-// there, reading each tap through `Taps`, inside its field (the caller's contract).
+// there, reading each tap through `Taps` or `RowTaps`, inside its field (the caller's contract).
 unsafe impl ExprStencilKernels for Cpu {
     const WAVEFRONT: bool = true;
 

@@ -25,24 +25,27 @@ struct Done(AtomicUsize);
 /// The interior of axis 1 cut into `count >= 2` bands of nearly equal width, in order. In 2D,
 /// where axis 1 is the contiguous one, each cut lies a whole number of cache lines from the
 /// interior's start (the threads then never write one line, when the interior starts a line as
-/// in padded arrays). `None` for rank 1, for fewer points of axis 1 than threads, and unless
-/// `forced`, when a band would compute fewer than [`BAND_POINTS`] points of a unit or, in 2D,
-/// span fewer than two lines.
+/// in padded arrays). `None` for rank 1 and for fewer points of axis 1 than threads; and unless
+/// `forced`, for rank 2 (units of 2D grids are rows of a few thousand points, too little work
+/// between two waits: Gray-Scott on 4096^2 ran at half the slabs' speed in bands) and when a
+/// band would compute fewer than [`BAND_POINTS`] points of a unit.
 pub(super) fn bands<T: Pod, const N: usize, S>(
     plan: &Plan<'_, Cpu, T, N, S>,
     count: usize,
     forced: bool,
 ) -> Option<Vec<Range<usize>>> {
     let axis = plan.interior.get(1)?;
-    let (len, rest) = (axis.len(), plan.interior[2..].iter().map(|r| r.len()).product::<usize>());
-    let width = len / count.max(1);
-    let line = if N == 2 { (64 / size_of::<T>().max(1)).max(1) } else { 1 };
-    let unit_points = plan.block.min(plan.interior[0].len()).saturating_mul(width).saturating_mul(rest);
-    if count < 2 || width == 0 || (!forced && (width < 2 * line || unit_points < BAND_POINTS)) {
+    let width = axis.len() / count.max(1);
+    if count < 2 || width == 0 || (!forced && N < 3) {
         return None;
     }
-    // Whole lines only where every band still spans one.
-    Some(cuts(axis.clone(), count, if width >= 2 * line { line } else { 1 }))
+    let line = if N == 2 { (64 / size_of::<T>().max(1)).max(1) } else { 1 };
+    // Whole lines only where every band still spans two.
+    let bands = cuts(axis.clone(), count, if width >= 2 * line { line } else { 1 });
+    let unit =
+        plan.block.min(plan.interior[0].len()).saturating_mul(plan.interior[2..].iter().map(|r| r.len()).product());
+    let least = bands.iter().map(|b| b.len()).min().unwrap_or(0);
+    (forced || unit.saturating_mul(least) >= BAND_POINTS).then_some(bands)
 }
 
 /// `axis` (at least `count` points long) cut into `count` non-empty bands in order, each cut a

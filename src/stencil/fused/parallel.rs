@@ -14,7 +14,8 @@ use crate::stencil::{Boundaries, Boundary, DoubleBuffer, LinearStencil};
 
 impl<T: Numeric + Send + Sync, const N: usize, const R: usize, const K: usize> LinearStencil<T, N, R, K> {
     /// [`LinearStencil::apply_steps`] on rayon's threads, as many as its pool has. Where each
-    /// thread's share of a hyperplane is large (at least 8192 points: 3D grids), the threads
+    /// thread's share of a hyperplane is large (grids of 3 axes or more, each thread's band of a
+    /// hyperplane at least 8192 points: 3D planes of about 130^2 points on two threads), the threads
     /// share one wavefront, each computing its band of axis 1 of every hyperplane. Otherwise,
     /// where each thread gets at least 4 units of axis 0 (hyperplanes, or the blocks of them
     /// computed per call) per sweep and unit of the lag, each runs
@@ -83,7 +84,8 @@ impl<T: Numeric + Send + Sync, const N: usize, const R: usize, const K: usize> L
     }
 }
 
-/// A plan handed to the threads; `run_slabs` and `pipeline` argue why their accesses do not race.
+/// A plan handed to the threads; `run_slabs`, `pipeline` and `bands::run_bands` argue why their
+/// accesses do not race.
 pub(super) struct SharedPlan<'p, 's, T: Pod, const N: usize, S>(pub(super) &'p Plan<'s, Cpu, T, N, S>);
 
 // SAFETY: a plan is descriptors (pointers, shapes, strides), a sweep (taps, or coefficient fields
@@ -109,9 +111,9 @@ impl Drop for StopOnDrop<'_> {
     }
 }
 
-/// Waits until `progress` exceeds `needed` (`true`), or until a thread of the pipeline has
-/// stopped early (`false`: the caller must stop without touching the fields, since the sweep it
-/// needs will never be published and its predecessors may still be writing).
+/// Waits until `progress` exceeds `needed` (`true`), or until a thread of the pipeline or of
+/// the bands has stopped early (`false`: the caller must stop without touching the fields, since
+/// the work it needs will never be published and other threads may still be writing).
 pub(super) fn wait_past(progress: &AtomicUsize, needed: usize, stopped: &AtomicBool) -> bool {
     let mut spins = 0u32;
     loop {
@@ -309,6 +311,9 @@ pub(super) fn on_threads(count: usize, body: impl Fn(usize, &AtomicBool) -> Resu
     let stopped = AtomicBool::new(false);
     let failed = std::sync::Mutex::new(None::<Error>);
     let panic = std::thread::scope(|scope| {
+        // A thread that cannot be started (`spawn` panics) must not leave the started ones
+        // waiting for it: the guard raises `stopped` as the panic leaves this loop.
+        let mut starting = StopOnDrop { stopped: &stopped, finished: false };
         let handles: Vec<_> = (0..count)
             .map(|p| {
                 let (body, stopped, failed) = (&body, &stopped, &failed);
@@ -322,6 +327,7 @@ pub(super) fn on_threads(count: usize, body: impl Fn(usize, &AtomicBool) -> Resu
                 })
             })
             .collect();
+        starting.finished = true;
         // Joined here, not by the scope, which would replace a panic's payload by its own message.
         let joined: Vec<_> = handles.into_iter().map(|h| h.join()).collect();
         joined.into_iter().find_map(|r| r.err())

@@ -63,8 +63,11 @@ impl<B: CopyKernels, T: Pod, const N: usize, S: Sweep<B, T, N>> Plan<'_, B, T, N
     ///
     /// # Safety
     ///
-    /// As for [`Plan::compute`], and nothing else writes the band's points of the unit's
-    /// hyperplanes of the arrays `t` writes during the call.
+    /// As for [`Plan::compute`]; `band`, when given, lies in the interior of axis 1 (`N >= 2`);
+    /// during the call nothing else accesses the band's points of the unit's hyperplanes of the
+    /// arrays `t` writes, and nothing writes what the band reads (the other bands of the unit may
+    /// be computed at once: they write other points of the arrays `t` writes, which no sweep
+    /// reads in the same sweep).
     ///
     /// # Errors
     ///
