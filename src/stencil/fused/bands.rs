@@ -54,11 +54,11 @@ pub(super) fn bands<T: Pod, const N: usize, S>(
 fn cuts(axis: Range<usize>, count: usize, line: usize) -> Vec<Range<usize>> {
     let (len, width) = (axis.len(), axis.len() / count);
     debug_assert!(width >= 1 && (line == 1 || width >= 2 * line));
-    // `p * len / count` without overflow (as `Schedule::split`), rounded down to whole lines.
+    // The slabs' even cuts, rounded down to whole lines.
     let cut = |p: usize| match p {
         0 => axis.start,
         p if p == count => axis.end,
-        p => axis.start + (p * width + p * (len % count) / count) / line * line,
+        p => axis.start + schedule::share(len, count, p) / line * line,
     };
     (0..count).map(|p| cut(p)..cut(p + 1)).collect()
 }

@@ -83,6 +83,14 @@ pub(super) fn wavefront_work(schedule: &Schedule) -> impl Iterator<Item = Work> 
     schedule.steps().flat_map(move |s| schedule.at_step(s, all.clone()).map(|(t, i)| Work::Sweep { t, i }))
 }
 
+/// Where part `p` of `len` points cut into `count` nearly equal parts starts: `p * len / count`
+/// without overflow (`len / count` points each, the remainder spread), for `p <= count`. The
+/// slabs of axis 0 (`Schedule::split`) and the bands of axis 1 (`bands.rs`) are cut so.
+#[cfg(any(feature = "rayon", test))]
+pub(super) fn share(len: usize, count: usize, p: usize) -> usize {
+    p * (len / count) + p * (len % count) / count
+}
+
 /// Whether the tasks of [`seams`] over `parts` are independent (they may run in any order, or at
 /// once): one part, or every part more than `2 steps lag` hyperplanes long. Such parts also keep
 /// the hyperplanes next to the outer ends, after which a mirrored halo of axis 0 is refilled
@@ -122,9 +130,7 @@ impl Schedule {
     /// [`Schedule::slabs`] without the size check (any slab may be empty).
     #[cfg(any(feature = "rayon", test))]
     fn split(&self, count: usize) -> Vec<Schedule> {
-        let len = self.rows.len();
-        // `p * len / count` without overflow: `len / count` rows each, the remainder spread.
-        let edge = |p: usize| self.rows.start + p * (len / count) + p * (len % count) / count;
+        let edge = |p: usize| self.rows.start + share(self.rows.len(), count, p);
         (0..count)
             .map(|p| Schedule {
                 rows: edge(p)..edge(p + 1),
