@@ -378,6 +378,20 @@ pub enum Error {
         fix: &'static str,
     },
 
+    /// A stencil read from text (`TextStencil`) is refused: `stencil!`'s own message, where it
+    /// points.
+    #[error("stencil text, line {line}, column {column}: {reason}\n{excerpt}")]
+    Syntax {
+        /// The line, from 1.
+        line: usize,
+        /// The column, in characters from 1.
+        column: usize,
+        /// What is wrong and what to write instead.
+        reason: String,
+        /// The line quoted, with a caret under the column.
+        excerpt: String,
+    },
+
     /// The element type differs from the one expected (type-erased data).
     #[error(
         "{op}: expected elements of type {expected}, got {got}; \

@@ -6,7 +6,7 @@ use proc_macro2::{Ident, Literal, Span, TokenStream};
 use quote::quote;
 
 use crate::emit_nodes;
-use crate::ir::{Arith, Cmp, Elem, Expr, Func, Item, Lit, Logic, Stencil};
+use cnda_lang::ir::{Arith, Cmp, Elem, Expr, Func, Item, Lit, Logic, Stencil};
 
 /// The name of the expression form's struct, private to the block it is defined in.
 pub(crate) const HIDDEN: &str = "__CndaStencil";

@@ -7,19 +7,8 @@
 //! form from that IR (`emit_rust.rs`, `emit_nodes.rs`).
 //! See `README.md` in this crate for the accepted language and the expansion.
 
-mod body;
-mod elem;
 mod emit_nodes;
 mod emit_rust;
-mod fd;
-mod ir;
-mod lets;
-mod literal;
-mod lower;
-mod parse;
-mod reject;
-mod stage;
-mod typing;
 
 #[cfg(test)]
 mod tests;
@@ -95,7 +84,8 @@ fn expand(input: TokenStream) -> syn::Result<TokenStream> {
     Ok(emit_rust::expansion(&analyze(input)?))
 }
 
-/// Parses and checks the input.
-fn analyze(input: TokenStream) -> syn::Result<ir::Stencil> {
-    lower::stencil(parse::input(input)?)
+/// Parses and checks the input (the language is `cnda-lang`'s, shared with cnda's run-time
+/// parser).
+fn analyze(input: TokenStream) -> syn::Result<cnda_lang::ir::Stencil> {
+    cnda_lang::analyze(input)
 }

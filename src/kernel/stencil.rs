@@ -3,7 +3,7 @@
 
 use crate::element::Numeric;
 use crate::error::Result;
-use crate::kernel::expr::{Scalar, Stencil};
+use crate::kernel::expr::{ExprData, Scalar, Stencil};
 use crate::kernel::{Backend, Desc};
 
 /// The constant-coefficient stencil kernel a backend provides.
@@ -140,6 +140,28 @@ pub unsafe trait ExprStencilKernels: super::ElementwiseKernels + super::CopyKern
         outputs: &[Desc<Self, T, N>],
         fields: &[Desc<Self, T, N>],
         params: &S::Params,
+    ) -> Result<()>;
+
+    /// [`ExprStencilKernels::expression`] for an expression that is data at run time (a
+    /// `TextStencil`), computing in `T`: `params[i]` is parameter `i`. The CPU interprets the
+    /// nodes over blocks of points; devices generate and compile code as for a `Stencil` type,
+    /// cached under [`ExprData::key`].
+    ///
+    /// # Safety
+    ///
+    /// As for [`ExprStencilKernels::expression`], with `data`'s counts of fields and values in
+    /// place of `S`'s.
+    ///
+    /// # Errors
+    ///
+    /// As for [`ExprStencilKernels::expression`]; `Error::Layout` when `params` holds another
+    /// count than the expression's parameters.
+    unsafe fn expression_data<T: Scalar, const N: usize>(
+        dev: &Self::Device,
+        data: &ExprData<N>,
+        outputs: &[Desc<Self, T, N>],
+        fields: &[Desc<Self, T, N>],
+        params: &[T],
     ) -> Result<()>;
 
     /// `steps` sweeps of `S` at once where the backend has a time-tiled kernel for it (a tile

@@ -430,35 +430,57 @@ type Operands<B, T, const N: usize> = SmallVec<[Desc<B, T, N>; 4]>;
 /// The interior regions of the outputs and of the fields.
 type Regions<B, T, const N: usize> = (Operands<B, T, N>, Operands<B, T, N>);
 
+/// What a call of a stencil expects: its counts of fields and values, its radius, and what to
+/// advise when the counts disagree with the operands.
+pub(super) struct Expects<const N: usize> {
+    pub(super) fields: usize,
+    pub(super) values: usize,
+    pub(super) radius: [usize; N],
+    pub(super) fix: &'static str,
+}
+
+impl<const N: usize> Expects<N> {
+    /// What `S` expects, after [`check`](crate::kernel::expr::check) accepted it.
+    fn stencil<S: Stencil<T, N>, T: Scalar>(op: &'static str) -> Result<Self> {
+        crate::kernel::expr::check::<S, T, N>(op)?;
+        Ok(Expects {
+            fields: S::FIELDS.len(),
+            values: S::VALUES.len(),
+            radius: crate::kernel::expr::radius::<S, T, N>(),
+            // `Fields` of the stencil's `Arity` gives one operand per field for every
+            // `stencil!`, and `Outputs` of its `Values` one per output; a hand-written `Stencil`
+            // could disagree with itself, and kernels trust these counts.
+            fix: "give the stencil an `Arity` of its field count and `Values` of its value count (as `stencil!` does)",
+        })
+    }
+}
+
 /// The generic algorithm's checks and the interior: the outputs' and every field's interior
 /// region (the points at least the radius from every edge), or `None` when it is empty.
 ///
 /// # Errors
 ///
-/// `Error::Layout` for a stencil that disagrees with itself; `Error::ShapeMismatch`;
+/// `Error::Layout` for counts other than `expects`'; `Error::ShapeMismatch`;
 /// `Error::DeviceMismatch`.
-fn interior<S: Stencil<T, N>, B: Backend, T: Scalar, const N: usize>(
+fn interior<B: Backend, T: Scalar, const N: usize>(
     outputs: &[Desc<B, T, N>],
     fields: &[Desc<B, T, N>],
+    expects: &Expects<N>,
 ) -> Result<Option<Regions<B, T, N>>> {
     const OP: &str = "stencil apply";
-    // `Fields` of the stencil's `Arity` gives one operand per field for every `stencil!`, and
-    // `Outputs` of its `Values` one per output; a hand-written `Stencil` could disagree with
-    // itself, and kernels trust these counts.
-    if fields.len() != S::FIELDS.len() || outputs.len() != S::VALUES.len() {
+    if fields.len() != expects.fields || outputs.len() != expects.values || outputs.is_empty() {
         return Err(Error::Layout {
             op: OP,
             reason: format!(
                 "{} fields and {} outputs given to a stencil that names {} fields and {} values",
                 fields.len(),
                 outputs.len(),
-                S::FIELDS.len(),
-                S::VALUES.len()
+                expects.fields,
+                expects.values
             ),
-            fix: "give the stencil an `Arity` of its field count and `Values` of its value count (as `stencil!` does)",
+            fix: expects.fix,
         });
     }
-    crate::kernel::expr::check::<S, T, N>(OP)?;
     let shape = outputs[0].shape;
     for operand in outputs.iter().chain(fields) {
         if operand.shape != shape {
@@ -467,7 +489,7 @@ fn interior<S: Stencil<T, N>, B: Backend, T: Scalar, const N: usize>(
     }
     let devices: SmallVec<[B::Device; 4]> = outputs.iter().chain(fields).map(|f| B::handle_device(f.handle)).collect();
     same_device::<B>(OP, &B::handle_device(outputs[0].handle), &devices)?;
-    let radius = crate::kernel::expr::radius::<S, T, N>();
+    let radius = expects.radius;
     let ranges: [core::ops::Range<usize>; N] = core::array::from_fn(|k| interior_range(shape[k], radius[k]));
     if ranges.iter().any(|r| r.is_empty()) {
         return Ok(None);
@@ -482,12 +504,31 @@ fn apply<S: Stencil<T, N>, B: ExprStencilKernels, T: Scalar, const N: usize>(
     fields: &[Desc<B, T, N>],
     params: &S::Params,
 ) -> Result<()> {
-    let Some((outputs, inner)) = interior::<S, B, T, N>(outputs, fields)? else { return Ok(()) };
-    // SAFETY: one field per name and one output per value (checked by `interior`), all of one
-    // shape; every descriptor is a borrowed operand's, live for the call; every point of the
-    // interior is at least the radius from every edge, so each tap lies inside its field; the
-    // outputs are uniquely borrowed, so they overlap no field and one another.
-    unsafe { B::expression::<S, T, N>(&B::handle_device(outputs[0].handle), &outputs, &inner, params) }
+    let expects = Expects::stencil::<S, T>("stencil apply")?;
+    // SAFETY: `interior`'s regions (the kernel's contract holds for `S`, whose counts they have).
+    apply_interior(outputs, fields, &expects, |dev, outputs, fields| unsafe {
+        B::expression::<S, T, N>(dev, outputs, fields, params)
+    })
+}
+
+/// The interior of the outputs computed by `kernel` (a stencil's expression kernel): the generic
+/// algorithm of every expression stencil.
+///
+/// # Safety of `kernel`'s use
+///
+/// `kernel` is handed outputs and fields that satisfy `ExprStencilKernels::expression`'s
+/// contract for a stencil of `expects`' counts and radius: one field per name and one output
+/// per value, all of one shape; every descriptor a borrowed operand's, live for the call; every
+/// point at least the radius from every edge, so each tap lies inside its field; the outputs
+/// uniquely borrowed, so they overlap no field and one another.
+pub(super) fn apply_interior<B: Backend, T: Scalar, const N: usize>(
+    outputs: &[Desc<B, T, N>],
+    fields: &[Desc<B, T, N>],
+    expects: &Expects<N>,
+    kernel: impl FnOnce(&B::Device, &[Desc<B, T, N>], &[Desc<B, T, N>]) -> Result<()>,
+) -> Result<()> {
+    let Some((outputs, inner)) = interior(outputs, fields, expects)? else { return Ok(()) };
+    kernel(&B::handle_device(outputs[0].handle), &outputs, &inner)
 }
 
 /// [`apply`] on rayon's threads: bands of the interior's first axis, one kernel call each.
@@ -497,11 +538,26 @@ fn par_apply<S: Stencil<T, N>, T: Scalar, const N: usize>(
     fields: &[Desc<Cpu, T, N>],
     params: &S::Params,
 ) -> Result<()> {
+    let expects = Expects::stencil::<S, T>("stencil apply")?;
+    // SAFETY: as in `apply`, for each band.
+    par_apply_interior(outputs, fields, &expects, |outputs, fields| unsafe {
+        Cpu::expression::<S, T, N>(&Cpu, outputs, fields, params)
+    })
+}
+
+/// [`apply_interior`] on rayon's threads: bands of the interior's first axis, one `kernel` call
+/// each (bands are disjoint, so no output element is written by two calls).
+#[cfg(feature = "rayon")]
+pub(super) fn par_apply_interior<T: Scalar, const N: usize>(
+    outputs: &[Desc<Cpu, T, N>],
+    fields: &[Desc<Cpu, T, N>],
+    expects: &Expects<N>,
+    kernel: impl Fn(&[Desc<Cpu, T, N>], &[Desc<Cpu, T, N>]) -> Result<()> + Sync,
+) -> Result<()> {
     use crate::kernel::host::HostEngine;
-    let Some((outputs, inner)) = interior::<S, Cpu, T, N>(outputs, fields)? else { return Ok(()) };
+    let Some((outputs, inner)) = interior(outputs, fields, expects)? else { return Ok(()) };
     if N == 0 {
-        // SAFETY: as in `apply`.
-        return unsafe { Cpu::expression::<S, T, N>(&Cpu, &outputs, &inner, params) };
+        return kernel(&outputs, &inner);
     }
     /// The operands handed to the bands' tasks.
     struct Shared<T: Scalar, const N: usize>(Operands<Cpu, T, N>, Operands<Cpu, T, N>);
@@ -516,9 +572,7 @@ fn par_apply<S: Stencil<T, N>, T: Scalar, const N: usize>(
         let band = |d: &Desc<Cpu, T, N>| d.narrowed(0, rows.start, rows.len());
         let outputs: Operands<Cpu, T, N> = shared.0.iter().map(band).collect();
         let fields: Operands<Cpu, T, N> = shared.1.iter().map(band).collect();
-        // SAFETY: as in `apply`, for one band; bands are disjoint, so no output element is
-        // written by two tasks.
-        if let Err(e) = unsafe { Cpu::expression::<S, T, N>(&Cpu, &outputs, &fields, params) } {
+        if let Err(e) = kernel(&outputs, &fields) {
             failed.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert(e);
         }
     });

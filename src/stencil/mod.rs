@@ -69,12 +69,14 @@ mod state;
 mod state_checkpoint;
 mod steps;
 mod sweep;
+#[cfg(feature = "text")]
+mod text;
 mod variable;
 mod window;
 
 pub use crate::kernel::expr::{
-    check, powi, radius, Arity, Binary, CheckedExpr, Evolves, Lit, Node, Scalar, Stage, Stencil, StencilParams, Tap,
-    TapReader, Unary, Values, Widen, MAX_OUTPUTS,
+    check, powi, radius, Arity, Binary, CheckedExpr, Evolves, ExprData, Lit, Node, Scalar, Stage, Stencil,
+    StencilParams, Tap, TapReader, Unary, Values, Widen, MAX_OUTPUTS,
 };
 pub use apply::{Fields, Outputs, StencilApply};
 #[cfg(feature = "mpi")]
@@ -109,5 +111,7 @@ pub use sweep::{
 };
 #[cfg(feature = "rayon")]
 pub use sweep::{par_sweep, par_sweep2, par_sweep3, try_par_sweep, try_par_sweep2, try_par_sweep3};
+#[cfg(feature = "text")]
+pub use text::TextStencil;
 pub use variable::VariableStencil;
 pub use window::{Window, Window1, Window2, Window3};

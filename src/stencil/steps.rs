@@ -4,8 +4,6 @@
 //! backend's expression kernel writing every evolving field, run by the one time stepper of
 //! `fused/` (the fused wavefront on the CPU, one call per sweep on devices).
 
-use core::marker::PhantomData;
-
 use smallvec::SmallVec;
 
 use super::boundary::StepBoundaries;
@@ -15,7 +13,7 @@ use crate::array::Array;
 use crate::check::BoundsCheck;
 use crate::element::Pod;
 use crate::error::{Error, Result};
-use crate::kernel::expr::{Arity, Evolves, Scalar, Stencil};
+use crate::kernel::expr::{Arity, Evolves, Scalar, Stencil, Tap};
 use crate::kernel::{Backend, CopyKernels, Desc, ExprStencilKernels};
 use crate::layout::Layout;
 use crate::ops::operand::AsOperand;
@@ -87,17 +85,82 @@ coefficient_tuple!(8; A 0, C 1, D 2, E 3, F 4, G 5, H 6);
 /// A coefficient field and where the state's index 0 lies in it.
 type Shifted<B, T, const N: usize> = (Desc<B, T, N>, [usize; N]);
 
-/// A `stencil!` stencil's sweep over a region: the evolving fields' levels and outputs (from
+/// What an expression sweep runs: a stencil's kernel, with its parameters. A `stencil!` type
+/// ([`Typed`]) or an expression that is data (`TextStencil`).
+pub(crate) trait ExprKernel<B: Backend, T: Scalar, const N: usize> {
+    /// The taps the expression reads (checked).
+    fn taps(&self) -> &[Tap<N>];
+    /// The name of field `f`.
+    fn field_name(&self, f: usize) -> &str;
+    /// The counts of fields and values.
+    fn counts(&self) -> (usize, usize);
+    /// The backend's kernel over one region.
+    ///
+    /// # Safety
+    ///
+    /// As for `ExprStencilKernels::expression`, for this expression.
+    unsafe fn run(&self, dev: &B::Device, outputs: &[Desc<B, T, N>], fields: &[Desc<B, T, N>]) -> Result<()>;
+    /// The backend's time-tiled kernel, where it has one for this expression.
+    ///
+    /// # Safety
+    ///
+    /// As for `ExprStencilKernels::expression_steps`.
+    unsafe fn all_steps(
+        &self,
+        dev: &B::Device,
+        fields: [Desc<B, T, N>; 2],
+        coefficients: &[Desc<B, T, N>],
+        steps: usize,
+    ) -> Result<bool>;
+}
+
+/// A `stencil!` stencil `S` with its parameters.
+pub(crate) struct Typed<'p, S: Stencil<T, N>, T: Scalar, const N: usize>(&'p S::Params);
+
+impl<S: Stencil<T, N>, B: ExprStencilKernels, T: Scalar, const N: usize> ExprKernel<B, T, N> for Typed<'_, S, T, N> {
+    fn taps(&self) -> &[Tap<N>] {
+        S::TAPS
+    }
+
+    fn field_name(&self, f: usize) -> &str {
+        S::FIELDS.get(f).copied().unwrap_or("?")
+    }
+
+    fn counts(&self) -> (usize, usize) {
+        (S::FIELDS.len(), S::VALUES.len())
+    }
+
+    unsafe fn run(&self, dev: &B::Device, outputs: &[Desc<B, T, N>], fields: &[Desc<B, T, N>]) -> Result<()> {
+        // SAFETY: the caller's contract.
+        unsafe { B::expression::<S, T, N>(dev, outputs, fields, self.0) }
+    }
+
+    unsafe fn all_steps(
+        &self,
+        dev: &B::Device,
+        fields: [Desc<B, T, N>; 2],
+        coefficients: &[Desc<B, T, N>],
+        steps: usize,
+    ) -> Result<bool> {
+        // SAFETY: the caller's contract.
+        unsafe { B::expression_steps::<S, T, N>(dev, fields, coefficients, self.0, steps) }
+    }
+}
+
+/// A `stencil!` stencil's sweep over a region.
+pub(crate) type ExprSweep<'p, S, B, T, const N: usize> = KernelSweep<Typed<'p, S, T, N>, B, T, N>;
+
+/// An expression stencil's sweep over a region: the evolving fields' levels and outputs (from
 /// the plan), and the coefficient fields narrowed to the same region.
-pub(crate) struct ExprSweep<'p, S: Stencil<T, N>, B: Backend, T: Scalar, const N: usize> {
+pub(crate) struct KernelSweep<K, B: Backend, T: Scalar, const N: usize> {
     /// Each coefficient field, and where the state's index 0 lies in it: 0 for one of the
     /// state's shape, the state's halo for one of its interior's (`State::from_interiors`).
     coefficients: SmallVec<[Shifted<B, T, N>; 3]>,
-    params: &'p S::Params,
-    stencil: PhantomData<S>,
+    kernel: K,
+    radius: [usize; N],
 }
 
-impl<'p, S: Stencil<T, N>, B: Backend, T: Scalar, const N: usize> ExprSweep<'p, S, B, T, N> {
+impl<'p, S: Stencil<T, N>, B: ExprStencilKernels, T: Scalar, const N: usize> KernelSweep<Typed<'p, S, T, N>, B, T, N> {
     /// The sweep after checking the coefficient fields against the evolving fields' shape and
     /// device, and the stencil's counts against the state's (`M` fields at `L` levels, of which
     /// it writes `writes`: all of them, or a stage's).
@@ -130,34 +193,61 @@ impl<'p, S: Stencil<T, N>, B: Backend, T: Scalar, const N: usize> ExprSweep<'p, 
         params: &'p S::Params,
         writes: usize,
     ) -> Result<Self> {
-        let mut shifted = SmallVec::new();
-        for (j, c) in coefficients.iter().enumerate() {
-            shifted.push((*c, coefficient_shift::<S, T, N>(op, first.shape, halo, M * L + j, c.shape)?));
-        }
-        let devices: SmallVec<[B::Device; 3]> = coefficients.iter().map(|c| B::handle_device(c.handle)).collect();
-        crate::ops::output::same_device::<B>(op, &B::handle_device(first.handle), &devices)?;
         crate::kernel::expr::check::<S, T, N>(op)?;
+        let radius = crate::kernel::expr::radius::<S, T, N>();
         // `Evolves<M, L>` (or `Stage<M, L>`) and `Coefficients` agree for every `stencil!`; a
         // hand-written stencil could disagree with itself, and the kernels trust these counts.
-        if S::VALUES.len() != writes || coefficients.len() + M * L != S::FIELDS.len() {
-            return Err(Error::Layout {
-                op,
-                reason: format!(
-                    "a stencil of {} values and {} fields writing {writes} of {M} fields at {L} levels with {} coefficient fields",
-                    S::VALUES.len(),
-                    S::FIELDS.len(),
-                    coefficients.len()
-                ),
-                fix: "implement `Evolves<M, L>` only for a stencil of M values whose first M * L fields are the levels, and `Stage<M, L>` for one value per written field (as `stencil!` does)",
-            });
-        }
-        Ok(ExprSweep { coefficients: shifted, params, stencil: PhantomData })
+        let fix = "implement `Evolves<M, L>` only for a stencil of M values whose first M * L fields are the levels, and `Stage<M, L>` for one value per written field (as `stencil!` does)";
+        KernelSweep::with_kernel::<M, L>(op, first, halo, coefficients, Typed(params), radius, writes, fix)
     }
 }
 
-impl<S: Stencil<T, N>, B: ExprStencilKernels, T: Scalar, const N: usize> Sweep<B, T, N> for ExprSweep<'_, S, B, T, N> {
+impl<K: ExprKernel<B, T, N>, B: Backend, T: Scalar, const N: usize> KernelSweep<K, B, T, N> {
+    /// The sweep of `kernel` (of radius `radius`, checked) after checking the coefficient fields
+    /// against the evolving fields' shape and device, and the kernel's counts against the
+    /// state's (`M` fields at `L` levels, of which it writes `writes`), `fix` the advice when
+    /// the counts disagree.
+    ///
+    /// # Errors
+    ///
+    /// `Error::ShapeMismatch`, `Error::DeviceMismatch`; `Error::Layout` when the counts disagree.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn with_kernel<const M: usize, const L: usize>(
+        op: &'static str,
+        first: Desc<B, T, N>,
+        halo: Option<[usize; N]>,
+        coefficients: SmallVec<[Desc<B, T, N>; 3]>,
+        kernel: K,
+        radius: [usize; N],
+        writes: usize,
+        fix: &'static str,
+    ) -> Result<Self> {
+        let (fields, values) = kernel.counts();
+        if values != writes || coefficients.len() + M * L != fields {
+            return Err(Error::Layout {
+                op,
+                reason: format!(
+                    "a stencil of {values} values and {fields} fields writing {writes} of {M} fields at {L} levels with {} coefficient fields",
+                    coefficients.len()
+                ),
+                fix,
+            });
+        }
+        let mut shifted = SmallVec::new();
+        for (j, c) in coefficients.iter().enumerate() {
+            shifted.push((*c, coefficient_shift(op, &kernel, first.shape, halo, M * L + j, c.shape)?));
+        }
+        let devices: SmallVec<[B::Device; 3]> = coefficients.iter().map(|c| B::handle_device(c.handle)).collect();
+        crate::ops::output::same_device::<B>(op, &B::handle_device(first.handle), &devices)?;
+        Ok(KernelSweep { coefficients: shifted, kernel, radius })
+    }
+}
+
+impl<K: ExprKernel<B, T, N>, B: ExprStencilKernels, T: Scalar, const N: usize> Sweep<B, T, N>
+    for KernelSweep<K, B, T, N>
+{
     fn radius(&self) -> [usize; N] {
-        crate::kernel::expr::radius::<S, T, N>()
+        self.radius
     }
 
     fn wavefront(&self) -> bool {
@@ -192,12 +282,13 @@ impl<S: Stencil<T, N>, B: ExprStencilKernels, T: Scalar, const N: usize> Sweep<B
         }
         // SAFETY: the region is interior for the stencil's radius in every field of the state's
         // shape, and an interior-shaped coefficient field (read only at the point, checked in
-        // `new`) is narrowed to the same points, inside it (checked above); one field per name and one output per value (the levels are the state's `M`
-        // fields at `L` levels, the outputs the fields the sweep writes, all `M` or a stage's
-        // `WRITES`: checked in `new` and `stages.rs`); the coefficient fields are shared
-        // borrows, and the outputs the ring positions the sweep writes, distinct from the
-        // positions of the levels it reads (`fused/rings.rs`), so none overlap.
-        unsafe { B::expression::<S, T, N>(dev, outputs, &fields, self.params) }
+        // `with_kernel`) is narrowed to the same points, inside it (checked above); one field per
+        // name and one output per value (the levels are the state's `M` fields at `L` levels,
+        // the outputs the fields the sweep writes, all `M` or a stage's `WRITES`: checked in
+        // `with_kernel` and `stages.rs`); the coefficient fields are shared borrows, and the
+        // outputs the ring positions the sweep writes, distinct from the positions of the levels
+        // it reads (`fused/rings.rs`), so none overlap.
+        unsafe { self.kernel.run(dev, outputs, &fields) }
     }
 
     unsafe fn all_steps(&self, dev: &B::Device, fields: [Desc<B, T, N>; 2], steps: usize) -> Result<bool> {
@@ -206,9 +297,9 @@ impl<S: Stencil<T, N>, B: ExprStencilKernels, T: Scalar, const N: usize> Sweep<B
         }
         let coefficients: SmallVec<[Desc<B, T, N>; 3]> = self.coefficients.iter().map(|&(c, _)| c).collect();
         // SAFETY: the caller's contract; the coefficient fields are shared borrows of the
-        // evolving field's shape (checked in `new`, none shifted), distinct from the buffer's two
-        // fields.
-        unsafe { B::expression_steps::<S, T, N>(dev, fields, &coefficients, self.params, steps) }
+        // evolving field's shape (checked in `with_kernel`, none shifted), distinct from the
+        // buffer's two fields.
+        unsafe { self.kernel.all_steps(dev, fields, &coefficients, steps) }
     }
 }
 
@@ -220,8 +311,9 @@ impl<S: Stencil<T, N>, B: ExprStencilKernels, T: Scalar, const N: usize> Sweep<B
 ///
 /// `Error::ShapeMismatch` otherwise; `Error::Layout` for an interior-shaped field read off the
 /// point.
-fn coefficient_shift<S: Stencil<T, N>, T: Scalar, const N: usize>(
+fn coefficient_shift<B: Backend, T: Scalar, const N: usize>(
     op: &'static str,
+    kernel: &impl ExprKernel<B, T, N>,
     state: [usize; N],
     halo: Option<[usize; N]>,
     field: usize,
@@ -232,7 +324,7 @@ fn coefficient_shift<S: Stencil<T, N>, T: Scalar, const N: usize>(
     }
     if let Some(halo) = halo {
         let interior = (0..N).all(|k| halo[k].checked_mul(2).and_then(|h| state[k].checked_sub(h)) == Some(shape[k]));
-        let off = S::TAPS.iter().find(|t| t.field == field && t.offset.iter().any(|&o| o != 0));
+        let off = kernel.taps().iter().find(|t| t.field == field && t.offset.iter().any(|&o| o != 0));
         match (interior, off) {
             (true, None) => return Ok(halo),
             (true, Some(tap)) => {
@@ -241,7 +333,7 @@ fn coefficient_shift<S: Stencil<T, N>, T: Scalar, const N: usize>(
                     reason: format!(
                         "coefficient field `{}` has the interior's shape {shape:?}, but the stencil reads it at \
                          offset {:?}, in the halo it does not have",
-                        S::FIELDS.get(field).copied().unwrap_or("?"),
+                        kernel.field_name(field),
                         tap.offset
                     ),
                     fix: "pass it padded to the state's shape (`stencil::pad`), or read it only at the point",
@@ -283,7 +375,7 @@ where
 /// # Errors
 ///
 /// As `run_steps`, and `PointPlan::new`'s.
-pub(super) fn step_state<B, T, const N: usize, const M: usize, const L: usize, S>(
+pub(in crate::stencil) fn step_state<B, T, const N: usize, const M: usize, const L: usize, S>(
     op: &'static str,
     sweep: &S,
     state: &mut State<T, N, M, L, B>,

@@ -9,7 +9,7 @@
 
 use std::cell::RefCell;
 
-use cnda::kernel::expr::{Scalar, Stencil, StencilParams, TapReader, Values};
+use cnda::kernel::expr::{CheckedExpr, ExprData, Scalar, Stencil, StencilParams, TapReader, Values};
 use cnda::kernel::tokens::{ArgOp, BinaryOp, ReduceOp, UnaryOp};
 use cnda::kernel::CopyKernels;
 use cnda::kernel::Desc;
@@ -420,6 +420,54 @@ unsafe impl ExprStencilKernels for Model {
             }
         }
         Ok(())
+    }
+
+    unsafe fn expression_data<T: Scalar, const N: usize>(
+        _: &Dev,
+        data: &ExprData<N>,
+        outputs: &[Desc<Model, T, N>],
+        fields: &[Desc<Model, T, N>],
+        params: &[T],
+    ) -> Result<(), Error> {
+        LAUNCHES.with(|l| l.borrow_mut().push(outputs[0].shape.to_vec()));
+        let expr = data.expr();
+        assert_eq!((fields.len(), outputs.len(), params.len()), (expr.fields(), expr.outputs(), expr.params()));
+        for x in indices(outputs[0].shape) {
+            let taps = DataTaps { expr, fields, point: x };
+            for (m, value) in expr.eval(&taps, &ParamSlice(params)).into_iter().enumerate() {
+                // SAFETY: as above.
+                unsafe { at(&outputs[m], x).write(value) };
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Parameters given as a slice, for the reference interpreter.
+#[derive(Clone, Copy)]
+struct ParamSlice<'a, T>(&'a [T]);
+
+impl<T: Copy + Send + Sync> StencilParams<T> for ParamSlice<'_, T> {
+    const LEN: usize = usize::MAX;
+    fn get(&self, i: usize) -> T {
+        self.0[i]
+    }
+}
+
+/// The taps of an expression that is data, read at one point.
+struct DataTaps<'a, T: Pod, const N: usize> {
+    expr: &'a CheckedExpr<N>,
+    fields: &'a [Desc<Model, T, N>],
+    point: [usize; N],
+}
+
+impl<T: Pod, const N: usize> TapReader<T> for DataTaps<'_, T, N> {
+    fn tap(&self, k: usize) -> T {
+        let tap = self.expr.taps()[k];
+        let field = &self.fields[tap.field];
+        let delta: isize = (0..N).map(|a| tap.offset[a] * field.strides[a]).sum();
+        // SAFETY: the trait's contract keeps every tap inside its field.
+        unsafe { *at(field, self.point).offset(delta) }
     }
 }
 

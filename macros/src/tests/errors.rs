@@ -164,7 +164,7 @@ fn powi_exponent() {
     rejects("|u| u[0].powi(2.0)", "`powi` takes an integer literal exponent");
     rejects("|u| u[0].powi(2147483648)", "`powi` takes an integer literal exponent");
     rejects("|u| u[0].powi(1 + 1)", "`1 + 1` is not one");
-    assert!(matches!(ok("|u| u[0].powi(2i32)").values[0], crate::ir::Expr::Powi(_, 2)));
+    assert!(matches!(ok("|u| u[0].powi(2i32)").values[0], cnda_lang::ir::Expr::Powi(_, 2)));
 }
 
 #[test]

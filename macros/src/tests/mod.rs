@@ -2,9 +2,9 @@
 
 use proc_macro2::TokenStream;
 
-use crate::emit_nodes::{flatten, Flat};
-use crate::ir::Stencil;
 use crate::{analyze, expand};
+use cnda_lang::flat::{flatten, Flat};
+use cnda_lang::ir::Stencil;
 
 mod errors;
 mod expansion;

@@ -1,7 +1,7 @@
 //! The exact expression data: nodes in the CPU's evaluation order, operands before operations.
 
 use super::*;
-use crate::ir::Lit;
+use cnda_lang::ir::Lit;
 use Flat::{Binary, Param, Powi, Select, Tap, Unary};
 
 fn lit(x: f64) -> Flat {

@@ -1,7 +1,7 @@
 //! Both input forms, and what the checked stencil holds: fields, parameters, rank, taps, types.
 
 use super::*;
-use crate::ir::{Arith, Elem, Expr, Func, Tap};
+use cnda_lang::ir::{Arith, Elem, Expr, Func, Tap};
 
 fn names(ids: &[proc_macro2::Ident]) -> Vec<String> {
     ids.iter().map(ToString::to_string).collect()
@@ -123,7 +123,7 @@ fn parentheses_shape_the_tree() {
 
 #[test]
 fn finite_difference_operators_expand_to_weighted_taps() {
-    let lit = |x: f64| Box::new(Expr::Lit(crate::literal::value(&format!("{x:?}"))));
+    let lit = |x: f64| Box::new(Expr::Lit(cnda_lang::literal::value(&format!("{x:?}"))));
     let t = |k: usize| Box::new(Expr::Tap(k));
     let add = |a: Box<Expr>, b: Box<Expr>| Box::new(Expr::Arith(Arith::Add, a, b));
     let sub = |a: Box<Expr>, b: Box<Expr>| Box::new(Expr::Arith(Arith::Sub, a, b));

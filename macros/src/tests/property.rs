@@ -3,8 +3,8 @@
 //! operand an earlier node and every tap and parameter declared.
 
 use super::*;
-use crate::ir::Lit;
-use crate::literal;
+use cnda_lang::ir::Lit;
+use cnda_lang::literal;
 
 /// xorshift64*: deterministic, no dependency.
 struct Rng(u64);

@@ -6,15 +6,15 @@ use super::lanes::Lane;
 use super::simd::{Isa, Kernel};
 use super::stencil::MAX_TAPS;
 use crate::error::{Error, Result};
-use crate::kernel::expr::{Scalar, Stencil, Tap, TapReader, Values, MAX_OUTPUTS};
+use crate::kernel::expr::{ExprData, Scalar, Stencil, Tap, TapReader, Values, MAX_OUTPUTS};
 use crate::kernel::{Cpu, Desc, ExprStencilKernels};
 
 /// The most input fields of an expression stencil on the CPU (a wave with a source mask reads
 /// five; a system of four fields with coefficients, eight).
-const MAX_FIELDS: usize = 8;
+pub(super) const MAX_FIELDS: usize = 8;
 
 /// The operands of one lane walk: the outputs, then the fields.
-const OPERANDS: usize = MAX_OUTPUTS + MAX_FIELDS;
+pub(super) const OPERANDS: usize = MAX_OUTPUTS + MAX_FIELDS;
 
 /// Reads tap `k` of the current point: field `TAPS[k].field`'s pointer at the point, moved by
 /// the tap's flat offset in that field's strides.
@@ -168,12 +168,13 @@ impl<S: Stencil<T, N>, T: Scalar, const N: usize> Lane<OPERANDS> for ExprLanes<'
 }
 
 /// The refusal of more operands of one kind than the kernel's tables hold.
-fn too_many(what: &'static str, got: usize, max: usize, fix: &'static str) -> Error {
+pub(super) fn too_many(what: &'static str, got: usize, max: usize, fix: &'static str) -> Error {
     Error::Limit { op: "stencil apply", backend: "Cpu", what, got: got as u64, max: max as u64, fix }
 }
 
 // SAFETY: the lane walk visits every point of the outputs once and writes each output's value
-// there, reading each tap through `Taps` or `RowTaps`, inside its field (the caller's contract).
+// there, reading each tap through `Taps` or `RowTaps` (the interpreter: in place along a
+// contiguous lane, else gathered), inside its field (the caller's contract).
 unsafe impl ExprStencilKernels for Cpu {
     const WAVEFRONT: bool = true;
 
@@ -227,6 +228,17 @@ unsafe impl ExprStencilKernels for Cpu {
         // SAFETY: the trait's contract is the kernel's.
         unsafe { Isa::detect().run(ExprSweep::<S, T, N> { operands, deltas, rows, params }) };
         Ok(())
+    }
+
+    unsafe fn expression_data<T: Scalar, const N: usize>(
+        _: &Cpu,
+        data: &ExprData<N>,
+        outputs: &[Desc<Cpu, T, N>],
+        fields: &[Desc<Cpu, T, N>],
+        params: &[T],
+    ) -> Result<()> {
+        // SAFETY: the trait's contract is the interpreter's.
+        unsafe { super::interpret::expression_data(data, outputs, fields, params) }
     }
 }
 

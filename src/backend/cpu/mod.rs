@@ -12,6 +12,9 @@ mod copy;
 mod elementwise;
 mod engine;
 mod expression;
+mod interpret;
+#[cfg(feature = "jit")]
+mod jit;
 mod lane_blocks;
 pub(crate) mod lanes;
 mod matmul;

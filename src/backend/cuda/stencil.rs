@@ -13,7 +13,7 @@ use super::planes;
 use super::Cuda;
 use crate::element::{DType, Numeric};
 use crate::error::{Error, Result};
-use crate::kernel::expr::{check, Scalar, Stencil, StencilParams};
+use crate::kernel::expr::{check, CheckedExpr, ExprData, Scalar, Stencil, StencilParams};
 use crate::kernel::{Desc, ExprStencilKernels, StencilKernels};
 
 // SAFETY: writes every output point once with the taps summed in order.
@@ -118,60 +118,23 @@ unsafe impl ExprStencilKernels for Cuda {
         params: &S::Params,
     ) -> Result<()> {
         let expr = check::<S, T, N>("stencil apply")?;
-        expr.check_operands("stencil apply", fields.len(), outputs.len())?;
-        let n = outputs[0].len();
-        if n == 0 {
-            return Ok(());
-        }
+        let values: Vec<S::Compute> = (0..expr.params()).map(|i| params.get(i)).collect();
         // The key names the type, whose consts (the checked data) cannot change.
         let key = format!("stencil! {:?} {N} {}", core::any::TypeId::of::<S>(), T::DTYPE);
-        let shape = outputs[0].shape;
-        let planes = planes::plan(&expr, &shape, core::mem::size_of::<T>())?;
-        let function = match planes {
-            Some(p) => dev.generated_function(format!("{key} planes {}", p.rows), "cnda_expression_planes", || {
-                Ok(planes::source::<T, S::Compute, N>(&expr, p.rows))
-            })?,
-            None => {
-                dev.generated_function(key, "cnda_expression", || Ok(expression_source::<T, S::Compute, N>(&expr)))?
-            }
-        };
-        let mut operands = Vec::with_capacity(outputs.len() + fields.len());
-        for d in outputs.iter().chain(fields) {
-            operands.push(kernel_desc(d)?);
-        }
-        let deltas: Vec<i64> = expr
-            .taps()
-            .iter()
-            .map(|tap| (0..N).map(|axis| tap.offset[axis] as i64 * fields[tap.field].strides[axis] as i64).sum())
-            .collect();
-        let values: Vec<S::Compute> = (0..expr.params()).map(|i| params.get(i)).collect();
-        let args = ParamArgs::new(&values);
-        let mut builder = dev.stream().launch_builder(&function);
-        for (p, d) in &operands {
-            builder.arg(p).arg(d);
-        }
-        for delta in &deltas {
-            builder.arg(delta);
-        }
-        args.push(&mut builder);
-        let (config, name) = match &planes {
-            Some(p) => {
-                builder.arg(&p.planes);
-                (p.launch(), "cnda_expression_planes")
-            }
-            None => (point_grid(&shape, dev.multiprocessors()), "cnda_expression"),
-        };
-        // SAFETY: the arguments match the kernel's parameters as generated for `S` (its outputs,
-        // then its fields, the taps' deltas, the parameters, and the planes kernel's planes per
-        // block); every tap of every point lies inside its field and the outputs overlap no field
-        // and one another (the caller's contract). The planes kernel loads, besides the taps,
-        // only points of the box that a field's plane taps span around the output's points (its
-        // tiles) and of the column between its column taps: the boxes around a rectangle of
-        // points form one box, which a field (a rectangular view holding every tap) holds too.
-        // No field is written during the launch, so the values it keeps in registers and tiles
-        // from one plane to the next stay the fields' values.
-        unsafe { builder.launch(config) }.map_err(launch_error(name))?;
-        Ok(())
+        // SAFETY: the trait's contract is the launch's.
+        unsafe { launch_expression::<T, S::Compute, N>(dev, &expr, key, outputs, fields, &values) }
+    }
+
+    unsafe fn expression_data<T: Scalar, const N: usize>(
+        dev: &CudaDevice,
+        data: &ExprData<N>,
+        outputs: &[Desc<Cuda, T, N>],
+        fields: &[Desc<Cuda, T, N>],
+        params: &[T],
+    ) -> Result<()> {
+        let key = format!("{} {}", data.key(), T::DTYPE);
+        // SAFETY: the trait's contract is the launch's.
+        unsafe { launch_expression::<T, T, N>(dev, data.expr(), key, outputs, fields, params) }
     }
 
     unsafe fn expression_steps<S: Stencil<T, N>, T: Scalar, const N: usize>(
@@ -184,6 +147,78 @@ unsafe impl ExprStencilKernels for Cuda {
         // SAFETY: the trait's contract is the tiled kernel's.
         unsafe { super::tiled::expression_steps::<S, T, N>(dev, fields, coefficients, params, steps) }
     }
+}
+
+/// Launches the kernel generated from `expr` (cached under `key`) over the outputs and the fields,
+/// computing in `C` with parameters `values`.
+///
+/// # Safety
+///
+/// As for `ExprStencilKernels::expression`, for the expression `expr`.
+unsafe fn launch_expression<T: Scalar, C: Scalar, const N: usize>(
+    dev: &CudaDevice,
+    expr: &CheckedExpr<N>,
+    key: String,
+    outputs: &[Desc<Cuda, T, N>],
+    fields: &[Desc<Cuda, T, N>],
+    values: &[C],
+) -> Result<()> {
+    expr.check_operands("stencil apply", fields.len(), outputs.len())?;
+    if values.len() != expr.params() {
+        return Err(Error::Layout {
+            op: "stencil apply",
+            reason: format!("the stencil has {} parameters; {} values were passed", expr.params(), values.len()),
+            fix: "pass one value per parameter the stencil names, in its order",
+        });
+    }
+    let n = outputs[0].len();
+    if n == 0 {
+        return Ok(());
+    }
+    let shape = outputs[0].shape;
+    let planes = planes::plan(expr, &shape, core::mem::size_of::<T>())?;
+    let function = match planes {
+        Some(p) => dev.generated_function(format!("{key} planes {}", p.rows), "cnda_expression_planes", || {
+            Ok(planes::source::<T, C, N>(expr, p.rows))
+        })?,
+        None => dev.generated_function(key, "cnda_expression", || Ok(expression_source::<T, C, N>(expr)))?,
+    };
+    let mut operands = Vec::with_capacity(outputs.len() + fields.len());
+    for d in outputs.iter().chain(fields) {
+        operands.push(kernel_desc(d)?);
+    }
+    let deltas: Vec<i64> = expr
+        .taps()
+        .iter()
+        .map(|tap| (0..N).map(|axis| tap.offset[axis] as i64 * fields[tap.field].strides[axis] as i64).sum())
+        .collect();
+    let args = ParamArgs::new(values);
+    let mut builder = dev.stream().launch_builder(&function);
+    for (p, d) in &operands {
+        builder.arg(p).arg(d);
+    }
+    for delta in &deltas {
+        builder.arg(delta);
+    }
+    args.push(&mut builder);
+    let (config, name) = match &planes {
+        Some(p) => {
+            builder.arg(&p.planes);
+            (p.launch(), "cnda_expression_planes")
+        }
+        None => (point_grid(&shape, dev.multiprocessors()), "cnda_expression"),
+    };
+    // SAFETY: the arguments match the kernel's parameters as generated for the expression (its outputs,
+    // then its fields, the taps' deltas, the parameters, and the planes kernel's planes per
+    // block); every tap of every point lies inside its field and the outputs overlap no field
+    // and one another (the caller's contract). The planes kernel loads, besides the taps,
+    // only points of the box that a field's plane taps span around the output's points (its
+    // tiles) and of the column between its column taps: the boxes around a rectangle of
+    // points form one box, which a field (a rectangular view holding every tap) holds too.
+    // No field is written during the launch, so the values it keeps in registers and tiles
+    // from one plane to the next stay the fields' values.
+    unsafe { builder.launch(config) }.map_err(launch_error(name))?;
+    Ok(())
 }
 
 #[cfg(test)]

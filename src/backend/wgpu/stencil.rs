@@ -10,7 +10,7 @@ use super::shaders::family;
 use super::Wgpu;
 use crate::element::Numeric;
 use crate::error::{Error, Result};
-use crate::kernel::expr::{check, Scalar, Stencil, StencilParams};
+use crate::kernel::expr::{check, CheckedExpr, ExprData, Scalar, Stencil, StencilParams};
 use crate::kernel::{Desc, ExprStencilKernels, StencilKernels};
 
 // SAFETY: writes every output point once with the taps summed in order.
@@ -67,53 +67,23 @@ unsafe impl ExprStencilKernels for Wgpu {
         fields: &[Desc<Wgpu, T, N>],
         params: &S::Params,
     ) -> Result<()> {
-        const OP: &str = "stencil apply";
-        // The fields' type and the one the stencil computes in (the same unless it widens).
-        let t = elem::<T>(dev, OP)?;
-        let Some(_) = Wgsl::of::<T>() else { return Err(unsupported::<T>(OP)) };
-        let Some((c, dialect)) = Wgsl::of::<S::Compute>() else { return Err(unsupported_compute::<S::Compute>(OP)) };
-        elem::<S::Compute>(dev, OP)?;
-        let expr = check::<S, T, N>(OP)?;
-        expr.check_operands(OP, fields.len(), outputs.len())?;
-        let read: Vec<usize> = (0..fields.len()).filter(|&f| expr.reads_field(f)).collect();
-        too_many_buffers(OP, outputs.len() + read.len() + 2, dev.max_storage_buffers())?;
-        let n = outputs[0].len();
-        if n == 0 {
-            return Ok(());
-        }
-        for (m, out) in outputs.iter().enumerate() {
-            if let Some(f) = fields.iter().position(|f| same_buffer(out, f)) {
-                return Err(device_error(format!(
-                    "field {f} of a stencil and its output {m} are views of one buffer; WebGPU cannot bind it for reading and writing at once: apply it between two arrays"
-                )));
-            }
-            if outputs[..m].iter().any(|o| same_buffer(out, o)) {
-                return Err(device_error(format!(
-                    "output {m} of a stencil shares a buffer with an earlier output; WebGPU binds each output once: write into separate arrays"
-                )));
-            }
-        }
-        let mut scalars = Vec::with_capacity(expr.taps().len());
-        for tap in expr.taps() {
-            let strides = fields[tap.field].strides;
-            let delta: isize = (0..N).map(|axis| tap.offset[axis] * strides[axis]).sum();
-            scalars.push(to_i32("a tap offset", delta)?);
-        }
+        let expr = check::<S, T, N>("stencil apply")?;
         let values: Vec<S::Compute> = (0..expr.params()).map(|i| params.get(i)).collect();
-        let descs = outputs.iter().chain(fields).map(words).collect::<Result<Vec<_>>>()?;
-        let p = super::dispatch::params(n, descs, &scalars)?.with(&values);
         // The key names the type, whose consts (the checked data) cannot change.
-        let key = format!("{:?} {N} {t}", core::any::TypeId::of::<S>());
-        let pipeline = dev.generated_pipeline(key, "expression", || Ok(expression_shader(&expr, t, c, &dialect)))?;
-        // SAFETY: the operands are live (the caller's contract); no output shares a buffer with
-        // a field or another output (checked above).
-        let mut bindings: Vec<(u32, &wgpu::Buffer)> =
-            outputs.iter().enumerate().map(|(m, d)| (operand_binding(m), unsafe { buffer(d) })).collect();
-        for &f in &read {
-            // SAFETY: as above.
-            bindings.push((operand_binding(outputs.len() + f), unsafe { buffer(&fields[f]) }));
-        }
-        dev.dispatch(OP, &pipeline, &bindings, &p, WgpuDevice::groups(n)?)
+        let key = format!("{:?} {N}", core::any::TypeId::of::<S>());
+        // SAFETY: the trait's contract is the dispatch's.
+        unsafe { dispatch_expression::<T, S::Compute, N>(dev, &expr, key, outputs, fields, &values) }
+    }
+
+    unsafe fn expression_data<T: Scalar, const N: usize>(
+        dev: &WgpuDevice,
+        data: &ExprData<N>,
+        outputs: &[Desc<Wgpu, T, N>],
+        fields: &[Desc<Wgpu, T, N>],
+        params: &[T],
+    ) -> Result<()> {
+        // SAFETY: the trait's contract is the dispatch's.
+        unsafe { dispatch_expression::<T, T, N>(dev, data.expr(), data.key().to_string(), outputs, fields, params) }
     }
 
     unsafe fn expression_steps<S: Stencil<T, N>, T: Scalar, const N: usize>(
@@ -126,4 +96,71 @@ unsafe impl ExprStencilKernels for Wgpu {
         // SAFETY: the trait's contract is the tiled shader's.
         unsafe { super::tiled::expression_steps::<S, T, N>(dev, fields, coefficients, params, steps) }
     }
+}
+
+/// Dispatches the shader generated from `expr` (cached under `key` and the fields' type) over the
+/// outputs and the fields, computing in `C` with parameters `values`.
+///
+/// # Safety
+///
+/// As for `ExprStencilKernels::expression`, for the expression `expr`.
+unsafe fn dispatch_expression<T: Scalar, C: Scalar, const N: usize>(
+    dev: &WgpuDevice,
+    expr: &CheckedExpr<N>,
+    key: String,
+    outputs: &[Desc<Wgpu, T, N>],
+    fields: &[Desc<Wgpu, T, N>],
+    values: &[C],
+) -> Result<()> {
+    const OP: &str = "stencil apply";
+    // The fields' type and the one the stencil computes in (the same unless it widens).
+    let t = elem::<T>(dev, OP)?;
+    let Some(_) = Wgsl::of::<T>() else { return Err(unsupported::<T>(OP)) };
+    let Some((c, dialect)) = Wgsl::of::<C>() else { return Err(unsupported_compute::<C>(OP)) };
+    elem::<C>(dev, OP)?;
+    expr.check_operands(OP, fields.len(), outputs.len())?;
+    if values.len() != expr.params() {
+        return Err(Error::Layout {
+            op: OP,
+            reason: format!("the stencil has {} parameters; {} values were passed", expr.params(), values.len()),
+            fix: "pass one value per parameter the stencil names, in its order",
+        });
+    }
+    let read: Vec<usize> = (0..fields.len()).filter(|&f| expr.reads_field(f)).collect();
+    too_many_buffers(OP, outputs.len() + read.len() + 2, dev.max_storage_buffers())?;
+    let n = outputs[0].len();
+    if n == 0 {
+        return Ok(());
+    }
+    for (m, out) in outputs.iter().enumerate() {
+        if let Some(f) = fields.iter().position(|f| same_buffer(out, f)) {
+            return Err(device_error(format!(
+                "field {f} of a stencil and its output {m} are views of one buffer; WebGPU cannot bind it for reading and writing at once: apply it between two arrays"
+            )));
+        }
+        if outputs[..m].iter().any(|o| same_buffer(out, o)) {
+            return Err(device_error(format!(
+                "output {m} of a stencil shares a buffer with an earlier output; WebGPU binds each output once: write into separate arrays"
+            )));
+        }
+    }
+    let mut scalars = Vec::with_capacity(expr.taps().len());
+    for tap in expr.taps() {
+        let strides = fields[tap.field].strides;
+        let delta: isize = (0..N).map(|axis| tap.offset[axis] * strides[axis]).sum();
+        scalars.push(to_i32("a tap offset", delta)?);
+    }
+    let descs = outputs.iter().chain(fields).map(words).collect::<Result<Vec<_>>>()?;
+    let p = super::dispatch::params(n, descs, &scalars)?.with(values);
+    let key = format!("{key} {t}");
+    let pipeline = dev.generated_pipeline(key, "expression", || Ok(expression_shader(expr, t, c, &dialect)))?;
+    // SAFETY: the operands are live (the caller's contract); no output shares a buffer with
+    // a field or another output (checked above).
+    let mut bindings: Vec<(u32, &wgpu::Buffer)> =
+        outputs.iter().enumerate().map(|(m, d)| (operand_binding(m), unsafe { buffer(d) })).collect();
+    for &f in &read {
+        // SAFETY: as above.
+        bindings.push((operand_binding(outputs.len() + f), unsafe { buffer(&fields[f]) }));
+    }
+    dev.dispatch(OP, &pipeline, &bindings, &p, WgpuDevice::groups(n)?)
 }

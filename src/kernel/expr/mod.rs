@@ -5,6 +5,7 @@
 //! printer the device backends generate their code with.
 
 mod check;
+mod data;
 pub mod emit;
 mod eval;
 mod evolves;
@@ -15,6 +16,7 @@ mod values;
 mod widen;
 
 pub use check::{check, CheckedExpr, MAX_NODES};
+pub use data::ExprData;
 pub use evolves::{Evolves, Stage};
 pub use linearity::Linearity;
 pub use node::{Binary, Lit, Node, Unary};

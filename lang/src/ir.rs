@@ -5,7 +5,7 @@ use syn::{Attribute, Visibility};
 
 /// The element type the stencil is implemented for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Elem {
+pub enum Elem {
     /// Every `T: Scalar` (no parameter or literal named a concrete type).
     Generic,
     /// Only `f32`.
@@ -16,25 +16,25 @@ pub(crate) enum Elem {
 
 /// One distinct read of a field at a fixed offset.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct Tap {
+pub struct Tap {
     /// Index of the field in the stencil's field list.
-    pub(crate) field: usize,
+    pub field: usize,
     /// One offset per axis.
-    pub(crate) offset: Vec<i32>,
+    pub offset: Vec<i32>,
 }
 
 /// A literal's value, rounded once for each precision from its decimal text.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub(crate) struct Lit {
+pub struct Lit {
     /// The correctly rounded `f64` value (infinite when the text overflows `f64`).
-    pub(crate) f64: f64,
+    pub f64: f64,
     /// The correctly rounded `f32` value (infinite when the text overflows `f32`).
-    pub(crate) f32: f32,
+    pub f32: f32,
 }
 
 /// `+ - * /`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Arith {
+pub enum Arith {
     /// `+`
     Add,
     /// `-`
@@ -47,7 +47,7 @@ pub(crate) enum Arith {
 
 /// `< <= > >= == !=`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Cmp {
+pub enum Cmp {
     /// `<`
     Lt,
     /// `<=`
@@ -64,7 +64,7 @@ pub(crate) enum Cmp {
 
 /// `&&` and `||`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Logic {
+pub enum Logic {
     /// `&&`
     And,
     /// `||`
@@ -73,7 +73,7 @@ pub(crate) enum Logic {
 
 /// The math functions, callable as `f(x)` or `x.f()` (`powi` and `select` are separate nodes).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Func {
+pub enum Func {
     /// Square root.
     Sqrt,
     /// `e^x`.
@@ -101,7 +101,7 @@ pub(crate) enum Func {
 
 impl Func {
     /// Every function, in the order error messages list them.
-    pub(crate) const ALL: [Func; 11] = [
+    pub const ALL: [Func; 11] = [
         Func::Sqrt,
         Func::Exp,
         Func::Ln,
@@ -116,7 +116,7 @@ impl Func {
     ];
 
     /// The name in the stencil body, which is also the `Scalar` method's name.
-    pub(crate) fn name(self) -> &'static str {
+    pub fn name(self) -> &'static str {
         match self {
             Func::Sqrt => "sqrt",
             Func::Exp => "exp",
@@ -133,7 +133,7 @@ impl Func {
     }
 
     /// Number of arguments in function style (the receiver counts in method style).
-    pub(crate) fn arity(self) -> usize {
+    pub fn arity(self) -> usize {
         match self {
             Func::Min | Func::Max => 2,
             _ => 1,
@@ -141,14 +141,14 @@ impl Func {
     }
 
     /// The function called `name`, if any.
-    pub(crate) fn from_name(name: &str) -> Option<Func> {
+    pub fn from_name(name: &str) -> Option<Func> {
         Func::ALL.into_iter().find(|f| f.name() == name)
     }
 }
 
 /// An expression of the stencil body. Its tree is the source's: no reassociation, no folding.
 #[derive(Clone, Debug, PartialEq)]
-pub(crate) enum Expr {
+pub enum Expr {
     /// Tap `k` of [`Stencil::taps`].
     Tap(usize),
     /// Parameter `i`.
@@ -177,29 +177,29 @@ pub(crate) enum Expr {
 
 /// A `let name = value;` of the body, computed once, before the bindings after it and the value.
 #[derive(Clone, Debug)]
-pub(crate) struct Let {
+pub struct Let {
     /// The name, as written (its span, so the expansion's `let` is the user's).
-    pub(crate) name: Ident,
+    pub name: Ident,
     /// The bound value.
-    pub(crate) value: Expr,
+    pub value: Expr,
 }
 
 /// The item form's `#[attrs] vis struct Name`.
 #[derive(Clone)]
-pub(crate) struct Item {
+pub struct Item {
     /// Outer attributes, doc comments included.
-    pub(crate) attrs: Vec<Attribute>,
+    pub attrs: Vec<Attribute>,
     /// The struct's visibility.
-    pub(crate) vis: Visibility,
+    pub vis: Visibility,
     /// The struct's name.
-    pub(crate) name: Ident,
+    pub name: Ident,
 }
 
 impl Stencil {
     /// The values the stencil stores, one per output: each as written, ending in `flush(..)`
     /// unless the stencil keeps subnormals (or the value already ends in it: flushing twice
     /// changes nothing).
-    pub(crate) fn stored(&self) -> Vec<Expr> {
+    pub fn stored(&self) -> Vec<Expr> {
         let store = |value: &Expr| match (self.subnormals, value) {
             (Subnormals::Keep, value) | (Subnormals::Flush, value @ Expr::Call(Func::Flush, _)) => value.clone(),
             (Subnormals::Flush, value) => Expr::Call(Func::Flush, vec![value.clone()]),
@@ -210,43 +210,43 @@ impl Stencil {
 
 /// A checked stencil definition.
 #[derive(Clone)]
-pub(crate) struct Stencil {
+pub struct Stencil {
     /// `Some` for the item form, `None` for the expression form.
-    pub(crate) item: Option<Item>,
+    pub item: Option<Item>,
     /// Input fields, in declaration order.
-    pub(crate) fields: Vec<Ident>,
+    pub fields: Vec<Ident>,
     /// Scalar parameters, in declaration order.
-    pub(crate) params: Vec<Ident>,
+    pub params: Vec<Ident>,
     /// The element type of the impl.
-    pub(crate) elem: Elem,
+    pub elem: Elem,
     /// Number of axes (1 to 4).
-    pub(crate) rank: usize,
+    pub rank: usize,
     /// Distinct reads in order of first appearance in the source.
-    pub(crate) taps: Vec<Tap>,
+    pub taps: Vec<Tap>,
     /// The `let` bindings, in order.
-    pub(crate) lets: Vec<Let>,
+    pub lets: Vec<Let>,
     /// The body's values as written, one per output (the elements of a final tuple, or the one
     /// value).
-    pub(crate) values: Vec<Expr>,
+    pub values: Vec<Expr>,
     /// What is stored when the value is subnormal.
-    pub(crate) subnormals: Subnormals,
+    pub subnormals: Subnormals,
     /// The time levels read of each evolving field (`#[levels(L)]`): the first `values * levels`
     /// fields are the evolving fields' levels, newest first, field by field.
-    pub(crate) levels: usize,
+    pub levels: usize,
     /// A stage's written state fields (`#[writes(..)]`), in order: field `f` is the stencil's
     /// field `f * levels`.
-    pub(crate) writes: Option<Vec<usize>>,
+    pub writes: Option<Vec<usize>>,
     /// The wider type it computes in (`#[compute(..)]`): then `elem` is that type, the fields'
     /// type is generic, and each tap is widened and each value narrowed.
-    pub(crate) compute: Option<Elem>,
+    pub compute: Option<Elem>,
     /// The closure as written, for `Stencil::SOURCE`.
-    pub(crate) source: String,
+    pub source: String,
 }
 
 /// What a stencil stores when its value is subnormal: `#[subnormals(flush)]` (the default) or
 /// `#[subnormals(keep)]`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Subnormals {
+pub enum Subnormals {
     /// The value ends in `flush(..)`: a subnormal is stored as the zero of its sign.
     Flush,
     /// The value is stored as computed.

@@ -6,16 +6,16 @@
 use syn::{Error, Expr, Pat, Result, Stmt};
 
 /// One `let name = value;` of the body.
-pub(crate) struct Binding<'a> {
+pub struct Binding<'a> {
     /// The name bound.
-    pub(crate) name: &'a syn::Ident,
+    pub name: &'a syn::Ident,
     /// The value, as written.
-    pub(crate) value: &'a Expr,
+    pub value: &'a Expr,
 }
 
 /// The bindings and the value of a body: a block's `let`s and its final expression, or no
 /// bindings and the body itself.
-pub(crate) fn split(body: &Expr) -> Result<(Vec<Binding<'_>>, &Expr)> {
+pub fn split(body: &Expr) -> Result<(Vec<Binding<'_>>, &Expr)> {
     let Expr::Block(block) = body else { return Ok((Vec::new(), body)) };
     if let Some(attr) = block.attrs.first() {
         return Err(Error::new_spanned(attr, "attributes are not allowed in a stencil body"));

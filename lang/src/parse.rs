@@ -11,35 +11,35 @@ use syn::{Attribute, Error, Result, Token, Type, Visibility};
 use crate::ir::{Elem, Item, Subnormals};
 
 /// A scalar parameter as declared: `name`, `name: T`, `name: f32` or `name: f64`.
-pub(crate) struct Param {
+pub struct Param {
     /// The parameter's name.
-    pub(crate) name: Ident,
+    pub name: Ident,
     /// `Generic` for `T` or no type, else the concrete type named.
-    pub(crate) elem: Elem,
+    pub elem: Elem,
     /// The type as written, to point errors at (`None` when left out).
-    pub(crate) ty: Option<Type>,
+    pub ty: Option<Type>,
 }
 
 /// The macro input, parsed up to the body (which [`crate::body`] parses).
-pub(crate) struct Input {
+pub struct Input {
     /// `Some` for the item form.
-    pub(crate) item: Option<Item>,
+    pub item: Option<Item>,
     /// Field names, in order.
-    pub(crate) fields: Vec<Ident>,
+    pub fields: Vec<Ident>,
     /// Parameters, in order.
-    pub(crate) params: Vec<Param>,
+    pub params: Vec<Param>,
     /// The body's tokens as written (the item form's final `;` removed).
-    pub(crate) body: TokenStream,
+    pub body: TokenStream,
     /// The closure as written, stringified.
-    pub(crate) source: String,
+    pub source: String,
     /// What the stencil stores for a subnormal value (`#[subnormals(..)]`).
-    pub(crate) subnormals: Subnormals,
+    pub subnormals: Subnormals,
     /// The time levels it reads of each field it evolves (`#[levels(L)]`, 1 by default).
-    pub(crate) levels: usize,
+    pub levels: usize,
     /// The state fields a stage's values update (`#[writes(a, b)]`), when it is one.
-    pub(crate) writes: Option<Vec<Ident>>,
+    pub writes: Option<Vec<Ident>>,
     /// The wider type the stencil computes in (`#[compute(f32)]`), with the attribute.
-    pub(crate) compute: Option<(Elem, Attribute)>,
+    pub compute: Option<(Elem, Attribute)>,
 }
 
 const EXPECTED: &str = "expected a stencil: `|fields; params| body`, e.g. `|u; dt: T| u[0] * dt`, \
@@ -49,7 +49,7 @@ const NO_FIELD: &str = "a stencil needs at least one input field: name the field
                         before the parameters, e.g. `|u, k; dt: T| ...`";
 
 /// Parses the whole macro input.
-pub(crate) fn input(tokens: TokenStream) -> Result<Input> {
+pub fn input(tokens: TokenStream) -> Result<Input> {
     Parser::parse2(parse_input, tokens)
 }
 
@@ -181,7 +181,7 @@ fn take_subnormals(attrs: &mut Vec<Attribute>) -> Result<Subnormals> {
 }
 
 /// The most time levels a stencil may read of a field.
-pub(crate) const MAX_LEVELS: usize = 8;
+pub const MAX_LEVELS: usize = 8;
 
 /// Removes `#[levels(L)]` from `attrs` (at most one): the time levels the stencil reads of each
 /// field it evolves, its first fields in order (1 when absent).

@@ -6,7 +6,7 @@ use syn::{Error, Result};
 
 /// A stage's `#[writes(..)]` as the state fields it writes (field `f` is the stencil's field
 /// `f * levels`, its newest level): one per value, in the state's order.
-pub(crate) fn writes(names: &[Ident], fields: &[Ident], levels: usize, values: usize) -> Result<Vec<usize>> {
+pub fn writes(names: &[Ident], fields: &[Ident], levels: usize, values: usize) -> Result<Vec<usize>> {
     if names.len() != values {
         let msg = format!(
             "`#[writes(..)]` names {} fields for {values} values: a stage computes one value per field it writes",

@@ -6,7 +6,7 @@ use syn::{Error, Result};
 
 /// The type of a body expression.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Ty {
+pub enum Ty {
     /// A number of the element type.
     Scalar,
     /// A condition: a comparison, `&&`, `||` or `!`.
@@ -15,7 +15,7 @@ pub(crate) enum Ty {
 
 /// Where an operand sits, for messages.
 #[derive(Clone, Copy)]
-pub(crate) enum Side {
+pub enum Side {
     /// Left of a binary operator.
     Left,
     /// Right of a binary operator.
@@ -46,14 +46,14 @@ fn check(ty: Ty, want: Ty, at: impl ToTokens, msg: impl FnOnce() -> String) -> R
 }
 
 /// An operand of `+ - * /` or of unary `-`.
-pub(crate) fn arith_operand(ty: Ty, at: impl ToTokens, op: &str, side: Side) -> Result<()> {
+pub fn arith_operand(ty: Ty, at: impl ToTokens, op: &str, side: Side) -> Result<()> {
     check(ty, Ty::Scalar, at, || {
         format!("`{op}` needs numbers, but {} is a condition (a bool): {TO_NUMBER}", side.phrase())
     })
 }
 
 /// An operand of a comparison.
-pub(crate) fn compared(ty: Ty, at: impl ToTokens, op: &str, side: Side) -> Result<()> {
+pub fn compared(ty: Ty, at: impl ToTokens, op: &str, side: Side) -> Result<()> {
     check(ty, Ty::Scalar, at, || {
         format!(
             "`{op}` compares numbers, but {} is a condition (a bool): combine conditions with `&&`, `||` and `!`",
@@ -63,7 +63,7 @@ pub(crate) fn compared(ty: Ty, at: impl ToTokens, op: &str, side: Side) -> Resul
 }
 
 /// An operand of `&&`, `||` or `!`.
-pub(crate) fn logic_operand(ty: Ty, at: impl ToTokens, op: &str, side: Side) -> Result<()> {
+pub fn logic_operand(ty: Ty, at: impl ToTokens, op: &str, side: Side) -> Result<()> {
     check(ty, Ty::Bool, at, || {
         let negate = if op == "!" { "; negate a number with `-x`" } else { "" };
         format!("`{op}` works on conditions (bools), but {} is a number: {TO_BOOL}{negate}", side.phrase())
@@ -71,28 +71,28 @@ pub(crate) fn logic_operand(ty: Ty, at: impl ToTokens, op: &str, side: Side) -> 
 }
 
 /// An argument of a math function.
-pub(crate) fn argument(ty: Ty, at: impl ToTokens, func: &str) -> Result<()> {
+pub fn argument(ty: Ty, at: impl ToTokens, func: &str) -> Result<()> {
     check(ty, Ty::Scalar, at, || {
         format!("`{func}` takes numbers, but this argument is a condition (a bool): {TO_NUMBER}")
     })
 }
 
 /// The first argument of `select`.
-pub(crate) fn select_condition(ty: Ty, at: impl ToTokens) -> Result<()> {
+pub fn select_condition(ty: Ty, at: impl ToTokens) -> Result<()> {
     check(ty, Ty::Bool, at, || {
         format!("the first argument of `select` is the condition (a bool), but this is a number: {TO_BOOL}")
     })
 }
 
 /// The second or third argument of `select`.
-pub(crate) fn select_branch(ty: Ty, at: impl ToTokens) -> Result<()> {
+pub fn select_branch(ty: Ty, at: impl ToTokens) -> Result<()> {
     check(ty, Ty::Scalar, at, || {
         "the branches of `select(condition, a, b)` are numbers, but this one is a condition (a bool)".to_owned()
     })
 }
 
 /// The whole body.
-pub(crate) fn body(ty: Ty, at: impl ToTokens) -> Result<()> {
+pub fn body(ty: Ty, at: impl ToTokens) -> Result<()> {
     check(ty, Ty::Scalar, at, || {
         "the stencil body is a condition (a bool), but a stencil computes a number: \
          write `select(condition, 1.0, 0.0)` for a number"

@@ -8,14 +8,14 @@ use crate::ir::Elem;
 
 /// Collects the concrete types the source names and rejects a mix.
 #[derive(Default)]
-pub(crate) struct ElemChoice {
+pub struct ElemChoice {
     /// The first concrete type named, and what named it (for the error on a mix).
     first: Option<(Elem, String)>,
 }
 
 impl ElemChoice {
     /// Records that `what` (e.g. "parameter `dt`"), written at `at`, names `elem`.
-    pub(crate) fn mention(&mut self, elem: Elem, what: String, at: impl ToTokens) -> Result<()> {
+    pub fn mention(&mut self, elem: Elem, what: String, at: impl ToTokens) -> Result<()> {
         if elem == Elem::Generic {
             return Ok(());
         }
@@ -38,13 +38,13 @@ impl ElemChoice {
     }
 
     /// The element type of the impl.
-    pub(crate) fn resolve(&self) -> Elem {
+    pub fn resolve(&self) -> Elem {
         self.first.as_ref().map_or(Elem::Generic, |(elem, _)| *elem)
     }
 }
 
 /// The Rust name of a concrete type.
-pub(crate) fn name(elem: Elem) -> &'static str {
+pub fn name(elem: Elem) -> &'static str {
     match elem {
         Elem::Generic => "T",
         Elem::F32 => "f32",

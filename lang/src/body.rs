@@ -9,15 +9,15 @@ use syn::{Expr, Result, Token};
 const INDEX_MARKER: &str = "__cnda_idx";
 
 /// The parsed body, and any tokens after its expression (an error, reported after the body's own).
-pub(crate) struct Body {
+pub struct Body {
     /// The expression, with every `[a, b]` read as `[__cnda_idx(a, b)]`.
-    pub(crate) expr: Expr,
+    pub expr: Expr,
     /// Tokens left after the expression (empty when the body is one expression).
-    pub(crate) trailing: TokenStream,
+    pub trailing: TokenStream,
 }
 
 /// Parses the body's tokens as one expression.
-pub(crate) fn parse(tokens: TokenStream) -> Result<Body> {
+pub fn parse(tokens: TokenStream) -> Result<Body> {
     let parser = |input: ParseStream| Ok(Body { expr: input.parse()?, trailing: input.parse()? });
     parser.parse2(rewrite_indices(tokens))
 }
@@ -51,7 +51,7 @@ fn rewrite_indices(tokens: TokenStream) -> TokenStream {
 
 /// The offsets of a read `u[a, b]` (given its index expression), or `None` if `index` did not come
 /// from [`rewrite_indices`].
-pub(crate) fn offsets(index: &Expr) -> Option<&Punctuated<Expr, Token![,]>> {
+pub fn offsets(index: &Expr) -> Option<&Punctuated<Expr, Token![,]>> {
     match index {
         Expr::Call(call) => match &*call.func {
             Expr::Path(p) if p.path.is_ident(INDEX_MARKER) => Some(&call.args),
@@ -63,7 +63,7 @@ pub(crate) fn offsets(index: &Expr) -> Option<&Punctuated<Expr, Token![,]>> {
 
 /// The number of indices of the first read of a field in the source, found on the raw tokens so
 /// that an error met before any read can still show a read of the right rank.
-pub(crate) fn first_rank(tokens: &TokenStream, fields: &[Ident]) -> Option<usize> {
+pub fn first_rank(tokens: &TokenStream, fields: &[Ident]) -> Option<usize> {
     let trees: Vec<TokenTree> = tokens.clone().into_iter().collect();
     for (i, tree) in trees.iter().enumerate() {
         match (tree, trees.get(i + 1)) {

@@ -15,9 +15,9 @@ use crate::{body, lets, literal, reject};
 mod operators;
 
 /// The largest offset magnitude: it bounds the halo a backend must provide.
-pub(crate) const MAX_OFFSET: i64 = 64;
+pub const MAX_OFFSET: i64 = 64;
 /// The largest rank.
-pub(crate) const MAX_RANK: usize = 4;
+pub const MAX_RANK: usize = 4;
 
 const FUNCTIONS: &str =
     "sqrt, exp, ln, sin, cos, tanh, abs, floor, min, max, flush, powi, select, laplace, diff, diff_half";
@@ -28,7 +28,7 @@ const METHODS: &str = "sqrt, exp, ln, sin, cos, tanh, abs, floor, min, max, flus
 /// fixed array; devices take as many).
 const MAX_TAPS: usize = 64;
 
-pub(crate) fn stencil(input: Input) -> Result<Stencil> {
+pub fn stencil(input: Input) -> Result<Stencil> {
     let mut elem = ElemChoice::default();
     // A stencil that computes in a wider type takes its parameters and literals in it.
     if let Some((compute, attr)) = &input.compute {
@@ -110,7 +110,7 @@ pub(crate) fn stencil(input: Input) -> Result<Stencil> {
 }
 
 /// The most values (outputs) a stencil may compute: cnda's `MAX_OUTPUTS`.
-pub(crate) const MAX_OUTPUTS: usize = 8;
+pub const MAX_OUTPUTS: usize = 8;
 
 /// The body's values: the elements of a final tuple `(a, b, ..)` (a stencil of several
 /// outputs, one per element), or the one value.

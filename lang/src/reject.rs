@@ -6,12 +6,12 @@ use quote::ToTokens;
 use syn::{BinOp, Error, Expr, UnOp};
 
 /// What a body may contain, appended to messages without a more specific fix.
-pub(crate) const ALLOWED: &str = "a stencil body may contain field reads such as `u[0, -1]`, parameters, \
+pub const ALLOWED: &str = "a stencil body may contain field reads such as `u[0, -1]`, parameters, \
      number literals, `+ - * /`, comparisons, `&&` `||` `!`, `select(c, a, b)` and the functions \
      sqrt, exp, ln, sin, cos, tanh, abs, floor, min, max, flush, powi";
 
 /// The error for an expression kind the lowering does not accept.
-pub(crate) fn expr(e: &Expr) -> Error {
+pub fn expr(e: &Expr) -> Error {
     let msg = match e {
         Expr::If(_) => "`if` is not allowed in a stencil body: write `select(condition, a, b)`".to_owned(),
         Expr::Match(_) => "`match` is not allowed in a stencil body: write `select(condition, a, b)`".to_owned(),
@@ -70,7 +70,7 @@ fn kind(e: &Expr) -> &'static str {
 }
 
 /// The error for a binary operator outside `+ - * /`, comparisons, `&&` and `||`.
-pub(crate) fn bin_op(op: &BinOp) -> Error {
+pub fn bin_op(op: &BinOp) -> Error {
     let text = op.to_token_stream().to_string();
     let msg = match op {
         BinOp::Rem(_) => format!("`%` is not allowed in a stencil body: {ALLOWED}"),
@@ -89,11 +89,11 @@ pub(crate) fn bin_op(op: &BinOp) -> Error {
 }
 
 /// The error for a unary operator other than `-` and `!`.
-pub(crate) fn un_op(op: &UnOp) -> Error {
+pub fn un_op(op: &UnOp) -> Error {
     Error::new_spanned(op, format!("`{}` is not allowed in a stencil body: {ALLOWED}", op.to_token_stream()))
 }
 
 /// The error for attributes inside the body.
-pub(crate) fn attribute(attr: &syn::Attribute) -> Error {
+pub fn attribute(attr: &syn::Attribute) -> Error {
     Error::new_spanned(attr, "attributes are not allowed in a stencil body")
 }

@@ -7,7 +7,7 @@
 use crate::ir::Lit;
 
 /// The value of a literal's decimal digits (no sign, no suffix, no `_`), in both precisions.
-pub(crate) fn value(digits: &str) -> Lit {
+pub fn value(digits: &str) -> Lit {
     // Integer digits and float digits both parse: `4` means `4.0`. Syntax was checked by the lexer.
     Lit { f64: digits.parse().unwrap_or(f64::NAN), f32: digits.parse().unwrap_or(f32::NAN) }
 }

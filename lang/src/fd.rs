@@ -10,13 +10,13 @@
 //! the axes: `N w0 * u[0] + w1 * ((u[1, 0] + u[-1, 0]) + (u[0, 1] + u[0, -1])) + ...`.
 
 /// The largest order of accuracy (a radius of `order / 2 + (n - 1) / 2`).
-pub(crate) const MAX_ORDER: i64 = 16;
+pub const MAX_ORDER: i64 = 16;
 /// The highest derivative `diff` takes.
-pub(crate) const MAX_DERIVATIVE: i64 = 4;
+pub const MAX_DERIVATIVE: i64 = 4;
 
 /// An exact fraction, kept in lowest terms with a positive denominator.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Q {
+pub struct Q {
     num: i128,
     den: i128,
 }
@@ -30,13 +30,13 @@ fn gcd(a: i128, b: i128) -> i128 {
 }
 
 impl Q {
-    pub(crate) fn new(num: i128, den: i128) -> Q {
+    pub fn new(num: i128, den: i128) -> Q {
         assert!(den != 0, "a fraction's denominator is not zero");
         let g = gcd(num, den).max(1) * den.signum();
         Q { num: num / g, den: den / g }
     }
 
-    pub(crate) fn int(n: i64) -> Q {
+    pub fn int(n: i64) -> Q {
         Q::new(n.into(), 1)
     }
 
@@ -70,7 +70,7 @@ impl Q {
 
     /// The value as decimal text with 40 significant digits (truncated): what the literal parser
     /// rounds to each precision. A fraction whose expansion ends sooner is exact.
-    pub(crate) fn decimal(self) -> String {
+    pub fn decimal(self) -> String {
         let sign = if self.num < 0 { "-" } else { "" };
         let (mut rem, den) = (self.num.abs(), self.den);
         let int = rem / den;
@@ -97,7 +97,7 @@ impl Q {
 
 /// Fornberg's weights: for evaluation point `x0` and grid points `xs`, the weights of the
 /// `m`-th derivative (`m < xs.len()`), one per point.
-pub(crate) fn weights(x0: Q, xs: &[Q], m: usize) -> Vec<Q> {
+pub fn weights(x0: Q, xs: &[Q], m: usize) -> Vec<Q> {
     let n = xs.len();
     let zero = Q::int(0);
     let mut c = vec![vec![zero; m + 1]; n];
@@ -132,7 +132,7 @@ pub(crate) fn weights(x0: Q, xs: &[Q], m: usize) -> Vec<Q> {
 
 /// A finite-difference operator, its arguments checked.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Operator {
+pub enum Operator {
     /// The sum of the second derivatives along every axis.
     Laplace { order: i64 },
     /// The `n`-th derivative along `axis`, centred on the point.
@@ -144,9 +144,9 @@ pub(crate) enum Operator {
 /// One term of an expansion: a weight times the sum of taps at `points` (offsets from the
 /// centre), each added (`true`) or subtracted (`false`); the first is always added.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct Term {
-    pub(crate) weight: Q,
-    pub(crate) points: Vec<(Vec<i32>, bool)>,
+pub struct Term {
+    pub weight: Q,
+    pub points: Vec<(Vec<i32>, bool)>,
 }
 
 fn unit(rank: usize, axis: usize, d: i64) -> Vec<i32> {
@@ -165,7 +165,7 @@ fn centred(n: i64, order: i64) -> Vec<Q> {
 }
 
 /// The terms of `op` for a stencil of rank `rank` (the operator's arguments already checked).
-pub(crate) fn terms(op: Operator, rank: usize) -> Vec<Term> {
+pub fn terms(op: Operator, rank: usize) -> Vec<Term> {
     let mut terms = Vec::new();
     let mut push = |weight: Q, points: Vec<(Vec<i32>, bool)>| {
         if !weight.is_zero() {
@@ -210,7 +210,7 @@ pub(crate) fn terms(op: Operator, rank: usize) -> Vec<Term> {
 }
 
 /// The radius `op` reaches along its axes.
-pub(crate) fn reach(op: Operator) -> i64 {
+pub fn reach(op: Operator) -> i64 {
     match op {
         Operator::Laplace { order } => order / 2,
         Operator::Diff { n, order, .. } => (n + 1) / 2 - 1 + order / 2,

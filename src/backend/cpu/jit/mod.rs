@@ -1,0 +1,233 @@
+//! Expressions that are data at run time compiled to machine code (feature `jit`, cranelift):
+//! one row function per expression, element type and set of tap offsets, computing a contiguous
+//! lane of points in vectors (`emit.rs`). Compiled at first use (about a millisecond), kept for
+//! the life of the process (a page or two of code per kind of call) and shared by every thread.
+//! The block interpreter runs what this does not take: strided lanes, 16-bit elements, tap
+//! offsets past 2 GiB, and a host cranelift has no backend for.
+
+mod emit;
+
+use std::collections::HashMap;
+use std::sync::{Mutex, OnceLock};
+
+use cranelift_codegen::ir::{AbiParam, InstBuilder, MemFlags, Signature};
+use cranelift_codegen::settings::{self, Configurable};
+use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
+use cranelift_jit::{JITBuilder, JITModule};
+use cranelift_module::{default_libcall_names, Linkage, Module};
+
+use super::expression::{MAX_FIELDS, OPERANDS};
+use super::lanes::Lane;
+use crate::element::DType;
+use crate::kernel::expr::{ExprData, Node, Scalar, MAX_OUTPUTS};
+use crate::kernel::{Cpu, Desc};
+use emit::{Calls, Elem, Frame};
+
+/// A compiled row: `row(fields, outputs, params, n)` computes points `0..n` of a contiguous lane,
+/// `fields[f]` and `outputs[m]` pointing at the lane's first point, `params` at one element per
+/// parameter.
+type RowFn = unsafe extern "C" fn(*const *const u8, *const *mut u8, *const u8, usize);
+
+/// The row functions of one expression (`ExprData::id`) and element type, by each tap's offset
+/// in elements (a short list: one per shape of array the expression has run on).
+type Rows = Vec<(Vec<isize>, Option<RowFn>)>;
+
+/// Every row function compiled so far; `None` where compiling failed (the interpreter runs it).
+fn cache() -> &'static Mutex<HashMap<(u64, DType), Rows>> {
+    static CODE: OnceLock<Mutex<HashMap<(u64, DType), Rows>>> = OnceLock::new();
+    CODE.get_or_init(Default::default)
+}
+
+/// Whether `CNDA_JIT=off` asks for the interpreter (to compare, or to debug).
+fn disabled() -> bool {
+    static OFF: OnceLock<bool> = OnceLock::new();
+    *OFF.get_or_init(|| std::env::var("CNDA_JIT").is_ok_and(|v| v == "off"))
+}
+
+/// The row function of `data` for elements `T` and taps `deltas` elements from the point, or
+/// `None` where the interpreter runs it.
+pub(super) fn row_function<T: Scalar, const N: usize>(data: &ExprData<N>, deltas: &[isize]) -> Option<RowFn> {
+    let elem = match T::DTYPE {
+        DType::F32 => Elem::F32,
+        DType::F64 => Elem::F64,
+        _ => return None,
+    };
+    if disabled() {
+        return None;
+    }
+    let mut code = cache().lock().unwrap_or_else(|e| e.into_inner());
+    let rows = code.entry((data.id(), T::DTYPE)).or_default();
+    if let Some((_, row)) = rows.iter().find(|(d, _)| d == deltas) {
+        return *row;
+    }
+    let row = compile(data, deltas, elem);
+    rows.push((deltas.to_vec(), row));
+    row
+}
+
+/// `s` in every lane of a vector: a number as itself, a condition (`0` or `1` in an `i8`) as a
+/// lane mask of all ones or all zeros.
+fn splat(
+    b: &mut FunctionBuilder,
+    elem: Elem,
+    s: cranelift_codegen::ir::Value,
+    condition: bool,
+) -> cranelift_codegen::ir::Value {
+    if condition {
+        let all = b.ins().ineg(s);
+        let wide = b.ins().sextend(elem.int_scalar, all);
+        b.ins().splat(elem.int_vector, wide)
+    } else {
+        b.ins().splat(elem.vector, s)
+    }
+}
+
+/// The lanes of one call, each computed by the row function (every operand's lane contiguous).
+pub(super) struct JitLanes<'a, T: Scalar, const N: usize> {
+    pub(super) row: RowFn,
+    pub(super) operands: &'a [Desc<Cpu, T, N>; OPERANDS],
+    pub(super) params: &'a [T],
+}
+
+impl<T: Scalar, const N: usize> Lane<OPERANDS> for JitLanes<'_, T, N> {
+    fn run(&mut self, bases: [isize; OPERANDS], len: usize, _: [isize; OPERANDS]) {
+        let at = |o: usize| self.operands[o].handle.wrapping_offset(bases[o]);
+        let fields: [*const u8; MAX_FIELDS] = core::array::from_fn(|f| at(MAX_OUTPUTS + f).cast_const().cast());
+        let outputs: [*mut u8; MAX_OUTPUTS] = core::array::from_fn(|m| at(m).cast());
+        // SAFETY: the row function reads, for points `0..len` of this lane, each tap at its
+        // field's pointer plus the tap's offset (the deltas it was compiled for, in the fields'
+        // strides), and writes each output's point; the lane is contiguous in every operand
+        // (checked before the walk), every tap of every point lies inside its field and the
+        // outputs' points are distinct, writable and overlap no field (the kernel's contract);
+        // `params` holds one element per parameter (checked).
+        unsafe { (self.row)(fields.as_ptr(), outputs.as_ptr(), self.params.as_ptr().cast(), len) }
+    }
+}
+
+/// Rust's own functions of one operand, called per lane (the compiled `stencil!` calls them too).
+extern "C" fn exp_f32(x: f32) -> f32 {
+    <f32 as Scalar>::exp(x)
+}
+extern "C" fn ln_f32(x: f32) -> f32 {
+    <f32 as Scalar>::ln(x)
+}
+extern "C" fn sin_f32(x: f32) -> f32 {
+    <f32 as Scalar>::sin(x)
+}
+extern "C" fn cos_f32(x: f32) -> f32 {
+    <f32 as Scalar>::cos(x)
+}
+extern "C" fn tanh_f32(x: f32) -> f32 {
+    <f32 as Scalar>::tanh(x)
+}
+extern "C" fn exp_f64(x: f64) -> f64 {
+    <f64 as Scalar>::exp(x)
+}
+extern "C" fn ln_f64(x: f64) -> f64 {
+    <f64 as Scalar>::ln(x)
+}
+extern "C" fn sin_f64(x: f64) -> f64 {
+    <f64 as Scalar>::sin(x)
+}
+extern "C" fn cos_f64(x: f64) -> f64 {
+    <f64 as Scalar>::cos(x)
+}
+extern "C" fn tanh_f64(x: f64) -> f64 {
+    <f64 as Scalar>::tanh(x)
+}
+
+/// The functions' symbols and addresses.
+fn functions() -> [(&'static str, *const u8); 10] {
+    [
+        ("cnda_exp_f32", exp_f32 as *const u8),
+        ("cnda_ln_f32", ln_f32 as *const u8),
+        ("cnda_sin_f32", sin_f32 as *const u8),
+        ("cnda_cos_f32", cos_f32 as *const u8),
+        ("cnda_tanh_f32", tanh_f32 as *const u8),
+        ("cnda_exp_f64", exp_f64 as *const u8),
+        ("cnda_ln_f64", ln_f64 as *const u8),
+        ("cnda_sin_f64", sin_f64 as *const u8),
+        ("cnda_cos_f64", cos_f64 as *const u8),
+        ("cnda_tanh_f64", tanh_f64 as *const u8),
+    ]
+}
+
+/// Compiles the row function, or `None` where cranelift cannot (no backend for this host) or a
+/// tap's offset does not fit the instructions' 32-bit displacement.
+fn compile<const N: usize>(data: &ExprData<N>, deltas: &[isize], elem: Elem) -> Option<RowFn> {
+    let tap_bytes: Vec<i32> = deltas
+        .iter()
+        .map(|&d| d.checked_mul(elem.size as isize).and_then(|b| i32::try_from(b).ok()))
+        .collect::<Option<_>>()?;
+    // Room for the unrolled vectors' displacements too.
+    tap_bytes.iter().try_for_each(|b| b.checked_add(8 * elem.lanes as i32 * elem.size as i32).map(drop))?;
+    let mut flags = settings::builder();
+    flags.set("opt_level", "speed").ok()?;
+    let isa = cranelift_native::builder().ok()?.finish(settings::Flags::new(flags)).ok()?;
+    let mut builder = JITBuilder::with_isa(isa, default_libcall_names());
+    for (name, address) in functions() {
+        builder.symbol(name, address);
+    }
+    let mut module = JITModule::new(builder);
+    let pointer = module.target_config().pointer_type();
+    let mut ctx = module.make_context();
+    for _ in 0..4 {
+        ctx.func.signature.params.push(AbiParam::new(pointer));
+    }
+    let suffix = if elem.size == 4 { "f32" } else { "f64" };
+    let mut unary = Signature::new(module.target_config().default_call_conv);
+    unary.params.push(AbiParam::new(elem.scalar));
+    unary.returns.push(AbiParam::new(elem.scalar));
+    let mut declare =
+        |name: &str| module.declare_function(&format!("cnda_{name}_{suffix}"), Linkage::Import, &unary).ok();
+    let ids = [declare("exp")?, declare("ln")?, declare("sin")?, declare("cos")?, declare("tanh")?];
+    let mut context = FunctionBuilderContext::new();
+    {
+        let mut b = FunctionBuilder::new(&mut ctx.func, &mut context);
+        let refs = ids.map(|id| module.declare_func_in_func(id, b.func));
+        let calls = Calls { exp: refs[0], ln: refs[1], sin: refs[2], cos: refs[3], tanh: refs[4] };
+        let entry = b.create_block();
+        b.append_block_params_for_function_params(entry);
+        b.switch_to_block(entry);
+        let [fields_at, outputs_at, params_at, n] = <[_; 4]>::try_from(b.block_params(entry)).ok()?;
+        let mut load = MemFlags::new();
+        load.set_notrap();
+        let expr = data.expr();
+        let fields = (0..expr.fields()).map(|f| b.ins().load(pointer, load, fields_at, 8 * f as i32)).collect();
+        let outputs = (0..expr.outputs()).map(|m| b.ins().load(pointer, load, outputs_at, 8 * m as i32)).collect();
+        // The nodes of parameters and literals only, computed once.
+        let mut constants: Vec<Option<(cranelift_codegen::ir::Value, cranelift_codegen::ir::Value)>> = Vec::new();
+        for node in expr.nodes() {
+            let scalar = match *node {
+                Node::Tap(_) => None,
+                Node::Param(p) => Some(b.ins().load(elem.scalar, load, params_at, (p as i64 * elem.size) as i32)),
+                Node::Lit(lit) => Some(if elem.size == 4 {
+                    b.ins().f32const(cranelift_codegen::ir::immediates::Ieee32::with_bits(lit.f32.to_bits()))
+                } else {
+                    b.ins().f64const(cranelift_codegen::ir::immediates::Ieee64::with_bits(lit.f64.to_bits()))
+                }),
+                _ => {
+                    let operands: Option<Vec<_>> = node.operands().map(|a| constants[a].map(|(s, _)| s)).collect();
+                    operands.map(|operands| emit::operation(&mut b, node, &operands, false, elem, &calls))
+                }
+            };
+            let condition = expr.is_condition(constants.len());
+            constants.push(scalar.map(|s| (s, splat(&mut b, elem, s, condition))));
+        }
+        let frame = Frame { expr, fields, outputs, tap_bytes, constants, elem, calls: &calls };
+        emit::loops(&mut b, &frame, n, 4);
+        b.seal_all_blocks();
+        b.finalize();
+    }
+    let id = module.declare_function("cnda_row", Linkage::Local, &ctx.func.signature).ok()?;
+    module.define_function(id, &mut ctx).ok()?;
+    module.clear_context(&mut ctx);
+    module.finalize_definitions().ok()?;
+    let code = module.get_finalized_function(id);
+    // The code stays mapped for the process's life: the module is never freed (its memory is
+    // what the cached function points into).
+    core::mem::forget(module);
+    // SAFETY: `code` is the finalized function of the signature built above: four pointer-sized
+    // arguments in the platform's default C convention, returning nothing.
+    Some(unsafe { core::mem::transmute::<*const u8, RowFn>(code) })
+}
