@@ -380,8 +380,10 @@ pub enum Error {
 
     /// A stencil read from text (`TextStencil`) is refused: `stencil!`'s own message, where it
     /// points.
-    #[error("stencil text, line {line}, column {column}: {reason}\n{excerpt}")]
+    #[error("{op}: line {line}, column {column}: {reason}; {fix}\n{excerpt}")]
     Syntax {
+        /// The operation that failed.
+        op: &'static str,
         /// The line, from 1.
         line: usize,
         /// The column, in characters from 1.
@@ -390,6 +392,8 @@ pub enum Error {
         reason: String,
         /// The line quoted, with a caret under the column.
         excerpt: String,
+        /// What to do.
+        fix: &'static str,
     },
 
     /// The element type differs from the one expected (type-erased data).

@@ -510,3 +510,31 @@ fn mixed_precision_stencils_match_the_cpu_bit_for_bit() {
         want.as_slice().iter().map(|x| x.to_bits()).collect::<Vec<_>>()
     );
 }
+
+#[cfg(feature = "text")]
+#[path = "common/text_wave.rs"]
+mod text_wave;
+
+/// A stencil read from text runs the kernel generated from its data, bit for bit with the CPU's
+/// (compiled rows), in single sweeps of two values through strided views and in fused-or-not
+/// time steps of two levels with boundaries; the kernel is cached by the expression.
+#[cfg(feature = "text")]
+#[test]
+fn text_stencils_match_the_cpu_bit_for_bit() {
+    use cnda::stencil::TextStencil;
+    let Some(dev) = device() else { return };
+    let system = TextStencil::<2>::parse(
+        "|u, k; dt| { let uv = u[0, 0] * k[0, 0]; (u[0, 0] + dt * (u[-1, 0] + u[1, 0] + u[0, -1] + u[0, 1] - 4.0 * u[0, 0]) - uv, \
+         select(u[0, 1] > k[1, 0], min(uv, dt).exp(), max(u[0, 0].sqrt(), -1.5) / (1.0 + k[0, 0].powi(2)))) }",
+    );
+    let u = Array::from_fn([33, 47], |[i, j]| ((i * 7 + j * 3) % 11) as f64 * 0.1);
+    let k = Array::from_fn([47, 33], |[i, j]| 0.5 + ((i + j) % 3) as f64 * 0.25);
+    let (mut w0, mut w1) = (Array::<f64, 2>::full([33, 47], -1.0), Array::<f64, 2>::full([33, 47], -2.0));
+    let (mut o0, mut o1) = (w0.to_device(&dev), w1.to_device(&dev));
+    let (ud, kd) = (u.to_device(&dev), k.to_device(&dev));
+    system.apply(&[ud.view().into_strided(), kd.t().into_strided()], &mut [o0.view_mut(), o1.view_mut()], &[0.1]);
+    system.apply(&[u.view().into_strided(), k.t().into_strided()], &mut [w0.view_mut(), w1.view_mut()], &[0.1]);
+    assert_eq!((o0.to_host(), o1.to_host()), (w0, w1));
+    let (host, device) = text_wave::host_and_device(|a| a.to_device(&dev), |a| a.to_host());
+    assert_eq!(device, host);
+}

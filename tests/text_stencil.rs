@@ -144,7 +144,9 @@ fn refusals_say_what_and_where() {
     let e = TextStencil::<2>::try_parse("|u| u[0]").unwrap_err();
     assert!(e.to_string().contains("a TextStencil<2> has 2 axes"), "{e}");
     let e = TextStencil::<1>::try_parse("struct S = |u| u[0];").unwrap_err();
-    assert!(e.to_string().contains("expression form"), "{e}");
+    assert!(matches!(e, cnda::Error::Syntax { column: 8, .. }) && e.to_string().contains("expression form"), "{e}");
+    let e = TextStencil::<1>::try_parse("#[levels(1)] #[compute(f64)] |u| u[0]").unwrap_err();
+    assert!(matches!(e, cnda::Error::Syntax { column: 14, .. }) && e.to_string().contains("compute"), "{e}");
     let e = TextStencil::<1>::try_parse("|u| u[0] +").unwrap_err();
     assert!(matches!(e, cnda::Error::Syntax { .. }), "{e}");
     let e = TextStencil::<1>::try_parse("|u| \"text\"").unwrap_err();
@@ -164,6 +166,34 @@ fn refusals_say_what_and_where() {
         .try_apply_steps(&mut state, 1, &[] as &[&Array<f64, 1>], &[])
         .unwrap_err();
     assert!(e.to_string().contains("reads 2 time levels; the state holds 1"), "{e}");
+}
+
+/// Text past the parser's bounds is refused, never a stack overflow: brackets nested deeper
+/// than 256, more tokens than 16 per node, a chain of operations past the nodes a stencil may
+/// have; a `powi` exponent too large to unroll runs in the interpreter.
+#[test]
+fn oversized_text_is_refused_and_huge_powers_still_run() {
+    let deep = format!("|u| {}u[0]{}", "(".repeat(300), ")".repeat(300));
+    let e = TextStencil::<1>::try_parse(&deep).unwrap_err();
+    assert!(e.to_string().contains("nest more than 256 deep"), "{e}");
+    let long = format!("|u| u[0]{}", " + u[0]".repeat(20_000));
+    let e = TextStencil::<1>::try_parse(&long).unwrap_err();
+    assert!(e.to_string().contains("tokens, more than the 65536"), "{e}");
+    let chain = format!("|u| u[0]{}", " + u[0]".repeat(9_000));
+    let e = TextStencil::<1>::try_parse(&chain).unwrap_err();
+    assert!(e.to_string().contains("more than the 4096 a stencil may have"), "{e}");
+    // Deep but within the bounds: parsed on the parser's own stack.
+    let nested = format!("|u| {}u[0]{}", "(1.0 + ".repeat(250), ")".repeat(250));
+    let s = TextStencil::<1>::parse(&nested);
+    let (u, mut out) = (Array::full([4], 1.0f64), Array::zeros([4]));
+    s.apply(&[&u], &mut [&mut out], &[]);
+    assert_eq!(out[[1]], 251.0);
+    let power = TextStencil::<1>::parse("|u| powi(u[0], 1000) + powi(u[0], -1001)");
+    let u = Array::from_fn([5], |[i]| 1.0 + i as f64 * 1e-3);
+    let (mut got, mut want) = (Array::zeros([5]), Array::zeros([5]));
+    power.apply(&[&u], &mut [&mut got], &[]);
+    cnda::stencil!(|u| powi(u[0], 1000) + powi(u[0], -1001)).apply(&u, &mut want, ());
+    assert_eq!(got, want);
 }
 
 /// Random expression data over two fields of one axis: nodes of every kind in a random order.

@@ -363,3 +363,35 @@ fn mixed_precision_stencils_compute_in_f32_and_refuse_f64() {
         assert!((g.to_f32() - w.to_f32()).abs() <= 4.0 * f16::EPSILON.to_f32() * w.to_f32().abs().max(1.0), "{g} {w}");
     }
 }
+
+#[cfg(feature = "text")]
+#[path = "common/text_wave.rs"]
+mod text_wave;
+
+/// A stencil read from text runs the shader generated from its data on the adapter, as the CPU
+/// computes it (within a few ulps: lavapipe may fuse a multiply and an add), in a sweep of two
+/// values and in time steps with periodic and mirrored sides.
+#[cfg(feature = "text")]
+#[test]
+fn text_stencils_match_the_cpu() {
+    use cnda::stencil::TextStencil;
+    let Some(dev) = device() else { return };
+    let close = |got: &Array<f32, 2>, want: &Array<f32, 2>| {
+        assert!(got.iter().zip(want.iter()).all(|(a, b)| (a - b).abs() <= 1e-5 * b.abs().max(1.0)), "{got}\n{want}");
+    };
+    let system = TextStencil::<2>::parse(
+        "|u, k; dt| { let uv = u[0, 0] * k[0, 0]; (u[0, 0] + dt * (u[-1, 0] + u[1, 0] + u[0, -1] + u[0, 1] - 4.0 * u[0, 0]) - uv, \
+         select(u[0, 1] > k[1, 0], min(uv, dt), max(u[0, 0].sqrt(), -1.5) / (1.0 + k[0, 0].powi(2)))) }",
+    );
+    let u = Array::from_fn([33, 47], |[i, j]| ((i * 7 + j * 3) % 11) as f32 * 0.1);
+    let k = Array::from_fn([33, 47], |[i, j]| 0.5 + ((i + j) % 3) as f32 * 0.25);
+    let (mut w0, mut w1) = (Array::<f32, 2>::full([33, 47], -1.0), Array::<f32, 2>::full([33, 47], -2.0));
+    let (mut o0, mut o1) = (w0.to_device(&dev), w1.to_device(&dev));
+    system.apply(&[&u.to_device(&dev), &k.to_device(&dev)], &mut [&mut o0, &mut o1], &[0.1]);
+    system.apply(&[&u, &k], &mut [&mut w0, &mut w1], &[0.1]);
+    close(&o0.to_host(), &w0);
+    close(&o1.to_host(), &w1);
+    let (host, device) = text_wave::host_and_device(|a| a.to_device(&dev), |a| a.to_host());
+    close(&device[0], &host[0]);
+    close(&device[1], &host[1]);
+}

@@ -143,9 +143,9 @@ pub unsafe trait ExprStencilKernels: super::ElementwiseKernels + super::CopyKern
     ) -> Result<()>;
 
     /// [`ExprStencilKernels::expression`] for an expression that is data at run time (a
-    /// `TextStencil`), computing in `T`: `params[i]` is parameter `i`. The CPU interprets the
-    /// nodes over blocks of points; devices generate and compile code as for a `Stencil` type,
-    /// cached under [`ExprData::key`].
+    /// `TextStencil`), computing in `T`: `params[i]` is parameter `i`. The CPU compiles rows of
+    /// it (feature `jit`) or interprets the nodes over blocks of points; devices generate and
+    /// compile code as for a `Stencil` type, cached under [`ExprData::key`].
     ///
     /// # Safety
     ///

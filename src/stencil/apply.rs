@@ -12,7 +12,7 @@ use crate::array::Array;
 use crate::check::BoundsCheck;
 use crate::element::Pod;
 use crate::error::{or_panic, Error, Result};
-use crate::kernel::expr::{Arity, Evolves, Scalar, Stencil};
+use crate::kernel::expr::{Arity, Evolves, Scalar, Stencil, Tap};
 #[cfg(feature = "rayon")]
 use crate::kernel::Cpu;
 use crate::kernel::{Backend, CopyKernels, Desc, ExprStencilKernels};
@@ -430,29 +430,42 @@ type Operands<B, T, const N: usize> = SmallVec<[Desc<B, T, N>; 4]>;
 /// The interior regions of the outputs and of the fields.
 type Regions<B, T, const N: usize> = (Operands<B, T, N>, Operands<B, T, N>);
 
-/// What a call of a stencil expects: its counts of fields and values, its radius, and what to
-/// advise when the counts disagree with the operands.
+/// What a call of a stencil expects: its counts of fields and values, its radius (from its taps,
+/// so that the interior keeps every tap inside the fields), and what to advise when the counts
+/// disagree with the operands.
 pub(super) struct Expects<const N: usize> {
-    pub(super) fields: usize,
-    pub(super) values: usize,
-    pub(super) radius: [usize; N],
-    pub(super) fix: &'static str,
+    fields: usize,
+    values: usize,
+    radius: [usize; N],
+    fix: &'static str,
 }
 
 impl<const N: usize> Expects<N> {
+    /// A stencil of `fields` fields and `values` values reading `taps`.
+    pub(super) fn new(fields: usize, values: usize, taps: &[Tap<N>], fix: &'static str) -> Self {
+        Expects { fields, values, radius: radius_of(taps), fix }
+    }
+
     /// What `S` expects, after [`check`](crate::kernel::expr::check) accepted it.
     fn stencil<S: Stencil<T, N>, T: Scalar>(op: &'static str) -> Result<Self> {
         crate::kernel::expr::check::<S, T, N>(op)?;
-        Ok(Expects {
-            fields: S::FIELDS.len(),
-            values: S::VALUES.len(),
-            radius: crate::kernel::expr::radius::<S, T, N>(),
-            // `Fields` of the stencil's `Arity` gives one operand per field for every
-            // `stencil!`, and `Outputs` of its `Values` one per output; a hand-written `Stencil`
-            // could disagree with itself, and kernels trust these counts.
-            fix: "give the stencil an `Arity` of its field count and `Values` of its value count (as `stencil!` does)",
-        })
+        // `Fields` of the stencil's `Arity` gives one operand per field for every `stencil!`,
+        // and `Outputs` of its `Values` one per output; a hand-written `Stencil` could disagree
+        // with itself, and kernels trust these counts.
+        let fix = "give the stencil an `Arity` of its field count and `Values` of its value count (as `stencil!` does)";
+        Ok(Expects::new(S::FIELDS.len(), S::VALUES.len(), S::TAPS, fix))
     }
+}
+
+/// The largest offset magnitude of any tap along each axis.
+pub(super) fn radius_of<const N: usize>(taps: &[Tap<N>]) -> [usize; N] {
+    let mut r = [0usize; N];
+    for tap in taps {
+        for (r, o) in r.iter_mut().zip(tap.offset) {
+            *r = (*r).max(o.unsigned_abs());
+        }
+    }
+    r
 }
 
 /// The generic algorithm's checks and the interior: the outputs' and every field's interior

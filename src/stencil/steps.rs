@@ -194,16 +194,15 @@ impl<'p, S: Stencil<T, N>, B: ExprStencilKernels, T: Scalar, const N: usize> Ker
         writes: usize,
     ) -> Result<Self> {
         crate::kernel::expr::check::<S, T, N>(op)?;
-        let radius = crate::kernel::expr::radius::<S, T, N>();
         // `Evolves<M, L>` (or `Stage<M, L>`) and `Coefficients` agree for every `stencil!`; a
         // hand-written stencil could disagree with itself, and the kernels trust these counts.
         let fix = "implement `Evolves<M, L>` only for a stencil of M values whose first M * L fields are the levels, and `Stage<M, L>` for one value per written field (as `stencil!` does)";
-        KernelSweep::with_kernel::<M, L>(op, first, halo, coefficients, Typed(params), radius, writes, fix)
+        KernelSweep::with_kernel::<M, L>(op, first, halo, coefficients, Typed(params), writes, fix)
     }
 }
 
 impl<K: ExprKernel<B, T, N>, B: Backend, T: Scalar, const N: usize> KernelSweep<K, B, T, N> {
-    /// The sweep of `kernel` (of radius `radius`, checked) after checking the coefficient fields
+    /// The sweep of `kernel` (its radius from its taps) after checking the coefficient fields
     /// against the evolving fields' shape and device, and the kernel's counts against the
     /// state's (`M` fields at `L` levels, of which it writes `writes`), `fix` the advice when
     /// the counts disagree.
@@ -211,14 +210,12 @@ impl<K: ExprKernel<B, T, N>, B: Backend, T: Scalar, const N: usize> KernelSweep<
     /// # Errors
     ///
     /// `Error::ShapeMismatch`, `Error::DeviceMismatch`; `Error::Layout` when the counts disagree.
-    #[allow(clippy::too_many_arguments)]
     pub(crate) fn with_kernel<const M: usize, const L: usize>(
         op: &'static str,
         first: Desc<B, T, N>,
         halo: Option<[usize; N]>,
         coefficients: SmallVec<[Desc<B, T, N>; 3]>,
         kernel: K,
-        radius: [usize; N],
         writes: usize,
         fix: &'static str,
     ) -> Result<Self> {
@@ -239,6 +236,7 @@ impl<K: ExprKernel<B, T, N>, B: Backend, T: Scalar, const N: usize> KernelSweep<
         }
         let devices: SmallVec<[B::Device; 3]> = coefficients.iter().map(|c| B::handle_device(c.handle)).collect();
         crate::ops::output::same_device::<B>(op, &B::handle_device(first.handle), &devices)?;
+        let radius = super::apply::radius_of(kernel.taps());
         Ok(KernelSweep { coefficients: shifted, kernel, radius })
     }
 }

@@ -438,16 +438,38 @@ pub(super) unsafe fn expression_data<T: Scalar, const N: usize>(
     if N >= 1 && operands.iter().all(|d| d.strides[N - 1] == 1) {
         let deltas: Vec<isize> = taps.iter().map(|&(_, delta)| delta).collect();
         if let Some(row) = super::jit::row_function::<T, N>(data, &deltas) {
-            let lanes = super::jit::JitLanes { row, operands: &operands, params };
+            // SAFETY: `row` is the expression's for these deltas (the taps' offsets in the
+            // fields' strides), every operand's last axis is contiguous (just checked), the
+            // trait's contract holds for the operands, and `params` has one element per
+            // parameter (checked above).
+            let lanes = unsafe { super::jit::JitLanes::new(row, &operands, params) };
             super::lanes::walk_lanes(operands[0].shape, operands.map(|d| d.strides), lanes);
             return Ok(());
         }
     }
-    let program = compile(expr, params);
-    let sweep = DataSweep { operands, outputs: outputs.len(), taps: &taps, program: &program };
-    // SAFETY: the trait's contract is the kernel's.
-    unsafe { Isa::detect().run(sweep) };
+    // SAFETY: the trait's contract, and the taps' offsets in the fields' strides.
+    unsafe { interpret(expr, operands, outputs.len(), &taps, params) };
     Ok(())
+}
+
+/// The block interpreter over the operands (the outputs, then the fields, as `DataSweep` holds
+/// them), each tap `(field, offset in its strides)`.
+///
+/// # Safety
+///
+/// As for `ExprStencilKernels::expression_data`; `taps` are `expr`'s, `params` one per
+/// parameter.
+unsafe fn interpret<T: Scalar, const N: usize>(
+    expr: &CheckedExpr<N>,
+    operands: [Desc<Cpu, T, N>; OPERANDS],
+    outputs: usize,
+    taps: &[(usize, isize)],
+    params: &[T],
+) {
+    let program = compile(expr, params);
+    let sweep = DataSweep { operands, outputs, taps, program: &program };
+    // SAFETY: the caller's contract is the kernel's.
+    unsafe { Isa::detect().run(sweep) };
 }
 
 #[cfg(test)]
@@ -483,5 +505,56 @@ mod tests {
             assert!(ins.iter().flatten().all(|&s| s != Src::Slot(dst)), "{op:?} writes what it reads");
         }
         assert_eq!(program.slots, 3, "{program:?}");
+    }
+
+    /// The interpreter along contiguous lanes (where the compiled rows take over for f32 and
+    /// f64 when feature `jit` is on), against `CheckedExpr::eval`.
+    #[test]
+    fn contiguous_lanes_interpreted_equal_the_reference() {
+        use crate::kernel::expr::{StencilParams, TapReader};
+        use crate::Array;
+        struct At<'a>(&'a [f64], usize);
+        impl TapReader<f64> for At<'_> {
+            fn tap(&self, k: usize) -> f64 {
+                self.0[self.1 + k * 2]
+            }
+        }
+        #[derive(Clone, Copy)]
+        struct P(f64, f64);
+        impl StencilParams<f64> for P {
+            const LEN: usize = 2;
+            fn get(&self, i: usize) -> f64 {
+                [self.0, self.1][i]
+            }
+        }
+        // Taps at -1 and +1: (t0 + t1) * (p0 * p1) - t0 * 2, then min with t1, selected on t0 < p0.
+        let nodes = vec![
+            Node::Tap(0),
+            Node::Tap(1),
+            Node::Binary(Binary::Add, 0, 1),
+            Node::Param(0),
+            Node::Param(1),
+            Node::Binary(Binary::Mul, 3, 4),
+            Node::Binary(Binary::Mul, 2, 5),
+            Node::Lit(Lit::new(2.0)),
+            Node::Binary(Binary::Mul, 0, 7),
+            Node::Binary(Binary::Sub, 6, 8),
+            Node::Binary(Binary::Min, 9, 1),
+            Node::Binary(Binary::Lt, 0, 3),
+            Node::Select(11, 10, 9),
+        ];
+        let e = expr(nodes, vec![12]);
+        let len = 1500;
+        let u = Array::<f64, 1>::from_fn([len + 2], |[i]| ((i * 37) % 101) as f64 * 0.05 - 2.0);
+        let mut out = Array::<f64, 1>::zeros([len]);
+        let field = u.desc().narrowed(0, 1, len);
+        let operands: [Desc<Cpu, f64, 1>; OPERANDS] =
+            core::array::from_fn(|o| if o < MAX_OUTPUTS { out.desc_mut() } else { field });
+        // SAFETY: taps at -1 and +1 of points 1..=len lie in `u` (len + 2); `out` is distinct.
+        unsafe { interpret(&e, operands, 1, &[(0, -1), (0, 1)], &[0.5, 3.0]) };
+        for i in 0..len {
+            let want = e.eval(&At(u.as_slice(), i), &P(0.5, 3.0))[0];
+            assert_eq!(out[[i]].to_bits(), want.to_bits(), "point {i}");
+        }
     }
 }

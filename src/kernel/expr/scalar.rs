@@ -22,9 +22,13 @@ pub trait Scalar: Float + Element + super::Values<Self> + super::Widen<Self> + s
     fn literal(x64: f64, x32: f32) -> Self;
     /// `a` when `condition` holds, else `b` (both are computed: a stencil body has no branches).
     fn select(condition: bool, a: Self, b: Self) -> Self;
-    /// The smaller of `a` and `b`; the other when one is NaN (C's `fmin`, WGSL's `min`).
+    /// The smaller of `a` and `b`; the other when one is NaN (C's `fmin`, WGSL's `min`); `a`
+    /// when they compare equal, so `min(0.0, -0.0)` is `0.0` on every target (x86's rule, which
+    /// aarch64's instruction does not follow, spelled out; run-time stencils' compiled rows
+    /// spell the same).
     fn min(a: Self, b: Self) -> Self;
-    /// The larger of `a` and `b`; the other when one is NaN (C's `fmax`, WGSL's `max`).
+    /// The larger of `a` and `b`; the other when one is NaN (C's `fmax`, WGSL's `max`); `a` when
+    /// they compare equal, as [`Scalar::min`].
     fn max(a: Self, b: Self) -> Self;
     /// Square root (correctly rounded, as IEEE 754 and CUDA's `sqrt` are).
     fn sqrt(x: Self) -> Self;
@@ -69,11 +73,19 @@ macro_rules! scalar {
             }
             #[inline(always)]
             fn min(a: $t, b: $t) -> $t {
-                a.min(b)
+                if a.is_nan() || b < a {
+                    b
+                } else {
+                    a
+                }
             }
             #[inline(always)]
             fn max(a: $t, b: $t) -> $t {
-                a.max(b)
+                if a.is_nan() || b > a {
+                    b
+                } else {
+                    a
+                }
             }
             #[inline(always)]
             fn sqrt(x: $t) -> $t {
@@ -145,11 +157,12 @@ macro_rules! half_scalar {
             }
             #[inline(always)]
             fn min(a: $t, b: $t) -> $t {
-                <$t>::from_f32(a.to_f32().min(b.to_f32()))
+                // One of the operands, exactly: the `f32` rule on the widened values.
+                <$t>::from_f32(<f32 as Scalar>::min(a.to_f32(), b.to_f32()))
             }
             #[inline(always)]
             fn max(a: $t, b: $t) -> $t {
-                <$t>::from_f32(a.to_f32().max(b.to_f32()))
+                <$t>::from_f32(<f32 as Scalar>::max(a.to_f32(), b.to_f32()))
             }
             #[inline(always)]
             fn sqrt(x: $t) -> $t {
@@ -212,5 +225,33 @@ pub fn powi<T: Scalar>(x: T, n: i32) -> T {
         T::ONE / p
     } else {
         p
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Scalar;
+
+    /// `min` and `max`: the other operand for a NaN, the first for equal operands (signed zeros
+    /// included), whatever the target's instructions do.
+    #[test]
+    fn min_and_max_keep_the_first_of_equals_and_skip_a_nan() {
+        fn check<T: Scalar + Into<f64>>(from: fn(f64) -> T) {
+            let (zero, minus, one, nan) = (from(0.0), from(-0.0), from(1.0), from(f64::NAN));
+            let bits = |x: T| Into::<f64>::into(x).to_bits();
+            for (a, b) in [(zero, minus), (minus, zero)] {
+                assert_eq!(bits(T::min(a, b)), bits(a));
+                assert_eq!(bits(T::max(a, b)), bits(a));
+            }
+            assert_eq!(bits(T::min(nan, one)), bits(one));
+            assert_eq!(bits(T::min(one, nan)), bits(one));
+            assert_eq!(bits(T::max(nan, minus)), bits(minus));
+            assert_eq!(bits(T::min(one, minus)), bits(minus));
+            assert_eq!(bits(T::max(minus, one)), bits(one));
+        }
+        check::<f64>(|x| x);
+        check::<f32>(|x| x as f32);
+        check::<half::f16>(half::f16::from_f64);
+        check::<half::bf16>(half::bf16::from_f64);
     }
 }

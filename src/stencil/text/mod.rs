@@ -80,6 +80,8 @@ impl<const N: usize> TextStencil<N> {
             });
         }
         let taps: Vec<Tap<N>> = parse::taps(&parsed);
+        // The language's checks passed, so the data is consistent; what `check` may still refuse
+        // is its size.
         let expr = CheckedExpr::from_outputs(
             "TextStencil::parse",
             parsed.fields.len(),
@@ -87,13 +89,16 @@ impl<const N: usize> TextStencil<N> {
             taps,
             parsed.nodes,
             parsed.values,
-        )?;
-        let mut radius = [0usize; N];
-        for tap in expr.taps() {
-            for (r, o) in radius.iter_mut().zip(tap.offset) {
-                *r = (*r).max(o.unsigned_abs());
-            }
-        }
+        )
+        .map_err(|e| match e {
+            Error::Layout { op, reason, .. } => Error::Layout {
+                op,
+                reason,
+                fix: "split the stencil into stages, or name repeated subexpressions with `let` (each computed once)",
+            },
+            other => other,
+        })?;
+        let radius = super::apply::radius_of(expr.taps());
         Ok(TextStencil {
             fields: parsed.fields,
             params: parsed.params,
@@ -300,17 +305,9 @@ impl<const N: usize> TextStencil<N> {
         let kernel = Data { stencil: self, params };
         let fix =
             "step a State of one field per value of the stencil, and pass its fields after the levels as coefficients";
-        let sweep = KernelSweep::with_kernel::<M, L>(
-            OP,
-            state.first_desc(),
-            state.halo(),
-            coefficients,
-            kernel,
-            self.radius,
-            M,
-            fix,
-        )?;
-        // SAFETY: `run_steps` hands over the plan of the state's distinct arrays, borrowed uniquely.
+        let sweep =
+            KernelSweep::with_kernel::<M, L>(OP, state.first_desc(), state.halo(), coefficients, kernel, M, fix)?;
+        // SAFETY: `step_state` hands over the plan of the state's distinct arrays, borrowed uniquely.
         step_state(OP, &sweep, state, steps, boundaries, |plan| unsafe { plan.run_sequential() })
     }
 
@@ -362,28 +359,16 @@ impl<const N: usize> TextStencil<N> {
         let kernel = Data { stencil: self, params };
         let fix =
             "step a State of one field per value of the stencil, and pass its fields after the levels as coefficients";
-        let sweep = KernelSweep::with_kernel::<M, L>(
-            OP,
-            state.first_desc(),
-            state.halo(),
-            coefficients,
-            kernel,
-            self.radius,
-            M,
-            fix,
-        )?;
+        let sweep =
+            KernelSweep::with_kernel::<M, L>(OP, state.first_desc(), state.halo(), coefficients, kernel, M, fix)?;
         // SAFETY: as in `try_apply_steps_with`.
         step_state(OP, &sweep, state, steps, boundaries, |plan| unsafe { super::fused::run_parallel(plan) })
     }
 
     /// What `apply` expects of its operands.
     fn expects(&self) -> Expects<N> {
-        Expects {
-            fields: self.fields.len(),
-            values: self.outputs(),
-            radius: self.radius,
-            fix: "pass one field per name the stencil reads and one output per value it computes, in order",
-        }
+        let fix = "pass one field per name the stencil reads and one output per value it computes, in order";
+        Expects::new(self.fields.len(), self.outputs(), self.data.expr().taps(), fix)
     }
 
     /// The operands' descriptors after checking the parameters and the element type.

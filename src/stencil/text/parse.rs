@@ -5,7 +5,7 @@ use cnda_lang::flat::{flatten, Flat};
 use cnda_lang::ir::{self, Elem};
 
 use crate::error::{Error, Result};
-use crate::kernel::expr::{Binary, Lit, Node, Tap, Unary};
+use crate::kernel::expr::{Binary, Lit, Node, Tap, Unary, MAX_NODES};
 
 /// What the text defines, before the rank is known: checked by `stencil!`'s own rules.
 pub(super) struct Parsed {
@@ -20,35 +20,108 @@ pub(super) struct Parsed {
     pub(super) elem: Option<crate::element::DType>,
 }
 
-/// Parses `text` as `stencil!` would its input (the expression form: `|fields; params| body`).
+/// The longest text read (a stencil of [`MAX_NODES`] nodes is far shorter).
+const MAX_TEXT_BYTES: usize = 1 << 20;
+
+/// The deepest nesting of brackets read: the lexer and the parser recurse on it.
+const MAX_NESTING: usize = 256;
+
+/// The most tokens read, brackets and their contents counted: a bound on the expression tree's
+/// depth, which the lowering and flattening recurse on.
+const MAX_TOKENS: usize = 16 * MAX_NODES;
+
+/// The stack of the thread that parses: what [`MAX_TOKENS`] tokens nested as deep as a chain of
+/// operators can go need, reserved, not committed, and returned when the thread ends (with the
+/// lexer's copy of the text, which a longer-lived thread would keep).
+const PARSER_STACK: usize = 256 << 20;
+
+/// What run-time text is refused for, and what to do instead.
+const OP: &str = "TextStencil::parse";
+const FIX: &str = "correct the text where the caret points (the language is `stencil!`'s: see its documentation)";
+
+/// Parses `text` as `stencil!` would its input (the expression form: `|fields; params| body`),
+/// on a thread of its own with a large stack, after bounding its size and nesting.
 ///
 /// # Errors
 ///
 /// `Error::Syntax` at the first error, with `stencil!`'s message; also for what run-time stencils
-/// do not take yet (the item form, `#[writes(..)]`, `#[compute(..)]`).
+/// do not take yet (the item form, `#[writes(..)]`, `#[compute(..)]`) and for text past the
+/// bounds above.
 pub(super) fn parse(text: &str) -> Result<Parsed> {
-    let tokens: proc_macro2::TokenStream = text.parse().map_err(|e: proc_macro2::LexError| {
-        let at = e.span().start();
-        syntax(text, at.line, at.column, format!("the text does not lex as Rust tokens ({e})"))
-    })?;
-    let stencil = cnda_lang::analyze(tokens).map_err(|e| {
-        let at = e.span().start();
-        syntax(text, at.line, at.column, e.to_string())
-    })?;
-    let refuse = |what: &str| syntax(text, 1, 0, what.to_string());
-    if stencil.item.is_some() {
-        return Err(refuse(
-            "a stencil read at run time is the expression form `|fields; params| body`, without `struct Name =`",
-        ));
+    bounded(text)?;
+    std::thread::scope(|scope| {
+        let parser = std::thread::Builder::new().name("cnda-parse".into()).stack_size(PARSER_STACK);
+        match parser.spawn_scoped(scope, || parse_here(text)) {
+            Ok(thread) => thread.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+            // No thread to be had: parse here (the bounds keep the depth moderate).
+            Err(_) => parse_here(text),
+        }
+    })
+}
+
+/// Refuses text longer or more deeply nested than the parser takes.
+fn bounded(text: &str) -> Result<()> {
+    if text.len() > MAX_TEXT_BYTES {
+        let reason = format!("the text has {} bytes, more than the {MAX_TEXT_BYTES} a stencil's may", text.len());
+        return Err(syntax(text, 1, 0, reason));
     }
-    if stencil.writes.is_some() {
-        return Err(refuse("`#[writes(..)]` stages are not read at run time yet: define the stage with `stencil!`"));
+    let mut depth = 0usize;
+    for (line, content) in text.lines().enumerate() {
+        for (column, c) in content.chars().enumerate() {
+            match c {
+                '(' | '[' | '{' => depth += 1,
+                ')' | ']' | '}' => depth = depth.saturating_sub(1),
+                _ => {}
+            }
+            if depth > MAX_NESTING {
+                let reason = format!("brackets nest more than {MAX_NESTING} deep here");
+                return Err(syntax(text, line + 1, column, reason));
+            }
+        }
     }
-    if stencil.compute.is_some() {
-        return Err(refuse(
-            "`#[compute(..)]` is not read at run time yet: compute in the fields' type (convert them first) or use `stencil!`",
-        ));
+    Ok(())
+}
+
+/// The number of tokens in `tokens`, those inside brackets included.
+fn count(tokens: proc_macro2::TokenStream) -> usize {
+    tokens
+        .into_iter()
+        .map(|t| match t {
+            proc_macro2::TokenTree::Group(g) => 1 + count(g.stream()),
+            _ => 1,
+        })
+        .sum()
+}
+
+/// [`parse`] on the current thread.
+fn parse_here(text: &str) -> Result<Parsed> {
+    let at = |span: proc_macro2::Span, reason: String| {
+        let start = span.start();
+        syntax(text, start.line, start.column, reason)
+    };
+    let tokens: proc_macro2::TokenStream = text
+        .parse()
+        .map_err(|e: proc_macro2::LexError| at(e.span(), format!("the text does not lex as Rust tokens ({e})")))?;
+    let tokens_read = count(tokens.clone());
+    if tokens_read > MAX_TOKENS {
+        let reason = format!("the text has {tokens_read} tokens, more than the {MAX_TOKENS} a stencil's may");
+        return Err(syntax(text, 1, 0, reason));
     }
+    let input = cnda_lang::parse::input(tokens).map_err(|e| at(e.span(), e.to_string()))?;
+    if let Some(item) = &input.item {
+        let reason =
+            "a stencil read at run time is the expression form `|fields; params| body`, without `struct Name =`";
+        return Err(at(item.name.span(), reason.into()));
+    }
+    if let Some(first) = input.writes.as_ref().and_then(|w| w.first()) {
+        let reason = "`#[writes(..)]` stages are not read at run time yet: define the stage with `stencil!`";
+        return Err(at(first.span(), reason.into()));
+    }
+    if let Some((_, attribute)) = &input.compute {
+        let reason = "`#[compute(..)]` is not read at run time yet: compute in the fields' type (convert them first) or use `stencil!`";
+        return Err(at(attribute.pound_token.spans[0], reason.into()));
+    }
+    let stencil = cnda_lang::lower::stencil(input).map_err(|e| at(e.span(), e.to_string()))?;
     let (flat, values) = flatten(&stencil.lets, &stencil.stored());
     Ok(Parsed {
         fields: stencil.fields.iter().map(ToString::to_string).collect(),
@@ -132,5 +205,12 @@ fn binary(name: &str) -> Binary {
 pub(super) fn syntax(text: &str, line: usize, column: usize, reason: String) -> Error {
     let quoted = text.lines().nth(line.saturating_sub(1)).unwrap_or("");
     let caret = format!("{}^", " ".repeat(column.min(quoted.chars().count())));
-    Error::Syntax { line: line.max(1), column: column + 1, reason, excerpt: format!("    {quoted}\n    {caret}") }
+    Error::Syntax {
+        op: OP,
+        line: line.max(1),
+        column: column + 1,
+        reason,
+        excerpt: format!("    {quoted}\n    {caret}"),
+        fix: FIX,
+    }
 }

@@ -1,5 +1,5 @@
 //! The row function of an expression in cranelift's IR: every node as an instruction on vectors
-//! of 128 bits (four `f32`, two `f64`), two vectors a step, then one, then single points, each
+//! of 128 bits (four `f32`, two `f64`), [`UNROLL`] vectors a step, then one, then single points, each
 //! operation the one `CheckedExpr::eval` defines (IEEE arithmetic, comparisons as masks, `min`
 //! and `max` as Rust's, `flush` on the bits, `powi` as repeated products, the other functions
 //! called per lane through Rust's own), so the values equal the compiled `stencil!`'s bit for bit.
@@ -10,6 +10,15 @@ use cranelift_codegen::ir::{types, BlockArg, FuncRef, InstBuilder, MemFlags, Typ
 use cranelift_frontend::FunctionBuilder;
 
 use crate::kernel::expr::{Binary, CheckedExpr, Node, Unary};
+
+/// The vectors computed per step of the row's main loop (more in flight than one chain of
+/// dependent operations keeps busy). Its product with the lanes is a power of two, which the
+/// loop bounds take for a mask.
+pub(super) const UNROLL: i64 = 4;
+
+/// The largest `powi` exponent magnitude compiled (as that many products, in every copy of the
+/// loop body); larger ones go to the interpreter.
+pub(super) const MAX_POWI: u32 = 64;
 
 /// The element type's IR types and sizes.
 #[derive(Clone, Copy)]
@@ -249,10 +258,13 @@ fn point<const N: usize>(b: &mut FunctionBuilder, frame: &Frame<'_, N>, offset: 
 }
 
 /// The loops over a lane of `n` points (`n` a value of the entry block), from the current block
-/// (the entry's, constants computed) to the return: `unroll` vectors a step, then one vector a
-/// step, then one point a step.
-pub(super) fn loops<const N: usize>(b: &mut FunctionBuilder, frame: &Frame<'_, N>, n: Value, unroll: i64) {
+/// (the entry's, constants computed) to the return: [`UNROLL`] vectors a step, then one vector a
+/// step, then one point a step. Each loop ends at `n` rounded down to a multiple of its step (a
+/// power of two), so no access passes point `n - 1`.
+pub(super) fn loops<const N: usize>(b: &mut FunctionBuilder, frame: &Frame<'_, N>, n: Value) {
     let elem = frame.elem;
+    let unroll = UNROLL;
+    debug_assert!((unroll * elem.lanes).count_ones() == 1, "the step is a power of two");
     let shift = elem.size.trailing_zeros() as i64;
     let index = types::I64;
     // Each loop: a header testing `i < end`, a body advancing `i` by `step` points.

@@ -1,9 +1,12 @@
 //! Expressions that are data at run time compiled to machine code (feature `jit`, cranelift):
 //! one row function per expression, element type and set of tap offsets, computing a contiguous
 //! lane of points in vectors (`emit.rs`). Compiled at first use (about a millisecond), kept for
-//! the life of the process (a page or two of code per kind of call) and shared by every thread.
-//! The block interpreter runs what this does not take: strided lanes, 16-bit elements, tap
-//! offsets past 2 GiB, and a host cranelift has no backend for.
+//! the life of the process (a page or two of code per kind of call; at most [`MAX_ROWS`] in all,
+//! [`MAX_SHAPES`] per expression) and shared by every thread, each of which remembers the last
+//! one it used (the fused stepper calls the kernel once per hyperplane). The block interpreter
+//! runs what this does not take: strided lanes, 16-bit elements, tap offsets past 2 GiB, `powi`
+//! exponents past [`emit::MAX_POWI`], what passes the caps, and a host cranelift has no backend
+//! for.
 
 mod emit;
 
@@ -28,14 +31,32 @@ use emit::{Calls, Elem, Frame};
 /// parameter.
 type RowFn = unsafe extern "C" fn(*const *const u8, *const *mut u8, *const u8, usize);
 
-/// The row functions of one expression (`ExprData::id`) and element type, by each tap's offset
-/// in elements (a short list: one per shape of array the expression has run on).
+/// The row functions of one expression and element type, by each tap's offset in elements (a
+/// short list: one per shape of array the expression has run on).
 type Rows = Vec<(Vec<isize>, Option<RowFn>)>;
 
-/// Every row function compiled so far; `None` where compiling failed (the interpreter runs it).
-fn cache() -> &'static Mutex<HashMap<(u64, DType), Rows>> {
-    static CODE: OnceLock<Mutex<HashMap<(u64, DType), Rows>>> = OnceLock::new();
-    CODE.get_or_init(Default::default)
+/// The most row functions compiled in a process, and per expression and element type: past
+/// them the interpreter runs (compiled code is never freed).
+const MAX_ROWS: usize = 4096;
+const MAX_SHAPES: usize = 64;
+
+/// Every row function compiled so far, by the expression's key (equal expressions share their
+/// code, whichever `TextStencil` holds them) and element type; `None` where compiling failed.
+struct Cache {
+    rows: HashMap<(String, DType), Rows>,
+    compiled: usize,
+}
+
+fn cache() -> &'static Mutex<Cache> {
+    static CODE: OnceLock<Mutex<Cache>> = OnceLock::new();
+    CODE.get_or_init(|| Mutex::new(Cache { rows: HashMap::new(), compiled: 0 }))
+}
+
+/// A thread's last lookup: the expression's id, the element type, the offsets, the answer.
+type Last = Option<(u64, DType, Vec<isize>, Option<RowFn>)>;
+
+thread_local! {
+    static LAST: core::cell::RefCell<Last> = const { core::cell::RefCell::new(None) };
 }
 
 /// Whether `CNDA_JIT=off` asks for the interpreter (to compare, or to debug).
@@ -55,13 +76,42 @@ pub(super) fn row_function<T: Scalar, const N: usize>(data: &ExprData<N>, deltas
     if disabled() {
         return None;
     }
-    let mut code = cache().lock().unwrap_or_else(|e| e.into_inner());
-    let rows = code.entry((data.id(), T::DTYPE)).or_default();
-    if let Some((_, row)) = rows.iter().find(|(d, _)| d == deltas) {
-        return *row;
+    let remembered = LAST.with_borrow(|last| match last {
+        Some((id, dtype, d, row)) if *id == data.id() && *dtype == T::DTYPE && d == deltas => Some(*row),
+        _ => None,
+    });
+    if let Some(row) = remembered {
+        return row;
     }
+    let row = shared_row(data, deltas, elem, T::DTYPE);
+    LAST.set(Some((data.id(), T::DTYPE, deltas.to_vec(), row)));
+    row
+}
+
+/// The process's row function of `data` for `dtype` and `deltas`, compiled (outside the lock)
+/// where none is yet and the caps allow.
+fn shared_row<const N: usize>(data: &ExprData<N>, deltas: &[isize], elem: Elem, dtype: DType) -> Option<RowFn> {
+    let key = (data.key().to_string(), dtype);
+    let lookup = |cache: &Cache| {
+        cache.rows.get(&key).map(|rows| (rows.iter().find(|(d, _)| d == deltas).map(|r| r.1), rows.len()))
+    };
+    {
+        let cache = cache().lock().unwrap_or_else(|e| e.into_inner());
+        match lookup(&cache) {
+            Some((Some(row), _)) => return row,
+            Some((None, shapes)) if shapes >= MAX_SHAPES => return None,
+            _ if cache.compiled >= MAX_ROWS => return None,
+            _ => {}
+        }
+    }
+    // Two threads may both compile it: the second's is dropped unused (a page of code).
     let row = compile(data, deltas, elem);
-    rows.push((deltas.to_vec(), row));
+    let mut cache = cache().lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((Some(first), _)) = lookup(&cache) {
+        return first;
+    }
+    cache.compiled += 1;
+    cache.rows.entry(key).or_default().push((deltas.to_vec(), row));
     row
 }
 
@@ -84,22 +134,37 @@ fn splat(
 
 /// The lanes of one call, each computed by the row function (every operand's lane contiguous).
 pub(super) struct JitLanes<'a, T: Scalar, const N: usize> {
-    pub(super) row: RowFn,
-    pub(super) operands: &'a [Desc<Cpu, T, N>; OPERANDS],
-    pub(super) params: &'a [T],
+    row: RowFn,
+    operands: &'a [Desc<Cpu, T, N>; OPERANDS],
+    params: &'a [T],
+}
+
+impl<'a, T: Scalar, const N: usize> JitLanes<'a, T, N> {
+    /// The lanes of `operands` (the outputs, then the fields) computed by `row`.
+    ///
+    /// # Safety
+    ///
+    /// `row` is [`row_function`]'s for the expression and the taps' offsets in the fields'
+    /// strides; every operand's last axis is contiguous (stride 1), so every lane is; the
+    /// operands satisfy `ExprStencilKernels::expression_data`'s contract for that expression;
+    /// `params` holds one element per parameter.
+    pub(super) unsafe fn new(row: RowFn, operands: &'a [Desc<Cpu, T, N>; OPERANDS], params: &'a [T]) -> Self {
+        JitLanes { row, operands, params }
+    }
 }
 
 impl<T: Scalar, const N: usize> Lane<OPERANDS> for JitLanes<'_, T, N> {
-    fn run(&mut self, bases: [isize; OPERANDS], len: usize, _: [isize; OPERANDS]) {
+    fn run(&mut self, bases: [isize; OPERANDS], len: usize, steps: [isize; OPERANDS]) {
+        debug_assert!(steps.iter().all(|&s| s == 1), "compiled rows take contiguous lanes");
         let at = |o: usize| self.operands[o].handle.wrapping_offset(bases[o]);
         let fields: [*const u8; MAX_FIELDS] = core::array::from_fn(|f| at(MAX_OUTPUTS + f).cast_const().cast());
         let outputs: [*mut u8; MAX_OUTPUTS] = core::array::from_fn(|m| at(m).cast());
         // SAFETY: the row function reads, for points `0..len` of this lane, each tap at its
         // field's pointer plus the tap's offset (the deltas it was compiled for, in the fields'
-        // strides), and writes each output's point; the lane is contiguous in every operand
-        // (checked before the walk), every tap of every point lies inside its field and the
-        // outputs' points are distinct, writable and overlap no field (the kernel's contract);
-        // `params` holds one element per parameter (checked).
+        // strides), and writes each output's point; the lane is contiguous in every operand,
+        // every tap of every point lies inside its field and the outputs' points are distinct,
+        // writable and overlap no field; `params` holds one element per parameter (`new`'s
+        // contract).
         unsafe { (self.row)(fields.as_ptr(), outputs.as_ptr(), self.params.as_ptr().cast(), len) }
     }
 }
@@ -160,7 +225,15 @@ fn compile<const N: usize>(data: &ExprData<N>, deltas: &[isize], elem: Elem) -> 
         .map(|&d| d.checked_mul(elem.size as isize).and_then(|b| i32::try_from(b).ok()))
         .collect::<Option<_>>()?;
     // Room for the unrolled vectors' displacements too.
-    tap_bytes.iter().try_for_each(|b| b.checked_add(8 * elem.lanes as i32 * elem.size as i32).map(drop))?;
+    let unrolled = i32::try_from((emit::UNROLL - 1) * elem.lanes * elem.size).ok()?;
+    tap_bytes.iter().try_for_each(|b| b.checked_add(unrolled).map(drop))?;
+    let powers = data.expr().nodes().iter().filter_map(|node| match node {
+        Node::Powi(_, n) => Some(n.unsigned_abs()),
+        _ => None,
+    });
+    if powers.max().unwrap_or(0) > emit::MAX_POWI {
+        return None;
+    }
     let mut flags = settings::builder();
     flags.set("opt_level", "speed").ok()?;
     let isa = cranelift_native::builder().ok()?.finish(settings::Flags::new(flags)).ok()?;
@@ -215,7 +288,7 @@ fn compile<const N: usize>(data: &ExprData<N>, deltas: &[isize], elem: Elem) -> 
             constants.push(scalar.map(|s| (s, splat(&mut b, elem, s, condition))));
         }
         let frame = Frame { expr, fields, outputs, tap_bytes, constants, elem, calls: &calls };
-        emit::loops(&mut b, &frame, n, 4);
+        emit::loops(&mut b, &frame, n);
         b.seal_all_blocks();
         b.finalize();
     }
