@@ -324,6 +324,69 @@ def stencil(
     float64. coeffs: a list of device arrays, or a stacked CuPy/PyTorch array. Returns out as a
     CudaArray (sharing out's memory), or a new CudaArray when out is None."""
 
+class Stencil:
+    """A stencil in Rust's `stencil!` language, read from a string at run time (cnda's
+    `TextStencil`: the macro's own parser, checks and messages), e.g.
+
+        gs = cnda.Stencil("""|u, v; du, dv, f, k| {
+            let uvv = u[0, 0] * v[0, 0] * v[0, 0];
+            (u[0, 0] + du * laplace(u, 2) - uvv + f * (1.0 - u[0, 0]),
+             v[0, 0] + dv * laplace(v, 2) + uvv - (f + k) * v[0, 0])
+        }""")
+        u2, v2 = gs(u, v, du=0.16, dv=0.08, f=0.035, k=0.06)        # one sweep
+        gs.steps(u, v, steps=100, boundary="periodic", du=0.16, dv=0.08, f=0.035, k=0.06)
+
+    Fields read at integer offsets (one per axis, 1 to 3 axes), parameters, several values (a
+    final tuple: one per evolved field), earlier time levels (`#[levels(2)] |u, u_prev, m; c|`),
+    `let`, `select`, `sqrt exp ln sin cos tanh abs floor min max powi flush`, finite differences
+    (`laplace(u, 4)`, `diff(u, axis, n, order)`). The values equal Rust's `stencil!` of the same
+    text bit for bit (each operation rounded in the arrays' dtype, in the text's order; a
+    subnormal value stored as zero unless `#[subnormals(keep)]`). Compiled for this CPU at first
+    use. Raises ValueError for text `stencil!` refuses, with its message, the line and a caret."""
+
+    def __init__(self, text: str) -> None: ...
+    @property
+    def fields(self) -> List[str]: ...
+    @property
+    def params(self) -> List[str]: ...
+    @property
+    def outputs(self) -> int:
+        """The values computed at each point (the fields a step evolves)."""
+    @property
+    def levels(self) -> int:
+        """The time levels read of each evolved field (`#[levels(L)]`, 1 without)."""
+    @property
+    def ndim(self) -> int: ...
+    @property
+    def radius(self) -> List[int]: ...
+    @property
+    def source(self) -> str: ...
+    def __call__(
+        self,
+        *fields: npt.NDArray[_Float],
+        out: npt.NDArray[_Float] | Sequence[npt.NDArray[_Float]] | None = ...,
+        **params: float,
+    ) -> Union[npt.NDArray[_Float], Tuple[npt.NDArray[_Float], ...]]:
+        """One sweep: value m at every interior point (at least the radius from every edge) into
+        out[m]; the other points keep out's values (without out: copies of the evolved fields,
+        returned). fields: one float32 or float64 array per field, one shape, any strides; out
+        shares no memory with them. params: every parameter by name. All cores and the
+        interpreter lock released on large grids."""
+    def steps(
+        self,
+        *arrays: npt.NDArray[_Float],
+        steps: int = ...,
+        boundary: _Boundary | None = ...,
+        **params: float,
+    ) -> None:
+        """`steps` sweeps of the evolved fields, in place: arrays are each evolved field's levels
+        (newest first, field by field; as many as the stencil's values times its levels), then
+        its coefficient fields (read only). The halo (the points within the radius of an edge)
+        is refilled as `boundary` says before each sweep, as cnda.stencil's: "fixed" (kept),
+        "periodic", "neumann" (mirrored), a number, per axis, or per axis as a (low, high) pair.
+        Fused passes over memory on all cores, the interpreter lock released; the evolved arrays
+        are copied in and out once per call."""
+
 class SolveInfo(TypedDict):
     """What cnda.solve did."""
 

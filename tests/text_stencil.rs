@@ -147,8 +147,8 @@ fn refusals_say_what_and_where() {
     assert!(matches!(e, cnda::Error::Syntax { column: 8, .. }) && e.to_string().contains("expression form"), "{e}");
     let e = TextStencil::<1>::try_parse("#[levels(1)] #[compute(f64)] |u| u[0]").unwrap_err();
     assert!(matches!(e, cnda::Error::Syntax { column: 14, .. }) && e.to_string().contains("compute"), "{e}");
-    let e = TextStencil::<1>::try_parse("|u| u[0] +").unwrap_err();
-    assert!(matches!(e, cnda::Error::Syntax { .. }), "{e}");
+    let e = TextStencil::<1>::try_parse("|u|\n  u[0] +\n").unwrap_err();
+    assert!(matches!(e, cnda::Error::Syntax { line: 2, column: 9, .. }), "{e}");
     let e = TextStencil::<1>::try_parse("|u| \"text\"").unwrap_err();
     assert!(matches!(e, cnda::Error::Syntax { .. }), "{e}");
     // Operands and parameters.

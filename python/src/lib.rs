@@ -35,6 +35,7 @@ mod stencil_args;
 mod store;
 mod structured;
 mod sweeps;
+mod text;
 mod variants;
 
 use pyo3::prelude::*;
@@ -43,6 +44,7 @@ use pyo3::prelude::*;
 #[pymodule]
 fn cnda(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<array::ContiguousND>()?;
+    m.add_class::<text::Stencil>()?;
     m.add_class::<array::Export>()?;
     m.add_class::<structured::ElementType>()?;
     m.add_class::<structured::StructuredND>()?;

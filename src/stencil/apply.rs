@@ -438,22 +438,24 @@ pub(super) struct Expects<const N: usize> {
     values: usize,
     radius: [usize; N],
     fix: &'static str,
+    /// The stencil's own check, run once the counts agree with the operands.
+    check: fn(&'static str) -> Result<()>,
 }
 
 impl<const N: usize> Expects<N> {
-    /// A stencil of `fields` fields and `values` values reading `taps`.
+    /// A stencil of `fields` fields and `values` values reading `taps`, checked already.
     pub(super) fn new(fields: usize, values: usize, taps: &[Tap<N>], fix: &'static str) -> Self {
-        Expects { fields, values, radius: radius_of(taps), fix }
+        Expects { fields, values, radius: radius_of(taps), fix, check: |_| Ok(()) }
     }
 
-    /// What `S` expects, after [`check`](crate::kernel::expr::check) accepted it.
-    fn stencil<S: Stencil<T, N>, T: Scalar>(op: &'static str) -> Result<Self> {
-        crate::kernel::expr::check::<S, T, N>(op)?;
+    /// What `S` expects; [`check`](crate::kernel::expr::check) runs on it after its counts.
+    fn stencil<S: Stencil<T, N>, T: Scalar>() -> Self {
         // `Fields` of the stencil's `Arity` gives one operand per field for every `stencil!`,
         // and `Outputs` of its `Values` one per output; a hand-written `Stencil` could disagree
         // with itself, and kernels trust these counts.
         let fix = "give the stencil an `Arity` of its field count and `Values` of its value count (as `stencil!` does)";
-        Ok(Expects::new(S::FIELDS.len(), S::VALUES.len(), S::TAPS, fix))
+        let check = |op| crate::kernel::expr::check::<S, T, N>(op).map(drop);
+        Expects { check, ..Expects::new(S::FIELDS.len(), S::VALUES.len(), S::TAPS, fix) }
     }
 }
 
@@ -494,6 +496,7 @@ fn interior<B: Backend, T: Scalar, const N: usize>(
             fix: expects.fix,
         });
     }
+    (expects.check)(OP)?;
     let shape = outputs[0].shape;
     for operand in outputs.iter().chain(fields) {
         if operand.shape != shape {
@@ -517,7 +520,7 @@ fn apply<S: Stencil<T, N>, B: ExprStencilKernels, T: Scalar, const N: usize>(
     fields: &[Desc<B, T, N>],
     params: &S::Params,
 ) -> Result<()> {
-    let expects = Expects::stencil::<S, T>("stencil apply")?;
+    let expects = Expects::stencil::<S, T>();
     // SAFETY: `interior`'s regions (the kernel's contract holds for `S`, whose counts they have).
     apply_interior(outputs, fields, &expects, |dev, outputs, fields| unsafe {
         B::expression::<S, T, N>(dev, outputs, fields, params)
@@ -551,7 +554,7 @@ fn par_apply<S: Stencil<T, N>, T: Scalar, const N: usize>(
     fields: &[Desc<Cpu, T, N>],
     params: &S::Params,
 ) -> Result<()> {
-    let expects = Expects::stencil::<S, T>("stencil apply")?;
+    let expects = Expects::stencil::<S, T>();
     // SAFETY: as in `apply`, for each band.
     par_apply_interior(outputs, fields, &expects, |outputs, fields| unsafe {
         Cpu::expression::<S, T, N>(&Cpu, outputs, fields, params)

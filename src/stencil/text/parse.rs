@@ -96,6 +96,13 @@ fn count(tokens: proc_macro2::TokenStream) -> usize {
 /// [`parse`] on the current thread.
 fn parse_here(text: &str) -> Result<Parsed> {
     let at = |span: proc_macro2::Span, reason: String| {
+        // syn reports a missing end at the call site (the start): point past the last token.
+        if reason.starts_with("unexpected end of input") {
+            let trimmed = text.trim_end();
+            let line = trimmed.lines().count().max(1);
+            let column = trimmed.lines().last().map_or(0, |l| l.chars().count());
+            return syntax(text, line, column, reason);
+        }
         let start = span.start();
         syntax(text, start.line, start.column, reason)
     };
