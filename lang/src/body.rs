@@ -5,7 +5,7 @@ use syn::parse::{ParseStream, Parser};
 use syn::punctuated::Punctuated;
 use syn::{Expr, Result, Token};
 
-/// Name of the call that wraps the offsets of a read after [`rewrite_indices`].
+/// Name of the call that wraps the offsets of a read after `rewrite_indices`.
 const INDEX_MARKER: &str = "__cnda_idx";
 
 /// The parsed body, and any tokens after its expression (an error, reported after the body's own).
@@ -50,7 +50,7 @@ fn rewrite_indices(tokens: TokenStream) -> TokenStream {
 }
 
 /// The offsets of a read `u[a, b]` (given its index expression), or `None` if `index` did not come
-/// from [`rewrite_indices`].
+/// from `rewrite_indices`.
 pub fn offsets(index: &Expr) -> Option<&Punctuated<Expr, Token![,]>> {
     match index {
         Expr::Call(call) => match &*call.func {

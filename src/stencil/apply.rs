@@ -445,7 +445,7 @@ pub(super) struct Expects<const N: usize> {
 impl<const N: usize> Expects<N> {
     /// A stencil of `fields` fields and `values` values reading `taps`, checked already.
     pub(super) fn new(fields: usize, values: usize, taps: &[Tap<N>], fix: &'static str) -> Self {
-        Expects { fields, values, radius: radius_of(taps), fix, check: |_| Ok(()) }
+        Expects { fields, values, radius: crate::kernel::expr::radius_of(taps), fix, check: |_| Ok(()) }
     }
 
     /// What `S` expects; [`check`](crate::kernel::expr::check) runs on it after its counts.
@@ -457,17 +457,6 @@ impl<const N: usize> Expects<N> {
         let check = |op| crate::kernel::expr::check::<S, T, N>(op).map(drop);
         Expects { check, ..Expects::new(S::FIELDS.len(), S::VALUES.len(), S::TAPS, fix) }
     }
-}
-
-/// The largest offset magnitude of any tap along each axis.
-pub(super) fn radius_of<const N: usize>(taps: &[Tap<N>]) -> [usize; N] {
-    let mut r = [0usize; N];
-    for tap in taps {
-        for (r, o) in r.iter_mut().zip(tap.offset) {
-            *r = (*r).max(o.unsigned_abs());
-        }
-    }
-    r
 }
 
 /// The generic algorithm's checks and the interior: the outputs' and every field's interior

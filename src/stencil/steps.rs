@@ -236,7 +236,7 @@ impl<K: ExprKernel<B, T, N>, B: Backend, T: Scalar, const N: usize> KernelSweep<
         }
         let devices: SmallVec<[B::Device; 3]> = coefficients.iter().map(|c| B::handle_device(c.handle)).collect();
         crate::ops::output::same_device::<B>(op, &B::handle_device(first.handle), &devices)?;
-        let radius = super::apply::radius_of(kernel.taps());
+        let radius = crate::kernel::expr::radius_of(kernel.taps());
         Ok(KernelSweep { coefficients: shifted, kernel, radius })
     }
 }

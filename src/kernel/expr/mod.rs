@@ -132,10 +132,16 @@ pub trait Stencil<T: Scalar, const N: usize>: Copy + Send + Sync + 'static {
 /// The radius of `S` along each axis: the largest offset magnitude of any tap (what every
 /// generic algorithm uses, computed from `TAPS` so that it cannot disagree with them).
 pub fn radius<S: Stencil<T, N>, T: Scalar, const N: usize>() -> [usize; N] {
+    radius_of(S::TAPS)
+}
+
+/// The largest offset magnitude of any of `taps` along each axis (a stencil's radius, from its
+/// taps whether they are a type's consts or data).
+pub fn radius_of<const N: usize>(taps: &[Tap<N>]) -> [usize; N] {
     let mut r = [0usize; N];
-    for tap in S::TAPS {
-        for (k, o) in tap.offset.iter().enumerate() {
-            r[k] = r[k].max(o.unsigned_abs());
+    for tap in taps {
+        for (r, o) in r.iter_mut().zip(tap.offset) {
+            *r = (*r).max(o.unsigned_abs());
         }
     }
     r

@@ -98,7 +98,7 @@ impl<const N: usize> TextStencil<N> {
             },
             other => other,
         })?;
-        let radius = super::apply::radius_of(expr.taps());
+        let radius = crate::kernel::expr::radius_of(expr.taps());
         Ok(TextStencil {
             fields: parsed.fields,
             params: parsed.params,
