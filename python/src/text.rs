@@ -201,7 +201,7 @@ fn ordered<T: Float>(names: &[String], given: Option<&Bound<'_, PyDict>>, op: &s
             let key: String = key.extract()?;
             let Some(i) = names.iter().position(|n| *n == key) else {
                 return Err(PyTypeError::new_err(format!(
-                    "{op}: unknown parameter {key:?}; the stencil's parameters are ({})",
+                    "{op}: unknown parameter '{key}'; the stencil's parameters are ({})",
                     names.join(", ")
                 )));
             };
