@@ -45,11 +45,21 @@ const MAX_SHAPES: usize = 64;
 struct Cache {
     rows: HashMap<(String, DType), Rows>,
     compiled: usize,
+    /// Every module compiled: the memory their functions live in, kept for the process.
+    modules: Vec<Kept>,
 }
+
+/// A compiled module, kept (never used again, never dropped) so that the code of its function
+/// stays mapped, and reachable, which a leak checker sees.
+struct Kept(#[allow(dead_code)] Box<JITModule>);
+
+// SAFETY: a kept module is never accessed again: moving it between threads inside the cache's
+// mutex touches none of its state.
+unsafe impl Send for Kept {}
 
 fn cache() -> &'static Mutex<Cache> {
     static CODE: OnceLock<Mutex<Cache>> = OnceLock::new();
-    CODE.get_or_init(|| Mutex::new(Cache { rows: HashMap::new(), compiled: 0 }))
+    CODE.get_or_init(|| Mutex::new(Cache { rows: HashMap::new(), compiled: 0, modules: Vec::new() }))
 }
 
 /// A thread's last lookup: the expression's id, the element type, the offsets, the answer.
@@ -104,9 +114,13 @@ fn shared_row<const N: usize>(data: &ExprData<N>, deltas: &[isize], elem: Elem, 
             _ => {}
         }
     }
-    // Two threads may both compile it: the second's is dropped unused (a page of code).
-    let row = compile(data, deltas, elem);
+    // Two threads may both compile it: the second's is kept unused (a page of code).
+    let compiled = compile(data, deltas, elem);
     let mut cache = cache().lock().unwrap_or_else(|e| e.into_inner());
+    let row = compiled.map(|(row, module)| {
+        cache.modules.push(Kept(module));
+        row
+    });
     if let Some((Some(first), _)) = lookup(&cache) {
         return first;
     }
@@ -217,9 +231,9 @@ fn functions() -> [(&'static str, *const u8); 10] {
     ]
 }
 
-/// Compiles the row function, or `None` where cranelift cannot (no backend for this host) or a
+/// Compiles the row function (with the module holding its code), or `None` where cranelift cannot (no backend for this host) or a
 /// tap's offset does not fit the instructions' 32-bit displacement.
-fn compile<const N: usize>(data: &ExprData<N>, deltas: &[isize], elem: Elem) -> Option<RowFn> {
+fn compile<const N: usize>(data: &ExprData<N>, deltas: &[isize], elem: Elem) -> Option<(RowFn, Box<JITModule>)> {
     let tap_bytes: Vec<i32> = deltas
         .iter()
         .map(|&d| d.checked_mul(elem.size as isize).and_then(|b| i32::try_from(b).ok()))
@@ -297,10 +311,9 @@ fn compile<const N: usize>(data: &ExprData<N>, deltas: &[isize], elem: Elem) -> 
     module.clear_context(&mut ctx);
     module.finalize_definitions().ok()?;
     let code = module.get_finalized_function(id);
-    // The code stays mapped for the process's life: the module is never freed (its memory is
-    // what the cached function points into).
-    core::mem::forget(module);
     // SAFETY: `code` is the finalized function of the signature built above: four pointer-sized
-    // arguments in the platform's default C convention, returning nothing.
-    Some(unsafe { core::mem::transmute::<*const u8, RowFn>(code) })
+    // arguments in the platform's default C convention, returning nothing. It stays mapped as
+    // long as the module, which the cache keeps for the process.
+    let row = unsafe { core::mem::transmute::<*const u8, RowFn>(code) };
+    Some((row, Box::new(module)))
 }
