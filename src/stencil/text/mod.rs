@@ -293,20 +293,7 @@ impl<const N: usize> TextStencil<N> {
         boundaries: impl StepBoundaries<T, N, M>,
     ) -> Result<()> {
         const OP: &str = "TextStencil apply_steps";
-        self.check_params::<T>(OP, params.len())?;
-        if L != self.levels {
-            return Err(Error::Layout {
-                op: OP,
-                reason: format!("the stencil reads {} time levels; the state holds {L}", self.levels),
-                fix: "step a State of as many levels as the stencil's `#[levels(..)]` (1 without)",
-            });
-        }
-        let coefficients: SmallVec<[Desc<B, T, N>; 3]> = coefficients.iter().map(|c| c.operand_desc()).collect();
-        let kernel = Data { stencil: self, params };
-        let fix =
-            "step a State of one field per value of the stencil, and pass its fields after the levels as coefficients";
-        let sweep =
-            KernelSweep::with_kernel::<M, L>(OP, state.first_desc(), state.halo(), coefficients, kernel, M, fix)?;
+        let sweep = self.sweep(OP, state, coefficients, params)?;
         // SAFETY: `step_state` hands over the plan of the state's distinct arrays, borrowed uniquely.
         step_state(OP, &sweep, state, steps, boundaries, |plan| unsafe { plan.run_sequential() })
     }
@@ -346,23 +333,33 @@ impl<const N: usize> TextStencil<N> {
         boundaries: impl StepBoundaries<T, N, M>,
     ) -> Result<()> {
         const OP: &str = "TextStencil par_apply_steps";
-        self.check_params::<T>(OP, params.len())?;
+        let sweep = self.sweep(OP, state, coefficients, params)?;
+        // SAFETY: as in `try_apply_steps_with`.
+        step_state(OP, &sweep, state, steps, boundaries, |plan| unsafe { super::fused::run_parallel(plan) })
+    }
+
+    /// The sweep of the steppers over `state` after checking the parameters, the element type
+    /// and the state's levels against the stencil's.
+    fn sweep<'s, T: Scalar, B: ExprStencilKernels, const M: usize, const L: usize>(
+        &'s self,
+        op: &'static str,
+        state: &State<T, N, M, L, B>,
+        coefficients: &[impl AsOperand<T, N, B>],
+        params: &'s [T],
+    ) -> Result<KernelSweep<Data<'s, T, N>, B, T, N>> {
+        self.check_params::<T>(op, params.len())?;
         if L != self.levels {
             return Err(Error::Layout {
-                op: OP,
+                op,
                 reason: format!("the stencil reads {} time levels; the state holds {L}", self.levels),
                 fix: "step a State of as many levels as the stencil's `#[levels(..)]` (1 without)",
             });
         }
-        let coefficients: SmallVec<[Desc<crate::kernel::Cpu, T, N>; 3]> =
-            coefficients.iter().map(|c| c.operand_desc()).collect();
+        let coefficients: SmallVec<[Desc<B, T, N>; 3]> = coefficients.iter().map(|c| c.operand_desc()).collect();
         let kernel = Data { stencil: self, params };
         let fix =
             "step a State of one field per value of the stencil, and pass its fields after the levels as coefficients";
-        let sweep =
-            KernelSweep::with_kernel::<M, L>(OP, state.first_desc(), state.halo(), coefficients, kernel, M, fix)?;
-        // SAFETY: as in `try_apply_steps_with`.
-        step_state(OP, &sweep, state, steps, boundaries, |plan| unsafe { super::fused::run_parallel(plan) })
+        KernelSweep::with_kernel::<M, L>(op, state.first_desc(), state.halo(), coefficients, kernel, M, fix)
     }
 
     /// What `apply` expects of its operands.

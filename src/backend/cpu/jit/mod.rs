@@ -183,52 +183,25 @@ impl<T: Scalar, const N: usize> Lane<OPERANDS> for JitLanes<'_, T, N> {
     }
 }
 
-/// Rust's own functions of one operand, called per lane (the compiled `stencil!` calls them too).
-extern "C" fn exp_f32(x: f32) -> f32 {
-    <f32 as Scalar>::exp(x)
-}
-extern "C" fn ln_f32(x: f32) -> f32 {
-    <f32 as Scalar>::ln(x)
-}
-extern "C" fn sin_f32(x: f32) -> f32 {
-    <f32 as Scalar>::sin(x)
-}
-extern "C" fn cos_f32(x: f32) -> f32 {
-    <f32 as Scalar>::cos(x)
-}
-extern "C" fn tanh_f32(x: f32) -> f32 {
-    <f32 as Scalar>::tanh(x)
-}
-extern "C" fn exp_f64(x: f64) -> f64 {
-    <f64 as Scalar>::exp(x)
-}
-extern "C" fn ln_f64(x: f64) -> f64 {
-    <f64 as Scalar>::ln(x)
-}
-extern "C" fn sin_f64(x: f64) -> f64 {
-    <f64 as Scalar>::sin(x)
-}
-extern "C" fn cos_f64(x: f64) -> f64 {
-    <f64 as Scalar>::cos(x)
-}
-extern "C" fn tanh_f64(x: f64) -> f64 {
-    <f64 as Scalar>::tanh(x)
+/// Rust's own functions of one operand, called per lane (the compiled `stencil!` calls them too),
+/// and their symbols.
+macro_rules! called {
+    ($($name:ident: $t:ty => $f:ident),* $(,)?) => {
+        $(
+            extern "C" fn $name(x: $t) -> $t {
+                <$t as Scalar>::$f(x)
+            }
+        )*
+        /// The functions' symbols and addresses.
+        fn functions() -> [(&'static str, *const u8); 10] {
+            [$((concat!("cnda_", stringify!($name)), $name as *const u8)),*]
+        }
+    };
 }
 
-/// The functions' symbols and addresses.
-fn functions() -> [(&'static str, *const u8); 10] {
-    [
-        ("cnda_exp_f32", exp_f32 as *const u8),
-        ("cnda_ln_f32", ln_f32 as *const u8),
-        ("cnda_sin_f32", sin_f32 as *const u8),
-        ("cnda_cos_f32", cos_f32 as *const u8),
-        ("cnda_tanh_f32", tanh_f32 as *const u8),
-        ("cnda_exp_f64", exp_f64 as *const u8),
-        ("cnda_ln_f64", ln_f64 as *const u8),
-        ("cnda_sin_f64", sin_f64 as *const u8),
-        ("cnda_cos_f64", cos_f64 as *const u8),
-        ("cnda_tanh_f64", tanh_f64 as *const u8),
-    ]
+called! {
+    exp_f32: f32 => exp, ln_f32: f32 => ln, sin_f32: f32 => sin, cos_f32: f32 => cos, tanh_f32: f32 => tanh,
+    exp_f64: f64 => exp, ln_f64: f64 => ln, sin_f64: f64 => sin, cos_f64: f64 => cos, tanh_f64: f64 => tanh,
 }
 
 /// Compiles the row function (with the module holding its code), or `None` where cranelift cannot (no backend for this host) or a
