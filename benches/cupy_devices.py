@@ -12,7 +12,9 @@ u[1:-1,2:])`, which makes temporaries), the 3D 7-point one likewise, a scalar mu
 memory and pinned memory). Then the linear solvers' cases of `benches/devices/solve.rs`
 (`SOLVE2`, `SOLVE3` set the sizes as there): CG iterations on the 2D Poisson problem by
 `cupyx.scipy.sparse.linalg.cg` on the 5-point matrix in CSR (cuSPARSE's products), and the
-product of the 7-point 3D Laplacian in CSR with a vector. Without CuPy (`--numpy`, or when it is missing) the same cases run on
+product of the 7-point 3D Laplacian in CSR with a vector. Last the transforms of
+`benches/devices/fft.rs` (`xp.fft.fftn` and `rfftn`: cuFFT through CuPy's plan cache; `--fft`:
+those alone; `FFT2`, `FFT3` set the sizes as there). Without CuPy (`--numpy`, or when it is missing) the same cases run on
 NumPy, to check the script itself.
 """
 
@@ -208,11 +210,37 @@ def solvers(dtype, repeats):
         )
 
 
+def transforms(repeats):
+    """`fftn` over every axis of the 2D and 3D grids of `benches/devices/fft.rs`, forward."""
+    where = "CuPy" if GPU else "NumPy"
+    print(f"{where}: fftn over every axis, forward (median of {repeats})")
+    planes, cubes = sizes("FFT2", "4096 2187 2100"), sizes("FFT3", "256 243 210")
+    cases = [((n, n), np.complex64) for n in planes] + [((n, n, n), np.complex64) for n in cubes]
+    n, m = planes[0], cubes[0]
+    cases += [((n, n), np.complex128), ((m, m, m), np.complex128), ((n, n), np.float32), ((m, m, m), np.float32)]
+    for shape, dtype in cases:
+        size = int(np.prod(shape))
+        k = np.arange(size)
+        re = ((k * 7919 + 13) % 1009) / 1009.0 - 0.5
+        if np.dtype(dtype).kind == "c":
+            im = (((k + size) * 7919 + 13) % 1009) / 1009.0 - 0.5
+            x = xp.asarray((re + 1j * im).astype(dtype).reshape(shape))
+            op, name = xp.fft.fftn, f"fftn c{8 * np.dtype(dtype).itemsize}"
+        else:
+            x = xp.asarray(re.astype(dtype).reshape(shape))
+            op, name = xp.fft.rfftn, "rfftn f32"
+        s = median(repeats, lambda: op(x))
+        what = f"{name} {'x'.join(map(str, shape))}"
+        print(f"  {what:<32} {s * 1e3:>9.3f} ms  {size / s / 1e9:>8.2f} GPts/s")
+
+
 def main():
     args = [int(a) for a in sys.argv[1:] if a.isdigit()]
     n = args[0] if args else 4096
     repeats = args[1] if len(args) > 1 else 11
     m = args[2] if len(args) > 2 else 1024
+    if "--fft" in sys.argv:
+        return transforms(repeats)
     for dtype in (np.float32, np.float64):
         bandwidth(dtype, n, repeats)
     for dtype in (np.float32, np.float64):
@@ -222,6 +250,7 @@ def main():
     transfers(n, repeats)
     for dtype in (np.float32, np.float64):
         solvers(dtype, repeats)
+    transforms(repeats)
 
 
 if __name__ == "__main__":

@@ -10,12 +10,16 @@
 //! (feature `cuda`), the first WebGPU adapter (feature `wgpu`; f64 where it has `SHADER_F64`),
 //! and the CPU for reference. `benches/cupy_devices.py` prints CuPy's figures for the same cases.
 //!
-//! `cargo bench --features cuda,wgpu --bench devices -- [N] [REPEATS] [M]` (N = 4096 and M = 1024
+//! `cargo bench --features cuda,wgpu,fft,text --bench devices -- [N] [REPEATS] [M]` (N = 4096 and M = 1024
 //! by default: lavapipe binds at most 128 MiB; use 8192 and 4096 on a GPU). `ACOUSTIC="200 400"`
 //! sets the acoustic cases' sizes (200 by default), `CNDA_BENCH_HOST=0` leaves out the CPU run,
 //! `CNDA_BENCH_ONLY=acoustic` every case but the acoustic one (to compare settings such as
 //! `CNDA_CUDA_PLANES`, whose value the acoustic line prints), `CNDA_BENCH_ONLY=solve` every case
-//! but the linear solvers' (`devices/solve.rs`: CG, multigrid, CSR products).
+//! but the linear solvers' (`devices/solve.rs`: CG, multigrid, CSR products). With feature `fft`,
+//! the transforms of `devices/fft.rs` against raw cuFFT (`CNDA_BENCH_ONLY=fft` those alone; `FFT2`,
+//! `FFT3` set their sizes); with
+//! feature `text`, the heat step read from text (`TextStencil`) beside the same `stencil!`
+//! (`CNDA_BENCH_ONLY=steps`: the time-step cases alone).
 
 use std::time::Instant;
 
@@ -30,6 +34,9 @@ use cnda::prelude::*;
 use cnda::stencil::{Boundary, DoubleBuffer, LinearStencil, StencilApply};
 use cnda::{Element, GemmElement};
 
+#[cfg(feature = "fft")]
+#[path = "devices/fft.rs"]
+mod fft;
 #[path = "devices/solve.rs"]
 mod solve;
 
@@ -134,6 +141,11 @@ impl Bench for WgpuDevice {
         let down = median(self, repeats, || drop(d.to_host()));
         Some([("to_device (host to device)", up, None), ("to_host (device to host)", down, None)])
     }
+}
+
+/// The sizes a variable lists (`default` where it is unset).
+fn sizes(var: &str, default: &str) -> Vec<usize> {
+    std::env::var(var).unwrap_or_else(|_| default.into()).split_whitespace().filter_map(|s| s.parse().ok()).collect()
 }
 
 /// The median seconds of `repeats` runs of `f` (each followed by a device synchronization),
@@ -247,9 +259,28 @@ fn time_steps<T: Float + cnda::stencil::Scalar>(dev: &impl Bench, n: usize, repe
     let fused = median(dev, repeats, || {
         heat.apply_steps_with(&mut field, k, &c, (a,), [Boundary::Fixed; 2]);
     });
+    #[cfg_attr(not(feature = "text"), allow(unused_mut))]
+    let mut cases = vec![("stencil! sweeps, one by one", one_by_one), ("stencil! apply_steps_with", fused)];
+    // The same step read from text (`TextStencil`): the kernel generated from its data.
+    #[cfg(feature = "text")]
+    {
+        let text = cnda::stencil::TextStencil::<2>::parse(
+            "|u, c; a| u[0, 0] + a * c[0, 0] * (u[-1, 0] + u[1, 0] + u[0, -1] + u[0, 1] - 4.0 * u[0, 0])",
+        );
+        let one_by_one = median(dev, repeats, || {
+            for _ in 0..k {
+                let (u, v) = field.split();
+                text.apply(&[u, c.view()], &mut [v], &[a]);
+                field.swap();
+            }
+        });
+        let mut state = cnda::stencil::State::from_fields([dev.upload(&host)]);
+        let fused = median(dev, repeats, || text.apply_steps_with(&mut state, k, &[&c], &[a], [Boundary::Fixed; 2]));
+        cases.extend([("TextStencil sweeps, one by one", one_by_one), ("TextStencil apply_steps_with", fused)]);
+    }
     let bytes = 3.0 * (n * n * k) as f64 * core::mem::size_of::<T>() as f64;
     let t = core::any::type_name::<T>();
-    for (what, s) in [("stencil! sweeps, one by one", one_by_one), ("stencil! apply_steps_with", fused)] {
+    for (what, s) in cases {
         println!(
             "  {:<32} {:>9.3} ms  {:>8.1} GB/s  ({k} steps, {n}^2 {t}, {:.2} ns/point)",
             what,
@@ -319,13 +350,18 @@ where
     D::B: cnda::solve::SolverBackend + cnda::kernel::SparseKernels,
 {
     let only = std::env::var("CNDA_BENCH_ONLY").unwrap_or_default();
-    if only != "solve" {
+    if only == "steps" {
+        time_steps::<f32>(dev, n, repeats, 8);
+        time_steps::<f64>(dev, n, repeats, 8);
+        return;
+    }
+    if only != "solve" && only != "fft" {
         let sides = std::env::var("ACOUSTIC").unwrap_or_else(|_| "200".into());
         for side in sides.split_whitespace().filter_map(|s| s.parse().ok()) {
             acoustic(dev, side, repeats, 10);
         }
     }
-    if only == "acoustic" {
+    if only == "acoustic" || only == "fft" {
         return;
     }
     solve::solvers::<D, f32>(dev, target, repeats, 1e-5);
@@ -375,16 +411,33 @@ fn main() {
     let n = args.first().copied().unwrap_or(4096);
     let repeats = args.get(1).copied().unwrap_or(11);
     let m = args.get(2).copied().unwrap_or(1024);
+    // The transforms too, unless `CNDA_BENCH_ONLY` names other cases.
+    #[cfg(feature = "fft")]
+    let transforms = std::env::var("CNDA_BENCH_ONLY").map_or(true, |o| o.is_empty() || o == "fft");
     #[cfg(feature = "cuda")]
-    if let Some(dev) = start_up("CUDA", || CudaDevice::new(0)) {
-        run(&dev, &dev, n, repeats, m);
+    let cuda = start_up("CUDA", || CudaDevice::new(0));
+    #[cfg(feature = "cuda")]
+    if let Some(dev) = &cuda {
+        run(dev, dev, n, repeats, m);
+        #[cfg(feature = "fft")]
+        if transforms {
+            fft::transforms(dev, dev, repeats, &|s, d, r| fft::raw_cufft(dev, s, d, r, repeats));
+        }
     }
     #[cfg(feature = "wgpu")]
     if let Some(dev) = start_up("WebGPU", WgpuDevice::new) {
         run(&dev, &dev, n, repeats, m);
+        #[cfg(feature = "fft")]
+        if transforms {
+            fft::transforms(&dev, &dev, repeats, &|_, _, _| None);
+        }
     }
     // The CPU for reference, unless `CNDA_BENCH_HOST=0` (a short call on a lent GPU).
     if std::env::var("CNDA_BENCH_HOST").map_or(true, |v| v != "0") {
         run(&Host, &Cpu, n, repeats, m);
+        #[cfg(feature = "fft")]
+        if transforms {
+            fft::transforms(&Host, &Cpu, repeats, &|_, _, _| None);
+        }
     }
 }

@@ -16,11 +16,7 @@ use cnda::solve::{
 use cnda::sparse::CsrMatrix;
 use cnda::stencil::{Boundary, LinearStencil};
 
-use super::{median, Bench};
-
-fn sizes(var: &str, default: &str) -> Vec<usize> {
-    std::env::var(var).unwrap_or_else(|_| default.into()).split_whitespace().filter_map(|s| s.parse().ok()).collect()
-}
+use super::{median, sizes, Bench};
 
 /// Every solver case in `T` (`rtol`: the 3D solve's tolerance).
 /// `target` moves host matrices to the device.
