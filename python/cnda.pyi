@@ -1,4 +1,6 @@
-"""Type stubs of the cnda module (cnda arrays for NumPy users).
+"""cnda for NumPy users: arrays, stencils (any stencil written as text), linear solvers and FFTs,
+on NumPy arrays and CUDA memory. (This file holds the module's type stubs; their docstrings are
+the module's own: help() shows them.)
 
 Memory in use. Kernels run with the interpreter lock released, so cnda keeps a registry of the
 memory (by address range, whatever Python object reaches it) that running calls read and write.
@@ -18,6 +20,9 @@ from typing import Any, List, Literal, Mapping, Protocol, Sequence, Tuple, Typed
 
 import numpy as np
 import numpy.typing as npt
+
+__version__: str
+"""The module's version (the Rust crate's)."""
 
 _Index = Union[int, Tuple[int, ...]]
 _DType = Union[str, np.dtype, type]
@@ -247,7 +252,7 @@ _Preset = Literal["jacobi", "laplacian", "5-point", "9-point", "7-point", "27-po
 # A preset name, a dict {offset: weight}, a centred weight array, or (with coeffs) a list of offsets.
 _Taps = Union[_Preset, Mapping[_Offset, float], npt.NDArray[Any], Sequence[_Offset]]
 # One side's boundary: "fixed", "periodic", "neumann" or a number (the value the halo holds).
-_BoundaryKind = Union[Literal["fixed", "periodic", "neumann"], float]
+_BoundaryKind = Union[Literal["fixed", "periodic", "neumann", "wrap", "symmetric", "constant"], float]
 # One kind for every side, or one entry per axis: a kind, or a (low, high) pair.
 _Boundary = Union[_BoundaryKind, Sequence[Union[_BoundaryKind, Tuple[_BoundaryKind, _BoundaryKind]]]]
 
@@ -290,9 +295,11 @@ def stencil(
         (len(taps), *u.shape) or a list of len(taps) arrays of u's shape, in u's dtype.
     steps: the number of sweeps (at least 1), fused into passes over memory (temporal blocking).
     boundary: None or "fixed" (the halo keeps u's values), "periodic" (on both sides of an axis),
-        "neumann" (mirrored: zero gradient) or a number (the halo holds that value); one for every
-        side, or a sequence with one entry per axis, each a kind or a (low, high) pair. Halos are
-        refilled before every sweep and after the last.
+        "neumann" (mirrored about the face: zero gradient) or a number (the halo holds that value);
+        one for every side, or a sequence with one entry per axis, each a kind or a (low, high)
+        pair. NumPy's np.pad names for the same: "wrap" (periodic), "symmetric" (neumann),
+        "constant" (0.0); its "reflect" and "edge" fill other halos and are refused, saying which
+        kind to use. Halos are refilled before every sweep and after the last.
     laplacian, h: the Laplacian of spacing h when taps is None; h also scales the Laplacian presets.
 
     One sweep with fixed boundaries reads u and writes out in place, whatever their strides; more
@@ -328,11 +335,11 @@ class Stencil:
     """A stencil in Rust's `stencil!` language, read from a string at run time (cnda's
     `TextStencil`: the macro's own parser, checks and messages), e.g.
 
-        gs = cnda.Stencil("""|u, v; du, dv, f, k| {
+        gs = cnda.Stencil('''|u, v; du, dv, f, k| {
             let uvv = u[0, 0] * v[0, 0] * v[0, 0];
             (u[0, 0] + du * laplace(u, 2) - uvv + f * (1.0 - u[0, 0]),
              v[0, 0] + dv * laplace(v, 2) + uvv - (f + k) * v[0, 0])
-        }""")
+        }''')
         u2, v2 = gs(u, v, du=0.16, dv=0.08, f=0.035, k=0.06)        # one sweep
         gs.steps(u, v, steps=100, boundary="periodic", du=0.16, dv=0.08, f=0.035, k=0.06)
 
@@ -377,13 +384,21 @@ class Stencil:
         *arrays: npt.NDArray[_Float],
         steps: int = ...,
         boundary: _Boundary | None = ...,
+        whole: bool = ...,
         **params: float,
     ) -> None:
         """`steps` sweeps of the evolved fields, in place: arrays are each evolved field's levels
         (newest first, field by field; as many as the stencil's values times its levels), then
         its coefficient fields (read only). The halo (the points within the radius of an edge)
         is refilled as `boundary` says before each sweep, as cnda.stencil's: "fixed" (kept),
-        "periodic", "neumann" (mirrored), a number, per axis, or per axis as a (low, high) pair.
+        "periodic", "neumann" (mirrored), a number, per axis, or per axis as a (low, high) pair
+        (NumPy's "wrap", "symmetric" and "constant" too).
+
+        whole: False (the default): the arrays include their halo, the edge ring of the radius's
+        width, which is not stepped. True: every point of the arrays is stepped, and the halo is
+        made around them (each coefficient field's too) as the boundary says, so "periodic" wraps
+        around exactly as np.roll does; "fixed" is refused (it keeps a halo the arrays lack).
+
         Fused passes over memory on all cores, the interpreter lock released; the evolved arrays
         are copied in and out once per call."""
 

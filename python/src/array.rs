@@ -390,15 +390,7 @@ fn indices(index: &Bound<'_, PyAny>) -> PyResult<Vec<isize>> {
     })
 }
 
-/// A `ContiguousND` over a NumPy array. `copy=False` (the default) shares `x`'s memory and keeps
-/// `x` alive; it requires a C-contiguous, aligned array of native byte order, writable unless
-/// `readonly=True` asks for a read-only view. `copy=True` accepts any strides (negative ones and
-/// offsets included) and copies into a cnda buffer, holding a read lease on `x`'s memory
-/// meanwhile (a `RuntimeError` while a kernel in another thread writes it). Unsupported dtypes
-/// raise `TypeError`, layouts `ValueError`.
-///
-/// A structured array needs `element=` (an exposed element type such as `cnda.Cell2D`) and gives a
-/// `StructuredND`, validated field by field.
+#[doc = include_str!(concat!(env!("OUT_DIR"), "/doc/from_numpy.txt"))] // python/cnda.pyi's docstring
 #[pyfunction]
 #[pyo3(signature = (x, copy = false, readonly = false, element = None))]
 pub fn from_numpy<'py>(

@@ -56,16 +56,18 @@ pub fn typed<'a, 'py, T: Element>(
     op: &'static str,
     name: &str,
 ) -> PyResult<&'a Bound<'py, PyArrayDyn<T>>> {
-    x.cast::<PyArrayDyn<T>>().map_err(|_| {
-        let want = numpy::dtype::<T>(x.py()).to_string();
-        let got = match x.getattr("dtype") {
-            Ok(d) => d.to_string(),
-            Err(_) => x.get_type().to_string(),
-        };
-        PyTypeError::new_err(format!(
-            "{op}: {name} must be a numpy.ndarray of {want}, got {got}; convert with np.asarray({name}, dtype=np.{want})"
-        ))
-    })
+    x.cast::<PyArrayDyn<T>>()
+        .map_err(|_| wrong_type::<T>(x, op, name, |want| format!("convert with np.asarray({name}, dtype=np.{want})")))
+}
+
+/// `TypeError`: `x` is not a NumPy array of `T`, and `fix` (given `T`'s NumPy name) says what to do.
+fn wrong_type<T: Element>(x: &Bound<'_, PyAny>, op: &str, name: &str, fix: impl FnOnce(&str) -> String) -> PyErr {
+    let want = numpy::dtype::<T>(x.py()).to_string();
+    let got = match x.getattr("dtype") {
+        Ok(d) => d.to_string(),
+        Err(_) => x.get_type().to_string(),
+    };
+    PyTypeError::new_err(format!("{op}: {name} must be a numpy.ndarray of {want}, got {got}; {}", fix(&want)))
 }
 
 /// Checks what cnda views need beyond the element type: aligned memory and strides that are whole
@@ -103,7 +105,15 @@ pub fn write<'py, T: Element>(
     op: &'static str,
     name: &str,
 ) -> PyResult<PyReadwriteArrayDyn<'py, T>> {
-    let x = typed::<T>(x, op, name)?;
+    // No advice to convert: a converted copy would receive the results, not the array given.
+    let x = x.cast::<PyArrayDyn<T>>().map_err(|_| {
+        wrong_type::<T>(x, op, name, |want| {
+            format!(
+                "{name} is written in place, so pass an array of {want} (np.empty(shape, dtype=np.{want})); a \
+                 converted copy would receive the results instead"
+            )
+        })
+    })?;
     check_layout(x, op, name)?;
     // The borrow tests NumPy's WRITEABLE flag itself (in the array's C struct). Reading `x.flags`
     // through Python instead would run an ndarray subclass's code, which may move `x` after the

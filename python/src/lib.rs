@@ -40,9 +40,10 @@ mod variants;
 
 use pyo3::prelude::*;
 
-/// The Python module.
+#[doc = include_str!(concat!(env!("OUT_DIR"), "/doc/module.txt"))] // python/cnda.pyi's docstring
 #[pymodule]
 fn cnda(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_class::<array::ContiguousND>()?;
     m.add_class::<text::Stencil>()?;
     m.add_class::<array::Export>()?;

@@ -104,9 +104,7 @@ fn pad_typed<'py, T: Stored + Numeric + for<'a> FromPyObject<'a, 'py>>(
     })
 }
 
-/// `a` with `width` points added at both ends of each axis, filled as NumPy's `np.pad` fills them
-/// for `mode` "constant" (with `constant_values`), "edge", "reflect", "symmetric" or "wrap". `width` and `mode`
-/// may be given per axis (`width=((1, 1), (2, 2))`, `mode=("wrap", "edge")`), as cnda's `pad_axes`.
+#[doc = include_str!(concat!(env!("OUT_DIR"), "/doc/pad.txt"))] // python/cnda.pyi's docstring
 #[pyfunction]
 #[pyo3(signature = (a, width, mode = None, constant_values = None))]
 pub fn pad<'py>(

@@ -187,7 +187,8 @@ fn dynamic<T: Float, const M: usize, const N: usize>(s: cnda::Result<DynStencil<
 /// The boundaries `boundary` names for a `u` of rank `N`: `None` or one kind for every side; or a
 /// sequence of `N` per-axis entries, each a kind or a `(low, high)` pair. A kind is `"fixed"`
 /// (the halo keeps its values), `"periodic"`, `"neumann"` (mirrored: zero gradient), or a
-/// number (the halo holds that value).
+/// number (the halo holds that value); NumPy's `"wrap"`, `"symmetric"` and `"constant"` name the
+/// same three, and its `"reflect"` and `"edge"` are refused with what to use.
 pub fn boundaries<T: Float, const N: usize>(boundary: Option<&Bound<'_, PyAny>>) -> PyResult<Boundaries<T, N>> {
     let Some(boundary) = boundary else {
         return Ok(Boundaries::all(Boundary::Fixed));
@@ -226,10 +227,22 @@ pub fn boundaries<T: Float, const N: usize>(boundary: Option<&Bound<'_, PyAny>>)
 /// One side's kind.
 fn side<T: Float>(kind: &Bound<'_, PyAny>) -> PyResult<Boundary<T>> {
     if let Ok(name) = kind.cast::<PyString>() {
+        // NumPy's `np.pad` modes where one fills the halo exactly as a kind does.
         return match &*name.to_cow()? {
             "fixed" => Ok(Boundary::Fixed),
-            "periodic" => Ok(Boundary::Periodic),
-            "neumann" => Ok(Boundary::Neumann),
+            "periodic" | "wrap" => Ok(Boundary::Periodic),
+            "neumann" | "symmetric" => Ok(Boundary::Neumann),
+            "constant" => Ok(Boundary::Value(T::from_f64(0.0))),
+            "reflect" => Err(PyValueError::new_err(
+                "stencil: boundary 'reflect' (np.pad's mirror about the edge point, which it leaves out) is not a \
+                 kind cnda steps with; 'neumann' (np.pad's 'symmetric') mirrors about the face between the edge \
+                 point and the halo, the zero-gradient wall",
+            )),
+            "edge" => Err(PyValueError::new_err(
+                "stencil: boundary 'edge' (np.pad's edge value repeated) is not a kind cnda steps with; for a \
+                 stencil of radius 1 'neumann' (np.pad's 'symmetric') fills the same halo, and mirrors the \
+                 interior beyond it",
+            )),
             _ => Err(bad_boundary(kind)),
         };
     }
@@ -241,8 +254,9 @@ fn side<T: Float>(kind: &Bound<'_, PyAny>) -> PyResult<Boundary<T>> {
 
 fn bad_boundary(kind: &Bound<'_, PyAny>) -> PyErr {
     PyValueError::new_err(format!(
-        "stencil: boundary {kind} is not a boundary kind; give 'fixed', 'periodic', 'neumann' or a number (the value \
-         outside), for every side, per axis, or per axis as a (low, high) pair"
+        "stencil: boundary {kind} is not a boundary kind; give 'fixed', 'periodic' (or np.pad's 'wrap'), 'neumann' \
+         (or 'symmetric') or a number (the value outside; 'constant' is 0), for every side, per axis, or per axis as \
+         a (low, high) pair"
     ))
 }
 

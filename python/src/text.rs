@@ -5,7 +5,9 @@
 //! with boundaries (`steps`, in place). The interpreter lock is released while large calls run.
 
 use cnda::kernel::Cpu;
-use cnda::stencil::{Boundaries, FieldBoundaries, State, TextStencil};
+use cnda::stencil::{
+    try_fill_boundaries, try_pad_axes, Boundaries, Boundary, FieldBoundaries, PadMode, Side, State, TextStencil,
+};
 use cnda::{Array, Float};
 use numpy::{Element, PyArrayDyn, PyArrayMethods, PyUntypedArray, PyUntypedArrayMethods};
 use pyo3::exceptions::{PyTypeError, PyValueError};
@@ -47,11 +49,7 @@ macro_rules! ranked {
     };
 }
 
-/// A stencil read from text, e.g.
-/// `cnda.Stencil("|u, v; du, dv, f, k| { let uvv = u[0, 0] * v[0, 0] * v[0, 0]; (u[0, 0] + du * laplace(u, 2) - uvv + f * (1.0 - u[0, 0]), v[0, 0] + dv * laplace(v, 2) + uvv - (f + k) * v[0, 0]) }")`:
-/// fields at integer offsets, parameters, several values (one per evolved field), earlier time
-/// levels (`#[levels(2)]`), `let`, `select`, the math functions and finite differences, as
-/// Rust's `stencil!` takes them. See `python/cnda.pyi`.
+#[doc = include_str!(concat!(env!("OUT_DIR"), "/doc/Stencil.txt"))] // python/cnda.pyi's docstring
 #[pyclass(module = "cnda", name = "Stencil", frozen)]
 pub struct Stencil {
     ranked: Ranked,
@@ -152,15 +150,15 @@ impl Stencil {
         }
     }
 
-    /// `steps` sweeps of the evolved fields, in place: `arrays` are each evolved field's levels
-    /// (newest first, field by field), then the coefficient fields.
-    #[pyo3(signature = (*arrays, steps = 1, boundary = None, **params))]
+    #[doc = include_str!(concat!(env!("OUT_DIR"), "/doc/Stencil.steps.txt"))] // python/cnda.pyi's docstring
+    #[pyo3(signature = (*arrays, steps = 1, boundary = None, whole = false, **params))]
     fn steps<'py>(
         &self,
         py: Python<'py>,
         arrays: &Bound<'py, PyTuple>,
         steps: i64,
         boundary: Option<&Bound<'py, PyAny>>,
+        whole: bool,
         params: Option<&Bound<'py, PyDict>>,
     ) -> PyResult<()> {
         let steps = crate::stencil_args::steps(steps)?;
@@ -172,13 +170,42 @@ impl Stencil {
             ))
         })?;
         if first.cast::<PyArrayDyn<f64>>().is_ok() {
-            ranked!(&self.ranked, |s, N| step::<f64, N>(py, s, &arrays, steps, boundary, params))
+            let how = Stepping { steps, boundary, whole };
+            ranked!(&self.ranked, |s, N| step::<f64, N>(py, s, &arrays, &how, params))
         } else if first.cast::<PyArrayDyn<f32>>().is_ok() {
-            ranked!(&self.ranked, |s, N| step::<f32, N>(py, s, &arrays, steps, boundary, params))
+            let how = Stepping { steps, boundary, whole };
+            ranked!(&self.ranked, |s, N| step::<f32, N>(py, s, &arrays, &how, params))
         } else {
             Err(dtype_error(first))
         }
     }
+}
+
+/// `Stencil.steps(whole=True)` refuses a fixed side: it keeps a halo the arrays do not have.
+fn refuse_fixed<T: Float, const N: usize>(boundaries: &Boundaries<T, N>) -> PyResult<()> {
+    for axis in 0..N {
+        for side in [Side::Low, Side::High] {
+            if matches!(boundaries.at(axis, side), Boundary::Fixed) {
+                return Err(PyValueError::new_err(format!(
+                    "Stencil.steps: whole=True steps every point of the arrays, but axis {axis} has a 'fixed' side, \
+                     which keeps a halo the arrays do not have; give 'periodic' (wraps around, as np.roll), \
+                     'neumann' or a number for every side (or whole=False: the edge ring is the halo)"
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `a` inside a halo of `widths` made as `boundaries` say.
+fn surround<T: Float, const N: usize>(
+    a: &Array<T, N>,
+    widths: [usize; N],
+    boundaries: Boundaries<T, N>,
+) -> cnda::Result<Array<T, N>> {
+    let mut padded = try_pad_axes(a, widths, [PadMode::Constant(T::from_f64(0.0)); N])?;
+    try_fill_boundaries(&mut padded, widths, boundaries)?;
+    Ok(padded)
 }
 
 /// A refusal of the text, as `ValueError` with cnda's message (line, column, caret).
@@ -328,18 +355,26 @@ fn sweep<'py, T: cnda::stencil::Scalar + Element, const N: usize>(
     Ok(if outputs.len() == 1 { outputs[0].clone() } else { PyTuple::new(py, outputs)?.into_any() })
 }
 
+/// How `Stencil.steps` steps: how many sweeps, the boundary as given, and whether every point
+/// of the arrays is stepped (their halo made around them) or the edge ring is the halo.
+struct Stepping<'a, 'py> {
+    steps: usize,
+    boundary: Option<&'a Bound<'py, PyAny>>,
+    whole: bool,
+}
+
 /// `steps` sweeps of the evolved fields in place, through a `State` of copies (the fused
-/// stepper steps arrays it owns): the levels copied in, stepped with the interpreter lock
-/// released, copied back.
+/// stepper steps arrays it owns): the levels copied in (padded by the radius for `whole`),
+/// stepped with the interpreter lock released, copied back.
 fn step<'py, T: cnda::stencil::Scalar + Element, const N: usize>(
     py: Python<'py>,
     s: &TextStencil<N>,
     arrays: &[Bound<'py, PyAny>],
-    steps: usize,
-    boundary: Option<&Bound<'py, PyAny>>,
+    how: &Stepping<'_, 'py>,
     params: Option<&Bound<'py, PyDict>>,
 ) -> PyResult<()> {
     const OP: &str = "Stencil.steps";
+    let (steps, whole) = (how.steps, how.whole);
     if arrays.len() != s.fields().len() {
         return Err(PyTypeError::new_err(format!(
             "{OP}: {} arrays given to a stencil of {} fields ({}); pass each evolved field's levels, newest first, then \
@@ -350,7 +385,10 @@ fn step<'py, T: cnda::stencil::Scalar + Element, const N: usize>(
         )));
     }
     let values = ordered::<T>(s.params(), params, OP)?;
-    let boundaries: Boundaries<T, N> = crate::stencil_args::boundaries::<T, N>(boundary)?;
+    let boundaries: Boundaries<T, N> = crate::stencil_args::boundaries::<T, N>(how.boundary)?;
+    if whole {
+        refuse_fixed(&boundaries)?;
+    }
     shape_of::<N>(arrays, OP)?;
     let evolved = s.outputs() * s.levels();
     let copies = arrays
@@ -362,16 +400,31 @@ fn step<'py, T: cnda::stencil::Scalar + Element, const N: usize>(
         })
         .collect::<PyResult<Vec<_>>>()?;
     let (levels, coefficients) = copies.split_at(evolved);
+    let halo = s.radius();
     let run = || -> cnda::Result<Vec<Array<T, N>>> {
+        // For `whole`, the coefficient fields padded too, their halos made by the boundary (the
+        // stepper refreshes the evolved fields' own before each sweep).
+        let padded = match whole {
+            true => coefficients.iter().map(|c| surround(c, halo, boundaries)).collect::<cnda::Result<Vec<_>>>()?,
+            false => Vec::new(),
+        };
+        let coefficients = if whole { &padded[..] } else { coefficients };
         macro_rules! state {
             ($($m:literal, $l:literal);*) => {
                 match (s.outputs(), s.levels()) {
                     $(($m, $l) => {
                         let rings: [[Array<T, N>; $l]; $m] = core::array::from_fn(|m| core::array::from_fn(|l| levels[m * $l + l].clone()));
-                        let mut state = State::<T, N, $m, $l, Cpu>::try_from_levels(rings)?;
+                        let mut state = match whole {
+                            true => State::<T, N, $m, $l, Cpu>::try_from_interior_levels(rings, halo)?,
+                            false => State::<T, N, $m, $l, Cpu>::try_from_levels(rings)?,
+                        };
                         let b = FieldBoundaries([boundaries; $m]);
                         s.try_par_apply_steps_with(&mut state, steps, coefficients, &values, b)?;
-                        Ok((0..$m).flat_map(|m| (0..$l).map(move |l| (m, l))).map(|(m, l)| state.level(m, l).clone()).collect())
+                        let each = (0..$m).flat_map(|m| (0..$l).map(move |l| (m, l)));
+                        Ok(each.map(|(m, l)| match whole {
+                            true => state.interior_level(m, l).to_owned(),
+                            false => state.level(m, l).clone(),
+                        }).collect())
                     })*
                     (m, l) => Err(cnda::Error::Limit {
                         op: OP,

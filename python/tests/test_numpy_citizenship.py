@@ -123,3 +123,11 @@ def test_pad_takes_numpys_widths_and_a_mode_per_axis():
         cnda.pad(np.zeros((2, 2, 2)), 1, mode=("wrap", "edge"))
     with pytest.raises(ValueError, match="negative width"):
         cnda.pad(a, -1)
+
+
+def test_version_and_a_written_out_of_another_dtype_is_refused_without_advising_a_copy():
+    assert isinstance(cnda.__version__, str) and cnda.__version__.count(".") == 2
+    u = rng.random((6, 7))
+    with pytest.raises(TypeError, match=r"out is written in place.*np.empty\(shape, dtype=np.float64\)") as e:
+        cnda.stencil(u, np.zeros((6, 7), np.float32))
+    assert "np.asarray" not in str(e.value)

@@ -186,7 +186,7 @@ def test_refusals_say_what_why_and_how_to_fix():
         (TypeError, "float64", lambda: cnda.stencil(u, taps=[(0, 1)], coeffs=np.zeros((1, 8, 8), np.float32))),
         (ValueError, "out and coeffs overlap", lambda: (lambda c: cnda.stencil(u, c[0], taps=[(0, 1)], coeffs=c))(np.zeros((1, 8, 8)))),
         (ValueError, "steps is 0", lambda: cnda.stencil(u, steps=0)),
-        (ValueError, "boundary wrap is not a boundary kind", lambda: cnda.stencil(u, boundary="wrap")),
+        (ValueError, "boundary circular is not a boundary kind", lambda: cnda.stencil(u, boundary="circular")),
         (ValueError, "boundary has 3 entries for a 2D u", lambda: cnda.stencil(u, boundary=["fixed"] * 3)),
         (ValueError, "periodic on one side only", lambda: cnda.stencil(u, boundary=[("periodic", "fixed"), "fixed"])),
     ]

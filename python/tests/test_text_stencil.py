@@ -116,6 +116,54 @@ def test_steps_of_two_levels_with_a_coefficient_field():
     np.testing.assert_array_equal(m, np.where(np.arange(n) < n // 2, 1.0, 0.5)), "coefficient fields are read only"
 
 
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_whole_arrays_step_every_point_and_wrap_as_np_roll(dtype):
+    """whole=True: every point of unpadded arrays is stepped, periodic sides wrapping around as
+    np.roll does; a coefficient field read at an offset wraps the same way."""
+    s = cnda.Stencil(
+        "|u, v, m; a, b| (u[0, 0] + a * m[0, 1] * (u[-1, 0] + u[1, 0] + u[0, -1] + u[0, 1] - 4.0 * u[0, 0]), "
+        "v[0, 0] + b * (u[0, -1] - v[1, 0]))"
+    )
+    u, v, m = field((19, 26), dtype, 6), field((19, 26), dtype, 7), field((19, 26), dtype, 8)
+    t = np.dtype(dtype).type
+    a, b = t(0.2), t(0.3)
+    roll = lambda x, di, dj: np.roll(x, (-di, -dj), axis=(0, 1))  # noqa: E731  x at offset (di, dj)
+    want_u, want_v = u.copy(), v.copy()
+    for _ in range(5):
+        lap = roll(want_u, -1, 0) + roll(want_u, 1, 0) + roll(want_u, 0, -1) + roll(want_u, 0, 1) - t(4.0) * want_u
+        want_u, want_v = want_u + a * roll(m, 0, 1) * lap, want_v + b * (roll(want_u, 0, -1) - roll(want_v, 1, 0))
+    got_u, got_v, got_m = u.copy(), v.copy(), m.copy()
+    s.steps(got_u, got_v, got_m, steps=5, boundary="wrap", whole=True, a=0.2, b=0.3)
+    np.testing.assert_allclose(got_u, want_u, rtol=8 * np.finfo(dtype).eps, atol=8 * np.finfo(dtype).eps)
+    np.testing.assert_allclose(got_v, want_v, rtol=8 * np.finfo(dtype).eps, atol=8 * np.finfo(dtype).eps)
+    np.testing.assert_array_equal(got_m, m)
+    # Mirrored sides: the whole array padded by np.pad's "symmetric" before each step.
+    got = u.copy()
+    cnda.Stencil("|u| 0.25 * (u[-1, 0] + u[1, 0] + u[0, -1] + u[0, 1])").steps(got, steps=3, boundary="neumann", whole=True)
+    want = u.copy()
+    for _ in range(3):
+        p = np.pad(want, 1, mode="symmetric")
+        want = t(0.25) * p[:-2, 1:-1] + t(0.25) * p[2:, 1:-1] + t(0.25) * p[1:-1, :-2] + t(0.25) * p[1:-1, 2:]
+    np.testing.assert_allclose(got, want, rtol=8 * np.finfo(dtype).eps)
+    with pytest.raises(ValueError, match=r"whole=True steps every point.*axis 1 has a 'fixed' side.*'periodic'"):
+        s.steps(u, v, m, boundary=["periodic", ("fixed", 0.0)], whole=True, a=0.2, b=0.3)
+
+
+def test_numpy_boundary_names_are_aliases_or_refused_with_the_mapping():
+    s = cnda.Stencil("|u| 0.5 * (u[-1] + u[1])")
+    u = np.linspace(0.0, 1.0, 17)
+    for alias, kind in [("wrap", "periodic"), ("symmetric", "neumann"), ("constant", 0.0)]:
+        a, b = u.copy(), u.copy()
+        s.steps(a, steps=4, boundary=alias)
+        s.steps(b, steps=4, boundary=kind)
+        np.testing.assert_array_equal(a, b)
+        np.testing.assert_array_equal(cnda.stencil(u, steps=3, boundary=alias), cnda.stencil(u, steps=3, boundary=kind))
+    with pytest.raises(ValueError, match=r"'reflect'.*'neumann' \(np.pad's 'symmetric'\)"):
+        s.steps(u.copy(), boundary="reflect")
+    with pytest.raises(ValueError, match=r"'edge'.*radius 1 'neumann'"):
+        cnda.stencil(u, boundary="edge")
+
+
 def test_refusals_say_what_and_where():
     with pytest.raises(ValueError, match=r"line 1, column \d+: .*cbrt[\s\S]*\^"):
         cnda.Stencil("|u; dt| u[0, 0] + dt * u[0, 0].cbrt()")
