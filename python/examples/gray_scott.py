@@ -1,19 +1,21 @@
 """Gray-Scott reaction-diffusion from Python: the model written once as text in Rust's
 `stencil!` language (`cnda.Stencil`, compiled for this CPU at first use), stepped on NumPy arrays
 with periodic sides (fused passes over memory, all cores, the interpreter lock released), and the
-pattern saved as a PNG (written with zlib: no imaging library needed).
+pattern saved as a PNG (`pngfile.py`: zlib only, no imaging library needed).
 
 `python python/examples/gray_scott.py [N] [STEPS] [OUT.png]` (defaults 256, 4000, gray_scott.png).
 """
 
-import struct
+import pathlib
 import sys
 import time
-import zlib
 
 import numpy as np
 
 import cnda
+
+sys.path.insert(0, str(pathlib.Path(__file__).parent))
+from pngfile import png  # noqa: E402  (beside this file)
 
 GRAY_SCOTT = cnda.Stencil("""|u, v; du, dv, f, k| {
     let uvv = u[0, 0] * v[0, 0] * v[0, 0];
@@ -39,16 +41,6 @@ def run(n, steps):
     u, v = initial(n)
     GRAY_SCOTT.steps(u, v, steps=steps, boundary="periodic", **PARAMS)
     return u, v
-
-
-def png(path, image):
-    """`image` (values in [0, 1]) as an 8-bit grey PNG."""
-    rows = (np.clip(image, 0.0, 1.0) * 255).astype(np.uint8)
-    raw = b"".join(b"\x00" + row.tobytes() for row in rows)
-    chunk = lambda kind, data: struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))  # noqa: E731
-    header = struct.pack(">IIBBBBB", rows.shape[1], rows.shape[0], 8, 0, 0, 0, 0)
-    with open(path, "wb") as f:
-        f.write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
 
 
 if __name__ == "__main__":

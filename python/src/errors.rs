@@ -28,7 +28,8 @@ pub fn to_pyerr(e: cnda::Error) -> PyErr {
         | cnda::Error::Overflow { .. }
         | cnda::Error::RankMismatch { .. }
         | cnda::Error::Layout { .. }
-        | cnda::Error::Parameter { .. } => PyValueError::new_err(message),
+        | cnda::Error::Parameter { .. }
+        | cnda::Error::Coordinate { .. } => PyValueError::new_err(message),
         // Ownership (borrowed or read-only memory), device errors, a solve that did not converge
         // or broke down, and the rest.
         _ => PyRuntimeError::new_err(message),

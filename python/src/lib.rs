@@ -36,6 +36,7 @@ mod store;
 mod structured;
 mod sweeps;
 mod text;
+mod text_points;
 mod variants;
 
 use pyo3::prelude::*;

@@ -6,13 +6,14 @@
 
 use cnda::kernel::Cpu;
 use cnda::stencil::{
-    try_fill_boundaries, try_pad_axes, Boundaries, Boundary, FieldBoundaries, PadMode, Side, State, TextStencil,
+    try_fill_boundaries, try_pad_axes, Boundaries, Boundary, FieldBoundaries, PadMode, PointIo, Side, State,
+    TextStencil,
 };
 use cnda::{Array, Float};
 use numpy::{Element, PyArrayDyn, PyArrayMethods, PyUntypedArray, PyUntypedArrayMethods};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyTuple};
+use pyo3::types::{PyDict, PyList, PyTuple};
 
 use crate::borrow::{read, view, view_mut, write};
 use crate::errors::to_pyerr;
@@ -151,7 +152,8 @@ impl Stencil {
     }
 
     #[doc = include_str!(concat!(env!("OUT_DIR"), "/doc/Stencil.steps.txt"))] // python/cnda.pyi's docstring
-    #[pyo3(signature = (*arrays, steps = 1, boundary = None, whole = false, **params))]
+    #[pyo3(signature = (*arrays, steps = 1, boundary = None, whole = false, sources = None, receivers = None, **params))]
+    #[allow(clippy::too_many_arguments)] // Python's keywords
     fn steps<'py>(
         &self,
         py: Python<'py>,
@@ -159,8 +161,10 @@ impl Stencil {
         steps: i64,
         boundary: Option<&Bound<'py, PyAny>>,
         whole: bool,
+        sources: Option<&Bound<'py, PyAny>>,
+        receivers: Option<&Bound<'py, PyAny>>,
         params: Option<&Bound<'py, PyDict>>,
-    ) -> PyResult<()> {
+    ) -> PyResult<Option<Bound<'py, PyAny>>> {
         let steps = crate::stencil_args::steps(steps)?;
         let arrays: Vec<Bound<'py, PyAny>> = arrays.iter().collect();
         let first = arrays.first().ok_or_else(|| {
@@ -169,11 +173,10 @@ impl Stencil {
                 self.fields().join(", ")
             ))
         })?;
+        let how = Stepping { steps, boundary, whole, sources, receivers };
         if first.cast::<PyArrayDyn<f64>>().is_ok() {
-            let how = Stepping { steps, boundary, whole };
             ranked!(&self.ranked, |s, N| step::<f64, N>(py, s, &arrays, &how, params))
         } else if first.cast::<PyArrayDyn<f32>>().is_ok() {
-            let how = Stepping { steps, boundary, whole };
             ranked!(&self.ranked, |s, N| step::<f32, N>(py, s, &arrays, &how, params))
         } else {
             Err(dtype_error(first))
@@ -355,24 +358,27 @@ fn sweep<'py, T: cnda::stencil::Scalar + Element, const N: usize>(
     Ok(if outputs.len() == 1 { outputs[0].clone() } else { PyTuple::new(py, outputs)?.into_any() })
 }
 
-/// How `Stencil.steps` steps: how many sweeps, the boundary as given, and whether every point
-/// of the arrays is stepped (their halo made around them) or the edge ring is the halo.
+/// How `Stencil.steps` steps: how many sweeps, the boundary as given, whether every point of the
+/// arrays is stepped (their halo made around them) or the edge ring is the halo, and the sources
+/// and receivers as given.
 struct Stepping<'a, 'py> {
     steps: usize,
     boundary: Option<&'a Bound<'py, PyAny>>,
     whole: bool,
+    sources: Option<&'a Bound<'py, PyAny>>,
+    receivers: Option<&'a Bound<'py, PyAny>>,
 }
 
 /// `steps` sweeps of the evolved fields in place, through a `State` of copies (the fused
 /// stepper steps arrays it owns): the levels copied in (padded by the radius for `whole`),
-/// stepped with the interpreter lock released, copied back.
-fn step<'py, T: cnda::stencil::Scalar + Element, const N: usize>(
+/// stepped with the interpreter lock released, copied back; the receivers' records returned.
+fn step<'py, T: cnda::stencil::Scalar + Element + crate::array::Stored, const N: usize>(
     py: Python<'py>,
     s: &TextStencil<N>,
     arrays: &[Bound<'py, PyAny>],
     how: &Stepping<'_, 'py>,
     params: Option<&Bound<'py, PyDict>>,
-) -> PyResult<()> {
+) -> PyResult<Option<Bound<'py, PyAny>>> {
     const OP: &str = "Stencil.steps";
     let (steps, whole) = (how.steps, how.whole);
     if arrays.len() != s.fields().len() {
@@ -399,32 +405,54 @@ fn step<'py, T: cnda::stencil::Scalar + Element, const N: usize>(
             Ok(view::<T, N>(&a, OP)?.to_owned())
         })
         .collect::<PyResult<Vec<_>>>()?;
-    let (levels, coefficients) = copies.split_at(evolved);
+    // The copies of the levels move into the state, and its arrays out of it: no more copies.
+    let mut levels = copies;
+    let coefficients = levels.split_off(evolved);
+    let points: usize = levels.first().map_or(0, |a| a.len());
     let halo = s.radius();
-    let run = || -> cnda::Result<Vec<Array<T, N>>> {
+    let shift = if whole { halo } else { [0; N] };
+    let sources = crate::text_points::sources::<T, N>(s, how.sources, steps, shift)?;
+    let (receivers, alone) = crate::text_points::receivers::<N>(s, how.receivers, shift)?;
+    let mut records: Vec<Array<T, 2>> = receivers
+        .iter()
+        .map(|r| Array::try_zeros([steps, r.points.len()]))
+        .collect::<cnda::Result<_>>()
+        .map_err(to_pyerr)?;
+    let records_mut = &mut records;
+    let run = move || -> cnda::Result<Vec<Array<T, N>>> {
         // For `whole`, the coefficient fields padded too, their halos made by the boundary (the
         // stepper refreshes the evolved fields' own before each sweep).
         let padded = match whole {
             true => coefficients.iter().map(|c| surround(c, halo, boundaries)).collect::<cnda::Result<Vec<_>>>()?,
             false => Vec::new(),
         };
-        let coefficients = if whole { &padded[..] } else { coefficients };
+        let coefficients = if whole { &padded[..] } else { &coefficients[..] };
+        let mut levels = levels.into_iter();
         macro_rules! state {
             ($($m:literal, $l:literal);*) => {
                 match (s.outputs(), s.levels()) {
                     $(($m, $l) => {
-                        let rings: [[Array<T, N>; $l]; $m] = core::array::from_fn(|m| core::array::from_fn(|l| levels[m * $l + l].clone()));
+                        let rings: [[Array<T, N>; $l]; $m] =
+                            core::array::from_fn(|_| core::array::from_fn(|_| levels.next().expect("M * L levels")));
                         let mut state = match whole {
                             true => State::<T, N, $m, $l, Cpu>::try_from_interior_levels(rings, halo)?,
                             false => State::<T, N, $m, $l, Cpu>::try_from_levels(rings)?,
                         };
-                        let b = FieldBoundaries([boundaries; $m]);
-                        s.try_par_apply_steps_with(&mut state, steps, coefficients, &values, b)?;
-                        let each = (0..$m).flat_map(|m| (0..$l).map(move |l| (m, l)));
-                        Ok(each.map(|(m, l)| match whole {
-                            true => state.interior_level(m, l).to_owned(),
-                            false => state.level(m, l).clone(),
-                        }).collect())
+                        let mut io = PointIo::new(FieldBoundaries([boundaries; $m]));
+                        for source in &sources {
+                            io = io.inject(&source.points, source.field, source.series.view());
+                        }
+                        for (receiver, record) in receivers.iter().zip(records_mut.iter_mut()) {
+                            io = io.record(&receiver.points, receiver.field, record.view_mut());
+                        }
+                        s.try_par_apply_steps_with(&mut state, steps, coefficients, &values, io)?;
+                        Ok(match whole {
+                            true => {
+                                let each = (0..$m).flat_map(|m| (0..$l).map(move |l| (m, l)));
+                                each.map(|(m, l)| state.interior_level(m, l).to_owned()).collect()
+                            }
+                            false => state.into_levels().into_iter().flatten().collect(),
+                        })
                     })*
                     (m, l) => Err(cnda::Error::Limit {
                         op: OP,
@@ -439,7 +467,6 @@ fn step<'py, T: cnda::stencil::Scalar + Element, const N: usize>(
         }
         state!(1, 1; 2, 1; 3, 1; 4, 1; 1, 2; 2, 2; 1, 3; 2, 3)
     };
-    let points: usize = levels.first().map_or(0, |a| a.len());
     let result = if points.saturating_mul(steps) >= PARALLEL_FROM { py.detach(run) } else { run() };
     let stepped = result.map_err(to_pyerr)?;
     for (a, new) in arrays.iter().zip(&stepped) {
@@ -448,5 +475,10 @@ fn step<'py, T: cnda::stencil::Scalar + Element, const N: usize>(
         let mut target = view_mut::<T, N>(&mut w, OP)?;
         target.try_assign(new).map_err(to_pyerr)?;
     }
-    Ok(())
+    let mut records = records.into_iter().map(|r| crate::array::into_numpy(py, r));
+    Ok(match (how.receivers, alone) {
+        (None, _) => None,
+        (Some(_), true) => records.next().transpose()?,
+        (Some(_), false) => Some(PyList::new(py, records.collect::<PyResult<Vec<_>>>()?)?.into_any()),
+    })
 }

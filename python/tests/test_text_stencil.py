@@ -164,6 +164,63 @@ def test_numpy_boundary_names_are_aliases_or_refused_with_the_mapping():
         cnda.stencil(u, boundary="edge")
 
 
+def bilinear(a, i, j):
+    """`a` sampled at the fractional point (i, j), as cnda's receivers sample."""
+    i0, j0 = int(np.floor(i)), int(np.floor(j))
+    fi, fj = i - i0, j - j0
+    return ((1 - fi) * (1 - fj) * a[i0, j0] + (1 - fi) * fj * a[i0, j0 + 1]
+            + fi * (1 - fj) * a[i0 + 1, j0] + fi * fj * a[i0 + 1, j0 + 1])
+
+
+@pytest.mark.parametrize("whole", [False, True])
+def test_sources_and_receivers_inside_the_steps(whole):
+    """A 2D wave of two levels: a source injected into u after each sweep, receivers sampling u
+    after each step (at a node and between nodes), against the same loop in NumPy."""
+    s = cnda.Stencil("#[levels(2)] |u, u_prev; c| 2.0 * u[0, 0] - u_prev[0, 0] + c * laplace(u, 2)")
+    n, m, steps = 24, 31, 30
+    series = np.sin(np.arange(steps + 5) * 0.4)[:, None]
+    source, receivers = (11.0, 14.0), np.array([[11.0, 20.0], [6.5, 9.25]])
+    u, prev = np.zeros((n, m)), np.zeros((n, m))
+    got = s.steps(u, prev, steps=steps, boundary="periodic" if whole else "fixed", whole=whole, c=0.2,
+                  sources=("u", source, series), receivers=[(0, receivers)])
+    assert isinstance(got, list) and len(got) == 1 and got[0].shape == (steps, 2)
+    # The NumPy loop, on arrays padded by one for `whole` (the halo wraps around).
+    h = 1 if whole else 0
+    a, b = np.zeros((n + 2 * h, m + 2 * h)), np.zeros((n + 2 * h, m + 2 * h))
+    want = np.zeros((steps, 2))
+    for t in range(steps):
+        if whole:
+            a, b = (np.pad(x[1:-1, 1:-1], 1, mode="wrap") for x in (a, b))
+        new = b.copy()
+        new[1:-1, 1:-1] = 2.0 * a[1:-1, 1:-1] - b[1:-1, 1:-1] + 0.2 * (
+            a[:-2, 1:-1] + a[2:, 1:-1] + a[1:-1, :-2] + a[1:-1, 2:] - 4.0 * a[1:-1, 1:-1])
+        new[int(source[0]) + h, int(source[1]) + h] += series[t, 0]
+        want[t] = [bilinear(new, i + h, j + h) for i, j in receivers]
+        a, b = new, a
+    np.testing.assert_allclose(got[0], want, rtol=1e-12, atol=1e-12)
+    inner = (slice(h, n + h), slice(h, m + h))
+    np.testing.assert_allclose(u, a[inner], rtol=1e-12, atol=1e-12)
+    assert np.abs(want).max() > 0.1, "the wave reached the receivers"
+    # One receiver alone returns its record alone; the same steps again give the same samples.
+    u2, prev2 = np.zeros((n, m)), np.zeros((n, m))
+    alone = s.steps(u2, prev2, steps=steps, boundary="periodic" if whole else "fixed", whole=whole, c=0.2,
+                    sources=[("u", [source], series)], receivers=("u", receivers))
+    np.testing.assert_array_equal(alone, got[0])
+
+
+def test_sources_and_receivers_refusals():
+    s = cnda.Stencil("#[levels(2)] |u, u_prev; c| 2.0 * u[0, 0] - u_prev[0, 0] + c * laplace(u, 2)")
+    u, prev = np.zeros((12, 12)), np.zeros((12, 12))
+    with pytest.raises(ValueError, match=r"u_prev is not an evolved field; name one of \(u\)"):
+        s.steps(u, prev, steps=3, c=0.1, receivers=("u_prev", [5.0, 5.0]))
+    with pytest.raises(ValueError, match=r"a series of shape \(2, 1\) for 1 points and 3 steps"):
+        s.steps(u, prev, steps=3, c=0.1, sources=("u", [5.0, 5.0], np.ones((2, 1))))
+    with pytest.raises(ValueError, match=r"points of shape \(3,\); give one row of 2 coordinates"):
+        s.steps(u, prev, steps=3, c=0.1, receivers=("u", [5.0, 5.0, 1.0]))
+    with pytest.raises(ValueError, match=r"point 0 at \[0.0, 5.0\] needs node \[0, 5\], which is not in the interior"):
+        s.steps(u, prev, steps=3, c=0.1, receivers=("u", [0.0, 5.0]))
+
+
 def test_refusals_say_what_and_where():
     with pytest.raises(ValueError, match=r"line 1, column \d+: .*cbrt[\s\S]*\^"):
         cnda.Stencil("|u; dt| u[0, 0] + dt * u[0, 0].cbrt()")

@@ -103,11 +103,28 @@ impl<A, const M: usize, const L: usize> LevelRings<A, M, L> {
         let mut slots: Vec<Option<A>> = self.slots.into_iter().map(Some).collect();
         core::array::from_fn(|f| slots[newest[f]].take().expect("one slot per field"))
     }
+
+    /// Every field's levels, newest first, consuming the rings (the scratches dropped).
+    pub(crate) fn into_levels(self) -> [[A; L]; M] {
+        let at: Vec<[usize; L]> = (0..M).map(|f| core::array::from_fn(|l| self.slot(f, -(l as isize)))).collect();
+        let mut slots: Vec<Option<A>> = self.slots.into_iter().map(Some).collect();
+        core::array::from_fn(|f| core::array::from_fn(|l| slots[at[f][l]].take().expect("one slot per level")))
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::LevelRings;
+
+    #[test]
+    fn into_levels_gives_each_field_newest_first_after_rotations() {
+        let mut rings =
+            LevelRings::<u32, 2, 3>::try_from_levels([[10, 11, 12], [20, 21, 22]], |&a| Ok(a + 100)).unwrap();
+        *rings.scratch_mut(0) = 9;
+        *rings.scratch_mut(1) = 19;
+        rings.advance(1);
+        assert_eq!(rings.into_levels(), [[9, 10, 11], [19, 20, 21]]);
+    }
 
     #[test]
     fn levels_rotate_through_the_scratch_without_moving() {

@@ -378,6 +378,12 @@ impl<T: Pod, const N: usize, const M: usize, const L: usize, B: Backend> State<T
         self.rings.into_newest()
     }
 
+    /// Every field's levels, newest first (as [`State::from_levels`] takes them), consuming the
+    /// state without a copy: the whole arrays (as [`State::level`]).
+    pub fn into_levels(self) -> [[Array<T, N, B>; L]; M] {
+        self.rings.into_levels()
+    }
+
     /// The descriptors of every array, ring by ring, for the time steppers: the caller borrows
     /// the state uniquely, and the arrays are distinct owned arrays.
     pub(crate) fn rings_mut(&mut self) -> SmallVec<[Desc<B, T, N>; 4]> {

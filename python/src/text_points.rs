@@ -1,0 +1,164 @@
+//! `Stencil.steps`' sources and receivers: point sources injected into an evolved field after the
+//! sweep that writes it, and receivers sampling it after every step (cnda's `PointIo`, fused with
+//! the steps), read from Python as `(field, points, series)` and `(field, points)`: one such tuple
+//! or a list of them. A field is named as the stencil names its newest level, or numbered among
+//! the evolved fields; points are coordinates in index units (fractional ones spread over their
+//! nodes), one row per point.
+
+use cnda::stencil::{Points, TextStencil};
+use cnda::{Array, Float};
+use numpy::{PyArrayDyn, PyArrayMethods, PyUntypedArrayMethods};
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyString, PyTuple};
+
+use crate::errors::to_pyerr;
+
+const OP: &str = "Stencil.steps";
+
+/// A source: `series[[t, p]]` added at `points[p]` to evolved field `field` at step `t`.
+pub struct Source<T: cnda::Pod, const N: usize> {
+    pub field: usize,
+    pub points: Points<N>,
+    pub series: Array<T, 2>,
+}
+
+/// A receiver: evolved field `field` sampled at `points` after every step.
+pub struct Receiver<const N: usize> {
+    pub field: usize,
+    pub points: Points<N>,
+}
+
+/// The sources given (`None`: none), their points moved by `shift` (the halo `whole` adds).
+pub fn sources<T: Float, const N: usize>(
+    s: &TextStencil<N>,
+    given: Option<&Bound<'_, PyAny>>,
+    steps: usize,
+    shift: [usize; N],
+) -> PyResult<Vec<Source<T, N>>> {
+    let (entries, _) = entries(given, "sources")?;
+    entries
+        .iter()
+        .map(|entry| {
+            let [field, points_given, series] = parts::<3>(entry, "sources", "(field, points, series)")?;
+            let field = evolved(s, &field)?;
+            let points = points::<N>(&points_given, shift)?;
+            let series = series_of::<T>(&series, steps, points.len())?;
+            Ok(Source { field, points, series })
+        })
+        .collect()
+}
+
+/// The receivers given, their points moved by `shift`, and whether one was given alone (its
+/// record is returned alone, not in a list).
+pub fn receivers<const N: usize>(
+    s: &TextStencil<N>,
+    given: Option<&Bound<'_, PyAny>>,
+    shift: [usize; N],
+) -> PyResult<(Vec<Receiver<N>>, bool)> {
+    let (entries, alone) = entries(given, "receivers")?;
+    let receivers = entries
+        .iter()
+        .map(|entry| {
+            let [field, points_given] = parts::<2>(entry, "receivers", "(field, points)")?;
+            Ok(Receiver { field: evolved(s, &field)?, points: points::<N>(&points_given, shift)? })
+        })
+        .collect::<PyResult<Vec<_>>>()?;
+    Ok((receivers, alone))
+}
+
+/// The entries of `given`: one tuple whose first item is a field (alone: `true`), or a sequence
+/// of such tuples.
+fn entries<'py>(given: Option<&Bound<'py, PyAny>>, what: &str) -> PyResult<(Vec<Bound<'py, PyAny>>, bool)> {
+    let Some(given) = given else { return Ok((Vec::new(), false)) };
+    if let Ok(tuple) = given.cast::<PyTuple>() {
+        if let Ok(first) = tuple.get_item(0) {
+            if first.is_instance_of::<PyString>() || first.extract::<i64>().is_ok() {
+                return Ok((vec![given.clone()], true));
+            }
+        }
+    }
+    let list = given.try_iter().and_then(|i| i.collect::<PyResult<Vec<_>>>()).map_err(|_| {
+        PyTypeError::new_err(format!("{OP}: {what} must be a tuple or a list of tuples, got {}", given.get_type()))
+    })?;
+    Ok((list, false))
+}
+
+/// The `K` items of one entry.
+fn parts<'py, const K: usize>(entry: &Bound<'py, PyAny>, what: &str, form: &str) -> PyResult<[Bound<'py, PyAny>; K]> {
+    let items: Vec<Bound<'py, PyAny>> =
+        entry.try_iter().and_then(|i| i.collect::<PyResult<Vec<_>>>()).unwrap_or_default();
+    items.try_into().map_err(|_| PyValueError::new_err(format!("{OP}: each of {what} is a tuple {form}, got {entry}")))
+}
+
+/// The evolved field a name (its newest level's) or a number (among the evolved fields) gives.
+fn evolved<const N: usize>(s: &TextStencil<N>, field: &Bound<'_, PyAny>) -> PyResult<usize> {
+    let (fields, levels, outputs) = (s.fields(), s.levels(), s.outputs());
+    let newest: Vec<&str> = (0..outputs).map(|m| fields[m * levels].as_str()).collect();
+    let found = match field.extract::<String>() {
+        Ok(name) => newest.iter().position(|n| *n == name),
+        Err(_) => field.extract::<usize>().ok().filter(|&m| m < outputs),
+    };
+    found.ok_or_else(|| {
+        PyValueError::new_err(format!(
+            "{OP}: {field} is not an evolved field; name one of ({}) or number it from 0 to {}",
+            newest.join(", "),
+            outputs - 1
+        ))
+    })
+}
+
+/// Coordinates of points, one row of `N` per point (or one point as `N` numbers), moved by `shift`.
+fn points<const N: usize>(given: &Bound<'_, PyAny>, shift: [usize; N]) -> PyResult<Points<N>> {
+    let a = float64(given)?;
+    let rows = match a.shape() {
+        [n] if *n == N => 1,
+        [p, n] if *n == N => *p,
+        shape => {
+            return Err(PyValueError::new_err(format!(
+                "{OP}: points of shape {}; give one row of {N} coordinates per point (or {N} numbers for one)",
+                tuple(shape)
+            )))
+        }
+    };
+    let values = a.to_vec().map_err(|e| PyValueError::new_err(format!("{OP}: points: {e}")))?;
+    let coords = (0..rows).map(|p| core::array::from_fn(|k| values[p * N + k] + shift[k] as f64));
+    Points::try_new(coords).map_err(to_pyerr)
+}
+
+/// A source's series: at least `steps` rows and one column per point (or, for one point, at
+/// least `steps` numbers), in `T`.
+fn series_of<T: Float>(given: &Bound<'_, PyAny>, steps: usize, count: usize) -> PyResult<Array<T, 2>> {
+    let a = float64(given)?;
+    let (rows, columns) = match a.shape() {
+        [t] if count == 1 => (*t, 1),
+        [t, p] => (*t, *p),
+        _ => (0, 0),
+    };
+    if rows < steps || columns != count {
+        return Err(PyValueError::new_err(format!(
+            "{OP}: a series of shape {} for {count} points and {steps} steps; give at least {steps} rows of {count} \
+             values (one row per step, one column per point)",
+            tuple(a.shape())
+        )));
+    }
+    let values = a.to_vec().map_err(|e| PyValueError::new_err(format!("{OP}: series: {e}")))?;
+    Array::from_shape_vec([rows, columns], values.into_iter().map(T::from_f64).collect()).map_err(to_pyerr)
+}
+
+/// A shape as Python writes it: `(2, 1)`, `(3,)`.
+fn tuple(shape: &[usize]) -> String {
+    match shape {
+        [n] => format!("({n},)"),
+        _ => format!("({})", shape.iter().map(usize::to_string).collect::<Vec<_>>().join(", ")),
+    }
+}
+
+/// `x` as a C-ordered float64 NumPy array (a copy where it is not one).
+fn float64<'py>(x: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyArrayDyn<f64>>> {
+    let np = x.py().import("numpy")?;
+    let a = np.call_method1("ascontiguousarray", (x, "float64")).map_err(|_| {
+        PyTypeError::new_err(format!("{OP}: {x} is not an array of numbers; give a list or a NumPy array"))
+    })?;
+    Ok(a.cast_into::<PyArrayDyn<f64>>()?)
+}
