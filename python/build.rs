@@ -1,8 +1,10 @@
 //! The Python docstrings, from the type stubs (`cnda.pyi`, the one place they are written): the
-//! module's, each top-level function's and class's, and each method's (`Class.method`), dedented
-//! as `inspect.cleandoc` does, written to `$OUT_DIR/doc/<name>.txt` (the first of overloads).
-//! Rust items take theirs with `#[doc = include_str!(concat!(env!("OUT_DIR"), "/doc/stencil.txt"))]`,
-//! so `help(cnda.stencil)` shows what the stubs say.
+//! module's (`module.txt`), each function's (`def.stencil.txt`), class's (`class.Stencil.txt`)
+//! and method's (`def.Stencil.steps.txt`), dedented as `inspect.cleandoc` does, written to
+//! `$OUT_DIR/doc/` (the first of overloads). The kind in the name keeps `stencil` and `Stencil`
+//! apart on filesystems that ignore case. Rust items take theirs with
+//! `#[doc = include_str!(concat!(env!("OUT_DIR"), "/doc/def.stencil.txt"))]`, so
+//! `help(cnda.stencil)` shows what the stubs say.
 
 use std::collections::HashSet;
 use std::path::Path;
@@ -11,6 +13,7 @@ use std::{env, fs};
 fn main() {
     let stubs = "cnda.pyi";
     println!("cargo:rerun-if-changed={stubs}");
+    println!("cargo:rerun-if-changed=build.rs");
     let text = fs::read_to_string(stubs).expect("python/cnda.pyi is readable");
     let out = Path::new(&env::var("OUT_DIR").expect("cargo sets OUT_DIR")).join("doc");
     fs::create_dir_all(&out).expect("OUT_DIR is writable");
@@ -38,15 +41,15 @@ fn docstrings(text: &str) -> Vec<(String, String)> {
         let name = if let Some(rest) = body.strip_prefix("class ") {
             let name = identifier(rest);
             class = Some(name.clone());
-            Some(name)
+            Some(format!("class.{name}"))
         } else if let Some(rest) = body.strip_prefix("def ") {
             let name = identifier(rest);
             match top {
                 true => {
                     class = None;
-                    Some(name)
+                    Some(format!("def.{name}"))
                 }
-                false => class.as_ref().map(|c| format!("{c}.{name}")),
+                false => class.as_ref().map(|c| format!("def.{c}.{name}")),
             }
         } else {
             if top && !body.is_empty() && !body.starts_with('@') && !body.starts_with('#') {

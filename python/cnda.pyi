@@ -251,10 +251,16 @@ _Offset = Union[int, Tuple[int, ...]]  # a tap's offset: one int per axis of u (
 _Preset = Literal["jacobi", "laplacian", "5-point", "9-point", "7-point", "27-point"]
 # A preset name, a dict {offset: weight}, a centred weight array, or (with coeffs) a list of offsets.
 _Taps = Union[_Preset, Mapping[_Offset, float], npt.NDArray[Any], Sequence[_Offset]]
-# One side's boundary: "fixed", "periodic", "neumann" or a number (the value the halo holds).
+# One side's boundary: "fixed", "periodic", "neumann" or a number (the value the halo holds); NumPy's
+# np.pad names "wrap" (periodic), "symmetric" (neumann) and "constant" (0.0) for the same.
 _BoundaryKind = Union[Literal["fixed", "periodic", "neumann", "wrap", "symmetric", "constant"], float]
 # One kind for every side, or one entry per axis: a kind, or a (low, high) pair.
 _Boundary = Union[_BoundaryKind, Sequence[Union[_BoundaryKind, Tuple[_BoundaryKind, _BoundaryKind]]]]
+# Stencil.steps' points: one row of coordinates per point, or one point's coordinates.
+_Points = Union[npt.ArrayLike, Sequence[float]]
+_Field = Union[str, int]
+_Sources = Union[Tuple[_Field, _Points, npt.ArrayLike], Sequence[Tuple[_Field, _Points, npt.ArrayLike]]]
+_Receivers = Union[Tuple[_Field, _Points], Sequence[Tuple[_Field, _Points]]]
 
 class _CudaDLPack(Protocol):
     """A DLPack producer in CUDA memory (a CuPy array, a PyTorch CUDA tensor)."""
@@ -385,8 +391,10 @@ class Stencil:
         steps: int = ...,
         boundary: _Boundary | None = ...,
         whole: bool = ...,
+        sources: _Sources | None = ...,
+        receivers: _Receivers | None = ...,
         **params: float,
-    ) -> None:
+    ) -> npt.NDArray[_Float] | List[npt.NDArray[_Float]] | None:
         """`steps` sweeps of the evolved fields, in place: arrays are each evolved field's levels
         (newest first, field by field; as many as the stencil's values times its levels), then
         its coefficient fields (read only). The halo (the points within the radius of an edge)
@@ -398,6 +406,20 @@ class Stencil:
         width, which is not stepped. True: every point of the arrays is stepped, and the halo is
         made around them (each coefficient field's too) as the boundary says, so "periodic" wraps
         around exactly as np.roll does; "fixed" is refused (it keeps a halo the arrays lack).
+        Coefficient fields read at an offset get a halo too: wrapped on periodic sides, mirrored
+        on the others.
+
+        sources: ("u", points, series), or a list of such tuples. After the sweep that writes
+        evolved field u (named as the stencil names its newest level, or numbered from 0 among
+        the evolved fields), series[t, p] is added at points[p] at every step t of this call:
+        points has one row of coordinates per point, in index units of the arrays as given
+        (fractional coordinates spread over the neighbouring nodes with multilinear weights); a
+        single point may be given as its coordinates alone. series has at least `steps` rows
+        and one column per point (for one point, at least `steps` numbers). Every node must lie
+        in the interior (with whole=True: anywhere in the arrays).
+        receivers: ("u", points), or a list of such tuples: u sampled at the points (as
+        sources spread) after every step. Returns the records, each of shape (steps, points):
+        one array for one tuple given alone, a list for a list; None without receivers.
 
         Fused passes over memory on all cores, the interpreter lock released; the evolved arrays
         are copied in and out once per call."""

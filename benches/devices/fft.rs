@@ -123,7 +123,13 @@ pub fn raw_cufft(dev: &CudaDevice, shape: &[usize], double: bool, real: bool, re
         (false, true) => CUFFT_R2C,
         (true, true) => CUFFT_D2Z,
     };
-    let plan = CudaFft::plan_many(&dims, None, 1, 0, None, 1, 0, kind, 1, stream.clone()).ok()?;
+    let plan = match CudaFft::plan_many(&dims, None, 1, 0, None, 1, 0, kind, 1, stream.clone()) {
+        Ok(plan) => plan,
+        Err(e) => {
+            println!("  raw cuFFT plan of {shape:?}: {e:?}");
+            return None;
+        }
+    };
     let sync = || stream.synchronize().expect("the stream runs");
     let time = |f: &mut dyn FnMut()| {
         let mut f = || {

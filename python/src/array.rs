@@ -26,9 +26,7 @@ pub enum Data {
     C128(Store<Complex<f64>>),
 }
 
-/// A contiguous, row-major N-dimensional array of float32, float64, int32, int64, complex64 or
-/// complex128, in a cnda buffer or borrowing a NumPy array's memory. Indexing is always
-/// bounds-checked.
+#[doc = include_str!(concat!(env!("OUT_DIR"), "/doc/class.ContiguousND.txt"))] // python/cnda.pyi's docstring
 #[pyclass(name = "ContiguousND", module = "cnda")]
 pub struct ContiguousND {
     data: Data,
@@ -352,8 +350,7 @@ pub trait Stored: Element + cnda::Element + cnda::interop::npy::NpyElement {
 
 element_variants!(Stored::data(Store) -> Data);
 
-/// The base object of a NumPy view of a `ContiguousND`: holds the owner alive and counts as one
-/// export until NumPy drops the view.
+#[doc = include_str!(concat!(env!("OUT_DIR"), "/doc/class.Export.txt"))] // python/cnda.pyi's docstring
 #[pyclass(module = "cnda")]
 pub struct Export {
     _owner: Py<PyAny>,
@@ -390,7 +387,7 @@ fn indices(index: &Bound<'_, PyAny>) -> PyResult<Vec<isize>> {
     })
 }
 
-#[doc = include_str!(concat!(env!("OUT_DIR"), "/doc/from_numpy.txt"))] // python/cnda.pyi's docstring
+#[doc = include_str!(concat!(env!("OUT_DIR"), "/doc/def.from_numpy.txt"))] // python/cnda.pyi's docstring
 #[pyfunction]
 #[pyo3(signature = (x, copy = false, readonly = false, element = None))]
 pub fn from_numpy<'py>(

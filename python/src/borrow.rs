@@ -60,6 +60,23 @@ pub fn typed<'a, 'py, T: Element>(
         .map_err(|_| wrong_type::<T>(x, op, name, |want| format!("convert with np.asarray({name}, dtype=np.{want})")))
 }
 
+/// `x` as a NumPy array of `T` that a call writes, or `TypeError` without advice to convert: a
+/// converted copy would receive the results, not the array given.
+pub fn written<'a, 'py, T: Element>(
+    x: &'a Bound<'py, PyAny>,
+    op: &'static str,
+    name: &str,
+) -> PyResult<&'a Bound<'py, PyArrayDyn<T>>> {
+    x.cast::<PyArrayDyn<T>>().map_err(|_| {
+        wrong_type::<T>(x, op, name, |want| {
+            format!(
+                "{name} is written in place, so pass an array of {want} (np.empty(shape, dtype=np.{want})); a \
+                 converted copy would receive the results instead"
+            )
+        })
+    })
+}
+
 /// `TypeError`: `x` is not a NumPy array of `T`, and `fix` (given `T`'s NumPy name) says what to do.
 fn wrong_type<T: Element>(x: &Bound<'_, PyAny>, op: &str, name: &str, fix: impl FnOnce(&str) -> String) -> PyErr {
     let want = numpy::dtype::<T>(x.py()).to_string();
@@ -105,15 +122,7 @@ pub fn write<'py, T: Element>(
     op: &'static str,
     name: &str,
 ) -> PyResult<PyReadwriteArrayDyn<'py, T>> {
-    // No advice to convert: a converted copy would receive the results, not the array given.
-    let x = x.cast::<PyArrayDyn<T>>().map_err(|_| {
-        wrong_type::<T>(x, op, name, |want| {
-            format!(
-                "{name} is written in place, so pass an array of {want} (np.empty(shape, dtype=np.{want})); a \
-                 converted copy would receive the results instead"
-            )
-        })
-    })?;
+    let x = written::<T>(x, op, name)?;
     check_layout(x, op, name)?;
     // The borrow tests NumPy's WRITEABLE flag itself (in the array's C struct). Reading `x.flags`
     // through Python instead would run an ndarray subclass's code, which may move `x` after the

@@ -89,10 +89,7 @@ macro_rules! on_device {
 
 on_device!(f32 => F32, f64 => F64, i32 => I32, i64 => I64, cnda::Complex<f32> => C64, cnda::Complex<f64> => C128);
 
-/// A contiguous, row-major N-dimensional array in the memory of a CUDA device, of float32,
-/// float64, int32, int64, complex64 or complex128. Its elements stay on the device: `to_host()` /
-/// `to_numpy()` copy them
-/// back, and DLPack shares them with CuPy, PyTorch or JAX without a copy.
+#[doc = include_str!(concat!(env!("OUT_DIR"), "/doc/class.CudaArray.txt"))] // python/cnda.pyi's docstring
 #[pyclass(name = "CudaArray", module = "cnda")]
 pub struct CudaArray {
     pub(crate) data: CudaData,
@@ -434,15 +431,13 @@ unsafe impl DlpackStream for CndaStream {
     }
 }
 
-/// The number of CUDA devices (0 without a driver or GPU).
+#[doc = include_str!(concat!(env!("OUT_DIR"), "/doc/def.cuda_device_count.txt"))] // python/cnda.pyi's docstring
 #[pyfunction]
 pub fn cuda_device_count() -> usize {
     CudaDevice::count()
 }
 
-/// A `CudaArray` on device `device` with the elements of `x` (a `ContiguousND`, or anything
-/// `from_numpy(x, copy=True)` takes): read in place after a check against the kernels running in
-/// other threads, or copied on the host first under a read lease of `x`'s memory.
+#[doc = include_str!(concat!(env!("OUT_DIR"), "/doc/def.to_cuda.txt"))] // python/cnda.pyi's docstring
 #[pyfunction]
 #[pyo3(signature = (x, device = 0))]
 pub fn to_cuda(py: Python<'_>, x: &Bound<'_, PyAny>, device: usize) -> PyResult<CudaArray> {

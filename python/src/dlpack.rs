@@ -132,12 +132,7 @@ pub fn raw_parts_of<T: Stored>(store: &Store<T>) -> (*mut core::ffi::c_void, DLD
     (store.ptr().cast(), dl_dtype::<T>(), store.writable())
 }
 
-/// An array sharing the memory of any object with `__dlpack__` (NumPy, PyTorch, CuPy, JAX,
-/// another cnda array), kept alive by the imported tensor: a `ContiguousND` for host memory, a
-/// `CudaArray` for CUDA device memory. `copy=True` copies the elements into a new cnda buffer on
-/// the same device instead (on the host, any strides, under a read lease of the producer's
-/// memory: a `RuntimeError` while a kernel in another thread writes it). Read-only producers give
-/// read-only host arrays.
+#[doc = include_str!(concat!(env!("OUT_DIR"), "/doc/def.from_dlpack.txt"))] // python/cnda.pyi's docstring
 #[pyfunction]
 #[pyo3(signature = (x, copy = false))]
 pub fn from_dlpack(py: Python<'_>, x: &Bound<'_, PyAny>, copy: bool) -> PyResult<Py<PyAny>> {

@@ -18,8 +18,7 @@ fn io(op: &'static str, e: std::io::Error) -> PyErr {
     to_pyerr(cnda::Error::Io { op, reason: e.to_string() })
 }
 
-/// Writes `arr` (a `ContiguousND` or `StructuredND`) to the `.npy` file at `path`, which NumPy's
-/// `np.load` reads.
+#[doc = include_str!(concat!(env!("OUT_DIR"), "/doc/def.save.txt"))] // python/cnda.pyi's docstring
 #[pyfunction]
 pub fn save(py: Python<'_>, path: PathBuf, arr: &Bound<'_, PyAny>) -> PyResult<()> {
     let file = BufWriter::new(File::create(&path).map_err(|e| io("save", e))?);
@@ -42,9 +41,7 @@ fn plain<T: Stored>(header: &npy::Header, r: &mut impl std::io::Read, available:
     Ok(T::data(Store::owning(data, header.shape.clone())))
 }
 
-/// Reads the `.npy` file at `path`: a `ContiguousND` for float32, float64, int32, int64,
-/// complex64 and complex128 files,
-/// a `StructuredND` with `element=` for structured ones (validated field by field).
+#[doc = include_str!(concat!(env!("OUT_DIR"), "/doc/def.load.txt"))] // python/cnda.pyi's docstring
 #[pyfunction]
 #[pyo3(signature = (path, element = None))]
 pub fn load<'py>(

@@ -32,7 +32,7 @@ pub struct Args<'a, 'py> {
     pub h: f64,
 }
 
-#[doc = include_str!(concat!(env!("OUT_DIR"), "/doc/stencil.txt"))] // python/cnda.pyi's docstring
+#[doc = include_str!(concat!(env!("OUT_DIR"), "/doc/def.stencil.txt"))] // python/cnda.pyi's docstring
 #[pyfunction]
 #[pyo3(signature = (u, out = None, taps = None, coeffs = None, steps = 1, boundary = None, *, laplacian = false, h = 1.0))]
 #[allow(clippy::too_many_arguments)]

@@ -430,9 +430,7 @@ fn sum_widened<'py>(py: Python<'py>, a: &Bound<'py, PyAny>, axis: Option<isize>)
     }
 }
 
-/// The sum of all elements (a NumPy scalar of the sum's type), or along `axis` (an int, or a tuple of ints summed
-/// one after another, highest first), as NumPy's `sum`: floats summed pairwise in their own type,
-/// int32 promoted to int64.
+#[doc = include_str!(concat!(env!("OUT_DIR"), "/doc/def.sum.txt"))] // python/cnda.pyi's docstring
 #[pyfunction]
 #[pyo3(signature = (a, axis = None))]
 pub fn sum<'py>(
@@ -505,8 +503,7 @@ fn matmul_typed<'py, T: Stored + GemmElement>(
     into_numpy(py, out)
 }
 
-/// `a @ b` for 2D float32, float64, complex64 or complex128 arrays (both of one type), on all cores; transposed or strided operands are read
-/// in place, not copied.
+#[doc = include_str!(concat!(env!("OUT_DIR"), "/doc/def.matmul.txt"))] // python/cnda.pyi's docstring
 #[pyfunction]
 pub fn matmul<'py>(py: Python<'py>, a: &Bound<'py, PyAny>, b: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
     if a.cast::<PyArrayDyn<f64>>().is_ok() {

@@ -104,7 +104,7 @@ fn pad_typed<'py, T: Stored + Numeric + for<'a> FromPyObject<'a, 'py>>(
     })
 }
 
-#[doc = include_str!(concat!(env!("OUT_DIR"), "/doc/pad.txt"))] // python/cnda.pyi's docstring
+#[doc = include_str!(concat!(env!("OUT_DIR"), "/doc/def.pad.txt"))] // python/cnda.pyi's docstring
 #[pyfunction]
 #[pyo3(signature = (a, width, mode = None, constant_values = None))]
 pub fn pad<'py>(

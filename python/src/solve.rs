@@ -40,7 +40,7 @@ pub(crate) struct Args<'a, 'py> {
     pub(crate) x0: Option<&'a Bound<'py, PyAny>>,
 }
 
-#[doc = include_str!(concat!(env!("OUT_DIR"), "/doc/solve.txt"))] // python/cnda.pyi's docstring
+#[doc = include_str!(concat!(env!("OUT_DIR"), "/doc/def.solve.txt"))] // python/cnda.pyi's docstring
 #[pyfunction]
 #[pyo3(signature = (
     b, taps = None, boundary = None, *, laplacian = false, h = 1.0, matrix = None, conductivity = None,

@@ -85,9 +85,7 @@ fn is_f32(py: Python<'_>, dtype: Option<&Bound<'_, PyAny>>, op: &str) -> PyResul
     }
 }
 
-/// The matrix of a constant-coefficient stencil with its boundaries on a grid of `shape` (1 to
-/// 3 axes), its unknowns numbered row-major (`x.ravel()`), as a `scipy.sparse.csr_matrix`; taps
-/// and boundary as `cnda.solve` takes them (zero walls by default).
+#[doc = include_str!(concat!(env!("OUT_DIR"), "/doc/def.stencil_matrix.txt"))] // python/cnda.pyi's docstring
 #[pyfunction]
 #[pyo3(signature = (shape, taps = None, boundary = None, *, laplacian = false, h = 1.0, dtype = None))]
 pub fn stencil_matrix<'py>(
@@ -126,8 +124,7 @@ pub fn stencil_matrix<'py>(
     }
 }
 
-/// The matrix in a Matrix Market file (coordinate; real, integer or pattern; general, symmetric
-/// or skew-symmetric) as a `scipy.sparse.csr_matrix` of `dtype` (float64 by default).
+#[doc = include_str!(concat!(env!("OUT_DIR"), "/doc/def.read_matrix_market.txt"))] // python/cnda.pyi's docstring
 #[pyfunction]
 #[pyo3(signature = (path, dtype = None))]
 pub fn read_matrix_market<'py>(
@@ -144,8 +141,7 @@ pub fn read_matrix_market<'py>(
     }
 }
 
-/// Writes a SciPy sparse matrix to a Matrix Market file (coordinate real general, every value
-/// exact: float32 matrices as float32, others as float64).
+#[doc = include_str!(concat!(env!("OUT_DIR"), "/doc/def.write_matrix_market.txt"))] // python/cnda.pyi's docstring
 #[pyfunction]
 pub fn write_matrix_market(py: Python<'_>, path: PathBuf, matrix: &Bound<'_, PyAny>) -> PyResult<()> {
     let dtype = matrix.getattr("dtype").ok();
@@ -158,8 +154,7 @@ pub fn write_matrix_market(py: Python<'_>, path: PathBuf, matrix: &Bound<'_, PyA
     }
 }
 
-/// `matrix @ x` by cnda's CSR kernel: `x` a 1D NumPy array of float32 or float64 (the matrix
-/// converted to its type), the result a new array.
+#[doc = include_str!(concat!(env!("OUT_DIR"), "/doc/def.spmv.txt"))] // python/cnda.pyi's docstring
 #[pyfunction]
 pub fn spmv<'py>(py: Python<'py>, matrix: &Bound<'py, PyAny>, x: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
     fn product<'py, T: SolverScalar + Element>(

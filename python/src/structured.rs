@@ -21,7 +21,7 @@ use crate::array::Export;
 use crate::errors::to_pyerr;
 use crate::store::{Keep, Memory, Store};
 
-/// A structured element type declared in Rust, as Python sees it (`cnda.Cell2D`, ...).
+#[doc = include_str!(concat!(env!("OUT_DIR"), "/doc/class.ElementType.txt"))] // python/cnda.pyi's docstring
 #[pyclass(frozen, module = "cnda")]
 pub struct ElementType {
     name: &'static str,
@@ -323,8 +323,7 @@ impl ElementType {
     }
 }
 
-/// An N-dimensional array of structured elements (see `ElementType`), in a cnda buffer or
-/// borrowing a NumPy array's memory.
+#[doc = include_str!(concat!(env!("OUT_DIR"), "/doc/class.StructuredND.txt"))] // python/cnda.pyi's docstring
 #[pyclass(module = "cnda")]
 pub struct StructuredND {
     /// The elements' bytes, row-major.

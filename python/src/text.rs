@@ -19,6 +19,7 @@ use crate::borrow::{read, view, view_mut, write};
 use crate::errors::to_pyerr;
 use crate::kernels::PARALLEL_FROM;
 use crate::overlap::{check_read, check_write, lease, overlap_error, span_of, Operand};
+use crate::text_points::Frame;
 
 /// The parsed stencil, by the rank its offsets give.
 enum Ranked {
@@ -50,7 +51,10 @@ macro_rules! ranked {
     };
 }
 
-#[doc = include_str!(concat!(env!("OUT_DIR"), "/doc/Stencil.txt"))] // python/cnda.pyi's docstring
+/// The keywords of `Stencil.steps` and `Stencil.__call__`, which no parameter may be named.
+const KEYWORDS: [&str; 6] = ["steps", "boundary", "whole", "sources", "receivers", "out"];
+
+#[doc = include_str!(concat!(env!("OUT_DIR"), "/doc/class.Stencil.txt"))] // python/cnda.pyi's docstring
 #[pyclass(module = "cnda", name = "Stencil", frozen)]
 pub struct Stencil {
     ranked: Ranked,
@@ -76,7 +80,15 @@ impl Stencil {
                 },
             },
         };
-        Ok(Stencil { ranked })
+        let stencil = Stencil { ranked };
+        if let Some(p) = stencil.params().iter().find(|p| KEYWORDS.contains(&p.as_str())) {
+            return Err(PyValueError::new_err(format!(
+                "Stencil: parameter {p} has the name of a keyword of Stencil.steps or of a call ({}), so it could not \
+                 be passed by name; rename it in the text",
+                KEYWORDS.join(", ")
+            )));
+        }
+        Ok(stencil)
     }
 
     /// The input fields' names, in order.
@@ -151,7 +163,7 @@ impl Stencil {
         }
     }
 
-    #[doc = include_str!(concat!(env!("OUT_DIR"), "/doc/Stencil.steps.txt"))] // python/cnda.pyi's docstring
+    #[doc = include_str!(concat!(env!("OUT_DIR"), "/doc/def.Stencil.steps.txt"))] // python/cnda.pyi's docstring
     #[pyo3(signature = (*arrays, steps = 1, boundary = None, whole = false, sources = None, receivers = None, **params))]
     #[allow(clippy::too_many_arguments)] // Python's keywords
     fn steps<'py>(
@@ -198,6 +210,21 @@ fn refuse_fixed<T: Float, const N: usize>(boundaries: &Boundaries<T, N>) -> PyRe
         }
     }
     Ok(())
+}
+
+/// The sides a coefficient field's halo is made with for `whole`: the evolved fields' periodic
+/// and mirrored sides, mirrored where they hold a value (a coefficient such as a velocity is
+/// extended, not set to the field's wall value).
+fn coefficient_sides<T: Float, const N: usize>(boundaries: Boundaries<T, N>) -> Boundaries<T, N> {
+    let mut sides = boundaries;
+    for axis in 0..N {
+        for side in [Side::Low, Side::High] {
+            if let Boundary::Value(_) = boundaries.at(axis, side) {
+                sides = sides.with(axis, side, Boundary::Neumann);
+            }
+        }
+    }
+    sides
 }
 
 /// `a` inside a halo of `widths` made as `boundaries` say.
@@ -395,8 +422,11 @@ fn step<'py, T: cnda::stencil::Scalar + Element + crate::array::Stored, const N:
     if whole {
         refuse_fixed(&boundaries)?;
     }
-    shape_of::<N>(arrays, OP)?;
+    let shape = shape_of::<N>(arrays, OP)?;
     let evolved = s.outputs() * s.levels();
+    for a in &arrays[..evolved.min(arrays.len())] {
+        crate::borrow::written::<T>(a, OP, "an evolved field")?;
+    }
     let copies = arrays
         .iter()
         .map(|a| {
@@ -410,9 +440,9 @@ fn step<'py, T: cnda::stencil::Scalar + Element + crate::array::Stored, const N:
     let coefficients = levels.split_off(evolved);
     let points: usize = levels.first().map_or(0, |a| a.len());
     let halo = s.radius();
-    let shift = if whole { halo } else { [0; N] };
-    let sources = crate::text_points::sources::<T, N>(s, how.sources, steps, shift)?;
-    let (receivers, alone) = crate::text_points::receivers::<N>(s, how.receivers, shift)?;
+    let frame = Frame { shape, whole: whole.then_some(halo) };
+    let sources = crate::text_points::sources::<T, N>(s, how.sources, steps, frame)?;
+    let (receivers, alone) = crate::text_points::receivers::<N>(s, how.receivers, frame)?;
     let mut records: Vec<Array<T, 2>> = receivers
         .iter()
         .map(|r| Array::try_zeros([steps, r.points.len()]))
@@ -423,7 +453,10 @@ fn step<'py, T: cnda::stencil::Scalar + Element + crate::array::Stored, const N:
         // For `whole`, the coefficient fields padded too, their halos made by the boundary (the
         // stepper refreshes the evolved fields' own before each sweep).
         let padded = match whole {
-            true => coefficients.iter().map(|c| surround(c, halo, boundaries)).collect::<cnda::Result<Vec<_>>>()?,
+            true => {
+                let sides = coefficient_sides(boundaries);
+                coefficients.iter().map(|c| surround(c, halo, sides)).collect::<cnda::Result<Vec<_>>>()?
+            }
             false => Vec::new(),
         };
         let coefficients = if whole { &padded[..] } else { &coefficients[..] };

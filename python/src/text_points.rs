@@ -29,12 +29,20 @@ pub struct Receiver<const N: usize> {
     pub points: Points<N>,
 }
 
-/// The sources given (`None`: none), their points moved by `shift` (the halo `whole` adds).
+/// Where the points are given: arrays of `shape`, and for `whole` the halo the state adds
+/// around them (every node must then lie in the arrays, and the points move by the halo).
+#[derive(Clone, Copy)]
+pub struct Frame<const N: usize> {
+    pub shape: [usize; N],
+    pub whole: Option<[usize; N]>,
+}
+
+/// The sources given (`None`: none), their points in the state's arrays.
 pub fn sources<T: Float, const N: usize>(
     s: &TextStencil<N>,
     given: Option<&Bound<'_, PyAny>>,
     steps: usize,
-    shift: [usize; N],
+    frame: Frame<N>,
 ) -> PyResult<Vec<Source<T, N>>> {
     let (entries, _) = entries(given, "sources")?;
     entries
@@ -42,26 +50,26 @@ pub fn sources<T: Float, const N: usize>(
         .map(|entry| {
             let [field, points_given, series] = parts::<3>(entry, "sources", "(field, points, series)")?;
             let field = evolved(s, &field)?;
-            let points = points::<N>(&points_given, shift)?;
+            let points = points::<N>(&points_given, frame)?;
             let series = series_of::<T>(&series, steps, points.len())?;
             Ok(Source { field, points, series })
         })
         .collect()
 }
 
-/// The receivers given, their points moved by `shift`, and whether one was given alone (its
-/// record is returned alone, not in a list).
+/// The receivers given, their points in the state's arrays, and whether one was given alone
+/// (its record is returned alone, not in a list).
 pub fn receivers<const N: usize>(
     s: &TextStencil<N>,
     given: Option<&Bound<'_, PyAny>>,
-    shift: [usize; N],
+    frame: Frame<N>,
 ) -> PyResult<(Vec<Receiver<N>>, bool)> {
     let (entries, alone) = entries(given, "receivers")?;
     let receivers = entries
         .iter()
         .map(|entry| {
             let [field, points_given] = parts::<2>(entry, "receivers", "(field, points)")?;
-            Ok(Receiver { field: evolved(s, &field)?, points: points::<N>(&points_given, shift)? })
+            Ok(Receiver { field: evolved(s, &field)?, points: points::<N>(&points_given, frame)? })
         })
         .collect::<PyResult<Vec<_>>>()?;
     Ok((receivers, alone))
@@ -108,8 +116,10 @@ fn evolved<const N: usize>(s: &TextStencil<N>, field: &Bound<'_, PyAny>) -> PyRe
     })
 }
 
-/// Coordinates of points, one row of `N` per point (or one point as `N` numbers), moved by `shift`.
-fn points<const N: usize>(given: &Bound<'_, PyAny>, shift: [usize; N]) -> PyResult<Points<N>> {
+/// Coordinates of points, one row of `N` per point (or one point as `N` numbers), in the state's
+/// arrays. For `whole`, checked against the arrays as given (the interior check of the steppers
+/// would speak of the padded arrays), then moved by the halo.
+fn points<const N: usize>(given: &Bound<'_, PyAny>, frame: Frame<N>) -> PyResult<Points<N>> {
     let a = float64(given)?;
     let rows = match a.shape() {
         [n] if *n == N => 1,
@@ -122,8 +132,25 @@ fn points<const N: usize>(given: &Bound<'_, PyAny>, shift: [usize; N]) -> PyResu
         }
     };
     let values = a.to_vec().map_err(|e| PyValueError::new_err(format!("{OP}: points: {e}")))?;
-    let coords = (0..rows).map(|p| core::array::from_fn(|k| values[p * N + k] + shift[k] as f64));
-    Points::try_new(coords).map_err(to_pyerr)
+    let values = &values[..];
+    let coords =
+        |shift: [usize; N]| (0..rows).map(move |p| core::array::from_fn(|k| values[p * N + k] + shift[k] as f64));
+    let given = Points::try_new(coords([0; N])).map_err(to_pyerr)?;
+    let Some(halo) = frame.whole else { return Ok(given) };
+    for p in 0..given.len() {
+        for &(at, _) in given.nodes(p) {
+            if (0..N).any(|k| at[k] >= frame.shape[k]) {
+                return Err(PyValueError::new_err(format!(
+                    "{OP}: point {p} at {:?} needs node {at:?}, outside arrays of shape {}; with whole=True every \
+                     node lies in the arrays (0 to n - 1 along an axis of n points; an off-grid point also needs \
+                     the node after it)",
+                    given.coords()[p],
+                    tuple(&frame.shape)
+                )));
+            }
+        }
+    }
+    Points::try_new(coords(halo)).map_err(to_pyerr)
 }
 
 /// A source's series: at least `steps` rows and one column per point (or, for one point, at

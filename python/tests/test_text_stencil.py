@@ -147,6 +147,18 @@ def test_whole_arrays_step_every_point_and_wrap_as_np_roll(dtype):
     np.testing.assert_allclose(got, want, rtol=8 * np.finfo(dtype).eps)
     with pytest.raises(ValueError, match=r"whole=True steps every point.*axis 1 has a 'fixed' side.*'periodic'"):
         s.steps(u, v, m, boundary=["periodic", ("fixed", 0.0)], whole=True, a=0.2, b=0.3)
+    # A number on every side: the fields' halo holds it, the coefficient field's is mirrored.
+    want_u, want_v = u.copy(), v.copy()
+    pm = np.pad(m, 1, mode="symmetric")
+    for _ in range(4):
+        pu, pv = np.pad(want_u, 1, constant_values=0.25), np.pad(want_v, 1, constant_values=0.25)
+        at_ = lambda p, di, dj: p[1 + di : p.shape[0] - 1 + di, 1 + dj : p.shape[1] - 1 + dj]  # noqa: E731
+        lap = at_(pu, -1, 0) + at_(pu, 1, 0) + at_(pu, 0, -1) + at_(pu, 0, 1) - t(4.0) * want_u
+        want_u, want_v = want_u + a * at_(pm, 0, 1) * lap, want_v + b * (at_(pu, 0, -1) - at_(pv, 1, 0))
+    got_u, got_v = u.copy(), v.copy()
+    s.steps(got_u, got_v, m, steps=4, boundary=0.25, whole=True, a=0.2, b=0.3)
+    np.testing.assert_allclose(got_u, want_u, rtol=8 * np.finfo(dtype).eps, atol=8 * np.finfo(dtype).eps)
+    np.testing.assert_allclose(got_v, want_v, rtol=8 * np.finfo(dtype).eps, atol=8 * np.finfo(dtype).eps)
 
 
 def test_numpy_boundary_names_are_aliases_or_refused_with_the_mapping():
@@ -177,7 +189,7 @@ def test_sources_and_receivers_inside_the_steps(whole):
     """A 2D wave of two levels: a source injected into u after each sweep, receivers sampling u
     after each step (at a node and between nodes), against the same loop in NumPy."""
     s = cnda.Stencil("#[levels(2)] |u, u_prev; c| 2.0 * u[0, 0] - u_prev[0, 0] + c * laplace(u, 2)")
-    n, m, steps = 24, 31, 30
+    n, m, steps = 24, 31, 31  # not a multiple of the ring's 3 arrays: the levels come out rotated
     series = np.sin(np.arange(steps + 5) * 0.4)[:, None]
     source, receivers = (11.0, 14.0), np.array([[11.0, 20.0], [6.5, 9.25]])
     u, prev = np.zeros((n, m)), np.zeros((n, m))
@@ -200,6 +212,7 @@ def test_sources_and_receivers_inside_the_steps(whole):
     np.testing.assert_allclose(got[0], want, rtol=1e-12, atol=1e-12)
     inner = (slice(h, n + h), slice(h, m + h))
     np.testing.assert_allclose(u, a[inner], rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(prev, b[inner], rtol=1e-12, atol=1e-12)
     assert np.abs(want).max() > 0.1, "the wave reached the receivers"
     # One receiver alone returns its record alone; the same steps again give the same samples.
     u2, prev2 = np.zeros((n, m)), np.zeros((n, m))
@@ -219,6 +232,17 @@ def test_sources_and_receivers_refusals():
         s.steps(u, prev, steps=3, c=0.1, receivers=("u", [5.0, 5.0, 1.0]))
     with pytest.raises(ValueError, match=r"point 0 at \[0.0, 5.0\] needs node \[0, 5\], which is not in the interior"):
         s.steps(u, prev, steps=3, c=0.1, receivers=("u", [0.0, 5.0]))
+    # With whole=True every node of the arrays as given is a place for a point, and no other.
+    s.steps(u, prev, steps=3, boundary="periodic", whole=True, c=0.1, receivers=("u", [0.0, 11.0]))
+    with pytest.raises(ValueError, match=r"point 0 at \[11.5, 3.0\] needs node \[12, 3\], outside arrays of shape \(12, 12\)"):
+        s.steps(u, prev, steps=3, boundary="periodic", whole=True, c=0.1, receivers=("u", [11.5, 3.0]))
+    # An evolved field of another dtype: no advice to convert (a copy would be stepped).
+    with pytest.raises(TypeError, match=r"an evolved field is written in place, so pass an array of float64") as e:
+        s.steps(u, prev.astype(np.float32), steps=3, c=0.1)
+    assert "np.asarray" not in str(e.value)
+    # A parameter named as a keyword could not be passed by name: refused when read.
+    with pytest.raises(ValueError, match=r"parameter whole has the name of a keyword"):
+        cnda.Stencil("|u; whole| u[0] * whole")
 
 
 def test_refusals_say_what_and_where():
