@@ -9,21 +9,13 @@ in ns per point update, and each ratio as the median of the rounds' ratios.
 `python python/bench_stencil.py [N] [REPEATS]` (defaults 4096 and 9)."""
 
 import sys
-import time
 
 import numpy as np
 
 import cnda
-from benchutil import median_seconds
-
-try:
-    import numba
-except ImportError:  # the ratios against Numba are skipped
-    numba = None
+from benchutil import ROUNDS, median, median_seconds, numba, ratio, timed_rounds
 
 STEPS = 8
-ROUNDS = 3
-SETTLE_SECONDS = 0.5
 
 
 def numpy_sweep(u, out):
@@ -92,33 +84,20 @@ def run(n, dtype, repeats):
         njit_steps(a.copy(), b.copy(), 1)  # compile before timing
         variants["numba njit 1 sweep"] = (lambda: njit_sweep(u, out), points)
         variants["numba njit 8 sweeps"] = (lambda: njit_steps(a, b, STEPS), points * STEPS)
-    # In rounds: each round times every variant (the median of `repeats` calls in a row), so a
-    # change in the machine's load (it is shared) falls on all of them alike; the ratios are the
-    # medians of the rounds' ratios. After each variant the machine settles for a moment: what
-    # one library leaves running slows the next one down (libgomp's threads spin after Numba's
-    # parallel loops; NumPy's fresh 128 MiB temporaries keep the kernel busy with their pages).
-    times = {what: [] for what in variants}
-    for _ in range(ROUNDS):
-        for what, (f, updates) in variants.items():
-            times[what].append(median_seconds(f, repeats) / updates)
-            time.sleep(SETTLE_SECONDS)
-    rows = {what: sorted(t)[len(t) // 2] for what, t in times.items()}
-
-    def ratio(slow, fast):
-        per_round = sorted(x / y for x, y in zip(times[slow], times[fast]))
-        return per_round[len(per_round) // 2]
+    times = timed_rounds(variants, repeats)
+    rows = {what: median(t) for what, t in times.items()}
 
     name = np.dtype(dtype).name
     print(f"{n} x {n} {name}, 2D 5-point Jacobi, {ROUNDS} rounds of {repeats} calls (ns per point update, medians):")
     for what, seconds in rows.items():
         print(f"  {what:22s} {seconds * 1e9:7.3f}")
-    print(f"  cnda 1 sweep   = {ratio('numpy 1 sweep', 'cnda 1 sweep'):.2f}x numpy", end="")
+    print(f"  cnda 1 sweep   = {ratio(times, 'numpy 1 sweep', 'cnda 1 sweep'):.2f}x numpy", end="")
     if numba is not None:
-        print(f", {ratio('numba njit 1 sweep', 'cnda 1 sweep'):.2f}x numba njit", end="")
+        print(f", {ratio(times, 'numba njit 1 sweep', 'cnda 1 sweep'):.2f}x numba njit", end="")
     print()
-    print(f"  cnda steps=8   = {ratio('numpy 8 sweeps', 'cnda steps=8'):.2f}x numpy's 8 sweeps", end="")
+    print(f"  cnda steps=8   = {ratio(times, 'numpy 8 sweeps', 'cnda steps=8'):.2f}x numpy's 8 sweeps", end="")
     if numba is not None:
-        print(f", {ratio('numba njit 8 sweeps', 'cnda steps=8'):.2f}x numba njit's 8 sweeps", end="")
+        print(f", {ratio(times, 'numba njit 8 sweeps', 'cnda steps=8'):.2f}x numba njit's 8 sweeps", end="")
     print()
 
 

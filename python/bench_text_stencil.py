@@ -17,21 +17,13 @@ each, the median of REPEATS calls of each variant); prints the medians in ns per
 `python python/bench_text_stencil.py [N] [REPEATS]` (defaults 4096 and 5)."""
 
 import sys
-import time
 
 import numpy as np
 
 import cnda
-from benchutil import median_seconds
-
-try:
-    import numba
-except ImportError:  # the ratios against Numba are skipped
-    numba = None
+from benchutil import ROUNDS, median, numba, ratio, timed_rounds
 
 STEPS = 8
-ROUNDS = 3
-SETTLE_SECONDS = 0.5
 PARAMS = dict(du=0.16, dv=0.08, f=0.035, k=0.065)
 
 GRAY_SCOTT = cnda.Stencil("""|u, v; du, dv, f, k| {
@@ -134,40 +126,26 @@ def run(n, dtype, repeats):
     cu, cv = u0.copy(), v0.copy()
     nu, nv = u0.copy(), v0.copy()
     variants = {
-        "numpy expression": lambda: numpy_naive(u0, v0, STEPS, **typed),
-        "numpy out=": lambda: numpy_buffers(pairs, buffers, STEPS, **typed),
-        "cnda steps=8": lambda: GRAY_SCOTT.steps(cu, cv, steps=STEPS, **PARAMS),
+        "numpy expression": (lambda: numpy_naive(u0, v0, STEPS, **typed), points),
+        "numpy out=": (lambda: numpy_buffers(pairs, buffers, STEPS, **typed), points),
+        "cnda steps=8": (lambda: GRAY_SCOTT.steps(cu, cv, steps=STEPS, **PARAMS), points),
     }
     if numba is not None:
         one, four = dtype(1), dtype(4)
         a, b, c, d = u0.copy(), v0.copy(), u0.copy(), v0.copy()
         got = njit_steps(a, b, c, d, STEPS, *typed.values(), one, four)
         assert all(np.allclose(g, w, **tolerance) for g, w in zip(got, (u, v))), "Numba's loop differs"
-        variants["numba njit"] = lambda: njit_steps(nu, nv, a, b, STEPS, *typed.values(), one, four)
-    # In rounds: each round times every variant (the median of `repeats` calls in a row), so a
-    # change in the machine's load falls on all of them alike; the ratios are the medians of the
-    # rounds' ratios. After each variant the machine settles for a moment (Numba's threads spin
-    # after its parallel loops; NumPy's fresh temporaries keep the kernel busy with their pages).
-    times = {what: [] for what in variants}
-    for _ in range(ROUNDS):
-        for what, f in variants.items():
-            times[what].append(median_seconds(f, repeats) / points)
-            time.sleep(SETTLE_SECONDS)
+        variants["numba njit"] = (lambda: njit_steps(nu, nv, a, b, STEPS, *typed.values(), one, four), points)
+    times = timed_rounds(variants, repeats)
     times["numpy best"] = [min(a, b) for a, b in zip(times["numpy expression"], times["numpy out="])]
-
-    def median(xs):
-        return sorted(xs)[len(xs) // 2]
-
-    def ratio(slow, fast):
-        return median([x / y for x, y in zip(times[slow], times[fast])])
 
     name = np.dtype(dtype).name
     print(f"{n} x {n} {name}, Gray-Scott, {STEPS} steps a call, {ROUNDS} rounds of {repeats} calls (ns per point, medians):")
     for what, seconds in times.items():
         print(f"  {what:18s} {median(seconds) * 1e9:7.3f}")
-    print(f"  cnda steps=8 = {ratio('numpy best', 'cnda steps=8'):.2f}x NumPy's best", end="")
+    print(f"  cnda steps=8 = {ratio(times, 'numpy best', 'cnda steps=8'):.2f}x NumPy's best", end="")
     if numba is not None:
-        print(f", {ratio('numba njit', 'cnda steps=8'):.2f}x Numba's njit loop", end="")
+        print(f", {ratio(times, 'numba njit', 'cnda steps=8'):.2f}x Numba's njit loop", end="")
     print()
 
 

@@ -11,3 +11,36 @@ def median_seconds(f, runs):
         f()
         times.append(time.perf_counter() - t)
     return sorted(times)[len(times) // 2]
+
+
+try:
+    import numba
+except ImportError:  # the ratios against Numba are skipped
+    numba = None
+
+ROUNDS = 3
+SETTLE_SECONDS = 0.5
+
+
+def timed_rounds(variants, repeats):
+    """Times every variant (name: (f, updates)) in ROUNDS rounds: in each, the median of `repeats`
+    calls in a row, per update. So a change in the machine's load (it is shared) falls on all of
+    them alike. After each variant the machine settles for a moment: what one library leaves
+    running slows the next one down (libgomp's threads spin after Numba's parallel loops;
+    NumPy's fresh temporaries keep the kernel busy with their pages). Returns each variant's
+    list of per-round times."""
+    times = {what: [] for what in variants}
+    for _ in range(ROUNDS):
+        for what, (f, updates) in variants.items():
+            times[what].append(median_seconds(f, repeats) / updates)
+            time.sleep(SETTLE_SECONDS)
+    return times
+
+
+def median(xs):
+    return sorted(xs)[len(xs) // 2]
+
+
+def ratio(times, slow, fast):
+    """The median over the rounds of slow's time over fast's."""
+    return median([x / y for x, y in zip(times[slow], times[fast])])

@@ -60,13 +60,9 @@ fn complex<D: Bench, T: FftFloat, const N: usize>(
         .map(|k| Complex::new(<T as Float>::from_f64(signal(k)), <T as Float>::from_f64(signal(k + len))))
         .collect();
     let x = Array::from_shape_vec(shape, host).expect("the shape's length").to_device(target);
-    let what = format!("c{} {}", 8 * core::mem::size_of::<Complex<T>>(), dims(&shape));
-    if let Err(e) = try_fftn(&x, &all_axes::<N>(), Norm::Backward) {
-        println!("  fftn {what}: {e}");
-        return;
-    }
-    let t = median(dev, repeats, || drop(try_fftn(&x, &all_axes::<N>(), Norm::Backward)));
-    report("fftn", &what, len, t, raw(&shape, core::mem::size_of::<T>() == 8, false));
+    let what = format!("fftn c{} {}", 8 * core::mem::size_of::<Complex<T>>(), dims(&shape));
+    let transform = || try_fftn(&x, &all_axes::<N>(), Norm::Backward);
+    case(dev, &what, len, repeats, transform, || raw(&shape, core::mem::size_of::<T>() == 8, false));
 }
 
 fn real<D: Bench, const N: usize>(
@@ -81,13 +77,31 @@ fn real<D: Bench, const N: usize>(
     let len: usize = shape.iter().product();
     let host = (0..len).map(|k| signal(k) as f32).collect();
     let x = Array::from_shape_vec(shape, host).expect("the shape's length").to_device(target);
-    let what = format!("f32 {}", dims(&shape));
-    if let Err(e) = try_rfftn(&x, &all_axes::<N>(), Norm::Backward) {
-        println!("  rfftn {what}: {e}");
+    let what = format!("rfftn f32 {}", dims(&shape));
+    let transform = || try_rfftn(&x, &all_axes::<N>(), Norm::Backward);
+    case(dev, &what, len, repeats, transform, || raw(&shape, false, true));
+}
+
+/// One case: `transform` once (its error printed instead of a time), then its median time, and
+/// raw cuFFT's where `raw` gives one.
+fn case<D: Bench, R>(
+    dev: &D,
+    what: &str,
+    points: usize,
+    repeats: usize,
+    transform: impl Fn() -> cnda::Result<R>,
+    raw: impl FnOnce() -> Option<f64>,
+) {
+    if let Err(e) = transform() {
+        println!("  {what}: {e}");
         return;
     }
-    let t = median(dev, repeats, || drop(try_rfftn(&x, &all_axes::<N>(), Norm::Backward)));
-    report("rfftn", &what, len, t, raw(&shape, false, true));
+    let t = median(dev, repeats, || drop(transform()));
+    print!("  {what:<32} {:>9.3} ms  {:>8.2} GPts/s", t * 1e3, points as f64 / t / 1e9);
+    match raw() {
+        Some(r) => println!("  raw cuFFT {:>8.3} ms, cnda / raw {:.2}", r * 1e3, t / r),
+        None => println!(),
+    }
 }
 
 fn all_axes<const N: usize>() -> [usize; N] {
@@ -96,14 +110,6 @@ fn all_axes<const N: usize>() -> [usize; N] {
 
 fn dims(shape: &[usize]) -> String {
     shape.iter().map(usize::to_string).collect::<Vec<_>>().join("x")
-}
-
-fn report(op: &str, what: &str, points: usize, t: f64, raw: Option<f64>) {
-    print!("  {:<32} {:>9.3} ms  {:>8.2} GPts/s", format!("{op} {what}"), t * 1e3, points as f64 / t / 1e9);
-    match raw {
-        Some(r) => println!("  raw cuFFT {:>8.3} ms, cnda / raw {:.2}", r * 1e3, t / r),
-        None => println!(),
-    }
 }
 
 /// Raw cuFFT through cudarc on `dev`'s device: a plan of the shape's rank, out of place, forward.
