@@ -13,7 +13,7 @@ import sys
 import numpy as np
 
 import cnda
-from benchutil import ROUNDS, median, median_seconds, numba, ratio, timed_rounds
+from benchutil import median_seconds, numba, report, timed_rounds
 
 STEPS = 8
 
@@ -85,21 +85,11 @@ def run(n, dtype, repeats):
         variants["numba njit 1 sweep"] = (lambda: njit_sweep(u, out), points)
         variants["numba njit 8 sweeps"] = (lambda: njit_steps(a, b, STEPS), points * STEPS)
     times = timed_rounds(variants, repeats)
-    rows = {what: median(t) for what, t in times.items()}
-
-    name = np.dtype(dtype).name
-    print(f"{n} x {n} {name}, 2D 5-point Jacobi, {ROUNDS} rounds of {repeats} calls (ns per point update, medians):")
-    for what, seconds in rows.items():
-        print(f"  {what:22s} {seconds * 1e9:7.3f}")
-    print(f"  cnda 1 sweep   = {ratio(times, 'numpy 1 sweep', 'cnda 1 sweep'):.2f}x numpy", end="")
-    if numba is not None:
-        print(f", {ratio(times, 'numba njit 1 sweep', 'cnda 1 sweep'):.2f}x numba njit", end="")
-    print()
-    print(f"  cnda steps=8   = {ratio(times, 'numpy 8 sweeps', 'cnda steps=8'):.2f}x numpy's 8 sweeps", end="")
-    if numba is not None:
-        print(f", {ratio(times, 'numba njit 8 sweeps', 'cnda steps=8'):.2f}x numba njit's 8 sweeps", end="")
-    print()
-
+    report(f"{n} x {n} {np.dtype(dtype).name}, 2D 5-point Jacobi, {repeats} calls a round", times, [
+        ("cnda 1 sweep  ", "cnda 1 sweep", [("numpy 1 sweep", "numpy"), ("numba njit 1 sweep", "numba njit")]),
+        ("cnda steps=8  ", "cnda steps=8", [("numpy 8 sweeps", "numpy's 8 sweeps"),
+                                            ("numba njit 8 sweeps", "numba njit's 8 sweeps")]),
+    ])
 
 def main():
     n = int(sys.argv[1]) if len(sys.argv) > 1 else 4096

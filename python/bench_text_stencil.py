@@ -21,7 +21,7 @@ import sys
 import numpy as np
 
 import cnda
-from benchutil import ROUNDS, median, numba, ratio, timed_rounds
+from benchutil import numba, report, timed_rounds
 
 STEPS = 8
 PARAMS = dict(du=0.16, dv=0.08, f=0.035, k=0.065)
@@ -138,16 +138,9 @@ def run(n, dtype, repeats):
         variants["numba njit"] = (lambda: njit_steps(nu, nv, a, b, STEPS, *typed.values(), one, four), points)
     times = timed_rounds(variants, repeats)
     times["numpy best"] = [min(a, b) for a, b in zip(times["numpy expression"], times["numpy out="])]
-
-    name = np.dtype(dtype).name
-    print(f"{n} x {n} {name}, Gray-Scott, {STEPS} steps a call, {ROUNDS} rounds of {repeats} calls (ns per point, medians):")
-    for what, seconds in times.items():
-        print(f"  {what:18s} {median(seconds) * 1e9:7.3f}")
-    print(f"  cnda steps=8 = {ratio(times, 'numpy best', 'cnda steps=8'):.2f}x NumPy's best", end="")
-    if numba is not None:
-        print(f", {ratio(times, 'numba njit', 'cnda steps=8'):.2f}x Numba's njit loop", end="")
-    print()
-
+    title = f"{n} x {n} {np.dtype(dtype).name}, Gray-Scott, {STEPS} steps a call, {repeats} calls a round"
+    against = [("numpy best", "NumPy's best"), ("numba njit", "Numba's njit loop")]
+    report(title, times, [("cnda steps=8", "cnda steps=8", against)])
 
 def main():
     n = int(sys.argv[1]) if len(sys.argv) > 1 else 4096

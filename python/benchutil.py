@@ -44,3 +44,14 @@ def median(xs):
 def ratio(times, slow, fast):
     """The median over the rounds of slow's time over fast's."""
     return median([x / y for x, y in zip(times[slow], times[fast])])
+
+
+def report(title, times, comparisons):
+    """Prints each variant's median (ns per update) under `title`, then one line per
+    (label, fast, [(slow, against), ...]): fast's ratio to each slow variant present."""
+    print(f"{title}, {ROUNDS} rounds (ns per point update, medians):")
+    for what, seconds in times.items():
+        print(f"  {what:22s} {median(seconds) * 1e9:7.3f}")
+    for label, fast, against in comparisons:
+        ratios = [f"{ratio(times, slow, fast):.2f}x {name}" for slow, name in against if slow in times]
+        print(f"  {label} = {', '.join(ratios)}")

@@ -25,20 +25,29 @@ where
     // The grids: 2^n, 3^n and 2^2 3 5^2 7 lengths in 2D, and the same kinds in 3D; f64 and the
     // real transform on the first of each.
     let (planes, cubes) = (sizes("FFT2", "4096 2187 2100"), sizes("FFT3", "256 243 210"));
+    let fftn = |x: &Array<_, 2, D::B>| try_fftn(x, &[0, 1], Norm::Backward);
+    let fftn3 = |x: &Array<_, 3, D::B>| try_fftn(x, &[0, 1, 2], Norm::Backward);
     for &n in &planes {
-        complex::<D, f32, 2>(dev, target, [n, n], repeats, raw);
+        let grid = Grid { label: "fftn c64", shape: [n, n], element: complex::<f32> };
+        measure(dev, target, grid, repeats, fftn, || raw(&[n, n], false, false));
     }
     for &n in &cubes {
-        complex::<D, f32, 3>(dev, target, [n, n, n], repeats, raw);
+        let grid = Grid { label: "fftn c64", shape: [n, n, n], element: complex::<f32> };
+        measure(dev, target, grid, repeats, fftn3, || raw(&[n, n, n], false, false));
     }
-    if let (Some(&n), Some(&m)) = (planes.first(), cubes.first()) {
-        if dev.supports::<f64>() {
-            complex::<D, f64, 2>(dev, target, [n, n], repeats, raw);
-            complex::<D, f64, 3>(dev, target, [m, m, m], repeats, raw);
-        }
-        real::<D, 2>(dev, target, [n, n], repeats, raw);
-        real::<D, 3>(dev, target, [m, m, m], repeats, raw);
+    let (Some(&n), Some(&m)) = (planes.first(), cubes.first()) else { return };
+    if dev.supports::<f64>() {
+        let grid = Grid { label: "fftn c128", shape: [n, n], element: complex::<f64> };
+        measure(dev, target, grid, repeats, |x| try_fftn(x, &[0, 1], Norm::Backward), || raw(&[n, n], true, false));
+        let grid = Grid { label: "fftn c128", shape: [m, m, m], element: complex::<f64> };
+        let transform = |x: &Array<_, 3, D::B>| try_fftn(x, &[0, 1, 2], Norm::Backward);
+        measure(dev, target, grid, repeats, transform, || raw(&[m, m, m], true, false));
     }
+    let grid = Grid { label: "rfftn f32", shape: [n, n], element: |k, _| signal(k) as f32 };
+    measure(dev, target, grid, repeats, |x| try_rfftn(x, &[0, 1], Norm::Backward), || raw(&[n, n], false, true));
+    let grid = Grid { label: "rfftn f32", shape: [m, m, m], element: |k, _| signal(k) as f32 };
+    let transform = |x: &Array<f32, 3, D::B>| try_rfftn(x, &[0, 1, 2], Norm::Backward);
+    measure(dev, target, grid, repeats, transform, || raw(&[m, m, m], false, true));
 }
 
 /// A signal without structure the transform could exploit.
@@ -46,66 +55,42 @@ fn signal(k: usize) -> f64 {
     ((k * 7919 + 13) % 1009) as f64 / 1009.0 - 0.5
 }
 
-fn complex<D: Bench, T: FftFloat, const N: usize>(
-    dev: &D,
-    target: &impl Upload<Target = D::B>,
-    shape: [usize; N],
-    repeats: usize,
-    raw: Raw,
-) where
-    D::B: FftKernels,
-{
-    let len: usize = shape.iter().product();
-    let host: Vec<Complex<T>> = (0..len)
-        .map(|k| Complex::new(<T as Float>::from_f64(signal(k)), <T as Float>::from_f64(signal(k + len))))
-        .collect();
-    let x = Array::from_shape_vec(shape, host).expect("the shape's length").to_device(target);
-    let what = format!("fftn c{} {}", 8 * core::mem::size_of::<Complex<T>>(), dims(&shape));
-    let transform = || try_fftn(&x, &all_axes::<N>(), Norm::Backward);
-    case(dev, &what, len, repeats, transform, || raw(&shape, core::mem::size_of::<T>() == 8, false));
+/// Point `k` of a complex signal of `len` points (the imaginary parts another stretch of it).
+fn complex<T: FftFloat>(k: usize, len: usize) -> Complex<T> {
+    Complex::new(<T as Float>::from_f64(signal(k)), <T as Float>::from_f64(signal(k + len)))
 }
 
-fn real<D: Bench, const N: usize>(
-    dev: &D,
-    target: &impl Upload<Target = D::B>,
+/// A case's input: its label, shape, and point `k` of `len` points.
+struct Grid<E, const N: usize> {
+    label: &'static str,
     shape: [usize; N],
-    repeats: usize,
-    raw: Raw,
-) where
-    D::B: FftKernels,
-{
-    let len: usize = shape.iter().product();
-    let host = (0..len).map(|k| signal(k) as f32).collect();
-    let x = Array::from_shape_vec(shape, host).expect("the shape's length").to_device(target);
-    let what = format!("rfftn f32 {}", dims(&shape));
-    let transform = || try_rfftn(&x, &all_axes::<N>(), Norm::Backward);
-    case(dev, &what, len, repeats, transform, || raw(&shape, false, true));
+    element: fn(usize, usize) -> E,
 }
 
-/// One case: `transform` once (its error printed instead of a time), then its median time, and
-/// raw cuFFT's where `raw` gives one.
-fn case<D: Bench, R>(
+/// One case: the grid moved to the device, `transform` run once (its error printed instead of a
+/// time), then its median time, and raw cuFFT's where `raw` gives one.
+fn measure<D: Bench, E: Pod, R, const N: usize>(
     dev: &D,
-    what: &str,
-    points: usize,
+    target: &impl Upload<Target = D::B>,
+    grid: Grid<E, N>,
     repeats: usize,
-    transform: impl Fn() -> cnda::Result<R>,
+    transform: impl Fn(&Array<E, N, D::B>) -> cnda::Result<R>,
     raw: impl FnOnce() -> Option<f64>,
 ) {
-    if let Err(e) = transform() {
+    let len: usize = grid.shape.iter().product();
+    let host = (0..len).map(|k| (grid.element)(k, len)).collect();
+    let x = Array::from_shape_vec(grid.shape, host).expect("the shape's length").to_device(target);
+    let what = format!("{} {}", grid.label, dims(&grid.shape));
+    if let Err(e) = transform(&x) {
         println!("  {what}: {e}");
         return;
     }
-    let t = median(dev, repeats, || drop(transform()));
-    print!("  {what:<32} {:>9.3} ms  {:>8.2} GPts/s", t * 1e3, points as f64 / t / 1e9);
+    let t = median(dev, repeats, || drop(transform(&x)));
+    print!("  {what:<32} {:>9.3} ms  {:>8.2} GPts/s", t * 1e3, len as f64 / t / 1e9);
     match raw() {
         Some(r) => println!("  raw cuFFT {:>8.3} ms, cnda / raw {:.2}", r * 1e3, t / r),
         None => println!(),
     }
-}
-
-fn all_axes<const N: usize>() -> [usize; N] {
-    core::array::from_fn(|a| a)
 }
 
 fn dims(shape: &[usize]) -> String {
