@@ -77,19 +77,6 @@ impl Dialect for CudaType {
         }
     }
 
-    // `-2147483648` would negate a `long` literal, so `INT_MIN` is spelled as a difference.
-    fn exponent(&self, n: i32) -> String {
-        if n == i32::MIN {
-            "(-2147483647 - 1)".to_owned()
-        } else {
-            n.to_string()
-        }
-    }
-
-    fn select(&self, condition: &str, if_true: &str, if_false: &str) -> String {
-        format!("({condition} ? {if_true} : {if_false})")
-    }
-
     fn call_wrap(&self) -> (&'static str, &'static str) {
         match self {
             CudaType::Half => ("T(", ")"),

@@ -18,10 +18,19 @@ pub trait Dialect {
     fn function(&self, op: Unary) -> &'static str;
     /// The name of `Min` or `Max`.
     fn function2(&self, op: Binary) -> &'static str;
-    /// The exponent of `cn_powi(x, n)`.
-    fn exponent(&self, n: i32) -> String;
-    /// `select(condition, if_true, if_false)`, operands already printed.
-    fn select(&self, condition: &str, if_true: &str, if_false: &str) -> String;
+    /// The exponent of `cn_powi(x, n)`; by default as C spells an `int` (`-2147483648` would
+    /// negate a `long` literal, so `INT_MIN` is spelled as a difference).
+    fn exponent(&self, n: i32) -> String {
+        if n == i32::MIN {
+            "(-2147483647 - 1)".to_owned()
+        } else {
+            n.to_string()
+        }
+    }
+    /// `select(condition, if_true, if_false)`, operands already printed; by default C's `?:`.
+    fn select(&self, condition: &str, if_true: &str, if_false: &str) -> String {
+        format!("({condition} ? {if_true} : {if_false})")
+    }
     /// What a math function's call is wrapped in (a conversion back to the element type when the
     /// functions compute in another): before and after.
     fn call_wrap(&self) -> (&'static str, &'static str) {

@@ -1,30 +1,33 @@
-//! Expressions that are data at run time compiled to machine code (feature `jit`, cranelift):
-//! one row function per expression, element type and set of tap offsets, computing a contiguous
-//! lane of points in vectors (`emit.rs`). Compiled at first use (about a millisecond), kept for
-//! the life of the process (a page or two of code per kind of call; at most [`MAX_ROWS`] in all,
-//! [`MAX_SHAPES`] per expression) and shared by every thread, each of which remembers the last
-//! one it used (the fused stepper calls the kernel once per hyperplane). The block interpreter
-//! runs what this does not take: strided lanes, 16-bit elements, tap offsets past 2 GiB, `powi`
-//! exponents past [`emit::MAX_POWI`], what passes the caps, and a host cranelift has no backend
-//! for.
+//! Expressions that are data at run time compiled to machine code (feature `jit`): one row
+//! function per expression, element type and set of tap offsets, computing a contiguous lane of
+//! points in vectors. Two engines write it: the system's C compiler (`c.rs`, at the machine's
+//! full vector width; about 50 ms a row, run once) and, where none answers, cranelift
+//! (`cranelift.rs` and `emit.rs`, 128-bit vectors; about a millisecond). `CNDA_JIT` picks:
+//! `c` or `cranelift` for one alone, `off` for the block interpreter; unset, C then cranelift.
+//! Compiled at first use, kept for the life of the process (a page or two of code per kind of
+//! call; at most [`MAX_ROWS`] in all, [`MAX_SHAPES`] per expression) and shared by every thread,
+//! each of which remembers the last one it used (the fused stepper calls the kernel once per
+//! hyperplane). The block interpreter runs what neither takes: strided lanes, 16-bit elements,
+//! what passes the caps, and for cranelift alone tap offsets past 2 GiB, `powi` exponents past
+//! [`emit::MAX_POWI`] and a host it has no backend for.
 
+mod c;
+mod cranelift;
 mod emit;
+#[cfg(test)]
+mod tests;
 
 use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock};
 
-use cranelift_codegen::ir::{AbiParam, InstBuilder, MemFlags, Signature};
-use cranelift_codegen::settings::{self, Configurable};
-use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
-use cranelift_jit::{JITBuilder, JITModule};
-use cranelift_module::{default_libcall_names, Linkage, Module};
+use cranelift_jit::JITModule;
 
 use super::expression::{MAX_FIELDS, OPERANDS};
 use super::lanes::Lane;
 use crate::element::DType;
-use crate::kernel::expr::{ExprData, Node, Scalar, MAX_OUTPUTS};
+use crate::kernel::expr::{ExprData, Scalar, MAX_OUTPUTS};
 use crate::kernel::{Cpu, Desc};
-use emit::{Calls, Elem, Frame};
+use emit::Elem;
 
 /// A compiled row: `row(fields, outputs, params, n)` computes points `0..n` of a contiguous lane,
 /// `fields[f]` and `outputs[m]` pointing at the lane's first point, `params` at one element per
@@ -45,16 +48,21 @@ const MAX_SHAPES: usize = 64;
 struct Cache {
     rows: HashMap<(String, DType), Rows>,
     compiled: usize,
-    /// Every module compiled: the memory their functions live in, kept for the process.
+    /// Every module or library compiled: the memory their functions live in, kept for the
+    /// process.
     modules: Vec<Kept>,
 }
 
-/// A compiled module, kept (never used again, never dropped) so that the code of its function
-/// stays mapped, and reachable, which a leak checker sees.
-struct Kept(#[allow(dead_code)] Box<JITModule>);
+/// Compiled code, kept (never used again, never dropped) so that its function stays mapped,
+/// and reachable, which a leak checker sees.
+#[allow(dead_code)]
+enum Kept {
+    Cranelift(Box<JITModule>),
+    C(libloading::Library),
+}
 
-// SAFETY: a kept module is never accessed again: moving it between threads inside the cache's
-// mutex touches none of its state.
+// SAFETY: kept code is never accessed again: moving it between threads inside the cache's mutex
+// touches none of its state.
 unsafe impl Send for Kept {}
 
 fn cache() -> &'static Mutex<Cache> {
@@ -69,10 +77,16 @@ thread_local! {
     static LAST: core::cell::RefCell<Last> = const { core::cell::RefCell::new(None) };
 }
 
-/// Whether `CNDA_JIT=off` asks for the interpreter (to compare, or to debug).
-fn disabled() -> bool {
-    static OFF: OnceLock<bool> = OnceLock::new();
-    *OFF.get_or_init(|| std::env::var("CNDA_JIT").is_ok_and(|v| v == "off"))
+/// Which engines `CNDA_JIT` lets compile rows: `(C, cranelift)`; neither for `off` (the
+/// interpreter, to compare or to debug).
+fn engines() -> (bool, bool) {
+    static ENGINES: OnceLock<(bool, bool)> = OnceLock::new();
+    *ENGINES.get_or_init(|| match std::env::var("CNDA_JIT").as_deref() {
+        Ok("off") => (false, false),
+        Ok("c") => (true, false),
+        Ok("cranelift") => (false, true),
+        _ => (cfg!(unix), true),
+    })
 }
 
 /// The row function of `data` for elements `T` and taps `deltas` elements from the point, or
@@ -83,7 +97,7 @@ pub(super) fn row_function<T: Scalar, const N: usize>(data: &ExprData<N>, deltas
         DType::F64 => Elem::F64,
         _ => return None,
     };
-    if disabled() {
+    if engines() == (false, false) {
         return None;
     }
     let remembered = LAST.with_borrow(|last| match last {
@@ -115,10 +129,10 @@ fn shared_row<const N: usize>(data: &ExprData<N>, deltas: &[isize], elem: Elem, 
         }
     }
     // Two threads may both compile it: the second's is kept unused (a page of code).
-    let compiled = compile(data, deltas, elem);
+    let compiled = compile(data, deltas, elem, engines());
     let mut cache = cache().lock().unwrap_or_else(|e| e.into_inner());
-    let row = compiled.map(|(row, module)| {
-        cache.modules.push(Kept(module));
+    let row = compiled.map(|(row, kept)| {
+        cache.modules.push(kept);
         row
     });
     if let Some((Some(first), _)) = lookup(&cache) {
@@ -127,23 +141,6 @@ fn shared_row<const N: usize>(data: &ExprData<N>, deltas: &[isize], elem: Elem, 
     cache.compiled += 1;
     cache.rows.entry(key).or_default().push((deltas.to_vec(), row));
     row
-}
-
-/// `s` in every lane of a vector: a number as itself, a condition (`0` or `1` in an `i8`) as a
-/// lane mask of all ones or all zeros.
-fn splat(
-    b: &mut FunctionBuilder,
-    elem: Elem,
-    s: cranelift_codegen::ir::Value,
-    condition: bool,
-) -> cranelift_codegen::ir::Value {
-    if condition {
-        let all = b.ins().ineg(s);
-        let wide = b.ins().sextend(elem.int_scalar, all);
-        b.ins().splat(elem.int_vector, wide)
-    } else {
-        b.ins().splat(elem.vector, s)
-    }
 }
 
 /// The lanes of one call, each computed by the row function (every operand's lane contiguous).
@@ -204,89 +201,25 @@ called! {
     exp_f64: f64 => exp, ln_f64: f64 => ln, sin_f64: f64 => sin, cos_f64: f64 => cos, tanh_f64: f64 => tanh,
 }
 
-/// Compiles the row function (with the module holding its code), or `None` where cranelift cannot (no backend for this host) or a
-/// tap's offset does not fit the instructions' 32-bit displacement.
-fn compile<const N: usize>(data: &ExprData<N>, deltas: &[isize], elem: Elem) -> Option<(RowFn, Box<JITModule>)> {
-    let tap_bytes: Vec<i32> = deltas
-        .iter()
-        .map(|&d| d.checked_mul(elem.size as isize).and_then(|b| i32::try_from(b).ok()))
-        .collect::<Option<_>>()?;
-    // Room for the unrolled vectors' displacements too.
-    let unrolled = i32::try_from((emit::UNROLL - 1) * elem.lanes * elem.size).ok()?;
-    tap_bytes.iter().try_for_each(|b| b.checked_add(unrolled).map(drop))?;
-    let powers = data.expr().nodes().iter().filter_map(|node| match node {
-        Node::Powi(_, n) => Some(n.unsigned_abs()),
-        _ => None,
-    });
-    if powers.max().unwrap_or(0) > emit::MAX_POWI {
-        return None;
-    }
-    let mut flags = settings::builder();
-    flags.set("opt_level", "speed").ok()?;
-    let isa = cranelift_native::builder().ok()?.finish(settings::Flags::new(flags)).ok()?;
-    let mut builder = JITBuilder::with_isa(isa, default_libcall_names());
-    for (name, address) in functions() {
-        builder.symbol(name, address);
-    }
-    let mut module = JITModule::new(builder);
-    let pointer = module.target_config().pointer_type();
-    let mut ctx = module.make_context();
-    for _ in 0..4 {
-        ctx.func.signature.params.push(AbiParam::new(pointer));
-    }
-    let suffix = if elem.size == 4 { "f32" } else { "f64" };
-    let mut unary = Signature::new(module.target_config().default_call_conv);
-    unary.params.push(AbiParam::new(elem.scalar));
-    unary.returns.push(AbiParam::new(elem.scalar));
-    let mut declare =
-        |name: &str| module.declare_function(&format!("cnda_{name}_{suffix}"), Linkage::Import, &unary).ok();
-    let ids = [declare("exp")?, declare("ln")?, declare("sin")?, declare("cos")?, declare("tanh")?];
-    let mut context = FunctionBuilderContext::new();
-    {
-        let mut b = FunctionBuilder::new(&mut ctx.func, &mut context);
-        let refs = ids.map(|id| module.declare_func_in_func(id, b.func));
-        let calls = Calls { exp: refs[0], ln: refs[1], sin: refs[2], cos: refs[3], tanh: refs[4] };
-        let entry = b.create_block();
-        b.append_block_params_for_function_params(entry);
-        b.switch_to_block(entry);
-        let [fields_at, outputs_at, params_at, n] = <[_; 4]>::try_from(b.block_params(entry)).ok()?;
-        let mut load = MemFlags::new();
-        load.set_notrap();
-        let expr = data.expr();
-        let fields = (0..expr.fields()).map(|f| b.ins().load(pointer, load, fields_at, 8 * f as i32)).collect();
-        let outputs = (0..expr.outputs()).map(|m| b.ins().load(pointer, load, outputs_at, 8 * m as i32)).collect();
-        // The nodes of parameters and literals only, computed once.
-        let mut constants: Vec<Option<(cranelift_codegen::ir::Value, cranelift_codegen::ir::Value)>> = Vec::new();
-        for node in expr.nodes() {
-            let scalar = match *node {
-                Node::Tap(_) => None,
-                Node::Param(p) => Some(b.ins().load(elem.scalar, load, params_at, (p as i64 * elem.size) as i32)),
-                Node::Lit(lit) => Some(if elem.size == 4 {
-                    b.ins().f32const(cranelift_codegen::ir::immediates::Ieee32::with_bits(lit.f32.to_bits()))
-                } else {
-                    b.ins().f64const(cranelift_codegen::ir::immediates::Ieee64::with_bits(lit.f64.to_bits()))
-                }),
-                _ => {
-                    let operands: Option<Vec<_>> = node.operands().map(|a| constants[a].map(|(s, _)| s)).collect();
-                    operands.map(|operands| emit::operation(&mut b, node, &operands, false, elem, &calls))
-                }
-            };
-            let condition = expr.is_condition(constants.len());
-            constants.push(scalar.map(|s| (s, splat(&mut b, elem, s, condition))));
+/// The row function of `data` for elements `elem` and taps `deltas` elements from the point, with
+/// the code kept for it: by the C compiler where `c` and it answers, else by cranelift where
+/// `cranelift`.
+fn compile<const N: usize>(
+    data: &ExprData<N>,
+    deltas: &[isize],
+    elem: Elem,
+    (c, cranelift): (bool, bool),
+) -> Option<(RowFn, Kept)> {
+    if c {
+        let source = c::source(data.expr(), deltas, elem.size == 8);
+        let functions = functions().map(|(_, address)| address);
+        let calls = core::array::from_fn(|k| functions[k + if elem.size == 8 { 5 } else { 0 }]);
+        if let Some((row, library)) = c::build(&source, calls) {
+            return Some((row, Kept::C(library)));
         }
-        let frame = Frame { expr, fields, outputs, tap_bytes, constants, elem, calls: &calls };
-        emit::loops(&mut b, &frame, n);
-        b.seal_all_blocks();
-        b.finalize();
     }
-    let id = module.declare_function("cnda_row", Linkage::Local, &ctx.func.signature).ok()?;
-    module.define_function(id, &mut ctx).ok()?;
-    module.clear_context(&mut ctx);
-    module.finalize_definitions().ok()?;
-    let code = module.get_finalized_function(id);
-    // SAFETY: `code` is the finalized function of the signature built above: four pointer-sized
-    // arguments in the platform's default C convention, returning nothing. It stays mapped as
-    // long as the module, which the cache keeps for the process.
-    let row = unsafe { core::mem::transmute::<*const u8, RowFn>(code) };
-    Some((row, Box::new(module)))
+    if cranelift {
+        return cranelift::compile(data, deltas, elem).map(|(row, module)| (row, Kept::Cranelift(module)));
+    }
+    None
 }
