@@ -2,7 +2,9 @@
 this CPU at first use) against NumPy's best version and, where Numba is installed (a benchmark
 environment only: it is no dependency of cnda), a Numba `njit` loop, in the same run: an N x N
 grid in float64 and float32, 8 steps a call (cnda's `steps=8`, fused passes over memory on all
-cores; NumPy and Numba step 8 times between two pairs of arrays). Fixed sides in all three (the
+cores: `Stencil.steps` on the NumPy arrays, which copies them in and out per call, and
+`StencilState.steps`, which keeps them in cnda's arrays between calls; NumPy and Numba step 8
+times between two pairs of arrays). Fixed sides in all three (the
 edge ring is the halo and keeps its values).
 
 NumPy's versions: the expression as a NumPy user writes it (slices, temporaries), and the same
@@ -130,6 +132,10 @@ def run(n, dtype, repeats):
         "numpy out=": (lambda: numpy_buffers(pairs, buffers, STEPS, **typed), points),
         "cnda steps=8": (lambda: GRAY_SCOTT.steps(cu, cv, steps=STEPS, **PARAMS), points),
     }
+    state = GRAY_SCOTT.state(u0, v0, **PARAMS)
+    state.steps(STEPS)
+    assert np.array_equal(state["u"], u) and np.array_equal(state["v"], v), "the state differs"
+    variants["cnda state"] = (lambda: state.steps(STEPS), points)
     if numba is not None:
         one, four = dtype(1), dtype(4)
         a, b, c, d = u0.copy(), v0.copy(), u0.copy(), v0.copy()
@@ -140,7 +146,8 @@ def run(n, dtype, repeats):
     times["numpy best"] = [min(a, b) for a, b in zip(times["numpy expression"], times["numpy out="])]
     title = f"{n} x {n} {np.dtype(dtype).name}, Gray-Scott, {STEPS} steps a call, {repeats} calls a round"
     against = [("numpy best", "NumPy's best"), ("numba njit", "Numba's njit loop")]
-    report(title, times, [("cnda steps=8", "cnda steps=8", against)])
+    report(title, times, [("cnda steps=8", "cnda steps=8", against), ("cnda state.steps(8)", "cnda state", against)])
+
 
 def main():
     n = int(sys.argv[1]) if len(sys.argv) > 1 else 4096

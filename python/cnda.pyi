@@ -422,7 +422,51 @@ class Stencil:
         one array for one tuple given alone, a list for a list; None without receivers.
 
         Fused passes over memory on all cores, the interpreter lock released; the evolved arrays
-        are copied in and out once per call."""
+        are copied in and out once per call (Stencil.state keeps them between calls instead)."""
+    def state(
+        self,
+        *arrays: npt.NDArray[_Float],
+        boundary: _Boundary | None = ...,
+        whole: bool = ...,
+        **params: float,
+    ) -> StencilState:
+        """The arrays (as Stencil.steps takes them: each evolved field's levels, newest first,
+        then the coefficient fields) copied once into cnda's own arrays, to be stepped by many
+        calls without a copy in or out: a time loop that reads its fields every hundred steps
+        copies them then only.
+
+            st = gs.state(u, v, boundary="periodic", whole=True, du=0.16, dv=0.08, f=0.035, k=0.065)
+            for frame in range(100):
+                st.steps(50)
+                show(st["u"])          # a copy of u's newest level
+
+        boundary and whole as for Stencil.steps; params: every parameter by name (each may be
+        replaced for one call of StencilState.steps). The arrays given are not changed."""
+
+class StencilState:
+    """A text stencil's fields held in cnda's own arrays between calls (from Stencil.state):
+    steps(k) advances them k fused steps, state["u"] is a copy of a level (as the stencil names
+    it) as a NumPy array, made when asked for. fields: the levels' names; shape: the arrays';
+    steps_taken: the steps since the state was made."""
+
+    @property
+    def fields(self) -> List[str]: ...
+    @property
+    def shape(self) -> Tuple[int, ...]: ...
+    @property
+    def steps_taken(self) -> int: ...
+    def __getitem__(self, name: str) -> npt.NDArray[Any]: ...
+    def steps(
+        self,
+        steps: int = ...,
+        sources: _Sources | None = ...,
+        receivers: _Receivers | None = ...,
+        **params: float,
+    ) -> npt.NDArray[Any] | List[npt.NDArray[Any]] | None:
+        """`steps` fused steps of the held fields, as Stencil.steps takes them (sources,
+        receivers, the records returned), with the state's boundary and parameters; params
+        given here replace the state's for this call only. Nothing is copied in or out; the
+        interpreter lock is released on large grids."""
 
 class SolveInfo(TypedDict):
     """What cnda.solve did."""

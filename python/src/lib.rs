@@ -32,11 +32,13 @@ mod pad;
 mod solve;
 mod sparse;
 mod stencil_args;
+mod stencil_state;
 mod store;
 mod structured;
 mod sweeps;
 mod text;
 mod text_points;
+mod text_state;
 mod variants;
 
 use pyo3::prelude::*;
@@ -47,6 +49,7 @@ fn cnda(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_class::<array::ContiguousND>()?;
     m.add_class::<text::Stencil>()?;
+    m.add_class::<stencil_state::StencilState>()?;
     m.add_class::<array::Export>()?;
     m.add_class::<structured::ElementType>()?;
     m.add_class::<structured::StructuredND>()?;

@@ -4,22 +4,19 @@
 //! `out` or into copies of the evolving fields) or `steps` fused sweeps of the fields it evolves
 //! with boundaries (`steps`, in place). The interpreter lock is released while large calls run.
 
-use cnda::kernel::Cpu;
-use cnda::stencil::{
-    try_fill_boundaries, try_pad_axes, Boundaries, Boundary, FieldBoundaries, PadMode, PointIo, Side, State,
-    TextStencil,
-};
+use cnda::stencil::{Boundaries, TextStencil};
 use cnda::{Array, Float};
 use numpy::{Element, PyArrayDyn, PyArrayMethods, PyUntypedArray, PyUntypedArrayMethods};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList, PyTuple};
+use pyo3::types::{PyDict, PyTuple};
 
 use crate::borrow::{read, view, view_mut, write};
 use crate::errors::to_pyerr;
 use crate::kernels::PARALLEL_FROM;
 use crate::overlap::{check_read, check_write, lease, overlap_error, span_of, Operand};
 use crate::text_points::Frame;
+use crate::text_state::{refuse_fixed, Stepped};
 
 /// The parsed stencil, by the rank its offsets give.
 enum Ranked {
@@ -194,48 +191,33 @@ impl Stencil {
             Err(dtype_error(first))
         }
     }
-}
 
-/// `Stencil.steps(whole=True)` refuses a fixed side: it keeps a halo the arrays do not have.
-fn refuse_fixed<T: Float, const N: usize>(boundaries: &Boundaries<T, N>) -> PyResult<()> {
-    for axis in 0..N {
-        for side in [Side::Low, Side::High] {
-            if matches!(boundaries.at(axis, side), Boundary::Fixed) {
-                return Err(PyValueError::new_err(format!(
-                    "Stencil.steps: whole=True steps every point of the arrays, but axis {axis} has a 'fixed' side, \
-                     which keeps a halo the arrays do not have; give 'periodic' (wraps around, as np.roll), \
-                     'neumann' or a number for every side (or whole=False: the edge ring is the halo)"
-                )));
-            }
+    #[doc = include_str!(concat!(env!("OUT_DIR"), "/doc/def.Stencil.state.txt"))] // python/cnda.pyi's docstring
+    #[pyo3(signature = (*arrays, boundary = None, whole = false, **params))]
+    fn state(
+        &self,
+        py: Python<'_>,
+        arrays: &Bound<'_, PyTuple>,
+        boundary: Option<&Bound<'_, PyAny>>,
+        whole: bool,
+        params: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<crate::stencil_state::StencilState> {
+        use crate::stencil_state::state;
+        let arrays: Vec<Bound<'_, PyAny>> = arrays.iter().collect();
+        let first = arrays.first().ok_or_else(|| {
+            PyTypeError::new_err(format!(
+                "Stencil.state: no arrays given; pass one per field ({})",
+                self.fields().join(", ")
+            ))
+        })?;
+        if first.cast::<PyArrayDyn<f64>>().is_ok() {
+            ranked!(&self.ranked, |s, N| state::<f64, N>(py, s, &arrays, boundary, whole, params))
+        } else if first.cast::<PyArrayDyn<f32>>().is_ok() {
+            ranked!(&self.ranked, |s, N| state::<f32, N>(py, s, &arrays, boundary, whole, params))
+        } else {
+            Err(dtype_error(first))
         }
     }
-    Ok(())
-}
-
-/// The sides a coefficient field's halo is made with for `whole`: the evolved fields' periodic
-/// and mirrored sides, mirrored where they hold a value (a coefficient such as a velocity is
-/// extended, not set to the field's wall value).
-fn coefficient_sides<T: Float, const N: usize>(boundaries: Boundaries<T, N>) -> Boundaries<T, N> {
-    let mut sides = boundaries;
-    for axis in 0..N {
-        for side in [Side::Low, Side::High] {
-            if let Boundary::Value(_) = boundaries.at(axis, side) {
-                sides = sides.with(axis, side, Boundary::Neumann);
-            }
-        }
-    }
-    sides
-}
-
-/// `a` inside a halo of `widths` made as `boundaries` say.
-fn surround<T: Float, const N: usize>(
-    a: &Array<T, N>,
-    widths: [usize; N],
-    boundaries: Boundaries<T, N>,
-) -> cnda::Result<Array<T, N>> {
-    let mut padded = try_pad_axes(a, widths, [PadMode::Constant(T::from_f64(0.0)); N])?;
-    try_fill_boundaries(&mut padded, widths, boundaries)?;
-    Ok(padded)
 }
 
 /// A refusal of the text, as `ValueError` with cnda's message (line, column, caret).
@@ -252,7 +234,17 @@ fn dtype_error(x: &Bound<'_, PyAny>) -> PyErr {
 
 /// The parameters in the stencil's order, from keyword arguments named as the stencil names them.
 fn ordered<T: Float>(names: &[String], given: Option<&Bound<'_, PyDict>>, op: &str) -> PyResult<Vec<T>> {
-    let mut values = vec![None; names.len()];
+    assigned(names, vec![None; names.len()], given, op)
+}
+
+/// `values` (one per parameter, `None` where none is set yet) with those `given` as keyword
+/// arguments replacing theirs; every parameter must then have one.
+pub(crate) fn assigned<T: Float>(
+    names: &[String],
+    mut values: Vec<Option<T>>,
+    given: Option<&Bound<'_, PyDict>>,
+    op: &str,
+) -> PyResult<Vec<T>> {
     if let Some(given) = given {
         for (key, value) in given.iter() {
             let key: String = key.extract()?;
@@ -396,7 +388,48 @@ struct Stepping<'a, 'py> {
     receivers: Option<&'a Bound<'py, PyAny>>,
 }
 
-/// `steps` sweeps of the evolved fields in place, through a `State` of copies (the fused
+/// Copies of the levels then the coefficient fields, the boundaries, and the arrays' shape.
+pub(crate) type Prepared<T, const N: usize> = (Vec<Array<T, N>>, Boundaries<T, N>, [usize; N]);
+
+/// The arrays `Stencil.steps` and `Stencil.state` take, checked, with the boundaries: copies
+/// of the levels then the coefficient fields, and their shape.
+pub(crate) fn prepared<T: cnda::stencil::Scalar + Element, const N: usize>(
+    s: &TextStencil<N>,
+    arrays: &[Bound<'_, PyAny>],
+    boundary: Option<&Bound<'_, PyAny>>,
+    whole: bool,
+    op: &'static str,
+) -> PyResult<Prepared<T, N>> {
+    if arrays.len() != s.fields().len() {
+        return Err(PyTypeError::new_err(format!(
+            "{op}: {} arrays given to a stencil of {} fields ({}); pass each evolved field's levels, newest first, then \
+             the coefficient fields",
+            arrays.len(),
+            s.fields().len(),
+            s.fields().join(", ")
+        )));
+    }
+    let boundaries: Boundaries<T, N> = crate::stencil_args::boundaries::<T, N>(boundary)?;
+    if whole {
+        refuse_fixed(&boundaries, op)?;
+    }
+    let shape = shape_of::<N>(arrays, op)?;
+    let evolved = s.outputs() * s.levels();
+    for a in &arrays[..evolved.min(arrays.len())] {
+        crate::borrow::written::<T>(a, op, "an evolved field")?;
+    }
+    let copies = arrays
+        .iter()
+        .map(|a| {
+            check_read(op, span_of::<T>(a))?;
+            let a = read::<T>(a, op, "an array")?;
+            Ok(view::<T, N>(&a, op)?.to_owned())
+        })
+        .collect::<PyResult<Vec<_>>>()?;
+    Ok((copies, boundaries, shape))
+}
+
+/// `steps` sweeps of the evolved fields in place, through a `Stepped` of copies (the fused
 /// stepper steps arrays it owns): the levels copied in (padded by the radius for `whole`),
 /// stepped with the interpreter lock released, copied back; the receivers' records returned.
 fn step<'py, T: cnda::stencil::Scalar + Element + crate::array::Stored, const N: usize>(
@@ -408,97 +441,19 @@ fn step<'py, T: cnda::stencil::Scalar + Element + crate::array::Stored, const N:
 ) -> PyResult<Option<Bound<'py, PyAny>>> {
     const OP: &str = "Stencil.steps";
     let (steps, whole) = (how.steps, how.whole);
-    if arrays.len() != s.fields().len() {
-        return Err(PyTypeError::new_err(format!(
-            "{OP}: {} arrays given to a stencil of {} fields ({}); pass each evolved field's levels, newest first, then \
-             the coefficient fields",
-            arrays.len(),
-            s.fields().len(),
-            s.fields().join(", ")
-        )));
-    }
     let values = ordered::<T>(s.params(), params, OP)?;
-    let boundaries: Boundaries<T, N> = crate::stencil_args::boundaries::<T, N>(how.boundary)?;
-    if whole {
-        refuse_fixed(&boundaries)?;
-    }
-    let shape = shape_of::<N>(arrays, OP)?;
-    let evolved = s.outputs() * s.levels();
-    for a in &arrays[..evolved.min(arrays.len())] {
-        crate::borrow::written::<T>(a, OP, "an evolved field")?;
-    }
-    let copies = arrays
-        .iter()
-        .map(|a| {
-            check_read(OP, span_of::<T>(a))?;
-            let a = read::<T>(a, OP, "an array")?;
-            Ok(view::<T, N>(&a, OP)?.to_owned())
-        })
-        .collect::<PyResult<Vec<_>>>()?;
-    // The copies of the levels move into the state, and its arrays out of it: no more copies.
-    let mut levels = copies;
-    let coefficients = levels.split_off(evolved);
-    let points: usize = levels.first().map_or(0, |a| a.len());
-    let halo = s.radius();
-    let frame = Frame { shape, whole: whole.then_some(halo) };
+    let (copies, boundaries, shape) = prepared::<T, N>(s, arrays, how.boundary, whole, OP)?;
+    let points: usize = copies.first().map_or(0, |a| a.len());
+    let frame = Frame { shape, whole: whole.then_some(s.radius()) };
     let sources = crate::text_points::sources::<T, N>(s, how.sources, steps, frame)?;
     let (receivers, alone) = crate::text_points::receivers::<N>(s, how.receivers, frame)?;
-    let mut records: Vec<Array<T, 2>> = receivers
-        .iter()
-        .map(|r| Array::try_zeros([steps, r.points.len()]))
-        .collect::<cnda::Result<_>>()
-        .map_err(to_pyerr)?;
+    let mut records = crate::text_points::records::<T, N>(&receivers, steps)?;
     let records_mut = &mut records;
+    // The copies move into the state, and its arrays out of it: no more copies.
     let run = move || -> cnda::Result<Vec<Array<T, N>>> {
-        // For `whole`, the coefficient fields padded too, their halos made by the boundary (the
-        // stepper refreshes the evolved fields' own before each sweep).
-        let padded = match whole {
-            true => {
-                let sides = coefficient_sides(boundaries);
-                coefficients.iter().map(|c| surround(c, halo, sides)).collect::<cnda::Result<Vec<_>>>()?
-            }
-            false => Vec::new(),
-        };
-        let coefficients = if whole { &padded[..] } else { &coefficients[..] };
-        let mut levels = levels.into_iter();
-        macro_rules! state {
-            ($($m:literal, $l:literal);*) => {
-                match (s.outputs(), s.levels()) {
-                    $(($m, $l) => {
-                        let rings: [[Array<T, N>; $l]; $m] =
-                            core::array::from_fn(|_| core::array::from_fn(|_| levels.next().expect("M * L levels")));
-                        let mut state = match whole {
-                            true => State::<T, N, $m, $l, Cpu>::try_from_interior_levels(rings, halo)?,
-                            false => State::<T, N, $m, $l, Cpu>::try_from_levels(rings)?,
-                        };
-                        let mut io = PointIo::new(FieldBoundaries([boundaries; $m]));
-                        for source in &sources {
-                            io = io.inject(&source.points, source.field, source.series.view());
-                        }
-                        for (receiver, record) in receivers.iter().zip(records_mut.iter_mut()) {
-                            io = io.record(&receiver.points, receiver.field, record.view_mut());
-                        }
-                        s.try_par_apply_steps_with(&mut state, steps, coefficients, &values, io)?;
-                        Ok(match whole {
-                            true => {
-                                let each = (0..$m).flat_map(|m| (0..$l).map(move |l| (m, l)));
-                                each.map(|(m, l)| state.interior_level(m, l).to_owned()).collect()
-                            }
-                            false => state.into_levels().into_iter().flatten().collect(),
-                        })
-                    })*
-                    (m, l) => Err(cnda::Error::Limit {
-                        op: OP,
-                        backend: "Cpu",
-                        what: "evolved fields times time levels",
-                        got: (m * l) as u64,
-                        max: 8,
-                        fix: "step up to 4 fields at one level, or 2 fields at 2 or 3 levels, or 1 field at up to 3 levels",
-                    }),
-                }
-            };
-        }
-        state!(1, 1; 2, 1; 3, 1; 4, 1; 1, 2; 2, 2; 1, 3; 2, 3)
+        let mut stepped = Stepped::new(s, copies, boundaries, whole, shape)?;
+        stepped.run(s, steps, &values, &sources, &receivers, records_mut)?;
+        Ok(stepped.into_levels())
     };
     let result = if points.saturating_mul(steps) >= PARALLEL_FROM { py.detach(run) } else { run() };
     let stepped = result.map_err(to_pyerr)?;
@@ -508,10 +463,5 @@ fn step<'py, T: cnda::stencil::Scalar + Element + crate::array::Stored, const N:
         let mut target = view_mut::<T, N>(&mut w, OP)?;
         target.try_assign(new).map_err(to_pyerr)?;
     }
-    let mut records = records.into_iter().map(|r| crate::array::into_numpy(py, r));
-    Ok(match (how.receivers, alone) {
-        (None, _) => None,
-        (Some(_), true) => records.next().transpose()?,
-        (Some(_), false) => Some(PyList::new(py, records.collect::<PyResult<Vec<_>>>()?)?.into_any()),
-    })
+    crate::text_points::returned(py, how.receivers, alone, records)
 }

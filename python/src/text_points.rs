@@ -10,7 +10,7 @@ use cnda::{Array, Float};
 use numpy::{PyArrayDyn, PyArrayMethods, PyUntypedArrayMethods};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyString, PyTuple};
+use pyo3::types::{PyList, PyString, PyTuple};
 
 use crate::errors::to_pyerr;
 
@@ -73,6 +73,27 @@ pub fn receivers<const N: usize>(
         })
         .collect::<PyResult<Vec<_>>>()?;
     Ok((receivers, alone))
+}
+
+/// A zeroed record per receiver: a row per step, a column per point.
+pub fn records<T: Float, const N: usize>(receivers: &[Receiver<N>], steps: usize) -> PyResult<Vec<Array<T, 2>>> {
+    receivers.iter().map(|r| Array::try_zeros([steps, r.points.len()]).map_err(to_pyerr)).collect()
+}
+
+/// What a call returns of `records`: nothing where no receivers were given, one array where one
+/// tuple was given `alone`, else a list of them.
+pub fn returned<'py, T: crate::array::Stored>(
+    py: Python<'py>,
+    given: Option<&Bound<'py, PyAny>>,
+    alone: bool,
+    records: Vec<Array<T, 2>>,
+) -> PyResult<Option<Bound<'py, PyAny>>> {
+    let mut records = records.into_iter().map(|r| crate::array::into_numpy(py, r));
+    Ok(match (given, alone) {
+        (None, _) => None,
+        (Some(_), true) => records.next().transpose()?,
+        (Some(_), false) => Some(PyList::new(py, records.collect::<PyResult<Vec<_>>>()?)?.into_any()),
+    })
 }
 
 /// The entries of `given`: one tuple whose first item is a field (alone: `true`), or a sequence

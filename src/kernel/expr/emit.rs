@@ -1,8 +1,8 @@
-//! The printer every device code generator shares: a [`CheckedExpr`] expression as statements, one
-//! local per operation in node order (so the device computes in the CPU's order, whatever the
-//! target language's precedence, and a node used twice is computed once), each operation
-//! parenthesized. What differs between CUDA C and WGSL is a [`Dialect`], which each backend
-//! defines beside its kernels. The text comes only from checked nodes, the dialect's fixed
+//! The printer every code generator shares: a [`CheckedExpr`] expression as statements, one
+//! local per operation in node order (so the target computes in the CPU's order, whatever its
+//! language's precedence, and a node used twice is computed once), each operation
+//! parenthesized. What differs between CUDA C, WGSL and the CPU's C rows (`backend::cpu::jit`) is
+//! a [`Dialect`], which each backend defines beside its kernels. The text comes only from checked nodes, the dialect's fixed
 //! spellings and numbers, never from a stencil implementation.
 
 use core::fmt::Write;

@@ -9,20 +9,28 @@
 //! fills), never the compiler's constant folding or vector math library.
 //!
 //! Built in a private temporary directory (mode 0700, removed once the library is loaded), with
-//! `CNDA_CC` (default `cc`) and `CNDA_CFLAGS` (default [`FLAGS`]); `None` wherever anything fails,
-//! and cranelift compiles the row instead.
+//! `CNDA_CC` (default `cc`) and `CNDA_CFLAGS` (default [`FLAGS`]), then [`REQUIRED`] (which no
+//! flag given can undo: the source refuses fast-math and excess precision with `#error`); `None`
+//! wherever anything fails, and cranelift compiles the row instead. The compiler, its flags and
+//! `PATH` are trusted as `LD_PRELOAD` is: the library they build runs in the process.
 
 use core::fmt::Write;
-use std::process::Command;
+use core::sync::atomic::{AtomicBool, Ordering};
+use std::process::{Command, Stdio};
 
 use super::RowFn;
 use crate::kernel::expr::emit::{self, float_literal, Dialect};
 use crate::kernel::expr::{Binary, CheckedExpr, Lit, Unary};
 
-/// The compiler's flags: optimized for this machine, no contraction into fused multiply-adds
-/// (which round once where the CPU's code rounds twice), `sqrt` as the instruction (no `errno`),
-/// position-independent code in a shared library.
-pub(super) const FLAGS: &[&str] = &["-O3", "-march=native", "-ffp-contract=off", "-fno-math-errno"];
+/// The compiler's optimization flags unless `CNDA_CFLAGS` gives others: for this machine.
+pub(super) const FLAGS: &[&str] = &["-O3", "-march=native"];
+
+/// The flags every build ends with: no contraction into fused multiply-adds (which round once
+/// where the CPU's code rounds twice), no fast-math, `sqrt` as the instruction (no `errno`), a
+/// shared library of position-independent code without the C runtime's start files (so nothing
+/// runs when it is loaded: not even `crtfastmath.o`, which would set the thread's flush modes).
+pub(super) const REQUIRED: &[&str] =
+    &["-ffp-contract=off", "-fno-fast-math", "-fno-math-errno", "-fPIC", "-shared", "-nostartfiles"];
 
 /// The element type the row computes in.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -111,11 +119,22 @@ static inline T cn_powi(T x, int n) {
 }
 ";
 
+/// What the source checks of the compiler's settings: IEEE arithmetic in the element type (no
+/// fast-math, no excess precision) and the types `RowFn` passes.
+const GUARDS: &str = r#"#include <stddef.h>
+#include <stdint.h>
+#if defined(__FAST_MATH__) || !defined(__FLT_EVAL_METHOD__) || __FLT_EVAL_METHOD__ != 0
+#error "cnda's rows need IEEE arithmetic in float and double: no fast-math, no excess precision"
+#endif
+_Static_assert(sizeof(size_t) == sizeof(void *), "size_t is pointer-sized");
+_Static_assert(sizeof(float) == 4 && sizeof(double) == 8, "IEEE binary32 and binary64");
+"#;
+
 /// The C source of the row function `cnda_row(fields, outputs, params, n)` of `expr` in `f32`
 /// (`double` false) or `f64`, each tap `deltas[k]` elements from its field's point.
 pub(super) fn source<const N: usize>(expr: &CheckedExpr<N>, deltas: &[isize], double: bool) -> String {
     let ty = if double { CType::Double } else { CType::Float };
-    let mut c = String::from("#include <stddef.h>\n#include <stdint.h>\n");
+    let mut c = String::from(GUARDS);
     let _ = match ty {
         CType::Float => {
             writeln!(c, "typedef float T;\ntypedef uint32_t U;\n#define EXPONENT 0x7f800000u\n#define SIGN 0x80000000u")
@@ -140,6 +159,8 @@ pub(super) fn source<const N: usize>(expr: &CheckedExpr<N>, deltas: &[isize], do
     }
     c.push_str("    for (ptrdiff_t i = 0; i < (ptrdiff_t)n; ++i) {\n");
     for (k, (tap, delta)) in expr.taps().iter().zip(deltas).enumerate() {
+        // `isize::MIN` as a literal would overflow before its negation.
+        let delta = if *delta == isize::MIN { format!("{} - 1", isize::MIN + 1) } else { delta.to_string() };
         let _ = writeln!(c, "        const T t{k} = f{}[i + ({delta})];", tap.field);
     }
     let (statements, values) = emit::statements(expr, &ty, "        ");
@@ -152,49 +173,71 @@ pub(super) fn source<const N: usize>(expr: &CheckedExpr<N>, deltas: &[isize], do
 }
 
 /// The compiler and its flags: `CNDA_CC` (default `cc`) and `CNDA_CFLAGS` (split at white space;
-/// default [`FLAGS`]).
+/// default [`FLAGS`]), [`REQUIRED`] after them.
 fn compiler() -> (String, Vec<String>) {
     let cc = std::env::var("CNDA_CC").unwrap_or_else(|_| "cc".to_owned());
-    let flags = match std::env::var("CNDA_CFLAGS") {
+    let mut flags: Vec<String> = match std::env::var("CNDA_CFLAGS") {
         Ok(flags) => flags.split_whitespace().map(str::to_owned).collect(),
         Err(_) => FLAGS.iter().map(|f| (*f).to_owned()).collect(),
     };
+    flags.extend(REQUIRED.iter().map(|f| (*f).to_owned()));
     (cc, flags)
 }
+
+/// Set once the compiler could not be started: no later row tries it again.
+static MISSING: AtomicBool = AtomicBool::new(false);
 
 /// Builds `source` with the compiler and loads it: the row function, with the library holding
 /// its code, its table of called functions filled with `calls` (`exp ln sin cos tanh` of the
 /// element type). `None` where the compiler is missing or refuses, or loading fails.
 pub(super) fn build(source: &str, calls: [*const u8; 5]) -> Option<(RowFn, libloading::Library)> {
+    if MISSING.load(Ordering::Relaxed) {
+        return None;
+    }
     let (cc, flags) = compiler();
-    build_with(&cc, &flags, source, calls)
+    build_with(&cc, &flags, source, calls).unwrap_or_else(|_| {
+        MISSING.store(true, Ordering::Relaxed);
+        None
+    })
 }
 
-/// [`build`] with compiler `cc` and `flags`.
+/// [`build`] with compiler `cc` and `flags` (all of them: [`REQUIRED`] is not added); the error
+/// where the compiler could not be started.
 pub(super) fn build_with(
     cc: &str,
     flags: &[impl AsRef<std::ffi::OsStr>],
     source: &str,
     calls: [*const u8; 5],
-) -> Option<(RowFn, libloading::Library)> {
-    let dir = tempfile::Builder::new().prefix("cnda-row-").tempdir().ok()?;
+) -> std::io::Result<Option<(RowFn, libloading::Library)>> {
+    let private = std::os::unix::fs::PermissionsExt::from_mode(0o700);
+    let Ok(dir) = tempfile::Builder::new().prefix("cnda-row-").permissions(private).tempdir() else {
+        return Ok(None);
+    };
     let (c, library) = (dir.path().join("row.c"), dir.path().join("row.so"));
-    std::fs::write(&c, source).ok()?;
+    if std::fs::write(&c, source).is_err() {
+        return Ok(None);
+    }
     let status = Command::new(cc)
         .args(flags)
-        .args(["-fPIC", "-shared", "-o"])
+        .arg("-o")
         .arg(&library)
         .arg(&c)
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .status()
-        .ok()?;
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()?;
     if !status.success() {
-        return None;
+        return Ok(None);
     }
-    // SAFETY: the library was just built from `source` in a directory only this process's user
-    // can write; it has no initializers (plain C functions and a table of pointers).
-    let library = unsafe { libloading::Library::new(&library) }.ok()?;
+    Ok(load(&library, calls))
+}
+
+/// The row function of the library built at `path`, its table filled with `calls`.
+fn load(path: &std::path::Path, calls: [*const u8; 5]) -> Option<(RowFn, libloading::Library)> {
+    // SAFETY: the library was just built from `source` by the trusted compiler, in a directory
+    // only this process's user can write; it has no initializers (plain C functions and a table
+    // of pointers, linked without the C runtime's start files).
+    let library = unsafe { libloading::Library::new(path) }.ok()?;
     // SAFETY: `cnda_calls` is the source's table of five pointers to functions of `T`; writing
     // the addresses of Rust's functions of `T` before `cnda_row` is ever called is the only
     // access, and no other thread can reach this library yet.

@@ -11,6 +11,7 @@
 //! what passes the caps, and for cranelift alone tap offsets past 2 GiB, `powi` exponents past
 //! [`emit::MAX_POWI`] and a host it has no backend for.
 
+#[cfg(unix)]
 mod c;
 mod cranelift;
 mod emit;
@@ -58,6 +59,7 @@ struct Cache {
 #[allow(dead_code)]
 enum Kept {
     Cranelift(Box<JITModule>),
+    #[cfg(unix)]
     C(libloading::Library),
 }
 
@@ -85,7 +87,8 @@ fn engines() -> (bool, bool) {
         Ok("off") => (false, false),
         Ok("c") => (true, false),
         Ok("cranelift") => (false, true),
-        _ => (cfg!(unix), true),
+        // The C engine where C's float and double are SSE's or NEON's (no x87 excess precision).
+        _ => (cfg!(all(unix, any(target_arch = "x86_64", target_arch = "aarch64"))), true),
     })
 }
 
@@ -210,6 +213,8 @@ fn compile<const N: usize>(
     elem: Elem,
     (c, cranelift): (bool, bool),
 ) -> Option<(RowFn, Kept)> {
+    let _ = c; // (no C engine off Unix)
+    #[cfg(unix)]
     if c {
         let source = c::source(data.expr(), deltas, elem.size == 8);
         let functions = functions().map(|(_, address)| address);
