@@ -440,14 +440,18 @@ class Stencil:
                 st.steps(50)
                 show(st["u"])          # a copy of u's newest level
 
-        boundary and whole as for Stencil.steps; params: every parameter by name (each may be
-        replaced for one call of StencilState.steps). The arrays given are not changed."""
+        boundary and whole as for Stencil.steps, fixed for the state's life; params: every
+        parameter by name, all of them here (each may be replaced for one call of
+        StencilState.steps). The arrays given are not changed."""
 
 class StencilState:
     """A text stencil's fields held in cnda's own arrays between calls (from Stencil.state):
-    steps(k) advances them k fused steps, state["u"] is a copy of a level (as the stencil names
-    it) as a NumPy array, made when asked for. fields: the levels' names; shape: the arrays';
-    steps_taken: the steps since the state was made."""
+    steps(k) advances them k fused steps, state["u"] is a copy of a level as a NumPy array, made
+    when asked for (writing into it changes nothing held). fields: the evolved levels' names, as
+    the stencil names them (state["u_prev"] reads an older level); shape: the arrays'; steps_taken:
+    the steps since the state was made. Coefficient fields are not read out (they are the arrays
+    given, which steps do not change). One call at a time: while steps runs (the interpreter lock
+    released), another thread's call on the same state raises RuntimeError ("Already borrowed")."""
 
     @property
     def fields(self) -> List[str]: ...
@@ -455,7 +459,9 @@ class StencilState:
     def shape(self) -> Tuple[int, ...]: ...
     @property
     def steps_taken(self) -> int: ...
-    def __getitem__(self, name: str) -> npt.NDArray[Any]: ...
+    def __getitem__(self, name: str) -> npt.NDArray[Any]:
+        """A copy of the evolved level `name` (as the stencil names it) as a NumPy array of the
+        state's dtype and shape; KeyError for a coefficient field or an unknown name."""
     def steps(
         self,
         steps: int = ...,
@@ -465,8 +471,9 @@ class StencilState:
     ) -> npt.NDArray[Any] | List[npt.NDArray[Any]] | None:
         """`steps` fused steps of the held fields, as Stencil.steps takes them (sources,
         receivers, the records returned), with the state's boundary and parameters; params
-        given here replace the state's for this call only. Nothing is copied in or out; the
-        interpreter lock is released on large grids."""
+        given here replace the state's for this call only (boundary and whole cannot be).
+        Nothing is copied in or out; the interpreter lock is released on large grids. A call
+        that fails leaves the fields as they were."""
 
 class SolveInfo(TypedDict):
     """What cnda.solve did."""

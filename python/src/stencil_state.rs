@@ -6,7 +6,7 @@
 use cnda::stencil::TextStencil;
 use cnda::Array;
 use numpy::Element;
-use pyo3::exceptions::PyKeyError;
+use pyo3::exceptions::{PyKeyError, PyTypeError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
 
@@ -80,10 +80,10 @@ where
     Held: From<Hold<T, N>>,
 {
     const OP: &str = "Stencil.state";
-    let values = assigned::<T>(s.params(), vec![None; s.params().len()], params, OP)?;
     let (copies, boundaries, shape) = prepared::<T, N>(s, arrays, boundary, whole, OP)?;
+    let values = assigned::<T>(s.params(), vec![None; s.params().len()], params, OP)?;
     let points: usize = shape.iter().product();
-    let make = move || Stepped::new(s, copies, boundaries, whole, shape);
+    let make = move || Stepped::new(OP, s, copies, boundaries, whole, shape);
     let stepped = if points >= PARALLEL_FROM { py.detach(make) } else { make() }.map_err(to_pyerr)?;
     Ok(StencilState { held: Held::from(Hold { stencil: s.clone(), stepped, values }), steps_taken: 0 })
 }
@@ -101,10 +101,18 @@ where
 {
     const OP: &str = "StencilState.steps";
     let s = &h.stencil;
+    for fixed in ["boundary", "whole"] {
+        if params.is_some_and(|p| p.contains(fixed).unwrap_or(false)) && !s.params().iter().any(|n| n == fixed) {
+            return Err(PyTypeError::new_err(format!(
+                "{OP}: {fixed} is fixed when the state is made; make another with Stencil.state(..., {fixed}=...) to \
+                 change it"
+            )));
+        }
+    }
     let values = assigned::<T>(s.params(), h.values.iter().copied().map(Some).collect(), params, OP)?;
     let frame = h.stepped.frame;
-    let sources = sources::<T, N>(s, given.0, steps, frame)?;
-    let (receivers, alone) = receivers::<N>(s, given.1, frame)?;
+    let sources = sources::<T, N>(OP, s, given.0, steps, frame)?;
+    let (receivers, alone) = receivers::<N>(OP, s, given.1, frame)?;
     let mut records = records::<T, N>(&receivers, steps)?;
     let points: usize = frame.shape.iter().product();
     let stepped = &mut h.stepped;
@@ -157,6 +165,7 @@ impl StencilState {
         Ok(records)
     }
 
+    #[doc = include_str!(concat!(env!("OUT_DIR"), "/doc/def.StencilState.__getitem__.txt"))] // python/cnda.pyi's docstring
     fn __getitem__<'py>(&self, py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyAny>> {
         each_held!(&self.held, |h| level(py, h, name))
     }
@@ -187,10 +196,11 @@ impl StencilState {
             Held::F64x1(_) | Held::F64x2(_) | Held::F64x3(_) => "float64",
             _ => "float32",
         };
+        let shape = each_held!(&self.held, |h| crate::text_points::tuple(&h.stepped.frame.shape));
+        let fields: Vec<String> = self.fields().iter().map(|f| format!("'{f}'")).collect();
         format!(
-            "StencilState(fields={:?}, shape={:?}, dtype={dtype}, steps_taken={})",
-            self.fields(),
-            each_held!(&self.held, |h| h.stepped.frame.shape.to_vec()),
+            "StencilState(fields=[{}], shape={shape}, dtype={dtype}, steps_taken={})",
+            fields.join(", "),
             self.steps_taken
         )
     }

@@ -441,17 +441,17 @@ fn step<'py, T: cnda::stencil::Scalar + Element + crate::array::Stored, const N:
 ) -> PyResult<Option<Bound<'py, PyAny>>> {
     const OP: &str = "Stencil.steps";
     let (steps, whole) = (how.steps, how.whole);
-    let values = ordered::<T>(s.params(), params, OP)?;
     let (copies, boundaries, shape) = prepared::<T, N>(s, arrays, how.boundary, whole, OP)?;
+    let values = ordered::<T>(s.params(), params, OP)?;
     let points: usize = copies.first().map_or(0, |a| a.len());
     let frame = Frame { shape, whole: whole.then_some(s.radius()) };
-    let sources = crate::text_points::sources::<T, N>(s, how.sources, steps, frame)?;
-    let (receivers, alone) = crate::text_points::receivers::<N>(s, how.receivers, frame)?;
+    let sources = crate::text_points::sources::<T, N>(OP, s, how.sources, steps, frame)?;
+    let (receivers, alone) = crate::text_points::receivers::<N>(OP, s, how.receivers, frame)?;
     let mut records = crate::text_points::records::<T, N>(&receivers, steps)?;
     let records_mut = &mut records;
     // The copies move into the state, and its arrays out of it: no more copies.
     let run = move || -> cnda::Result<Vec<Array<T, N>>> {
-        let mut stepped = Stepped::new(s, copies, boundaries, whole, shape)?;
+        let mut stepped = Stepped::new(OP, s, copies, boundaries, whole, shape)?;
         stepped.run(s, steps, &values, &sources, &receivers, records_mut)?;
         Ok(stepped.into_levels())
     };

@@ -62,10 +62,11 @@ pub struct Stepped<T: cnda::Pod, const N: usize> {
 
 impl<T: cnda::stencil::Scalar + Float, const N: usize> Stepped<T, N> {
     /// The stencil's evolved levels (newest first, field by field) then its coefficient fields,
-    /// all of `shape`: for `whole`, every point of them is stepped (a halo of the radius made
+    /// all of `shape` (`op` the call that makes it, for messages): for `whole`, every point of them is stepped (a halo of the radius made
     /// around them, coefficient fields padded as their sides say); else their edge ring is the
     /// halo.
     pub fn new(
+        op: &'static str,
         s: &TextStencil<N>,
         arrays: Vec<Array<T, N>>,
         boundaries: Boundaries<T, N>,
@@ -82,7 +83,7 @@ impl<T: cnda::stencil::Scalar + Float, const N: usize> Stepped<T, N> {
             }
             false => coefficients,
         };
-        let rings = rings(s, levels, whole.then_some(halo))?;
+        let rings = rings(op, s, levels, whole.then_some(halo))?;
         Ok(Stepped { rings, coefficients, boundaries, frame: Frame { shape, whole: whole.then_some(halo) } })
     }
 
@@ -132,6 +133,7 @@ impl<T: cnda::stencil::Scalar + Float, const N: usize> Stepped<T, N> {
 /// The state of `levels` (newest first, field by field) for `s`, owning a halo of `halo` around
 /// each (for `whole`) or taking the arrays as they are.
 fn rings<T: cnda::stencil::Scalar + Float, const N: usize>(
+    op: &'static str,
     s: &TextStencil<N>,
     levels: Vec<Array<T, N>>,
     halo: Option<[usize; N]>,
@@ -149,7 +151,7 @@ fn rings<T: cnda::stencil::Scalar + Float, const N: usize>(
                     }))
                 })*
                 (m, l) => Err(cnda::Error::Limit {
-                    op: "Stencil.steps",
+                    op,
                     backend: "Cpu",
                     what: "evolved fields times time levels",
                     got: (m * l) as u64,
