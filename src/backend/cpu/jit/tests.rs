@@ -111,7 +111,7 @@ fn check<T: Scalar + Copy>(engines: (bool, bool), of: fn(f64) -> T, bits: fn(T) 
         let params = [of(0.5), of(-1e-39)];
         let want: Vec<Vec<T>> = (0..len).map(|i| expr.eval(&At(&u, i), &Params(params))).collect();
         let data = ExprData::new(expr);
-        let Some((row, _kept)) = compile(&data, &[-1, 0, 1], elem, engines) else {
+        let Some((row, kept)) = compile(&data, &[-1, 0, 1], elem, engines) else {
             continue;
         };
         compiled += 1;
@@ -131,8 +131,20 @@ fn check<T: Scalar + Copy>(engines: (bool, bool), of: fn(f64) -> T, bits: fn(T) 
                 assert!(same, "{nodes:?} ({double}), value {m} at point {i}: {got:?} != {w:?}");
             }
         }
+        release(kept);
     }
     compiled
+}
+
+/// Frees compiled code no row of it runs again (the cache keeps its own for the process; a test
+/// that dropped a cranelift module would leak its pages).
+fn release(kept: Kept) {
+    match kept {
+        // SAFETY: the row compiled into this module was called above and is not called again.
+        Kept::Cranelift(module) => unsafe { module.free_memory() },
+        #[cfg(unix)]
+        Kept::C(library) => drop(library),
+    }
 }
 
 /// The C compiler's rows equal `eval`, in both precisions (where `cc` is at hand: scripts/test
