@@ -48,6 +48,22 @@ macro_rules! ranked {
     };
 }
 
+/// `body` with `$t` the element type of the array `first` (float64 or float32); else the dtype
+/// error.
+macro_rules! by_dtype {
+    ($first:expr, |$t:ident| $body:expr) => {
+        if $first.cast::<PyArrayDyn<f64>>().is_ok() {
+            type $t = f64;
+            $body
+        } else if $first.cast::<PyArrayDyn<f32>>().is_ok() {
+            type $t = f32;
+            $body
+        } else {
+            Err(dtype_error($first))
+        }
+    };
+}
+
 /// The keywords of `Stencil.steps` and `Stencil.__call__`, which no parameter may be named.
 const KEYWORDS: [&str; 6] = ["steps", "boundary", "whole", "sources", "receivers", "out"];
 
@@ -55,6 +71,16 @@ const KEYWORDS: [&str; 6] = ["steps", "boundary", "whole", "sources", "receivers
 #[pyclass(module = "cnda", name = "Stencil", frozen)]
 pub struct Stencil {
     ranked: Ranked,
+}
+
+impl Stencil {
+    /// The first of the arrays a call was given (whose dtype picks the element type); a
+    /// `TypeError` naming the fields where none was.
+    fn first<'a, 'py>(&self, arrays: &'a [Bound<'py, PyAny>], op: &str) -> PyResult<&'a Bound<'py, PyAny>> {
+        arrays.first().ok_or_else(|| {
+            PyTypeError::new_err(format!("{op}: no arrays given; pass one per field ({})", self.fields().join(", ")))
+        })
+    }
 }
 
 #[pymethods]
@@ -145,19 +171,8 @@ impl Stencil {
         params: Option<&Bound<'py, PyDict>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let fields: Vec<Bound<'py, PyAny>> = fields.iter().collect();
-        let first = fields.first().ok_or_else(|| {
-            PyTypeError::new_err(format!(
-                "Stencil: no fields given; pass one array per field ({})",
-                self.fields().join(", ")
-            ))
-        })?;
-        if first.cast::<PyArrayDyn<f64>>().is_ok() {
-            ranked!(&self.ranked, |s, N| sweep::<f64, N>(py, s, &fields, out, params))
-        } else if first.cast::<PyArrayDyn<f32>>().is_ok() {
-            ranked!(&self.ranked, |s, N| sweep::<f32, N>(py, s, &fields, out, params))
-        } else {
-            Err(dtype_error(first))
-        }
+        let first = self.first(&fields, "Stencil")?;
+        by_dtype!(first, |T| ranked!(&self.ranked, |s, N| sweep::<T, N>(py, s, &fields, out, params)))
     }
 
     #[doc = include_str!(concat!(env!("OUT_DIR"), "/doc/def.Stencil.steps.txt"))] // python/cnda.pyi's docstring
@@ -176,20 +191,9 @@ impl Stencil {
     ) -> PyResult<Option<Bound<'py, PyAny>>> {
         let steps = crate::stencil_args::steps(steps)?;
         let arrays: Vec<Bound<'py, PyAny>> = arrays.iter().collect();
-        let first = arrays.first().ok_or_else(|| {
-            PyTypeError::new_err(format!(
-                "Stencil.steps: no arrays given; pass one per field ({})",
-                self.fields().join(", ")
-            ))
-        })?;
+        let first = self.first(&arrays, "Stencil.steps")?;
         let how = Stepping { steps, boundary, whole, sources, receivers };
-        if first.cast::<PyArrayDyn<f64>>().is_ok() {
-            ranked!(&self.ranked, |s, N| step::<f64, N>(py, s, &arrays, &how, params))
-        } else if first.cast::<PyArrayDyn<f32>>().is_ok() {
-            ranked!(&self.ranked, |s, N| step::<f32, N>(py, s, &arrays, &how, params))
-        } else {
-            Err(dtype_error(first))
-        }
+        by_dtype!(first, |T| ranked!(&self.ranked, |s, N| step::<T, N>(py, s, &arrays, &how, params)))
     }
 
     #[doc = include_str!(concat!(env!("OUT_DIR"), "/doc/def.Stencil.state.txt"))] // python/cnda.pyi's docstring
@@ -204,19 +208,8 @@ impl Stencil {
     ) -> PyResult<crate::stencil_state::StencilState> {
         use crate::stencil_state::state;
         let arrays: Vec<Bound<'_, PyAny>> = arrays.iter().collect();
-        let first = arrays.first().ok_or_else(|| {
-            PyTypeError::new_err(format!(
-                "Stencil.state: no arrays given; pass one per field ({})",
-                self.fields().join(", ")
-            ))
-        })?;
-        if first.cast::<PyArrayDyn<f64>>().is_ok() {
-            ranked!(&self.ranked, |s, N| state::<f64, N>(py, s, &arrays, boundary, whole, params))
-        } else if first.cast::<PyArrayDyn<f32>>().is_ok() {
-            ranked!(&self.ranked, |s, N| state::<f32, N>(py, s, &arrays, boundary, whole, params))
-        } else {
-            Err(dtype_error(first))
-        }
+        let first = self.first(&arrays, "Stencil.state")?;
+        by_dtype!(first, |T| ranked!(&self.ranked, |s, N| state::<T, N>(py, s, &arrays, boundary, whole, params)))
     }
 }
 
